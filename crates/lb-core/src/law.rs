@@ -1,0 +1,268 @@
+//! Integer-valued laws of arrivals per dispatcher, A_m(t), and of service per
+//! server, S_n(t) (SPEC §1 "Distributions"; seed 000 §2.1.1–2.1.2).
+//!
+//! All laws are light-tailed, as seed 000's Eq. (3) assumes.
+
+use rand::Rng;
+use rand_distr::{Binomial, Distribution, Poisson};
+use serde::{Deserialize, Serialize};
+
+/// A law on {0, 1, 2, …}.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "law", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Law {
+    /// Poisson with the given mean.
+    Poisson { mean: f64 },
+    /// 1 with probability `p`, else 0.
+    Bernoulli { p: f64 },
+    /// Binomial(`n`, `p`).
+    Binomial { n: u64, p: f64 },
+    /// Always `k`.
+    Deterministic { k: u64 },
+    /// Geometric on {0, 1, 2, …} with the given mean μ: P(k) = (1−q)^k q,
+    /// q = 1/(1+μ), variance μ(1+μ).
+    Geometric { mean: f64 },
+}
+
+impl Law {
+    /// E[X].
+    pub fn mean(&self) -> f64 {
+        match *self {
+            Law::Poisson { mean } | Law::Geometric { mean } => mean,
+            Law::Bernoulli { p } => p,
+            Law::Binomial { n, p } => n as f64 * p,
+            Law::Deterministic { k } => k as f64,
+        }
+    }
+
+    /// Var[X].
+    pub fn variance(&self) -> f64 {
+        match *self {
+            Law::Poisson { mean } => mean,
+            Law::Bernoulli { p } => p * (1.0 - p),
+            Law::Binomial { n, p } => n as f64 * p * (1.0 - p),
+            Law::Deterministic { .. } => 0.0,
+            Law::Geometric { mean } => mean * (1.0 + mean),
+        }
+    }
+
+    /// A short name with parameters, for captions and error messages.
+    pub fn label(&self) -> String {
+        match *self {
+            Law::Poisson { mean } => format!("poisson({mean})"),
+            Law::Bernoulli { p } => format!("bernoulli({p})"),
+            Law::Binomial { n, p } => format!("binomial({n}, {p})"),
+            Law::Deterministic { k } => format!("deterministic({k})"),
+            Law::Geometric { mean } => format!("geometric(mean {mean})"),
+        }
+    }
+
+    /// The same family rescaled to mean `target` (used to set a load).
+    /// Bernoulli and binomial rescale `p`; deterministic needs an integer.
+    pub fn with_mean(&self, target: f64) -> Result<Law, String> {
+        let law = match *self {
+            Law::Poisson { .. } => Law::Poisson { mean: target },
+            Law::Geometric { .. } => Law::Geometric { mean: target },
+            Law::Bernoulli { .. } => Law::Bernoulli { p: target },
+            Law::Binomial { n, .. } => Law::Binomial {
+                n,
+                p: target / n as f64,
+            },
+            Law::Deterministic { .. } => {
+                if target.fract() != 0.0 || target < 0.0 {
+                    return Err(format!(
+                        "a deterministic law needs a whole mean, got {target}"
+                    ));
+                }
+                Law::Deterministic { k: target as u64 }
+            }
+        };
+        law.validate()?;
+        Ok(law)
+    }
+
+    /// Checks the parameters; the message says what is allowed.
+    pub fn validate(&self) -> Result<(), String> {
+        let finite_nonneg = |name: &str, v: f64| {
+            if v.is_finite() && v >= 0.0 {
+                Ok(())
+            } else {
+                Err(format!("{name} must be a finite number ≥ 0, got {v}"))
+            }
+        };
+        let prob = |v: f64| {
+            if (0.0..=1.0).contains(&v) {
+                Ok(())
+            } else {
+                Err(format!("p must lie in [0, 1], got {v}"))
+            }
+        };
+        match *self {
+            Law::Poisson { mean } | Law::Geometric { mean } => finite_nonneg("mean", mean),
+            Law::Bernoulli { p } | Law::Binomial { p, .. } => prob(p),
+            Law::Deterministic { .. } => Ok(()),
+        }
+    }
+
+    /// A sampler with its constants prepared once.
+    pub fn sampler(&self) -> Sampler {
+        match *self {
+            Law::Poisson { mean } if mean > 0.0 => {
+                Sampler::Poisson(Poisson::new(mean).expect("validated mean"))
+            }
+            Law::Poisson { .. } => Sampler::Const(0),
+            Law::Bernoulli { p } => Sampler::Bernoulli(threshold(p)),
+            Law::Binomial { n, p } => Sampler::Binomial(Binomial::new(n, p).expect("validated p")),
+            Law::Deterministic { k } => Sampler::Const(k),
+            Law::Geometric { mean } if mean > 0.0 => {
+                // P(K ≥ k) = (1−q)^k, so K = ⌊ln U / ln(1−q)⌋ with U uniform on (0, 1].
+                let q = 1.0 / (1.0 + mean);
+                Sampler::Geometric(1.0 / (1.0 - q).ln())
+            }
+            Law::Geometric { .. } => Sampler::Const(0),
+        }
+    }
+}
+
+/// `p` as a threshold on a uniform u64 (`u < t` has probability `p`);
+/// `u64::MAX` stands for certainty.
+fn threshold(p: f64) -> u64 {
+    if p >= 1.0 {
+        u64::MAX
+    } else {
+        (p * 18_446_744_073_709_551_616.0) as u64
+    }
+}
+
+/// A prepared sampler for a [`Law`].
+#[derive(Clone, Debug)]
+pub enum Sampler {
+    Const(u64),
+    Bernoulli(u64),
+    Poisson(Poisson<f64>),
+    Binomial(Binomial),
+    /// 1 / ln(1−q).
+    Geometric(f64),
+}
+
+impl Sampler {
+    /// Draws one value from a sequential stream.
+    #[inline]
+    pub fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> u64 {
+        match self {
+            Sampler::Const(k) => *k,
+            Sampler::Bernoulli(t) => bernoulli(*t, rng.next_u64()),
+            Sampler::Poisson(d) => d.sample(rng) as u64,
+            Sampler::Binomial(d) => d.sample(rng),
+            Sampler::Geometric(inv) => geometric(*inv, rng.next_u64()),
+        }
+    }
+
+    /// Draws one value from a single 64-bit random word `u`; laws that need more
+    /// than one word seed a [`SplitMix64`] from it. This is what makes service
+    /// random-access: S_n(t) is a function of (stream key, n, t) alone.
+    #[inline]
+    pub fn sample_word(&self, u: u64) -> u64 {
+        match self {
+            Sampler::Const(k) => *k,
+            Sampler::Bernoulli(t) => bernoulli(*t, u),
+            Sampler::Geometric(inv) => geometric(*inv, u),
+            Sampler::Poisson(d) => d.sample(&mut SplitMix64(u)) as u64,
+            Sampler::Binomial(d) => d.sample(&mut SplitMix64(u)),
+        }
+    }
+}
+
+#[inline]
+fn bernoulli(t: u64, u: u64) -> u64 {
+    (t == u64::MAX || u < t) as u64
+}
+
+#[inline]
+fn geometric(inv_ln_1mq: f64, u: u64) -> u64 {
+    // U in (0, 1]: 53 random bits, shifted away from 0.
+    let unif = ((u >> 11) + 1) as f64 * (1.0 / 9_007_199_254_740_992.0);
+    (unif.ln() * inv_ln_1mq) as u64
+}
+
+/// SplitMix64 (Steele, Lea, Flood 2014): a tiny generator seeded from one word,
+/// used only to draw multi-word laws from a counter-based word.
+#[derive(Clone, Debug)]
+pub struct SplitMix64(pub u64);
+
+impl rand::RngCore for SplitMix64 {
+    #[inline]
+    fn next_u32(&mut self) -> u32 {
+        (self.next_u64() >> 32) as u32
+    }
+    #[inline]
+    fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        mix64(self.0)
+    }
+    fn fill_bytes(&mut self, dst: &mut [u8]) {
+        for chunk in dst.chunks_mut(8) {
+            let w = self.next_u64().to_le_bytes();
+            chunk.copy_from_slice(&w[..chunk.len()]);
+        }
+    }
+}
+
+/// The SplitMix64 finaliser: a bijective 64-bit mixer.
+#[inline]
+pub fn mix64(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    fn moments(law: Law, words: bool) -> (f64, f64) {
+        let s = law.sampler();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        let n = 400_000;
+        let (mut m1, mut m2) = (0.0, 0.0);
+        for i in 0..n {
+            let x = if words {
+                s.sample_word(mix64(i as u64 ^ 0xABCD))
+            } else {
+                s.sample(&mut rng)
+            } as f64;
+            m1 += x;
+            m2 += x * x;
+        }
+        let mean = m1 / n as f64;
+        (mean, m2 / n as f64 - mean * mean)
+    }
+
+    #[test]
+    fn sample_moments_match_the_law() {
+        let laws = [
+            Law::Poisson { mean: 3.5 },
+            Law::Bernoulli { p: 0.3 },
+            Law::Binomial { n: 5, p: 0.4 },
+            Law::Deterministic { k: 2 },
+            Law::Geometric { mean: 2.5 },
+        ];
+        for law in laws {
+            for words in [false, true] {
+                let (m, v) = moments(law, words);
+                // 5 standard errors of the sample mean; the variance check uses
+                // the fourth moment bound Var(s²) ≤ E[X⁴]/n, loosely at 10%.
+                let se = (law.variance() / 400_000.0).sqrt();
+                assert!(
+                    (m - law.mean()).abs() <= 5.0 * se + 1e-12,
+                    "{law:?} mean {m}"
+                );
+                assert!(
+                    (v - law.variance()).abs() <= 0.1 * law.variance() + 1e-12,
+                    "{law:?} var {v}"
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,145 @@
+//! What a run reports (SPEC §1 "Metrics of a run") and the stability verdict.
+
+use serde::{Deserialize, Serialize};
+use statrs::distribution::{ContinuousCDF, StudentsT};
+
+/// The summary of one replication. Time averages are over the measured
+/// window (after warm-up); response times are of jobs that arrived in it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunSummary {
+    pub replication: u64,
+    pub measured_slots: u64,
+    /// Jobs that arrived in the window.
+    pub arrivals: u64,
+    /// Of those, how many departed before the end (the rest are censored).
+    pub completed: u64,
+    /// ΣQ at the end of the run.
+    pub in_system_end: u64,
+    /// Time-average ΣQ at the start of a slot: E[Σ_n Q_n] of seed 000.
+    pub mean_sum_q: f64,
+    /// Time-average ΣQ after the slot's arrivals (what Little's law counts).
+    pub mean_sum_q_after_arrivals: f64,
+    /// Mean response time (departure − arrival + 1 slots) from the FIFOs.
+    pub mean_response: Option<f64>,
+    /// Mean response time by Little's law: mean ΣQ after arrivals / arrival rate.
+    pub little_response: Option<f64>,
+    pub p50: Option<u64>,
+    pub p90: Option<u64>,
+    pub p99: Option<u64>,
+    pub max_response: u64,
+    /// Messages in the window (SPEC §1 costs).
+    pub messages: u64,
+    pub messages_per_arrival: Option<f64>,
+    /// Time-average Q_n per server.
+    pub mean_queue: Vec<f64>,
+    /// Degree of queue imbalance E[max_n Q_n − min_n Q_n] (seed 000 §4.3, [28]).
+    pub imbalance: f64,
+    /// ΣQ (start of slot) averaged over equal batches of the window.
+    pub trace: Vec<f64>,
+    pub stability: Stability,
+}
+
+/// The verdict on whether ΣQ settled (SPEC §1): a significant positive trend
+/// over the second half of the run, large enough to matter, means unstable.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Stability {
+    pub stable: bool,
+    /// OLS slope of the batch means over the second half, per batch.
+    pub slope: f64,
+    /// One-sided p-value of slope > 0 (Student t, n−2 degrees of freedom).
+    pub p_value: f64,
+    /// slope × (batches in the half) / mean of the half: the relative growth
+    /// over the second half.
+    pub growth: f64,
+}
+
+/// p-value below which a positive trend is significant.
+pub const TREND_P: f64 = 1e-3;
+/// Relative growth over the second half above which a trend matters.
+pub const TREND_GROWTH: f64 = 0.2;
+
+/// Verdict on a trace of batch means.
+pub fn stability(trace: &[f64]) -> Stability {
+    let half = &trace[trace.len() / 2..];
+    let k = half.len() as f64;
+    let xm = (k - 1.0) / 2.0;
+    let ym = half.iter().sum::<f64>() / k;
+    let (mut sxy, mut sxx) = (0.0, 0.0);
+    for (i, y) in half.iter().enumerate() {
+        let dx = i as f64 - xm;
+        sxy += dx * (y - ym);
+        sxx += dx * dx;
+    }
+    let slope = sxy / sxx;
+    let resid: f64 = half
+        .iter()
+        .enumerate()
+        .map(|(i, y)| {
+            let e = y - ym - slope * (i as f64 - xm);
+            e * e
+        })
+        .sum();
+    let se = (resid / (k - 2.0) / sxx).sqrt();
+    let p_value = if se > 0.0 {
+        let t = StudentsT::new(0.0, 1.0, k - 2.0).expect("k ≥ 3");
+        1.0 - t.cdf(slope / se)
+    } else if slope > 0.0 {
+        0.0
+    } else {
+        1.0
+    };
+    let growth = if ym > 0.0 { slope * k / ym } else { 0.0 };
+    Stability {
+        stable: !(p_value < TREND_P && growth > TREND_GROWTH),
+        slope,
+        p_value,
+        growth,
+    }
+}
+
+/// Batch sums of ΣQ over the measured window: slot i of `len` falls in batch
+/// ⌊i·B/len⌋, so batch sizes differ by at most one.
+pub(crate) struct Trace {
+    sums: Vec<u128>,
+    counts: Vec<u64>,
+    len: u64,
+}
+
+impl Trace {
+    pub(crate) fn new(len: u64, batches: u32) -> Trace {
+        let b = (batches as u64).min(len).max(1) as usize;
+        Trace {
+            sums: vec![0; b],
+            counts: vec![0; b],
+            len,
+        }
+    }
+    #[inline]
+    pub(crate) fn add(&mut self, i: u64, v: u64) {
+        let b = (i as u128 * self.sums.len() as u128 / self.len as u128) as usize;
+        self.sums[b] += v as u128;
+        self.counts[b] += 1;
+    }
+    pub(crate) fn means(&self) -> Vec<f64> {
+        self.sums
+            .iter()
+            .zip(&self.counts)
+            .map(|(&s, &c)| s as f64 / c.max(1) as f64)
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_linear_ramp_is_unstable_and_noise_is_not() {
+        let ramp: Vec<f64> = (0..64).map(|i| 10.0 * i as f64 + 5.0).collect();
+        assert!(!stability(&ramp).stable);
+        let flat: Vec<f64> = (0..64)
+            .map(|i| 100.0 + ((i * 7919) % 13) as f64 - 6.0)
+            .collect();
+        assert!(stability(&flat).stable);
+    }
+}

@@ -1,0 +1,449 @@
+//! The policies at run time: dispatch (SPEC §1 step 2) and update (step 4),
+//! with exact message accounting.
+//!
+//! LED policies (seed 000 §3.2) read only their dispatcher's estimates Q̃_m;
+//! full-information baselines read the true start-of-slot snapshot Q(t), the
+//! same for every dispatcher — the source of herd behaviour (seed 000 §4.2).
+
+use crate::argmin::ArgminTree;
+use crate::config::{
+    Granularity, LedDispatch, LedUpdate, PolicyConfig, PushWhen, SlottedConfig, TieBreak,
+};
+use crate::sampling::{Alias, below, coin, distinct, multinomial, water_fill};
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+use std::collections::VecDeque;
+
+/// The jobs a slot's dispatch sends to each server.
+pub struct Assignment {
+    pub inc: Vec<u64>,
+    pub touched: Vec<usize>,
+}
+
+impl Assignment {
+    pub fn new(n: usize) -> Assignment {
+        Assignment {
+            inc: vec![0; n],
+            touched: Vec::new(),
+        }
+    }
+    #[inline]
+    pub fn add(&mut self, n: usize, k: u64) {
+        if self.inc[n] == 0 {
+            self.touched.push(n);
+        }
+        self.inc[n] += k;
+    }
+}
+
+/// Dispatcher m's local estimates Q̃_m (seed 000, Definition 1), with the sum
+/// for L-JBA's mean and, for L-JSQ, an argmin tree.
+#[derive(Clone, Debug)]
+struct Estimates {
+    vals: Vec<u64>,
+    sum: u64,
+    tree: Option<ArgminTree>,
+}
+
+impl Estimates {
+    fn new(n: usize, with_tree: bool) -> Estimates {
+        let vals = vec![0; n];
+        Estimates {
+            tree: with_tree.then(|| ArgminTree::new(&vals)),
+            vals,
+            sum: 0,
+        }
+    }
+    #[inline]
+    fn set(&mut self, n: usize, v: u64) {
+        self.sum = self.sum - self.vals[n] + v;
+        self.vals[n] = v;
+        if let Some(t) = &mut self.tree {
+            t.set(n, v);
+        }
+    }
+    #[inline]
+    fn add(&mut self, n: usize, k: u64) {
+        self.set(n, self.vals[n] + k);
+    }
+}
+
+enum Kind {
+    Led {
+        dispatch: LedDispatch,
+        update: LedUpdate,
+        est: Vec<Estimates>,
+    },
+    Jsq,
+    Pod {
+        d: usize,
+    },
+    Jiq {
+        idle: Vec<VecDeque<usize>>,
+        reported: Vec<bool>,
+    },
+    WeightedRandom {
+        alias: Alias,
+    },
+    Random,
+}
+
+/// A policy's state during a run.
+pub struct Policy {
+    kind: Kind,
+    granularity: Granularity,
+    count_own: bool,
+    random_ties: bool,
+    n: usize,
+    m: usize,
+    mu: Vec<f64>,
+    all: Vec<usize>,
+    /// Scratch: samples, sort order, argmin sets, own additions.
+    pick: Vec<usize>,
+    order: Vec<usize>,
+    set: Vec<usize>,
+    own: Vec<u64>,
+    /// The argmin set of the snapshot Q(t), computed once per slot (JSQ).
+    snapshot_min: Option<Vec<usize>>,
+}
+
+impl Policy {
+    /// The run-time state of `cfg.policy`. JIQ's servers all start idle and
+    /// report once each before slot 0 (those messages are not counted).
+    pub fn new(cfg: &SlottedConfig, rng: &mut ChaCha8Rng) -> Policy {
+        let n = cfg.system.servers();
+        let m = cfg.system.dispatchers();
+        let mu = cfg.system.mu();
+        let tie = match cfg.policy {
+            PolicyConfig::Led { tie_break, .. }
+            | PolicyConfig::Jsq { tie_break }
+            | PolicyConfig::Pod { tie_break, .. } => tie_break,
+            _ => TieBreak::Random,
+        };
+        let kind = match cfg.policy {
+            PolicyConfig::Led {
+                dispatch, update, ..
+            } => Kind::Led {
+                dispatch,
+                update,
+                est: (0..m)
+                    .map(|_| Estimates::new(n, dispatch == LedDispatch::LJsq))
+                    .collect(),
+            },
+            PolicyConfig::Jsq { .. } => Kind::Jsq,
+            PolicyConfig::Pod { d, .. } => Kind::Pod { d },
+            PolicyConfig::Jiq => {
+                let mut idle = vec![VecDeque::new(); m];
+                for s in 0..n {
+                    idle[below(rng, m)].push_back(s);
+                }
+                Kind::Jiq {
+                    idle,
+                    reported: vec![true; n],
+                }
+            }
+            PolicyConfig::WeightedRandom => Kind::WeightedRandom {
+                alias: Alias::new(&mu),
+            },
+            PolicyConfig::Random => Kind::Random,
+        };
+        Policy {
+            kind,
+            granularity: cfg.granularity,
+            count_own: cfg.count_own,
+            random_ties: tie == TieBreak::Random,
+            n,
+            m,
+            mu,
+            all: (0..n).collect(),
+            pick: Vec::new(),
+            order: Vec::new(),
+            set: Vec::new(),
+            own: vec![0; n],
+            snapshot_min: None,
+        }
+    }
+
+    /// Marks the start of a slot (the JSQ snapshot is recomputed lazily).
+    #[inline]
+    pub fn begin_slot(&mut self) {
+        self.snapshot_min = None;
+    }
+
+    /// Dispatcher `m` routes its `a` > 0 jobs, seeing the true start-of-slot
+    /// queue lengths `q` only if the policy has full information. Returns the
+    /// messages it cost.
+    pub fn dispatch(
+        &mut self,
+        m: usize,
+        a: u64,
+        q: &[u64],
+        rng: &mut ChaCha8Rng,
+        out: &mut Assignment,
+    ) -> u64 {
+        let job = self.granularity == Granularity::Job;
+        let random_ties = self.random_ties;
+        match &mut self.kind {
+            Kind::Led {
+                dispatch,
+                est,
+                update: _,
+            } => {
+                let e = &mut est[m];
+                match *dispatch {
+                    LedDispatch::LJsq => {
+                        if !job {
+                            let s = tree_argmin(e.tree.as_ref().expect("L-JSQ tree"), random_ties, rng);
+                            out.add(s, a);
+                            if self.count_own {
+                                e.add(s, a);
+                            }
+                        } else if self.count_own {
+                            let mut adds = std::mem::take(&mut self.set);
+                            adds.clear();
+                            water_fill(rng, &e.vals, a, random_ties, &mut self.order, |s, c| {
+                                out.add(s, c);
+                                adds.push(s);
+                                adds.push(c as usize);
+                            });
+                            for p in adds.chunks(2) {
+                                e.add(p[0], p[1] as u64);
+                            }
+                            self.set = adds;
+                        } else {
+                            let t = e.tree.as_ref().expect("L-JSQ tree");
+                            self.set.clear();
+                            self.set.extend((0..t.ties()).map(|j| t.nth_argmin(j)));
+                            split_ties(rng, a, &self.set, random_ties, out);
+                        }
+                    }
+                    LedDispatch::LJba => {
+                        if !job || self.count_own {
+                            let per = if job { 1 } else { a };
+                            for _ in 0..a / per {
+                                let s = jba_pick(&e.vals, e.sum, &self.mu, rng);
+                                out.add(s, per);
+                                if self.count_own {
+                                    e.add(s, per);
+                                }
+                            }
+                        } else {
+                            let n = e.vals.len() as u64;
+                            self.set.clear();
+                            self.set
+                                .extend((0..e.vals.len()).filter(|&s| e.vals[s] * n <= e.sum));
+                            let mu = &self.mu;
+                            multinomial(rng, a, &self.set, |s| mu[s], |s, c| out.add(s, c));
+                        }
+                    }
+                    LedDispatch::LPod { d } => {
+                        let per = if job { 1 } else { a };
+                        for _ in 0..a / per {
+                            distinct(rng, self.n, d, &mut self.pick);
+                            let s = least(&self.pick, |s| e.vals[s], random_ties, rng);
+                            out.add(s, per);
+                            if self.count_own {
+                                e.add(s, per);
+                            }
+                        }
+                    }
+                }
+                0
+            }
+            Kind::Jsq => {
+                if job && self.count_own {
+                    water_fill(rng, q, a, random_ties, &mut self.order, |s, c| out.add(s, c));
+                } else {
+                    let set = self.snapshot_min.get_or_insert_with(|| {
+                        let mn = *q.iter().min().expect("N ≥ 1");
+                        (0..q.len()).filter(|&s| q[s] == mn).collect()
+                    });
+                    if job {
+                        split_ties(rng, a, set, random_ties, out);
+                    } else {
+                        let s = if random_ties { set[below(rng, set.len())] } else { set[0] };
+                        out.add(s, a);
+                    }
+                }
+                2 * self.n as u64
+            }
+            Kind::Pod { d } => {
+                let d = *d;
+                let per = if job { 1 } else { a };
+                let own = &mut self.own;
+                for _ in 0..a / per {
+                    distinct(rng, self.n, d, &mut self.pick);
+                    let s = least(&self.pick, |s| q[s] + own[s], random_ties, rng);
+                    out.add(s, per);
+                    if job && self.count_own {
+                        if own[s] == 0 {
+                            self.set.push(s);
+                        }
+                        own[s] += 1;
+                    }
+                }
+                for &s in &self.set {
+                    own[s] = 0;
+                }
+                self.set.clear();
+                2 * d as u64 * (a / per)
+            }
+            Kind::Jiq { idle, reported } => {
+                let list = &mut idle[m];
+                let per = if job { 1 } else { a };
+                let mut left = a;
+                while left > 0 {
+                    let Some(s) = list.pop_front() else { break };
+                    reported[s] = false;
+                    out.add(s, per);
+                    left -= per;
+                }
+                if left > 0 {
+                    if job {
+                        multinomial(rng, left, &self.all, |_| 1.0, |s, c| out.add(s, c));
+                    } else {
+                        out.add(below(rng, self.n), left);
+                    }
+                }
+                0
+            }
+            Kind::WeightedRandom { alias } => {
+                if job {
+                    let mu = &self.mu;
+                    multinomial(rng, a, &self.all, |s| mu[s], |s, c| out.add(s, c));
+                } else {
+                    out.add(alias.sample(rng), a);
+                }
+                0
+            }
+            Kind::Random => {
+                if job {
+                    multinomial(rng, a, &self.all, |_| 1.0, |s, c| out.add(s, c));
+                } else {
+                    out.add(below(rng, self.n), a);
+                }
+                0
+            }
+        }
+    }
+
+    /// The end-of-slot update (SPEC §1 step 4) on Q(t+1) = `q`: `arrived[m]` is
+    /// A_m(t), `departed` lists the servers with D_n(t) > 0 in index order.
+    /// Returns the messages it cost.
+    pub fn update(
+        &mut self,
+        q: &[u64],
+        arrived: &[u64],
+        departed: &[usize],
+        rng: &mut ChaCha8Rng,
+    ) -> u64 {
+        let mut msgs = 0;
+        match &mut self.kind {
+            Kind::Led { update, est, .. } => match *update {
+                LedUpdate::Push { d, p_hat, when } => {
+                    for (m, e) in est.iter_mut().enumerate() {
+                        if (when == PushWhen::Always || arrived[m] > 0) && coin(rng, p_hat) {
+                            distinct(rng, self.n, d, &mut self.pick);
+                            for &s in &self.pick {
+                                e.set(s, q[s]);
+                            }
+                            msgs += 2 * d as u64;
+                        }
+                    }
+                }
+                LedUpdate::Pull { p_hat } => {
+                    for &s in departed {
+                        let m = below(rng, self.m);
+                        if q[s] == 0 {
+                            est[m].set(s, 0);
+                            msgs += 1;
+                        } else if coin(rng, p_hat) {
+                            est[m].set(s, q[s]);
+                            msgs += 1;
+                        }
+                    }
+                }
+            },
+            Kind::Jiq { idle, reported } => {
+                for &s in departed {
+                    if q[s] == 0 && !reported[s] {
+                        idle[below(rng, self.m)].push_back(s);
+                        reported[s] = true;
+                        msgs += 1;
+                    }
+                }
+            }
+            _ => {}
+        }
+        msgs
+    }
+}
+
+/// A uniform (or lowest) argmin from the tree.
+#[inline]
+fn tree_argmin(t: &ArgminTree, random_ties: bool, rng: &mut ChaCha8Rng) -> usize {
+    let c = t.ties();
+    let j = if random_ties && c > 1 {
+        rng.random_range(0..c)
+    } else {
+        0
+    };
+    t.nth_argmin(j)
+}
+
+/// The server of least `val` among `cands`, ties uniform (reservoir) or lowest.
+#[inline]
+fn least(
+    cands: &[usize],
+    val: impl Fn(usize) -> u64,
+    random_ties: bool,
+    rng: &mut ChaCha8Rng,
+) -> usize {
+    let mut best = cands[0];
+    let mut bv = val(best);
+    let mut ties = 1u32;
+    for &s in &cands[1..] {
+        let v = val(s);
+        if v < bv {
+            (best, bv, ties) = (s, v, 1);
+        } else if v == bv {
+            ties += 1;
+            if random_ties {
+                if rng.random_range(0..ties) == 0 {
+                    best = s;
+                }
+            } else if s < best {
+                best = s;
+            }
+        }
+    }
+    best
+}
+
+/// `a` jobs spread over a set of tied servers: uniformly, job by job (or all to
+/// the lowest index).
+fn split_ties(rng: &mut ChaCha8Rng, a: u64, set: &[usize], random_ties: bool, out: &mut Assignment) {
+    if random_ties {
+        multinomial(rng, a, set, |_| 1.0, |s, c| out.add(s, c));
+    } else {
+        out.add(set[0], a);
+    }
+}
+
+/// L-JBA (seed 000, Example 2): n ∈ A = {n : Q̃_n ≤ mean Q̃} with probability
+/// μ_n / Σ_{i∈A} μ_i. The test N·Q̃_n ≤ ΣQ̃ is exact in integers.
+fn jba_pick(vals: &[u64], sum: u64, mu: &[f64], rng: &mut ChaCha8Rng) -> usize {
+    let n = vals.len() as u64;
+    let in_a = |s: usize| vals[s] * n <= sum;
+    let total: f64 = (0..vals.len()).filter(|&s| in_a(s)).map(|s| mu[s]).sum();
+    let mut u = rng.random::<f64>() * total;
+    let mut last = 0;
+    for s in (0..vals.len()).filter(|&s| in_a(s)) {
+        last = s;
+        u -= mu[s];
+        if u < 0.0 {
+            return s;
+        }
+    }
+    last
+}

@@ -1,0 +1,151 @@
+//! The slot loop of the LED model (SPEC §1; seed 000 §2.1, Eq. (2)):
+//! arrivals, dispatch, service, update — in that order.
+
+use crate::config::SlottedConfig;
+use crate::fifo::Fifo;
+use crate::histogram::Histogram;
+use crate::law::Sampler;
+use crate::metrics::{RunSummary, Trace, stability};
+use crate::policy::{Assignment, Policy};
+use crate::streams::{Seeds, Streams};
+
+/// Runs replication `r` of `cfg`. A pure function of (cfg, seeds, r): the same
+/// inputs give the same bits on any machine and thread.
+///
+/// # Panics
+/// If `cfg` does not validate; call [`SlottedConfig::validate`] first.
+pub fn run(cfg: &SlottedConfig, seeds: &Seeds, r: u64) -> RunSummary {
+    if let Err(e) = cfg.validate() {
+        panic!("invalid configuration: {e}");
+    }
+    let mut st = Streams::new(seeds, r);
+    let n = cfg.system.servers();
+    let m = cfg.system.dispatchers();
+    let arr: Vec<Sampler> = cfg.system.arrivals.iter().map(|l| l.sampler()).collect();
+    let srv: Vec<Sampler> = cfg.system.service.iter().map(|l| l.sampler()).collect();
+    let mut policy = Policy::new(cfg, &mut st.policy);
+
+    let (slots, warm) = (cfg.run.slots, cfg.run.warmup);
+    let window = slots - warm;
+    let mut q = vec![0u64; n];
+    let mut fifo = vec![Fifo::default(); n];
+    let mut sum_q: u64 = 0;
+    let mut a = vec![0u64; m];
+    let mut asg = Assignment::new(n);
+    let mut departed: Vec<usize> = Vec::with_capacity(n);
+    let mut hist = Histogram::default();
+    // Per-server area under Q_n, kept lazily: updated only when Q_n changes.
+    let mut area = vec![0u128; n];
+    let mut since = vec![0u64; n];
+    // Before Q_n changes in slot t: its start-of-slot value held over slots
+    // since..=t; add the part of that span inside the measured window.
+    let settle = |area: &mut [u128], since: &mut [u64], q: &[u64], s: usize, t: u64| {
+        if since[s] <= t {
+            let from = since[s].max(warm);
+            if t + 1 > from {
+                area[s] += q[s] as u128 * (t + 1 - from) as u128;
+            }
+            since[s] = t + 1;
+        }
+    };
+    let mut trace = Trace::new(window, cfg.run.batches);
+
+    let (mut acc_q, mut acc_q_after, mut acc_imb) = (0u128, 0u128, 0u128);
+    let (mut arrivals, mut messages) = (0u64, 0u64);
+
+    for t in 0..slots {
+        let measuring = t >= warm;
+        // 1. Arrivals A_m(t).
+        let mut total = 0;
+        for (am, s) in a.iter_mut().zip(&arr) {
+            *am = s.sample(&mut st.arrivals);
+            total += *am;
+        }
+        if measuring {
+            acc_q += sum_q as u128;
+            trace.add(t - warm, sum_q);
+            let (mut lo, mut hi) = (u64::MAX, 0);
+            for &x in &q {
+                lo = lo.min(x);
+                hi = hi.max(x);
+            }
+            acc_imb += (hi - lo) as u128;
+            arrivals += total;
+        }
+        // 2. Dispatch on the start-of-slot snapshot.
+        policy.begin_slot();
+        let mut msgs = 0;
+        for (mi, &am) in a.iter().enumerate() {
+            if am > 0 {
+                msgs += policy.dispatch(mi, am, &q, &mut st.policy, &mut asg);
+            }
+        }
+        for &s in &asg.touched {
+            let k = std::mem::take(&mut asg.inc[s]);
+            fifo[s].push(t, k);
+            settle(&mut area, &mut since, &q, s, t);
+            q[s] += k;
+            sum_q += k;
+        }
+        asg.touched.clear();
+        if measuring {
+            acc_q_after += sum_q as u128;
+        }
+        // 3. Service: D_n = min(Q_n + A_n, S_n); idle servers are skipped, their
+        //    S_n(t) is never needed (service is random-access).
+        departed.clear();
+        for s in 0..n {
+            if q[s] == 0 {
+                continue;
+            }
+            let d = srv[s].sample_word(st.service.word(s, t)).min(q[s]);
+            if d == 0 {
+                continue;
+            }
+            fifo[s].pop(d, |arr_slot, c| {
+                if arr_slot >= warm {
+                    hist.record(t - arr_slot + 1, c);
+                }
+            });
+            settle(&mut area, &mut since, &q, s, t);
+            q[s] -= d;
+            sum_q -= d;
+            departed.push(s);
+        }
+        // 4. Update, on Q(t+1).
+        msgs += policy.update(&q, &a, &departed, &mut st.policy);
+        if measuring {
+            messages += msgs;
+        }
+    }
+    for s in 0..n {
+        let from = since[s].max(warm);
+        area[s] += q[s] as u128 * (slots - from) as u128;
+    }
+
+    let w = window as f64;
+    let mean_sum_q_after = acc_q_after as f64 / w;
+    let lambda_hat = arrivals as f64 / w;
+    let trace = trace.means();
+    RunSummary {
+        replication: r,
+        measured_slots: window,
+        arrivals,
+        completed: hist.count(),
+        in_system_end: sum_q,
+        mean_sum_q: acc_q as f64 / w,
+        mean_sum_q_after_arrivals: mean_sum_q_after,
+        mean_response: hist.mean(),
+        little_response: (arrivals > 0).then(|| mean_sum_q_after / lambda_hat),
+        p50: hist.quantile(0.5),
+        p90: hist.quantile(0.9),
+        p99: hist.quantile(0.99),
+        max_response: hist.max(),
+        messages,
+        messages_per_arrival: (arrivals > 0).then(|| messages as f64 / arrivals as f64),
+        mean_queue: area.iter().map(|&x| x as f64 / w).collect(),
+        imbalance: acc_imb as f64 / w,
+        stability: stability(&trace),
+        trace,
+    }
+}

@@ -1,0 +1,90 @@
+//! Random streams and common random numbers (SPEC §4).
+//!
+//! A run draws from three independent sources:
+//! - **arrivals**: a ChaCha8 stream from the *system* seed, one draw per
+//!   dispatcher per slot, in dispatcher order;
+//! - **service**: S_n(t) is a pure function of (service key, n, t), the key
+//!   itself drawn from the system seed. Random access lets a slot skip idle
+//!   servers while every policy still sees the same S_n(t);
+//! - **policy**: a ChaCha8 stream from the *policy* seed (derived by the runner
+//!   from the point's key) for every decision and update the policy makes.
+//!
+//! Because arrivals and service depend only on the system seed and the
+//! replication, two policies at the same point see identical sample paths of
+//! A_m(t) and S_n(t): comparisons are paired.
+
+use crate::law::mix64;
+use rand::{RngCore, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+
+/// The two 256-bit seeds of a run, before the replication index is applied.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Seeds {
+    /// Seeds arrivals and service: derived from the system part of a point.
+    pub system: [u8; 32],
+    /// Seeds the policy's own decisions: derived from the whole point's key.
+    pub policy: [u8; 32],
+}
+
+impl Seeds {
+    /// Seeds from two u64s, for tests and examples.
+    pub fn from_u64(system: u64, policy: u64) -> Seeds {
+        let expand = |x: u64| {
+            let mut s = [0u8; 32];
+            for (i, c) in s.chunks_mut(8).enumerate() {
+                c.copy_from_slice(&mix64(x ^ (i as u64).wrapping_mul(0x9E37_79B9)).to_le_bytes());
+            }
+            s
+        };
+        Seeds {
+            system: expand(system),
+            policy: expand(policy.wrapping_add(0x5EED)),
+        }
+    }
+}
+
+/// The live streams of replication `r`.
+pub struct Streams {
+    pub arrivals: ChaCha8Rng,
+    pub service: ServiceWords,
+    pub policy: ChaCha8Rng,
+}
+
+impl Streams {
+    /// Streams of replication `r` (ChaCha stream ids 2r, 2r+1 of the system seed;
+    /// stream r of the policy seed).
+    pub fn new(seeds: &Seeds, r: u64) -> Streams {
+        let mut arrivals = ChaCha8Rng::from_seed(seeds.system);
+        arrivals.set_stream(2 * r);
+        let mut key_src = ChaCha8Rng::from_seed(seeds.system);
+        key_src.set_stream(2 * r + 1);
+        let service = ServiceWords {
+            key: key_src.next_u64(),
+        };
+        let mut policy = ChaCha8Rng::from_seed(seeds.policy);
+        policy.set_stream(r);
+        Streams {
+            arrivals,
+            service,
+            policy,
+        }
+    }
+}
+
+/// Counter-based random words for service: word(n, t) depends only on the key,
+/// the server and the slot.
+#[derive(Clone, Copy, Debug)]
+pub struct ServiceWords {
+    key: u64,
+}
+
+impl ServiceWords {
+    /// The random word behind S_n(t).
+    #[inline]
+    pub fn word(&self, n: usize, t: u64) -> u64 {
+        // Two rounds of a bijective mixer over a keyed counter.
+        let c = self.key ^ (n as u64).wrapping_mul(0xD1B5_4A32_D192_ED03);
+        mix64(mix64(c.wrapping_add(t.wrapping_mul(0x9E37_79B9_7F4A_7C15))) ^ self.key)
+    }
+}
