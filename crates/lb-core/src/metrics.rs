@@ -29,6 +29,11 @@ pub struct RunSummary {
     pub max_response: u64,
     /// Messages in the window (SPEC §1 costs).
     pub messages: u64,
+    /// Dispatch decisions in the window: one per dispatcher-slot with arrivals
+    /// in `batch` granularity, one per job in `job` granularity.
+    pub decisions: u64,
+    /// Server-slots in the window with D_n(t) > 0.
+    pub completion_events: u64,
     pub messages_per_arrival: Option<f64>,
     /// Time-average Q_n per server.
     pub mean_queue: Vec<f64>,

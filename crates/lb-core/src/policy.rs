@@ -172,7 +172,9 @@ impl Policy {
 
     /// Dispatcher `m` routes its `a` > 0 jobs, seeing the true start-of-slot
     /// queue lengths `q` only if the policy has full information. Returns the
-    /// messages it cost.
+    /// messages it cost: 2N for JSQ (one snapshot query per dispatcher-slot,
+    /// whatever the granularity), 2d per sampled decision for Power-of-d, 0 for
+    /// the others (LED pays in its update).
     pub fn dispatch(
         &mut self,
         m: usize,

@@ -15,6 +15,21 @@ use crate::streams::{Seeds, Streams};
 /// # Panics
 /// If `cfg` does not validate; call [`SlottedConfig::validate`] first.
 pub fn run(cfg: &SlottedConfig, seeds: &Seeds, r: u64) -> RunSummary {
+    run_observed(cfg, seeds, r, &mut ())
+}
+
+/// Watches a run's exogenous randomness (for tests of common random numbers).
+pub trait Observer {
+    /// A_m(t) for every dispatcher, as drawn.
+    fn arrivals(&mut self, _t: u64, _a: &[u64]) {}
+    /// S_n(t), for a server that had work in slot t.
+    fn service(&mut self, _n: usize, _t: u64, _s: u64) {}
+}
+
+impl Observer for () {}
+
+/// [`run`] with an [`Observer`].
+pub fn run_observed<O: Observer>(cfg: &SlottedConfig, seeds: &Seeds, r: u64, obs: &mut O) -> RunSummary {
     if let Err(e) = cfg.validate() {
         panic!("invalid configuration: {e}");
     }
@@ -26,6 +41,7 @@ pub fn run(cfg: &SlottedConfig, seeds: &Seeds, r: u64) -> RunSummary {
     let mut policy = Policy::new(cfg, &mut st.policy);
 
     let (slots, warm) = (cfg.run.slots, cfg.run.warmup);
+    let job = cfg.granularity == crate::config::Granularity::Job;
     let window = slots - warm;
     let mut q = vec![0u64; n];
     let mut fifo = vec![Fifo::default(); n];
@@ -52,6 +68,7 @@ pub fn run(cfg: &SlottedConfig, seeds: &Seeds, r: u64) -> RunSummary {
 
     let (mut acc_q, mut acc_q_after, mut acc_imb) = (0u128, 0u128, 0u128);
     let (mut arrivals, mut messages) = (0u64, 0u64);
+    let (mut decisions, mut completion_events) = (0u64, 0u64);
 
     for t in 0..slots {
         let measuring = t >= warm;
@@ -61,6 +78,7 @@ pub fn run(cfg: &SlottedConfig, seeds: &Seeds, r: u64) -> RunSummary {
             *am = s.sample(&mut st.arrivals);
             total += *am;
         }
+        obs.arrivals(t, &a);
         if measuring {
             acc_q += sum_q as u128;
             trace.add(t - warm, sum_q);
@@ -78,6 +96,9 @@ pub fn run(cfg: &SlottedConfig, seeds: &Seeds, r: u64) -> RunSummary {
         for (mi, &am) in a.iter().enumerate() {
             if am > 0 {
                 msgs += policy.dispatch(mi, am, &q, &mut st.policy, &mut asg);
+                if measuring {
+                    decisions += if job { am } else { 1 };
+                }
             }
         }
         for &s in &asg.touched {
@@ -98,7 +119,9 @@ pub fn run(cfg: &SlottedConfig, seeds: &Seeds, r: u64) -> RunSummary {
             if q[s] == 0 {
                 continue;
             }
-            let d = srv[s].sample_word(st.service.word(s, t)).min(q[s]);
+            let offered = srv[s].sample_word(st.service.word(s, t));
+            obs.service(s, t, offered);
+            let d = offered.min(q[s]);
             if d == 0 {
                 continue;
             }
@@ -111,6 +134,9 @@ pub fn run(cfg: &SlottedConfig, seeds: &Seeds, r: u64) -> RunSummary {
             q[s] -= d;
             sum_q -= d;
             departed.push(s);
+        }
+        if measuring {
+            completion_events += departed.len() as u64;
         }
         // 4. Update, on Q(t+1).
         msgs += policy.update(&q, &a, &departed, &mut st.policy);
@@ -142,10 +168,35 @@ pub fn run(cfg: &SlottedConfig, seeds: &Seeds, r: u64) -> RunSummary {
         p99: hist.quantile(0.99),
         max_response: hist.max(),
         messages,
+        decisions,
+        completion_events,
         messages_per_arrival: (arrivals > 0).then(|| messages as f64 / arrivals as f64),
         mean_queue: area.iter().map(|&x| x as f64 / w).collect(),
         imbalance: acc_imb as f64 / w,
         stability: stability(&trace),
         trace,
     }
+}
+
+/// The resource-pooled single queue of seed 000 (Lemma 1): arrivals A_Σ(t) and
+/// service S_Σ(t) = Σ_n S_n(t), drawn from the *same* streams as [`run`] with
+/// the same seeds and replication. Pathwise, Q_pool(t) ≤ Σ_n Q_n(t) under any
+/// policy; returns the time-average Q_pool at the start of a slot over the
+/// measured window.
+pub fn pooled_mean_queue(cfg: &SlottedConfig, seeds: &Seeds, r: u64) -> f64 {
+    let mut st = Streams::new(seeds, r);
+    let arr: Vec<Sampler> = cfg.system.arrivals.iter().map(|l| l.sampler()).collect();
+    let srv: Vec<Sampler> = cfg.system.service.iter().map(|l| l.sampler()).collect();
+    let (mut q, mut acc) = (0u64, 0u128);
+    for t in 0..cfg.run.slots {
+        if t >= cfg.run.warmup {
+            acc += q as u128;
+        }
+        let a: u64 = arr.iter().map(|s| s.sample(&mut st.arrivals)).sum();
+        let s: u64 = (0..srv.len())
+            .map(|n| srv[n].sample_word(st.service.word(n, t)))
+            .sum();
+        q = (q + a).saturating_sub(s);
+    }
+    acc as f64 / (cfg.run.slots - cfg.run.warmup) as f64
 }

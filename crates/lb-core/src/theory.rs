@@ -22,7 +22,7 @@ pub fn single_server(a: &Law, q: f64) -> f64 {
 
 /// The variance of the jobs server n sees under weighted random routing:
 /// each dispatcher's A_m is routed to n with probability w. With `job`
-/// granularity the split is a thinning: Var = Σ_m (w·Var A_m + w(1−w)·E A_m).
+/// granularity the split is a thinning: Var = Σ_m (w²·Var A_m + w(1−w)·E A_m).
 /// With `batch` granularity the whole A_m goes to n with probability w:
 /// Var = Σ_m (w·E[A_m²] − w²·E[A_m]²).
 pub fn routed_variance(arrivals: &[Law], w: f64, batch: bool) -> f64 {
@@ -33,7 +33,7 @@ pub fn routed_variance(arrivals: &[Law], w: f64, batch: bool) -> f64 {
             if batch {
                 w * (v + m * m) - w * w * m * m
             } else {
-                w * v + w * (1.0 - w) * m
+                w * w * v + w * (1.0 - w) * m
             }
         })
         .sum()
