@@ -39,16 +39,11 @@ impl ArgminTree {
     fn pull(&mut self, i: usize) {
         let (l, r) = (2 * i, 2 * i + 1);
         let (ml, mr) = (self.min[l], self.min[r]);
-        if ml < mr {
-            self.min[i] = ml;
-            self.cnt[i] = self.cnt[l];
-        } else if mr < ml {
-            self.min[i] = mr;
-            self.cnt[i] = self.cnt[r];
-        } else {
-            self.min[i] = ml;
-            self.cnt[i] = self.cnt[l] + self.cnt[r];
-        }
+        let (cl, cr) = (self.cnt[l], self.cnt[r]);
+        // Branch-free: the comparisons are unpredictable.
+        self.min[i] = ml.min(mr);
+        self.cnt[i] = (cl & 0u32.wrapping_sub((ml <= mr) as u32))
+            + (cr & 0u32.wrapping_sub((mr <= ml) as u32));
     }
 
     /// Sets leaf `i` to `v`.
@@ -63,6 +58,15 @@ impl ArgminTree {
         while k >= 1 {
             self.pull(k);
             k /= 2;
+        }
+    }
+
+    /// Sets every leaf from `values` and rebuilds in O(N) (cheaper than N
+    /// single updates when most leaves change).
+    pub fn reset(&mut self, values: &[u64]) {
+        self.min[self.size..self.size + values.len()].copy_from_slice(values);
+        for i in (1..self.size).rev() {
+            self.pull(i);
         }
     }
 

@@ -103,27 +103,43 @@ pub fn stability(trace: &[f64]) -> Stability {
 }
 
 /// Batch sums of ΣQ over the measured window: slot i of `len` falls in batch
-/// ⌊i·B/len⌋, so batch sizes differ by at most one.
+/// ⌊i·B/len⌋ (batch b starts at ⌈b·len/B⌉), so batch sizes differ by at most one.
 pub(crate) struct Trace {
     sums: Vec<u128>,
     counts: Vec<u64>,
     len: u64,
+    /// The current batch and the first slot index of the next one.
+    cur: usize,
+    next_start: u64,
 }
 
 impl Trace {
     pub(crate) fn new(len: u64, batches: u32) -> Trace {
         let b = (batches as u64).min(len).max(1) as usize;
-        Trace {
+        let mut t = Trace {
             sums: vec![0; b],
             counts: vec![0; b],
             len,
-        }
+            cur: 0,
+            next_start: 0,
+        };
+        t.next_start = t.start(1);
+        t
     }
+    /// First slot index of batch b: ⌈b·len/B⌉.
+    fn start(&self, b: usize) -> u64 {
+        let nb = self.sums.len() as u128;
+        ((b as u128 * self.len as u128).div_ceil(nb)) as u64
+    }
+    /// Adds ΣQ of the `i`-th measured slot; slots come in order.
     #[inline]
     pub(crate) fn add(&mut self, i: u64, v: u64) {
-        let b = (i as u128 * self.sums.len() as u128 / self.len as u128) as usize;
-        self.sums[b] += v as u128;
-        self.counts[b] += 1;
+        while i >= self.next_start && self.cur + 1 < self.sums.len() {
+            self.cur += 1;
+            self.next_start = self.start(self.cur + 1);
+        }
+        self.sums[self.cur] += v as u128;
+        self.counts[self.cur] += 1;
     }
     pub(crate) fn means(&self) -> Vec<f64> {
         self.sums

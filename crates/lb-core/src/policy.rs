@@ -66,6 +66,22 @@ impl Estimates {
     fn add(&mut self, n: usize, k: u64) {
         self.set(n, self.vals[n] + k);
     }
+    /// Adds `(server, count)` pairs; rebuilds the tree once if many change.
+    fn add_many(&mut self, adds: &[(usize, u64)]) {
+        if adds.len() * 8 < self.vals.len() {
+            for &(s, c) in adds {
+                self.add(s, c);
+            }
+            return;
+        }
+        for &(s, c) in adds {
+            self.vals[s] += c;
+            self.sum += c;
+        }
+        if let Some(t) = &mut self.tree {
+            t.reset(&self.vals);
+        }
+    }
 }
 
 enum Kind {
@@ -103,6 +119,7 @@ pub struct Policy {
     order: Vec<usize>,
     set: Vec<usize>,
     own: Vec<u64>,
+    adds: Vec<(usize, u64)>,
     /// The argmin set of the snapshot Q(t), computed once per slot (JSQ).
     snapshot_min: Option<Vec<usize>>,
 }
@@ -160,6 +177,7 @@ impl Policy {
             order: Vec::new(),
             set: Vec::new(),
             own: vec![0; n],
+            adds: Vec::new(),
             snapshot_min: None,
         }
     }
@@ -201,17 +219,13 @@ impl Policy {
                                 e.add(s, a);
                             }
                         } else if self.count_own {
-                            let mut adds = std::mem::take(&mut self.set);
+                            let adds = &mut self.adds;
                             adds.clear();
                             water_fill(rng, &e.vals, a, random_ties, &mut self.order, |s, c| {
                                 out.add(s, c);
-                                adds.push(s);
-                                adds.push(c as usize);
+                                adds.push((s, c));
                             });
-                            for p in adds.chunks(2) {
-                                e.add(p[0], p[1] as u64);
-                            }
-                            self.set = adds;
+                            e.add_many(adds);
                         } else {
                             let t = e.tree.as_ref().expect("L-JSQ tree");
                             self.set.clear();

@@ -33,7 +33,7 @@ pub fn run_observed<O: Observer>(cfg: &SlottedConfig, seeds: &Seeds, r: u64, obs
     if let Err(e) = cfg.validate() {
         panic!("invalid configuration: {e}");
     }
-    let mut st = Streams::new(seeds, r);
+    let mut st = Streams::new(seeds, r, cfg.system.servers());
     let n = cfg.system.servers();
     let m = cfg.system.dispatchers();
     let arr: Vec<Sampler> = cfg.system.arrivals.iter().map(|l| l.sampler()).collect();
@@ -184,7 +184,7 @@ pub fn run_observed<O: Observer>(cfg: &SlottedConfig, seeds: &Seeds, r: u64, obs
 /// policy; returns the time-average Q_pool at the start of a slot over the
 /// measured window.
 pub fn pooled_mean_queue(cfg: &SlottedConfig, seeds: &Seeds, r: u64) -> f64 {
-    let mut st = Streams::new(seeds, r);
+    let mut st = Streams::new(seeds, r, cfg.system.servers());
     let arr: Vec<Sampler> = cfg.system.arrivals.iter().map(|l| l.sampler()).collect();
     let srv: Vec<Sampler> = cfg.system.service.iter().map(|l| l.sampler()).collect();
     let (mut q, mut acc) = (0u64, 0u128);

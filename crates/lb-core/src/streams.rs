@@ -54,13 +54,16 @@ pub struct Streams {
 impl Streams {
     /// Streams of replication `r` (ChaCha stream ids 2r, 2r+1 of the system seed;
     /// stream r of the policy seed).
-    pub fn new(seeds: &Seeds, r: u64) -> Streams {
+    pub fn new(seeds: &Seeds, r: u64, servers: usize) -> Streams {
         let mut arrivals = ChaCha8Rng::from_seed(seeds.system);
         arrivals.set_stream(2 * r);
         let mut key_src = ChaCha8Rng::from_seed(seeds.system);
         key_src.set_stream(2 * r + 1);
+        let key = key_src.next_u64();
         let service = ServiceWords {
-            key: key_src.next_u64(),
+            starts: (0..servers as u64)
+                .map(|n| mix64(key ^ n.wrapping_mul(0xD1B5_4A32_D192_ED03)))
+                .collect(),
         };
         let mut policy = ChaCha8Rng::from_seed(seeds.policy);
         policy.set_stream(r);
@@ -74,17 +77,18 @@ impl Streams {
 
 /// Counter-based random words for service: word(n, t) depends only on the key,
 /// the server and the slot.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct ServiceWords {
-    key: u64,
+    starts: Vec<u64>,
 }
 
 impl ServiceWords {
     /// The random word behind S_n(t).
     #[inline]
     pub fn word(&self, n: usize, t: u64) -> u64 {
-        // Two rounds of a bijective mixer over a keyed counter.
-        let c = self.key ^ (n as u64).wrapping_mul(0xD1B5_4A32_D192_ED03);
-        mix64(mix64(c.wrapping_add(t.wrapping_mul(0x9E37_79B9_7F4A_7C15))) ^ self.key)
+        // Server n reads SplitMix64 (its finaliser over a Weyl sequence) from
+        // its own start c_n = mix64(key ⊕ n): S_n(t) is the t-th output. The
+        // streams of two servers are the same sequence at offsets ~2⁶⁴ apart.
+        mix64(self.starts[n].wrapping_add(t.wrapping_mul(0x9E37_79B9_7F4A_7C15)))
     }
 }

@@ -123,12 +123,13 @@ fn heavy_traffic_epsilon_sum_q_approaches_zeta() {
     let eps = 0.02 * mu_sum;
     let sys = poisson_system(1, service.clone(), 1.0 - eps / mu_sum);
     let zeta = sys.zeta();
-    // Exact WR value at this ε (batch = job for one Poisson dispatcher).
+    // Exact WR value at this ε: under `batch` each server sees the whole
+    // Poisson batch with probability w, a compound law.
     let wr_exact: f64 = service
         .iter()
         .map(|l| {
             let w = l.mean() / mu_sum;
-            let s2 = routed_variance(&sys.arrivals, w, false);
+            let s2 = routed_variance(&sys.arrivals, w, true);
             eps * single_server_bernoulli_service(sys.lambda_sum() * w, s2, l.mean())
         })
         .sum();
