@@ -1,0 +1,500 @@
+//! The subcommands. Later ones (`lb table`, `lb reproduce`, `lb audit`) will
+//! join [`dispatch`] as further arms.
+
+use crate::progress;
+use crate::{CacheAction, Cli, Command};
+use lb_runner::cache::{Cache, Read};
+use lb_runner::expand::{Plan, Replications};
+use lb_runner::key::Key;
+use lb_runner::provenance::Context;
+use lb_runner::run::{Report, calibration_line, run_plans, status};
+use lb_runner::{Profile, expand, load, maintain, verify};
+use std::collections::BTreeSet;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+type Res = Result<ExitCode, Box<dyn std::error::Error>>;
+
+pub fn dispatch(cli: &Cli) -> Res {
+    let cache = Cache::new(&cli.results);
+    match &cli.command {
+        Command::Plan { manifests, quick } => plan(&cache, manifests, *quick),
+        Command::Run {
+            manifests,
+            threads,
+            quick,
+        } => run(&cache, manifests, *threads, *quick),
+        Command::Show { key } => show(&cache, key),
+        Command::Cache { action } => match action {
+            CacheAction::Ls => cache_ls(&cache),
+            CacheAction::Verify => cache_verify(&cache),
+            CacheAction::Gc {
+                dry_run,
+                unreferenced,
+            } => cache_gc(&cache, *dry_run, unreferenced),
+        },
+        Command::Verify {
+            sample,
+            seed,
+            key,
+            threads,
+        } => verify_cmd(&cache, *sample, *seed, key.as_deref(), *threads),
+    }
+}
+
+fn profile(quick: bool) -> Profile {
+    if quick { Profile::Quick } else { Profile::Full }
+}
+
+/// Loads and expands manifests; the first error stops.
+fn plans(manifests: &[PathBuf], profile: Profile) -> Result<Vec<Plan>, Box<dyn std::error::Error>> {
+    let mut out = Vec::new();
+    for m in manifests {
+        let l = load(m)?;
+        out.push(expand(&l, profile)?);
+    }
+    Ok(out)
+}
+
+fn plan(cache: &Cache, manifests: &[PathBuf], quick: bool) -> Res {
+    for plan in plans(manifests, profile(quick))? {
+        print!("{}", render_plan(cache, &plan));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn reps_word(r: &Replications) -> String {
+    match r {
+        Replications::Fixed(n) => n.to_string(),
+        Replications::Precision(p) => format!("{}..{}", p.min, p.max),
+    }
+}
+
+/// The `lb plan` table of one manifest.
+pub fn render_plan(cache: &Cache, plan: &Plan) -> String {
+    let mut s = String::new();
+    let st = status(cache, plan);
+    let _ = writeln!(
+        s,
+        "experiment {} ({}), profile {}: {} points, {} calibrations, results in {}",
+        plan.name,
+        plan.file.display(),
+        plan.profile.name(),
+        plan.points.len(),
+        plan.calibrations.len(),
+        cache.root().display()
+    );
+    if !plan.calibrations.is_empty() {
+        let _ = writeln!(s, "calibrations (message budgets):");
+        for c in &plan.calibrations {
+            let k = c.key();
+            let what = match cache.read_calibration(&k) {
+                Read::Valid(rec) => format!("cached   {}", calibration_line(c, &rec.result)),
+                Read::Damaged(why) => format!("damaged  {} ({why})", c.describe()),
+                Read::Missing => format!("missing  {}", c.describe()),
+            };
+            let _ = writeln!(s, "  {}  {what}", k.short());
+        }
+    }
+    let mut header = vec![
+        "key".to_string(),
+        "status".into(),
+        "reps".into(),
+        "policy".into(),
+    ];
+    header.extend(plan.axes.iter().map(|a| a.to_string()));
+    let mut rows = vec![header];
+    for (pp, ps) in plan.points.iter().zip(&st) {
+        let key = match (&ps.key, &ps.calibration) {
+            (Some(k), _) => k.short(),
+            (None, Some((ck, _))) => format!("<cal {}>", &ck.short()[..6]),
+            (None, None) => "?".into(),
+        };
+        let reps = match (&pp.replications, &ps.outcome) {
+            (_, Some(o)) => {
+                format!("{}/{} ({:?})", ps.present, o.replications, o.stop).to_lowercase()
+            }
+            (Replications::Precision(_), None) if ps.key.is_some() => {
+                format!("{}/{}+", ps.present, ps.needed)
+            }
+            (r, _) => format!("{}/{}", ps.present, reps_word(r)),
+        };
+        let mut row = vec![key, ps.word().to_string(), reps, pp.label.clone()];
+        row.extend(pp.axes.iter().cloned());
+        rows.push(row);
+    }
+    let widths: Vec<usize> = (0..rows[0].len())
+        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    for r in &rows {
+        let line: Vec<String> = r
+            .iter()
+            .zip(&widths)
+            .map(|(x, w)| format!("{x:<w$}"))
+            .collect();
+        let _ = writeln!(s, "  {}", line.join("  ").trim_end());
+    }
+    let count = |w: &str| st.iter().filter(|p| p.word() == w).count();
+    let to_run: u32 = st.iter().map(|p| p.needed.saturating_sub(p.present)).sum();
+    let _ = writeln!(
+        s,
+        "  {} cached, {} partial, {} missing, {} damaged, {} waiting for a calibration; \
+         {to_run} replications to run{}",
+        count("cached"),
+        count("partial"),
+        count("missing"),
+        count("damaged"),
+        count("needs-calibration"),
+        if st.iter().any(|p| p.key.is_none()) {
+            " (plus those of calibrated points)"
+        } else {
+            ""
+        }
+    );
+    s
+}
+
+fn pool(threads: Option<usize>) -> Result<rayon::ThreadPool, Box<dyn std::error::Error>> {
+    let n = threads.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    });
+    if n == 0 {
+        return Err("--threads must be at least 1".into());
+    }
+    Ok(rayon::ThreadPoolBuilder::new().num_threads(n).build()?)
+}
+
+fn run(cache: &Cache, manifests: &[PathBuf], threads: Option<usize>, quick: bool) -> Res {
+    let plans = plans(manifests, profile(quick))?;
+    let pool = pool(threads)?;
+    let ctx = Context::capture(pool.current_num_threads(), std::env::args().collect());
+    let progress = progress::for_stderr();
+    let t0 = std::time::Instant::now();
+    let report = pool.install(|| run_plans(cache, &plans, &ctx, progress.as_ref()))?;
+    print_report(&report, t0.elapsed(), pool.current_num_threads());
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_report(r: &Report, wall: std::time::Duration, threads: usize) {
+    println!(
+        "done in {:.1}s on {threads} thread(s): {} record(s) computed, {} already cached, \
+         {} computed by another process, {} damaged record(s) recomputed",
+        wall.as_secs_f64(),
+        r.computed,
+        r.reused,
+        r.by_others,
+        r.damaged.len()
+    );
+    for (path, why) in &r.damaged {
+        println!("  damaged: {}: {why}", path.display());
+    }
+    for (k, o) in &r.precision {
+        let iv = o
+            .interval
+            .as_ref()
+            .map(|i| {
+                format!(
+                    ", mean {:.6} ± {:.6} (rel {:.4})",
+                    i.mean,
+                    i.half_width,
+                    i.rel_half_width.unwrap_or(f64::NAN)
+                )
+            })
+            .unwrap_or_default();
+        println!(
+            "  precision {}: {:?} after {} replications{iv}",
+            k.short(),
+            o.stop,
+            o.replications
+        );
+    }
+}
+
+/// Finds exactly one key by prefix.
+fn find_key(cache: &Cache, prefix: &str) -> Result<Key, Box<dyn std::error::Error>> {
+    if prefix.is_empty() || !prefix.chars().all(|c| c.is_ascii_hexdigit()) {
+        return Err(format!("\"{prefix}\" is not a key prefix (hex digits)").into());
+    }
+    let found = cache.find_prefix(prefix);
+    match found.len() {
+        0 => Err(format!(
+            "no record with a key starting with {prefix} in {}",
+            cache.root().display()
+        )
+        .into()),
+        1 => Ok(found[0]),
+        n => Err(format!(
+            "{n} keys start with {prefix}: {}; give more digits",
+            found
+                .iter()
+                .take(8)
+                .map(|k| k.short())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+        .into()),
+    }
+}
+
+fn pretty<T: serde::Serialize>(t: &T) -> String {
+    serde_json::to_string_pretty(t).unwrap_or_else(|e| format!("<{e}>"))
+}
+
+fn opt(x: Option<f64>) -> String {
+    x.map_or("-".into(), |v| format!("{v:.4}"))
+}
+
+fn show(cache: &Cache, prefix: &str) -> Res {
+    let key = find_key(cache, prefix)?;
+    let dir = cache.key_dir(&key);
+    if let Read::Valid(c) = cache.read_calibration(&key) {
+        println!("calibration {key}");
+        println!("{}", calibration_line(&c.calibration, &c.result));
+        println!("\ncalibration:\n{}", pretty(&c.calibration));
+        println!("\nprobes (p̂ → messages per arrival):");
+        for p in &c.result.probes {
+            println!("  {:.8} → {:.6}", p.p_hat, p.messages_per_arrival);
+        }
+        println!("\nprovenance:\n{}", pretty(&c.provenance));
+        println!("\nrecompute and compare: lb verify --key {}", key.short());
+        return Ok(ExitCode::SUCCESS);
+    }
+    let point = match cache.read_point(&key) {
+        Read::Valid(p) => p.point,
+        Read::Damaged(why) => {
+            return Err(format!(
+                "{}: damaged point record: {why}",
+                cache.point_path(&key).display()
+            )
+            .into());
+        }
+        Read::Missing => return Err(format!("{}: no point.json", dir.display()).into()),
+    };
+    println!("point {key}");
+    println!(
+        "policy {}, profile {}",
+        point.policy_name(),
+        point.profile.name()
+    );
+    let sys = &point.config.system;
+    println!(
+        "M = {}, N = {}, λ_Σ = {:.6}, μ_Σ = {:.6}, load ρ = {:.6}, ε = {:.6}, ζ = {:.6}",
+        sys.dispatchers(),
+        sys.servers(),
+        sys.lambda_sum(),
+        sys.mu_sum(),
+        sys.load(),
+        sys.epsilon(),
+        sys.zeta()
+    );
+    println!("\nconfiguration:\n{}", pretty(&point));
+    println!("\nreplications:");
+    println!(
+        "  {:>5}  {:>12}  {:>12}  {:>12}  {:>6}  {:>6}  {:>10}  {:>9}  {:>6}",
+        "r", "E[ΣQ]", "resp", "little", "p90", "p99", "msgs/arr", "imbalance", "stable"
+    );
+    let mut provs = Vec::new();
+    for r in cache.replication_files(&key) {
+        match cache.read_replication(&key, r) {
+            Read::Valid(rec) => {
+                let s = &rec.summary;
+                println!(
+                    "  {:>5}  {:>12.4}  {:>12}  {:>12}  {:>6}  {:>6}  {:>10}  {:>9.4}  {:>6}",
+                    r,
+                    s.mean_sum_q,
+                    opt(s.mean_response),
+                    opt(s.little_response),
+                    s.p90.map_or("-".into(), |x| x.to_string()),
+                    s.p99.map_or("-".into(), |x| x.to_string()),
+                    opt(s.messages_per_arrival),
+                    s.imbalance,
+                    s.stability.stable
+                );
+                provs.push((r, rec.provenance));
+            }
+            Read::Damaged(why) => println!("  {r:>5}  DAMAGED: {why}"),
+            Read::Missing => {}
+        }
+    }
+    for f in std::fs::read_dir(&dir)?.flatten() {
+        let name = f.file_name().to_string_lossy().to_string();
+        if name.starts_with("precision-") && name.ends_with(".json") {
+            if let Read::Valid(p) =
+                lb_runner::cache::read_record::<lb_runner::cache::PrecisionRecord>(&f.path())
+            {
+                println!(
+                    "\nprecision rule {}:\n{}",
+                    pretty(&p.rule),
+                    pretty(&p.outcome)
+                );
+            }
+        }
+    }
+    if let Some((r, p)) = provs.first() {
+        println!("\nprovenance (replication {r}):\n{}", pretty(p));
+        let others: Vec<String> = provs
+            .iter()
+            .filter(|(_, q)| {
+                q.git_commit != p.git_commit || q.host != p.host || q.lb_version != p.lb_version
+            })
+            .map(|(r, q)| {
+                format!(
+                    "  r{r}: lb {} commit {} host {}",
+                    q.lb_version,
+                    q.git_commit.as_deref().unwrap_or("?"),
+                    q.host
+                )
+            })
+            .collect();
+        if !others.is_empty() {
+            println!("replications computed elsewhere:\n{}", others.join("\n"));
+        }
+        println!("\nrecompute and compare: lb verify --key {}", key.short());
+        println!("computed by: {}", p.command.join(" "));
+    } else {
+        println!("  (none yet)");
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn human(bytes: u64) -> String {
+    if bytes >= 1 << 20 {
+        format!("{:.1}M", bytes as f64 / (1 << 20) as f64)
+    } else {
+        format!("{:.1}K", bytes as f64 / 1024.0)
+    }
+}
+
+fn cache_ls(cache: &Cache) -> Res {
+    let entries = maintain::list(cache);
+    println!(
+        "{:<12}  {:<11}  {:<6}  {:>5}  {:>8}  {:>7}  what",
+        "key", "kind", "profile", "reps", "problems", "size"
+    );
+    for e in &entries {
+        println!(
+            "{:<12}  {:<11}  {:<7} {:>5}  {:>8}  {:>7}  {}",
+            e.key.short(),
+            e.kind,
+            e.profile,
+            e.replications,
+            e.problems,
+            human(e.bytes),
+            e.what
+        );
+    }
+    println!(
+        "{} keys, {} replication records, {} problem files in {}",
+        entries.len(),
+        entries.iter().map(|e| e.replications as u64).sum::<u64>(),
+        entries.iter().map(|e| e.problems as u64).sum::<u64>(),
+        cache.root().display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn cache_verify(cache: &Cache) -> Res {
+    let checks = maintain::check_all(cache);
+    let bad: Vec<_> = checks.iter().filter(|c| c.problem.is_some()).collect();
+    for c in &bad {
+        println!(
+            "BAD {}: {}",
+            c.path.display(),
+            c.problem.as_deref().unwrap_or("")
+        );
+    }
+    println!(
+        "{} files checked, {} valid, {} with problems",
+        checks.len(),
+        checks.len() - bad.len(),
+        bad.len()
+    );
+    if bad.is_empty() {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        println!("`lb run` recomputes damaged records; `lb cache gc` removes leftovers");
+        Ok(ExitCode::FAILURE)
+    }
+}
+
+fn cache_gc(cache: &Cache, dry_run: bool, unreferenced: &[PathBuf]) -> Res {
+    let keep = if unreferenced.is_empty() {
+        None
+    } else {
+        Some(referenced(cache, unreferenced)?)
+    };
+    let g = maintain::gc(cache, keep.as_ref(), dry_run)?;
+    for (p, why) in &g.removed {
+        println!(
+            "{} {}: {why}",
+            if dry_run { "would remove" } else { "removed" },
+            p.display()
+        );
+    }
+    println!(
+        "{} {} item(s)",
+        if dry_run { "would remove" } else { "removed" },
+        g.removed.len()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Every key the manifests refer to, in both profiles, with the points'
+/// calibrations resolved from the cache.
+fn referenced(
+    cache: &Cache,
+    manifests: &[PathBuf],
+) -> Result<BTreeSet<Key>, Box<dyn std::error::Error>> {
+    let mut keep = BTreeSet::new();
+    for p in [Profile::Full, Profile::Quick] {
+        for plan in plans(manifests, p)? {
+            keep.extend(plan.calibrations.iter().map(|c| c.key()));
+            keep.extend(status(cache, &plan).iter().filter_map(|s| s.key));
+        }
+    }
+    Ok(keep)
+}
+
+fn verify_cmd(
+    cache: &Cache,
+    sample: Option<usize>,
+    seed: u64,
+    prefix: Option<&str>,
+    threads: Option<usize>,
+) -> Res {
+    if !Path::new(cache.root()).exists() {
+        return Err(format!("no results directory {}", cache.root().display()).into());
+    }
+    let mut items = verify::items(cache, prefix);
+    if let Some(k) = sample {
+        items = verify::sample(items, k, seed);
+    }
+    if items.is_empty() {
+        println!("nothing to verify");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let progress = progress::for_stderr();
+    let verdicts = pool(threads)?.install(|| verify::verify(cache, &items, progress.as_ref()));
+    let bad: Vec<_> = verdicts.iter().filter(|v| v.problem.is_some()).collect();
+    for v in &bad {
+        println!(
+            "MISMATCH {}: {}",
+            v.path.display(),
+            v.problem.as_deref().unwrap_or("")
+        );
+    }
+    println!(
+        "{} record(s) recomputed: {} identical, {} not",
+        verdicts.len(),
+        verdicts.len() - bad.len(),
+        bad.len()
+    );
+    Ok(if bad.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}

@@ -1,0 +1,100 @@
+//! `lb` — plan, run, inspect and verify the experiments of this workspace
+//! (SPEC §4). Errors go to stderr as `error: <file>:<line>:<col>: <field>:
+//! <what is allowed>`; every failure exits non-zero.
+
+mod commands;
+mod progress;
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "lb",
+    version,
+    about = "Reproducible load-balancing experiments"
+)]
+pub struct Cli {
+    /// The results directory (the cache).
+    #[arg(long, global = true, value_name = "DIR", default_value = "results")]
+    pub results: PathBuf,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// List every point of the manifests: key, axis values, cached or missing.
+    Plan {
+        #[arg(required = true, value_name = "MANIFEST")]
+        manifests: Vec<PathBuf>,
+        /// Plan the --quick profile instead.
+        #[arg(long)]
+        quick: bool,
+    },
+    /// Run the missing (point, replication) pairs of the manifests.
+    Run {
+        #[arg(required = true, value_name = "MANIFEST")]
+        manifests: Vec<PathBuf>,
+        /// Worker threads (default: all cores). Results do not depend on it.
+        #[arg(long, value_name = "N")]
+        threads: Option<usize>,
+        /// Short runs and few replications, for smoke tests (own keys).
+        #[arg(long)]
+        quick: bool,
+    },
+    /// Show a record in full: configuration, replications, provenance.
+    Show {
+        #[arg(value_name = "KEY-PREFIX")]
+        key: String,
+    },
+    /// List, check or clean the results directory.
+    Cache {
+        #[command(subcommand)]
+        action: CacheAction,
+    },
+    /// Recompute cached records and compare them bit for bit.
+    Verify {
+        /// Recompute only K records, chosen by a seeded shuffle.
+        #[arg(long, value_name = "K")]
+        sample: Option<usize>,
+        /// Seed of the sample.
+        #[arg(long, value_name = "S", default_value_t = 0)]
+        seed: u64,
+        /// Only records whose key starts with this prefix.
+        #[arg(long, value_name = "KEY-PREFIX")]
+        key: Option<String>,
+        #[arg(long, value_name = "N")]
+        threads: Option<usize>,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+pub enum CacheAction {
+    /// One line per key: kind, policy, profile, replications, problems.
+    Ls,
+    /// Check every record's checksum and place; exit non-zero if any is damaged.
+    Verify,
+    /// Remove temporary files of dead runs, damaged records and unheld locks.
+    Gc {
+        /// Say what would be removed, remove nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Also remove every key none of these manifests (full and quick
+        /// profiles) refers to.
+        #[arg(long, value_name = "MANIFEST", num_args = 1..)]
+        unreferenced: Vec<PathBuf>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match commands::dispatch(&cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,598 @@
+//! The result cache (SPEC §4 "Results"), by default `results/`:
+//!
+//! ```text
+//! results/<k0k1>/<key>/point.json            the resolved point
+//! results/<k0k1>/<key>/r0000.json            replication 0 of the point
+//! results/<k0k1>/<key>/precision-<h>.json    outcome of a precision rule (h: its hash)
+//! results/<k0k1>/<key>/calibration.json      a message-budget calibration (its own key)
+//! ```
+//!
+//! - Writes are atomic: a temporary file in the same directory (named
+//!   `.<name>.<pid>.<nanos>.tmp`), fsync, rename, fsync of the directory. A kill
+//!   at any moment leaves either the old state or the whole new record.
+//! - A record carries `checksum`, the SHA-256 of the canonical JSON of the rest
+//!   of its body. A record that does not parse, fails its checksum, or does not
+//!   match its place (key, replication) is *damaged*: it is reported, moved
+//!   aside to `<name>.damaged`, and recomputed — never read.
+//! - Concurrent runs: the computation of each record holds an advisory lock
+//!   (`flock`) on `<name>.lock`; a second `lb run` skips records locked by the
+//!   first, waits for them at the end, and re-checks before computing anything.
+//!   Locks are released by the kernel when a process dies; a lock file is
+//!   removed once its record is valid.
+
+use crate::calibrate::{Calibration, CalibrationResult};
+use crate::canonical::{canonical, canonical_value};
+use crate::key::{Key, hex, sha256};
+use crate::point::Point;
+use crate::precision::{Outcome, PrecisionRule};
+use crate::provenance::Provenance;
+use fs4::fs_std::FileExt;
+use lb_core::RunSummary;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+/// The record format this lb writes and reads.
+pub const FORMAT: u32 = 1;
+
+/// `point.json`: the resolved configuration of a key.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PointRecord {
+    pub format: u32,
+    pub kind: String,
+    pub key: String,
+    pub point: Point,
+}
+
+/// `rNNNN.json`: one replication of a point.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ReplicationRecord {
+    pub format: u32,
+    pub kind: String,
+    pub key: String,
+    pub replication: u64,
+    pub point: Point,
+    pub summary: RunSummary,
+    pub provenance: Provenance,
+}
+
+/// `precision-<h>.json`: how a precision rule ended at a point.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PrecisionRecord {
+    pub format: u32,
+    pub kind: String,
+    pub key: String,
+    pub rule: PrecisionRule,
+    pub outcome: Outcome,
+    pub provenance: Provenance,
+}
+
+/// `calibration.json`: a message-budget calibration and the p̂ it chose.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CalibrationRecord {
+    pub format: u32,
+    pub kind: String,
+    pub key: String,
+    pub calibration: Calibration,
+    pub result: CalibrationResult,
+    pub provenance: Provenance,
+}
+
+/// The result of looking a record up.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Read<T> {
+    Missing,
+    Valid(T),
+    /// Present but unusable; the reason says why.
+    Damaged(String),
+}
+
+impl<T> Read<T> {
+    pub fn valid(self) -> Option<T> {
+        match self {
+            Read::Valid(t) => Some(t),
+            _ => None,
+        }
+    }
+}
+
+/// An I/O failure of the cache, with the path and a hint.
+#[derive(Debug)]
+pub struct CacheError {
+    pub path: PathBuf,
+    pub message: String,
+}
+
+impl std::fmt::Display for CacheError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.path.display(), self.message)
+    }
+}
+
+impl std::error::Error for CacheError {}
+
+fn io_err(path: &Path, what: &str, e: io::Error) -> CacheError {
+    CacheError {
+        path: path.to_path_buf(),
+        message: format!("{what}: {e}"),
+    }
+}
+
+/// A held record lock; released on drop.
+#[derive(Debug)]
+pub struct LockGuard {
+    _file: File,
+    path: PathBuf,
+}
+
+impl LockGuard {
+    /// Removes the lock file, then releases the lock. Call it once the record
+    /// is valid: a process that opened the file before the removal gets the
+    /// lock on the orphaned file, finds the record, and computes nothing; one
+    /// that comes later creates a fresh lock file and finds the record too.
+    pub fn remove(self) {
+        let _ = fs::remove_file(&self.path);
+    }
+}
+
+/// What a file in the cache is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    Point,
+    Replication(u64),
+    Precision,
+    Calibration,
+    Lock,
+    Temp,
+    Damaged,
+    Other,
+}
+
+/// Classifies a file name of a key directory.
+pub fn classify(name: &str) -> FileKind {
+    if name.ends_with(".tmp") && name.starts_with('.') {
+        FileKind::Temp
+    } else if name.ends_with(".lock") {
+        FileKind::Lock
+    } else if name.ends_with(".damaged") {
+        FileKind::Damaged
+    } else if name == "point.json" {
+        FileKind::Point
+    } else if name == "calibration.json" {
+        FileKind::Calibration
+    } else if name.starts_with("precision-") && name.ends_with(".json") {
+        FileKind::Precision
+    } else if let Some(r) = name
+        .strip_prefix('r')
+        .and_then(|s| s.strip_suffix(".json"))
+        .filter(|s| s.len() >= 4 && s.bytes().all(|b| b.is_ascii_digit()))
+    {
+        FileKind::Replication(r.parse().unwrap_or(u64::MAX))
+    } else {
+        FileKind::Other
+    }
+}
+
+/// A results directory.
+#[derive(Debug, Clone)]
+pub struct Cache {
+    root: PathBuf,
+}
+
+impl Cache {
+    /// The cache at `root` (nothing is touched until used).
+    pub fn new(root: impl Into<PathBuf>) -> Cache {
+        Cache { root: root.into() }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Creates the directory if needed and proves it writable, or says why not.
+    pub fn ensure_writable(&self) -> Result<(), CacheError> {
+        let hint = "choose a writable results directory with --results DIR";
+        fs::create_dir_all(&self.root).map_err(|e| CacheError {
+            path: self.root.clone(),
+            message: format!("cannot create the results directory ({e}); {hint}"),
+        })?;
+        let probe = self
+            .root
+            .join(format!(".write-probe.{}.tmp", std::process::id()));
+        let res = File::create(&probe).and_then(|mut f| f.write_all(b"probe"));
+        let _ = fs::remove_file(&probe);
+        res.map_err(|e| CacheError {
+            path: self.root.clone(),
+            message: format!("the results directory is not writable ({e}); {hint}"),
+        })
+    }
+
+    /// The directory of a key.
+    pub fn key_dir(&self, key: &Key) -> PathBuf {
+        let h = key.hex();
+        self.root.join(&h[..2]).join(h)
+    }
+
+    pub fn point_path(&self, key: &Key) -> PathBuf {
+        self.key_dir(key).join("point.json")
+    }
+
+    pub fn replication_path(&self, key: &Key, r: u64) -> PathBuf {
+        self.key_dir(key).join(format!("r{r:04}.json"))
+    }
+
+    pub fn precision_path(&self, key: &Key, rule: &PrecisionRule) -> PathBuf {
+        let h = Key::of(rule).expect("finite").hex();
+        self.key_dir(key)
+            .join(format!("precision-{}.json", &h[..12]))
+    }
+
+    pub fn calibration_path(&self, key: &Key) -> PathBuf {
+        self.key_dir(key).join("calibration.json")
+    }
+
+    /// Reads replication `r` of `key`, checking it belongs there.
+    pub fn read_replication(&self, key: &Key, r: u64) -> Read<ReplicationRecord> {
+        let path = self.replication_path(key, r);
+        check(read_record::<ReplicationRecord>(&path), |rec| {
+            expect_kind(rec.format, &rec.kind, "replication")?;
+            expect_key(&rec.key, key)?;
+            if rec.point.key() != *key {
+                return Err("its configuration does not hash to its key (edited?)".into());
+            }
+            if rec.replication != r || rec.summary.replication != r {
+                return Err(format!(
+                    "it holds replication {} (summary: {}) in the place of {r}",
+                    rec.replication, rec.summary.replication
+                ));
+            }
+            Ok(())
+        })
+    }
+
+    pub fn read_point(&self, key: &Key) -> Read<PointRecord> {
+        check(read_record::<PointRecord>(&self.point_path(key)), |rec| {
+            expect_kind(rec.format, &rec.kind, "point")?;
+            expect_key(&rec.key, key)?;
+            if rec.point.key() != *key {
+                return Err("its configuration does not hash to its key (edited?)".into());
+            }
+            Ok(())
+        })
+    }
+
+    pub fn read_precision(&self, key: &Key, rule: &PrecisionRule) -> Read<PrecisionRecord> {
+        let path = self.precision_path(key, rule);
+        check(read_record::<PrecisionRecord>(&path), |rec| {
+            expect_kind(rec.format, &rec.kind, "precision")?;
+            expect_key(&rec.key, key)?;
+            if rec.rule != *rule {
+                return Err("it holds another precision rule".into());
+            }
+            Ok(())
+        })
+    }
+
+    pub fn read_calibration(&self, key: &Key) -> Read<CalibrationRecord> {
+        check(
+            read_record::<CalibrationRecord>(&self.calibration_path(key)),
+            |rec| {
+                expect_kind(rec.format, &rec.kind, "calibration")?;
+                expect_key(&rec.key, key)?;
+                if rec.calibration.key() != *key {
+                    return Err("its calibration does not hash to its key (edited?)".into());
+                }
+                Ok(())
+            },
+        )
+    }
+
+    pub fn write_point(&self, point: &Point) -> Result<(), CacheError> {
+        let key = point.key();
+        let rec = PointRecord {
+            format: FORMAT,
+            kind: "point".into(),
+            key: key.hex(),
+            point: point.clone(),
+        };
+        write_record(&self.point_path(&key), &rec)
+    }
+
+    pub fn write_replication(&self, rec: &ReplicationRecord) -> Result<(), CacheError> {
+        let key = Key::parse(&rec.key).expect("a record's key is a key");
+        write_record(&self.replication_path(&key, rec.replication), rec)
+    }
+
+    pub fn write_precision(&self, rec: &PrecisionRecord) -> Result<(), CacheError> {
+        let key = Key::parse(&rec.key).expect("a record's key is a key");
+        write_record(&self.precision_path(&key, &rec.rule), rec)
+    }
+
+    pub fn write_calibration(&self, rec: &CalibrationRecord) -> Result<(), CacheError> {
+        let key = Key::parse(&rec.key).expect("a record's key is a key");
+        write_record(&self.calibration_path(&key), rec)
+    }
+
+    /// Moves a damaged record aside to `<name>.damaged` (replacing an older
+    /// one), so that it is kept for inspection and never read again.
+    pub fn quarantine(&self, path: &Path) -> Result<PathBuf, CacheError> {
+        let mut to = path.as_os_str().to_owned();
+        to.push(".damaged");
+        let to = PathBuf::from(to);
+        fs::rename(path, &to).map_err(|e| io_err(path, "cannot move a damaged record aside", e))?;
+        Ok(to)
+    }
+
+    fn lock_file(&self, record: &Path) -> Result<(File, PathBuf), CacheError> {
+        let dir = record.parent().expect("records live in key directories");
+        fs::create_dir_all(dir).map_err(|e| io_err(dir, "cannot create a key directory", e))?;
+        let mut p = record.as_os_str().to_owned();
+        p.push(".lock");
+        let p = PathBuf::from(p);
+        let f = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&p)
+            .map_err(|e| io_err(&p, "cannot open a lock file", e))?;
+        Ok((f, p))
+    }
+
+    /// Tries to take the lock of the record at `record`; None if another
+    /// process holds it.
+    pub fn try_lock(&self, record: &Path) -> Result<Option<LockGuard>, CacheError> {
+        let (f, path) = self.lock_file(record)?;
+        match f.try_lock_exclusive() {
+            Ok(true) => Ok(Some(LockGuard { _file: f, path })),
+            Ok(false) => Ok(None),
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(None),
+            Err(e) => Err(io_err(record, "cannot lock", e)),
+        }
+    }
+
+    /// Waits for the lock of the record at `record`.
+    pub fn lock(&self, record: &Path) -> Result<LockGuard, CacheError> {
+        let (f, path) = self.lock_file(record)?;
+        f.lock_exclusive()
+            .map_err(|e| io_err(record, "cannot lock", e))?;
+        Ok(LockGuard { _file: f, path })
+    }
+
+    /// Every key directory: (key, directory).
+    pub fn keys(&self) -> Vec<(Key, PathBuf)> {
+        let mut out = Vec::new();
+        let Ok(tops) = fs::read_dir(&self.root) else {
+            return out;
+        };
+        for top in tops.flatten() {
+            let Ok(subs) = fs::read_dir(top.path()) else {
+                continue;
+            };
+            for sub in subs.flatten() {
+                if let Some(k) = sub.file_name().to_str().and_then(Key::parse) {
+                    out.push((k, sub.path()));
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    /// Keys whose hex starts with `prefix`.
+    pub fn find_prefix(&self, prefix: &str) -> Vec<Key> {
+        let p = prefix.to_ascii_lowercase();
+        self.keys()
+            .into_iter()
+            .map(|(k, _)| k)
+            .filter(|k| k.hex().starts_with(&p))
+            .collect()
+    }
+
+    /// The replication indices present as files for `key` (valid or not).
+    pub fn replication_files(&self, key: &Key) -> Vec<u64> {
+        let mut v: Vec<u64> = fs::read_dir(self.key_dir(key))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|e| match classify(e.file_name().to_str()?) {
+                FileKind::Replication(r) => Some(r),
+                _ => None,
+            })
+            .collect();
+        v.sort();
+        v
+    }
+
+    /// Temporary files left by processes that no longer run.
+    pub fn stale_temps(&self) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        let mut consider = |p: PathBuf| {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if classify(name) == FileKind::Temp && !owner_alive(name) {
+                out.push(p);
+            }
+        };
+        for e in fs::read_dir(&self.root).into_iter().flatten().flatten() {
+            consider(e.path());
+        }
+        for (_, dir) in self.keys() {
+            for e in fs::read_dir(dir).into_iter().flatten().flatten() {
+                consider(e.path());
+            }
+        }
+        out
+    }
+}
+
+/// Whether the process that owns a temporary file (`.<name>.<pid>.<nanos>.tmp`)
+/// still runs. Unknown owners count as alive.
+fn owner_alive(name: &str) -> bool {
+    let parts: Vec<&str> = name.rsplitn(4, '.').collect();
+    // ["tmp", nanos, pid, rest]
+    let Some(pid) = parts.get(2).and_then(|s| s.parse::<u32>().ok()) else {
+        return true;
+    };
+    if !Path::new("/proc/self").exists() {
+        return true;
+    }
+    pid == std::process::id() || Path::new(&format!("/proc/{pid}")).exists()
+}
+
+fn expect_kind(format: u32, kind: &str, want: &str) -> Result<(), String> {
+    if format != FORMAT {
+        return Err(format!(
+            "record format {format}, but this lb reads format {FORMAT}"
+        ));
+    }
+    if kind != want {
+        return Err(format!(
+            "it is a {kind} record where a {want} record belongs"
+        ));
+    }
+    Ok(())
+}
+
+fn expect_key(found: &str, key: &Key) -> Result<(), String> {
+    if found != key.hex() {
+        return Err(format!("it names key {found} but lies under {key}"));
+    }
+    Ok(())
+}
+
+fn check<T>(r: Read<T>, f: impl FnOnce(&T) -> Result<(), String>) -> Read<T> {
+    match r {
+        Read::Valid(t) => match f(&t) {
+            Ok(()) => Read::Valid(t),
+            Err(e) => Read::Damaged(e),
+        },
+        other => other,
+    }
+}
+
+/// The checksum of a record body: SHA-256 of its canonical JSON, in hex.
+pub fn checksum_of(body: &serde_json::Value) -> String {
+    hex(&sha256(canonical_value(body).as_bytes()))
+}
+
+/// Reads a record: parses it, verifies its checksum, then its schema.
+pub fn read_record<T: DeserializeOwned>(path: &Path) -> Read<T> {
+    let bytes = match fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Read::Missing,
+        Err(e) => return Read::Damaged(format!("unreadable: {e}")),
+    };
+    let mut v: serde_json::Value = match serde_json::from_slice(&bytes) {
+        Ok(v) => v,
+        Err(e) => return Read::Damaged(format!("not valid JSON (truncated?): {e}")),
+    };
+    let Some(obj) = v.as_object_mut() else {
+        return Read::Damaged("not a JSON object".into());
+    };
+    let sum = match obj.remove("checksum") {
+        Some(serde_json::Value::String(s)) => s,
+        _ => return Read::Damaged("it has no checksum".into()),
+    };
+    let actual = checksum_of(&v);
+    if sum != actual {
+        return Read::Damaged(format!(
+            "checksum mismatch (stored {}…, body hashes to {}…): the body was modified",
+            &sum[..sum.len().min(12)],
+            &actual[..12]
+        ));
+    }
+    match serde_json::from_value(v) {
+        Ok(t) => Read::Valid(t),
+        Err(e) => Read::Damaged(format!("it does not match the record schema: {e}")),
+    }
+}
+
+/// Writes a record atomically with its checksum; refuses a body that would
+/// not read back as itself.
+pub fn write_record<T: Serialize + DeserializeOwned + PartialEq>(
+    path: &Path,
+    body: &T,
+) -> Result<(), CacheError> {
+    let canon = canonical(body).map_err(|e| CacheError {
+        path: path.to_path_buf(),
+        message: format!("cannot write a record: {e}"),
+    })?;
+    let mut v: serde_json::Value = serde_json::from_str(&canon).expect("canonical JSON parses");
+    let sum = checksum_of(&v);
+    v.as_object_mut()
+        .expect("records are objects")
+        .insert("checksum".into(), sum.into());
+    let mut text = serde_json::to_string_pretty(&v).expect("a JSON value prints");
+    text.push('\n');
+    match read_back::<T>(&text) {
+        Some(back) if back == *body => {}
+        _ => {
+            return Err(CacheError {
+                path: path.to_path_buf(),
+                message: "refusing to write a record that does not read back as itself".into(),
+            });
+        }
+    }
+    atomic_write(path, text.as_bytes())
+}
+
+fn read_back<T: DeserializeOwned>(text: &str) -> Option<T> {
+    let mut v: serde_json::Value = serde_json::from_str(text).ok()?;
+    v.as_object_mut()?.remove("checksum");
+    serde_json::from_value(v).ok()
+}
+
+/// Writes `bytes` to `path` atomically: temporary file in the same directory,
+/// fsync, rename over `path`, fsync of the directory.
+pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), CacheError> {
+    let dir = path.parent().expect("a record path has a directory");
+    fs::create_dir_all(dir).map_err(|e| io_err(dir, "cannot create directory", e))?;
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("record");
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let tmp = dir.join(format!(".{name}.{}.{nanos}.tmp", std::process::id()));
+    let result = (|| {
+        let mut f = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        drop(f);
+        fs::rename(&tmp, path)?;
+        File::open(dir)?.sync_all()
+    })();
+    if let Err(e) = result {
+        let _ = fs::remove_file(&tmp);
+        return Err(io_err(path, "cannot write", e));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_kinds() {
+        assert_eq!(classify("r0012.json"), FileKind::Replication(12));
+        assert_eq!(classify("r12.json"), FileKind::Other);
+        assert_eq!(classify(".r0012.json.77.123.tmp"), FileKind::Temp);
+        assert_eq!(classify("r0012.json.lock"), FileKind::Lock);
+        assert_eq!(classify("r0012.json.damaged"), FileKind::Damaged);
+        assert_eq!(classify("precision-abc.json"), FileKind::Precision);
+    }
+
+    #[test]
+    fn temp_owner() {
+        let me = format!(".r0000.json.{}.5.tmp", std::process::id());
+        assert!(owner_alive(&me));
+        assert!(!owner_alive(".r0000.json.4000000000.5.tmp"));
+    }
+}

@@ -1,0 +1,189 @@
+//! `lb cache ls | verify | gc`: listing, integrity checks and clean-up of a
+//! results directory (SPEC §4 "Results").
+
+use crate::cache::{Cache, FileKind, PrecisionRecord, Read, classify, read_record};
+use crate::key::Key;
+use fs4::fs_std::FileExt;
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::PathBuf;
+
+/// One key directory, summarised.
+#[derive(Debug, Clone)]
+pub struct Entry {
+    pub key: Key,
+    /// "point", "calibration", or "?" when neither record is valid.
+    pub kind: String,
+    /// The policy's name and its p̂ if any; the calibration's description.
+    pub what: String,
+    pub profile: String,
+    /// Valid replication records.
+    pub replications: u32,
+    /// Files that are not valid records (damaged, leftovers).
+    pub problems: u32,
+    pub bytes: u64,
+}
+
+/// Lists every key directory.
+pub fn list(cache: &Cache) -> Vec<Entry> {
+    cache
+        .keys()
+        .into_iter()
+        .map(|(key, dir)| {
+            let mut e = Entry {
+                key,
+                kind: "?".into(),
+                what: String::new(),
+                profile: String::new(),
+                replications: 0,
+                problems: 0,
+                bytes: 0,
+            };
+            if let Read::Valid(p) = cache.read_point(&key) {
+                e.kind = "point".into();
+                e.what = match p.point.config.policy.p_hat() {
+                    Some(x) => format!("{} p̂={x}", p.point.policy_name()),
+                    None => p.point.policy_name(),
+                };
+                e.profile = p.point.profile.name().into();
+            } else if let Read::Valid(c) = cache.read_calibration(&key) {
+                e.kind = "calibration".into();
+                e.what = format!("{} → p̂={}", c.calibration.describe(), c.result.p_hat);
+                e.profile = c.calibration.point.profile.name().into();
+            }
+            for f in fs::read_dir(&dir).into_iter().flatten().flatten() {
+                e.bytes += f.metadata().map_or(0, |m| m.len());
+                let name = f.file_name().to_string_lossy().to_string();
+                match classify(&name) {
+                    FileKind::Replication(r) => match cache.read_replication(&key, r) {
+                        Read::Valid(_) => e.replications += 1,
+                        _ => e.problems += 1,
+                    },
+                    FileKind::Damaged | FileKind::Temp | FileKind::Other => e.problems += 1,
+                    _ => {}
+                }
+            }
+            e
+        })
+        .collect()
+}
+
+/// The integrity verdict on one file.
+#[derive(Debug, Clone)]
+pub struct Check {
+    pub path: PathBuf,
+    /// None: a valid record; Some(reason): damaged or a leftover.
+    pub problem: Option<String>,
+}
+
+/// Checks every record's checksum and place (no recomputation; that is `lb verify`).
+pub fn check_all(cache: &Cache) -> Vec<Check> {
+    cache
+        .keys()
+        .into_iter()
+        .flat_map(|(key, _)| check_key(cache, &key))
+        .collect()
+}
+
+/// Checks the files of one key directory.
+pub fn check_key(cache: &Cache, key: &Key) -> Vec<Check> {
+    let mut out = Vec::new();
+    let key = *key;
+    let dir = cache.key_dir(&key);
+    {
+        let mut files: Vec<_> = fs::read_dir(&dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|f| f.path())
+            .collect();
+        files.sort();
+        for path in files {
+            let name = path.file_name().unwrap().to_string_lossy().to_string();
+            let problem = match classify(&name) {
+                FileKind::Point => damaged(cache.read_point(&key)),
+                FileKind::Replication(r) => damaged(cache.read_replication(&key, r)),
+                FileKind::Calibration => damaged(cache.read_calibration(&key)),
+                FileKind::Precision => match read_record::<PrecisionRecord>(&path) {
+                    Read::Valid(rec) if rec.key == key.hex() => {
+                        damaged(cache.read_precision(&key, &rec.rule))
+                    }
+                    Read::Valid(rec) => Some(format!("it names key {}", rec.key)),
+                    Read::Damaged(why) => Some(why),
+                    Read::Missing => None,
+                },
+                FileKind::Lock => continue,
+                FileKind::Temp => Some("a temporary file (an interrupted or running write)".into()),
+                FileKind::Damaged => Some("a damaged record moved aside".into()),
+                FileKind::Other => Some("not a file lb writes".into()),
+            };
+            out.push(Check { path, problem });
+        }
+    }
+    out
+}
+
+fn damaged<T>(r: Read<T>) -> Option<String> {
+    match r {
+        Read::Valid(_) => None,
+        Read::Damaged(why) => Some(why),
+        Read::Missing => Some("vanished while checking".into()),
+    }
+}
+
+/// What `gc` removed (or would remove, with `dry_run`).
+#[derive(Debug, Default, Clone)]
+pub struct Gc {
+    pub removed: Vec<(PathBuf, String)>,
+}
+
+/// Removes leftovers: temporary files of dead processes, damaged records moved
+/// aside, damaged records in place, unheld lock files; and, if `keep` is given,
+/// every key directory not in it (results no manifest refers to).
+pub fn gc(cache: &Cache, keep: Option<&BTreeSet<Key>>, dry_run: bool) -> std::io::Result<Gc> {
+    let mut g = Gc::default();
+    let rm = |p: PathBuf, why: &str, g: &mut Gc| -> std::io::Result<()> {
+        if !dry_run {
+            if p.is_dir() {
+                fs::remove_dir_all(&p)?;
+            } else {
+                fs::remove_file(&p)?;
+            }
+        }
+        g.removed.push((p, why.to_string()));
+        Ok(())
+    };
+    for t in cache.stale_temps() {
+        rm(t, "temporary file of an interrupted write", &mut g)?;
+    }
+    for (key, dir) in cache.keys() {
+        if let Some(keep) = keep
+            && !keep.contains(&key)
+        {
+            rm(dir, "no manifest refers to this key", &mut g)?;
+            continue;
+        }
+        for c in check_key(cache, &key) {
+            if let Some(why) = c.problem
+                && !c.path.to_string_lossy().ends_with(".tmp")
+            {
+                rm(c.path, &why, &mut g)?;
+            }
+        }
+        for f in fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let name = f.file_name().to_string_lossy().to_string();
+            if classify(&name) != FileKind::Lock {
+                continue;
+            }
+            // Only a lock nobody holds may go; a racing run that opened it
+            // before the removal at worst computes a record twice (the
+            // writes are atomic and identical).
+            if let Ok(file) = fs::File::open(f.path())
+                && file.try_lock_exclusive().unwrap_or(false)
+            {
+                rm(f.path(), "unheld lock file", &mut g)?;
+            }
+        }
+    }
+    Ok(g)
+}

@@ -1,0 +1,140 @@
+//! Provenance of a record (SPEC §4): kept in the record, out of the key and out
+//! of the summary — it never changes a simulated number.
+
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// Where and how a record was computed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Provenance {
+    /// The lb version (the workspace's package version).
+    pub lb_version: String,
+    /// `git rev-parse HEAD` of the source tree, if it is a git checkout.
+    pub git_commit: Option<String>,
+    /// Whether tracked files differed from that commit (`git status --porcelain
+    /// --untracked-files=no` non-empty).
+    pub git_dirty: Option<bool>,
+    /// `rustc -V` of the compiler that built lb.
+    pub rustc: String,
+    pub host: String,
+    /// UTC, RFC 3339, when the computation started.
+    pub started_at: String,
+    pub wall_seconds: f64,
+    /// Worker threads of the run.
+    pub threads: usize,
+    /// The command line of the run.
+    pub command: Vec<String>,
+}
+
+/// What is the same for every record of one process.
+#[derive(Debug, Clone)]
+pub struct Context {
+    lb_version: String,
+    git_commit: Option<String>,
+    git_dirty: Option<bool>,
+    rustc: String,
+    host: String,
+    pub threads: usize,
+    command: Vec<String>,
+}
+
+impl Context {
+    /// Captures git state, host and compiler once.
+    pub fn capture(threads: usize, command: Vec<String>) -> Context {
+        // The source tree lb was built from; else the working directory.
+        let src = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let dir = if src.exists() {
+            src.to_path_buf()
+        } else {
+            std::env::current_dir().unwrap_or_else(|_| ".".into())
+        };
+        let git = |args: &[&str]| {
+            Command::new("git")
+                .arg("-C")
+                .arg(&dir)
+                .args(args)
+                .output()
+                .ok()
+                .filter(|o| o.status.success())
+                .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        };
+        let git_commit = git(&["rev-parse", "HEAD"]);
+        let git_dirty = git_commit
+            .as_ref()
+            .and_then(|_| git(&["status", "--porcelain", "--untracked-files=no"]))
+            .map(|s| !s.is_empty());
+        Context {
+            lb_version: env!("CARGO_PKG_VERSION").to_string(),
+            git_commit,
+            git_dirty,
+            rustc: env!("LB_RUSTC_VERSION").to_string(),
+            host: hostname(),
+            threads,
+            command,
+        }
+    }
+
+    /// The provenance of a computation that started at `start` and took `wall`.
+    pub fn stamp(&self, start: SystemTime, wall: Duration) -> Provenance {
+        Provenance {
+            lb_version: self.lb_version.clone(),
+            git_commit: self.git_commit.clone(),
+            git_dirty: self.git_dirty,
+            rustc: self.rustc.clone(),
+            host: self.host.clone(),
+            started_at: rfc3339(start),
+            wall_seconds: wall.as_secs_f64(),
+            threads: self.threads,
+            command: self.command.clone(),
+        }
+    }
+}
+
+fn hostname() -> String {
+    for f in ["/proc/sys/kernel/hostname", "/etc/hostname"] {
+        if let Ok(s) = std::fs::read_to_string(f) {
+            let s = s.trim();
+            if !s.is_empty() {
+                return s.to_string();
+            }
+        }
+    }
+    std::env::var("HOSTNAME").unwrap_or_else(|_| "unknown".into())
+}
+
+/// `YYYY-MM-DDThh:mm:ssZ` (UTC).
+pub fn rfc3339(t: SystemTime) -> String {
+    let secs = t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs()) as i64;
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    // Civil from days (H. Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates() {
+        assert_eq!(rfc3339(UNIX_EPOCH), "1970-01-01T00:00:00Z");
+        let t = UNIX_EPOCH + Duration::from_secs(951_782_400 + 3_661); // 2000-02-29
+        assert_eq!(rfc3339(t), "2000-02-29T01:01:01Z");
+    }
+}

@@ -1,0 +1,606 @@
+//! Running plans (SPEC §4): the missing (point, replication) pairs, in
+//! parallel on a rayon pool, resumable, safe against concurrent runs.
+//!
+//! Every record is a pure function of its point and replication, so the
+//! records — apart from their provenance — are the same bits whatever the
+//! thread count or the order of execution.
+
+use crate::cache::{
+    Cache, CacheError, CalibrationRecord, FORMAT, PrecisionRecord, Read, ReplicationRecord,
+};
+use crate::calibrate::{Calibration, CalibrationResult};
+use crate::expand::{Plan, PlannedPoint, Replications, Target};
+use crate::key::Key;
+use crate::point::Point;
+use crate::precision::{Decision, Outcome, PrecisionRule, decide};
+use crate::provenance::Context;
+use lb_core::RunSummary;
+use rayon::prelude::*;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Instant, SystemTime};
+
+/// Where progress goes: a bar on a terminal, log lines otherwise (lb-cli).
+pub trait Progress: Sync {
+    /// A phase begins with `total` units of work.
+    fn start(&self, phase: &str, total: u64);
+    /// More work was found in the current phase.
+    fn grow(&self, more: u64);
+    /// `n` units done.
+    fn inc(&self, n: u64);
+    /// A message that must not be lost (warnings, decisions).
+    fn log(&self, line: &str);
+    /// The phase is over.
+    fn finish(&self);
+}
+
+/// A [`Progress`] that shows nothing.
+pub struct Silent;
+
+impl Progress for Silent {
+    fn start(&self, _: &str, _: u64) {}
+    fn grow(&self, _: u64) {}
+    fn inc(&self, _: u64) {}
+    fn log(&self, _: &str) {}
+    fn finish(&self) {}
+}
+
+/// What a run did.
+#[derive(Debug, Default, Clone)]
+pub struct Report {
+    /// Records computed by this process.
+    pub computed: u64,
+    /// Records found valid in the cache.
+    pub reused: u64,
+    /// Records another process computed while this one waited.
+    pub by_others: u64,
+    /// Damaged records found, moved aside and recomputed: (path, reason).
+    pub damaged: Vec<(PathBuf, String)>,
+    /// Calibrations: (description, key, result).
+    pub calibrations: Vec<(String, Key, CalibrationResult)>,
+    /// Precision outcomes: (key, outcome).
+    pub precision: Vec<(Key, Outcome)>,
+}
+
+/// An error of a run.
+#[derive(Debug)]
+pub enum RunError {
+    Cache(CacheError),
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::Cache(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for RunError {}
+
+impl From<CacheError> for RunError {
+    fn from(e: CacheError) -> Self {
+        RunError::Cache(e)
+    }
+}
+
+/// The state of a planned point in the cache (for `lb plan`).
+#[derive(Debug, Clone)]
+pub struct PointStatus {
+    /// None while the point waits for a calibration that is not cached.
+    pub key: Option<Key>,
+    pub calibration: Option<(Key, Option<CalibrationResult>)>,
+    /// Valid records among replications 0..needed.
+    pub present: u32,
+    /// Replications known to be needed now.
+    pub needed: u32,
+    /// Damaged records among the needed ones.
+    pub damaged: u32,
+    /// For a precision rule: its outcome, if decided.
+    pub outcome: Option<Outcome>,
+}
+
+impl PointStatus {
+    /// `cached`, `partial`, `missing`, or `needs calibration`.
+    pub fn word(&self) -> &'static str {
+        if self.key.is_none() {
+            "needs-calibration"
+        } else if self.present >= self.needed && self.damaged == 0 {
+            "cached"
+        } else if self.present > 0 {
+            "partial"
+        } else if self.damaged > 0 {
+            "damaged"
+        } else {
+            "missing"
+        }
+    }
+}
+
+/// The resolved point of a planned point, if its calibration (if any) is known.
+fn resolved(
+    cache: &Cache,
+    plan: &Plan,
+    pp: &PlannedPoint,
+) -> (Option<Point>, Option<(Key, Option<CalibrationResult>)>) {
+    match &pp.target {
+        Target::Fixed(p) => (Some(p.clone()), None),
+        Target::Calibrated {
+            calibration,
+            template,
+        } => {
+            let cal = &plan.calibrations[*calibration];
+            let ck = cal.key();
+            match cache.read_calibration(&ck) {
+                Read::Valid(rec) => {
+                    let mut p = template.clone();
+                    p.config.policy = p.config.policy.with_p_hat(rec.result.p_hat);
+                    (Some(p), Some((ck, Some(rec.result))))
+                }
+                _ => (None, Some((ck, None))),
+            }
+        }
+    }
+}
+
+/// The summaries of valid replications 0, 1, … up to the first that is not
+/// valid, at most `limit` of them.
+fn contiguous(cache: &Cache, key: &Key, limit: u32) -> Vec<RunSummary> {
+    let mut out = Vec::new();
+    for r in 0..limit as u64 {
+        match cache.read_replication(key, r) {
+            Read::Valid(rec) => out.push(rec.summary),
+            _ => break,
+        }
+    }
+    out
+}
+
+/// (valid, damaged) records among replications 0..n.
+fn count(cache: &Cache, key: &Key, n: u32) -> (u32, u32) {
+    let (mut valid, mut damaged) = (0, 0);
+    for r in 0..n as u64 {
+        match cache.read_replication(key, r) {
+            Read::Valid(_) => valid += 1,
+            Read::Damaged(_) => damaged += 1,
+            Read::Missing => {}
+        }
+    }
+    (valid, damaged)
+}
+
+/// The cache state of every point of a plan (read-only).
+pub fn status(cache: &Cache, plan: &Plan) -> Vec<PointStatus> {
+    plan.points
+        .iter()
+        .map(|pp| {
+            let (point, calibration) = resolved(cache, plan, pp);
+            let Some(point) = point else {
+                return PointStatus {
+                    key: None,
+                    calibration,
+                    present: 0,
+                    needed: pp.replications.initial(),
+                    damaged: 0,
+                    outcome: None,
+                };
+            };
+            let key = point.key();
+            let (needed, outcome) = match &pp.replications {
+                Replications::Fixed(n) => (*n, None),
+                Replications::Precision(rule) => {
+                    match decide(rule, &contiguous(cache, &key, rule.max)) {
+                        Decision::Need(n) => (n, None),
+                        Decision::Done(o) => (o.replications, Some(o)),
+                    }
+                }
+            };
+            let (present, damaged) = count(cache, &key, needed);
+            PointStatus {
+                key: Some(key),
+                calibration,
+                present,
+                needed,
+                damaged,
+                outcome,
+            }
+        })
+        .collect()
+}
+
+/// A unit of work: compute one record unless a valid one exists.
+trait Job: Sync {
+    /// The record's path (its lock is `<path>.lock`).
+    fn path(&self, cache: &Cache) -> PathBuf;
+    /// Whether a valid record exists; a damaged one is reported and moved aside.
+    fn done(
+        &self,
+        cache: &Cache,
+        report: &Mutex<Report>,
+        progress: &dyn Progress,
+    ) -> Result<bool, CacheError>;
+    fn compute(&self, cache: &Cache, ctx: &Context) -> Result<(), CacheError>;
+}
+
+fn note_damaged(
+    cache: &Cache,
+    path: &Path,
+    why: &str,
+    report: &Mutex<Report>,
+    progress: &dyn Progress,
+) -> Result<(), CacheError> {
+    let to = cache.quarantine(path)?;
+    progress.log(&format!(
+        "warning: damaged record {}: {why}; moved to {} and recomputing",
+        path.display(),
+        to.display()
+    ));
+    report
+        .lock()
+        .unwrap()
+        .damaged
+        .push((path.to_path_buf(), why.to_string()));
+    Ok(())
+}
+
+struct PairJob {
+    key: Key,
+    point: Point,
+    r: u64,
+}
+
+impl Job for PairJob {
+    fn path(&self, cache: &Cache) -> PathBuf {
+        cache.replication_path(&self.key, self.r)
+    }
+    fn done(
+        &self,
+        cache: &Cache,
+        report: &Mutex<Report>,
+        progress: &dyn Progress,
+    ) -> Result<bool, CacheError> {
+        match cache.read_replication(&self.key, self.r) {
+            Read::Valid(_) => Ok(true),
+            Read::Missing => Ok(false),
+            Read::Damaged(why) => {
+                note_damaged(cache, &self.path(cache), &why, report, progress)?;
+                Ok(false)
+            }
+        }
+    }
+    fn compute(&self, cache: &Cache, ctx: &Context) -> Result<(), CacheError> {
+        let start = SystemTime::now();
+        let t0 = Instant::now();
+        let summary = lb_core::run(&self.point.config, &self.point.seeds(), self.r);
+        let rec = ReplicationRecord {
+            format: FORMAT,
+            kind: "replication".into(),
+            key: self.key.hex(),
+            replication: self.r,
+            point: self.point.clone(),
+            summary,
+            provenance: ctx.stamp(start, t0.elapsed()),
+        };
+        cache.write_replication(&rec)
+    }
+}
+
+struct CalibrationJob {
+    key: Key,
+    calibration: Calibration,
+}
+
+impl Job for CalibrationJob {
+    fn path(&self, cache: &Cache) -> PathBuf {
+        cache.calibration_path(&self.key)
+    }
+    fn done(
+        &self,
+        cache: &Cache,
+        report: &Mutex<Report>,
+        progress: &dyn Progress,
+    ) -> Result<bool, CacheError> {
+        match cache.read_calibration(&self.key) {
+            Read::Valid(_) => Ok(true),
+            Read::Missing => Ok(false),
+            Read::Damaged(why) => {
+                note_damaged(cache, &self.path(cache), &why, report, progress)?;
+                Ok(false)
+            }
+        }
+    }
+    fn compute(&self, cache: &Cache, ctx: &Context) -> Result<(), CacheError> {
+        let start = SystemTime::now();
+        let t0 = Instant::now();
+        let result = self.calibration.run();
+        let rec = CalibrationRecord {
+            format: FORMAT,
+            kind: "calibration".into(),
+            key: self.key.hex(),
+            calibration: self.calibration.clone(),
+            result,
+            provenance: ctx.stamp(start, t0.elapsed()),
+        };
+        cache.write_calibration(&rec)
+    }
+}
+
+/// Runs jobs in parallel: each under its lock; jobs locked by another process
+/// are waited for at the end and computed only if still missing.
+fn execute<J: Job>(
+    jobs: &[J],
+    cache: &Cache,
+    ctx: &Context,
+    report: &Mutex<Report>,
+    progress: &dyn Progress,
+) -> Result<(), CacheError> {
+    let failed = AtomicBool::new(false);
+    let first_error: Mutex<Option<CacheError>> = Mutex::new(None);
+    let fail = |e: CacheError| {
+        failed.store(true, Ordering::SeqCst);
+        first_error.lock().unwrap().get_or_insert(e);
+    };
+    // Returns Some(job index) when another process holds the job's lock.
+    let attempt = |i: usize, wait: bool| -> Option<usize> {
+        if failed.load(Ordering::SeqCst) {
+            return None;
+        }
+        let j = &jobs[i];
+        let path = j.path(cache);
+        let guard = if wait {
+            match cache.lock(&path) {
+                Ok(g) => Some(g),
+                Err(e) => {
+                    fail(e);
+                    return None;
+                }
+            }
+        } else {
+            match cache.try_lock(&path) {
+                Ok(g) => g,
+                Err(e) => {
+                    fail(e);
+                    return None;
+                }
+            }
+        };
+        let Some(guard) = guard else {
+            return Some(i);
+        };
+        let outcome = j.done(cache, report, progress);
+        match outcome {
+            // Listed as missing, found valid under the lock: another process
+            // computed it meanwhile.
+            Ok(true) => report.lock().unwrap().by_others += 1,
+            Ok(false) => match j.compute(cache, ctx) {
+                Ok(()) => report.lock().unwrap().computed += 1,
+                Err(e) => {
+                    fail(e);
+                    return None;
+                }
+            },
+            Err(e) => {
+                fail(e);
+                return None;
+            }
+        }
+        guard.remove();
+        progress.inc(1);
+        None
+    };
+    let deferred: Vec<usize> = (0..jobs.len())
+        .into_par_iter()
+        .filter_map(|i| attempt(i, false))
+        .collect();
+    if !deferred.is_empty() {
+        progress.log(&format!(
+            "{} record(s) are being computed by another lb process; waiting for them",
+            deferred.len()
+        ));
+        deferred.par_iter().for_each(|&i| {
+            attempt(i, true);
+        });
+    }
+    match first_error.into_inner().unwrap() {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// Runs everything the plans need that the cache lacks, on the current rayon
+/// pool (the caller sizes it: `--threads`).
+pub fn run_plans(
+    cache: &Cache,
+    plans: &[Plan],
+    ctx: &Context,
+    progress: &dyn Progress,
+) -> Result<Report, RunError> {
+    cache.ensure_writable()?;
+    for t in cache.stale_temps() {
+        let _ = std::fs::remove_file(&t);
+        progress.log(&format!(
+            "removed a temporary file left by an interrupted run: {}",
+            t.display()
+        ));
+    }
+    let report = Mutex::new(Report::default());
+
+    // 1. Calibrations, each once.
+    let mut cals: BTreeMap<Key, Calibration> = BTreeMap::new();
+    for plan in plans {
+        for c in &plan.calibrations {
+            cals.entry(c.key()).or_insert_with(|| c.clone());
+        }
+    }
+    let cal_jobs: Vec<CalibrationJob> = cals
+        .into_iter()
+        .filter(|(k, _)| cache.read_calibration(k).valid().is_none())
+        .map(|(key, calibration)| CalibrationJob { key, calibration })
+        .collect();
+    if !cal_jobs.is_empty() {
+        progress.start("calibrations", cal_jobs.len() as u64);
+        execute(&cal_jobs, cache, ctx, &report, progress)?;
+        progress.finish();
+        for j in &cal_jobs {
+            if let Read::Valid(rec) = cache.read_calibration(&j.key) {
+                progress.log(&calibration_line(&j.calibration, &rec.result));
+                report.lock().unwrap().calibrations.push((
+                    j.calibration.describe(),
+                    j.key,
+                    rec.result,
+                ));
+            }
+        }
+    }
+
+    // 2. Resolve points; write point.json where missing or damaged.
+    let mut demands: BTreeMap<Key, (Point, Replications)> = BTreeMap::new();
+    for plan in plans {
+        for pp in &plan.points {
+            let (point, _) = resolved(cache, plan, pp);
+            let point = point.expect("calibrations ran");
+            let key = point.key();
+            match demands.get_mut(&key) {
+                None => {
+                    demands.insert(key, (point, pp.replications.clone()));
+                }
+                // The same point in two manifests: the larger fixed count wins;
+                // precision rules are kept apart by their own records.
+                Some((_, reps)) => {
+                    if let (Replications::Fixed(a), Replications::Fixed(b)) =
+                        (&*reps, &pp.replications)
+                        && b > a
+                    {
+                        *reps = pp.replications.clone();
+                    }
+                }
+            }
+        }
+    }
+    for (key, (point, _)) in &demands {
+        match cache.read_point(key) {
+            Read::Valid(_) => {}
+            Read::Missing => cache.write_point(point)?,
+            Read::Damaged(why) => {
+                note_damaged(cache, &cache.point_path(key), &why, &report, progress)?;
+                cache.write_point(point)?;
+            }
+        }
+    }
+
+    // 3. Replications, in rounds until every precision rule has decided.
+    let mut need: BTreeMap<Key, u32> = demands
+        .iter()
+        .map(|(k, (_, reps))| (*k, reps.initial()))
+        .collect();
+    let mut first = true;
+    loop {
+        let jobs: Vec<PairJob> = need
+            .iter()
+            .flat_map(|(k, n)| {
+                let point = &demands[k].0;
+                (0..*n as u64)
+                    .filter(|r| !matches!(cache.read_replication(k, *r), Read::Valid(_)))
+                    .map(|r| PairJob {
+                        key: *k,
+                        point: point.clone(),
+                        r,
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        if first {
+            let present = need.values().map(|n| *n as u64).sum::<u64>() - jobs.len() as u64;
+            report.lock().unwrap().reused += present;
+            progress.start("replications", jobs.len() as u64);
+            first = false;
+        } else {
+            progress.grow(jobs.len() as u64);
+        }
+        execute(&jobs, cache, ctx, &report, progress)?;
+        // Precision rules: decide, or ask for more.
+        let mut more = BTreeMap::new();
+        for (key, (_, reps)) in &demands {
+            let Replications::Precision(rule) = reps else {
+                continue;
+            };
+            if report
+                .lock()
+                .unwrap()
+                .precision
+                .iter()
+                .any(|(k, _)| k == key)
+            {
+                continue;
+            }
+            match decide(rule, &contiguous(cache, key, rule.max)) {
+                Decision::Need(n) if n > need[key] => {
+                    more.insert(*key, n);
+                }
+                Decision::Need(_) => {
+                    // Records vanished under us (another process's gc?): retry.
+                    more.insert(*key, need[key]);
+                }
+                Decision::Done(outcome) => {
+                    record_precision(cache, ctx, key, rule, &outcome)?;
+                    report.lock().unwrap().precision.push((*key, outcome));
+                }
+            }
+        }
+        if more.is_empty() {
+            break;
+        }
+        need.extend(more);
+    }
+    progress.finish();
+    Ok(report.into_inner().unwrap())
+}
+
+fn record_precision(
+    cache: &Cache,
+    ctx: &Context,
+    key: &Key,
+    rule: &PrecisionRule,
+    outcome: &Outcome,
+) -> Result<(), CacheError> {
+    if let Read::Valid(rec) = cache.read_precision(key, rule)
+        && rec.outcome == *outcome
+    {
+        return Ok(());
+    }
+    let rec = PrecisionRecord {
+        format: FORMAT,
+        kind: "precision".into(),
+        key: key.hex(),
+        rule: rule.clone(),
+        outcome: outcome.clone(),
+        provenance: ctx.stamp(SystemTime::now(), std::time::Duration::ZERO),
+    };
+    cache.write_precision(&rec)
+}
+
+/// One line on a calibration's outcome.
+pub fn calibration_line(c: &Calibration, r: &CalibrationResult) -> String {
+    use crate::calibrate::CalibrationStatus::*;
+    let what = match r.status {
+        Met => "met".to_string(),
+        Closest => "closest probe (tolerance not reached)".to_string(),
+        OutOfReach => format!(
+            "OUT OF REACH: even p̂ = 1 gives only {:.4} msgs/arrival",
+            r.achieved
+        ),
+        AboveAtZero => format!(
+            "BELOW THE FLOOR: even p̂ = 0 gives {:.4} msgs/arrival",
+            r.achieved
+        ),
+    };
+    format!(
+        "calibrated {}: p̂ = {:.6}, {:.4} msgs/arrival for a target of {:.4} — {what}",
+        c.describe(),
+        r.p_hat,
+        r.achieved,
+        r.target
+    )
+}
