@@ -398,26 +398,31 @@ fn cache_ls(cache: &Cache) -> Res {
 
 fn cache_verify(cache: &Cache) -> Res {
     let checks = maintain::check_all(cache);
-    let bad: Vec<_> = checks.iter().filter(|c| c.problem.is_some()).collect();
-    for c in &bad {
-        println!(
-            "BAD {}: {}",
-            c.path.display(),
-            c.problem.as_deref().unwrap_or("")
-        );
+    let (mut bad, mut left) = (0, 0);
+    for c in &checks {
+        if let Some(why) = &c.problem {
+            if c.leftover {
+                left += 1;
+                println!("LEFTOVER {}: {why}", c.path.display());
+            } else {
+                bad += 1;
+                println!("BAD {}: {why}", c.path.display());
+            }
+        }
     }
     println!(
-        "{} files checked, {} valid, {} with problems",
+        "{} files checked: {} valid records, {bad} damaged, {left} leftovers",
         checks.len(),
-        checks.len() - bad.len(),
-        bad.len()
+        checks.len() - bad - left,
     );
-    if bad.is_empty() {
-        Ok(ExitCode::SUCCESS)
-    } else {
+    if bad + left > 0 {
         println!("`lb run` recomputes damaged records; `lb cache gc` removes leftovers");
-        Ok(ExitCode::FAILURE)
     }
+    Ok(if bad == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 fn cache_gc(cache: &Cache, dry_run: bool, unreferenced: &[PathBuf]) -> Res {

@@ -565,6 +565,7 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), CacheError> {
         f.write_all(bytes)?;
         f.sync_all()?;
         drop(f);
+        fault_pause();
         fs::rename(&tmp, path)?;
         File::open(dir)?.sync_all()
     })();
@@ -573,6 +574,22 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), CacheError> {
         return Err(io_err(path, "cannot write", e));
     }
     Ok(())
+}
+
+/// Fault injection for the kill-during-write test: when the environment
+/// variable `LB_FAULT_PAUSE_BEFORE_RENAME_MS` is set, every atomic write sleeps
+/// that long between writing its temporary file and renaming it, so that a test
+/// can kill `lb` in the middle of a write.
+fn fault_pause() {
+    static PAUSE: std::sync::OnceLock<Option<u64>> = std::sync::OnceLock::new();
+    let pause = PAUSE.get_or_init(|| {
+        std::env::var("LB_FAULT_PAUSE_BEFORE_RENAME_MS")
+            .ok()
+            .and_then(|s| s.parse().ok())
+    });
+    if let Some(ms) = pause {
+        std::thread::sleep(std::time::Duration::from_millis(*ms));
+    }
 }
 
 #[cfg(test)]

@@ -74,6 +74,9 @@ pub struct Check {
     pub path: PathBuf,
     /// None: a valid record; Some(reason): damaged or a leftover.
     pub problem: Option<String>,
+    /// Whether the file is a leftover (temporary file, record moved aside, a
+    /// file lb does not write) rather than a damaged record.
+    pub leftover: bool,
 }
 
 /// Checks every record's checksum and place (no recomputation; that is `lb verify`).
@@ -100,7 +103,9 @@ pub fn check_key(cache: &Cache, key: &Key) -> Vec<Check> {
         files.sort();
         for path in files {
             let name = path.file_name().unwrap().to_string_lossy().to_string();
-            let problem = match classify(&name) {
+            let kind = classify(&name);
+            let leftover = matches!(kind, FileKind::Temp | FileKind::Damaged | FileKind::Other);
+            let problem = match kind {
                 FileKind::Point => damaged(cache.read_point(&key)),
                 FileKind::Replication(r) => damaged(cache.read_replication(&key, r)),
                 FileKind::Calibration => damaged(cache.read_calibration(&key)),
@@ -117,7 +122,11 @@ pub fn check_key(cache: &Cache, key: &Key) -> Vec<Check> {
                 FileKind::Damaged => Some("a damaged record moved aside".into()),
                 FileKind::Other => Some("not a file lb writes".into()),
             };
-            out.push(Check { path, problem });
+            out.push(Check {
+                path,
+                problem,
+                leftover,
+            });
         }
     }
     out

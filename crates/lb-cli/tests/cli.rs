@@ -1,0 +1,394 @@
+//! The `lb` binary end to end: plan, run, show, cache, verify; thread-count
+//! independence; kills mid-run and mid-write; concurrent runs; bad input.
+
+use lb_runner::cache::{Cache, FileKind, Read, classify};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const LB: &str = env!("CARGO_BIN_EXE_lb");
+
+/// A manifest of many small (point, replication) pairs: 4 loads × 3 policies ×
+/// `reps` replications of `slots` slots, and one message-budget calibration
+/// per load.
+fn manifest(slots: u64, reps: u32) -> String {
+    format!(
+        r#"[experiment]
+name = "many"
+title = "many small pairs"
+model = "slotted"
+
+[system]
+dispatchers = 2
+servers = {{ classes = [{{ count = 2, rate = 0.4 }}, {{ count = 2, rate = 0.8 }}] }}
+service = "bernoulli"
+arrivals = "poisson"
+
+[sweep]
+load = [0.5, 0.7, 0.8, 0.9]
+
+[[policy]]
+spec = "Power-of-2"
+
+[[policy]]
+spec = "L-JBA-Pull"
+budget = {{ messages_per_arrival = 0.3 }}
+
+[[policy]]
+spec = "WR"
+
+[run]
+slots = {slots}
+warmup = {}
+replications = {reps}
+seed = 11
+
+[calibration]
+slots = 4000
+iterations = 6
+"#,
+        slots / 10
+    )
+}
+
+struct Dir {
+    _tmp: tempfile::TempDir,
+    path: PathBuf,
+}
+
+impl Dir {
+    fn new(manifest_text: &str) -> Dir {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().to_path_buf();
+        std::fs::write(path.join("m.toml"), manifest_text).unwrap();
+        Dir { _tmp: tmp, path }
+    }
+    fn lb(&self, args: &[&str]) -> Command {
+        let mut c = Command::new(LB);
+        c.current_dir(&self.path).args(args);
+        c
+    }
+    fn run(&self, args: &[&str]) -> Output {
+        self.lb(args).output().unwrap()
+    }
+    fn cache(&self, results: &str) -> Cache {
+        Cache::new(self.path.join(results))
+    }
+}
+
+fn text(o: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&o.stdout).to_string(),
+        String::from_utf8_lossy(&o.stderr).to_string(),
+    )
+}
+
+fn ok(o: Output) -> String {
+    let (out, err) = text(&o);
+    assert!(
+        o.status.success(),
+        "lb failed\nstdout:\n{out}\nstderr:\n{err}"
+    );
+    out
+}
+
+/// Record files (`*.json`) → canonical body without provenance and checksum.
+fn records(c: &Cache) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for (_, dir) in c.keys() {
+        for f in std::fs::read_dir(&dir).unwrap() {
+            let p = f.unwrap().path();
+            if p.extension().is_none_or(|e| e != "json") {
+                continue;
+            }
+            let mut v: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();
+            let o = v.as_object_mut().unwrap();
+            o.remove("provenance");
+            o.remove("checksum");
+            let rel = p
+                .strip_prefix(c.root())
+                .unwrap()
+                .to_string_lossy()
+                .to_string();
+            out.insert(rel, lb_runner::canonical::canonical_value(&v));
+        }
+    }
+    out
+}
+
+/// Every file named like a record is a valid record.
+fn all_present_valid(c: &Cache) -> usize {
+    let checks = lb_runner::maintain::check_all(c);
+    let mut n = 0;
+    for ch in &checks {
+        let name = ch.path.file_name().unwrap().to_string_lossy().to_string();
+        match classify(&name) {
+            FileKind::Temp | FileKind::Lock => {}
+            _ => {
+                assert!(
+                    ch.problem.is_none(),
+                    "{}: {:?}",
+                    ch.path.display(),
+                    ch.problem
+                );
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
+fn count_replications(c: &Cache) -> usize {
+    c.keys()
+        .iter()
+        .map(|(k, _)| c.replication_files(k).len())
+        .sum()
+}
+
+/// 12 points × reps replications + 12 point.json + 4 calibrations.
+fn total_records(reps: usize) -> usize {
+    12 * reps + 12 + 4
+}
+
+#[test]
+fn threads_1_and_2_give_identical_records() {
+    let d = Dir::new(&manifest(3000, 2));
+    ok(d.run(&["run", "m.toml", "--threads", "1", "--results", "r1"]));
+    ok(d.run(&["run", "m.toml", "--threads", "2", "--results", "r2"]));
+    let (a, b) = (records(&d.cache("r1")), records(&d.cache("r2")));
+    assert_eq!(a.len(), total_records(2));
+    assert_eq!(a, b);
+}
+
+#[test]
+fn plan_run_show_cache_verify() {
+    let d = Dir::new(&manifest(2000, 2));
+    let plan = ok(d.run(&["plan", "m.toml"]));
+    assert!(plan.contains("12 points, 4 calibrations"), "{plan}");
+    assert!(plan.contains("needs-calibration"), "{plan}");
+    let out = ok(d.run(&["run", "m.toml", "--threads", "2"]));
+    assert!(out.contains("28 record(s) computed"), "{out}");
+    let plan = ok(d.run(&["plan", "m.toml"]));
+    assert!(plan.contains("12 cached, 0 partial, 0 missing"), "{plan}");
+    // The WR point at load 0.9 is the 12th row; its key opens `lb show`.
+    let key = plan
+        .lines()
+        .find(|l| l.contains(" WR ") && l.trim_end().ends_with("0.9"))
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_string();
+    let show = ok(d.run(&["show", &key[..8]]));
+    assert!(show.contains("policy WR"), "{show}");
+    assert!(show.contains("\"weighted_random\""), "{show}");
+    assert!(show.contains("provenance"), "{show}");
+    assert!(show.contains("lb verify --key"), "{show}");
+    assert!(show.contains("computed by:"), "{show}");
+    let ls = ok(d.run(&["cache", "ls"]));
+    assert!(
+        ls.contains("16 keys, 24 replication records, 0 problem files"),
+        "{ls}"
+    );
+    let v = ok(d.run(&["cache", "verify"]));
+    assert!(v.contains("0 damaged, 0 leftovers"), "{v}");
+    let v = ok(d.run(&["verify", "--sample", "5", "--seed", "3"]));
+    assert!(v.contains("5 record(s) recomputed: 5 identical"), "{v}");
+    // A calibration record shows its probes.
+    let cal = plan
+        .lines()
+        .find(|l| l.contains("cached   calibrated"))
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_string();
+    let show = ok(d.run(&["show", &cal]));
+    assert!(show.contains("probes"), "{show}");
+    // Hand-edit a record: cache verify fails, lb verify reports it, run repairs it.
+    let c = d.cache("results");
+    let (k, _) = &c.keys()[0];
+    let victim = if c.replication_files(k).is_empty() {
+        c.calibration_path(k)
+    } else {
+        c.replication_path(k, 0)
+    };
+    let t = std::fs::read_to_string(&victim).unwrap();
+    std::fs::write(&victim, t.replacen("\"key\": \"", "\"key\": \"0", 1)).unwrap();
+    let o = d.run(&["cache", "verify"]);
+    assert!(!o.status.success());
+    assert!(text(&o).0.contains("checksum mismatch"), "{}", text(&o).0);
+    let out = ok(d.run(&["run", "m.toml"]));
+    assert!(out.contains("1 damaged record(s) recomputed"), "{out}");
+    let v = ok(d.run(&["cache", "verify"]));
+    assert!(v.contains("0 damaged, 1 leftovers"), "{v}");
+    let gc = ok(d.run(&["cache", "gc"]));
+    assert!(gc.contains("removed 1 item(s)"), "{gc}");
+    let v = ok(d.run(&["cache", "verify"]));
+    assert!(v.contains("0 damaged, 0 leftovers"), "{v}");
+}
+
+#[test]
+fn quick_points_have_their_own_keys() {
+    let d = Dir::new(&manifest(20_000, 2));
+    ok(d.run(&["run", "m.toml", "--quick"]));
+    let plan = ok(d.run(&["plan", "m.toml"]));
+    assert!(plan.contains("0 cached"), "{plan}");
+    let plan = ok(d.run(&["plan", "m.toml", "--quick"]));
+    assert!(plan.contains("12 cached"), "{plan}");
+}
+
+#[test]
+fn a_kill_mid_run_loses_nothing_and_the_next_run_resumes() {
+    let reps = 12;
+    let d = Dir::new(&manifest(30_000, reps));
+    let mut child = d
+        .lb(&["run", "m.toml", "--threads", "1"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let c = d.cache("results");
+    let t0 = Instant::now();
+    while count_replications(&c) < 10 {
+        assert!(t0.elapsed() < Duration::from_secs(60), "no progress");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let present = all_present_valid(&c);
+    assert!(
+        present < total_records(reps as usize),
+        "the run finished before the kill; make it longer"
+    );
+    // Resume, and compare with an uninterrupted run.
+    let out = ok(d.run(&["run", "m.toml", "--threads", "2"]));
+    assert!(out.contains("already cached"), "{out}");
+    ok(d.run(&["run", "m.toml", "--threads", "2", "--results", "clean"]));
+    assert_eq!(all_present_valid(&c), total_records(reps as usize));
+    assert_eq!(records(&c), records(&d.cache("clean")));
+    ok(d.run(&["cache", "verify"]));
+}
+
+#[test]
+fn a_kill_in_the_middle_of_a_write_leaves_no_damaged_record() {
+    let d = Dir::new(&manifest(2000, 2));
+    let mut child = d
+        .lb(&["run", "m.toml", "--threads", "1"])
+        .env("LB_FAULT_PAUSE_BEFORE_RENAME_MS", "400")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let c = d.cache("results");
+    let t0 = Instant::now();
+    // Wait until a write is under way: a temporary file exists.
+    let temp = loop {
+        assert!(t0.elapsed() < Duration::from_secs(60), "no write started");
+        let found = c.keys().into_iter().find_map(|(_, dir)| {
+            std::fs::read_dir(dir).ok()?.flatten().find_map(|e| {
+                let n = e.file_name().to_string_lossy().to_string();
+                (classify(&n) == FileKind::Temp).then(|| e.path())
+            })
+        });
+        if let Some(t) = found {
+            break t;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    };
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(temp.exists(), "the kill fell after the rename");
+    // The record being written does not exist; nothing present is damaged.
+    let name = temp.file_name().unwrap().to_string_lossy().to_string();
+    let record =
+        temp.with_file_name(name[1..].split(".json").next().unwrap().to_string() + ".json");
+    assert!(
+        !record.exists()
+            || matches!(
+                lb_runner::cache::read_record::<serde_json::Value>(&record),
+                Read::Valid(_)
+            )
+    );
+    all_present_valid(&c);
+    let o = d.run(&["cache", "verify"]);
+    assert!(text(&o).0.contains("temporary file"), "{}", text(&o).0);
+    // The next run removes the leftover and completes the cache.
+    let out = d.run(&["run", "m.toml"]);
+    let (_, err) = text(&out);
+    assert!(out.status.success());
+    assert!(err.contains("removed a temporary file"), "{err}");
+    assert!(!temp.exists());
+    assert_eq!(all_present_valid(&c), total_records(2));
+    ok(d.run(&["cache", "verify"]));
+}
+
+#[test]
+fn two_concurrent_runs_neither_corrupt_nor_duplicate() {
+    let reps = 6;
+    let d = Dir::new(&manifest(10_000, reps));
+    let spawn = || {
+        d.lb(&["run", "m.toml", "--threads", "1"])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let (a, b) = (spawn(), spawn());
+    let (a, b) = (a.wait_with_output().unwrap(), b.wait_with_output().unwrap());
+    let computed = |o: &Output| -> usize {
+        let out = ok(o.clone());
+        let i = out.find(" record(s) computed").expect(&out);
+        out[..i].rsplit(' ').next().unwrap().parse().unwrap()
+    };
+    let c = d.cache("results");
+    let total = total_records(reps as usize);
+    assert_eq!(all_present_valid(&c), total);
+    // Each replication and calibration was computed by exactly one process,
+    // and both did part of the work.
+    let (ca, cb) = (computed(&a), computed(&b));
+    assert_eq!(ca + cb, total - 12, "{:?} {:?}", text(&a), text(&b));
+    assert!(ca > 0 && cb > 0, "the runs did not overlap: {ca} and {cb}");
+    ok(d.run(&["run", "m.toml", "--results", "clean"]));
+    assert_eq!(records(&c), records(&d.cache("clean")));
+}
+
+#[test]
+fn bad_input_is_reported_with_file_line_column_and_field() {
+    let d = Dir::new(&manifest(2000, 2).replace("spec = \"WR\"", "spec = \"WRR\""));
+    let o = d.run(&["plan", "m.toml"]);
+    assert!(!o.status.success());
+    let (_, err) = text(&o);
+    assert!(
+        err.starts_with(
+            "error: m.toml:23:8: policy[2].spec: unknown policy \"WRR\"; did you mean \"WR\"?"
+        ),
+        "{err}"
+    );
+    let o = d.run(&["run", "nope.toml"]);
+    assert!(!o.status.success());
+    assert!(
+        text(&o)
+            .1
+            .contains("error: nope.toml: cannot read the manifest"),
+        "{}",
+        text(&o).1
+    );
+}
+
+#[test]
+fn an_unwritable_results_directory_fails_clearly() {
+    let d = Dir::new(&manifest(2000, 2));
+    std::fs::write(d.path.join("file"), "x").unwrap();
+    let o = d.run(&["run", "m.toml", "--results", "file/results"]);
+    assert!(!o.status.success());
+    let (_, err) = text(&o);
+    assert!(
+        err.starts_with("error: file/results: cannot create the results directory"),
+        "{err}"
+    );
+    assert!(err.contains("--results DIR"), "{err}");
+    assert!(!Path::new(&d.path.join("file/results")).exists());
+}

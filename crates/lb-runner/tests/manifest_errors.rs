@@ -1,0 +1,261 @@
+//! Bad manifests: each gives an error naming the file, line, column and field,
+//! and saying what is allowed (issue 3, "Bad input and faults").
+
+use lb_runner::{ManifestError, Profile, expand, manifest};
+use std::path::Path;
+
+const GOOD: &str = r#"[experiment]
+name = "t"
+title = "test"
+model = "slotted"
+
+[system]
+dispatchers = 2
+servers = { rates = [0.5, 0.8] }
+service = "bernoulli"
+arrivals = "poisson"
+
+[sweep]
+load = [0.5, 0.9]
+
+[[policy]]
+spec = "JSQ"
+
+[[policy]]
+spec = "L-JSQ-Push"
+p_hat = 0.5
+
+[run]
+slots = 2000
+warmup = 200
+replications = 2
+seed = 1
+"#;
+
+/// Parses `text` (after `edit`) and expands it; returns the error.
+fn err(text: &str) -> ManifestError {
+    let r = manifest::parse(Path::new("exp/bad.toml"), text)
+        .and_then(|l| expand(&l, Profile::Full).map(|_| ()));
+    r.expect_err("the manifest must be rejected")
+}
+
+fn replace(from: &str, to: &str) -> String {
+    assert!(GOOD.contains(from), "{from}");
+    GOOD.replacen(from, to, 1)
+}
+
+/// The 1-based (line, column) of the first occurrence of `needle`.
+fn pos(text: &str, needle: &str) -> (usize, usize) {
+    let i = text.find(needle).expect(needle);
+    let line = text[..i].matches('\n').count() + 1;
+    let col = i - text[..i].rfind('\n').map_or(0, |j| j + 1) + 1;
+    (line, col)
+}
+
+fn check(e: &ManifestError, text: &str, at: &str, field: &str, says: &str) {
+    assert_eq!(e.file, Path::new("exp/bad.toml"));
+    assert_eq!((e.line, e.col), pos(text, at), "{e}");
+    assert_eq!(e.field, field, "{e}");
+    assert!(e.message.contains(says), "{e}");
+    // The rendered form is file:line:col: field: message.
+    let shown = e.to_string();
+    assert!(
+        shown.starts_with(&format!("exp/bad.toml:{}:{}: {field}: ", e.line, e.col)),
+        "{shown}"
+    );
+}
+
+#[test]
+fn the_good_manifest_parses() {
+    let l = manifest::parse(Path::new("exp/good.toml"), GOOD).unwrap();
+    let p = expand(&l, Profile::Full).unwrap();
+    assert_eq!(p.points.len(), 4);
+}
+
+#[test]
+fn malformed_toml() {
+    let t = replace("seed = 1", "seed = = 1");
+    let e = err(&t);
+    assert_eq!(e.line, pos(&t, "seed = = 1").0);
+    assert!(e.message.starts_with("malformed TOML"), "{e}");
+}
+
+#[test]
+fn unknown_key_suggests_the_close_one() {
+    let t = replace("arrivals = \"poisson\"", "arivals = \"poisson\"");
+    let e = err(&t);
+    check(
+        &e,
+        &t,
+        "arivals",
+        "system.arivals",
+        "did you mean `arrivals`?",
+    );
+    assert!(e.message.contains("allowed keys"), "{e}");
+}
+
+#[test]
+fn unknown_table() {
+    let t = format!("{GOOD}\n[runn]\nslots = 3\n");
+    let e = err(&t);
+    assert!(e.message.contains("unknown key `runn`"), "{e}");
+    assert_eq!(e.line, pos(&t, "[runn]").0);
+}
+
+#[test]
+fn wrong_type() {
+    let t = replace("slots = 2000", "slots = \"many\"");
+    let e = err(&t);
+    check(&e, &t, "\"many\"", "run.slots", "wrong type");
+}
+
+#[test]
+fn probability_out_of_range() {
+    let t = replace("p_hat = 0.5", "p_hat = 1.5");
+    let e = err(&t);
+    check(&e, &t, "1.5", "policy[1].p_hat", "must lie in [0, 1]");
+}
+
+#[test]
+fn negative_rate() {
+    let t = replace("rates = [0.5, 0.8]", "rates = [0.5, -0.8]");
+    let e = err(&t);
+    check(&e, &t, "-0.8", "system.servers.rates[1]", "≥ 0");
+}
+
+#[test]
+fn load_at_or_above_one_needs_allow_unstable() {
+    let t = replace("load = [0.5, 0.9]", "load = [0.5, 1.0]");
+    let e = err(&t);
+    check(&e, &t, "1.0]", "sweep.load[1]", "allow_unstable = true");
+    let ok = t.replace(
+        "arrivals = \"poisson\"",
+        "arrivals = \"poisson\"\nallow_unstable = true",
+    );
+    manifest::parse(Path::new("exp/ok.toml"), &ok).unwrap();
+}
+
+#[test]
+fn d_larger_than_n() {
+    let t = replace("p_hat = 0.5", "p_hat = 0.5\nd = 3");
+    let e = err(&t);
+    check(&e, &t, "3\n", "policy[1].d", "exceeds N = 2");
+}
+
+#[test]
+fn d_larger_than_a_swept_n() {
+    let t = GOOD
+        .replace(
+            "servers = { rates = [0.5, 0.8] }",
+            "servers = { rate = 0.5 }",
+        )
+        .replace("load = [0.5, 0.9]", "load = [0.5]\nservers_count = [4, 2]")
+        .replace("spec = \"JSQ\"", "spec = \"Power-of-3\"");
+    let e = err(&t);
+    check(
+        &e,
+        &t,
+        "\"Power-of-3\"",
+        "policy[0].spec",
+        "d = 3 exceeds N = 2",
+    );
+}
+
+#[test]
+fn empty_sweep() {
+    let t = replace("load = [0.5, 0.9]", "load = []");
+    let e = err(&t);
+    check(&e, &t, "[]", "sweep.load", "empty sweep");
+}
+
+#[test]
+fn unknown_policy_lists_the_valid_names() {
+    let t = replace("spec = \"JSQ\"", "spec = \"JSQQ\"");
+    let e = err(&t);
+    check(
+        &e,
+        &t,
+        "\"JSQQ\"",
+        "policy[0].spec",
+        "unknown policy \"JSQQ\"",
+    );
+    assert!(e.message.contains("did you mean \"JSQ\"?"), "{e}");
+    assert!(e.message.contains("L-JBA-Pull"), "{e}");
+}
+
+#[test]
+fn missing_key() {
+    let t = replace("seed = 1\n", "");
+    let e = err(&t);
+    assert_eq!(e.field, "run.seed", "{e}");
+    assert!(e.message.contains("required key `seed` is missing"), "{e}");
+    assert!(e.line > 0);
+}
+
+#[test]
+fn a_bernoulli_arrival_mean_above_one() {
+    let t = replace("arrivals = \"poisson\"", "arrivals = \"bernoulli\"")
+        .replace("dispatchers = 2", "dispatchers = 1");
+    let e = err(&t);
+    check(
+        &e,
+        &t,
+        "0.9]",
+        "sweep.load[1]",
+        "bernoulli law needs a mean in [0, 1]",
+    );
+}
+
+#[test]
+fn unknown_law_family() {
+    let t = replace("service = \"bernoulli\"", "service = \"bernouli\"");
+    let e = err(&t);
+    check(
+        &e,
+        &t,
+        "\"bernouli\"",
+        "system.service",
+        "did you mean \"bernoulli\"?",
+    );
+}
+
+#[test]
+fn budget_naming_an_unknown_policy() {
+    let t = replace("p_hat = 0.5", "budget = { same_as = \"Power-of-2\" }");
+    let e = err(&t);
+    assert_eq!(e.field, "policy[1].budget.same_as", "{e}");
+    assert!(e.message.contains("labels: JSQ, L-JSQ-Push"), "{e}");
+}
+
+#[test]
+fn led_without_p_hat() {
+    let t = replace("p_hat = 0.5\n", "");
+    let e = err(&t);
+    assert_eq!(e.field, "policy[1].p_hat", "{e}");
+    assert!(e.message.contains("a `budget`"), "{e}");
+}
+
+#[test]
+fn a_claim_without_a_statement() {
+    let t = format!("{GOOD}\n[[claim]]\nsource = \"x\"\nkind = \"ordering\"\n");
+    let e = err(&t);
+    assert_eq!(e.field, "claim[0].statement", "{e}");
+}
+
+#[test]
+fn every_shipped_manifest_parses_and_expands() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments");
+    let mut n = 0;
+    for f in std::fs::read_dir(&dir).unwrap() {
+        let p = f.unwrap().path();
+        if p.extension().is_some_and(|e| e == "toml") {
+            let l = manifest::load(&p).unwrap_or_else(|e| panic!("{e}"));
+            for profile in [Profile::Full, Profile::Quick] {
+                let plan = expand(&l, profile).unwrap_or_else(|e| panic!("{e}"));
+                assert!(!plan.points.is_empty());
+            }
+            n += 1;
+        }
+    }
+    assert!(n >= 5, "only {n} manifests in {}", dir.display());
+}

@@ -1,0 +1,232 @@
+//! Runs: keys, common random numbers, thread-count independence, resumption,
+//! damaged records, unwritable results, precision and calibration (SPEC §4).
+
+mod common;
+
+use common::{TINY, plan, records, run};
+use lb_runner::cache::{Cache, Read};
+use lb_runner::expand::Target;
+use lb_runner::provenance::Context;
+use lb_runner::run::{Silent, run_plans, status};
+use lb_runner::{Key, Profile};
+
+fn fixed(t: &Target) -> &lb_runner::Point {
+    match t {
+        Target::Fixed(p) => p,
+        Target::Calibrated { .. } => panic!("not a fixed point"),
+    }
+}
+
+#[test]
+fn a_key_is_pinned() {
+    // If this changes, every cached result's key changes: a change of the
+    // point schema, of expansion defaults or of canonical JSON. Update it
+    // knowingly. (The engine's MODEL_VERSION is part of every key too; it is
+    // held at 1 here so that bumping it does not trip this test.)
+    let p = plan(TINY, Profile::Full);
+    let mut point = fixed(&p.points[0].target).clone();
+    assert_eq!(point.model_version, lb_core::MODEL_VERSION);
+    let bumped = {
+        let mut q = point.clone();
+        q.model_version += 1;
+        q.key()
+    };
+    point.model_version = 1;
+    assert_ne!(point.key(), bumped, "the model version is part of the key");
+    let canon = lb_runner::canonical::canonical(&point).unwrap();
+    assert_eq!(
+        canon,
+        concat!(
+            r#"{"config":{"count_own":true,"granularity":"batch","#,
+            r#""policy":{"policy":"jsq","tie_break":"random"},"#,
+            r#""run":{"batches":64,"slots":3000,"warmup":300},"#,
+            r#""system":{"arrivals":[{"law":"poisson","mean":0.51},{"law":"poisson","mean":0.51}],"#,
+            r#""service":[{"law":"bernoulli","p":0.3},{"law":"bernoulli","p":0.5},{"law":"bernoulli","p":0.9}]}},"#,
+            r#""model":"slotted","model_version":1,"profile":"full","seed":7}"#
+        )
+    );
+    assert_eq!(
+        point.key().hex(),
+        "41b0f4b730c9e7f1f1af7c763b2581ecd0185ee1d2e8e9e01c5f8fc437106b13"
+    );
+}
+
+#[test]
+fn policies_at_a_point_share_arrivals_and_service() {
+    let p = plan(TINY, Profile::Full);
+    let seeds: Vec<_> = p
+        .points
+        .iter()
+        .map(|pp| fixed(&pp.target).seeds())
+        .collect();
+    // 2 loads × 3 policies, in that order.
+    for load in 0..2 {
+        let at = &seeds[3 * load..3 * load + 3];
+        assert!(at.iter().all(|s| s.system == at[0].system));
+        assert!(at[0].policy != at[1].policy && at[1].policy != at[2].policy);
+    }
+    assert_ne!(seeds[0].system, seeds[3].system);
+    // Quick points have keys of their own.
+    let q = plan(TINY, Profile::Quick);
+    let full: Vec<Key> = p.points.iter().map(|pp| fixed(&pp.target).key()).collect();
+    assert!(
+        q.points
+            .iter()
+            .all(|pp| !full.contains(&fixed(&pp.target).key()))
+    );
+}
+
+#[test]
+fn records_do_not_depend_on_the_thread_count() {
+    let (d1, d2) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (c1, c2) = (Cache::new(d1.path()), Cache::new(d2.path()));
+    let p = plan(TINY, Profile::Full);
+    let r1 = run(&c1, std::slice::from_ref(&p), 1);
+    let r2 = run(&c2, std::slice::from_ref(&p), 2);
+    assert_eq!((r1.computed, r2.computed), (18, 18));
+    let (a, b) = (records(&c1), records(&c2));
+    assert_eq!(a.len(), 6 * 3 + 6);
+    assert_eq!(a, b);
+}
+
+#[test]
+fn a_second_run_computes_nothing_and_plan_says_cached() {
+    let d = tempfile::tempdir().unwrap();
+    let c = Cache::new(d.path());
+    let p = plan(TINY, Profile::Full);
+    assert!(status(&c, &p).iter().all(|s| s.word() == "missing"));
+    run(&c, std::slice::from_ref(&p), 2);
+    let again = run(&c, std::slice::from_ref(&p), 2);
+    assert_eq!((again.computed, again.reused), (0, 18));
+    assert!(status(&c, &p).iter().all(|s| s.word() == "cached"));
+    // No lock or temporary files are left behind.
+    for (_, dir) in c.keys() {
+        for f in std::fs::read_dir(dir).unwrap() {
+            let n = f.unwrap().file_name().to_string_lossy().to_string();
+            assert!(n.ends_with(".json"), "{n}");
+        }
+    }
+}
+
+#[test]
+fn truncated_and_edited_records_are_detected_and_recomputed() {
+    let d = tempfile::tempdir().unwrap();
+    let c = Cache::new(d.path());
+    let p = plan(TINY, Profile::Full);
+    run(&c, std::slice::from_ref(&p), 2);
+    let before = records(&c);
+    let key = fixed(&p.points[0].target).key();
+    let key2 = fixed(&p.points[1].target).key();
+    // Truncate one record, hand-edit another (a plausible number, same JSON shape).
+    let r0 = c.replication_path(&key, 0);
+    let bytes = std::fs::read(&r0).unwrap();
+    std::fs::write(&r0, &bytes[..bytes.len() / 2]).unwrap();
+    let r1 = c.replication_path(&key2, 1);
+    let text = std::fs::read_to_string(&r1).unwrap();
+    let edited = text.replacen("\"mean_sum_q\": ", "\"mean_sum_q\": 1", 1);
+    assert_ne!(edited, text);
+    std::fs::write(&r1, edited).unwrap();
+    assert!(matches!(c.read_replication(&key, 0), Read::Damaged(ref w) if w.contains("truncated")));
+    assert!(matches!(c.read_replication(&key2, 1), Read::Damaged(ref w) if w.contains("checksum")));
+    let words: Vec<_> = status(&c, &p).iter().map(|s| s.word()).collect();
+    assert_eq!(&words[..2], &["partial", "partial"]);
+
+    let rep = run(&c, std::slice::from_ref(&p), 2);
+    assert_eq!(rep.computed, 2);
+    assert_eq!(rep.damaged.len(), 2);
+    assert_eq!(records(&c), before, "recomputed records are identical");
+    // The damaged files were kept aside for inspection.
+    assert!(r0.with_extension("json.damaged").exists());
+}
+
+#[test]
+fn an_unwritable_results_directory_is_a_clear_error() {
+    let d = tempfile::tempdir().unwrap();
+    let file = d.path().join("not-a-dir");
+    std::fs::write(&file, "x").unwrap();
+    let c = Cache::new(file.join("results"));
+    let p = plan(TINY, Profile::Full);
+    let ctx = Context::capture(1, vec![]);
+    let e = run_plans(&c, &[p], &ctx, &Silent).unwrap_err().to_string();
+    assert!(e.contains("not-a-dir/results"), "{e}");
+    assert!(e.contains("--results DIR"), "{e}");
+}
+
+#[test]
+fn precision_adds_replications_deterministically() {
+    let text = TINY
+        .replace("replications = 3", "precision = { metric = \"mean_sum_q\", rel_half_width = 0.02, min = 2, max = 6, step = 2 }")
+        .replace("load = [0.6, 0.9]", "load = [0.6]");
+    let p = plan(&text, Profile::Full);
+    let (d1, d2) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (c1, c2) = (Cache::new(d1.path()), Cache::new(d2.path()));
+    let r1 = run(&c1, std::slice::from_ref(&p), 1);
+    let r2 = run(&c2, std::slice::from_ref(&p), 2);
+    assert_eq!(r1.precision.len(), 3);
+    assert_eq!(
+        r1.precision
+            .iter()
+            .map(|(_, o)| o.clone())
+            .collect::<Vec<_>>(),
+        r2.precision
+            .iter()
+            .map(|(_, o)| o.clone())
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(records(&c1), records(&c2));
+    for (key, o) in &r1.precision {
+        assert!([2, 4, 6].contains(&o.replications));
+        // The record says which: met or cap.
+        let f = std::fs::read_dir(c1.key_dir(key))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().to_string())
+            .find(|n| n.starts_with("precision-"))
+            .unwrap();
+        let text = std::fs::read_to_string(c1.key_dir(key).join(f)).unwrap();
+        assert!(
+            text.contains("\"stop\": \"met\"") || text.contains("\"stop\": \"cap\""),
+            "{text}"
+        );
+        assert_eq!(c1.replication_files(key).len() as u32, o.replications);
+    }
+}
+
+#[test]
+fn calibration_meets_a_budget_and_says_when_it_cannot() {
+    let text = TINY
+        .replace("load = [0.6, 0.9]", "load = [0.9]")
+        .replace("p_hat = 0.3", "budget = { messages_per_arrival = 0.4 }")
+        .replace(
+            "spec = \"Power-of-2\"",
+            "spec = \"L-JSQ-Push\"\nbudget = { same_as = \"JSQ\" }",
+        );
+    let p = plan(&text, Profile::Full);
+    assert_eq!(p.calibrations.len(), 2);
+    let d = tempfile::tempdir().unwrap();
+    let c = Cache::new(d.path());
+    let rep = run(&c, std::slice::from_ref(&p), 2);
+    use lb_runner::calibrate::CalibrationStatus::*;
+    let pull = &rep
+        .calibrations
+        .iter()
+        .find(|(d, _, _)| d.contains("L-JBA-Pull"))
+        .unwrap()
+        .2;
+    assert!(matches!(pull.status, Met | Closest), "{pull:?}");
+    assert!((pull.achieved - 0.4).abs() < 0.05, "{pull:?}");
+    assert!(pull.p_hat > 0.0 && pull.p_hat < 1.0);
+    // JSQ costs 2N = 6 messages per dispatch decision: a Push(1) cannot match it.
+    let push = &rep
+        .calibrations
+        .iter()
+        .find(|(d, _, _)| d.contains("L-JSQ-Push"))
+        .unwrap()
+        .2;
+    assert_eq!(push.status, OutOfReach, "{push:?}");
+    assert_eq!(push.p_hat, 1.0);
+    // The calibrated points carry the chosen p̂ and are cached under their keys.
+    let st = status(&c, &p);
+    assert!(st.iter().all(|s| s.word() == "cached"), "{st:?}");
+    // A second run reuses the calibrations.
+    assert!(run(&c, std::slice::from_ref(&p), 2).calibrations.is_empty());
+}
