@@ -144,7 +144,7 @@ impl Policy {
                 dispatch,
                 update,
                 est: (0..m)
-                    .map(|_| Estimates::new(n, dispatch == LedDispatch::LJsq))
+                    .map(|_| Estimates::new(n, dispatch == LedDispatch::LJsq && n > SCAN_MAX))
                     .collect(),
             },
             PolicyConfig::Jsq { .. } => Kind::Jsq,
@@ -213,7 +213,10 @@ impl Policy {
                 match *dispatch {
                     LedDispatch::LJsq => {
                         if !job {
-                            let s = tree_argmin(e.tree.as_ref().expect("L-JSQ tree"), random_ties, rng);
+                            let s = match &e.tree {
+                                Some(t) => tree_argmin(t, random_ties, rng),
+                                None => scan_argmin(&e.vals, random_ties, rng),
+                            };
                             out.add(s, a);
                             if self.count_own {
                                 e.add(s, a);
@@ -227,9 +230,14 @@ impl Policy {
                             });
                             e.add_many(adds);
                         } else {
-                            let t = e.tree.as_ref().expect("L-JSQ tree");
                             self.set.clear();
-                            self.set.extend((0..t.ties()).map(|j| t.nth_argmin(j)));
+                            match &e.tree {
+                                Some(t) => self.set.extend((0..t.ties()).map(|j| t.nth_argmin(j))),
+                                None => {
+                                    let mn = *e.vals.iter().min().expect("N ≥ 1");
+                                    self.set.extend((0..e.vals.len()).filter(|&s| e.vals[s] == mn));
+                                }
+                            }
                             split_ties(rng, a, &self.set, random_ties, out);
                         }
                     }
@@ -393,6 +401,28 @@ impl Policy {
         }
         msgs
     }
+}
+
+/// Up to this many servers, L-JSQ scans its estimates instead of keeping an
+/// argmin tree: a scan of ≤ 32 words is cheaper than the tree's updates.
+const SCAN_MAX: usize = 32;
+
+/// A uniform (or lowest) argmin by one scan, ties by reservoir sampling.
+#[inline]
+fn scan_argmin(vals: &[u64], random_ties: bool, rng: &mut ChaCha8Rng) -> usize {
+    let mn = *vals.iter().min().expect("N ≥ 1");
+    let ties = vals.iter().filter(|&&v| v == mn).count() as u32;
+    let j = if random_ties && ties > 1 {
+        rng.random_range(0..ties)
+    } else {
+        0
+    };
+    vals.iter()
+        .enumerate()
+        .filter(|&(_, &v)| v == mn)
+        .nth(j as usize)
+        .map(|(s, _)| s)
+        .expect("j < ties")
 }
 
 /// A uniform (or lowest) argmin from the tree.
