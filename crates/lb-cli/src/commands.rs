@@ -136,7 +136,12 @@ pub fn render_plan(cache: &Cache, plan: &Plan) -> String {
         let _ = writeln!(s, "  {}", line.join("  ").trim_end());
     }
     let count = |w: &str| st.iter().filter(|p| p.word() == w).count();
-    let to_run: u32 = st.iter().map(|p| p.needed.saturating_sub(p.present)).sum();
+    let mut keys = BTreeSet::new();
+    let to_run: u32 = st
+        .iter()
+        .filter(|p| p.key.is_none_or(|k| keys.insert(k)))
+        .map(|p| p.needed.saturating_sub(p.present))
+        .sum();
     let _ = writeln!(
         s,
         "  {} cached, {} partial, {} missing, {} damaged, {} waiting for a calibration; \

@@ -232,12 +232,19 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
 /// The closest of `candidates` to `word`, if close enough to be a likely typo.
 pub fn did_you_mean<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
     let lw = word.to_ascii_lowercase();
-    candidates
+    let close = candidates
         .iter()
         .map(|c| (edit_distance(&lw, &c.to_ascii_lowercase()), *c))
         .filter(|(d, c)| *d <= 2.max(c.len() / 3))
         .min()
-        .map(|(_, c)| c)
+        .map(|(_, c)| c);
+    // A truncated name ("same" for "same_as") is a likely slip too.
+    close.or_else(|| {
+        candidates
+            .iter()
+            .find(|c| lw.len() >= 3 && c.to_ascii_lowercase().starts_with(&lw))
+            .copied()
+    })
 }
 
 #[cfg(test)]

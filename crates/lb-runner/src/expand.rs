@@ -49,7 +49,7 @@ pub enum Target {
     },
 }
 
-/// One point of a manifest, with how it appears in the sweep.
+/// One row of a manifest's plan: a policy at one combination of the axes.
 #[derive(Debug, Clone)]
 pub struct PlannedPoint {
     /// The policy's label.
@@ -241,7 +241,10 @@ pub fn expand(l: &Loaded, profile: Profile) -> Result<Plan, ManifestError> {
         calibrations: Vec::new(),
         points: Vec::new(),
     };
-    let mut seen: BTreeMap<(Option<Key>, Key), ()> = BTreeMap::new();
+    // Rows are (policy label, axis values as shown): a policy that an axis does
+    // not apply to appears once per value of the other axes. Two rows may share
+    // a key (Pod at d = 2 is Power-of-2); the run computes each key once.
+    let mut seen: BTreeMap<(String, Vec<String>), ()> = BTreeMap::new();
     let mut calib_index: BTreeMap<Key, usize> = BTreeMap::new();
     let total: usize = axes.iter().map(|(_, v)| v.len()).product();
     for mut c in 0..total {
@@ -267,8 +270,11 @@ pub fn expand(l: &Loaded, profile: Profile) -> Result<Plan, ManifestError> {
                     }
                 })
                 .collect();
-            let (target, calib_key) = match &l.manifest.policies[i].budget {
-                None => (Target::Fixed(point), None),
+            if seen.insert((label(l, i), shown.clone()), ()).is_some() {
+                continue;
+            }
+            let target = match &l.manifest.policies[i].budget {
+                None => Target::Fixed(point),
                 Some(b) => {
                     let mut pilot = point.clone();
                     pilot.config.run = st.pilot;
@@ -296,21 +302,12 @@ pub fn expand(l: &Loaded, profile: Profile) -> Result<Plan, ManifestError> {
                         plan.calibrations.push(cal);
                         plan.calibrations.len() - 1
                     });
-                    (
-                        Target::Calibrated {
-                            calibration: idx,
-                            template: point,
-                        },
-                        Some(ck),
-                    )
+                    Target::Calibrated {
+                        calibration: idx,
+                        template: point,
+                    }
                 }
             };
-            let pk = match &target {
-                Target::Fixed(p) | Target::Calibrated { template: p, .. } => p.key(),
-            };
-            if seen.insert((calib_key, pk), ()).is_some() {
-                continue;
-            }
             plan.points.push(PlannedPoint {
                 label: label(l, i),
                 axes: shown,

@@ -581,7 +581,19 @@ pub fn parse(path: &Path, text: &str) -> Result<Loaded, ManifestError> {
 
 /// A located, explained error from the TOML deserializer.
 fn serde_error(spans: &SpanIndex, e: &toml::de::Error) -> ManifestError {
-    let msg = e.message().trim_end().to_string();
+    let mut msg = e.message().trim_end().to_string();
+    // Say what is allowed in words rather than Rust types.
+    for (ty, words) in [
+        ("expected u64", "expected a whole number ≥ 0"),
+        ("expected u32", "expected a whole number ≥ 0"),
+        ("expected f64", "expected a number"),
+        ("expected a sequence", "expected a list [ … ]"),
+        ("expected a map", "expected a table { … }"),
+    ] {
+        if let Some(head) = msg.strip_suffix(ty) {
+            msg = format!("{head}{words}");
+        }
+    }
     let span = e.span().unwrap_or(0..0);
     let at = spans.path_at(&span).unwrap_or("").to_string();
     if let Some(rest) = msg.strip_prefix("unknown field `") {

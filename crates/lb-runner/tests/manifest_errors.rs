@@ -259,3 +259,16 @@ fn every_shipped_manifest_parses_and_expands() {
     }
     assert!(n >= 5, "only {n} manifests in {}", dir.display());
 }
+
+#[test]
+fn the_annotated_example_of_the_readme_parses() {
+    let readme = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments/README.md");
+    let text = std::fs::read_to_string(readme).unwrap();
+    let section = &text[text.find("## The complete annotated example").unwrap()..];
+    let start = section.find("```toml\n").unwrap() + "```toml\n".len();
+    let example = &section[start..start + section[start..].find("```").unwrap()];
+    let l = manifest::parse(Path::new("README.md"), example).unwrap_or_else(|e| panic!("{e}"));
+    let plan = expand(&l, Profile::Full).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(plan.calibrations.len(), 2);
+    assert!(plan.points.len() >= 12);
+}
