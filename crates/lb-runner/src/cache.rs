@@ -45,6 +45,7 @@ pub struct PointRecord {
     pub kind: String,
     pub key: String,
     pub point: Point,
+    pub provenance: Provenance,
 }
 
 /// `rNNNN.json`: one replication of a point.
@@ -293,13 +294,14 @@ impl Cache {
         )
     }
 
-    pub fn write_point(&self, point: &Point) -> Result<(), CacheError> {
+    pub fn write_point(&self, point: &Point, provenance: Provenance) -> Result<(), CacheError> {
         let key = point.key();
         let rec = PointRecord {
             format: FORMAT,
             kind: "point".into(),
             key: key.hex(),
             point: point.clone(),
+            provenance,
         };
         write_record(&self.point_path(&key), &rec)
     }

@@ -106,7 +106,17 @@ impl Calibration {
             CalibrationTarget::MessagesPerArrival { value } => format!("{value} msgs/arrival"),
             CalibrationTarget::SameAs { point } => format!("same as {}", point.policy_name()),
         };
-        format!("p̂ of {} for {t}", self.point.policy_name())
+        let c = &self.point.config;
+        let g = match c.granularity {
+            lb_core::Granularity::Batch => "batch",
+            lb_core::Granularity::Job => "job",
+        };
+        format!(
+            "p̂ of {} at load {:.4} ({g}, count_own {}) for {t}",
+            self.point.policy_name(),
+            c.system.load(),
+            c.count_own,
+        )
     }
 
     /// Runs the bisection. Pure: the same calibration gives the same bits.

@@ -480,12 +480,13 @@ pub fn run_plans(
         }
     }
     for (key, (point, _)) in &demands {
+        let stamp = || ctx.stamp(SystemTime::now(), std::time::Duration::ZERO);
         match cache.read_point(key) {
             Read::Valid(_) => {}
-            Read::Missing => cache.write_point(point)?,
+            Read::Missing => cache.write_point(point, stamp())?,
             Read::Damaged(why) => {
                 note_damaged(cache, &cache.point_path(key), &why, &report, progress)?;
-                cache.write_point(point)?;
+                cache.write_point(point, stamp())?;
             }
         }
     }
