@@ -1,0 +1,15 @@
+//! # lb-analysis — tables, figures and audits of lb results
+//!
+//! Reads an experiment's records from the cache ([`results`]) into a polars
+//! DataFrame, builds tables of mean ± 95% half-width ([`table`], intervals in
+//! [`stats`]), draws figures with plotters ([`figure`]), and writes the
+//! report under `paper-figures/` ([`report`]).
+
+pub mod figure;
+pub mod metric;
+pub mod results;
+pub mod stats;
+pub mod table;
+
+pub use metric::Metric;
+pub use results::{PointResult, collect};

@@ -1,0 +1,82 @@
+//! The results of a manifest, read from the cache: one [`PointResult`] per
+//! planned point, with every valid replication's summary (SPEC §4).
+
+use lb_runner::cache::Cache;
+use lb_runner::expand::{Plan, Target};
+use lb_runner::{Key, Point};
+use lb_core::RunSummary;
+
+/// A planned point and what the cache holds for it.
+#[derive(Debug, Clone)]
+pub struct PointResult {
+    /// The policy's label ("L-JSQ-Push", …).
+    pub label: String,
+    /// (axis, value) for each sweep axis of the plan.
+    pub axes: Vec<(String, String)>,
+    /// The resolved point and its key; `None` until its p̂ calibration exists.
+    pub point: Option<Point>,
+    pub key: Option<Key>,
+    /// Valid summaries of replications 0..needed (a missing one is skipped).
+    pub summaries: Vec<RunSummary>,
+    /// Replications the plan needs now.
+    pub needed: u32,
+    /// The calibrated p̂, target and achieved messages per arrival, if any.
+    pub calibration: Option<(f64, f64, f64)>,
+}
+
+impl PointResult {
+    /// The value of sweep axis `name`, if the plan has it.
+    pub fn axis(&self, name: &str) -> Option<&str> {
+        self.axes
+            .iter()
+            .find(|(a, _)| a == name)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Every needed replication is present.
+    pub fn complete(&self) -> bool {
+        self.key.is_some() && self.summaries.len() as u32 >= self.needed
+    }
+}
+
+/// Reads every point of `plan` from `cache` (read-only).
+pub fn collect(cache: &Cache, plan: &Plan) -> Vec<PointResult> {
+    let status = lb_runner::run::status(cache, plan);
+    plan.points
+        .iter()
+        .zip(status)
+        .map(|(pp, st)| {
+            let cal = st.calibration.as_ref().and_then(|(_, r)| r.clone());
+            let point = match (&pp.target, &cal) {
+                (Target::Fixed(p), _) => Some(p.clone()),
+                (Target::Calibrated { template, .. }, Some(r)) => {
+                    let mut p = template.clone();
+                    p.config.policy = p.config.policy.with_p_hat(r.p_hat);
+                    Some(p)
+                }
+                (Target::Calibrated { .. }, None) => None,
+            };
+            debug_assert_eq!(point.as_ref().map(Point::key), st.key);
+            let summaries = match &st.key {
+                Some(k) => (0..st.needed as u64)
+                    .filter_map(|r| cache.read_replication(k, r).valid().map(|rec| rec.summary))
+                    .collect(),
+                None => Vec::new(),
+            };
+            PointResult {
+                label: pp.label.clone(),
+                axes: plan
+                    .axes
+                    .iter()
+                    .map(|a| a.to_string())
+                    .zip(pp.axes.iter().cloned())
+                    .collect(),
+                point,
+                key: st.key,
+                summaries,
+                needed: st.needed,
+                calibration: cal.map(|r| (r.p_hat, r.target, r.achieved)),
+            }
+        })
+        .collect()
+}
