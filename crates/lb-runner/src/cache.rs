@@ -327,8 +327,12 @@ impl Cache {
         let mut to = path.as_os_str().to_owned();
         to.push(".damaged");
         let to = PathBuf::from(to);
-        fs::rename(path, &to).map_err(|e| io_err(path, "cannot move a damaged record aside", e))?;
-        Ok(to)
+        match fs::rename(path, &to) {
+            Ok(()) => Ok(to),
+            // Another process moved it aside first.
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(to),
+            Err(e) => Err(io_err(path, "cannot move a damaged record aside", e)),
+        }
     }
 
     fn lock_file(&self, record: &Path) -> Result<(File, PathBuf), CacheError> {

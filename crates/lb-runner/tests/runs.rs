@@ -230,3 +230,13 @@ fn calibration_meets_a_budget_and_says_when_it_cannot() {
     // A second run reuses the calibrations.
     assert!(run(&c, std::slice::from_ref(&p), 2).calibrations.is_empty());
 }
+
+#[test]
+fn drawn_rates_are_fixed_by_the_seed_and_nested_in_n() {
+    use lb_runner::expand::uniform_rates;
+    let a = uniform_rates(4, 0.3, 0.9, 3);
+    let b = uniform_rates(4, 0.3, 0.9, 5);
+    assert_eq!(a[..], b[..3]);
+    assert!(b.iter().all(|r| (0.3..=0.9).contains(r)));
+    assert_ne!(uniform_rates(5, 0.3, 0.9, 3), a);
+}
