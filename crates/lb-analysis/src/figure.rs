@@ -24,13 +24,51 @@ pub struct FigureSpec {
     pub y: Metric,
     /// Axes (besides the policy) that tell series apart, e.g. `count_own`.
     pub series: Vec<String>,
-    /// Only points whose axes take these values.
-    pub filter: Vec<(String, String)>,
+    /// Only points whose axes take one of these values.
+    pub filter: Vec<(String, Vec<String>)>,
+    /// Only these policies (labels); empty: all.
+    pub policies: Vec<String>,
     pub log_x: bool,
     pub log_y: bool,
     /// Draw ζ(ε) of each point's system as a dashed line (heavy traffic).
     pub zeta_line: bool,
     pub caption: String,
+    /// What the seed claims the figure shows.
+    pub claim: Option<String>,
+}
+
+impl FigureSpec {
+    /// From the manifest's `[[figure]]` (validated by lb-runner).
+    pub fn from_toml(f: &lb_runner::outputs::FigureToml) -> FigureSpec {
+        FigureSpec {
+            name: f.name.clone(),
+            title: f.title.clone(),
+            x: f.x.clone(),
+            x_label: f.x_label.clone().unwrap_or_else(|| f.x.clone()),
+            y: Metric::parse(&f.y).expect("validated metric"),
+            series: f.series.clone(),
+            filter: f
+                .filter
+                .iter()
+                .map(|(k, v)| (k.clone(), lb_runner::outputs::where_values(v)))
+                .collect(),
+            policies: f.policies.clone(),
+            log_x: f.log_x,
+            log_y: f.log_y,
+            zeta_line: f.zeta_line,
+            caption: f.caption.split_whitespace().collect::<Vec<_>>().join(" "),
+            claim: f.claim.clone(),
+        }
+    }
+
+    /// Whether the figure shows point `r`.
+    pub fn selects(&self, r: &PointResult) -> bool {
+        (self.policies.is_empty() || self.policies.contains(&r.label))
+            && self
+                .filter
+                .iter()
+                .all(|(a, vs)| r.axis(a).is_some_and(|v| vs.iter().any(|w| w == v)))
+    }
 }
 
 /// One plotted point.
@@ -54,7 +92,7 @@ pub struct Series {
 pub fn series(spec: &FigureSpec, results: &[PointResult]) -> Vec<Series> {
     let mut out: Vec<Series> = Vec::new();
     for r in results {
-        if spec.filter.iter().any(|(a, v)| r.axis(a) != Some(v.as_str())) {
+        if !spec.selects(r) {
             continue;
         }
         let (Some(point), Some(key)) = (&r.point, &r.key) else {
@@ -105,7 +143,7 @@ pub fn series(spec: &FigureSpec, results: &[PointResult]) -> Vec<Series> {
 pub fn zeta_points(spec: &FigureSpec, results: &[PointResult]) -> Vec<(f64, f64)> {
     let mut pts: Vec<(f64, f64)> = results
         .iter()
-        .filter(|r| spec.filter.iter().all(|(a, v)| r.axis(a) == Some(v.as_str())))
+        .filter(|r| spec.selects(r))
         .filter_map(|r| {
             let x = r.axis(&spec.x)?.parse::<f64>().ok()?;
             let sys = &r.point.as_ref()?.config.system;

@@ -5,8 +5,10 @@
 //! [`stats`]), draws figures with plotters ([`figure`]), and writes the
 //! report under `paper-figures/` ([`report`]).
 
+pub mod audit;
 pub mod figure;
 pub mod metric;
+pub mod report;
 pub mod results;
 pub mod stats;
 pub mod table;

@@ -21,10 +21,14 @@ pub enum Metric {
     P99,
     /// E[max_n Q_n − min_n Q_n].
     Imbalance,
+    /// FIFO mean response − Little's-law response (0 by Little's law).
+    LittleGap,
+    /// 1 for a replication judged unstable, else 0.
+    PUnstable,
 }
 
 impl Metric {
-    pub const ALL: [Metric; 9] = [
+    pub const ALL: [Metric; 11] = [
         Metric::MeanResponse,
         Metric::MeanSumQ,
         Metric::EpsSumQ,
@@ -34,6 +38,8 @@ impl Metric {
         Metric::P90,
         Metric::P99,
         Metric::Imbalance,
+        Metric::LittleGap,
+        Metric::PUnstable,
     ];
 
     /// The column name.
@@ -48,6 +54,8 @@ impl Metric {
             Metric::P90 => "p90",
             Metric::P99 => "p99",
             Metric::Imbalance => "imbalance",
+            Metric::LittleGap => "little_gap",
+            Metric::PUnstable => "p_unstable",
         }
     }
 
@@ -63,6 +71,8 @@ impl Metric {
             Metric::P90 => "90th percentile response time (slots)",
             Metric::P99 => "99th percentile response time (slots)",
             Metric::Imbalance => "E[max Q − min Q]",
+            Metric::LittleGap => "FIFO − Little response (slots)",
+            Metric::PUnstable => "Fraction of unstable replications",
         }
     }
 
@@ -84,6 +94,21 @@ impl Metric {
             Metric::P90 => s.p90.map(|v| v as f64),
             Metric::P99 => s.p99.map(|v| v as f64),
             Metric::Imbalance => Some(s.imbalance),
+            Metric::LittleGap => Some(s.mean_response? - s.little_response?),
+            Metric::PUnstable => Some(if s.stability.stable { 0.0 } else { 1.0 }),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_metric_the_manifest_allows_exists() {
+        for name in lb_runner::outputs::METRICS {
+            assert!(Metric::parse(name).is_some(), "{name}");
+        }
+        assert_eq!(Metric::ALL.len(), lb_runner::outputs::METRICS.len());
     }
 }

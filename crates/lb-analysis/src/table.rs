@@ -77,7 +77,10 @@ pub fn replications_frame(
     for (a, v) in axes.iter().zip(axis_vals) {
         cols.push(Column::new(a.as_str().into(), v));
     }
-    cols.push(Column::new("p_hat".into(), p_hat));
+    // A swept p̂ is already an axis column.
+    if !axes.iter().any(|a| a == "p_hat") {
+        cols.push(Column::new("p_hat".into(), p_hat));
+    }
     cols.push(Column::new("replication".into(), rep));
     cols.push(Column::new("stable".into(), stable));
     cols.push(Column::new("bm_lag1".into(), lag1));
@@ -164,7 +167,9 @@ pub fn summary_frame(
     for (a, v) in axes.iter().zip(axis_vals) {
         cols.push(Column::new(a.as_str().into(), v));
     }
-    cols.push(Column::new("p_hat".into(), p_hat));
+    if !axes.iter().any(|a| a == "p_hat") {
+        cols.push(Column::new("p_hat".into(), p_hat));
+    }
     cols.push(Column::new("n".into(), n));
     cols.push(Column::new("needed".into(), needed));
     cols.push(Column::new("stable".into(), stable));

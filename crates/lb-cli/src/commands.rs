@@ -1,5 +1,5 @@
-//! The subcommands. Later ones (`lb table`, `lb reproduce`, `lb audit`) will
-//! join [`dispatch`] as further arms.
+//! The subcommands; `lb table`, `lb reproduce` and `lb audit` live in
+//! [`crate::outputs`].
 
 use crate::progress;
 use crate::{CacheAction, Cli, Command};
@@ -40,6 +40,29 @@ pub fn dispatch(cli: &Cli) -> Res {
             key,
             threads,
         } => verify_cmd(&cache, *sample, *seed, key.as_deref(), *threads),
+        Command::Table {
+            manifest,
+            format,
+            quick,
+            long,
+            columns,
+        } => match manifest {
+            Some(m) if !*columns => crate::outputs::table(&cache, m, *format, *quick, *long),
+            _ => crate::outputs::columns(),
+        },
+        Command::Reproduce {
+            manifests,
+            fresh,
+            quick,
+            threads,
+            out,
+        } => crate::outputs::reproduce(&cache, manifests, *threads, *quick, *fresh, out),
+        Command::Audit {
+            manifests,
+            format,
+            quick,
+            out,
+        } => crate::outputs::audit(&cache, manifests, *format, *quick, out),
     }
 }
 
@@ -160,7 +183,7 @@ pub fn render_plan(cache: &Cache, plan: &Plan) -> String {
     s
 }
 
-fn pool(threads: Option<usize>) -> Result<rayon::ThreadPool, Box<dyn std::error::Error>> {
+pub fn pool(threads: Option<usize>) -> Result<rayon::ThreadPool, Box<dyn std::error::Error>> {
     let n = threads.unwrap_or_else(|| {
         std::thread::available_parallelism()
             .map(|n| n.get())

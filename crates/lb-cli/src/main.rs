@@ -3,6 +3,7 @@
 //! <what is allowed>`; every failure exits non-zero.
 
 mod commands;
+mod outputs;
 mod progress;
 
 use clap::{Parser, Subcommand};
@@ -53,6 +54,54 @@ pub enum Command {
     Cache {
         #[command(subcommand)]
         action: CacheAction,
+    },
+    /// Print an experiment's table: mean ± 95% half-width per point.
+    Table {
+        #[arg(value_name = "MANIFEST", required_unless_present = "columns")]
+        manifest: Option<PathBuf>,
+        #[arg(long, value_enum, default_value = "md")]
+        format: outputs::Format,
+        /// The table of the --quick profile.
+        #[arg(long)]
+        quick: bool,
+        /// One row per replication instead of per point.
+        #[arg(long)]
+        long: bool,
+        /// Explain the columns and exit.
+        #[arg(long)]
+        columns: bool,
+    },
+    /// Run every manifest (cache hits are free), then write every table,
+    /// figure, the report and the audit.
+    Reproduce {
+        /// Manifests (default: every experiments/*.toml).
+        #[arg(value_name = "MANIFEST")]
+        manifests: Vec<PathBuf>,
+        /// Recompute everything into a new results directory beside the cache
+        /// (the cache is left untouched).
+        #[arg(long)]
+        fresh: bool,
+        /// Short runs for smoke tests (own keys).
+        #[arg(long)]
+        quick: bool,
+        #[arg(long, value_name = "N")]
+        threads: Option<usize>,
+        /// Where figures, tables and the report go.
+        #[arg(long, value_name = "DIR", default_value = "paper-figures")]
+        out: PathBuf,
+    },
+    /// Verdicts on every claim of the manifests; exits non-zero if a required
+    /// claim is refuted. Writes OUT/audit.md.
+    Audit {
+        /// Manifests (default: every experiments/*.toml).
+        #[arg(value_name = "MANIFEST")]
+        manifests: Vec<PathBuf>,
+        #[arg(long, value_enum, default_value = "md")]
+        format: outputs::Format,
+        #[arg(long)]
+        quick: bool,
+        #[arg(long, value_name = "DIR", default_value = "paper-figures")]
+        out: PathBuf,
     },
     /// Recompute cached records and compare them bit for bit.
     Verify {

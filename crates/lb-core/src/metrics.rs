@@ -6,6 +6,7 @@ use statrs::distribution::{ContinuousCDF, StudentsT};
 /// The summary of one replication. Time averages are over the measured
 /// window (after warm-up); response times are of jobs that arrived in it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct RunSummary {
     pub replication: u64,
     pub measured_slots: u64,
@@ -47,6 +48,7 @@ pub struct RunSummary {
 /// The verdict on whether ΣQ settled (SPEC §1): a significant positive trend
 /// over the second half of the run, large enough to matter, means unstable.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Stability {
     pub stable: bool,
     /// OLS slope of the batch means over the second half, per batch.

@@ -12,7 +12,6 @@ use crate::diag::{ManifestError, SpanIndex, did_you_mean};
 use lb_core::{Granularity, PushWhen, TieBreak};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
 
@@ -48,9 +47,12 @@ pub struct Manifest {
     pub quick: QuickSpec,
     #[serde(default)]
     pub calibration: CalibrationSpec,
-    /// Claims (SPEC §5), kept as written for the audit of issue 5.
+    /// Figures drawn from the experiment's points (issue 4).
+    #[serde(default, rename = "figure")]
+    pub figures: Vec<crate::outputs::FigureToml>,
+    /// Claims (SPEC §5) the audit holds the results against.
     #[serde(default, rename = "claim")]
-    pub claims: Vec<BTreeMap<String, toml::Value>>,
+    pub claims: Vec<crate::outputs::ClaimToml>,
 }
 
 /// `[experiment]`: what the experiment is and where it comes from.

@@ -3,7 +3,8 @@
 //! path and what is allowed.
 
 use crate::diag::{ManifestError, did_you_mean};
-use crate::manifest::{Loaded, POLICY_NAMES, PolicyKind, Split, UpdateKind};
+use crate::manifest::{AXES, Loaded, POLICY_NAMES, PolicyKind, Split, SweepSpec, UpdateKind};
+use crate::outputs::{ClaimKind, METRICS, REFERENCES, Reference};
 use std::collections::BTreeSet;
 
 type R = Result<(), ManifestError>;
@@ -15,6 +16,7 @@ pub fn validate(l: &Loaded) -> R {
     sweep(l)?;
     policies(l)?;
     run(l)?;
+    figures(l)?;
     claims(l)
 }
 
@@ -669,32 +671,151 @@ fn run(l: &Loaded) -> R {
     Ok(())
 }
 
-/// Claims (SPEC §5) are checked loosely until the audit exists: a statement,
-/// a source, a known kind, and `required` a boolean if given.
+impl SweepSpec {
+    /// The sweep axes this manifest sets.
+    pub fn present(&self) -> Vec<&'static str> {
+        let set = [
+            self.load.is_some(),
+            self.epsilon.is_some(),
+            self.epsilon_frac.is_some(),
+            self.dispatchers.is_some(),
+            self.servers_count.is_some(),
+            self.granularity.is_some(),
+            self.count_own.is_some(),
+            self.p_hat.is_some(),
+            self.d.is_some(),
+        ];
+        AXES.iter().zip(set).filter(|(_, s)| *s).map(|(a, _)| *a).collect()
+    }
+}
+
+fn one_of(l: &Loaded, at: &str, what: &str, v: &str, allowed: &[&str]) -> R {
+    if allowed.contains(&v) {
+        return Ok(());
+    }
+    let hint = did_you_mean(v, allowed)
+        .map(|s| format!("; did you mean \"{s}\"?"))
+        .unwrap_or_default();
+    Err(l.error(
+        at,
+        format!("unknown {what} \"{v}\"{hint} (allowed: {})", allowed.join(", ")),
+    ))
+}
+
+fn filter(l: &Loaded, at: &str, f: &crate::outputs::Where, axes: &[&str]) -> R {
+    for k in f.keys() {
+        one_of(l, &format!("{at}.{k}"), "sweep axis", k, axes)?;
+    }
+    Ok(())
+}
+
+/// `[[figure]]`: names, axes, metrics and policies must exist.
+fn figures(l: &Loaded) -> R {
+    let axes = l.manifest.sweep.present();
+    let labels: Vec<String> = (0..l.manifest.policies.len()).map(|i| label(l, i)).collect();
+    let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
+    let mut names = BTreeSet::new();
+    for (i, f) in l.manifest.figures.iter().enumerate() {
+        let at = |k: &str| format!("figure[{i}].{k}");
+        if f.name.is_empty()
+            || !f.name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
+        {
+            return Err(l.error(&at("name"), "use lower-case letters, digits, '-' and '_' (it names files)"));
+        }
+        if !names.insert(f.name.as_str()) {
+            return Err(l.error(&at("name"), format!("\"{}\" names another figure already", f.name)));
+        }
+        one_of(l, &at("x"), "sweep axis", &f.x, &axes)?;
+        one_of(l, &at("y"), "metric", &f.y, &METRICS)?;
+        for (j, s) in f.series.iter().enumerate() {
+            one_of(l, &format!("{}[{j}]", at("series")), "sweep axis", s, &axes)?;
+        }
+        filter(l, &at("where"), &f.filter, &axes)?;
+        for (j, p) in f.policies.iter().enumerate() {
+            one_of(l, &format!("{}[{j}]", at("policies")), "policy label", p, &labels)?;
+        }
+        if f.caption.trim().is_empty() {
+            return Err(l.error(&at("caption"), "a figure needs a caption naming its setting and assumptions"));
+        }
+    }
+    Ok(())
+}
+
+/// `[[claim]]` (SPEC §5): each kind has the keys it needs, and every name
+/// it uses exists.
 fn claims(l: &Loaded) -> R {
-    const KINDS: [&str; 4] = ["ordering", "number", "stability", "bound"];
+    let axes = l.manifest.sweep.present();
+    let labels: Vec<String> = (0..l.manifest.policies.len()).map(|i| label(l, i)).collect();
+    let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
+    let mut ids = BTreeSet::new();
     for (i, c) in l.manifest.claims.iter().enumerate() {
         let at = |k: &str| format!("claim[{i}].{k}");
-        for k in ["statement", "source"] {
-            match c.get(k) {
-                Some(toml::Value::String(s)) if !s.trim().is_empty() => {}
-                Some(_) => return Err(l.error(&at(k), "must be a non-empty string")),
-                None => return Err(l.error(&at(k), format!("required key `{k}` is missing"))),
+        let need = |k: &str, present: bool| -> R {
+            if present {
+                Ok(())
+            } else {
+                Err(l.error(&at(k), format!("a {:?} claim needs `{k}`", c.kind).to_lowercase()))
+            }
+        };
+        if c.id.trim().is_empty() || !ids.insert(c.id.as_str()) {
+            return Err(l.error(&at("id"), "needs a non-empty id, unique in the manifest"));
+        }
+        for (k, v) in [("statement", &c.statement), ("source", &c.source)] {
+            if v.trim().is_empty() {
+                return Err(l.error(&at(k), "must be a non-empty string"));
             }
         }
-        match c.get("kind") {
-            Some(toml::Value::String(s)) if KINDS.contains(&s.as_str()) => {}
-            _ => {
-                return Err(l.error(
-                    &at("kind"),
-                    format!("required: one of {}", KINDS.join(", ")),
-                ));
+        if let Some(m) = &c.metric {
+            one_of(l, &at("metric"), "metric", m, &METRICS)?;
+        }
+        filter(l, &at("where"), &c.filter, &axes)?;
+        for (j, p) in c.policies.iter().enumerate() {
+            one_of(l, &format!("{}[{j}]", at("policies")), "policy label", p, &labels)?;
+        }
+        for (k, v) in [("better", &c.better), ("worse", &c.worse)] {
+            if let Some(p) = v {
+                one_of(l, &at(k), "policy label", p, &labels)?;
             }
         }
-        if let Some(v) = c.get("required")
-            && !v.is_bool()
+        for (k, r) in [("expected", &c.expected), ("bound", &c.bound)] {
+            if let Some(Reference::Named(n)) = r {
+                one_of(l, &at(k), "reference", n, &REFERENCES)?;
+            }
+        }
+        if let Some(t) = c.tolerance
+            && !(t >= 0.0 && t.is_finite())
         {
-            return Err(l.error(&at("required"), "must be true or false"));
+            return Err(l.error(&at("tolerance"), format!("a relative tolerance ≥ 0, got {t}")));
+        }
+        if let Some(lv) = c.level
+            && !(lv > 0.0 && lv < 1.0)
+        {
+            return Err(l.error(&at("level"), format!("a confidence level in (0, 1), got {lv}")));
+        }
+        match c.kind {
+            ClaimKind::Ordering => {
+                need("metric", c.metric.is_some())?;
+                need("better", c.better.is_some())?;
+                need("worse", c.worse.is_some())?;
+            }
+            ClaimKind::Value => {
+                need("metric", c.metric.is_some())?;
+                need("policies", !c.policies.is_empty())?;
+                need("expected", c.expected.is_some())?;
+            }
+            ClaimKind::Stability => {
+                need("policies", !c.policies.is_empty())?;
+                need("stable", c.stable.is_some())?;
+            }
+            ClaimKind::Bound => {
+                need("metric", c.metric.is_some())?;
+                need("policies", !c.policies.is_empty())?;
+                need("bound", c.bound.is_some())?;
+                match c.side.as_deref() {
+                    Some("le" | "ge") => {}
+                    _ => return Err(l.error(&at("side"), "a bound claim needs side = \"le\" (metric ≤ bound) or \"ge\"")),
+                }
+            }
         }
     }
     Ok(())

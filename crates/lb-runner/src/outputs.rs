@@ -1,0 +1,150 @@
+//! What a manifest asks to be drawn and checked: `[[figure]]` tables (issue 4)
+//! and `[[claim]]` tables (SPEC §5, issue 5). Parsed strictly here, with the
+//! rest of the manifest; drawn and audited by lb-analysis.
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The metrics a figure or claim can read (their meaning: lb-analysis's
+/// `Metric`).
+pub const METRICS: [&str; 11] = [
+    "mean_response",
+    "mean_sum_q",
+    "eps_sum_q",
+    "zeta_ratio",
+    "messages_per_arrival",
+    "p50",
+    "p90",
+    "p99",
+    "imbalance",
+    "little_gap",
+    "p_unstable",
+];
+
+/// Axis values selecting points: `{ load = [0.9, 0.95], count_own = true }`.
+/// A single value or a list of values per axis.
+pub type Where = BTreeMap<String, toml::Value>;
+
+/// The values of a `where` entry as the plan prints them ("0.9", "true", …).
+pub fn where_values(v: &toml::Value) -> Vec<String> {
+    match v {
+        toml::Value::Array(a) => a.iter().flat_map(where_values).collect(),
+        toml::Value::Float(x) => vec![crate::canonical::number_to_string(*x)],
+        toml::Value::Integer(i) => vec![i.to_string()],
+        toml::Value::Boolean(b) => vec![b.to_string()],
+        toml::Value::String(s) => vec![s.clone()],
+        other => vec![other.to_string()],
+    }
+}
+
+/// `[[figure]]`: one figure drawn from the experiment's points.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct FigureToml {
+    /// File stem under `paper-figures/<experiment>/`: `[a-z0-9-_]+`.
+    pub name: String,
+    pub title: String,
+    /// The sweep axis on the x axis.
+    pub x: String,
+    /// Its label; default: the axis name.
+    #[serde(default)]
+    pub x_label: Option<String>,
+    /// The metric on the y axis (one of [`METRICS`]).
+    pub y: String,
+    /// Sweep axes that, besides the policy, tell series apart.
+    #[serde(default)]
+    pub series: Vec<String>,
+    /// Only points with these axis values.
+    #[serde(default, rename = "where")]
+    pub filter: Where,
+    /// Only these policies (labels); default: all.
+    #[serde(default)]
+    pub policies: Vec<String>,
+    #[serde(default)]
+    pub log_x: bool,
+    #[serde(default)]
+    pub log_y: bool,
+    /// Draw ζ(ε) of each point's system (heavy-traffic figures).
+    #[serde(default)]
+    pub zeta_line: bool,
+    /// The caption: the setting and every assumption a reader needs.
+    pub caption: String,
+    /// What the seed claims this figure shows, in one line.
+    #[serde(default)]
+    pub claim: Option<String>,
+}
+
+/// The kinds of claim (SPEC §5).
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ClaimKind {
+    /// `better` has a lower `metric` than `worse` (paired across replications).
+    Ordering,
+    /// `metric` of `policy` equals `expected` within `tolerance`.
+    Value,
+    /// `policy` is stable (or not, `stable = false`).
+    Stability,
+    /// `metric` of `policy` is ≤ (`side = "le"`) or ≥ `bound`.
+    Bound,
+}
+
+/// A reference value: a number, or the name of an exact result computed from
+/// each point's system (`zeta`, `single_server`, `wr_sum_q`, `pooled`).
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(untagged)]
+pub enum Reference {
+    Number(f64),
+    Named(String),
+}
+
+/// The named references.
+pub const REFERENCES: [&str; 4] = ["zeta", "single_server", "wr_sum_q", "pooled"];
+
+/// `[[claim]]`: a statement a paper makes that results can confirm or refute.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ClaimToml {
+    /// Short identifier, unique in the manifest.
+    pub id: String,
+    /// The published statement, as the paper makes it.
+    pub statement: String,
+    /// Seed file, figure or section, page where known.
+    pub source: String,
+    pub kind: ClaimKind,
+    /// A refuted required claim makes `lb audit` fail. For what the project
+    /// itself guarantees (exact theory); a paper's claim is audited, not required.
+    #[serde(default)]
+    pub required: bool,
+    /// The metric read (not for `stability`).
+    #[serde(default)]
+    pub metric: Option<String>,
+    /// The points read; default: every point of the policies named.
+    #[serde(default, rename = "where")]
+    pub filter: Where,
+    /// `ordering`: the policy claimed better (lower metric) …
+    #[serde(default)]
+    pub better: Option<String>,
+    /// … and the one it beats.
+    #[serde(default)]
+    pub worse: Option<String>,
+    /// `value`, `stability`, `bound`: the policies the claim is about.
+    #[serde(default)]
+    pub policies: Vec<String>,
+    /// `value`: the reference and the relative tolerance (0: the interval
+    /// must cover the reference).
+    #[serde(default)]
+    pub expected: Option<Reference>,
+    #[serde(default)]
+    pub tolerance: Option<f64>,
+    /// `stability`: the claimed verdict.
+    #[serde(default)]
+    pub stable: Option<bool>,
+    /// `bound`: the bound and its side, "le" (metric ≤ bound) or "ge".
+    #[serde(default)]
+    pub bound: Option<Reference>,
+    #[serde(default)]
+    pub side: Option<String>,
+    /// Confidence level of the intervals (default 0.95).
+    #[serde(default)]
+    pub level: Option<f64>,
+}
