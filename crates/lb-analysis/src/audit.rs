@@ -76,7 +76,11 @@ impl ClaimResult {
         self.checks
             .iter()
             .find(|c| c.verdict == Verdict::Refuted)
-            .or_else(|| self.checks.iter().find(|c| c.verdict == Verdict::Inconclusive))
+            .or_else(|| {
+                self.checks
+                    .iter()
+                    .find(|c| c.verdict == Verdict::Inconclusive)
+            })
             .or_else(|| self.checks.first())
     }
 }
@@ -138,7 +142,25 @@ fn reference(reference: &Reference, point: &Point, r: u64) -> Result<f64, String
                     })
                     .sum()
             }
-            "pooled" => Ok(lb_core::sim::pooled_mean_queue(&point.config, &point.seeds(), r)),
+            "pooled" => Ok(lb_core::sim::pooled_mean_queue(
+                &point.config,
+                &point.seeds(),
+                r,
+            )),
+            "pod_mean_field" => {
+                let lb_core::PolicyConfig::Pod { d, .. } = point.config.policy else {
+                    return Err("pod_mean_field needs a Power-of-d policy".into());
+                };
+                let mu = match sys.service.first() {
+                    Some(Law::Bernoulli { p })
+                        if sys.service.iter().all(|l| l == &sys.service[0]) =>
+                    {
+                        *p
+                    }
+                    _ => return Err("pod_mean_field needs identical Bernoulli servers".into()),
+                };
+                Ok(lb_core::theory::pod_mean_field(sys.load(), d as u32) / mu)
+            }
             other => Err(format!("unknown reference {other}")),
         },
     }
@@ -173,25 +195,33 @@ fn stats(xs: &[f64], level: f64) -> (f64, Option<f64>) {
     }
 }
 
-fn all_stable(r: &PointResult) -> bool {
-    r.summaries.iter().all(|s| s.stability.stable)
+fn point_stable(r: &PointResult) -> bool {
+    !lb_core::metrics::point_unstable(&r.summaries)
 }
 
 fn keys(rs: &[&PointResult]) -> Vec<String> {
-    rs.iter().filter_map(|r| r.key.as_ref().map(|k| k.hex())).collect()
+    rs.iter()
+        .filter_map(|r| r.key.as_ref().map(|k| k.hex()))
+        .collect()
 }
 
 /// Audits one claim against the results of its experiment.
 pub fn audit_claim(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> ClaimResult {
     let level = c.level.unwrap_or(0.95);
-    let metric = c.metric.as_deref().map(|m| Metric::parse(m).expect("validated metric"));
+    let metric = c
+        .metric
+        .as_deref()
+        .map(|m| Metric::parse(m).expect("validated metric"));
     let mut checks = Vec::new();
     match c.kind {
         ClaimKind::Ordering => {
             let (better, worse) = (c.better.as_deref().unwrap(), c.worse.as_deref().unwrap());
             let m = metric.unwrap();
             for b in selected(c, results, better) {
-                let Some(w) = selected(c, results, worse).into_iter().find(|w| w.axes == b.axes) else {
+                let Some(w) = selected(c, results, worse)
+                    .into_iter()
+                    .find(|w| w.axes == b.axes)
+                else {
                     continue;
                 };
                 let (Some(pb), Some(pw)) = (&b.point, &w.point) else {
@@ -208,10 +238,13 @@ pub fn audit_claim(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> 
                     continue;
                 }
                 let (mean, hw) = stats(&diffs, level);
-                let (sb, sw) = (all_stable(b), all_stable(w));
+                let (sb, sw) = (point_stable(b), point_stable(w));
                 let (verdict, note) = match (sb, sw) {
                     (true, true) => (sign_verdict(mean, hw, true), None),
-                    (true, false) => (Verdict::Confirmed, Some(format!("{worse} is unstable here"))),
+                    (true, false) => (
+                        Verdict::Confirmed,
+                        Some(format!("{worse} is unstable here")),
+                    ),
                     (false, true) => (Verdict::Refuted, Some(format!("{better} is unstable here"))),
                     (false, false) => (Verdict::Inconclusive, Some("both unstable".to_string())),
                 };
@@ -238,8 +271,10 @@ pub fn audit_claim(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> 
                         continue;
                     }
                     let refv = c.expected.as_ref().or(c.bound.as_ref()).expect("validated");
-                    let refs: Result<Vec<f64>, String> =
-                        vals.iter().map(|(rep, _)| reference(refv, p, *rep)).collect();
+                    let refs: Result<Vec<f64>, String> = vals
+                        .iter()
+                        .map(|(rep, _)| reference(refv, p, *rep))
+                        .collect();
                     let refs = match refs {
                         Ok(v) => v,
                         Err(e) => {
@@ -258,7 +293,7 @@ pub fn audit_claim(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> 
                         }
                     };
                     let xs: Vec<f64> = vals.iter().map(|v| v.1).collect();
-                    let stable = all_stable(r);
+                    let stable = point_stable(r);
                     let check = if c.kind == ClaimKind::Value {
                         let expected = refs.iter().sum::<f64>() / refs.len() as f64;
                         let (mean, hw) = stats(&xs, level);
@@ -280,7 +315,10 @@ pub fn audit_claim(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> 
                             Verdict::Inconclusive
                         };
                         let threshold = if tol == 0.0 {
-                            format!("= {} (interval must cover it)", crate::table::fmt_sig(expected, 5))
+                            format!(
+                                "= {} (interval must cover it)",
+                                crate::table::fmt_sig(expected, 5)
+                            )
                         } else {
                             format!(
                                 "{} ± {}%",
@@ -320,7 +358,8 @@ pub fn audit_claim(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> 
                                 m.name(),
                                 if ge { "≥" } else { "≤" },
                                 match refv {
-                                    Reference::Named(n) => format!("{n} ({})", crate::table::fmt_sig(bound, 5)),
+                                    Reference::Named(n) =>
+                                        format!("{n} ({})", crate::table::fmt_sig(bound, 5)),
                                     Reference::Number(x) => x.to_string(),
                                 }
                             ),
@@ -347,12 +386,15 @@ pub fn audit_claim(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> 
                     let n = r.summaries.len();
                     let unstable = r.summaries.iter().filter(|s| !s.stability.stable).count();
                     let frac = unstable as f64 / n as f64;
-                    let verdict = match (claimed, unstable) {
-                        (true, 0) => Verdict::Confirmed,
-                        (false, u) if u == n => Verdict::Confirmed,
-                        (true, u) if u == n => Verdict::Refuted,
-                        (false, 0) => Verdict::Refuted,
-                        _ => Verdict::Inconclusive,
+                    // The point's verdict is the majority's (lb_core::metrics::point_unstable);
+                    // a unanimous contrary verdict refutes.
+                    let majority_unstable = 2 * unstable > n;
+                    let verdict = if claimed != majority_unstable {
+                        Verdict::Confirmed
+                    } else if (claimed && unstable == n) || (!claimed && unstable == 0) {
+                        Verdict::Refuted
+                    } else {
+                        Verdict::Inconclusive
                     };
                     let growth = r
                         .summaries
@@ -366,12 +408,15 @@ pub fn audit_claim(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> 
                         half_width: None,
                         replications: n,
                         threshold: format!(
-                            "claimed {}: fraction of unstable replications {}",
+                            "claimed {}: fraction of unstable replications {} ½",
                             if claimed { "stable" } else { "unstable" },
-                            if claimed { "= 0" } else { "= 1" }
+                            if claimed { "≤" } else { ">" }
                         ),
                         verdict,
-                        note: Some(format!("largest ΣQ growth over the second half: {:.0}%", 100.0 * growth)),
+                        note: Some(format!(
+                            "largest ΣQ growth over the second half: {:.0}%",
+                            100.0 * growth
+                        )),
                         keys: keys(&[r]),
                     });
                 }
@@ -439,7 +484,11 @@ pub fn markdown(claims: &[ClaimResult]) -> String {
     s.push_str("| --- | --- | --- | --- | --- | --- | --- | --- |\n");
     for c in claims {
         let d = c.deciding();
-        let ok = c.checks.iter().filter(|k| k.verdict == Verdict::Confirmed).count();
+        let ok = c
+            .checks
+            .iter()
+            .filter(|k| k.verdict == Verdict::Confirmed)
+            .count();
         let _ = writeln!(
             s,
             "| **{}**{} | {} | {} | {} | {} | {} | {} | {}/{} confirmed |",
@@ -449,7 +498,8 @@ pub fn markdown(claims: &[ClaimResult]) -> String {
             c.id,
             c.statement.replace('|', "\\|"),
             c.source.replace('|', "\\|"),
-            d.map(|d| format!("{}: {} at {}", d.policy, measured(d), d.at)).unwrap_or_else(|| "no points computed".into()),
+            d.map(|d| format!("{}: {} at {}", d.policy, measured(d), d.at))
+                .unwrap_or_else(|| "no points computed".into()),
             d.map(|d| d.threshold.clone()).unwrap_or_default(),
             ok,
             c.checks.len()
@@ -457,8 +507,20 @@ pub fn markdown(claims: &[ClaimResult]) -> String {
     }
     s.push_str("\n## Every check\n");
     for c in claims {
-        let _ = writeln!(s, "\n### {} / {} — {}\n", c.experiment, c.id, c.verdict.word());
-        let _ = writeln!(s, "{} ({}; {:.1}% intervals)\n", c.statement, c.source, 100.0 * c.level);
+        let _ = writeln!(
+            s,
+            "\n### {} / {} — {}\n",
+            c.experiment,
+            c.id,
+            c.verdict.word()
+        );
+        let _ = writeln!(
+            s,
+            "{} ({}; {:.1}% intervals)\n",
+            c.statement,
+            c.source,
+            100.0 * c.level
+        );
         s.push_str("| at | policy | measured | n | threshold | verdict | note | key |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n");
         for k in &c.checks {
             let _ = writeln!(
@@ -471,7 +533,11 @@ pub fn markdown(claims: &[ClaimResult]) -> String {
                 k.threshold,
                 k.verdict.word(),
                 k.note.clone().unwrap_or_default(),
-                k.keys.iter().map(|h| h[..12].to_string()).collect::<Vec<_>>().join(", ")
+                k.keys
+                    .iter()
+                    .map(|h| h[..12].to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
             );
         }
     }

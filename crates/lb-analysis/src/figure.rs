@@ -101,11 +101,15 @@ pub fn series(spec: &FigureSpec, results: &[PointResult]) -> Vec<Series> {
         let Some(x) = r.axis(&spec.x).and_then(|v| v.parse::<f64>().ok()) else {
             continue;
         };
-        let ys: Vec<f64> = r.summaries.iter().filter_map(|s| spec.y.value(point, s)).collect();
+        let ys: Vec<f64> = r
+            .summaries
+            .iter()
+            .filter_map(|s| spec.y.value(point, s))
+            .collect();
         if ys.is_empty() {
             continue;
         }
-        let stable = r.summaries.iter().all(|s| s.stability.stable);
+        let stable = !lb_core::metrics::point_unstable(&r.summaries);
         let (mean, half_width) = if ys.len() >= 2 {
             let iv = interval(&ys, LEVEL);
             (iv.mean, Some(iv.half_width))
@@ -173,7 +177,11 @@ fn register_font() {
     static ONCE: Once = Once::new();
     ONCE.call_once(|| {
         // Registration fails only on a malformed font; the bytes are fixed.
-        let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, dejavu::sans::regular());
+        let _ = plotters::style::register_font(
+            "sans-serif",
+            FontStyle::Normal,
+            dejavu::sans::regular(),
+        );
     });
 }
 
@@ -302,24 +310,45 @@ where
                         BLACK.stroke_width(2),
                     ))?
                     .label("ζ = (σ²_Σ + ν²_Σ)/2")
-                    .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], BLACK.stroke_width(2)));
+                    .legend(|(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 20, y)], BLACK.stroke_width(2))
+                    });
             }
             for (i, s) in series.iter().enumerate() {
                 let c = PALETTE[i % PALETTE.len()];
                 let ok: Vec<&Dot> = s.dots.iter().filter(|d| d.stable).collect();
                 chart
-                    .draw_series(LineSeries::new(ok.iter().map(|d| (d.x, d.mean)), c.stroke_width(2)))?
+                    .draw_series(LineSeries::new(
+                        ok.iter().map(|d| (d.x, d.mean)),
+                        c.stroke_width(2),
+                    ))?
                     .label(s.name.as_str())
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2)));
+                    .legend(move |(x, y)| {
+                        PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
+                    });
                 chart.draw_series(ok.iter().map(|d| Circle::new((d.x, d.mean), 3, c.filled())))?;
                 chart.draw_series(ok.iter().filter_map(|d| {
                     let h = d.half_width?;
-                    let lo = if spec.log_y { (d.mean - h).max(y0) } else { d.mean - h };
-                    Some(ErrorBar::new_vertical(d.x, lo, d.mean, d.mean + h, c.stroke_width(1), 8))
+                    let lo = if spec.log_y {
+                        (d.mean - h).max(y0)
+                    } else {
+                        d.mean - h
+                    };
+                    Some(ErrorBar::new_vertical(
+                        d.x,
+                        lo,
+                        d.mean,
+                        d.mean + h,
+                        c.stroke_width(1),
+                        8,
+                    ))
                 }))?;
                 // Unstable points: a cross on the top edge, not a number.
                 chart.draw_series(
-                    s.dots.iter().filter(|d| !d.stable).map(|d| Cross::new((d.x, y1), 6, c.stroke_width(2))),
+                    s.dots
+                        .iter()
+                        .filter(|d| !d.stable)
+                        .map(|d| Cross::new((d.x, y1), 6, c.stroke_width(2))),
                 )?;
             }
             chart

@@ -59,7 +59,10 @@ pub fn write_if_changed(path: &Path, body: &[u8]) -> std::io::Result<()> {
 }
 
 /// Writes tables and figures of `exp` under `out/<name>/`.
-pub fn write_experiment(out: &Path, exp: &Experiment) -> Result<Written, Box<dyn std::error::Error>> {
+pub fn write_experiment(
+    out: &Path,
+    exp: &Experiment,
+) -> Result<Written, Box<dyn std::error::Error>> {
     let dir = out.join(exp.name);
     std::fs::create_dir_all(&dir)?;
     let mut files = Vec::new();
@@ -79,7 +82,11 @@ pub fn write_experiment(out: &Path, exp: &Experiment) -> Result<Written, Box<dyn
     let mut imprecise = Vec::new();
     for spec in exp.figures {
         let s = series(spec, exp.results);
-        let z = if spec.zeta_line { zeta_points(spec, exp.results) } else { Vec::new() };
+        let z = if spec.zeta_line {
+            zeta_points(spec, exp.results)
+        } else {
+            Vec::new()
+        };
         // Render into a scratch stem, then move only changed files into place.
         let scratch = std::env::temp_dir().join(format!(
             "lb-fig-{}-{}-{}",
@@ -112,7 +119,12 @@ pub fn write_experiment(out: &Path, exp: &Experiment) -> Result<Written, Box<dyn
                 );
                 let rel = d.half_width.map(|h| h / d.mean.abs());
                 if d.stable && rel.is_none_or(|r| r > 0.05) {
-                    imprecise.push((spec.name.clone(), ser.name.clone(), d.x, rel.unwrap_or(f64::NAN)));
+                    imprecise.push((
+                        spec.name.clone(),
+                        ser.name.clone(),
+                        d.x,
+                        rel.unwrap_or(f64::NAN),
+                    ));
                 }
             }
         }
@@ -144,7 +156,11 @@ pub fn report_page(exps: &[(&Experiment, &Written)]) -> String {
     for (exp, w) in exps {
         let _ = writeln!(s, "## {} — {}\n", exp.name, exp.title);
         if let Some(src) = exp.source {
-            let _ = writeln!(s, "Source: {src}. Manifest: `{}`.\n", exp.manifest.display());
+            let _ = writeln!(
+                s,
+                "Source: {src}. Manifest: `{}`.\n",
+                exp.manifest.display()
+            );
         }
         if let Some(n) = exp.notes {
             let _ = writeln!(s, "{}\n", n.trim());
@@ -164,7 +180,12 @@ pub fn report_page(exps: &[(&Experiment, &Written)]) -> String {
             exp.name
         );
         if w.missing > 0 {
-            let _ = writeln!(s, "**{} point(s) not yet computed** (`lb run {}`).\n", w.missing, exp.manifest.display());
+            let _ = writeln!(
+                s,
+                "**{} point(s) not yet computed** (`lb run {}`).\n",
+                w.missing,
+                exp.manifest.display()
+            );
         }
         if !w.imprecise.is_empty() {
             let _ = writeln!(s, "Points above the 5% relative half-width target:\n");

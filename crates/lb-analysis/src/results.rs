@@ -1,10 +1,10 @@
 //! The results of a manifest, read from the cache: one [`PointResult`] per
 //! planned point, with every valid replication's summary (SPEC §4).
 
+use lb_core::RunSummary;
 use lb_runner::cache::Cache;
 use lb_runner::expand::{Plan, Target};
 use lb_runner::{Key, Point};
-use lb_core::RunSummary;
 
 /// A planned point and what the cache holds for it.
 #[derive(Debug, Clone)]

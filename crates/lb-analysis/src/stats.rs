@@ -52,7 +52,11 @@ pub fn batch_means(trace: &[f64]) -> BatchMeans {
                 independent,
             };
         }
-        b = b.chunks(2).filter(|c| c.len() == 2).map(|c| (c[0] + c[1]) / 2.0).collect();
+        b = b
+            .chunks(2)
+            .filter(|c| c.len() == 2)
+            .map(|c| (c[0] + c[1]) / 2.0)
+            .collect();
     }
 }
 
@@ -79,7 +83,10 @@ pub fn mser(xs: &[f64]) -> usize {
 /// MSER-5 proper on raw observations: batches of 5, then [`mser`]; the
 /// truncation is returned in observations.
 pub fn mser5(raw: &[f64]) -> usize {
-    let batches: Vec<f64> = raw.chunks_exact(5).map(|c| c.iter().sum::<f64>() / 5.0).collect();
+    let batches: Vec<f64> = raw
+        .chunks_exact(5)
+        .map(|c| c.iter().sum::<f64>() / 5.0)
+        .collect();
     5 * mser(&batches)
 }
 
@@ -93,7 +100,12 @@ mod tests {
         let raw: Vec<f64> = (0..1000)
             .map(|i| {
                 let noise = ((i * 7919 % 13) as f64 - 6.0) / 6.0;
-                10.0 + noise + if i < 200 { 90.0 * (1.0 - i as f64 / 200.0) } else { 0.0 }
+                10.0 + noise
+                    + if i < 200 {
+                        90.0 * (1.0 - i as f64 / 200.0)
+                    } else {
+                        0.0
+                    }
             })
             .collect();
         let d = mser5(&raw);

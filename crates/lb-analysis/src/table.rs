@@ -115,12 +115,17 @@ pub fn summary_frame(
     };
     let mut by_point: Vec<Option<&DataFrame>> = vec![None; results.len()];
     for p in &parts {
-        let i = p.column("point")?.u32()?.get(0).expect("non-empty partition") as usize;
+        let i = p
+            .column("point")?
+            .u32()?
+            .get(0)
+            .expect("non-empty partition") as usize;
         by_point[i] = Some(p);
     }
     let mut policy = Vec::new();
     let mut axis_vals: Vec<Vec<String>> = vec![Vec::new(); axes.len()];
-    let (mut p_hat, mut n, mut needed, mut stable) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut p_hat, mut n, mut needed, mut stable) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut means: Vec<Vec<Option<f64>>> = vec![Vec::new(); metrics.len()];
     let mut hws: Vec<Vec<Option<f64>>> = vec![Vec::new(); metrics.len()];
     let (mut lag1, mut bm_ok, mut cut, mut key) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
@@ -145,7 +150,14 @@ pub fn summary_frame(
             continue;
         };
         n.push(df.height() as u32);
-        stable.push(df.column("stable")?.bool()?.iter().flatten().filter(|&b| b).count() as u32);
+        stable.push(
+            df.column("stable")?
+                .bool()?
+                .iter()
+                .flatten()
+                .filter(|&b| b)
+                .count() as u32,
+        );
         for (j, m) in metrics.iter().enumerate() {
             let xs = f64s(df, m.name())?;
             let (mean, hw) = match xs.len() {
@@ -160,7 +172,9 @@ pub fn summary_frame(
             hws[j].push(hw);
         }
         lag1.push(f64s(df, "bm_lag1")?.into_iter().reduce(f64::max));
-        bm_ok.push(Some(df.column("bm_ok")?.bool()?.iter().flatten().all(|b| b)));
+        bm_ok.push(Some(
+            df.column("bm_ok")?.bool()?.iter().flatten().all(|b| b),
+        ));
         cut.push(f64s(df, "mser_cut")?.into_iter().reduce(f64::max));
     }
     let mut cols = vec![Column::new("policy".into(), policy)];
@@ -217,13 +231,24 @@ fn cell(c: &Column, i: usize) -> PolarsResult<String> {
 /// "mean ± hw" cell; keys are shortened to 12 hex digits (`lb show` takes a
 /// prefix).
 pub fn markdown(df: &DataFrame) -> PolarsResult<String> {
-    let names: Vec<String> = df.get_column_names().iter().map(|s| s.to_string()).collect();
+    let names: Vec<String> = df
+        .get_column_names()
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
     let shown: Vec<&String> = names
         .iter()
         .filter(|n| !(n.ends_with("_hw") && names.contains(&n.trim_end_matches("_hw").to_string())))
         .collect();
     let mut out = String::new();
-    out.push_str(&format!("| {} |\n", shown.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(" | ")));
+    out.push_str(&format!(
+        "| {} |\n",
+        shown
+            .iter()
+            .map(|s| s.as_str())
+            .collect::<Vec<_>>()
+            .join(" | ")
+    ));
     out.push_str(&format!("|{}\n", " --- |".repeat(shown.len())));
     for i in 0..df.height() {
         let mut cells = Vec::new();
@@ -248,7 +273,11 @@ pub fn markdown(df: &DataFrame) -> PolarsResult<String> {
 
 /// JSON: an array of row objects (nulls kept).
 pub fn json(df: &DataFrame) -> PolarsResult<String> {
-    let names: Vec<String> = df.get_column_names().iter().map(|s| s.to_string()).collect();
+    let names: Vec<String> = df
+        .get_column_names()
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
     let mut rows = Vec::new();
     for i in 0..df.height() {
         let mut obj = serde_json::Map::new();

@@ -392,3 +392,141 @@ fn an_unwritable_results_directory_fails_clearly() {
     assert!(err.contains("--results DIR"), "{err}");
     assert!(!Path::new(&d.path.join("file/results")).exists());
 }
+
+/// Someone edits a number in a record and recomputes its checksum: the cache
+/// check cannot see it, `lb verify` (recomputing the record) does (issue 5).
+#[test]
+fn a_resealed_tampered_record_is_caught_by_verify() {
+    let d = Dir::new(&manifest(2000, 1));
+    ok(d.run(&["run", "m.toml", "--threads", "2"]));
+    let c = d.cache("results");
+    let (k, _) = c
+        .keys()
+        .into_iter()
+        .find(|(k, _)| !c.replication_files(k).is_empty())
+        .unwrap();
+    let path = c.replication_path(&k, 0);
+    let mut v: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    let obj = v.as_object_mut().unwrap();
+    obj.remove("checksum");
+    let q = obj["summary"]["mean_sum_q"].as_f64().unwrap();
+    obj.get_mut("summary").unwrap()["mean_sum_q"] = serde_json::json!(q * 0.9);
+    let sum = lb_runner::cache::checksum_of(&v);
+    v.as_object_mut()
+        .unwrap()
+        .insert("checksum".into(), sum.into());
+    std::fs::write(&path, serde_json::to_vec_pretty(&v).unwrap()).unwrap();
+    let v = ok(d.run(&["cache", "verify"]));
+    assert!(v.contains("0 damaged"), "{v}");
+    let o = d.run(&["verify", "--key", &k.hex()[..12]]);
+    assert!(
+        !o.status.success(),
+        "verify passed a tampered record: {}",
+        text(&o).0
+    );
+    assert!(text(&o).0.contains("differs"), "{}", text(&o).0);
+}
+
+/// A manifest with a figure and two required claims: one true by theory
+/// (Little's law), one false on purpose.
+fn audited_manifest(false_claim: bool) -> String {
+    let mut m = manifest(4000, 3);
+    m.push_str(
+        r#"
+[[figure]]
+name = "f"
+title = "t"
+x = "load"
+y = "mean_response"
+caption = "a caption"
+
+[[claim]]
+id = "little"
+statement = "Little's law"
+source = "SPEC §1"
+kind = "value"
+metric = "little_gap"
+policies = ["WR"]
+expected = 0.0
+tolerance = 0.0
+level = 0.999
+required = true
+"#,
+    );
+    if false_claim {
+        m.push_str(
+            r#"
+[[claim]]
+id = "false"
+statement = "WR queues are empty"
+source = "nobody"
+kind = "value"
+metric = "mean_sum_q"
+policies = ["WR"]
+expected = 0.0
+tolerance = 0.0
+required = true
+"#,
+        );
+    }
+    m
+}
+
+#[test]
+fn audit_exits_non_zero_only_when_a_required_claim_is_refuted() {
+    let d = Dir::new(&audited_manifest(false));
+    ok(d.run(&["run", "m.toml"]));
+    let out = ok(d.run(&["audit", "m.toml", "--out", "pf"]));
+    assert!(out.contains("**confirmed** (required)"), "{out}");
+    assert!(d.path.join("pf/audit.md").exists());
+    std::fs::write(d.path.join("m.toml"), audited_manifest(true)).unwrap();
+    let o = d.run(&["audit", "m.toml", "--out", "pf"]);
+    assert!(!o.status.success());
+    assert!(
+        text(&o).1.contains("required claim refuted: many / false"),
+        "{}",
+        text(&o).1
+    );
+    let json = d.run(&["audit", "m.toml", "--format", "json", "--out", "pf"]);
+    let v: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(v[1]["verdict"], "refuted");
+}
+
+/// `lb reproduce` writes figures, tables, the report and the audit, and a
+/// second (warm) run leaves every byte as it was (issue 4).
+#[test]
+fn reproduce_is_byte_stable_when_warm() {
+    let d = Dir::new(&audited_manifest(false));
+    ok(d.run(&["reproduce", "m.toml", "--out", "pf"]));
+    let snapshot = |dir: &Path| -> BTreeMap<PathBuf, Vec<u8>> {
+        let mut out = BTreeMap::new();
+        let mut stack = vec![dir.to_path_buf()];
+        while let Some(p) = stack.pop() {
+            for e in std::fs::read_dir(&p).unwrap() {
+                let e = e.unwrap().path();
+                if e.is_dir() {
+                    stack.push(e);
+                } else {
+                    out.insert(e.clone(), std::fs::read(&e).unwrap());
+                }
+            }
+        }
+        out
+    };
+    let first = snapshot(&d.path.join("pf"));
+    for f in [
+        "README.md",
+        "audit.md",
+        "many/f.svg",
+        "many/f.png",
+        "many/f.keys.csv",
+        "many/table.md",
+    ] {
+        assert!(
+            first.contains_key(&d.path.join("pf").join(f)),
+            "{f} missing"
+        );
+    }
+    ok(d.run(&["reproduce", "m.toml", "--out", "pf", "--threads", "1"]));
+    assert_eq!(first, snapshot(&d.path.join("pf")));
+}

@@ -22,7 +22,14 @@ fn led(dispatch: LedDispatch, update: LedUpdate) -> PolicyConfig {
     }
 }
 
-fn cfg(service: Vec<Law>, m: usize, arrivals: Law, load: f64, policy: PolicyConfig, slots: u64) -> SlottedConfig {
+fn cfg(
+    service: Vec<Law>,
+    m: usize,
+    arrivals: Law,
+    load: f64,
+    policy: PolicyConfig,
+    slots: u64,
+) -> SlottedConfig {
     let mu: f64 = service.iter().map(Law::mean).sum();
     let arrivals = arrivals.with_mean(load * mu / m as f64).unwrap();
     SlottedConfig {
@@ -51,24 +58,49 @@ fn classes(n: usize) -> Vec<Law> {
 
 fn main() {
     let poisson = Law::Poisson { mean: 1.0 };
-    let push = |when| LedUpdate::Push { d: 2, p_hat: 1.0, when };
+    let push = |when| LedUpdate::Push {
+        d: 2,
+        p_hat: 1.0,
+        when,
+    };
     // Server means uniform on [1, 100], drawn once (deterministic grid here).
     let wide: Vec<Law> = (0..100)
         .map(|i| Law::Geometric {
             mean: 1.0 + 99.0 * (i as f64 + 0.5) / 100.0,
         })
         .collect();
-    let mut job = cfg(wide, 10, poisson, 0.9, led(LedDispatch::LJsq, push(PushWhen::Always)), 200_000);
+    let mut job = cfg(
+        wide,
+        10,
+        poisson,
+        0.9,
+        led(LedDispatch::LJsq, push(PushWhen::Always)),
+        200_000,
+    );
     job.granularity = Granularity::Job;
     let cases = [
         Case {
             name: "1. N=100 M=10 batch L-JSQ-Push(d=2,p̂=1), Bernoulli 0.2/0.8 service, load 0.9",
-            cfg: cfg(classes(100), 10, poisson, 0.9, led(LedDispatch::LJsq, push(PushWhen::Arrivals)), 2_000_000),
+            cfg: cfg(
+                classes(100),
+                10,
+                poisson,
+                0.9,
+                led(LedDispatch::LJsq, push(PushWhen::Arrivals)),
+                2_000_000,
+            ),
             target: 1e6,
         },
         Case {
             name: "2. N=10 M=2 L-JSQ-Pull(p̂=1), Bernoulli 0.2/0.8 service, load 0.995",
-            cfg: cfg(classes(10), 2, poisson, 0.995, led(LedDispatch::LJsq, LedUpdate::Pull { p_hat: 1.0 }), 10_000_000),
+            cfg: cfg(
+                classes(10),
+                2,
+                poisson,
+                0.995,
+                led(LedDispatch::LJsq, LedUpdate::Pull { p_hat: 1.0 }),
+                10_000_000,
+            ),
             target: 1e7,
         },
         Case {
@@ -79,9 +111,18 @@ fn main() {
     ];
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("model name")).map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string()))
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
+        })
         .unwrap_or_else(|| "unknown CPU".into());
-    println!("lb-core slot benchmark — single thread, {cpu}, {} logical CPUs", std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
+    println!(
+        "lb-core slot benchmark — single thread, {cpu}, {} logical CPUs",
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    );
     let filter = std::env::args().nth(1).filter(|a| !a.starts_with('-'));
     for case in cases {
         if filter.as_deref().is_some_and(|f| !case.name.contains(f)) {
@@ -100,7 +141,11 @@ fn main() {
         let rate = slots / best;
         let measured = (case.cfg.run.slots - case.cfg.run.warmup) as f64;
         let jobs_rate = jobs as f64 / measured * slots / best;
-        let verdict = if rate >= case.target { "meets" } else { "MISSES" };
+        let verdict = if rate >= case.target {
+            "meets"
+        } else {
+            "MISSES"
+        };
         println!(
             "{}\n    {:>12.0} slots/s  {:>14.0} jobs/s  (best of 3, {} slots)  target {:.0} slots/s: {}",
             case.name, rate, jobs_rate, case.cfg.run.slots, case.target, verdict

@@ -235,7 +235,8 @@ impl Policy {
                                 Some(t) => self.set.extend((0..t.ties()).map(|j| t.nth_argmin(j))),
                                 None => {
                                     let mn = *e.vals.iter().min().expect("N ≥ 1");
-                                    self.set.extend((0..e.vals.len()).filter(|&s| e.vals[s] == mn));
+                                    self.set
+                                        .extend((0..e.vals.len()).filter(|&s| e.vals[s] == mn));
                                 }
                             }
                             split_ties(rng, a, &self.set, random_ties, out);
@@ -276,7 +277,9 @@ impl Policy {
             }
             Kind::Jsq => {
                 if job && self.count_own {
-                    water_fill(rng, q, a, random_ties, &mut self.order, |s, c| out.add(s, c));
+                    water_fill(rng, q, a, random_ties, &mut self.order, |s, c| {
+                        out.add(s, c)
+                    });
                 } else {
                     let set = self.snapshot_min.get_or_insert_with(|| {
                         let mn = *q.iter().min().expect("N ≥ 1");
@@ -285,7 +288,11 @@ impl Policy {
                     if job {
                         split_ties(rng, a, set, random_ties, out);
                     } else {
-                        let s = if random_ties { set[below(rng, set.len())] } else { set[0] };
+                        let s = if random_ties {
+                            set[below(rng, set.len())]
+                        } else {
+                            set[0]
+                        };
                         out.add(s, a);
                     }
                 }
@@ -468,7 +475,13 @@ fn least(
 
 /// `a` jobs spread over a set of tied servers: uniformly, job by job (or all to
 /// the lowest index).
-fn split_ties(rng: &mut ChaCha8Rng, a: u64, set: &[usize], random_ties: bool, out: &mut Assignment) {
+fn split_ties(
+    rng: &mut ChaCha8Rng,
+    a: u64,
+    set: &[usize],
+    random_ties: bool,
+    out: &mut Assignment,
+) {
     if random_ties {
         multinomial(rng, a, set, |_| 1.0, |s, c| out.add(s, c));
     } else {

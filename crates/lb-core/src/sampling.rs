@@ -50,8 +50,7 @@ impl Alias {
         let total: f64 = weights.iter().sum();
         let mut prob: Vec<f64> = weights.iter().map(|w| w * n as f64 / total).collect();
         let mut alias = vec![0; n];
-        let (mut small, mut large): (Vec<usize>, Vec<usize>) =
-            (0..n).partition(|&i| prob[i] < 1.0);
+        let (mut small, mut large): (Vec<usize>, Vec<usize>) = (0..n).partition(|&i| prob[i] < 1.0);
         while let (Some(s), Some(&l)) = (small.pop(), large.last()) {
             alias[s] = l;
             prob[l] -= 1.0 - prob[s];
@@ -159,7 +158,11 @@ pub fn water_fill<R: Rng + ?Sized>(
     let bits = usize::BITS - n.leading_zeros();
     if view.iter().all(|&v| v < 1u64 << (64 - bits)) {
         let mut keys = std::mem::take(order);
-        keys.extend(view.iter().enumerate().map(|(i, &v)| ((v << bits) | i as u64) as usize));
+        keys.extend(
+            view.iter()
+                .enumerate()
+                .map(|(i, &v)| ((v << bits) | i as u64) as usize),
+        );
         keys.sort_unstable();
         let mask = (1usize << bits) - 1;
         for k in keys.iter_mut() {
@@ -240,7 +243,9 @@ mod tests {
         let mut order = Vec::new();
         let n = 30_000;
         for _ in 0..n {
-            water_fill(&mut rng, &[0, 0, 0], 1, true, &mut order, |s, _| hits[s] += 1);
+            water_fill(&mut rng, &[0, 0, 0], 1, true, &mut order, |s, _| {
+                hits[s] += 1
+            });
         }
         let se = (n as f64 * (1.0 / 3.0) * (2.0 / 3.0)).sqrt();
         for h in hits {
@@ -258,10 +263,16 @@ mod tests {
         let reps = 2000;
         for _ in 0..reps {
             let mut got = 0;
-            multinomial(&mut rng, k, &items, |i| w[i], |i, c| {
-                tot[i] += c;
-                got += c;
-            });
+            multinomial(
+                &mut rng,
+                k,
+                &items,
+                |i| w[i],
+                |i, c| {
+                    tot[i] += c;
+                    got += c;
+                },
+            );
             assert_eq!(got, k);
         }
         let n = (k * reps) as f64;

@@ -29,7 +29,12 @@ pub trait Observer {
 impl Observer for () {}
 
 /// [`run`] with an [`Observer`].
-pub fn run_observed<O: Observer>(cfg: &SlottedConfig, seeds: &Seeds, r: u64, obs: &mut O) -> RunSummary {
+pub fn run_observed<O: Observer>(
+    cfg: &SlottedConfig,
+    seeds: &Seeds,
+    r: u64,
+    obs: &mut O,
+) -> RunSummary {
     if let Err(e) = cfg.validate() {
         panic!("invalid configuration: {e}");
     }

@@ -38,3 +38,44 @@ pub fn routed_variance(arrivals: &[Law], w: f64, batch: bool) -> f64 {
         })
         .sum()
 }
+
+/// The mean-field mean time in system of Power-of-d in the supermarket model
+/// (N → ∞ rate-1 servers, Poisson arrivals of rate λ per server; Mitzenmacher
+/// 2001, Thm. 3.5; Vvedenskaya, Dobrushin, Karpelevich 1996):
+/// T_d(λ) = Σ_{i≥1} λ^{(d^i − d)/(d − 1)}, in units of the mean service time.
+/// For d = 1 (random routing) it is 1/(1 − λ).
+pub fn pod_mean_field(lambda: f64, d: u32) -> f64 {
+    if d == 1 {
+        return 1.0 / (1.0 - lambda);
+    }
+    let d = d as f64;
+    let mut t = 0.0;
+    for i in 1..64 {
+        let e = (d.powi(i) - d) / (d - 1.0);
+        let term = lambda.powf(e);
+        t += term;
+        if term < 1e-16 {
+            break;
+        }
+    }
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pod_mean_field_values() {
+        // T_2(0.9) = 1 + 0.9² + 0.9⁶ + 0.9¹⁴ + 0.9³⁰ + …
+        let t = 1.0
+            + 0.81
+            + 0.9f64.powi(6)
+            + 0.9f64.powi(14)
+            + 0.9f64.powi(30)
+            + 0.9f64.powi(62)
+            + 0.9f64.powi(126);
+        assert!((pod_mean_field(0.9, 2) - t).abs() < 1e-6);
+        assert!((pod_mean_field(0.5, 1) - 2.0).abs() < 1e-12);
+    }
+}

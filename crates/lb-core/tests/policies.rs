@@ -8,7 +8,9 @@ use lb_core::{Granularity, LedDispatch, LedUpdate, PolicyConfig, PushWhen, Seeds
 use std::collections::HashMap;
 
 fn het10() -> Vec<lb_core::Law> {
-    (0..10).map(|n| bern(if n < 5 { 0.2 } else { 0.8 })).collect()
+    (0..10)
+        .map(|n| bern(if n < 5 { 0.2 } else { 0.8 }))
+        .collect()
 }
 
 /// With Bernoulli arrivals a dispatcher-slot has at most one job, so a
@@ -30,7 +32,11 @@ fn power_of_d_costs_exactly_2d_per_decision_and_jsq_2n() {
             let mut c = cfg(poisson_system(3, het10(), 0.6), p, 20_000, 0);
             c.granularity = granularity;
             let s = &replicate(&c, 21, 1)[0];
-            assert_eq!(s.messages, 2 * d as u64 * s.decisions, "{granularity:?} d={d}");
+            assert_eq!(
+                s.messages,
+                2 * d as u64 * s.decisions,
+                "{granularity:?} d={d}"
+            );
         }
     }
     let c = cfg(bernoulli_dispatchers(4, 0.6), jsq(), 20_000, 0);
@@ -51,7 +57,11 @@ fn push_costs_2d_p_hat_per_eligible_dispatcher_slot() {
     let rs = replicate(&c, 23, 8);
     // Eligible dispatcher-slots = dispatcher-slots with arrivals = decisions.
     let per = field(&rs, |s| s.messages as f64 / s.decisions as f64);
-    assert_covers("Push messages per eligible slot", &per, 2.0 * d as f64 * p_hat);
+    assert_covers(
+        "Push messages per eligible slot",
+        &per,
+        2.0 * d as f64 * p_hat,
+    );
     // when = always: every dispatcher every slot is eligible.
     let always = LedUpdate::Push {
         d,
@@ -66,7 +76,11 @@ fn push_costs_2d_p_hat_per_eligible_dispatcher_slot() {
     );
     let rs = replicate(&c, 24, 8);
     let per = field(&rs, |s| s.messages as f64 / (4.0 * s.measured_slots as f64));
-    assert_covers("Push(always) messages per dispatcher-slot", &per, 2.0 * d as f64 * p_hat);
+    assert_covers(
+        "Push(always) messages per dispatcher-slot",
+        &per,
+        2.0 * d as f64 * p_hat,
+    );
 }
 
 #[test]
@@ -135,13 +149,21 @@ impl Observer for Record {
 fn policies_share_arrivals_and_service() {
     let sys = poisson_system(
         3,
-        (0..6).map(|n| lb_core::Law::Geometric { mean: 0.3 + 0.1 * n as f64 }).collect(),
+        (0..6)
+            .map(|n| lb_core::Law::Geometric {
+                mean: 0.3 + 0.1 * n as f64,
+            })
+            .collect(),
         0.9,
     );
     let mut seen = Vec::new();
-    for (i, p) in [jsq(), PolicyConfig::Random, led(LedDispatch::LPod { d: 2 }, push(1, 0.5))]
-        .into_iter()
-        .enumerate()
+    for (i, p) in [
+        jsq(),
+        PolicyConfig::Random,
+        led(LedDispatch::LPod { d: 2 }, push(1, 0.5)),
+    ]
+    .into_iter()
+    .enumerate()
     {
         let c = cfg(sys.clone(), p, 5_000, 0);
         let mut rec = Record::default();
@@ -169,14 +191,25 @@ fn policies_share_arrivals_and_service() {
 /// idle lists keep it stable: heterogeneity has to be strong.)
 #[test]
 fn jiq_is_unstable_with_heterogeneous_servers_and_l_jsq_pull_is_not() {
-    let service = (0..10).map(|n| bern(if n < 5 { 0.1 } else { 0.9 })).collect();
+    let service = (0..10)
+        .map(|n| bern(if n < 5 { 0.1 } else { 0.9 }))
+        .collect();
     let sys = poisson_system(2, service, 0.9);
     let c = cfg(sys.clone(), PolicyConfig::Jiq, 200_000, 20_000);
     let s = &replicate(&c, 26, 1)[0];
     assert!(!s.stability.stable, "JIQ judged stable: {:?}", s.stability);
-    let c = cfg(sys, led(LedDispatch::LJsq, LedUpdate::Pull { p_hat: 0.1 }), 200_000, 20_000);
+    let c = cfg(
+        sys,
+        led(LedDispatch::LJsq, LedUpdate::Pull { p_hat: 0.1 }),
+        200_000,
+        20_000,
+    );
     let s = &replicate(&c, 27, 1)[0];
-    assert!(s.stability.stable, "L-JSQ-Pull judged unstable: {:?}", s.stability);
+    assert!(
+        s.stability.stable,
+        "L-JSQ-Pull judged unstable: {:?}",
+        s.stability
+    );
 }
 
 /// Every granularity × policy combination conserves jobs and stays sane.
@@ -207,7 +240,11 @@ fn every_policy_and_granularity_conserves_jobs() {
                 let s = &replicate(&c, 28, 1)[0];
                 let queued: f64 = s.mean_queue.iter().sum();
                 assert!((queued - s.mean_sum_q).abs() <= 1e-9 * s.mean_sum_q.max(1.0));
-                assert!(s.completed + s.in_system_end == s.arrivals, "{} {granularity:?}", p.name());
+                assert!(
+                    s.completed + s.in_system_end == s.arrivals,
+                    "{} {granularity:?}",
+                    p.name()
+                );
             }
         }
     }

@@ -9,7 +9,12 @@ use lb_core::{Granularity, Law, LedDispatch, LedUpdate, PolicyConfig, Seeds};
 #[test]
 fn one_server_bernoulli_arrivals_bernoulli_service() {
     let (p, q) = (0.3, 0.5);
-    let c = cfg(system(vec![bern(p)], vec![bern(q)]), PolicyConfig::Random, 200_000, 2_000);
+    let c = cfg(
+        system(vec![bern(p)], vec![bern(q)]),
+        PolicyConfig::Random,
+        200_000,
+        2_000,
+    );
     let rs = replicate(&c, 11, 12);
     let exact = p * (1.0 - q) / (q - p);
     assert!((exact - single_server(&bern(p), q)).abs() < 1e-12);
@@ -79,7 +84,9 @@ fn littles_law_holds_for_every_policy() {
         let c = cfg(poisson_system(3, service.clone(), 0.7), p, 100_000, 2_000);
         let rs = replicate(&c, 14, 10);
         // Paired per replication: FIFO mean response − Little's-law response.
-        let diff = field(&rs, |s| s.mean_response.unwrap() - s.little_response.unwrap());
+        let diff = field(&rs, |s| {
+            s.mean_response.unwrap() - s.little_response.unwrap()
+        });
         assert_covers(&format!("{}: FIFO − Little", p.name()), &diff, 0.0);
     }
 }

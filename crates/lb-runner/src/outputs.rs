@@ -89,7 +89,8 @@ pub enum ClaimKind {
 }
 
 /// A reference value: a number, or the name of an exact result computed from
-/// each point's system (`zeta`, `single_server`, `wr_sum_q`, `pooled`).
+/// each point's system (`zeta`, `single_server`, `wr_sum_q`, `pooled`,
+/// `pod_mean_field`).
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(untagged)]
 pub enum Reference {
@@ -98,7 +99,13 @@ pub enum Reference {
 }
 
 /// The named references.
-pub const REFERENCES: [&str; 4] = ["zeta", "single_server", "wr_sum_q", "pooled"];
+pub const REFERENCES: [&str; 5] = [
+    "zeta",
+    "single_server",
+    "wr_sum_q",
+    "pooled",
+    "pod_mean_field",
+];
 
 /// `[[claim]]`: a statement a paper makes that results can confirm or refute.
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]

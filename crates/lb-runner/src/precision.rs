@@ -146,7 +146,7 @@ pub fn decide(rule: &PrecisionRule, summaries: &[RunSummary]) -> Decision {
             return Decision::Need(n);
         }
         let upto = &summaries[..n as usize];
-        if upto.iter().any(|s| !s.stability.stable) {
+        if lb_core::metrics::point_unstable(upto) {
             return Decision::Done(Outcome {
                 stop: Stop::Unstable,
                 replications: n,

@@ -685,7 +685,11 @@ impl SweepSpec {
             self.p_hat.is_some(),
             self.d.is_some(),
         ];
-        AXES.iter().zip(set).filter(|(_, s)| *s).map(|(a, _)| *a).collect()
+        AXES.iter()
+            .zip(set)
+            .filter(|(_, s)| *s)
+            .map(|(a, _)| *a)
+            .collect()
     }
 }
 
@@ -698,7 +702,10 @@ fn one_of(l: &Loaded, at: &str, what: &str, v: &str, allowed: &[&str]) -> R {
         .unwrap_or_default();
     Err(l.error(
         at,
-        format!("unknown {what} \"{v}\"{hint} (allowed: {})", allowed.join(", ")),
+        format!(
+            "unknown {what} \"{v}\"{hint} (allowed: {})",
+            allowed.join(", ")
+        ),
     ))
 }
 
@@ -712,18 +719,29 @@ fn filter(l: &Loaded, at: &str, f: &crate::outputs::Where, axes: &[&str]) -> R {
 /// `[[figure]]`: names, axes, metrics and policies must exist.
 fn figures(l: &Loaded) -> R {
     let axes = l.manifest.sweep.present();
-    let labels: Vec<String> = (0..l.manifest.policies.len()).map(|i| label(l, i)).collect();
+    let labels: Vec<String> = (0..l.manifest.policies.len())
+        .map(|i| label(l, i))
+        .collect();
     let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
     let mut names = BTreeSet::new();
     for (i, f) in l.manifest.figures.iter().enumerate() {
         let at = |k: &str| format!("figure[{i}].{k}");
         if f.name.is_empty()
-            || !f.name.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
+            || !f
+                .name
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
         {
-            return Err(l.error(&at("name"), "use lower-case letters, digits, '-' and '_' (it names files)"));
+            return Err(l.error(
+                &at("name"),
+                "use lower-case letters, digits, '-' and '_' (it names files)",
+            ));
         }
         if !names.insert(f.name.as_str()) {
-            return Err(l.error(&at("name"), format!("\"{}\" names another figure already", f.name)));
+            return Err(l.error(
+                &at("name"),
+                format!("\"{}\" names another figure already", f.name),
+            ));
         }
         one_of(l, &at("x"), "sweep axis", &f.x, &axes)?;
         one_of(l, &at("y"), "metric", &f.y, &METRICS)?;
@@ -732,10 +750,19 @@ fn figures(l: &Loaded) -> R {
         }
         filter(l, &at("where"), &f.filter, &axes)?;
         for (j, p) in f.policies.iter().enumerate() {
-            one_of(l, &format!("{}[{j}]", at("policies")), "policy label", p, &labels)?;
+            one_of(
+                l,
+                &format!("{}[{j}]", at("policies")),
+                "policy label",
+                p,
+                &labels,
+            )?;
         }
         if f.caption.trim().is_empty() {
-            return Err(l.error(&at("caption"), "a figure needs a caption naming its setting and assumptions"));
+            return Err(l.error(
+                &at("caption"),
+                "a figure needs a caption naming its setting and assumptions",
+            ));
         }
     }
     Ok(())
@@ -745,7 +772,9 @@ fn figures(l: &Loaded) -> R {
 /// it uses exists.
 fn claims(l: &Loaded) -> R {
     let axes = l.manifest.sweep.present();
-    let labels: Vec<String> = (0..l.manifest.policies.len()).map(|i| label(l, i)).collect();
+    let labels: Vec<String> = (0..l.manifest.policies.len())
+        .map(|i| label(l, i))
+        .collect();
     let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
     let mut ids = BTreeSet::new();
     for (i, c) in l.manifest.claims.iter().enumerate() {
@@ -754,7 +783,10 @@ fn claims(l: &Loaded) -> R {
             if present {
                 Ok(())
             } else {
-                Err(l.error(&at(k), format!("a {:?} claim needs `{k}`", c.kind).to_lowercase()))
+                Err(l.error(
+                    &at(k),
+                    format!("a {:?} claim needs `{k}`", c.kind).to_lowercase(),
+                ))
             }
         };
         if c.id.trim().is_empty() || !ids.insert(c.id.as_str()) {
@@ -770,7 +802,13 @@ fn claims(l: &Loaded) -> R {
         }
         filter(l, &at("where"), &c.filter, &axes)?;
         for (j, p) in c.policies.iter().enumerate() {
-            one_of(l, &format!("{}[{j}]", at("policies")), "policy label", p, &labels)?;
+            one_of(
+                l,
+                &format!("{}[{j}]", at("policies")),
+                "policy label",
+                p,
+                &labels,
+            )?;
         }
         for (k, v) in [("better", &c.better), ("worse", &c.worse)] {
             if let Some(p) = v {
@@ -785,12 +823,18 @@ fn claims(l: &Loaded) -> R {
         if let Some(t) = c.tolerance
             && !(t >= 0.0 && t.is_finite())
         {
-            return Err(l.error(&at("tolerance"), format!("a relative tolerance ≥ 0, got {t}")));
+            return Err(l.error(
+                &at("tolerance"),
+                format!("a relative tolerance ≥ 0, got {t}"),
+            ));
         }
         if let Some(lv) = c.level
             && !(lv > 0.0 && lv < 1.0)
         {
-            return Err(l.error(&at("level"), format!("a confidence level in (0, 1), got {lv}")));
+            return Err(l.error(
+                &at("level"),
+                format!("a confidence level in (0, 1), got {lv}"),
+            ));
         }
         match c.kind {
             ClaimKind::Ordering => {
@@ -813,7 +857,12 @@ fn claims(l: &Loaded) -> R {
                 need("bound", c.bound.is_some())?;
                 match c.side.as_deref() {
                     Some("le" | "ge") => {}
-                    _ => return Err(l.error(&at("side"), "a bound claim needs side = \"le\" (metric ≤ bound) or \"ge\"")),
+                    _ => {
+                        return Err(l.error(
+                            &at("side"),
+                            "a bound claim needs side = \"le\" (metric ≤ bound) or \"ge\"",
+                        ));
+                    }
                 }
             }
         }

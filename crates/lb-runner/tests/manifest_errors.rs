@@ -237,9 +237,40 @@ fn led_without_p_hat() {
 
 #[test]
 fn a_claim_without_a_statement() {
-    let t = format!("{GOOD}\n[[claim]]\nsource = \"x\"\nkind = \"ordering\"\n");
+    let t = format!("{GOOD}\n[[claim]]\nid = \"c\"\nsource = \"x\"\nkind = \"ordering\"\n");
     let e = err(&t);
     assert_eq!(e.field, "claim[0].statement", "{e}");
+}
+
+#[test]
+fn an_ordering_claim_naming_an_unknown_policy() {
+    let t = format!(
+        "{GOOD}\n[[claim]]\nid = \"c\"\nstatement = \"s\"\nsource = \"x\"\nkind = \"ordering\"\n\
+         metric = \"mean_response\"\nbetter = \"L-JSQ-Psuh\"\nworse = \"JSQ\"\n"
+    );
+    let e = err(&t);
+    assert_eq!(e.field, "claim[0].better", "{e}");
+    assert!(e.message.contains("did you mean \"L-JSQ-Push\""), "{e}");
+}
+
+#[test]
+fn a_figure_on_an_axis_the_manifest_does_not_sweep() {
+    let t = format!(
+        "{GOOD}\n[[figure]]\nname = \"f\"\ntitle = \"t\"\nx = \"epsilon\"\ny = \"mean_response\"\ncaption = \"c\"\n"
+    );
+    let e = err(&t);
+    assert_eq!(e.field, "figure[0].x", "{e}");
+    assert!(e.message.contains("unknown sweep axis"), "{e}");
+}
+
+#[test]
+fn a_value_claim_without_its_reference() {
+    let t = format!(
+        "{GOOD}\n[[claim]]\nid = \"c\"\nstatement = \"s\"\nsource = \"x\"\nkind = \"value\"\n\
+         metric = \"mean_sum_q\"\npolicies = [\"JSQ\"]\n"
+    );
+    let e = err(&t);
+    assert_eq!(e.field, "claim[0].expected", "{e}");
 }
 
 #[test]

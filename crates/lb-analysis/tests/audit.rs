@@ -1,0 +1,300 @@
+//! Each claim kind of the audit, with confirmed, refuted and inconclusive
+//! outcomes, on synthetic records (issue 5).
+
+use lb_analysis::PointResult;
+use lb_analysis::audit::{Verdict, audit_claim};
+use lb_core::{
+    Granularity, Law, PolicyConfig, RunLength, RunSummary, SlottedConfig, Stability, SystemConfig,
+};
+use lb_runner::Point;
+use lb_runner::outputs::{ClaimKind, ClaimToml, Reference};
+use lb_runner::point::{Model, Profile};
+
+fn point(policy: PolicyConfig, load: f64) -> Point {
+    Point {
+        model: Model::Slotted,
+        model_version: lb_core::MODEL_VERSION,
+        profile: Profile::Full,
+        seed: 1,
+        config: SlottedConfig {
+            system: SystemConfig {
+                arrivals: vec![Law::Bernoulli { p: load }],
+                service: vec![Law::Bernoulli { p: 1.0 }],
+            },
+            policy,
+            granularity: Granularity::Batch,
+            count_own: true,
+            run: RunLength {
+                slots: 1000,
+                warmup: 100,
+                batches: 8,
+            },
+        },
+    }
+}
+
+fn summary(r: u64, response: f64, stable: bool) -> RunSummary {
+    RunSummary {
+        replication: r,
+        measured_slots: 900,
+        arrivals: 100,
+        completed: 100,
+        in_system_end: 0,
+        mean_sum_q: response / 10.0,
+        mean_sum_q_after_arrivals: response / 10.0,
+        mean_response: Some(response),
+        little_response: Some(response),
+        p50: Some(1),
+        p90: Some(2),
+        p99: Some(3),
+        max_response: 4,
+        messages: 0,
+        decisions: 100,
+        completion_events: 100,
+        messages_per_arrival: Some(0.0),
+        mean_queue: vec![response / 10.0],
+        imbalance: 0.0,
+        trace: vec![1.0; 8],
+        stability: Stability {
+            stable,
+            slope: 0.0,
+            p_value: 1.0,
+            growth: 0.0,
+        },
+    }
+}
+
+/// A point of policy `label` with one replication per response value.
+fn result(
+    label: &str,
+    policy: PolicyConfig,
+    load: &str,
+    responses: &[f64],
+    stable: &[bool],
+) -> PointResult {
+    let p = point(policy, load.parse().unwrap());
+    PointResult {
+        label: label.into(),
+        axes: vec![("load".into(), load.into())],
+        key: Some(p.key()),
+        point: Some(p),
+        summaries: responses
+            .iter()
+            .zip(stable)
+            .enumerate()
+            .map(|(r, (x, s))| summary(r as u64, *x, *s))
+            .collect(),
+        needed: responses.len() as u32,
+        calibration: None,
+    }
+}
+
+fn claim(kind: ClaimKind) -> ClaimToml {
+    ClaimToml {
+        id: "c".into(),
+        statement: "s".into(),
+        source: "test".into(),
+        kind,
+        required: false,
+        metric: Some("mean_response".into()),
+        filter: Default::default(),
+        better: None,
+        worse: None,
+        policies: vec![],
+        expected: None,
+        tolerance: None,
+        stable: None,
+        bound: None,
+        side: None,
+        level: None,
+    }
+}
+
+const JSQ: PolicyConfig = PolicyConfig::Jsq {
+    tie_break: lb_core::TieBreak::Random,
+};
+const WR: PolicyConfig = PolicyConfig::WeightedRandom;
+const ALL_STABLE: [bool; 5] = [true; 5];
+
+fn ordering() -> ClaimToml {
+    ClaimToml {
+        better: Some("A".into()),
+        worse: Some("B".into()),
+        ..claim(ClaimKind::Ordering)
+    }
+}
+
+/// The two policies' replications vary a lot together (common random numbers)
+/// but B is always 1 slot worse: their own intervals overlap widely, the paired
+/// difference is exactly 1 with no spread, so the ordering is confirmed.
+#[test]
+fn ordering_is_decided_on_paired_differences() {
+    let a = [10.0, 20.0, 30.0, 40.0, 50.0];
+    let b: Vec<f64> = a.iter().map(|x| x + 1.0).collect();
+    let rs = [
+        result("A", JSQ, "0.5", &a, &ALL_STABLE),
+        result("B", WR, "0.5", &b, &ALL_STABLE),
+    ];
+    let c = audit_claim("e", &ordering(), &rs);
+    assert_eq!(c.verdict, Verdict::Confirmed, "{c:?}");
+    assert_eq!(c.checks[0].measured, 1.0);
+    // The reverse claim is refuted.
+    let rev = ClaimToml {
+        better: Some("B".into()),
+        worse: Some("A".into()),
+        ..claim(ClaimKind::Ordering)
+    };
+    assert_eq!(audit_claim("e", &rev, &rs).verdict, Verdict::Refuted);
+}
+
+#[test]
+fn ordering_is_inconclusive_when_the_difference_straddles_zero() {
+    let rs = [
+        result("A", JSQ, "0.5", &[10.0, 12.0, 9.0, 11.0, 10.0], &ALL_STABLE),
+        result("B", WR, "0.5", &[11.0, 10.0, 10.0, 10.0, 11.0], &ALL_STABLE),
+    ];
+    let c = audit_claim("e", &ordering(), &rs);
+    assert_eq!(c.verdict, Verdict::Inconclusive, "{c:?}");
+}
+
+#[test]
+fn an_unstable_worse_policy_confirms_an_ordering_and_an_unstable_better_refutes_it() {
+    let unstable = [false; 5];
+    let rs = [
+        result("A", JSQ, "0.9", &[10.0; 5], &ALL_STABLE),
+        result("B", WR, "0.9", &[5.0; 5], &unstable),
+    ];
+    assert_eq!(
+        audit_claim("e", &ordering(), &rs).verdict,
+        Verdict::Confirmed
+    );
+    let rs = [
+        result("A", JSQ, "0.9", &[5.0; 5], &unstable),
+        result("B", WR, "0.9", &[10.0; 5], &ALL_STABLE),
+    ];
+    assert_eq!(audit_claim("e", &ordering(), &rs).verdict, Verdict::Refuted);
+}
+
+#[test]
+fn value_with_tolerance_confirmed_refuted_inconclusive() {
+    let value = |expected: f64, tolerance: f64| ClaimToml {
+        policies: vec!["A".into()],
+        expected: Some(Reference::Number(expected)),
+        tolerance: Some(tolerance),
+        ..claim(ClaimKind::Value)
+    };
+    let rs = [result(
+        "A",
+        JSQ,
+        "0.5",
+        &[9.9, 10.1, 10.0, 9.95, 10.05],
+        &ALL_STABLE,
+    )];
+    assert_eq!(
+        audit_claim("e", &value(10.0, 0.05), &rs).verdict,
+        Verdict::Confirmed
+    );
+    assert_eq!(
+        audit_claim("e", &value(20.0, 0.05), &rs).verdict,
+        Verdict::Refuted
+    );
+    // The band [9.95, 10.45] cuts through the interval around 10.
+    assert_eq!(
+        audit_claim("e", &value(10.2, 0.025), &rs).verdict,
+        Verdict::Inconclusive
+    );
+    // Tolerance 0: the interval must cover the reference.
+    assert_eq!(
+        audit_claim("e", &value(10.0, 0.0), &rs).verdict,
+        Verdict::Confirmed
+    );
+    assert_eq!(
+        audit_claim("e", &value(10.5, 0.0), &rs).verdict,
+        Verdict::Refuted
+    );
+}
+
+#[test]
+fn a_named_reference_is_computed_from_the_point() {
+    // One Bernoulli(1) server: E[Q] at the start of a slot is 0 exactly.
+    let c = ClaimToml {
+        metric: Some("mean_sum_q".into()),
+        policies: vec!["A".into()],
+        expected: Some(Reference::Named("single_server".into())),
+        tolerance: Some(0.0),
+        ..claim(ClaimKind::Value)
+    };
+    let rs = [result("A", JSQ, "0.5", &[0.0; 5], &ALL_STABLE)];
+    let out = audit_claim("e", &c, &rs);
+    assert_eq!(out.verdict, Verdict::Confirmed, "{out:?}");
+    assert!(
+        out.checks[0].threshold.contains("= 0"),
+        "{}",
+        out.checks[0].threshold
+    );
+}
+
+#[test]
+fn stability_by_majority() {
+    let stability = |stable: bool| ClaimToml {
+        metric: None,
+        policies: vec!["A".into()],
+        stable: Some(stable),
+        ..claim(ClaimKind::Stability)
+    };
+    let mostly = [false, false, false, true, false];
+    let rs = [result("A", JSQ, "0.99", &[1.0; 5], &mostly)];
+    assert_eq!(
+        audit_claim("e", &stability(false), &rs).verdict,
+        Verdict::Confirmed
+    );
+    assert_eq!(
+        audit_claim("e", &stability(true), &rs).verdict,
+        Verdict::Inconclusive
+    );
+    let rs = [result("A", JSQ, "0.99", &[1.0; 5], &[false; 5])];
+    assert_eq!(
+        audit_claim("e", &stability(true), &rs).verdict,
+        Verdict::Refuted
+    );
+}
+
+#[test]
+fn bounds_on_both_sides() {
+    let bound = |b: f64, side: &str| ClaimToml {
+        policies: vec!["A".into()],
+        bound: Some(Reference::Number(b)),
+        side: Some(side.into()),
+        ..claim(ClaimKind::Bound)
+    };
+    let rs = [result(
+        "A",
+        JSQ,
+        "0.5",
+        &[10.0, 10.2, 9.8, 10.1, 9.9],
+        &ALL_STABLE,
+    )];
+    assert_eq!(
+        audit_claim("e", &bound(9.0, "ge"), &rs).verdict,
+        Verdict::Confirmed
+    );
+    assert_eq!(
+        audit_claim("e", &bound(11.0, "ge"), &rs).verdict,
+        Verdict::Refuted
+    );
+    assert_eq!(
+        audit_claim("e", &bound(11.0, "le"), &rs).verdict,
+        Verdict::Confirmed
+    );
+    assert_eq!(
+        audit_claim("e", &bound(10.0, "le"), &rs).verdict,
+        Verdict::Inconclusive
+    );
+}
+
+#[test]
+fn a_claim_with_no_computed_points_is_inconclusive() {
+    let c = audit_claim("e", &ordering(), &[]);
+    assert_eq!(c.verdict, Verdict::Inconclusive);
+    assert!(c.checks.is_empty());
+}
