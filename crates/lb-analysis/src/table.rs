@@ -72,15 +72,8 @@ pub fn replications_frame(
     let mut cols = vec![
         Column::new("point".into(), point_idx),
         Column::new("experiment".into(), exp),
-        Column::new("policy".into(), policy),
     ];
-    for (a, v) in axes.iter().zip(axis_vals) {
-        cols.push(Column::new(a.as_str().into(), v));
-    }
-    // A swept p̂ is already an axis column.
-    if !axes.iter().any(|a| a == "p_hat") {
-        cols.push(Column::new("p_hat".into(), p_hat));
-    }
+    cols.extend(identity(policy, &axes, axis_vals, p_hat));
     cols.push(Column::new("replication".into(), rep));
     cols.push(Column::new("stable".into(), stable));
     cols.push(Column::new("bm_lag1".into(), lag1));
@@ -91,6 +84,24 @@ pub fn replications_frame(
     }
     cols.push(Column::new("key".into(), key));
     DataFrame::new_infer_height(cols)
+}
+
+/// The columns that say which point a row is: policy, one per axis, p̂ (a
+/// swept p̂ is already an axis column).
+fn identity(
+    policy: Vec<String>,
+    axes: &[String],
+    axis_vals: Vec<Vec<String>>,
+    p_hat: Vec<Option<f64>>,
+) -> Vec<Column> {
+    let mut cols = vec![Column::new("policy".into(), policy)];
+    for (a, v) in axes.iter().zip(axis_vals) {
+        cols.push(Column::new(a.as_str().into(), v));
+    }
+    if !axes.iter().any(|a| a == "p_hat") {
+        cols.push(Column::new("p_hat".into(), p_hat));
+    }
+    cols
 }
 
 fn f64s(df: &DataFrame, name: &str) -> PolarsResult<Vec<f64>> {
@@ -177,13 +188,7 @@ pub fn summary_frame(
         ));
         cut.push(f64s(df, "mser_cut")?.into_iter().reduce(f64::max));
     }
-    let mut cols = vec![Column::new("policy".into(), policy)];
-    for (a, v) in axes.iter().zip(axis_vals) {
-        cols.push(Column::new(a.as_str().into(), v));
-    }
-    if !axes.iter().any(|a| a == "p_hat") {
-        cols.push(Column::new("p_hat".into(), p_hat));
-    }
+    let mut cols = identity(policy, &axes, axis_vals, p_hat);
     cols.push(Column::new("n".into(), n));
     cols.push(Column::new("needed".into(), needed));
     cols.push(Column::new("stable".into(), stable));

@@ -111,7 +111,10 @@ pub enum LedDispatch {
     /// (Example 2).
     LJba,
     /// L-Pod(d): d distinct servers uniformly, the least Q̃_mn (Example 3).
-    LPod { d: usize },
+    LPod {
+        /// Servers sampled per decision.
+        d: usize,
+    },
 }
 
 /// Which dispatchers a Push update runs at.
@@ -132,14 +135,20 @@ pub enum LedUpdate {
     /// Push(d, p̂): with probability p̂, sample d distinct servers and copy their
     /// true queue lengths. 2 messages per sampled server.
     Push {
+        /// Distinct servers sampled per update.
         d: usize,
+        /// Update probability p̂.
         p_hat: f64,
+        /// Which dispatchers update.
         #[serde(default)]
         when: PushWhen,
     },
     /// Pull(p̂): each server with departures reports to one uniform dispatcher:
     /// always when it became idle, else with probability p̂. 1 message each.
-    Pull { p_hat: f64 },
+    Pull {
+        /// Probability p̂ that a busy server reports.
+        p_hat: f64,
+    },
 }
 
 /// A dispatching policy (SPEC §1 "Policies").
@@ -148,19 +157,25 @@ pub enum LedUpdate {
 pub enum PolicyConfig {
     /// A Local-Estimation-Driven policy (seed 000, Definition 1).
     Led {
+        /// How a dispatcher picks a server from its estimates.
         dispatch: LedDispatch,
+        /// How the estimates are refreshed.
         update: LedUpdate,
+        /// Ties between equal estimates.
         #[serde(default)]
         tie_break: TieBreak,
     },
     /// Join-the-shortest-queue on the true start-of-slot snapshot.
     Jsq {
+        /// Ties between equal queues.
         #[serde(default)]
         tie_break: TieBreak,
     },
     /// Power-of-d on true queue lengths.
     Pod {
+        /// Servers sampled per decision.
         d: usize,
+        /// Ties between equal sampled queues.
         #[serde(default)]
         tie_break: TieBreak,
     },
@@ -279,13 +294,17 @@ fn default_batches() -> u32 {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SlottedConfig {
+    /// Arrivals and servers.
     pub system: SystemConfig,
+    /// The dispatching policy.
     pub policy: PolicyConfig,
+    /// `batch` or `job` placement.
     #[serde(default)]
     pub granularity: Granularity,
     /// A dispatcher adds each job it sends to its own view (SPEC §1, step 2).
     #[serde(default = "yes")]
     pub count_own: bool,
+    /// Slots, warm-up and trace batches.
     pub run: RunLength,
 }
 

@@ -12,16 +12,33 @@ use serde::{Deserialize, Serialize};
 #[serde(tag = "law", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Law {
     /// Poisson with the given mean.
-    Poisson { mean: f64 },
+    Poisson {
+        /// λ.
+        mean: f64,
+    },
     /// 1 with probability `p`, else 0.
-    Bernoulli { p: f64 },
+    Bernoulli {
+        /// P(X = 1).
+        p: f64,
+    },
     /// Binomial(`n`, `p`).
-    Binomial { n: u64, p: f64 },
+    Binomial {
+        /// Trials.
+        n: u64,
+        /// Success probability.
+        p: f64,
+    },
     /// Always `k`.
-    Deterministic { k: u64 },
+    Deterministic {
+        /// The value.
+        k: u64,
+    },
     /// Geometric on {0, 1, 2, …} with the given mean μ: P(k) = (1−q)^k q,
     /// q = 1/(1+μ), variance μ(1+μ).
-    Geometric { mean: f64 },
+    Geometric {
+        /// μ.
+        mean: f64,
+    },
 }
 
 impl Law {
@@ -137,11 +154,15 @@ fn threshold(p: f64) -> u64 {
 /// A prepared sampler for a [`Law`].
 #[derive(Clone, Debug)]
 pub enum Sampler {
+    /// Always this value.
     Const(u64),
+    /// 1 when a uniform word is below this threshold (`u64::MAX`: always).
     Bernoulli(u64),
+    /// rand_distr's Poisson.
     Poisson(Poisson<f64>),
+    /// rand_distr's binomial.
     Binomial(Binomial),
-    /// 1 / ln(1−q).
+    /// Inversion with the constant 1 / ln(1−q).
     Geometric(f64),
 }
 

@@ -26,6 +26,8 @@
 //! assert!(s.stability.stable);
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod argmin;
 pub mod config;
 pub mod fifo;

@@ -8,7 +8,9 @@ use statrs::distribution::{ContinuousCDF, StudentsT};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RunSummary {
+    /// The replication index r.
     pub replication: u64,
+    /// Slots after warm-up.
     pub measured_slots: u64,
     /// Jobs that arrived in the window.
     pub arrivals: u64,
@@ -24,9 +26,13 @@ pub struct RunSummary {
     pub mean_response: Option<f64>,
     /// Mean response time by Little's law: mean ΣQ after arrivals / arrival rate.
     pub little_response: Option<f64>,
+    /// Median response time (slots).
     pub p50: Option<u64>,
+    /// 90th percentile response time.
     pub p90: Option<u64>,
+    /// 99th percentile response time.
     pub p99: Option<u64>,
+    /// Largest response time.
     pub max_response: u64,
     /// Messages in the window (SPEC §1 costs).
     pub messages: u64,
@@ -35,6 +41,7 @@ pub struct RunSummary {
     pub decisions: u64,
     /// Server-slots in the window with D_n(t) > 0.
     pub completion_events: u64,
+    /// Messages per arriving job.
     pub messages_per_arrival: Option<f64>,
     /// Time-average Q_n per server.
     pub mean_queue: Vec<f64>,
@@ -42,6 +49,7 @@ pub struct RunSummary {
     pub imbalance: f64,
     /// ΣQ (start of slot) averaged over equal batches of the window.
     pub trace: Vec<f64>,
+    /// Whether ΣQ settled.
     pub stability: Stability,
 }
 
@@ -50,6 +58,7 @@ pub struct RunSummary {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Stability {
+    /// False when ΣQ kept growing.
     pub stable: bool,
     /// OLS slope of the batch means over the second half, per batch of the
     /// trace.

@@ -16,17 +16,21 @@ use std::collections::VecDeque;
 
 /// The jobs a slot's dispatch sends to each server.
 pub struct Assignment {
+    /// Jobs sent to each server this slot.
     pub inc: Vec<u64>,
+    /// The servers with `inc > 0`, in the order first touched.
     pub touched: Vec<usize>,
 }
 
 impl Assignment {
+    /// Nothing sent yet, to `n` servers.
     pub fn new(n: usize) -> Assignment {
         Assignment {
             inc: vec![0; n],
             touched: Vec::new(),
         }
     }
+    /// Sends `k` more jobs to server `n`.
     #[inline]
     pub fn add(&mut self, n: usize, k: u64) {
         if self.inc[n] == 0 {

@@ -46,8 +46,11 @@ impl Seeds {
 
 /// The live streams of replication `r`.
 pub struct Streams {
+    /// A_m(t), in dispatcher order.
     pub arrivals: ChaCha8Rng,
+    /// S_n(t), random access.
     pub service: ServiceWords,
+    /// The policy's decisions and updates.
     pub policy: ChaCha8Rng,
 }
 
