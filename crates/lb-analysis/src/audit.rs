@@ -124,6 +124,9 @@ fn reference(reference: &Reference, point: &Point, r: u64) -> Result<f64, String
                 ))
             }
             "wr_sum_q" => {
+                if point.config.policy != lb_core::PolicyConfig::WeightedRandom {
+                    return Err("wr_sum_q is the value under weighted random only".into());
+                }
                 let batch = point.config.granularity == lb_core::Granularity::Batch;
                 let mu = sys.mu_sum();
                 sys.service
@@ -151,6 +154,16 @@ fn reference(reference: &Reference, point: &Point, r: u64) -> Result<f64, String
                 let lb_core::PolicyConfig::Pod { d, .. } = point.config.policy else {
                     return Err("pod_mean_field needs a Power-of-d policy".into());
                 };
+                if point.config.granularity != lb_core::Granularity::Job
+                    || !point.config.count_own
+                    || sys.dispatchers() != 1
+                {
+                    return Err(
+                        "pod_mean_field models one dispatcher placing jobs one at a \
+                                time (granularity = job, count_own = true, M = 1)"
+                            .into(),
+                    );
+                }
                 let mu = match sys.service.first() {
                     Some(Law::Bernoulli { p })
                         if sys.service.iter().all(|l| l == &sys.service[0]) =>
@@ -218,10 +231,26 @@ pub fn audit_claim(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> 
             let (better, worse) = (c.better.as_deref().unwrap(), c.worse.as_deref().unwrap());
             let m = metric.unwrap();
             for b in selected(c, results, better) {
-                let Some(w) = selected(c, results, worse)
-                    .into_iter()
-                    .find(|w| w.axes == b.axes)
-                else {
+                // The partner at the same axis values; an axis that does not apply
+                // to one of the two ("-", e.g. p_hat for JSQ) is not compared.
+                let same = |w: &&PointResult| {
+                    w.axes
+                        .iter()
+                        .zip(&b.axes)
+                        .all(|((_, x), (_, y))| x == y || x == "-" || y == "-")
+                };
+                let Some(w) = selected(c, results, worse).into_iter().find(same) else {
+                    checks.push(Check {
+                        at: at_string(b),
+                        policy: format!("{worse} − {better}"),
+                        measured: f64::NAN,
+                        half_width: None,
+                        replications: 0,
+                        threshold: String::new(),
+                        verdict: Verdict::Inconclusive,
+                        note: Some(format!("no {worse} point at these axis values")),
+                        keys: keys(&[b]),
+                    });
                     continue;
                 };
                 let (Some(pb), Some(pw)) = (&b.point, &w.point) else {
@@ -295,21 +324,26 @@ pub fn audit_claim(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> 
                     let xs: Vec<f64> = vals.iter().map(|v| v.1).collect();
                     let stable = point_stable(r);
                     let check = if c.kind == ClaimKind::Value {
+                        // Paired per replication: a reference drawn on the same
+                        // streams (`pooled`) keeps its pairing; a constant one
+                        // leaves the metric's own interval.
                         let expected = refs.iter().sum::<f64>() / refs.len() as f64;
-                        let (mean, hw) = stats(&xs, level);
+                        let diffs: Vec<f64> = xs.iter().zip(&refs).map(|(x, e)| x - e).collect();
+                        let (dmean, hw) = stats(&diffs, level);
+                        let mean = dmean + expected;
                         let tol = c.tolerance.unwrap_or(0.0) * expected.abs();
                         let h = hw.unwrap_or(f64::INFINITY);
-                        let verdict = if !stable {
+                        let verdict = if !stable || hw.is_none() {
                             Verdict::Inconclusive
                         } else if tol == 0.0 {
-                            if (mean - expected).abs() <= h {
+                            if dmean.abs() <= h {
                                 Verdict::Confirmed
                             } else {
                                 Verdict::Refuted
                             }
-                        } else if mean - h >= expected - tol && mean + h <= expected + tol {
+                        } else if dmean - h >= -tol && dmean + h <= tol {
                             Verdict::Confirmed
-                        } else if mean + h < expected - tol || mean - h > expected + tol {
+                        } else if dmean + h < -tol || dmean - h > tol {
                             Verdict::Refuted
                         } else {
                             Verdict::Inconclusive
@@ -334,7 +368,13 @@ pub fn audit_claim(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> 
                             replications: xs.len(),
                             threshold,
                             verdict,
-                            note: (!stable).then(|| "unstable: no steady state to compare".into()),
+                            note: if !stable {
+                                Some("unstable: no steady state to compare".into())
+                            } else if hw.is_none() {
+                                Some("one replication: no interval".into())
+                            } else {
+                                None
+                            },
                             keys: keys(&[r]),
                         }
                     } else {

@@ -60,25 +60,7 @@ pub fn batch_means(trace: &[f64]) -> BatchMeans {
     }
 }
 
-/// MSER-5 (White 1997; Franklin & White 2008) on a series already made of
-/// batch means: the truncation d minimising the standard error of the mean
-/// of the rest, Σ_{i≥d}(x_i − x̄_d)² / (n − d)², searched over d ≤ n/2.
-/// Returns d, in trace points.
-pub fn mser(xs: &[f64]) -> usize {
-    let n = xs.len();
-    let mut best = (f64::INFINITY, 0);
-    for d in 0..=n / 2 {
-        let rest = &xs[d..];
-        let k = rest.len() as f64;
-        let m = rest.iter().sum::<f64>() / k;
-        let ss: f64 = rest.iter().map(|x| (x - m) * (x - m)).sum();
-        let stat = ss / (k * k);
-        if stat < best.0 {
-            best = (stat, d);
-        }
-    }
-    best.1
-}
+pub use lb_core::metrics::mser;
 
 /// MSER-5 proper on raw observations: batches of 5, then [`mser`]; the
 /// truncation is returned in observations.

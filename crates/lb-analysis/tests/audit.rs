@@ -28,6 +28,7 @@ fn point(policy: PolicyConfig, load: f64) -> Point {
                 slots: 1000,
                 warmup: 100,
                 batches: 8,
+                warmup_rule: Default::default(),
             },
         },
     }
@@ -297,4 +298,32 @@ fn a_claim_with_no_computed_points_is_inconclusive() {
     let c = audit_claim("e", &ordering(), &[]);
     assert_eq!(c.verdict, Verdict::Inconclusive);
     assert!(c.checks.is_empty());
+}
+
+#[test]
+fn one_replication_cannot_confirm_an_exact_value() {
+    let c = ClaimToml {
+        policies: vec!["A".into()],
+        expected: Some(Reference::Number(10.0)),
+        tolerance: Some(0.0),
+        ..claim(ClaimKind::Value)
+    };
+    let rs = [result("A", JSQ, "0.5", &[10.0], &[true])];
+    let out = audit_claim("e", &c, &rs);
+    assert_eq!(out.verdict, Verdict::Inconclusive, "{out:?}");
+}
+
+/// An axis that does not apply to one policy ("-", e.g. p_hat for JSQ) does
+/// not prevent pairing; a missing partner is reported, not skipped.
+#[test]
+fn ordering_pairs_across_axes_that_do_not_apply() {
+    let mut a = result("A", JSQ, "0.5", &[1.0, 2.0, 3.0], &[true; 3]);
+    let mut b = result("B", WR, "0.5", &[2.0, 3.0, 4.0], &[true; 3]);
+    a.axes.push(("p_hat".into(), "0.1".into()));
+    b.axes.push(("p_hat".into(), "-".into()));
+    let c = audit_claim("e", &ordering(), &[a.clone(), b]);
+    assert_eq!(c.verdict, Verdict::Confirmed, "{c:?}");
+    let c = audit_claim("e", &ordering(), &[a]);
+    assert_eq!(c.verdict, Verdict::Inconclusive);
+    assert!(c.checks[0].note.as_deref().unwrap().contains("no B point"));
 }

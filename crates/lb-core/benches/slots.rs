@@ -44,6 +44,7 @@ fn cfg(
             slots,
             warmup: slots / 10,
             batches: 64,
+            warmup_rule: Default::default(),
         },
     }
 }

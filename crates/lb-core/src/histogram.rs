@@ -1,5 +1,5 @@
 //! Response-time histogram: exact below 4096 slots, then log-linear buckets
-//! with 4096 sub-buckets per power of two (relative error < 2⁻¹²), in the
+//! with 2048 sub-buckets per power of two (relative error < 2⁻¹¹), in the
 //! manner of HdrHistogram. Memory is bounded whatever the run length.
 
 use serde::{Deserialize, Serialize};

@@ -20,7 +20,7 @@
 //!     policy: PolicyConfig::Random,
 //!     granularity: Default::default(),
 //!     count_own: true,
-//!     run: RunLength { slots: 10_000, warmup: 1_000, batches: 32 },
+//!     run: RunLength { slots: 10_000, warmup: 1_000, batches: 32, warmup_rule: Default::default() },
 //! };
 //! let s = lb_core::run(&cfg, &Seeds::from_u64(1, 2), 0);
 //! assert!(s.stability.stable);
@@ -42,7 +42,7 @@ pub mod theory;
 
 pub use config::{
     Granularity, LedDispatch, LedUpdate, PolicyConfig, PushWhen, RunLength, SlottedConfig,
-    SystemConfig, TieBreak,
+    SystemConfig, TieBreak, WarmupRule,
 };
 pub use law::Law;
 pub use metrics::{RunSummary, Stability};

@@ -85,6 +85,34 @@ pub fn point_unstable(summaries: &[RunSummary]) -> bool {
     2 * bad > summaries.len()
 }
 
+/// MSER (White 1997) on a series of batch means: the truncation d ≤ n/2
+/// minimising Σ_{i≥d}(x_i − x̄_d)² / (n − d)², the squared standard error of
+/// the mean of what is kept. With batches of 5 observations this is MSER-5.
+/// O(n) with suffix sums.
+pub fn mser(xs: &[f64]) -> usize {
+    let n = xs.len();
+    if n < 2 {
+        return 0;
+    }
+    let (mut s1, mut s2) = (0.0, 0.0);
+    let mut suffix = vec![(0.0, 0.0); n + 1];
+    for i in (0..n).rev() {
+        s1 += xs[i];
+        s2 += xs[i] * xs[i];
+        suffix[i] = (s1, s2);
+    }
+    let mut best = (f64::INFINITY, 0);
+    for (d, &(a, b)) in suffix.iter().enumerate().take(n / 2 + 1) {
+        let k = (n - d) as f64;
+        let ss = (b - a * a / k).max(0.0);
+        let stat = ss / (k * k);
+        if stat < best.0 {
+            best = (stat, d);
+        }
+    }
+    best.1
+}
+
 /// OLS fit of `ys` against 0..k: (slope, residuals, mean, Σ(x−x̄)²).
 fn ols(ys: &[f64]) -> (f64, Vec<f64>, f64, f64) {
     let k = ys.len() as f64;
@@ -121,6 +149,15 @@ fn lag1(xs: &[f64]) -> f64 {
 /// what correlation is left widens the slope's standard error.
 pub fn stability(trace: &[f64]) -> Stability {
     let mut half: Vec<f64> = trace[trace.len() / 2..].to_vec();
+    if half.len() < 3 {
+        // Too short to test a trend (configurations need ≥ 6 batches).
+        return Stability {
+            stable: true,
+            slope: 0.0,
+            p_value: 1.0,
+            growth: 0.0,
+        };
+    }
     let k0 = half.len() as f64;
     let (mut slope, mut resid, mut ym, mut sxx) = ols(&half);
     while half.len() > 8 && lag1(&resid).abs() > 2.0 / (half.len() as f64).sqrt() {

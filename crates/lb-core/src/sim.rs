@@ -1,7 +1,7 @@
 //! The slot loop of the LED model (SPEC §1; seed 000 §2.1, Eq. (2)):
 //! arrivals, dispatch, service, update — in that order.
 
-use crate::config::SlottedConfig;
+use crate::config::{SlottedConfig, WarmupRule};
 use crate::fifo::Fifo;
 use crate::histogram::Histogram;
 use crate::law::Sampler;
@@ -18,12 +18,56 @@ pub fn run(cfg: &SlottedConfig, seeds: &Seeds, r: u64) -> RunSummary {
     run_observed(cfg, seeds, r, &mut ())
 }
 
+/// Collects ΣQ at the start of each slot from `from` on, in sums over 5 slots.
+struct Mser5Sums {
+    from: u64,
+    sums: Vec<u64>,
+}
+
+impl Observer for Mser5Sums {
+    fn sum_q(&mut self, t: u64, sum_q: u64) {
+        if t >= self.from {
+            let i = ((t - self.from) / 5) as usize;
+            if i == self.sums.len() {
+                self.sums.push(0);
+            }
+            self.sums[i] += sum_q;
+        }
+    }
+}
+
+/// The warm-up a run discards: `run.warmup`, or under MSER-5 the floor plus
+/// the MSER-5 truncation of a first pass over the same sample path.
+pub fn warmup_slots(cfg: &SlottedConfig, seeds: &Seeds, r: u64) -> u64 {
+    match cfg.run.warmup_rule {
+        WarmupRule::Fixed => cfg.run.warmup,
+        WarmupRule::Mser5 => {
+            let mut sums = Mser5Sums {
+                from: cfg.run.warmup,
+                sums: Vec::new(),
+            };
+            let mut first = cfg.clone();
+            first.run.warmup_rule = WarmupRule::Fixed;
+            simulate(&first, seeds, r, &mut sums);
+            // Only whole batches of 5 slots.
+            let whole = ((cfg.run.slots - cfg.run.warmup) / 5) as usize;
+            sums.sums.truncate(whole);
+            let means: Vec<f64> = sums.sums.iter().map(|&s| s as f64 / 5.0).collect();
+            let d = crate::metrics::mser(&means) as u64;
+            // Keep at least the trace's batches in the window.
+            (cfg.run.warmup + 5 * d).min(cfg.run.slots - cfg.run.batches as u64)
+        }
+    }
+}
+
 /// Watches a run's exogenous randomness (for tests of common random numbers).
 pub trait Observer {
     /// A_m(t) for every dispatcher, as drawn.
     fn arrivals(&mut self, _t: u64, _a: &[u64]) {}
     /// S_n(t), for a server that had work in slot t.
     fn service(&mut self, _n: usize, _t: u64, _s: u64) {}
+    /// Σ_n Q_n(t) at the start of slot t.
+    fn sum_q(&mut self, _t: u64, _sum_q: u64) {}
 }
 
 impl Observer for () {}
@@ -38,6 +82,17 @@ pub fn run_observed<O: Observer>(
     if let Err(e) = cfg.validate() {
         panic!("invalid configuration: {e}");
     }
+    if cfg.run.warmup_rule == WarmupRule::Fixed {
+        return simulate(cfg, seeds, r, obs);
+    }
+    let mut fixed = cfg.clone();
+    fixed.run.warmup = warmup_slots(cfg, seeds, r);
+    fixed.run.warmup_rule = WarmupRule::Fixed;
+    simulate(&fixed, seeds, r, obs)
+}
+
+/// The slot loop, with a fixed warm-up.
+fn simulate<O: Observer>(cfg: &SlottedConfig, seeds: &Seeds, r: u64, obs: &mut O) -> RunSummary {
     let mut st = Streams::new(seeds, r, cfg.system.servers());
     let n = cfg.system.servers();
     let m = cfg.system.dispatchers();
@@ -84,6 +139,7 @@ pub fn run_observed<O: Observer>(
             total += *am;
         }
         obs.arrivals(t, &a);
+        obs.sum_q(t, sum_q);
         if measuring {
             acc_q += sum_q as u128;
             trace.add(t - warm, sum_q);

@@ -12,7 +12,7 @@ use crate::precision::PrecisionRule;
 use crate::validate::{d_axis_applies, label, p_hat_axis_applies};
 use lb_core::{
     Granularity, LedDispatch, LedUpdate, PolicyConfig, RunLength, SlottedConfig, SystemConfig,
-    TieBreak,
+    TieBreak, WarmupRule,
 };
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -108,12 +108,14 @@ fn settings(l: &Loaded, profile: Profile) -> Result<Settings, ManifestError> {
                 slots: r.slots,
                 warmup: r.warmup,
                 batches,
+                warmup_rule: r.warmup_rule,
             },
             replications: full_reps,
             pilot: RunLength {
                 slots: pilot_slots,
                 warmup: pilot_warmup,
                 batches,
+                warmup_rule: WarmupRule::Fixed,
             },
             pilot_replications: pilot_reps,
             iterations,
@@ -129,10 +131,10 @@ fn settings(l: &Loaded, profile: Profile) -> Result<Settings, ManifestError> {
             });
             let (ps, pw) = scale(pilot_slots, pilot_warmup, q.pilot_slots);
             let window = |s: u64, w: u64| s.saturating_sub(w);
-            if window(slots, warmup) < 4 || window(ps, pw) < 4 {
+            if window(slots, warmup) < 6 || window(ps, pw) < 6 {
                 return Err(l.error(
                     "quick.slots",
-                    "the quick run lengths leave fewer than 4 measured slots; \
+                    "the quick run lengths leave fewer than 6 measured slots; \
                      set [quick] slots and warmup",
                 ));
             }
@@ -140,13 +142,15 @@ fn settings(l: &Loaded, profile: Profile) -> Result<Settings, ManifestError> {
                 run: RunLength {
                     slots,
                     warmup,
-                    batches: batches.min(window(slots, warmup) as u32).max(4),
+                    batches: batches.min(window(slots, warmup) as u32).max(6),
+                    warmup_rule: r.warmup_rule,
                 },
                 replications: Replications::Fixed(reps),
                 pilot: RunLength {
                     slots: ps,
                     warmup: pw,
-                    batches: batches.min(window(ps, pw) as u32).max(4),
+                    batches: batches.min(window(ps, pw) as u32).max(6),
+                    warmup_rule: WarmupRule::Fixed,
                 },
                 pilot_replications: 1,
                 iterations: iterations.min(8),

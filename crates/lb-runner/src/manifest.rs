@@ -514,8 +514,12 @@ fn default_metric() -> crate::precision::Metric {
 pub struct RunSpec {
     /// Slots per replication, warm-up included.
     pub slots: u64,
-    /// Warm-up slots discarded (a fixed count).
+    /// Warm-up slots discarded: exactly these (`warmup_rule = "fixed"`), or at
+    /// least these, then as many as MSER-5 asks for (`"mser5"`).
     pub warmup: u64,
+    /// `"fixed"` (default) or `"mser5"` (SPEC §4).
+    #[serde(default)]
+    pub warmup_rule: lb_core::WarmupRule,
     /// Batches of the measured window (batch means, stability verdict).
     #[serde(default)]
     pub batches: Option<u32>,

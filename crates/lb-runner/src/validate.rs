@@ -585,12 +585,12 @@ fn run(l: &Loaded) -> R {
         ));
     }
     if let Some(b) = r.batches
-        && (b < 4 || b as u64 > r.slots - r.warmup)
+        && (b < 6 || b as u64 > r.slots - r.warmup)
     {
         return Err(l.error(
             "run.batches",
             format!(
-                "batches must lie in 4..={} (the measured slots), got {b}",
+                "batches must lie in 6..={} (the measured slots), got {b}",
                 r.slots - r.warmup
             ),
         ));

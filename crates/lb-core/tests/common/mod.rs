@@ -59,6 +59,7 @@ pub fn cfg(system: SystemConfig, policy: PolicyConfig, slots: u64, warmup: u64) 
             slots,
             warmup,
             batches: 64,
+            warmup_rule: Default::default(),
         },
     }
 }
