@@ -224,6 +224,25 @@ trait Job: Sync {
     fn compute(&self, cache: &Cache, ctx: &Context) -> Result<(), CacheError>;
 }
 
+/// Whether a valid record is present; a damaged one is moved aside (and will
+/// be recomputed).
+fn present<T>(
+    read: Read<T>,
+    cache: &Cache,
+    path: &Path,
+    report: &Mutex<Report>,
+    progress: &dyn Progress,
+) -> Result<bool, CacheError> {
+    match read {
+        Read::Valid(_) => Ok(true),
+        Read::Missing => Ok(false),
+        Read::Damaged(why) => {
+            note_damaged(cache, path, &why, report, progress)?;
+            Ok(false)
+        }
+    }
+}
+
 fn note_damaged(
     cache: &Cache,
     path: &Path,
@@ -261,14 +280,8 @@ impl Job for PairJob {
         report: &Mutex<Report>,
         progress: &dyn Progress,
     ) -> Result<bool, CacheError> {
-        match cache.read_replication(&self.key, self.r) {
-            Read::Valid(_) => Ok(true),
-            Read::Missing => Ok(false),
-            Read::Damaged(why) => {
-                note_damaged(cache, &self.path(cache), &why, report, progress)?;
-                Ok(false)
-            }
-        }
+        let read = cache.read_replication(&self.key, self.r);
+        present(read, cache, &self.path(cache), report, progress)
     }
     fn compute(&self, cache: &Cache, ctx: &Context) -> Result<(), CacheError> {
         let start = SystemTime::now();
@@ -302,14 +315,8 @@ impl Job for CalibrationJob {
         report: &Mutex<Report>,
         progress: &dyn Progress,
     ) -> Result<bool, CacheError> {
-        match cache.read_calibration(&self.key) {
-            Read::Valid(_) => Ok(true),
-            Read::Missing => Ok(false),
-            Read::Damaged(why) => {
-                note_damaged(cache, &self.path(cache), &why, report, progress)?;
-                Ok(false)
-            }
-        }
+        let read = cache.read_calibration(&self.key);
+        present(read, cache, &self.path(cache), report, progress)
     }
     fn compute(&self, cache: &Cache, ctx: &Context) -> Result<(), CacheError> {
         let start = SystemTime::now();
