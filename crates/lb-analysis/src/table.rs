@@ -29,10 +29,7 @@ pub fn replications_frame(
     results: &[PointResult],
     metrics: &[Metric],
 ) -> PolarsResult<DataFrame> {
-    let axes: Vec<String> = results
-        .first()
-        .map(|r| r.axes.iter().map(|(a, _)| a.clone()).collect())
-        .unwrap_or_default();
+    let axes = axis_names(results);
     let mut point_idx = Vec::new();
     let mut exp = Vec::new();
     let mut policy = Vec::new();
@@ -86,6 +83,14 @@ pub fn replications_frame(
     DataFrame::new_infer_height(cols)
 }
 
+/// The sweep axes of a plan's results, in plan order.
+fn axis_names(results: &[PointResult]) -> Vec<String> {
+    results
+        .first()
+        .map(|r| r.axes.iter().map(|(a, _)| a.clone()).collect())
+        .unwrap_or_default()
+}
+
 /// The columns that say which point a row is: policy, one per axis, p̂ (a
 /// swept p̂ is already an axis column).
 fn identity(
@@ -115,10 +120,7 @@ pub fn summary_frame(
     long: &DataFrame,
     metrics: &[Metric],
 ) -> PolarsResult<DataFrame> {
-    let axes: Vec<String> = results
-        .first()
-        .map(|r| r.axes.iter().map(|(a, _)| a.clone()).collect())
-        .unwrap_or_default();
+    let axes = axis_names(results);
     let parts = if long.height() > 0 {
         long.partition_by_stable(["point"], true)?
     } else {
