@@ -125,7 +125,14 @@ fn main() {
             .unwrap_or(1)
     );
     let filter = std::env::args().nth(1).filter(|a| !a.starts_with('-'));
-    for case in cases {
+    // LB_BENCH_SCALE shortens every run (e.g. 0.01 under a profiler).
+    let scale: f64 = std::env::var("LB_BENCH_SCALE")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1.0);
+    for mut case in cases {
+        case.cfg.run.slots = ((case.cfg.run.slots as f64 * scale) as u64).max(1000);
+        case.cfg.run.warmup = case.cfg.run.slots / 10;
         if filter.as_deref().is_some_and(|f| !case.name.contains(f)) {
             continue;
         }

@@ -8,12 +8,29 @@ const EXACT_BITS: u32 = 12;
 const EXACT: u64 = 1 << EXACT_BITS;
 
 /// Counts of response times (in slots, ≥ 1).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+///
+/// Recording a response time below 4096 slots only bumps its count; the total,
+/// the exact sum and the maximum are read off the counts when asked for. Above
+/// that, the log-linear bucket loses the value, so its sum and maximum are kept
+/// aside, exactly.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Histogram {
     counts: Vec<u64>,
-    total: u64,
-    sum: u128,
-    max: u64,
+    /// Jobs, sum and maximum of response times ≥ 4096 slots.
+    big_total: u64,
+    big_sum: u128,
+    big_max: u64,
+}
+
+impl Default for Histogram {
+    fn default() -> Histogram {
+        Histogram {
+            counts: vec![0; EXACT as usize],
+            big_total: 0,
+            big_sum: 0,
+            big_max: 0,
+        }
+    }
 }
 
 #[inline]
@@ -43,45 +60,71 @@ impl Histogram {
     /// Records `count` jobs of response time `v`.
     #[inline]
     pub fn record(&mut self, v: u64, count: u64) {
+        if v < EXACT {
+            self.counts[v as usize] += count;
+        } else {
+            self.record_big(v, count);
+        }
+    }
+
+    #[cold]
+    fn record_big(&mut self, v: u64, count: u64) {
         let b = bucket(v);
         if b >= self.counts.len() {
             self.counts.resize(b + 1, 0);
         }
         self.counts[b] += count;
-        self.total += count;
-        self.sum += v as u128 * count as u128;
-        self.max = self.max.max(v);
+        self.big_total += count;
+        self.big_sum += v as u128 * count as u128;
+        self.big_max = self.big_max.max(v);
     }
 
     /// Number of jobs recorded.
     pub fn count(&self) -> u64 {
-        self.total
+        self.counts.iter().sum()
+    }
+
+    /// Exact sum of the response times recorded.
+    fn sum(&self) -> u128 {
+        let exact: u128 = (0..EXACT as usize)
+            .map(|v| v as u128 * self.counts[v] as u128)
+            .sum();
+        exact + self.big_sum
     }
 
     /// Exact mean (the sum is kept exactly).
     pub fn mean(&self) -> Option<f64> {
-        (self.total > 0).then(|| self.sum as f64 / self.total as f64)
+        let total = self.count();
+        (total > 0).then(|| self.sum() as f64 / total as f64)
     }
 
-    /// Exact maximum.
+    /// Exact maximum (0 when nothing was recorded).
     pub fn max(&self) -> u64 {
-        self.max
+        if self.big_total > 0 {
+            return self.big_max;
+        }
+        (0..EXACT as usize)
+            .rev()
+            .find(|&v| self.counts[v] > 0)
+            .unwrap_or(0) as u64
     }
 
     /// The q-quantile (smallest v with P(X ≤ v) ≥ q), exact below 4096 slots.
     pub fn quantile(&self, q: f64) -> Option<u64> {
-        if self.total == 0 {
+        let total = self.count();
+        if total == 0 {
             return None;
         }
-        let target = ((q * self.total as f64).ceil() as u64).clamp(1, self.total);
+        let max = self.max();
+        let target = ((q * total as f64).ceil() as u64).clamp(1, total);
         let mut acc = 0;
         for (b, &c) in self.counts.iter().enumerate() {
             acc += c;
             if acc >= target {
-                return Some(bucket_low(b).min(self.max));
+                return Some(bucket_low(b).min(max));
             }
         }
-        Some(self.max)
+        Some(max)
     }
 }
 
@@ -113,5 +156,9 @@ mod tests {
         assert_eq!(h.quantile(0.99), Some(99));
         assert_eq!(h.quantile(1.0), Some(100));
         assert_eq!(h.mean(), Some(50.5));
+        assert_eq!((h.count(), h.max()), (100, 100));
+        h.record(10_000, 2);
+        assert_eq!((h.count(), h.max()), (102, 10_000));
+        assert_eq!(h.mean(), Some((5050.0 + 20_000.0) / 102.0));
     }
 }

@@ -29,6 +29,7 @@
 #![warn(missing_docs)]
 
 pub mod argmin;
+pub mod buckets;
 pub mod config;
 pub mod fifo;
 pub mod histogram;
@@ -52,4 +53,4 @@ pub use streams::Seeds;
 /// The engine's model version. It is part of every result's key: bump it
 /// whenever a change to this crate can change a simulated number, so that
 /// cached results are recomputed rather than silently mixed.
-pub const MODEL_VERSION: u32 = 2;
+pub const MODEL_VERSION: u32 = 3;

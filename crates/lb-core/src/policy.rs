@@ -6,6 +6,7 @@
 //! same for every dispatcher — the source of herd behaviour (seed 000 §4.2).
 
 use crate::argmin::ArgminTree;
+use crate::buckets::MinBuckets;
 use crate::config::{
     Granularity, LedDispatch, LedUpdate, PolicyConfig, PushWhen, SlottedConfig, TieBreak,
 };
@@ -40,50 +41,70 @@ impl Assignment {
     }
 }
 
+/// How a dispatcher finds the least of its estimates.
+#[derive(Clone, Debug)]
+enum Index {
+    /// Not needed (the dispatch reads the values directly), or N ≤
+    /// [`SCAN_MAX`] with lowest-index ties: a scan.
+    Scan,
+    /// Lowest-index ties over many servers: a tournament tree.
+    Tree(ArgminTree),
+    /// Uniform ties: the servers bucketed by value.
+    Buckets(MinBuckets),
+}
+
 /// Dispatcher m's local estimates Q̃_m (seed 000, Definition 1), with the sum
-/// for L-JBA's mean and, for L-JSQ, an argmin tree.
+/// for L-JBA's mean and, for L-JSQ, an index of the minimum.
 #[derive(Clone, Debug)]
 struct Estimates {
     vals: Vec<u64>,
     sum: u64,
-    tree: Option<ArgminTree>,
+    index: Index,
 }
 
 impl Estimates {
-    fn new(n: usize, with_tree: bool) -> Estimates {
+    fn new(n: usize, index: fn(&[u64]) -> Index) -> Estimates {
         let vals = vec![0; n];
         Estimates {
-            tree: with_tree.then(|| ArgminTree::new(&vals)),
+            index: index(&vals),
             vals,
             sum: 0,
         }
     }
-    #[inline]
+    #[inline(always)]
     fn set(&mut self, n: usize, v: u64) {
-        self.sum = self.sum - self.vals[n] + v;
+        let old = self.vals[n];
+        self.sum = self.sum - old + v;
         self.vals[n] = v;
-        if let Some(t) = &mut self.tree {
-            t.set(n, v);
+        match &mut self.index {
+            Index::Scan => {}
+            Index::Tree(t) => t.set(n, v),
+            Index::Buckets(b) => b.moved(n, old, v),
         }
     }
-    #[inline]
+    #[inline(always)]
     fn add(&mut self, n: usize, k: u64) {
         self.set(n, self.vals[n] + k);
     }
-    /// Adds `(server, count)` pairs; rebuilds the tree once if many change.
-    fn add_many(&mut self, adds: &[(usize, u64)]) {
-        if adds.len() * 8 < self.vals.len() {
-            for &(s, c) in adds {
-                self.add(s, c);
+    /// A least estimate, ties uniform or lowest.
+    #[inline]
+    fn argmin(&self, random_ties: bool, rng: &mut ChaCha8Rng) -> usize {
+        match &self.index {
+            Index::Scan => scan_argmin(&self.vals, random_ties, rng),
+            Index::Tree(t) => tree_argmin(t, random_ties, rng),
+            Index::Buckets(b) => b.uniform_argmin(&self.vals, rng),
+        }
+    }
+    /// Every least estimate, into `out` (in index order, except under buckets).
+    fn argmin_set(&self, out: &mut Vec<usize>) {
+        out.clear();
+        match &self.index {
+            Index::Tree(t) => out.extend((0..t.ties()).map(|j| t.nth_argmin(j))),
+            Index::Buckets(b) => b.argmin_set(&self.vals, out),
+            Index::Scan => {
+                let mn = *self.vals.iter().min().expect("N ≥ 1");
+                out.extend((0..self.vals.len()).filter(|&s| self.vals[s] == mn));
             }
-            return;
-        }
-        for &(s, c) in adds {
-            self.vals[s] += c;
-            self.sum += c;
-        }
-        if let Some(t) = &mut self.tree {
-            t.reset(&self.vals);
         }
     }
 }
@@ -148,7 +169,22 @@ impl Policy {
                 dispatch,
                 update,
                 est: (0..m)
-                    .map(|_| Estimates::new(n, dispatch == LedDispatch::LJsq && n > SCAN_MAX))
+                    .map(|_| {
+                        // L-JSQ reads its minimum, except in `job` granularity
+                        // with count_own, where it water-fills on the values.
+                        let reads_min = dispatch == LedDispatch::LJsq
+                            && !(cfg.granularity == Granularity::Job && cfg.count_own);
+                        Estimates::new(
+                            n,
+                            if !reads_min || n <= SCAN_MAX {
+                                |_| Index::Scan
+                            } else if tie == TieBreak::Random {
+                                |v| Index::Buckets(MinBuckets::new(v))
+                            } else {
+                                |v| Index::Tree(ArgminTree::new(v))
+                            },
+                        )
+                    })
                     .collect(),
             },
             PolicyConfig::Jsq { .. } => Kind::Jsq,
@@ -217,10 +253,7 @@ impl Policy {
                 match *dispatch {
                     LedDispatch::LJsq => {
                         if !job {
-                            let s = match &e.tree {
-                                Some(t) => tree_argmin(t, random_ties, rng),
-                                None => scan_argmin(&e.vals, random_ties, rng),
-                            };
+                            let s = e.argmin(random_ties, rng);
                             out.add(s, a);
                             if self.count_own {
                                 e.add(s, a);
@@ -232,17 +265,11 @@ impl Policy {
                                 out.add(s, c);
                                 adds.push((s, c));
                             });
-                            e.add_many(adds);
-                        } else {
-                            self.set.clear();
-                            match &e.tree {
-                                Some(t) => self.set.extend((0..t.ties()).map(|j| t.nth_argmin(j))),
-                                None => {
-                                    let mn = *e.vals.iter().min().expect("N ≥ 1");
-                                    self.set
-                                        .extend((0..e.vals.len()).filter(|&s| e.vals[s] == mn));
-                                }
+                            for &(s, c) in adds.iter() {
+                                e.add(s, c);
                             }
+                        } else {
+                            e.argmin_set(&mut self.set);
                             split_ties(rng, a, &self.set, random_ties, out);
                         }
                     }
@@ -418,22 +445,28 @@ impl Policy {
 /// argmin tree: a scan of ≤ 32 words is cheaper than the tree's updates.
 const SCAN_MAX: usize = 32;
 
-/// A uniform (or lowest) argmin by one scan, ties by reservoir sampling.
+/// A uniform (or lowest) argmin by scans: the minimum and its multiplicity in
+/// one pass, then the j-th minimiser, j uniform — branch-free, for the few
+/// servers (≤ [`SCAN_MAX`]) where this beats any index.
 #[inline]
 fn scan_argmin(vals: &[u64], random_ties: bool, rng: &mut ChaCha8Rng) -> usize {
-    let mn = *vals.iter().min().expect("N ≥ 1");
-    let ties = vals.iter().filter(|&&v| v == mn).count() as u32;
+    let (mut mn, mut ties) = (u64::MAX, 0u32);
+    for &v in vals {
+        ties = if v < mn { 1 } else { ties + (v == mn) as u32 };
+        mn = mn.min(v);
+    }
     let j = if random_ties && ties > 1 {
-        rng.random_range(0..ties)
+        below(rng, ties as usize) as u32
     } else {
         0
     };
-    vals.iter()
-        .enumerate()
-        .filter(|&(_, &v)| v == mn)
-        .nth(j as usize)
-        .map(|(s, _)| s)
-        .expect("j < ties")
+    let (mut left, mut pick) = (j as i64, 0);
+    for (s, &v) in vals.iter().enumerate() {
+        let hit = v == mn;
+        pick = if hit && left == 0 { s } else { pick };
+        left -= hit as i64;
+    }
+    pick
 }
 
 /// A uniform (or lowest) argmin from the tree.
@@ -441,7 +474,7 @@ fn scan_argmin(vals: &[u64], random_ties: bool, rng: &mut ChaCha8Rng) -> usize {
 fn tree_argmin(t: &ArgminTree, random_ties: bool, rng: &mut ChaCha8Rng) -> usize {
     let c = t.ties();
     let j = if random_ties && c > 1 {
-        rng.random_range(0..c)
+        below(rng, c as usize) as u32
     } else {
         0
     };
@@ -466,7 +499,7 @@ fn least(
         } else if v == bv {
             ties += 1;
             if random_ties {
-                if rng.random_range(0..ties) == 0 {
+                if below(rng, ties as usize) == 0 {
                     best = s;
                 }
             } else if s < best {

@@ -5,10 +5,21 @@
 use rand::Rng;
 use rand_distr::{Binomial, Distribution};
 
-/// A uniform draw in 0..n.
-#[inline]
+/// A uniform draw in 0..n (n ≥ 1): Lemire's multiply-and-reject on 64-bit
+/// words ("Fast random integer generation in an interval", 2019), exact, and
+/// one word per draw except with probability < n / 2⁶⁴.
+#[inline(always)]
 pub fn below<R: Rng + ?Sized>(rng: &mut R, n: usize) -> usize {
-    rng.random_range(0..n)
+    let n = n as u64;
+    debug_assert!(n >= 1);
+    let mut m = rng.next_u64() as u128 * n as u128;
+    if (m as u64) < n {
+        let t = n.wrapping_neg() % n;
+        while (m as u64) < t {
+            m = rng.next_u64() as u128 * n as u128;
+        }
+    }
+    (m >> 64) as usize
 }
 
 /// True with probability p (no draw when p ≥ 1 or p ≤ 0).
@@ -27,7 +38,7 @@ pub fn coin<R: Rng + ?Sized>(rng: &mut R, p: f64) -> bool {
 pub fn distinct<R: Rng + ?Sized>(rng: &mut R, n: usize, d: usize, out: &mut Vec<usize>) {
     out.clear();
     for j in n - d..n {
-        let t = rng.random_range(0..=j);
+        let t = below(rng, j + 1);
         if out.contains(&t) {
             out.push(j);
         } else {
@@ -68,7 +79,7 @@ impl Alias {
     /// One weighted draw.
     #[inline]
     pub fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> usize {
-        let i = rng.random_range(0..self.prob.len());
+        let i = below(rng, self.prob.len());
         if rng.random::<f64>() < self.prob[i] {
             i
         } else {
@@ -199,7 +210,7 @@ pub fn water_fill<R: Rng + ?Sized>(
     if random_ties {
         // Partial Fisher–Yates: the first r entries become a uniform r-subset.
         for i in 0..r {
-            let j = rng.random_range(i..c);
+            let j = i + below(rng, c - i);
             head.swap(i, j);
         }
     } else {

@@ -91,13 +91,31 @@ pub fn run_observed<O: Observer>(
     simulate(&fixed, seeds, r, obs)
 }
 
-/// The slot loop, with a fixed warm-up.
+/// The slot loop, with a fixed warm-up. When every server's service is
+/// Bernoulli (the seed's setting), S_n(t) is one comparison of its word with a
+/// threshold, and the loop is compiled for that case; otherwise each server's
+/// [`Sampler`] draws from its word. Both give the same S_n(t).
 fn simulate<O: Observer>(cfg: &SlottedConfig, seeds: &Seeds, r: u64, obs: &mut O) -> RunSummary {
+    let srv: Vec<Sampler> = cfg.system.service.iter().map(|l| l.sampler()).collect();
+    let thresholds: Option<Vec<u64>> = srv.iter().map(Sampler::bernoulli_threshold).collect();
+    match thresholds {
+        Some(thr) => slot_loop(cfg, seeds, r, obs, |s, u| crate::law::bernoulli(thr[s], u)),
+        None => slot_loop(cfg, seeds, r, obs, |s, u| srv[s].sample_word(u)),
+    }
+}
+
+/// The slot loop proper; `offer(n, word)` is S_n(t) drawn from its word.
+fn slot_loop<O: Observer>(
+    cfg: &SlottedConfig,
+    seeds: &Seeds,
+    r: u64,
+    obs: &mut O,
+    offer: impl Fn(usize, u64) -> u64,
+) -> RunSummary {
     let mut st = Streams::new(seeds, r, cfg.system.servers());
     let n = cfg.system.servers();
     let m = cfg.system.dispatchers();
     let arr: Vec<Sampler> = cfg.system.arrivals.iter().map(|l| l.sampler()).collect();
-    let srv: Vec<Sampler> = cfg.system.service.iter().map(|l| l.sampler()).collect();
     let mut policy = Policy::new(cfg, &mut st.policy);
 
     let (slots, warm) = (cfg.run.slots, cfg.run.warmup);
@@ -110,20 +128,19 @@ fn simulate<O: Observer>(cfg: &SlottedConfig, seeds: &Seeds, r: u64, obs: &mut O
     let mut asg = Assignment::new(n);
     let mut departed: Vec<usize> = Vec::with_capacity(n);
     let mut hist = Histogram::default();
-    // Per-server area under Q_n, kept lazily: updated only when Q_n changes.
+    // Per-server area under Q_n over the measured window, added in the same
+    // pass over Q(t) as the imbalance (a few instructions a server, cheaper
+    // than settling lazily at every change once most servers are busy), in
+    // u64 partial sums flushed every 4096 slots.
     let mut area = vec![0u128; n];
-    let mut since = vec![0u64; n];
-    // Before Q_n changes in slot t: its start-of-slot value held over slots
-    // since..=t; add the part of that span inside the measured window.
-    let settle = |area: &mut [u128], since: &mut [u64], q: &[u64], s: usize, t: u64| {
-        if since[s] <= t {
-            let from = since[s].max(warm);
-            if t + 1 > from {
-                area[s] += q[s] as u128 * (t + 1 - from) as u128;
-            }
-            since[s] = t + 1;
+    let mut part = vec![0u64; n];
+    let flush = |area: &mut [u128], part: &mut [u64]| {
+        for (a, p) in area.iter_mut().zip(part.iter_mut()) {
+            *a += std::mem::take(p) as u128;
         }
     };
+    // This slot's departures (server, D_n(t)), filled without a branch on D.
+    let mut served: Vec<(usize, u64)> = vec![(0, 0); n];
     let mut trace = Trace::new(window, cfg.run.batches);
 
     let (mut acc_q, mut acc_q_after, mut acc_imb) = (0u128, 0u128, 0u128);
@@ -144,11 +161,15 @@ fn simulate<O: Observer>(cfg: &SlottedConfig, seeds: &Seeds, r: u64, obs: &mut O
             acc_q += sum_q as u128;
             trace.add(t - warm, sum_q);
             let (mut lo, mut hi) = (u64::MAX, 0);
-            for &x in &q {
+            for (p, &x) in part.iter_mut().zip(&q) {
                 lo = lo.min(x);
                 hi = hi.max(x);
+                *p += x;
             }
             acc_imb += (hi - lo) as u128;
+            if (t - warm) % 4096 == 4095 {
+                flush(&mut area, &mut part);
+            }
             arrivals += total;
         }
         // 2. Dispatch on the start-of-slot snapshot.
@@ -165,7 +186,6 @@ fn simulate<O: Observer>(cfg: &SlottedConfig, seeds: &Seeds, r: u64, obs: &mut O
         for &s in &asg.touched {
             let k = std::mem::take(&mut asg.inc[s]);
             fifo[s].push(t, k);
-            settle(&mut area, &mut since, &q, s, t);
             q[s] += k;
             sum_q += k;
         }
@@ -175,29 +195,30 @@ fn simulate<O: Observer>(cfg: &SlottedConfig, seeds: &Seeds, r: u64, obs: &mut O
         }
         // 3. Service: D_n = min(Q_n + A_n, S_n); idle servers are skipped, their
         //    S_n(t) is never needed (service is random-access).
-        departed.clear();
-        for s in 0..n {
-            if q[s] == 0 {
+        let mut k = 0;
+        for (s, &qs) in q.iter().enumerate() {
+            if qs == 0 {
                 continue;
             }
-            let offered = srv[s].sample_word(st.service.word(s, t));
+            let offered = offer(s, st.service.word(s, t));
             obs.service(s, t, offered);
-            let d = offered.min(q[s]);
-            if d == 0 {
-                continue;
-            }
+            let d = offered.min(qs);
+            served[k] = (s, d);
+            k += (d > 0) as usize;
+        }
+        departed.clear();
+        for &(s, d) in &served[..k] {
             fifo[s].pop(d, |arr_slot, c| {
                 if arr_slot >= warm {
                     hist.record(t - arr_slot + 1, c);
                 }
             });
-            settle(&mut area, &mut since, &q, s, t);
             q[s] -= d;
             sum_q -= d;
             departed.push(s);
         }
         if measuring {
-            completion_events += departed.len() as u64;
+            completion_events += k as u64;
         }
         // 4. Update, on Q(t+1).
         msgs += policy.update(&q, &a, &departed, &mut st.policy);
@@ -205,10 +226,7 @@ fn simulate<O: Observer>(cfg: &SlottedConfig, seeds: &Seeds, r: u64, obs: &mut O
             messages += msgs;
         }
     }
-    for s in 0..n {
-        let from = since[s].max(warm);
-        area[s] += q[s] as u128 * (slots - from) as u128;
-    }
+    flush(&mut area, &mut part);
 
     let w = window as f64;
     let mean_sum_q_after = acc_q_after as f64 / w;
