@@ -23,7 +23,8 @@ pub struct MinBuckets {
     bucket: Vec<Vec<u32>>,
     /// Where each server sits in its bucket.
     pos: Vec<u32>,
-    /// The lowest non-empty bucket.
+    /// No bucket below this one is occupied (the lowest occupied one is found
+    /// from here when asked for: lazily, once per query, not at every move).
     lo: usize,
 }
 
@@ -48,41 +49,44 @@ impl MinBuckets {
         MinBuckets { bucket, pos, lo }
     }
 
-    /// Server `s`'s value changed from `old` to `new`.
+    /// Server `s`'s value changed from `old` to `new`. Written without
+    /// data-dependent branches (the outcomes are unpredictable): `s` is always
+    /// swap-removed and pushed, even within one bucket.
     #[inline]
     pub fn moved(&mut self, s: usize, old: u64, new: u64) {
         let (from, to) = (bucket(old), bucket(new));
-        if from == to {
-            return;
-        }
         let b = &mut self.bucket[from];
-        let last = b.pop().expect("s is in its bucket");
-        if last as usize != s {
-            let p = self.pos[s];
-            b[p as usize] = last;
-            self.pos[last as usize] = p;
-        }
-        if b.capacity() > 16 && b.capacity() > 4 * b.len() {
+        let p = self.pos[s];
+        let last = *b.last().expect("s is in its bucket");
+        b[p as usize] = last;
+        self.pos[last as usize] = p;
+        b.pop();
+        // One rarely-taken branch, not two data-dependent ones.
+        if (b.capacity() > 16) & (b.capacity() > 4 * b.len()) {
             b.shrink_to(2 * b.len());
         }
         let b = &mut self.bucket[to];
         self.pos[s] = b.len() as u32;
         b.push(s as u32);
-        if to < self.lo {
-            self.lo = to;
-        } else {
-            while self.bucket[self.lo].is_empty() {
-                self.lo += 1;
-            }
+        self.lo = self.lo.min(to);
+    }
+
+    /// The lowest occupied bucket.
+    #[inline]
+    fn lowest(&mut self) -> usize {
+        while self.bucket[self.lo].is_empty() {
+            self.lo += 1;
         }
+        self.lo
     }
 
     /// The minimisers of `vals` (the values these buckets were kept on), in
     /// bucket order, into `out`.
-    pub fn argmin_set(&self, vals: &[u64], out: &mut Vec<usize>) {
+    pub fn argmin_set(&mut self, vals: &[u64], out: &mut Vec<usize>) {
         out.clear();
-        let run = &self.bucket[self.lo];
-        if self.lo < CAP {
+        let lo = self.lowest();
+        let run = &self.bucket[lo];
+        if lo < CAP {
             out.extend(run.iter().map(|&s| s as usize));
         } else {
             let m = run
@@ -97,9 +101,10 @@ impl MinBuckets {
     /// A uniformly random minimiser of `vals`: one draw below the number of ties
     /// (none when the minimum is unique).
     #[inline]
-    pub fn uniform_argmin<R: Rng + ?Sized>(&self, vals: &[u64], rng: &mut R) -> usize {
-        let run = &self.bucket[self.lo];
-        if self.lo < CAP {
+    pub fn uniform_argmin<R: Rng + ?Sized>(&mut self, vals: &[u64], rng: &mut R) -> usize {
+        let lo = self.lowest();
+        let run = &self.bucket[lo];
+        if lo < CAP {
             let j = if run.len() > 1 {
                 below(rng, run.len())
             } else {
@@ -124,7 +129,7 @@ mod tests {
     use super::*;
     use crate::law::mix64;
 
-    fn check(b: &MinBuckets, vals: &[u64]) {
+    fn check(b: &mut MinBuckets, vals: &[u64]) {
         for (s, &p) in b.pos.iter().enumerate() {
             assert_eq!(b.bucket[bucket(vals[s])][p as usize] as usize, s);
         }
@@ -147,7 +152,7 @@ mod tests {
     fn moves_keep_buckets_and_argmin_exact() {
         let mut vals: Vec<u64> = (0..23).map(|i| i % 4).collect();
         let mut b = MinBuckets::new(&vals);
-        check(&b, &vals);
+        check(&mut b, &vals);
         let mut x = 7u64;
         for step in 0..20_000 {
             x = mix64(x);
@@ -159,7 +164,7 @@ mod tests {
             };
             b.moved(s, vals[s], new);
             vals[s] = new;
-            check(&b, &vals);
+            check(&mut b, &vals);
         }
     }
 
@@ -168,7 +173,7 @@ mod tests {
     fn uniform_argmin_is_uniform_over_ties() {
         use rand::SeedableRng;
         let vals = [3, 1, 4, 1, 5, 1, 9];
-        let b = MinBuckets::new(&vals);
+        let mut b = MinBuckets::new(&vals);
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
         let mut hits = [0u64; 7];
         let n = 30_000;

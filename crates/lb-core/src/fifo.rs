@@ -32,18 +32,17 @@ impl Fifo {
 
     /// Removes `d` jobs from the head, calling `depart(arrival_slot, count)` for
     /// each run it takes from. The caller guarantees `d` ≤ the queue length.
+    /// Whether the head run is used up is not branched on (it is unpredictable
+    /// when runs are short); only `d` exceeding the head run loops.
     #[inline]
     pub fn pop(&mut self, mut d: u64, mut depart: impl FnMut(u64, u64)) {
         loop {
             let head = &mut self.runs[self.head];
-            if head.1 > d {
-                head.1 -= d;
-                depart(head.0, d);
-                return;
-            }
-            d -= head.1;
-            depart(head.0, head.1);
-            self.head += 1;
+            let take = d.min(head.1);
+            depart(head.0, take);
+            head.1 -= take;
+            self.head += (head.1 == 0) as usize;
+            d -= take;
             if d == 0 {
                 return;
             }

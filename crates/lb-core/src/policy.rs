@@ -11,8 +11,8 @@ use crate::config::{
     Granularity, LedDispatch, LedUpdate, PolicyConfig, PushWhen, SlottedConfig, TieBreak,
 };
 use crate::sampling::{Alias, below, coin, distinct, multinomial, water_fill};
+use crate::streams::StreamRng;
 use rand::Rng;
-use rand_chacha::ChaCha8Rng;
 use std::collections::VecDeque;
 
 /// The jobs a slot's dispatch sends to each server.
@@ -88,17 +88,17 @@ impl Estimates {
     }
     /// A least estimate, ties uniform or lowest.
     #[inline]
-    fn argmin(&self, random_ties: bool, rng: &mut ChaCha8Rng) -> usize {
-        match &self.index {
+    fn argmin(&mut self, random_ties: bool, rng: &mut StreamRng) -> usize {
+        match &mut self.index {
             Index::Scan => scan_argmin(&self.vals, random_ties, rng),
             Index::Tree(t) => tree_argmin(t, random_ties, rng),
             Index::Buckets(b) => b.uniform_argmin(&self.vals, rng),
         }
     }
     /// Every least estimate, into `out` (in index order, except under buckets).
-    fn argmin_set(&self, out: &mut Vec<usize>) {
+    fn argmin_set(&mut self, out: &mut Vec<usize>) {
         out.clear();
-        match &self.index {
+        match &mut self.index {
             Index::Tree(t) => out.extend((0..t.ties()).map(|j| t.nth_argmin(j))),
             Index::Buckets(b) => b.argmin_set(&self.vals, out),
             Index::Scan => {
@@ -152,7 +152,7 @@ pub struct Policy {
 impl Policy {
     /// The run-time state of `cfg.policy`. JIQ's servers all start idle and
     /// report once each before slot 0 (those messages are not counted).
-    pub fn new(cfg: &SlottedConfig, rng: &mut ChaCha8Rng) -> Policy {
+    pub fn new(cfg: &SlottedConfig, rng: &mut StreamRng) -> Policy {
         let n = cfg.system.servers();
         let m = cfg.system.dispatchers();
         let mu = cfg.system.mu();
@@ -238,7 +238,7 @@ impl Policy {
         m: usize,
         a: u64,
         q: &[u64],
-        rng: &mut ChaCha8Rng,
+        rng: &mut StreamRng,
         out: &mut Assignment,
     ) -> u64 {
         let job = self.granularity == Granularity::Job;
@@ -397,7 +397,7 @@ impl Policy {
         q: &[u64],
         arrived: &[u64],
         departed: &[usize],
-        rng: &mut ChaCha8Rng,
+        rng: &mut StreamRng,
     ) -> u64 {
         let mut msgs = 0;
         match &mut self.kind {
@@ -445,33 +445,31 @@ impl Policy {
 /// argmin tree: a scan of ≤ 32 words is cheaper than the tree's updates.
 const SCAN_MAX: usize = 32;
 
-/// A uniform (or lowest) argmin by scans: the minimum and its multiplicity in
-/// one pass, then the j-th minimiser, j uniform — branch-free, for the few
-/// servers (≤ [`SCAN_MAX`]) where this beats any index.
+/// A uniform (or lowest) argmin in one branch-free pass, for the few servers
+/// (≤ [`SCAN_MAX`] ≤ 64) where this beats any index: the running minimum and
+/// the bit set of the positions that attain it; then the j-th set bit, j
+/// uniform below the number of ties.
 #[inline]
-fn scan_argmin(vals: &[u64], random_ties: bool, rng: &mut ChaCha8Rng) -> usize {
-    let (mut mn, mut ties) = (u64::MAX, 0u32);
-    for &v in vals {
-        ties = if v < mn { 1 } else { ties + (v == mn) as u32 };
-        mn = mn.min(v);
-    }
-    let j = if random_ties && ties > 1 {
-        below(rng, ties as usize) as u32
-    } else {
-        0
-    };
-    let (mut left, mut pick) = (j as i64, 0);
+fn scan_argmin(vals: &[u64], random_ties: bool, rng: &mut StreamRng) -> usize {
+    debug_assert!(vals.len() <= 64);
+    let (mut mn, mut mask) = (u64::MAX, 0u64);
     for (s, &v) in vals.iter().enumerate() {
-        let hit = v == mn;
-        pick = if hit && left == 0 { s } else { pick };
-        left -= hit as i64;
+        let low = v.min(mn);
+        mask = if v < mn { 0 } else { mask } | ((v == low) as u64) << s;
+        mn = low;
     }
-    pick
+    let ties = mask.count_ones();
+    if random_ties && ties > 1 {
+        for _ in 0..below(rng, ties as usize) {
+            mask &= mask - 1;
+        }
+    }
+    mask.trailing_zeros() as usize
 }
 
 /// A uniform (or lowest) argmin from the tree.
 #[inline]
-fn tree_argmin(t: &ArgminTree, random_ties: bool, rng: &mut ChaCha8Rng) -> usize {
+fn tree_argmin(t: &ArgminTree, random_ties: bool, rng: &mut StreamRng) -> usize {
     let c = t.ties();
     let j = if random_ties && c > 1 {
         below(rng, c as usize) as u32
@@ -487,7 +485,7 @@ fn least(
     cands: &[usize],
     val: impl Fn(usize) -> u64,
     random_ties: bool,
-    rng: &mut ChaCha8Rng,
+    rng: &mut StreamRng,
 ) -> usize {
     let mut best = cands[0];
     let mut bv = val(best);
@@ -512,13 +510,7 @@ fn least(
 
 /// `a` jobs spread over a set of tied servers: uniformly, job by job (or all to
 /// the lowest index).
-fn split_ties(
-    rng: &mut ChaCha8Rng,
-    a: u64,
-    set: &[usize],
-    random_ties: bool,
-    out: &mut Assignment,
-) {
+fn split_ties(rng: &mut StreamRng, a: u64, set: &[usize], random_ties: bool, out: &mut Assignment) {
     if random_ties {
         multinomial(rng, a, set, |_| 1.0, |s, c| out.add(s, c));
     } else {
@@ -528,7 +520,7 @@ fn split_ties(
 
 /// L-JBA (seed 000, Example 2): n ∈ A = {n : Q̃_n ≤ mean Q̃} with probability
 /// μ_n / Σ_{i∈A} μ_i. The test N·Q̃_n ≤ ΣQ̃ is exact in integers.
-fn jba_pick(vals: &[u64], sum: u64, mu: &[f64], rng: &mut ChaCha8Rng) -> usize {
+fn jba_pick(vals: &[u64], sum: u64, mu: &[f64], rng: &mut StreamRng) -> usize {
     let n = vals.len() as u64;
     let in_a = |s: usize| vals[s] * n <= sum;
     let total: f64 = (0..vals.len()).filter(|&s| in_a(s)).map(|s| mu[s]).sum();

@@ -128,10 +128,10 @@ fn slot_loop<O: Observer>(
     let mut asg = Assignment::new(n);
     let mut departed: Vec<usize> = Vec::with_capacity(n);
     let mut hist = Histogram::default();
-    // Per-server area under Q_n over the measured window, added in the same
-    // pass over Q(t) as the imbalance (a few instructions a server, cheaper
-    // than settling lazily at every change once most servers are busy), in
-    // u64 partial sums flushed every 4096 slots.
+    // Per-server area under Q_n over the measured window, added in the
+    // service pass (a few instructions a server, cheaper than settling lazily
+    // at every change once most servers are busy), in u64 partial sums
+    // flushed every 4096 slots.
     let mut area = vec![0u128; n];
     let mut part = vec![0u64; n];
     let flush = |area: &mut [u128], part: &mut [u64]| {
@@ -147,6 +147,8 @@ fn slot_loop<O: Observer>(
     let (mut arrivals, mut messages) = (0u64, 0u64);
     let (mut decisions, mut completion_events) = (0u64, 0u64);
 
+    // max_n Q_n − min_n Q_n at the start of the slot (all queues start empty).
+    let mut imbalance = 0u64;
     for t in 0..slots {
         let measuring = t >= warm;
         // 1. Arrivals A_m(t).
@@ -160,13 +162,7 @@ fn slot_loop<O: Observer>(
         if measuring {
             acc_q += sum_q as u128;
             trace.add(t - warm, sum_q);
-            let (mut lo, mut hi) = (u64::MAX, 0);
-            for (p, &x) in part.iter_mut().zip(&q) {
-                lo = lo.min(x);
-                hi = hi.max(x);
-                *p += x;
-            }
-            acc_imb += (hi - lo) as u128;
+            acc_imb += imbalance as u128;
             if (t - warm) % 4096 == 4095 {
                 flush(&mut area, &mut part);
             }
@@ -195,9 +191,15 @@ fn slot_loop<O: Observer>(
         }
         // 3. Service: D_n = min(Q_n + A_n, S_n); idle servers are skipped, their
         //    S_n(t) is never needed (service is random-access).
+        //    The same pass reads Q(t+1) = Q − D for the next slot's imbalance
+        //    and, if that slot is measured, its per-server area (an idle server
+        //    adds nothing to the area and makes the minimum 0).
+        let next_measured = (t + 1 >= warm && t + 1 < slots) as u64;
+        let (mut lo, mut hi, mut idle) = (u64::MAX, 0, false);
         let mut k = 0;
-        for (s, &qs) in q.iter().enumerate() {
+        for (s, (&qs, p)) in q.iter().zip(part.iter_mut()).enumerate() {
             if qs == 0 {
+                idle = true;
                 continue;
             }
             let offered = offer(s, st.service.word(s, t));
@@ -205,7 +207,12 @@ fn slot_loop<O: Observer>(
             let d = offered.min(qs);
             served[k] = (s, d);
             k += (d > 0) as usize;
+            let end = qs - d;
+            lo = lo.min(end);
+            hi = hi.max(end);
+            *p += end * next_measured;
         }
+        imbalance = hi - if idle { 0 } else { lo };
         departed.clear();
         for &(s, d) in &served[..k] {
             fifo[s].pop(d, |arr_slot, c| {

@@ -65,6 +65,15 @@ fn weighted_random_servers_are_independent_single_queues() {
     }
 }
 
+/// Little's law holds pathwise over a window that starts and ends empty. Ours
+/// ends with jobs in the system, whose time counts in the area but not in the
+/// FIFO's completed responses: an edge bias of about −(jobs left × their age)
+/// / arrivals, O(1/T). At 100,000 slots with a 2,000-slot warm-up (a second,
+/// leading edge) L-JSQ-Push measured −0.0006 ± 0.0003 slots over 40
+/// replications: as large as the 99.99% interval of the 10 used here. So the
+/// runs start empty with no warm-up (Little's law needs no steady state) and
+/// last 1,000,000 slots: the bias measured −0.00002, about 0.4 of the
+/// interval's half-width.
 #[test]
 fn littles_law_holds_for_every_policy() {
     let service = vec![bern(0.2), bern(0.2), bern(0.8), bern(0.8), bern(0.5)];
@@ -81,7 +90,7 @@ fn littles_law_holds_for_every_policy() {
         PolicyConfig::WeightedRandom,
     ];
     for p in policies {
-        let c = cfg(poisson_system(3, service.clone(), 0.7), p, 100_000, 2_000);
+        let c = cfg(poisson_system(3, service.clone(), 0.7), p, 1_000_000, 0);
         let rs = replicate(&c, 14, 10);
         // Paired per replication: FIFO mean response − Little's-law response.
         let diff = field(&rs, |s| {
