@@ -6,7 +6,7 @@
 //! same for every dispatcher — the source of herd behaviour (seed 000 §4.2).
 
 use crate::argmin::ArgminTree;
-use crate::buckets::MinBuckets;
+use crate::buckets::{BITS_MAX, BitBuckets, MinBuckets};
 use crate::config::{
     Granularity, LedDispatch, LedUpdate, PolicyConfig, PushWhen, SlottedConfig, TieBreak,
 };
@@ -51,6 +51,8 @@ enum Index {
     Tree(ArgminTree),
     /// Uniform ties: the servers bucketed by value.
     Buckets(MinBuckets),
+    /// Uniform ties over at most [`BITS_MAX`] servers: bit sets by value.
+    Bits(BitBuckets),
 }
 
 /// Dispatcher m's local estimates Q̃_m (seed 000, Definition 1), with the sum
@@ -80,6 +82,7 @@ impl Estimates {
             Index::Scan => {}
             Index::Tree(t) => t.set(n, v),
             Index::Buckets(b) => b.moved(n, old, v),
+            Index::Bits(b) => b.moved(n, old, v),
         }
     }
     #[inline(always)]
@@ -93,6 +96,7 @@ impl Estimates {
             Index::Scan => scan_argmin(&self.vals, random_ties, rng),
             Index::Tree(t) => tree_argmin(t, random_ties, rng),
             Index::Buckets(b) => b.uniform_argmin(&self.vals, rng),
+            Index::Bits(b) => b.uniform_argmin(&self.vals, rng),
         }
     }
     /// Every least estimate, into `out` (in index order, except under buckets).
@@ -101,6 +105,7 @@ impl Estimates {
         match &mut self.index {
             Index::Tree(t) => out.extend((0..t.ties()).map(|j| t.nth_argmin(j))),
             Index::Buckets(b) => b.argmin_set(&self.vals, out),
+            Index::Bits(b) => b.argmin_set(&self.vals, out),
             Index::Scan => {
                 let mn = *self.vals.iter().min().expect("N ≥ 1");
                 out.extend((0..self.vals.len()).filter(|&s| self.vals[s] == mn));
@@ -178,6 +183,8 @@ impl Policy {
                             n,
                             if !reads_min || n <= SCAN_MAX {
                                 |_| Index::Scan
+                            } else if tie == TieBreak::Random && n <= BITS_MAX {
+                                |v| Index::Bits(BitBuckets::new(v))
                             } else if tie == TieBreak::Random {
                                 |v| Index::Buckets(MinBuckets::new(v))
                             } else {
