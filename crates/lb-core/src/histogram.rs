@@ -2,8 +2,6 @@
 //! with 2048 sub-buckets per power of two (relative error < 2⁻¹¹), in the
 //! manner of HdrHistogram. Memory is bounded whatever the run length.
 
-use serde::{Deserialize, Serialize};
-
 const EXACT_BITS: u32 = 12;
 const EXACT: u64 = 1 << EXACT_BITS;
 
@@ -13,8 +11,12 @@ const EXACT: u64 = 1 << EXACT_BITS;
 /// the exact sum and the maximum are read off the counts when asked for. Above
 /// that, the log-linear bucket loses the value, so its sum and maximum are kept
 /// aside, exactly.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Histogram {
+    /// Counts of values below 4096 slots, exactly; a fixed-size array, so
+    /// recording needs no bounds check.
+    exact: Box<[u64; EXACT as usize]>,
+    /// Counts of the log-linear buckets from 4096 slots on.
     counts: Vec<u64>,
     /// Jobs, sum and maximum of response times ≥ 4096 slots.
     big_total: u64,
@@ -25,7 +27,8 @@ pub struct Histogram {
 impl Default for Histogram {
     fn default() -> Histogram {
         Histogram {
-            counts: vec![0; EXACT as usize],
+            exact: Box::new([0; EXACT as usize]),
+            counts: Vec::new(),
             big_total: 0,
             big_sum: 0,
             big_max: 0,
@@ -61,7 +64,7 @@ impl Histogram {
     #[inline]
     pub fn record(&mut self, v: u64, count: u64) {
         if v < EXACT {
-            self.counts[v as usize] += count;
+            self.exact[v as usize] += count;
         } else {
             self.record_big(v, count);
         }
@@ -69,7 +72,7 @@ impl Histogram {
 
     #[cold]
     fn record_big(&mut self, v: u64, count: u64) {
-        let b = bucket(v);
+        let b = bucket(v) - EXACT as usize;
         if b >= self.counts.len() {
             self.counts.resize(b + 1, 0);
         }
@@ -81,13 +84,13 @@ impl Histogram {
 
     /// Number of jobs recorded.
     pub fn count(&self) -> u64 {
-        self.counts.iter().sum()
+        self.exact.iter().sum::<u64>() + self.big_total
     }
 
     /// Exact sum of the response times recorded.
     fn sum(&self) -> u128 {
         let exact: u128 = (0..EXACT as usize)
-            .map(|v| v as u128 * self.counts[v] as u128)
+            .map(|v| v as u128 * self.exact[v] as u128)
             .sum();
         exact + self.big_sum
     }
@@ -105,7 +108,7 @@ impl Histogram {
         }
         (0..EXACT as usize)
             .rev()
-            .find(|&v| self.counts[v] > 0)
+            .find(|&v| self.exact[v] > 0)
             .unwrap_or(0) as u64
     }
 
@@ -118,7 +121,7 @@ impl Histogram {
         let max = self.max();
         let target = ((q * total as f64).ceil() as u64).clamp(1, total);
         let mut acc = 0;
-        for (b, &c) in self.counts.iter().enumerate() {
+        for (b, &c) in self.exact.iter().chain(&self.counts).enumerate() {
             acc += c;
             if acc >= target {
                 return Some(bucket_low(b).min(max));

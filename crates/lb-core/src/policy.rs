@@ -235,6 +235,48 @@ impl Policy {
         self.snapshot_min = None;
     }
 
+    /// A whole slot's dispatch: [`begin_slot`](Self::begin_slot), then every
+    /// dispatcher m with `a[m]` > 0 in turn, as [`dispatch`](Self::dispatch).
+    /// Returns the messages. L-JSQ under `batch` granularity, the seed's main
+    /// setting, runs here without a call per dispatcher.
+    pub fn dispatch_slot(
+        &mut self,
+        a: &[u64],
+        q: &[u64],
+        rng: &mut StreamRng,
+        out: &mut Assignment,
+    ) -> u64 {
+        self.begin_slot();
+        let (random_ties, count_own) = (self.random_ties, self.count_own);
+        if let (
+            Kind::Led {
+                dispatch: LedDispatch::LJsq,
+                est,
+                ..
+            },
+            Granularity::Batch,
+        ) = (&mut self.kind, self.granularity)
+        {
+            for (e, &am) in est.iter_mut().zip(a) {
+                if am > 0 {
+                    let s = e.argmin(random_ties, rng);
+                    out.add(s, am);
+                    if count_own {
+                        e.add(s, am);
+                    }
+                }
+            }
+            return 0;
+        }
+        let mut msgs = 0;
+        for (m, &am) in a.iter().enumerate() {
+            if am > 0 {
+                msgs += self.dispatch(m, am, q, rng, out);
+            }
+        }
+        msgs
+    }
+
     /// Dispatcher `m` routes its `a` > 0 jobs, seeing the true start-of-slot
     /// queue lengths `q` only if the policy has full information. Returns the
     /// messages it cost: 2N for JSQ (one snapshot query per dispatcher-slot,
@@ -421,12 +463,13 @@ impl Policy {
                     }
                 }
                 LedUpdate::Pull { p_hat } => {
+                    // A departing server reports to a uniformly random
+                    // dispatcher: always when emptied, else with probability
+                    // p̂. (The coin comes first so that at p̂ = 1 no branch
+                    // depends on the queue.)
                     for &s in departed {
                         let m = below(rng, self.m);
-                        if q[s] == 0 {
-                            est[m].set(s, 0);
-                            msgs += 1;
-                        } else if coin(rng, p_hat) {
+                        if coin(rng, p_hat) || q[s] == 0 {
                             est[m].set(s, q[s]);
                             msgs += 1;
                         }

@@ -126,7 +126,6 @@ fn slot_loop<O: Observer>(
     let mut sum_q: u64 = 0;
     let mut a = vec![0u64; m];
     let mut asg = Assignment::new(n);
-    let mut departed: Vec<usize> = Vec::with_capacity(n);
     let mut hist = Histogram::default();
     // Per-server area under Q_n over the measured window, added in the
     // service pass (a few instructions a server, cheaper than settling lazily
@@ -141,6 +140,7 @@ fn slot_loop<O: Observer>(
     };
     // This slot's departures (server, D_n(t)), filled without a branch on D.
     let mut served: Vec<(usize, u64)> = vec![(0, 0); n];
+    let mut departed: Vec<usize> = Vec::with_capacity(n);
     let mut trace = Trace::new(window, cfg.run.batches);
 
     let (mut acc_q, mut acc_q_after, mut acc_imb) = (0u128, 0u128, 0u128);
@@ -169,15 +169,13 @@ fn slot_loop<O: Observer>(
             arrivals += total;
         }
         // 2. Dispatch on the start-of-slot snapshot.
-        policy.begin_slot();
-        let mut msgs = 0;
-        for (mi, &am) in a.iter().enumerate() {
-            if am > 0 {
-                msgs += policy.dispatch(mi, am, &q, &mut st.policy, &mut asg);
-                if measuring {
-                    decisions += if job { am } else { 1 };
-                }
-            }
+        let mut msgs = policy.dispatch_slot(&a, &q, &mut st.policy, &mut asg);
+        if measuring {
+            decisions += if job {
+                total
+            } else {
+                a.iter().filter(|&&am| am > 0).count() as u64
+            };
         }
         for &s in &asg.touched {
             let k = std::mem::take(&mut asg.inc[s]);
@@ -205,7 +203,8 @@ fn slot_loop<O: Observer>(
             let offered = offer(s, st.service.word(s, t));
             obs.service(s, t, offered);
             let d = offered.min(qs);
-            served[k] = (s, d);
+            // SAFETY: k counts the servers before s that depart, so k ≤ s < n = served.len().
+            unsafe { *served.get_unchecked_mut(k) = (s, d) };
             k += (d > 0) as usize;
             let end = qs - d;
             lo = lo.min(end);
