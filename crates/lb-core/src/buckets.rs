@@ -248,15 +248,21 @@ impl BitBuckets {
     }
 }
 
-/// The position of the j-th (0-based) set bit of `w`, j < popcount(w): clear
-/// the j lowest set bits. (A binary search over halves is branch-free but a
-/// chain of six dependent steps; ties at the minimum are usually few.)
+/// The position of the j-th (0-based) set bit of `w`, j < popcount(w): a
+/// branch-free binary search over halves (six popcounts, no data-dependent
+/// branch; a loop clearing j bits is as fast on average but mispredicts).
 #[inline]
-fn select(mut w: u64, j: u32) -> u32 {
-    for _ in 0..j {
-        w &= w - 1;
+pub fn select(mut w: u64, mut j: u32) -> u32 {
+    let mut pos = 0;
+    for width in [32u32, 16, 8, 4, 2, 1] {
+        let c = (w & ((1u64 << width) - 1)).count_ones();
+        let go = j >= c;
+        let shift = if go { width } else { 0 };
+        j -= if go { c } else { 0 };
+        w >>= shift;
+        pos += shift;
     }
-    w.trailing_zeros()
+    pos
 }
 
 #[cfg(test)]

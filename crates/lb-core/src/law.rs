@@ -177,16 +177,25 @@ impl Sampler {
         }
     }
 
-    /// Draws one value from a sequential stream.
+    /// Draws one value from a sequential stream. The one-word laws are
+    /// inlined; rand_distr's samplers are called out of line.
     #[inline]
     pub fn sample<R: Rng + ?Sized>(&self, rng: &mut R) -> u64 {
         match self {
             Sampler::Const(k) => *k,
             Sampler::Bernoulli(t) => bernoulli(*t, rng.next_u64()),
             Sampler::PoissonTable(t) => t.invert(rng.next_u64()),
+            Sampler::Geometric(inv) => geometric(*inv, rng.next_u64()),
+            _ => self.sample_many_words(rng),
+        }
+    }
+
+    #[inline(never)]
+    fn sample_many_words<R: Rng + ?Sized>(&self, rng: &mut R) -> u64 {
+        match self {
             Sampler::Poisson(d) => d.sample(rng) as u64,
             Sampler::Binomial(d) => d.sample(rng),
-            Sampler::Geometric(inv) => geometric(*inv, rng.next_u64()),
+            _ => unreachable!("one-word laws are drawn inline"),
         }
     }
 
@@ -254,12 +263,17 @@ impl PoissonTable {
         }
         let g = usize::BITS - k_max.leading_zeros();
         let shift = 64 - g;
-        let guide = (0..1u64 << g)
-            .map(|i| {
-                let lo = i << shift;
-                thr.iter().position(|&t| t > lo).unwrap_or(k_max) as u32
-            })
-            .collect();
+        // guide[i] = the first k with T_k > i·2^shift (a merge of two
+        // increasing sequences).
+        let mut guide = Vec::with_capacity(1 << g);
+        let mut k = 0;
+        for i in 0..1u64 << g {
+            let lo = i << shift;
+            while k < k_max && thr[k] <= lo {
+                k += 1;
+            }
+            guide.push(k as u32);
+        }
         PoissonTable { thr, guide, shift }
     }
 

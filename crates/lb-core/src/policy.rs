@@ -495,10 +495,10 @@ impl Policy {
 /// argmin tree: a scan of ≤ 32 words is cheaper than the tree's updates.
 const SCAN_MAX: usize = 32;
 
-/// A uniform (or lowest) argmin in one branch-free pass, for the few servers
-/// (≤ [`SCAN_MAX`] ≤ 64) where this beats any index: the running minimum and
-/// the bit set of the positions that attain it; then the j-th set bit, j
-/// uniform below the number of ties.
+/// A uniform (or lowest) argmin without branches, for the few servers
+/// (≤ [`SCAN_MAX`] ≤ 64) where this beats any index: one pass keeping the
+/// running minimum and the bit set of the positions that attain it, then its
+/// j-th set bit, j uniform below the number of ties.
 #[inline]
 fn scan_argmin(vals: &[u64], random_ties: bool, rng: &mut StreamRng) -> usize {
     debug_assert!(vals.len() <= 64);
@@ -508,13 +508,13 @@ fn scan_argmin(vals: &[u64], random_ties: bool, rng: &mut StreamRng) -> usize {
         mask = if v < mn { 0 } else { mask } | ((v == low) as u64) << s;
         mn = low;
     }
-    let ties = mask.count_ones();
-    if random_ties && ties > 1 {
-        for _ in 0..below(rng, ties as usize) {
-            mask &= mask - 1;
-        }
+    if !random_ties {
+        return mask.trailing_zeros() as usize;
     }
-    mask.trailing_zeros() as usize
+    // One draw whatever the number of ties (a branch on it would be
+    // mispredicted), then the j-th set bit without a data-dependent loop.
+    let j = below(rng, mask.count_ones() as usize) as u32;
+    crate::buckets::select(mask, j) as usize
 }
 
 /// A uniform (or lowest) argmin from the tree.
