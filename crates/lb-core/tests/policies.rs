@@ -254,13 +254,19 @@ fn every_policy_and_granularity_conserves_jobs() {
 /// fixed-warm-up run on the same sample path, bit for bit.
 #[test]
 fn mser5_warmup_is_a_fixed_warmup_chosen_on_the_same_path() {
-    let mut c = cfg(poisson_system(2, het10(), 0.99), jsq(), 50_000, 0);
+    // Overloaded, ΣQ grows linearly: MSER-5 (Var of the rest / its length)
+    // then cuts as much as it may, about half the run, on any sample path.
+    // (Near-critical stable loads cut a transient on some paths and nothing
+    // on others.)
+    let mut c = cfg(poisson_system(2, het10(), 1.05), jsq(), 50_000, 0);
     c.run.warmup_rule = lb_core::WarmupRule::Mser5;
     let seeds = Seeds::from_u64(3, 4);
     let s = lb_core::run(&c, &seeds, 0);
     let w = lb_core::sim::warmup_slots(&c, &seeds, 0);
-    // Starting empty at load 0.99 there is a transient to cut.
-    assert!(w > 0 && w <= c.run.slots / 2, "MSER-5 cut {w} slots");
+    assert!(
+        w >= c.run.slots / 4 && w <= c.run.slots / 2,
+        "MSER-5 cut {w} slots"
+    );
     assert_eq!(s.measured_slots, c.run.slots - w);
     let mut fixed = c.clone();
     fixed.run.warmup = w;
