@@ -439,13 +439,13 @@ impl Policy {
     }
 
     /// The end-of-slot update (SPEC §1 step 4) on Q(t+1) = `q`: `arrived[m]` is
-    /// A_m(t), `departed` lists the servers with D_n(t) > 0 in index order.
-    /// Returns the messages it cost.
+    /// A_m(t), `departed` lists the servers with D_n(t) > 0, with D_n(t), in
+    /// index order. Returns the messages it cost.
     pub fn update(
         &mut self,
         q: &[u64],
         arrived: &[u64],
-        departed: &[usize],
+        departed: &[(usize, u64)],
         rng: &mut StreamRng,
     ) -> u64 {
         let mut msgs = 0;
@@ -467,7 +467,7 @@ impl Policy {
                     // dispatcher: always when emptied, else with probability
                     // p̂. (The coin comes first so that at p̂ = 1 no branch
                     // depends on the queue.)
-                    for &s in departed {
+                    for &(s, _) in departed {
                         let m = below(rng, self.m);
                         if coin(rng, p_hat) || q[s] == 0 {
                             est[m].set(s, q[s]);
@@ -477,7 +477,7 @@ impl Policy {
                 }
             },
             Kind::Jiq { idle, reported } => {
-                for &s in departed {
+                for &(s, _) in departed {
                     if q[s] == 0 && !reported[s] {
                         idle[below(rng, self.m)].push_back(s);
                         reported[s] = true;

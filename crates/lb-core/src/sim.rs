@@ -7,7 +7,7 @@ use crate::histogram::Histogram;
 use crate::law::Sampler;
 use crate::metrics::{RunSummary, Trace, stability};
 use crate::policy::{Assignment, Policy};
-use crate::streams::{Seeds, Streams};
+use crate::streams::{Seeds, ServiceWords, Streams};
 
 /// Runs replication `r` of `cfg`. A pure function of (cfg, seeds, r): the same
 /// inputs give the same bits on any machine and thread.
@@ -140,7 +140,6 @@ fn slot_loop<O: Observer>(
     };
     // This slot's departures (server, D_n(t)), filled without a branch on D.
     let mut served: Vec<(usize, u64)> = vec![(0, 0); n];
-    let mut departed: Vec<usize> = Vec::with_capacity(n);
     let mut trace = Trace::new(window, cfg.run.batches);
 
     let (mut acc_q, mut acc_q_after, mut acc_imb) = (0u128, 0u128, 0u128);
@@ -192,42 +191,24 @@ fn slot_loop<O: Observer>(
         //    The same pass reads Q(t+1) = Q − D for the next slot's imbalance
         //    and, if that slot is measured, its per-server area (an idle server
         //    adds nothing to the area and makes the minimum 0).
-        let next_measured = (t + 1 >= warm && t + 1 < slots) as u64;
-        let (mut lo, mut hi, mut idle) = (u64::MAX, 0, false);
-        let mut k = 0;
-        for (s, (&qs, p)) in q.iter().zip(part.iter_mut()).enumerate() {
-            if qs == 0 {
-                idle = true;
-                continue;
-            }
-            let offered = offer(s, st.service.word(s, t));
-            obs.service(s, t, offered);
-            let d = offered.min(qs);
-            // SAFETY: k counts the servers before s that depart, so k ≤ s < n = served.len().
-            unsafe { *served.get_unchecked_mut(k) = (s, d) };
-            k += (d > 0) as usize;
-            let end = qs - d;
-            lo = lo.min(end);
-            hi = hi.max(end);
-            *p += end * next_measured;
-        }
-        imbalance = hi - if idle { 0 } else { lo };
-        departed.clear();
-        for &(s, d) in &served[..k] {
-            fifo[s].pop(d, |arr_slot, c| {
-                if arr_slot >= warm {
-                    hist.record(t - arr_slot + 1, c);
-                }
-            });
-            q[s] -= d;
-            sum_q -= d;
-            departed.push(s);
-        }
+        let next_measured = t + 1 >= warm && t + 1 < slots;
+        let k;
+        (k, imbalance) = serve(
+            &q,
+            &mut part,
+            &mut served,
+            next_measured,
+            t,
+            &st.service,
+            &offer,
+            obs,
+        );
+        sum_q -= depart(&served[..k], &mut q, &mut fifo, &mut hist, warm, t);
         if measuring {
             completion_events += k as u64;
         }
         // 4. Update, on Q(t+1).
-        msgs += policy.update(&q, &a, &departed, &mut st.policy);
+        msgs += policy.update(&q, &a, &served[..k], &mut st.policy);
         if measuring {
             messages += msgs;
         }
@@ -261,6 +242,76 @@ fn slot_loop<O: Observer>(
         stability: stability(&trace),
         trace,
     }
+}
+
+/// A slot's service pass: for each server with work, D_n = min(Q_n, S_n)
+/// into `served` (servers with D_n > 0, in index order; returns how many), and
+/// Q_n − D_n added to `part` if the next slot is measured. Returns also
+/// max Q − min Q after service. A function of its own, so that its loop keeps
+/// its state in registers.
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn serve<O: Observer>(
+    q: &[u64],
+    part: &mut [u64],
+    served: &mut [(usize, u64)],
+    next_measured: bool,
+    t: u64,
+    words: &ServiceWords,
+    offer: &impl Fn(usize, u64) -> u64,
+    obs: &mut O,
+) -> (usize, u64) {
+    let next_measured = next_measured as u64;
+    let (mut lo, mut hi, mut idle) = (u64::MAX, 0, false);
+    let mut k = 0;
+    let served = &mut served[..q.len()];
+    for (s, ((&qs, p), &start)) in q
+        .iter()
+        .zip(part.iter_mut())
+        .zip(words.starts())
+        .enumerate()
+    {
+        if qs == 0 {
+            idle = true;
+            continue;
+        }
+        let offered = offer(s, ServiceWords::word_from(start, t));
+        obs.service(s, t, offered);
+        let d = offered.min(qs);
+        // SAFETY: k counts the servers before s that depart, so k ≤ s < n = served.len().
+        unsafe { *served.get_unchecked_mut(k) = (s, d) };
+        k += (d > 0) as usize;
+        let end = qs - d;
+        lo = lo.min(end);
+        hi = hi.max(end);
+        *p += end * next_measured;
+    }
+    (k, hi - if idle { 0 } else { lo })
+}
+
+/// The departures of slot `t`: each (server, D_n) leaves its FIFO head, with
+/// its response times recorded if it arrived from slot `warm` on. Returns the
+/// jobs that left. (A function of its own, as [`serve`].)
+#[inline(never)]
+fn depart(
+    served: &[(usize, u64)],
+    q: &mut [u64],
+    fifo: &mut [Fifo],
+    hist: &mut Histogram,
+    warm: u64,
+    t: u64,
+) -> u64 {
+    let mut total = 0;
+    for &(s, d) in served {
+        fifo[s].pop(d, |arr_slot, c| {
+            if arr_slot >= warm {
+                hist.record(t - arr_slot + 1, c);
+            }
+        });
+        q[s] -= d;
+        total += d;
+    }
+    total
 }
 
 /// The resource-pooled single queue of seed 000 (Lemma 1): arrivals A_Σ(t) and

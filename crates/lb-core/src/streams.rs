@@ -106,11 +106,23 @@ impl ServiceWords {
     /// The random word behind S_n(t).
     #[inline]
     pub fn word(&self, n: usize, t: u64) -> u64 {
+        Self::word_from(self.starts[n], t)
+    }
+
+    /// Each server's start c_n, in server order.
+    #[inline]
+    pub fn starts(&self) -> &[u64] {
+        &self.starts
+    }
+
+    /// The word of slot `t` from a server's start c_n.
+    #[inline]
+    pub fn word_from(start: u64, t: u64) -> u64 {
         // Server n reads wyrand (Wang Yi's counter-based generator: a Weyl
         // sequence through one 64×64→128-bit multiply, folded) from its own
         // start c_n = mix64(key ⊕ n): S_n(t) is the t-th output. The streams
         // of two servers are the same sequence at offsets ~2⁶⁴ apart.
-        let x = self.starts[n].wrapping_add(t.wrapping_mul(0xA076_1D64_78BD_642F));
+        let x = start.wrapping_add(t.wrapping_mul(0xA076_1D64_78BD_642F));
         let m = x as u128 * (x ^ 0xE703_7ED1_A0B4_28DB) as u128;
         (m as u64) ^ ((m >> 64) as u64)
     }
