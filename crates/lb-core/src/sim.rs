@@ -176,13 +176,7 @@ fn slot_loop<O: Observer>(
                 a.iter().filter(|&&am| am > 0).count() as u64
             };
         }
-        for &s in &asg.touched {
-            let k = std::mem::take(&mut asg.inc[s]);
-            fifo[s].push(t, k);
-            q[s] += k;
-            sum_q += k;
-        }
-        asg.touched.clear();
+        sum_q += admit(&mut asg, &mut q, &mut fifo, t);
         if measuring {
             acc_q_after += sum_q as u128;
         }
@@ -287,6 +281,21 @@ fn serve<O: Observer>(
         *p += end * next_measured;
     }
     (k, hi - if idle { 0 } else { lo })
+}
+
+/// The jobs dispatched in slot `t` join their servers' FIFOs; `asg` is left
+/// empty. Returns how many jobs joined. (A function of its own, as [`serve`].)
+#[inline(never)]
+fn admit(asg: &mut Assignment, q: &mut [u64], fifo: &mut [Fifo], t: u64) -> u64 {
+    let mut total = 0;
+    for &s in &asg.touched {
+        let k = std::mem::take(&mut asg.inc[s]);
+        fifo[s].push(t, k);
+        q[s] += k;
+        total += k;
+    }
+    asg.touched.clear();
+    total
 }
 
 /// The departures of slot `t`: each (server, D_n) leaves its FIFO head, with
