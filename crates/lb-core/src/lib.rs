@@ -34,6 +34,7 @@ pub mod config;
 pub mod fifo;
 pub mod histogram;
 pub mod law;
+pub mod many;
 pub mod metrics;
 pub mod policy;
 pub mod sampling;

@@ -95,6 +95,13 @@ impl Streams {
     }
 }
 
+/// A stream of the *system* seed for what a replication draws once, before
+/// any event (e.g. a random graph): the same for every policy at a point, and
+/// apart from the event streams.
+pub fn setup_stream(seeds: &Seeds, r: u64) -> StreamRng {
+    stream(seeds.system, (1 << 63) | r)
+}
+
 /// Counter-based random words for service: word(n, t) depends only on the key,
 /// the server and the slot.
 #[derive(Clone, Debug)]

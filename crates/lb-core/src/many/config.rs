@@ -1,0 +1,195 @@
+//! The resolved configuration of a many-server run (SPEC §2; seeds 003, 004).
+
+use serde::{Deserialize, Serialize};
+
+/// N exponential servers of rate 1 fed by Poisson arrivals of total rate λN.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ManyConfig {
+    /// N.
+    pub servers: usize,
+    /// λ, the arrival rate per server (load); total rate λN.
+    pub lambda: f64,
+    /// b: at most b jobs at a server, in service included; a job sent to a full
+    /// server is lost and counted. `None`: unbounded (then λ < 1 is required).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer: Option<u32>,
+    /// Where an arriving job goes.
+    pub policy: ManyPolicy,
+    /// Run length, in units of the mean service time.
+    pub run: TimeRun,
+}
+
+/// Dispatching in the many-server model (SPEC §2 "Policies" and "Topologies").
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "name", deny_unknown_fields)]
+pub enum ManyPolicy {
+    /// Join the shortest queue (ties uniform).
+    #[serde(rename = "JSQ")]
+    Jsq,
+    /// Join an idle queue if any, else a uniformly random one.
+    #[serde(rename = "JIQ")]
+    Jiq,
+    /// Idle-one-first (seed 004): an idle server if any, else a server with
+    /// exactly one job if any, else a uniformly random one.
+    #[serde(rename = "I1F")]
+    I1f,
+    /// Power-of-d: the shortest of d servers sampled without replacement.
+    #[serde(rename = "Pod")]
+    Pod {
+        /// d, fixed or growing with N.
+        d: PodD,
+    },
+    /// A uniformly random server.
+    Random,
+    /// Seed 003 (Mukherjee, Borst, van Leeuwaarden): every server receives its
+    /// own Poisson(λ) stream, and a task joins the shortest queue among that
+    /// server and its neighbours in G_N (ties uniform).
+    Graph {
+        /// G_N.
+        graph: GraphSpec,
+    },
+}
+
+/// d for Power-of-d.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "rule", rename_all = "snake_case", deny_unknown_fields)]
+pub enum PodD {
+    /// A fixed d.
+    Fixed {
+        /// d.
+        d: usize,
+    },
+    /// d = ⌈N^α · ln N⌉ (seed 004), capped at N.
+    Scaled {
+        /// α.
+        alpha: f64,
+    },
+}
+
+impl PodD {
+    /// d for N servers.
+    pub fn resolve(&self, n: usize) -> usize {
+        match *self {
+            PodD::Fixed { d } => d,
+            PodD::Scaled { alpha } => {
+                let x = (n as f64).powf(alpha) * (n as f64).ln();
+                (x.ceil().max(1.0) as usize).min(n)
+            }
+        }
+    }
+}
+
+/// The graph G_N of seed 003.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum GraphSpec {
+    /// Every server a neighbour of every other: JSQ.
+    Clique,
+    /// Erdős–Rényi: each pair an edge with probability d̄/(N−1).
+    ErdosRenyi {
+        /// The mean degree d̄ (a number; a manifest may make it a function of N).
+        mean_degree: f64,
+    },
+    /// A uniformly random d-regular graph.
+    RandomRegular {
+        /// d.
+        degree: usize,
+    },
+    /// A cycle: neighbours v ± 1.
+    Ring,
+    /// A √N × √N torus: four neighbours.
+    Torus,
+}
+
+/// How long a run lasts, in units of the mean service time.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimeRun {
+    /// Total time simulated.
+    pub horizon: f64,
+    /// Time discarded at the start.
+    pub warmup: f64,
+    /// Batches of the measured window, for batch means and the stability test.
+    pub batches: u32,
+}
+
+impl ManyConfig {
+    /// Checks the configuration; the message names the field and what is allowed.
+    pub fn validate(&self) -> Result<(), String> {
+        let n = self.servers;
+        if n == 0 || n > u32::MAX as usize {
+            return Err(format!("servers must be between 1 and 2³², got {n}"));
+        }
+        if !(self.lambda.is_finite() && self.lambda > 0.0) {
+            return Err(format!("lambda must be a number > 0, got {}", self.lambda));
+        }
+        match self.buffer {
+            None if self.lambda >= 1.0 => {
+                return Err(format!(
+                    "lambda = {} ≥ 1 with an unbounded buffer has no steady state: set lambda < 1 or a buffer",
+                    self.lambda
+                ));
+            }
+            Some(0) => return Err("buffer must be ≥ 1 (or left out for unbounded)".into()),
+            _ => {}
+        }
+        match self.policy {
+            ManyPolicy::Pod {
+                d: PodD::Fixed { d },
+            } if d == 0 || d > n => {
+                return Err(format!("Pod's d must lie in 1..=N = {n}, got {d}"));
+            }
+            ManyPolicy::Pod {
+                d: PodD::Scaled { alpha },
+            } if !(alpha.is_finite() && alpha > 0.0) => {
+                return Err(format!("Pod's alpha must be a number > 0, got {alpha}"));
+            }
+            ManyPolicy::Graph { graph } => graph.validate(n)?,
+            _ => {}
+        }
+        let r = &self.run;
+        if !(r.horizon.is_finite() && r.warmup >= 0.0 && r.horizon > r.warmup) {
+            return Err(format!(
+                "run needs 0 ≤ warmup < horizon, got warmup {} and horizon {}",
+                r.warmup, r.horizon
+            ));
+        }
+        if r.batches < 6 {
+            return Err(format!("run.batches must be ≥ 6, got {}", r.batches));
+        }
+        Ok(())
+    }
+}
+
+impl GraphSpec {
+    fn validate(&self, n: usize) -> Result<(), String> {
+        match *self {
+            GraphSpec::ErdosRenyi { mean_degree }
+                if !(0.0..=(n as f64 - 1.0)).contains(&mean_degree) =>
+            {
+                Err(format!(
+                    "mean_degree must lie in [0, N − 1 = {}], got {mean_degree}",
+                    n - 1
+                ))
+            }
+            GraphSpec::RandomRegular { degree } if degree >= n || (n * degree) % 2 == 1 => {
+                Err(format!(
+                    "a {degree}-regular graph on {n} vertices needs degree < N and N·degree even"
+                ))
+            }
+            GraphSpec::Torus => {
+                let side = (n as f64).sqrt().round() as usize;
+                if side * side != n || side < 3 {
+                    Err(format!(
+                        "a torus needs N a square of a side ≥ 3, got N = {n}"
+                    ))
+                } else {
+                    Ok(())
+                }
+            }
+            GraphSpec::Ring if n < 3 => Err(format!("a ring needs N ≥ 3, got {n}")),
+            _ => Ok(()),
+        }
+    }
+}
