@@ -39,6 +39,7 @@ pub mod metrics;
 pub mod policy;
 pub mod sampling;
 pub mod sim;
+pub mod spn;
 pub mod streams;
 pub mod theory;
 
