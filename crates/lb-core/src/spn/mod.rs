@@ -79,14 +79,13 @@ impl SpnConfig {
     /// The load ρ_s = Σ_{k at s} λ̄_k / μ_k of each station, with λ̄ the total
     /// arrival rate of each class (exogenous plus routed).
     pub fn loads(&self) -> Vec<f64> {
-        let mut flow: Vec<f64> = self.classes.iter().map(|c| c.arrival).collect();
-        // Routes are acyclic chains here (validated), so pushing each class's
+        // Routes leave the network (validated), so pushing each class's
         // exogenous flow down its route gives the totals.
         let mut total = vec![0.0; self.classes.len()];
-        for k in 0..self.classes.len() {
-            let (mut j, f) = (Some(k), std::mem::take(&mut flow[k]));
+        for (k, class) in self.classes.iter().enumerate() {
+            let mut j = Some(k);
             while let Some(c) = j {
-                total[c] += f;
+                total[c] += class.arrival;
                 j = self.classes[c].next;
             }
         }
