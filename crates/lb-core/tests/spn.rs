@@ -48,8 +48,8 @@ fn a_tandem_is_a_jackson_network() {
             run: run(20_000.0),
         };
         let rs = replicate(&c, 3, 10);
-        for k in 0..2 {
-            let rho = lambda / mu[k];
+        for (k, m) in mu.iter().enumerate() {
+            let rho = lambda / m;
             let z: Vec<f64> = rs.iter().map(|s| s.mean_jobs[k]).collect();
             assert_covers(&format!("{policy:?} E[Z_{k}]"), &z, rho / (1.0 - rho));
         }
