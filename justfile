@@ -15,9 +15,11 @@ test:
     cargo nextest run --workspace --release --no-fail-fast
     cargo test --workspace --release --doc
 
-# Slot-loop throughput against the targets of issue 2 (single thread).
+# Slot-loop throughput against the targets of issue 2, then the event rates of
+# the continuous-time engines (single thread).
 bench *ARGS:
     cargo bench -p lb-core --bench slots -- {{ARGS}}
+    cargo bench -p lb-core --bench events
 
 # Verdicts on every claim, then a sampled bit-for-bit re-verification.
 audit *ARGS:

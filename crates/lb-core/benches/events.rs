@@ -1,0 +1,93 @@
+//! `cargo bench -p lb-core --bench events` (or `just bench`): events/s of the
+//! continuous-time engines of SPEC §2 (many servers) and §3 (networks),
+//! single thread. No targets are set for these (no issue asks for one); the
+//! figures are printed so that a regression shows.
+
+use lb_core::Seeds;
+use lb_core::many::{GraphSpec, ManyConfig, ManyPolicy, PodD, TimeRun, run_many};
+use lb_core::spn::{SpnPolicy, run_spn, rybko_stolyar};
+use std::time::Instant;
+
+fn best_of_3(f: impl Fn(u64) -> u64) -> (f64, u64) {
+    let mut best = f64::INFINITY;
+    let mut events = 0;
+    for r in 0..3 {
+        let t = Instant::now();
+        events = f(r);
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    (events as f64 / best, events)
+}
+
+fn main() {
+    let scale: f64 = std::env::var("LB_BENCH_SCALE")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1.0);
+    let seeds = Seeds::from_u64(1, 2);
+    println!("lb-core event benchmark — single thread");
+    let n = 10_000;
+    let lambda = 1.0 - (n as f64).powf(-0.3);
+    let many = |policy, buffer| ManyConfig {
+        servers: n,
+        lambda,
+        buffer,
+        policy,
+        run: TimeRun {
+            horizon: 50.0 * scale,
+            warmup: 5.0 * scale,
+            batches: 32,
+        },
+    };
+    let cases = [
+        ("JSQ", many(ManyPolicy::Jsq, None)),
+        ("JIQ", many(ManyPolicy::Jiq, None)),
+        ("I1F, b = 4", many(ManyPolicy::I1f, Some(4))),
+        (
+            "Pod(N^0.3 ln N)",
+            many(
+                ManyPolicy::Pod {
+                    d: PodD::Scaled { alpha: 0.3 },
+                },
+                None,
+            ),
+        ),
+        (
+            "random 4-regular graph",
+            many(
+                ManyPolicy::Graph {
+                    graph: GraphSpec::RandomRegular { degree: 4 },
+                },
+                None,
+            ),
+        ),
+    ];
+    for (name, c) in cases {
+        // Every event of the uniformised chain, warm-up included.
+        let all = (c.run.horizon * (1.0 + lambda) * n as f64).round() as u64;
+        let (rate, events) = best_of_3(|r| {
+            run_many(&c, &seeds, r);
+            all
+        });
+        println!(
+            "  many servers N = {n}, λ = 1 − N^-0.3 = {lambda:.4}, {name}: {rate:>12.0} events/s ({events} events)"
+        );
+    }
+    let net = rybko_stolyar(
+        0.95,
+        SpnPolicy::MaxPressure,
+        TimeRun {
+            horizon: 200_000.0 * scale,
+            warmup: 10_000.0 * scale,
+            batches: 32,
+        },
+    );
+    // Λ = Σ λ_k + Σ_s max μ at s: here both stations have the same rates.
+    let total_rate: f64 = 2.0 + net.classes.iter().map(|c| c.rate).fold(0.0, f64::max) * 2.0;
+    let all = (net.run.horizon * total_rate).round() as u64;
+    let (rate, events) = best_of_3(|r| {
+        run_spn(&net, &seeds, r);
+        all
+    });
+    println!("  Rybko–Stolyar at load 0.95, max-pressure: {rate:>12.0} events/s ({events} events)");
+}
