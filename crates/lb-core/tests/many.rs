@@ -164,3 +164,40 @@ fn idle_seeking_policies_beat_random_and_a_ring_does_not_reach_jsq() {
     assert!(jsq < 0.1 * lambda * lambda && jiq < 0.5 * lambda * lambda);
     assert!(ring - hr > jsq && ring < lambda * lambda, "ring S_2 {ring}");
 }
+
+/// Common random numbers: every policy at a point, graphs included, reads the
+/// same system words, so all see the same arrivals (and the same potential
+/// departures).
+#[test]
+fn every_policy_sees_the_same_events() {
+    let seeds = Seeds::from_u64(3, 4);
+    let arrivals: Vec<u64> = [
+        ManyPolicy::Jsq,
+        ManyPolicy::Random,
+        ManyPolicy::Pod {
+            d: PodD::Fixed { d: 2 },
+        },
+        ManyPolicy::Graph {
+            graph: GraphSpec::Clique,
+        },
+        ManyPolicy::Graph {
+            graph: GraphSpec::Ring,
+        },
+        ManyPolicy::Graph {
+            graph: GraphSpec::ErdosRenyi { mean_degree: 3.0 },
+        },
+    ]
+    .into_iter()
+    .map(|p| run_many(&cfg(50, 0.8, None, p), &seeds, 0).arrivals)
+    .collect();
+    assert!(arrivals.windows(2).all(|w| w[0] == w[1]), "{arrivals:?}");
+}
+
+/// A run too short to fill its batches is refused, naming the field.
+#[test]
+fn a_run_without_a_measured_window_is_refused() {
+    let mut c = cfg(1, 0.5, None, ManyPolicy::Jsq);
+    c.run.horizon = 0.2;
+    c.run.warmup = 0.0;
+    assert!(c.validate().unwrap_err().contains("run.horizon"));
+}

@@ -158,7 +158,25 @@ impl ManyConfig {
         if r.batches < 6 {
             return Err(format!("run.batches must be ≥ 6, got {}", r.batches));
         }
+        let (steps, warm) = self.steps();
+        if steps - warm.min(steps) < r.batches as u64 {
+            return Err(format!(
+                "run: the measured window holds {} events of the uniformised chain, fewer than run.batches = {}; lengthen run.horizon",
+                steps - warm.min(steps),
+                r.batches
+            ));
+        }
         Ok(())
+    }
+
+    /// Events of the uniformised chain (rate (1 + λ)N) in the run and in
+    /// its warm-up.
+    pub fn steps(&self) -> (u64, u64) {
+        let rate = (1.0 + self.lambda) * self.servers as f64;
+        (
+            (self.run.horizon * rate).round() as u64,
+            (self.run.warmup * rate).round() as u64,
+        )
     }
 }
 

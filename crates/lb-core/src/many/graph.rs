@@ -90,13 +90,18 @@ fn erdos_renyi<R: Rng + ?Sized>(n: usize, p: f64, rng: &mut R) -> Vec<(usize, us
             .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
             .collect();
     }
-    let ln_q = (1.0 - p).ln();
+    // ln(1 − p) without cancellation for tiny p.
+    let ln_q = (-p).ln_1p();
+    let pairs = (n as f64) * (n as f64);
     // Pairs in row-major order of the upper triangle: (v, w), w > v.
     let (mut v, mut w) = (0usize, 0usize);
     loop {
         let u: f64 = 1.0 - rng.random::<f64>(); // (0, 1]
-        let skip = (u.ln() / ln_q).floor() as usize;
-        w += 1 + skip;
+        let skip = (u.ln() / ln_q).floor();
+        if skip >= pairs {
+            break; // past the last pair
+        }
+        w += 1 + skip as usize;
         while w >= n && v < n - 1 {
             w = w - n + v + 2;
             v += 1;
@@ -183,5 +188,14 @@ mod tests {
             "{edges}"
         );
         assert!((0..n).all(|v| g.neighbours(v).windows(2).all(|w| w[0] < w[1])));
+    }
+
+    /// A tiny p (where 1 − p rounds to 1) gives no edges, not all of them.
+    #[test]
+    fn erdos_renyi_with_a_tiny_p_is_empty() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        assert!(erdos_renyi(10, 1e-17, &mut rng).is_empty());
+        let g = Graph::build(&GraphSpec::ErdosRenyi { mean_degree: 1e-15 }, 100, &mut rng);
+        assert_eq!(g.mean_degree(), 0.0);
     }
 }

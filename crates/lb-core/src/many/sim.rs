@@ -68,8 +68,7 @@ pub fn run_many(cfg: &ManyConfig, seeds: &Seeds, r: u64) -> ManySummary {
     let n = cfg.servers;
     let mut st = Streams::new(seeds, r, 0);
     let rate = (1.0 + cfg.lambda) * n as f64;
-    let steps = (cfg.run.horizon * rate).round() as u64;
-    let warm = ((cfg.run.warmup * rate).round() as u64).min(steps - 1);
+    let (steps, warm) = cfg.steps();
     let window = steps - warm;
     let arrival = (cfg.lambda / (1.0 + cfg.lambda) * 9_223_372_036_854_775_808.0) as u64;
     let mut classes = Classes::new(n, cfg.buffer);
@@ -88,7 +87,11 @@ pub fn run_many(cfg: &ManyConfig, seeds: &Seeds, r: u64) -> ManySummary {
         }
         let sys = &mut st.arrivals;
         if bernoulli(arrival, sys.next_u64()) == 1 {
-            let k = router.route(&mut classes, sys, &mut st.policy);
+            // The server the task arrives at (seed 003: its own stream) is
+            // drawn for every policy, so that all policies read the same
+            // system words; only a graph router looks at it.
+            let at = below(sys, n);
+            let k = router.route(&mut classes, at, &mut st.policy);
             if measuring {
                 arrivals += 1;
                 to_busy += (k > 0) as u64;
@@ -184,7 +187,7 @@ impl Router {
     }
 
     /// The class (queue length) of the server an arriving job is sent to.
-    fn route(&mut self, c: &mut Classes, sys: &mut StreamRng, pol: &mut StreamRng) -> usize {
+    fn route(&mut self, c: &mut Classes, at: usize, pol: &mut StreamRng) -> usize {
         match self {
             Router::Exchangeable { policy, d, n } => {
                 let uniform = |c: &Classes, pol: &mut StreamRng| {
@@ -201,7 +204,7 @@ impl Router {
                 }
             }
             Router::Graph { graph, q, chosen } => {
-                let v = below(sys, q.len());
+                let v = at;
                 // The shortest queue among v and its neighbours, ties uniform
                 // (reservoir sampling over the candidates in order).
                 let (mut best, mut bq, mut ties) = (v, q[v], 1u32);

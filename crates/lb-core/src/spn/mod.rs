@@ -163,7 +163,39 @@ impl SpnConfig {
         if r.batches < 6 {
             return Err(format!("run.batches must be ≥ 6, got {}", r.batches));
         }
+        let (steps, warm) = self.steps();
+        if steps - warm.min(steps) < r.batches as u64 {
+            return Err(format!(
+                "run: the measured window holds {} events of the uniformised chain, fewer than run.batches = {}; lengthen run.horizon",
+                steps - warm.min(steps),
+                r.batches
+            ));
+        }
         Ok(())
+    }
+
+    /// Λ = Σ_k λ_k + Σ_s (largest service rate at s): the uniformised chain's
+    /// event rate.
+    pub fn event_rate(&self) -> f64 {
+        let top: f64 = (0..self.stations())
+            .map(|s| {
+                self.classes
+                    .iter()
+                    .filter(|c| c.station == s)
+                    .map(|c| c.rate)
+                    .fold(0.0, f64::max)
+            })
+            .sum();
+        self.classes.iter().map(|c| c.arrival).sum::<f64>() + top
+    }
+
+    /// Events of the uniformised chain in the run and in its warm-up.
+    pub fn steps(&self) -> (u64, u64) {
+        let rate = self.event_rate();
+        (
+            (self.run.horizon * rate).round() as u64,
+            (self.run.warmup * rate).round() as u64,
+        )
     }
 }
 

@@ -96,8 +96,7 @@ pub fn run_spn(cfg: &SpnConfig, seeds: &Seeds, r: u64) -> SpnSummary {
         .collect();
 
     let mut st = Streams::new(seeds, r, 0);
-    let steps = (cfg.run.horizon * total).round() as u64;
-    let warm = ((cfg.run.warmup * total).round() as u64).min(steps - 1);
+    let (steps, warm) = cfg.steps();
     let window = steps - warm;
     let mut z = vec![0u64; nk];
     // FIFO: per station, runs of (class, jobs) in arrival order.
