@@ -2,9 +2,10 @@
 //! (SPEC §4: "Same key, same numbers: bit for bit, whatever the thread count,
 //! machine, or order of execution").
 
-use crate::cache::{Cache, FileKind, Read, classify};
+use crate::cache::{Cache, FileKind, PrecisionRecord, Read, classify, read_record};
 use crate::canonical::canonical;
 use crate::key::{Key, sha256};
+use crate::precision::{Decision, decide};
 use crate::run::Progress;
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -16,6 +17,9 @@ use std::path::PathBuf;
 pub enum Item {
     Replication(Key, u64),
     Calibration(Key),
+    /// A precision rule's outcome (the file's name): its decision is
+    /// recomputed from the cached replications it rests on.
+    Precision(Key, String),
 }
 
 /// The verdict on one record.
@@ -46,6 +50,7 @@ pub fn items(cache: &Cache, prefix: Option<&str>) -> Vec<Item> {
             match classify(&n) {
                 FileKind::Replication(r) => out.push(Item::Replication(key, r)),
                 FileKind::Calibration => out.push(Item::Calibration(key)),
+                FileKind::Precision => out.push(Item::Precision(key, n.clone())),
                 _ => {}
             }
         }
@@ -104,11 +109,49 @@ fn verify_one(cache: &Cache, item: &Item) -> Verdict {
             };
             (path, problem)
         }
+        Item::Precision(key, name) => {
+            let path = cache.key_dir(key).join(name);
+            let problem = verify_precision(cache, key, &path);
+            (path, problem)
+        }
     };
     Verdict {
         path,
         item: item.clone(),
         problem,
+    }
+}
+
+/// A precision record is a decision on replications 0..n of its key: decide
+/// again on the cached replications (each verifiable on its own) and compare.
+fn verify_precision(cache: &Cache, key: &Key, path: &std::path::Path) -> Option<String> {
+    let rule = match read_record::<PrecisionRecord>(path) {
+        Read::Valid(rec) => rec.rule,
+        Read::Damaged(why) => return Some(format!("damaged: {why}")),
+        Read::Missing => return Some("vanished".into()),
+    };
+    let rec = match cache.read_precision(key, &rule) {
+        Read::Valid(rec) => rec,
+        Read::Damaged(why) => return Some(format!("damaged: {why}")),
+        Read::Missing => return Some("not where its rule puts it".into()),
+    };
+    let mut summaries = Vec::new();
+    for r in 0..rec.outcome.replications as u64 {
+        match cache.read_replication(key, r) {
+            Read::Valid(x) => summaries.push(x.summary),
+            _ => {
+                return Some(format!(
+                    "replication {r}, on which it rests, is missing or damaged"
+                ));
+            }
+        }
+    }
+    match decide(&rule, &summaries) {
+        Decision::Done(again) => differ(&rec.outcome, &again),
+        Decision::Need(n) => Some(format!(
+            "the rule needs {n} replications before deciding, but the record says it stopped at {}",
+            rec.outcome.replications
+        )),
     }
 }
 

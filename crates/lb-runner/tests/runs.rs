@@ -240,3 +240,47 @@ fn drawn_rates_are_fixed_by_the_seed_and_nested_in_n() {
     assert!(b.iter().all(|r| (0.3..=0.9).contains(r)));
     assert_ne!(uniform_rates(5, 0.3, 0.9, 3), a);
 }
+
+/// `lb verify` re-decides a precision record from the replications it rests
+/// on: a record edited and resealed (its checksum recomputed, so the cache
+/// check passes it) is caught.
+#[test]
+fn verify_re_decides_precision_records() {
+    use lb_runner::verify::{Item, items, verify};
+    let text = TINY
+        .replace("replications = 3", "precision = { metric = \"mean_sum_q\", rel_half_width = 0.02, min = 2, max = 6, step = 2 }")
+        .replace("load = [0.6, 0.9]", "load = [0.6]");
+    let p = plan(&text, Profile::Full);
+    let d = tempfile::tempdir().unwrap();
+    let c = Cache::new(d.path());
+    run(&c, std::slice::from_ref(&p), 1);
+    let precision: Vec<Item> = items(&c, None)
+        .into_iter()
+        .filter(|i| matches!(i, Item::Precision(..)))
+        .collect();
+    assert_eq!(precision.len(), 3);
+    assert!(
+        verify(&c, &precision, &Silent)
+            .iter()
+            .all(|v| v.problem.is_none())
+    );
+    // Claim a tighter interval than the replications give, and reseal.
+    let Item::Precision(key, name) = &precision[0] else {
+        unreachable!()
+    };
+    let path = c.key_dir(key).join(name);
+    let mut v: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    let obj = v.as_object_mut().unwrap();
+    obj.remove("checksum");
+    let h = obj["outcome"]["interval"]["half_width"].as_f64().unwrap();
+    obj.get_mut("outcome").unwrap()["interval"]["half_width"] = serde_json::json!(h / 2.0);
+    let sum = lb_runner::cache::checksum_of(&v);
+    v.as_object_mut()
+        .unwrap()
+        .insert("checksum".into(), sum.into());
+    std::fs::write(&path, serde_json::to_vec_pretty(&v).unwrap()).unwrap();
+    let verdicts = verify(&c, &precision, &Silent);
+    let bad: Vec<_> = verdicts.iter().filter_map(|v| v.problem.as_ref()).collect();
+    assert_eq!(bad.len(), 1, "{bad:?}");
+    assert!(bad[0].contains("differs"), "{}", bad[0]);
+}
