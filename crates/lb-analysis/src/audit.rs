@@ -10,9 +10,10 @@
 use crate::metric::Metric;
 use crate::results::PointResult;
 use crate::stats::interval;
-use lb_core::{Law, RunSummary};
+use lb_core::Law;
 use lb_runner::Point;
 use lb_runner::outputs::{ClaimKind, ClaimToml, Reference, where_values};
+use lb_runner::point::Summary;
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -108,11 +109,27 @@ fn selected<'a>(c: &ClaimToml, results: &'a [PointResult], label: &str) -> Vec<&
 
 /// A named or numeric reference at one point and replication.
 fn reference(reference: &Reference, point: &Point, r: u64) -> Result<f64, String> {
-    let sys = &point.config.system;
+    if let Some(c) = point.many() {
+        return match reference {
+            Reference::Number(x) => Ok(*x),
+            Reference::Named(n) if n == "sub_halfin_whitt" => match c.buffer {
+                Some(b) if b >= 2 => Ok(lb_core::many::theory::sub_halfin_whitt_bound(
+                    c.servers, c.lambda, b,
+                )),
+                _ => Err("sub_halfin_whitt needs a buffer b ≥ 2 (seed 004)".into()),
+            },
+            Reference::Named(n) => Err(format!(
+                "{n} is a reference of the slotted model; the many-server model has sub_halfin_whitt"
+            )),
+        };
+    }
+    let config = point.slotted().expect("slotted or many");
+    let sys = &config.system;
     match reference {
         Reference::Number(x) => Ok(*x),
         Reference::Named(n) => match n.as_str() {
             "zeta" => Ok(sys.zeta()),
+            "sub_halfin_whitt" => Err("sub_halfin_whitt is a many-server reference".into()),
             "single_server" => {
                 let [Law::Bernoulli { p }] = sys.service[..] else {
                     return Err("single_server needs exactly one Bernoulli server".into());
@@ -124,10 +141,10 @@ fn reference(reference: &Reference, point: &Point, r: u64) -> Result<f64, String
                 ))
             }
             "wr_sum_q" => {
-                if point.config.policy != lb_core::PolicyConfig::WeightedRandom {
+                if config.policy != lb_core::PolicyConfig::WeightedRandom {
                     return Err("wr_sum_q is the value under weighted random only".into());
                 }
-                let batch = point.config.granularity == lb_core::Granularity::Batch;
+                let batch = config.granularity == lb_core::Granularity::Batch;
                 let mu = sys.mu_sum();
                 sys.service
                     .iter()
@@ -145,17 +162,13 @@ fn reference(reference: &Reference, point: &Point, r: u64) -> Result<f64, String
                     })
                     .sum()
             }
-            "pooled" => Ok(lb_core::sim::pooled_mean_queue(
-                &point.config,
-                &point.seeds(),
-                r,
-            )),
+            "pooled" => Ok(lb_core::sim::pooled_mean_queue(config, &point.seeds(), r)),
             "pod_mean_field" => {
-                let lb_core::PolicyConfig::Pod { d, .. } = point.config.policy else {
+                let lb_core::PolicyConfig::Pod { d, .. } = config.policy else {
                     return Err("pod_mean_field needs a Power-of-d policy".into());
                 };
-                if point.config.granularity != lb_core::Granularity::Job
-                    || !point.config.count_own
+                if config.granularity != lb_core::Granularity::Job
+                    || !config.count_own
                     || sys.dispatchers() != 1
                 {
                     return Err(
@@ -179,9 +192,9 @@ fn reference(reference: &Reference, point: &Point, r: u64) -> Result<f64, String
     }
 }
 
-fn values(m: Metric, point: &Point, ss: &[RunSummary]) -> Vec<(u64, f64)> {
+fn values(m: Metric, point: &Point, ss: &[Summary]) -> Vec<(u64, f64)> {
     ss.iter()
-        .filter_map(|s| m.value(point, s).map(|v| (s.replication, v)))
+        .filter_map(|s| m.value(point, s).map(|v| (s.replication(), v)))
         .collect()
 }
 
@@ -209,7 +222,7 @@ fn stats(xs: &[f64], level: f64) -> (f64, Option<f64>) {
 }
 
 fn point_stable(r: &PointResult) -> bool {
-    !lb_core::metrics::point_unstable(&r.summaries)
+    !crate::results::point_unstable(&r.summaries)
 }
 
 fn keys(rs: &[&PointResult]) -> Vec<String> {
@@ -424,7 +437,7 @@ pub fn audit_claim(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> 
                         continue;
                     }
                     let n = r.summaries.len();
-                    let unstable = r.summaries.iter().filter(|s| !s.stability.stable).count();
+                    let unstable = r.summaries.iter().filter(|s| !s.stable()).count();
                     let frac = unstable as f64 / n as f64;
                     // The point's verdict is the majority's (lb_core::metrics::point_unstable);
                     // a unanimous contrary verdict refutes.
@@ -439,7 +452,7 @@ pub fn audit_claim(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> 
                     let growth = r
                         .summaries
                         .iter()
-                        .map(|s| s.stability.growth)
+                        .map(|s| s.stability().growth)
                         .fold(f64::NEG_INFINITY, f64::max);
                     checks.push(Check {
                         at: at_string(r),

@@ -109,7 +109,7 @@ pub fn series(spec: &FigureSpec, results: &[PointResult]) -> Vec<Series> {
         if ys.is_empty() {
             continue;
         }
-        let stable = !lb_core::metrics::point_unstable(&r.summaries);
+        let stable = !crate::results::point_unstable(&r.summaries);
         let (mean, half_width) = if ys.len() >= 2 {
             let iv = interval(&ys, LEVEL);
             (iv.mean, Some(iv.half_width))
@@ -150,7 +150,7 @@ pub fn zeta_points(spec: &FigureSpec, results: &[PointResult]) -> Vec<(f64, f64)
         .filter(|r| spec.selects(r))
         .filter_map(|r| {
             let x = r.axis(&spec.x)?.parse::<f64>().ok()?;
-            let sys = &r.point.as_ref()?.config.system;
+            let sys = &r.point.as_ref()?.slotted()?.system;
             let z = sys.zeta();
             Some((x, if spec.y == Metric::ZetaRatio { 1.0 } else { z }))
         })

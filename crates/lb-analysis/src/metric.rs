@@ -1,8 +1,8 @@
 //! The metrics a table or figure can show, read from a run's summary
 //! (SPEC §1 "Metrics of a run"; seed 000 for ε·E[ΣQ] and ζ).
 
-use lb_core::RunSummary;
 use lb_runner::Point;
+use lb_runner::point::{Model, Summary};
 
 /// A per-replication metric.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -25,10 +25,25 @@ pub enum Metric {
     LittleGap,
     /// 1 for a replication judged unstable, else 0.
     PUnstable,
+    /// Many-server (SPEC §2): the probability that a job goes to a non-idle server.
+    PToBusy,
+    /// Many-server: Σ_i S_i, jobs per server.
+    MeanJobs,
+    /// Many-server: the fraction of arrivals lost at a full buffer.
+    LossFraction,
+    /// Many-server: S_1, S_2, S_3.
+    S1,
+    S2,
+    S3,
+    /// Many-server: Σ_{i ≤ b} S_i (b the buffer; all i when unbounded).
+    SumSB,
+    /// Many-server: seed 004's bound λ + k ln N/√N + 29b/(√N ln N) at the point
+    /// (a constant per point; needs b ≥ 2).
+    ShwBound,
 }
 
 impl Metric {
-    pub const ALL: [Metric; 11] = [
+    pub const ALL: [Metric; 19] = [
         Metric::MeanResponse,
         Metric::MeanSumQ,
         Metric::EpsSumQ,
@@ -40,6 +55,14 @@ impl Metric {
         Metric::Imbalance,
         Metric::LittleGap,
         Metric::PUnstable,
+        Metric::PToBusy,
+        Metric::MeanJobs,
+        Metric::LossFraction,
+        Metric::S1,
+        Metric::S2,
+        Metric::S3,
+        Metric::SumSB,
+        Metric::ShwBound,
     ];
 
     /// The column name.
@@ -56,6 +79,14 @@ impl Metric {
             Metric::Imbalance => "imbalance",
             Metric::LittleGap => "little_gap",
             Metric::PUnstable => "p_unstable",
+            Metric::PToBusy => "p_to_busy",
+            Metric::MeanJobs => "mean_jobs",
+            Metric::LossFraction => "loss_fraction",
+            Metric::S1 => "s1",
+            Metric::S2 => "s2",
+            Metric::S3 => "s3",
+            Metric::SumSB => "sum_s_b",
+            Metric::ShwBound => "shw_bound",
         }
     }
 
@@ -73,6 +104,14 @@ impl Metric {
             Metric::Imbalance => "E[max Q − min Q]",
             Metric::LittleGap => "FIFO − Little response (slots)",
             Metric::PUnstable => "Fraction of unstable replications",
+            Metric::PToBusy => "P(job sent to a non-idle server)",
+            Metric::MeanJobs => "Jobs per server (Σ S_i)",
+            Metric::LossFraction => "Fraction of jobs lost",
+            Metric::S1 => "S_1",
+            Metric::S2 => "S_2",
+            Metric::S3 => "S_3",
+            Metric::SumSB => "E[Σ_{i≤b} S_i]",
+            Metric::ShwBound => "Sub-Halfin-Whitt bound (seed 004)",
         }
     }
 
@@ -81,9 +120,22 @@ impl Metric {
         Metric::ALL.into_iter().find(|m| m.name() == s)
     }
 
-    /// The metric's value in one replication of `point`.
-    pub fn value(self, point: &Point, s: &RunSummary) -> Option<f64> {
-        let sys = &point.config.system;
+    /// The metrics of the model's tables.
+    pub fn table_metrics(model: Model) -> &'static [Metric] {
+        match model {
+            Model::Slotted => &crate::report::TABLE_METRICS,
+            Model::Many => &crate::report::MANY_TABLE_METRICS,
+        }
+    }
+
+    /// The metric's value in one replication of `point` (None where
+    /// undefined, or where the metric belongs to the other model).
+    pub fn value(self, point: &Point, s: &Summary) -> Option<f64> {
+        let s = match s {
+            Summary::Slotted(s) => s,
+            Summary::Many(s) => return self.many_value(point, s),
+        };
+        let sys = &point.slotted()?.system;
         match self {
             Metric::MeanResponse => s.mean_response,
             Metric::MeanSumQ => Some(s.mean_sum_q),
@@ -96,6 +148,33 @@ impl Metric {
             Metric::Imbalance => Some(s.imbalance),
             Metric::LittleGap => Some(s.mean_response? - s.little_response?),
             Metric::PUnstable => Some(if s.stability.stable { 0.0 } else { 1.0 }),
+            _ => None,
+        }
+    }
+
+    fn many_value(self, point: &Point, s: &lb_core::many::ManySummary) -> Option<f64> {
+        let c = point.many()?;
+        let occ = |i: usize| Some(s.occupancy.get(i - 1).copied().unwrap_or(0.0));
+        match self {
+            Metric::MeanResponse => s.mean_response,
+            Metric::PUnstable => Some(if s.stability.stable { 0.0 } else { 1.0 }),
+            Metric::PToBusy => s.p_to_busy,
+            Metric::MeanJobs => Some(s.mean_jobs),
+            Metric::LossFraction => s.loss_fraction,
+            Metric::S1 => occ(1),
+            Metric::S2 => occ(2),
+            Metric::S3 => occ(3),
+            Metric::SumSB => Some(match c.buffer {
+                Some(b) => s.occupancy.iter().take(b as usize).sum(),
+                None => s.mean_jobs,
+            }),
+            Metric::ShwBound => match c.buffer {
+                Some(b) if b >= 2 => Some(lb_core::many::theory::sub_halfin_whitt_bound(
+                    c.servers, c.lambda, b,
+                )),
+                _ => None,
+            },
+            _ => None,
         }
     }
 }
@@ -106,9 +185,15 @@ mod tests {
 
     #[test]
     fn every_metric_the_manifest_allows_exists() {
-        for name in lb_runner::outputs::METRICS {
+        let mut names: Vec<&str> = lb_runner::outputs::METRICS
+            .into_iter()
+            .chain(lb_runner::outputs::MANY_METRICS)
+            .collect();
+        for name in &names {
             assert!(Metric::parse(name).is_some(), "{name}");
         }
-        assert_eq!(Metric::ALL.len(), lb_runner::outputs::METRICS.len());
+        names.sort();
+        names.dedup();
+        assert_eq!(Metric::ALL.len(), names.len());
     }
 }

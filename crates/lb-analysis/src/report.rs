@@ -44,6 +44,19 @@ pub const TABLE_METRICS: [Metric; 7] = [
     Metric::ZetaRatio,
 ];
 
+/// The metrics every many-server (SPEC §2) table carries.
+pub const MANY_TABLE_METRICS: [Metric; 9] = [
+    Metric::PToBusy,
+    Metric::MeanJobs,
+    Metric::LossFraction,
+    Metric::MeanResponse,
+    Metric::S1,
+    Metric::S2,
+    Metric::S3,
+    Metric::SumSB,
+    Metric::ShwBound,
+];
+
 /// Writes a file only if its content changed (keeps mtimes of unchanged
 /// outputs, and makes a warm run a no-op on disk).
 pub fn write_if_changed(path: &Path, body: &[u8]) -> std::io::Result<()> {
@@ -66,8 +79,9 @@ pub fn write_experiment(
     let dir = out.join(exp.name);
     std::fs::create_dir_all(&dir)?;
     let mut files = Vec::new();
-    let long = replications_frame(exp.name, exp.results, &TABLE_METRICS)?;
-    let summary = summary_frame(exp.results, &long, &TABLE_METRICS)?;
+    let metrics = Metric::table_metrics(crate::results::model(exp.results));
+    let long = replications_frame(exp.name, exp.results, metrics)?;
+    let summary = summary_frame(exp.results, &long, metrics)?;
     for (file, body) in [
         ("replications.csv", csv(&long)?),
         ("table.csv", csv(&summary)?),

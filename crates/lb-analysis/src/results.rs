@@ -1,9 +1,9 @@
 //! The results of a manifest, read from the cache: one [`PointResult`] per
 //! planned point, with every valid replication's summary (SPEC §4).
 
-use lb_core::RunSummary;
 use lb_runner::cache::Cache;
 use lb_runner::expand::{Plan, Target};
+use lb_runner::point::{Model, Summary};
 use lb_runner::{Key, Point};
 
 /// A planned point and what the cache holds for it.
@@ -17,7 +17,7 @@ pub struct PointResult {
     pub point: Option<Point>,
     pub key: Option<Key>,
     /// Valid summaries of replications 0..needed (a missing one is skipped).
-    pub summaries: Vec<RunSummary>,
+    pub summaries: Vec<Summary>,
     /// Replications the plan needs now.
     pub needed: u32,
     /// The calibrated p̂, target and achieved messages per arrival, if any.
@@ -39,6 +39,21 @@ impl PointResult {
     }
 }
 
+/// Whether a majority of the replications were judged unstable (as
+/// `lb_core::metrics::point_unstable`, for either model's summaries).
+pub fn point_unstable(summaries: &[Summary]) -> bool {
+    let bad = summaries.iter().filter(|s| !s.stable()).count();
+    2 * bad > summaries.len()
+}
+
+/// The model of an experiment's points (slotted when none is resolved yet).
+pub fn model(results: &[PointResult]) -> Model {
+    results
+        .iter()
+        .find_map(|r| r.point.as_ref().map(|p| p.model))
+        .unwrap_or(Model::Slotted)
+}
+
 /// Reads every point of `plan` from `cache` (read-only).
 pub fn collect(cache: &Cache, plan: &Plan) -> Vec<PointResult> {
     let status = lb_runner::run::status(cache, plan);
@@ -50,9 +65,7 @@ pub fn collect(cache: &Cache, plan: &Plan) -> Vec<PointResult> {
             let point = match (&pp.target, &cal) {
                 (Target::Fixed(p), _) => Some(p.clone()),
                 (Target::Calibrated { template, .. }, Some(r)) => {
-                    let mut p = template.clone();
-                    p.config.policy = p.config.policy.with_p_hat(r.p_hat);
-                    Some(p)
+                    Some(template.clone().with_p_hat(r.p_hat))
                 }
                 (Target::Calibrated { .. }, None) => None,
             };

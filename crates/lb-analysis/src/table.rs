@@ -53,14 +53,14 @@ pub fn replications_frame(
             for (j, (_, v)) in r.axes.iter().enumerate() {
                 axis_vals[j].push(v.clone());
             }
-            p_hat.push(point.config.policy.p_hat());
-            rep.push(s.replication);
+            p_hat.push(point.p_hat());
+            rep.push(s.replication());
             key.push(k.hex());
-            stable.push(s.stability.stable);
-            let bm = batch_means(&s.trace);
+            stable.push(s.stable());
+            let bm = batch_means(s.trace());
             lag1.push(bm.lag1.abs());
             bm_ok.push(bm.independent);
-            cut.push(mser(&s.trace) as f64 / s.trace.len() as f64);
+            cut.push(mser(s.trace()) as f64 / s.trace().len() as f64);
             for (j, m) in metrics.iter().enumerate() {
                 vals[j].push(m.value(point, s));
             }
@@ -147,7 +147,7 @@ pub fn summary_frame(
         for (j, (_, v)) in r.axes.iter().enumerate() {
             axis_vals[j].push(v.clone());
         }
-        p_hat.push(r.point.as_ref().and_then(|p| p.config.policy.p_hat()));
+        p_hat.push(r.point.as_ref().and_then(|p| p.p_hat()));
         needed.push(r.needed);
         key.push(r.key.as_ref().map(|k| k.hex()));
         let Some(df) = part else {

@@ -8,7 +8,7 @@ use lb_core::{
 };
 use lb_runner::Point;
 use lb_runner::outputs::{ClaimKind, ClaimToml, Reference};
-use lb_runner::point::{Model, Profile};
+use lb_runner::point::{Model, PointConfig, Profile, Summary};
 
 fn point(policy: PolicyConfig, load: f64) -> Point {
     Point {
@@ -16,7 +16,7 @@ fn point(policy: PolicyConfig, load: f64) -> Point {
         model_version: lb_core::MODEL_VERSION,
         profile: Profile::Full,
         seed: 1,
-        config: SlottedConfig {
+        config: PointConfig::Slotted(SlottedConfig {
             system: SystemConfig {
                 arrivals: vec![Law::Bernoulli { p: load }],
                 service: vec![Law::Bernoulli { p: 1.0 }],
@@ -30,7 +30,7 @@ fn point(policy: PolicyConfig, load: f64) -> Point {
                 batches: 8,
                 warmup_rule: Default::default(),
             },
-        },
+        }),
     }
 }
 
@@ -83,7 +83,7 @@ fn result(
             .iter()
             .zip(stable)
             .enumerate()
-            .map(|(r, (x, s))| summary(r as u64, *x, *s))
+            .map(|(r, (x, s))| Summary::Slotted(summary(r as u64, *x, *s)))
             .collect(),
         needed: responses.len() as u32,
         calibration: None,

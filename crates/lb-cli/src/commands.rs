@@ -307,7 +307,10 @@ fn show(cache: &Cache, prefix: &str) -> Res {
         point.policy_name(),
         point.profile.name()
     );
-    let sys = &point.config.system;
+    let Some(slotted) = point.slotted() else {
+        return show_many(cache, &key, &point, &dir);
+    };
+    let sys = &slotted.system;
     println!(
         "M = {}, N = {}, λ_Σ = {:.6}, μ_Σ = {:.6}, load ρ = {:.6}, ε = {:.6}, ζ = {:.6}",
         sys.dispatchers(),
@@ -328,7 +331,10 @@ fn show(cache: &Cache, prefix: &str) -> Res {
     for r in cache.replication_files(&key) {
         match cache.read_replication(&key, r) {
             Read::Valid(rec) => {
-                let s = &rec.summary;
+                let Some(s) = rec.summary.slotted() else {
+                    println!("  {r:>5}  not a slotted summary");
+                    continue;
+                };
                 println!(
                     "  {:>5}  {:>12.4}  {:>12}  {:>12}  {:>6}  {:>6}  {:>10}  {:>9.4}  {:>6}",
                     r,
@@ -530,4 +536,54 @@ fn verify_cmd(
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// `lb show` of a many-server point (SPEC §2).
+fn show_many(
+    cache: &Cache,
+    key: &Key,
+    point: &lb_runner::Point,
+    dir: &std::path::Path,
+) -> Result<ExitCode, Box<dyn std::error::Error>> {
+    let c = point.many().expect("a many-server point");
+    println!(
+        "N = {}, λ = {:.6}, buffer {}, horizon {}, warm-up {}",
+        c.servers,
+        c.lambda,
+        c.buffer.map_or("unbounded".to_string(), |b| b.to_string()),
+        c.run.horizon,
+        c.run.warmup
+    );
+    println!("\nconfiguration:\n{}", pretty(point));
+    println!("\nreplications:");
+    println!(
+        "  {:>5}  {:>10}  {:>10}  {:>10}  {:>10}  {:>10}  {:>10}  {:>6}",
+        "r", "p_to_busy", "jobs/srv", "loss", "resp", "S_1", "S_2", "stable"
+    );
+    for r in cache.replication_files(key) {
+        match cache.read_replication(key, r) {
+            Read::Valid(rec) => {
+                let Some(s) = rec.summary.many() else {
+                    println!("  {r:>5}  not a many-server summary");
+                    continue;
+                };
+                let occ = |i: usize| s.occupancy.get(i).copied().unwrap_or(0.0);
+                println!(
+                    "  {:>5}  {:>10}  {:>10.6}  {:>10}  {:>10}  {:>10.6}  {:>10.6}  {:>6}",
+                    r,
+                    opt(s.p_to_busy),
+                    s.mean_jobs,
+                    opt(s.loss_fraction),
+                    opt(s.mean_response),
+                    occ(0),
+                    occ(1),
+                    s.stability.stable
+                );
+            }
+            Read::Damaged(why) => println!("  {r:>5}  DAMAGED: {why}"),
+            Read::Missing => {}
+        }
+    }
+    let _ = dir;
+    Ok(ExitCode::SUCCESS)
 }

@@ -4,9 +4,8 @@
 use crate::progress;
 use lb_analysis::audit::{ClaimResult, Verdict, audit_claim, markdown as audit_markdown};
 use lb_analysis::figure::FigureSpec;
-use lb_analysis::report::{
-    Experiment, TABLE_METRICS, report_page, write_experiment, write_if_changed,
-};
+use lb_analysis::metric::Metric;
+use lb_analysis::report::{Experiment, report_page, write_experiment, write_if_changed};
 use lb_analysis::table::{COLUMNS, csv, json, markdown, replications_frame, summary_frame};
 use lb_analysis::{PointResult, collect};
 use lb_runner::cache::Cache;
@@ -73,11 +72,12 @@ fn profile(quick: bool) -> Profile {
 pub fn table(cache: &Cache, manifest: &Path, format: Format, quick: bool, long: bool) -> Res {
     let (l, plan) = loaded(&[manifest.to_path_buf()], profile(quick))?.remove(0);
     let results = collect(cache, &plan);
-    let frame = replications_frame(&l.manifest.experiment.name, &results, &TABLE_METRICS)?;
+    let metrics = Metric::table_metrics(l.model());
+    let frame = replications_frame(&l.experiment().name, &results, metrics)?;
     let frame = if long {
         frame
     } else {
-        summary_frame(&results, &frame, &TABLE_METRICS)?
+        summary_frame(&results, &frame, metrics)?
     };
     let text = match format {
         Format::Csv => csv(&frame)?,
@@ -104,8 +104,8 @@ pub fn columns() -> Res {
 fn audit_all(loaded: &[(Loaded, Plan)], results: &[Vec<PointResult>]) -> Vec<ClaimResult> {
     let mut out = Vec::new();
     for ((l, _), rs) in loaded.iter().zip(results) {
-        for c in &l.manifest.claims {
-            out.push(audit_claim(&l.manifest.experiment.name, c, rs));
+        for c in l.claims() {
+            out.push(audit_claim(&l.experiment().name, c, rs));
         }
     }
     out
@@ -198,17 +198,11 @@ pub fn reproduce(
     let results: Vec<Vec<PointResult>> = plans.iter().map(|p| collect(cache, p)).collect();
     let figures: Vec<Vec<FigureSpec>> = loaded
         .iter()
-        .map(|(l, _)| {
-            l.manifest
-                .figures
-                .iter()
-                .map(FigureSpec::from_toml)
-                .collect()
-        })
+        .map(|(l, _)| l.figures().iter().map(FigureSpec::from_toml).collect())
         .collect();
     let mut exps = Vec::new();
     for (((l, _), rs), figs) in loaded.iter().zip(&results).zip(&figures) {
-        let e = &l.manifest.experiment;
+        let e = l.experiment();
         exps.push(Experiment {
             name: &e.name,
             title: &e.title,

@@ -27,7 +27,6 @@ use crate::point::Point;
 use crate::precision::{Outcome, PrecisionRule};
 use crate::provenance::Provenance;
 use fs4::fs_std::FileExt;
-use lb_core::RunSummary;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::fs::{self, File, OpenOptions};
@@ -57,7 +56,7 @@ pub struct ReplicationRecord {
     pub key: String,
     pub replication: u64,
     pub point: Point,
-    pub summary: RunSummary,
+    pub summary: crate::point::Summary,
     pub provenance: Provenance,
 }
 
@@ -247,10 +246,11 @@ impl Cache {
             if rec.point.key() != *key {
                 return Err("its configuration does not hash to its key (edited?)".into());
             }
-            if rec.replication != r || rec.summary.replication != r {
+            if rec.replication != r || rec.summary.replication() != r {
                 return Err(format!(
                     "it holds replication {} (summary: {}) in the place of {r}",
-                    rec.replication, rec.summary.replication
+                    rec.replication,
+                    rec.summary.replication()
                 ));
             }
             Ok(())

@@ -79,13 +79,17 @@ pub struct CalibrationResult {
 
 impl Calibration {
     pub fn new(
-        mut point: Point,
+        point: Point,
         target: CalibrationTarget,
         pilot_replications: u32,
         iterations: u32,
         rel_tol: f64,
     ) -> Calibration {
-        point.config.policy = point.config.policy.with_p_hat(0.0);
+        assert!(
+            point.slotted().is_some(),
+            "message-budget calibration is for slotted points only (the manifest check refuses it for others)"
+        );
+        let point = point.with_p_hat(0.0);
         Calibration {
             kind: "calibration".into(),
             point,
@@ -106,7 +110,7 @@ impl Calibration {
             CalibrationTarget::MessagesPerArrival { value } => format!("{value} msgs/arrival"),
             CalibrationTarget::SameAs { point } => format!("same as {}", point.policy_name()),
         };
-        let c = &self.point.config;
+        let c = self.point.slotted().expect("calibrations are slotted");
         let g = match c.granularity {
             lb_core::Granularity::Batch => "batch",
             lb_core::Granularity::Job => "job",
@@ -131,8 +135,7 @@ impl Calibration {
         let tol = self.rel_tol * target;
         let mut probes = Vec::new();
         let mut probe = |p: f64| {
-            let mut pt = self.point.clone();
-            pt.config.policy = pt.config.policy.with_p_hat(p);
+            let pt = self.point.clone().with_p_hat(p);
             let f = overhead(&pt, &key, self.pilot_replications);
             probes.push(Probe {
                 p_hat: p,
@@ -199,7 +202,8 @@ fn overhead(point: &Point, policy_key: &Key, reps: u32) -> f64 {
     let vals: Vec<f64> = (0..reps as u64)
         .into_par_iter()
         .map(|r| {
-            lb_core::run(&point.config, &seeds, r)
+            let c = point.slotted().expect("calibrations are slotted");
+            lb_core::run(c, &seeds, r)
                 .messages_per_arrival
                 .unwrap_or(0.0)
         })

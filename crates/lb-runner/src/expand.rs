@@ -84,7 +84,7 @@ struct Settings {
 }
 
 fn settings(l: &Loaded, profile: Profile) -> Result<Settings, ManifestError> {
-    let m = &l.manifest;
+    let m = l.slotted();
     let r = &m.run;
     let batches = r.batches.unwrap_or(64);
     let full_reps = match (&r.replications, &r.precision) {
@@ -194,7 +194,7 @@ impl AxisValue {
 
 /// The axes present and their values, in expansion order.
 fn axes(l: &Loaded) -> Vec<(&'static str, Vec<AxisValue>)> {
-    let sw = &l.manifest.sweep;
+    let sw = &l.slotted().sweep;
     let f = |v: &Option<Vec<f64>>| {
         v.as_ref()
             .map(|v| v.iter().map(|x| AxisValue::F(*x)).collect())
@@ -234,12 +234,15 @@ type Combo = BTreeMap<&'static str, (usize, AxisValue)>;
 
 /// Expands a validated manifest into its points.
 pub fn expand(l: &Loaded, profile: Profile) -> Result<Plan, ManifestError> {
+    if l.many().is_some() {
+        return crate::many_manifest::expand(l, profile);
+    }
     let st = settings(l, profile)?;
     let axes = axes(l);
     let names: Vec<&'static str> = axes.iter().map(|(n, _)| *n).collect();
     let mut plan = Plan {
         file: l.file().to_path_buf(),
-        name: l.manifest.experiment.name.clone(),
+        name: l.slotted().experiment.name.clone(),
         profile,
         axes: names.clone(),
         calibrations: Vec::new(),
@@ -257,7 +260,7 @@ pub fn expand(l: &Loaded, profile: Profile) -> Result<Plan, ManifestError> {
             combo.insert(name, (c % vals.len(), vals[c % vals.len()]));
             c /= vals.len();
         }
-        for i in 0..l.manifest.policies.len() {
+        for i in 0..l.slotted().policies.len() {
             let point = resolve(l, &st, &combo, i, profile, st.run)?;
             let shown: Vec<String> = names
                 .iter()
@@ -277,14 +280,14 @@ pub fn expand(l: &Loaded, profile: Profile) -> Result<Plan, ManifestError> {
             if seen.insert((label(l, i), shown.clone()), ()).is_some() {
                 continue;
             }
-            let target = match &l.manifest.policies[i].budget {
+            let target = match &l.slotted().policies[i].budget {
                 None => Target::Fixed(point),
                 Some(b) => {
                     let mut pilot = point.clone();
-                    pilot.config.run = st.pilot;
+                    pilot.slotted_mut().expect("slotted").run = st.pilot;
                     let target = match (&b.same_as, b.messages_per_arrival) {
                         (Some(other), _) => {
-                            let j = (0..l.manifest.policies.len())
+                            let j = (0..l.slotted().policies.len())
                                 .find(|&j| label(l, j) == *other)
                                 .expect("validated");
                             CalibrationTarget::SameAs {
@@ -325,7 +328,7 @@ pub fn expand(l: &Loaded, profile: Profile) -> Result<Plan, ManifestError> {
 
 /// Where the load of a combination comes from: (path, how λ_Σ follows from μ_Σ).
 fn load_source(l: &Loaded, combo: &Combo) -> (String, LoadRule) {
-    let s = &l.manifest.system;
+    let s = &l.slotted().system;
     if let Some(x) = s.load {
         return ("system.load".into(), LoadRule::Load(x));
     }
@@ -355,7 +358,7 @@ enum LoadRule {
 
 /// The service rates μ_n, and the key path that gave N.
 fn service_rates(l: &Loaded, combo: &Combo) -> Vec<f64> {
-    let sv = &l.manifest.system.servers;
+    let sv = &l.slotted().system.servers;
     if let Some(classes) = &sv.classes {
         return classes
             .iter()
@@ -373,7 +376,7 @@ fn service_rates(l: &Loaded, combo: &Combo) -> Vec<f64> {
         return vec![r; n];
     }
     let [a, b] = sv.uniform.expect("validated: one server form");
-    uniform_rates(l.manifest.run.seed, a, b, n)
+    uniform_rates(l.slotted().run.seed, a, b, n)
 }
 
 /// N rates i.i.d. uniform on [a, b], drawn once from the master seed with a
@@ -412,7 +415,7 @@ fn resolve(
     run: RunLength,
 ) -> Result<Point, ManifestError> {
     let _ = st;
-    let m = &l.manifest;
+    let m = l.slotted();
     let s = &m.system;
     let p = &m.policies[i];
     let at = |k: &str| format!("policy[{i}].{k}");
@@ -594,6 +597,6 @@ fn resolve(
         model_version: lb_core::MODEL_VERSION,
         profile,
         seed: m.run.seed,
-        config,
+        config: crate::point::PointConfig::Slotted(config),
     })
 }

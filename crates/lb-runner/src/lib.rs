@@ -18,6 +18,7 @@ pub mod expand;
 pub mod key;
 pub mod maintain;
 pub mod manifest;
+pub mod many_manifest;
 pub mod outputs;
 pub mod point;
 pub mod precision;

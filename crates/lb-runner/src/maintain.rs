@@ -41,7 +41,7 @@ pub fn list(cache: &Cache) -> Vec<Entry> {
             };
             if let Read::Valid(p) = cache.read_point(&key) {
                 e.kind = "point".into();
-                e.what = match p.point.config.policy.p_hat() {
+                e.what = match p.point.p_hat() {
                     Some(x) => format!("{} p̂={x}", p.point.policy_name()),
                     None => p.point.policy_name(),
                 };

@@ -18,11 +18,61 @@ use std::path::Path;
 /// A parsed and validated manifest, with the spans of its text for errors.
 #[derive(Debug, Clone)]
 pub struct Loaded {
-    pub manifest: Manifest,
+    pub manifest: AnyManifest,
     pub spans: SpanIndex,
 }
 
+/// A manifest of either model: `experiment.model` decides which schema the
+/// rest of the file is read with.
+#[derive(Debug, Clone)]
+pub enum AnyManifest {
+    /// SPEC §1 (`model = "slotted"`).
+    Slotted(Manifest),
+    /// SPEC §2 (`model = "many"`): [`crate::many_manifest`].
+    Many(crate::many_manifest::ManyManifest),
+}
+
 impl Loaded {
+    /// The slotted manifest. Panics on a many-server manifest: only code that
+    /// has checked [`Loaded::model`] calls it.
+    pub fn slotted(&self) -> &Manifest {
+        match &self.manifest {
+            AnyManifest::Slotted(m) => m,
+            AnyManifest::Many(_) => panic!("a slotted manifest was expected"),
+        }
+    }
+    /// The many-server manifest, if it is one.
+    pub fn many(&self) -> Option<&crate::many_manifest::ManyManifest> {
+        match &self.manifest {
+            AnyManifest::Many(m) => Some(m),
+            AnyManifest::Slotted(_) => None,
+        }
+    }
+    pub fn model(&self) -> crate::point::Model {
+        match &self.manifest {
+            AnyManifest::Slotted(_) => crate::point::Model::Slotted,
+            AnyManifest::Many(_) => crate::point::Model::Many,
+        }
+    }
+    pub fn experiment(&self) -> &ExperimentSpec {
+        match &self.manifest {
+            AnyManifest::Slotted(m) => &m.experiment,
+            AnyManifest::Many(m) => &m.experiment,
+        }
+    }
+    pub fn figures(&self) -> &[crate::outputs::FigureToml] {
+        match &self.manifest {
+            AnyManifest::Slotted(m) => &m.figures,
+            AnyManifest::Many(m) => &m.figures,
+        }
+    }
+    pub fn claims(&self) -> &[crate::outputs::ClaimToml] {
+        match &self.manifest {
+            AnyManifest::Slotted(m) => &m.claims,
+            AnyManifest::Many(m) => &m.claims,
+        }
+    }
+
     /// A located error at key path `path`.
     pub fn error(&self, path: &str, message: impl Into<String>) -> ManifestError {
         self.spans.error(path, message)
@@ -65,7 +115,7 @@ pub struct ExperimentSpec {
     /// The paper, figure and page the experiment reproduces.
     #[serde(default)]
     pub source: Option<String>,
-    /// The model family; only `"slotted"` (SPEC §1) today.
+    /// The model family: `"slotted"` (SPEC §1) or `"many"` (SPEC §2).
     pub model: crate::point::Model,
     /// The figures and tables this experiment feeds.
     #[serde(default)]
@@ -579,14 +629,30 @@ pub fn load(path: &Path) -> Result<Loaded, ManifestError> {
 /// Parses and validates manifest text; `path` is used in errors only.
 pub fn parse(path: &Path, text: &str) -> Result<Loaded, ManifestError> {
     let spans = SpanIndex::parse(path, text)?;
-    let manifest: Manifest = toml::from_str(text).map_err(|e| serde_error(&spans, &e))?;
+    // A first, lenient look at `experiment.model` picks the schema; a file
+    // without a readable model is read as slotted, whose strict parse then
+    // says what is wrong.
+    #[derive(Deserialize)]
+    struct Peek {
+        experiment: PeekExperiment,
+    }
+    #[derive(Deserialize)]
+    struct PeekExperiment {
+        model: String,
+    }
+    let many = toml::from_str::<Peek>(text).is_ok_and(|p| p.experiment.model == "many");
+    let manifest = if many {
+        AnyManifest::Many(toml::from_str(text).map_err(|e| serde_error(&spans, &e))?)
+    } else {
+        AnyManifest::Slotted(toml::from_str(text).map_err(|e| serde_error(&spans, &e))?)
+    };
     let loaded = Loaded { manifest, spans };
     crate::validate::validate(&loaded)?;
     Ok(loaded)
 }
 
 /// A located, explained error from the TOML deserializer.
-fn serde_error(spans: &SpanIndex, e: &toml::de::Error) -> ManifestError {
+pub(crate) fn serde_error(spans: &SpanIndex, e: &toml::de::Error) -> ManifestError {
     let mut msg = e.message().trim_end().to_string();
     // Say what is allowed in words rather than Rust types.
     for (ty, words) in [

@@ -21,6 +21,19 @@ pub const METRICS: [&str; 11] = [
     "p_unstable",
 ];
 
+/// The metrics of a many-server (SPEC §2) figure or claim.
+pub const MANY_METRICS: [&str; 9] = [
+    "p_to_busy",
+    "mean_jobs",
+    "loss_fraction",
+    "mean_response",
+    "s1",
+    "s2",
+    "s3",
+    "sum_s_b",
+    "p_unstable",
+];
+
 /// Axis values selecting points: `{ load = [0.9, 0.95], count_own = true }`.
 /// A single value or a list of values per axis.
 pub type Where = BTreeMap<String, toml::Value>;
@@ -99,12 +112,13 @@ pub enum Reference {
 }
 
 /// The named references.
-pub const REFERENCES: [&str; 5] = [
+pub const REFERENCES: [&str; 6] = [
     "zeta",
     "single_server",
     "wr_sum_q",
     "pooled",
     "pod_mean_field",
+    "sub_halfin_whitt",
 ];
 
 /// `[[claim]]`: a statement a paper makes that results can confirm or refute.

@@ -8,7 +8,7 @@
 //! replications finished.
 
 use crate::manifest::PrecisionSpec;
-use lb_core::RunSummary;
+use crate::point::Summary;
 use serde::{Deserialize, Serialize};
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
@@ -25,17 +25,43 @@ pub enum Metric {
     MessagesPerArrival,
     /// E[max_n Q_n − min_n Q_n].
     Imbalance,
+    /// Many-server model: Σ_i S_i, the mean number of jobs per server.
+    MeanJobs,
+    /// Many-server model: the probability that a job is sent to a non-idle server.
+    PToBusy,
 }
 
 impl Metric {
-    /// The metric's value in one replication (None if undefined, e.g. no jobs).
-    pub fn value(&self, s: &RunSummary) -> Option<f64> {
-        match self {
-            Metric::MeanResponse => s.mean_response,
-            Metric::LittleResponse => s.little_response,
-            Metric::MeanSumQ => Some(s.mean_sum_q),
-            Metric::MessagesPerArrival => s.messages_per_arrival,
-            Metric::Imbalance => Some(s.imbalance),
+    /// The metric's value in one replication (None if undefined, e.g. no
+    /// jobs, or if the metric belongs to the other model).
+    pub fn value(&self, s: &Summary) -> Option<f64> {
+        match s {
+            Summary::Slotted(s) => match self {
+                Metric::MeanResponse => s.mean_response,
+                Metric::LittleResponse => s.little_response,
+                Metric::MeanSumQ => Some(s.mean_sum_q),
+                Metric::MessagesPerArrival => s.messages_per_arrival,
+                Metric::Imbalance => Some(s.imbalance),
+                Metric::MeanJobs | Metric::PToBusy => None,
+            },
+            Summary::Many(s) => match self {
+                Metric::MeanResponse => s.mean_response,
+                Metric::MeanJobs => Some(s.mean_jobs),
+                Metric::PToBusy => s.p_to_busy,
+                _ => None,
+            },
+        }
+    }
+
+    /// Whether the metric is defined for `model`'s summaries.
+    pub fn applies_to(&self, model: crate::point::Model) -> bool {
+        use crate::point::Model;
+        match model {
+            Model::Slotted => !matches!(self, Metric::MeanJobs | Metric::PToBusy),
+            Model::Many => matches!(
+                self,
+                Metric::MeanResponse | Metric::MeanJobs | Metric::PToBusy
+            ),
         }
     }
 }
@@ -140,13 +166,15 @@ pub enum Decision {
 }
 
 /// Decides, given the summaries of replications 0..k (in order).
-pub fn decide(rule: &PrecisionRule, summaries: &[RunSummary]) -> Decision {
+pub fn decide(rule: &PrecisionRule, summaries: &[Summary]) -> Decision {
     for n in rule.checkpoints() {
         if (summaries.len() as u32) < n {
             return Decision::Need(n);
         }
         let upto = &summaries[..n as usize];
-        if lb_core::metrics::point_unstable(upto) {
+        let bad = upto.iter().filter(|s| !s.stable()).count();
+        // By majority, as lb_core::metrics::point_unstable.
+        if 2 * bad > upto.len() {
             return Decision::Done(Outcome {
                 stop: Stop::Unstable,
                 replications: n,

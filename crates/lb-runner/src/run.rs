@@ -11,10 +11,9 @@ use crate::cache::{
 use crate::calibrate::{Calibration, CalibrationResult};
 use crate::expand::{Plan, PlannedPoint, Replications, Target};
 use crate::key::Key;
-use crate::point::Point;
+use crate::point::{Point, Summary};
 use crate::precision::{Decision, Outcome, PrecisionRule, decide};
 use crate::provenance::Context;
-use lb_core::RunSummary;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -135,8 +134,7 @@ fn resolved(
             let ck = cal.key();
             match cache.read_calibration(&ck) {
                 Read::Valid(rec) => {
-                    let mut p = template.clone();
-                    p.config.policy = p.config.policy.with_p_hat(rec.result.p_hat);
+                    let p = template.clone().with_p_hat(rec.result.p_hat);
                     (Some(p), Some((ck, Some(rec.result))))
                 }
                 _ => (None, Some((ck, None))),
@@ -147,7 +145,7 @@ fn resolved(
 
 /// The summaries of valid replications 0, 1, … up to the first that is not
 /// valid, at most `limit` of them.
-fn contiguous(cache: &Cache, key: &Key, limit: u32) -> Vec<RunSummary> {
+fn contiguous(cache: &Cache, key: &Key, limit: u32) -> Vec<Summary> {
     let mut out = Vec::new();
     for r in 0..limit as u64 {
         match cache.read_replication(key, r) {
@@ -286,7 +284,7 @@ impl Job for PairJob {
     fn compute(&self, cache: &Cache, ctx: &Context) -> Result<(), CacheError> {
         let start = SystemTime::now();
         let t0 = Instant::now();
-        let summary = lb_core::run(&self.point.config, &self.point.seeds(), self.r);
+        let summary = self.point.run(self.r);
         let rec = ReplicationRecord {
             format: FORMAT,
             kind: "replication".into(),

@@ -12,6 +12,11 @@ type R = Result<(), ManifestError>;
 /// Runs every static check of a parsed manifest.
 pub fn validate(l: &Loaded) -> R {
     experiment(l)?;
+    if l.many().is_some() {
+        crate::many_manifest::validate(l)?;
+        figures(l)?;
+        return claims(l);
+    }
     system(l)?;
     sweep(l)?;
     policies(l)?;
@@ -25,7 +30,7 @@ fn is_prob(p: f64) -> bool {
 }
 
 fn experiment(l: &Loaded) -> R {
-    let e = &l.manifest.experiment;
+    let e = l.experiment();
     if e.name.is_empty()
         || !e
             .name
@@ -48,7 +53,7 @@ fn experiment(l: &Loaded) -> R {
 }
 
 fn system(l: &Loaded) -> R {
-    let m = &l.manifest;
+    let m = l.slotted();
     let s = &m.system;
     let sw = &m.sweep;
     match (s.dispatchers, &sw.dispatchers) {
@@ -146,7 +151,7 @@ pub fn load_value(l: &Loaded, path: &str, x: f64) -> R {
     if !(x.is_finite() && x > 0.0) {
         return Err(l.error(path, format!("a load must be a number > 0, got {x}")));
     }
-    if x >= 1.0 && !l.manifest.system.allow_unstable {
+    if x >= 1.0 && !l.slotted().system.allow_unstable {
         return Err(l.error(
             path,
             format!(
@@ -162,7 +167,7 @@ fn epsilon_value(l: &Loaded, path: &str, x: f64) -> R {
     if !x.is_finite() {
         return Err(l.error(path, format!("ε must be a finite number, got {x}")));
     }
-    if x <= 0.0 && !l.manifest.system.allow_unstable {
+    if x <= 0.0 && !l.slotted().system.allow_unstable {
         return Err(l.error(
             path,
             format!(
@@ -181,7 +186,7 @@ fn epsilon_frac_value(l: &Loaded, path: &str, x: f64) -> R {
             format!("epsilon_frac = ε/μ_Σ must be below 1 (load > 0), got {x}"),
         ));
     }
-    if x <= 0.0 && !l.manifest.system.allow_unstable {
+    if x <= 0.0 && !l.slotted().system.allow_unstable {
         return Err(l.error(
             path,
             format!(
@@ -194,9 +199,9 @@ fn epsilon_frac_value(l: &Loaded, path: &str, x: f64) -> R {
 }
 
 fn servers(l: &Loaded) -> R {
-    let s = &l.manifest.system;
+    let s = &l.slotted().system;
     let sv = &s.servers;
-    let swept = l.manifest.sweep.servers_count.is_some();
+    let swept = l.slotted().sweep.servers_count.is_some();
     let max = s.service.max_mean();
     let rate_ok = |path: &str, r: f64| -> R {
         if !(r.is_finite() && r >= 0.0) {
@@ -300,7 +305,7 @@ fn servers(l: &Loaded) -> R {
 }
 
 fn sweep(l: &Loaded) -> R {
-    let sw = &l.manifest.sweep;
+    let sw = &l.slotted().sweep;
     fn nonempty<T: PartialEq + std::fmt::Debug>(l: &Loaded, axis: &str, v: &Option<Vec<T>>) -> R {
         let Some(v) = v else { return Ok(()) };
         let path = format!("sweep.{axis}");
@@ -367,8 +372,8 @@ fn sweep(l: &Loaded) -> R {
 /// Whether `sweep.p_hat` applies to policy `i`: LED, with neither its own
 /// p_hat nor a budget.
 pub fn p_hat_axis_applies(l: &Loaded, i: usize) -> bool {
-    let p = &l.manifest.policies[i];
-    l.manifest.sweep.p_hat.is_some()
+    let p = &l.slotted().policies[i];
+    l.slotted().sweep.p_hat.is_some()
         && PolicyKind::parse(&p.spec).is_some_and(|k| k.is_led())
         && p.p_hat.is_none()
         && p.budget.is_none()
@@ -376,8 +381,8 @@ pub fn p_hat_axis_applies(l: &Loaded, i: usize) -> bool {
 
 /// Whether `sweep.d` applies to policy `i`: it has a `d` and sets none itself.
 pub fn d_axis_applies(l: &Loaded, i: usize) -> bool {
-    let p = &l.manifest.policies[i];
-    l.manifest.sweep.d.is_some()
+    let p = &l.slotted().policies[i];
+    l.slotted().sweep.d.is_some()
         && PolicyKind::parse(&p.spec)
             .is_some_and(|k| k.has_d() && !matches!(k, PolicyKind::Pod(Some(_))))
         && p.d.is_none()
@@ -385,12 +390,12 @@ pub fn d_axis_applies(l: &Loaded, i: usize) -> bool {
 
 /// The label of policy `i`: its `label`, else its name.
 pub fn label(l: &Loaded, i: usize) -> String {
-    let p = &l.manifest.policies[i];
+    let p = &l.slotted().policies[i];
     p.label.clone().unwrap_or_else(|| p.spec.trim().to_string())
 }
 
 fn policies(l: &Loaded) -> R {
-    let ps = &l.manifest.policies;
+    let ps = &l.slotted().policies;
     if ps.is_empty() {
         return Err(l.error("policy", "at least one [[policy]] is needed"));
     }
@@ -557,7 +562,7 @@ fn policies(l: &Loaded) -> R {
             ));
         }
     }
-    let sw = &l.manifest.sweep;
+    let sw = &l.slotted().sweep;
     if sw.p_hat.is_some() && !(0..ps.len()).any(|i| p_hat_axis_applies(l, i)) {
         return Err(l.error(
             "sweep.p_hat",
@@ -574,7 +579,7 @@ fn policies(l: &Loaded) -> R {
 }
 
 fn run(l: &Loaded) -> R {
-    let r = &l.manifest.run;
+    let r = &l.slotted().run;
     if r.slots <= r.warmup {
         return Err(l.error(
             "run.slots",
@@ -628,7 +633,7 @@ fn run(l: &Loaded) -> R {
         }
         _ => {}
     }
-    let q = &l.manifest.quick;
+    let q = &l.slotted().quick;
     if q.replications == Some(0) {
         return Err(l.error("quick.replications", "must be ≥ 1, got 0"));
     }
@@ -640,7 +645,7 @@ fn run(l: &Loaded) -> R {
             format!("slots ({s}) must exceed warmup ({w})"),
         ));
     }
-    let c = &l.manifest.calibration;
+    let c = &l.slotted().calibration;
     if let (Some(s), Some(w)) = (c.slots, c.warmup)
         && s <= w
     {
@@ -716,15 +721,33 @@ fn filter(l: &Loaded, at: &str, f: &crate::outputs::Where, axes: &[&str]) -> R {
     Ok(())
 }
 
+/// The sweep axes a manifest sets, the labels of its policies and the metrics
+/// its model's summaries have.
+fn names(l: &Loaded) -> (Vec<&'static str>, Vec<String>, &'static [&'static str]) {
+    match l.many() {
+        Some(m) => (
+            m.sweep.present(),
+            (0..m.policies.len())
+                .map(|i| crate::many_manifest::label(m, i))
+                .collect(),
+            &crate::outputs::MANY_METRICS,
+        ),
+        None => (
+            l.slotted().sweep.present(),
+            (0..l.slotted().policies.len())
+                .map(|i| label(l, i))
+                .collect(),
+            &METRICS,
+        ),
+    }
+}
+
 /// `[[figure]]`: names, axes, metrics and policies must exist.
 fn figures(l: &Loaded) -> R {
-    let axes = l.manifest.sweep.present();
-    let labels: Vec<String> = (0..l.manifest.policies.len())
-        .map(|i| label(l, i))
-        .collect();
+    let (axes, labels, metrics) = names(l);
     let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
     let mut names = BTreeSet::new();
-    for (i, f) in l.manifest.figures.iter().enumerate() {
+    for (i, f) in l.figures().iter().enumerate() {
         let at = |k: &str| format!("figure[{i}].{k}");
         if f.name.is_empty()
             || !f
@@ -744,7 +767,7 @@ fn figures(l: &Loaded) -> R {
             ));
         }
         one_of(l, &at("x"), "sweep axis", &f.x, &axes)?;
-        one_of(l, &at("y"), "metric", &f.y, &METRICS)?;
+        one_of(l, &at("y"), "metric", &f.y, metrics)?;
         for (j, s) in f.series.iter().enumerate() {
             one_of(l, &format!("{}[{j}]", at("series")), "sweep axis", s, &axes)?;
         }
@@ -771,13 +794,10 @@ fn figures(l: &Loaded) -> R {
 /// `[[claim]]` (SPEC §5): each kind has the keys it needs, and every name
 /// it uses exists.
 fn claims(l: &Loaded) -> R {
-    let axes = l.manifest.sweep.present();
-    let labels: Vec<String> = (0..l.manifest.policies.len())
-        .map(|i| label(l, i))
-        .collect();
+    let (axes, labels, metrics) = names(l);
     let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
     let mut ids = BTreeSet::new();
-    for (i, c) in l.manifest.claims.iter().enumerate() {
+    for (i, c) in l.claims().iter().enumerate() {
         let at = |k: &str| format!("claim[{i}].{k}");
         let need = |k: &str, present: bool| -> R {
             if present {
@@ -798,7 +818,7 @@ fn claims(l: &Loaded) -> R {
             }
         }
         if let Some(m) = &c.metric {
-            one_of(l, &at("metric"), "metric", m, &METRICS)?;
+            one_of(l, &at("metric"), "metric", m, metrics)?;
         }
         filter(l, &at("where"), &c.filter, &axes)?;
         for (j, p) in c.policies.iter().enumerate() {

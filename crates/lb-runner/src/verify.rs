@@ -92,7 +92,7 @@ fn verify_one(cache: &Cache, item: &Item) -> Verdict {
             let path = cache.replication_path(key, *r);
             let problem = match cache.read_replication(key, *r) {
                 Read::Valid(rec) => {
-                    let again = lb_core::run(&rec.point.config, &rec.point.seeds(), *r);
+                    let again = rec.point.run(*r);
                     differ(&rec.summary, &again)
                 }
                 Read::Damaged(why) => Some(format!("damaged: {why}")),

@@ -1,0 +1,659 @@
+//! Manifests of the many-server continuous-time model (SPEC §2; seeds 003,
+//! 004): `model = "many"`. Parsed as strictly as the slotted ones (unknown
+//! keys, wrong types and values outside their range are located errors), then
+//! expanded into points holding an `lb_core::many::ManyConfig`.
+//!
+//! ```toml
+//! [system]
+//! servers = 1000         # N (or sweep.servers)
+//! alpha = 0.3            # λ = 1 − N^(−α); or lambda = 0.9 (or either swept)
+//! buffer = 4             # optional: b jobs per server at most; default unbounded
+//!
+//! [sweep]                # optional axes, in this order: servers, alpha, lambda
+//! servers = [100, 1000]
+//!
+//! [[policy]]
+//! spec = "Pod"           # JSQ, JIQ, I1F, Pod, Random, Graph
+//! alpha = 0.3            # Pod: d = ⌈N^α ln N⌉; or d = 2 (default d = 2)
+//! # graph = "ring" | "torus" | "clique" | { kind = "erdos_renyi", mean_degree = 10 }
+//! #        | { kind = "random_regular", degree = 3 }          (Graph only)
+//!
+//! [run]
+//! horizon = 200.0        # time simulated per replication (mean service times)
+//! warmup = 20.0
+//! batches = 64           # optional
+//! replications = 5       # or precision = { … } as in the slotted model
+//! seed = 4
+//!
+//! [quick]                # optional: horizon, warmup, replications
+//! ```
+
+use crate::diag::{ManifestError, did_you_mean};
+use crate::expand::{Plan, PlannedPoint, Replications, Target};
+use crate::manifest::{ExperimentSpec, Loaded, PrecisionSpec};
+use crate::outputs::{ClaimToml, FigureToml};
+use crate::point::{Model, Point, PointConfig, Profile};
+use crate::precision::PrecisionRule;
+use lb_core::many::{GraphSpec, ManyConfig, ManyPolicy, PodD, TimeRun};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+
+type R = Result<(), ManifestError>;
+
+/// A many-server experiment.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ManyManifest {
+    pub experiment: ExperimentSpec,
+    #[serde(default)]
+    pub system: ManySystemSpec,
+    #[serde(default)]
+    pub sweep: ManySweepSpec,
+    #[serde(rename = "policy")]
+    pub policies: Vec<ManyPolicySpec>,
+    pub run: ManyRunSpec,
+    #[serde(default)]
+    pub quick: ManyQuickSpec,
+    #[serde(default, rename = "figure")]
+    pub figures: Vec<FigureToml>,
+    #[serde(default, rename = "claim")]
+    pub claims: Vec<ClaimToml>,
+}
+
+/// `[system]` of the many-server model.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ManySystemSpec {
+    /// N.
+    #[serde(default)]
+    pub servers: Option<u64>,
+    /// λ, the arrival rate per server.
+    #[serde(default)]
+    pub lambda: Option<f64>,
+    /// λ = 1 − N^(−α) (seed 004's sub-Halfin-Whitt regime).
+    #[serde(default)]
+    pub alpha: Option<f64>,
+    /// b: at most b jobs per server; default unbounded.
+    #[serde(default)]
+    pub buffer: Option<u32>,
+}
+
+/// `[sweep]` of the many-server model.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ManySweepSpec {
+    #[serde(default)]
+    pub servers: Option<Vec<u64>>,
+    #[serde(default)]
+    pub alpha: Option<Vec<f64>>,
+    #[serde(default)]
+    pub lambda: Option<Vec<f64>>,
+}
+
+/// The sweep axes of the many-server model, in expansion order.
+pub const MANY_AXES: [&str; 3] = ["servers", "alpha", "lambda"];
+
+impl ManySweepSpec {
+    /// The sweep axes this manifest sets.
+    pub fn present(&self) -> Vec<&'static str> {
+        let set = [
+            self.servers.is_some(),
+            self.alpha.is_some(),
+            self.lambda.is_some(),
+        ];
+        MANY_AXES
+            .iter()
+            .zip(set)
+            .filter(|(_, s)| *s)
+            .map(|(a, _)| *a)
+            .collect()
+    }
+}
+
+/// A graph G_N (seed 003): a name, or a table with `kind` and its parameter.
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(untagged)]
+pub enum GraphToml {
+    Name(String),
+    Table(GraphTable),
+}
+
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct GraphTable {
+    pub kind: String,
+    #[serde(default)]
+    pub mean_degree: Option<f64>,
+    #[serde(default)]
+    pub degree: Option<u64>,
+}
+
+const GRAPH_KINDS: [&str; 5] = ["clique", "erdos_renyi", "random_regular", "ring", "torus"];
+
+/// `[[policy]]` of the many-server model.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ManyPolicySpec {
+    #[serde(default)]
+    pub label: Option<String>,
+    /// JSQ, JIQ, I1F, Pod, Random or Graph (case-insensitive).
+    pub spec: String,
+    /// Pod: a fixed d.
+    #[serde(default)]
+    pub d: Option<u64>,
+    /// Pod: d = ⌈N^α ln N⌉.
+    #[serde(default)]
+    pub alpha: Option<f64>,
+    /// Graph: G_N.
+    #[serde(default)]
+    pub graph: Option<GraphToml>,
+}
+
+/// The policy names of the many-server model.
+pub const MANY_POLICY_NAMES: [&str; 6] = ["JSQ", "JIQ", "I1F", "Pod", "Random", "Graph"];
+
+/// `[run]` of the many-server model.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ManyRunSpec {
+    /// Time simulated per replication, warm-up included (mean service times).
+    pub horizon: f64,
+    /// Time discarded at the start.
+    pub warmup: f64,
+    #[serde(default)]
+    pub batches: Option<u32>,
+    #[serde(default)]
+    pub replications: Option<u32>,
+    #[serde(default)]
+    pub precision: Option<PrecisionSpec>,
+    pub seed: u64,
+}
+
+/// `[quick]` of the many-server model.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ManyQuickSpec {
+    #[serde(default)]
+    pub horizon: Option<f64>,
+    #[serde(default)]
+    pub warmup: Option<f64>,
+    #[serde(default)]
+    pub replications: Option<u32>,
+}
+
+/// The label of policy `i`.
+pub fn label(m: &ManyManifest, i: usize) -> String {
+    let p = &m.policies[i];
+    p.label.clone().unwrap_or_else(|| p.spec.trim().to_string())
+}
+
+fn one_of(l: &Loaded, at: &str, what: &str, v: &str, allowed: &[&str]) -> R {
+    if allowed.iter().any(|a| a.eq_ignore_ascii_case(v.trim())) {
+        return Ok(());
+    }
+    let hint = did_you_mean(v, allowed)
+        .map(|s| format!("; did you mean \"{s}\"?"))
+        .unwrap_or_default();
+    Err(l.error(
+        at,
+        format!(
+            "unknown {what} \"{v}\"{hint} (allowed: {})",
+            allowed.join(", ")
+        ),
+    ))
+}
+
+/// The static checks of a many-server manifest.
+pub fn validate(l: &Loaded) -> R {
+    let m = l.many().expect("a many-server manifest");
+    let (s, sw) = (&m.system, &m.sweep);
+    // N: here or swept, not both.
+    match (s.servers, &sw.servers) {
+        (Some(_), Some(_)) => {
+            return Err(l.error(
+                "sweep.servers",
+                "servers is set in [system] too: keep one of system.servers and sweep.servers",
+            ));
+        }
+        (None, None) => {
+            return Err(l.error(
+                "system.servers",
+                "required key `servers` is missing: set system.servers = N or sweep.servers = [N, …]",
+            ));
+        }
+        (Some(n), None) if n == 0 => {
+            return Err(l.error("system.servers", "N must be ≥ 1, got 0"));
+        }
+        _ => {}
+    }
+    // λ: exactly one of lambda, alpha, here or swept.
+    let given: Vec<&str> = [
+        ("system.lambda", s.lambda.is_some()),
+        ("system.alpha", s.alpha.is_some()),
+        ("sweep.lambda", sw.lambda.is_some()),
+        ("sweep.alpha", sw.alpha.is_some()),
+    ]
+    .into_iter()
+    .filter(|(_, b)| *b)
+    .map(|(k, _)| k)
+    .collect();
+    match given.len() {
+        0 => {
+            return Err(l.error(
+                "system.lambda",
+                "the load is missing: set exactly one of system.lambda, system.alpha \
+                 (λ = 1 − N^(−α)), sweep.lambda or sweep.alpha",
+            ));
+        }
+        1 => {}
+        _ => {
+            return Err(l.error(
+                given[1],
+                format!(
+                    "the load is set twice ({}): keep exactly one of lambda and alpha, \
+                     in [system] or [sweep]",
+                    given.join(", ")
+                ),
+            ));
+        }
+    }
+    let unbounded = s.buffer.is_none();
+    let lambda_ok = |l: &Loaded, at: &str, x: f64| -> R {
+        if !(x.is_finite() && x > 0.0) || (unbounded && x >= 1.0) {
+            let need = if unbounded {
+                "0 < λ < 1 (an unbounded buffer needs λ < 1; set system.buffer to allow λ ≥ 1)"
+            } else {
+                "λ > 0"
+            };
+            return Err(l.error(at, format!("{need}, got {x}")));
+        }
+        Ok(())
+    };
+    let alpha_ok = |l: &Loaded, at: &str, x: f64| -> R {
+        if !(x.is_finite() && x > 0.0) {
+            return Err(l.error(
+                at,
+                format!("α must be a number > 0 (λ = 1 − N^(−α)), got {x}"),
+            ));
+        }
+        Ok(())
+    };
+    if let Some(x) = s.lambda {
+        lambda_ok(l, "system.lambda", x)?;
+    }
+    if let Some(x) = s.alpha {
+        alpha_ok(l, "system.alpha", x)?;
+    }
+    if s.buffer == Some(0) {
+        return Err(l.error(
+            "system.buffer",
+            "b must be ≥ 1 (or left out for an unbounded buffer)",
+        ));
+    }
+    // Sweep axes: non-empty, distinct, in range.
+    fn distinct<T: PartialEq + Copy>(
+        l: &Loaded,
+        at: &str,
+        v: &[T],
+        check: impl Fn(&Loaded, &str, T) -> R,
+    ) -> R {
+        if v.is_empty() {
+            return Err(l.error(at, "a sweep axis needs at least one value"));
+        }
+        for (i, x) in v.iter().enumerate() {
+            check(l, &format!("{at}[{i}]"), *x)?;
+            if v[..i].contains(x) {
+                return Err(l.error(
+                    &format!("{at}[{i}]"),
+                    "repeats an earlier value of the axis",
+                ));
+            }
+        }
+        Ok(())
+    }
+    if let Some(v) = &sw.servers {
+        distinct(l, "sweep.servers", v, |l, at, n| {
+            if n == 0 || n > u32::MAX as u64 {
+                Err(l.error(at, format!("N must lie in 1..=2³², got {n}")))
+            } else {
+                Ok(())
+            }
+        })?;
+    }
+    if let Some(v) = &sw.alpha {
+        distinct(l, "sweep.alpha", v, alpha_ok)?;
+    }
+    if let Some(v) = &sw.lambda {
+        distinct(l, "sweep.lambda", v, lambda_ok)?;
+    }
+    // Policies.
+    if m.policies.is_empty() {
+        return Err(l.error("policy", "at least one [[policy]] is needed"));
+    }
+    let mut labels = BTreeSet::new();
+    for (i, p) in m.policies.iter().enumerate() {
+        let at = |k: &str| format!("policy[{i}].{k}");
+        one_of(l, &at("spec"), "policy", &p.spec, &MANY_POLICY_NAMES)?;
+        let name = p.spec.trim().to_ascii_lowercase();
+        let lab = label(m, i);
+        if !labels.insert(lab.clone()) {
+            return Err(l.error(
+                &at("label"),
+                format!("label \"{lab}\" is used by another policy; labels must be unique"),
+            ));
+        }
+        if name != "pod" {
+            for (k, set) in [("d", p.d.is_some()), ("alpha", p.alpha.is_some())] {
+                if set {
+                    return Err(l.error(
+                        &at(k),
+                        format!("`{k}` belongs to Pod only, not to {}", p.spec.trim()),
+                    ));
+                }
+            }
+        } else {
+            if p.d.is_some() && p.alpha.is_some() {
+                return Err(l.error(
+                    &at("alpha"),
+                    "Pod takes `d` (fixed) or `alpha` (d = ⌈N^α ln N⌉), not both",
+                ));
+            }
+            if p.d == Some(0) {
+                return Err(l.error(&at("d"), "d must be ≥ 1"));
+            }
+            if let Some(a) = p.alpha
+                && !(a.is_finite() && a > 0.0)
+            {
+                return Err(l.error(&at("alpha"), format!("α must be a number > 0, got {a}")));
+            }
+        }
+        match (name == "graph", &p.graph) {
+            (true, None) => {
+                return Err(l.error(
+                    &at("graph"),
+                    format!(
+                        "Graph needs `graph`: one of {} (erdos_renyi and random_regular as \
+                         {{ kind = …, mean_degree = … }} / {{ kind = …, degree = … }})",
+                        GRAPH_KINDS.join(", ")
+                    ),
+                ));
+            }
+            (false, Some(_)) => {
+                return Err(l.error(
+                    &at("graph"),
+                    format!("`graph` belongs to Graph only, not to {}", p.spec.trim()),
+                ));
+            }
+            (true, Some(g)) => {
+                graph_spec(l, &at("graph"), g)?;
+            }
+            _ => {}
+        }
+    }
+    // Run.
+    let r = &m.run;
+    if !(r.horizon.is_finite() && r.warmup.is_finite() && r.warmup >= 0.0 && r.horizon > r.warmup) {
+        return Err(l.error(
+            "run.horizon",
+            format!(
+                "needs 0 ≤ run.warmup < run.horizon, got warmup {} and horizon {}",
+                r.warmup, r.horizon
+            ),
+        ));
+    }
+    if let Some(b) = r.batches
+        && b < 6
+    {
+        return Err(l.error("run.batches", format!("batches must be ≥ 6, got {b}")));
+    }
+    match (&r.replications, &r.precision) {
+        (Some(_), Some(_)) => {
+            return Err(l.error(
+                "run.precision",
+                "set run.replications or run.precision, not both",
+            ));
+        }
+        (None, None) => {
+            return Err(l.error(
+                "run.replications",
+                "required: run.replications = n, or run.precision = { … }",
+            ));
+        }
+        (Some(0), None) => return Err(l.error("run.replications", "must be ≥ 1")),
+        (None, Some(p)) => {
+            if !p.metric.applies_to(Model::Many) {
+                return Err(l.error(
+                    "run.precision.metric",
+                    "this metric is the slotted model's; the many-server model has \
+                     mean_response, mean_jobs, p_to_busy",
+                ));
+            }
+            if !(p.rel_half_width > 0.0 && p.rel_half_width.is_finite())
+                || p.min < 2
+                || p.max < p.min
+                || p.step == Some(0)
+            {
+                return Err(l.error(
+                    "run.precision",
+                    "needs rel_half_width > 0, 2 ≤ min ≤ max and step ≥ 1",
+                ));
+            }
+        }
+        _ => {}
+    }
+    let q = &m.quick;
+    if let Some(h) = q.horizon
+        && !(h.is_finite() && h > q.warmup.unwrap_or(0.0))
+    {
+        return Err(l.error("quick.horizon", "needs quick.horizon > quick.warmup ≥ 0"));
+    }
+    if q.replications == Some(0) {
+        return Err(l.error("quick.replications", "must be ≥ 1"));
+    }
+    Ok(())
+}
+
+/// The graph of a `graph` key.
+fn graph_spec(l: &Loaded, at: &str, g: &GraphToml) -> Result<GraphSpec, ManifestError> {
+    let (kind, mean_degree, degree) = match g {
+        GraphToml::Name(k) => (k.as_str(), None, None),
+        GraphToml::Table(t) => (t.kind.as_str(), t.mean_degree, t.degree),
+    };
+    one_of(l, at, "graph kind", kind, &GRAPH_KINDS)?;
+    let kind = kind.trim().to_ascii_lowercase();
+    let extra = |k: &str| {
+        l.error(
+            &format!("{at}.{k}"),
+            format!("`{k}` does not belong to a {kind} graph"),
+        )
+    };
+    Ok(match kind.as_str() {
+        "erdos_renyi" => {
+            if degree.is_some() {
+                return Err(extra("degree"));
+            }
+            let Some(d) = mean_degree else {
+                return Err(l.error(
+                    at,
+                    "an erdos_renyi graph needs mean_degree: { kind = \"erdos_renyi\", mean_degree = d }",
+                ));
+            };
+            GraphSpec::ErdosRenyi { mean_degree: d }
+        }
+        "random_regular" => {
+            if mean_degree.is_some() {
+                return Err(extra("mean_degree"));
+            }
+            let Some(d) = degree else {
+                return Err(l.error(
+                    at,
+                    "a random_regular graph needs degree: { kind = \"random_regular\", degree = d }",
+                ));
+            };
+            GraphSpec::RandomRegular { degree: d as usize }
+        }
+        _ => {
+            if mean_degree.is_some() {
+                return Err(extra("mean_degree"));
+            }
+            if degree.is_some() {
+                return Err(extra("degree"));
+            }
+            match kind.as_str() {
+                "clique" => GraphSpec::Clique,
+                "ring" => GraphSpec::Ring,
+                _ => GraphSpec::Torus,
+            }
+        }
+    })
+}
+
+/// Expands a validated many-server manifest into its points.
+pub fn expand(l: &Loaded, profile: Profile) -> Result<Plan, ManifestError> {
+    let m = l.many().expect("a many-server manifest");
+    let r = &m.run;
+    let batches = r.batches.unwrap_or(64);
+    let full_reps = match (&r.replications, &r.precision) {
+        (Some(n), _) => Replications::Fixed(*n),
+        (None, Some(p)) => Replications::Precision(PrecisionRule::from_spec(p)),
+        (None, None) => unreachable!("validated"),
+    };
+    let (run, replications) = match profile {
+        Profile::Full => (
+            TimeRun {
+                horizon: r.horizon,
+                warmup: r.warmup,
+                batches,
+            },
+            full_reps,
+        ),
+        Profile::Quick => {
+            let q = &m.quick;
+            let horizon = q.horizon.unwrap_or(r.horizon / 20.0);
+            let warmup = q.warmup.unwrap_or(r.warmup * horizon / r.horizon);
+            let reps = q.replications.unwrap_or(match full_reps {
+                Replications::Fixed(n) => n.min(2),
+                Replications::Precision(ref p) => p.min.min(2),
+            });
+            (
+                TimeRun {
+                    horizon,
+                    warmup,
+                    batches,
+                },
+                Replications::Fixed(reps),
+            )
+        }
+    };
+    let axes = m.sweep.present();
+    let values = |a: &str| -> Vec<f64> {
+        match a {
+            "servers" => m
+                .sweep
+                .servers
+                .iter()
+                .flatten()
+                .map(|&n| n as f64)
+                .collect(),
+            "alpha" => m.sweep.alpha.clone().unwrap_or_default(),
+            _ => m.sweep.lambda.clone().unwrap_or_default(),
+        }
+    };
+    let lists: Vec<Vec<f64>> = axes.iter().map(|a| values(a)).collect();
+    let mut plan = Plan {
+        file: l.file().to_path_buf(),
+        name: m.experiment.name.clone(),
+        profile,
+        axes: axes.clone(),
+        calibrations: Vec::new(),
+        points: Vec::new(),
+    };
+    let total: usize = lists.iter().map(Vec::len).product();
+    for mut c in 0..total {
+        let mut combo = vec![0.0; axes.len()];
+        for (j, vals) in lists.iter().enumerate().rev() {
+            combo[j] = vals[c % vals.len()];
+            c /= vals.len();
+        }
+        let get = |a: &str| axes.iter().position(|x| *x == a).map(|j| combo[j]);
+        let servers = get("servers")
+            .map(|n| n as usize)
+            .or(m.system.servers.map(|n| n as usize))
+            .expect("validated");
+        let (lambda, load_at) = match (get("lambda"), get("alpha"), m.system.lambda) {
+            (Some(x), _, _) => (x, "sweep.lambda"),
+            (_, Some(a), _) => (1.0 - (servers as f64).powf(-a), "sweep.alpha"),
+            (_, _, Some(x)) => (x, "system.lambda"),
+            _ => (
+                1.0 - (servers as f64).powf(-m.system.alpha.expect("validated")),
+                "system.alpha",
+            ),
+        };
+        let shown: Vec<String> = combo
+            .iter()
+            .map(|x| crate::canonical::number_to_string(*x))
+            .collect();
+        for (i, p) in m.policies.iter().enumerate() {
+            let at = |k: &str| format!("policy[{i}].{k}");
+            let policy = match p.spec.trim().to_ascii_lowercase().as_str() {
+                "jsq" => ManyPolicy::Jsq,
+                "jiq" => ManyPolicy::Jiq,
+                "i1f" => ManyPolicy::I1f,
+                "random" => ManyPolicy::Random,
+                "pod" => ManyPolicy::Pod {
+                    d: match p.alpha {
+                        Some(alpha) => PodD::Scaled { alpha },
+                        None => PodD::Fixed {
+                            d: p.d.unwrap_or(2) as usize,
+                        },
+                    },
+                },
+                _ => ManyPolicy::Graph {
+                    graph: graph_spec(l, &at("graph"), p.graph.as_ref().expect("validated"))?,
+                },
+            };
+            let config = ManyConfig {
+                servers,
+                lambda,
+                buffer: m.system.buffer,
+                policy,
+                run,
+            };
+            if let Err(e) = config.validate() {
+                let path = if e.starts_with("Pod") {
+                    at(if p.alpha.is_some() { "alpha" } else { "d" })
+                } else if e.starts_with("run") {
+                    match profile {
+                        Profile::Full => "run.horizon".to_string(),
+                        Profile::Quick => "quick.horizon".to_string(),
+                    }
+                } else if e.starts_with("lambda") {
+                    load_at.to_string()
+                } else if matches!(policy, ManyPolicy::Graph { .. }) {
+                    at("graph")
+                } else if get("servers").is_some() {
+                    "sweep.servers".to_string()
+                } else {
+                    "system.servers".to_string()
+                };
+                return Err(l.error(
+                    &path,
+                    format!("at N = {servers}, λ = {lambda} ({}): {e}", label(m, i)),
+                ));
+            }
+            plan.points.push(PlannedPoint {
+                label: label(m, i),
+                axes: shown.clone(),
+                replications: replications.clone(),
+                target: Target::Fixed(Point {
+                    model: Model::Many,
+                    model_version: lb_core::MODEL_VERSION,
+                    profile,
+                    seed: r.seed,
+                    config: PointConfig::Many(config),
+                }),
+            });
+        }
+    }
+    Ok(plan)
+}
