@@ -25,6 +25,7 @@ pub struct Loaded {
 /// A manifest of either model: `experiment.model` decides which schema the
 /// rest of the file is read with.
 #[derive(Debug, Clone)]
+#[allow(clippy::large_enum_variant)] // one per loaded file
 pub enum AnyManifest {
     /// SPEC §1 (`model = "slotted"`).
     Slotted(Manifest),

@@ -221,7 +221,7 @@ pub fn validate(l: &Loaded) -> R {
                 "required key `servers` is missing: set system.servers = N or sweep.servers = [N, …]",
             ));
         }
-        (Some(n), None) if n == 0 => {
+        (Some(0), None) => {
             return Err(l.error("system.servers", "N must be ≥ 1, got 0"));
         }
         _ => {}

@@ -22,7 +22,7 @@ pub const METRICS: [&str; 11] = [
 ];
 
 /// The metrics of a many-server (SPEC §2) figure or claim.
-pub const MANY_METRICS: [&str; 9] = [
+pub const MANY_METRICS: [&str; 10] = [
     "p_to_busy",
     "mean_jobs",
     "loss_fraction",
@@ -31,6 +31,7 @@ pub const MANY_METRICS: [&str; 9] = [
     "s2",
     "s3",
     "sum_s_b",
+    "shw_bound",
     "p_unstable",
 ];
 

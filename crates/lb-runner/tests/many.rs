@@ -132,7 +132,7 @@ fn an_unknown_many_policy_is_located_and_lists_the_names() {
     let t = MANY.replacen("spec = \"Random\"", "spec = \"Randm\"", 1);
     let e = err(&t);
     assert_eq!(e.field, "policy[2].spec", "{e}");
-    assert_eq!(e.line, 20, "{e}");
+    assert_eq!((e.line, e.col), (21, 8), "{e}");
     assert!(e.message.contains("did you mean \"Random\""), "{e}");
     assert!(
         e.message.contains("JSQ, JIQ, I1F, Pod, Random, Graph"),
