@@ -6,7 +6,7 @@
 use crate::calibrate::{Calibration, CalibrationTarget};
 use crate::diag::ManifestError;
 use crate::key::{Key, sha256};
-use crate::manifest::{DispatchKind, Loaded, PolicyKind, Split, UpdateKind};
+use crate::manifest::{DispatchKind, Loaded, PolicyKind, PrecisionSpec, Split, UpdateKind};
 use crate::point::{Model, Point, Profile};
 use crate::precision::PrecisionRule;
 use crate::validate::{d_axis_applies, label, p_hat_axis_applies};
@@ -29,6 +29,16 @@ pub enum Replications {
 }
 
 impl Replications {
+    /// `run.replications` or `run.precision` of a validated manifest (one of
+    /// the two is set).
+    pub fn from_run(replications: Option<u32>, precision: Option<&PrecisionSpec>) -> Replications {
+        match (replications, precision) {
+            (Some(n), _) => Replications::Fixed(n),
+            (None, Some(p)) => Replications::Precision(PrecisionRule::from_spec(p)),
+            (None, None) => unreachable!("validated: replications or precision"),
+        }
+    }
+
     /// The replications that are certainly needed.
     pub fn initial(&self) -> u32 {
         match self {
@@ -87,11 +97,7 @@ fn settings(l: &Loaded, profile: Profile) -> Result<Settings, ManifestError> {
     let m = l.slotted();
     let r = &m.run;
     let batches = r.batches.unwrap_or(64);
-    let full_reps = match (&r.replications, &r.precision) {
-        (Some(n), _) => Replications::Fixed(*n),
-        (None, Some(p)) => Replications::Precision(PrecisionRule::from_spec(p)),
-        (None, None) => unreachable!("validated"),
-    };
+    let full_reps = Replications::from_run(r.replications, r.precision.as_ref());
     let c = &m.calibration;
     let pilot_slots = c.slots.unwrap_or(r.slots.min(20_000));
     let pilot_warmup = c.warmup.unwrap_or(pilot_slots / 10);

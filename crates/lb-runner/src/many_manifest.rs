@@ -33,7 +33,6 @@ use crate::expand::{Plan, PlannedPoint, Replications, Target};
 use crate::manifest::{ExperimentSpec, Loaded, PrecisionSpec};
 use crate::outputs::{ClaimToml, FigureToml};
 use crate::point::{Model, Point, PointConfig, Profile};
-use crate::precision::PrecisionRule;
 use lb_core::many::{GraphSpec, ManyConfig, ManyPolicy, PodD, TimeRun};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -513,11 +512,7 @@ pub fn expand(l: &Loaded, profile: Profile) -> Result<Plan, ManifestError> {
     let m = l.many().expect("a many-server manifest");
     let r = &m.run;
     let batches = r.batches.unwrap_or(64);
-    let full_reps = match (&r.replications, &r.precision) {
-        (Some(n), _) => Replications::Fixed(*n),
-        (None, Some(p)) => Replications::Precision(PrecisionRule::from_spec(p)),
-        (None, None) => unreachable!("validated"),
-    };
+    let full_reps = Replications::from_run(r.replications, r.precision.as_ref());
     let (run, replications) = match profile {
         Profile::Full => (
             TimeRun {

@@ -114,6 +114,41 @@ pub struct TimeRun {
     pub batches: u32,
 }
 
+impl TimeRun {
+    /// Events of a uniformised chain of event rate `rate` in the run and in
+    /// its warm-up.
+    pub fn steps(&self, rate: f64) -> (u64, u64) {
+        (
+            (self.horizon * rate).round() as u64,
+            (self.warmup * rate).round() as u64,
+        )
+    }
+
+    /// Checks the run length for a chain of event rate `rate`: 0 ≤ warm-up <
+    /// horizon, at least 6 batches, and a measured window of at least one
+    /// event per batch.
+    pub fn check(&self, rate: f64) -> Result<(), String> {
+        if !(self.horizon.is_finite() && self.warmup >= 0.0 && self.horizon > self.warmup) {
+            return Err(format!(
+                "run needs 0 ≤ warmup < horizon, got warmup {} and horizon {}",
+                self.warmup, self.horizon
+            ));
+        }
+        if self.batches < 6 {
+            return Err(format!("run.batches must be ≥ 6, got {}", self.batches));
+        }
+        let (steps, warm) = self.steps(rate);
+        let window = steps - warm.min(steps);
+        if window < self.batches as u64 {
+            return Err(format!(
+                "run: the measured window holds {window} events of the uniformised chain, fewer than run.batches = {}; lengthen run.horizon",
+                self.batches
+            ));
+        }
+        Ok(())
+    }
+}
+
 impl ManyConfig {
     /// Checks the configuration; the message names the field and what is allowed.
     pub fn validate(&self) -> Result<(), String> {
@@ -148,35 +183,13 @@ impl ManyConfig {
             ManyPolicy::Graph { graph } => graph.validate(n)?,
             _ => {}
         }
-        let r = &self.run;
-        if !(r.horizon.is_finite() && r.warmup >= 0.0 && r.horizon > r.warmup) {
-            return Err(format!(
-                "run needs 0 ≤ warmup < horizon, got warmup {} and horizon {}",
-                r.warmup, r.horizon
-            ));
-        }
-        if r.batches < 6 {
-            return Err(format!("run.batches must be ≥ 6, got {}", r.batches));
-        }
-        let (steps, warm) = self.steps();
-        if steps - warm.min(steps) < r.batches as u64 {
-            return Err(format!(
-                "run: the measured window holds {} events of the uniformised chain, fewer than run.batches = {}; lengthen run.horizon",
-                steps - warm.min(steps),
-                r.batches
-            ));
-        }
-        Ok(())
+        self.run.check((1.0 + self.lambda) * self.servers as f64)
     }
 
     /// Events of the uniformised chain (rate (1 + λ)N) in the run and in
     /// its warm-up.
     pub fn steps(&self) -> (u64, u64) {
-        let rate = (1.0 + self.lambda) * self.servers as f64;
-        (
-            (self.run.horizon * rate).round() as u64,
-            (self.run.warmup * rate).round() as u64,
-        )
+        self.run.steps((1.0 + self.lambda) * self.servers as f64)
     }
 }
 

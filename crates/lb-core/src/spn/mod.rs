@@ -153,25 +153,7 @@ impl SpnConfig {
                 }
             }
         }
-        let r = &self.run;
-        if !(r.horizon.is_finite() && r.warmup >= 0.0 && r.horizon > r.warmup) {
-            return Err(format!(
-                "run needs 0 ≤ warmup < horizon, got warmup {} and horizon {}",
-                r.warmup, r.horizon
-            ));
-        }
-        if r.batches < 6 {
-            return Err(format!("run.batches must be ≥ 6, got {}", r.batches));
-        }
-        let (steps, warm) = self.steps();
-        if steps - warm.min(steps) < r.batches as u64 {
-            return Err(format!(
-                "run: the measured window holds {} events of the uniformised chain, fewer than run.batches = {}; lengthen run.horizon",
-                steps - warm.min(steps),
-                r.batches
-            ));
-        }
-        Ok(())
+        self.run.check(self.event_rate())
     }
 
     /// Λ = Σ_k λ_k + Σ_s (largest service rate at s): the uniformised chain's
@@ -191,11 +173,7 @@ impl SpnConfig {
 
     /// Events of the uniformised chain in the run and in its warm-up.
     pub fn steps(&self) -> (u64, u64) {
-        let rate = self.event_rate();
-        (
-            (self.run.horizon * rate).round() as u64,
-            (self.run.warmup * rate).round() as u64,
-        )
+        self.run.steps(self.event_rate())
     }
 }
 
