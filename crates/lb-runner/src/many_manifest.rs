@@ -16,6 +16,7 @@
 //! spec = "Pod"           # JSQ, JIQ, I1F, Pod, Random, Graph
 //! alpha = 0.3            # Pod: d = ⌈N^α ln N⌉; or d = 2 (default d = 2)
 //! # graph = "ring" | "torus" | "clique" | { kind = "erdos_renyi", mean_degree = 10 }
+//! #        | { kind = "erdos_renyi", degree_exponent = 0.5 }  (d̄ = N^β)
 //! #        | { kind = "random_regular", degree = 3 }          (Graph only)
 //!
 //! [run]
@@ -123,6 +124,10 @@ pub struct GraphTable {
     pub kind: String,
     #[serde(default)]
     pub mean_degree: Option<f64>,
+    /// Erdős–Rényi with a mean degree growing with N: d̄ = N^β (capped at
+    /// N − 1), seed 003's d(N) → ∞.
+    #[serde(default)]
+    pub degree_exponent: Option<f64>,
     #[serde(default)]
     pub degree: Option<u64>,
 }
@@ -384,7 +389,7 @@ pub fn validate(l: &Loaded) -> R {
                 ));
             }
             (true, Some(g)) => {
-                graph_spec(l, &at("graph"), g)?;
+                graph_spec(l, &at("graph"), g, None)?;
             }
             _ => {}
         }
@@ -452,11 +457,17 @@ pub fn validate(l: &Loaded) -> R {
     Ok(())
 }
 
-/// The graph of a `graph` key.
-fn graph_spec(l: &Loaded, at: &str, g: &GraphToml) -> Result<GraphSpec, ManifestError> {
-    let (kind, mean_degree, degree) = match g {
-        GraphToml::Name(k) => (k.as_str(), None, None),
-        GraphToml::Table(t) => (t.kind.as_str(), t.mean_degree, t.degree),
+/// The graph of a `graph` key, at N = `servers` (None when only validating:
+/// a degree growing with N is then checked but not resolved).
+fn graph_spec(
+    l: &Loaded,
+    at: &str,
+    g: &GraphToml,
+    servers: Option<usize>,
+) -> Result<GraphSpec, ManifestError> {
+    let (kind, mean_degree, exponent, degree) = match g {
+        GraphToml::Name(k) => (k.as_str(), None, None, None),
+        GraphToml::Table(t) => (t.kind.as_str(), t.mean_degree, t.degree_exponent, t.degree),
     };
     one_of(l, at, "graph kind", kind, &GRAPH_KINDS)?;
     let kind = kind.trim().to_ascii_lowercase();
@@ -471,17 +482,38 @@ fn graph_spec(l: &Loaded, at: &str, g: &GraphToml) -> Result<GraphSpec, Manifest
             if degree.is_some() {
                 return Err(extra("degree"));
             }
-            let Some(d) = mean_degree else {
-                return Err(l.error(
-                    at,
-                    "an erdos_renyi graph needs mean_degree: { kind = \"erdos_renyi\", mean_degree = d }",
-                ));
+            let d = match (mean_degree, exponent) {
+                (Some(d), None) => d,
+                (None, Some(beta)) => {
+                    if !(beta > 0.0 && beta <= 1.0) {
+                        return Err(l.error(
+                            &format!("{at}.degree_exponent"),
+                            format!("the mean degree is N^β with 0 < β ≤ 1, got β = {beta}"),
+                        ));
+                    }
+                    servers.map_or(1.0, |n| (n as f64).powf(beta).min(n as f64 - 1.0))
+                }
+                (Some(_), Some(_)) => {
+                    return Err(l.error(
+                        &format!("{at}.degree_exponent"),
+                        "give mean_degree (fixed) or degree_exponent (d̄ = N^β), not both",
+                    ));
+                }
+                (None, None) => {
+                    return Err(l.error(
+                        at,
+                        "an erdos_renyi graph needs mean_degree = d̄ or degree_exponent = β (d̄ = N^β): { kind = \"erdos_renyi\", mean_degree = 10 }",
+                    ));
+                }
             };
             GraphSpec::ErdosRenyi { mean_degree: d }
         }
         "random_regular" => {
             if mean_degree.is_some() {
                 return Err(extra("mean_degree"));
+            }
+            if exponent.is_some() {
+                return Err(extra("degree_exponent"));
             }
             let Some(d) = degree else {
                 return Err(l.error(
@@ -494,6 +526,9 @@ fn graph_spec(l: &Loaded, at: &str, g: &GraphToml) -> Result<GraphSpec, Manifest
         _ => {
             if mean_degree.is_some() {
                 return Err(extra("mean_degree"));
+            }
+            if exponent.is_some() {
+                return Err(extra("degree_exponent"));
             }
             if degree.is_some() {
                 return Err(extra("degree"));
@@ -604,7 +639,12 @@ pub fn expand(l: &Loaded, profile: Profile) -> Result<Plan, ManifestError> {
                     },
                 },
                 _ => ManyPolicy::Graph {
-                    graph: graph_spec(l, &at("graph"), p.graph.as_ref().expect("validated"))?,
+                    graph: graph_spec(
+                        l,
+                        &at("graph"),
+                        p.graph.as_ref().expect("validated"),
+                        Some(servers),
+                    )?,
                 },
             };
             let config = ManyConfig {

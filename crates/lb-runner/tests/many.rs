@@ -164,3 +164,48 @@ fn a_graph_the_engine_cannot_build_is_located_at_the_point() {
     assert_eq!(e.field, "policy[3].graph", "{e}");
     assert!(e.message.contains("N = 21"), "{e}");
 }
+
+/// Seed 003's d(N) → ∞: an Erdős–Rényi mean degree N^β is resolved per point;
+/// giving it with a fixed mean degree, or β outside (0, 1], is refused.
+#[test]
+fn an_erdos_renyi_degree_can_grow_with_n() {
+    use lb_core::many::{GraphSpec, ManyPolicy};
+    let text = MANY.replace(
+        "graph = { kind = \"random_regular\", degree = 4 }",
+        "graph = { kind = \"erdos_renyi\", degree_exponent = 0.5 }",
+    );
+    let p = plan(&text);
+    let degrees: Vec<(usize, f64)> = p
+        .points
+        .iter()
+        .filter_map(|pp| {
+            let Target::Fixed(point) = &pp.target else {
+                return None;
+            };
+            let c = point.many()?;
+            match c.policy {
+                ManyPolicy::Graph {
+                    graph: GraphSpec::ErdosRenyi { mean_degree },
+                } => Some((c.servers, mean_degree)),
+                _ => None,
+            }
+        })
+        .collect();
+    assert_eq!(degrees.len(), 2);
+    for (n, d) in degrees {
+        assert!((d - (n as f64).sqrt()).abs() < 1e-12, "N = {n}: {d}");
+    }
+    let both = text.replace(
+        "degree_exponent = 0.5",
+        "degree_exponent = 0.5, mean_degree = 3",
+    );
+    assert!(
+        err(&both)
+            .to_string()
+            .contains("policy[3].graph.degree_exponent"),
+        "{}",
+        err(&both)
+    );
+    let big = text.replace("degree_exponent = 0.5", "degree_exponent = 1.5");
+    assert!(err(&big).to_string().contains("0 < β ≤ 1"), "{}", err(&big));
+}
