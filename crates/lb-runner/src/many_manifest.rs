@@ -410,41 +410,7 @@ pub fn validate(l: &Loaded) -> R {
     {
         return Err(l.error("run.batches", format!("batches must be ≥ 6, got {b}")));
     }
-    match (&r.replications, &r.precision) {
-        (Some(_), Some(_)) => {
-            return Err(l.error(
-                "run.precision",
-                "set run.replications or run.precision, not both",
-            ));
-        }
-        (None, None) => {
-            return Err(l.error(
-                "run.replications",
-                "required: run.replications = n, or run.precision = { … }",
-            ));
-        }
-        (Some(0), None) => return Err(l.error("run.replications", "must be ≥ 1")),
-        (None, Some(p)) => {
-            if !p.metric.applies_to(Model::Many) {
-                return Err(l.error(
-                    "run.precision.metric",
-                    "this metric is the slotted model's; the many-server model has \
-                     mean_response, mean_jobs, p_to_busy",
-                ));
-            }
-            if !(p.rel_half_width > 0.0 && p.rel_half_width.is_finite())
-                || p.min < 2
-                || p.max < p.min
-                || p.step == Some(0)
-            {
-                return Err(l.error(
-                    "run.precision",
-                    "needs rel_half_width > 0, 2 ≤ min ≤ max and step ≥ 1",
-                ));
-            }
-        }
-        _ => {}
-    }
+    crate::validate::replications(l, r.replications, r.precision.as_ref(), Model::Many)?;
     let q = &m.quick;
     if let Some(h) = q.horizon
         && !(h.is_finite() && h > q.warmup.unwrap_or(0.0))

@@ -3,8 +3,11 @@
 //! path and what is allowed.
 
 use crate::diag::{ManifestError, did_you_mean};
-use crate::manifest::{AXES, Loaded, POLICY_NAMES, PolicyKind, Split, SweepSpec, UpdateKind};
+use crate::manifest::{
+    AXES, Loaded, POLICY_NAMES, PolicyKind, PrecisionSpec, Split, SweepSpec, UpdateKind,
+};
 use crate::outputs::{ClaimKind, METRICS, REFERENCES, Reference};
+use crate::point::Model;
 use std::collections::BTreeSet;
 
 type R = Result<(), ManifestError>;
@@ -578,6 +581,67 @@ fn policies(l: &Loaded) -> R {
     Ok(())
 }
 
+/// `run.replications` or `run.precision`, exactly one, in range, and a
+/// precision metric that the model's summaries define — for both models.
+pub(crate) fn replications(
+    l: &Loaded,
+    replications: Option<u32>,
+    precision: Option<&PrecisionSpec>,
+    model: Model,
+) -> R {
+    match (replications, precision) {
+        (Some(_), Some(_)) | (None, None) => Err(l.error(
+            "run.replications",
+            "give exactly one of replications = K or precision = { rel_half_width, min, max }",
+        )),
+        (Some(0), None) => Err(l.error("run.replications", "must be ≥ 1, got 0")),
+        (Some(_), None) => Ok(()),
+        (None, Some(p)) => {
+            if !p.metric.applies_to(model) {
+                return Err(l.error(
+                    "run.precision.metric",
+                    format!(
+                        "`{}` is not a metric of the {} model; it has {}",
+                        serde_json::to_value(p.metric)
+                            .ok()
+                            .and_then(|v| v.as_str().map(str::to_string))
+                            .unwrap_or_default(),
+                        model.name(),
+                        match model {
+                            Model::Slotted => {
+                                "mean_response, little_response, mean_sum_q, messages_per_arrival, imbalance"
+                            }
+                            Model::Many => "mean_response, mean_jobs, p_to_busy",
+                        }
+                    ),
+                ));
+            }
+            if !(p.rel_half_width > 0.0 && p.rel_half_width < 1.0) {
+                return Err(l.error(
+                    "run.precision.rel_half_width",
+                    format!("must lie in (0, 1), got {}", p.rel_half_width),
+                ));
+            }
+            if p.min < 2 {
+                return Err(l.error(
+                    "run.precision.min",
+                    format!("an interval needs at least 2 replications, got {}", p.min),
+                ));
+            }
+            if p.max < p.min {
+                return Err(l.error(
+                    "run.precision.max",
+                    format!("max ({}) must be ≥ min ({})", p.max, p.min),
+                ));
+            }
+            if p.step == Some(0) {
+                return Err(l.error("run.precision.step", "must be ≥ 1, got 0"));
+            }
+            Ok(())
+        }
+    }
+}
+
 fn run(l: &Loaded) -> R {
     let r = &l.slotted().run;
     if r.slots <= r.warmup {
@@ -600,39 +664,7 @@ fn run(l: &Loaded) -> R {
             ),
         ));
     }
-    match (r.replications, &r.precision) {
-        (Some(_), Some(_)) | (None, None) => {
-            return Err(l.error(
-                "run.replications",
-                "give exactly one of replications = K or precision = { rel_half_width, min, max }",
-            ));
-        }
-        (Some(0), None) => return Err(l.error("run.replications", "must be ≥ 1, got 0")),
-        (None, Some(p)) => {
-            if !(p.rel_half_width > 0.0 && p.rel_half_width < 1.0) {
-                return Err(l.error(
-                    "run.precision.rel_half_width",
-                    format!("must lie in (0, 1), got {}", p.rel_half_width),
-                ));
-            }
-            if p.min < 2 {
-                return Err(l.error(
-                    "run.precision.min",
-                    format!("an interval needs at least 2 replications, got {}", p.min),
-                ));
-            }
-            if p.max < p.min {
-                return Err(l.error(
-                    "run.precision.max",
-                    format!("max ({}) must be ≥ min ({})", p.max, p.min),
-                ));
-            }
-            if p.step == Some(0) {
-                return Err(l.error("run.precision.step", "must be ≥ 1, got 0"));
-            }
-        }
-        _ => {}
-    }
+    replications(l, r.replications, r.precision.as_ref(), Model::Slotted)?;
     let q = &l.slotted().quick;
     if q.replications == Some(0) {
         return Err(l.error("quick.replications", "must be ≥ 1, got 0"));

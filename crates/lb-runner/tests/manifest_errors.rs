@@ -303,3 +303,20 @@ fn the_annotated_example_of_the_readme_parses() {
     assert_eq!(plan.calibrations.len(), 2);
     assert!(plan.points.len() >= 12);
 }
+
+/// A precision target on a metric the model's summaries do not define (here
+/// the many-server model's `p_to_busy` on a slotted run) is refused, located.
+#[test]
+fn a_precision_metric_of_the_other_model_is_refused() {
+    let t = replace(
+        "replications = 2",
+        "precision = { metric = \"p_to_busy\", rel_half_width = 0.05, min = 2, max = 4 }",
+    );
+    check(
+        &err(&t),
+        &t,
+        "\"p_to_busy\"",
+        "run.precision.metric",
+        "not a metric of the slotted model",
+    );
+}
