@@ -64,7 +64,7 @@ fn main() {
     ];
     for (name, c) in cases {
         // Every event of the uniformised chain, warm-up included.
-        let all = (c.run.horizon * (1.0 + lambda) * n as f64).round() as u64;
+        let all = c.steps().0;
         let (rate, events) = best_of_3(|r| {
             run_many(&c, &seeds, r);
             all
@@ -82,9 +82,7 @@ fn main() {
             batches: 32,
         },
     );
-    // Λ = Σ λ_k + Σ_s max μ at s: here both stations have the same rates.
-    let total_rate: f64 = 2.0 + net.classes.iter().map(|c| c.rate).fold(0.0, f64::max) * 2.0;
-    let all = (net.run.horizon * total_rate).round() as u64;
+    let all = net.steps().0;
     let (rate, events) = best_of_3(|r| {
         run_spn(&net, &seeds, r);
         all

@@ -146,8 +146,8 @@ impl Classes {
         pos
     }
 
-    /// The same with one server removed from each class in `taken` (sampling
-    /// without replacement): temporarily, for Power-of-d.
+    /// Takes one server of class k out of the ranks, temporarily (Power-of-d
+    /// samples without replacement; [`put_back`](Self::put_back) undoes it).
     pub fn take(&mut self, k: usize) {
         self.count[k] -= 1;
         self.fen_add(k, -1);

@@ -99,7 +99,7 @@ pub fn run_many(cfg: &ManyConfig, seeds: &Seeds, r: u64) -> ManySummary {
             if Some(k) == full {
                 lost += measuring as u64;
             } else {
-                router.joined(k);
+                router.joined();
                 classes.up(k, step);
                 jobs += 1;
             }
@@ -226,7 +226,7 @@ impl Router {
     }
 
     /// The routed job joined (it was not lost).
-    fn joined(&mut self, _k: usize) {
+    fn joined(&mut self) {
         if let Router::Graph { q, chosen, .. } = self {
             q[*chosen] += 1;
         }

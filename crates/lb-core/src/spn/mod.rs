@@ -156,10 +156,10 @@ impl SpnConfig {
         self.run.check(self.event_rate())
     }
 
-    /// Λ = Σ_k λ_k + Σ_s (largest service rate at s): the uniformised chain's
-    /// event rate.
-    pub fn event_rate(&self) -> f64 {
-        let top: f64 = (0..self.stations())
+    /// μ̄_s, the largest service rate at each station: the rate of its
+    /// potential services in the uniformised chain.
+    pub fn top_rates(&self) -> Vec<f64> {
+        (0..self.stations())
             .map(|s| {
                 self.classes
                     .iter()
@@ -167,8 +167,12 @@ impl SpnConfig {
                     .map(|c| c.rate)
                     .fold(0.0, f64::max)
             })
-            .sum();
-        self.classes.iter().map(|c| c.arrival).sum::<f64>() + top
+            .collect()
+    }
+
+    /// Λ = Σ_k λ_k + Σ_s μ̄_s: the uniformised chain's event rate.
+    pub fn event_rate(&self) -> f64 {
+        self.classes.iter().map(|c| c.arrival).sum::<f64>() + self.top_rates().iter().sum::<f64>()
     }
 
     /// Events of the uniformised chain in the run and in its warm-up.

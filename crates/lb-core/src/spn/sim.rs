@@ -50,15 +50,7 @@ pub fn run_spn(cfg: &SpnConfig, seeds: &Seeds, r: u64) -> SpnSummary {
     let classes = &cfg.classes;
     let nk = classes.len();
     let ns = cfg.stations();
-    let top: Vec<f64> = (0..ns)
-        .map(|s| {
-            classes
-                .iter()
-                .filter(|c| c.station == s)
-                .map(|c| c.rate)
-                .fold(0.0, f64::max)
-        })
-        .collect();
+    let top = cfg.top_rates();
     // Events: arrivals to each class, then potential services at each station.
     let rates: Vec<f64> = classes
         .iter()
@@ -102,7 +94,6 @@ pub fn run_spn(cfg: &SpnConfig, seeds: &Seeds, r: u64) -> SpnSummary {
     // FIFO: per station, runs of (class, jobs) in arrival order.
     let mut fifo: Vec<VecDeque<(usize, u64)>> = vec![VecDeque::new(); ns];
     let mut area = vec![0u128; nk];
-    let mut work = 0.0f64;
     let mut jobs = 0u64;
     let mut trace = Trace::new(window, cfg.run.batches);
 
@@ -125,11 +116,6 @@ pub fn run_spn(cfg: &SpnConfig, seeds: &Seeds, r: u64) -> SpnSummary {
             for (a, &x) in area.iter_mut().zip(&z) {
                 *a += x as u128;
             }
-            work += z
-                .iter()
-                .zip(&ahead)
-                .map(|(&x, &w)| x as f64 * w)
-                .sum::<f64>();
             trace.add(step - warm, jobs);
         }
         let u = st.arrivals.next_u64() >> 1;
@@ -163,13 +149,15 @@ pub fn run_spn(cfg: &SpnConfig, seeds: &Seeds, r: u64) -> SpnSummary {
 
     let w = window as f64;
     let mean_jobs: Vec<f64> = area.iter().map(|&a| a as f64 / w).collect();
+    // The time average of Σ_k Z_k·ahead_k is Σ_k ahead_k·E[Z_k].
+    let mean_workload = mean_jobs.iter().zip(&ahead).map(|(z, a)| z * a).sum();
     let trace = trace.means();
     SpnSummary {
         replication: r,
         measured_time: w / total,
         mean_total: mean_jobs.iter().sum(),
         mean_jobs,
-        mean_workload: work / w,
+        mean_workload,
         in_system_end: jobs,
         stability: stability(&trace),
         trace,
