@@ -10,7 +10,7 @@
 use crate::metric::Metric;
 use crate::results::PointResult;
 use crate::stats::interval;
-use lb_core::Law;
+use lb_core::slotted::Law;
 use lb_runner::Point;
 use lb_runner::outputs::{ClaimKind, ClaimToml, Reference, where_values};
 use lb_runner::point::Summary;
@@ -134,25 +134,26 @@ fn reference(reference: &Reference, point: &Point, r: u64) -> Result<f64, String
                 let [Law::Bernoulli { p }] = sys.service[..] else {
                     return Err("single_server needs exactly one Bernoulli server".into());
                 };
-                Ok(lb_core::theory::single_server_bernoulli_service(
+                Ok(lb_core::slotted::theory::single_server_bernoulli_service(
                     sys.lambda_sum(),
                     sys.sigma2_sum(),
                     p,
                 ))
             }
             "wr_sum_q" => {
-                if config.policy != lb_core::PolicyConfig::WeightedRandom {
+                if config.policy != lb_core::slotted::PolicyConfig::WeightedRandom {
                     return Err("wr_sum_q is the value under weighted random only".into());
                 }
-                let batch = config.granularity == lb_core::Granularity::Batch;
+                let batch = config.granularity == lb_core::slotted::Granularity::Batch;
                 let mu = sys.mu_sum();
                 sys.service
                     .iter()
                     .map(|law| match *law {
                         Law::Bernoulli { p } => {
                             let w = p / mu;
-                            let s2 = lb_core::theory::routed_variance(&sys.arrivals, w, batch);
-                            Ok(lb_core::theory::single_server_bernoulli_service(
+                            let s2 =
+                                lb_core::slotted::theory::routed_variance(&sys.arrivals, w, batch);
+                            Ok(lb_core::slotted::theory::single_server_bernoulli_service(
                                 sys.lambda_sum() * w,
                                 s2,
                                 p,
@@ -162,12 +163,16 @@ fn reference(reference: &Reference, point: &Point, r: u64) -> Result<f64, String
                     })
                     .sum()
             }
-            "pooled" => Ok(lb_core::sim::pooled_mean_queue(config, &point.seeds(), r)),
+            "pooled" => Ok(lb_core::slotted::sim::pooled_mean_queue(
+                config,
+                &point.seeds(),
+                r,
+            )),
             "pod_mean_field" => {
-                let lb_core::PolicyConfig::Pod { d, .. } = config.policy else {
+                let lb_core::slotted::PolicyConfig::Pod { d, .. } = config.policy else {
                     return Err("pod_mean_field needs a Power-of-d policy".into());
                 };
-                if config.granularity != lb_core::Granularity::Job
+                if config.granularity != lb_core::slotted::Granularity::Job
                     || !config.count_own
                     || sys.dispatchers() != 1
                 {
@@ -185,7 +190,7 @@ fn reference(reference: &Reference, point: &Point, r: u64) -> Result<f64, String
                     }
                     _ => return Err("pod_mean_field needs identical Bernoulli servers".into()),
                 };
-                Ok(lb_core::theory::pod_mean_field(sys.load(), d as u32) / mu)
+                Ok(lb_core::slotted::theory::pod_mean_field(sys.load(), d as u32) / mu)
             }
             other => Err(format!("unknown reference {other}")),
         },
@@ -439,7 +444,7 @@ pub fn audit_claim(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> 
                     let n = r.summaries.len();
                     let unstable = r.summaries.iter().filter(|s| !s.stable()).count();
                     let frac = unstable as f64 / n as f64;
-                    // The point's verdict is the majority's (lb_core::metrics::point_unstable);
+                    // The point's verdict is the majority's (lb_core::slotted::point_unstable);
                     // a unanimous contrary verdict refutes.
                     let majority_unstable = 2 * unstable > n;
                     let verdict = if claimed != majority_unstable {

@@ -40,7 +40,7 @@ impl PointResult {
 }
 
 /// Whether a majority of the replications were judged unstable (as
-/// `lb_core::metrics::point_unstable`, for either model's summaries).
+/// `lb_core::slotted::point_unstable`, for either model's summaries).
 pub fn point_unstable(summaries: &[Summary]) -> bool {
     let bad = summaries.iter().filter(|s| !s.stable()).count();
     2 * bad > summaries.len()

@@ -60,7 +60,7 @@ pub fn batch_means(trace: &[f64]) -> BatchMeans {
     }
 }
 
-pub use lb_core::metrics::mser;
+pub use lb_core::stability::mser;
 
 /// MSER-5 proper on raw observations: batches of 5, then [`mser`]; the
 /// truncation is returned in observations.

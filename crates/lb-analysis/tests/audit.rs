@@ -3,7 +3,7 @@
 
 use lb_analysis::PointResult;
 use lb_analysis::audit::{Verdict, audit_claim};
-use lb_core::{
+use lb_core::slotted::{
     Granularity, Law, PolicyConfig, RunLength, RunSummary, SlottedConfig, Stability, SystemConfig,
 };
 use lb_runner::Point;
@@ -112,7 +112,7 @@ fn claim(kind: ClaimKind) -> ClaimToml {
 }
 
 const JSQ: PolicyConfig = PolicyConfig::Jsq {
-    tie_break: lb_core::TieBreak::Random,
+    tie_break: lb_core::slotted::TieBreak::Random,
 };
 const WR: PolicyConfig = PolicyConfig::WeightedRandom;
 const ALL_STABLE: [bool; 5] = [true; 5];

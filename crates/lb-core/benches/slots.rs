@@ -2,7 +2,7 @@
 //! thread, for the three settings of issue 2. Prints the machine and each
 //! figure against its target; a miss is reported, never hidden.
 
-use lb_core::{
+use lb_core::slotted::{
     Granularity, Law, LedDispatch, LedUpdate, PolicyConfig, PushWhen, RunLength, Seeds,
     SlottedConfig, SystemConfig, TieBreak,
 };
@@ -141,7 +141,7 @@ fn main() {
         let mut jobs = 0;
         for r in 0..3 {
             let t = Instant::now();
-            let s = lb_core::run(&case.cfg, &seeds, r);
+            let s = lb_core::slotted::run(&case.cfg, &seeds, r);
             best = best.min(t.elapsed().as_secs_f64());
             jobs = s.arrivals;
         }

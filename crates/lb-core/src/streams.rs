@@ -19,7 +19,7 @@
 //! replication, two policies at the same point see identical sample paths of
 //! A_m(t) and S_n(t): comparisons are paired.
 
-use crate::law::mix64;
+use rand::Rng;
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -133,4 +133,36 @@ impl ServiceWords {
         let m = x as u128 * (x ^ 0xE703_7ED1_A0B4_28DB) as u128;
         (m as u64) ^ ((m >> 64) as u64)
     }
+}
+
+/// A uniform draw in 0..n (n ≥ 1): Lemire's multiply-and-reject on 64-bit
+/// words ("Fast random integer generation in an interval", 2019), exact, and
+/// one word per draw except with probability < n / 2⁶⁴.
+#[inline(always)]
+pub fn below<R: Rng + ?Sized>(rng: &mut R, n: usize) -> usize {
+    let n = n as u64;
+    debug_assert!(n >= 1);
+    let mut m = rng.next_u64() as u128 * n as u128;
+    if (m as u64) < n {
+        let t = n.wrapping_neg() % n;
+        while (m as u64) < t {
+            m = rng.next_u64() as u128 * n as u128;
+        }
+    }
+    (m >> 64) as usize
+}
+
+/// A Bernoulli draw from the word `u` with threshold t = ⌊p·2⁶³⌋ (the slotted model's
+/// `Sampler::Bernoulli`): 1 when the word's top 63 bits fall below t.
+#[inline]
+pub fn bernoulli(t: u64, u: u64) -> u64 {
+    ((u >> 1) < t) as u64
+}
+
+/// The SplitMix64 finaliser: a bijective 64-bit mixer.
+#[inline]
+pub fn mix64(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
 }

@@ -3,11 +3,13 @@
 
 mod common;
 use common::*;
-use lb_core::sim::{Observer, run_observed};
-use lb_core::{Granularity, LedDispatch, LedUpdate, PolicyConfig, PushWhen, Seeds, TieBreak};
+use lb_core::slotted::sim::{Observer, run_observed};
+use lb_core::slotted::{
+    Granularity, LedDispatch, LedUpdate, PolicyConfig, PushWhen, Seeds, TieBreak,
+};
 use std::collections::HashMap;
 
-fn het10() -> Vec<lb_core::Law> {
+fn het10() -> Vec<lb_core::slotted::Law> {
     (0..10)
         .map(|n| bern(if n < 5 { 0.2 } else { 0.8 }))
         .collect()
@@ -15,9 +17,9 @@ fn het10() -> Vec<lb_core::Law> {
 
 /// With Bernoulli arrivals a dispatcher-slot has at most one job, so a
 /// `batch` decision is exactly one arrival.
-fn bernoulli_dispatchers(m: usize, load: f64) -> lb_core::SystemConfig {
+fn bernoulli_dispatchers(m: usize, load: f64) -> lb_core::slotted::SystemConfig {
     let service = het10();
-    let mu: f64 = service.iter().map(lb_core::Law::mean).sum();
+    let mu: f64 = service.iter().map(lb_core::slotted::Law::mean).sum();
     system(vec![bern(load * mu / m as f64); m], service)
 }
 
@@ -112,15 +114,15 @@ fn same_seed_same_bits_different_seed_different_numbers() {
         1_000,
     );
     let seeds = Seeds::from_u64(1, 2);
-    let a = lb_core::run(&c, &seeds, 0);
-    let b = lb_core::run(&c, &seeds, 0);
+    let a = lb_core::slotted::run(&c, &seeds, 0);
+    let b = lb_core::slotted::run(&c, &seeds, 0);
     assert_eq!(
         serde_json::to_string(&a).unwrap(),
         serde_json::to_string(&b).unwrap()
     );
-    let other_rep = lb_core::run(&c, &seeds, 1);
-    let other_seed = lb_core::run(&c, &Seeds::from_u64(3, 2), 0);
-    let other_policy_seed = lb_core::run(&c, &Seeds::from_u64(1, 9), 0);
+    let other_rep = lb_core::slotted::run(&c, &seeds, 1);
+    let other_seed = lb_core::slotted::run(&c, &Seeds::from_u64(3, 2), 0);
+    let other_policy_seed = lb_core::slotted::run(&c, &Seeds::from_u64(1, 9), 0);
     assert_ne!(a.mean_sum_q, other_rep.mean_sum_q);
     assert_ne!(a.mean_sum_q, other_seed.mean_sum_q);
     assert_ne!(a.mean_sum_q, other_policy_seed.mean_sum_q);
@@ -150,7 +152,7 @@ fn policies_share_arrivals_and_service() {
     let sys = poisson_system(
         3,
         (0..6)
-            .map(|n| lb_core::Law::Geometric {
+            .map(|n| lb_core::slotted::Law::Geometric {
                 mean: 0.3 + 0.1 * n as f64,
             })
             .collect(),
@@ -259,10 +261,10 @@ fn mser5_warmup_is_a_fixed_warmup_chosen_on_the_same_path() {
     // (Near-critical stable loads cut a transient on some paths and nothing
     // on others.)
     let mut c = cfg(poisson_system(2, het10(), 1.05), jsq(), 50_000, 0);
-    c.run.warmup_rule = lb_core::WarmupRule::Mser5;
+    c.run.warmup_rule = lb_core::slotted::WarmupRule::Mser5;
     let seeds = Seeds::from_u64(3, 4);
-    let s = lb_core::run(&c, &seeds, 0);
-    let w = lb_core::sim::warmup_slots(&c, &seeds, 0);
+    let s = lb_core::slotted::run(&c, &seeds, 0);
+    let w = lb_core::slotted::sim::warmup_slots(&c, &seeds, 0);
     assert!(
         w >= c.run.slots / 4 && w <= c.run.slots / 2,
         "MSER-5 cut {w} slots"
@@ -270,9 +272,9 @@ fn mser5_warmup_is_a_fixed_warmup_chosen_on_the_same_path() {
     assert_eq!(s.measured_slots, c.run.slots - w);
     let mut fixed = c.clone();
     fixed.run.warmup = w;
-    fixed.run.warmup_rule = lb_core::WarmupRule::Fixed;
+    fixed.run.warmup_rule = lb_core::slotted::WarmupRule::Fixed;
     assert_eq!(
-        serde_json::to_string(&lb_core::run(&fixed, &seeds, 0)).unwrap(),
+        serde_json::to_string(&lb_core::slotted::run(&fixed, &seeds, 0)).unwrap(),
         serde_json::to_string(&s).unwrap()
     );
 }

@@ -3,8 +3,8 @@
 
 mod common;
 use common::*;
-use lb_core::theory::{routed_variance, single_server, single_server_bernoulli_service};
-use lb_core::{Granularity, Law, LedDispatch, LedUpdate, PolicyConfig, Seeds};
+use lb_core::slotted::theory::{routed_variance, single_server, single_server_bernoulli_service};
+use lb_core::slotted::{Granularity, Law, LedDispatch, LedUpdate, PolicyConfig, Seeds};
 
 #[test]
 fn one_server_bernoulli_arrivals_bernoulli_service() {
@@ -116,8 +116,8 @@ fn no_policy_beats_the_resource_pooled_queue() {
     for p in policies {
         let c = cfg(poisson_system(2, service.clone(), 0.9), p, 50_000, 1_000);
         for r in 0..4 {
-            let pooled = lb_core::sim::pooled_mean_queue(&c, &seeds, r);
-            let s = lb_core::run(&c, &seeds, r);
+            let pooled = lb_core::slotted::sim::pooled_mean_queue(&c, &seeds, r);
+            let s = lb_core::slotted::run(&c, &seeds, r);
             assert!(
                 s.mean_sum_q >= pooled,
                 "{}: E[ΣQ] {} below pooled {}",

@@ -112,8 +112,8 @@ impl Calibration {
         };
         let c = self.point.slotted().expect("calibrations are slotted");
         let g = match c.granularity {
-            lb_core::Granularity::Batch => "batch",
-            lb_core::Granularity::Job => "job",
+            lb_core::slotted::Granularity::Batch => "batch",
+            lb_core::slotted::Granularity::Job => "job",
         };
         format!(
             "p̂ of {} at load {:.4} ({g}, count_own {}) for {t}",
@@ -203,7 +203,7 @@ fn overhead(point: &Point, policy_key: &Key, reps: u32) -> f64 {
         .into_par_iter()
         .map(|r| {
             let c = point.slotted().expect("calibrations are slotted");
-            lb_core::run(c, &seeds, r)
+            lb_core::slotted::run(c, &seeds, r)
                 .messages_per_arrival
                 .unwrap_or(0.0)
         })

@@ -10,7 +10,7 @@ use crate::manifest::{DispatchKind, Loaded, PolicyKind, PrecisionSpec, Split, Up
 use crate::point::{Model, Point, Profile};
 use crate::precision::PrecisionRule;
 use crate::validate::{d_axis_applies, label, p_hat_axis_applies};
-use lb_core::{
+use lb_core::slotted::{
     Granularity, LedDispatch, LedUpdate, PolicyConfig, RunLength, SlottedConfig, SystemConfig,
     TieBreak, WarmupRule,
 };

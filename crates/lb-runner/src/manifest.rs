@@ -9,7 +9,7 @@
 //! located errors.
 
 use crate::diag::{ManifestError, SpanIndex, did_you_mean};
-use lb_core::{Granularity, PushWhen, TieBreak};
+use lb_core::slotted::{Granularity, PushWhen, TieBreak};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -142,8 +142,8 @@ const LAW_FAMILIES: &str = "\"poisson\", \"bernoulli\", \"geometric\", \"determi
 
 impl LawFamily {
     /// The law of this family with mean `mean` (SPEC §1 "Distributions").
-    pub fn with_mean(&self, mean: f64) -> Result<lb_core::Law, String> {
-        use lb_core::Law;
+    pub fn with_mean(&self, mean: f64) -> Result<lb_core::slotted::Law, String> {
+        use lb_core::slotted::Law;
         if !(mean.is_finite() && mean >= 0.0) {
             return Err(format!("a mean must be a finite number ≥ 0, got {mean}"));
         }
@@ -570,7 +570,7 @@ pub struct RunSpec {
     pub warmup: u64,
     /// `"fixed"` (default) or `"mser5"` (SPEC §4).
     #[serde(default)]
-    pub warmup_rule: lb_core::WarmupRule,
+    pub warmup_rule: lb_core::slotted::WarmupRule,
     /// Batches of the measured window (batch means, stability verdict).
     #[serde(default)]
     pub batches: Option<u32>,

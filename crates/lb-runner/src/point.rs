@@ -2,7 +2,7 @@
 //! written out (SPEC §4). Its canonical JSON is what the key hashes.
 
 use lb_core::many::{ManyConfig, ManySummary, TimeRun};
-use lb_core::{RunLength, RunSummary, SlottedConfig, SystemConfig};
+use lb_core::slotted::{RunLength, RunSummary, SlottedConfig, SystemConfig};
 use serde::{Deserialize, Serialize};
 
 /// Which run lengths a point was expanded with. `quick` points (from
@@ -239,7 +239,7 @@ impl Point {
     pub fn run(&self, r: u64) -> Summary {
         let seeds = self.seeds();
         match &self.config {
-            PointConfig::Slotted(c) => Summary::Slotted(lb_core::run(c, &seeds, r)),
+            PointConfig::Slotted(c) => Summary::Slotted(lb_core::slotted::run(c, &seeds, r)),
             PointConfig::Many(c) => Summary::Many(lb_core::many::run_many(c, &seeds, r)),
         }
     }

@@ -173,7 +173,7 @@ pub fn decide(rule: &PrecisionRule, summaries: &[Summary]) -> Decision {
         }
         let upto = &summaries[..n as usize];
         let bad = upto.iter().filter(|s| !s.stable()).count();
-        // By majority, as lb_core::metrics::point_unstable.
+        // By majority, as lb_core::slotted::point_unstable.
         if 2 * bad > upto.len() {
             return Decision::Done(Outcome {
                 stop: Stop::Unstable,

@@ -2,7 +2,7 @@
 //! adjacency lists in one array (compressed rows).
 
 use super::config::GraphSpec;
-use crate::sampling::below;
+use crate::streams::below;
 use rand::Rng;
 
 /// An undirected simple graph on vertices 0..N.

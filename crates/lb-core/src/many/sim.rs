@@ -16,9 +16,9 @@
 use super::classes::Classes;
 use super::config::{GraphSpec, ManyConfig, ManyPolicy};
 use super::graph::Graph;
-use crate::law::bernoulli;
-use crate::metrics::{Stability, Trace, stability};
-use crate::sampling::below;
+use crate::stability::{Stability, Trace, stability};
+use crate::streams::below;
+use crate::streams::bernoulli;
 use crate::streams::{Seeds, StreamRng, Streams, setup_stream};
 use rand::RngCore;
 use serde::{Deserialize, Serialize};

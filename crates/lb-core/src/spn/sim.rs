@@ -9,8 +9,8 @@
 //! irrelevant. Time averages are step averages (each step lasts 1/Λ on average).
 
 use super::{SpnConfig, SpnPolicy};
-use crate::law::bernoulli;
-use crate::metrics::{Stability, Trace, stability};
+use crate::stability::{Stability, Trace, stability};
+use crate::streams::bernoulli;
 use crate::streams::{Seeds, Streams};
 use rand::RngCore;
 use serde::{Deserialize, Serialize};

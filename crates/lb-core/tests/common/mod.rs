@@ -2,7 +2,7 @@
 //! Student-t intervals across independent replications.
 #![allow(dead_code)]
 
-use lb_core::{
+use lb_core::slotted::{
     Granularity, Law, LedDispatch, LedUpdate, PolicyConfig, PushWhen, RunLength, RunSummary, Seeds,
     SlottedConfig, SystemConfig, TieBreak,
 };
@@ -89,7 +89,9 @@ pub fn jsq() -> PolicyConfig {
 /// `reps` independent replications (same seeds, streams r = 0..reps).
 pub fn replicate(c: &SlottedConfig, seed: u64, reps: u64) -> Vec<RunSummary> {
     let seeds = Seeds::from_u64(seed, seed + 1);
-    (0..reps).map(|r| lb_core::run(c, &seeds, r)).collect()
+    (0..reps)
+        .map(|r| lb_core::slotted::run(c, &seeds, r))
+        .collect()
 }
 
 pub fn field(rs: &[RunSummary], f: impl Fn(&RunSummary) -> f64) -> Vec<f64> {

@@ -143,7 +143,7 @@ mod tests {
         let mut t = ArgminTree::new(&vals);
         let mut x = 12345u64;
         for _ in 0..5000 {
-            x = crate::law::mix64(x);
+            x = crate::slotted::law::mix64(x);
             let (i, v) = ((x % 37) as usize, (x >> 32) % 6);
             vals[i] = v;
             t.set(i, v);

@@ -17,7 +17,7 @@
 //! In both, values at or above [`CAP`] share one overflow bucket, scanned only
 //! when the minimum lies there.
 
-use crate::sampling::below;
+use crate::slotted::sampling::below;
 use rand::Rng;
 
 /// Values from here on share the overflow bucket.
@@ -268,7 +268,7 @@ pub fn select(mut w: u64, mut j: u32) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::law::mix64;
+    use crate::slotted::law::mix64;
 
     fn check(b: &mut MinBuckets, bits: &mut BitBuckets, vals: &[u64]) {
         for (s, &p) in b.pos.iter().enumerate() {

@@ -5,22 +5,7 @@
 use rand::Rng;
 use rand_distr::{Binomial, Distribution};
 
-/// A uniform draw in 0..n (n ≥ 1): Lemire's multiply-and-reject on 64-bit
-/// words ("Fast random integer generation in an interval", 2019), exact, and
-/// one word per draw except with probability < n / 2⁶⁴.
-#[inline(always)]
-pub fn below<R: Rng + ?Sized>(rng: &mut R, n: usize) -> usize {
-    let n = n as u64;
-    debug_assert!(n >= 1);
-    let mut m = rng.next_u64() as u128 * n as u128;
-    if (m as u64) < n {
-        let t = n.wrapping_neg() % n;
-        while (m as u64) < t {
-            m = rng.next_u64() as u128 * n as u128;
-        }
-    }
-    (m >> 64) as usize
-}
+pub use crate::streams::below;
 
 /// True with probability p (no draw when p ≥ 1 or p ≤ 0).
 #[inline]

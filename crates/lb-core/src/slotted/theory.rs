@@ -1,7 +1,7 @@
 //! Exact results the simulator is held against (issue 2's tests, and the
 //! `validation` experiment's claims).
 
-use crate::law::Law;
+use crate::slotted::law::Law;
 
 /// E[Q] at the start of a slot for one discrete-time queue with i.i.d.
 /// arrivals (mean λ, variance σ²) and Bernoulli(q) service, arrivals before

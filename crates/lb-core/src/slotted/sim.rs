@@ -1,12 +1,13 @@
 //! The slot loop of the LED model (SPEC §1; seed 000 §2.1, Eq. (2)):
 //! arrivals, dispatch, service, update — in that order.
 
-use crate::config::{SlottedConfig, WarmupRule};
-use crate::fifo::Fifo;
-use crate::histogram::Histogram;
-use crate::law::Sampler;
-use crate::metrics::{RunSummary, Trace, stability};
-use crate::policy::{Assignment, Policy};
+use crate::slotted::config::{SlottedConfig, WarmupRule};
+use crate::slotted::fifo::Fifo;
+use crate::slotted::histogram::Histogram;
+use crate::slotted::law::Sampler;
+use crate::slotted::policy::{Assignment, Policy};
+use crate::slotted::summary::RunSummary;
+use crate::stability::{Trace, stability};
 use crate::streams::{Seeds, ServiceWords, Streams};
 
 /// Runs replication `r` of `cfg`. A pure function of (cfg, seeds, r): the same
@@ -53,7 +54,7 @@ pub fn warmup_slots(cfg: &SlottedConfig, seeds: &Seeds, r: u64) -> u64 {
             let whole = ((cfg.run.slots - cfg.run.warmup) / 5) as usize;
             sums.sums.truncate(whole);
             let means: Vec<f64> = sums.sums.iter().map(|&s| s as f64 / 5.0).collect();
-            let d = crate::metrics::mser(&means) as u64;
+            let d = crate::stability::mser(&means) as u64;
             // Keep at least the trace's batches in the window.
             (cfg.run.warmup + 5 * d).min(cfg.run.slots - cfg.run.batches as u64)
         }
@@ -99,7 +100,9 @@ fn simulate<O: Observer>(cfg: &SlottedConfig, seeds: &Seeds, r: u64, obs: &mut O
     let srv: Vec<Sampler> = cfg.system.service.iter().map(|l| l.sampler()).collect();
     let thresholds: Option<Vec<u64>> = srv.iter().map(Sampler::bernoulli_threshold).collect();
     match thresholds {
-        Some(thr) => slot_loop(cfg, seeds, r, obs, |s, u| crate::law::bernoulli(thr[s], u)),
+        Some(thr) => slot_loop(cfg, seeds, r, obs, |s, u| {
+            crate::slotted::law::bernoulli(thr[s], u)
+        }),
         None => slot_loop(cfg, seeds, r, obs, |s, u| srv[s].sample_word(u)),
     }
 }
@@ -119,7 +122,7 @@ fn slot_loop<O: Observer>(
     let mut policy = Policy::new(cfg, &mut st.policy);
 
     let (slots, warm) = (cfg.run.slots, cfg.run.warmup);
-    let job = cfg.granularity == crate::config::Granularity::Job;
+    let job = cfg.granularity == crate::slotted::config::Granularity::Job;
     let window = slots - warm;
     let mut q = vec![0u64; n];
     let mut fifo = vec![Fifo::default(); n];

@@ -3,7 +3,7 @@
 //! Everything here is *resolved*: every server has its law, every dispatcher its
 //! arrival law. Manifests (lb-runner) expand sweeps and defaults into these.
 
-use crate::law::Law;
+use crate::slotted::law::Law;
 use serde::{Deserialize, Serialize};
 
 /// How a dispatcher places the A_m(t) jobs of a slot (SPEC §1, step 2).

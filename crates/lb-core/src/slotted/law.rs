@@ -291,11 +291,7 @@ impl PoissonTable {
     }
 }
 
-/// A Bernoulli draw from the word `u` with the threshold of [`Sampler::Bernoulli`].
-#[inline]
-pub fn bernoulli(t: u64, u: u64) -> u64 {
-    ((u >> 1) < t) as u64
-}
+pub use crate::streams::bernoulli;
 
 #[inline]
 fn geometric(inv_ln_1mq: f64, u: u64) -> u64 {
@@ -327,13 +323,7 @@ impl rand::RngCore for SplitMix64 {
     }
 }
 
-/// The SplitMix64 finaliser: a bijective 64-bit mixer.
-#[inline]
-pub fn mix64(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
+pub use crate::streams::mix64;
 
 #[cfg(test)]
 mod tests {

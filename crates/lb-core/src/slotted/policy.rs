@@ -5,12 +5,12 @@
 //! full-information baselines read the true start-of-slot snapshot Q(t), the
 //! same for every dispatcher — the source of herd behaviour (seed 000 §4.2).
 
-use crate::argmin::ArgminTree;
-use crate::buckets::{BITS_MAX, BitBuckets, MinBuckets};
-use crate::config::{
+use crate::slotted::argmin::ArgminTree;
+use crate::slotted::buckets::{BITS_MAX, BitBuckets, MinBuckets};
+use crate::slotted::config::{
     Granularity, LedDispatch, LedUpdate, PolicyConfig, PushWhen, SlottedConfig, TieBreak,
 };
-use crate::sampling::{Alias, below, coin, distinct, multinomial, water_fill};
+use crate::slotted::sampling::{Alias, below, coin, distinct, multinomial, water_fill};
 use crate::streams::StreamRng;
 use rand::Rng;
 use std::collections::VecDeque;
@@ -514,7 +514,7 @@ fn scan_argmin(vals: &[u64], random_ties: bool, rng: &mut StreamRng) -> usize {
     // One draw whatever the number of ties (a branch on it would be
     // mispredicted), then the j-th set bit without a data-dependent loop.
     let j = below(rng, mask.count_ones() as usize) as u32;
-    crate::buckets::select(mask, j) as usize
+    crate::slotted::buckets::select(mask, j) as usize
 }
 
 /// A uniform (or lowest) argmin from the tree.

@@ -1,0 +1,31 @@
+//! The slotted multi-dispatcher model of Zhou, Shroff and Wierman's
+//! Local-Estimation-Driven (LED) framework (SPEC §1): M dispatchers, N
+//! heterogeneous servers with FIFO queues, time in slots, dispatching on stale
+//! local estimates Q̃_mn (L-JSQ, L-JBA, L-Pod × Push, Pull), against the
+//! full-information and memoryless baselines (JSQ, Power-of-d, JIQ, weighted
+//! random, random).
+//!
+//! A run is a pure function [`run`] of a resolved [`SlottedConfig`], the
+//! [`Seeds`] and a replication index.
+
+pub mod argmin;
+pub mod buckets;
+pub mod config;
+pub mod fifo;
+pub mod histogram;
+pub mod law;
+pub mod policy;
+pub mod sampling;
+pub mod sim;
+pub mod summary;
+pub mod theory;
+
+pub use crate::stability::Stability;
+pub use crate::streams::Seeds;
+pub use config::{
+    Granularity, LedDispatch, LedUpdate, PolicyConfig, PushWhen, RunLength, SlottedConfig,
+    SystemConfig, TieBreak, WarmupRule,
+};
+pub use law::Law;
+pub use sim::run;
+pub use summary::{RunSummary, point_unstable};

@@ -1,0 +1,64 @@
+//! What a slotted run reports (SPEC §1 "Metrics of a run"; Zhou, Shroff and
+//! Wierman, §4).
+
+use crate::stability::Stability;
+use serde::{Deserialize, Serialize};
+
+/// The summary of one replication. Time averages are over the measured
+/// window (after warm-up); response times are of jobs that arrived in it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunSummary {
+    /// The replication index r.
+    pub replication: u64,
+    /// Slots after warm-up.
+    pub measured_slots: u64,
+    /// Jobs that arrived in the window.
+    pub arrivals: u64,
+    /// Of those, how many departed before the end (the rest are censored).
+    pub completed: u64,
+    /// ΣQ at the end of the run.
+    pub in_system_end: u64,
+    /// Time-average ΣQ at the start of a slot: E[Σ_n Q_n] of seed 000.
+    pub mean_sum_q: f64,
+    /// Time-average ΣQ after the slot's arrivals (what Little's law counts).
+    pub mean_sum_q_after_arrivals: f64,
+    /// Mean response time (departure − arrival + 1 slots) from the FIFOs.
+    pub mean_response: Option<f64>,
+    /// Mean response time by Little's law: mean ΣQ after arrivals / arrival rate.
+    pub little_response: Option<f64>,
+    /// Median response time (slots).
+    pub p50: Option<u64>,
+    /// 90th percentile response time.
+    pub p90: Option<u64>,
+    /// 99th percentile response time.
+    pub p99: Option<u64>,
+    /// Largest response time.
+    pub max_response: u64,
+    /// Messages in the window (SPEC §1 costs).
+    pub messages: u64,
+    /// Dispatch decisions in the window: one per dispatcher-slot with arrivals
+    /// in `batch` granularity, one per job in `job` granularity.
+    pub decisions: u64,
+    /// Server-slots in the window with D_n(t) > 0.
+    pub completion_events: u64,
+    /// Messages per arriving job.
+    pub messages_per_arrival: Option<f64>,
+    /// Time-average Q_n per server.
+    pub mean_queue: Vec<f64>,
+    /// Degree of queue imbalance E[max_n Q_n − min_n Q_n] (seed 000 §4.3, [28]).
+    pub imbalance: f64,
+    /// ΣQ (start of slot) averaged over equal batches of the window.
+    pub trace: Vec<f64>,
+    /// Whether ΣQ settled.
+    pub stability: Stability,
+}
+
+/// A point is judged unstable when more than half of its replications are:
+/// a truly unstable system is flagged in every replication, while a stable
+/// but slowly mixing one is flagged now and then by chance (see
+/// [`stability`]).
+pub fn point_unstable(summaries: &[RunSummary]) -> bool {
+    let bad = summaries.iter().filter(|s| !s.stability.stable).count();
+    2 * bad > summaries.len()
+}
