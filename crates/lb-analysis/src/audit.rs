@@ -10,10 +10,9 @@
 use crate::metric::Metric;
 use crate::results::PointResult;
 use crate::stats::interval;
-use lb_core::slotted::Law;
 use lb_runner::Point;
+use lb_runner::Summary;
 use lb_runner::outputs::{ClaimKind, ClaimToml, Reference, where_values};
-use lb_runner::point::Summary;
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -107,93 +106,12 @@ fn selected<'a>(c: &ClaimToml, results: &'a [PointResult], label: &str) -> Vec<&
         .collect()
 }
 
-/// A named or numeric reference at one point and replication.
+/// A named or numeric reference at one point and replication (named ones
+/// are the model's: [`lb_runner::Model::references`]).
 fn reference(reference: &Reference, point: &Point, r: u64) -> Result<f64, String> {
-    if let Some(c) = point.many() {
-        return match reference {
-            Reference::Number(x) => Ok(*x),
-            Reference::Named(n) if n == "sub_halfin_whitt" => match c.buffer {
-                Some(b) if b >= 2 => Ok(lb_core::many::theory::sub_halfin_whitt_bound(
-                    c.servers, c.lambda, b,
-                )),
-                _ => Err("sub_halfin_whitt needs a buffer b ≥ 2 (seed 004)".into()),
-            },
-            Reference::Named(n) => Err(format!(
-                "{n} is a reference of the slotted model; the many-server model has sub_halfin_whitt"
-            )),
-        };
-    }
-    let config = point.slotted().expect("slotted or many");
-    let sys = &config.system;
     match reference {
         Reference::Number(x) => Ok(*x),
-        Reference::Named(n) => match n.as_str() {
-            "zeta" => Ok(sys.zeta()),
-            "sub_halfin_whitt" => Err("sub_halfin_whitt is a many-server reference".into()),
-            "single_server" => {
-                let [Law::Bernoulli { p }] = sys.service[..] else {
-                    return Err("single_server needs exactly one Bernoulli server".into());
-                };
-                Ok(lb_core::slotted::theory::single_server_bernoulli_service(
-                    sys.lambda_sum(),
-                    sys.sigma2_sum(),
-                    p,
-                ))
-            }
-            "wr_sum_q" => {
-                if config.policy != lb_core::slotted::PolicyConfig::WeightedRandom {
-                    return Err("wr_sum_q is the value under weighted random only".into());
-                }
-                let batch = config.granularity == lb_core::slotted::Granularity::Batch;
-                let mu = sys.mu_sum();
-                sys.service
-                    .iter()
-                    .map(|law| match *law {
-                        Law::Bernoulli { p } => {
-                            let w = p / mu;
-                            let s2 =
-                                lb_core::slotted::theory::routed_variance(&sys.arrivals, w, batch);
-                            Ok(lb_core::slotted::theory::single_server_bernoulli_service(
-                                sys.lambda_sum() * w,
-                                s2,
-                                p,
-                            ))
-                        }
-                        _ => Err("wr_sum_q needs Bernoulli servers".to_string()),
-                    })
-                    .sum()
-            }
-            "pooled" => Ok(lb_core::slotted::sim::pooled_mean_queue(
-                config,
-                &point.seeds(),
-                r,
-            )),
-            "pod_mean_field" => {
-                let lb_core::slotted::PolicyConfig::Pod { d, .. } = config.policy else {
-                    return Err("pod_mean_field needs a Power-of-d policy".into());
-                };
-                if config.granularity != lb_core::slotted::Granularity::Job
-                    || !config.count_own
-                    || sys.dispatchers() != 1
-                {
-                    return Err(
-                        "pod_mean_field models one dispatcher placing jobs one at a \
-                                time (granularity = job, count_own = true, M = 1)"
-                            .into(),
-                    );
-                }
-                let mu = match sys.service.first() {
-                    Some(Law::Bernoulli { p })
-                        if sys.service.iter().all(|l| l == &sys.service[0]) =>
-                    {
-                        *p
-                    }
-                    _ => return Err("pod_mean_field needs identical Bernoulli servers".into()),
-                };
-                Ok(lb_core::slotted::theory::pod_mean_field(sys.load(), d as u32) / mu)
-            }
-            other => Err(format!("unknown reference {other}")),
-        },
+        Reference::Named(n) => point.config.reference(n, point, r),
     }
 }
 
@@ -242,7 +160,7 @@ pub fn audit_claim(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> 
     let metric = c
         .metric
         .as_deref()
-        .map(|m| Metric::parse(m).expect("validated metric"));
+        .map(|m| Metric::validated(crate::results::model(results), m));
     let mut checks = Vec::new();
     match c.kind {
         ClaimKind::Ordering => {

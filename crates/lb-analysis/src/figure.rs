@@ -39,13 +39,13 @@ pub struct FigureSpec {
 
 impl FigureSpec {
     /// From the manifest's `[[figure]]` (validated by lb-runner).
-    pub fn from_toml(f: &lb_runner::outputs::FigureToml) -> FigureSpec {
+    pub fn from_toml(model: lb_runner::Model, f: &lb_runner::outputs::FigureToml) -> FigureSpec {
         FigureSpec {
             name: f.name.clone(),
             title: f.title.clone(),
             x: f.x.clone(),
             x_label: f.x_label.clone().unwrap_or_else(|| f.x.clone()),
-            y: Metric::parse(&f.y).expect("validated metric"),
+            y: Metric::validated(model, &f.y),
             series: f.series.clone(),
             filter: f
                 .filter
@@ -150,9 +150,16 @@ pub fn zeta_points(spec: &FigureSpec, results: &[PointResult]) -> Vec<(f64, f64)
         .filter(|r| spec.selects(r))
         .filter_map(|r| {
             let x = r.axis(&spec.x)?.parse::<f64>().ok()?;
-            let sys = &r.point.as_ref()?.slotted()?.system;
-            let z = sys.zeta();
-            Some((x, if spec.y == Metric::ZetaRatio { 1.0 } else { z }))
+            let point = r.point.as_ref()?;
+            let z = point.config.reference("zeta", point, 0).ok()?;
+            Some((
+                x,
+                if spec.y.name() == "zeta_ratio" {
+                    1.0
+                } else {
+                    z
+                },
+            ))
         })
         .collect();
     pts.sort_by(|a, b| a.0.total_cmp(&b.0));

@@ -33,30 +33,6 @@ pub struct Written {
     pub missing: usize,
 }
 
-/// The metrics every table carries.
-pub const TABLE_METRICS: [Metric; 7] = [
-    Metric::MeanResponse,
-    Metric::MeanSumQ,
-    Metric::EpsSumQ,
-    Metric::MessagesPerArrival,
-    Metric::P99,
-    Metric::Imbalance,
-    Metric::ZetaRatio,
-];
-
-/// The metrics every many-server (SPEC §2) table carries.
-pub const MANY_TABLE_METRICS: [Metric; 9] = [
-    Metric::PToBusy,
-    Metric::MeanJobs,
-    Metric::LossFraction,
-    Metric::MeanResponse,
-    Metric::S1,
-    Metric::S2,
-    Metric::S3,
-    Metric::SumSB,
-    Metric::ShwBound,
-];
-
 /// Writes a file only if its content changed (keeps mtimes of unchanged
 /// outputs, and makes a warm run a no-op on disk).
 pub fn write_if_changed(path: &Path, body: &[u8]) -> std::io::Result<()> {
@@ -80,8 +56,8 @@ pub fn write_experiment(
     std::fs::create_dir_all(&dir)?;
     let mut files = Vec::new();
     let metrics = Metric::table_metrics(crate::results::model(exp.results));
-    let long = replications_frame(exp.name, exp.results, metrics)?;
-    let summary = summary_frame(exp.results, &long, metrics)?;
+    let long = replications_frame(exp.name, exp.results, &metrics)?;
+    let summary = summary_frame(exp.results, &long, &metrics)?;
     for (file, body) in [
         ("replications.csv", csv(&long)?),
         ("table.csv", csv(&summary)?),

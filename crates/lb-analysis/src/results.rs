@@ -3,8 +3,8 @@
 
 use lb_runner::cache::Cache;
 use lb_runner::expand::{Plan, Target};
-use lb_runner::point::{Model, Summary};
 use lb_runner::{Key, Point};
+use lb_runner::{Model, Summary};
 
 /// A planned point and what the cache holds for it.
 #[derive(Debug, Clone)]

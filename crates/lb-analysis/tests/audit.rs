@@ -8,7 +8,8 @@ use lb_core::slotted::{
 };
 use lb_runner::Point;
 use lb_runner::outputs::{ClaimKind, ClaimToml, Reference};
-use lb_runner::point::{Model, PointConfig, Profile, Summary};
+use lb_runner::point::Profile;
+use lb_runner::{Model, PointConfig, Summary};
 
 fn point(policy: PolicyConfig, load: f64) -> Point {
     Point {

@@ -307,46 +307,35 @@ fn show(cache: &Cache, prefix: &str) -> Res {
         point.policy_name(),
         point.profile.name()
     );
-    let Some(slotted) = point.slotted() else {
-        return show_many(cache, &key, &point, &dir);
-    };
-    let sys = &slotted.system;
-    println!(
-        "M = {}, N = {}, λ_Σ = {:.6}, μ_Σ = {:.6}, load ρ = {:.6}, ε = {:.6}, ζ = {:.6}",
-        sys.dispatchers(),
-        sys.servers(),
-        sys.lambda_sum(),
-        sys.mu_sum(),
-        sys.load(),
-        sys.epsilon(),
-        sys.zeta()
-    );
+    for line in point.config.describe() {
+        println!("{line}");
+    }
     println!("\nconfiguration:\n{}", pretty(&point));
     println!("\nreplications:");
-    println!(
-        "  {:>5}  {:>12}  {:>12}  {:>12}  {:>6}  {:>6}  {:>10}  {:>9}  {:>6}",
-        "r", "E[ΣQ]", "resp", "little", "p90", "p99", "msgs/arr", "imbalance", "stable"
-    );
+    // The model's metrics that a replication defines on its own.
+    let columns: Vec<&str> = point
+        .model
+        .metrics()
+        .iter()
+        .filter(|m| m.precision)
+        .map(|m| m.name)
+        .collect();
+    let width = |c: &str| c.chars().count().max(10);
+    let mut head = format!("  {:>5}", "r");
+    for c in &columns {
+        head += &format!("  {c:>w$}", w = width(c));
+    }
+    println!("{head}  {:>6}", "stable");
     let mut provs = Vec::new();
     for r in cache.replication_files(&key) {
         match cache.read_replication(&key, r) {
             Read::Valid(rec) => {
-                let Some(s) = rec.summary.slotted() else {
-                    println!("  {r:>5}  not a slotted summary");
-                    continue;
-                };
-                println!(
-                    "  {:>5}  {:>12.4}  {:>12}  {:>12}  {:>6}  {:>6}  {:>10}  {:>9.4}  {:>6}",
-                    r,
-                    s.mean_sum_q,
-                    opt(s.mean_response),
-                    opt(s.little_response),
-                    s.p90.map_or("-".into(), |x| x.to_string()),
-                    s.p99.map_or("-".into(), |x| x.to_string()),
-                    opt(s.messages_per_arrival),
-                    s.imbalance,
-                    s.stability.stable
-                );
+                let mut row = format!("  {r:>5}");
+                for c in &columns {
+                    let v = rec.summary.precision_value(c);
+                    row += &format!("  {:>w$}", opt(v), w = width(c));
+                }
+                println!("{row}  {:>6}", rec.summary.stable());
                 provs.push((r, rec.provenance));
             }
             Read::Damaged(why) => println!("  {r:>5}  DAMAGED: {why}"),
@@ -536,54 +525,4 @@ fn verify_cmd(
     } else {
         ExitCode::FAILURE
     })
-}
-
-/// `lb show` of a many-server point (SPEC §2).
-fn show_many(
-    cache: &Cache,
-    key: &Key,
-    point: &lb_runner::Point,
-    dir: &std::path::Path,
-) -> Result<ExitCode, Box<dyn std::error::Error>> {
-    let c = point.many().expect("a many-server point");
-    println!(
-        "N = {}, λ = {:.6}, buffer {}, horizon {}, warm-up {}",
-        c.servers,
-        c.lambda,
-        c.buffer.map_or("unbounded".to_string(), |b| b.to_string()),
-        c.run.horizon,
-        c.run.warmup
-    );
-    println!("\nconfiguration:\n{}", pretty(point));
-    println!("\nreplications:");
-    println!(
-        "  {:>5}  {:>10}  {:>10}  {:>10}  {:>10}  {:>10}  {:>10}  {:>6}",
-        "r", "p_to_busy", "jobs/srv", "loss", "resp", "S_1", "S_2", "stable"
-    );
-    for r in cache.replication_files(key) {
-        match cache.read_replication(key, r) {
-            Read::Valid(rec) => {
-                let Some(s) = rec.summary.many() else {
-                    println!("  {r:>5}  not a many-server summary");
-                    continue;
-                };
-                let occ = |i: usize| s.occupancy.get(i).copied().unwrap_or(0.0);
-                println!(
-                    "  {:>5}  {:>10}  {:>10.6}  {:>10}  {:>10}  {:>10.6}  {:>10.6}  {:>6}",
-                    r,
-                    opt(s.p_to_busy),
-                    s.mean_jobs,
-                    opt(s.loss_fraction),
-                    opt(s.mean_response),
-                    occ(0),
-                    occ(1),
-                    s.stability.stable
-                );
-            }
-            Read::Damaged(why) => println!("  {r:>5}  DAMAGED: {why}"),
-            Read::Missing => {}
-        }
-    }
-    let _ = dir;
-    Ok(ExitCode::SUCCESS)
 }

@@ -73,11 +73,11 @@ pub fn table(cache: &Cache, manifest: &Path, format: Format, quick: bool, long: 
     let (l, plan) = loaded(&[manifest.to_path_buf()], profile(quick))?.remove(0);
     let results = collect(cache, &plan);
     let metrics = Metric::table_metrics(l.model());
-    let frame = replications_frame(&l.experiment().name, &results, metrics)?;
+    let frame = replications_frame(&l.experiment().name, &results, &metrics)?;
     let frame = if long {
         frame
     } else {
-        summary_frame(&results, &frame, metrics)?
+        summary_frame(&results, &frame, &metrics)?
     };
     let text = match format {
         Format::Csv => csv(&frame)?,
@@ -198,7 +198,12 @@ pub fn reproduce(
     let results: Vec<Vec<PointResult>> = plans.iter().map(|p| collect(cache, p)).collect();
     let figures: Vec<Vec<FigureSpec>> = loaded
         .iter()
-        .map(|(l, _)| l.figures().iter().map(FigureSpec::from_toml).collect())
+        .map(|(l, _)| {
+            l.figures()
+                .iter()
+                .map(|f| FigureSpec::from_toml(l.model(), f))
+                .collect()
+        })
         .collect();
     let mut exps = Vec::new();
     for (((l, _), rs), figs) in loaded.iter().zip(&results).zip(&figures) {

@@ -20,9 +20,9 @@
 //!   Locks are released by the kernel when a process dies; a lock file is
 //!   removed once its record is valid.
 
-use crate::calibrate::{Calibration, CalibrationResult};
 use crate::canonical::{canonical, canonical_value};
 use crate::key::{Key, hex, sha256};
+use crate::model::slotted::calibrate::{Calibration, CalibrationResult};
 use crate::point::Point;
 use crate::precision::{Outcome, PrecisionRule};
 use crate::provenance::Provenance;
@@ -56,7 +56,7 @@ pub struct ReplicationRecord {
     pub key: String,
     pub replication: u64,
     pub point: Point,
-    pub summary: crate::point::Summary,
+    pub summary: crate::model::Summary,
     pub provenance: Provenance,
 }
 

@@ -1,77 +1,53 @@
 //! The manifest: one experiment in TOML (SPEC §4; schema in
 //! `experiments/README.md`).
 //!
+//! The top level is shared by every model: `[experiment]` (whose `model` key
+//! picks the schema of the rest), `[[figure]]` and `[[claim]]`
+//! ([`crate::outputs`]), and the replication rule (`run.replications` or
+//! `run.precision`). Everything else belongs to the model's own module under
+//! [`crate::model`].
+//!
 //! Parsing is strict. Every table denies unknown keys; every value is checked
 //! against what is allowed, and every error names the file, line, column and
 //! field ([`ManifestError`]). [`load`] parses and validates everything that does
-//! not depend on the sweep; [`crate::expand`] checks what does (d ≤ N at each
-//! swept N, a Bernoulli arrival mean ≤ 1 at each load, …) with the same
+//! not depend on the sweep; the model's expansion checks what does (d ≤ N at
+//! each swept N, a Bernoulli arrival mean ≤ 1 at each load, …) with the same
 //! located errors.
 
 use crate::diag::{ManifestError, SpanIndex, did_you_mean};
-use lb_core::slotted::{Granularity, PushWhen, TieBreak};
-use serde::de::{self, Deserializer, MapAccess, Visitor};
+use crate::model::{Model, ModelManifest};
+use crate::outputs::{ClaimToml, FigureToml};
 use serde::{Deserialize, Serialize};
-use std::fmt;
 use std::path::Path;
 
 /// A parsed and validated manifest, with the spans of its text for errors.
 #[derive(Debug, Clone)]
 pub struct Loaded {
-    pub manifest: AnyManifest,
+    /// The model's manifest (its own schema, with the shared sections).
+    pub manifest: ModelManifest,
     pub spans: SpanIndex,
 }
 
-/// A manifest of either model: `experiment.model` decides which schema the
-/// rest of the file is read with.
-#[derive(Debug, Clone)]
-#[allow(clippy::large_enum_variant)] // one per loaded file
-pub enum AnyManifest {
-    /// SPEC §1 (`model = "slotted"`).
-    Slotted(Manifest),
-    /// SPEC §2 (`model = "many"`): [`crate::many_manifest`].
-    Many(crate::many_manifest::ManyManifest),
-}
-
 impl Loaded {
-    /// The slotted manifest. Panics on a many-server manifest: only code that
-    /// has checked [`Loaded::model`] calls it.
-    pub fn slotted(&self) -> &Manifest {
-        match &self.manifest {
-            AnyManifest::Slotted(m) => m,
-            AnyManifest::Many(_) => panic!("a slotted manifest was expected"),
-        }
-    }
-    /// The many-server manifest, if it is one.
-    pub fn many(&self) -> Option<&crate::many_manifest::ManyManifest> {
-        match &self.manifest {
-            AnyManifest::Many(m) => Some(m),
-            AnyManifest::Slotted(_) => None,
-        }
-    }
-    pub fn model(&self) -> crate::point::Model {
-        match &self.manifest {
-            AnyManifest::Slotted(_) => crate::point::Model::Slotted,
-            AnyManifest::Many(_) => crate::point::Model::Many,
-        }
+    pub fn model(&self) -> Model {
+        self.manifest.model()
     }
     pub fn experiment(&self) -> &ExperimentSpec {
-        match &self.manifest {
-            AnyManifest::Slotted(m) => &m.experiment,
-            AnyManifest::Many(m) => &m.experiment,
-        }
+        self.manifest.experiment()
     }
-    pub fn figures(&self) -> &[crate::outputs::FigureToml] {
-        match &self.manifest {
-            AnyManifest::Slotted(m) => &m.figures,
-            AnyManifest::Many(m) => &m.figures,
-        }
+    pub fn figures(&self) -> &[FigureToml] {
+        self.manifest.figures()
     }
-    pub fn claims(&self) -> &[crate::outputs::ClaimToml] {
-        match &self.manifest {
-            AnyManifest::Slotted(m) => &m.claims,
-            AnyManifest::Many(m) => &m.claims,
-        }
+    pub fn claims(&self) -> &[ClaimToml] {
+        self.manifest.claims()
+    }
+    /// The sweep axes the manifest sets, in expansion order.
+    pub fn axes(&self) -> Vec<&'static str> {
+        self.manifest.axes()
+    }
+    /// The labels of its policies, in manifest order.
+    pub fn labels(&self) -> Vec<String> {
+        self.manifest.labels()
     }
 
     /// A located error at key path `path`.
@@ -81,29 +57,6 @@ impl Loaded {
     pub fn file(&self) -> &Path {
         self.spans.file()
     }
-}
-
-/// One experiment (SPEC §4).
-#[derive(Debug, Clone, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct Manifest {
-    pub experiment: ExperimentSpec,
-    pub system: SystemSpec,
-    #[serde(default)]
-    pub sweep: SweepSpec,
-    #[serde(rename = "policy")]
-    pub policies: Vec<PolicySpec>,
-    pub run: RunSpec,
-    #[serde(default)]
-    pub quick: QuickSpec,
-    #[serde(default)]
-    pub calibration: CalibrationSpec,
-    /// Figures drawn from the experiment's points (issue 4).
-    #[serde(default, rename = "figure")]
-    pub figures: Vec<crate::outputs::FigureToml>,
-    /// Claims (SPEC §5) the audit holds the results against.
-    #[serde(default, rename = "claim")]
-    pub claims: Vec<crate::outputs::ClaimToml>,
 }
 
 /// `[experiment]`: what the experiment is and where it comes from.
@@ -116,427 +69,14 @@ pub struct ExperimentSpec {
     /// The paper, figure and page the experiment reproduces.
     #[serde(default)]
     pub source: Option<String>,
-    /// The model family: `"slotted"` (SPEC §1) or `"many"` (SPEC §2).
-    pub model: crate::point::Model,
+    /// The model: one of [`Model::ALL`] (`"slotted"`, SPEC §1; `"many"`,
+    /// SPEC §2). It decides which schema the rest of the file is read with.
+    pub model: Model,
     /// The figures and tables this experiment feeds.
     #[serde(default)]
     pub feeds: Vec<String>,
     #[serde(default)]
     pub notes: Option<String>,
-}
-
-/// A law family for arrivals or service; the mean is set by the load (arrivals)
-/// or by each server's rate (service).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-#[serde(rename_all = "snake_case", tag = "family")]
-pub enum LawFamily {
-    Poisson,
-    Bernoulli,
-    Geometric,
-    Deterministic,
-    Binomial { n: u64 },
-}
-
-const LAW_FAMILIES: &str = "\"poisson\", \"bernoulli\", \"geometric\", \"deterministic\" or \
-                            { family = \"binomial\", n = K }";
-
-impl LawFamily {
-    /// The law of this family with mean `mean` (SPEC §1 "Distributions").
-    pub fn with_mean(&self, mean: f64) -> Result<lb_core::slotted::Law, String> {
-        use lb_core::slotted::Law;
-        if !(mean.is_finite() && mean >= 0.0) {
-            return Err(format!("a mean must be a finite number ≥ 0, got {mean}"));
-        }
-        let law = match *self {
-            LawFamily::Poisson => Law::Poisson { mean },
-            LawFamily::Geometric => Law::Geometric { mean },
-            LawFamily::Bernoulli => {
-                if mean > 1.0 {
-                    return Err(format!(
-                        "a bernoulli law needs a mean in [0, 1], got {mean}"
-                    ));
-                }
-                Law::Bernoulli { p: mean }
-            }
-            LawFamily::Binomial { n } => {
-                if mean > n as f64 {
-                    return Err(format!(
-                        "a binomial law with n = {n} needs a mean in [0, {n}], got {mean}"
-                    ));
-                }
-                Law::Binomial {
-                    n,
-                    p: mean / n as f64,
-                }
-            }
-            LawFamily::Deterministic => {
-                if mean.fract() != 0.0 {
-                    return Err(format!(
-                        "a deterministic law needs a whole mean, got {mean}"
-                    ));
-                }
-                Law::Deterministic { k: mean as u64 }
-            }
-        };
-        law.validate()?;
-        Ok(law)
-    }
-
-    /// Whether means above 1 are impossible.
-    pub fn max_mean(&self) -> Option<f64> {
-        match self {
-            LawFamily::Bernoulli => Some(1.0),
-            LawFamily::Binomial { n } => Some(*n as f64),
-            _ => None,
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for LawFamily {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = LawFamily;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                write!(f, "a law family: {LAW_FAMILIES}")
-            }
-            fn visit_str<E: de::Error>(self, s: &str) -> Result<LawFamily, E> {
-                Ok(match s {
-                    "poisson" => LawFamily::Poisson,
-                    "bernoulli" => LawFamily::Bernoulli,
-                    "geometric" => LawFamily::Geometric,
-                    "deterministic" => LawFamily::Deterministic,
-                    "binomial" => {
-                        return Err(E::custom(
-                            "a binomial law needs its n: write { family = \"binomial\", n = K }",
-                        ));
-                    }
-                    other => {
-                        let hint = did_you_mean(
-                            other,
-                            &[
-                                "poisson",
-                                "bernoulli",
-                                "geometric",
-                                "deterministic",
-                                "binomial",
-                            ],
-                        )
-                        .map(|s| format!(" (did you mean \"{s}\"?)"))
-                        .unwrap_or_default();
-                        return Err(E::custom(format!(
-                            "unknown law family \"{other}\"{hint}; allowed: {LAW_FAMILIES}"
-                        )));
-                    }
-                })
-            }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<LawFamily, A::Error> {
-                #[derive(Deserialize)]
-                #[serde(deny_unknown_fields)]
-                struct T {
-                    family: String,
-                    n: Option<u64>,
-                }
-                let t = T::deserialize(de::value::MapAccessDeserializer::new(map))?;
-                match (t.family.as_str(), t.n) {
-                    ("binomial", Some(n)) if n >= 1 => Ok(LawFamily::Binomial { n }),
-                    ("binomial", _) => Err(de::Error::custom("binomial needs n ≥ 1")),
-                    (f, None) => self.visit_str(f),
-                    (f, Some(_)) => Err(de::Error::custom(format!(
-                        "`n` belongs to the binomial family only, not \"{f}\""
-                    ))),
-                }
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
-
-/// How the total arrival rate is split over dispatchers (SPEC §1, step 1).
-#[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Split {
-    Equal,
-    Weights(Vec<f64>),
-}
-
-impl<'de> Deserialize<'de> for Split {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = Split;
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("\"equal\" or { weights = [w_1, …, w_M] }")
-            }
-            fn visit_str<E: de::Error>(self, s: &str) -> Result<Split, E> {
-                if s == "equal" {
-                    Ok(Split::Equal)
-                } else {
-                    Err(E::custom(format!(
-                        "unknown split \"{s}\"; allowed: \"equal\" or {{ weights = [w_1, …, w_M] }}"
-                    )))
-                }
-            }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Split, A::Error> {
-                #[derive(Deserialize)]
-                #[serde(deny_unknown_fields)]
-                struct T {
-                    weights: Vec<f64>,
-                }
-                let t = T::deserialize(de::value::MapAccessDeserializer::new(map))?;
-                Ok(Split::Weights(t.weights))
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
-
-/// The servers: exactly one of the forms below (SPEC §1 "Distributions").
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct ServersSpec {
-    /// `classes = [{ count = 50, rate = 0.2 }, …]`
-    #[serde(default)]
-    pub classes: Option<Vec<ClassSpec>>,
-    /// `rates = [0.2, 0.5, …]`, one per server.
-    #[serde(default)]
-    pub rates: Option<Vec<f64>>,
-    /// `count = N` with `rate` (homogeneous) or `uniform` (drawn once).
-    #[serde(default)]
-    pub count: Option<u64>,
-    #[serde(default)]
-    pub rate: Option<f64>,
-    /// `uniform = [a, b]`: rates drawn i.i.d. uniform on [a, b] from the master
-    /// seed; the drawn rates are written into each point.
-    #[serde(default)]
-    pub uniform: Option<[f64; 2]>,
-}
-
-#[derive(Debug, Clone, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct ClassSpec {
-    pub count: u64,
-    pub rate: f64,
-}
-
-/// `[system]` (SPEC §1).
-#[derive(Debug, Clone, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct SystemSpec {
-    /// M (or the `dispatchers` sweep axis).
-    #[serde(default)]
-    pub dispatchers: Option<u64>,
-    pub servers: ServersSpec,
-    /// The family of S_n(t); each server's mean is its rate.
-    pub service: LawFamily,
-    /// The family of A_m(t); the total mean is set by the load.
-    #[serde(default = "default_arrivals")]
-    pub arrivals: LawFamily,
-    #[serde(default = "default_split")]
-    pub split: Split,
-    /// ρ = λ_Σ/μ_Σ. Exactly one of load, epsilon, epsilon_frac (here or swept).
-    #[serde(default)]
-    pub load: Option<f64>,
-    /// ε = μ_Σ − λ_Σ, absolute.
-    #[serde(default)]
-    pub epsilon: Option<f64>,
-    /// ε as a fraction of μ_Σ: λ_Σ = (1 − epsilon_frac)·μ_Σ.
-    #[serde(default)]
-    pub epsilon_frac: Option<f64>,
-    #[serde(default)]
-    pub granularity: Option<Granularity>,
-    #[serde(default)]
-    pub count_own: Option<bool>,
-    /// Allows load ≥ 1 (ε ≤ 0): the run is then expected to be unstable.
-    #[serde(default)]
-    pub allow_unstable: bool,
-}
-
-fn default_arrivals() -> LawFamily {
-    LawFamily::Poisson
-}
-fn default_split() -> Split {
-    Split::Equal
-}
-
-/// `[sweep]`: each axis a non-empty list; the points are the cartesian product
-/// (in this field order) times the policies.
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct SweepSpec {
-    #[serde(default)]
-    pub load: Option<Vec<f64>>,
-    #[serde(default)]
-    pub epsilon: Option<Vec<f64>>,
-    #[serde(default)]
-    pub epsilon_frac: Option<Vec<f64>>,
-    #[serde(default)]
-    pub dispatchers: Option<Vec<u64>>,
-    #[serde(default)]
-    pub servers_count: Option<Vec<u64>>,
-    #[serde(default)]
-    pub granularity: Option<Vec<Granularity>>,
-    #[serde(default)]
-    pub count_own: Option<Vec<bool>>,
-    #[serde(default)]
-    pub p_hat: Option<Vec<f64>>,
-    #[serde(default)]
-    pub d: Option<Vec<u64>>,
-}
-
-/// The sweep axes, in expansion order.
-pub const AXES: [&str; 9] = [
-    "load",
-    "epsilon",
-    "epsilon_frac",
-    "dispatchers",
-    "servers_count",
-    "granularity",
-    "count_own",
-    "p_hat",
-    "d",
-];
-
-/// A message budget for an LED policy (SPEC §1 "Policies"): p̂ is calibrated
-/// by bisection so that the policy's messages per arrival meet the target.
-#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
-#[serde(deny_unknown_fields)]
-pub struct BudgetSpec {
-    /// The label of another policy of this manifest, measured at the same point.
-    #[serde(default)]
-    pub same_as: Option<String>,
-    #[serde(default)]
-    pub messages_per_arrival: Option<f64>,
-}
-
-/// `[[policy]]` (SPEC §1 "Policies").
-#[derive(Debug, Clone, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct PolicySpec {
-    /// Display name and reference for `budget.same_as`; default: the policy's
-    /// name from `spec`. Unique within the manifest.
-    #[serde(default)]
-    pub label: Option<String>,
-    /// The policy: see [`POLICY_NAMES`].
-    pub spec: String,
-    /// Pod and L-Pod: the dispatch sample size (default 2); other Push
-    /// policies: the Push sample size (default 1).
-    #[serde(default)]
-    pub d: Option<u64>,
-    /// Push update's sample size (default 1); for L-Pod-Push, where `d` is the
-    /// dispatch's.
-    #[serde(default)]
-    pub push_d: Option<u64>,
-    #[serde(default)]
-    pub p_hat: Option<f64>,
-    #[serde(default)]
-    pub push_when: Option<PushWhen>,
-    #[serde(default)]
-    pub tie_break: Option<TieBreak>,
-    #[serde(default)]
-    pub budget: Option<BudgetSpec>,
-    /// Overrides M for this policy (e.g. "JSQ with one dispatcher" in the
-    /// heavy-traffic experiment). Its system then differs, and so do its
-    /// arrival streams: it is not paired with the other policies.
-    #[serde(default)]
-    pub dispatchers: Option<u64>,
-}
-
-/// The policy names `spec` accepts (case-insensitive).
-pub const POLICY_NAMES: [&str; 14] = [
-    "JSQ",
-    "Power-of-d",
-    "Power-of-2 (any k: Power-of-k)",
-    "Pod",
-    "JIQ",
-    "WR",
-    "Random",
-    "L-JSQ-Push",
-    "L-JSQ-Pull",
-    "L-JBA-Push",
-    "L-JBA-Pull",
-    "L-Pod-Push",
-    "L-Pod-Pull",
-    "Weighted-Random",
-];
-
-/// A policy family parsed from `spec`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PolicyKind {
-    Jsq,
-    /// Power-of-d; `Some(k)` when the name fixed d ("Power-of-2").
-    Pod(Option<u64>),
-    Jiq,
-    WeightedRandom,
-    Random,
-    Led(DispatchKind, UpdateKind),
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DispatchKind {
-    LJsq,
-    LJba,
-    LPod,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum UpdateKind {
-    Push,
-    Pull,
-}
-
-impl PolicyKind {
-    /// Parses a policy name; `None` if unknown.
-    pub fn parse(name: &str) -> Option<PolicyKind> {
-        let n = name.trim().to_ascii_lowercase();
-        Some(match n.as_str() {
-            "jsq" => PolicyKind::Jsq,
-            "pod" | "power-of-d" => PolicyKind::Pod(None),
-            "jiq" => PolicyKind::Jiq,
-            "wr" | "weighted-random" => PolicyKind::WeightedRandom,
-            "random" => PolicyKind::Random,
-            _ => {
-                if let Some(k) = n.strip_prefix("power-of-") {
-                    return k.parse().ok().map(|k| PolicyKind::Pod(Some(k)));
-                }
-                let rest = n.strip_prefix("l-")?;
-                let (d, u) = rest.split_once('-')?;
-                let d = match d {
-                    "jsq" => DispatchKind::LJsq,
-                    "jba" => DispatchKind::LJba,
-                    "pod" => DispatchKind::LPod,
-                    _ => return None,
-                };
-                let u = match u {
-                    "push" => UpdateKind::Push,
-                    "pull" => UpdateKind::Pull,
-                    _ => return None,
-                };
-                PolicyKind::Led(d, u)
-            }
-        })
-    }
-
-    pub fn is_led(&self) -> bool {
-        matches!(self, PolicyKind::Led(..))
-    }
-
-    /// Whether the policy has a `d` (in the sense of [`PolicySpec::d`]).
-    pub fn has_d(&self) -> bool {
-        matches!(
-            self,
-            PolicyKind::Pod(_)
-                | PolicyKind::Led(DispatchKind::LPod, _)
-                | PolicyKind::Led(_, UpdateKind::Push)
-        )
-    }
-
-    pub fn has_tie_break(&self) -> bool {
-        matches!(
-            self,
-            PolicyKind::Jsq | PolicyKind::Pod(_) | PolicyKind::Led(..)
-        )
-    }
 }
 
 /// Target precision: replications are added until the relative half-width of
@@ -546,7 +86,7 @@ impl PolicyKind {
 #[serde(deny_unknown_fields)]
 pub struct PrecisionSpec {
     #[serde(default = "default_metric")]
-    pub metric: crate::precision::Metric,
+    pub metric: crate::precision::MetricName,
     pub rel_half_width: f64,
     pub min: u32,
     pub max: u32,
@@ -555,64 +95,8 @@ pub struct PrecisionSpec {
     pub step: Option<u32>,
 }
 
-fn default_metric() -> crate::precision::Metric {
-    crate::precision::Metric::MeanResponse
-}
-
-/// `[run]`: run length, warm-up, replications and the master seed (SPEC §4).
-#[derive(Debug, Clone, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct RunSpec {
-    /// Slots per replication, warm-up included.
-    pub slots: u64,
-    /// Warm-up slots discarded: exactly these (`warmup_rule = "fixed"`), or at
-    /// least these, then as many as MSER-5 asks for (`"mser5"`).
-    pub warmup: u64,
-    /// `"fixed"` (default) or `"mser5"` (SPEC §4).
-    #[serde(default)]
-    pub warmup_rule: lb_core::slotted::WarmupRule,
-    /// Batches of the measured window (batch means, stability verdict).
-    #[serde(default)]
-    pub batches: Option<u32>,
-    /// A fixed number of replications, or …
-    #[serde(default)]
-    pub replications: Option<u32>,
-    /// … a target precision.
-    #[serde(default)]
-    pub precision: Option<PrecisionSpec>,
-    /// The master seed.
-    pub seed: u64,
-}
-
-/// `[quick]`: what `lb run --quick` uses instead of `[run]`.
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct QuickSpec {
-    #[serde(default)]
-    pub slots: Option<u64>,
-    #[serde(default)]
-    pub warmup: Option<u64>,
-    #[serde(default)]
-    pub replications: Option<u32>,
-    /// Pilot slots of message-budget calibrations.
-    #[serde(default)]
-    pub pilot_slots: Option<u64>,
-}
-
-/// `[calibration]`: pilot runs of the message-budget bisection.
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct CalibrationSpec {
-    #[serde(default)]
-    pub slots: Option<u64>,
-    #[serde(default)]
-    pub warmup: Option<u64>,
-    #[serde(default)]
-    pub replications: Option<u32>,
-    #[serde(default)]
-    pub iterations: Option<u32>,
-    #[serde(default)]
-    pub rel_tol: Option<f64>,
+fn default_metric() -> crate::precision::MetricName {
+    crate::precision::MetricName("mean_response".into())
 }
 
 /// Reads, parses and validates a manifest file.
@@ -641,12 +125,27 @@ pub fn parse(path: &Path, text: &str) -> Result<Loaded, ManifestError> {
     struct PeekExperiment {
         model: String,
     }
-    let many = toml::from_str::<Peek>(text).is_ok_and(|p| p.experiment.model == "many");
-    let manifest = if many {
-        AnyManifest::Many(toml::from_str(text).map_err(|e| serde_error(&spans, &e))?)
-    } else {
-        AnyManifest::Slotted(toml::from_str(text).map_err(|e| serde_error(&spans, &e))?)
+    let model = match toml::from_str::<Peek>(text) {
+        Ok(p) => match Model::parse(&p.experiment.model) {
+            Some(m) => m,
+            None => {
+                let names: Vec<&str> = Model::ALL.iter().map(|m| m.name()).collect();
+                let hint = did_you_mean(&p.experiment.model, &names)
+                    .map(|s| format!("did you mean \"{s}\"? "))
+                    .unwrap_or_default();
+                return Err(spans.error(
+                    "experiment.model",
+                    format!(
+                        "unknown model \"{}\"; {hint}allowed: {}",
+                        p.experiment.model,
+                        names.join(", ")
+                    ),
+                ));
+            }
+        },
+        Err(_) => Model::Slotted,
     };
+    let manifest = ModelManifest::parse(model, text, &spans)?;
     let loaded = Loaded { manifest, spans };
     crate::validate::validate(&loaded)?;
     Ok(loaded)

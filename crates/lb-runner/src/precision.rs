@@ -8,61 +8,23 @@
 //! replications finished.
 
 use crate::manifest::PrecisionSpec;
-use crate::point::Summary;
+use crate::model::Summary;
 use serde::{Deserialize, Serialize};
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
-/// The metric a precision target is on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Metric {
-    /// Mean response time from the FIFOs.
-    MeanResponse,
-    /// Mean response time by Little's law.
-    LittleResponse,
-    /// Time-average E[Σ_n Q_n].
-    MeanSumQ,
-    MessagesPerArrival,
-    /// E[max_n Q_n − min_n Q_n].
-    Imbalance,
-    /// Many-server model: Σ_i S_i, the mean number of jobs per server.
-    MeanJobs,
-    /// Many-server model: the probability that a job is sent to a non-idle server.
-    PToBusy,
-}
+/// The metric a precision target is on: the name of one of its model's
+/// metrics that a replication's summary defines on its own
+/// ([`crate::model::MetricInfo::precision`]). Checked against the model when
+/// the manifest is validated.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct MetricName(pub String);
 
-impl Metric {
+impl MetricName {
     /// The metric's value in one replication (None if undefined, e.g. no
-    /// jobs, or if the metric belongs to the other model).
+    /// jobs, or if the model has no such precision metric).
     pub fn value(&self, s: &Summary) -> Option<f64> {
-        match s {
-            Summary::Slotted(s) => match self {
-                Metric::MeanResponse => s.mean_response,
-                Metric::LittleResponse => s.little_response,
-                Metric::MeanSumQ => Some(s.mean_sum_q),
-                Metric::MessagesPerArrival => s.messages_per_arrival,
-                Metric::Imbalance => Some(s.imbalance),
-                Metric::MeanJobs | Metric::PToBusy => None,
-            },
-            Summary::Many(s) => match self {
-                Metric::MeanResponse => s.mean_response,
-                Metric::MeanJobs => Some(s.mean_jobs),
-                Metric::PToBusy => s.p_to_busy,
-                _ => None,
-            },
-        }
-    }
-
-    /// Whether the metric is defined for `model`'s summaries.
-    pub fn applies_to(&self, model: crate::point::Model) -> bool {
-        use crate::point::Model;
-        match model {
-            Model::Slotted => !matches!(self, Metric::MeanJobs | Metric::PToBusy),
-            Model::Many => matches!(
-                self,
-                Metric::MeanResponse | Metric::MeanJobs | Metric::PToBusy
-            ),
-        }
+        s.precision_value(&self.0)
     }
 }
 
@@ -70,7 +32,7 @@ impl Metric {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PrecisionRule {
-    pub metric: Metric,
+    pub metric: MetricName,
     pub rel_half_width: f64,
     /// Confidence level of the interval (0.95).
     pub level: f64,
@@ -82,7 +44,7 @@ pub struct PrecisionRule {
 impl PrecisionRule {
     pub fn from_spec(p: &PrecisionSpec) -> PrecisionRule {
         PrecisionRule {
-            metric: p.metric,
+            metric: p.metric.clone(),
             rel_half_width: p.rel_half_width,
             level: 0.95,
             min: p.min,
@@ -209,7 +171,7 @@ mod tests {
     #[test]
     fn checkpoints_end_at_max() {
         let r = PrecisionRule {
-            metric: Metric::MeanSumQ,
+            metric: MetricName("mean_sum_q".into()),
             rel_half_width: 0.1,
             level: 0.95,
             min: 3,

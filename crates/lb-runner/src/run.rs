@@ -8,10 +8,11 @@
 use crate::cache::{
     Cache, CacheError, CalibrationRecord, FORMAT, PrecisionRecord, Read, ReplicationRecord,
 };
-use crate::calibrate::{Calibration, CalibrationResult};
 use crate::expand::{Plan, PlannedPoint, Replications, Target};
 use crate::key::Key;
-use crate::point::{Point, Summary};
+use crate::model::Summary;
+use crate::model::slotted::calibrate::{Calibration, CalibrationResult};
+use crate::point::Point;
 use crate::precision::{Decision, Outcome, PrecisionRule, decide};
 use crate::provenance::Context;
 use rayon::prelude::*;
@@ -589,7 +590,7 @@ fn record_precision(
 
 /// One line on a calibration's outcome.
 pub fn calibration_line(c: &Calibration, r: &CalibrationResult) -> String {
-    use crate::calibrate::CalibrationStatus::*;
+    use crate::model::slotted::calibrate::CalibrationStatus::*;
     let what = match r.status {
         Met => "met".to_string(),
         Closest => "closest probe (tolerance not reached)".to_string(),

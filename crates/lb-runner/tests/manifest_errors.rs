@@ -317,6 +317,6 @@ fn a_precision_metric_of_the_other_model_is_refused() {
         &t,
         "\"p_to_busy\"",
         "run.precision.metric",
-        "not a metric of the slotted model",
+        "not a precision metric of the slotted model",
     );
 }

@@ -6,9 +6,9 @@ mod common;
 use common::{records, run};
 use lb_runner::cache::Cache;
 use lb_runner::expand::Target;
-use lb_runner::point::{Model, Summary};
 use lb_runner::run::status;
 use lb_runner::{ManifestError, Profile, expand, manifest};
+use lb_runner::{Model, PointConfig, Summary};
 use std::path::Path;
 
 const MANY: &str = r#"[experiment]
@@ -65,7 +65,9 @@ fn a_many_manifest_plans_runs_caches_and_is_deterministic() {
         panic!("fixed")
     };
     assert_eq!(pt.model, Model::Many);
-    let c = pt.many().unwrap();
+    let PointConfig::Many(c) = &pt.config else {
+        panic!("a many-server point")
+    };
     assert_eq!(c.servers, 20);
     assert!((c.lambda - (1.0 - 20f64.powf(-0.3))).abs() < 1e-15);
     // The system part (common random numbers) is the same for every policy
@@ -182,7 +184,9 @@ fn an_erdos_renyi_degree_can_grow_with_n() {
             let Target::Fixed(point) = &pp.target else {
                 return None;
             };
-            let c = point.many()?;
+            let PointConfig::Many(c) = &point.config else {
+                return None;
+            };
             match c.policy {
                 ManyPolicy::Graph {
                     graph: GraphSpec::ErdosRenyi { mean_degree },

@@ -205,7 +205,7 @@ fn calibration_meets_a_budget_and_says_when_it_cannot() {
     let d = tempfile::tempdir().unwrap();
     let c = Cache::new(d.path());
     let rep = run(&c, std::slice::from_ref(&p), 2);
-    use lb_runner::calibrate::CalibrationStatus::*;
+    use lb_runner::model::slotted::calibrate::CalibrationStatus::*;
     let pull = &rep
         .calibrations
         .iter()
@@ -233,7 +233,7 @@ fn calibration_meets_a_budget_and_says_when_it_cannot() {
 
 #[test]
 fn drawn_rates_are_fixed_by_the_seed_and_nested_in_n() {
-    use lb_runner::expand::uniform_rates;
+    use lb_runner::model::slotted::expand::uniform_rates;
     let a = uniform_rates(4, 0.3, 0.9, 3);
     let b = uniform_rates(4, 0.3, 0.9, 5);
     assert_eq!(a[..], b[..3]);

@@ -1,5 +1,4 @@
-//! Manifests of the many-server continuous-time model (SPEC §2; seeds 003,
-//! 004): `model = "many"`. Parsed as strictly as the slotted ones (unknown
+//! The many-server continuous-time model (SPEC §2): `model = "many"`. Parsed as strictly as the slotted ones (unknown
 //! keys, wrong types and values outside their range are located errors), then
 //! expanded into points holding an `lb_core::many::ManyConfig`.
 //!
@@ -29,11 +28,14 @@
 //! [quick]                # optional: horizon, warmup, replications
 //! ```
 
+pub mod metrics;
+
 use crate::diag::{ManifestError, did_you_mean};
 use crate::expand::{Plan, PlannedPoint, Replications, Target};
 use crate::manifest::{ExperimentSpec, Loaded, PrecisionSpec};
+use crate::model::{Model, PointConfig};
 use crate::outputs::{ClaimToml, FigureToml};
-use crate::point::{Model, Point, PointConfig, Profile};
+use crate::point::{Point, Profile};
 use lb_core::many::{GraphSpec, ManyConfig, ManyPolicy, PodD, TimeRun};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -43,7 +45,7 @@ type R = Result<(), ManifestError>;
 /// A many-server experiment.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
-pub struct ManyManifest {
+pub struct Manifest {
     pub experiment: ExperimentSpec,
     #[serde(default)]
     pub system: ManySystemSpec,
@@ -185,10 +187,12 @@ pub struct ManyQuickSpec {
     pub replications: Option<u32>,
 }
 
-/// The label of policy `i`.
-pub fn label(m: &ManyManifest, i: usize) -> String {
-    let p = &m.policies[i];
-    p.label.clone().unwrap_or_else(|| p.spec.trim().to_string())
+impl Manifest {
+    /// The label of policy `i`: its `label`, else its `spec`.
+    pub fn label(&self, i: usize) -> String {
+        let p = &self.policies[i];
+        p.label.clone().unwrap_or_else(|| p.spec.trim().to_string())
+    }
 }
 
 fn one_of(l: &Loaded, at: &str, what: &str, v: &str, allowed: &[&str]) -> R {
@@ -208,8 +212,7 @@ fn one_of(l: &Loaded, at: &str, what: &str, v: &str, allowed: &[&str]) -> R {
 }
 
 /// The static checks of a many-server manifest.
-pub fn validate(l: &Loaded) -> R {
-    let m = l.many().expect("a many-server manifest");
+pub fn validate(l: &Loaded, m: &Manifest) -> R {
     let (s, sw) = (&m.system, &m.sweep);
     // N: here or swept, not both.
     match (s.servers, &sw.servers) {
@@ -339,7 +342,7 @@ pub fn validate(l: &Loaded) -> R {
         let at = |k: &str| format!("policy[{i}].{k}");
         one_of(l, &at("spec"), "policy", &p.spec, &MANY_POLICY_NAMES)?;
         let name = p.spec.trim().to_ascii_lowercase();
-        let lab = label(m, i);
+        let lab = m.label(i);
         if !labels.insert(lab.clone()) {
             return Err(l.error(
                 &at("label"),
@@ -410,7 +413,6 @@ pub fn validate(l: &Loaded) -> R {
     {
         return Err(l.error("run.batches", format!("batches must be ≥ 6, got {b}")));
     }
-    crate::validate::replications(l, r.replications, r.precision.as_ref(), Model::Many)?;
     let q = &m.quick;
     if let Some(h) = q.horizon
         && !(h.is_finite() && h > q.warmup.unwrap_or(0.0))
@@ -509,8 +511,7 @@ fn graph_spec(
 }
 
 /// Expands a validated many-server manifest into its points.
-pub fn expand(l: &Loaded, profile: Profile) -> Result<Plan, ManifestError> {
-    let m = l.many().expect("a many-server manifest");
+pub fn expand(l: &Loaded, m: &Manifest, profile: Profile) -> Result<Plan, ManifestError> {
     let r = &m.run;
     let batches = r.batches.unwrap_or(64);
     let full_reps = Replications::from_run(r.replications, r.precision.as_ref());
@@ -639,11 +640,11 @@ pub fn expand(l: &Loaded, profile: Profile) -> Result<Plan, ManifestError> {
                 };
                 return Err(l.error(
                     &path,
-                    format!("at N = {servers}, λ = {lambda} ({}): {e}", label(m, i)),
+                    format!("at N = {servers}, λ = {lambda} ({}): {e}", m.label(i)),
                 ));
             }
             plan.points.push(PlannedPoint {
-                label: label(m, i),
+                label: m.label(i),
                 axes: shown.clone(),
                 replications: replications.clone(),
                 target: Target::Fixed(Point {
@@ -657,4 +658,60 @@ pub fn expand(l: &Loaded, profile: Profile) -> Result<Plan, ManifestError> {
         }
     }
     Ok(plan)
+}
+
+/// The system part of a many-server point: N, λ, the buffer and the run
+/// length — everything but the policy. Every policy at a point reads the
+/// same event sequence (which events are arrivals, which server a potential
+/// departure hits, where a task arrives).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SystemPart<'a> {
+    pub part: &'static str,
+    pub model: Model,
+    pub model_version: u32,
+    pub profile: Profile,
+    pub seed: u64,
+    pub servers: usize,
+    pub lambda: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub buffer: Option<u32>,
+    pub run: &'a TimeRun,
+}
+
+/// The system part of `point`, whose configuration is `c`.
+pub fn system_part<'a>(point: &Point, c: &'a ManyConfig) -> SystemPart<'a> {
+    SystemPart {
+        part: "system",
+        model: point.model,
+        model_version: point.model_version,
+        profile: point.profile,
+        seed: point.seed,
+        servers: c.servers,
+        lambda: c.lambda,
+        buffer: c.buffer,
+        run: &c.run,
+    }
+}
+
+/// A many-server policy's display name.
+pub fn policy_name(p: &ManyPolicy) -> String {
+    match p {
+        ManyPolicy::Jsq => "JSQ".into(),
+        ManyPolicy::Jiq => "JIQ".into(),
+        ManyPolicy::I1f => "I1F".into(),
+        ManyPolicy::Random => "Random".into(),
+        ManyPolicy::Pod {
+            d: PodD::Fixed { d },
+        } => format!("Pod({d})"),
+        ManyPolicy::Pod {
+            d: PodD::Scaled { alpha },
+        } => format!("Pod(N^{alpha} ln N)"),
+        ManyPolicy::Graph { graph } => match graph {
+            GraphSpec::Clique => "Graph(clique)".into(),
+            GraphSpec::ErdosRenyi { mean_degree } => format!("Graph(ER, d̄ = {mean_degree})"),
+            GraphSpec::RandomRegular { degree } => format!("Graph({degree}-regular)"),
+            GraphSpec::Ring => "Graph(ring)".into(),
+            GraphSpec::Torus => "Graph(torus)".into(),
+        },
+    }
 }

@@ -10,7 +10,9 @@
 //! result is a pure function of the [`Calibration`], cached like any result.
 
 use crate::key::Key;
+use crate::model::PointConfig;
 use crate::point::Point;
+use lb_core::slotted::SlottedConfig;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -86,7 +88,7 @@ impl Calibration {
         rel_tol: f64,
     ) -> Calibration {
         assert!(
-            point.slotted().is_some(),
+            slotted(&point).is_some(),
             "message-budget calibration is for slotted points only (the manifest check refuses it for others)"
         );
         let point = point.with_p_hat(0.0);
@@ -110,7 +112,7 @@ impl Calibration {
             CalibrationTarget::MessagesPerArrival { value } => format!("{value} msgs/arrival"),
             CalibrationTarget::SameAs { point } => format!("same as {}", point.policy_name()),
         };
-        let c = self.point.slotted().expect("calibrations are slotted");
+        let c = slotted(&self.point).expect("calibrations are slotted");
         let g = match c.granularity {
             lb_core::slotted::Granularity::Batch => "batch",
             lb_core::slotted::Granularity::Job => "job",
@@ -202,11 +204,19 @@ fn overhead(point: &Point, policy_key: &Key, reps: u32) -> f64 {
     let vals: Vec<f64> = (0..reps as u64)
         .into_par_iter()
         .map(|r| {
-            let c = point.slotted().expect("calibrations are slotted");
+            let c = slotted(point).expect("calibrations are slotted");
             lb_core::slotted::run(c, &seeds, r)
                 .messages_per_arrival
                 .unwrap_or(0.0)
         })
         .collect();
     vals.iter().sum::<f64>() / vals.len() as f64
+}
+
+/// The slotted configuration of a calibration's point.
+fn slotted(point: &Point) -> Option<&SlottedConfig> {
+    match &point.config {
+        PointConfig::Slotted(c) => Some(c),
+        _ => None,
+    }
 }

@@ -1,0 +1,350 @@
+//! The models lb runs, behind one interface.
+//!
+//! Each model is one module here that owns everything particular to it: its
+//! manifest sections (`[system]`, `[sweep]`, `[[policy]]`, `[run]`,
+//! `[quick]`, …), their validation, their expansion into points, its metric
+//! list with labels and units, its named exact references, and the labels of
+//! its policies. The shared code (the manifest's top level, keys, the cache,
+//! runs, precision, figures and claims) calls the model only through the enums
+//! below, each operation one `match` in this file:
+//!
+//! - [`Model`]: which model (the manifest's `experiment.model`), with its
+//!   [`Model::metrics`] and [`Model::references`];
+//! - [`ModelManifest`]: a parsed manifest of that model;
+//! - [`PointConfig`]: what lb-core runs for one point;
+//! - [`Summary`]: what one replication measured.
+//!
+//! Adding a model is a module here and one variant in each of the four enums
+//! (ARCHITECTURE.md, "Adding a model").
+//!
+//! [`PointConfig`] and [`Summary`] are untagged in JSON: a slotted point
+//! serialises exactly as it did before other models existed, so every key and
+//! record stays byte-identical; the point's `model` field says which variant
+//! it holds.
+
+pub mod many;
+pub mod slotted;
+
+use crate::diag::{ManifestError, SpanIndex};
+use crate::expand::Plan;
+use crate::manifest::{ExperimentSpec, Loaded, PrecisionSpec};
+use crate::outputs::{ClaimToml, FigureToml};
+use crate::point::{Point, Profile};
+use lb_core::Stability;
+use lb_core::many::{ManyConfig, ManySummary};
+use lb_core::slotted::{RunSummary, SlottedConfig};
+use serde::{Deserialize, Serialize};
+
+type R = Result<(), ManifestError>;
+
+/// The model a manifest and its points belong to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Model {
+    /// The slotted multi-dispatcher LED model (SPEC §1; Zhou, Shroff and
+    /// Wierman).
+    Slotted,
+    /// The many-server continuous-time model (SPEC §2).
+    Many,
+}
+
+/// One metric a model's tables, figures and claims can read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MetricInfo {
+    /// The column and manifest name (`mean_response`).
+    pub name: &'static str,
+    /// What an axis or a table header says, unit included.
+    pub label: &'static str,
+    /// Shown in the experiment's tables.
+    pub table: bool,
+    /// Defined by a replication's summary alone, so a precision target
+    /// (`run.precision.metric`) may be set on it.
+    pub precision: bool,
+}
+
+impl Model {
+    /// Every model, in the order the docs list them.
+    pub const ALL: [Model; 2] = [Model::Slotted, Model::Many];
+
+    /// The manifest's word for the model.
+    pub fn name(self) -> &'static str {
+        match self {
+            Model::Slotted => "slotted",
+            Model::Many => "many",
+        }
+    }
+
+    /// The model named `s`, if any.
+    pub fn parse(s: &str) -> Option<Model> {
+        Model::ALL.into_iter().find(|m| m.name() == s)
+    }
+
+    /// The model's metrics, in table order.
+    pub fn metrics(self) -> &'static [MetricInfo] {
+        match self {
+            Model::Slotted => &slotted::metrics::METRICS,
+            Model::Many => &many::metrics::METRICS,
+        }
+    }
+
+    /// The metric named `name`, if the model has it.
+    pub fn metric(self, name: &str) -> Option<&'static MetricInfo> {
+        self.metrics().iter().find(|m| m.name == name)
+    }
+
+    /// The named exact references a claim of this model can hold a metric to.
+    pub fn references(self) -> &'static [&'static str] {
+        match self {
+            Model::Slotted => &slotted::metrics::REFERENCES,
+            Model::Many => &many::metrics::REFERENCES,
+        }
+    }
+
+    /// The unit of time of the model's runs, for axis labels.
+    pub fn time_unit(self) -> &'static str {
+        match self {
+            Model::Slotted => "time slots",
+            Model::Many => "mean service times",
+        }
+    }
+}
+
+/// A parsed manifest of one model. Each model's manifest carries the shared
+/// sections (`[experiment]`, `[[figure]]`, `[[claim]]`) beside its own.
+#[derive(Debug, Clone)]
+#[allow(clippy::large_enum_variant)] // one per loaded file
+pub enum ModelManifest {
+    Slotted(slotted::Manifest),
+    Many(many::Manifest),
+}
+
+impl ModelManifest {
+    /// Parses `text` strictly with `model`'s schema.
+    pub(crate) fn parse(
+        model: Model,
+        text: &str,
+        spans: &SpanIndex,
+    ) -> Result<ModelManifest, ManifestError> {
+        let err = |e: toml::de::Error| crate::manifest::serde_error(spans, &e);
+        Ok(match model {
+            Model::Slotted => ModelManifest::Slotted(toml::from_str(text).map_err(err)?),
+            Model::Many => ModelManifest::Many(toml::from_str(text).map_err(err)?),
+        })
+    }
+
+    pub fn model(&self) -> Model {
+        match self {
+            ModelManifest::Slotted(_) => Model::Slotted,
+            ModelManifest::Many(_) => Model::Many,
+        }
+    }
+
+    pub fn experiment(&self) -> &ExperimentSpec {
+        match self {
+            ModelManifest::Slotted(m) => &m.experiment,
+            ModelManifest::Many(m) => &m.experiment,
+        }
+    }
+
+    pub fn figures(&self) -> &[FigureToml] {
+        match self {
+            ModelManifest::Slotted(m) => &m.figures,
+            ModelManifest::Many(m) => &m.figures,
+        }
+    }
+
+    pub fn claims(&self) -> &[ClaimToml] {
+        match self {
+            ModelManifest::Slotted(m) => &m.claims,
+            ModelManifest::Many(m) => &m.claims,
+        }
+    }
+
+    /// `run.replications` and `run.precision`, for the shared check.
+    pub fn replications(&self) -> (Option<u32>, Option<&PrecisionSpec>) {
+        match self {
+            ModelManifest::Slotted(m) => (m.run.replications, m.run.precision.as_ref()),
+            ModelManifest::Many(m) => (m.run.replications, m.run.precision.as_ref()),
+        }
+    }
+
+    /// The model's own static checks (everything but the shared sections).
+    pub(crate) fn validate(&self, l: &Loaded) -> R {
+        match self {
+            ModelManifest::Slotted(m) => slotted::validate::validate(l, m),
+            ModelManifest::Many(m) => many::validate(l, m),
+        }
+    }
+
+    /// The sweep axes the manifest sets, in expansion order.
+    pub fn axes(&self) -> Vec<&'static str> {
+        match self {
+            ModelManifest::Slotted(m) => m.sweep.present(),
+            ModelManifest::Many(m) => m.sweep.present(),
+        }
+    }
+
+    /// The labels of the manifest's policies, in order.
+    pub fn labels(&self) -> Vec<String> {
+        match self {
+            ModelManifest::Slotted(m) => (0..m.policies.len()).map(|i| m.label(i)).collect(),
+            ModelManifest::Many(m) => (0..m.policies.len()).map(|i| m.label(i)).collect(),
+        }
+    }
+
+    /// Expands the manifest into its points.
+    pub(crate) fn expand(&self, l: &Loaded, profile: Profile) -> Result<Plan, ManifestError> {
+        match self {
+            ModelManifest::Slotted(m) => slotted::expand::expand(l, m, profile),
+            ModelManifest::Many(m) => many::expand(l, m, profile),
+        }
+    }
+}
+
+/// What lb-core runs for a point. Untagged (see the module doc).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum PointConfig {
+    Slotted(SlottedConfig),
+    Many(ManyConfig),
+}
+
+impl PointConfig {
+    /// The model of this configuration.
+    pub fn model(&self) -> Model {
+        match self {
+            PointConfig::Slotted(_) => Model::Slotted,
+            PointConfig::Many(_) => Model::Many,
+        }
+    }
+
+    /// The system part of `point` (everything but the policy), whose hash
+    /// seeds the arrival and service streams: common random numbers across
+    /// the policies at a point.
+    pub fn system_part<'a>(&'a self, point: &'a Point) -> SystemPart<'a> {
+        match self {
+            PointConfig::Slotted(c) => SystemPart::Slotted(slotted::system_part(point, c)),
+            PointConfig::Many(c) => SystemPart::Many(many::system_part(point, c)),
+        }
+    }
+
+    /// The policy's display name ("L-JSQ-Push", "Power-of-2", "JIQ", …).
+    pub fn policy_name(&self) -> String {
+        match self {
+            PointConfig::Slotted(c) => c.policy.name(),
+            PointConfig::Many(c) => many::policy_name(&c.policy),
+        }
+    }
+
+    /// Runs replication `r` with `seeds`.
+    pub fn run(&self, seeds: &lb_core::Seeds, r: u64) -> Summary {
+        match self {
+            PointConfig::Slotted(c) => Summary::Slotted(lb_core::slotted::run(c, seeds, r)),
+            PointConfig::Many(c) => Summary::Many(lb_core::many::run_many(c, seeds, r)),
+        }
+    }
+
+    /// Metric `name` of one replication (None where undefined, or when the
+    /// summary is of another model).
+    pub fn metric(&self, name: &str, s: &Summary) -> Option<f64> {
+        match (self, s) {
+            (PointConfig::Slotted(c), Summary::Slotted(s)) => slotted::metrics::value(name, c, s),
+            (PointConfig::Many(c), Summary::Many(s)) => many::metrics::value(name, c, s),
+            _ => None,
+        }
+    }
+
+    /// The named exact reference `name` at `point` (replication `r`, for
+    /// references that run on the replication's own random numbers), or why
+    /// it does not apply.
+    pub fn reference(&self, name: &str, point: &Point, r: u64) -> Result<f64, String> {
+        match self {
+            PointConfig::Slotted(c) => slotted::metrics::reference(name, c, point, r),
+            PointConfig::Many(c) => many::metrics::reference(name, c),
+        }
+    }
+
+    /// The policy's p̂, where the model has one (LED policies of the slotted
+    /// model): the parameter a message-budget calibration sets.
+    pub fn p_hat(&self) -> Option<f64> {
+        match self {
+            PointConfig::Slotted(c) => c.policy.p_hat(),
+            PointConfig::Many(_) => None,
+        }
+    }
+
+    /// The configuration with p̂ set, where the model has one.
+    pub fn with_p_hat(self, p: f64) -> PointConfig {
+        match self {
+            PointConfig::Slotted(mut c) => {
+                c.policy = c.policy.with_p_hat(p);
+                PointConfig::Slotted(c)
+            }
+            other => other,
+        }
+    }
+
+    /// Lines describing the configuration, for `lb show`.
+    pub fn describe(&self) -> Vec<String> {
+        match self {
+            PointConfig::Slotted(c) => slotted::metrics::describe(c),
+            PointConfig::Many(c) => many::metrics::describe(c),
+        }
+    }
+}
+
+/// The system part of a point (see [`PointConfig::system_part`]). Untagged,
+/// like the configuration.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum SystemPart<'a> {
+    Slotted(slotted::SystemPart<'a>),
+    Many(many::SystemPart<'a>),
+}
+
+/// What one replication measured. Untagged (see the module doc).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Summary {
+    Slotted(RunSummary),
+    Many(ManySummary),
+}
+
+impl Summary {
+    /// The replication index r.
+    pub fn replication(&self) -> u64 {
+        match self {
+            Summary::Slotted(s) => s.replication,
+            Summary::Many(s) => s.replication,
+        }
+    }
+
+    /// The stability verdict of the run (SPEC §1).
+    pub fn stability(&self) -> &Stability {
+        match self {
+            Summary::Slotted(s) => &s.stability,
+            Summary::Many(s) => &s.stability,
+        }
+    }
+
+    /// Whether the run's queues settled.
+    pub fn stable(&self) -> bool {
+        self.stability().stable
+    }
+
+    /// Batch means of the run's queue content (ΣQ, or jobs per server).
+    pub fn trace(&self) -> &[f64] {
+        match self {
+            Summary::Slotted(s) => &s.trace,
+            Summary::Many(s) => &s.trace,
+        }
+    }
+
+    /// A precision metric's value ([`MetricInfo::precision`]).
+    pub fn precision_value(&self, name: &str) -> Option<f64> {
+        match self {
+            Summary::Slotted(s) => slotted::metrics::precision_value(name, s),
+            Summary::Many(s) => many::metrics::precision_value(name, s),
+        }
+    }
+}

@@ -1,0 +1,547 @@
+//! Expansion of a slotted manifest into points (SPEC §4): the cartesian
+//! product of the sweep axes times the policies, each resolved into a
+//! [`Point`] with every default written out. Per-point checks (d ≤ N at a
+//! swept N, a Bernoulli arrival mean ≤ 1 at each load, …) fail here with
+//! located errors.
+
+use super::calibrate::{Calibration, CalibrationTarget};
+use super::validate::{d_axis_applies, label, p_hat_axis_applies};
+use super::{DispatchKind, Manifest, PolicyKind, Split, UpdateKind, of};
+use crate::diag::ManifestError;
+use crate::expand::{Plan, PlannedPoint, Replications, Target};
+use crate::key::{Key, sha256};
+use crate::manifest::Loaded;
+use crate::model::{Model, PointConfig};
+use crate::point::{Point, Profile};
+use lb_core::slotted::{
+    Granularity, LedDispatch, LedUpdate, PolicyConfig, RunLength, SlottedConfig, SystemConfig,
+    TieBreak, WarmupRule,
+};
+use rand::{RngCore, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// The resolved run settings of a profile.
+#[derive(Debug, Clone)]
+struct Settings {
+    run: RunLength,
+    replications: Replications,
+    pilot: RunLength,
+    pilot_replications: u32,
+    iterations: u32,
+    rel_tol: f64,
+}
+
+fn settings(l: &Loaded, profile: Profile) -> Result<Settings, ManifestError> {
+    let m = of(l);
+    let r = &m.run;
+    let batches = r.batches.unwrap_or(64);
+    let full_reps = Replications::from_run(r.replications, r.precision.as_ref());
+    let c = &m.calibration;
+    let pilot_slots = c.slots.unwrap_or(r.slots.min(20_000));
+    let pilot_warmup = c.warmup.unwrap_or(pilot_slots / 10);
+    let pilot_reps = c.replications.unwrap_or(2);
+    let iterations = c.iterations.unwrap_or(12);
+    let rel_tol = c.rel_tol.unwrap_or(0.01);
+    let scale = |slots: u64, warmup: u64, q: Option<u64>| {
+        let s = q.unwrap_or((slots / 20).max(slots.min(1_000)));
+        (s, (warmup as u128 * s as u128 / slots as u128) as u64)
+    };
+    let s = match profile {
+        Profile::Full => Settings {
+            run: RunLength {
+                slots: r.slots,
+                warmup: r.warmup,
+                batches,
+                warmup_rule: r.warmup_rule,
+            },
+            replications: full_reps,
+            pilot: RunLength {
+                slots: pilot_slots,
+                warmup: pilot_warmup,
+                batches,
+                warmup_rule: WarmupRule::Fixed,
+            },
+            pilot_replications: pilot_reps,
+            iterations,
+            rel_tol,
+        },
+        Profile::Quick => {
+            let q = &m.quick;
+            let (slots, w) = scale(r.slots, r.warmup, q.slots);
+            let warmup = q.warmup.unwrap_or(w);
+            let reps = q.replications.unwrap_or(match full_reps {
+                Replications::Fixed(n) => n.min(2),
+                Replications::Precision(ref p) => p.min.min(2),
+            });
+            let (ps, pw) = scale(pilot_slots, pilot_warmup, q.pilot_slots);
+            let window = |s: u64, w: u64| s.saturating_sub(w);
+            if window(slots, warmup) < 6 || window(ps, pw) < 6 {
+                return Err(l.error(
+                    "quick.slots",
+                    "the quick run lengths leave fewer than 6 measured slots; \
+                     set [quick] slots and warmup",
+                ));
+            }
+            Settings {
+                run: RunLength {
+                    slots,
+                    warmup,
+                    batches: batches.min(window(slots, warmup) as u32).max(6),
+                    warmup_rule: r.warmup_rule,
+                },
+                replications: Replications::Fixed(reps),
+                pilot: RunLength {
+                    slots: ps,
+                    warmup: pw,
+                    batches: batches.min(window(ps, pw) as u32).max(6),
+                    warmup_rule: WarmupRule::Fixed,
+                },
+                pilot_replications: 1,
+                iterations: iterations.min(8),
+                rel_tol,
+            }
+        }
+    };
+    if s.pilot.slots <= s.pilot.warmup || s.pilot.slots - s.pilot.warmup < s.pilot.batches as u64 {
+        return Err(l.error(
+            "calibration.slots",
+            format!(
+                "pilot runs of {} slots with {} warm-up leave too few measured slots for {} \
+                 batches",
+                s.pilot.slots, s.pilot.warmup, s.pilot.batches
+            ),
+        ));
+    }
+    Ok(s)
+}
+
+/// One value of a sweep axis.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum AxisValue {
+    F(f64),
+    U(u64),
+    G(Granularity),
+    B(bool),
+}
+
+impl AxisValue {
+    fn show(&self) -> String {
+        match self {
+            AxisValue::F(x) => crate::canonical::number_to_string(*x),
+            AxisValue::U(x) => x.to_string(),
+            AxisValue::G(Granularity::Batch) => "batch".into(),
+            AxisValue::G(Granularity::Job) => "job".into(),
+            AxisValue::B(b) => b.to_string(),
+        }
+    }
+}
+
+/// The axes present and their values, in expansion order.
+fn axes(l: &Loaded) -> Vec<(&'static str, Vec<AxisValue>)> {
+    let sw = &of(l).sweep;
+    let f = |v: &Option<Vec<f64>>| {
+        v.as_ref()
+            .map(|v| v.iter().map(|x| AxisValue::F(*x)).collect())
+    };
+    let u = |v: &Option<Vec<u64>>| {
+        v.as_ref()
+            .map(|v| v.iter().map(|x| AxisValue::U(*x)).collect())
+    };
+    let all: [(&'static str, Option<Vec<AxisValue>>); 9] = [
+        ("load", f(&sw.load)),
+        ("epsilon", f(&sw.epsilon)),
+        ("epsilon_frac", f(&sw.epsilon_frac)),
+        ("dispatchers", u(&sw.dispatchers)),
+        ("servers_count", u(&sw.servers_count)),
+        (
+            "granularity",
+            sw.granularity
+                .as_ref()
+                .map(|v| v.iter().map(|x| AxisValue::G(*x)).collect()),
+        ),
+        (
+            "count_own",
+            sw.count_own
+                .as_ref()
+                .map(|v| v.iter().map(|x| AxisValue::B(*x)).collect()),
+        ),
+        ("p_hat", f(&sw.p_hat)),
+        ("d", u(&sw.d)),
+    ];
+    all.into_iter()
+        .filter_map(|(n, v)| v.map(|v| (n, v)))
+        .collect()
+}
+
+/// One combination of axis values: axis name → (index in its list, value).
+type Combo = BTreeMap<&'static str, (usize, AxisValue)>;
+
+/// Expands a validated manifest into its points.
+pub fn expand(l: &Loaded, _m: &Manifest, profile: Profile) -> Result<Plan, ManifestError> {
+    let st = settings(l, profile)?;
+    let axes = axes(l);
+    let names: Vec<&'static str> = axes.iter().map(|(n, _)| *n).collect();
+    let mut plan = Plan {
+        file: l.file().to_path_buf(),
+        name: of(l).experiment.name.clone(),
+        profile,
+        axes: names.clone(),
+        calibrations: Vec::new(),
+        points: Vec::new(),
+    };
+    // Rows are (policy label, axis values as shown): a policy that an axis does
+    // not apply to appears once per value of the other axes. Two rows may share
+    // a key (Pod at d = 2 is Power-of-2); the run computes each key once.
+    let mut seen: BTreeMap<(String, Vec<String>), ()> = BTreeMap::new();
+    let mut calib_index: BTreeMap<Key, usize> = BTreeMap::new();
+    let total: usize = axes.iter().map(|(_, v)| v.len()).product();
+    for mut c in 0..total {
+        let mut combo = Combo::new();
+        for (name, vals) in axes.iter().rev() {
+            combo.insert(name, (c % vals.len(), vals[c % vals.len()]));
+            c /= vals.len();
+        }
+        for i in 0..of(l).policies.len() {
+            let point = resolve(l, &st, &combo, i, profile, st.run)?;
+            let shown: Vec<String> = names
+                .iter()
+                .map(|n| {
+                    let applies = match *n {
+                        "p_hat" => p_hat_axis_applies(l, i),
+                        "d" => d_axis_applies(l, i),
+                        _ => true,
+                    };
+                    if applies {
+                        combo[n].1.show()
+                    } else {
+                        "-".into()
+                    }
+                })
+                .collect();
+            if seen.insert((label(l, i), shown.clone()), ()).is_some() {
+                continue;
+            }
+            let target = match &of(l).policies[i].budget {
+                None => Target::Fixed(point),
+                Some(b) => {
+                    let mut pilot = point.clone();
+                    if let PointConfig::Slotted(c) = &mut pilot.config {
+                        c.run = st.pilot;
+                    }
+                    let target = match (&b.same_as, b.messages_per_arrival) {
+                        (Some(other), _) => {
+                            let j = (0..of(l).policies.len())
+                                .find(|&j| label(l, j) == *other)
+                                .expect("validated");
+                            CalibrationTarget::SameAs {
+                                point: resolve(l, &st, &combo, j, profile, st.pilot)?,
+                            }
+                        }
+                        (None, Some(x)) => CalibrationTarget::MessagesPerArrival { value: x },
+                        (None, None) => unreachable!("validated"),
+                    };
+                    let cal = Calibration::new(
+                        pilot,
+                        target,
+                        st.pilot_replications,
+                        st.iterations,
+                        st.rel_tol,
+                    );
+                    let ck = cal.key();
+                    let idx = *calib_index.entry(ck).or_insert_with(|| {
+                        plan.calibrations.push(cal);
+                        plan.calibrations.len() - 1
+                    });
+                    Target::Calibrated {
+                        calibration: idx,
+                        template: point,
+                    }
+                }
+            };
+            plan.points.push(PlannedPoint {
+                label: label(l, i),
+                axes: shown,
+                replications: st.replications.clone(),
+                target,
+            });
+        }
+    }
+    Ok(plan)
+}
+
+/// Where the load of a combination comes from: (path, how λ_Σ follows from μ_Σ).
+fn load_source(l: &Loaded, combo: &Combo) -> (String, LoadRule) {
+    let s = &of(l).system;
+    if let Some(x) = s.load {
+        return ("system.load".into(), LoadRule::Load(x));
+    }
+    if let Some(x) = s.epsilon {
+        return ("system.epsilon".into(), LoadRule::Epsilon(x));
+    }
+    if let Some(x) = s.epsilon_frac {
+        return ("system.epsilon_frac".into(), LoadRule::Load(1.0 - x));
+    }
+    for (axis, mk) in [
+        ("load", LoadRule::Load as fn(f64) -> LoadRule),
+        ("epsilon", LoadRule::Epsilon),
+        ("epsilon_frac", |x| LoadRule::Load(1.0 - x)),
+    ] {
+        if let Some((i, AxisValue::F(x))) = combo.get(axis) {
+            return (format!("sweep.{axis}[{i}]"), mk(*x));
+        }
+    }
+    unreachable!("validated: exactly one load source")
+}
+
+#[derive(Debug, Clone, Copy)]
+enum LoadRule {
+    Load(f64),
+    Epsilon(f64),
+}
+
+/// The service rates μ_n, and the key path that gave N.
+fn service_rates(l: &Loaded, combo: &Combo) -> Vec<f64> {
+    let sv = &of(l).system.servers;
+    if let Some(classes) = &sv.classes {
+        return classes
+            .iter()
+            .flat_map(|c| std::iter::repeat_n(c.rate, c.count as usize))
+            .collect();
+    }
+    if let Some(rates) = &sv.rates {
+        return rates.clone();
+    }
+    let n = match combo.get("servers_count") {
+        Some((_, AxisValue::U(n))) => *n,
+        _ => sv.count.expect("validated"),
+    } as usize;
+    if let Some(r) = sv.rate {
+        return vec![r; n];
+    }
+    let [a, b] = sv.uniform.expect("validated: one server form");
+    uniform_rates(of(l).run.seed, a, b, n)
+}
+
+/// N rates i.i.d. uniform on [a, b], drawn once from the master seed with a
+/// ChaCha8 stream keyed by (seed, a, b): a larger N extends a smaller one.
+pub fn uniform_rates(seed: u64, a: f64, b: f64, n: usize) -> Vec<f64> {
+    #[derive(Serialize)]
+    struct Draw {
+        draw: &'static str,
+        seed: u64,
+        a: f64,
+        b: f64,
+    }
+    let k = Key::of(&Draw {
+        draw: "server_rates_uniform",
+        seed,
+        a,
+        b,
+    })
+    .expect("finite");
+    let mut rng = ChaCha8Rng::from_seed(sha256(&k.0));
+    (0..n)
+        .map(|_| {
+            let u = (rng.next_u64() >> 11) as f64 * (1.0 / 9_007_199_254_740_992.0);
+            a + (b - a) * u
+        })
+        .collect()
+}
+
+/// Resolves policy `i` at a combination into a point with run length `run`.
+fn resolve(
+    l: &Loaded,
+    st: &Settings,
+    combo: &Combo,
+    i: usize,
+    profile: Profile,
+    run: RunLength,
+) -> Result<Point, ManifestError> {
+    let _ = st;
+    let m = of(l);
+    let s = &m.system;
+    let p = &m.policies[i];
+    let at = |k: &str| format!("policy[{i}].{k}");
+
+    // M: the policy's override, else the axis, else [system].
+    let (m_path, dispatchers) = match (p.dispatchers, combo.get("dispatchers")) {
+        (Some(x), _) => (at("dispatchers"), x),
+        (None, Some((k, AxisValue::U(x)))) => (format!("sweep.dispatchers[{k}]"), *x),
+        _ => (
+            "system.dispatchers".into(),
+            s.dispatchers.expect("validated"),
+        ),
+    };
+    let rates = service_rates(l, combo);
+    let n = rates.len();
+    let service = rates
+        .iter()
+        .enumerate()
+        .map(|(k, r)| {
+            s.service
+                .with_mean(*r)
+                .map_err(|e| l.error("system.servers", format!("server {k}: {e}")))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let mu_sum: f64 = rates.iter().sum();
+    if mu_sum <= 0.0 {
+        return Err(l.error(
+            "system.servers",
+            "the total service rate μ_Σ is 0: at least one server needs a rate > 0",
+        ));
+    }
+    let (load_path, rule) = load_source(l, combo);
+    let lambda = match rule {
+        LoadRule::Load(rho) => rho * mu_sum,
+        LoadRule::Epsilon(eps) => mu_sum - eps,
+    };
+    if lambda <= 0.0 {
+        return Err(l.error(
+            &load_path,
+            format!("gives λ_Σ = {lambda} ≤ 0 with μ_Σ = {mu_sum}; ε must be below μ_Σ"),
+        ));
+    }
+    let weights: Vec<f64> = match &s.split {
+        Split::Equal => vec![1.0; dispatchers as usize],
+        Split::Weights(w) => {
+            if w.len() as u64 != dispatchers {
+                return Err(l.error(
+                    "system.split.weights",
+                    format!(
+                        "{} weights for M = {dispatchers} dispatchers (from {m_path}); give one \
+                         weight per dispatcher",
+                        w.len()
+                    ),
+                ));
+            }
+            w.clone()
+        }
+    };
+    let wsum: f64 = weights.iter().sum();
+    let arrivals = weights
+        .iter()
+        .map(|w| {
+            let mean = lambda * w / wsum;
+            s.arrivals.with_mean(mean).map_err(|e| {
+                l.error(
+                    &load_path,
+                    format!(
+                        "arrivals at this load: {e} (λ_Σ = {lambda} over M = {dispatchers} \
+                         dispatchers); choose another arrival law, a lower load or more \
+                         dispatchers"
+                    ),
+                )
+            })
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+
+    let granularity = match combo.get("granularity") {
+        Some((_, AxisValue::G(g))) => *g,
+        _ => s.granularity.unwrap_or_default(),
+    };
+    let count_own = match combo.get("count_own") {
+        Some((_, AxisValue::B(b))) => *b,
+        _ => s.count_own.unwrap_or(true),
+    };
+
+    // The policy.
+    let kind = PolicyKind::parse(&p.spec).expect("validated");
+    let tie_break = p.tie_break.unwrap_or(TieBreak::Random);
+    let (d_path, d_axis) = match combo.get("d") {
+        Some((k, AxisValue::U(x))) if d_axis_applies(l, i) => (format!("sweep.d[{k}]"), Some(*x)),
+        _ => (at("d"), None),
+    };
+    let check_d = |path: &str, d: u64| {
+        if d as usize > n {
+            Err(l.error(
+                path,
+                format!("d = {d} exceeds N = {n} servers; d must lie in 1..={n}"),
+            ))
+        } else {
+            Ok(d as usize)
+        }
+    };
+    let p_hat = match (p.p_hat, combo.get("p_hat")) {
+        (Some(x), _) => x,
+        (None, Some((_, AxisValue::F(x)))) if p_hat_axis_applies(l, i) => *x,
+        // A budget's p̂ is set by its calibration: 0 stands in until then.
+        _ => 0.0,
+    };
+    let policy = match kind {
+        PolicyKind::Jsq => PolicyConfig::Jsq { tie_break },
+        PolicyKind::Pod(fixed) => {
+            let d = p.d.or(fixed).or(d_axis).unwrap_or(2);
+            let path = if p.d.is_none() && fixed.is_some() {
+                at("spec")
+            } else if p.d.is_none() && d_axis.is_some() {
+                d_path.clone()
+            } else {
+                at("d")
+            };
+            PolicyConfig::Pod {
+                d: check_d(&path, d)?,
+                tie_break,
+            }
+        }
+        PolicyKind::Jiq => PolicyConfig::Jiq,
+        PolicyKind::WeightedRandom => PolicyConfig::WeightedRandom,
+        PolicyKind::Random => PolicyConfig::Random,
+        PolicyKind::Led(dk, uk) => {
+            let pod = dk == DispatchKind::LPod;
+            let d_here = p.d.or(d_axis);
+            let d_here_path = if p.d.is_some() {
+                at("d")
+            } else {
+                d_path.clone()
+            };
+            let dispatch = match dk {
+                DispatchKind::LJsq => LedDispatch::LJsq,
+                DispatchKind::LJba => LedDispatch::LJba,
+                DispatchKind::LPod => LedDispatch::LPod {
+                    d: check_d(&d_here_path, d_here.unwrap_or(2))?,
+                },
+            };
+            let update = match uk {
+                UpdateKind::Pull => LedUpdate::Pull { p_hat },
+                UpdateKind::Push => {
+                    let (path, d) = if pod {
+                        (at("push_d"), p.push_d.unwrap_or(1))
+                    } else if let Some(x) = p.push_d {
+                        (at("push_d"), x)
+                    } else {
+                        (d_here_path.clone(), d_here.unwrap_or(1))
+                    };
+                    LedUpdate::Push {
+                        d: check_d(&path, d)?,
+                        p_hat,
+                        when: p.push_when.unwrap_or_default(),
+                    }
+                }
+            };
+            PolicyConfig::Led {
+                dispatch,
+                update,
+                tie_break,
+            }
+        }
+    };
+    let config = SlottedConfig {
+        system: SystemConfig { arrivals, service },
+        policy,
+        granularity,
+        count_own,
+        run,
+    };
+    config
+        .validate()
+        .map_err(|e| l.error(&at("spec"), format!("the resolved point is invalid: {e}")))?;
+    Ok(Point {
+        model: Model::Slotted,
+        model_version: lb_core::MODEL_VERSION,
+        profile,
+        seed: m.run.seed,
+        config: PointConfig::Slotted(config),
+    })
+}

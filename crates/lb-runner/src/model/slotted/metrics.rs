@@ -1,0 +1,168 @@
+//! The slotted model's metrics, named exact references and descriptions
+//! (SPEC §1 "Metrics of a run"; Zhou, Shroff and Wierman, §2 for ε·E[ΣQ] and
+//! ζ).
+
+use crate::model::MetricInfo;
+use crate::point::Point;
+use lb_core::slotted::{Granularity, Law, PolicyConfig, RunSummary, SlottedConfig, theory};
+
+const fn m(name: &'static str, label: &'static str, table: bool, precision: bool) -> MetricInfo {
+    MetricInfo {
+        name,
+        label,
+        table,
+        precision,
+    }
+}
+
+/// The metrics, the table's first and in its column order.
+pub const METRICS: [MetricInfo; 12] = [
+    m(
+        "mean_response",
+        "Mean response time (time slots)",
+        true,
+        true,
+    ),
+    m("mean_sum_q", "E[ΣQ]", true, true),
+    m("eps_sum_q", "ε·E[ΣQ]", true, false),
+    m("messages_per_arrival", "Messages per arrival", true, true),
+    m("p99", "99th percentile response time (slots)", true, true),
+    m("imbalance", "E[max Q − min Q]", true, true),
+    m("zeta_ratio", "ε·E[ΣQ] / ζ", true, false),
+    m("p50", "Median response time (slots)", false, true),
+    m("p90", "90th percentile response time (slots)", false, true),
+    m("little_gap", "FIFO − Little response (slots)", false, true),
+    m(
+        "little_response",
+        "Mean response time by Little's law (slots)",
+        false,
+        true,
+    ),
+    m(
+        "p_unstable",
+        "Fraction of unstable replications",
+        false,
+        false,
+    ),
+];
+
+/// The named exact references (`expected` or `bound` of a claim).
+pub const REFERENCES: [&str; 5] = [
+    "zeta",
+    "single_server",
+    "wr_sum_q",
+    "pooled",
+    "pod_mean_field",
+];
+
+/// A metric that a replication's summary defines on its own.
+pub fn precision_value(name: &str, s: &RunSummary) -> Option<f64> {
+    match name {
+        "mean_response" => s.mean_response,
+        "little_response" => s.little_response,
+        "mean_sum_q" => Some(s.mean_sum_q),
+        "messages_per_arrival" => s.messages_per_arrival,
+        "p50" => s.p50.map(|v| v as f64),
+        "p90" => s.p90.map(|v| v as f64),
+        "p99" => s.p99.map(|v| v as f64),
+        "imbalance" => Some(s.imbalance),
+        "little_gap" => Some(s.mean_response? - s.little_response?),
+        _ => None,
+    }
+}
+
+/// Metric `name` of one replication at configuration `c`.
+pub fn value(name: &str, c: &SlottedConfig, s: &RunSummary) -> Option<f64> {
+    let sys = &c.system;
+    match name {
+        "eps_sum_q" => Some(sys.epsilon() * s.mean_sum_q),
+        "zeta_ratio" => Some(sys.epsilon() * s.mean_sum_q / sys.zeta()),
+        "p_unstable" => Some(if s.stability.stable { 0.0 } else { 1.0 }),
+        _ => precision_value(name, s),
+    }
+}
+
+/// The named reference `name` at a point (replication `r` for `pooled`,
+/// which runs the resource-pooled queue on the replication's own arrivals
+/// and service).
+pub fn reference(name: &str, c: &SlottedConfig, point: &Point, r: u64) -> Result<f64, String> {
+    let sys = &c.system;
+    match name {
+        "zeta" => Ok(sys.zeta()),
+        "single_server" => {
+            let [Law::Bernoulli { p }] = sys.service[..] else {
+                return Err("single_server needs exactly one Bernoulli server".into());
+            };
+            Ok(theory::single_server_bernoulli_service(
+                sys.lambda_sum(),
+                sys.sigma2_sum(),
+                p,
+            ))
+        }
+        "wr_sum_q" => {
+            if c.policy != PolicyConfig::WeightedRandom {
+                return Err("wr_sum_q is the value under weighted random only".into());
+            }
+            let batch = c.granularity == Granularity::Batch;
+            let mu = sys.mu_sum();
+            sys.service
+                .iter()
+                .map(|law| match *law {
+                    Law::Bernoulli { p } => {
+                        let w = p / mu;
+                        let s2 = theory::routed_variance(&sys.arrivals, w, batch);
+                        Ok(theory::single_server_bernoulli_service(
+                            sys.lambda_sum() * w,
+                            s2,
+                            p,
+                        ))
+                    }
+                    _ => Err("wr_sum_q needs Bernoulli servers".to_string()),
+                })
+                .sum()
+        }
+        "pooled" => Ok(lb_core::slotted::sim::pooled_mean_queue(
+            c,
+            &point.seeds(),
+            r,
+        )),
+        "pod_mean_field" => {
+            let PolicyConfig::Pod { d, .. } = c.policy else {
+                return Err("pod_mean_field needs a Power-of-d policy".into());
+            };
+            if c.granularity != Granularity::Job || !c.count_own || sys.dispatchers() != 1 {
+                return Err(
+                    "pod_mean_field models one dispatcher placing jobs one at a \
+                            time (granularity = job, count_own = true, M = 1)"
+                        .into(),
+                );
+            }
+            let mu = match sys.service.first() {
+                Some(Law::Bernoulli { p }) if sys.service.iter().all(|l| l == &sys.service[0]) => {
+                    *p
+                }
+                _ => return Err("pod_mean_field needs identical Bernoulli servers".into()),
+            };
+            Ok(theory::pod_mean_field(sys.load(), d as u32) / mu)
+        }
+        other => Err(format!(
+            "{other} is not a reference of the slotted model (it has {})",
+            REFERENCES.join(", ")
+        )),
+    }
+}
+
+/// One line on the system, for `lb show`.
+pub fn describe(c: &SlottedConfig) -> Vec<String> {
+    let sys = &c.system;
+    vec![format!(
+        "M = {}, N = {}, λ_Σ = {:.6}, μ_Σ = {:.6}, load ρ = {:.6}, ε = {:.6}, ζ = {:.6}",
+        sys.dispatchers(),
+        sys.servers(),
+        sys.lambda_sum(),
+        sys.mu_sum(),
+        sys.load(),
+        sys.epsilon(),
+        sys.zeta()
+    )]
+}

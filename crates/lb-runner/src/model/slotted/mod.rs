@@ -1,0 +1,558 @@
+//! The slotted LED model (SPEC §1; Zhou, Shroff and Wierman):
+//! `model = "slotted"`. Its manifest sections (`[system]`, `[sweep]`,
+//! `[[policy]]`, `[run]`, `[quick]`, `[calibration]`) are defined here,
+//! checked in [`validate`], expanded into points in [`expand`] (with
+//! message-budget [`calibrate`]ions), and measured by [`metrics`].
+
+pub mod calibrate;
+pub mod expand;
+pub mod metrics;
+pub mod validate;
+
+use crate::diag::did_you_mean;
+use crate::manifest::{ExperimentSpec, Loaded, PrecisionSpec};
+use crate::model::{Model, ModelManifest};
+use crate::point::{Point, Profile};
+use lb_core::slotted::{Granularity, PushWhen, RunLength, SlottedConfig, SystemConfig, TieBreak};
+use serde::de::{self, Deserializer, MapAccess, Visitor};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// The slotted manifest of `l`, which the caller knows to be slotted (the
+/// model's own functions, reached through [`ModelManifest`]).
+pub(crate) fn of(l: &Loaded) -> &Manifest {
+    match &l.manifest {
+        ModelManifest::Slotted(m) => m,
+        _ => unreachable!("reached through ModelManifest::Slotted"),
+    }
+}
+
+/// One slotted experiment (SPEC §4).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    pub experiment: ExperimentSpec,
+    pub system: SystemSpec,
+    #[serde(default)]
+    pub sweep: SweepSpec,
+    #[serde(rename = "policy")]
+    pub policies: Vec<PolicySpec>,
+    pub run: RunSpec,
+    #[serde(default)]
+    pub quick: QuickSpec,
+    #[serde(default)]
+    pub calibration: CalibrationSpec,
+    /// Figures drawn from the experiment's points (issue 4).
+    #[serde(default, rename = "figure")]
+    pub figures: Vec<crate::outputs::FigureToml>,
+    /// Claims (SPEC §5) the audit holds the results against.
+    #[serde(default, rename = "claim")]
+    pub claims: Vec<crate::outputs::ClaimToml>,
+}
+
+/// A law family for arrivals or service; the mean is set by the load (arrivals)
+/// or by each server's rate (service).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "family")]
+pub enum LawFamily {
+    Poisson,
+    Bernoulli,
+    Geometric,
+    Deterministic,
+    Binomial { n: u64 },
+}
+
+const LAW_FAMILIES: &str = "\"poisson\", \"bernoulli\", \"geometric\", \"deterministic\" or \
+                            { family = \"binomial\", n = K }";
+
+impl LawFamily {
+    /// The law of this family with mean `mean` (SPEC §1 "Distributions").
+    pub fn with_mean(&self, mean: f64) -> Result<lb_core::slotted::Law, String> {
+        use lb_core::slotted::Law;
+        if !(mean.is_finite() && mean >= 0.0) {
+            return Err(format!("a mean must be a finite number ≥ 0, got {mean}"));
+        }
+        let law = match *self {
+            LawFamily::Poisson => Law::Poisson { mean },
+            LawFamily::Geometric => Law::Geometric { mean },
+            LawFamily::Bernoulli => {
+                if mean > 1.0 {
+                    return Err(format!(
+                        "a bernoulli law needs a mean in [0, 1], got {mean}"
+                    ));
+                }
+                Law::Bernoulli { p: mean }
+            }
+            LawFamily::Binomial { n } => {
+                if mean > n as f64 {
+                    return Err(format!(
+                        "a binomial law with n = {n} needs a mean in [0, {n}], got {mean}"
+                    ));
+                }
+                Law::Binomial {
+                    n,
+                    p: mean / n as f64,
+                }
+            }
+            LawFamily::Deterministic => {
+                if mean.fract() != 0.0 {
+                    return Err(format!(
+                        "a deterministic law needs a whole mean, got {mean}"
+                    ));
+                }
+                Law::Deterministic { k: mean as u64 }
+            }
+        };
+        law.validate()?;
+        Ok(law)
+    }
+
+    /// Whether means above 1 are impossible.
+    pub fn max_mean(&self) -> Option<f64> {
+        match self {
+            LawFamily::Bernoulli => Some(1.0),
+            LawFamily::Binomial { n } => Some(*n as f64),
+            _ => None,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for LawFamily {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = LawFamily;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                write!(f, "a law family: {LAW_FAMILIES}")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<LawFamily, E> {
+                Ok(match s {
+                    "poisson" => LawFamily::Poisson,
+                    "bernoulli" => LawFamily::Bernoulli,
+                    "geometric" => LawFamily::Geometric,
+                    "deterministic" => LawFamily::Deterministic,
+                    "binomial" => {
+                        return Err(E::custom(
+                            "a binomial law needs its n: write { family = \"binomial\", n = K }",
+                        ));
+                    }
+                    other => {
+                        let hint = did_you_mean(
+                            other,
+                            &[
+                                "poisson",
+                                "bernoulli",
+                                "geometric",
+                                "deterministic",
+                                "binomial",
+                            ],
+                        )
+                        .map(|s| format!(" (did you mean \"{s}\"?)"))
+                        .unwrap_or_default();
+                        return Err(E::custom(format!(
+                            "unknown law family \"{other}\"{hint}; allowed: {LAW_FAMILIES}"
+                        )));
+                    }
+                })
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<LawFamily, A::Error> {
+                #[derive(Deserialize)]
+                #[serde(deny_unknown_fields)]
+                struct T {
+                    family: String,
+                    n: Option<u64>,
+                }
+                let t = T::deserialize(de::value::MapAccessDeserializer::new(map))?;
+                match (t.family.as_str(), t.n) {
+                    ("binomial", Some(n)) if n >= 1 => Ok(LawFamily::Binomial { n }),
+                    ("binomial", _) => Err(de::Error::custom("binomial needs n ≥ 1")),
+                    (f, None) => self.visit_str(f),
+                    (f, Some(_)) => Err(de::Error::custom(format!(
+                        "`n` belongs to the binomial family only, not \"{f}\""
+                    ))),
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// How the total arrival rate is split over dispatchers (SPEC §1, step 1).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Split {
+    Equal,
+    Weights(Vec<f64>),
+}
+
+impl<'de> Deserialize<'de> for Split {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Split;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("\"equal\" or { weights = [w_1, …, w_M] }")
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Split, E> {
+                if s == "equal" {
+                    Ok(Split::Equal)
+                } else {
+                    Err(E::custom(format!(
+                        "unknown split \"{s}\"; allowed: \"equal\" or {{ weights = [w_1, …, w_M] }}"
+                    )))
+                }
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Split, A::Error> {
+                #[derive(Deserialize)]
+                #[serde(deny_unknown_fields)]
+                struct T {
+                    weights: Vec<f64>,
+                }
+                let t = T::deserialize(de::value::MapAccessDeserializer::new(map))?;
+                Ok(Split::Weights(t.weights))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// The servers: exactly one of the forms below (SPEC §1 "Distributions").
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ServersSpec {
+    /// `classes = [{ count = 50, rate = 0.2 }, …]`
+    #[serde(default)]
+    pub classes: Option<Vec<ClassSpec>>,
+    /// `rates = [0.2, 0.5, …]`, one per server.
+    #[serde(default)]
+    pub rates: Option<Vec<f64>>,
+    /// `count = N` with `rate` (homogeneous) or `uniform` (drawn once).
+    #[serde(default)]
+    pub count: Option<u64>,
+    #[serde(default)]
+    pub rate: Option<f64>,
+    /// `uniform = [a, b]`: rates drawn i.i.d. uniform on [a, b] from the master
+    /// seed; the drawn rates are written into each point.
+    #[serde(default)]
+    pub uniform: Option<[f64; 2]>,
+}
+
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ClassSpec {
+    pub count: u64,
+    pub rate: f64,
+}
+
+/// `[system]` (SPEC §1).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SystemSpec {
+    /// M (or the `dispatchers` sweep axis).
+    #[serde(default)]
+    pub dispatchers: Option<u64>,
+    pub servers: ServersSpec,
+    /// The family of S_n(t); each server's mean is its rate.
+    pub service: LawFamily,
+    /// The family of A_m(t); the total mean is set by the load.
+    #[serde(default = "default_arrivals")]
+    pub arrivals: LawFamily,
+    #[serde(default = "default_split")]
+    pub split: Split,
+    /// ρ = λ_Σ/μ_Σ. Exactly one of load, epsilon, epsilon_frac (here or swept).
+    #[serde(default)]
+    pub load: Option<f64>,
+    /// ε = μ_Σ − λ_Σ, absolute.
+    #[serde(default)]
+    pub epsilon: Option<f64>,
+    /// ε as a fraction of μ_Σ: λ_Σ = (1 − epsilon_frac)·μ_Σ.
+    #[serde(default)]
+    pub epsilon_frac: Option<f64>,
+    #[serde(default)]
+    pub granularity: Option<Granularity>,
+    #[serde(default)]
+    pub count_own: Option<bool>,
+    /// Allows load ≥ 1 (ε ≤ 0): the run is then expected to be unstable.
+    #[serde(default)]
+    pub allow_unstable: bool,
+}
+
+fn default_arrivals() -> LawFamily {
+    LawFamily::Poisson
+}
+fn default_split() -> Split {
+    Split::Equal
+}
+
+/// `[sweep]`: each axis a non-empty list; the points are the cartesian product
+/// (in this field order) times the policies.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SweepSpec {
+    #[serde(default)]
+    pub load: Option<Vec<f64>>,
+    #[serde(default)]
+    pub epsilon: Option<Vec<f64>>,
+    #[serde(default)]
+    pub epsilon_frac: Option<Vec<f64>>,
+    #[serde(default)]
+    pub dispatchers: Option<Vec<u64>>,
+    #[serde(default)]
+    pub servers_count: Option<Vec<u64>>,
+    #[serde(default)]
+    pub granularity: Option<Vec<Granularity>>,
+    #[serde(default)]
+    pub count_own: Option<Vec<bool>>,
+    #[serde(default)]
+    pub p_hat: Option<Vec<f64>>,
+    #[serde(default)]
+    pub d: Option<Vec<u64>>,
+}
+
+/// The sweep axes, in expansion order.
+pub const AXES: [&str; 9] = [
+    "load",
+    "epsilon",
+    "epsilon_frac",
+    "dispatchers",
+    "servers_count",
+    "granularity",
+    "count_own",
+    "p_hat",
+    "d",
+];
+
+/// A message budget for an LED policy (SPEC §1 "Policies"): p̂ is calibrated
+/// by bisection so that the policy's messages per arrival meet the target.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct BudgetSpec {
+    /// The label of another policy of this manifest, measured at the same point.
+    #[serde(default)]
+    pub same_as: Option<String>,
+    #[serde(default)]
+    pub messages_per_arrival: Option<f64>,
+}
+
+/// `[[policy]]` (SPEC §1 "Policies").
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct PolicySpec {
+    /// Display name and reference for `budget.same_as`; default: the policy's
+    /// name from `spec`. Unique within the manifest.
+    #[serde(default)]
+    pub label: Option<String>,
+    /// The policy: see [`POLICY_NAMES`].
+    pub spec: String,
+    /// Pod and L-Pod: the dispatch sample size (default 2); other Push
+    /// policies: the Push sample size (default 1).
+    #[serde(default)]
+    pub d: Option<u64>,
+    /// Push update's sample size (default 1); for L-Pod-Push, where `d` is the
+    /// dispatch's.
+    #[serde(default)]
+    pub push_d: Option<u64>,
+    #[serde(default)]
+    pub p_hat: Option<f64>,
+    #[serde(default)]
+    pub push_when: Option<PushWhen>,
+    #[serde(default)]
+    pub tie_break: Option<TieBreak>,
+    #[serde(default)]
+    pub budget: Option<BudgetSpec>,
+    /// Overrides M for this policy (e.g. "JSQ with one dispatcher" in the
+    /// heavy-traffic experiment). Its system then differs, and so do its
+    /// arrival streams: it is not paired with the other policies.
+    #[serde(default)]
+    pub dispatchers: Option<u64>,
+}
+
+/// The policy names `spec` accepts (case-insensitive).
+pub const POLICY_NAMES: [&str; 14] = [
+    "JSQ",
+    "Power-of-d",
+    "Power-of-2 (any k: Power-of-k)",
+    "Pod",
+    "JIQ",
+    "WR",
+    "Random",
+    "L-JSQ-Push",
+    "L-JSQ-Pull",
+    "L-JBA-Push",
+    "L-JBA-Pull",
+    "L-Pod-Push",
+    "L-Pod-Pull",
+    "Weighted-Random",
+];
+
+/// A policy family parsed from `spec`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PolicyKind {
+    Jsq,
+    /// Power-of-d; `Some(k)` when the name fixed d ("Power-of-2").
+    Pod(Option<u64>),
+    Jiq,
+    WeightedRandom,
+    Random,
+    Led(DispatchKind, UpdateKind),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DispatchKind {
+    LJsq,
+    LJba,
+    LPod,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UpdateKind {
+    Push,
+    Pull,
+}
+
+impl PolicyKind {
+    /// Parses a policy name; `None` if unknown.
+    pub fn parse(name: &str) -> Option<PolicyKind> {
+        let n = name.trim().to_ascii_lowercase();
+        Some(match n.as_str() {
+            "jsq" => PolicyKind::Jsq,
+            "pod" | "power-of-d" => PolicyKind::Pod(None),
+            "jiq" => PolicyKind::Jiq,
+            "wr" | "weighted-random" => PolicyKind::WeightedRandom,
+            "random" => PolicyKind::Random,
+            _ => {
+                if let Some(k) = n.strip_prefix("power-of-") {
+                    return k.parse().ok().map(|k| PolicyKind::Pod(Some(k)));
+                }
+                let rest = n.strip_prefix("l-")?;
+                let (d, u) = rest.split_once('-')?;
+                let d = match d {
+                    "jsq" => DispatchKind::LJsq,
+                    "jba" => DispatchKind::LJba,
+                    "pod" => DispatchKind::LPod,
+                    _ => return None,
+                };
+                let u = match u {
+                    "push" => UpdateKind::Push,
+                    "pull" => UpdateKind::Pull,
+                    _ => return None,
+                };
+                PolicyKind::Led(d, u)
+            }
+        })
+    }
+
+    pub fn is_led(&self) -> bool {
+        matches!(self, PolicyKind::Led(..))
+    }
+
+    /// Whether the policy has a `d` (in the sense of [`PolicySpec::d`]).
+    pub fn has_d(&self) -> bool {
+        matches!(
+            self,
+            PolicyKind::Pod(_)
+                | PolicyKind::Led(DispatchKind::LPod, _)
+                | PolicyKind::Led(_, UpdateKind::Push)
+        )
+    }
+
+    pub fn has_tie_break(&self) -> bool {
+        matches!(
+            self,
+            PolicyKind::Jsq | PolicyKind::Pod(_) | PolicyKind::Led(..)
+        )
+    }
+}
+
+/// `[run]`: run length, warm-up, replications and the master seed (SPEC §4).
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunSpec {
+    /// Slots per replication, warm-up included.
+    pub slots: u64,
+    /// Warm-up slots discarded: exactly these (`warmup_rule = "fixed"`), or at
+    /// least these, then as many as MSER-5 asks for (`"mser5"`).
+    pub warmup: u64,
+    /// `"fixed"` (default) or `"mser5"` (SPEC §4).
+    #[serde(default)]
+    pub warmup_rule: lb_core::slotted::WarmupRule,
+    /// Batches of the measured window (batch means, stability verdict).
+    #[serde(default)]
+    pub batches: Option<u32>,
+    /// A fixed number of replications, or …
+    #[serde(default)]
+    pub replications: Option<u32>,
+    /// … a target precision.
+    #[serde(default)]
+    pub precision: Option<PrecisionSpec>,
+    /// The master seed.
+    pub seed: u64,
+}
+
+/// `[quick]`: what `lb run --quick` uses instead of `[run]`.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct QuickSpec {
+    #[serde(default)]
+    pub slots: Option<u64>,
+    #[serde(default)]
+    pub warmup: Option<u64>,
+    #[serde(default)]
+    pub replications: Option<u32>,
+    /// Pilot slots of message-budget calibrations.
+    #[serde(default)]
+    pub pilot_slots: Option<u64>,
+}
+
+/// `[calibration]`: pilot runs of the message-budget bisection.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CalibrationSpec {
+    #[serde(default)]
+    pub slots: Option<u64>,
+    #[serde(default)]
+    pub warmup: Option<u64>,
+    #[serde(default)]
+    pub replications: Option<u32>,
+    #[serde(default)]
+    pub iterations: Option<u32>,
+    #[serde(default)]
+    pub rel_tol: Option<f64>,
+}
+
+impl Manifest {
+    /// The label of policy `i`: its `label`, else its `spec`.
+    pub fn label(&self, i: usize) -> String {
+        let p = &self.policies[i];
+        p.label.clone().unwrap_or_else(|| p.spec.trim().to_string())
+    }
+}
+
+/// The system part of a slotted point: model, model version, profile, master
+/// seed, the laws A_m and S_n, and the run length. Every policy at a point
+/// (and every `granularity` or `count_own` setting, which change how jobs are
+/// placed but not when they arrive or how much service is offered) sees the
+/// same A_m(t) and S_n(t).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SystemPart<'a> {
+    pub part: &'static str,
+    pub model: Model,
+    pub model_version: u32,
+    pub profile: Profile,
+    pub seed: u64,
+    pub system: &'a SystemConfig,
+    pub run: &'a RunLength,
+}
+
+/// The system part of `point`, whose configuration is `c`.
+pub fn system_part<'a>(point: &Point, c: &'a SlottedConfig) -> SystemPart<'a> {
+    SystemPart {
+        part: "system",
+        model: point.model,
+        model_version: point.model_version,
+        profile: point.profile,
+        seed: point.seed,
+        system: &c.system,
+        run: &c.run,
+    }
+}

@@ -1,0 +1,631 @@
+//! The slotted model's static checks: everything that does not depend on the
+//! sweep (which [`super::expand`] checks per point). Each error names the key
+//! path and what is allowed.
+
+use super::{AXES, Manifest, POLICY_NAMES, PolicyKind, Split, SweepSpec, UpdateKind, of};
+use crate::diag::{ManifestError, did_you_mean};
+use crate::manifest::Loaded;
+use std::collections::BTreeSet;
+
+type R = Result<(), ManifestError>;
+
+/// Runs the slotted model's checks of a parsed manifest.
+pub fn validate(l: &Loaded, _m: &Manifest) -> R {
+    system(l)?;
+    sweep(l)?;
+    policies(l)?;
+    run(l)
+}
+
+fn is_prob(p: f64) -> bool {
+    (0.0..=1.0).contains(&p)
+}
+
+fn system(l: &Loaded) -> R {
+    let m = of(l);
+    let s = &m.system;
+    let sw = &m.sweep;
+    match (s.dispatchers, &sw.dispatchers) {
+        (Some(_), Some(_)) => {
+            return Err(l.error(
+                "sweep.dispatchers",
+                "M is given both in [system] and as a sweep axis; keep one",
+            ));
+        }
+        (None, None) => {
+            return Err(l.error(
+                "system.dispatchers",
+                "required: the number of dispatchers M ≥ 1 (or a `sweep.dispatchers` axis)",
+            ));
+        }
+        (Some(0), _) => return Err(l.error("system.dispatchers", "M must be ≥ 1, got 0")),
+        _ => {}
+    }
+    servers(l)?;
+
+    // Exactly one of load, epsilon, epsilon_frac, in [system] or [sweep].
+    let given: Vec<&str> = [
+        ("system.load", s.load.is_some()),
+        ("system.epsilon", s.epsilon.is_some()),
+        ("system.epsilon_frac", s.epsilon_frac.is_some()),
+        ("sweep.load", sw.load.is_some()),
+        ("sweep.epsilon", sw.epsilon.is_some()),
+        ("sweep.epsilon_frac", sw.epsilon_frac.is_some()),
+    ]
+    .into_iter()
+    .filter_map(|(k, b)| b.then_some(k))
+    .collect();
+    match given.len() {
+        0 => {
+            return Err(l.error(
+                "system.load",
+                "required: exactly one of load (ρ = λ_Σ/μ_Σ), epsilon (ε = μ_Σ − λ_Σ) or \
+                 epsilon_frac (ε/μ_Σ), in [system] or as a [sweep] axis",
+            ));
+        }
+        1 => {}
+        _ => {
+            return Err(l.error(
+                given[1],
+                format!(
+                    "the load is given more than once ({}); keep exactly one of load, \
+                     epsilon, epsilon_frac",
+                    given.join(", ")
+                ),
+            ));
+        }
+    }
+    if let Some(x) = s.load {
+        load_value(l, "system.load", x)?;
+    }
+    if let Some(x) = s.epsilon {
+        epsilon_value(l, "system.epsilon", x)?;
+    }
+    if let Some(x) = s.epsilon_frac {
+        epsilon_frac_value(l, "system.epsilon_frac", x)?;
+    }
+    if s.granularity.is_some() && sw.granularity.is_some() {
+        return Err(l.error(
+            "sweep.granularity",
+            "granularity is given both in [system] and as a sweep axis; keep one",
+        ));
+    }
+    if s.count_own.is_some() && sw.count_own.is_some() {
+        return Err(l.error(
+            "sweep.count_own",
+            "count_own is given both in [system] and as a sweep axis; keep one",
+        ));
+    }
+    if let Split::Weights(w) = &s.split {
+        if w.is_empty() {
+            return Err(l.error("system.split.weights", "needs one weight per dispatcher"));
+        }
+        for (i, x) in w.iter().enumerate() {
+            if !(x.is_finite() && *x >= 0.0) {
+                return Err(l.error(
+                    &format!("system.split.weights[{i}]"),
+                    format!("a weight must be a finite number ≥ 0, got {x}"),
+                ));
+            }
+        }
+        if w.iter().sum::<f64>() <= 0.0 {
+            return Err(l.error("system.split.weights", "the weights must not all be 0"));
+        }
+    }
+    Ok(())
+}
+
+/// ρ must be a positive number, below 1 unless `allow_unstable`.
+pub fn load_value(l: &Loaded, path: &str, x: f64) -> R {
+    if !(x.is_finite() && x > 0.0) {
+        return Err(l.error(path, format!("a load must be a number > 0, got {x}")));
+    }
+    if x >= 1.0 && !of(l).system.allow_unstable {
+        return Err(l.error(
+            path,
+            format!(
+                "load {x} ≥ 1 is unstable: use a load in (0, 1), or set \
+                 `allow_unstable = true` in [system] to run it anyway"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn epsilon_value(l: &Loaded, path: &str, x: f64) -> R {
+    if !x.is_finite() {
+        return Err(l.error(path, format!("ε must be a finite number, got {x}")));
+    }
+    if x <= 0.0 && !of(l).system.allow_unstable {
+        return Err(l.error(
+            path,
+            format!(
+                "ε = {x} ≤ 0 means load ≥ 1, which is unstable: use ε > 0, or set \
+                 `allow_unstable = true` in [system]"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn epsilon_frac_value(l: &Loaded, path: &str, x: f64) -> R {
+    if !(x.is_finite() && x < 1.0) {
+        return Err(l.error(
+            path,
+            format!("epsilon_frac = ε/μ_Σ must be below 1 (load > 0), got {x}"),
+        ));
+    }
+    if x <= 0.0 && !of(l).system.allow_unstable {
+        return Err(l.error(
+            path,
+            format!(
+                "epsilon_frac = {x} ≤ 0 means load ≥ 1, which is unstable: use a value in \
+                 (0, 1), or set `allow_unstable = true` in [system]"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn servers(l: &Loaded) -> R {
+    let s = &of(l).system;
+    let sv = &s.servers;
+    let swept = of(l).sweep.servers_count.is_some();
+    let max = s.service.max_mean();
+    let rate_ok = |path: &str, r: f64| -> R {
+        if !(r.is_finite() && r >= 0.0) {
+            return Err(l.error(
+                path,
+                format!("a service rate must be a finite number ≥ 0, got {r}"),
+            ));
+        }
+        if let Some(mx) = max
+            && r > mx
+        {
+            return Err(l.error(
+                path,
+                format!("this service law needs a rate in [0, {mx}], got {r}"),
+            ));
+        }
+        Ok(())
+    };
+    let forms = [
+        sv.classes.is_some(),
+        sv.rates.is_some(),
+        sv.rate.is_some(),
+        sv.uniform.is_some(),
+    ];
+    let one_of = "give exactly one of: classes = [{ count, rate }, …]; rates = [μ_1, …]; \
+                  count = N with rate = μ; count = N with uniform = [a, b]";
+    if forms.iter().filter(|b| **b).count() != 1 {
+        return Err(l.error("system.servers", one_of));
+    }
+    if let Some(classes) = &sv.classes {
+        if sv.count.is_some() {
+            return Err(l.error(
+                "system.servers.count",
+                format!("not with classes; {one_of}"),
+            ));
+        }
+        if classes.is_empty() {
+            return Err(l.error("system.servers.classes", "needs at least one class"));
+        }
+        for (i, c) in classes.iter().enumerate() {
+            if c.count == 0 {
+                return Err(l.error(
+                    &format!("system.servers.classes[{i}].count"),
+                    "a class needs count ≥ 1",
+                ));
+            }
+            rate_ok(&format!("system.servers.classes[{i}].rate"), c.rate)?;
+        }
+    }
+    if let Some(rates) = &sv.rates {
+        if sv.count.is_some() {
+            return Err(l.error("system.servers.count", format!("not with rates; {one_of}")));
+        }
+        if rates.is_empty() {
+            return Err(l.error("system.servers.rates", "needs at least one server"));
+        }
+        for (i, r) in rates.iter().enumerate() {
+            rate_ok(&format!("system.servers.rates[{i}]"), *r)?;
+        }
+    }
+    if sv.rate.is_some() || sv.uniform.is_some() {
+        match (sv.count, swept) {
+            (Some(_), true) => {
+                return Err(l.error(
+                    "sweep.servers_count",
+                    "N is given both as system.servers.count and as a sweep axis; keep one",
+                ));
+            }
+            (None, false) => {
+                return Err(l.error(
+                    "system.servers.count",
+                    "required with `rate` or `uniform`: the number of servers N ≥ 1 \
+                     (or a `sweep.servers_count` axis)",
+                ));
+            }
+            (Some(0), _) => {
+                return Err(l.error("system.servers.count", "N must be ≥ 1, got 0"));
+            }
+            _ => {}
+        }
+    } else if swept {
+        return Err(l.error(
+            "sweep.servers_count",
+            "applies only to servers given as `count` with `rate` or `uniform`",
+        ));
+    }
+    if let Some(r) = sv.rate {
+        rate_ok("system.servers.rate", r)?;
+    }
+    if let Some([a, b]) = sv.uniform {
+        rate_ok("system.servers.uniform[0]", a)?;
+        rate_ok("system.servers.uniform[1]", b)?;
+        if a > b {
+            return Err(l.error(
+                "system.servers.uniform",
+                format!("[a, b] needs a ≤ b, got [{a}, {b}]"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn sweep(l: &Loaded) -> R {
+    let sw = &of(l).sweep;
+    fn nonempty<T: PartialEq + std::fmt::Debug>(l: &Loaded, axis: &str, v: &Option<Vec<T>>) -> R {
+        let Some(v) = v else { return Ok(()) };
+        let path = format!("sweep.{axis}");
+        if v.is_empty() {
+            return Err(l.error(
+                &path,
+                "an empty sweep axis gives no points: list at least one value, or remove the axis",
+            ));
+        }
+        for (i, x) in v.iter().enumerate() {
+            if v[..i].contains(x) {
+                return Err(l.error(
+                    &format!("{path}[{i}]"),
+                    format!("the value {x:?} is listed twice"),
+                ));
+            }
+        }
+        Ok(())
+    }
+    nonempty(l, "load", &sw.load)?;
+    nonempty(l, "epsilon", &sw.epsilon)?;
+    nonempty(l, "epsilon_frac", &sw.epsilon_frac)?;
+    nonempty(l, "dispatchers", &sw.dispatchers)?;
+    nonempty(l, "servers_count", &sw.servers_count)?;
+    nonempty(l, "granularity", &sw.granularity)?;
+    nonempty(l, "count_own", &sw.count_own)?;
+    nonempty(l, "p_hat", &sw.p_hat)?;
+    nonempty(l, "d", &sw.d)?;
+    for (i, x) in sw.load.iter().flatten().enumerate() {
+        load_value(l, &format!("sweep.load[{i}]"), *x)?;
+    }
+    for (i, x) in sw.epsilon.iter().flatten().enumerate() {
+        epsilon_value(l, &format!("sweep.epsilon[{i}]"), *x)?;
+    }
+    for (i, x) in sw.epsilon_frac.iter().flatten().enumerate() {
+        epsilon_frac_value(l, &format!("sweep.epsilon_frac[{i}]"), *x)?;
+    }
+    for (i, x) in sw.dispatchers.iter().flatten().enumerate() {
+        if *x == 0 {
+            return Err(l.error(&format!("sweep.dispatchers[{i}]"), "M must be ≥ 1, got 0"));
+        }
+    }
+    for (i, x) in sw.servers_count.iter().flatten().enumerate() {
+        if *x == 0 {
+            return Err(l.error(&format!("sweep.servers_count[{i}]"), "N must be ≥ 1, got 0"));
+        }
+    }
+    for (i, x) in sw.p_hat.iter().flatten().enumerate() {
+        if !is_prob(*x) {
+            return Err(l.error(
+                &format!("sweep.p_hat[{i}]"),
+                format!("p̂ is a probability: it must lie in [0, 1], got {x}"),
+            ));
+        }
+    }
+    for (i, x) in sw.d.iter().flatten().enumerate() {
+        if *x == 0 {
+            return Err(l.error(&format!("sweep.d[{i}]"), "d must be ≥ 1, got 0"));
+        }
+    }
+    Ok(())
+}
+
+/// Whether `sweep.p_hat` applies to policy `i`: LED, with neither its own
+/// p_hat nor a budget.
+pub fn p_hat_axis_applies(l: &Loaded, i: usize) -> bool {
+    let p = &of(l).policies[i];
+    of(l).sweep.p_hat.is_some()
+        && PolicyKind::parse(&p.spec).is_some_and(|k| k.is_led())
+        && p.p_hat.is_none()
+        && p.budget.is_none()
+}
+
+/// Whether `sweep.d` applies to policy `i`: it has a `d` and sets none itself.
+pub fn d_axis_applies(l: &Loaded, i: usize) -> bool {
+    let p = &of(l).policies[i];
+    of(l).sweep.d.is_some()
+        && PolicyKind::parse(&p.spec)
+            .is_some_and(|k| k.has_d() && !matches!(k, PolicyKind::Pod(Some(_))))
+        && p.d.is_none()
+}
+
+/// The label of policy `i`: its `label`, else its name.
+pub fn label(l: &Loaded, i: usize) -> String {
+    let p = &of(l).policies[i];
+    p.label.clone().unwrap_or_else(|| p.spec.trim().to_string())
+}
+
+fn policies(l: &Loaded) -> R {
+    let ps = &of(l).policies;
+    if ps.is_empty() {
+        return Err(l.error("policy", "at least one [[policy]] is needed"));
+    }
+    let mut labels = BTreeSet::new();
+    for (i, p) in ps.iter().enumerate() {
+        let at = |k: &str| format!("policy[{i}].{k}");
+        let Some(kind) = PolicyKind::parse(&p.spec) else {
+            let names: Vec<&str> = POLICY_NAMES.to_vec();
+            let hint = did_you_mean(&p.spec, &names)
+                .map(|s| format!("did you mean \"{s}\"? "))
+                .unwrap_or_default();
+            return Err(l.error(
+                &at("spec"),
+                format!(
+                    "unknown policy \"{}\"; {hint}valid names: {}",
+                    p.spec,
+                    POLICY_NAMES.join(", ")
+                ),
+            ));
+        };
+        let lab = label(l, i);
+        if !labels.insert(lab.clone()) {
+            return Err(l.error(
+                &at(if p.label.is_some() { "label" } else { "spec" }),
+                format!("the label \"{lab}\" is used twice; give each policy a distinct `label`"),
+            ));
+        }
+        let name = p.spec.trim();
+        let push = matches!(kind, PolicyKind::Led(_, UpdateKind::Push));
+        if let Some(d) = p.d {
+            if !kind.has_d() {
+                return Err(l.error(
+                    &at("d"),
+                    format!("{name} has no d (only Power-of-d, L-Pod-* and *-Push do)"),
+                ));
+            }
+            if d == 0 {
+                return Err(l.error(&at("d"), "d must be ≥ 1, got 0"));
+            }
+            if let PolicyKind::Pod(Some(k)) = kind
+                && k != d
+            {
+                return Err(l.error(
+                    &at("d"),
+                    format!("the name {name} already fixes d = {k}; remove d or use \"Pod\""),
+                ));
+            }
+        }
+        if let Some(d) = p.push_d {
+            if !push {
+                return Err(l.error(
+                    &at("push_d"),
+                    format!("{name} has no Push update; push_d applies to *-Push policies"),
+                ));
+            }
+            if d == 0 {
+                return Err(l.error(&at("push_d"), "push_d must be ≥ 1, got 0"));
+            }
+            if !matches!(kind, PolicyKind::Led(super::DispatchKind::LPod, _)) && p.d.is_some() {
+                return Err(l.error(
+                    &at("push_d"),
+                    format!("for {name}, d already is the Push sample size; give one of d, push_d"),
+                ));
+            }
+        }
+        if p.push_when.is_some() && !push {
+            return Err(l.error(
+                &at("push_when"),
+                format!("{name} has no Push update; push_when applies to *-Push policies"),
+            ));
+        }
+        if p.tie_break.is_some() && !kind.has_tie_break() {
+            return Err(l.error(
+                &at("tie_break"),
+                format!("{name} breaks no ties; tie_break applies to JSQ, Power-of-d and LED"),
+            ));
+        }
+        if let Some(x) = p.p_hat {
+            if !kind.is_led() {
+                return Err(l.error(
+                    &at("p_hat"),
+                    format!("{name} has no update probability; p_hat applies to LED policies"),
+                ));
+            }
+            if !is_prob(x) {
+                return Err(l.error(
+                    &at("p_hat"),
+                    format!("p̂ is a probability: it must lie in [0, 1], got {x}"),
+                ));
+            }
+        }
+        if let Some(m) = p.dispatchers
+            && m == 0
+        {
+            return Err(l.error(&at("dispatchers"), "M must be ≥ 1, got 0"));
+        }
+        if let Some(b) = &p.budget {
+            if !kind.is_led() {
+                return Err(l.error(
+                    &at("budget"),
+                    format!("{name} has no p̂ to calibrate; a budget applies to LED policies"),
+                ));
+            }
+            if p.p_hat.is_some() {
+                return Err(l.error(
+                    &at("budget"),
+                    "a budget calibrates p̂: remove `p_hat` or the budget",
+                ));
+            }
+            match (&b.same_as, b.messages_per_arrival) {
+                (Some(other), None) => {
+                    let j = (0..ps.len()).find(|&j| label(l, j) == *other);
+                    match j {
+                        None => {
+                            let all: Vec<String> = (0..ps.len()).map(|j| label(l, j)).collect();
+                            return Err(l.error(
+                                &at("budget.same_as"),
+                                format!(
+                                    "no policy is labelled \"{other}\"; labels: {}",
+                                    all.join(", ")
+                                ),
+                            ));
+                        }
+                        Some(j) if j == i || ps[j].budget.is_some() => {
+                            return Err(l.error(
+                                &at("budget.same_as"),
+                                format!(
+                                    "\"{other}\" has a budget itself; name a policy with a \
+                                     fixed configuration"
+                                ),
+                            ));
+                        }
+                        _ => {}
+                    }
+                }
+                (None, Some(x)) => {
+                    if !(x.is_finite() && x > 0.0) {
+                        return Err(l.error(
+                            &at("budget.messages_per_arrival"),
+                            format!("must be a number > 0, got {x}"),
+                        ));
+                    }
+                }
+                _ => {
+                    return Err(l.error(
+                        &at("budget"),
+                        "give exactly one of same_as = \"<policy label>\" or \
+                         messages_per_arrival = <number>",
+                    ));
+                }
+            }
+        }
+        if kind.is_led() && p.p_hat.is_none() && p.budget.is_none() && !p_hat_axis_applies(l, i) {
+            return Err(l.error(
+                &at("p_hat"),
+                format!(
+                    "{name} needs an update probability: p_hat in [0, 1], a `budget`, or a \
+                     `sweep.p_hat` axis"
+                ),
+            ));
+        }
+    }
+    let sw = &of(l).sweep;
+    if sw.p_hat.is_some() && !(0..ps.len()).any(|i| p_hat_axis_applies(l, i)) {
+        return Err(l.error(
+            "sweep.p_hat",
+            "applies to no policy (only LED policies without their own p_hat or budget)",
+        ));
+    }
+    if sw.d.is_some() && !(0..ps.len()).any(|i| d_axis_applies(l, i)) {
+        return Err(l.error(
+            "sweep.d",
+            "applies to no policy (only Pod, L-Pod-* and *-Push policies without their own d)",
+        ));
+    }
+    Ok(())
+}
+
+fn run(l: &Loaded) -> R {
+    let r = &of(l).run;
+    if r.slots <= r.warmup {
+        return Err(l.error(
+            "run.slots",
+            format!(
+                "slots ({}) must exceed warmup ({}): slots counts the warm-up too",
+                r.slots, r.warmup
+            ),
+        ));
+    }
+    if let Some(b) = r.batches
+        && (b < 6 || b as u64 > r.slots - r.warmup)
+    {
+        return Err(l.error(
+            "run.batches",
+            format!(
+                "batches must lie in 6..={} (the measured slots), got {b}",
+                r.slots - r.warmup
+            ),
+        ));
+    }
+    let q = &of(l).quick;
+    if q.replications == Some(0) {
+        return Err(l.error("quick.replications", "must be ≥ 1, got 0"));
+    }
+    if let (Some(s), Some(w)) = (q.slots, q.warmup)
+        && s <= w
+    {
+        return Err(l.error(
+            "quick.slots",
+            format!("slots ({s}) must exceed warmup ({w})"),
+        ));
+    }
+    let c = &of(l).calibration;
+    if let (Some(s), Some(w)) = (c.slots, c.warmup)
+        && s <= w
+    {
+        return Err(l.error(
+            "calibration.slots",
+            format!("slots ({s}) must exceed warmup ({w})"),
+        ));
+    }
+    if c.replications == Some(0) {
+        return Err(l.error("calibration.replications", "must be ≥ 1, got 0"));
+    }
+    if let Some(n) = c.iterations
+        && !(1..=60).contains(&n)
+    {
+        return Err(l.error(
+            "calibration.iterations",
+            format!("must lie in 1..=60, got {n}"),
+        ));
+    }
+    if let Some(t) = c.rel_tol
+        && !(t > 0.0 && t < 1.0)
+    {
+        return Err(l.error(
+            "calibration.rel_tol",
+            format!("must lie in (0, 1), got {t}"),
+        ));
+    }
+    Ok(())
+}
+
+impl SweepSpec {
+    /// The sweep axes this manifest sets.
+    pub fn present(&self) -> Vec<&'static str> {
+        let set = [
+            self.load.is_some(),
+            self.epsilon.is_some(),
+            self.epsilon_frac.is_some(),
+            self.dispatchers.is_some(),
+            self.servers_count.is_some(),
+            self.granularity.is_some(),
+            self.count_own.is_some(),
+            self.p_hat.is_some(),
+            self.d.is_some(),
+        ];
+        AXES.iter()
+            .zip(set)
+            .filter(|(_, s)| *s)
+            .map(|(a, _)| *a)
+            .collect()
+    }
+}
