@@ -340,6 +340,16 @@ impl Summary {
         }
     }
 
+    /// The run's sample path, as (time, value) pairs over the whole horizon
+    /// warm-up included, where the model records one (the network model:
+    /// total jobs against time); None for models that record none. Figures
+    /// of kind "path" draw it.
+    pub fn path(&self) -> Option<Vec<(f64, f64)>> {
+        match self {
+            Summary::Slotted(_) | Summary::Many(_) => None,
+        }
+    }
+
     /// A precision metric's value ([`MetricInfo::precision`]).
     pub fn precision_value(&self, name: &str) -> Option<f64> {
         match self {
