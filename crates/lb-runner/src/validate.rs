@@ -98,20 +98,40 @@ fn replications(l: &Loaded) -> R {
     }
 }
 
-fn one_of(l: &Loaded, at: &str, what: &str, v: &str, allowed: &[&str]) -> R {
+/// `v` must be one of `allowed` (exactly); else a located error with the
+/// nearest allowed value.
+pub(crate) fn one_of(l: &Loaded, at: &str, what: &str, v: &str, allowed: &[&str]) -> R {
     if allowed.contains(&v) {
         return Ok(());
     }
+    Err(unknown(l, at, what, v, allowed))
+}
+
+/// `v` must be one of `allowed`, ignoring case and surrounding blanks.
+pub(crate) fn one_of_ignoring_case(
+    l: &Loaded,
+    at: &str,
+    what: &str,
+    v: &str,
+    allowed: &[&str],
+) -> R {
+    if allowed.iter().any(|a| a.eq_ignore_ascii_case(v.trim())) {
+        return Ok(());
+    }
+    Err(unknown(l, at, what, v, allowed))
+}
+
+fn unknown(l: &Loaded, at: &str, what: &str, v: &str, allowed: &[&str]) -> ManifestError {
     let hint = did_you_mean(v, allowed)
         .map(|s| format!("; did you mean \"{s}\"?"))
         .unwrap_or_default();
-    Err(l.error(
+    l.error(
         at,
         format!(
             "unknown {what} \"{v}\"{hint} (allowed: {})",
             allowed.join(", ")
         ),
-    ))
+    )
 }
 
 fn filter(l: &Loaded, at: &str, f: &crate::outputs::Where, axes: &[&str]) -> R {

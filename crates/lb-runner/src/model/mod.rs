@@ -62,6 +62,23 @@ pub struct MetricInfo {
     pub precision: bool,
 }
 
+impl MetricInfo {
+    /// A metric (for the models' constant lists).
+    pub const fn new(
+        name: &'static str,
+        label: &'static str,
+        table: bool,
+        precision: bool,
+    ) -> MetricInfo {
+        MetricInfo {
+            name,
+            label,
+            table,
+            precision,
+        }
+    }
+}
+
 impl Model {
     /// Every model, in the order the docs list them.
     pub const ALL: [Model; 2] = [Model::Slotted, Model::Many];

@@ -5,37 +5,30 @@
 use crate::model::MetricInfo;
 use lb_core::many::{ManyConfig, ManySummary, theory};
 
-const fn m(name: &'static str, label: &'static str, table: bool, precision: bool) -> MetricInfo {
-    MetricInfo {
-        name,
-        label,
-        table,
-        precision,
-    }
-}
+use MetricInfo as M;
 
 /// The metrics, the table's first and in its column order.
 pub const METRICS: [MetricInfo; 10] = [
-    m("p_to_busy", "P(job sent to a non-idle server)", true, true),
-    m("mean_jobs", "Jobs per server (Σ S_i)", true, true),
-    m("loss_fraction", "Fraction of jobs lost", true, true),
-    m(
+    M::new("p_to_busy", "P(job sent to a non-idle server)", true, true),
+    M::new("mean_jobs", "Jobs per server (Σ S_i)", true, true),
+    M::new("loss_fraction", "Fraction of jobs lost", true, true),
+    M::new(
         "mean_response",
         "Mean response time (time slots)",
         true,
         true,
     ),
-    m("s1", "S_1", true, true),
-    m("s2", "S_2", true, true),
-    m("s3", "S_3", true, true),
-    m("sum_s_b", "E[Σ_{i≤b} S_i]", true, false),
-    m(
+    M::new("s1", "S_1", true, true),
+    M::new("s2", "S_2", true, true),
+    M::new("s3", "S_3", true, true),
+    M::new("sum_s_b", "E[Σ_{i≤b} S_i]", true, false),
+    M::new(
         "shw_bound",
         "Sub-Halfin-Whitt bound (seed 004)",
         true,
         false,
     ),
-    m(
+    M::new(
         "p_unstable",
         "Fraction of unstable replications",
         false,

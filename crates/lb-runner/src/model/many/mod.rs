@@ -30,12 +30,13 @@
 
 pub mod metrics;
 
-use crate::diag::{ManifestError, did_you_mean};
+use crate::diag::ManifestError;
 use crate::expand::{Plan, PlannedPoint, Replications, Target};
 use crate::manifest::{ExperimentSpec, Loaded, PrecisionSpec};
 use crate::model::{Model, PointConfig};
 use crate::outputs::{ClaimToml, FigureToml};
 use crate::point::{Point, Profile};
+use crate::validate::one_of_ignoring_case;
 use lb_core::many::{GraphSpec, ManyConfig, ManyPolicy, PodD, TimeRun};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
@@ -195,22 +196,6 @@ impl Manifest {
     }
 }
 
-fn one_of(l: &Loaded, at: &str, what: &str, v: &str, allowed: &[&str]) -> R {
-    if allowed.iter().any(|a| a.eq_ignore_ascii_case(v.trim())) {
-        return Ok(());
-    }
-    let hint = did_you_mean(v, allowed)
-        .map(|s| format!("; did you mean \"{s}\"?"))
-        .unwrap_or_default();
-    Err(l.error(
-        at,
-        format!(
-            "unknown {what} \"{v}\"{hint} (allowed: {})",
-            allowed.join(", ")
-        ),
-    ))
-}
-
 /// The static checks of a many-server manifest.
 pub fn validate(l: &Loaded, m: &Manifest) -> R {
     let (s, sw) = (&m.system, &m.sweep);
@@ -340,7 +325,7 @@ pub fn validate(l: &Loaded, m: &Manifest) -> R {
     let mut labels = BTreeSet::new();
     for (i, p) in m.policies.iter().enumerate() {
         let at = |k: &str| format!("policy[{i}].{k}");
-        one_of(l, &at("spec"), "policy", &p.spec, &MANY_POLICY_NAMES)?;
+        one_of_ignoring_case(l, &at("spec"), "policy", &p.spec, &MANY_POLICY_NAMES)?;
         let name = p.spec.trim().to_ascii_lowercase();
         let lab = m.label(i);
         if !labels.insert(lab.clone()) {
@@ -437,7 +422,7 @@ fn graph_spec(
         GraphToml::Name(k) => (k.as_str(), None, None, None),
         GraphToml::Table(t) => (t.kind.as_str(), t.mean_degree, t.degree_exponent, t.degree),
     };
-    one_of(l, at, "graph kind", kind, &GRAPH_KINDS)?;
+    one_of_ignoring_case(l, at, "graph kind", kind, &GRAPH_KINDS)?;
     let kind = kind.trim().to_ascii_lowercase();
     let extra = |k: &str| {
         l.error(

@@ -6,39 +6,32 @@ use crate::model::MetricInfo;
 use crate::point::Point;
 use lb_core::slotted::{Granularity, Law, PolicyConfig, RunSummary, SlottedConfig, theory};
 
-const fn m(name: &'static str, label: &'static str, table: bool, precision: bool) -> MetricInfo {
-    MetricInfo {
-        name,
-        label,
-        table,
-        precision,
-    }
-}
+use MetricInfo as M;
 
 /// The metrics, the table's first and in its column order.
 pub const METRICS: [MetricInfo; 12] = [
-    m(
+    M::new(
         "mean_response",
         "Mean response time (time slots)",
         true,
         true,
     ),
-    m("mean_sum_q", "E[ΣQ]", true, true),
-    m("eps_sum_q", "ε·E[ΣQ]", true, false),
-    m("messages_per_arrival", "Messages per arrival", true, true),
-    m("p99", "99th percentile response time (slots)", true, true),
-    m("imbalance", "E[max Q − min Q]", true, true),
-    m("zeta_ratio", "ε·E[ΣQ] / ζ", true, false),
-    m("p50", "Median response time (slots)", false, true),
-    m("p90", "90th percentile response time (slots)", false, true),
-    m("little_gap", "FIFO − Little response (slots)", false, true),
-    m(
+    M::new("mean_sum_q", "E[ΣQ]", true, true),
+    M::new("eps_sum_q", "ε·E[ΣQ]", true, false),
+    M::new("messages_per_arrival", "Messages per arrival", true, true),
+    M::new("p99", "99th percentile response time (slots)", true, true),
+    M::new("imbalance", "E[max Q − min Q]", true, true),
+    M::new("zeta_ratio", "ε·E[ΣQ] / ζ", true, false),
+    M::new("p50", "Median response time (slots)", false, true),
+    M::new("p90", "90th percentile response time (slots)", false, true),
+    M::new("little_gap", "FIFO − Little response (slots)", false, true),
+    M::new(
         "little_response",
         "Mean response time by Little's law (slots)",
         false,
         true,
     ),
-    m(
+    M::new(
         "p_unstable",
         "Fraction of unstable replications",
         false,
