@@ -17,6 +17,7 @@ pub mod canonical;
 pub mod diag;
 pub mod expand;
 pub mod key;
+pub mod limits;
 pub mod maintain;
 pub mod manifest;
 pub mod model;

@@ -4,6 +4,7 @@
 //! and what is allowed.
 
 use crate::diag::{ManifestError, did_you_mean};
+use crate::limits::MAX_REPLICATIONS;
 use crate::manifest::Loaded;
 use crate::outputs::{ClaimKind, Reference};
 use std::collections::BTreeSet;
@@ -13,6 +14,7 @@ type R = Result<(), ManifestError>;
 /// Runs every static check of a parsed manifest.
 pub fn validate(l: &Loaded) -> R {
     experiment(l)?;
+    points(l)?;
     l.manifest.validate(l)?;
     replications(l)?;
     figures(l)?;
@@ -53,6 +55,13 @@ fn replications(l: &Loaded) -> R {
             "give exactly one of replications = K or precision = { rel_half_width, min, max }",
         )),
         (Some(0), None) => Err(l.error("run.replications", "must be ≥ 1, got 0")),
+        (Some(n), None) if n as u64 > MAX_REPLICATIONS => Err(l.error(
+            "run.replications",
+            format!(
+                "{n} replications is beyond lb's limit of {MAX_REPLICATIONS} a point (see \
+                 \"Limits\" in experiments/README.md)"
+            ),
+        )),
         (Some(_), None) => Ok(()),
         (None, Some(p)) => {
             if !model.metric(&p.metric.0).is_some_and(|m| m.precision) {
@@ -82,6 +91,16 @@ fn replications(l: &Loaded) -> R {
                 return Err(l.error(
                     "run.precision.min",
                     format!("an interval needs at least 2 replications, got {}", p.min),
+                ));
+            }
+            if p.max as u64 > MAX_REPLICATIONS {
+                return Err(l.error(
+                    "run.precision.max",
+                    format!(
+                        "{} replications is beyond lb's limit of {MAX_REPLICATIONS} a point \
+                         (see \"Limits\" in experiments/README.md)",
+                        p.max
+                    ),
                 ));
             }
             if p.max < p.min {
@@ -134,9 +153,25 @@ fn unknown(l: &Loaded, at: &str, what: &str, v: &str, allowed: &[&str]) -> Manif
     )
 }
 
+/// A `where` table: every key a sweep axis, every value one of its values
+/// (a value the sweep does not hold would select nothing, silently).
 fn filter(l: &Loaded, at: &str, f: &crate::outputs::Where, axes: &[&str]) -> R {
-    for k in f.keys() {
-        one_of(l, &format!("{at}.{k}"), "sweep axis", k, axes)?;
+    for (k, v) in f {
+        let path = format!("{at}.{k}");
+        one_of(l, &path, "sweep axis", k, axes)?;
+        let allowed = l.manifest.axis_values(k);
+        for w in crate::outputs::where_values(v) {
+            if !allowed.contains(&w) {
+                return Err(l.error(
+                    &path,
+                    format!(
+                        "{w} is not a value of the sweep axis `{k}` (its values: {}); it would \
+                         select no point",
+                        allowed.join(", ")
+                    ),
+                ));
+            }
+        }
     }
     Ok(())
 }
@@ -146,6 +181,24 @@ fn filter(l: &Loaded, at: &str, f: &crate::outputs::Where, axes: &[&str]) -> R {
 fn names(l: &Loaded) -> (Vec<&'static str>, Vec<String>, Vec<&'static str>) {
     let metrics = l.model().metrics().iter().map(|m| m.name).collect();
     (l.axes(), l.labels(), metrics)
+}
+
+/// At most [`MAX_POINTS`](crate::limits::MAX_POINTS) points, checked before
+/// the sweep is expanded.
+fn points(l: &Loaded) -> R {
+    let n = l.manifest.points();
+    if n > crate::limits::MAX_POINTS {
+        return Err(l.error(
+            "sweep",
+            format!(
+                "the sweep gives {n} points (its axes' lengths multiplied, times the \
+                 policies), beyond lb's limit of {} (see \"Limits\" in experiments/README.md): \
+                 split the experiment into several manifests",
+                crate::limits::MAX_POINTS
+            ),
+        ));
+    }
+    Ok(())
 }
 
 /// `[[figure]]`: names, axes, metrics and policies must exist.
@@ -242,9 +295,26 @@ fn claims(l: &Loaded) -> R {
             }
         }
         for (k, r) in [("expected", &c.expected), ("bound", &c.bound)] {
-            if let Some(Reference::Named(n)) = r {
-                one_of(l, &at(k), "reference", n, l.model().references())?;
+            match r {
+                Some(Reference::Named(n)) => {
+                    one_of(l, &at(k), "reference", n, l.model().references())?
+                }
+                Some(Reference::Number(x)) if !x.is_finite() => {
+                    return Err(l.error(&at(k), format!("must be a finite number, got {x}")));
+                }
+                _ => {}
             }
+        }
+        if let (Some(b), Some(w)) = (&c.better, &c.worse)
+            && b == w
+        {
+            return Err(l.error(
+                &at("worse"),
+                format!(
+                    "an ordering compares two different policies; better and worse are both \
+                     \"{b}\""
+                ),
+            ));
         }
         if let Some(t) = c.tolerance
             && !(t >= 0.0 && t.is_finite())

@@ -41,6 +41,11 @@ pub enum Law {
     },
 }
 
+/// The largest mean (and binomial n, deterministic k) a law may have: the
+/// samplers are exact and the per-slot counters cannot overflow below it
+/// (10⁹ jobs a slot; no experiment comes near).
+pub const MAX_LAW_MEAN: f64 = 1e9;
+
 impl Law {
     /// E[X].
     pub fn mean(&self) -> f64 {
@@ -101,10 +106,14 @@ impl Law {
     /// Checks the parameters; the message says what is allowed.
     pub fn validate(&self) -> Result<(), String> {
         let finite_nonneg = |name: &str, v: f64| {
-            if v.is_finite() && v >= 0.0 {
-                Ok(())
-            } else {
+            if !(v.is_finite() && v >= 0.0) {
                 Err(format!("{name} must be a finite number ≥ 0, got {v}"))
+            } else if v > MAX_LAW_MEAN {
+                Err(format!(
+                    "{name} must be at most {MAX_LAW_MEAN:e} jobs a slot (the samplers' range), got {v}"
+                ))
+            } else {
+                Ok(())
             }
         };
         let prob = |v: f64| {
@@ -116,8 +125,14 @@ impl Law {
         };
         match *self {
             Law::Poisson { mean } | Law::Geometric { mean } => finite_nonneg("mean", mean),
-            Law::Bernoulli { p } | Law::Binomial { p, .. } => prob(p),
-            Law::Deterministic { .. } => Ok(()),
+            Law::Bernoulli { p } => prob(p),
+            Law::Binomial { n, p } => {
+                if n as f64 > MAX_LAW_MEAN {
+                    return Err(format!("n must be at most {MAX_LAW_MEAN:e}, got {n}"));
+                }
+                prob(p)
+            }
+            Law::Deterministic { k } => finite_nonneg("k", k as f64),
         }
     }
 

@@ -201,6 +201,25 @@ impl ModelManifest {
         }
     }
 
+    /// The number of points the manifest expands into, at most (sweep
+    /// combinations × policies; saturating).
+    pub fn points(&self) -> u64 {
+        match self {
+            ModelManifest::Slotted(m) => m.points(),
+            ModelManifest::Many(m) => m.points(),
+        }
+    }
+
+    /// The values of sweep axis `axis` as plans and `where` tables write them
+    /// ("0.9", "100", "true", "job"); empty for an axis the manifest does not
+    /// sweep.
+    pub fn axis_values(&self, axis: &str) -> Vec<String> {
+        match self {
+            ModelManifest::Slotted(m) => m.axis_values(axis),
+            ModelManifest::Many(m) => m.axis_values(axis),
+        }
+    }
+
     /// The labels of the manifest's policies, in order.
     pub fn labels(&self) -> Vec<String> {
         match self {
@@ -298,6 +317,14 @@ impl PointConfig {
                 PointConfig::Slotted(c)
             }
             other => other,
+        }
+    }
+
+    /// What one replication is expected to cost ([`crate::limits`]).
+    pub fn cost(&self) -> crate::limits::Cost {
+        match self {
+            PointConfig::Slotted(c) => slotted::cost::cost(c),
+            PointConfig::Many(c) => many::cost::cost(c),
         }
     }
 

@@ -28,6 +28,7 @@
 //! [quick]                # optional: horizon, warmup, replications
 //! ```
 
+pub mod cost;
 pub mod metrics;
 
 use crate::diag::ManifestError;
@@ -189,6 +190,43 @@ pub struct ManyQuickSpec {
 }
 
 impl Manifest {
+    /// The number of points: sweep combinations × policies (saturating).
+    pub fn points(&self) -> u64 {
+        let sw = &self.sweep;
+        [
+            sw.servers.as_ref().map(Vec::len),
+            sw.alpha.as_ref().map(Vec::len),
+            sw.lambda.as_ref().map(Vec::len),
+        ]
+        .into_iter()
+        .flatten()
+        .fold(self.policies.len() as u64, |a, n| {
+            a.saturating_mul(n as u64)
+        })
+    }
+
+    /// The values of a sweep axis, as the plan shows them.
+    pub fn axis_values(&self, axis: &str) -> Vec<String> {
+        let f = |v: &Option<Vec<f64>>| -> Vec<String> {
+            v.iter()
+                .flatten()
+                .map(|x| crate::canonical::number_to_string(*x))
+                .collect()
+        };
+        match axis {
+            "servers" => self
+                .sweep
+                .servers
+                .iter()
+                .flatten()
+                .map(|n| crate::canonical::number_to_string(*n as f64))
+                .collect(),
+            "alpha" => f(&self.sweep.alpha),
+            "lambda" => f(&self.sweep.lambda),
+            _ => Vec::new(),
+        }
+    }
+
     /// The label of policy `i`: its `label`, else its `spec`.
     pub fn label(&self, i: usize) -> String {
         let p = &self.policies[i];
@@ -215,6 +253,16 @@ pub fn validate(l: &Loaded, m: &Manifest) -> R {
         }
         (Some(0), None) => {
             return Err(l.error("system.servers", "N must be ≥ 1, got 0"));
+        }
+        (Some(n), None) if n > crate::limits::MAX_MANY_SERVERS => {
+            return Err(l.error(
+                "system.servers",
+                format!(
+                    "N = {n} is beyond lb's limit of {} (see \"Limits\" in \
+                     experiments/README.md)",
+                    crate::limits::MAX_MANY_SERVERS
+                ),
+            ));
         }
         _ => {}
     }
@@ -305,8 +353,15 @@ pub fn validate(l: &Loaded, m: &Manifest) -> R {
     }
     if let Some(v) = &sw.servers {
         distinct(l, "sweep.servers", v, |l, at, n| {
-            if n == 0 || n > u32::MAX as u64 {
-                Err(l.error(at, format!("N must lie in 1..=2³², got {n}")))
+            if n == 0 || n > crate::limits::MAX_MANY_SERVERS {
+                Err(l.error(
+                    at,
+                    format!(
+                        "N must lie in 1..={} (lb's limit; see \"Limits\" in \
+                         experiments/README.md), got {n}",
+                        crate::limits::MAX_MANY_SERVERS
+                    ),
+                ))
             } else {
                 Ok(())
             }
@@ -398,6 +453,18 @@ pub fn validate(l: &Loaded, m: &Manifest) -> R {
     {
         return Err(l.error("run.batches", format!("batches must be ≥ 6, got {b}")));
     }
+    if let Some(b) = r.batches
+        && b as u64 > crate::limits::MAX_BATCHES
+    {
+        return Err(l.error(
+            "run.batches",
+            format!(
+                "batches = {b} is beyond lb's limit of {} (see \"Limits\" in \
+                 experiments/README.md)",
+                crate::limits::MAX_BATCHES
+            ),
+        ));
+    }
     let q = &m.quick;
     if let Some(h) = q.horizon
         && !(h.is_finite() && h > q.warmup.unwrap_or(0.0))
@@ -474,6 +541,21 @@ fn graph_spec(
                     "a random_regular graph needs degree: { kind = \"random_regular\", degree = d }",
                 ));
             };
+            if d == 0 {
+                return Err(l.error(
+                    &format!("{at}.degree"),
+                    "a random_regular graph needs degree ≥ 1 (degree 0 leaves every server \
+                     without neighbours: that is Random routing)",
+                ));
+            }
+            if let Some(n) = servers
+                && d as usize >= n
+            {
+                return Err(l.error(
+                    &format!("{at}.degree"),
+                    format!("degree {d} needs more than N = {n} servers (at most N − 1)"),
+                ));
+            }
             GraphSpec::RandomRegular { degree: d as usize }
         }
         _ => {
@@ -606,6 +688,37 @@ pub fn expand(l: &Loaded, m: &Manifest, profile: Profile) -> Result<Plan, Manife
                 policy,
                 run,
             };
+            if let ManyPolicy::Pod {
+                d: PodD::Scaled { alpha },
+            } = policy
+            {
+                let d = (servers as f64).powf(alpha) * (servers as f64).ln();
+                if d.ceil() > servers as f64 {
+                    return Err(l.error(
+                        &at("alpha"),
+                        format!(
+                            "d = ⌈N^α ln N⌉ = {} exceeds N = {servers} at α = {alpha}: choose a \
+                             smaller α (d is never silently capped at N)",
+                            d.ceil()
+                        ),
+                    ));
+                }
+            }
+            let events = run.horizon * (1.0 + lambda) * servers as f64;
+            if events > crate::limits::MAX_EVENTS {
+                return Err(l.error(
+                    match profile {
+                        Profile::Full => "run.horizon",
+                        Profile::Quick => "quick.horizon",
+                    },
+                    format!(
+                        "a replication at N = {servers}, λ = {lambda} would take {events:e} \
+                         events, beyond lb's limit of {:e} (see \"Limits\" in \
+                         experiments/README.md)",
+                        crate::limits::MAX_EVENTS
+                    ),
+                ));
+            }
             if let Err(e) = config.validate() {
                 let path = if e.starts_with("Pod") {
                     at(if p.alpha.is_some() { "alpha" } else { "d" })

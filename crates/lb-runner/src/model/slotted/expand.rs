@@ -403,6 +403,23 @@ fn resolve(
             format!("gives λ_Σ = {lambda} ≤ 0 with μ_Σ = {mu_sum}; ε must be below μ_Σ"),
         ));
     }
+    let per_dispatcher = lambda / dispatchers as f64;
+    if per_dispatcher > crate::limits::MAX_JOBS_PER_SLOT
+        || lambda * run.slots as f64 > crate::limits::MAX_JOBS_PER_RUN
+    {
+        return Err(l.error(
+            &load_path,
+            format!(
+                "gives λ_Σ = {lambda:e} jobs a slot ({per_dispatcher:e} per dispatcher, {:e} in \
+                 a run of {} slots), beyond lb's limits of {:e} jobs a slot per dispatcher and \
+                 {:e} jobs a run (see \"Limits\" in experiments/README.md)",
+                lambda * run.slots as f64,
+                run.slots,
+                crate::limits::MAX_JOBS_PER_SLOT,
+                crate::limits::MAX_JOBS_PER_RUN
+            ),
+        ));
+    }
     let weights: Vec<f64> = match &s.split {
         Split::Equal => vec![1.0; dispatchers as usize],
         Split::Weights(w) => {

@@ -5,6 +5,7 @@
 //! message-budget [`calibrate`]ions), and measured by [`metrics`].
 
 pub mod calibrate;
+pub mod cost;
 pub mod expand;
 pub mod metrics;
 pub mod validate;
@@ -521,6 +522,67 @@ pub struct CalibrationSpec {
 }
 
 impl Manifest {
+    /// The number of points: sweep combinations × policies (saturating; an
+    /// upper bound, since rows an axis does not apply to collapse).
+    pub fn points(&self) -> u64 {
+        let sw = &self.sweep;
+        [
+            sw.load.as_ref().map(Vec::len),
+            sw.epsilon.as_ref().map(Vec::len),
+            sw.epsilon_frac.as_ref().map(Vec::len),
+            sw.dispatchers.as_ref().map(Vec::len),
+            sw.servers_count.as_ref().map(Vec::len),
+            sw.granularity.as_ref().map(Vec::len),
+            sw.count_own.as_ref().map(Vec::len),
+            sw.p_hat.as_ref().map(Vec::len),
+            sw.d.as_ref().map(Vec::len),
+        ]
+        .into_iter()
+        .flatten()
+        .fold(self.policies.len() as u64, |a, n| {
+            a.saturating_mul(n as u64)
+        })
+    }
+
+    /// The values of a sweep axis, as the plan shows them.
+    pub fn axis_values(&self, axis: &str) -> Vec<String> {
+        let sw = &self.sweep;
+        let f = |v: &Option<Vec<f64>>| -> Vec<String> {
+            v.iter()
+                .flatten()
+                .map(|x| crate::canonical::number_to_string(*x))
+                .collect()
+        };
+        let u = |v: &Option<Vec<u64>>| -> Vec<String> {
+            v.iter().flatten().map(|x| x.to_string()).collect()
+        };
+        match axis {
+            "load" => f(&sw.load),
+            "epsilon" => f(&sw.epsilon),
+            "epsilon_frac" => f(&sw.epsilon_frac),
+            "p_hat" => f(&sw.p_hat),
+            "dispatchers" => u(&sw.dispatchers),
+            "servers_count" => u(&sw.servers_count),
+            "d" => u(&sw.d),
+            "granularity" => sw
+                .granularity
+                .iter()
+                .flatten()
+                .map(|g| match g {
+                    Granularity::Batch => "batch".to_string(),
+                    Granularity::Job => "job".to_string(),
+                })
+                .collect(),
+            "count_own" => sw
+                .count_own
+                .iter()
+                .flatten()
+                .map(|b| b.to_string())
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
     /// The label of policy `i`: its `label`, else its `spec`.
     pub fn label(&self, i: usize) -> String {
         let p = &self.policies[i];

@@ -14,7 +14,8 @@ pub fn validate(l: &Loaded, _m: &Manifest) -> R {
     system(l)?;
     sweep(l)?;
     policies(l)?;
-    run(l)
+    run(l)?;
+    limits(l)
 }
 
 fn is_prob(p: f64) -> bool {
@@ -177,6 +178,16 @@ fn servers(l: &Loaded) -> R {
             return Err(l.error(
                 path,
                 format!("a service rate must be a finite number ≥ 0, got {r}"),
+            ));
+        }
+        if r > crate::limits::MAX_JOBS_PER_SLOT {
+            return Err(l.error(
+                path,
+                format!(
+                    "a service rate of {r} jobs a slot is beyond lb's limit of {:e} (see \
+                     \"Limits\" in experiments/README.md)",
+                    crate::limits::MAX_JOBS_PER_SLOT
+                ),
             ));
         }
         if let Some(mx) = max
@@ -628,4 +639,117 @@ impl SweepSpec {
             .map(|(a, _)| *a)
             .collect()
     }
+}
+
+/// The hard limits of [`crate::limits`] on every size a slotted manifest can
+/// set, checked before anything is allocated.
+fn limits(l: &Loaded) -> R {
+    use crate::limits::*;
+    let m = of(l);
+    let over = |path: &str, what: &str, v: u64, max: u64| -> R {
+        if v > max {
+            Err(l.error(
+                path,
+                format!(
+                    "{what} = {v} is beyond lb's limit of {max} (see \"Limits\" in \
+                     experiments/README.md)"
+                ),
+            ))
+        } else {
+            Ok(())
+        }
+    };
+    // N, whichever form gives it; the largest one the sweep reaches.
+    let sv = &m.system.servers;
+    let mut n_max = 0u64;
+    if let Some(classes) = &sv.classes {
+        let mut total = 0u64;
+        for (i, c) in classes.iter().enumerate() {
+            total = total.saturating_add(c.count);
+            over(
+                &format!("system.servers.classes[{i}].count"),
+                "the servers so far",
+                total,
+                MAX_SLOTTED_SERVERS,
+            )?;
+        }
+        n_max = total;
+    }
+    if let Some(rates) = &sv.rates {
+        n_max = rates.len() as u64;
+        over("system.servers.rates", "N", n_max, MAX_SLOTTED_SERVERS)?;
+    }
+    if let Some(n) = sv.count {
+        over("system.servers.count", "N", n, MAX_SLOTTED_SERVERS)?;
+        n_max = n;
+    }
+    for (i, n) in m.sweep.servers_count.iter().flatten().enumerate() {
+        over(
+            &format!("sweep.servers_count[{i}]"),
+            "N",
+            *n,
+            MAX_SLOTTED_SERVERS,
+        )?;
+        n_max = n_max.max(*n);
+    }
+    // M, here, swept or per policy.
+    let mut dispatchers: Vec<(String, u64)> = Vec::new();
+    if let Some(x) = m.system.dispatchers {
+        dispatchers.push(("system.dispatchers".into(), x));
+    }
+    for (i, x) in m.sweep.dispatchers.iter().flatten().enumerate() {
+        dispatchers.push((format!("sweep.dispatchers[{i}]"), *x));
+    }
+    for (i, p) in m.policies.iter().enumerate() {
+        if let Some(x) = p.dispatchers {
+            dispatchers.push((format!("policy[{i}].dispatchers"), x));
+        }
+    }
+    for (path, x) in &dispatchers {
+        over(path, "M", *x, MAX_DISPATCHERS)?;
+        let mn = x.saturating_mul(n_max);
+        if mn > MAX_ESTIMATES {
+            return Err(l.error(
+                path,
+                format!(
+                    "M × N = {x} × {n_max} = {mn} estimates Q̃_mn is beyond lb's limit of \
+                     {MAX_ESTIMATES} (see \"Limits\" in experiments/README.md)"
+                ),
+            ));
+        }
+    }
+    // Run lengths, batches, replications.
+    let r = &m.run;
+    over("run.slots", "slots", r.slots, MAX_SLOTS)?;
+    if let Some(b) = r.batches {
+        over("run.batches", "batches", b as u64, MAX_BATCHES)?;
+    }
+    let q = &m.quick;
+    if let Some(s) = q.slots {
+        over("quick.slots", "slots", s, MAX_SLOTS)?;
+    }
+    if let Some(s) = q.pilot_slots {
+        over("quick.pilot_slots", "slots", s, MAX_SLOTS)?;
+    }
+    if let Some(n) = q.replications {
+        over(
+            "quick.replications",
+            "replications",
+            n as u64,
+            MAX_REPLICATIONS,
+        )?;
+    }
+    let c = &m.calibration;
+    if let Some(s) = c.slots {
+        over("calibration.slots", "slots", s, MAX_SLOTS)?;
+    }
+    if let Some(n) = c.replications {
+        over(
+            "calibration.replications",
+            "replications",
+            n as u64,
+            MAX_REPLICATIONS,
+        )?;
+    }
+    Ok(())
 }
