@@ -24,7 +24,8 @@ pub fn dispatch(cli: &Cli) -> Res {
             manifests,
             threads,
             quick,
-        } => run(&cache, manifests, *threads, *quick),
+            force,
+        } => run(&cache, manifests, *threads, *quick, *force),
         Command::Show { key } => show(&cache, key),
         Command::Cache { action } => match action {
             CacheAction::Ls => cache_ls(&cache),
@@ -55,8 +56,9 @@ pub fn dispatch(cli: &Cli) -> Res {
             fresh,
             quick,
             threads,
+            force,
             out,
-        } => crate::outputs::reproduce(&cache, manifests, *threads, *quick, *fresh, out),
+        } => crate::outputs::reproduce(&cache, manifests, *threads, *quick, *fresh, *force, out),
         Command::Audit {
             manifests,
             format,
@@ -180,6 +182,34 @@ pub fn render_plan(cache: &Cache, plan: &Plan) -> String {
             ""
         }
     );
+    let e = lb_runner::run::estimate(cache, plan);
+    if e.runs > 0 {
+        use lb_runner::limits::{human_bytes, human_seconds};
+        let basis = match e.measured {
+            Some((n, r)) => format!(
+                "from the model's cost constants, rescaled by {n} timed cached record(s) \
+                 (measured/estimated = {r:.2})"
+            ),
+            None => "from the model's cost constants (no timed record of this plan yet)".into(),
+        };
+        let _ = writeln!(
+            s,
+            "  estimate: {} run(s), {} of CPU time, at most {} per replication; {basis}",
+            e.runs,
+            human_seconds(e.cost.seconds),
+            human_bytes(e.cost.bytes)
+        );
+        if e.worst.seconds > e.cost.seconds * 1.01 {
+            let _ = writeln!(
+                s,
+                "  precision rules may add replications up to their max: {} of CPU time at most",
+                human_seconds(e.worst.seconds)
+            );
+        }
+        if let Some(why) = lb_runner::limits::soft_limit(e.cost, 1) {
+            let _ = writeln!(s, "  beyond a soft limit (lb run needs --force): {why}");
+        }
+    }
     s
 }
 
@@ -192,12 +222,46 @@ pub fn pool(threads: Option<usize>) -> Result<rayon::ThreadPool, Box<dyn std::er
     if n == 0 {
         return Err("--threads must be at least 1".into());
     }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let max = (4 * cores).max(8);
+    if n > max {
+        return Err(format!(
+            "--threads {n} is more than lb allows on this machine ({max}: four per core, \
+             {cores} core(s)); the runs are CPU-bound, so more threads than cores only add \
+             memory and contention"
+        )
+        .into());
+    }
     Ok(rayon::ThreadPoolBuilder::new().num_threads(n).build()?)
 }
 
-fn run(cache: &Cache, manifests: &[PathBuf], threads: Option<usize>, quick: bool) -> Res {
+/// Refuses, before anything runs, work estimated beyond lb's soft limits
+/// ([`lb_runner::limits`]) unless `force`.
+pub fn check_budget(cache: &Cache, plans: &[Plan], threads: usize, force: bool) -> Res {
+    let mut total = lb_runner::limits::Cost::default();
+    for p in plans {
+        total = total.and(lb_runner::run::estimate(cache, p).cost);
+    }
+    match lb_runner::limits::soft_limit(total, threads) {
+        Some(why) if !force => Err(why.into()),
+        Some(why) => {
+            eprintln!("warning (--force): {why}");
+            Ok(ExitCode::SUCCESS)
+        }
+        None => Ok(ExitCode::SUCCESS),
+    }
+}
+
+fn run(
+    cache: &Cache,
+    manifests: &[PathBuf],
+    threads: Option<usize>,
+    quick: bool,
+    force: bool,
+) -> Res {
     let plans = plans(manifests, profile(quick))?;
     let pool = pool(threads)?;
+    check_budget(cache, &plans, pool.current_num_threads(), force)?;
     let ctx = Context::capture(pool.current_num_threads(), std::env::args().collect());
     let progress = progress::for_stderr();
     let t0 = std::time::Instant::now();

@@ -44,6 +44,10 @@ pub enum Command {
         /// Short runs and few replications, for smoke tests (own keys).
         #[arg(long)]
         quick: bool,
+        /// Run even when the work is estimated beyond lb's soft limits (a day
+        /// of CPU time, or 80% of the machine's memory).
+        #[arg(long)]
+        force: bool,
     },
     /// Show a record in full: configuration, replications, provenance.
     Show {
@@ -84,8 +88,12 @@ pub enum Command {
         /// Short runs for smoke tests (own keys).
         #[arg(long)]
         quick: bool,
+        /// Worker threads (default: all cores). Results do not depend on it.
         #[arg(long, value_name = "N")]
         threads: Option<usize>,
+        /// Run even when the work is estimated beyond lb's soft limits.
+        #[arg(long)]
+        force: bool,
         /// Where figures, tables and the report go.
         #[arg(long, value_name = "DIR", default_value = "paper-figures")]
         out: PathBuf,

@@ -157,6 +157,7 @@ pub fn reproduce(
     threads: Option<usize>,
     quick: bool,
     fresh: bool,
+    force: bool,
     out: &Path,
 ) -> Res {
     let manifests = manifests_or_all(manifests)?;
@@ -186,6 +187,7 @@ pub fn reproduce(
     let ctx = Context::capture(pool.current_num_threads(), std::env::args().collect());
     let progress = progress::for_stderr();
     let plans: Vec<Plan> = loaded.iter().map(|(_, p)| p.clone()).collect();
+    crate::commands::check_budget(cache, &plans, pool.current_num_threads(), force)?;
     let t0 = std::time::Instant::now();
     let report = pool.install(|| run_plans(cache, &plans, &ctx, progress.as_ref()))?;
     drop(progress);

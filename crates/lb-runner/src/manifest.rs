@@ -99,14 +99,44 @@ fn default_metric() -> crate::precision::MetricName {
     crate::precision::MetricName("mean_response".into())
 }
 
-/// Reads, parses and validates a manifest file.
+/// The largest manifest file lb reads (a manifest is a page of TOML).
+pub const MAX_MANIFEST_BYTES: u64 = 1 << 20;
+
+/// Reads, parses and validates a manifest file. Only a regular file of at most
+/// [`MAX_MANIFEST_BYTES`] of UTF-8 text is read: a device, a pipe or a
+/// directory is refused before it is opened for reading.
 pub fn load(path: &Path) -> Result<Loaded, ManifestError> {
-    let text = std::fs::read_to_string(path).map_err(|e| ManifestError {
+    let fail = |message: String| ManifestError {
         file: path.to_path_buf(),
         line: 0,
         col: 0,
         field: String::new(),
-        message: format!("cannot read the manifest: {e}"),
+        message,
+    };
+    let meta =
+        std::fs::metadata(path).map_err(|e| fail(format!("cannot read the manifest: {e}")))?;
+    if !meta.is_file() {
+        return Err(fail(
+            "not a regular file (a manifest is a TOML file in experiments/)".into(),
+        ));
+    }
+    if meta.len() > MAX_MANIFEST_BYTES {
+        return Err(fail(format!(
+            "{} bytes is larger than a manifest can be ({MAX_MANIFEST_BYTES} bytes at most)",
+            meta.len()
+        )));
+    }
+    let bytes = std::fs::read(path).map_err(|e| fail(format!("cannot read the manifest: {e}")))?;
+    if let Some(i) = bytes.iter().position(|b| *b == 0) {
+        return Err(fail(format!(
+            "not a UTF-8 TOML file (a NUL byte at byte {i}: a binary file?)"
+        )));
+    }
+    let text = String::from_utf8(bytes).map_err(|e| {
+        fail(format!(
+            "not a UTF-8 TOML file (invalid UTF-8 at byte {})",
+            e.utf8_error().valid_up_to()
+        ))
     })?;
     parse(path, &text)
 }
@@ -198,6 +228,18 @@ pub(crate) fn serde_error(spans: &SpanIndex, e: &toml::de::Error) -> ManifestErr
             format!("{at}.{word}")
         };
         return spans.error_at_span(span, &field, format!("required key `{word}` is missing"));
+    }
+    // "expected struct ServersSpec" names a Rust type: say what the manifest
+    // may write instead.
+    if let Some(i) = msg.find("expected struct ") {
+        let ty = msg[i + "expected struct ".len()..].trim();
+        let forms = match ty {
+            "ServersSpec" => "a table: { count = N, rate = μ }, { count = N, uniform = [a, b] }, \
+                 { rates = [μ_1, …] } or { classes = [{ count = N, rate = μ }, …] }"
+                .to_string(),
+            _ => "a table { … }".to_string(),
+        };
+        msg = format!("{}expected {forms}", &msg[..i]);
     }
     if let Some(rest) = msg.strip_prefix("invalid type: ") {
         return spans.error_at_span(span, &at, format!("wrong type: found {rest}"));

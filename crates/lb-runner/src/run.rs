@@ -10,6 +10,7 @@ use crate::cache::{
 };
 use crate::expand::{Plan, PlannedPoint, Replications, Target};
 use crate::key::Key;
+use crate::limits::Cost;
 use crate::model::Summary;
 use crate::model::slotted::calibrate::{Calibration, CalibrationResult};
 use crate::point::Point;
@@ -160,7 +161,13 @@ fn contiguous(cache: &Cache, key: &Key, limit: u32) -> Vec<Summary> {
 /// (valid, damaged) records among replications 0..n.
 fn count(cache: &Cache, key: &Key, n: u32) -> (u32, u32) {
     let (mut valid, mut damaged) = (0, 0);
-    for r in 0..n as u64 {
+    // One listing of the key's directory, not one look-up per index: a plan
+    // of many replications costs what is on disk.
+    for r in cache
+        .replication_files(key)
+        .into_iter()
+        .filter(|r| *r < n as u64)
+    {
         match cache.read_replication(key, r) {
             Read::Valid(_) => valid += 1,
             Read::Damaged(_) => damaged += 1,
@@ -610,4 +617,74 @@ pub fn calibration_line(c: &Calibration, r: &CalibrationResult) -> String {
         r.achieved,
         r.target
     )
+}
+
+/// What a plan's missing work is expected to cost ([`crate::limits`]).
+#[derive(Debug, Clone, Default)]
+pub struct Estimate {
+    /// Replications (and calibration pilot runs) still to run.
+    pub runs: u64,
+    /// Their cost by the model's constants, rescaled by `measured` if known.
+    pub cost: Cost,
+    /// From cached records of the same plan: (records timed, measured ÷
+    /// estimated wall time).
+    pub measured: Option<(u32, f64)>,
+    /// Precision rules may add replications beyond those counted, up to
+    /// their `max`: the cost of that worst case.
+    pub worst: Cost,
+}
+
+/// Estimates what running `plan` would still cost, from the points' sizes,
+/// rescaled by the timings of up to 64 cached records of the plan.
+pub fn estimate(cache: &Cache, plan: &Plan) -> Estimate {
+    let mut e = Estimate::default();
+    let mut worst = Cost::default();
+    let (mut timed, mut est_wall, mut real_wall) = (0u32, 0.0, 0.0);
+    for c in &plan.calibrations {
+        if cache.read_calibration(&c.key()).valid().is_none() {
+            let probes = (c.iterations + 2) as f64 * c.pilot_replications as f64;
+            let mut cost = c.point.config.cost().times(probes);
+            if let crate::model::slotted::calibrate::CalibrationTarget::SameAs { point } = &c.target
+            {
+                cost = cost.and(point.config.cost().times(c.pilot_replications as f64));
+            }
+            e.runs += probes as u64;
+            e.cost = e.cost.and(cost);
+        }
+    }
+    for (pp, ps) in plan.points.iter().zip(status(cache, plan)) {
+        let point = match &pp.target {
+            Target::Fixed(p) => p,
+            Target::Calibrated { template, .. } => template,
+        };
+        let one = point.config.cost();
+        let missing = ps.needed.saturating_sub(ps.present) as u64;
+        e.runs += missing;
+        e.cost = e.cost.and(one.times(missing as f64));
+        if let Replications::Precision(rule) = &pp.replications
+            && ps.outcome.is_none()
+        {
+            worst = worst.and(one.times(rule.max.saturating_sub(ps.present) as f64));
+        } else {
+            worst = worst.and(one.times(missing as f64));
+        }
+        if timed < 64
+            && ps.present > 0
+            && let Some(key) = &ps.key
+            && let Read::Valid(rec) = cache.read_replication(key, 0)
+            && rec.provenance.wall_seconds > 0.0
+        {
+            timed += 1;
+            est_wall += one.seconds;
+            real_wall += rec.provenance.wall_seconds;
+        }
+    }
+    if timed > 0 && est_wall > 0.0 {
+        let ratio = real_wall / est_wall;
+        e.measured = Some((timed, ratio));
+        e.cost.seconds *= ratio;
+        worst.seconds *= ratio;
+    }
+    e.worst = worst;
+    e
 }

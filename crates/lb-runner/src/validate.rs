@@ -18,7 +18,13 @@ pub fn validate(l: &Loaded) -> R {
     l.manifest.validate(l)?;
     replications(l)?;
     figures(l)?;
-    claims(l)
+    claims(l)?;
+    // The checks that depend on the sweep run at expansion; the full profile
+    // is expanded by whoever loads the manifest, so expand the quick one here
+    // too, or a bad `[quick]` would pass `lb plan` and fail `lb run --quick`.
+    l.manifest
+        .expand(l, crate::point::Profile::Quick)
+        .map(|_| ())
 }
 
 fn experiment(l: &Loaded) -> R {
@@ -35,6 +41,16 @@ fn experiment(l: &Loaded) -> R {
                 "\"{}\" is not allowed: use lower-case letters, digits, '-' and '_' only \
                  (it names output files)",
                 e.name
+            ),
+        ));
+    }
+    if e.name.len() > 64 {
+        return Err(l.error(
+            "experiment.name",
+            format!(
+                "{} characters is too long: a name has at most 64 (it names output files \
+                 and directories)",
+                e.name.len()
             ),
         ));
     }
@@ -141,6 +157,19 @@ pub(crate) fn one_of_ignoring_case(
 }
 
 fn unknown(l: &Loaded, at: &str, what: &str, v: &str, allowed: &[&str]) -> ManifestError {
+    if allowed.is_empty() {
+        return l.error(
+            at,
+            if what == "sweep axis" {
+                format!(
+                    "\"{v}\" is not swept: this manifest has no [sweep] axis (add a [sweep] \
+                     table with `{v} = [ … ]`, or remove the reference)"
+                )
+            } else {
+                format!("unknown {what} \"{v}\": this manifest defines none")
+            },
+        );
+    }
     let hint = did_you_mean(v, allowed)
         .map(|s| format!("; did you mean \"{s}\"?"))
         .unwrap_or_default();

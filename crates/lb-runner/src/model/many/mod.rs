@@ -609,6 +609,11 @@ pub fn expand(l: &Loaded, m: &Manifest, profile: Profile) -> Result<Plan, Manife
             )
         }
     };
+    // Where the run length of this profile is written.
+    let horizon_at = match profile {
+        Profile::Quick if m.quick.horizon.is_some() => "quick.horizon",
+        _ => "run.horizon",
+    };
     let axes = m.sweep.present();
     let values = |a: &str| -> Vec<f64> {
         match a {
@@ -707,10 +712,7 @@ pub fn expand(l: &Loaded, m: &Manifest, profile: Profile) -> Result<Plan, Manife
             let events = run.horizon * (1.0 + lambda) * servers as f64;
             if events > crate::limits::MAX_EVENTS {
                 return Err(l.error(
-                    match profile {
-                        Profile::Full => "run.horizon",
-                        Profile::Quick => "quick.horizon",
-                    },
+                    horizon_at,
                     format!(
                         "a replication at N = {servers}, λ = {lambda} would take {events:e} \
                          events, beyond lb's limit of {:e} (see \"Limits\" in \
@@ -723,10 +725,7 @@ pub fn expand(l: &Loaded, m: &Manifest, profile: Profile) -> Result<Plan, Manife
                 let path = if e.starts_with("Pod") {
                     at(if p.alpha.is_some() { "alpha" } else { "d" })
                 } else if e.starts_with("run") {
-                    match profile {
-                        Profile::Full => "run.horizon".to_string(),
-                        Profile::Quick => "quick.horizon".to_string(),
-                    }
+                    horizon_at.to_string()
                 } else if e.starts_with("lambda") {
                     load_at.to_string()
                 } else if matches!(policy, ManyPolicy::Graph { .. }) {

@@ -184,7 +184,7 @@ fn servers(l: &Loaded) -> R {
             return Err(l.error(
                 path,
                 format!(
-                    "a service rate of {r} jobs a slot is beyond lb's limit of {:e} (see \
+                    "a service rate of {r:e} jobs a slot is beyond lb's limit of {:e} (see \
                      \"Limits\" in experiments/README.md)",
                     crate::limits::MAX_JOBS_PER_SLOT
                 ),
@@ -714,6 +714,22 @@ fn limits(l: &Loaded) -> R {
                 format!(
                     "M × N = {x} × {n_max} = {mn} estimates Q̃_mn is beyond lb's limit of \
                      {MAX_ESTIMATES} (see \"Limits\" in experiments/README.md)"
+                ),
+            ));
+        }
+    }
+    for (path, law) in [
+        ("system.service", &m.system.service),
+        ("system.arrivals", &m.system.arrivals),
+    ] {
+        if let super::LawFamily::Binomial { n } = law
+            && *n as f64 > lb_core::slotted::law::MAX_LAW_MEAN
+        {
+            return Err(l.error(
+                path,
+                format!(
+                    "a binomial n of {n} is beyond the samplers' range (n ≤ {:e})",
+                    lb_core::slotted::law::MAX_LAW_MEAN
                 ),
             ));
         }
