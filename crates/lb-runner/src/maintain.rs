@@ -94,12 +94,18 @@ pub fn check_key(cache: &Cache, key: &Key) -> Vec<Check> {
     let key = *key;
     let dir = cache.key_dir(&key);
     {
-        let mut files: Vec<_> = fs::read_dir(&dir)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .map(|f| f.path())
-            .collect();
+        let entries = match fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) => {
+                out.push(Check {
+                    path: dir.clone(),
+                    problem: Some(format!("cannot read the key directory: {e}")),
+                    leftover: false,
+                });
+                return out;
+            }
+        };
+        let mut files: Vec<_> = entries.flatten().map(|f| f.path()).collect();
         files.sort();
         for path in files {
             let name = path.file_name().unwrap().to_string_lossy().to_string();
@@ -107,7 +113,14 @@ pub fn check_key(cache: &Cache, key: &Key) -> Vec<Check> {
             let leftover = matches!(kind, FileKind::Temp | FileKind::Damaged | FileKind::Other);
             let problem = match kind {
                 FileKind::Point => damaged(cache.read_point(&key)),
-                FileKind::Replication(r) => damaged(cache.read_replication(&key, r)),
+                FileKind::Replication(r) => match cache.read_replication(&key, r) {
+                    Read::Valid(rec) => rec
+                        .summary
+                        .consistency()
+                        .err()
+                        .map(|why| format!("inconsistent summary: {why}")),
+                    other => damaged(other),
+                },
                 FileKind::Calibration => damaged(cache.read_calibration(&key)),
                 FileKind::Precision => match read_record::<PrecisionRecord>(&path) {
                     Read::Valid(rec) if rec.key == key.hex() => {

@@ -430,13 +430,17 @@ pub fn run_plans(
     ctx: &Context,
     progress: &dyn Progress,
 ) -> Result<Report, RunError> {
-    cache.ensure_writable()?;
-    for t in cache.stale_temps() {
-        let _ = std::fs::remove_file(&t);
-        progress.log(&format!(
-            "removed a temporary file left by an interrupted run: {}",
-            t.display()
-        ));
+    // A cache that already holds everything is only read: it may be a
+    // read-only mount.
+    if !complete(cache, plans) {
+        cache.ensure_writable()?;
+        for t in cache.stale_temps() {
+            let _ = std::fs::remove_file(&t);
+            progress.log(&format!(
+                "removed a temporary file left by an interrupted run: {}",
+                t.display()
+            ));
+        }
     }
     let report = Mutex::new(Report::default());
 
@@ -558,7 +562,7 @@ pub fn run_plans(
                     more.insert(*key, need[key]);
                 }
                 Decision::Done(outcome) => {
-                    record_precision(cache, ctx, key, rule, &outcome)?;
+                    record_precision(cache, ctx, key, rule, &outcome, &report, progress)?;
                     report.lock().unwrap().precision.push((*key, outcome));
                 }
             }
@@ -578,11 +582,33 @@ fn record_precision(
     key: &Key,
     rule: &PrecisionRule,
     outcome: &Outcome,
+    report: &Mutex<Report>,
+    progress: &dyn Progress,
 ) -> Result<(), CacheError> {
-    if let Read::Valid(rec) = cache.read_precision(key, rule)
-        && rec.outcome == *outcome
-    {
-        return Ok(());
+    match cache.read_precision(key, rule) {
+        Read::Valid(rec) if rec.outcome == *outcome => return Ok(()),
+        Read::Valid(rec) => {
+            // Replications are deterministic, so a decision can only differ
+            // if its records were recomputed differently: say so, keep the old
+            // one aside.
+            let path = cache.precision_path(key, rule);
+            note_damaged(
+                cache,
+                &path,
+                &format!(
+                    "its decision ({:?} after {} replications) differs from the one the \
+                     replications give now ({:?} after {})",
+                    rec.outcome.stop, rec.outcome.replications, outcome.stop, outcome.replications
+                ),
+                report,
+                progress,
+            )?;
+        }
+        Read::Damaged(why) => {
+            let path = cache.precision_path(key, rule);
+            note_damaged(cache, &path, &why, report, progress)?;
+        }
+        Read::Missing => {}
     }
     let rec = PrecisionRecord {
         format: FORMAT,
@@ -593,6 +619,34 @@ fn record_precision(
         provenance: ctx.stamp(SystemTime::now(), std::time::Duration::ZERO),
     };
     cache.write_precision(&rec)
+}
+
+/// Whether the cache already holds everything the plans need (every
+/// calibration, point record, replication and precision decision), so that
+/// running them writes nothing.
+fn complete(cache: &Cache, plans: &[Plan]) -> bool {
+    plans.iter().all(|plan| {
+        plan.calibrations
+            .iter()
+            .all(|c| cache.read_calibration(&c.key()).valid().is_some())
+            && plan.points.iter().zip(status(cache, plan)).all(|(pp, ps)| {
+                let decided = match &pp.replications {
+                    Replications::Fixed(_) => true,
+                    Replications::Precision(rule) => {
+                        ps.outcome.is_some()
+                            && ps.key.as_ref().is_some_and(|k| {
+                                matches!(cache.read_precision(k, rule), Read::Valid(_))
+                            })
+                    }
+                };
+                ps.word() == "cached"
+                    && decided
+                    && ps
+                        .key
+                        .as_ref()
+                        .is_some_and(|k| matches!(cache.read_point(k), Read::Valid(_)))
+            })
+    })
 }
 
 /// One line on a calibration's outcome.

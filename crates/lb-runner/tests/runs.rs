@@ -284,3 +284,39 @@ fn verify_re_decides_precision_records() {
     assert_eq!(bad.len(), 1, "{bad:?}");
     assert!(bad[0].contains("differs"), "{}", bad[0]);
 }
+
+/// A record whose numbers no correct run can give (more jobs completed than
+/// arrived), resealed so that its checksum holds, is reported by the cache
+/// check.
+#[test]
+fn cache_check_reads_a_record_for_consistency_not_only_its_checksum() {
+    let p = plan(TINY, Profile::Full);
+    let d = tempfile::tempdir().unwrap();
+    let c = Cache::new(d.path());
+    run(&c, std::slice::from_ref(&p), 1);
+    assert!(
+        lb_runner::maintain::check_all(&c)
+            .iter()
+            .all(|x| x.problem.is_none())
+    );
+    let Target::Fixed(point) = &p.points[0].target else {
+        unreachable!()
+    };
+    let path = c.replication_path(&point.key(), 0);
+    let mut v: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    let obj = v.as_object_mut().unwrap();
+    obj.remove("checksum");
+    let arrivals = obj["summary"]["arrivals"].as_u64().unwrap();
+    obj.get_mut("summary").unwrap()["completed"] = serde_json::json!(arrivals + 1);
+    let sum = lb_runner::cache::checksum_of(&v);
+    v.as_object_mut()
+        .unwrap()
+        .insert("checksum".into(), sum.into());
+    std::fs::write(&path, serde_json::to_vec_pretty(&v).unwrap()).unwrap();
+    let problems: Vec<String> = lb_runner::maintain::check_all(&c)
+        .into_iter()
+        .filter_map(|x| x.problem)
+        .collect();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(problems[0].contains("exceeds arrivals"), "{}", problems[0]);
+}

@@ -394,6 +394,15 @@ impl Summary {
         }
     }
 
+    /// Why the summary cannot be a correct run's, beyond its checksum (e.g.
+    /// more jobs completed than arrived); `lb cache verify` reports it.
+    pub fn consistency(&self) -> Result<(), String> {
+        match self {
+            Summary::Slotted(s) => slotted::consistency::check(s),
+            Summary::Many(s) => many::consistency::check(s),
+        }
+    }
+
     /// A precision metric's value ([`MetricInfo::precision`]).
     pub fn precision_value(&self, name: &str) -> Option<f64> {
         match self {

@@ -28,6 +28,7 @@
 //! [quick]                # optional: horizon, warmup, replications
 //! ```
 
+pub mod consistency;
 pub mod cost;
 pub mod metrics;
 

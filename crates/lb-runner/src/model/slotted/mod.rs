@@ -5,6 +5,7 @@
 //! message-budget [`calibrate`]ions), and measured by [`metrics`].
 
 pub mod calibrate;
+pub mod consistency;
 pub mod cost;
 pub mod expand;
 pub mod metrics;
