@@ -695,6 +695,9 @@ fn bad_networks_name_the_field() {
     let mut c = base();
     c.stations = 3;
     expect(c, "station 2 has no activity");
+    let mut c = base();
+    c.stations = 1_000_000_000_000;
+    expect(c, "station 4 has no activity");
     expect(
         rybko_stolyar(
             0.7,

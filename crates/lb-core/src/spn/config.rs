@@ -270,6 +270,11 @@ impl SpnConfig {
                 ));
             }
         }
+        if ns > na {
+            return Err(format!(
+                "stations = {ns}, but there are only {na} activities: station {na} has no activity"
+            ));
+        }
         let at = self.activities_at();
         if let Some(s) = at.iter().position(Vec::is_empty) {
             return Err(format!(

@@ -1,6 +1,7 @@
 //! The networks of the literature the experiments use, as configurations.
-//! Their rates are computed from `load` with one multiplication and one
-//! division each (correctly rounded, so the same on every machine).
+//! Their rates and workload weights are computed from `load` by a few
+//! correctly rounded operations (products, quotients, sums; no library
+//! functions), so a configuration, and its key, is the same on every machine.
 
 use super::config::{Activity, DEFAULT_PATH_POINTS, Route, SpnConfig, SpnPolicy};
 use crate::many::TimeRun;
