@@ -5,7 +5,7 @@
 
 use lb_core::Seeds;
 use lb_core::many::{GraphSpec, ManyConfig, ManyPolicy, PodD, TimeRun, run_many};
-use lb_core::spn::{SpnPolicy, run_spn, rybko_stolyar};
+use lb_core::spn::{SpnPolicy, n_network, run_spn, rybko_stolyar};
 use std::time::Instant;
 
 fn best_of_3(f: impl Fn(u64) -> u64) -> (f64, u64) {
@@ -73,19 +73,31 @@ fn main() {
             "  many servers N = {n}, λ = 1 − N^-0.3 = {lambda:.4}, {name}: {rate:>12.0} events/s ({events} events)"
         );
     }
-    let net = rybko_stolyar(
-        0.95,
-        SpnPolicy::MaxPressure,
-        TimeRun {
-            horizon: 200_000.0 * scale,
-            warmup: 10_000.0 * scale,
-            batches: 32,
-        },
-    );
-    let all = net.steps().0;
-    let (rate, events) = best_of_3(|r| {
-        run_spn(&net, &seeds, r);
-        all
-    });
-    println!("  Rybko–Stolyar at load 0.95, max-pressure: {rate:>12.0} events/s ({events} events)");
+    let spn_run = TimeRun {
+        horizon: 200_000.0 * scale,
+        warmup: 10_000.0 * scale,
+        batches: 32,
+    };
+    let nets = [
+        (
+            "Rybko–Stolyar at load 0.95, max-pressure",
+            rybko_stolyar(0.95, SpnPolicy::MaxPressure, spn_run),
+        ),
+        (
+            "N-network at load 0.95, max-pressure",
+            n_network(0.95, SpnPolicy::MaxPressure, spn_run),
+        ),
+        (
+            "N-network at load 0.95, FIFO",
+            n_network(0.95, SpnPolicy::Fifo, spn_run),
+        ),
+    ];
+    for (name, net) in nets {
+        let all = net.steps().0;
+        let (rate, events) = best_of_3(|r| {
+            run_spn(&net, &seeds, r);
+            all
+        });
+        println!("  {name}: {rate:>12.0} events/s ({events} events)");
+    }
 }
