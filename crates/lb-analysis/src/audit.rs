@@ -203,7 +203,11 @@ pub fn audit_claim(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> 
                     continue;
                 }
                 let (mean, hw) = stats(&diffs, level);
-                let (sb, sw) = (point_stable(b), point_stable(w));
+                let (sb, sw) = if m.transient() {
+                    (true, true)
+                } else {
+                    (point_stable(b), point_stable(w))
+                };
                 let (verdict, note) = match (sb, sw) {
                     (true, true) => (sign_verdict(mean, hw, true), None),
                     (true, false) => (
@@ -258,7 +262,9 @@ pub fn audit_claim(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> 
                         }
                     };
                     let xs: Vec<f64> = vals.iter().map(|v| v.1).collect();
-                    let stable = point_stable(r);
+                    // A transient metric (a growth rate, a level at the end) is
+                    // read on unstable points too.
+                    let stable = point_stable(r) || m.transient();
                     let check = if c.kind == ClaimKind::Value {
                         // Paired per replication: a reference drawn on the same
                         // streams (`pooled`) keeps its pairing; a constant one

@@ -50,6 +50,11 @@ impl Metric {
         self.info.name
     }
 
+    /// Whether the metric means something for a run that did not settle.
+    pub fn transient(self) -> bool {
+        self.info.transient
+    }
+
     /// A label for an axis.
     pub fn label(self) -> &'static str {
         self.info.label

@@ -400,6 +400,15 @@ fn show(cache: &Cache, prefix: &str) -> Res {
                     row += &format!("  {:>w$}", opt(v), w = width(c));
                 }
                 println!("{row}  {:>6}", rec.summary.stable());
+                if let Some(path) = rec.summary.path()
+                    && r == 0
+                {
+                    let shown: Vec<String> = path
+                        .iter()
+                        .map(|(t, z)| format!("{}:{z}", lb_runner::canonical::number_to_string(*t)))
+                        .collect();
+                    println!("         sample path (time:jobs): {}", shown.join(" "));
+                }
                 provs.push((r, rec.provenance));
             }
             Read::Damaged(why) => println!("  {r:>5}  DAMAGED: {why}"),

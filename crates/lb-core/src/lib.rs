@@ -44,7 +44,10 @@ pub mod streams;
 pub use stability::Stability;
 pub use streams::Seeds;
 
-/// The engine's model version. It is part of every result's key: bump it
-/// whenever a change to this crate can change a simulated number, so that
-/// cached results are recomputed rather than silently mixed.
+/// The slotted engine's model version ([`slotted`]). Each model has its own
+/// (also [`many::MODEL_VERSION`], [`spn::MODEL_VERSION`]); a point's key
+/// holds its model's. Bump a model's version whenever a change to its engine
+/// (or to the shared [`streams`] and [`stability`], then every model's) can
+/// change a simulated number, so that its cached results are recomputed
+/// rather than silently mixed, and the other models' results stay valid.
 pub const MODEL_VERSION: u32 = 3;

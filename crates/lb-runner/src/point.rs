@@ -30,7 +30,8 @@ impl Profile {
 #[serde(deny_unknown_fields)]
 pub struct Point {
     pub model: Model,
-    /// `lb_core::MODEL_VERSION` when the point was expanded.
+    /// The model's engine version when the point was expanded
+    /// ([`Model::version`]).
     pub model_version: u32,
     pub profile: Profile,
     /// The manifest's master seed (`run.seed`).

@@ -19,3 +19,8 @@ pub mod theory;
 
 pub use config::{GraphSpec, ManyConfig, ManyPolicy, PodD, TimeRun};
 pub use sim::{ManySummary, run_many};
+
+/// The many-server engine's model version, part of each of its points' keys
+/// (see [`crate::MODEL_VERSION`]). It was the crate-wide version when the
+/// models got their own, so no key changed.
+pub const MODEL_VERSION: u32 = 3;

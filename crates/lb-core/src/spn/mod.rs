@@ -30,3 +30,7 @@ pub use config::{
 };
 pub use networks::{lu_kumar, n_network, n_network_reference_workload, rybko_stolyar};
 pub use sim::{SpnSummary, run_spn};
+
+/// The network engine's model version, part of each of its points' keys
+/// (see [`crate::MODEL_VERSION`]).
+pub const MODEL_VERSION: u32 = 1;

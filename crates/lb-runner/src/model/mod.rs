@@ -24,6 +24,7 @@
 
 pub mod many;
 pub mod slotted;
+pub mod spn;
 
 use crate::diag::{ManifestError, SpanIndex};
 use crate::expand::Plan;
@@ -33,6 +34,7 @@ use crate::point::{Point, Profile};
 use lb_core::Stability;
 use lb_core::many::{ManyConfig, ManySummary};
 use lb_core::slotted::{RunSummary, SlottedConfig};
+use lb_core::spn::{SpnConfig, SpnSummary};
 use serde::{Deserialize, Serialize};
 
 type R = Result<(), ManifestError>;
@@ -46,6 +48,8 @@ pub enum Model {
     Slotted,
     /// The many-server continuous-time model (SPEC §2).
     Many,
+    /// Stochastic processing networks (SPEC §3; Dai and Lin).
+    Spn,
 }
 
 /// One metric a model's tables, figures and claims can read.
@@ -60,6 +64,10 @@ pub struct MetricInfo {
     /// Defined by a replication's summary alone, so a precision target
     /// (`run.precision.metric`) may be set on it.
     pub precision: bool,
+    /// Meaningful for a run that did not settle (a growth rate, a level at
+    /// the end, the fraction of unstable runs): claims on it are judged on
+    /// unstable points too, where steady-state metrics are not.
+    pub transient: bool,
 }
 
 impl MetricInfo {
@@ -75,19 +83,27 @@ impl MetricInfo {
             label,
             table,
             precision,
+            transient: false,
         }
+    }
+
+    /// The same metric, marked meaningful for runs that did not settle.
+    pub const fn transient(mut self) -> MetricInfo {
+        self.transient = true;
+        self
     }
 }
 
 impl Model {
     /// Every model, in the order the docs list them.
-    pub const ALL: [Model; 2] = [Model::Slotted, Model::Many];
+    pub const ALL: [Model; 3] = [Model::Slotted, Model::Many, Model::Spn];
 
     /// The manifest's word for the model.
     pub fn name(self) -> &'static str {
         match self {
             Model::Slotted => "slotted",
             Model::Many => "many",
+            Model::Spn => "spn",
         }
     }
 
@@ -101,6 +117,7 @@ impl Model {
         match self {
             Model::Slotted => &slotted::metrics::METRICS,
             Model::Many => &many::metrics::METRICS,
+            Model::Spn => &spn::metrics::METRICS,
         }
     }
 
@@ -114,6 +131,17 @@ impl Model {
         match self {
             Model::Slotted => &slotted::metrics::REFERENCES,
             Model::Many => &many::metrics::REFERENCES,
+            Model::Spn => &spn::metrics::REFERENCES,
+        }
+    }
+
+    /// The engine version of the model, part of each of its points' keys:
+    /// a change to one engine recomputes its own results only.
+    pub fn version(self) -> u32 {
+        match self {
+            Model::Slotted => lb_core::MODEL_VERSION,
+            Model::Many => lb_core::many::MODEL_VERSION,
+            Model::Spn => lb_core::spn::MODEL_VERSION,
         }
     }
 
@@ -122,6 +150,7 @@ impl Model {
         match self {
             Model::Slotted => "time slots",
             Model::Many => "mean service times",
+            Model::Spn => "time units of the rates",
         }
     }
 }
@@ -133,6 +162,7 @@ impl Model {
 pub enum ModelManifest {
     Slotted(slotted::Manifest),
     Many(many::Manifest),
+    Spn(spn::Manifest),
 }
 
 impl ModelManifest {
@@ -146,6 +176,7 @@ impl ModelManifest {
         Ok(match model {
             Model::Slotted => ModelManifest::Slotted(toml::from_str(text).map_err(err)?),
             Model::Many => ModelManifest::Many(toml::from_str(text).map_err(err)?),
+            Model::Spn => ModelManifest::Spn(toml::from_str(text).map_err(err)?),
         })
     }
 
@@ -153,6 +184,7 @@ impl ModelManifest {
         match self {
             ModelManifest::Slotted(_) => Model::Slotted,
             ModelManifest::Many(_) => Model::Many,
+            ModelManifest::Spn(_) => Model::Spn,
         }
     }
 
@@ -160,6 +192,7 @@ impl ModelManifest {
         match self {
             ModelManifest::Slotted(m) => &m.experiment,
             ModelManifest::Many(m) => &m.experiment,
+            ModelManifest::Spn(m) => &m.experiment,
         }
     }
 
@@ -167,6 +200,7 @@ impl ModelManifest {
         match self {
             ModelManifest::Slotted(m) => &m.figures,
             ModelManifest::Many(m) => &m.figures,
+            ModelManifest::Spn(m) => &m.figures,
         }
     }
 
@@ -174,6 +208,7 @@ impl ModelManifest {
         match self {
             ModelManifest::Slotted(m) => &m.claims,
             ModelManifest::Many(m) => &m.claims,
+            ModelManifest::Spn(m) => &m.claims,
         }
     }
 
@@ -182,6 +217,7 @@ impl ModelManifest {
         match self {
             ModelManifest::Slotted(m) => (m.run.replications, m.run.precision.as_ref()),
             ModelManifest::Many(m) => (m.run.replications, m.run.precision.as_ref()),
+            ModelManifest::Spn(m) => (m.run.replications, m.run.precision.as_ref()),
         }
     }
 
@@ -190,6 +226,7 @@ impl ModelManifest {
         match self {
             ModelManifest::Slotted(m) => slotted::validate::validate(l, m),
             ModelManifest::Many(m) => many::validate(l, m),
+            ModelManifest::Spn(m) => spn::validate(l, m),
         }
     }
 
@@ -198,6 +235,7 @@ impl ModelManifest {
         match self {
             ModelManifest::Slotted(m) => m.sweep.present(),
             ModelManifest::Many(m) => m.sweep.present(),
+            ModelManifest::Spn(m) => m.axes(),
         }
     }
 
@@ -207,6 +245,7 @@ impl ModelManifest {
         match self {
             ModelManifest::Slotted(m) => m.points(),
             ModelManifest::Many(m) => m.points(),
+            ModelManifest::Spn(m) => m.points(),
         }
     }
 
@@ -217,6 +256,7 @@ impl ModelManifest {
         match self {
             ModelManifest::Slotted(m) => m.axis_values(axis),
             ModelManifest::Many(m) => m.axis_values(axis),
+            ModelManifest::Spn(m) => m.axis_values(axis),
         }
     }
 
@@ -225,6 +265,7 @@ impl ModelManifest {
         match self {
             ModelManifest::Slotted(m) => (0..m.policies.len()).map(|i| m.label(i)).collect(),
             ModelManifest::Many(m) => (0..m.policies.len()).map(|i| m.label(i)).collect(),
+            ModelManifest::Spn(m) => (0..m.policies.len()).map(|i| m.label(i)).collect(),
         }
     }
 
@@ -233,6 +274,7 @@ impl ModelManifest {
         match self {
             ModelManifest::Slotted(m) => slotted::expand::expand(l, m, profile),
             ModelManifest::Many(m) => many::expand(l, m, profile),
+            ModelManifest::Spn(m) => spn::expand(l, m, profile),
         }
     }
 }
@@ -243,6 +285,7 @@ impl ModelManifest {
 pub enum PointConfig {
     Slotted(SlottedConfig),
     Many(ManyConfig),
+    Spn(SpnConfig),
 }
 
 impl PointConfig {
@@ -251,6 +294,7 @@ impl PointConfig {
         match self {
             PointConfig::Slotted(_) => Model::Slotted,
             PointConfig::Many(_) => Model::Many,
+            PointConfig::Spn(_) => Model::Spn,
         }
     }
 
@@ -261,6 +305,7 @@ impl PointConfig {
         match self {
             PointConfig::Slotted(c) => SystemPart::Slotted(slotted::system_part(point, c)),
             PointConfig::Many(c) => SystemPart::Many(many::system_part(point, c)),
+            PointConfig::Spn(c) => SystemPart::Spn(spn::system_part(point, c)),
         }
     }
 
@@ -269,6 +314,7 @@ impl PointConfig {
         match self {
             PointConfig::Slotted(c) => c.policy.name(),
             PointConfig::Many(c) => many::policy_name(&c.policy),
+            PointConfig::Spn(c) => spn::policy_name(&c.policy),
         }
     }
 
@@ -277,6 +323,7 @@ impl PointConfig {
         match self {
             PointConfig::Slotted(c) => Summary::Slotted(lb_core::slotted::run(c, seeds, r)),
             PointConfig::Many(c) => Summary::Many(lb_core::many::run_many(c, seeds, r)),
+            PointConfig::Spn(c) => Summary::Spn(lb_core::spn::run_spn(c, seeds, r)),
         }
     }
 
@@ -286,6 +333,7 @@ impl PointConfig {
         match (self, s) {
             (PointConfig::Slotted(c), Summary::Slotted(s)) => slotted::metrics::value(name, c, s),
             (PointConfig::Many(c), Summary::Many(s)) => many::metrics::value(name, c, s),
+            (PointConfig::Spn(c), Summary::Spn(s)) => spn::metrics::value(name, c, s),
             _ => None,
         }
     }
@@ -297,6 +345,7 @@ impl PointConfig {
         match self {
             PointConfig::Slotted(c) => slotted::metrics::reference(name, c, point, r),
             PointConfig::Many(c) => many::metrics::reference(name, c),
+            PointConfig::Spn(c) => spn::metrics::reference(name, c),
         }
     }
 
@@ -305,7 +354,7 @@ impl PointConfig {
     pub fn p_hat(&self) -> Option<f64> {
         match self {
             PointConfig::Slotted(c) => c.policy.p_hat(),
-            PointConfig::Many(_) => None,
+            PointConfig::Many(_) | PointConfig::Spn(_) => None,
         }
     }
 
@@ -325,6 +374,7 @@ impl PointConfig {
         match self {
             PointConfig::Slotted(c) => slotted::cost::cost(c),
             PointConfig::Many(c) => many::cost::cost(c),
+            PointConfig::Spn(c) => spn::cost::cost(c),
         }
     }
 
@@ -333,6 +383,7 @@ impl PointConfig {
         match self {
             PointConfig::Slotted(c) => slotted::metrics::describe(c),
             PointConfig::Many(c) => many::metrics::describe(c),
+            PointConfig::Spn(c) => spn::metrics::describe(c),
         }
     }
 }
@@ -344,6 +395,7 @@ impl PointConfig {
 pub enum SystemPart<'a> {
     Slotted(slotted::SystemPart<'a>),
     Many(many::SystemPart<'a>),
+    Spn(spn::SystemPart<'a>),
 }
 
 /// What one replication measured. Untagged (see the module doc).
@@ -352,6 +404,7 @@ pub enum SystemPart<'a> {
 pub enum Summary {
     Slotted(RunSummary),
     Many(ManySummary),
+    Spn(SpnSummary),
 }
 
 impl Summary {
@@ -360,6 +413,7 @@ impl Summary {
         match self {
             Summary::Slotted(s) => s.replication,
             Summary::Many(s) => s.replication,
+            Summary::Spn(s) => s.replication,
         }
     }
 
@@ -368,6 +422,7 @@ impl Summary {
         match self {
             Summary::Slotted(s) => &s.stability,
             Summary::Many(s) => &s.stability,
+            Summary::Spn(s) => &s.stability,
         }
     }
 
@@ -381,6 +436,7 @@ impl Summary {
         match self {
             Summary::Slotted(s) => &s.trace,
             Summary::Many(s) => &s.trace,
+            Summary::Spn(s) => &s.trace,
         }
     }
 
@@ -391,6 +447,13 @@ impl Summary {
     pub fn path(&self) -> Option<Vec<(f64, f64)>> {
         match self {
             Summary::Slotted(_) | Summary::Many(_) => None,
+            Summary::Spn(s) => Some(
+                s.path_times
+                    .iter()
+                    .zip(&s.path)
+                    .map(|(t, z)| (*t, *z as f64))
+                    .collect(),
+            ),
         }
     }
 
@@ -400,6 +463,7 @@ impl Summary {
         match self {
             Summary::Slotted(s) => slotted::consistency::check(s),
             Summary::Many(s) => many::consistency::check(s),
+            Summary::Spn(s) => spn::consistency::check(s),
         }
     }
 
@@ -408,6 +472,7 @@ impl Summary {
         match self {
             Summary::Slotted(s) => slotted::metrics::precision_value(name, s),
             Summary::Many(s) => many::metrics::precision_value(name, s),
+            Summary::Spn(s) => spn::metrics::precision_value(name, s),
         }
     }
 }

@@ -33,7 +33,8 @@ pub const METRICS: [MetricInfo; 10] = [
         "Fraction of unstable replications",
         false,
         false,
-    ),
+    )
+    .transient(),
 ];
 
 /// The named exact references (`expected` or `bound` of a claim).

@@ -747,7 +747,7 @@ pub fn expand(l: &Loaded, m: &Manifest, profile: Profile) -> Result<Plan, Manife
                 replications: replications.clone(),
                 target: Target::Fixed(Point {
                     model: Model::Many,
-                    model_version: lb_core::MODEL_VERSION,
+                    model_version: Model::Many.version(),
                     profile,
                     seed: r.seed,
                     config: PointConfig::Many(config),

@@ -556,7 +556,7 @@ fn resolve(
         .map_err(|e| l.error(&at("spec"), format!("the resolved point is invalid: {e}")))?;
     Ok(Point {
         model: Model::Slotted,
-        model_version: lb_core::MODEL_VERSION,
+        model_version: Model::Slotted.version(),
         profile,
         seed: m.run.seed,
         config: PointConfig::Slotted(config),

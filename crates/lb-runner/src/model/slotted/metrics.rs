@@ -36,7 +36,8 @@ pub const METRICS: [MetricInfo; 12] = [
         "Fraction of unstable replications",
         false,
         false,
-    ),
+    )
+    .transient(),
 ];
 
 /// The named exact references (`expected` or `bound` of a claim).

@@ -1,0 +1,132 @@
+//! The network model's metrics, named references and descriptions (Dai and
+//! Lin; the pooled resource of a parallel-server network in heavy traffic,
+//! Harrison).
+
+use crate::model::MetricInfo;
+use MetricInfo as M;
+use lb_core::spn::{SpnConfig, SpnSummary};
+
+/// The metrics, the table's first and in its column order.
+pub const METRICS: [MetricInfo; 8] = [
+    M::new("mean_total", "Jobs in the network E[Σ_j Z_j]", true, true),
+    M::new(
+        "growth",
+        "Growth of the total over the run's second half (jobs per unit time)",
+        true,
+        true,
+    )
+    .transient(),
+    M::new(
+        "end_rate",
+        "Jobs at the end ÷ horizon (jobs per unit time)",
+        true,
+        false,
+    )
+    .transient(),
+    M::new(
+        "workload",
+        "Workload E[W] of the first resource (time)",
+        true,
+        true,
+    ),
+    M::new(
+        "rho",
+        "Load ρ = Σ_j λ_j w_j of the first resource",
+        true,
+        false,
+    ),
+    M::new("scaled_workload", "(1 − ρ)·E[W]", true, false),
+    M::new(
+        "in_system_end",
+        "Jobs in the network at the end",
+        false,
+        true,
+    )
+    .transient(),
+    M::new(
+        "p_unstable",
+        "Fraction of unstable replications",
+        false,
+        false,
+    )
+    .transient(),
+];
+
+/// The named exact references.
+pub const REFERENCES: [&str; 2] = ["pooled_workload", "pooled_scaled"];
+
+/// A metric that a replication's summary defines on its own.
+pub fn precision_value(name: &str, s: &SpnSummary) -> Option<f64> {
+    match name {
+        "mean_total" => Some(s.mean_total),
+        "growth" => Some(s.growth),
+        "workload" => s.mean_workload.first().copied(),
+        "in_system_end" => Some(s.in_system_end as f64),
+        _ => None,
+    }
+}
+
+/// ρ of the first workload vector: the work per unit time it receives.
+fn load(c: &SpnConfig) -> Option<f64> {
+    let y = c.workload.first()?;
+    Some(c.arrivals.iter().zip(y).map(|(l, w)| l * w).sum())
+}
+
+/// Metric `name` of one replication at configuration `c`.
+pub fn value(name: &str, c: &SpnConfig, s: &SpnSummary) -> Option<f64> {
+    match name {
+        "end_rate" => Some(s.in_system_end as f64 / c.run.horizon),
+        "rho" => load(c),
+        "scaled_workload" => Some((1.0 - load(c)?) * s.mean_workload.first()?),
+        "p_unstable" => Some(if s.stability.stable { 0.0 } else { 1.0 }),
+        _ => precision_value(name, s),
+    }
+}
+
+/// The named reference `name` at a configuration.
+///
+/// - `pooled_workload`: the mean workload of the single pooled server that
+///   the first resource becomes under complete resource pooling — an M/G/1
+///   queue whose jobs of buffer j bring exponential work of mean w_j:
+///   E[W] = Σ_j λ_j w_j² / (1 − ρ) (Pollaczek–Khinchine, E[S²] = 2w_j²).
+/// - `pooled_scaled`: (1 − ρ) times that, Σ_j λ_j w_j², the heavy-traffic
+///   limit of (1 − ρ)·E[W] under a policy that pools the resource.
+pub fn reference(name: &str, c: &SpnConfig) -> Result<f64, String> {
+    let Some(y) = c.workload.first() else {
+        return Err(format!(
+            "{name} needs network.workload: the work a job of each buffer brings to the \
+             pooled resource"
+        ));
+    };
+    let rho = load(c).unwrap_or(0.0);
+    let second: f64 = c.arrivals.iter().zip(y).map(|(l, w)| l * w * w).sum();
+    match name {
+        "pooled_workload" if rho < 1.0 => Ok(second / (1.0 - rho)),
+        "pooled_workload" => Err(format!("the pooled resource's load is {rho} ≥ 1")),
+        "pooled_scaled" => Ok(second),
+        other => Err(format!(
+            "{other} is not a reference of the network model (it has {})",
+            REFERENCES.join(", ")
+        )),
+    }
+}
+
+/// One line on the network, for `lb show`.
+pub fn describe(c: &SpnConfig) -> Vec<String> {
+    let mut v = vec![format!(
+        "{} buffers, {} stations, {} activities, λ = {:?}, horizon {}, warm-up {}",
+        c.buffers(),
+        c.stations,
+        c.activities.len(),
+        c.arrivals,
+        c.run.horizon,
+        c.run.warmup
+    )];
+    if let Some(loads) = c.loads() {
+        v.push(format!("station loads {loads:?}"));
+    }
+    if let Some(rho) = load(c) {
+        v.push(format!("first resource's load ρ = {rho:.6}"));
+    }
+    v
+}
