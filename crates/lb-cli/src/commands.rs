@@ -11,7 +11,7 @@ use lb_runner::run::{Report, calibration_line, run_plans, status};
 use lb_runner::{Profile, expand, load, maintain, verify};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 type Res = Result<ExitCode, Box<dyn std::error::Error>>;
@@ -262,7 +262,8 @@ fn run(
     let plans = plans(manifests, profile(quick))?;
     let pool = pool(threads)?;
     check_budget(cache, &plans, pool.current_num_threads(), force)?;
-    let ctx = Context::capture(pool.current_num_threads(), std::env::args().collect());
+    let ctx = Context::capture(pool.current_num_threads(), std::env::args().collect())
+        .for_manifests(manifests);
     let progress = progress::for_stderr();
     let t0 = std::time::Instant::now();
     let report = pool.install(|| run_plans(cache, &plans, &ctx, progress.as_ref()))?;
@@ -340,6 +341,7 @@ fn opt(x: Option<f64>) -> String {
 }
 
 fn show(cache: &Cache, prefix: &str) -> Res {
+    existing(cache)?;
     let key = find_key(cache, prefix)?;
     let dir = cache.key_dir(&key);
     if let Read::Valid(c) = cache.read_calibration(&key) {
@@ -464,7 +466,26 @@ fn human(bytes: u64) -> String {
     }
 }
 
+/// A command that only reads the cache needs one to read: a directory.
+pub fn existing(cache: &Cache) -> Result<(), Box<dyn std::error::Error>> {
+    let root = cache.root();
+    match std::fs::metadata(root) {
+        Ok(m) if m.is_dir() => Ok(()),
+        Ok(_) => Err(format!(
+            "{}: not a directory; --results names a results directory",
+            root.display()
+        )
+        .into()),
+        Err(e) => Err(format!(
+            "{}: no results directory ({e}); --results names one (default: results)",
+            root.display()
+        )
+        .into()),
+    }
+}
+
 fn cache_ls(cache: &Cache) -> Res {
+    existing(cache)?;
     let entries = maintain::list(cache);
     println!(
         "{:<12}  {:<11}  {:<6}  {:>5}  {:>8}  {:>7}  what",
@@ -493,6 +514,7 @@ fn cache_ls(cache: &Cache) -> Res {
 }
 
 fn cache_verify(cache: &Cache) -> Res {
+    existing(cache)?;
     let checks = maintain::check_all(cache);
     let (mut bad, mut left) = (0, 0);
     for c in &checks {
@@ -566,16 +588,27 @@ fn verify_cmd(
     prefix: Option<&str>,
     threads: Option<usize>,
 ) -> Res {
-    if !Path::new(cache.root()).exists() {
-        return Err(format!("no results directory {}", cache.root().display()).into());
+    existing(cache)?;
+    if let Some(p) = prefix {
+        // The same rule as `lb show`: a hex prefix of exactly one key.
+        find_key(cache, p)?;
+    }
+    if sample == Some(0) {
+        return Err("--sample 0 verifies nothing: give a sample size ≥ 1, or leave it out".into());
     }
     let mut items = verify::items(cache, prefix);
     if let Some(k) = sample {
         items = verify::sample(items, k, seed);
     }
     if items.is_empty() {
-        println!("nothing to verify");
-        return Ok(ExitCode::SUCCESS);
+        return Err(format!(
+            "nothing to verify: {} holds no record{}",
+            cache.root().display(),
+            prefix
+                .map(|p| format!(" under key {p}"))
+                .unwrap_or_default()
+        )
+        .into());
     }
     let progress = progress::for_stderr();
     let verdicts = pool(threads)?.install(|| verify::verify(cache, &items, progress.as_ref()));

@@ -537,3 +537,49 @@ fn reproduce_is_byte_stable_when_warm() {
     ok(d.run(&["reproduce", "m.toml", "--out", "pf", "--threads", "1"]));
     assert_eq!(first, snapshot(&d.path.join("pf")));
 }
+
+/// Commands that find nothing to do because their input is wrong exit
+/// non-zero and say why.
+#[test]
+fn wrong_input_is_an_error_not_an_empty_success() {
+    let d = Dir::new(&manifest(2000, 1));
+    ok(d.run(&["run", "m.toml"]));
+    for args in [
+        vec!["verify", "--key", "zz"],
+        vec!["verify", "--key", "../"],
+        vec!["verify", "--key", "ffffffffffff"],
+        vec!["verify", "--sample", "0"],
+        vec!["--results", "nowhere", "cache", "ls"],
+        vec!["--results", "nowhere", "cache", "verify"],
+        vec!["--results", "m.toml", "cache", "verify"],
+        vec!["--results", "nowhere", "show", "ab"],
+    ] {
+        let o = d.run(&args);
+        let (_, err) = text(&o);
+        assert!(!o.status.success(), "{args:?} succeeded");
+        assert!(err.contains("error:"), "{args:?}: {err}");
+    }
+}
+
+/// Provenance describes the manifest's own repository and marks a manifest
+/// the commit does not hold (here: no repository at all).
+#[test]
+fn provenance_marks_a_manifest_outside_version_control() {
+    let d = Dir::new(&manifest(2000, 1));
+    ok(d.run(&["run", "m.toml"]));
+    let c = d.cache("results");
+    let (k, _) = c
+        .keys()
+        .into_iter()
+        .find(|(k, _)| !c.replication_files(k).is_empty())
+        .unwrap();
+    let v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(c.replication_path(&k, 0)).unwrap()).unwrap();
+    let manifests = v["provenance"]["manifests"].as_array().expect("manifests");
+    assert!(
+        manifests
+            .iter()
+            .any(|m| m.as_str().unwrap().contains("outside a git repository")),
+        "{manifests:?}"
+    );
+}

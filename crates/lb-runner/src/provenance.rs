@@ -12,11 +12,18 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 pub struct Provenance {
     /// The lb version (the workspace's package version).
     pub lb_version: String,
-    /// `git rev-parse HEAD` of the source tree, if it is a git checkout.
+    /// `git rev-parse HEAD` of the repository holding the manifests (else of
+    /// the working directory), if it is a git checkout.
     pub git_commit: Option<String>,
     /// Whether tracked files differed from that commit (`git status --porcelain
-    /// --untracked-files=no` non-empty).
+    /// --untracked-files=no` non-empty), or a manifest of the run is untracked
+    /// or modified.
     pub git_dirty: Option<bool>,
+    /// The manifests of the run that the commit does not hold as they are:
+    /// "experiments/x.toml (untracked)", "… (modified)", "… (outside a git
+    /// repository)".
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub manifests: Vec<String>,
     /// `rustc -V` of the compiler that built lb.
     pub rustc: String,
     pub host: String,
@@ -35,6 +42,7 @@ pub struct Context {
     lb_version: String,
     git_commit: Option<String>,
     git_dirty: Option<bool>,
+    manifests: Vec<String>,
     rustc: String,
     host: String,
     pub threads: usize,
@@ -42,39 +50,58 @@ pub struct Context {
 }
 
 impl Context {
-    /// Captures git state, host and compiler once.
+    /// Captures git state (of the working directory's repository), host and
+    /// compiler once.
     pub fn capture(threads: usize, command: Vec<String>) -> Context {
-        // The source tree lb was built from; else the working directory.
-        let src = Path::new(env!("CARGO_MANIFEST_DIR"));
-        let dir = if src.exists() {
-            src.to_path_buf()
-        } else {
-            std::env::current_dir().unwrap_or_else(|_| ".".into())
-        };
-        let git = |args: &[&str]| {
-            Command::new("git")
-                .arg("-C")
-                .arg(&dir)
-                .args(args)
-                .output()
-                .ok()
-                .filter(|o| o.status.success())
-                .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        };
-        let git_commit = git(&["rev-parse", "HEAD"]);
-        let git_dirty = git_commit
-            .as_ref()
-            .and_then(|_| git(&["status", "--porcelain", "--untracked-files=no"]))
-            .map(|s| !s.is_empty());
+        let dir = std::env::current_dir().unwrap_or_else(|_| ".".into());
+        let (git_commit, git_dirty) = repo_state(&dir);
         Context {
             lb_version: env!("CARGO_PKG_VERSION").to_string(),
             git_commit,
             git_dirty,
+            manifests: Vec::new(),
             rustc: env!("LB_RUSTC_VERSION").to_string(),
             host: hostname(),
             threads,
             command,
         }
+    }
+
+    /// The git state of the repository holding `manifests` (the first one's),
+    /// with every manifest the commit does not hold as it is named. Read-only:
+    /// git runs with its optional locks off, so the repository's index is not
+    /// touched.
+    pub fn for_manifests(mut self, manifests: &[std::path::PathBuf]) -> Context {
+        let Some(first) = manifests.first() else {
+            return self;
+        };
+        let dir = first
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        let (commit, dirty) = repo_state(dir);
+        self.git_commit = commit;
+        self.git_dirty = dirty;
+        self.manifests.clear();
+        for m in manifests {
+            let d = m
+                .parent()
+                .filter(|p| !p.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            let name = m.file_name().map(|n| n.to_string_lossy().to_string());
+            let Some(name) = name else { continue };
+            let state = match git(d, &["status", "--porcelain", "--", &name]) {
+                None => Some("outside a git repository"),
+                Some(s) if s.starts_with("??") => Some("untracked"),
+                Some(s) if !s.is_empty() => Some("modified"),
+                Some(_) => None,
+            };
+            if let Some(state) = state {
+                self.manifests.push(format!("{} ({state})", m.display()));
+                self.git_dirty = Some(true);
+            }
+        }
+        self
     }
 
     /// The provenance of a computation that started at `start` and took `wall`.
@@ -83,6 +110,7 @@ impl Context {
             lb_version: self.lb_version.clone(),
             git_commit: self.git_commit.clone(),
             git_dirty: self.git_dirty,
+            manifests: self.manifests.clone(),
             rustc: self.rustc.clone(),
             host: self.host.clone(),
             started_at: rfc3339(start),
@@ -91,6 +119,31 @@ impl Context {
             command: self.command.clone(),
         }
     }
+}
+
+/// `git ARGS` in `dir`, read-only (`--no-optional-locks`): its output, or
+/// None outside a repository or without git.
+fn git(dir: &Path, args: &[&str]) -> Option<String> {
+    Command::new("git")
+        .arg("--no-optional-locks")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+}
+
+/// The commit of the repository at `dir` and whether its tracked files differ.
+fn repo_state(dir: &Path) -> (Option<String>, Option<bool>) {
+    let commit = git(dir, &["rev-parse", "HEAD"]);
+    let dirty = commit
+        .as_ref()
+        .and_then(|_| git(dir, &["status", "--porcelain", "--untracked-files=no"]))
+        .map(|s| !s.is_empty());
+    (commit, dirty)
 }
 
 fn hostname() -> String {
