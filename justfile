@@ -32,3 +32,10 @@ fmt:
 lint:
     cargo fmt --all -- --check
     cargo clippy --workspace --all-targets --release -- -D warnings
+
+# Scale-out on a real single-node Slurm cluster (installs and starts one:
+# needs root): lb slurm --submit of a small manifest, checked bit for bit
+# against a local run. About a minute once the workspace is built.
+slurm-test:
+    bash scripts/slurm-single-node.sh
+    LB_SLURM_TEST=1 cargo nextest run --release -p lb-cli --no-fail-fast -E 'binary(shards)'

@@ -7,7 +7,7 @@ use lb_runner::cache::{Cache, Read};
 use lb_runner::expand::{Plan, Replications};
 use lb_runner::key::Key;
 use lb_runner::provenance::Context;
-use lb_runner::run::{Report, calibration_line, run_plans, status};
+use lb_runner::run::{Report, calibration_line, status};
 use lb_runner::{Profile, expand, load, maintain, verify};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -25,7 +25,38 @@ pub fn dispatch(cli: &Cli) -> Res {
             threads,
             quick,
             force,
-        } => run(&cache, manifests, *threads, *quick, *force),
+            shard,
+        } => run(
+            &cache,
+            manifests,
+            *threads,
+            *quick,
+            *force,
+            shard.as_deref(),
+        ),
+        Command::Slurm {
+            manifests,
+            tasks,
+            partition,
+            time,
+            cpus,
+            dir,
+            quick,
+            submit,
+        } => crate::slurm::slurm(
+            &cache,
+            manifests,
+            &crate::slurm::Options {
+                tasks: *tasks,
+                partition: partition.clone(),
+                time: time.clone(),
+                cpus: *cpus,
+                dir: dir.clone(),
+                quick: *quick,
+                submit: *submit,
+            },
+        ),
+        Command::Status { manifests, quick } => crate::slurm::status(&cache, manifests, *quick),
         Command::Show { key } => show(&cache, key),
         Command::Cache { action } => match action {
             CacheAction::Ls => cache_ls(&cache),
@@ -68,12 +99,15 @@ pub fn dispatch(cli: &Cli) -> Res {
     }
 }
 
-fn profile(quick: bool) -> Profile {
+pub fn profile(quick: bool) -> Profile {
     if quick { Profile::Quick } else { Profile::Full }
 }
 
 /// Loads and expands manifests; the first error stops.
-fn plans(manifests: &[PathBuf], profile: Profile) -> Result<Vec<Plan>, Box<dyn std::error::Error>> {
+pub fn plans(
+    manifests: &[PathBuf],
+    profile: Profile,
+) -> Result<Vec<Plan>, Box<dyn std::error::Error>> {
     let mut out = Vec::new();
     for m in manifests {
         let l = load(m)?;
@@ -258,7 +292,9 @@ fn run(
     threads: Option<usize>,
     quick: bool,
     force: bool,
+    shard: Option<&str>,
 ) -> Res {
+    let shard = shard.map(lb_runner::run::Shard::parse).transpose()?;
     let plans = plans(manifests, profile(quick))?;
     let pool = pool(threads)?;
     check_budget(cache, &plans, pool.current_num_threads(), force)?;
@@ -266,7 +302,9 @@ fn run(
         .for_manifests(manifests);
     let progress = progress::for_stderr();
     let t0 = std::time::Instant::now();
-    let report = pool.install(|| run_plans(cache, &plans, &ctx, progress.as_ref()))?;
+    let report = pool.install(|| {
+        lb_runner::run::run_plans_sharded(cache, &plans, &ctx, progress.as_ref(), shard)
+    })?;
     print_report(&report, t0.elapsed(), pool.current_num_threads());
     Ok(ExitCode::SUCCESS)
 }
@@ -419,16 +457,16 @@ fn show(cache: &Cache, prefix: &str) -> Res {
     }
     for f in std::fs::read_dir(&dir)?.flatten() {
         let name = f.file_name().to_string_lossy().to_string();
-        if name.starts_with("precision-") && name.ends_with(".json") {
-            if let Read::Valid(p) =
+        if name.starts_with("precision-")
+            && name.ends_with(".json")
+            && let Read::Valid(p) =
                 lb_runner::cache::read_record::<lb_runner::cache::PrecisionRecord>(&f.path())
-            {
-                println!(
-                    "\nprecision rule {}:\n{}",
-                    pretty(&p.rule),
-                    pretty(&p.outcome)
-                );
-            }
+        {
+            println!(
+                "\nprecision rule {}:\n{}",
+                pretty(&p.rule),
+                pretty(&p.outcome)
+            );
         }
     }
     if let Some((r, p)) = provs.first() {

@@ -5,6 +5,7 @@
 mod commands;
 mod outputs;
 mod progress;
+mod slurm;
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
@@ -48,6 +49,48 @@ pub enum Command {
         /// of CPU time, or 80% of the machine's memory).
         #[arg(long)]
         force: bool,
+        /// Do only shard I of N (0 ≤ I < N) of one stage of the work: N
+        /// processes with I = 0…N−1 cover it exactly once between them (see
+        /// `lb slurm`).
+        #[arg(long, value_name = "I/N")]
+        shard: Option<String>,
+    },
+    /// Write (and with --submit, submit) Slurm job arrays that run the
+    /// manifests' missing work as shards, stage by stage, then `lb reproduce`.
+    Slurm {
+        #[arg(required = true, value_name = "MANIFEST")]
+        manifests: Vec<PathBuf>,
+        /// Tasks of each job array (shards).
+        #[arg(long, default_value_t = 4, value_name = "N")]
+        tasks: u32,
+        /// The Slurm partition (default: the cluster's default).
+        #[arg(long, value_name = "P")]
+        partition: Option<String>,
+        /// Time limit of each task, in Slurm's format (e.g. 1:00:00).
+        #[arg(long, default_value = "1:00:00", value_name = "T")]
+        time: String,
+        /// CPUs of each task (its --threads).
+        #[arg(long, default_value_t = 1, value_name = "C")]
+        cpus: u32,
+        /// Where the scripts go.
+        #[arg(long, default_value = "slurm", value_name = "DIR")]
+        dir: PathBuf,
+        /// The --quick profile.
+        #[arg(long)]
+        quick: bool,
+        /// Submit the stages (each depending on the one before) and print the
+        /// job ids; without it the scripts are written and shown.
+        #[arg(long)]
+        submit: bool,
+    },
+    /// Points and replications done, missing and damaged per experiment; with
+    /// Slurm present, the state of lb's jobs in the queue.
+    Status {
+        #[arg(required = true, value_name = "MANIFEST")]
+        manifests: Vec<PathBuf>,
+        /// The --quick profile.
+        #[arg(long)]
+        quick: bool,
     },
     /// Show a record in full: configuration, replications, provenance.
     Show {

@@ -430,6 +430,83 @@ pub fn run_plans(
     ctx: &Context,
     progress: &dyn Progress,
 ) -> Result<Report, RunError> {
+    run_plans_sharded(cache, plans, ctx, progress, None)
+}
+
+/// One of `count` disjoint parts of the work (`lb run --shard index/count`).
+///
+/// A (point, replication) pair, a calibration and a point's own records
+/// (point.json, its precision decision) belong to the shard that
+/// [`Shard::owns`] their key; so N processes, each with its own index,
+/// cover the work exactly once between them, writing into one results
+/// directory without locks (records appear by atomic rename). A sharded run
+/// does one *stage*: what can be decided from the records present when it
+/// starts — calibrations, the replications certainly needed, and one round
+/// of each precision rule — and leaves the rest to the next stage
+/// ([`stages`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    pub index: u32,
+    pub count: u32,
+}
+
+impl Shard {
+    /// Parses "I/N" with 0 ≤ I < N.
+    pub fn parse(s: &str) -> Result<Shard, String> {
+        let (i, n) = s
+            .split_once('/')
+            .ok_or_else(|| format!("--shard takes I/N (e.g. 0/4), got \"{s}\""))?;
+        let (index, count): (u32, u32) = (
+            i.trim()
+                .parse()
+                .map_err(|_| format!("--shard {s}: I must be a whole number"))?,
+            n.trim()
+                .parse()
+                .map_err(|_| format!("--shard {s}: N must be a whole number"))?,
+        );
+        if count == 0 || index >= count {
+            return Err(format!("--shard {s}: needs 0 ≤ I < N"));
+        }
+        Ok(Shard { index, count })
+    }
+
+    /// Whether this shard owns the work item (`key`, `r`): a function of the
+    /// key's bytes and r only, the same on every machine.
+    pub fn owns(&self, key: &Key, r: u64) -> bool {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&key.0[..8]);
+        let h =
+            lb_core::streams::mix64(u64::from_le_bytes(w) ^ r.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        h % self.count as u64 == self.index as u64
+    }
+}
+
+/// How many sharded stages cover the plans: one for calibrations if any,
+/// then one per checkpoint of the longest precision rule (one for fixed
+/// replications). A stage's processes depend on the previous stage's.
+pub fn stages(plans: &[Plan]) -> usize {
+    let calibrations = plans.iter().any(|p| !p.calibrations.is_empty()) as usize;
+    let rounds = plans
+        .iter()
+        .flat_map(|p| &p.points)
+        .map(|pp| match &pp.replications {
+            Replications::Fixed(_) => 1,
+            Replications::Precision(rule) => rule.checkpoints().len(),
+        })
+        .max()
+        .unwrap_or(1);
+    calibrations + rounds
+}
+
+/// [`run_plans`], or one stage of one shard of it (see [`Shard`]).
+pub fn run_plans_sharded(
+    cache: &Cache,
+    plans: &[Plan],
+    ctx: &Context,
+    progress: &dyn Progress,
+    shard: Option<Shard>,
+) -> Result<Report, RunError> {
+    let mine = |key: &Key, r: u64| shard.is_none_or(|s| s.owns(key, r));
     // A cache that already holds everything is only read: it may be a
     // read-only mount.
     if !complete(cache, plans) {
@@ -453,7 +530,7 @@ pub fn run_plans(
     }
     let cal_jobs: Vec<CalibrationJob> = cals
         .into_iter()
-        .filter(|(k, _)| cache.read_calibration(k).valid().is_none())
+        .filter(|(k, _)| mine(k, 0) && cache.read_calibration(k).valid().is_none())
         .map(|(key, calibration)| CalibrationJob { key, calibration })
         .collect();
     if !cal_jobs.is_empty() {
@@ -477,7 +554,14 @@ pub fn run_plans(
     for plan in plans {
         for pp in &plan.points {
             let (point, _) = resolved(cache, plan, pp);
-            let point = point.expect("calibrations ran");
+            // A shard leaves points whose calibration another shard has not
+            // finished to a later stage.
+            let Some(point) = point else {
+                if shard.is_some() {
+                    continue;
+                }
+                unreachable!("calibrations ran");
+            };
             let key = point.key();
             match demands.get_mut(&key) {
                 None => {
@@ -497,6 +581,9 @@ pub fn run_plans(
         }
     }
     for (key, (point, _)) in &demands {
+        if !mine(key, u64::MAX) {
+            continue;
+        }
         let stamp = || ctx.stamp(SystemTime::now(), std::time::Duration::ZERO);
         match cache.read_point(key) {
             Read::Valid(_) => {}
@@ -511,7 +598,20 @@ pub fn run_plans(
     // 3. Replications, in rounds until every precision rule has decided.
     let mut need: BTreeMap<Key, u32> = demands
         .iter()
-        .map(|(k, (_, reps))| (*k, reps.initial()))
+        .map(|(k, (_, reps))| {
+            // A shard starts each precision rule where the records present
+            // leave it: one round per stage.
+            let n = match reps {
+                Replications::Precision(rule) if shard.is_some() => {
+                    match decide(rule, &contiguous(cache, k, rule.max)) {
+                        Decision::Need(n) => n,
+                        Decision::Done(o) => o.replications,
+                    }
+                }
+                _ => reps.initial(),
+            };
+            (*k, n)
+        })
         .collect();
     let mut first = true;
     loop {
@@ -520,6 +620,7 @@ pub fn run_plans(
             .flat_map(|(k, n)| {
                 let point = &demands[k].0;
                 (0..*n as u64)
+                    .filter(|r| mine(k, *r))
                     .filter(|r| !matches!(cache.read_replication(k, *r), Read::Valid(_)))
                     .map(|r| PairJob {
                         key: *k,
@@ -553,7 +654,19 @@ pub fn run_plans(
             {
                 continue;
             }
-            match decide(rule, &contiguous(cache, key, rule.max)) {
+            let decision = decide(rule, &contiguous(cache, key, rule.max));
+            if shard.is_some() {
+                // One round per stage; the owner of the point records its
+                // decision once every replication it rests on is present.
+                if let Decision::Done(outcome) = decision
+                    && mine(key, u64::MAX)
+                {
+                    record_precision(cache, ctx, key, rule, &outcome, &report, progress)?;
+                    report.lock().unwrap().precision.push((*key, outcome));
+                }
+                continue;
+            }
+            match decision {
                 Decision::Need(n) if n > need[key] => {
                     more.insert(*key, n);
                 }
