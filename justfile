@@ -4,15 +4,17 @@
 
 set shell := ["bash", "-euo", "pipefail", "-c"]
 
-lb := "cargo run --quiet --release -p lb-cli --"
+# Not --quiet: a cold build takes minutes (polars), and cargo's progress says so.
+lb := "cargo run --release -p lb-cli --"
 
 # Regenerate every figure, table and report page (cache hits are free).
 reproduce *ARGS:
     {{lb}} reproduce {{ARGS}}
 
-# The test suite (fast: heavy simulations are not in the default run).
+# The test suite (fast: heavy simulations are not in the default run). Uses
+# cargo-nextest where installed (`cargo install cargo-nextest`), else cargo test.
 test:
-    cargo nextest run --workspace --release --no-fail-fast
+    if cargo nextest --version >/dev/null 2>&1; then cargo nextest run --workspace --release --no-fail-fast; else cargo test --workspace --release --no-fail-fast; fi
     cargo test --workspace --release --doc
 
 # Slot-loop throughput against the targets of issue 2, then the event rates of
