@@ -22,6 +22,7 @@
 //! record stays byte-identical; the point's `model` field says which variant
 //! it holds.
 
+pub mod continuous;
 pub mod many;
 pub mod slotted;
 pub mod spn;

@@ -33,8 +33,9 @@ pub mod cost;
 pub mod metrics;
 
 use crate::diag::ManifestError;
-use crate::expand::{Plan, PlannedPoint, Replications, Target};
-use crate::manifest::{ExperimentSpec, Loaded, PrecisionSpec};
+use crate::expand::{Plan, PlannedPoint, Target};
+use crate::manifest::{ExperimentSpec, Loaded};
+use crate::model::continuous::{QuickSpec, RunSpec};
 use crate::model::{Model, PointConfig};
 use crate::outputs::{ClaimToml, FigureToml};
 use crate::point::{Point, Profile};
@@ -56,9 +57,9 @@ pub struct Manifest {
     pub sweep: ManySweepSpec,
     #[serde(rename = "policy")]
     pub policies: Vec<ManyPolicySpec>,
-    pub run: ManyRunSpec,
+    pub run: RunSpec,
     #[serde(default)]
-    pub quick: ManyQuickSpec,
+    pub quick: QuickSpec,
     #[serde(default, rename = "figure")]
     pub figures: Vec<FigureToml>,
     #[serde(default, rename = "claim")]
@@ -160,35 +161,6 @@ pub struct ManyPolicySpec {
 
 /// The policy names of the many-server model.
 pub const MANY_POLICY_NAMES: [&str; 6] = ["JSQ", "JIQ", "I1F", "Pod", "Random", "Graph"];
-
-/// `[run]` of the many-server model.
-#[derive(Debug, Clone, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct ManyRunSpec {
-    /// Time simulated per replication, warm-up included (mean service times).
-    pub horizon: f64,
-    /// Time discarded at the start.
-    pub warmup: f64,
-    #[serde(default)]
-    pub batches: Option<u32>,
-    #[serde(default)]
-    pub replications: Option<u32>,
-    #[serde(default)]
-    pub precision: Option<PrecisionSpec>,
-    pub seed: u64,
-}
-
-/// `[quick]` of the many-server model.
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct ManyQuickSpec {
-    #[serde(default)]
-    pub horizon: Option<f64>,
-    #[serde(default)]
-    pub warmup: Option<f64>,
-    #[serde(default)]
-    pub replications: Option<u32>,
-}
 
 impl Manifest {
     /// The number of points: sweep combinations × policies (saturating).
@@ -439,42 +411,13 @@ pub fn validate(l: &Loaded, m: &Manifest) -> R {
         }
     }
     // Run.
-    let r = &m.run;
-    if !(r.horizon.is_finite() && r.warmup.is_finite() && r.warmup >= 0.0 && r.horizon > r.warmup) {
+    if m.run.path_points.is_some() {
         return Err(l.error(
-            "run.horizon",
-            format!(
-                "needs 0 ≤ run.warmup < run.horizon, got warmup {} and horizon {}",
-                r.warmup, r.horizon
-            ),
+            "run.path_points",
+            "`path_points` belongs to the network model (model = \"spn\")",
         ));
     }
-    if let Some(b) = r.batches
-        && b < 6
-    {
-        return Err(l.error("run.batches", format!("batches must be ≥ 6, got {b}")));
-    }
-    if let Some(b) = r.batches
-        && b as u64 > crate::limits::MAX_BATCHES
-    {
-        return Err(l.error(
-            "run.batches",
-            format!(
-                "batches = {b} is beyond lb's limit of {} (see \"Limits\" in \
-                 experiments/README.md)",
-                crate::limits::MAX_BATCHES
-            ),
-        ));
-    }
-    let q = &m.quick;
-    if let Some(h) = q.horizon
-        && !(h.is_finite() && h > q.warmup.unwrap_or(0.0))
-    {
-        return Err(l.error("quick.horizon", "needs quick.horizon > quick.warmup ≥ 0"));
-    }
-    if q.replications == Some(0) {
-        return Err(l.error("quick.replications", "must be ≥ 1"));
-    }
+    crate::model::continuous::validate(l, &m.run, &m.quick)?;
     Ok(())
 }
 
@@ -581,40 +524,8 @@ fn graph_spec(
 /// Expands a validated many-server manifest into its points.
 pub fn expand(l: &Loaded, m: &Manifest, profile: Profile) -> Result<Plan, ManifestError> {
     let r = &m.run;
-    let batches = r.batches.unwrap_or(64);
-    let full_reps = Replications::from_run(r.replications, r.precision.as_ref());
-    let (run, replications) = match profile {
-        Profile::Full => (
-            TimeRun {
-                horizon: r.horizon,
-                warmup: r.warmup,
-                batches,
-            },
-            full_reps,
-        ),
-        Profile::Quick => {
-            let q = &m.quick;
-            let horizon = q.horizon.unwrap_or(r.horizon / 20.0);
-            let warmup = q.warmup.unwrap_or(r.warmup * horizon / r.horizon);
-            let reps = q.replications.unwrap_or(match full_reps {
-                Replications::Fixed(n) => n.min(2),
-                Replications::Precision(ref p) => p.min.min(2),
-            });
-            (
-                TimeRun {
-                    horizon,
-                    warmup,
-                    batches,
-                },
-                Replications::Fixed(reps),
-            )
-        }
-    };
-    // Where the run length of this profile is written.
-    let horizon_at = match profile {
-        Profile::Quick if m.quick.horizon.is_some() => "quick.horizon",
-        _ => "run.horizon",
-    };
+    let (run, replications, horizon_at) =
+        crate::model::continuous::resolve(&m.run, &m.quick, profile);
     let axes = m.sweep.present();
     let values = |a: &str| -> Vec<f64> {
         match a {

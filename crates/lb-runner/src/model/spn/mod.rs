@@ -42,8 +42,9 @@ pub mod cost;
 pub mod metrics;
 
 use crate::diag::ManifestError;
-use crate::expand::{Plan, PlannedPoint, Replications, Target};
-use crate::manifest::{ExperimentSpec, Loaded, PrecisionSpec};
+use crate::expand::{Plan, PlannedPoint, Target};
+use crate::manifest::{ExperimentSpec, Loaded};
+use crate::model::continuous::{QuickSpec, RunSpec};
 use crate::model::{Model, PointConfig};
 use crate::outputs::{ClaimToml, FigureToml};
 use crate::point::{Point, Profile};
@@ -145,36 +146,6 @@ pub struct PolicySpec {
 
 /// The policy names of the network model.
 pub const POLICY_NAMES: [&str; 4] = ["max-pressure", "priority", "own-buffer-first", "FIFO"];
-
-/// `[run]` of the network model.
-#[derive(Debug, Clone, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct RunSpec {
-    pub horizon: f64,
-    pub warmup: f64,
-    #[serde(default)]
-    pub batches: Option<u32>,
-    /// Points of the recorded sample path of the total jobs (default 64).
-    #[serde(default)]
-    pub path_points: Option<u32>,
-    #[serde(default)]
-    pub replications: Option<u32>,
-    #[serde(default)]
-    pub precision: Option<PrecisionSpec>,
-    pub seed: u64,
-}
-
-/// `[quick]` of the network model.
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
-#[serde(deny_unknown_fields)]
-pub struct QuickSpec {
-    #[serde(default)]
-    pub horizon: Option<f64>,
-    #[serde(default)]
-    pub warmup: Option<f64>,
-    #[serde(default)]
-    pub replications: Option<u32>,
-}
 
 impl Manifest {
     /// The label of policy `i`: its `label`, else its `spec`.
@@ -395,49 +366,13 @@ pub fn validate(l: &Loaded, m: &Manifest) -> R {
     }
     // Run.
     let r = &m.run;
-    if !(r.horizon.is_finite() && r.warmup.is_finite() && r.warmup >= 0.0 && r.horizon > r.warmup) {
-        return Err(l.error(
-            "run.horizon",
-            format!(
-                "needs 0 ≤ run.warmup < run.horizon, got warmup {} and horizon {}",
-                r.warmup, r.horizon
-            ),
-        ));
-    }
-    if let Some(b) = r.batches
-        && !(6..=crate::limits::MAX_BATCHES).contains(&(b as u64))
-    {
-        return Err(l.error(
-            "run.batches",
-            format!(
-                "batches must lie in 6..={}, got {b}",
-                crate::limits::MAX_BATCHES
-            ),
-        ));
-    }
+    crate::model::continuous::validate(l, r, &m.quick)?;
     if let Some(p) = r.path_points
         && !(2..=100_000).contains(&p)
     {
         return Err(l.error(
             "run.path_points",
             format!("the sample path needs 2..=100000 points, got {p}"),
-        ));
-    }
-    let q = &m.quick;
-    if let Some(h) = q.horizon
-        && !(h.is_finite() && h > q.warmup.unwrap_or(0.0))
-    {
-        return Err(l.error("quick.horizon", "needs quick.horizon > quick.warmup ≥ 0"));
-    }
-    if let Some(n) = q.replications
-        && !(1..=crate::limits::MAX_REPLICATIONS).contains(&(n as u64))
-    {
-        return Err(l.error(
-            "quick.replications",
-            format!(
-                "must lie in 1..={}, got {n}",
-                crate::limits::MAX_REPLICATIONS
-            ),
         ));
     }
     // The network itself, as written, under each policy.
@@ -486,41 +421,8 @@ fn load_check(l: &Loaded, m: &Manifest, probe: &SpnConfig) -> R {
 /// Expands a validated network manifest into its points.
 pub fn expand(l: &Loaded, m: &Manifest, profile: Profile) -> Result<Plan, ManifestError> {
     let r = &m.run;
-    let batches = r.batches.unwrap_or(64);
-    let full = Replications::from_run(r.replications, r.precision.as_ref());
-    let (run, replications, horizon_at) = match profile {
-        Profile::Full => (
-            TimeRun {
-                horizon: r.horizon,
-                warmup: r.warmup,
-                batches,
-            },
-            full,
-            "run.horizon",
-        ),
-        Profile::Quick => {
-            let q = &m.quick;
-            let horizon = q.horizon.unwrap_or(r.horizon / 20.0);
-            let warmup = q.warmup.unwrap_or(r.warmup * horizon / r.horizon);
-            let reps = q.replications.unwrap_or(match full {
-                Replications::Fixed(n) => n.min(2),
-                Replications::Precision(ref p) => p.min.min(2),
-            });
-            (
-                TimeRun {
-                    horizon,
-                    warmup,
-                    batches,
-                },
-                Replications::Fixed(reps),
-                if q.horizon.is_some() {
-                    "quick.horizon"
-                } else {
-                    "run.horizon"
-                },
-            )
-        }
-    };
+    let (run, replications, horizon_at) =
+        crate::model::continuous::resolve(&m.run, &m.quick, profile);
     let axes = m.axes();
     let loads: Vec<Option<f64>> = match &m.sweep.load {
         Some(v) => v.iter().map(|x| Some(*x)).collect(),

@@ -1,0 +1,130 @@
+//! The `[run]` and `[quick]` sections of the continuous-time models (the
+//! many-server model and networks): a horizon and a warm-up in the model's
+//! time units instead of slots. Shared by [`super::many`] and [`super::spn`].
+
+use crate::diag::ManifestError;
+use crate::expand::Replications;
+use crate::limits::{MAX_BATCHES, MAX_REPLICATIONS};
+use crate::manifest::{Loaded, PrecisionSpec};
+use crate::point::Profile;
+use lb_core::many::TimeRun;
+use serde::{Deserialize, Serialize};
+
+/// `[run]` of a continuous-time model.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunSpec {
+    /// Time simulated per replication, warm-up included.
+    pub horizon: f64,
+    /// Time discarded at the start.
+    pub warmup: f64,
+    #[serde(default)]
+    pub batches: Option<u32>,
+    /// Networks only: points of the recorded sample path of the total jobs
+    /// (default 64).
+    #[serde(default)]
+    pub path_points: Option<u32>,
+    #[serde(default)]
+    pub replications: Option<u32>,
+    #[serde(default)]
+    pub precision: Option<PrecisionSpec>,
+    pub seed: u64,
+}
+
+/// `[quick]` of a continuous-time model: what `lb run --quick` uses.
+#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct QuickSpec {
+    #[serde(default)]
+    pub horizon: Option<f64>,
+    #[serde(default)]
+    pub warmup: Option<f64>,
+    #[serde(default)]
+    pub replications: Option<u32>,
+}
+
+/// The static checks of the two sections (the replication rule is checked
+/// with every model's, in [`crate::validate`]).
+pub fn validate(l: &Loaded, r: &RunSpec, q: &QuickSpec) -> Result<(), ManifestError> {
+    if !(r.horizon.is_finite() && r.warmup.is_finite() && r.warmup >= 0.0 && r.horizon > r.warmup) {
+        return Err(l.error(
+            "run.horizon",
+            format!(
+                "needs 0 ≤ run.warmup < run.horizon, got warmup {} and horizon {}",
+                r.warmup, r.horizon
+            ),
+        ));
+    }
+    if let Some(b) = r.batches
+        && !(6..=MAX_BATCHES).contains(&(b as u64))
+    {
+        return Err(l.error(
+            "run.batches",
+            format!(
+                "batches must lie in 6..={MAX_BATCHES} (lb's limit; see \"Limits\" in \
+                 experiments/README.md), got {b}"
+            ),
+        ));
+    }
+    if let Some(h) = q.horizon
+        && !(h.is_finite() && h > q.warmup.unwrap_or(0.0))
+    {
+        return Err(l.error("quick.horizon", "needs quick.horizon > quick.warmup ≥ 0"));
+    }
+    if let Some(n) = q.replications
+        && !(1..=MAX_REPLICATIONS).contains(&(n as u64))
+    {
+        return Err(l.error(
+            "quick.replications",
+            format!(
+                "replications = {n} must lie in 1..={MAX_REPLICATIONS} (lb's limit; see \
+                 \"Limits\" in experiments/README.md)"
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The run length and replications of `profile`, and the key path that sets
+/// the horizon (for errors): `[quick]` defaults to a twentieth of the horizon,
+/// the same warm-up fraction and at most two replications.
+pub fn resolve(
+    r: &RunSpec,
+    q: &QuickSpec,
+    profile: Profile,
+) -> (TimeRun, Replications, &'static str) {
+    let batches = r.batches.unwrap_or(64);
+    let full = Replications::from_run(r.replications, r.precision.as_ref());
+    match profile {
+        Profile::Full => (
+            TimeRun {
+                horizon: r.horizon,
+                warmup: r.warmup,
+                batches,
+            },
+            full,
+            "run.horizon",
+        ),
+        Profile::Quick => {
+            let horizon = q.horizon.unwrap_or(r.horizon / 20.0);
+            let warmup = q.warmup.unwrap_or(r.warmup * horizon / r.horizon);
+            let reps = q.replications.unwrap_or(match full {
+                Replications::Fixed(n) => n.min(2),
+                Replications::Precision(ref p) => p.min.min(2),
+            });
+            (
+                TimeRun {
+                    horizon,
+                    warmup,
+                    batches,
+                },
+                Replications::Fixed(reps),
+                if q.horizon.is_some() {
+                    "quick.horizon"
+                } else {
+                    "run.horizon"
+                },
+            )
+        }
+    }
+}
