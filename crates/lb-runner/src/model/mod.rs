@@ -389,6 +389,32 @@ impl PointConfig {
     }
 }
 
+/// What every model's system part starts with: the point's model, engine
+/// version, profile and master seed. Flattened into each model's part (keys
+/// are canonical JSON, whose keys are sorted, so flattening changes no byte).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct SystemHead {
+    /// Always "system" (keeps these hashes apart from keys').
+    pub part: &'static str,
+    pub model: Model,
+    pub model_version: u32,
+    pub profile: Profile,
+    pub seed: u64,
+}
+
+impl SystemHead {
+    /// The head of `point`'s system part.
+    pub fn of(point: &Point) -> SystemHead {
+        SystemHead {
+            part: "system",
+            model: point.model,
+            model_version: point.model_version,
+            profile: point.profile,
+            seed: point.seed,
+        }
+    }
+}
+
 /// The system part of a point (see [`PointConfig::system_part`]). Untagged,
 /// like the configuration.
 #[derive(Clone, Debug, PartialEq, Serialize)]

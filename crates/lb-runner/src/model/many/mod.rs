@@ -675,11 +675,8 @@ pub fn expand(l: &Loaded, m: &Manifest, profile: Profile) -> Result<Plan, Manife
 /// departure hits, where a task arrives).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SystemPart<'a> {
-    pub part: &'static str,
-    pub model: Model,
-    pub model_version: u32,
-    pub profile: Profile,
-    pub seed: u64,
+    #[serde(flatten)]
+    pub head: crate::model::SystemHead,
     pub servers: usize,
     pub lambda: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -690,11 +687,7 @@ pub struct SystemPart<'a> {
 /// The system part of `point`, whose configuration is `c`.
 pub fn system_part<'a>(point: &Point, c: &'a ManyConfig) -> SystemPart<'a> {
     SystemPart {
-        part: "system",
-        model: point.model,
-        model_version: point.model_version,
-        profile: point.profile,
-        seed: point.seed,
+        head: crate::model::SystemHead::of(point),
         servers: c.servers,
         lambda: c.lambda,
         buffer: c.buffer,

@@ -13,8 +13,8 @@ pub mod validate;
 
 use crate::diag::did_you_mean;
 use crate::manifest::{ExperimentSpec, Loaded, PrecisionSpec};
-use crate::model::{Model, ModelManifest};
-use crate::point::{Point, Profile};
+use crate::model::ModelManifest;
+use crate::point::Point;
 use lb_core::slotted::{Granularity, PushWhen, RunLength, SlottedConfig, SystemConfig, TieBreak};
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
@@ -598,11 +598,8 @@ impl Manifest {
 /// same A_m(t) and S_n(t).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SystemPart<'a> {
-    pub part: &'static str,
-    pub model: Model,
-    pub model_version: u32,
-    pub profile: Profile,
-    pub seed: u64,
+    #[serde(flatten)]
+    pub head: crate::model::SystemHead,
     pub system: &'a SystemConfig,
     pub run: &'a RunLength,
 }
@@ -610,11 +607,7 @@ pub struct SystemPart<'a> {
 /// The system part of `point`, whose configuration is `c`.
 pub fn system_part<'a>(point: &Point, c: &'a SlottedConfig) -> SystemPart<'a> {
     SystemPart {
-        part: "system",
-        model: point.model,
-        model_version: point.model_version,
-        profile: point.profile,
-        seed: point.seed,
+        head: crate::model::SystemHead::of(point),
         system: &c.system,
         run: &c.run,
     }

@@ -494,11 +494,8 @@ pub fn expand(l: &Loaded, m: &Manifest, profile: Profile) -> Result<Plan, Manife
 /// potential services.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SystemPart<'a> {
-    pub part: &'static str,
-    pub model: Model,
-    pub model_version: u32,
-    pub profile: Profile,
-    pub seed: u64,
+    #[serde(flatten)]
+    pub head: crate::model::SystemHead,
     pub arrivals: &'a [f64],
     pub stations: usize,
     pub activities: &'a [Activity],
@@ -510,11 +507,7 @@ pub struct SystemPart<'a> {
 /// The system part of `point`, whose configuration is `c`.
 pub fn system_part<'a>(point: &Point, c: &'a SpnConfig) -> SystemPart<'a> {
     SystemPart {
-        part: "system",
-        model: point.model,
-        model_version: point.model_version,
-        profile: point.profile,
-        seed: point.seed,
+        head: crate::model::SystemHead::of(point),
         arrivals: &c.arrivals,
         stations: c.stations,
         activities: &c.activities,
