@@ -60,6 +60,22 @@ pub struct MetricInfo {
     /// Defined by a replication's summary alone, so a precision target
     /// (`run.precision.metric`) may be set on it.
     pub precision: bool,
+    /// What kind of number it is: how tables and figures give its interval.
+    pub kind: MetricKind,
+}
+
+/// What kind of number a metric is, for its interval (lb-analysis).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MetricKind {
+    /// Any real number: mean ± Student-t half-width across replications.
+    Real,
+    /// A time-averaged fraction in [0, 1] with no event count behind it
+    /// (the occupancy S_i): the Student-t interval, cut to [0, 1].
+    Fraction,
+    /// A proportion of counted events ([`Summary::counts`]): events over
+    /// trials pooled across replications, with a Wilson interval (a
+    /// Clopper–Pearson upper bound when no event was seen).
+    Proportion,
 }
 
 impl Model {
@@ -347,6 +363,16 @@ impl Summary {
     pub fn path(&self) -> Option<Vec<(f64, f64)>> {
         match self {
             Summary::Slotted(_) | Summary::Many(_) => None,
+        }
+    }
+
+    /// The (events, trials) behind a [`MetricKind::Proportion`] metric in
+    /// this replication (the metric is events / trials); None for other
+    /// metrics, or when the summary is of another model.
+    pub fn counts(&self, name: &str) -> Option<(u64, u64)> {
+        match self {
+            Summary::Slotted(s) => slotted::metrics::counts(name, s),
+            Summary::Many(s) => many::metrics::counts(name, s),
         }
     }
 
