@@ -40,6 +40,8 @@ impl Verdict {
 pub struct Check {
     /// The point's axis values, "load=0.9 count_own=true".
     pub at: String,
+    /// The same as (axis, value) pairs.
+    pub axes: Vec<(String, String)>,
     pub policy: String,
     /// The measured quantity: the metric, a paired difference, or the fraction
     /// of unstable replications.
@@ -49,6 +51,8 @@ pub struct Check {
     pub replications: usize,
     /// What the measurement is held against, in words.
     pub threshold: String,
+    /// The reference at this point (value and bound claims).
+    pub reference: Option<f64>,
     pub verdict: Verdict,
     pub note: Option<String>,
     /// The keys of the records read.
@@ -66,7 +70,16 @@ pub struct ClaimResult {
     pub required: bool,
     pub level: f64,
     pub verdict: Verdict,
+    /// The metric read and its label (unit included), if any.
+    pub metric: Option<String>,
+    pub metric_label: Option<String>,
+    /// What the points are held to, in words (the same at every point).
+    pub rule: String,
     pub checks: Vec<Check>,
+    /// Why the claim fails here, from the manifest.
+    pub why: Option<String>,
+    /// The checks of the `why`, audited.
+    pub why_checks: Vec<ClaimResult>,
 }
 
 impl ClaimResult {
@@ -178,11 +191,13 @@ pub fn audit_claim(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> 
                 let Some(w) = selected(c, results, worse).into_iter().find(same) else {
                     checks.push(Check {
                         at: at_string(b),
+                        axes: b.axes.clone(),
                         policy: format!("{worse} − {better}"),
                         measured: f64::NAN,
                         half_width: None,
                         replications: 0,
                         threshold: String::new(),
+                        reference: None,
                         verdict: Verdict::Inconclusive,
                         note: Some(format!("no {worse} point at these axis values")),
                         keys: keys(&[b]),
@@ -219,11 +234,13 @@ pub fn audit_claim(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> 
                 };
                 checks.push(Check {
                     at: at_string(b),
+                    axes: b.axes.clone(),
                     policy: format!("{worse} − {better}"),
                     measured: mean,
                     half_width: hw,
                     replications: diffs.len(),
                     threshold: format!("paired difference of {} > 0", m.name()),
+                    reference: None,
                     verdict,
                     note,
                     keys: keys(&[b, w]),
@@ -249,11 +266,13 @@ pub fn audit_claim(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> 
                         Err(e) => {
                             checks.push(Check {
                                 at: at_string(r),
+                                axes: r.axes.clone(),
                                 policy: label.clone(),
                                 measured: f64::NAN,
                                 half_width: None,
                                 replications: vals.len(),
                                 threshold: String::new(),
+                                reference: None,
                                 verdict: Verdict::Inconclusive,
                                 note: Some(e),
                                 keys: keys(&[r]),
@@ -291,24 +310,23 @@ pub fn audit_claim(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> 
                             Verdict::Inconclusive
                         };
                         let threshold = if tol == 0.0 {
-                            format!(
-                                "= {} (interval must cover it)",
-                                crate::table::fmt_sig(expected, 5)
-                            )
+                            format!("= {} (interval must cover it)", sig5(expected))
                         } else {
                             format!(
                                 "{} ± {}%",
-                                crate::table::fmt_sig(expected, 5),
+                                sig5(expected),
                                 100.0 * c.tolerance.unwrap_or(0.0)
                             )
                         };
                         Check {
                             at: at_string(r),
+                            axes: r.axes.clone(),
                             policy: label.clone(),
                             measured: mean,
                             half_width: hw,
                             replications: xs.len(),
                             threshold,
+                            reference: Some(expected),
                             verdict,
                             note: if !stable {
                                 Some("unstable: no steady state to compare".into())
@@ -331,6 +349,8 @@ pub fn audit_claim(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> 
                         let bound = refs.iter().sum::<f64>() / refs.len() as f64;
                         Check {
                             at: at_string(r),
+                            axes: r.axes.clone(),
+                            reference: Some(bound),
                             policy: label.clone(),
                             measured: xs.iter().sum::<f64>() / xs.len() as f64,
                             half_width: hw,
@@ -340,8 +360,7 @@ pub fn audit_claim(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> 
                                 m.name(),
                                 if ge { "≥" } else { "≤" },
                                 match refv {
-                                    Reference::Named(n) =>
-                                        format!("{n} ({})", crate::table::fmt_sig(bound, 5)),
+                                    Reference::Named(n) => format!("{n} ({})", sig5(bound)),
                                     Reference::Number(x) => x.to_string(),
                                 }
                             ),
@@ -385,6 +404,8 @@ pub fn audit_claim(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> 
                         .fold(f64::NEG_INFINITY, f64::max);
                     checks.push(Check {
                         at: at_string(r),
+                        axes: r.axes.clone(),
+                        reference: None,
                         policy: label.clone(),
                         measured: frac,
                         half_width: None,
@@ -414,6 +435,7 @@ pub fn audit_claim(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> 
     } else {
         Verdict::Inconclusive
     };
+    let rule = rule(c, metric);
     ClaimResult {
         experiment: experiment.to_string(),
         id: c.id.clone(),
@@ -423,105 +445,484 @@ pub fn audit_claim(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> 
         required: c.required,
         level,
         verdict,
+        metric: metric.map(|m| m.name().to_string()),
+        metric_label: metric.map(|m| m.label().to_string()),
+        rule,
         checks,
+        why: c.why.clone(),
+        why_checks: c
+            .why_check
+            .iter()
+            .enumerate()
+            .map(|(i, w)| audit_claim(experiment, &w.as_claim(c, i), results))
+            .collect(),
     }
 }
 
+/// What a claim holds its points to, in words.
+fn rule(c: &ClaimToml, metric: Option<Metric>) -> String {
+    let label = metric.map(|m| lower_first(m.label())).unwrap_or_default();
+    let reference = |r: &Reference| match r {
+        Reference::Number(x) => sig5(*x),
+        Reference::Named(n) => format!("`{n}` computed at each point"),
+    };
+    match c.kind {
+        ClaimKind::Ordering => format!(
+            "{label}: the paired difference {} − {} across replications (common random \
+             numbers) is > 0",
+            c.worse.as_deref().unwrap_or("?"),
+            c.better.as_deref().unwrap_or("?")
+        ),
+        ClaimKind::Value => {
+            let e = c.expected.as_ref().map(reference).unwrap_or_default();
+            match c.tolerance.unwrap_or(0.0) {
+                t if t > 0.0 => format!(
+                    "{label} equals {e} within ±{}% (the whole interval inside)",
+                    crate::ticks::format_tick(100.0 * t, None)
+                ),
+                _ => format!("{label} equals {e} (the interval covers it)"),
+            }
+        }
+        ClaimKind::Bound => format!(
+            "{label} {} {} (the paired margin's interval on the claimed side)",
+            if c.side.as_deref() == Some("ge") {
+                "≥"
+            } else {
+                "≤"
+            },
+            c.bound.as_ref().map(reference).unwrap_or_default()
+        ),
+        ClaimKind::Stability => format!(
+            "the point is {} when {} of its replications are judged unstable",
+            if c.stable == Some(false) {
+                "unstable, as claimed,"
+            } else {
+                "stable, as claimed,"
+            },
+            if c.stable == Some(false) {
+                "more than half"
+            } else {
+                "at most half"
+            }
+        ),
+    }
+}
+
+fn lower_first(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        // Keep a capital that starts a symbol or an acronym (E[ΣQ], P(…), S_2).
+        Some(f) if c.clone().next().is_some_and(|n| n.is_lowercase()) => {
+            f.to_lowercase().chain(c).collect()
+        }
+        _ => s.to_string(),
+    }
+}
+
+/// Audits every claim of an experiment (with the checks of their `why`s).
+pub fn audit_experiment(
+    experiment: &str,
+    claims: &[ClaimToml],
+    results: &[PointResult],
+) -> Vec<ClaimResult> {
+    claims
+        .iter()
+        .map(|c| audit_claim(experiment, c, results))
+        .collect()
+}
+
+/// A reference value: 5 significant digits, no trailing zeros ("1", "63.284").
+fn sig5(x: f64) -> String {
+    let s = crate::table::fmt_sig(x, 5);
+    let s = if s.contains('.') && !s.contains('e') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    };
+    s.replacen('-', "−", 1)
+}
+
+fn num(x: f64, sig: usize) -> String {
+    crate::table::fmt_sig(x, sig).replacen('-', "−", 1)
+}
+
+/// "mean ± half-width", or the value alone.
 fn measured(c: &Check) -> String {
     if c.measured.is_nan() {
         return "—".into();
     }
     match c.half_width {
-        Some(h) => format!(
-            "{} ± {}",
-            crate::table::fmt_sig(c.measured, 4),
-            crate::table::fmt_sig(h, 2)
-        ),
-        None => crate::table::fmt_sig(c.measured, 4),
+        Some(h) => format!("{} ± {}", num(c.measured, 4), num(h, 2)),
+        None => num(c.measured, 4),
     }
 }
 
-/// The audit report in Markdown: one row per claim, then every check.
-pub fn markdown(claims: &[ClaimResult]) -> String {
-    let mut s = String::from("# Audit of the claims\n\n");
-    s.push_str(
-        "Generated by `lb audit` from the manifests and the cached records; do not edit by \
-         hand. A claim is *confirmed* when its interval lies on the claimed side of the \
-         threshold at every point it reads, *refuted* when at some point it lies wholly on \
-         the other side, *inconclusive* otherwise (an interval straddles the threshold, or a \
-         run did not settle). Orderings use paired differences across replications (common \
-         random numbers). `required` claims are what lb itself guarantees; a paper's claim is \
-         audited, not required: its verdict is the finding.\n\n",
-    );
-    let count = |v: Verdict| claims.iter().filter(|c| c.verdict == v).count();
-    let _ = writeln!(
-        s,
-        "{} claims: {} confirmed, {} refuted, {} inconclusive.\n",
-        claims.len(),
-        count(Verdict::Confirmed),
-        count(Verdict::Refuted),
-        count(Verdict::Inconclusive)
-    );
-    s.push_str("| verdict | experiment | claim | statement | source | measured (deciding point) | threshold | points |\n");
-    s.push_str("| --- | --- | --- | --- | --- | --- | --- | --- |\n");
-    for c in claims {
-        let d = c.deciding();
-        let ok = c
+/// The number of unstable replications of a stability check.
+fn unstable_count(k: &Check) -> usize {
+    (k.measured * k.replications as f64).round() as usize
+}
+
+/// Axis values as a reader reads them: "load = 0.9, count_own = true".
+fn at_words(k: &Check) -> String {
+    k.axes
+        .iter()
+        .filter(|(_, v)| v != "-")
+        .map(|(a, v)| format!("{a} = {v}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn md(s: &str) -> String {
+    crate::markup::to_markdown(s).replace('|', "\\|")
+}
+
+/// One check in words, every number labelled: what was measured, its
+/// value and interval, where, and against what.
+pub fn describe(c: &ClaimResult, k: &Check) -> String {
+    let label = c
+        .metric_label
+        .as_deref()
+        .map(lower_first)
+        .unwrap_or_default();
+    let at = at_words(k);
+    let at = if at.is_empty() {
+        String::new()
+    } else {
+        format!(" at {at}")
+    };
+    match c.kind {
+        ClaimKind::Ordering => format!("{label}: {} = {}{at}", k.policy, measured(k)),
+        ClaimKind::Value => format!(
+            "{label} of {} = {}{at}; expected {}",
+            k.policy,
+            measured(k),
+            k.threshold
+                .trim_start_matches("= ")
+                .trim_end_matches(" (interval must cover it)")
+        ),
+        ClaimKind::Bound => format!(
+            "{label} of {} = {}{at}; bound {}",
+            k.policy,
+            measured(k),
+            k.reference.map(sig5).unwrap_or_default()
+        ),
+        ClaimKind::Stability => format!(
+            "{}: {} of {} replications unstable{at}",
+            k.policy,
+            unstable_count(k),
+            k.replications
+        ),
+    }
+}
+
+/// A claim's row in the summaries (also kept in `<experiment>/claims.json`,
+/// from which the report pages are assembled).
+#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq)]
+pub struct ClaimRow {
+    pub id: String,
+    pub verdict: String,
+    pub required: bool,
+    pub statement: String,
+    /// The deciding check in words ("no points computed" when none).
+    pub deciding: String,
+    /// Points confirmed of points read.
+    pub confirmed: usize,
+    pub points: usize,
+    pub why: Option<String>,
+    /// The verdicts of the checks of the why.
+    pub why_checks: Vec<(String, String)>,
+}
+
+/// The claims of one experiment, as `<experiment>/claims.json`.
+#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq)]
+pub struct ExperimentClaims {
+    pub experiment: String,
+    pub title: String,
+    pub claims: Vec<ClaimRow>,
+}
+
+impl ExperimentClaims {
+    pub fn new(experiment: &str, title: &str, claims: &[ClaimResult]) -> ExperimentClaims {
+        ExperimentClaims {
+            experiment: experiment.to_string(),
+            title: title.to_string(),
+            claims: claims.iter().map(row).collect(),
+        }
+    }
+
+    /// (confirmed, refuted, inconclusive) among claims that are the
+    /// papers' (`required: false`) or lb's own (`required: true`).
+    pub fn counts(&self, required: bool) -> (usize, usize, usize) {
+        let n = |v: &str| {
+            self.claims
+                .iter()
+                .filter(|c| c.required == required && c.verdict == v)
+                .count()
+        };
+        (n("confirmed"), n("refuted"), n("inconclusive"))
+    }
+}
+
+fn row(c: &ClaimResult) -> ClaimRow {
+    ClaimRow {
+        id: c.id.clone(),
+        verdict: c.verdict.word().to_string(),
+        required: c.required,
+        statement: c.statement.clone(),
+        deciding: c
+            .deciding()
+            .map(|k| describe(c, k))
+            .unwrap_or_else(|| "no points computed".into()),
+        confirmed: c
             .checks
             .iter()
             .filter(|k| k.verdict == Verdict::Confirmed)
-            .count();
-        let _ = writeln!(
-            s,
-            "| **{}**{} | {} | {} | {} | {} | {} | {} | {}/{} confirmed |",
-            c.verdict.word(),
-            if c.required { " (required)" } else { "" },
-            c.experiment,
-            c.id,
-            c.statement.replace('|', "\\|"),
-            c.source.replace('|', "\\|"),
-            d.map(|d| format!("{}: {} at {}", d.policy, measured(d), d.at))
-                .unwrap_or_else(|| "no points computed".into()),
-            d.map(|d| d.threshold.clone()).unwrap_or_default(),
-            ok,
-            c.checks.len()
-        );
+            .count(),
+        points: c.checks.len(),
+        why: c.why.clone(),
+        why_checks: c
+            .why_checks
+            .iter()
+            .map(|w| (w.statement.clone(), w.verdict.word().to_string()))
+            .collect(),
     }
-    s.push_str("\n## Every check\n");
+}
+
+/// The anchor of a claim's section in the audit.
+pub fn anchor(experiment: &str, id: &str) -> String {
+    format!("{experiment}--{id}")
+}
+
+/// The verdict as printed: bold, with "(required)" for lb's own checks.
+pub fn verdict_cell(verdict: &str, required: bool) -> String {
+    format!("**{verdict}**{}", if required { " (required)" } else { "" })
+}
+
+/// The audit's sections of one experiment (its part of `audit.md`).
+pub fn fragment(experiment: &str, title: &str, claims: &[ClaimResult]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "<a id=\"{experiment}\"></a>\n");
+    let _ = writeln!(s, "## {experiment} — {}\n", md(title));
+    if claims.is_empty() {
+        s.push_str("No claims.\n\n");
+    }
     for c in claims {
-        let _ = writeln!(
-            s,
-            "\n### {} / {} — {}\n",
-            c.experiment,
-            c.id,
-            c.verdict.word()
-        );
-        let _ = writeln!(
-            s,
-            "{} ({}; {:.1}% intervals)\n",
-            c.statement,
-            c.source,
-            100.0 * c.level
-        );
-        s.push_str("| at | policy | measured | n | threshold | verdict | note | key |\n| --- | --- | --- | --- | --- | --- | --- | --- |\n");
-        for k in &c.checks {
+        section(&mut s, c, 3);
+    }
+    s
+}
+
+fn section(s: &mut String, c: &ClaimResult, depth: usize) {
+    let h = "#".repeat(depth);
+    let _ = writeln!(s, "<a id=\"{}\"></a>\n", anchor(&c.experiment, &c.id));
+    let _ = writeln!(
+        s,
+        "{h} {} — {}{}\n",
+        c.id,
+        c.verdict.word(),
+        if c.required { " (required)" } else { "" }
+    );
+    let _ = writeln!(s, "> {}\n", md(&c.statement));
+    let ok = c
+        .checks
+        .iter()
+        .filter(|k| k.verdict == Verdict::Confirmed)
+        .count();
+    let refuted = c
+        .checks
+        .iter()
+        .filter(|k| k.verdict == Verdict::Refuted)
+        .count();
+    let _ = writeln!(s, "- Source: {}", md(&c.source));
+    let _ = writeln!(
+        s,
+        "- Holds when: {}; {}% intervals",
+        md(&c.rule),
+        crate::ticks::format_tick(100.0 * c.level, None)
+    );
+    let _ = writeln!(
+        s,
+        "- Points: {ok} of {} confirmed, {refuted} refuted, {} inconclusive",
+        c.checks.len(),
+        c.checks.len() - ok - refuted
+    );
+    if let Some(d) = c.deciding() {
+        let _ = writeln!(s, "- Deciding point: {}", md(&describe(c, d)));
+    }
+    match (&c.why, c.verdict) {
+        (Some(w), Verdict::Confirmed) => {
             let _ = writeln!(
                 s,
-                "| {} | {} | {} | {} | {} | {} | {} | {} |",
-                k.at,
-                k.policy,
-                measured(k),
-                k.replications,
-                k.threshold,
-                k.verdict.word(),
-                k.note.clone().unwrap_or_default(),
-                k.keys
-                    .iter()
-                    .map(|h| h[..12].to_string())
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                "- Why (from the manifest; the claim is confirmed, so it may be stale): {}",
+                md(w)
+            );
+        }
+        (Some(w), _) => {
+            let _ = writeln!(s, "- Why (from the manifest): {}", md(w));
+        }
+        (None, Verdict::Refuted | Verdict::Inconclusive) if !c.required => {
+            let _ = writeln!(s, "- Why: the manifest gives no explanation.");
+        }
+        _ => {}
+    }
+    for w in &c.why_checks {
+        let _ = writeln!(
+            s,
+            "  - Check of the why: {} — **{}**{}",
+            md(&w.statement),
+            w.verdict.word(),
+            w.deciding()
+                .map(|d| format!(" ({})", md(&describe(w, d))))
+                .unwrap_or_default()
+        );
+    }
+    s.push('\n');
+    if c.checks.is_empty() {
+        s.push_str("No points computed.\n\n");
+        return;
+    }
+    // One row per point, one column per axis; the measured column says what
+    // it measures.
+    let axes: Vec<String> = c.checks[0].axes.iter().map(|(a, _)| a.clone()).collect();
+    let policies: Vec<&str> = {
+        let mut v: Vec<&str> = c.checks.iter().map(|k| k.policy.as_str()).collect();
+        v.dedup();
+        v
+    };
+    let policy_col = c.kind != ClaimKind::Ordering && policies.len() > 1;
+    let label = c.metric_label.as_deref().map(md).unwrap_or_default();
+    let measured_head = match c.kind {
+        ClaimKind::Ordering => format!("{}: {label}", policies.join(" / ")),
+        ClaimKind::Value | ClaimKind::Bound if !policy_col => {
+            format!("{label} of {}", policies.join(", "))
+        }
+        ClaimKind::Value | ClaimKind::Bound => label.clone(),
+        ClaimKind::Stability => "unstable replications".into(),
+    };
+    let reference_head = match c.kind {
+        ClaimKind::Value => Some("expected"),
+        ClaimKind::Bound => Some("bound"),
+        _ => None,
+    };
+    let notes = c.checks.iter().any(|k| k.note.is_some());
+    let mut head: Vec<String> = axes.clone();
+    if policy_col {
+        head.push("policy".into());
+    }
+    head.push(measured_head);
+    if c.kind != ClaimKind::Stability {
+        head.push("replications".into());
+    }
+    if let Some(r) = reference_head {
+        head.push(r.into());
+    }
+    head.push("verdict".into());
+    if notes {
+        head.push("note".into());
+    }
+    head.push("key".into());
+    let _ = writeln!(s, "| {} |", head.join(" | "));
+    let _ = writeln!(s, "|{}", " --- |".repeat(head.len()));
+    for k in &c.checks {
+        let mut cells: Vec<String> = k.axes.iter().map(|(_, v)| v.clone()).collect();
+        if policy_col {
+            cells.push(k.policy.clone());
+        }
+        cells.push(match c.kind {
+            ClaimKind::Stability => format!("{} of {}", unstable_count(k), k.replications),
+            _ => measured(k),
+        });
+        if c.kind != ClaimKind::Stability {
+            cells.push(k.replications.to_string());
+        }
+        if reference_head.is_some() {
+            cells.push(match (c.kind, k.reference) {
+                (ClaimKind::Value, Some(_)) => k
+                    .threshold
+                    .trim_start_matches("= ")
+                    .trim_end_matches(" (interval must cover it)")
+                    .to_string(),
+                (_, Some(r)) => sig5(r),
+                _ => "—".into(),
+            });
+        }
+        cells.push(k.verdict.word().to_string());
+        if notes {
+            cells.push(md(k.note.as_deref().unwrap_or("")));
+        }
+        cells.push(
+            k.keys
+                .iter()
+                .map(|h| format!("`{}`", &h[..12]))
+                .collect::<Vec<_>>()
+                .join(", "),
+        );
+        let _ = writeln!(s, "| {} |", cells.join(" | "));
+    }
+    s.push('\n');
+}
+
+/// The audit page: the intro, a summary table of every claim, then each
+/// experiment's sections (`fragments`, in order).
+pub fn page(experiments: &[(ExperimentClaims, String)]) -> String {
+    let mut s = String::from("# Audit of the claims\n\n");
+    s.push_str(
+        "Generated by `lb reproduce` (or `lb audit --out`) from the manifests and the cached \
+         records; do not edit by hand. A claim is *confirmed* when its interval lies on the \
+         claimed side of the threshold at every point it reads, *refuted* when at some point \
+         it lies wholly on the other side, *inconclusive* otherwise (an interval straddles the \
+         threshold, or a run did not settle). Orderings use paired differences across \
+         replications (common random numbers). *Required* claims are what lb itself \
+         guarantees (exact theory); a paper's claim is audited, not required: its verdict is \
+         the finding. A refuted or inconclusive claim carries the manifest's explanation \
+         (*why*), with the verdicts of the checks of that explanation where it has them.\n\n",
+    );
+    let all: Vec<&ClaimRow> = experiments.iter().flat_map(|(e, _)| &e.claims).collect();
+    let n = |v: &str, req: bool| {
+        all.iter()
+            .filter(|c| c.verdict == v && c.required == req)
+            .count()
+    };
+    let papers = all.iter().filter(|c| !c.required).count();
+    let _ = writeln!(
+        s,
+        "{papers} claims of papers: {} confirmed, {} refuted, {} inconclusive. {} checks lb \
+         guarantees (required): {} confirmed, {} refuted, {} inconclusive.\n",
+        n("confirmed", false),
+        n("refuted", false),
+        n("inconclusive", false),
+        all.len() - papers,
+        n("confirmed", true),
+        n("refuted", true),
+        n("inconclusive", true)
+    );
+    s.push_str("## Summary\n\n");
+    s.push_str("| verdict | claim | experiment | at the deciding point |\n");
+    s.push_str("| --- | --- | --- | --- |\n");
+    for (e, _) in experiments {
+        for c in &e.claims {
+            let _ = writeln!(
+                s,
+                "| {} | [{}](#{}) | [{}](#{}) | {} |",
+                verdict_cell(&c.verdict, c.required),
+                c.id,
+                anchor(&e.experiment, &c.id),
+                e.experiment,
+                e.experiment,
+                md(&c.deciding)
             );
         }
     }
+    s.push('\n');
+    for (_, f) in experiments {
+        s.push_str(f);
+    }
     s
+}
+
+/// The audit as the terminal prints it: the summary table alone.
+pub fn terminal(experiments: &[(ExperimentClaims, String)]) -> String {
+    let p = page(experiments);
+    let end = p.find("\n<a id=").unwrap_or(p.len());
+    p[..end].trim_end().to_string() + "\n"
 }

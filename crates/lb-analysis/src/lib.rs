@@ -6,12 +6,15 @@
 //! report under `paper-figures/` ([`report`]).
 
 pub mod audit;
+pub mod canvas;
 pub mod figure;
+pub mod markup;
 pub mod metric;
 pub mod report;
 pub mod results;
 pub mod stats;
 pub mod table;
+pub mod ticks;
 
 pub use metric::Metric;
 pub use results::{PointResult, collect};

@@ -55,9 +55,14 @@ impl Metric {
         self.info.transient
     }
 
-    /// A label for an axis.
+    /// A label for an axis, unit included (figure markup).
     pub fn label(self) -> &'static str {
         self.info.label
+    }
+
+    /// What kind of number it is (how its interval is made).
+    pub fn kind(self) -> lb_runner::model::MetricKind {
+        self.info.kind
     }
 
     /// The metric's value in one replication of `point` (None where

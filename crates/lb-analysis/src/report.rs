@@ -1,12 +1,22 @@
-//! Writes an experiment's outputs under `paper-figures/<experiment>/` and the
-//! report page `paper-figures/README.md` (issue 4). Everything written is a
-//! function of the cached records and the manifests: no timestamps, no host
-//! names, so a warm `lb reproduce` leaves every file byte-identical.
+//! Writes an experiment's outputs under `paper-figures/<experiment>/` and
+//! assembles the report pages `paper-figures/README.md` and `audit.md`
+//! (issues 4 and 10). Everything written is a function of the cached
+//! records and the manifests: no timestamps, no host names, so a warm
+//! `lb reproduce` leaves every file byte-identical.
+//!
+//! Each experiment's part of the pages is kept beside its outputs
+//! (`report.md`, `audit.md`, `claims.json`), and the pages are assembled from
+//! those parts. So a command on one experiment rewrites that experiment's
+//! parts only, and the pages change only where its section does.
 
-use crate::figure::{FigureSpec, Series, render, series, zeta_points};
+use crate::audit::{ClaimResult, ExperimentClaims, anchor, describe, verdict_cell};
+use crate::figure::{Figure, FigureSpec, render};
+use crate::markup::to_markdown;
 use crate::metric::Metric;
 use crate::results::PointResult;
+use crate::stats::{LEVEL, interval};
 use crate::table::{csv, json, markdown, replications_frame, summary_frame};
+use lb_runner::precision::PrecisionRule;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -20,15 +30,29 @@ pub struct Experiment<'a> {
     pub manifest: &'a Path,
     pub results: &'a [PointResult],
     pub figures: &'a [FigureSpec],
+    /// Its claims, audited.
+    pub claims: &'a [ClaimResult],
+    /// Its precision target, if it sets one.
+    pub precision: Option<PrecisionRule>,
+    /// Replications per point when it sets a number instead.
+    pub replications: Option<u32>,
+}
+
+/// A point whose interval misses the experiment's precision target.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Imprecise {
+    pub policy: String,
+    pub at: String,
+    pub rel_half_width: f64,
+    pub replications: usize,
 }
 
 /// What was written for one experiment.
 pub struct Written {
     pub files: Vec<PathBuf>,
-    /// Figures with their series (for the report and for checks).
-    pub figures: Vec<(FigureSpec, Vec<Series>)>,
-    /// Points that miss the precision target: (figure, series, x, rel. hw).
-    pub imprecise: Vec<(String, String, f64, f64)>,
+    pub figures: Vec<Figure>,
+    /// Points that miss the precision target (only if the experiment sets one).
+    pub imprecise: Vec<Imprecise>,
     /// Points not yet in the cache.
     pub missing: usize,
 }
@@ -47,7 +71,44 @@ pub fn write_if_changed(path: &Path, body: &[u8]) -> std::io::Result<()> {
     std::fs::rename(&tmp, path)
 }
 
-/// Writes tables and figures of `exp` under `out/<name>/`.
+/// The points whose interval on the precision metric is wider than the
+/// target (relative half-width), with their replications.
+pub fn imprecise(results: &[PointResult], rule: &PrecisionRule) -> Vec<Imprecise> {
+    let mut out = Vec::new();
+    for r in results {
+        let Some(point) = &r.point else { continue };
+        if crate::results::point_unstable(&r.summaries) {
+            continue;
+        }
+        let vals: Vec<f64> = r
+            .summaries
+            .iter()
+            .filter_map(|s| point.metric(&rule.metric.0, s))
+            .collect();
+        if vals.len() < 2 {
+            continue;
+        }
+        let iv = interval(&vals, LEVEL);
+        let rel = iv.half_width / iv.mean.abs();
+        if rel.is_nan() || rel > rule.rel_half_width {
+            out.push(Imprecise {
+                policy: r.label.clone(),
+                at: r
+                    .axes
+                    .iter()
+                    .map(|(a, v)| format!("{a} = {v}"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                rel_half_width: rel,
+                replications: vals.len(),
+            });
+        }
+    }
+    out
+}
+
+/// Writes tables, figures and the experiment's parts of the report pages
+/// under `out/<name>/`.
 pub fn write_experiment(
     out: &Path,
     exp: &Experiment,
@@ -69,14 +130,8 @@ pub fn write_experiment(
         files.push(p);
     }
     let mut figures = Vec::new();
-    let mut imprecise = Vec::new();
     for spec in exp.figures {
-        let s = series(spec, exp.results);
-        let z = if spec.zeta_line {
-            zeta_points(spec, exp.results)
-        } else {
-            Vec::new()
-        };
+        let fig = Figure::new(spec, exp.results);
         // Render into a scratch stem, then move only changed files into place.
         let scratch = std::env::temp_dir().join(format!(
             "lb-fig-{}-{}-{}",
@@ -84,7 +139,7 @@ pub fn write_experiment(
             exp.name,
             spec.name
         ));
-        render(spec, &s, &z, &scratch)?;
+        render(&fig, &scratch)?;
         for ext in ["svg", "png"] {
             let from = scratch.with_extension(ext);
             let to = dir.join(&spec.name).with_extension(ext);
@@ -94,96 +149,316 @@ pub fn write_experiment(
             files.push(to);
         }
         // Sidecar: the keys of every plotted point, for `lb show`.
-        let mut keys = String::from("series,x,mean,half_width,stable,key\n");
-        for ser in &s {
-            for d in &ser.dots {
-                let _ = writeln!(
-                    keys,
-                    "\"{}\",{},{},{},{},{}",
-                    ser.name,
-                    d.x,
-                    d.mean,
-                    d.half_width.map(|h| h.to_string()).unwrap_or_default(),
-                    d.stable,
-                    d.key
-                );
-                let rel = d.half_width.map(|h| h / d.mean.abs());
-                if d.stable && rel.is_none_or(|r| r > 0.05) {
-                    imprecise.push((
-                        spec.name.clone(),
-                        ser.name.clone(),
-                        d.x,
-                        rel.unwrap_or(f64::NAN),
-                    ));
-                }
-            }
-        }
         let p = dir.join(format!("{}.keys.csv", spec.name));
-        write_if_changed(&p, keys.as_bytes())?;
+        write_if_changed(&p, keys_csv(&fig).as_bytes())?;
         files.push(p);
-        figures.push((spec.clone(), s));
+        figures.push(fig);
     }
     let missing = exp.results.iter().filter(|r| !r.complete()).count();
-    Ok(Written {
+    let imprecise = exp
+        .precision
+        .as_ref()
+        .map(|p| imprecise(exp.results, p))
+        .unwrap_or_default();
+    let w = Written {
         files,
         figures,
         imprecise,
         missing,
-    })
+    };
+    let claims = ExperimentClaims::new(exp.name, exp.title, exp.claims);
+    for (file, body) in [
+        ("report.md", section(exp, &w)),
+        (
+            "audit.md",
+            crate::audit::fragment(exp.name, exp.title, exp.claims),
+        ),
+        ("claims.json", claims_json(&claims)),
+    ] {
+        let p = dir.join(file);
+        write_if_changed(&p, body.as_bytes())?;
+    }
+    Ok(w)
 }
 
-/// The report page: every figure with its caption and the seed's claim.
-pub fn report_page(exps: &[(&Experiment, &Written)]) -> String {
+/// `<experiment>/claims.json`.
+pub fn claims_json(c: &ExperimentClaims) -> String {
+    serde_json::to_string_pretty(c).expect("JSON") + "\n"
+}
+
+/// The sidecar of a figure: every plotted point with its interval and key.
+pub fn keys_csv(fig: &Figure) -> String {
+    let mut keys = String::from("series,x,mean,lo,hi,interval,stable,key\n");
+    let opt = |v: Option<f64>| v.map(|h| h.to_string()).unwrap_or_default();
+    for ser in &fig.series {
+        for d in &ser.dots {
+            let _ = writeln!(
+                keys,
+                "\"{}\",{},{},{},{},{},{},{}",
+                ser.name.replace('"', "\"\""),
+                d.x,
+                d.est.mean,
+                opt(d.est.lo),
+                opt(d.est.hi),
+                d.est.kind.word(),
+                d.stable,
+                d.key
+            );
+        }
+    }
+    keys
+}
+
+fn md(s: &str) -> String {
+    to_markdown(s).replace('|', "\\|")
+}
+
+/// The experiment's section of the report page.
+pub fn section(exp: &Experiment, w: &Written) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "<a id=\"{}\"></a>\n", exp.name);
+    let _ = writeln!(s, "## {} — {}\n", exp.name, md(exp.title));
+    if let Some(src) = exp.source {
+        let _ = writeln!(
+            s,
+            "Source: {}. Manifest: `{}`.\n",
+            md(src),
+            exp.manifest.display()
+        );
+    }
+    if let Some(n) = exp.notes {
+        let _ = writeln!(s, "{}\n", to_markdown(n.trim()));
+    }
+    for f in &w.figures {
+        let spec = &f.spec;
+        let _ = writeln!(s, "### {}\n", md(&spec.title));
+        let _ = writeln!(
+            s,
+            "![{}]({}/{}.svg)\n",
+            crate::markup::plain(&spec.title).replace(['[', ']'], ""),
+            exp.name,
+            spec.name
+        );
+        let _ = writeln!(s, "{}\n", to_markdown(spec.caption.trim()));
+        if let Some(claim) = &spec.claim {
+            let _ = writeln!(s, "*The paper claims:* {}\n", to_markdown(claim));
+        }
+    }
+    if !exp.claims.is_empty() {
+        let _ = writeln!(
+            s,
+            "**Verdicts** on the claims ([audit](audit.md#{})):\n",
+            exp.name
+        );
+        s.push_str("| verdict | the claim | what we measured | why |\n");
+        s.push_str("| --- | --- | --- | --- |\n");
+        for c in exp.claims {
+            let ok = c
+                .checks
+                .iter()
+                .filter(|k| k.verdict == crate::audit::Verdict::Confirmed)
+                .count();
+            let deciding = c
+                .deciding()
+                .map(|k| describe(c, k))
+                .unwrap_or_else(|| "no points computed".into());
+            let why = match (&c.why, c.verdict) {
+                (Some(w), _) => {
+                    let mut t = md(w);
+                    for wc in &c.why_checks {
+                        let _ = write!(
+                            t,
+                            " *Check:* {} — **{}**.",
+                            md(&wc.statement),
+                            wc.verdict.word()
+                        );
+                    }
+                    t
+                }
+                (None, crate::audit::Verdict::Confirmed) => String::new(),
+                (None, _) if c.required => String::new(),
+                (None, _) => "not given in the manifest".into(),
+            };
+            let _ = writeln!(
+                s,
+                "| [{}](audit.md#{}) | {} | {} ({ok} of {} points confirmed) | {} |",
+                verdict_cell(c.verdict.word(), c.required),
+                anchor(exp.name, &c.id),
+                md(&c.statement),
+                md(&deciding),
+                c.checks.len(),
+                why
+            );
+        }
+        s.push('\n');
+    }
+    let _ = writeln!(
+        s,
+        "Table: [`{0}/table.md`]({0}/table.md) ([CSV]({0}/table.csv), [JSON]({0}/table.json), \
+         [per replication]({0}/replications.csv)).\n",
+        exp.name
+    );
+    if w.missing > 0 {
+        let _ = writeln!(
+            s,
+            "**{} point(s) not yet computed** (`lb run {}`).\n",
+            w.missing,
+            exp.manifest.display()
+        );
+    }
+    match (&exp.precision, exp.replications) {
+        (Some(p), _) => {
+            let target = crate::ticks::format_tick(100.0 * p.rel_half_width, None);
+            if w.imprecise.is_empty() {
+                let _ = writeln!(
+                    s,
+                    "Precision: every stable point met the target (95% half-width ≤ {target}% \
+                     of the mean of `{}`).\n",
+                    p.metric.0
+                );
+            } else {
+                let _ = writeln!(
+                    s,
+                    "Precision: the target is a 95% half-width ≤ {target}% of the mean of `{}`, \
+                     with at most {} replications. Points above it:\n",
+                    p.metric.0, p.max
+                );
+                for i in &w.imprecise {
+                    let _ = writeln!(
+                        s,
+                        "- {} at {}: {}% with {} replications",
+                        i.policy,
+                        i.at,
+                        crate::table::fmt_sig(100.0 * i.rel_half_width, 3),
+                        i.replications
+                    );
+                }
+                s.push('\n');
+            }
+        }
+        (None, Some(k)) => {
+            let _ = writeln!(
+                s,
+                "Replications: {k} per point (the manifest sets no precision target).\n"
+            );
+        }
+        (None, None) => {}
+    }
+    s
+}
+
+/// The report page: the intro, the verdict summary of every experiment
+/// (linked to the audit), then each experiment's section (`sections`, in
+/// order).
+pub fn page(experiments: &[(ExperimentClaims, String)]) -> String {
     let mut s = String::new();
     s.push_str("# lb — reproduced figures and tables\n\n");
     s.push_str(
         "Generated by `lb reproduce` from the manifests in `experiments/` and the records in \
          `results/`; do not edit by hand. Every point is a mean over independent replications \
-         with its 95% Student-t interval; a point whose run did not settle is marked unstable \
-         (× on the top edge), never plotted as a number. Each figure has a `.keys.csv` sidecar \
-         naming the record behind every point (`lb show KEY`).\n\n",
+         with its 95% interval (Student-t; Wilson for proportions, which stay inside [0, 1]); \
+         a point whose run did not settle is marked in the *unstable* band above the plot, \
+         never plotted as a number. Each figure has a `.keys.csv` sidecar naming the record \
+         behind every point (`lb show KEY`). The [audit](audit.md) holds every claim against \
+         the records.\n\n",
     );
-    for (exp, w) in exps {
-        let _ = writeln!(s, "## {} — {}\n", exp.name, exp.title);
-        if let Some(src) = exp.source {
-            let _ = writeln!(
-                s,
-                "Source: {src}. Manifest: `{}`.\n",
-                exp.manifest.display()
-            );
-        }
-        if let Some(n) = exp.notes {
-            let _ = writeln!(s, "{}\n", n.trim());
-        }
-        for (spec, _) in &w.figures {
-            let _ = writeln!(s, "### {}\n", spec.title);
-            let _ = writeln!(s, "![{}]({}/{}.svg)\n", spec.title, exp.name, spec.name);
-            let _ = writeln!(s, "{}\n", spec.caption.trim());
-            if let Some(claim) = &spec.claim {
-                let _ = writeln!(s, "*The seed claims:* {claim}\n");
+    s.push_str("## What reproduced\n\n");
+    let total = |req: bool| {
+        experiments.iter().fold((0, 0, 0), |a, (e, _)| {
+            let (c, r, i) = e.counts(req);
+            (a.0 + c, a.1 + r, a.2 + i)
+        })
+    };
+    let (c, r, i) = total(false);
+    let (rc, rr, ri) = total(true);
+    let _ = writeln!(
+        s,
+        "Of {} claims of the papers, **{c} are confirmed, {r} refuted and {i} inconclusive** \
+         by our records. Of the {} checks lb guarantees (exact theory, `required`), {rc} are \
+         confirmed, {rr} refuted and {ri} inconclusive. Each verdict links to its section of \
+         the audit; each refuted or inconclusive claim says why in its experiment's section.\n",
+        c + r + i,
+        rc + rr + ri
+    );
+    s.push_str("| experiment | claims | confirmed | refuted | inconclusive |\n");
+    s.push_str("| --- | ---: | ---: | ---: | ---: |\n");
+    for (e, _) in experiments {
+        let (c, r, i) = e.counts(false);
+        let (rc, rr, ri) = e.counts(true);
+        let n = e.claims.len();
+        let link = |k: usize| {
+            if k == 0 {
+                "0".to_string()
+            } else {
+                format!("[{k}](audit.md#{})", e.experiment)
             }
-        }
+        };
+        let own = if rc + rr + ri > 0 {
+            " (lb's own checks, required)"
+        } else {
+            ""
+        };
         let _ = writeln!(
             s,
-            "Table: [`{0}/table.md`]({0}/table.md) ([CSV]({0}/table.csv), [JSON]({0}/table.json), \
-             [per replication]({0}/replications.csv)).\n",
-            exp.name
+            "| [{0}](#{0}) — {1}{own} | {n} | {2} | {3} | {4} |",
+            e.experiment,
+            md(&e.title),
+            link(c + rc),
+            link(r + rr),
+            link(i + ri)
         );
-        if w.missing > 0 {
-            let _ = writeln!(
-                s,
-                "**{} point(s) not yet computed** (`lb run {}`).\n",
-                w.missing,
-                exp.manifest.display()
-            );
-        }
-        if !w.imprecise.is_empty() {
-            let _ = writeln!(s, "Points above the 5% relative half-width target:\n");
-            for (f, ser, x, r) in &w.imprecise {
-                let _ = writeln!(s, "- {f}: {ser} at x = {x}: {:.1}%", 100.0 * r);
-            }
-            s.push('\n');
-        }
+    }
+    s.push('\n');
+    for (_, sec) in experiments {
+        s.push_str(sec);
     }
     s
+}
+
+/// Reads the parts of the experiments `names` under `out` and assembles
+/// `README.md` (when `report`) and `audit.md` from them. An experiment
+/// without parts is left out.
+pub fn assemble(
+    out: &Path,
+    names: &[String],
+    report: bool,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let mut reports = Vec::new();
+    let mut audits = Vec::new();
+    for n in names {
+        let dir = out.join(n);
+        let Ok(claims) = std::fs::read_to_string(dir.join("claims.json")) else {
+            continue;
+        };
+        let claims: ExperimentClaims = serde_json::from_str(&claims)
+            .map_err(|e| format!("{}: {e}", dir.join("claims.json").display()))?;
+        if report {
+            let sec = std::fs::read_to_string(dir.join("report.md")).unwrap_or_default();
+            reports.push((claims.clone(), sec));
+        }
+        let frag = std::fs::read_to_string(dir.join("audit.md")).unwrap_or_default();
+        audits.push((claims, frag));
+    }
+    if report {
+        write_if_changed(&out.join("README.md"), page(&reports).as_bytes())?;
+    }
+    write_if_changed(
+        &out.join("audit.md"),
+        crate::audit::page(&audits).as_bytes(),
+    )?;
+    Ok(())
+}
+
+/// The experiments with parts under `out` (the subdirectories holding a
+/// `claims.json`), by name.
+pub fn experiments_in(out: &Path) -> Vec<String> {
+    let mut v: Vec<String> = std::fs::read_dir(out)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.path().join("claims.json").is_file())
+        .filter_map(|e| e.file_name().to_str().map(str::to_string))
+        .collect();
+    v.sort();
+    v
 }

@@ -1,8 +1,11 @@
 //! Confidence intervals (SPEC §4): Student-t across replications, batch
 //! means within a run with a lag-1 autocorrelation check, and the MSER-5
-//! warm-up rule.
+//! warm-up rule; for proportions, Wilson intervals and Clopper–Pearson upper
+//! bounds, which stay inside [0, 1].
 
+pub use lb_runner::model::MetricKind;
 pub use lb_runner::precision::{Interval, interval};
+use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 
 /// The level of every interval lb prints.
 pub const LEVEL: f64 = 0.95;
@@ -72,9 +75,290 @@ pub fn mser5(raw: &[f64]) -> usize {
     5 * mser(&batches)
 }
 
+/// The two-sided normal quantile of `level` (1.96 at 95%).
+pub fn z_quantile(level: f64) -> f64 {
+    Normal::new(0.0, 1.0)
+        .expect("standard normal")
+        .inverse_cdf(0.5 + level / 2.0)
+}
+
+fn t_quantile(level: f64, df: f64) -> f64 {
+    StudentsT::new(0.0, 1.0, df)
+        .expect("df > 0")
+        .inverse_cdf(0.5 + level / 2.0)
+}
+
+/// The Wilson score interval of `x` events in `n` trials at normal quantile
+/// `z` (Wilson 1927): always inside [0, 1], and honest near 0 and 1 where
+/// the Wald interval p̂ ± z·√(p̂(1 − p̂)/n) is not. `x` and `n` may be
+/// effective (non-integer) counts.
+pub fn wilson(x: f64, n: f64, z: f64) -> (f64, f64) {
+    if n <= 0.0 {
+        return (0.0, 1.0);
+    }
+    let p = (x / n).clamp(0.0, 1.0);
+    let z2 = z * z;
+    let denom = 1.0 + z2 / n;
+    let centre = (p + z2 / (2.0 * n)) / denom;
+    let half = z / denom * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
+    ((centre - half).max(0.0), (centre + half).min(1.0))
+}
+
+/// The one-sided Clopper–Pearson upper bound on a proportion when no event
+/// was seen in `n` trials, at confidence `level`: the p with (1 − p)ⁿ =
+/// 1 − level, i.e. 1 − (1 − level)^{1/n} (≈ 3/n at 95%, the "rule of three").
+pub fn clopper_pearson_upper_zero(n: f64, level: f64) -> f64 {
+    -((1.0 - level).ln() / n).exp_m1()
+}
+
+/// How an [`Estimate`]'s interval was obtained.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IntervalKind {
+    /// Mean ± Student-t half-width across replications.
+    StudentT,
+    /// The Student-t interval cut to [0, 1] (a bounded fraction).
+    Clipped,
+    /// Wilson, on events pooled across replications.
+    Wilson,
+    /// No event seen: [0, one-sided Clopper–Pearson upper bound].
+    UpperBound,
+    /// A fraction that was exactly 0 in every replication, with no count of
+    /// trials to bound it.
+    NoneSeen,
+    /// One replication: no interval.
+    Single,
+}
+
+impl IntervalKind {
+    /// The word in tables and sidecars.
+    pub fn word(self) -> &'static str {
+        match self {
+            IntervalKind::StudentT => "student-t",
+            IntervalKind::Clipped => "student-t-clipped",
+            IntervalKind::Wilson => "wilson",
+            IntervalKind::UpperBound => "upper-bound",
+            IntervalKind::NoneSeen => "none-seen",
+            IntervalKind::Single => "single",
+        }
+    }
+}
+
+/// A point estimate with its interval [lo, hi].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Estimate {
+    pub mean: f64,
+    pub lo: Option<f64>,
+    pub hi: Option<f64>,
+    pub kind: IntervalKind,
+    /// Replications behind it.
+    pub n: usize,
+    /// Events and trials pooled across replications (proportions).
+    pub events: Option<(u64, u64)>,
+}
+
+impl Estimate {
+    /// The half-width of a symmetric interval (Student-t), else None.
+    pub fn half_width(&self) -> Option<f64> {
+        match self.kind {
+            IntervalKind::StudentT => Some(self.hi? - self.mean),
+            _ => None,
+        }
+    }
+}
+
+/// The estimate of a metric of kind `kind` from its per-replication `values`
+/// and, for proportions, the per-replication (events, trials).
+///
+/// A proportion pools the events of all replications, p̂ = Σx/Σn, with a
+/// Wilson interval on the *effective* number of trials: events in one run are
+/// not independent (a busy period sends many jobs to busy servers), so Σn is
+/// divided by the design effect — the variance of the replications'
+/// proportions over the binomial variance p̂(1 − p̂)/n̄, at least 1 — and,
+/// as the variance is estimated from R replications, multiplied by
+/// (z/t_{R−1})² (Korn and Graubard 1998). With events that are in fact
+/// independent this is Wilson's interval on Σn. When no event was seen the
+/// estimate is 0 with the one-sided Clopper–Pearson upper bound on Σn trials
+/// (no design effect can be estimated from zeros).
+pub fn estimate(
+    kind: MetricKind,
+    values: &[f64],
+    counts: Option<&[(u64, u64)]>,
+    level: f64,
+) -> Option<Estimate> {
+    if values.is_empty() {
+        return None;
+    }
+    let n = values.len();
+    if kind == MetricKind::Proportion
+        && let Some(c) = counts
+        && c.len() == n
+    {
+        let x: u64 = c.iter().map(|c| c.0).sum();
+        let trials: u64 = c.iter().map(|c| c.1).sum();
+        if trials == 0 {
+            return None;
+        }
+        let events = Some((x, trials));
+        if x == 0 {
+            return Some(Estimate {
+                mean: 0.0,
+                lo: Some(0.0),
+                hi: Some(clopper_pearson_upper_zero(trials as f64, level)),
+                kind: IntervalKind::UpperBound,
+                n,
+                events,
+            });
+        }
+        let p = x as f64 / trials as f64;
+        let z = z_quantile(level);
+        let mean_trials = trials as f64 / n as f64;
+        let mut n_eff = trials as f64;
+        if n >= 2 && mean_trials > 1.0 {
+            let ps: Vec<f64> = c
+                .iter()
+                .map(|&(x, t)| if t > 0 { x as f64 / t as f64 } else { p })
+                .collect();
+            let m = ps.iter().sum::<f64>() / n as f64;
+            let var = ps.iter().map(|q| (q - m) * (q - m)).sum::<f64>() / (n - 1) as f64;
+            let binomial = p * (1.0 - p) / mean_trials;
+            let deff = if binomial > 0.0 {
+                (var / binomial).max(1.0)
+            } else {
+                1.0
+            };
+            let t = t_quantile(level, (n - 1) as f64);
+            n_eff = trials as f64 / deff * (z / t).powi(2);
+        }
+        let (lo, hi) = wilson(p * n_eff, n_eff, z);
+        return Some(Estimate {
+            mean: p,
+            lo: Some(lo),
+            hi: Some(hi),
+            kind: IntervalKind::Wilson,
+            n,
+            events,
+        });
+    }
+    let bounded = kind != MetricKind::Real;
+    if bounded && values.iter().all(|v| *v == 0.0) {
+        return Some(Estimate {
+            mean: 0.0,
+            lo: None,
+            hi: None,
+            kind: IntervalKind::NoneSeen,
+            n,
+            events: None,
+        });
+    }
+    if n < 2 {
+        return Some(Estimate {
+            mean: values[0],
+            lo: None,
+            hi: None,
+            kind: IntervalKind::Single,
+            n,
+            events: None,
+        });
+    }
+    let iv = interval(values, level);
+    let (lo, hi) = (iv.mean - iv.half_width, iv.mean + iv.half_width);
+    if bounded && (lo < 0.0 || hi > 1.0) {
+        return Some(Estimate {
+            mean: iv.mean,
+            lo: Some(lo.max(0.0)),
+            hi: Some(hi.min(1.0)),
+            kind: IntervalKind::Clipped,
+            n,
+            events: None,
+        });
+    }
+    Some(Estimate {
+        mean: iv.mean,
+        lo: Some(lo),
+        hi: Some(hi),
+        kind: IntervalKind::StudentT,
+        n,
+        events: None,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn close(a: f64, b: f64, tol: f64) -> bool {
+        (a - b).abs() <= tol
+    }
+
+    /// Wilson's interval against values computed by hand from
+    /// (p + z²/2n ± z·√(p(1−p)/n + z²/4n²)) / (1 + z²/n), z = 1.959964.
+    #[test]
+    fn wilson_against_hand_computed_values() {
+        let z = z_quantile(0.95);
+        assert!(close(z, 1.959964, 1e-6), "{z}");
+        // 5 of 20: centre 0.3187, half 0.1784.
+        let (lo, hi) = wilson(5.0, 20.0, z);
+        assert!(
+            close(lo, 0.1119, 1e-4) && close(hi, 0.4687, 1e-4),
+            "{lo} {hi}"
+        );
+        // 0 of 10: [0, z²/(n + z²)] = [0, 0.2775].
+        let (lo, hi) = wilson(0.0, 10.0, z);
+        assert!(
+            close(lo, 0.0, 1e-12) && close(hi, 0.2775, 1e-4),
+            "{lo} {hi}"
+        );
+        // 1 of 1000: [0.000177, 0.005643].
+        let (lo, hi) = wilson(1.0, 1000.0, z);
+        assert!(
+            close(lo, 0.000177, 2e-6) && close(hi, 0.005643, 2e-6),
+            "{lo} {hi}"
+        );
+        // 10 of 10: [0.7225, 1].
+        let (lo, hi) = wilson(10.0, 10.0, z);
+        assert!(close(lo, 0.7225, 1e-4) && hi == 1.0, "{lo} {hi}");
+    }
+
+    /// 1 − 0.05^{1/n}: 0.2589 for n = 10, 0.1391 for n = 20, ≈ 3/n for large n.
+    #[test]
+    fn clopper_pearson_upper_bound_when_nothing_is_seen() {
+        assert!(close(clopper_pearson_upper_zero(10.0, 0.95), 0.2589, 1e-4));
+        assert!(close(clopper_pearson_upper_zero(20.0, 0.95), 0.1391, 1e-4));
+        let n = 6.0e6;
+        assert!(close(clopper_pearson_upper_zero(n, 0.95) * n, 2.9957, 1e-3));
+    }
+
+    #[test]
+    fn proportions_stay_inside_zero_one() {
+        // sub-Halfin-Whitt, JSQ at N = 1000: 5 events in one replication of
+        // five; the Student-t interval 2.5e-6 ± 7.1e-6 went below 0.
+        let c = [
+            (5, 393_000),
+            (0, 393_000),
+            (0, 393_000),
+            (0, 393_000),
+            (0, 393_000),
+        ];
+        let v: Vec<f64> = c.iter().map(|&(x, n)| x as f64 / n as f64).collect();
+        let e = estimate(MetricKind::Proportion, &v, Some(&c), 0.95).unwrap();
+        assert_eq!(e.kind, IntervalKind::Wilson);
+        assert!(e.lo.unwrap() > 0.0 && e.lo.unwrap() < e.mean && e.hi.unwrap() > e.mean);
+        // The design effect widens the interval beyond Wilson's on 1,965,000
+        // independent trials.
+        let (_, hi_iid) = wilson(5.0, 1_965_000.0, z_quantile(0.95));
+        assert!(e.hi.unwrap() > hi_iid);
+        // No event: 0 with the upper bound, not 0 ± 0.
+        let c = [(0, 1_000_000), (0, 1_000_000)];
+        let e = estimate(MetricKind::Proportion, &[0.0, 0.0], Some(&c), 0.95).unwrap();
+        assert_eq!(e.kind, IntervalKind::UpperBound);
+        assert!(close(e.hi.unwrap(), 1.4979e-6, 1e-9));
+        // A fraction's Student-t interval is cut at 0.
+        let e = estimate(MetricKind::Fraction, &[0.0, 0.0, 1e-4], None, 0.95).unwrap();
+        assert_eq!(e.kind, IntervalKind::Clipped);
+        assert_eq!(e.lo, Some(0.0));
+        let e = estimate(MetricKind::Fraction, &[0.0, 0.0], None, 0.95).unwrap();
+        assert_eq!(e.kind, IntervalKind::NoneSeen);
+    }
 
     #[test]
     fn mser5_cuts_an_initial_transient() {

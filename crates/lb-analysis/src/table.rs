@@ -8,7 +8,7 @@
 
 use crate::metric::Metric;
 use crate::results::PointResult;
-use crate::stats::{LEVEL, batch_means, interval, mser};
+use crate::stats::{LEVEL, MetricKind, batch_means, estimate, interval, mser};
 use polars::prelude::*;
 
 /// The columns of a summary table, for `lb table --help` and the docs.
@@ -19,6 +19,12 @@ p_hat           the update probability p̂ used (calibrated to a message budget 
 n               replications present in the cache; needed: replications the plan asks for
 stable          replications judged stable (SPEC §1: no significant growth of ΣQ over the second half)
 <metric>        mean over replications; <metric>_hw: half-width of its 95% Student-t interval (empty when n < 2)
+                a fraction or proportion (values in [0, 1]) has <metric>_lo, <metric>_hi instead, and
+                <metric>_interval: wilson (events pooled over replications, Wilson interval on the
+                effective number of trials), upper-bound (no event seen: 0, with the one-sided 95%
+                Clopper-Pearson bound as _hi), student-t, student-t-clipped (cut to [0, 1]),
+                none-seen (a fraction that was 0 in every replication), single (n = 1)
+<metric>_events, <metric>_trials   (per replication, proportions) the counts behind the proportion
 bm_lag1         worst |lag-1 autocorrelation| of within-run batch means of ΣQ; bm_ok: all within 2/√k
 mser_cut        largest fraction of a run's measured window that MSER-5 would still cut as warm-up
 key             the point's key (lb show KEY); every replication's record is under it";
@@ -42,6 +48,7 @@ pub fn replications_frame(
     let mut bm_ok = Vec::new();
     let mut cut = Vec::new();
     let mut vals: Vec<Vec<Option<f64>>> = vec![Vec::new(); metrics.len()];
+    let mut counts: Vec<Vec<(Option<u64>, Option<u64>)>> = vec![Vec::new(); metrics.len()];
     for (i, r) in results.iter().enumerate() {
         let (Some(point), Some(k)) = (&r.point, &r.key) else {
             continue;
@@ -63,6 +70,8 @@ pub fn replications_frame(
             cut.push(mser(s.trace()) as f64 / s.trace().len() as f64);
             for (j, m) in metrics.iter().enumerate() {
                 vals[j].push(m.value(point, s));
+                let c = s.counts(m.name());
+                counts[j].push((c.map(|c| c.0), c.map(|c| c.1)));
             }
         }
     }
@@ -76,8 +85,13 @@ pub fn replications_frame(
     cols.push(Column::new("bm_lag1".into(), lag1));
     cols.push(Column::new("bm_ok".into(), bm_ok));
     cols.push(Column::new("mser_cut".into(), cut));
-    for (m, v) in metrics.iter().zip(vals) {
+    for ((m, v), c) in metrics.iter().zip(vals).zip(counts) {
         cols.push(Column::new(m.name().into(), v));
+        if m.kind() == MetricKind::Proportion {
+            let (e, t): (Vec<Option<u64>>, Vec<Option<u64>>) = c.into_iter().unzip();
+            cols.push(Column::new(format!("{}_events", m.name()).into(), e));
+            cols.push(Column::new(format!("{}_trials", m.name()).into(), t));
+        }
     }
     cols.push(Column::new("key".into(), key));
     DataFrame::new_infer_height(cols)
@@ -141,6 +155,9 @@ pub fn summary_frame(
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut means: Vec<Vec<Option<f64>>> = vec![Vec::new(); metrics.len()];
     let mut hws: Vec<Vec<Option<f64>>> = vec![Vec::new(); metrics.len()];
+    let mut los: Vec<Vec<Option<f64>>> = vec![Vec::new(); metrics.len()];
+    let mut his: Vec<Vec<Option<f64>>> = vec![Vec::new(); metrics.len()];
+    let mut kinds: Vec<Vec<Option<String>>> = vec![Vec::new(); metrics.len()];
     let (mut lag1, mut bm_ok, mut cut, mut key) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for (r, part) in results.iter().zip(by_point) {
         policy.push(r.label.clone());
@@ -156,6 +173,9 @@ pub fn summary_frame(
             for j in 0..metrics.len() {
                 means[j].push(None);
                 hws[j].push(None);
+                los[j].push(None);
+                his[j].push(None);
+                kinds[j].push(None);
             }
             lag1.push(None);
             bm_ok.push(None);
@@ -173,16 +193,38 @@ pub fn summary_frame(
         );
         for (j, m) in metrics.iter().enumerate() {
             let xs = f64s(df, m.name())?;
-            let (mean, hw) = match xs.len() {
-                0 => (None, None),
-                1 => (Some(xs[0]), None),
-                _ => {
-                    let iv = interval(&xs, LEVEL);
-                    (Some(iv.mean), Some(iv.half_width))
-                }
+            if m.kind() == MetricKind::Real {
+                let (mean, hw) = match xs.len() {
+                    0 => (None, None),
+                    1 => (Some(xs[0]), None),
+                    _ => {
+                        let iv = interval(&xs, LEVEL);
+                        (Some(iv.mean), Some(iv.half_width))
+                    }
+                };
+                means[j].push(mean);
+                hws[j].push(hw);
+                los[j].push(None);
+                his[j].push(None);
+                kinds[j].push(None);
+                continue;
+            }
+            let counts: Option<Vec<(u64, u64)>> = if m.kind() == MetricKind::Proportion {
+                let e = df.column(&format!("{}_events", m.name()))?.u64()?.clone();
+                let t = df.column(&format!("{}_trials", m.name()))?.u64()?.clone();
+                e.iter()
+                    .zip(t.iter())
+                    .map(|(e, t)| Some((e?, t?)))
+                    .collect()
+            } else {
+                None
             };
-            means[j].push(mean);
-            hws[j].push(hw);
+            let est = estimate(m.kind(), &xs, counts.as_deref(), LEVEL);
+            means[j].push(est.map(|e| e.mean));
+            hws[j].push(None);
+            los[j].push(est.and_then(|e| e.lo));
+            his[j].push(est.and_then(|e| e.hi));
+            kinds[j].push(est.map(|e| e.kind.word().to_string()));
         }
         lag1.push(f64s(df, "bm_lag1")?.into_iter().reduce(f64::max));
         bm_ok.push(Some(
@@ -194,9 +236,27 @@ pub fn summary_frame(
     cols.push(Column::new("n".into(), n));
     cols.push(Column::new("needed".into(), needed));
     cols.push(Column::new("stable".into(), stable));
-    for ((m, mv), hv) in metrics.iter().zip(means).zip(hws) {
-        cols.push(Column::new(m.name().into(), mv));
-        cols.push(Column::new(format!("{}_hw", m.name()).into(), hv));
+    for (j, m) in metrics.iter().enumerate() {
+        cols.push(Column::new(m.name().into(), std::mem::take(&mut means[j])));
+        if m.kind() == MetricKind::Real {
+            cols.push(Column::new(
+                format!("{}_hw", m.name()).into(),
+                std::mem::take(&mut hws[j]),
+            ));
+        } else {
+            cols.push(Column::new(
+                format!("{}_lo", m.name()).into(),
+                std::mem::take(&mut los[j]),
+            ));
+            cols.push(Column::new(
+                format!("{}_hi", m.name()).into(),
+                std::mem::take(&mut his[j]),
+            ));
+            cols.push(Column::new(
+                format!("{}_interval", m.name()).into(),
+                std::mem::take(&mut kinds[j]),
+            ));
+        }
     }
     cols.push(Column::new("bm_lag1".into(), lag1));
     cols.push(Column::new("bm_ok".into(), bm_ok));
@@ -214,12 +274,16 @@ pub fn csv(df: &DataFrame) -> PolarsResult<String> {
     Ok(String::from_utf8(buf).expect("CSV is UTF-8"))
 }
 
-/// A number with `sig` significant digits, no exponent for ordinary sizes.
+/// A number with `sig` significant digits, no exponent for ordinary sizes
+/// (an exponent below 10⁻⁴: 2.54e-6).
 pub fn fmt_sig(x: f64, sig: usize) -> String {
     if x == 0.0 || !x.is_finite() {
         return format!("{x}");
     }
     let mag = x.abs().log10().floor() as i32;
+    if mag < -4 {
+        return format!("{:.*e}", sig.saturating_sub(1), x);
+    }
     let decimals = (sig as i32 - 1 - mag).max(0) as usize;
     format!("{x:.decimals$}")
 }
@@ -243,9 +307,17 @@ pub fn markdown(df: &DataFrame) -> PolarsResult<String> {
         .iter()
         .map(|s| s.to_string())
         .collect();
+    let paired = |n: &String, suffix: &str| {
+        n.strip_suffix(suffix)
+            .is_some_and(|base| names.contains(&base.to_string()))
+    };
     let shown: Vec<&String> = names
         .iter()
-        .filter(|n| !(n.ends_with("_hw") && names.contains(&n.trim_end_matches("_hw").to_string())))
+        .filter(|n| {
+            !["_hw", "_lo", "_hi", "_interval"]
+                .iter()
+                .any(|s| paired(n, s))
+        })
         .collect();
     let mut out = String::new();
     out.push_str(&format!(
@@ -267,6 +339,28 @@ pub fn markdown(df: &DataFrame) -> PolarsResult<String> {
                 && let AnyValue::Float64(h) = hw.get(i)?
             {
                 s = format!("{s} ± {}", fmt_sig(h, 2));
+            }
+            if let Ok(kind) = df.column(&format!("{name}_interval")) {
+                let f = |suffix: &str| -> PolarsResult<Option<f64>> {
+                    Ok(match df.column(&format!("{name}_{suffix}"))?.get(i)? {
+                        AnyValue::Float64(x) => Some(x),
+                        _ => None,
+                    })
+                };
+                let (lo, hi) = (f("lo")?, f("hi")?);
+                let kind = match kind.get(i)? {
+                    AnyValue::String(k) => k.to_string(),
+                    AnyValue::StringOwned(k) => k.to_string(),
+                    _ => String::new(),
+                };
+                s = match (kind.as_str(), lo, hi) {
+                    ("upper-bound", _, Some(h)) => format!("0 (≤ {})", fmt_sig(h, 2)),
+                    ("none-seen", _, _) => "0 (none seen)".to_string(),
+                    (_, Some(l), Some(h)) => {
+                        format!("{s} [{}, {}]", fmt_sig(l, 2), fmt_sig(h, 2))
+                    }
+                    _ => s,
+                };
             }
             if name.as_str() == "key" && s.len() > 12 {
                 s.truncate(12);

@@ -109,6 +109,8 @@ fn claim(kind: ClaimKind) -> ClaimToml {
         bound: None,
         side: None,
         level: None,
+        why: None,
+        why_check: vec![],
     }
 }
 

@@ -95,7 +95,7 @@ pub fn dispatch(cli: &Cli) -> Res {
             format,
             quick,
             out,
-        } => crate::outputs::audit(&cache, manifests, *format, *quick, out),
+        } => crate::outputs::audit(&cache, manifests, *format, *quick, out.as_deref()),
     }
 }
 

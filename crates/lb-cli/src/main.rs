@@ -118,8 +118,9 @@ pub enum Command {
         #[arg(long)]
         columns: bool,
     },
-    /// Run every manifest (cache hits are free), then write every table,
-    /// figure, the report and the audit.
+    /// Run the manifests (cache hits are free), then write their tables,
+    /// figures and sections of the report and the audit (other experiments'
+    /// sections are kept as they are).
     Reproduce {
         /// Manifests (default: every experiments/*.toml).
         #[arg(value_name = "MANIFEST")]
@@ -141,8 +142,8 @@ pub enum Command {
         #[arg(long, value_name = "DIR", default_value = "paper-figures")]
         out: PathBuf,
     },
-    /// Verdicts on every claim of the manifests; exits non-zero if a required
-    /// claim is refuted. Writes OUT/audit.md.
+    /// Verdicts on every claim of the manifests, printed; exits non-zero if a
+    /// required claim is refuted. Writes no file unless --out is given.
     Audit {
         /// Manifests (default: every experiments/*.toml).
         #[arg(value_name = "MANIFEST")]
@@ -151,8 +152,10 @@ pub enum Command {
         format: outputs::Format,
         #[arg(long)]
         quick: bool,
-        #[arg(long, value_name = "DIR", default_value = "paper-figures")]
-        out: PathBuf,
+        /// Also write these experiments' sections of DIR/audit.md (the other
+        /// experiments' sections there are kept as they are).
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
     },
     /// Recompute cached records and compare them bit for bit.
     Verify {

@@ -2,15 +2,18 @@
 //! cache (issues 4 and 5).
 
 use crate::progress;
-use lb_analysis::audit::{ClaimResult, Verdict, audit_claim, markdown as audit_markdown};
+use lb_analysis::audit::{ClaimResult, ExperimentClaims, Verdict, audit_experiment};
 use lb_analysis::figure::FigureSpec;
 use lb_analysis::metric::Metric;
-use lb_analysis::report::{Experiment, report_page, write_experiment, write_if_changed};
+use lb_analysis::report::{
+    Experiment, assemble, claims_json, experiments_in, write_experiment, write_if_changed,
+};
 use lb_analysis::table::{COLUMNS, csv, json, markdown, replications_frame, summary_frame};
 use lb_analysis::{PointResult, collect};
 use lb_runner::cache::Cache;
 use lb_runner::expand::Plan;
 use lb_runner::manifest::Loaded;
+use lb_runner::precision::PrecisionRule;
 use lb_runner::provenance::Context;
 use lb_runner::run::run_plans;
 use lb_runner::{Profile, expand, load};
@@ -101,40 +104,84 @@ pub fn columns() -> Res {
     Ok(ExitCode::SUCCESS)
 }
 
-fn audit_all(loaded: &[(Loaded, Plan)], results: &[Vec<PointResult>]) -> Vec<ClaimResult> {
-    let mut out = Vec::new();
-    for ((l, _), rs) in loaded.iter().zip(results) {
-        for c in l.claims() {
-            out.push(audit_claim(&l.experiment().name, c, rs));
-        }
-    }
-    out
+fn audit_all(loaded: &[(Loaded, Plan)], results: &[Vec<PointResult>]) -> Vec<Vec<ClaimResult>> {
+    loaded
+        .iter()
+        .zip(results)
+        .map(|((l, _), rs)| audit_experiment(&l.experiment().name, l.claims(), rs))
+        .collect()
 }
 
-fn required_refuted(claims: &[ClaimResult]) -> Vec<&ClaimResult> {
+fn required_refuted(claims: &[Vec<ClaimResult>]) -> Vec<&ClaimResult> {
     claims
         .iter()
+        .flatten()
         .filter(|c| c.required && c.verdict == Verdict::Refuted)
         .collect()
 }
 
-/// `lb audit [MANIFEST…] [--format md|json]`.
-pub fn audit(cache: &Cache, manifests: &[PathBuf], format: Format, quick: bool, out: &Path) -> Res {
+/// The experiments whose parts make up the report pages under `out`: every
+/// manifest's when all were given (so a removed experiment drops out),
+/// else the ones already there plus those just written.
+fn page_names(all: bool, loaded: &[(Loaded, Plan)], out: &Path) -> Vec<String> {
+    if all {
+        let mut v: Vec<String> = loaded
+            .iter()
+            .map(|(l, _)| l.experiment().name.clone())
+            .collect();
+        v.sort();
+        v
+    } else {
+        experiments_in(out)
+    }
+}
+
+/// `lb audit [MANIFEST…] [--format md|json] [--out DIR]`: prints the
+/// verdicts; with `--out`, writes the experiments' parts of DIR/audit.md and
+/// reassembles it (the other experiments' sections are kept as they are).
+pub fn audit(
+    cache: &Cache,
+    manifests: &[PathBuf],
+    format: Format,
+    quick: bool,
+    out: Option<&Path>,
+) -> Res {
+    let all = manifests.is_empty();
     let manifests = manifests_or_all(manifests)?;
     let loaded = loaded(&manifests, profile(quick))?;
     let results: Vec<Vec<PointResult>> = loaded.iter().map(|(_, p)| collect(cache, p)).collect();
     let claims = audit_all(&loaded, &results);
-    let md = audit_markdown(&claims);
+    let parts: Vec<(ExperimentClaims, String)> = loaded
+        .iter()
+        .zip(&claims)
+        .map(|((l, _), cs)| {
+            let e = l.experiment();
+            (
+                ExperimentClaims::new(&e.name, &e.title, cs),
+                lb_analysis::audit::fragment(&e.name, &e.title, cs),
+            )
+        })
+        .collect();
     match format {
-        Format::Json => println!("{}", serde_json::to_string_pretty(&claims)?),
-        _ => print!("{}", md.split("\n## Every check").next().unwrap_or(&md)),
+        Format::Json => {
+            let flat: Vec<&ClaimResult> = claims.iter().flatten().collect();
+            println!("{}", serde_json::to_string_pretty(&flat)?)
+        }
+        _ => print!("{}", lb_analysis::audit::terminal(&parts)),
     }
-    write_if_changed(&out.join("audit.md"), md.as_bytes())?;
-    eprintln!("wrote {}", out.join("audit.md").display());
+    if let Some(out) = out {
+        for (c, frag) in &parts {
+            let dir = out.join(&c.experiment);
+            write_if_changed(&dir.join("audit.md"), frag.as_bytes())?;
+            write_if_changed(&dir.join("claims.json"), claims_json(c).as_bytes())?;
+        }
+        assemble(out, &page_names(all, &loaded, out), false)?;
+        eprintln!("wrote {}", out.join("audit.md").display());
+    }
     finish(&claims)
 }
 
-fn finish(claims: &[ClaimResult]) -> Res {
+fn finish(claims: &[Vec<ClaimResult>]) -> Res {
     let bad = required_refuted(claims);
     if bad.is_empty() {
         Ok(ExitCode::SUCCESS)
@@ -149,8 +196,10 @@ fn finish(claims: &[ClaimResult]) -> Res {
     }
 }
 
-/// `lb reproduce [--fresh] [--quick]`: run every manifest (cache hits are
-/// free), then write every table, figure, the report and the audit.
+/// `lb reproduce [MANIFEST…] [--fresh] [--quick]`: run the manifests (cache
+/// hits are free), then write their tables and figures and their sections of
+/// the report and the audit; the pages are reassembled with the other
+/// experiments' sections as they are.
 pub fn reproduce(
     cache: &Cache,
     manifests: &[PathBuf],
@@ -160,6 +209,7 @@ pub fn reproduce(
     force: bool,
     out: &Path,
 ) -> Res {
+    let all = manifests.is_empty();
     let manifests = manifests_or_all(manifests)?;
     let loaded = loaded(&manifests, profile(quick))?;
     // --fresh recomputes everything into a new results directory beside the
@@ -207,9 +257,11 @@ pub fn reproduce(
                 .collect()
         })
         .collect();
+    let claims = audit_all(&loaded, &results);
     let mut exps = Vec::new();
-    for (((l, _), rs), figs) in loaded.iter().zip(&results).zip(&figures) {
+    for ((((l, _), rs), figs), cs) in loaded.iter().zip(&results).zip(&figures).zip(&claims) {
         let e = l.experiment();
+        let (replications, precision) = l.manifest.replications();
         exps.push(Experiment {
             name: &e.name,
             title: &e.title,
@@ -218,27 +270,27 @@ pub fn reproduce(
             manifest: l.file(),
             results: rs,
             figures: figs,
+            claims: cs,
+            precision: precision.map(PrecisionRule::from_spec),
+            replications,
         });
     }
     let mut written = Vec::new();
     for e in &exps {
         written.push(write_experiment(out, e)?);
     }
-    let pairs: Vec<(&Experiment, &_)> = exps.iter().zip(&written).collect();
-    write_if_changed(&out.join("README.md"), report_page(&pairs).as_bytes())?;
-    let claims = audit_all(&loaded, &results);
-    write_if_changed(&out.join("audit.md"), audit_markdown(&claims).as_bytes())?;
+    assemble(out, &page_names(all, &loaded, out), true)?;
     let imprecise: usize = written.iter().map(|w| w.imprecise.len()).sum();
     let missing: usize = written.iter().map(|w| w.missing).sum();
     eprintln!(
-        "wrote {} ({} experiments, {} figures); {} point(s) above the 5% half-width target, {} not computed",
+        "wrote {} ({} experiments, {} figures); {} point(s) above their precision target, {} not computed",
         out.display(),
         exps.len(),
         written.iter().map(|w| w.figures.len()).sum::<usize>(),
         imprecise,
         missing
     );
-    for c in &claims {
+    for c in claims.iter().flatten() {
         eprintln!("  {:<12} {} / {}", c.verdict.word(), c.experiment, c.id);
     }
     // Verdicts are findings here; `lb audit` is the gate that fails on a

@@ -583,3 +583,104 @@ fn provenance_marks_a_manifest_outside_version_control() {
         "{manifests:?}"
     );
 }
+
+/// Every file under `dir`, with its bytes.
+fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(p) = stack.pop() {
+        for e in std::fs::read_dir(&p).unwrap() {
+            let e = e.unwrap().path();
+            if e.is_dir() {
+                stack.push(e);
+            } else {
+                out.insert(e.clone(), std::fs::read(&e).unwrap());
+            }
+        }
+    }
+    out
+}
+
+/// An experiment's section of a report page: from its anchor to the next
+/// experiment's.
+fn section_of(page: &str, name: &str) -> String {
+    let head = format!("<a id=\"{name}\"></a>\n\n## ");
+    let start = page
+        .find(&head)
+        .unwrap_or_else(|| panic!("no section {name}"));
+    let rest = &page[start + head.len()..];
+    let end = rest
+        .find("></a>\n\n## ")
+        .map(|i| rest[..i].rfind("<a id=").unwrap())
+        .unwrap_or(rest.len());
+    page[start..start + head.len() + end].to_string()
+}
+
+/// A repository layout: experiments/a.toml and experiments/b.toml, each
+/// with a figure and a claim, reproduced into the committed report.
+fn two_experiments() -> Dir {
+    let d = Dir::new("");
+    std::fs::create_dir(d.path.join("experiments")).unwrap();
+    for (name, seed) in [("a", 11), ("b", 12)] {
+        let m = audited_manifest(false)
+            .replace("name = \"many\"", &format!("name = \"{name}\""))
+            .replace("seed = 11", &format!("seed = {seed}"));
+        std::fs::write(d.path.join(format!("experiments/{name}.toml")), m).unwrap();
+    }
+    ok(d.run(&["reproduce", "--threads", "2"]));
+    d
+}
+
+/// Commands on one experiment never rewrite the committed report (issue
+/// 10): `lb audit X` prints and writes nothing; `lb reproduce X` and `lb
+/// audit X --out` rewrite X's parts only, so with X unchanged every byte of
+/// the report stays as it was, and with X changed the other experiments'
+/// sections do.
+#[test]
+fn commands_on_one_experiment_leave_the_committed_report_alone() {
+    let d = two_experiments();
+    let pf = d.path.join("paper-figures");
+    let before = snapshot(&pf);
+    let readme = String::from_utf8(before[&pf.join("README.md")].clone()).unwrap();
+    // The report opens with the verdict summary of every experiment.
+    let summary = readme.find("## What reproduced").expect("a summary");
+    assert!(summary < readme.find("<a id=\"a\">").unwrap(), "{readme}");
+    assert!(readme.contains("| [a](#a) — many small pairs (lb's own checks, required) | 1 | [1](audit.md#a) | 0 | 0 |"), "{readme}");
+    assert!(readme.contains("[b](#b)"), "{readme}");
+
+    let out = ok(d.run(&["audit", "experiments/a.toml"]));
+    assert!(out.contains("**confirmed** (required)"), "{out}");
+    assert_eq!(before, snapshot(&pf), "lb audit X wrote files");
+
+    ok(d.run(&["reproduce", "experiments/a.toml"]));
+    assert_eq!(before, snapshot(&pf), "lb reproduce X changed the report");
+
+    ok(d.run(&["audit", "experiments/a.toml", "--out", "paper-figures"]));
+    assert_eq!(before, snapshot(&pf), "lb audit X --out changed the report");
+
+    // Change a: its section changes, b's does not, and both remain.
+    let a = d.path.join("experiments/a.toml");
+    let text = std::fs::read_to_string(&a).unwrap();
+    std::fs::write(
+        &a,
+        text.replacen("title = \"many small pairs\"", "title = \"renamed\"", 1),
+    )
+    .unwrap();
+    ok(d.run(&["reproduce", "experiments/a.toml"]));
+    let after = snapshot(&pf);
+    let readme2 = String::from_utf8(after[&pf.join("README.md")].clone()).unwrap();
+    assert!(readme2.contains("## a — renamed"), "{readme2}");
+    assert_eq!(section_of(&readme, "b"), section_of(&readme2, "b"));
+    let audit = String::from_utf8(before[&pf.join("audit.md")].clone()).unwrap();
+    let audit2 = String::from_utf8(after[&pf.join("audit.md")].clone()).unwrap();
+    assert_eq!(section_of(&audit, "b"), section_of(&audit2, "b"));
+    for f in [
+        "b/f.svg",
+        "b/f.png",
+        "b/table.md",
+        "b/report.md",
+        "b/audit.md",
+    ] {
+        assert_eq!(before[&pf.join(f)], after[&pf.join(f)], "{f} changed");
+    }
+}

@@ -51,6 +51,19 @@ pub fn where_values(v: &toml::Value) -> Vec<String> {
     }
 }
 
+/// What a figure draws.
+#[derive(Debug, Clone, Copy, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum FigureKind {
+    /// A metric against a sweep axis: one line per series, an interval on
+    /// every point (the default).
+    #[default]
+    Lines,
+    /// Sample paths against time (`Summary::path`): several replications'
+    /// paths per series, thin, and their mean, thick.
+    Path,
+}
+
 /// `[[figure]]`: one figure drawn from the experiment's points.
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -58,13 +71,26 @@ pub struct FigureToml {
     /// File stem under `paper-figures/<experiment>/`: `[a-z0-9-_]+`.
     pub name: String,
     pub title: String,
-    /// The sweep axis on the x axis.
-    pub x: String,
-    /// Its label; default: the axis name.
+    /// `lines` (default) or `path`.
+    #[serde(default)]
+    pub kind: FigureKind,
+    /// The sweep axis on the x axis (`lines`; a path figure's x is time).
+    #[serde(default)]
+    pub x: Option<String>,
+    /// Its label; default: the axis name (path figures: time in the model's
+    /// unit).
     #[serde(default)]
     pub x_label: Option<String>,
-    /// The metric on the y axis (one of [`METRICS`]).
-    pub y: String,
+    /// The metric on the y axis (`lines`): one of the model's metrics.
+    #[serde(default)]
+    pub y: Option<String>,
+    /// The y axis label; default: the metric's label. Figure markup:
+    /// `_x`, `_{…}` subscripts, `^x`, `^{…}` superscripts.
+    #[serde(default)]
+    pub y_label: Option<String>,
+    /// The unit of y, printed in parentheses after `y_label`.
+    #[serde(default)]
+    pub y_unit: Option<String>,
     /// Sweep axes that, besides the policy, tell series apart.
     #[serde(default)]
     pub series: Vec<String>,
@@ -78,14 +104,42 @@ pub struct FigureToml {
     pub log_x: bool,
     #[serde(default)]
     pub log_y: bool,
-    /// Draw ζ(ε) of each point's system (heavy-traffic figures).
+    /// Draw ζ(ε) of each point's system (heavy-traffic figures): the same
+    /// as a `reference` with `value = "zeta"`.
     #[serde(default)]
     pub zeta_line: bool,
+    /// Reference curves: `[[figure.reference]]`.
+    #[serde(default, rename = "reference")]
+    pub references: Vec<ReferenceCurve>,
+    /// Path figures: how many replications' paths to draw per series
+    /// (default 5; their mean is over every replication).
+    #[serde(default)]
+    pub paths: Option<u32>,
     /// The caption: the setting and every assumption a reader needs.
     pub caption: String,
     /// What the seed claims this figure shows, in one line.
     #[serde(default)]
     pub claim: Option<String>,
+}
+
+/// `[[figure.reference]]`: a reference drawn in a figure — a number (a
+/// horizontal line), or a named exact result of the model computed at each
+/// point the figure shows (a curve).
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ReferenceCurve {
+    /// A number, or a named reference (`zeta`, `pod_mean_field`, `lambda`, …).
+    pub value: Reference,
+    /// Its legend entry (figure markup); default: the value.
+    #[serde(default)]
+    pub label: Option<String>,
+    /// Shade value × (1 ± band): a claim's relative tolerance.
+    #[serde(default)]
+    pub band: Option<f64>,
+    /// Compute a named reference at these policies' points only (default:
+    /// every point shown).
+    #[serde(default)]
+    pub policies: Vec<String>,
 }
 
 /// The kinds of claim (SPEC §5).
@@ -169,4 +223,72 @@ pub struct ClaimToml {
     /// Confidence level of the intervals (default 0.95).
     #[serde(default)]
     pub level: Option<f64>,
+    /// Why the claim fails in our setting (refuted or inconclusive), in a
+    /// sentence or two; the report prints it beside the verdict.
+    #[serde(default)]
+    pub why: Option<String>,
+    /// Checks of the `why` against the data: claims of their own (without
+    /// id, statement or source), audited with this one; the report shows
+    /// their verdicts beside the `why`. They are evidence, not claims of the
+    /// paper, and are not counted among the experiment's claims.
+    #[serde(default)]
+    pub why_check: Vec<WhyCheck>,
+}
+
+/// `[[claim.why_check]]`: a check of a claim's `why` — a claim's keys but
+/// id, statement, source, required, why and why_check.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct WhyCheck {
+    /// What the check shows, in words (the report prints it).
+    pub says: String,
+    pub kind: ClaimKind,
+    #[serde(default)]
+    pub metric: Option<String>,
+    #[serde(default, rename = "where")]
+    pub filter: Where,
+    #[serde(default)]
+    pub better: Option<String>,
+    #[serde(default)]
+    pub worse: Option<String>,
+    #[serde(default)]
+    pub policies: Vec<String>,
+    #[serde(default)]
+    pub expected: Option<Reference>,
+    #[serde(default)]
+    pub tolerance: Option<f64>,
+    #[serde(default)]
+    pub stable: Option<bool>,
+    #[serde(default)]
+    pub bound: Option<Reference>,
+    #[serde(default)]
+    pub side: Option<String>,
+    #[serde(default)]
+    pub level: Option<f64>,
+}
+
+impl WhyCheck {
+    /// The check as a claim of its own, `<claim id>/why-<i>`.
+    pub fn as_claim(&self, claim: &ClaimToml, i: usize) -> ClaimToml {
+        ClaimToml {
+            id: format!("{}/why-{}", claim.id, i + 1),
+            statement: self.says.clone(),
+            source: format!("check of the why of {}", claim.id),
+            kind: self.kind,
+            required: false,
+            metric: self.metric.clone(),
+            filter: self.filter.clone(),
+            better: self.better.clone(),
+            worse: self.worse.clone(),
+            policies: self.policies.clone(),
+            expected: self.expected.clone(),
+            tolerance: self.tolerance,
+            stable: self.stable,
+            bound: self.bound.clone(),
+            side: self.side.clone(),
+            level: self.level,
+            why: None,
+            why_check: Vec::new(),
+        }
+    }
 }

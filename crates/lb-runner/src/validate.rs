@@ -6,7 +6,7 @@
 use crate::diag::{ManifestError, did_you_mean};
 use crate::limits::MAX_REPLICATIONS;
 use crate::manifest::Loaded;
-use crate::outputs::{ClaimKind, Reference};
+use crate::outputs::{ClaimKind, ClaimToml, FigureKind, Reference};
 use std::collections::BTreeSet;
 
 type R = Result<(), ManifestError>;
@@ -230,7 +230,8 @@ fn points(l: &Loaded) -> R {
     Ok(())
 }
 
-/// `[[figure]]`: names, axes, metrics and policies must exist.
+/// `[[figure]]`: names, axes, metrics and policies must exist, and a figure
+/// draws the reference of every claim it shows.
 fn figures(l: &Loaded) -> R {
     let (axes, labels, metrics) = names(l);
     let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
@@ -254,8 +255,47 @@ fn figures(l: &Loaded) -> R {
                 format!("\"{}\" names another figure already", f.name),
             ));
         }
-        one_of(l, &at("x"), "sweep axis", &f.x, &axes)?;
-        one_of(l, &at("y"), "metric", &f.y, &metrics)?;
+        match f.kind {
+            FigureKind::Lines => {
+                let Some(x) = &f.x else {
+                    return Err(l.error(
+                        &at("x"),
+                        format!("a figure needs `x`, a sweep axis ({})", axes.join(", ")),
+                    ));
+                };
+                one_of(l, &at("x"), "sweep axis", x, &axes)?;
+                let Some(y) = &f.y else {
+                    return Err(l.error(
+                        &at("y"),
+                        format!("a figure needs `y`, a metric ({})", metrics.join(", ")),
+                    ));
+                };
+                one_of(l, &at("y"), "metric", y, &metrics)?;
+                if f.paths.is_some() {
+                    return Err(l.error(&at("paths"), "only a kind = \"path\" figure draws paths"));
+                }
+            }
+            FigureKind::Path => {
+                for (k, v) in [("x", &f.x), ("y", &f.y)] {
+                    if v.is_some() {
+                        return Err(l.error(
+                            &at(k),
+                            "a kind = \"path\" figure draws sample paths against time: \
+                             leave out `x` and `y` (name the quantity with `y_label`)",
+                        ));
+                    }
+                }
+                if f.paths == Some(0) {
+                    return Err(l.error(&at("paths"), "must be ≥ 1, got 0"));
+                }
+                if !f.references.is_empty() || f.zeta_line {
+                    return Err(l.error(
+                        &at("reference"),
+                        "reference curves belong to kind = \"lines\" figures",
+                    ));
+                }
+            }
+        }
         for (j, s) in f.series.iter().enumerate() {
             one_of(l, &format!("{}[{j}]", at("series")), "sweep axis", s, &axes)?;
         }
@@ -269,10 +309,82 @@ fn figures(l: &Loaded) -> R {
                 &labels,
             )?;
         }
+        for (k, v) in [("y_label", &f.y_label), ("y_unit", &f.y_unit)] {
+            if v.as_deref().is_some_and(|t| t.trim().is_empty()) {
+                return Err(l.error(&at(k), "must not be empty (leave it out for the default)"));
+            }
+        }
+        for (j, r) in f.references.iter().enumerate() {
+            let at = |k: &str| format!("figure[{i}].reference[{j}].{k}");
+            match &r.value {
+                Reference::Named(n) => {
+                    one_of(l, &at("value"), "reference", n, l.model().references())?
+                }
+                Reference::Number(x) if !x.is_finite() => {
+                    return Err(l.error(&at("value"), "must be a finite number or a name"));
+                }
+                Reference::Number(_) => {}
+            }
+            if let Some(b) = r.band
+                && !(b >= 0.0 && b.is_finite())
+            {
+                return Err(l.error(&at("band"), format!("a relative width ≥ 0, got {b}")));
+            }
+            for (k, p) in r.policies.iter().enumerate() {
+                one_of(
+                    l,
+                    &format!("{}[{k}]", at("policies")),
+                    "policy label",
+                    p,
+                    &labels,
+                )?;
+            }
+        }
         if f.caption.trim().is_empty() {
             return Err(l.error(
                 &at("caption"),
                 "a figure needs a caption naming its setting and assumptions",
+            ));
+        }
+        shows_its_claims_references(l, i)?;
+    }
+    Ok(())
+}
+
+/// A figure shows a `value` or `bound` claim when it plots the claim's
+/// metric for one of its policies; it must then draw the claim's reference
+/// (`expected` or `bound`) as a `[[figure.reference]]` (or `zeta_line` for
+/// ζ), so that a reader sees what the claim holds the points to.
+fn shows_its_claims_references(l: &Loaded, i: usize) -> R {
+    let f = &l.figures()[i];
+    let Some(y) = &f.y else { return Ok(()) };
+    let shown = |p: &String| f.policies.is_empty() || f.policies.contains(p);
+    for c in l.claims() {
+        if !matches!(c.kind, ClaimKind::Value | ClaimKind::Bound)
+            || c.metric.as_ref() != Some(y)
+            || !c.policies.iter().any(shown)
+        {
+            continue;
+        }
+        let Some(want) = c.expected.as_ref().or(c.bound.as_ref()) else {
+            continue;
+        };
+        let drawn = f.references.iter().any(|r| &r.value == want)
+            || (f.zeta_line && *want == Reference::Named("zeta".into()));
+        if !drawn {
+            let v = match want {
+                Reference::Number(x) => x.to_string(),
+                Reference::Named(n) => format!("\"{n}\""),
+            };
+            return Err(l.error(
+                &format!("figure[{i}]"),
+                format!(
+                    "it shows claim `{}` ({} of {}) but draws no reference for its {v}: \
+                     add [[figure.reference]] with value = {v}",
+                    c.id,
+                    y,
+                    c.policies.join(", ")
+                ),
             ));
         }
     }
@@ -280,114 +392,132 @@ fn figures(l: &Loaded) -> R {
 }
 
 /// `[[claim]]` (SPEC §5): each kind has the keys it needs, and every name
-/// it uses exists.
+/// it uses exists; so do the checks of its `why`.
 fn claims(l: &Loaded) -> R {
-    let (axes, labels, metrics) = names(l);
-    let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
     let mut ids = BTreeSet::new();
     for (i, c) in l.claims().iter().enumerate() {
-        let at = |k: &str| format!("claim[{i}].{k}");
-        let need = |k: &str, present: bool| -> R {
-            if present {
-                Ok(())
-            } else {
-                Err(l.error(
-                    &at(k),
-                    format!("a {:?} claim needs `{k}`", c.kind).to_lowercase(),
-                ))
-            }
-        };
-        if c.id.trim().is_empty() || !ids.insert(c.id.as_str()) {
-            return Err(l.error(&at("id"), "needs a non-empty id, unique in the manifest"));
+        let at = format!("claim[{i}]");
+        if c.id.trim().is_empty() || c.id.contains('/') || !ids.insert(c.id.as_str()) {
+            return Err(l.error(
+                &format!("{at}.id"),
+                "needs a non-empty id without '/', unique in the manifest",
+            ));
         }
         for (k, v) in [("statement", &c.statement), ("source", &c.source)] {
             if v.trim().is_empty() {
-                return Err(l.error(&at(k), "must be a non-empty string"));
+                return Err(l.error(&format!("{at}.{k}"), "must be a non-empty string"));
             }
         }
-        if let Some(m) = &c.metric {
-            one_of(l, &at("metric"), "metric", m, &metrics)?;
+        if c.why.as_deref().is_some_and(|w| w.trim().is_empty()) {
+            return Err(l.error(&format!("{at}.why"), "must not be empty"));
         }
-        filter(l, &at("where"), &c.filter, &axes)?;
-        for (j, p) in c.policies.iter().enumerate() {
-            one_of(
-                l,
-                &format!("{}[{j}]", at("policies")),
-                "policy label",
-                p,
-                &labels,
-            )?;
-        }
-        for (k, v) in [("better", &c.better), ("worse", &c.worse)] {
-            if let Some(p) = v {
-                one_of(l, &at(k), "policy label", p, &labels)?;
+        claim(l, &at, c)?;
+        for (j, w) in c.why_check.iter().enumerate() {
+            let at = format!("{at}.why_check[{j}]");
+            if w.says.trim().is_empty() {
+                return Err(l.error(&format!("{at}.says"), "say in words what the check shows"));
             }
+            claim(l, &at, &w.as_claim(c, j))?;
         }
-        for (k, r) in [("expected", &c.expected), ("bound", &c.bound)] {
-            match r {
-                Some(Reference::Named(n)) => {
-                    one_of(l, &at(k), "reference", n, l.model().references())?
-                }
-                Some(Reference::Number(x)) if !x.is_finite() => {
-                    return Err(l.error(&at(k), format!("must be a finite number, got {x}")));
-                }
-                _ => {}
+    }
+    Ok(())
+}
+
+/// The checks of one claim (or of a check of a `why`) at key path `at`.
+fn claim(l: &Loaded, at: &str, c: &ClaimToml) -> R {
+    let (axes, labels, metrics) = names(l);
+    let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
+    let at = |k: &str| format!("{at}.{k}");
+    let need = |k: &str, present: bool| -> R {
+        if present {
+            Ok(())
+        } else {
+            Err(l.error(
+                &at(k),
+                format!("a {:?} claim needs `{k}`", c.kind).to_lowercase(),
+            ))
+        }
+    };
+    if let Some(m) = &c.metric {
+        one_of(l, &at("metric"), "metric", m, &metrics)?;
+    }
+    filter(l, &at("where"), &c.filter, &axes)?;
+    for (j, p) in c.policies.iter().enumerate() {
+        one_of(
+            l,
+            &format!("{}[{j}]", at("policies")),
+            "policy label",
+            p,
+            &labels,
+        )?;
+    }
+    for (k, v) in [("better", &c.better), ("worse", &c.worse)] {
+        if let Some(p) = v {
+            one_of(l, &at(k), "policy label", p, &labels)?;
+        }
+    }
+    for (k, r) in [("expected", &c.expected), ("bound", &c.bound)] {
+        match r {
+            Some(Reference::Named(n)) => one_of(l, &at(k), "reference", n, l.model().references())?,
+            Some(Reference::Number(x)) if !x.is_finite() => {
+                return Err(l.error(&at(k), format!("must be a finite number, got {x}")));
             }
+            _ => {}
         }
-        if let (Some(b), Some(w)) = (&c.better, &c.worse)
-            && b == w
-        {
-            return Err(l.error(
-                &at("worse"),
-                format!(
-                    "an ordering compares two different policies; better and worse are both \
-                     \"{b}\""
-                ),
-            ));
+    }
+    if let (Some(b), Some(w)) = (&c.better, &c.worse)
+        && b == w
+    {
+        return Err(l.error(
+            &at("worse"),
+            format!(
+                "an ordering compares two different policies; better and worse are both \
+                 \"{b}\""
+            ),
+        ));
+    }
+    if let Some(t) = c.tolerance
+        && !(t >= 0.0 && t.is_finite())
+    {
+        return Err(l.error(
+            &at("tolerance"),
+            format!("a relative tolerance ≥ 0, got {t}"),
+        ));
+    }
+    if let Some(lv) = c.level
+        && !(lv > 0.0 && lv < 1.0)
+    {
+        return Err(l.error(
+            &at("level"),
+            format!("a confidence level in (0, 1), got {lv}"),
+        ));
+    }
+    match c.kind {
+        ClaimKind::Ordering => {
+            need("metric", c.metric.is_some())?;
+            need("better", c.better.is_some())?;
+            need("worse", c.worse.is_some())?;
         }
-        if let Some(t) = c.tolerance
-            && !(t >= 0.0 && t.is_finite())
-        {
-            return Err(l.error(
-                &at("tolerance"),
-                format!("a relative tolerance ≥ 0, got {t}"),
-            ));
+        ClaimKind::Value => {
+            need("metric", c.metric.is_some())?;
+            need("policies", !c.policies.is_empty())?;
+            need("expected", c.expected.is_some())?;
         }
-        if let Some(lv) = c.level
-            && !(lv > 0.0 && lv < 1.0)
-        {
-            return Err(l.error(
-                &at("level"),
-                format!("a confidence level in (0, 1), got {lv}"),
-            ));
+        ClaimKind::Stability => {
+            need("policies", !c.policies.is_empty())?;
+            need("stable", c.stable.is_some())?;
         }
-        match c.kind {
-            ClaimKind::Ordering => {
-                need("metric", c.metric.is_some())?;
-                need("better", c.better.is_some())?;
-                need("worse", c.worse.is_some())?;
-            }
-            ClaimKind::Value => {
-                need("metric", c.metric.is_some())?;
-                need("policies", !c.policies.is_empty())?;
-                need("expected", c.expected.is_some())?;
-            }
-            ClaimKind::Stability => {
-                need("policies", !c.policies.is_empty())?;
-                need("stable", c.stable.is_some())?;
-            }
-            ClaimKind::Bound => {
-                need("metric", c.metric.is_some())?;
-                need("policies", !c.policies.is_empty())?;
-                need("bound", c.bound.is_some())?;
-                match c.side.as_deref() {
-                    Some("le" | "ge") => {}
-                    _ => {
-                        return Err(l.error(
-                            &at("side"),
-                            "a bound claim needs side = \"le\" (metric ≤ bound) or \"ge\"",
-                        ));
-                    }
+        ClaimKind::Bound => {
+            need("metric", c.metric.is_some())?;
+            need("policies", !c.policies.is_empty())?;
+            need("bound", c.bound.is_some())?;
+            match c.side.as_deref() {
+                Some("le" | "ge") => {}
+                _ => {
+                    return Err(l.error(
+                        &at("side"),
+                        "a bound claim needs side = \"le\" (metric ≤ bound) or \"ge\"",
+                    ));
                 }
             }
         }

@@ -320,3 +320,62 @@ fn a_precision_metric_of_the_other_model_is_refused() {
         "not a precision metric of the slotted model",
     );
 }
+
+const FIGURE: &str = "\n[[figure]]\nname = \"f\"\ntitle = \"t\"\nx = \"load\"\ny = \"mean_sum_q\"\ncaption = \"c\"\n";
+const POOLED_CLAIM: &str = "\n[[claim]]\nid = \"c\"\nstatement = \"s\"\nsource = \"x\"\nkind = \"bound\"\n\
+    metric = \"mean_sum_q\"\npolicies = [\"JSQ\"]\nbound = \"pooled\"\nside = \"ge\"\n";
+
+/// A figure that shows a claim's metric for its policy must draw the
+/// claim's reference (issue 10).
+#[test]
+fn a_figure_must_draw_the_reference_of_a_claim_it_shows() {
+    let t = format!("{GOOD}{FIGURE}{POOLED_CLAIM}");
+    let e = err(&t);
+    assert_eq!(e.field, "figure[0]", "{e}");
+    assert!(e.message.contains("shows claim `c`"), "{e}");
+    assert!(e.message.contains("value = \"pooled\""), "{e}");
+    let ok = format!(
+        "{GOOD}{FIGURE}\n[[figure.reference]]\nvalue = \"pooled\"\nlabel = \"pooled queue\"\n{POOLED_CLAIM}"
+    );
+    let l = manifest::parse(Path::new("exp/ok.toml"), &ok).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(l.figures()[0].references.len(), 1);
+    // A figure of other policies does not show the claim.
+    let other = format!("{GOOD}{FIGURE}policies = [\"L-JSQ-Push\"]\n{POOLED_CLAIM}");
+    manifest::parse(Path::new("exp/ok.toml"), &other).unwrap_or_else(|e| panic!("{e}"));
+}
+
+#[test]
+fn a_reference_naming_no_exact_result() {
+    let t = format!("{GOOD}{FIGURE}\n[[figure.reference]]\nvalue = \"zeat\"\n");
+    let e = err(&t);
+    assert_eq!(e.field, "figure[0].reference[0].value", "{e}");
+    assert!(e.message.contains("did you mean \"zeta\""), "{e}");
+}
+
+/// The checks of a claim's `why` are checked as claims are.
+#[test]
+fn a_why_check_naming_an_unknown_policy() {
+    let t = format!(
+        "{GOOD}\n[[claim]]\nid = \"c\"\nstatement = \"s\"\nsource = \"x\"\nkind = \"ordering\"\n\
+         metric = \"mean_response\"\nbetter = \"L-JSQ-Push\"\nworse = \"JSQ\"\nwhy = \"because\"\n\
+         \n[[claim.why_check]]\nsays = \"it is so\"\nkind = \"ordering\"\nmetric = \"mean_response\"\n\
+         better = \"L-JSQ-Psuh\"\nworse = \"JSQ\"\n"
+    );
+    let e = err(&t);
+    assert_eq!(e.field, "claim[0].why_check[0].better", "{e}");
+    assert!(e.message.contains("did you mean \"L-JSQ-Push\""), "{e}");
+}
+
+#[test]
+fn a_path_figure_takes_no_axis_or_metric() {
+    let t = format!(
+        "{GOOD}\n[[figure]]\nname = \"f\"\ntitle = \"t\"\nkind = \"path\"\nx = \"load\"\ncaption = \"c\"\n"
+    );
+    let e = err(&t);
+    assert_eq!(e.field, "figure[0].x", "{e}");
+    assert!(e.message.contains("sample paths against time"), "{e}");
+    let ok = format!(
+        "{GOOD}\n[[figure]]\nname = \"f\"\ntitle = \"t\"\nkind = \"path\"\nwhere = {{ load = 0.9 }}\npaths = 3\ny_label = \"jobs\"\ncaption = \"c\"\n"
+    );
+    manifest::parse(Path::new("exp/ok.toml"), &ok).unwrap_or_else(|e| panic!("{e}"));
+}

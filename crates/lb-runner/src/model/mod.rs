@@ -66,13 +66,29 @@ pub struct MetricInfo {
     /// (`run.precision.metric`) may be set on it.
     pub precision: bool,
     /// Meaningful for a run that did not settle (a growth rate, a level at
-    /// the end, the fraction of unstable runs): claims on it are judged on
+    /// the end, the fraction of unstable runs): claims and figures read it on
     /// unstable points too, where steady-state metrics are not.
     pub transient: bool,
+    /// What kind of number it is: how tables and figures give its interval.
+    pub kind: MetricKind,
+}
+
+/// What kind of number a metric is, for its interval (lb-analysis).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MetricKind {
+    /// Any real number: mean ± Student-t half-width across replications.
+    Real,
+    /// A time-averaged fraction in [0, 1] with no event count behind it
+    /// (the occupancy S_i): the Student-t interval, cut to [0, 1].
+    Fraction,
+    /// A proportion of counted events ([`Summary::counts`]): events over
+    /// trials pooled across replications, with a Wilson interval (a
+    /// Clopper–Pearson upper bound when no event was seen).
+    Proportion,
 }
 
 impl MetricInfo {
-    /// A metric (for the models' constant lists).
+    /// A real-valued metric (for the models' constant lists).
     pub const fn new(
         name: &'static str,
         label: &'static str,
@@ -84,6 +100,7 @@ impl MetricInfo {
             label,
             table,
             precision,
+            kind: MetricKind::Real,
             transient: false,
         }
     }
@@ -91,6 +108,12 @@ impl MetricInfo {
     /// The same metric, marked meaningful for runs that did not settle.
     pub const fn transient(mut self) -> MetricInfo {
         self.transient = true;
+        self
+    }
+
+    /// The same metric, of another kind.
+    pub const fn of_kind(mut self, kind: MetricKind) -> MetricInfo {
+        self.kind = kind;
         self
     }
 }
@@ -491,6 +514,17 @@ impl Summary {
             Summary::Slotted(s) => slotted::consistency::check(s),
             Summary::Many(s) => many::consistency::check(s),
             Summary::Spn(s) => spn::consistency::check(s),
+        }
+    }
+
+    /// The (events, trials) behind a [`MetricKind::Proportion`] metric in
+    /// this replication (the metric is events / trials); None for other
+    /// metrics, or when the summary is of another model.
+    pub fn counts(&self, name: &str) -> Option<(u64, u64)> {
+        match self {
+            Summary::Slotted(s) => slotted::metrics::counts(name, s),
+            Summary::Many(s) => many::metrics::counts(name, s),
+            Summary::Spn(s) => spn::metrics::counts(name, s),
         }
     }
 

@@ -2,43 +2,96 @@
 //! (SPEC §2: the occupancy S_i, Mukherjee, Borst and van Leeuwaarden's
 //! topologies; Liu and Ying's sub-Halfin-Whitt bound).
 
-use crate::model::MetricInfo;
+use crate::model::{MetricInfo, MetricKind};
 use lb_core::many::{ManyConfig, ManySummary, theory};
 
-use MetricInfo as M;
+const fn m(
+    name: &'static str,
+    label: &'static str,
+    table: bool,
+    precision: bool,
+    kind: MetricKind,
+) -> MetricInfo {
+    MetricInfo {
+        name,
+        label,
+        table,
+        precision,
+        kind,
+        transient: false,
+    }
+}
 
-/// The metrics, the table's first and in its column order.
+use MetricKind::{Fraction, Proportion, Real};
+
+/// The metrics, the table's first and in its column order. Labels are
+/// figure markup (`_x`/`_{…}` subscripts, `^x`/`^{…}` superscripts), units
+/// in parentheses: the model's time unit is the mean service time.
 pub const METRICS: [MetricInfo; 10] = [
-    M::new("p_to_busy", "P(job sent to a non-idle server)", true, true),
-    M::new("mean_jobs", "Jobs per server (Σ S_i)", true, true),
-    M::new("loss_fraction", "Fraction of jobs lost", true, true),
-    M::new(
-        "mean_response",
-        "Mean response time (time slots)",
+    m(
+        "p_to_busy",
+        "P(job sent to a non-idle server)",
         true,
         true,
+        Proportion,
     ),
-    M::new("s1", "S_1", true, true),
-    M::new("s2", "S_2", true, true),
-    M::new("s3", "S_3", true, true),
-    M::new("sum_s_b", "E[Σ_{i≤b} S_i]", true, false),
-    M::new(
+    m("mean_jobs", "Jobs per server, Σ_i S_i", true, true, Real),
+    m(
+        "loss_fraction",
+        "Fraction of jobs lost",
+        true,
+        true,
+        Proportion,
+    ),
+    m(
+        "mean_response",
+        "Mean response time (mean service times)",
+        true,
+        true,
+        Real,
+    ),
+    m(
+        "s1",
+        "S_1, fraction of servers with ≥ 1 job",
+        true,
+        true,
+        Fraction,
+    ),
+    m(
+        "s2",
+        "S_2, fraction of servers with ≥ 2 jobs",
+        true,
+        true,
+        Fraction,
+    ),
+    m(
+        "s3",
+        "S_3, fraction of servers with ≥ 3 jobs",
+        true,
+        true,
+        Fraction,
+    ),
+    m("sum_s_b", "E[Σ_{i≤b} S_i]", true, false, Real),
+    m(
         "shw_bound",
-        "Sub-Halfin-Whitt bound (seed 004)",
+        "Sub-Halfin-Whitt bound on E[Σ_{i≤b} S_i] (Liu and Ying)",
         true,
         false,
+        Real,
     ),
-    M::new(
+    m(
         "p_unstable",
         "Fraction of unstable replications",
         false,
         false,
+        Proportion,
     )
     .transient(),
 ];
 
-/// The named exact references (`expected` or `bound` of a claim).
-pub const REFERENCES: [&str; 1] = ["sub_halfin_whitt"];
+/// The named exact references (`expected` or `bound` of a claim, or a
+/// figure's reference curve): seed 004's bound, and the load λ itself.
+pub const REFERENCES: [&str; 2] = ["sub_halfin_whitt", "lambda"];
 
 fn occupancy(s: &ManySummary, i: usize) -> f64 {
     s.occupancy.get(i - 1).copied().unwrap_or(0.0)
@@ -54,6 +107,16 @@ pub fn precision_value(name: &str, s: &ManySummary) -> Option<f64> {
         "s1" => Some(occupancy(s, 1)),
         "s2" => Some(occupancy(s, 2)),
         "s3" => Some(occupancy(s, 3)),
+        _ => None,
+    }
+}
+
+/// The (events, trials) of a proportion metric in one replication.
+pub fn counts(name: &str, s: &ManySummary) -> Option<(u64, u64)> {
+    match name {
+        "p_to_busy" => Some((s.to_busy, s.arrivals)),
+        "loss_fraction" => Some((s.lost, s.arrivals)),
+        "p_unstable" => Some((u64::from(!s.stability.stable), 1)),
         _ => None,
     }
 }
@@ -78,6 +141,7 @@ pub fn reference(name: &str, c: &ManyConfig) -> Result<f64, String> {
             Some(b) if b >= 2 => Ok(theory::sub_halfin_whitt_bound(c.servers, c.lambda, b)),
             _ => Err("sub_halfin_whitt needs a buffer b ≥ 2 (Liu and Ying)".into()),
         },
+        "lambda" => Ok(c.lambda),
         other => Err(format!(
             "{other} is not a reference of the many-server model (it has {})",
             REFERENCES.join(", ")

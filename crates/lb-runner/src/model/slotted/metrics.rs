@@ -2,40 +2,92 @@
 //! (SPEC §1 "Metrics of a run"; Zhou, Shroff and Wierman, §2 for ε·E[ΣQ] and
 //! ζ).
 
-use crate::model::MetricInfo;
+use crate::model::{MetricInfo, MetricKind};
 use crate::point::Point;
 use lb_core::slotted::{Granularity, Law, PolicyConfig, RunSummary, SlottedConfig, theory};
 
-use MetricInfo as M;
+const fn m(
+    name: &'static str,
+    label: &'static str,
+    table: bool,
+    precision: bool,
+    kind: MetricKind,
+) -> MetricInfo {
+    MetricInfo {
+        name,
+        label,
+        table,
+        precision,
+        kind,
+        transient: false,
+    }
+}
 
-/// The metrics, the table's first and in its column order.
+use MetricKind::{Proportion, Real};
+
+/// The metrics, the table's first and in its column order. Labels are
+/// figure markup (`_x`/`_{…}` subscripts, `^x`/`^{…}` superscripts), units
+/// in parentheses: the slotted model's time unit is the slot.
 pub const METRICS: [MetricInfo; 12] = [
-    M::new(
+    m(
         "mean_response",
-        "Mean response time (time slots)",
+        "Mean response time (slots)",
         true,
         true,
+        Real,
     ),
-    M::new("mean_sum_q", "E[ΣQ]", true, true),
-    M::new("eps_sum_q", "ε·E[ΣQ]", true, false),
-    M::new("messages_per_arrival", "Messages per arrival", true, true),
-    M::new("p99", "99th percentile response time (slots)", true, true),
-    M::new("imbalance", "E[max Q − min Q]", true, true),
-    M::new("zeta_ratio", "ε·E[ΣQ] / ζ", true, false),
-    M::new("p50", "Median response time (slots)", false, true),
-    M::new("p90", "90th percentile response time (slots)", false, true),
-    M::new("little_gap", "FIFO − Little response (slots)", false, true),
-    M::new(
+    m("mean_sum_q", "E[ΣQ] (jobs)", true, true, Real),
+    m("eps_sum_q", "ε·E[ΣQ]", true, false, Real),
+    m(
+        "messages_per_arrival",
+        "Messages per arrival",
+        true,
+        true,
+        Real,
+    ),
+    m(
+        "p99",
+        "99th percentile of response time (slots)",
+        true,
+        true,
+        Real,
+    ),
+    m(
+        "imbalance",
+        "E[max_n Q_n − min_n Q_n] (jobs)",
+        true,
+        true,
+        Real,
+    ),
+    m("zeta_ratio", "ε·E[ΣQ] / ζ", true, false, Real),
+    m("p50", "Median response time (slots)", false, true, Real),
+    m(
+        "p90",
+        "90th percentile of response time (slots)",
+        false,
+        true,
+        Real,
+    ),
+    m(
+        "little_gap",
+        "FIFO − Little mean response time (slots)",
+        false,
+        true,
+        Real,
+    ),
+    m(
         "little_response",
         "Mean response time by Little's law (slots)",
         false,
         true,
+        Real,
     ),
-    M::new(
+    m(
         "p_unstable",
         "Fraction of unstable replications",
         false,
         false,
+        Proportion,
     )
     .transient(),
 ];
@@ -61,6 +113,15 @@ pub fn precision_value(name: &str, s: &RunSummary) -> Option<f64> {
         "p99" => s.p99.map(|v| v as f64),
         "imbalance" => Some(s.imbalance),
         "little_gap" => Some(s.mean_response? - s.little_response?),
+        _ => None,
+    }
+}
+
+/// The (events, trials) of a proportion metric in one replication: a
+/// replication is one trial of "unstable".
+pub fn counts(name: &str, s: &RunSummary) -> Option<(u64, u64)> {
+    match name {
+        "p_unstable" => Some((u64::from(!s.stability.stable), 1)),
         _ => None,
     }
 }

@@ -66,6 +66,14 @@ pub fn precision_value(name: &str, s: &SpnSummary) -> Option<f64> {
     }
 }
 
+/// The (events, trials) behind a proportion metric.
+pub fn counts(name: &str, s: &SpnSummary) -> Option<(u64, u64)> {
+    match name {
+        "p_unstable" => Some((u64::from(!s.stability.stable), 1)),
+        _ => None,
+    }
+}
+
 /// ρ of the first workload vector: the work per unit time it receives.
 fn load(c: &SpnConfig) -> Option<f64> {
     let y = c.workload.first()?;
