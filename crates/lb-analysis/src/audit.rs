@@ -920,9 +920,13 @@ pub fn page(experiments: &[(ExperimentClaims, String)]) -> String {
     s
 }
 
-/// The audit as the terminal prints it: the summary table alone.
+/// The audit as the terminal prints it: the counts and the summary table.
 pub fn terminal(experiments: &[(ExperimentClaims, String)]) -> String {
     let p = page(experiments);
+    // From the counts (after the intro) to the first section.
+    let start = p
+        .find(" claims of papers:")
+        .map_or(0, |i| p[..i].rfind('\n').map_or(0, |j| j + 1));
     let end = p.find("\n<a id=").unwrap_or(p.len());
-    p[..end].trim_end().to_string() + "\n"
+    p[start..end].trim_end().to_string() + "\n"
 }

@@ -357,7 +357,7 @@ pub fn markdown(df: &DataFrame) -> PolarsResult<String> {
                     ("upper-bound", _, Some(h)) => format!("0 (≤ {})", fmt_sig(h, 2)),
                     ("none-seen", _, _) => "0 (none seen)".to_string(),
                     (_, Some(l), Some(h)) => {
-                        format!("{s} [{}, {}]", fmt_sig(l, 2), fmt_sig(h, 2))
+                        format!("{s} [{}, {}]", fmt_sig(l, 3), fmt_sig(h, 3))
                     }
                     _ => s,
                 };
