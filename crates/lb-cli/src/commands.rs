@@ -271,11 +271,19 @@ pub fn pool(threads: Option<usize>) -> Result<rayon::ThreadPool, Box<dyn std::er
 
 /// Refuses, before anything runs, work estimated beyond lb's soft limits
 /// ([`lb_runner::limits`]) unless `force`.
-pub fn check_budget(cache: &Cache, plans: &[Plan], threads: usize, force: bool) -> Res {
+pub fn check_budget(
+    cache: &Cache,
+    plans: &[Plan],
+    threads: usize,
+    force: bool,
+    shards: u32,
+) -> Res {
     let mut total = lb_runner::limits::Cost::default();
     for p in plans {
         total = total.and(lb_runner::run::estimate(cache, p).cost);
     }
+    // A shard does its share of the work (the pairs are spread evenly by key).
+    total.seconds /= shards.max(1) as f64;
     match lb_runner::limits::soft_limit(total, threads) {
         Some(why) if !force => Err(why.into()),
         Some(why) => {
@@ -297,7 +305,13 @@ fn run(
     let shard = shard.map(lb_runner::run::Shard::parse).transpose()?;
     let plans = plans(manifests, profile(quick))?;
     let pool = pool(threads)?;
-    check_budget(cache, &plans, pool.current_num_threads(), force)?;
+    check_budget(
+        cache,
+        &plans,
+        pool.current_num_threads(),
+        force,
+        shard.map_or(1, |s| s.count),
+    )?;
     let ctx = Context::capture(pool.current_num_threads(), std::env::args().collect())
         .for_manifests(manifests);
     let progress = progress::for_stderr();

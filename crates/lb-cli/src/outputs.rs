@@ -234,10 +234,11 @@ pub fn reproduce(
         cache
     };
     let pool = crate::commands::pool(threads)?;
-    let ctx = Context::capture(pool.current_num_threads(), std::env::args().collect());
+    let ctx = Context::capture(pool.current_num_threads(), std::env::args().collect())
+        .for_manifests(&manifests);
     let progress = progress::for_stderr();
     let plans: Vec<Plan> = loaded.iter().map(|(_, p)| p.clone()).collect();
-    crate::commands::check_budget(cache, &plans, pool.current_num_threads(), force)?;
+    crate::commands::check_budget(cache, &plans, pool.current_num_threads(), force, 1)?;
     let t0 = std::time::Instant::now();
     let report = pool.install(|| run_plans(cache, &plans, &ctx, progress.as_ref()))?;
     drop(progress);

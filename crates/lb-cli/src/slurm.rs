@@ -128,7 +128,7 @@ pub fn slurm(cache: &Cache, manifests: &[PathBuf], o: &Options) -> Res {
     let _ = writeln!(
         submit,
         "for stage in $(seq 1 {n_stages}); do\n  dep=${{prev:+--dependency=afterok:$prev}}\n  \
-         prev=$(sbatch --parsable $dep {})\n  echo \"stage $stage/{n_stages}: job array $prev\"\ndone",
+         prev=$(sbatch --parsable $dep {})\n  prev=${{prev%%;*}}\n  echo \"stage $stage/{n_stages}: job array $prev\"\ndone",
         sh(&shard_path.display().to_string())
     );
     let _ = writeln!(

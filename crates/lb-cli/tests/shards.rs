@@ -208,7 +208,7 @@ fn a_slurm_job_array_gives_the_records_of_a_local_run() {
     let t0 = Instant::now();
     loop {
         let q = Command::new("squeue")
-            .args(["-h", "-j", &last, "-o", "%T"])
+            .args(["-h", "-j", &last, "-o", "%T %R"])
             .output()
             .unwrap();
         let state = String::from_utf8_lossy(&q.stdout).trim().to_string();

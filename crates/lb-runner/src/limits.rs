@@ -39,6 +39,10 @@ pub const MAX_BATCHES: u64 = 100_000;
 /// Points of one manifest (sweep combinations × policies).
 pub const MAX_POINTS: u64 = 100_000;
 
+/// Laws held by a slotted plan: Σ over its points of N + M (each point
+/// holds its servers' and dispatchers' laws, about 32 bytes each).
+pub const MAX_PLAN_LAWS: u64 = 50_000_000;
+
 /// Soft limit: estimated single-core CPU time of a plan's missing work.
 pub const SOFT_CPU_SECONDS: f64 = 24.0 * 3600.0;
 

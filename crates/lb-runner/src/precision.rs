@@ -62,7 +62,7 @@ impl PrecisionRule {
             if n >= self.max {
                 break v;
             }
-            n += self.step;
+            n = n.saturating_add(self.step);
         }
     }
 }

@@ -90,11 +90,16 @@ impl Context {
                 .unwrap_or(Path::new("."));
             let name = m.file_name().map(|n| n.to_string_lossy().to_string());
             let Some(name) = name else { continue };
-            let state = match git(d, &["status", "--porcelain", "--", &name]) {
-                None => Some("outside a git repository"),
-                Some(s) if s.starts_with("??") => Some("untracked"),
-                Some(s) if !s.is_empty() => Some("modified"),
-                Some(_) => None,
+            let state = if git(d, &["rev-parse", "--git-dir"]).is_none() {
+                Some("outside a git repository")
+            } else if git(d, &["ls-files", "--error-unmatch", "--", &name]).is_none() {
+                // Untracked, ignored ones included.
+                Some("untracked")
+            } else {
+                match git(d, &["status", "--porcelain", "--", &name]) {
+                    Some(s) if !s.is_empty() => Some("modified"),
+                    _ => None,
+                }
             };
             if let Some(state) = state {
                 self.manifests.push(format!("{} ({state})", m.display()));

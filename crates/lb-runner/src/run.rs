@@ -511,7 +511,9 @@ pub fn run_plans_sharded(
     // read-only mount.
     if !complete(cache, plans) {
         cache.ensure_writable()?;
-        for t in cache.stale_temps() {
+        // Shards may run on other hosts, whose processes this one cannot
+        // see: their temporary files are left to `lb cache gc`.
+        for t in cache.stale_temps().into_iter().filter(|_| shard.is_none()) {
             let _ = std::fs::remove_file(&t);
             progress.log(&format!(
                 "removed a temporary file left by an interrupted run: {}",

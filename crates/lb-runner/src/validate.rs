@@ -125,6 +125,15 @@ fn replications(l: &Loaded) -> R {
                     format!("max ({}) must be ≥ min ({})", p.max, p.min),
                 ));
             }
+            if p.step.is_some_and(|s| s as u64 > MAX_REPLICATIONS) {
+                return Err(l.error(
+                    "run.precision.step",
+                    format!(
+                        "must be at most {MAX_REPLICATIONS}, got {}",
+                        p.step.unwrap_or(0)
+                    ),
+                ));
+            }
             if p.step == Some(0) {
                 return Err(l.error("run.precision.step", "must be ≥ 1, got 0"));
             }

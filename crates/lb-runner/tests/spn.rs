@@ -233,3 +233,13 @@ seed = 1
     let e = err(&TANDEM.replace("workload = ", "load = 0.7\nworkload = "));
     assert_eq!(e.field, "network.load", "{e}");
 }
+
+/// Errors of the network as a whole name the exact key and its place.
+#[test]
+fn network_errors_name_the_exact_key() {
+    let e = err(&TANDEM.replace("station = 1\nbuffer = 1", "station = 5\nbuffer = 1"));
+    assert_eq!(e.field, "network.activity[1].station", "{e}");
+    assert!(e.line > 0 && e.col > 1, "{e}");
+    let e = err(&TANDEM.replace("workload = [[1.0, 0.0]]", "workload = [[1.0]]"));
+    assert_eq!(e.field, "network.workload[0]", "{e}");
+}

@@ -244,7 +244,14 @@ impl Manifest {
 /// Maps an error of `SpnConfig::validate` ("activities[2].routing: …") to its
 /// key path in the manifest.
 fn located(l: &Loaded, e: &str, policy_at: &str) -> ManifestError {
-    let field = e.split(':').next().unwrap_or("").trim();
+    // lb-core's messages start with the field they are about
+    // ("activities[3].station = 5 is not …", "policy.order[1] must …").
+    let field: String = e
+        .trim()
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '[' | ']'))
+        .collect();
+    let field = field.trim_end_matches('.');
     let path = if let Some(rest) = field.strip_prefix("activities") {
         format!("network.activity{rest}")
     } else if field.starts_with("arrivals")
