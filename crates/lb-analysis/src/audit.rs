@@ -80,6 +80,10 @@ pub struct ClaimResult {
     pub why: Option<String>,
     /// The checks of the `why`, audited.
     pub why_checks: Vec<ClaimResult>,
+    /// Points the claim reads that lack replications or hold damaged
+    /// records, in words. A required claim with any fails `lb audit`: a
+    /// gate cannot pass on missing data.
+    pub missing: Vec<String>,
 }
 
 impl ClaimResult {
@@ -456,7 +460,37 @@ pub fn audit_claim(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> 
             .enumerate()
             .map(|(i, w)| audit_claim(experiment, &w.as_claim(c, i), results))
             .collect(),
+        missing: gaps(c, results),
     }
+}
+
+/// The points a claim reads — its policies (or every policy), within its
+/// `where` — that lack replications or hold damaged records; and, when the
+/// claim reads no point at all, a line saying so.
+pub fn gaps(c: &ClaimToml, results: &[PointResult]) -> Vec<String> {
+    let mut labels: Vec<&str> = c.policies.iter().map(String::as_str).collect();
+    labels.extend(c.better.as_deref());
+    labels.extend(c.worse.as_deref());
+    let read: Vec<&PointResult> = if labels.is_empty() {
+        results
+            .iter()
+            .filter(|r| {
+                c.filter.iter().all(|(a, v)| {
+                    let vs = where_values(v);
+                    r.axis(a).is_some_and(|x| vs.iter().any(|w| w == x))
+                })
+            })
+            .collect()
+    } else {
+        labels
+            .iter()
+            .flat_map(|l| selected(c, results, l))
+            .collect()
+    };
+    if read.is_empty() {
+        return vec!["no point of the plan matches the claim".into()];
+    }
+    read.iter().filter_map(|r| r.gap()).collect()
 }
 
 /// What a claim holds its points to, in words.
@@ -764,6 +798,16 @@ fn section(s: &mut String, c: &ClaimResult, depth: usize) {
             let _ = writeln!(s, "- Why: the manifest gives no explanation.");
         }
         _ => {}
+    }
+    if !c.missing.is_empty() {
+        let _ = writeln!(
+            s,
+            "- **Missing data** ({} point(s); `lb run` computes them):",
+            c.missing.len()
+        );
+        for m in &c.missing {
+            let _ = writeln!(s, "  - {}", md(m));
+        }
     }
     for w in &c.why_checks {
         let _ = writeln!(

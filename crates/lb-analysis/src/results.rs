@@ -20,6 +20,9 @@ pub struct PointResult {
     pub summaries: Vec<Summary>,
     /// Replications the plan needs now.
     pub needed: u32,
+    /// Damaged records among replications 0..needed: (replication, why).
+    /// They are not read; `lb run` moves them aside and recomputes them.
+    pub damaged: Vec<(u64, String)>,
     /// The calibrated p̂, target and achieved messages per arrival, if any.
     pub calibration: Option<(f64, f64, f64)>,
 }
@@ -31,6 +34,41 @@ impl PointResult {
             .iter()
             .find(|(a, _)| a == name)
             .map(|(_, v)| v.as_str())
+    }
+
+    /// What is missing from the point, in words ("3 of 10 replications
+    /// present, 1 damaged: r4 (checksum mismatch)"), or None when complete.
+    pub fn gap(&self) -> Option<String> {
+        let at: Vec<String> = self.axes.iter().map(|(a, v)| format!("{a}={v}")).collect();
+        let at = if at.is_empty() {
+            String::new()
+        } else {
+            format!(" at {}", at.join(", "))
+        };
+        if self.key.is_none() {
+            return Some(format!(
+                "{}{at}: not computed (its message-budget calibration is missing)",
+                self.label
+            ));
+        }
+        if self.complete() && self.damaged.is_empty() {
+            return None;
+        }
+        let mut s = format!(
+            "{}{at}: {} of {} replications present",
+            self.label,
+            self.summaries.len(),
+            self.needed
+        );
+        if !self.damaged.is_empty() {
+            let d: Vec<String> = self
+                .damaged
+                .iter()
+                .map(|(r, why)| format!("r{r} ({why})"))
+                .collect();
+            s.push_str(&format!(", damaged: {}", d.join("; ")));
+        }
+        Some(s)
     }
 
     /// Every needed replication is present.
@@ -70,9 +108,17 @@ pub fn collect(cache: &Cache, plan: &Plan) -> Vec<PointResult> {
                 (Target::Calibrated { .. }, None) => None,
             };
             debug_assert_eq!(point.as_ref().map(Point::key), st.key);
+            let mut damaged = Vec::new();
             let summaries = match &st.key {
                 Some(k) => (0..st.needed as u64)
-                    .filter_map(|r| cache.read_replication(k, r).valid().map(|rec| rec.summary))
+                    .filter_map(|r| match cache.read_replication(k, r) {
+                        lb_runner::cache::Read::Valid(rec) => Some(rec.summary),
+                        lb_runner::cache::Read::Damaged(why) => {
+                            damaged.push((r, why));
+                            None
+                        }
+                        lb_runner::cache::Read::Missing => None,
+                    })
                     .collect(),
                 None => Vec::new(),
             };
@@ -88,6 +134,7 @@ pub fn collect(cache: &Cache, plan: &Plan) -> Vec<PointResult> {
                 key: st.key,
                 summaries,
                 needed: st.needed,
+                damaged,
                 calibration: cal.map(|r| (r.p_hat, r.target, r.achieved)),
             }
         })

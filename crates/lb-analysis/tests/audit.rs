@@ -87,6 +87,7 @@ fn result(
             .map(|(r, (x, s))| Summary::Slotted(summary(r as u64, *x, *s)))
             .collect(),
         needed: responses.len() as u32,
+        damaged: Vec::new(),
         calibration: None,
     }
 }

@@ -146,6 +146,7 @@ pub fn audit(
     quick: bool,
     out: Option<&Path>,
 ) -> Res {
+    crate::commands::existing(cache)?;
     let all = manifests.is_empty();
     let manifests = manifests_or_all(manifests)?;
     let loaded = loaded(&manifests, profile(quick))?;
@@ -181,19 +182,34 @@ pub fn audit(
     finish(&claims)
 }
 
+/// The audit's exit code: non-zero when a required claim is refuted, or
+/// lacks any of the points or replications it reads (a gate does not pass on
+/// missing data). Every gap is said on stderr, required or not.
 fn finish(claims: &[Vec<ClaimResult>]) -> Res {
-    let bad = required_refuted(claims);
-    if bad.is_empty() {
-        Ok(ExitCode::SUCCESS)
-    } else {
-        for c in bad {
+    let mut fail = false;
+    for c in claims.iter().flatten() {
+        for m in &c.missing {
             eprintln!(
-                "error: required claim refuted: {} / {}: {}",
-                c.experiment, c.id, c.statement
+                "{}: {} / {}: missing data: {m}",
+                if c.required { "error" } else { "warning" },
+                c.experiment,
+                c.id
             );
         }
-        Ok(ExitCode::FAILURE)
+        fail |= c.required && !c.missing.is_empty();
     }
+    for c in required_refuted(claims) {
+        eprintln!(
+            "error: required claim refuted: {} / {}: {}",
+            c.experiment, c.id, c.statement
+        );
+        fail = true;
+    }
+    Ok(if fail {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// `lb reproduce [MANIFEST…] [--fresh] [--quick]`: run the manifests (cache

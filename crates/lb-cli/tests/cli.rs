@@ -684,3 +684,55 @@ fn commands_on_one_experiment_leave_the_committed_report_alone() {
         assert_eq!(before[&pf.join(f)], after[&pf.join(f)], "{f} changed");
     }
 }
+
+/// The audit is a gate: it fails, naming what is missing, when a required
+/// claim lacks a point, lacks a replication, or has an empty results
+/// directory to read — and a damaged record is reported, not dropped.
+#[test]
+fn the_audit_gate_fails_on_missing_data() {
+    let d = Dir::new(&audited_manifest(false));
+    ok(d.run(&["run", "m.toml"]));
+    let o = d.run(&["audit", "m.toml"]);
+    assert!(o.status.success(), "{}", text(&o).1);
+    // An empty results directory.
+    std::fs::create_dir_all(d.path.join("empty")).unwrap();
+    let o = d.run(&["--results", "empty", "audit", "m.toml"]);
+    assert!(!o.status.success());
+    assert!(text(&o).1.contains("missing data"), "{}", text(&o).1);
+    let c = d.cache("results");
+    let wr: Vec<_> = c
+        .keys()
+        .into_iter()
+        .filter(|(k, _)| {
+            matches!(c.read_point(k), lb_runner::cache::Read::Valid(p) if p.point.policy_name() == "WR")
+        })
+        .collect();
+    assert!(!wr.is_empty());
+    // One replication of one point the claim reads: damaged, then gone.
+    let path = c.replication_path(&wr[0].0, 1);
+    std::fs::write(&path, b"{ not json").unwrap();
+    let o = d.run(&["audit", "m.toml"]);
+    let err = text(&o).1;
+    assert!(!o.status.success(), "{err}");
+    assert!(
+        err.contains("2 of 3 replications present") && err.contains("damaged: r1"),
+        "{err}"
+    );
+    std::fs::remove_file(&path).unwrap();
+    let o = d.run(&["audit", "m.toml"]);
+    assert!(!o.status.success());
+    assert!(
+        text(&o).1.contains("2 of 3 replications present"),
+        "{}",
+        text(&o).1
+    );
+    // A whole point gone.
+    std::fs::remove_dir_all(&wr[0].1).unwrap();
+    let o = d.run(&["audit", "m.toml"]);
+    assert!(!o.status.success());
+    assert!(
+        text(&o).1.contains("0 of 3 replications present"),
+        "{}",
+        text(&o).1
+    );
+}
