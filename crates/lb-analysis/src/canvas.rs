@@ -246,10 +246,27 @@ fn hex(c: Rgb) -> String {
     format!("#{:02x}{:02x}{:02x}", c.0, c.1, c.2)
 }
 
+/// Text for SVG: XML's special characters escaped, and the control
+/// characters XML 1.0 forbids (all below U+0020 but tab, newline and return)
+/// dropped, so that any manifest string makes a valid document.
 fn escape(s: &str) -> String {
-    s.replace('&', "&amp;")
+    s.chars()
+        .filter(|c| !c.is_control() || matches!(c, '\t' | '\n' | '\r'))
+        .filter(|c| !matches!(c, '\u{FFFE}' | '\u{FFFF}'))
+        .collect::<String>()
+        .replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+#[cfg(test)]
+mod escape_tests {
+    #[test]
+    fn svg_text_has_no_control_characters_and_escapes_markup() {
+        let e = super::escape("a\u{1}b\u{7f}<script>&\"\tc");
+        assert_eq!(e, "ab&lt;script&gt;&amp;&quot;\tc");
+    }
 }
 
 /// An SVG document, written by hand.

@@ -57,14 +57,35 @@ fn loaded(
     manifests: &[PathBuf],
     profile: Profile,
 ) -> Result<Vec<(Loaded, Plan)>, Box<dyn std::error::Error>> {
-    manifests
+    let out: Vec<(Loaded, Plan)> = manifests
         .iter()
         .map(|m| {
             let l = load(m)?;
             let p = expand(&l, profile)?;
-            Ok((l, p))
+            Ok::<_, Box<dyn std::error::Error>>((l, p))
         })
-        .collect()
+        .collect::<Result<_, _>>()?;
+    // An experiment's name names its outputs: two manifests with one name
+    // would overwrite each other's.
+    for (i, (a, _)) in out.iter().enumerate() {
+        if let Some((b, _)) = out[..i]
+            .iter()
+            .find(|(b, _)| b.experiment().name == a.experiment().name)
+        {
+            return Err(a
+                .error(
+                    "experiment.name",
+                    format!(
+                        "\"{}\" is also the name of {}: experiment names must be unique (they \
+                         name the outputs)",
+                        a.experiment().name,
+                        b.file().display()
+                    ),
+                )
+                .into());
+        }
+    }
+    Ok(out)
 }
 
 fn profile(quick: bool) -> Profile {
@@ -73,6 +94,7 @@ fn profile(quick: bool) -> Profile {
 
 /// `lb table MANIFEST --format csv|md|json`.
 pub fn table(cache: &Cache, manifest: &Path, format: Format, quick: bool, long: bool) -> Res {
+    crate::commands::existing(cache)?;
     let (l, plan) = loaded(&[manifest.to_path_buf()], profile(quick))?.remove(0);
     let results = collect(cache, &plan);
     let metrics = Metric::table_metrics(l.model());
