@@ -4,7 +4,7 @@
 use crate::slotted::config::{SlottedConfig, WarmupRule};
 use crate::slotted::fifo::Fifo;
 use crate::slotted::histogram::Histogram;
-use crate::slotted::law::Sampler;
+use crate::slotted::law::{GeometricTable, Sampler};
 use crate::slotted::policy::{Assignment, Policy};
 use crate::slotted::summary::RunSummary;
 use crate::stability::{Trace, stability};
@@ -94,16 +94,20 @@ pub fn run_observed<O: Observer>(
 
 /// The slot loop, with a fixed warm-up. When every server's service is
 /// Bernoulli (the seed's setting), S_n(t) is one comparison of its word with a
-/// threshold, and the loop is compiled for that case; otherwise each server's
-/// [`Sampler`] draws from its word. Both give the same S_n(t).
+/// threshold, and the loop is compiled for that case; so it is when every
+/// server's service is geometric (a table lookup); otherwise each server's
+/// [`Sampler`] draws from its word. All give the same S_n(t).
 fn simulate<O: Observer>(cfg: &SlottedConfig, seeds: &Seeds, r: u64, obs: &mut O) -> RunSummary {
     let srv: Vec<Sampler> = cfg.system.service.iter().map(|l| l.sampler()).collect();
     let thresholds: Option<Vec<u64>> = srv.iter().map(Sampler::bernoulli_threshold).collect();
-    match thresholds {
-        Some(thr) => slot_loop(cfg, seeds, r, obs, |s, u| {
+    let geometric: Option<Vec<&GeometricTable>> =
+        srv.iter().map(Sampler::geometric_table).collect();
+    match (thresholds, geometric) {
+        (Some(thr), _) => slot_loop(cfg, seeds, r, obs, |s, u| {
             crate::slotted::law::bernoulli(thr[s], u)
         }),
-        None => slot_loop(cfg, seeds, r, obs, |s, u| srv[s].sample_word(u)),
+        (None, Some(geo)) => slot_loop(cfg, seeds, r, obs, |s, u| geo[s].sample_word(u)),
+        (None, None) => slot_loop(cfg, seeds, r, obs, |s, u| srv[s].sample_word(u)),
     }
 }
 
