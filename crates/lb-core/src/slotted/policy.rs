@@ -10,7 +10,7 @@ use crate::slotted::buckets::{BITS_MAX, BitBuckets, MinBuckets};
 use crate::slotted::config::{
     Granularity, LedDispatch, LedUpdate, PolicyConfig, PushWhen, SlottedConfig, TieBreak,
 };
-use crate::slotted::sampling::{Alias, below, coin, distinct, multinomial, water_fill};
+use crate::slotted::sampling::{Alias, FixedSplit, below, coin, distinct, multinomial, water_fill};
 use crate::streams::StreamRng;
 use rand::Rng;
 use std::collections::VecDeque;
@@ -134,6 +134,21 @@ enum Kind {
     Random,
 }
 
+/// The uniform or μ-weighted split of a slot's jobs under `job` granularity
+/// (weighted random, random, JIQ's leftovers). These splits do not depend on
+/// the state or the dispatcher, and a sum of multinomials with the same
+/// weights is one multinomial: the slot's jobs are split at once.
+fn fixed_split(cfg: &SlottedConfig) -> Option<FixedSplit> {
+    let n = cfg.system.servers();
+    let weights = match cfg.policy {
+        PolicyConfig::WeightedRandom => cfg.system.mu(),
+        PolicyConfig::Random | PolicyConfig::Jiq => vec![1.0; n],
+        _ => return None,
+    };
+    (cfg.granularity == Granularity::Job)
+        .then(|| FixedSplit::new(&weights, cfg.system.lambda_sum(), cfg.system.sigma2_sum()))
+}
+
 /// A policy's state during a run.
 pub struct Policy {
     kind: Kind,
@@ -152,6 +167,8 @@ pub struct Policy {
     adds: Vec<(usize, u64)>,
     /// The argmin set of the snapshot Q(t), computed once per slot (JSQ).
     snapshot_min: Option<Vec<usize>>,
+    /// The slot's split under `job` granularity (WR, Random, JIQ).
+    split: Option<FixedSplit>,
 }
 
 impl Policy {
@@ -226,6 +243,7 @@ impl Policy {
             own: vec![0; n],
             adds: Vec::new(),
             snapshot_min: None,
+            split: fixed_split(cfg),
         }
     }
 
@@ -266,6 +284,30 @@ impl Policy {
                     }
                 }
             }
+            return 0;
+        }
+        if let Some(split) = &mut self.split {
+            // Weighted random, random, JIQ under `job`: each dispatcher's
+            // jobs (JIQ: those left once its idle list is used up) are
+            // split over the servers with the same fixed weights, so the
+            // slot's are split at once (one multinomial).
+            let mut left = 0;
+            match &mut self.kind {
+                Kind::Jiq { idle, reported } => {
+                    for (list, &am) in idle.iter_mut().zip(a) {
+                        let mut am = am;
+                        while am > 0 {
+                            let Some(s) = list.pop_front() else { break };
+                            reported[s] = false;
+                            out.add(s, 1);
+                            am -= 1;
+                        }
+                        left += am;
+                    }
+                }
+                _ => left = a.iter().sum(),
+            }
+            split.split(rng, left, |s, c| out.add(s, c));
             return 0;
         }
         let mut msgs = 0;
@@ -584,4 +626,109 @@ fn jba_pick(vals: &[u64], sum: u64, mu: &[f64], rng: &mut StreamRng) -> usize {
         }
     }
     last
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::slotted::config::{RunLength, SystemConfig};
+    use crate::slotted::law::Law;
+    use rand::SeedableRng;
+
+    fn lsq_workload(policy: PolicyConfig, load: f64) -> SlottedConfig {
+        let service: Vec<Law> = (0..100)
+            .map(|i| Law::Geometric {
+                mean: 1.0 + 99.0 * (i as f64 + 0.5) / 100.0,
+            })
+            .collect();
+        let mu: f64 = service.iter().map(Law::mean).sum();
+        SlottedConfig {
+            system: SystemConfig {
+                arrivals: vec![
+                    Law::Poisson {
+                        mean: load * mu / 10.0
+                    };
+                    10
+                ],
+                service,
+            },
+            policy,
+            granularity: Granularity::Job,
+            count_own: true,
+            run: RunLength {
+                slots: 10,
+                warmup: 1,
+                batches: 6,
+                warmup_rule: Default::default(),
+            },
+        }
+    }
+
+    /// The slot's jobs split at once (one multinomial over Σ_m A_m) against
+    /// each dispatcher's own split (a sum of M multinomials with the same
+    /// weights): per-server means and variances agree with each other and
+    /// with Multinomial(Σ_m A_m, w), for weighted random and random.
+    #[test]
+    fn aggregated_split_has_the_per_dispatcher_law() {
+        for (policy, weighted) in [
+            (PolicyConfig::WeightedRandom, true),
+            (PolicyConfig::Random, false),
+        ] {
+            let cfg = lsq_workload(policy, 0.9);
+            let mu = cfg.system.mu();
+            let total: f64 = mu.iter().sum();
+            let mut rng = StreamRng::seed_from_u64(11);
+            let mut agg = Policy::new(&cfg, &mut rng);
+            let mut each = Policy::new(&cfg, &mut rng);
+            let q = vec![0u64; 100];
+            let a: Vec<u64> = (0..10).map(|m| 440 + 3 * m).collect(); // Σ = 4535
+            let k: u64 = a.iter().sum();
+            let reps = 4000;
+            let servers = [0usize, 37, 99];
+            let mut stats = [[[0.0f64; 2]; 3]; 2];
+            for _ in 0..reps {
+                for (which, p) in [&mut agg, &mut each].into_iter().enumerate() {
+                    let mut out = Assignment::new(100);
+                    if which == 0 {
+                        p.dispatch_slot(&a, &q, &mut rng, &mut out);
+                    } else {
+                        for (m, &am) in a.iter().enumerate() {
+                            p.dispatch(m, am, &q, &mut rng, &mut out);
+                        }
+                    }
+                    assert_eq!(out.inc.iter().sum::<u64>(), k);
+                    for (i, &s) in servers.iter().enumerate() {
+                        let x = out.inc[s] as f64;
+                        stats[which][i][0] += x;
+                        stats[which][i][1] += x * x;
+                    }
+                }
+            }
+            for (i, &s) in servers.iter().enumerate() {
+                let w = if weighted { mu[s] / total } else { 0.01 };
+                let (mean, var) = (k as f64 * w, k as f64 * w * (1.0 - w));
+                let se = (var / reps as f64).sqrt();
+                let got: Vec<(f64, f64)> = (0..2)
+                    .map(|j| {
+                        let m1 = stats[j][i][0] / reps as f64;
+                        (m1, stats[j][i][1] / reps as f64 - m1 * m1)
+                    })
+                    .collect();
+                for (j, &(m1, v)) in got.iter().enumerate() {
+                    assert!(
+                        (m1 - mean).abs() < 5.0 * se,
+                        "{j} server {s}: {m1} vs {mean}"
+                    );
+                    let tol = 5.0 * var * (2.0 / reps as f64).sqrt();
+                    assert!((v - var).abs() < tol, "{j} server {s}: var {v} vs {var}");
+                }
+                assert!(
+                    (got[0].0 - got[1].0).abs() < 5.0 * se * 2f64.sqrt(),
+                    "server {s}: aggregated {} vs per dispatcher {}",
+                    got[0].0,
+                    got[1].0
+                );
+            }
+        }
+    }
 }

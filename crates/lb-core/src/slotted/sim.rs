@@ -122,7 +122,21 @@ fn slot_loop<O: Observer>(
     let mut st = Streams::new(seeds, r, cfg.system.servers());
     let n = cfg.system.servers();
     let m = cfg.system.dispatchers();
-    let arr: Vec<Sampler> = cfg.system.arrivals.iter().map(|l| l.sampler()).collect();
+    // One sampler per distinct arrival law (dispatchers usually share one:
+    // one table in cache, not M copies).
+    let mut laws: Vec<crate::slotted::law::Law> = Vec::new();
+    let arr_of: Vec<usize> = cfg
+        .system
+        .arrivals
+        .iter()
+        .map(|l| {
+            laws.iter().position(|x| x == l).unwrap_or_else(|| {
+                laws.push(*l);
+                laws.len() - 1
+            })
+        })
+        .collect();
+    let arr: Vec<Sampler> = laws.iter().map(|l| l.sampler()).collect();
     let mut policy = Policy::new(cfg, &mut st.policy);
 
     let (slots, warm) = (cfg.run.slots, cfg.run.warmup);
@@ -159,8 +173,8 @@ fn slot_loop<O: Observer>(
         let measuring = t >= warm;
         // 1. Arrivals A_m(t).
         let mut total = 0;
-        for (am, s) in a.iter_mut().zip(&arr) {
-            *am = s.sample(&mut st.arrivals);
+        for (am, &i) in a.iter_mut().zip(&arr_of) {
+            *am = arr[i].sample(&mut st.arrivals);
             total += *am;
         }
         obs.arrivals(t, &a);
