@@ -368,14 +368,16 @@ impl GeometricTable {
         let m = (u >> 11) + 1;
         let lz = m.leading_zeros();
         let e = 63 - lz as i64;
-        let i = ((m << lz) >> 55) as usize & 0xFF;
-        let (c, neg_ln_c) = self.ln[i];
-        // z = m·2^−e in [1, 2), exactly (m ≤ 2⁵³ is exact in f64; the
-        // conversions go through i64, which x86-64 converts in one step).
-        let z = f64::from_bits(((m as i64) as f64).to_bits() - ((e as u64) << 52));
+        let top = m << lz; // the leading 1 at bit 63
+        let (c, neg_ln_c) = self.ln[(top >> 55) as usize & 0xFF];
+        // z = m·2^−e in [1, 2), exactly: the bits after m's leading 1 as the
+        // fraction (m has at most 53 significant bits).
+        let z = f64::from_bits((0x3FF << 52) | ((top << 1) >> 12));
         let r = z * c - 1.0;
-        let ln1p = r * (1.0 - r * (0.5 - r * (1.0 / 3.0 - r * 0.25)));
-        let ln_x = (e - 53) as f64 * std::f64::consts::LN_2 + (neg_ln_c + ln1p);
+        // ln(1 + r) = r − r²/2 + r³/3 − r⁴/4, evaluated in two halves.
+        let r2 = r * r;
+        let ln1p = r + r2 * ((r * (1.0 / 3.0) - 0.5) - r2 * 0.25);
+        let ln_x = ((e - 53) as f64 * std::f64::consts::LN_2 + neg_ln_c) + ln1p;
         let y = ln_x * self.inv;
         // y < 2⁶² here, else the margin sends the draw to the formula.
         let k = y.min(4e18) as i64;

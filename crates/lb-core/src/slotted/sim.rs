@@ -103,16 +103,17 @@ fn simulate<O: Observer>(cfg: &SlottedConfig, seeds: &Seeds, r: u64, obs: &mut O
     let geometric: Option<Vec<&GeometricTable>> =
         srv.iter().map(Sampler::geometric_table).collect();
     match (thresholds, geometric) {
-        (Some(thr), _) => slot_loop(cfg, seeds, r, obs, |s, u| {
+        (Some(thr), _) => slot_loop::<_, false>(cfg, seeds, r, obs, |s, u| {
             crate::slotted::law::bernoulli(thr[s], u)
         }),
-        (None, Some(geo)) => slot_loop(cfg, seeds, r, obs, |s, u| geo[s].sample_word(u)),
-        (None, None) => slot_loop(cfg, seeds, r, obs, |s, u| srv[s].sample_word(u)),
+        (None, Some(geo)) => slot_loop::<_, true>(cfg, seeds, r, obs, |s, u| geo[s].sample_word(u)),
+        (None, None) => slot_loop::<_, true>(cfg, seeds, r, obs, |s, u| srv[s].sample_word(u)),
     }
 }
 
-/// The slot loop proper; `offer(n, word)` is S_n(t) drawn from its word.
-fn slot_loop<O: Observer>(
+/// The slot loop proper; `offer(n, word)` is S_n(t) drawn from its word,
+/// in a loop of its own when `SEPARATE` (see [`serve`]).
+fn slot_loop<O: Observer, const SEPARATE: bool>(
     cfg: &SlottedConfig,
     seeds: &Seeds,
     r: u64,
@@ -208,7 +209,7 @@ fn slot_loop<O: Observer>(
         //    adds nothing to the area and makes the minimum 0).
         let next_measured = t + 1 >= warm && t + 1 < slots;
         let k;
-        (k, imbalance) = serve(
+        (k, imbalance) = serve::<_, SEPARATE>(
             &q,
             &mut part,
             &mut served,
@@ -266,7 +267,7 @@ fn slot_loop<O: Observer>(
 /// its state in registers.
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
-fn serve<O: Observer>(
+fn serve<O: Observer, const SEPARATE: bool>(
     q: &[u64],
     part: &mut [u64],
     served: &mut [(usize, u64)],
@@ -280,6 +281,21 @@ fn serve<O: Observer>(
     let (mut lo, mut hi, mut idle) = (u64::MAX, 0, false);
     let mut k = 0;
     let served = &mut served[..q.len()];
+    // An expensive draw (a geometric's, dozens of instructions with a long
+    // dependency chain) goes in a loop of its own, which keeps many
+    // independent draws in flight: the offers of the busy servers (S_n(t),
+    // or 0 for an idle one) into `served`, read back below before entry s
+    // is overwritten (k ≤ s). A Bernoulli draw is cheaper inline.
+    if SEPARATE {
+        for (s, (&qs, &start)) in q.iter().zip(words.starts()).enumerate() {
+            let offered = if qs == 0 {
+                0
+            } else {
+                offer(s, ServiceWords::word_from(start, t))
+            };
+            served[s].1 = offered;
+        }
+    }
     for (s, ((&qs, p), &start)) in q
         .iter()
         .zip(part.iter_mut())
@@ -290,7 +306,11 @@ fn serve<O: Observer>(
             idle = true;
             continue;
         }
-        let offered = offer(s, ServiceWords::word_from(start, t));
+        let offered = if SEPARATE {
+            served[s].1
+        } else {
+            offer(s, ServiceWords::word_from(start, t))
+        };
         obs.service(s, t, offered);
         let d = offered.min(qs);
         // SAFETY: k counts the servers before s that depart, so k ≤ s < n = served.len().
