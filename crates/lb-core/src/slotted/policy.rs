@@ -10,7 +10,9 @@ use crate::slotted::buckets::{BITS_MAX, BitBuckets, MinBuckets};
 use crate::slotted::config::{
     Granularity, LedDispatch, LedUpdate, PolicyConfig, PushWhen, SlottedConfig, TieBreak,
 };
-use crate::slotted::sampling::{Alias, FixedSplit, below, coin, distinct, multinomial, water_fill};
+use crate::slotted::sampling::{
+    Alias, FixedSplit, SharedFill, below, coin, distinct, multinomial, water_fill,
+};
 use crate::streams::StreamRng;
 use rand::Rng;
 use std::collections::VecDeque;
@@ -169,6 +171,8 @@ pub struct Policy {
     snapshot_min: Option<Vec<usize>>,
     /// The slot's split under `job` granularity (WR, Random, JIQ).
     split: Option<FixedSplit>,
+    /// JSQ's water-fills under `job` with `count_own`, on the shared snapshot.
+    shared: SharedFill,
 }
 
 impl Policy {
@@ -244,6 +248,7 @@ impl Policy {
             adds: Vec::new(),
             snapshot_min: None,
             split: fixed_split(cfg),
+            shared: SharedFill::default(),
         }
     }
 
@@ -285,6 +290,18 @@ impl Policy {
                 }
             }
             return 0;
+        }
+        if matches!(self.kind, Kind::Jsq)
+            && self.granularity == Granularity::Job
+            && count_own
+            && random_ties
+        {
+            // Every dispatcher water-fills the same snapshot Q(t): ordered
+            // once for the slot.
+            let busy = a.iter().filter(|&&am| am > 0).count() as u64;
+            if self.shared.fill(rng, q, a, |s, c| out.add(s, c)) {
+                return 2 * self.n as u64 * busy;
+            }
         }
         if let Some(split) = &mut self.split {
             // Weighted random, random, JIQ under `job`: each dispatcher's

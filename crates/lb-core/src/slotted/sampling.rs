@@ -357,6 +357,187 @@ pub fn water_fill<R: Rng + ?Sized>(
     }
 }
 
+/// Water-filling every dispatcher's batch on one shared view (JSQ's
+/// start-of-slot snapshot under `job` granularity with `count_own`: each
+/// dispatcher fills the same Q(t) with its own jobs), ties uniform. Each
+/// dispatcher's placement has exactly the law of [`water_fill`] — the lowest
+/// servers raised to a level L, a uniform r-subset of them to L + 1 — but the
+/// view is ordered once per slot, not once per dispatcher, and only as far as
+/// the largest batch reaches: the servers below a threshold are collected
+/// and sorted (the threshold follows the last slot's level, and grows when a
+/// batch reaches it). A batch's head, its first c servers in that order, is
+/// found by bisection on prefix sums; its r-subset (or the complement, when
+/// smaller) by Floyd's algorithm over the head's positions.
+#[derive(Clone, Debug, Default)]
+pub struct SharedFill {
+    /// Sorted (value << bits | server) of the servers below the threshold.
+    keys: Vec<u64>,
+    /// prefix[i] = the sum of the first i values.
+    prefix: Vec<u64>,
+    /// The threshold (a value), adapted slot by slot.
+    thresh: u64,
+    /// Scratch: a bit set over head positions, ±1 by position, and each
+    /// batch's (head, base level).
+    chosen: Vec<u64>,
+    adj: Vec<i64>,
+    heads: Vec<(usize, u64)>,
+}
+
+impl SharedFill {
+    /// Places each dispatcher's `a[m]` jobs on `view` (dispatchers in order),
+    /// calling `put(server, count)`. Returns false, having placed nothing, when
+    /// the view's values are too large to pack with their indices (the caller
+    /// then uses [`water_fill`]).
+    pub fn fill<R: Rng + ?Sized>(
+        &mut self,
+        rng: &mut R,
+        view: &[u64],
+        a: &[u64],
+        mut put: impl FnMut(usize, u64),
+    ) -> bool {
+        let a_max = a.iter().copied().max().unwrap_or(0);
+        if a_max == 0 {
+            return true;
+        }
+        let n = view.len();
+        let bits = usize::BITS - n.leading_zeros();
+        let cap = 1u64 << (64 - bits);
+        let mask = (1u64 << bits) - 1;
+        if self.thresh == 0 {
+            self.thresh = 1;
+        }
+        let mut tries = 0;
+        loop {
+            // The servers below the threshold (all of them from the third
+            // try), packed and sorted.
+            let t = if tries >= 2 { u64::MAX } else { self.thresh };
+            self.keys.clear();
+            self.keys.resize(n, 0);
+            let mut p = 0;
+            let mut big = false;
+            for (i, &v) in view.iter().enumerate() {
+                // Written always, kept when below the threshold: no branch.
+                self.keys[p] = (v << bits) | i as u64;
+                p += (v < t) as usize;
+                big |= v >= cap;
+            }
+            if big && t == u64::MAX {
+                return false;
+            }
+            let keys = &mut self.keys[..p];
+            keys.sort_unstable();
+            self.prefix.clear();
+            self.prefix.push(0);
+            let mut acc = 0u64;
+            for &k in keys.iter() {
+                acc += k >> bits;
+                self.prefix.push(acc);
+            }
+            // The largest batch's head must end below the threshold.
+            let fits = p > 0 && {
+                let c = head(keys, &self.prefix, bits, a_max);
+                c < p
+                    || (t == u64::MAX)
+                    || (a_max as u128 + self.prefix[p] as u128) < p as u128 * t as u128
+            };
+            if fits {
+                break;
+            }
+            tries += 1;
+            let lowest = view.iter().copied().min().expect("N ≥ 1");
+            self.thresh = self
+                .thresh
+                .max(lowest)
+                .saturating_add(self.thresh.saturating_sub(lowest).max(a_max / n as u64 + 1))
+                .min(cap);
+        }
+        let keys = &self.keys;
+        let prefix = &self.prefix;
+        let p = prefix.len() - 1;
+        // Each batch: its head c, base level B (L, or L + 1 when its
+        // r-subset is given as the complement), and ±1 at the positions its
+        // subset picks, gathered in `adj`. Position i of a head then gets
+        // B − v_i, plus adj: summed over the batches whose head holds i.
+        self.adj.clear();
+        self.adj.resize(p, 0);
+        self.heads.clear();
+        let mut deepest = 0;
+        for &am in a {
+            if am == 0 {
+                continue;
+            }
+            let c = head(&keys[..p], prefix, bits, am);
+            let total = am + prefix[c];
+            let level = total / c as u64;
+            let r = (total % c as u64) as usize;
+            deepest = deepest.max(level + 1);
+            // A uniform r-subset of the head gets L + 1: when r > c/2, all
+            // do and a uniform (c − r)-subset gives one back.
+            let (j, step, base) = if 2 * r <= c {
+                (r, 1, level)
+            } else {
+                (c - r, -1, level + 1)
+            };
+            self.heads.push((c, base));
+            if j == 0 {
+                continue;
+            }
+            let words = c.div_ceil(64);
+            self.chosen.clear();
+            self.chosen.resize(words, 0);
+            for i in c - j..c {
+                let t = below(rng, i + 1);
+                let hit = self.chosen[t / 64] >> (t % 64) & 1;
+                let x = if hit == 1 { i } else { t };
+                self.chosen[x / 64] |= 1 << (x % 64);
+                self.adj[x] += step;
+            }
+        }
+        // Sweep the positions upward, heads longest first.
+        self.heads.sort_unstable_by_key(|h| std::cmp::Reverse(h.0));
+        let (mut live, mut base_sum) = (self.heads.len(), 0u64);
+        for &(_, b) in &self.heads {
+            base_sum += b;
+        }
+        let c_max = self.heads.first().map_or(0, |h| h.0);
+        for (i, &k) in keys[..c_max].iter().enumerate() {
+            while live > 0 && self.heads[live - 1].0 <= i {
+                live -= 1;
+                base_sum -= self.heads[live].1;
+            }
+            let v = k >> bits;
+            let got = (base_sum - live as u64 * v) as i64 + self.adj[i];
+            if got > 0 {
+                put((k & mask) as usize, got as u64);
+            }
+        }
+        // Next slot's threshold: this slot's deepest level, with room.
+        let lowest = keys.first().map_or(0, |k| k >> bits);
+        self.thresh = (deepest + (deepest - lowest.min(deepest)) / 2 + 1).min(cap);
+        true
+    }
+}
+
+/// The head of a water-fill of `a` jobs over the sorted packed `keys`: the
+/// number c ≥ 1 of lowest servers that end up levelled, the largest c with
+/// c·v_(c−1) − Σ_(i<c) v_i ≤ a (raising the first c − 1 to the c-th costs at
+/// most a; ties come in whole).
+#[inline]
+fn head(keys: &[u64], prefix: &[u64], bits: u32, a: u64) -> usize {
+    // f(c) = c·v_c − P_c is non-decreasing; the head is 1 + max{c : f(c) ≤ a}.
+    let (mut lo, mut hi) = (0usize, keys.len()); // f(lo) ≤ a; hi: past the end or f > a.
+    while hi - lo > 1 {
+        let mid = (lo + hi) / 2;
+        let v = keys[mid] >> bits;
+        if (mid as u128) * (v as u128) - prefix[mid] as u128 <= a as u128 {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    lo + 1
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -533,6 +714,80 @@ mod tests {
                     "k {k} s {s}: var {v} vs {var}"
                 );
             }
+        }
+    }
+
+    /// Two samples of joint outcomes: the chi-square homogeneity test at
+    /// level 1 − 10⁻⁴ (cells with small expected counts lumped together).
+    fn same_law(what: &str, x: &std::collections::BTreeMap<Vec<u64>, [u64; 2]>) {
+        use statrs::distribution::{ChiSquared, ContinuousCDF};
+        let tot = [0, 1].map(|j| x.values().map(|c| c[j]).sum::<u64>() as f64);
+        let n = tot[0] + tot[1];
+        let (mut chi2, mut cells, mut lump) = (0.0, 0usize, [0.0f64; 2]);
+        for c in x.values() {
+            let row = (c[0] + c[1]) as f64;
+            if row * tot[0].min(tot[1]) / n < 10.0 {
+                lump[0] += c[0] as f64;
+                lump[1] += c[1] as f64;
+                continue;
+            }
+            for j in 0..2 {
+                let e = row * tot[j] / n;
+                chi2 += (c[j] as f64 - e).powi(2) / e;
+            }
+            cells += 1;
+        }
+        let row = lump[0] + lump[1];
+        if row > 0.0 {
+            for j in 0..2 {
+                let e = row * tot[j] / n;
+                chi2 += (lump[j] - e).powi(2) / e;
+            }
+            cells += 1;
+        }
+        if cells < 2 {
+            return;
+        }
+        let limit = ChiSquared::new((cells - 1) as f64)
+            .unwrap()
+            .inverse_cdf(0.9999);
+        assert!(
+            chi2 < limit,
+            "{what}: χ² {chi2:.1} over {cells} cells, limit {limit:.1}"
+        );
+    }
+
+    /// JSQ's shared fill has the law of each dispatcher water-filling the
+    /// snapshot on its own: the joint outcome (jobs per server) compared
+    /// between the two, with ties, a threshold that must grow, and batches
+    /// that fill every server.
+    #[test]
+    fn shared_fill_has_the_law_of_separate_water_fills() {
+        let cases: [(&[u64], &[u64]); 5] = [
+            (&[3, 0, 2, 0, 5, 1, 2], &[4, 0, 7]),
+            (&[0, 0, 0, 0], &[1, 2, 3]),
+            (&[10, 40, 41, 12, 90, 10], &[30, 5, 200]),
+            (&[1, 2, 3], &[0, 0, 0]),
+            (&[7, 3, 3, 9, 0, 5, 5, 5, 2], &[6, 13, 1, 2]),
+        ];
+        let mut rng = ChaCha8Rng::seed_from_u64(8);
+        for (i, (view, a)) in cases.into_iter().enumerate() {
+            let mut shared = SharedFill::default();
+            let mut order = Vec::new();
+            let mut seen = std::collections::BTreeMap::<Vec<u64>, [u64; 2]>::new();
+            let total: u64 = a.iter().sum();
+            for _ in 0..40_000 {
+                let mut x = vec![0u64; view.len()];
+                assert!(shared.fill(&mut rng, view, a, |s, c| x[s] += c));
+                assert_eq!(x.iter().sum::<u64>(), total);
+                seen.entry(x).or_default()[0] += 1;
+                let mut y = vec![0u64; view.len()];
+                for &am in a {
+                    water_fill(&mut rng, view, am, true, &mut order, |s, c| y[s] += c);
+                }
+                seen.entry(y).or_default()[1] += 1;
+            }
+            same_law(&format!("case {i}"), &seen);
         }
     }
 
