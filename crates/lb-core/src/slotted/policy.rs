@@ -10,6 +10,7 @@ use crate::slotted::buckets::{BITS_MAX, BitBuckets, MinBuckets};
 use crate::slotted::config::{
     Granularity, LedDispatch, LedUpdate, PolicyConfig, PushWhen, SlottedConfig, TieBreak,
 };
+use crate::slotted::order::{FillOrder, ORDER_MAX};
 use crate::slotted::sampling::{
     Alias, FixedSplit, SharedFill, below, coin, distinct, multinomial, water_fill,
 };
@@ -55,6 +56,9 @@ enum Index {
     Buckets(MinBuckets),
     /// Uniform ties over at most [`BITS_MAX`] servers: bit sets by value.
     Bits(BitBuckets),
+    /// L-JSQ's water-fills (`job`, `count_own`, uniform ties): the
+    /// estimates kept in order.
+    Low(FillOrder),
 }
 
 /// Dispatcher m's local estimates Q̃_m (seed 000, Definition 1), with the sum
@@ -85,6 +89,7 @@ impl Estimates {
             Index::Tree(t) => t.set(n, v),
             Index::Buckets(b) => b.moved(n, old, v),
             Index::Bits(b) => b.moved(n, old, v),
+            Index::Low(l) => l.moved(n, old, v),
         }
     }
     #[inline(always)]
@@ -95,7 +100,7 @@ impl Estimates {
     #[inline]
     fn argmin(&mut self, random_ties: bool, rng: &mut StreamRng) -> usize {
         match &mut self.index {
-            Index::Scan => scan_argmin(&self.vals, random_ties, rng),
+            Index::Scan | Index::Low(_) => scan_argmin(&self.vals, random_ties, rng),
             Index::Tree(t) => tree_argmin(t, random_ties, rng),
             Index::Buckets(b) => b.uniform_argmin(&self.vals, rng),
             Index::Bits(b) => b.uniform_argmin(&self.vals, rng),
@@ -108,7 +113,7 @@ impl Estimates {
             Index::Tree(t) => out.extend((0..t.ties()).map(|j| t.nth_argmin(j))),
             Index::Buckets(b) => b.argmin_set(&self.vals, out),
             Index::Bits(b) => b.argmin_set(&self.vals, out),
-            Index::Scan => {
+            Index::Scan | Index::Low(_) => {
                 let mn = *self.vals.iter().min().expect("N ≥ 1");
                 out.extend((0..self.vals.len()).filter(|&s| self.vals[s] == mn));
             }
@@ -200,9 +205,16 @@ impl Policy {
                         // with count_own, where it water-fills on the values.
                         let reads_min = dispatch == LedDispatch::LJsq
                             && !(cfg.granularity == Granularity::Job && cfg.count_own);
+                        let fills = dispatch == LedDispatch::LJsq
+                            && cfg.granularity == Granularity::Job
+                            && cfg.count_own
+                            && tie == TieBreak::Random
+                            && n <= ORDER_MAX;
                         Estimates::new(
                             n,
-                            if !reads_min || n <= SCAN_MAX {
+                            if fills {
+                                |v| Index::Low(FillOrder::new(v))
+                            } else if !reads_min || n <= SCAN_MAX {
                                 |_| Index::Scan
                             } else if tie == TieBreak::Random && n <= BITS_MAX {
                                 |v| Index::Bits(BitBuckets::new(v))
@@ -366,6 +378,9 @@ impl Policy {
                             if self.count_own {
                                 e.add(s, a);
                             }
+                        } else if let Index::Low(low) = &mut e.index {
+                            low.fill(rng, &mut e.vals, a, |s, c| out.add(s, c));
+                            e.sum += a;
                         } else if self.count_own {
                             let adds = &mut self.adds;
                             adds.clear();

@@ -539,7 +539,7 @@ fn head(keys: &[u64], prefix: &[u64], bits: u32, a: u64) -> usize {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
@@ -719,7 +719,7 @@ mod tests {
 
     /// Two samples of joint outcomes: the chi-square homogeneity test at
     /// level 1 − 10⁻⁴ (cells with small expected counts lumped together).
-    fn same_law(what: &str, x: &std::collections::BTreeMap<Vec<u64>, [u64; 2]>) {
+    pub(crate) fn same_law(what: &str, x: &std::collections::BTreeMap<Vec<u64>, [u64; 2]>) {
         use statrs::distribution::{ChiSquared, ContinuousCDF};
         let tot = [0, 1].map(|j| x.values().map(|c| c[j]).sum::<u64>() as f64);
         let n = tot[0] + tot[1];
