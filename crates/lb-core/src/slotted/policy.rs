@@ -126,6 +126,10 @@ enum Kind {
         dispatch: LedDispatch,
         update: LedUpdate,
         est: Vec<Estimates>,
+        /// Destination sync (LSQ): after dispatching, a dispatcher's
+        /// estimate of each server it sent jobs to is set to that server's
+        /// start-of-slot queue plus the jobs sent.
+        sync: bool,
     },
     Jsq,
     Pod {
@@ -134,6 +138,8 @@ enum Kind {
     Jiq {
         idle: Vec<VecDeque<usize>>,
         reported: Vec<bool>,
+        /// Batch spreading (JIQ-Spread).
+        spread: bool,
     },
     WeightedRandom {
         alias: Alias,
@@ -149,7 +155,7 @@ fn fixed_split(cfg: &SlottedConfig) -> Option<FixedSplit> {
     let n = cfg.system.servers();
     let weights = match cfg.policy {
         PolicyConfig::WeightedRandom => cfg.system.mu(),
-        PolicyConfig::Random | PolicyConfig::Jiq => vec![1.0; n],
+        PolicyConfig::Random | PolicyConfig::Jiq | PolicyConfig::JiqSpread => vec![1.0; n],
         _ => return None,
     };
     (cfg.granularity == Granularity::Job)
@@ -178,6 +184,11 @@ pub struct Policy {
     split: Option<FixedSplit>,
     /// JSQ's water-fills under `job` with `count_own`, on the shared snapshot.
     shared: SharedFill,
+    /// One dispatcher's jobs of the slot (destination sync), and a stamp
+    /// per server (JIQ-Spread's distinct listed servers).
+    mine: Assignment,
+    stamp: Vec<u64>,
+    stamps: u64,
 }
 
 impl Policy {
@@ -187,18 +198,36 @@ impl Policy {
         let n = cfg.system.servers();
         let m = cfg.system.dispatchers();
         let mu = cfg.system.mu();
-        let tie = match cfg.policy {
+        // LSQ is L-JSQ-Push with destination sync.
+        let (policy, sync) = match cfg.policy {
+            PolicyConfig::Lsq {
+                d,
+                p_hat,
+                when,
+                tie_break,
+            } => (
+                PolicyConfig::Led {
+                    dispatch: LedDispatch::LJsq,
+                    update: LedUpdate::Push { d, p_hat, when },
+                    tie_break,
+                },
+                true,
+            ),
+            p => (p, false),
+        };
+        let tie = match policy {
             PolicyConfig::Led { tie_break, .. }
             | PolicyConfig::Jsq { tie_break }
             | PolicyConfig::Pod { tie_break, .. } => tie_break,
             _ => TieBreak::Random,
         };
-        let kind = match cfg.policy {
+        let kind = match policy {
             PolicyConfig::Led {
                 dispatch, update, ..
             } => Kind::Led {
                 dispatch,
                 update,
+                sync,
                 est: (0..m)
                     .map(|_| {
                         // L-JSQ reads its minimum, except in `job` granularity
@@ -229,7 +258,7 @@ impl Policy {
             },
             PolicyConfig::Jsq { .. } => Kind::Jsq,
             PolicyConfig::Pod { d, .. } => Kind::Pod { d },
-            PolicyConfig::Jiq => {
+            PolicyConfig::Jiq | PolicyConfig::JiqSpread => {
                 let mut idle = vec![VecDeque::new(); m];
                 for s in 0..n {
                     idle[below(rng, m)].push_back(s);
@@ -237,12 +266,14 @@ impl Policy {
                 Kind::Jiq {
                     idle,
                     reported: vec![true; n],
+                    spread: policy == PolicyConfig::JiqSpread,
                 }
             }
             PolicyConfig::WeightedRandom => Kind::WeightedRandom {
                 alias: Alias::new(&mu),
             },
             PolicyConfig::Random => Kind::Random,
+            PolicyConfig::Lsq { .. } => unreachable!("LSQ is L-JSQ-Push with sync"),
         };
         Policy {
             kind,
@@ -261,6 +292,9 @@ impl Policy {
             snapshot_min: None,
             split: fixed_split(cfg),
             shared: SharedFill::default(),
+            mine: Assignment::new(if sync { n } else { 0 }),
+            stamp: vec![0; n],
+            stamps: 0,
         }
     }
 
@@ -287,21 +321,26 @@ impl Policy {
             Kind::Led {
                 dispatch: LedDispatch::LJsq,
                 est,
+                sync,
                 ..
             },
             Granularity::Batch,
         ) = (&mut self.kind, self.granularity)
         {
+            let mut msgs = 0;
             for (e, &am) in est.iter_mut().zip(a) {
                 if am > 0 {
                     let s = e.argmin(random_ties, rng);
                     out.add(s, am);
-                    if count_own {
+                    if *sync {
+                        e.set(s, q[s] + am);
+                        msgs += 1;
+                    } else if count_own {
                         e.add(s, am);
                     }
                 }
             }
-            return 0;
+            return msgs;
         }
         if matches!(self.kind, Kind::Jsq)
             && self.granularity == Granularity::Job
@@ -322,7 +361,11 @@ impl Policy {
             // slot's are split at once (one multinomial).
             let mut left = 0;
             match &mut self.kind {
-                Kind::Jiq { idle, reported } => {
+                Kind::Jiq {
+                    idle,
+                    reported,
+                    spread: false,
+                } => {
                     for (list, &am) in idle.iter_mut().zip(a) {
                         let mut am = am;
                         while am > 0 {
@@ -334,16 +377,67 @@ impl Policy {
                         left += am;
                     }
                 }
+                Kind::Jiq {
+                    idle,
+                    reported,
+                    spread: true,
+                } => {
+                    for (list, &am) in idle.iter_mut().zip(a) {
+                        if am == 0 {
+                            continue;
+                        }
+                        if list.is_empty() {
+                            left += am;
+                            continue;
+                        }
+                        spread_batch(
+                            rng,
+                            am,
+                            list,
+                            &mut self.set,
+                            (&mut self.stamp, &mut self.stamps),
+                            |s, c| {
+                                out.add(s, c);
+                                reported[s] = false;
+                            },
+                        );
+                    }
+                    // A server may report again after any dispatch to it.
+                    split.split(rng, left, |s, c| {
+                        out.add(s, c);
+                        reported[s] = false;
+                    });
+                    return 0;
+                }
                 _ => left = a.iter().sum(),
             }
             split.split(rng, left, |s, c| out.add(s, c));
             return 0;
         }
         let mut msgs = 0;
+        let sync = matches!(self.kind, Kind::Led { sync: true, .. });
         for (m, &am) in a.iter().enumerate() {
-            if am > 0 {
-                msgs += self.dispatch(m, am, q, rng, out);
+            if am == 0 {
+                continue;
             }
+            if !sync {
+                msgs += self.dispatch(m, am, q, rng, out);
+                continue;
+            }
+            // Destination sync: this dispatcher's jobs apart, then its
+            // estimate of each destination set (one reply each).
+            let mut mine = std::mem::replace(&mut self.mine, Assignment::new(0));
+            msgs += self.dispatch(m, am, q, rng, &mut mine);
+            if let Kind::Led { est, .. } = &mut self.kind {
+                for &s in &mine.touched {
+                    let x = std::mem::take(&mut mine.inc[s]);
+                    out.add(s, x);
+                    est[m].set(s, q[s] + x);
+                    msgs += 1;
+                }
+            }
+            mine.touched.clear();
+            self.mine = mine;
         }
         msgs
     }
@@ -364,11 +458,7 @@ impl Policy {
         let job = self.granularity == Granularity::Job;
         let random_ties = self.random_ties;
         match &mut self.kind {
-            Kind::Led {
-                dispatch,
-                est,
-                update: _,
-            } => {
+            Kind::Led { dispatch, est, .. } => {
                 let e = &mut est[m];
                 match *dispatch {
                     LedDispatch::LJsq => {
@@ -473,8 +563,26 @@ impl Policy {
                 self.set.clear();
                 2 * d as u64 * (a / per)
             }
-            Kind::Jiq { idle, reported } => {
+            Kind::Jiq {
+                idle,
+                reported,
+                spread,
+            } => {
                 let list = &mut idle[m];
+                if *spread && !list.is_empty() {
+                    spread_batch(
+                        rng,
+                        a,
+                        list,
+                        &mut self.set,
+                        (&mut self.stamp, &mut self.stamps),
+                        |s, c| {
+                            out.add(s, c);
+                            reported[s] = false;
+                        },
+                    );
+                    return 0;
+                }
                 let per = if job { 1 } else { a };
                 let mut left = a;
                 while left > 0 {
@@ -550,7 +658,7 @@ impl Policy {
                     }
                 }
             },
-            Kind::Jiq { idle, reported } => {
+            Kind::Jiq { idle, reported, .. } => {
                 for &(s, _) in departed {
                     if q[s] == 0 && !reported[s] {
                         idle[below(rng, self.m)].push_back(s);
@@ -632,6 +740,41 @@ fn least(
     best
 }
 
+/// JIQ-Spread: `a` jobs spread evenly over the distinct servers of an idle
+/// list (in list order; a server that reported twice counts once), ⌊a/k⌋
+/// each and one more for a uniform (a mod k)-subset; the list is cleared.
+/// `put(server, count)` for each non-zero count.
+fn spread_batch(
+    rng: &mut StreamRng,
+    a: u64,
+    list: &mut VecDeque<usize>,
+    set: &mut Vec<usize>,
+    (stamp, stamps): (&mut [u64], &mut u64),
+    mut put: impl FnMut(usize, u64),
+) {
+    *stamps += 1;
+    set.clear();
+    for s in list.drain(..) {
+        if stamp[s] != *stamps {
+            stamp[s] = *stamps;
+            set.push(s);
+        }
+    }
+    let k = set.len();
+    let (base, r) = (a / k as u64, (a % k as u64) as usize);
+    // Partial Fisher–Yates: the first r become a uniform r-subset.
+    for i in 0..r {
+        let j = i + below(rng, k - i);
+        set.swap(i, j);
+    }
+    for (i, &s) in set.iter().enumerate() {
+        let c = base + (i < r) as u64;
+        if c > 0 {
+            put(s, c);
+        }
+    }
+}
+
 /// `a` jobs spread over a set of tied servers: uniformly, job by job (or all to
 /// the lowest index).
 fn split_ties(rng: &mut StreamRng, a: u64, set: &[usize], random_ties: bool, out: &mut Assignment) {
@@ -693,6 +836,130 @@ mod tests {
                 batches: 6,
                 warmup_rule: Default::default(),
             },
+        }
+    }
+
+    fn small(policy: PolicyConfig, m: usize, granularity: Granularity) -> SlottedConfig {
+        SlottedConfig {
+            system: SystemConfig {
+                arrivals: vec![Law::Poisson { mean: 2.0 }; m],
+                service: (0..10).map(|_| Law::Bernoulli { p: 0.5 }).collect(),
+            },
+            policy,
+            granularity,
+            count_own: true,
+            run: RunLength {
+                slots: 10,
+                warmup: 1,
+                batches: 6,
+                warmup_rule: Default::default(),
+            },
+        }
+    }
+
+    fn estimates(p: &Policy) -> Vec<Vec<u64>> {
+        match &p.kind {
+            Kind::Led { est, .. } => est.iter().map(|e| e.vals.clone()).collect(),
+            _ => unreachable!(),
+        }
+    }
+
+    /// LSQ's destination sync, exactly: after a dispatch, a dispatcher's
+    /// estimate of each server it sent x jobs to is that server's
+    /// start-of-slot queue plus x; its other estimates do not move; each
+    /// destination costs one message (Push here has p̂ = 0 and sends none).
+    #[test]
+    fn lsq_syncs_the_destinations() {
+        let lsq = PolicyConfig::Lsq {
+            d: 2,
+            p_hat: 0.0,
+            when: PushWhen::Always,
+            tie_break: TieBreak::Random,
+        };
+        let mut rng = StreamRng::seed_from_u64(13);
+        for granularity in [Granularity::Batch, Granularity::Job] {
+            for m in [1usize, 3] {
+                let cfg = small(lsq, m, granularity);
+                let mut p = Policy::new(&cfg, &mut rng);
+                for slot in 0..300u64 {
+                    let q: Vec<u64> = (0..10).map(|s| (s * 7 + slot * 3) % 11).collect();
+                    // One dispatcher with jobs at a time: `out` is its own.
+                    let d = slot as usize % m;
+                    let mut a = vec![0u64; m];
+                    a[d] = slot % 9;
+                    let before = estimates(&p);
+                    let mut out = Assignment::new(10);
+                    let msgs = p.dispatch_slot(&a, &q, &mut rng, &mut out);
+                    let after = estimates(&p);
+                    assert_eq!(out.inc.iter().sum::<u64>(), a[d]);
+                    for e in 0..m {
+                        for s in 0..10 {
+                            let want = if e == d && out.inc[s] > 0 {
+                                q[s] + out.inc[s]
+                            } else {
+                                before[e][s]
+                            };
+                            assert_eq!(after[e][s], want, "{granularity:?} M={m} e={e} s={s}");
+                        }
+                    }
+                    let dests = out.inc.iter().filter(|&&x| x > 0).count() as u64;
+                    assert_eq!(msgs, dests, "one message a destination");
+                    if granularity == Granularity::Batch {
+                        assert!(dests <= 1);
+                    }
+                }
+            }
+        }
+    }
+
+    /// JIQ-Spread: a dispatcher with k idle servers listed gives each ⌊A/k⌋
+    /// jobs and a uniform (A mod k)-subset one more, and clears its list;
+    /// a server that got nothing stays reported (it does not report again
+    /// until a dispatch reaches it).
+    #[test]
+    fn jiq_spread_spreads_evenly_and_clears_the_list() {
+        let cfg = small(PolicyConfig::JiqSpread, 1, Granularity::Job);
+        let mut rng = StreamRng::seed_from_u64(14);
+        let q = vec![0u64; 10];
+        let mut extra = [0u64; 10];
+        let reps = 20_000;
+        for _ in 0..reps {
+            // All 10 servers start idle, listed with the one dispatcher.
+            let mut p = Policy::new(&cfg, &mut rng);
+            let mut out = Assignment::new(10);
+            p.dispatch_slot(&[23], &q, &mut rng, &mut out);
+            assert_eq!(out.inc.iter().sum::<u64>(), 23);
+            for (e, &x) in extra.iter_mut().zip(&out.inc) {
+                assert!(x == 2 || x == 3, "{:?}", out.inc);
+                *e += x - 2;
+            }
+            let Kind::Jiq { idle, reported, .. } = &p.kind else {
+                unreachable!()
+            };
+            assert!(idle[0].is_empty());
+            assert!(reported.iter().all(|&r| !r));
+        }
+        // Each server is among the 3 with the extra job w.p. 3/10.
+        let (mean, var) = (0.3 * reps as f64, 0.3 * 0.7 * reps as f64);
+        for (s, &e) in extra.iter().enumerate() {
+            assert!(
+                (e as f64 - mean).abs() < 5.0 * var.sqrt(),
+                "server {s}: {e}"
+            );
+        }
+        // Fewer jobs than listed servers: 4 get one, 6 none and stay
+        // reported; the list is cleared; the next batch goes at random.
+        let mut p = Policy::new(&cfg, &mut rng);
+        let mut out = Assignment::new(10);
+        p.dispatch_slot(&[4], &q, &mut rng, &mut out);
+        assert_eq!(out.inc.iter().filter(|&&x| x == 1).count(), 4);
+        assert_eq!(out.inc.iter().sum::<u64>(), 4);
+        let Kind::Jiq { idle, reported, .. } = &p.kind else {
+            unreachable!()
+        };
+        assert!(idle[0].is_empty());
+        for (&r, &x) in reported.iter().zip(&out.inc) {
+            assert_eq!(r, x == 0);
         }
     }
 
