@@ -340,8 +340,10 @@ static LN_TABLE: std::sync::LazyLock<[(f64, f64); 256]> = std::sync::LazyLock::n
 pub struct GeometricTable {
     /// 1 / ln(1−q) < 0.
     inv: f64,
+    /// `inv`, or 0 when the formula draws everything.
+    fast: f64,
     /// The margin's absolute part, 2⁻³⁰·|inv| (∞ when the formula is always
-    /// used: 1/ln(1−q) not finite and negative).
+    /// used: 1/ln(1−q) not finite and negative, or 2⁴⁰ or more in size).
     margin: f64,
     /// [`LN_TABLE`], dereferenced once.
     ln: &'static [(f64, f64); 256],
@@ -350,14 +352,17 @@ pub struct GeometricTable {
 impl GeometricTable {
     /// The sampler for the constant `inv` = 1 / ln(1−q).
     pub fn new(inv: f64) -> GeometricTable {
-        let margin = if inv.is_finite() && inv < 0.0 {
-            -inv * (1.0 / 1_073_741_824.0)
-        } else {
-            f64::INFINITY
-        };
+        // |1/ln(1−q)| < 2⁴⁰ (means below 10¹²): y < 2⁴⁶ converts exactly.
+        // Otherwise the formula draws everything.
+        let usable = inv.is_finite() && inv < 0.0 && inv > -1_099_511_627_776.0;
         GeometricTable {
             inv,
-            margin,
+            fast: if usable { inv } else { 0.0 },
+            margin: if usable {
+                -inv * (1.0 / 1_073_741_824.0)
+            } else {
+                f64::INFINITY
+            },
             ln: &LN_TABLE,
         }
     }
@@ -378,9 +383,9 @@ impl GeometricTable {
         let r2 = r * r;
         let ln1p = r + r2 * ((r * (1.0 / 3.0) - 0.5) - r2 * 0.25);
         let ln_x = ((e - 53) as f64 * std::f64::consts::LN_2 + neg_ln_c) + ln1p;
-        let y = ln_x * self.inv;
-        // y < 2⁶² here, else the margin sends the draw to the formula.
-        let k = y.min(4e18) as i64;
+        let y = ln_x * self.fast;
+        // SAFETY: y is finite and |y| < 2⁴⁶ (ln_x in [−37, 2⁻⁴⁰], |fast| < 2⁴⁰).
+        let k = unsafe { y.to_int_unchecked::<i64>() };
         let margin = self.margin + y * (1.0 / 1_073_741_824.0);
         // Far from an integer: ⌊y⌋ is the formula's K (NaN and infinite
         // margins fail this test).

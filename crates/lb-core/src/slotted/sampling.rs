@@ -529,7 +529,9 @@ fn head(keys: &[u64], prefix: &[u64], bits: u32, a: u64) -> usize {
     while hi - lo > 1 {
         let mid = (lo + hi) / 2;
         let v = keys[mid] >> bits;
-        if (mid as u128) * (v as u128) - prefix[mid] as u128 <= a as u128 {
+        // No overflow: v < 2^(64 − bits) and mid < N < 2^bits; the prefix
+        // sums at most N such values.
+        if mid as u64 * v - prefix[mid] <= a {
             lo = mid;
         } else {
             hi = mid;
