@@ -3,7 +3,7 @@
 //! conditional binomials, or Poissonised for fixed weights) and the
 //! water-filling placement of a `count_own` batch.
 
-use crate::slotted::law::{Law, Sampler};
+use crate::slotted::law::{Law, PoissonTable, Sampler};
 use rand::Rng;
 use rand_distr::{Binomial, Distribution};
 
@@ -154,6 +154,8 @@ pub struct FixedSplit {
     weight_of: Vec<f64>,
     /// Poisson(λ*·w_j) for each item (one shared when the weights are equal).
     draws: Vec<Sampler>,
+    /// The same as tables, when every one is a table.
+    tables: Vec<PoissonTable>,
     uniform: bool,
     /// i.i.d. draws from w over the items' positions.
     alias: Alias,
@@ -189,12 +191,22 @@ impl FixedSplit {
         } else {
             items.iter().map(|&n| draw(weights[n])).collect()
         };
+        let tables: Vec<PoissonTable> = draws
+            .iter()
+            .map(|d| match d {
+                Sampler::PoissonTable(t) => Some(t.clone()),
+                _ => None,
+            })
+            .collect::<Option<Vec<_>>>()
+            .unwrap_or_default();
+        let draws = if tables.is_empty() { draws } else { Vec::new() };
         let iw: Vec<f64> = items.iter().map(|&n| weights[n]).collect();
         FixedSplit {
             alias: Alias::new(&iw),
             counts: vec![0; items.len()],
             weight_of: weights.to_vec(),
             items,
+            tables,
             draws,
             uniform,
             lambda,
@@ -231,16 +243,33 @@ impl FixedSplit {
         }
         let counts = &mut self.counts;
         let mut sum = 0;
-        if self.uniform {
-            let d = &self.draws[0];
-            for c in counts.iter_mut() {
-                *c = d.sample(rng);
-                sum += *c;
+        // Table draws (every mean up to POISSON_TABLE_MAX) inline; others
+        // through the sampler.
+        match (self.uniform, self.tables.as_slice()) {
+            (true, [t]) => {
+                for c in counts.iter_mut() {
+                    *c = t.invert(rng.next_u64());
+                    sum += *c;
+                }
             }
-        } else {
-            for (c, d) in counts.iter_mut().zip(&self.draws) {
-                *c = d.sample(rng);
-                sum += *c;
+            (false, ts) if !ts.is_empty() => {
+                for (c, t) in counts.iter_mut().zip(ts) {
+                    *c = t.invert(rng.next_u64());
+                    sum += *c;
+                }
+            }
+            (true, _) => {
+                let d = &self.draws[0];
+                for c in counts.iter_mut() {
+                    *c = d.sample(rng);
+                    sum += *c;
+                }
+            }
+            (false, _) => {
+                for (c, d) in counts.iter_mut().zip(&self.draws) {
+                    *c = d.sample(rng);
+                    sum += *c;
+                }
             }
         }
         if sum < k {
