@@ -298,6 +298,13 @@ impl Policy {
         }
     }
 
+    /// Whether a slot's jobs are split over the servers by fixed weights
+    /// (weighted random, random, JIQ's leftovers under `job`): then nearly
+    /// every server gets jobs every slot.
+    pub fn spreads(&self) -> bool {
+        self.split.is_some()
+    }
+
     /// Marks the start of a slot (the JSQ snapshot is recomputed lazily).
     #[inline]
     pub fn begin_slot(&mut self) {

@@ -139,6 +139,9 @@ fn slot_loop<O: Observer, const SEPARATE: bool>(
         .collect();
     let arr: Vec<Sampler> = laws.iter().map(|l| l.sampler()).collect();
     let mut policy = Policy::new(cfg, &mut st.policy);
+    // Weighted random, random and JIQ under `job` bring every busy server a
+    // run each slot: their departures often span two runs ([`Fifo::pop2`]).
+    let spreads = policy.spreads();
 
     let (slots, warm) = (cfg.run.slots, cfg.run.warmup);
     let job = cfg.granularity == crate::slotted::config::Granularity::Job;
@@ -219,7 +222,11 @@ fn slot_loop<O: Observer, const SEPARATE: bool>(
             &offer,
             obs,
         );
-        sum_q -= depart(&served[..k], &mut q, &mut fifo, &mut hist, warm, t);
+        sum_q -= if spreads {
+            depart::<true>(&served[..k], &mut q, &mut fifo, &mut hist, warm, t)
+        } else {
+            depart::<false>(&served[..k], &mut q, &mut fifo, &mut hist, warm, t)
+        };
         if measuring {
             completion_events += k as u64;
         }
@@ -343,7 +350,7 @@ fn admit(asg: &mut Assignment, q: &mut [u64], fifo: &mut [Fifo], t: u64) -> u64 
 /// its response times recorded if it arrived from slot `warm` on. Returns the
 /// jobs that left. (A function of its own, as [`serve`].)
 #[inline(never)]
-fn depart(
+fn depart<const TWO: bool>(
     served: &[(usize, u64)],
     q: &mut [u64],
     fifo: &mut [Fifo],
@@ -353,11 +360,16 @@ fn depart(
 ) -> u64 {
     let mut total = 0;
     for &(s, d) in served {
-        fifo[s].pop(d, |arr_slot, c| {
+        let record = |arr_slot: u64, c: u64| {
             if arr_slot >= warm {
                 hist.record(t - arr_slot + 1, c);
             }
-        });
+        };
+        if TWO {
+            fifo[s].pop2(d, record);
+        } else {
+            fifo[s].pop(d, record);
+        }
         q[s] -= d;
         total += d;
     }
