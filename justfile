@@ -15,7 +15,7 @@ test:
     cargo nextest run --workspace --release --no-fail-fast
     cargo test --workspace --release --doc
 
-# Slot-loop throughput against the targets of issue 2, then the event rates of
+# Slot-loop throughput against the targets of issues 2 and 14, then the event rates of
 # the continuous-time engines (single thread).
 bench *ARGS:
     cargo bench -p lb-core --bench slots -- {{ARGS}}

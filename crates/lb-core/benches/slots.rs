@@ -1,6 +1,7 @@
 //! `cargo bench -p lb-core` (or `just bench`): slots/s and jobs/s, single
-//! thread, for the three settings of issue 2 and the LSQ-line workload of
-//! issue 14. Prints the machine and each figure against its target; a miss is reported, never hidden.
+//! thread, for the three settings of issue 2 and the LSQ line's workload of
+//! issue 14 (settings 3–6). Prints the machine and each figure against its
+//! target; a miss is reported, never hidden.
 
 use lb_core::slotted::{
     Granularity, Law, LedDispatch, LedUpdate, PolicyConfig, PushWhen, RunLength, Seeds,
