@@ -325,7 +325,7 @@ static LN_TABLE: std::sync::LazyLock<[(f64, f64); 256]> = std::sync::LazyLock::n
 });
 
 /// The geometric law's inversion K(m) = ⌊ln(m·2⁻⁵³) / ln(1−q)⌋ (the words as
-/// in [`geometric`]) without calling `ln`, **with the same K as the formula
+/// in `geometric`) without calling `ln`, **with the same K as the formula
 /// for every word**: y = ln(m·2⁻⁵³)/ln(1−q) is computed to within
 /// 2⁻⁴¹·|1/ln(1−q)| + 2⁻⁵⁰·y of the formula's own value, and K = ⌊y⌋ taken
 /// unless y lies within a far wider margin (2⁻³⁰ of the same scale) of an
@@ -367,7 +367,7 @@ impl GeometricTable {
         }
     }
 
-    /// The draw for the word `u`: exactly [`geometric`]`(inv, u)`.
+    /// The draw for the word `u`: exactly `geometric(inv, u)`.
     #[inline]
     pub fn sample_word(&self, u: u64) -> u64 {
         let m = (u >> 11) + 1;

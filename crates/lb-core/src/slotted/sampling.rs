@@ -143,7 +143,7 @@ pub fn multinomial<R: Rng + ?Sized>(
 /// with probability Y_n/ΣY, by rejection from a uniform server): the k left
 /// are a uniform k-subset of s i.i.d. labels, Multinomial(k, w). Either way
 /// the law given k is Multinomial(k, w), whatever λ*, so λ* is chosen for
-/// speed: half a standard deviation of k − S below E[k], where an added job
+/// speed: half a standard deviation of k − S below E(k), where an added job
 /// (an alias draw) is cheaper than a removed one. Totals far from λ* (beyond
 /// 8 standard deviations plus 16 jobs a server) use the conditional binomials
 /// of [`multinomial`]; totals below N, one alias draw a job.
