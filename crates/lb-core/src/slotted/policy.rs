@@ -453,7 +453,8 @@ impl Policy {
     /// queue lengths `q` only if the policy has full information. Returns the
     /// messages it cost: 2N for JSQ (one snapshot query per dispatcher-slot,
     /// whatever the granularity), 2d per sampled decision for Power-of-d, 0 for
-    /// the others (LED pays in its update).
+    /// the others (LED pays in its update). LSQ's destination sync is applied
+    /// by [`dispatch_slot`](Self::dispatch_slot), not here.
     pub fn dispatch(
         &mut self,
         m: usize,
