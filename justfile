@@ -17,7 +17,7 @@ test:
     if cargo nextest --version >/dev/null 2>&1; then cargo nextest run --workspace --release --no-fail-fast; else cargo test --workspace --release --no-fail-fast; fi
     cargo test --workspace --release --doc
 
-# Slot-loop throughput against the targets of issue 2, then the event rates of
+# Slot-loop throughput against the targets of issues 2 and 14, then the event rates of
 # the continuous-time engines (single thread).
 bench *ARGS:
     cargo bench -p lb-core --bench slots -- {{ARGS}}

@@ -1,6 +1,7 @@
 //! `cargo bench -p lb-core` (or `just bench`): slots/s and jobs/s, single
-//! thread, for the three settings of issue 2. Prints the machine and each
-//! figure against its target; a miss is reported, never hidden.
+//! thread, for the three settings of issue 2 and the LSQ line's workload of
+//! issue 14 (settings 3–6). Prints the machine and each figure against its
+//! target; a miss is reported, never hidden.
 
 use lb_core::slotted::{
     Granularity, Law, LedDispatch, LedUpdate, PolicyConfig, PushWhen, RunLength, Seeds,
@@ -70,15 +71,13 @@ fn main() {
             mean: 1.0 + 99.0 * (i as f64 + 0.5) / 100.0,
         })
         .collect();
-    let mut job = cfg(
-        wide,
-        10,
-        poisson,
-        0.9,
-        led(LedDispatch::LJsq, push(PushWhen::Always)),
-        200_000,
-    );
-    job.granularity = Granularity::Job;
+    // The LSQ line's workload (Goren, Vargaftik and Moses): N = 100, M = 10,
+    // geometric service, Poisson arrivals, `job` granularity, count_own.
+    let lsq = |policy, load| {
+        let mut c = cfg(wide.clone(), 10, poisson, load, policy, 200_000);
+        c.granularity = Granularity::Job;
+        c
+    };
     let cases = [
         Case {
             name: "1. N=100 M=10 batch L-JSQ-Push(d=2,p̂=1), Bernoulli 0.2/0.8 service, load 0.9",
@@ -106,8 +105,29 @@ fn main() {
         },
         Case {
             name: "3. N=100 M=10 job+count_own L-JSQ-Push(d=2,p̂=1,always), geometric means U[1,100], load 0.9",
-            cfg: job,
-            target: 5e4,
+            cfg: lsq(led(LedDispatch::LJsq, push(PushWhen::Always)), 0.9),
+            target: 7.5e5,
+        },
+        Case {
+            name: "4. N=100 M=10 job+count_own WR, geometric means U[1,100], load 0.9",
+            cfg: lsq(PolicyConfig::WeightedRandom, 0.9),
+            target: 3.2e5,
+        },
+        Case {
+            name: "5. N=100 M=10 job+count_own JSQ, geometric means U[1,100], load 0.9",
+            cfg: lsq(
+                PolicyConfig::Jsq {
+                    tie_break: TieBreak::Random,
+                },
+                0.9,
+            ),
+            target: 8e5,
+        },
+        Case {
+            name: "6. N=100 M=10 job+count_own JIQ, geometric means U[1,100], load 0.5",
+            cfg: lsq(PolicyConfig::Jiq, 0.5),
+            // 50 × its rate before issue 14 (15,800 slots/s on this machine).
+            target: 7.9e5,
         },
     ];
     let cpu = std::fs::read_to_string("/proc/cpuinfo")

@@ -278,3 +278,80 @@ fn mser5_warmup_is_a_fixed_warmup_chosen_on_the_same_path() {
         serde_json::to_string(&s).unwrap()
     );
 }
+
+/// The LSQ line's variants (issue 14) conserve jobs; LSQ's destination sync
+/// costs one message a destination (under `batch` with p̂ = 0, exactly one a
+/// decision), JIQ-Spread one an idle report (at most one a completing
+/// server); JIQ-Spread needs `job` granularity.
+#[test]
+fn lsq_line_variants_conserve_jobs_and_count_messages() {
+    let lsq = |p_hat| PolicyConfig::Lsq {
+        d: 2,
+        p_hat,
+        when: PushWhen::Always,
+        tie_break: TieBreak::Random,
+    };
+    for (p, granularity) in [
+        (lsq(0.0), Granularity::Batch),
+        (lsq(0.0), Granularity::Job),
+        (lsq(1.0), Granularity::Job),
+        (PolicyConfig::JiqSpread, Granularity::Job),
+    ] {
+        for count_own in [true, false] {
+            let mut c = cfg(poisson_system(3, het10(), 0.7), p, 5_000, 500);
+            c.granularity = granularity;
+            c.count_own = count_own;
+            let s = &replicate(&c, 29, 1)[0];
+            assert_eq!(s.completed + s.in_system_end, s.arrivals, "{}", p.name());
+            match p {
+                PolicyConfig::Lsq { p_hat: 0.0, .. } => {
+                    if granularity == Granularity::Batch {
+                        assert_eq!(s.messages, s.decisions);
+                    } else {
+                        assert!(s.messages <= s.decisions && s.messages > 0);
+                    }
+                }
+                PolicyConfig::JiqSpread => assert!(s.messages <= s.completion_events),
+                _ => {}
+            }
+        }
+    }
+    let mut c = cfg(
+        poisson_system(3, het10(), 0.7),
+        PolicyConfig::JiqSpread,
+        5_000,
+        500,
+    );
+    c.granularity = Granularity::Batch;
+    assert!(c.validate().unwrap_err().contains("job"));
+}
+
+/// LSQ with full information is JSQ: one dispatcher that pushes all N
+/// servers every slot (d = N, p̂ = 1, `always`) holds Q(t) exactly at each
+/// dispatch, and syncing its destinations to Q + the jobs sent is what
+/// `count_own` already gives. The two sample paths differ (other random
+/// words), not their law: ΣQ's mean agrees, paired by replication (same
+/// arrivals and service).
+#[test]
+fn lsq_with_full_information_is_jsq() {
+    let lsq = PolicyConfig::Lsq {
+        d: 10,
+        p_hat: 1.0,
+        when: PushWhen::Always,
+        tie_break: TieBreak::Random,
+    };
+    for granularity in [Granularity::Batch, Granularity::Job] {
+        let run = |p| {
+            let mut c = cfg(poisson_system(1, het10(), 0.9), p, 100_000, 5_000);
+            c.granularity = granularity;
+            replicate(&c, 30, 10)
+        };
+        let (a, b) = (run(lsq), run(jsq()));
+        let diff: Vec<f64> = a
+            .iter()
+            .zip(&b)
+            .map(|(x, y)| x.mean_sum_q - y.mean_sum_q)
+            .collect();
+        assert_covers(&format!("{granularity:?}: LSQ − JSQ, E[ΣQ]"), &diff, 0.0);
+    }
+}

@@ -124,7 +124,10 @@ pub enum PushWhen {
     /// Only dispatchers that had arrivals this slot (seed 000, Definition 7).
     #[default]
     Arrivals,
-    /// Every dispatcher every slot (as in the earlier LSQ work).
+    /// Every dispatcher every slot, as the LSQ line's updates (Goren,
+    /// Vargaftik and Moses) do. L-JSQ-Push with `always` and p̂ = 1 is still
+    /// not their LSQ, which also syncs its estimates of the servers it sends
+    /// jobs to ([`PolicyConfig::Lsq`]).
     Always,
 }
 
@@ -185,6 +188,31 @@ pub enum PolicyConfig {
     WeightedRandom,
     /// Uniform over servers.
     Random,
+    /// LSQ with destination sync, the policy of the LSQ line (Goren,
+    /// Vargaftik and Moses, on stochastically coordinated dispatching): L-JSQ
+    /// on local estimates with Push(d, p̂) updates, and after dispatching, a
+    /// dispatcher's estimate of each server it sent jobs to becomes that
+    /// server's true queue length at the start of the slot plus the jobs it
+    /// just sent (one message each: the server's reply).
+    Lsq {
+        /// Distinct servers sampled per Push.
+        d: usize,
+        /// Push probability p̂.
+        p_hat: f64,
+        /// Which dispatchers push.
+        #[serde(default)]
+        when: PushWhen,
+        /// Ties between equal estimates.
+        #[serde(default)]
+        tie_break: TieBreak,
+    },
+    /// JIQ with batch spreading (the LSQ line's JIQ; `job` granularity): a
+    /// dispatcher that holds idle reports spreads its whole batch evenly over
+    /// those servers (⌊A/k⌋ each, a uniform (A mod k)-subset one more), then
+    /// clears its list; without reports, its jobs go uniformly at random. A
+    /// server reports when it empties, and may report again after any
+    /// dispatch to it.
+    JiqSpread,
 }
 
 impl PolicyConfig {
@@ -208,6 +236,8 @@ impl PolicyConfig {
             PolicyConfig::Jsq { .. } => "JSQ".into(),
             PolicyConfig::Pod { d, .. } => format!("Power-of-{d}"),
             PolicyConfig::Jiq => "JIQ".into(),
+            PolicyConfig::Lsq { .. } => "LSQ".into(),
+            PolicyConfig::JiqSpread => "JIQ-Spread".into(),
             PolicyConfig::WeightedRandom => "WR".into(),
             PolicyConfig::Random => "Random".into(),
         }
@@ -219,7 +249,8 @@ impl PolicyConfig {
             PolicyConfig::Led {
                 update: LedUpdate::Push { p_hat, .. } | LedUpdate::Pull { p_hat },
                 ..
-            } => Some(*p_hat),
+            }
+            | PolicyConfig::Lsq { p_hat, .. } => Some(*p_hat),
             _ => None,
         }
     }
@@ -227,10 +258,12 @@ impl PolicyConfig {
     /// The same policy with p̂ replaced (used by message-budget calibration).
     pub fn with_p_hat(&self, p: f64) -> PolicyConfig {
         let mut out = *self;
-        if let PolicyConfig::Led { update, .. } = &mut out {
-            match update {
+        match &mut out {
+            PolicyConfig::Led { update, .. } => match update {
                 LedUpdate::Push { p_hat, .. } | LedUpdate::Pull { p_hat } => *p_hat = p,
-            }
+            },
+            PolicyConfig::Lsq { p_hat, .. } => *p_hat = p,
+            _ => {}
         }
         out
     }
@@ -267,6 +300,10 @@ impl PolicyConfig {
                 }
             }
             PolicyConfig::Pod { d, .. } => check_d("d", d),
+            PolicyConfig::Lsq { d, p_hat, .. } => {
+                check_d("d", d)?;
+                check_p(p_hat)
+            }
             _ => Ok(()),
         }
     }
@@ -343,6 +380,11 @@ impl SlottedConfig {
     pub fn validate(&self) -> Result<(), String> {
         self.system.validate()?;
         self.policy.validate(self.system.servers())?;
+        if self.policy == PolicyConfig::JiqSpread && self.granularity != Granularity::Job {
+            return Err(
+                "JIQ-Spread spreads a batch over servers: it needs granularity = \"job\"".into(),
+            );
+        }
         if self.run.slots <= self.run.warmup {
             return Err(format!(
                 "run.slots ({}) must exceed run.warmup ({})",

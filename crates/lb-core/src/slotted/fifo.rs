@@ -49,6 +49,36 @@ impl Fifo {
         }
     }
 
+    /// [`pop`](Self::pop), taking from the first two runs without a branch
+    /// on how far `d` reaches (unpredictable when every slot brings each
+    /// server a run and a departure often ends one and takes from the
+    /// next); only a `d` beyond them loops. `depart` may be called once more
+    /// with a count of 0. Faster when most departures span two runs, slower
+    /// when most take from one.
+    #[inline]
+    pub fn pop2(&mut self, d: u64, mut depart: impl FnMut(u64, u64)) {
+        let runs = &mut self.runs[..];
+        let last = runs.len() - 1;
+        let h = self.head;
+        let (s0, c0) = runs[h];
+        let t0 = d.min(c0);
+        depart(s0, t0);
+        runs[h].1 = c0 - t0;
+        let h1 = h + (c0 == t0) as usize;
+        let d1 = d - t0;
+        // The next run, or (d1 = 0) any run, taken from by d1 ≥ 0.
+        let i1 = h1.min(last);
+        let (s1, c1) = runs[i1];
+        let t1 = d1.min(c1);
+        depart(s1, t1);
+        runs[i1].1 = c1 - t1;
+        self.head = h1 + ((t1 > 0) & (c1 == t1)) as usize;
+        let d = d1 - t1;
+        if d > 0 {
+            self.pop(d, depart);
+        }
+    }
+
     /// The runs still queued, oldest first.
     pub fn runs(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
         self.runs[self.head..].iter().copied()
@@ -80,5 +110,34 @@ mod tests {
         // Departures are in nondecreasing arrival slot.
         assert!(out.windows(2).all(|w| w[0].0 <= w[1].0));
         assert!(f.runs.len() < 200, "compaction bounds the vector");
+    }
+
+    /// The two-step pop takes the same jobs as the loop, in the same order
+    /// (its extra calls carry no jobs).
+    #[test]
+    fn pop2_takes_what_pop_takes() {
+        let (mut f, mut g) = (Fifo::default(), Fifo::default());
+        let (mut out_f, mut out_g) = (Vec::new(), Vec::new());
+        let mut queued = 0u64;
+        for t in 0..2000u64 {
+            let k = (t * 7919) % 5;
+            if k > 0 {
+                f.push(t, k);
+                g.push(t, k);
+                queued += k;
+            }
+            let d = ((t * 104_729) % 13).min(queued);
+            if d > 0 {
+                f.pop(d, |s, c| out_f.push((s, c)));
+                g.pop2(d, |s, c| {
+                    if c > 0 {
+                        out_g.push((s, c))
+                    }
+                });
+                queued -= d;
+            }
+            assert_eq!(f.runs().collect::<Vec<_>>(), g.runs().collect::<Vec<_>>());
+        }
+        assert_eq!(out_f, out_g);
     }
 }

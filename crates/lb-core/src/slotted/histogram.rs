@@ -60,12 +60,12 @@ fn bucket_low(b: usize) -> u64 {
 }
 
 impl Histogram {
-    /// Records `count` jobs of response time `v`.
+    /// Records `count` jobs (possibly none) of response time `v`.
     #[inline]
     pub fn record(&mut self, v: u64, count: u64) {
         if v < EXACT {
             self.exact[v as usize] += count;
-        } else {
+        } else if count > 0 {
             self.record_big(v, count);
         }
     }

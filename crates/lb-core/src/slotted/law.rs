@@ -152,7 +152,7 @@ impl Law {
             Law::Geometric { mean } if mean > 0.0 => {
                 // P(K ≥ k) = (1−q)^k, so K = ⌊ln U / ln(1−q)⌋ with U uniform on (0, 1].
                 let q = 1.0 / (1.0 + mean);
-                Sampler::Geometric(1.0 / (1.0 - q).ln())
+                Sampler::Geometric(GeometricTable::new(1.0 / (1.0 - q).ln()))
             }
             Law::Geometric { .. } => Sampler::Const(0),
         }
@@ -179,11 +179,20 @@ pub enum Sampler {
     Poisson(Poisson<f64>),
     /// rand_distr's binomial.
     Binomial(Binomial),
-    /// Inversion with the constant 1 / ln(1−q).
-    Geometric(f64),
+    /// Inversion with the constant 1 / ln(1−q), read from a table of its
+    /// thresholds ([`GeometricTable`]).
+    Geometric(GeometricTable),
 }
 
 impl Sampler {
+    /// The table, if this is a geometric law.
+    pub fn geometric_table(&self) -> Option<&GeometricTable> {
+        match self {
+            Sampler::Geometric(g) => Some(g),
+            _ => None,
+        }
+    }
+
     /// The threshold, if this is a Bernoulli law (see [`bernoulli`]).
     pub fn bernoulli_threshold(&self) -> Option<u64> {
         match self {
@@ -200,7 +209,7 @@ impl Sampler {
             Sampler::Const(k) => *k,
             Sampler::Bernoulli(t) => bernoulli(*t, rng.next_u64()),
             Sampler::PoissonTable(t) => t.invert(rng.next_u64()),
-            Sampler::Geometric(inv) => geometric(*inv, rng.next_u64()),
+            Sampler::Geometric(g) => g.sample_word(rng.next_u64()),
             _ => self.sample_many_words(rng),
         }
     }
@@ -222,7 +231,7 @@ impl Sampler {
         match self {
             Sampler::Const(k) => *k,
             Sampler::Bernoulli(t) => bernoulli(*t, u),
-            Sampler::Geometric(inv) => geometric(*inv, u),
+            Sampler::Geometric(g) => g.sample_word(u),
             Sampler::PoissonTable(t) => t.invert(u),
             Sampler::Poisson(d) => d.sample(&mut SplitMix64(u)) as u64,
             Sampler::Binomial(d) => d.sample(&mut SplitMix64(u)),
@@ -308,11 +317,99 @@ impl PoissonTable {
 
 pub use crate::streams::bernoulli;
 
-#[inline]
+/// The geometric draw of the word `u`: K = ⌊ln U / ln(1−q)⌋ with U in
+/// (0, 1] from the word's top 53 bits, m = (u >> 11) + 1 and U = m·2⁻⁵³.
+/// (What [`GeometricTable`] computes faster; the tests compare the two.)
+#[cfg(test)]
 fn geometric(inv_ln_1mq: f64, u: u64) -> u64 {
-    // U in (0, 1]: 53 random bits, shifted away from 0.
-    let unif = ((u >> 11) + 1) as f64 * (1.0 / 9_007_199_254_740_992.0);
+    geometric_m(inv_ln_1mq, (u >> 11) + 1)
+}
+
+#[inline]
+fn geometric_m(inv_ln_1mq: f64, m: u64) -> u64 {
+    let unif = m as f64 * (1.0 / 9_007_199_254_740_992.0);
     (unif.ln() * inv_ln_1mq) as u64
+}
+
+/// For i = 0..256: c_i ≈ 1/(1 + i/256), as rounded, and −ln c_i.
+static LN_TABLE: std::sync::LazyLock<[(f64, f64); 256]> = std::sync::LazyLock::new(|| {
+    std::array::from_fn(|i| {
+        let c = 1.0 / (1.0 + i as f64 / 256.0);
+        (c, -c.ln())
+    })
+});
+
+/// The geometric law's inversion K(m) = ⌊ln(m·2⁻⁵³) / ln(1−q)⌋ (the words as
+/// in `geometric`) without calling `ln`, **with the same K as the formula
+/// for every word**: y = ln(m·2⁻⁵³)/ln(1−q) is computed to within
+/// 2⁻⁴¹·|1/ln(1−q)| + 2⁻⁵⁰·y of the formula's own value, and K = ⌊y⌋ taken
+/// unless y lies within a far wider margin (2⁻³⁰ of the same scale) of an
+/// integer, where the formula decides (a draw in millions).
+///
+/// ln(m·2⁻⁵³) = (e − 53)·ln 2 + ln z for m = z·2^e, z in [1, 2), and
+/// ln z = −ln c_i + ln(1 + r), 1 + r = z·c_i, c_i ≈ 1/(1 + i/256) from the top
+/// 8 bits i of z's fraction (a 4 KiB table shared by every server), so
+/// |r| < 2⁻⁸ and ln(1 + r) = r − r²/2 + r³/3 − r⁴/4 to within 2⁻⁴². The
+/// formula's ln is within an ulp, its product within half of one.
+#[derive(Clone, Debug)]
+pub struct GeometricTable {
+    /// 1 / ln(1−q) < 0.
+    inv: f64,
+    /// `inv`, or 0 when the formula draws everything.
+    fast: f64,
+    /// The margin's absolute part, 2⁻³⁰·|inv| (∞ when the formula is always
+    /// used: 1/ln(1−q) not finite and negative, or 2⁴⁰ or more in size).
+    margin: f64,
+    /// [`LN_TABLE`], dereferenced once.
+    ln: &'static [(f64, f64); 256],
+}
+
+impl GeometricTable {
+    /// The sampler for the constant `inv` = 1 / ln(1−q).
+    pub fn new(inv: f64) -> GeometricTable {
+        // |1/ln(1−q)| < 2⁴⁰ (means below 10¹²): y < 2⁴⁶ converts exactly.
+        // Otherwise the formula draws everything.
+        let usable = inv.is_finite() && inv < 0.0 && inv > -1_099_511_627_776.0;
+        GeometricTable {
+            inv,
+            fast: if usable { inv } else { 0.0 },
+            margin: if usable {
+                -inv * (1.0 / 1_073_741_824.0)
+            } else {
+                f64::INFINITY
+            },
+            ln: &LN_TABLE,
+        }
+    }
+
+    /// The draw for the word `u`: exactly `geometric(inv, u)`.
+    #[inline]
+    pub fn sample_word(&self, u: u64) -> u64 {
+        let m = (u >> 11) + 1;
+        let lz = m.leading_zeros();
+        let e = 63 - lz as i64;
+        let top = m << lz; // the leading 1 at bit 63
+        let (c, neg_ln_c) = self.ln[(top >> 55) as usize & 0xFF];
+        // z = m·2^−e in [1, 2), exactly: the bits after m's leading 1 as the
+        // fraction (m has at most 53 significant bits).
+        let z = f64::from_bits((0x3FF << 52) | ((top << 1) >> 12));
+        let r = z * c - 1.0;
+        // ln(1 + r) = r − r²/2 + r³/3 − r⁴/4, evaluated in two halves.
+        let r2 = r * r;
+        let ln1p = r + r2 * ((r * (1.0 / 3.0) - 0.5) - r2 * 0.25);
+        let ln_x = ((e - 53) as f64 * std::f64::consts::LN_2 + neg_ln_c) + ln1p;
+        let y = ln_x * self.fast;
+        // SAFETY: y is finite and |y| < 2⁴⁶ (ln_x in [−37, 2⁻⁴⁰], |fast| < 2⁴⁰).
+        let k = unsafe { y.to_int_unchecked::<i64>() };
+        let margin = self.margin + y * (1.0 / 1_073_741_824.0);
+        // Far from an integer: ⌊y⌋ is the formula's K (NaN and infinite
+        // margins fail this test).
+        if (y - k as f64 - 0.5).abs() < 0.5 - margin {
+            k as u64
+        } else {
+            geometric_m(self.inv, m)
+        }
+    }
 }
 
 /// SplitMix64 (Steele, Lea, Flood 2014): a tiny generator seeded from one word,
@@ -374,6 +471,68 @@ mod tests {
                     assert_eq!(t.invert(t.thr[k - 1]), k as u64);
                     assert_eq!(t.invert(t.thr[k] - 1), k as u64);
                 }
+            }
+        }
+    }
+
+    /// M_k, the largest m with K(m) ≥ k (K(m) is non-increasing), by
+    /// bisection on the formula itself.
+    fn threshold(inv: f64, k: u64) -> Option<u64> {
+        let (mut lo, mut hi) = (0u64, (1u64 << 53) + 1);
+        if geometric_m(inv, 1) < k {
+            return None;
+        }
+        lo += 1;
+        while hi - lo > 1 {
+            let mid = lo + (hi - lo) / 2;
+            if geometric_m(inv, mid) >= k {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        Some(lo)
+    }
+
+    /// The fast draw is the formula's value for every word: at random words,
+    /// at both sides of the thresholds where K changes, and at the ends of the
+    /// range.
+    #[test]
+    fn geometric_sampler_is_the_formula() {
+        let means = [
+            1e-9, 0.02, 0.3, 1.0, 2.5, 7.3, 50.5, 100.0, 999.0, 1e6, 1e17,
+        ];
+        let grid = (0..100).map(|i| 1.0 + 99.0 * (i as f64 + 0.5) / 100.0);
+        for mean in means.into_iter().chain(grid) {
+            let q = 1.0 / (1.0 + mean);
+            let inv = 1.0 / (1.0 - q).ln();
+            let g = GeometricTable::new(inv);
+            let mut x = mean.to_bits();
+            for _ in 0..100_000 {
+                x = mix64(x);
+                assert_eq!(
+                    g.sample_word(x),
+                    geometric(inv, x),
+                    "mean {mean} word {x:#x}"
+                );
+            }
+            let ks = (1..64).chain((1..40).map(|j| (j as f64 * mean).ceil() as u64));
+            for k in ks {
+                let Some(mk) = threshold(inv, k) else {
+                    continue;
+                };
+                for m in [mk - 1, mk, mk + 1].into_iter().filter(|&m| m >= 1) {
+                    for u in [(m - 1) << 11, ((m - 1) << 11) | 0x7FF] {
+                        assert_eq!(g.sample_word(u), geometric(inv, u), "mean {mean} m {m}");
+                    }
+                }
+            }
+            for u in [0, 1, 0x7FF, 0x800, u64::MAX - 0x800, u64::MAX] {
+                assert_eq!(
+                    g.sample_word(u),
+                    geometric(inv, u),
+                    "mean {mean} word {u:#x}"
+                );
             }
         }
     }

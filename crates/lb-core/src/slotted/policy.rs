@@ -10,7 +10,10 @@ use crate::slotted::buckets::{BITS_MAX, BitBuckets, MinBuckets};
 use crate::slotted::config::{
     Granularity, LedDispatch, LedUpdate, PolicyConfig, PushWhen, SlottedConfig, TieBreak,
 };
-use crate::slotted::sampling::{Alias, below, coin, distinct, multinomial, water_fill};
+use crate::slotted::order::{FillOrder, ORDER_MAX};
+use crate::slotted::sampling::{
+    Alias, FixedSplit, SharedFill, below, coin, distinct, multinomial, water_fill,
+};
 use crate::streams::StreamRng;
 use rand::Rng;
 use std::collections::VecDeque;
@@ -53,6 +56,9 @@ enum Index {
     Buckets(MinBuckets),
     /// Uniform ties over at most [`BITS_MAX`] servers: bit sets by value.
     Bits(BitBuckets),
+    /// L-JSQ's water-fills (`job`, `count_own`, uniform ties): the
+    /// estimates kept in order.
+    Low(FillOrder),
 }
 
 /// Dispatcher m's local estimates Q̃_m (seed 000, Definition 1), with the sum
@@ -83,6 +89,7 @@ impl Estimates {
             Index::Tree(t) => t.set(n, v),
             Index::Buckets(b) => b.moved(n, old, v),
             Index::Bits(b) => b.moved(n, old, v),
+            Index::Low(l) => l.moved(n, old, v),
         }
     }
     #[inline(always)]
@@ -93,7 +100,7 @@ impl Estimates {
     #[inline]
     fn argmin(&mut self, random_ties: bool, rng: &mut StreamRng) -> usize {
         match &mut self.index {
-            Index::Scan => scan_argmin(&self.vals, random_ties, rng),
+            Index::Scan | Index::Low(_) => scan_argmin(&self.vals, random_ties, rng),
             Index::Tree(t) => tree_argmin(t, random_ties, rng),
             Index::Buckets(b) => b.uniform_argmin(&self.vals, rng),
             Index::Bits(b) => b.uniform_argmin(&self.vals, rng),
@@ -106,7 +113,7 @@ impl Estimates {
             Index::Tree(t) => out.extend((0..t.ties()).map(|j| t.nth_argmin(j))),
             Index::Buckets(b) => b.argmin_set(&self.vals, out),
             Index::Bits(b) => b.argmin_set(&self.vals, out),
-            Index::Scan => {
+            Index::Scan | Index::Low(_) => {
                 let mn = *self.vals.iter().min().expect("N ≥ 1");
                 out.extend((0..self.vals.len()).filter(|&s| self.vals[s] == mn));
             }
@@ -119,6 +126,10 @@ enum Kind {
         dispatch: LedDispatch,
         update: LedUpdate,
         est: Vec<Estimates>,
+        /// Destination sync (LSQ): after dispatching, a dispatcher's
+        /// estimate of each server it sent jobs to is set to that server's
+        /// start-of-slot queue plus the jobs sent.
+        sync: bool,
     },
     Jsq,
     Pod {
@@ -127,11 +138,28 @@ enum Kind {
     Jiq {
         idle: Vec<VecDeque<usize>>,
         reported: Vec<bool>,
+        /// Batch spreading (JIQ-Spread).
+        spread: bool,
     },
     WeightedRandom {
         alias: Alias,
     },
     Random,
+}
+
+/// The uniform or μ-weighted split of a slot's jobs under `job` granularity
+/// (weighted random, random, JIQ's leftovers). These splits do not depend on
+/// the state or the dispatcher, and a sum of multinomials with the same
+/// weights is one multinomial: the slot's jobs are split at once.
+fn fixed_split(cfg: &SlottedConfig) -> Option<FixedSplit> {
+    let n = cfg.system.servers();
+    let weights = match cfg.policy {
+        PolicyConfig::WeightedRandom => cfg.system.mu(),
+        PolicyConfig::Random | PolicyConfig::Jiq | PolicyConfig::JiqSpread => vec![1.0; n],
+        _ => return None,
+    };
+    (cfg.granularity == Granularity::Job)
+        .then(|| FixedSplit::new(&weights, cfg.system.lambda_sum(), cfg.system.sigma2_sum()))
 }
 
 /// A policy's state during a run.
@@ -152,6 +180,15 @@ pub struct Policy {
     adds: Vec<(usize, u64)>,
     /// The argmin set of the snapshot Q(t), computed once per slot (JSQ).
     snapshot_min: Option<Vec<usize>>,
+    /// The slot's split under `job` granularity (WR, Random, JIQ).
+    split: Option<FixedSplit>,
+    /// JSQ's water-fills under `job` with `count_own`, on the shared snapshot.
+    shared: SharedFill,
+    /// One dispatcher's jobs of the slot (destination sync), and a stamp
+    /// per server (JIQ-Spread's distinct listed servers).
+    mine: Assignment,
+    stamp: Vec<u64>,
+    stamps: u64,
 }
 
 impl Policy {
@@ -161,27 +198,52 @@ impl Policy {
         let n = cfg.system.servers();
         let m = cfg.system.dispatchers();
         let mu = cfg.system.mu();
-        let tie = match cfg.policy {
+        // LSQ is L-JSQ-Push with destination sync.
+        let (policy, sync) = match cfg.policy {
+            PolicyConfig::Lsq {
+                d,
+                p_hat,
+                when,
+                tie_break,
+            } => (
+                PolicyConfig::Led {
+                    dispatch: LedDispatch::LJsq,
+                    update: LedUpdate::Push { d, p_hat, when },
+                    tie_break,
+                },
+                true,
+            ),
+            p => (p, false),
+        };
+        let tie = match policy {
             PolicyConfig::Led { tie_break, .. }
             | PolicyConfig::Jsq { tie_break }
             | PolicyConfig::Pod { tie_break, .. } => tie_break,
             _ => TieBreak::Random,
         };
-        let kind = match cfg.policy {
+        let kind = match policy {
             PolicyConfig::Led {
                 dispatch, update, ..
             } => Kind::Led {
                 dispatch,
                 update,
+                sync,
                 est: (0..m)
                     .map(|_| {
                         // L-JSQ reads its minimum, except in `job` granularity
                         // with count_own, where it water-fills on the values.
                         let reads_min = dispatch == LedDispatch::LJsq
                             && !(cfg.granularity == Granularity::Job && cfg.count_own);
+                        let fills = dispatch == LedDispatch::LJsq
+                            && cfg.granularity == Granularity::Job
+                            && cfg.count_own
+                            && tie == TieBreak::Random
+                            && n <= ORDER_MAX;
                         Estimates::new(
                             n,
-                            if !reads_min || n <= SCAN_MAX {
+                            if fills {
+                                |v| Index::Low(FillOrder::new(v))
+                            } else if !reads_min || n <= SCAN_MAX {
                                 |_| Index::Scan
                             } else if tie == TieBreak::Random && n <= BITS_MAX {
                                 |v| Index::Bits(BitBuckets::new(v))
@@ -196,7 +258,7 @@ impl Policy {
             },
             PolicyConfig::Jsq { .. } => Kind::Jsq,
             PolicyConfig::Pod { d, .. } => Kind::Pod { d },
-            PolicyConfig::Jiq => {
+            PolicyConfig::Jiq | PolicyConfig::JiqSpread => {
                 let mut idle = vec![VecDeque::new(); m];
                 for s in 0..n {
                     idle[below(rng, m)].push_back(s);
@@ -204,12 +266,14 @@ impl Policy {
                 Kind::Jiq {
                     idle,
                     reported: vec![true; n],
+                    spread: policy == PolicyConfig::JiqSpread,
                 }
             }
             PolicyConfig::WeightedRandom => Kind::WeightedRandom {
                 alias: Alias::new(&mu),
             },
             PolicyConfig::Random => Kind::Random,
+            PolicyConfig::Lsq { .. } => unreachable!("LSQ is L-JSQ-Push with sync"),
         };
         Policy {
             kind,
@@ -226,7 +290,19 @@ impl Policy {
             own: vec![0; n],
             adds: Vec::new(),
             snapshot_min: None,
+            split: fixed_split(cfg),
+            shared: SharedFill::default(),
+            mine: Assignment::new(if sync { n } else { 0 }),
+            stamp: vec![0; n],
+            stamps: 0,
         }
+    }
+
+    /// Whether a slot's jobs are split over the servers by fixed weights
+    /// (weighted random, random, JIQ's leftovers under `job`): then nearly
+    /// every server gets jobs every slot.
+    pub fn spreads(&self) -> bool {
+        self.split.is_some()
     }
 
     /// Marks the start of a slot (the JSQ snapshot is recomputed lazily).
@@ -252,27 +328,123 @@ impl Policy {
             Kind::Led {
                 dispatch: LedDispatch::LJsq,
                 est,
+                sync,
                 ..
             },
             Granularity::Batch,
         ) = (&mut self.kind, self.granularity)
         {
+            let mut msgs = 0;
             for (e, &am) in est.iter_mut().zip(a) {
                 if am > 0 {
                     let s = e.argmin(random_ties, rng);
                     out.add(s, am);
-                    if count_own {
+                    if *sync {
+                        e.set(s, q[s] + am);
+                        msgs += 1;
+                    } else if count_own {
                         e.add(s, am);
                     }
                 }
             }
+            return msgs;
+        }
+        if matches!(self.kind, Kind::Jsq)
+            && self.granularity == Granularity::Job
+            && count_own
+            && random_ties
+        {
+            // Every dispatcher water-fills the same snapshot Q(t): ordered
+            // once for the slot.
+            let busy = a.iter().filter(|&&am| am > 0).count() as u64;
+            if self.shared.fill(rng, q, a, |s, c| out.add(s, c)) {
+                return 2 * self.n as u64 * busy;
+            }
+        }
+        if let Some(split) = &mut self.split {
+            // Weighted random, random, JIQ under `job`: each dispatcher's
+            // jobs (JIQ: those left once its idle list is used up) are
+            // split over the servers with the same fixed weights, so the
+            // slot's are split at once (one multinomial).
+            let mut left = 0;
+            match &mut self.kind {
+                Kind::Jiq {
+                    idle,
+                    reported,
+                    spread: false,
+                } => {
+                    for (list, &am) in idle.iter_mut().zip(a) {
+                        let mut am = am;
+                        while am > 0 {
+                            let Some(s) = list.pop_front() else { break };
+                            reported[s] = false;
+                            out.add(s, 1);
+                            am -= 1;
+                        }
+                        left += am;
+                    }
+                }
+                Kind::Jiq {
+                    idle,
+                    reported,
+                    spread: true,
+                } => {
+                    for (list, &am) in idle.iter_mut().zip(a) {
+                        if am == 0 {
+                            continue;
+                        }
+                        if list.is_empty() {
+                            left += am;
+                            continue;
+                        }
+                        spread_batch(
+                            rng,
+                            am,
+                            list,
+                            &mut self.set,
+                            (&mut self.stamp, &mut self.stamps),
+                            |s, c| {
+                                out.add(s, c);
+                                reported[s] = false;
+                            },
+                        );
+                    }
+                    // A server may report again after any dispatch to it.
+                    split.split(rng, left, |s, c| {
+                        out.add(s, c);
+                        reported[s] = false;
+                    });
+                    return 0;
+                }
+                _ => left = a.iter().sum(),
+            }
+            split.split(rng, left, |s, c| out.add(s, c));
             return 0;
         }
         let mut msgs = 0;
+        let sync = matches!(self.kind, Kind::Led { sync: true, .. });
         for (m, &am) in a.iter().enumerate() {
-            if am > 0 {
-                msgs += self.dispatch(m, am, q, rng, out);
+            if am == 0 {
+                continue;
             }
+            if !sync {
+                msgs += self.dispatch(m, am, q, rng, out);
+                continue;
+            }
+            // Destination sync: this dispatcher's jobs apart, then its
+            // estimate of each destination set (one reply each).
+            let mut mine = std::mem::replace(&mut self.mine, Assignment::new(0));
+            msgs += self.dispatch(m, am, q, rng, &mut mine);
+            if let Kind::Led { est, .. } = &mut self.kind {
+                for &s in &mine.touched {
+                    let x = std::mem::take(&mut mine.inc[s]);
+                    out.add(s, x);
+                    est[m].set(s, q[s] + x);
+                    msgs += 1;
+                }
+            }
+            mine.touched.clear();
+            self.mine = mine;
         }
         msgs
     }
@@ -281,7 +453,8 @@ impl Policy {
     /// queue lengths `q` only if the policy has full information. Returns the
     /// messages it cost: 2N for JSQ (one snapshot query per dispatcher-slot,
     /// whatever the granularity), 2d per sampled decision for Power-of-d, 0 for
-    /// the others (LED pays in its update).
+    /// the others (LED pays in its update). LSQ's destination sync is applied
+    /// by [`dispatch_slot`](Self::dispatch_slot), not here.
     pub fn dispatch(
         &mut self,
         m: usize,
@@ -293,11 +466,7 @@ impl Policy {
         let job = self.granularity == Granularity::Job;
         let random_ties = self.random_ties;
         match &mut self.kind {
-            Kind::Led {
-                dispatch,
-                est,
-                update: _,
-            } => {
+            Kind::Led { dispatch, est, .. } => {
                 let e = &mut est[m];
                 match *dispatch {
                     LedDispatch::LJsq => {
@@ -307,6 +476,9 @@ impl Policy {
                             if self.count_own {
                                 e.add(s, a);
                             }
+                        } else if let Index::Low(low) = &mut e.index {
+                            low.fill(rng, &mut e.vals, a, |s, c| out.add(s, c));
+                            e.sum += a;
                         } else if self.count_own {
                             let adds = &mut self.adds;
                             adds.clear();
@@ -399,8 +571,26 @@ impl Policy {
                 self.set.clear();
                 2 * d as u64 * (a / per)
             }
-            Kind::Jiq { idle, reported } => {
+            Kind::Jiq {
+                idle,
+                reported,
+                spread,
+            } => {
                 let list = &mut idle[m];
+                if *spread && !list.is_empty() {
+                    spread_batch(
+                        rng,
+                        a,
+                        list,
+                        &mut self.set,
+                        (&mut self.stamp, &mut self.stamps),
+                        |s, c| {
+                            out.add(s, c);
+                            reported[s] = false;
+                        },
+                    );
+                    return 0;
+                }
                 let per = if job { 1 } else { a };
                 let mut left = a;
                 while left > 0 {
@@ -476,7 +666,7 @@ impl Policy {
                     }
                 }
             },
-            Kind::Jiq { idle, reported } => {
+            Kind::Jiq { idle, reported, .. } => {
                 for &(s, _) in departed {
                     if q[s] == 0 && !reported[s] {
                         idle[below(rng, self.m)].push_back(s);
@@ -558,6 +748,41 @@ fn least(
     best
 }
 
+/// JIQ-Spread: `a` jobs spread evenly over the distinct servers of an idle
+/// list (in list order; a server that reported twice counts once), ⌊a/k⌋
+/// each and one more for a uniform (a mod k)-subset; the list is cleared.
+/// `put(server, count)` for each non-zero count.
+fn spread_batch(
+    rng: &mut StreamRng,
+    a: u64,
+    list: &mut VecDeque<usize>,
+    set: &mut Vec<usize>,
+    (stamp, stamps): (&mut [u64], &mut u64),
+    mut put: impl FnMut(usize, u64),
+) {
+    *stamps += 1;
+    set.clear();
+    for s in list.drain(..) {
+        if stamp[s] != *stamps {
+            stamp[s] = *stamps;
+            set.push(s);
+        }
+    }
+    let k = set.len();
+    let (base, r) = (a / k as u64, (a % k as u64) as usize);
+    // Partial Fisher–Yates: the first r become a uniform r-subset.
+    for i in 0..r {
+        let j = i + below(rng, k - i);
+        set.swap(i, j);
+    }
+    for (i, &s) in set.iter().enumerate() {
+        let c = base + (i < r) as u64;
+        if c > 0 {
+            put(s, c);
+        }
+    }
+}
+
 /// `a` jobs spread over a set of tied servers: uniformly, job by job (or all to
 /// the lowest index).
 fn split_ties(rng: &mut StreamRng, a: u64, set: &[usize], random_ties: bool, out: &mut Assignment) {
@@ -584,4 +809,233 @@ fn jba_pick(vals: &[u64], sum: u64, mu: &[f64], rng: &mut StreamRng) -> usize {
         }
     }
     last
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::slotted::config::{RunLength, SystemConfig};
+    use crate::slotted::law::Law;
+    use rand::SeedableRng;
+
+    fn lsq_workload(policy: PolicyConfig, load: f64) -> SlottedConfig {
+        let service: Vec<Law> = (0..100)
+            .map(|i| Law::Geometric {
+                mean: 1.0 + 99.0 * (i as f64 + 0.5) / 100.0,
+            })
+            .collect();
+        let mu: f64 = service.iter().map(Law::mean).sum();
+        SlottedConfig {
+            system: SystemConfig {
+                arrivals: vec![
+                    Law::Poisson {
+                        mean: load * mu / 10.0
+                    };
+                    10
+                ],
+                service,
+            },
+            policy,
+            granularity: Granularity::Job,
+            count_own: true,
+            run: RunLength {
+                slots: 10,
+                warmup: 1,
+                batches: 6,
+                warmup_rule: Default::default(),
+            },
+        }
+    }
+
+    fn small(policy: PolicyConfig, m: usize, granularity: Granularity) -> SlottedConfig {
+        SlottedConfig {
+            system: SystemConfig {
+                arrivals: vec![Law::Poisson { mean: 2.0 }; m],
+                service: (0..10).map(|_| Law::Bernoulli { p: 0.5 }).collect(),
+            },
+            policy,
+            granularity,
+            count_own: true,
+            run: RunLength {
+                slots: 10,
+                warmup: 1,
+                batches: 6,
+                warmup_rule: Default::default(),
+            },
+        }
+    }
+
+    fn estimates(p: &Policy) -> Vec<Vec<u64>> {
+        match &p.kind {
+            Kind::Led { est, .. } => est.iter().map(|e| e.vals.clone()).collect(),
+            _ => unreachable!(),
+        }
+    }
+
+    /// LSQ's destination sync, exactly: after a dispatch, a dispatcher's
+    /// estimate of each server it sent x jobs to is that server's
+    /// start-of-slot queue plus x; its other estimates do not move; each
+    /// destination costs one message (Push here has p̂ = 0 and sends none).
+    #[test]
+    fn lsq_syncs_the_destinations() {
+        let lsq = PolicyConfig::Lsq {
+            d: 2,
+            p_hat: 0.0,
+            when: PushWhen::Always,
+            tie_break: TieBreak::Random,
+        };
+        let mut rng = StreamRng::seed_from_u64(13);
+        for granularity in [Granularity::Batch, Granularity::Job] {
+            for m in [1usize, 3] {
+                let cfg = small(lsq, m, granularity);
+                let mut p = Policy::new(&cfg, &mut rng);
+                for slot in 0..300u64 {
+                    let q: Vec<u64> = (0..10).map(|s| (s * 7 + slot * 3) % 11).collect();
+                    // One dispatcher with jobs at a time: `out` is its own.
+                    let d = slot as usize % m;
+                    let mut a = vec![0u64; m];
+                    a[d] = slot % 9;
+                    let before = estimates(&p);
+                    let mut out = Assignment::new(10);
+                    let msgs = p.dispatch_slot(&a, &q, &mut rng, &mut out);
+                    let after = estimates(&p);
+                    assert_eq!(out.inc.iter().sum::<u64>(), a[d]);
+                    for e in 0..m {
+                        for s in 0..10 {
+                            let want = if e == d && out.inc[s] > 0 {
+                                q[s] + out.inc[s]
+                            } else {
+                                before[e][s]
+                            };
+                            assert_eq!(after[e][s], want, "{granularity:?} M={m} e={e} s={s}");
+                        }
+                    }
+                    let dests = out.inc.iter().filter(|&&x| x > 0).count() as u64;
+                    assert_eq!(msgs, dests, "one message a destination");
+                    if granularity == Granularity::Batch {
+                        assert!(dests <= 1);
+                    }
+                }
+            }
+        }
+    }
+
+    /// JIQ-Spread: a dispatcher with k idle servers listed gives each ⌊A/k⌋
+    /// jobs and a uniform (A mod k)-subset one more, and clears its list;
+    /// a server that got nothing stays reported (it does not report again
+    /// until a dispatch reaches it).
+    #[test]
+    fn jiq_spread_spreads_evenly_and_clears_the_list() {
+        let cfg = small(PolicyConfig::JiqSpread, 1, Granularity::Job);
+        let mut rng = StreamRng::seed_from_u64(14);
+        let q = vec![0u64; 10];
+        let mut extra = [0u64; 10];
+        let reps = 20_000;
+        for _ in 0..reps {
+            // All 10 servers start idle, listed with the one dispatcher.
+            let mut p = Policy::new(&cfg, &mut rng);
+            let mut out = Assignment::new(10);
+            p.dispatch_slot(&[23], &q, &mut rng, &mut out);
+            assert_eq!(out.inc.iter().sum::<u64>(), 23);
+            for (e, &x) in extra.iter_mut().zip(&out.inc) {
+                assert!(x == 2 || x == 3, "{:?}", out.inc);
+                *e += x - 2;
+            }
+            let Kind::Jiq { idle, reported, .. } = &p.kind else {
+                unreachable!()
+            };
+            assert!(idle[0].is_empty());
+            assert!(reported.iter().all(|&r| !r));
+        }
+        // Each server is among the 3 with the extra job w.p. 3/10.
+        let (mean, var) = (0.3 * reps as f64, 0.3 * 0.7 * reps as f64);
+        for (s, &e) in extra.iter().enumerate() {
+            assert!(
+                (e as f64 - mean).abs() < 5.0 * var.sqrt(),
+                "server {s}: {e}"
+            );
+        }
+        // Fewer jobs than listed servers: 4 get one, 6 none and stay
+        // reported; the list is cleared; the next batch goes at random.
+        let mut p = Policy::new(&cfg, &mut rng);
+        let mut out = Assignment::new(10);
+        p.dispatch_slot(&[4], &q, &mut rng, &mut out);
+        assert_eq!(out.inc.iter().filter(|&&x| x == 1).count(), 4);
+        assert_eq!(out.inc.iter().sum::<u64>(), 4);
+        let Kind::Jiq { idle, reported, .. } = &p.kind else {
+            unreachable!()
+        };
+        assert!(idle[0].is_empty());
+        for (&r, &x) in reported.iter().zip(&out.inc) {
+            assert_eq!(r, x == 0);
+        }
+    }
+
+    /// The slot's jobs split at once (one multinomial over Σ_m A_m) against
+    /// each dispatcher's own split (a sum of M multinomials with the same
+    /// weights): per-server means and variances agree with each other and
+    /// with Multinomial(Σ_m A_m, w), for weighted random and random.
+    #[test]
+    fn aggregated_split_has_the_per_dispatcher_law() {
+        for (policy, weighted) in [
+            (PolicyConfig::WeightedRandom, true),
+            (PolicyConfig::Random, false),
+        ] {
+            let cfg = lsq_workload(policy, 0.9);
+            let mu = cfg.system.mu();
+            let total: f64 = mu.iter().sum();
+            let mut rng = StreamRng::seed_from_u64(11);
+            let mut agg = Policy::new(&cfg, &mut rng);
+            let mut each = Policy::new(&cfg, &mut rng);
+            let q = vec![0u64; 100];
+            let a: Vec<u64> = (0..10).map(|m| 440 + 3 * m).collect(); // Σ = 4535
+            let k: u64 = a.iter().sum();
+            let reps = 4000;
+            let servers = [0usize, 37, 99];
+            let mut stats = [[[0.0f64; 2]; 3]; 2];
+            for _ in 0..reps {
+                for (which, p) in [&mut agg, &mut each].into_iter().enumerate() {
+                    let mut out = Assignment::new(100);
+                    if which == 0 {
+                        p.dispatch_slot(&a, &q, &mut rng, &mut out);
+                    } else {
+                        for (m, &am) in a.iter().enumerate() {
+                            p.dispatch(m, am, &q, &mut rng, &mut out);
+                        }
+                    }
+                    assert_eq!(out.inc.iter().sum::<u64>(), k);
+                    for (i, &s) in servers.iter().enumerate() {
+                        let x = out.inc[s] as f64;
+                        stats[which][i][0] += x;
+                        stats[which][i][1] += x * x;
+                    }
+                }
+            }
+            for (i, &s) in servers.iter().enumerate() {
+                let w = if weighted { mu[s] / total } else { 0.01 };
+                let (mean, var) = (k as f64 * w, k as f64 * w * (1.0 - w));
+                let se = (var / reps as f64).sqrt();
+                let got: Vec<(f64, f64)> = (0..2)
+                    .map(|j| {
+                        let m1 = stats[j][i][0] / reps as f64;
+                        (m1, stats[j][i][1] / reps as f64 - m1 * m1)
+                    })
+                    .collect();
+                for (j, &(m1, v)) in got.iter().enumerate() {
+                    assert!(
+                        (m1 - mean).abs() < 5.0 * se,
+                        "{j} server {s}: {m1} vs {mean}"
+                    );
+                    let tol = 5.0 * var * (2.0 / reps as f64).sqrt();
+                    assert!((v - var).abs() < tol, "{j} server {s}: var {v} vs {var}");
+                }
+                assert!(
+                    (got[0].0 - got[1].0).abs() < 5.0 * se * 2f64.sqrt(),
+                    "server {s}: aggregated {} vs per dispatcher {}",
+                    got[0].0,
+                    got[1].0
+                );
+            }
+        }
+    }
 }

@@ -4,7 +4,7 @@
 use crate::slotted::config::{SlottedConfig, WarmupRule};
 use crate::slotted::fifo::Fifo;
 use crate::slotted::histogram::Histogram;
-use crate::slotted::law::Sampler;
+use crate::slotted::law::{GeometricTable, Sampler};
 use crate::slotted::policy::{Assignment, Policy};
 use crate::slotted::summary::RunSummary;
 use crate::stability::{Trace, stability};
@@ -94,21 +94,26 @@ pub fn run_observed<O: Observer>(
 
 /// The slot loop, with a fixed warm-up. When every server's service is
 /// Bernoulli (the seed's setting), S_n(t) is one comparison of its word with a
-/// threshold, and the loop is compiled for that case; otherwise each server's
-/// [`Sampler`] draws from its word. Both give the same S_n(t).
+/// threshold, and the loop is compiled for that case; so it is when every
+/// server's service is geometric (a table lookup); otherwise each server's
+/// [`Sampler`] draws from its word. All give the same S_n(t).
 fn simulate<O: Observer>(cfg: &SlottedConfig, seeds: &Seeds, r: u64, obs: &mut O) -> RunSummary {
     let srv: Vec<Sampler> = cfg.system.service.iter().map(|l| l.sampler()).collect();
     let thresholds: Option<Vec<u64>> = srv.iter().map(Sampler::bernoulli_threshold).collect();
-    match thresholds {
-        Some(thr) => slot_loop(cfg, seeds, r, obs, |s, u| {
+    let geometric: Option<Vec<&GeometricTable>> =
+        srv.iter().map(Sampler::geometric_table).collect();
+    match (thresholds, geometric) {
+        (Some(thr), _) => slot_loop::<_, false>(cfg, seeds, r, obs, |s, u| {
             crate::slotted::law::bernoulli(thr[s], u)
         }),
-        None => slot_loop(cfg, seeds, r, obs, |s, u| srv[s].sample_word(u)),
+        (None, Some(geo)) => slot_loop::<_, true>(cfg, seeds, r, obs, |s, u| geo[s].sample_word(u)),
+        (None, None) => slot_loop::<_, true>(cfg, seeds, r, obs, |s, u| srv[s].sample_word(u)),
     }
 }
 
-/// The slot loop proper; `offer(n, word)` is S_n(t) drawn from its word.
-fn slot_loop<O: Observer>(
+/// The slot loop proper; `offer(n, word)` is S_n(t) drawn from its word,
+/// in a loop of its own when `SEPARATE` (see [`serve`]).
+fn slot_loop<O: Observer, const SEPARATE: bool>(
     cfg: &SlottedConfig,
     seeds: &Seeds,
     r: u64,
@@ -118,8 +123,25 @@ fn slot_loop<O: Observer>(
     let mut st = Streams::new(seeds, r, cfg.system.servers());
     let n = cfg.system.servers();
     let m = cfg.system.dispatchers();
-    let arr: Vec<Sampler> = cfg.system.arrivals.iter().map(|l| l.sampler()).collect();
+    // One sampler per distinct arrival law (dispatchers usually share one:
+    // one table in cache, not M copies).
+    let mut laws: Vec<crate::slotted::law::Law> = Vec::new();
+    let arr_of: Vec<usize> = cfg
+        .system
+        .arrivals
+        .iter()
+        .map(|l| {
+            laws.iter().position(|x| x == l).unwrap_or_else(|| {
+                laws.push(*l);
+                laws.len() - 1
+            })
+        })
+        .collect();
+    let arr: Vec<Sampler> = laws.iter().map(|l| l.sampler()).collect();
     let mut policy = Policy::new(cfg, &mut st.policy);
+    // Weighted random, random and JIQ under `job` bring every busy server a
+    // run each slot: their departures often span two runs ([`Fifo::pop2`]).
+    let spreads = policy.spreads();
 
     let (slots, warm) = (cfg.run.slots, cfg.run.warmup);
     let job = cfg.granularity == crate::slotted::config::Granularity::Job;
@@ -155,8 +177,8 @@ fn slot_loop<O: Observer>(
         let measuring = t >= warm;
         // 1. Arrivals A_m(t).
         let mut total = 0;
-        for (am, s) in a.iter_mut().zip(&arr) {
-            *am = s.sample(&mut st.arrivals);
+        for (am, &i) in a.iter_mut().zip(&arr_of) {
+            *am = arr[i].sample(&mut st.arrivals);
             total += *am;
         }
         obs.arrivals(t, &a);
@@ -190,7 +212,7 @@ fn slot_loop<O: Observer>(
         //    adds nothing to the area and makes the minimum 0).
         let next_measured = t + 1 >= warm && t + 1 < slots;
         let k;
-        (k, imbalance) = serve(
+        (k, imbalance) = serve::<_, SEPARATE>(
             &q,
             &mut part,
             &mut served,
@@ -200,7 +222,11 @@ fn slot_loop<O: Observer>(
             &offer,
             obs,
         );
-        sum_q -= depart(&served[..k], &mut q, &mut fifo, &mut hist, warm, t);
+        sum_q -= if spreads {
+            depart::<true>(&served[..k], &mut q, &mut fifo, &mut hist, warm, t)
+        } else {
+            depart::<false>(&served[..k], &mut q, &mut fifo, &mut hist, warm, t)
+        };
         if measuring {
             completion_events += k as u64;
         }
@@ -248,7 +274,7 @@ fn slot_loop<O: Observer>(
 /// its state in registers.
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
-fn serve<O: Observer>(
+fn serve<O: Observer, const SEPARATE: bool>(
     q: &[u64],
     part: &mut [u64],
     served: &mut [(usize, u64)],
@@ -262,6 +288,21 @@ fn serve<O: Observer>(
     let (mut lo, mut hi, mut idle) = (u64::MAX, 0, false);
     let mut k = 0;
     let served = &mut served[..q.len()];
+    // An expensive draw (a geometric's, dozens of instructions with a long
+    // dependency chain) goes in a loop of its own, which keeps many
+    // independent draws in flight: the offers of the busy servers (S_n(t),
+    // or 0 for an idle one) into `served`, read back below before entry s
+    // is overwritten (k ≤ s). A Bernoulli draw is cheaper inline.
+    if SEPARATE {
+        for (s, (&qs, &start)) in q.iter().zip(words.starts()).enumerate() {
+            let offered = if qs == 0 {
+                0
+            } else {
+                offer(s, ServiceWords::word_from(start, t))
+            };
+            served[s].1 = offered;
+        }
+    }
     for (s, ((&qs, p), &start)) in q
         .iter()
         .zip(part.iter_mut())
@@ -272,7 +313,11 @@ fn serve<O: Observer>(
             idle = true;
             continue;
         }
-        let offered = offer(s, ServiceWords::word_from(start, t));
+        let offered = if SEPARATE {
+            served[s].1
+        } else {
+            offer(s, ServiceWords::word_from(start, t))
+        };
         obs.service(s, t, offered);
         let d = offered.min(qs);
         // SAFETY: k counts the servers before s that depart, so k ≤ s < n = served.len().
@@ -305,7 +350,7 @@ fn admit(asg: &mut Assignment, q: &mut [u64], fifo: &mut [Fifo], t: u64) -> u64 
 /// its response times recorded if it arrived from slot `warm` on. Returns the
 /// jobs that left. (A function of its own, as [`serve`].)
 #[inline(never)]
-fn depart(
+fn depart<const TWO: bool>(
     served: &[(usize, u64)],
     q: &mut [u64],
     fifo: &mut [Fifo],
@@ -315,11 +360,16 @@ fn depart(
 ) -> u64 {
     let mut total = 0;
     for &(s, d) in served {
-        fifo[s].pop(d, |arr_slot, c| {
+        let record = |arr_slot: u64, c: u64| {
             if arr_slot >= warm {
                 hist.record(t - arr_slot + 1, c);
             }
-        });
+        };
+        if TWO {
+            fifo[s].pop2(d, record);
+        } else {
+            fifo[s].pop(d, record);
+        }
         q[s] -= d;
         total += d;
     }

@@ -503,6 +503,27 @@ fn resolve(
             }
         }
         PolicyKind::Jiq => PolicyConfig::Jiq,
+        PolicyKind::JiqSpread => PolicyConfig::JiqSpread,
+        PolicyKind::Led(DispatchKind::Lsq, _) => {
+            // LSQ: its d is the Push sample size, as for L-JSQ-Push.
+            let (path, d) = match (p.push_d, p.d.or(d_axis)) {
+                (Some(x), _) => (at("push_d"), x),
+                (None, d) => (
+                    if p.d.is_some() {
+                        at("d")
+                    } else {
+                        d_path.clone()
+                    },
+                    d.unwrap_or(1),
+                ),
+            };
+            PolicyConfig::Lsq {
+                d: check_d(&path, d)?,
+                p_hat,
+                when: p.push_when.unwrap_or_default(),
+                tie_break,
+            }
+        }
         PolicyKind::WeightedRandom => PolicyConfig::WeightedRandom,
         PolicyKind::Random => PolicyConfig::Random,
         PolicyKind::Led(dk, uk) => {
@@ -519,6 +540,7 @@ fn resolve(
                 DispatchKind::LPod => LedDispatch::LPod {
                     d: check_d(&d_here_path, d_here.unwrap_or(2))?,
                 },
+                DispatchKind::Lsq => unreachable!("LSQ is resolved above"),
             };
             let update = match uk {
                 UpdateKind::Pull => LedUpdate::Pull { p_hat },

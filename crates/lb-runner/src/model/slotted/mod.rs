@@ -370,7 +370,7 @@ pub struct PolicySpec {
 }
 
 /// The policy names `spec` accepts (case-insensitive).
-pub const POLICY_NAMES: [&str; 14] = [
+pub const POLICY_NAMES: [&str; 16] = [
     "JSQ",
     "Power-of-d",
     "Power-of-2 (any k: Power-of-k)",
@@ -385,6 +385,8 @@ pub const POLICY_NAMES: [&str; 14] = [
     "L-Pod-Push",
     "L-Pod-Pull",
     "Weighted-Random",
+    "LSQ",
+    "JIQ-Spread",
 ];
 
 /// A policy family parsed from `spec`.
@@ -397,6 +399,8 @@ pub enum PolicyKind {
     WeightedRandom,
     Random,
     Led(DispatchKind, UpdateKind),
+    /// JIQ with batch spreading (the LSQ line's JIQ).
+    JiqSpread,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -404,6 +408,9 @@ pub enum DispatchKind {
     LJsq,
     LJba,
     LPod,
+    /// LSQ: L-JSQ with destination sync (with Push only: "LSQ" parses as
+    /// `Led(Lsq, Push)`, so that every Push key applies).
+    Lsq,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -422,6 +429,8 @@ impl PolicyKind {
             "jiq" => PolicyKind::Jiq,
             "wr" | "weighted-random" => PolicyKind::WeightedRandom,
             "random" => PolicyKind::Random,
+            "lsq" => PolicyKind::Led(DispatchKind::Lsq, UpdateKind::Push),
+            "jiq-spread" => PolicyKind::JiqSpread,
             _ => {
                 if let Some(k) = n.strip_prefix("power-of-") {
                     return k.parse().ok().map(|k| PolicyKind::Pod(Some(k)));
