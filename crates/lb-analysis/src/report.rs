@@ -63,12 +63,20 @@ pub fn write_if_changed(path: &Path, body: &[u8]) -> std::io::Result<()> {
     if std::fs::read(path).ok().as_deref() == Some(body) {
         return Ok(());
     }
+    // Every failure names the path it failed on; a partial temporary file
+    // (a full disk) is removed.
+    let named = |p: &Path, e: std::io::Error| {
+        std::io::Error::new(e.kind(), format!("{}: {e}", p.display()))
+    };
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
+        std::fs::create_dir_all(dir).map_err(|e| named(dir, e))?;
     }
     let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, body)?;
-    std::fs::rename(&tmp, path)
+    if let Err(e) = std::fs::write(&tmp, body) {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(named(&tmp, e));
+    }
+    std::fs::rename(&tmp, path).map_err(|e| named(path, e))
 }
 
 /// The points whose interval on the precision metric is wider than the
@@ -114,7 +122,8 @@ pub fn write_experiment(
     exp: &Experiment,
 ) -> Result<Written, Box<dyn std::error::Error>> {
     let dir = out.join(exp.name);
-    std::fs::create_dir_all(&dir)?;
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", dir.display())))?;
     let mut files = Vec::new();
     let metrics = Metric::table_metrics(crate::results::model(exp.results));
     let long = replications_frame(exp.name, exp.results, &metrics)?;
