@@ -87,6 +87,17 @@ pub enum MetricKind {
     Proportion,
 }
 
+/// A metric of `kind` (for the models' constant lists).
+pub const fn metric(
+    name: &'static str,
+    label: &'static str,
+    table: bool,
+    precision: bool,
+    kind: MetricKind,
+) -> MetricInfo {
+    MetricInfo::new(name, label, table, precision).of_kind(kind)
+}
+
 impl MetricInfo {
     /// A real-valued metric (for the models' constant lists).
     pub const fn new(

@@ -5,22 +5,7 @@
 use crate::model::{MetricInfo, MetricKind};
 use lb_core::many::{ManyConfig, ManySummary, theory};
 
-const fn m(
-    name: &'static str,
-    label: &'static str,
-    table: bool,
-    precision: bool,
-    kind: MetricKind,
-) -> MetricInfo {
-    MetricInfo {
-        name,
-        label,
-        table,
-        precision,
-        kind,
-        transient: false,
-    }
-}
+use crate::model::metric as m;
 
 use MetricKind::{Fraction, Proportion, Real};
 

@@ -6,22 +6,7 @@ use crate::model::{MetricInfo, MetricKind};
 use crate::point::Point;
 use lb_core::slotted::{Granularity, Law, PolicyConfig, RunSummary, SlottedConfig, theory};
 
-const fn m(
-    name: &'static str,
-    label: &'static str,
-    table: bool,
-    precision: bool,
-    kind: MetricKind,
-) -> MetricInfo {
-    MetricInfo {
-        name,
-        label,
-        table,
-        precision,
-        kind,
-        transient: false,
-    }
-}
+use crate::model::metric as m;
 
 use MetricKind::{Proportion, Real};
 
