@@ -55,6 +55,13 @@ pub fn slurm(cache: &Cache, manifests: &[PathBuf], o: &Options) -> Res {
     if o.tasks == 0 || o.tasks > 10_000 {
         return Err(format!("--tasks must lie in 1..=10000, got {}", o.tasks).into());
     }
+    if o.tasks > 1001 {
+        eprintln!(
+            "warning: --tasks {} exceeds Slurm's default MaxArraySize (1001); the cluster \
+             must allow larger arrays",
+            o.tasks
+        );
+    }
     if o.cpus == 0 || o.cpus > 1024 {
         return Err(format!("--cpus must lie in 1..=1024, got {}", o.cpus).into());
     }
@@ -245,7 +252,15 @@ pub fn status(cache: &Cache, manifests: &[PathBuf], quick: bool) -> Res {
     {
         Ok(out) if out.status.success() => {
             let text = String::from_utf8_lossy(&out.stdout);
-            let mine: Vec<&str> = text.lines().filter(|l| l.contains(&name)).collect();
+            // The job names are `<name>-shard` and `<name>-reproduce`.
+            let mine: Vec<&str> = text
+                .lines()
+                .filter(|l| {
+                    l.split_whitespace().nth(1).is_some_and(|j| {
+                        j == format!("{name}-shard") || j == format!("{name}-reproduce")
+                    })
+                })
+                .collect();
             if mine.is_empty() {
                 println!("slurm: no job named {name}* in the queue");
             } else {
