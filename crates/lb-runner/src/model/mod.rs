@@ -277,11 +277,9 @@ impl ModelManifest {
     /// The number of points the manifest expands into, at most (sweep
     /// combinations × policies; saturating).
     pub fn points(&self) -> u64 {
-        match self {
-            ModelManifest::Slotted(m) => m.points(),
-            ModelManifest::Many(m) => m.points(),
-            ModelManifest::Spn(m) => m.points(),
-        }
+        self.axes().iter().fold(self.labels().len() as u64, |n, a| {
+            n.saturating_mul(self.axis_values(a).len() as u64)
+        })
     }
 
     /// The values of sweep axis `axis` as plans and `where` tables write them

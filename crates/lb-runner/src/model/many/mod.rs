@@ -163,21 +163,6 @@ pub struct ManyPolicySpec {
 pub const MANY_POLICY_NAMES: [&str; 6] = ["JSQ", "JIQ", "I1F", "Pod", "Random", "Graph"];
 
 impl Manifest {
-    /// The number of points: sweep combinations × policies (saturating).
-    pub fn points(&self) -> u64 {
-        let sw = &self.sweep;
-        [
-            sw.servers.as_ref().map(Vec::len),
-            sw.alpha.as_ref().map(Vec::len),
-            sw.lambda.as_ref().map(Vec::len),
-        ]
-        .into_iter()
-        .flatten()
-        .fold(self.policies.len() as u64, |a, n| {
-            a.saturating_mul(n as u64)
-        })
-    }
-
     /// The values of a sweep axis, as the plan shows them.
     pub fn axis_values(&self, axis: &str) -> Vec<String> {
         let f = |v: &Option<Vec<f64>>| -> Vec<String> {

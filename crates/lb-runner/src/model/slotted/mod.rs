@@ -532,28 +532,6 @@ pub struct CalibrationSpec {
 }
 
 impl Manifest {
-    /// The number of points: sweep combinations × policies (saturating; an
-    /// upper bound, since rows an axis does not apply to collapse).
-    pub fn points(&self) -> u64 {
-        let sw = &self.sweep;
-        [
-            sw.load.as_ref().map(Vec::len),
-            sw.epsilon.as_ref().map(Vec::len),
-            sw.epsilon_frac.as_ref().map(Vec::len),
-            sw.dispatchers.as_ref().map(Vec::len),
-            sw.servers_count.as_ref().map(Vec::len),
-            sw.granularity.as_ref().map(Vec::len),
-            sw.count_own.as_ref().map(Vec::len),
-            sw.p_hat.as_ref().map(Vec::len),
-            sw.d.as_ref().map(Vec::len),
-        ]
-        .into_iter()
-        .flatten()
-        .fold(self.policies.len() as u64, |a, n| {
-            a.saturating_mul(n as u64)
-        })
-    }
-
     /// The values of a sweep axis, as the plan shows them.
     pub fn axis_values(&self, axis: &str) -> Vec<String> {
         let sw = &self.sweep;

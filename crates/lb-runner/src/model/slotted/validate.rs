@@ -737,7 +737,10 @@ fn limits(l: &Loaded) -> R {
     // Every point holds its N service laws and M arrival laws: bound the
     // plan as a whole, not only each size.
     let m_max = dispatchers.iter().map(|(_, x)| *x).max().unwrap_or(1);
-    let per_plan = m.points().saturating_mul(n_max.saturating_add(m_max));
+    let per_plan = l
+        .manifest
+        .points()
+        .saturating_mul(n_max.saturating_add(m_max));
     if per_plan > MAX_PLAN_LAWS {
         return Err(l.error(
             "sweep",
@@ -745,7 +748,7 @@ fn limits(l: &Loaded) -> R {
                 "{} points × (N + M) = {per_plan} laws to hold in the plan, beyond lb's limit \
                  of {MAX_PLAN_LAWS} (see \"Limits\" in experiments/README.md): fewer points, \
                  or split the sweep over several manifests",
-                m.points()
+                l.manifest.points()
             ),
         ));
     }

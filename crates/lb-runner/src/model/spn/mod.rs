@@ -154,12 +154,6 @@ impl Manifest {
         p.label.clone().unwrap_or_else(|| p.spec.trim().to_string())
     }
 
-    /// The number of points: sweep values × policies.
-    pub fn points(&self) -> u64 {
-        let n = self.sweep.load.as_ref().map_or(1, Vec::len) as u64;
-        n.saturating_mul(self.policies.len() as u64)
-    }
-
     /// The sweep axes present.
     pub fn axes(&self) -> Vec<&'static str> {
         if self.sweep.load.is_some() {
