@@ -216,7 +216,7 @@ pub fn render_plan(cache: &Cache, plan: &Plan) -> String {
             ""
         }
     );
-    let e = lb_runner::run::estimate(cache, plan);
+    let e = lb_runner::run::estimate(cache, plan, &st);
     if e.runs > 0 {
         use lb_runner::limits::{human_bytes, human_seconds};
         let basis = match e.measured {
@@ -280,7 +280,7 @@ pub fn check_budget(
 ) -> Res {
     let mut total = lb_runner::limits::Cost::default();
     for p in plans {
-        total = total.and(lb_runner::run::estimate(cache, p).cost);
+        total = total.and(lb_runner::run::estimate(cache, p, &status(cache, p)).cost);
     }
     // A shard does its share of the work (the pairs are spread evenly by key).
     total.seconds /= shards.max(1) as f64;

@@ -804,8 +804,9 @@ pub struct Estimate {
 }
 
 /// Estimates what running `plan` would still cost, from the points' sizes,
-/// rescaled by the timings of up to 64 cached records of the plan.
-pub fn estimate(cache: &Cache, plan: &Plan) -> Estimate {
+/// rescaled by the timings of up to 64 cached records of the plan; `status`
+/// is the plan's [`status`] (read once by callers that also show it).
+pub fn estimate(cache: &Cache, plan: &Plan, status: &[PointStatus]) -> Estimate {
     let mut e = Estimate::default();
     let mut worst = Cost::default();
     let (mut timed, mut est_wall, mut real_wall) = (0u32, 0.0, 0.0);
@@ -821,7 +822,7 @@ pub fn estimate(cache: &Cache, plan: &Plan) -> Estimate {
             e.cost = e.cost.and(cost);
         }
     }
-    for (pp, ps) in plan.points.iter().zip(status(cache, plan)) {
+    for (pp, ps) in plan.points.iter().zip(status) {
         let point = match &pp.target {
             Target::Fixed(p) => p,
             Target::Calibrated { template, .. } => template,
