@@ -12,7 +12,7 @@ use crate::results::PointResult;
 use crate::stats::interval;
 use lb_runner::Point;
 use lb_runner::Summary;
-use lb_runner::outputs::{ClaimKind, ClaimToml, Reference, where_values};
+use lb_runner::outputs::{ClaimKind, ClaimToml, Reference, where_matches};
 use serde::Serialize;
 use std::fmt::Write as _;
 
@@ -38,9 +38,13 @@ impl Verdict {
 /// The check at one point (or one pair of points for an ordering).
 #[derive(Debug, Clone, Serialize)]
 pub struct Check {
-    /// The point's axis values, "load=0.9 count_own=true".
+    /// The point's axis values, "load=0.9 count_own=true" (JSON: `at` is
+    /// the object of `axes`).
+    #[serde(skip)]
     pub at: String,
-    /// The same as (axis, value) pairs.
+    /// The same as (axis, value) pairs; in JSON an object with numbers as
+    /// numbers, `{"load": 0.9, "count_own": true}`.
+    #[serde(rename = "at", serialize_with = "typed_axes")]
     pub axes: Vec<(String, String)>,
     pub policy: String,
     /// The measured quantity: the metric, a paired difference, or the fraction
@@ -57,6 +61,117 @@ pub struct Check {
     pub note: Option<String>,
     /// The keys of the records read.
     pub keys: Vec<String>,
+}
+
+/// A sweep value as JSON: a number or a boolean where it reads as one.
+pub fn typed_value(v: &str) -> serde_json::Value {
+    if let Ok(i) = v.parse::<i64>() {
+        return i.into();
+    }
+    if let Some(x) = v.parse::<f64>().ok().and_then(serde_json::Number::from_f64) {
+        return serde_json::Value::Number(x);
+    }
+    match v {
+        "true" => true.into(),
+        "false" => false.into(),
+        _ => v.into(),
+    }
+}
+
+fn typed_axes<S: serde::Serializer>(axes: &[(String, String)], s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeMap;
+    let mut m = s.serialize_map(Some(axes.len()))?;
+    for (a, v) in axes {
+        m.serialize_entry(a, &typed_value(v))?;
+    }
+    m.end()
+}
+
+/// The verdicts as CSV, one row per claim: its deciding point, what was
+/// measured there and against what.
+pub fn csv(claims: &[&ClaimResult]) -> polars::prelude::PolarsResult<String> {
+    use polars::prelude::{Column, DataFrame};
+    let d: Vec<Option<&Check>> = claims.iter().map(|c| c.deciding()).collect();
+    let s = |f: &dyn Fn(&ClaimResult) -> String| -> Vec<String> {
+        claims.iter().map(|c| f(c)).collect()
+    };
+    let cols = vec![
+        Column::new("experiment".into(), s(&|c| c.experiment.clone())),
+        Column::new("id".into(), s(&|c| c.id.clone())),
+        Column::new("verdict".into(), s(&|c| c.verdict.word().to_string())),
+        Column::new(
+            "required".into(),
+            claims.iter().map(|c| c.required).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "kind".into(),
+            s(&|c| format!("{:?}", c.kind).to_lowercase()),
+        ),
+        Column::new(
+            "metric".into(),
+            claims.iter().map(|c| c.metric.clone()).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "policy".into(),
+            d.iter()
+                .map(|k| k.map(|k| k.policy.clone()))
+                .collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "at".into(),
+            d.iter()
+                .map(|k| k.map(|k| k.at.clone()))
+                .collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "measured".into(),
+            d.iter().map(|k| k.map(|k| k.measured)).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "half_width".into(),
+            d.iter()
+                .map(|k| k.and_then(|k| k.half_width))
+                .collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "reference".into(),
+            d.iter()
+                .map(|k| k.and_then(|k| k.reference))
+                .collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "threshold".into(),
+            d.iter()
+                .map(|k| k.map(|k| k.threshold.clone()))
+                .collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "replications".into(),
+            d.iter()
+                .map(|k| k.map(|k| k.replications as u64))
+                .collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "level".into(),
+            claims.iter().map(|c| c.level).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "points".into(),
+            claims
+                .iter()
+                .map(|c| c.checks.len() as u64)
+                .collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "missing".into(),
+            claims
+                .iter()
+                .map(|c| c.missing.len() as u64)
+                .collect::<Vec<_>>(),
+        ),
+        Column::new("statement".into(), s(&|c| c.statement.clone())),
+    ];
+    crate::table::csv(&DataFrame::new_infer_height(cols)?)
 }
 
 /// A claim and its verdict.
@@ -114,12 +229,7 @@ fn selected<'a>(c: &ClaimToml, results: &'a [PointResult], label: &str) -> Vec<&
     results
         .iter()
         .filter(|r| r.label == label)
-        .filter(|r| {
-            c.filter.iter().all(|(a, v)| {
-                let vs = where_values(v);
-                r.axis(a).is_some_and(|x| vs.iter().any(|w| w == x))
-            })
-        })
+        .filter(|r| where_matches(&c.filter, |a| r.axis(a)))
         .collect()
 }
 
@@ -474,12 +584,7 @@ pub fn gaps(c: &ClaimToml, results: &[PointResult]) -> Vec<String> {
     let read: Vec<&PointResult> = if labels.is_empty() {
         results
             .iter()
-            .filter(|r| {
-                c.filter.iter().all(|(a, v)| {
-                    let vs = where_values(v);
-                    r.axis(a).is_some_and(|x| vs.iter().any(|w| w == x))
-                })
-            })
+            .filter(|r| where_matches(&c.filter, |a| r.axis(a)))
             .collect()
     } else {
         labels

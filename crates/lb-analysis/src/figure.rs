@@ -28,7 +28,7 @@ use crate::metric::Metric;
 use crate::results::PointResult;
 use crate::stats::{Estimate, IntervalKind, LEVEL, MetricKind, estimate};
 use crate::ticks;
-use lb_runner::outputs::{FigureKind, FigureToml, Reference, ReferenceCurve, where_values};
+use lb_runner::outputs::{FigureKind, FigureToml, Reference, ReferenceCurve, WhereTest};
 use lb_runner::{Model, Point};
 use plotters::prelude::{BitMapBackend, IntoDrawingArea};
 use std::path::Path;
@@ -49,7 +49,7 @@ pub struct FigureSpec {
     /// Axes (besides the policy) that tell series apart, e.g. `count_own`.
     pub series: Vec<String>,
     /// Only points whose axes take one of these values.
-    pub filter: Vec<(String, Vec<String>)>,
+    pub filter: Vec<(String, WhereTest)>,
     /// Only these policies (labels); empty: all.
     pub policies: Vec<String>,
     pub log_x: bool,
@@ -118,7 +118,7 @@ impl FigureSpec {
             filter: f
                 .filter
                 .iter()
-                .map(|(k, v)| (k.clone(), where_values(v)))
+                .filter_map(|(k, v)| WhereTest::parse(v).ok().map(|t| (k.clone(), t)))
                 .collect(),
             policies: f.policies.clone(),
             log_x: f.log_x,
@@ -136,7 +136,7 @@ impl FigureSpec {
             && self
                 .filter
                 .iter()
-                .all(|(a, vs)| r.axis(a).is_some_and(|v| vs.iter().any(|w| w == v)))
+                .all(|(a, t)| r.axis(a).is_some_and(|v| t.matches(v)))
     }
 
     /// The series a point belongs to: (legend name, variant).

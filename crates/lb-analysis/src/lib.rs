@@ -15,6 +15,7 @@ pub mod results;
 pub mod stats;
 pub mod table;
 pub mod ticks;
+pub mod tidy;
 
 pub use metric::Metric;
 pub use results::{PointResult, collect};

@@ -37,11 +37,12 @@ impl Metric {
             .collect()
     }
 
-    /// The metrics of the model's tables, in column order.
-    pub fn table_metrics(model: Model) -> Vec<Metric> {
+    /// The metrics of the tables of an experiment sweeping `axes`: the
+    /// model's table metrics that apply to it ([`MetricInfo::applies`]).
+    pub fn table_metrics_for(model: Model, axes: &[String]) -> Vec<Metric> {
         Metric::all(model)
             .into_iter()
-            .filter(|m| m.info.table)
+            .filter(|m| m.info.applies(axes))
             .collect()
     }
 

@@ -125,17 +125,21 @@ pub fn write_experiment(
     std::fs::create_dir_all(&dir)
         .map_err(|e| std::io::Error::new(e.kind(), format!("{}: {e}", dir.display())))?;
     let mut files = Vec::new();
-    let metrics = Metric::table_metrics(crate::results::model(exp.results));
+    let axes = crate::results::axis_names(exp.results);
+    let metrics = Metric::table_metrics_for(crate::results::model(exp.results), &axes);
     let long = replications_frame(exp.name, exp.results, &metrics)?;
     let summary = summary_frame(exp.results, &long, &metrics)?;
+    let tidy = crate::tidy::experiment_frame(exp.name, exp.results, &long, &metrics)?;
     for (file, body) in [
-        ("replications.csv", csv(&long)?),
-        ("table.csv", csv(&summary)?),
-        ("table.md", markdown(&summary)?),
-        ("table.json", json(&summary)?),
+        ("replications.csv", csv(&long)?.into_bytes()),
+        ("table.csv", csv(&summary)?.into_bytes()),
+        ("table.md", markdown(&summary)?.into_bytes()),
+        ("table.json", json(&summary)?.into_bytes()),
+        ("long.csv", csv(&tidy)?.into_bytes()),
+        ("long.parquet", crate::tidy::parquet(&tidy)?),
     ] {
         let p = dir.join(file);
-        write_if_changed(&p, body.as_bytes())?;
+        write_if_changed(&p, &body)?;
         files.push(p);
     }
     let mut figures = Vec::new();

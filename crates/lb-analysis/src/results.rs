@@ -84,6 +84,14 @@ pub fn point_unstable(summaries: &[Summary]) -> bool {
     2 * bad > summaries.len()
 }
 
+/// The sweep axes of an experiment's points, in plan order.
+pub fn axis_names(results: &[PointResult]) -> Vec<String> {
+    results
+        .first()
+        .map(|r| r.axes.iter().map(|(a, _)| a.clone()).collect())
+        .unwrap_or_default()
+}
+
 /// The model of an experiment's points (slotted when none is resolved yet).
 pub fn model(results: &[PointResult]) -> Model {
     results

@@ -7,27 +7,45 @@
 //! [`COLUMNS`].
 
 use crate::metric::Metric;
-use crate::results::PointResult;
+use crate::results::{PointResult, axis_names};
 use crate::stats::{LEVEL, MetricKind, batch_means, estimate, interval, mser};
 use polars::prelude::*;
 
 /// The columns of a summary table, for `lb table --help` and the docs.
 pub const COLUMNS: &str = "\
+table.csv, table.md, table.json: one row per point
 policy          the policy's label in the manifest
-<axis>          one column per sweep axis (load, epsilon_frac, count_own, p_hat, …)
-p_hat           the update probability p̂ used (calibrated to a message budget where the manifest asks)
+<axis>          one column per sweep axis (load, epsilon_frac, count_own, p_hat, …), numbers as numbers
+p_hat           the update probability p̂ used, where a policy has one (calibrated to a message budget
+                where the manifest asks)
 n               replications present in the cache; needed: replications the plan asks for
-stable          replications judged stable (SPEC §1: no significant growth of ΣQ over the second half)
+stable          replications judged stable (no significant growth of ΣQ over the second half of the run)
+stability       stable (every replication), unstable (a majority not: steady-state metrics are left
+                empty, Markdown says unstable), mixed (some not)
 <metric>        mean over replications; <metric>_hw: half-width of its 95% Student-t interval (empty when n < 2)
                 a fraction or proportion (values in [0, 1]) has <metric>_lo, <metric>_hi instead, and
                 <metric>_interval: wilson (events pooled over replications, Wilson interval on the
                 effective number of trials), upper-bound (no event seen: 0, with the one-sided 95%
                 Clopper-Pearson bound as _hi), student-t, student-t-clipped (cut to [0, 1]),
                 none-seen (a fraction that was 0 in every replication), single (n = 1)
-<metric>_events, <metric>_trials   (per replication, proportions) the counts behind the proportion
+                only the metrics that apply appear: a metric no point defines is left out, and
+                eps_sum_q and zeta_ratio appear only in heavy-traffic sweeps (epsilon, epsilon_frac)
 bm_lag1         worst |lag-1 autocorrelation| of within-run batch means of ΣQ; bm_ok: all within 2/√k
 mser_cut        largest fraction of a run's measured window that MSER-5 would still cut as warm-up
-key             the point's key (lb show KEY); every replication's record is under it";
+key             the point's key (lb show KEY); every replication's record is under it
+
+replications.csv: one row per (point, replication): point (row index), experiment, the point's
+columns above, replication, stable (this replication), bm_lag1, bm_ok, mser_cut, every metric,
+<metric>_events and <metric>_trials (proportions: the counts behind them), key
+
+long.csv, long.parquet: one row per (point, metric), tidy
+experiment, policy; the point's fixed parameters (slotted: dispatchers M, servers N, lambda_sum λ_Σ,
+mu_sum μ_Σ, load ρ, epsilon ε, zeta ζ, arrivals and service laws, granularity, count_own, slots,
+warmup; many-server: servers N, lambda λ, buffer b, horizon, warmup; networks: buffers, stations,
+activities, lambda_sum, load of the first workload resource, horizon, warmup), a parameter that is
+also a sweep axis given once as the axis; the sweep axes; p_hat; metric; mean; half_width
+(Student-t, real metrics); lo, hi (the interval, every kind); interval (how it was made); level
+(0.95); n; stability; key";
 
 /// The long frame: one row per (point, replication).
 pub fn replications_frame(
@@ -97,16 +115,9 @@ pub fn replications_frame(
     DataFrame::new_infer_height(cols)
 }
 
-/// The sweep axes of a plan's results, in plan order.
-fn axis_names(results: &[PointResult]) -> Vec<String> {
-    results
-        .first()
-        .map(|r| r.axes.iter().map(|(a, _)| a.clone()).collect())
-        .unwrap_or_default()
-}
-
-/// The columns that say which point a row is: policy, one per axis, p̂ (a
-/// swept p̂ is already an axis column).
+/// The columns that say which point a row is: policy, one per axis (typed:
+/// numbers as numbers), p̂ where some point has one (a swept p̂ is already an
+/// axis column).
 fn identity(
     policy: Vec<String>,
     axes: &[String],
@@ -115,26 +126,161 @@ fn identity(
 ) -> Vec<Column> {
     let mut cols = vec![Column::new("policy".into(), policy)];
     for (a, v) in axes.iter().zip(axis_vals) {
-        cols.push(Column::new(a.as_str().into(), v));
+        cols.push(typed_column(a, v.into_iter().map(Some).collect()));
     }
-    if !axes.iter().any(|a| a == "p_hat") {
+    if !axes.iter().any(|a| a == "p_hat") && p_hat.iter().any(Option::is_some) {
         cols.push(Column::new("p_hat".into(), p_hat));
     }
     cols
+}
+
+/// A column of values written as text (sweep values): integers, numbers or
+/// booleans when every value reads as one, else text.
+pub fn typed_column(name: &str, values: Vec<Option<String>>) -> Column {
+    let present = || values.iter().flatten();
+    if present().all(|v| v.parse::<i64>().is_ok()) {
+        let v: Vec<Option<i64>> = values.iter().map(|v| v.as_ref()?.parse().ok()).collect();
+        Column::new(name.into(), v)
+    } else if present().all(|v| v.parse::<f64>().is_ok()) {
+        let v: Vec<Option<f64>> = values.iter().map(|v| v.as_ref()?.parse().ok()).collect();
+        Column::new(name.into(), v)
+    } else if present().all(|v| v == "true" || v == "false") {
+        let v: Vec<Option<bool>> = values
+            .iter()
+            .map(|v| v.as_ref().map(|v| v == "true"))
+            .collect();
+        Column::new(name.into(), v)
+    } else {
+        Column::new(name.into(), values)
+    }
 }
 
 fn f64s(df: &DataFrame, name: &str) -> PolarsResult<Vec<f64>> {
     Ok(df.column(name)?.f64()?.iter().flatten().collect())
 }
 
-/// The summary table: one row per point, from the partitions of the long
-/// frame. Points with no records yet appear with n = 0.
-pub fn summary_frame(
+/// A metric's estimate at one point: mean, Student-t half-width (real
+/// metrics), interval [lo, hi] and how it was made.
+#[derive(Debug, Clone, Copy)]
+pub struct Cell {
+    pub mean: f64,
+    pub half_width: Option<f64>,
+    pub lo: Option<f64>,
+    pub hi: Option<f64>,
+    pub interval: &'static str,
+}
+
+/// What the summary table says of one point.
+#[derive(Debug, Clone)]
+pub struct PointSummary {
+    /// Replications read, and how many of them were judged stable.
+    pub n: u32,
+    pub stable: u32,
+    /// `stable` (every replication), `unstable` (a majority not), `mixed`
+    /// (some not), or empty with no replication.
+    pub stability: &'static str,
+    /// One per metric; None where undefined, and for steady-state metrics at
+    /// an unstable point (its numbers describe no steady state).
+    pub cells: Vec<Option<Cell>>,
+    pub bm_lag1: Option<f64>,
+    pub bm_ok: Option<bool>,
+    pub mser_cut: Option<f64>,
+}
+
+/// Reads a point's summary from its partition of the long frame.
+fn point_summary(df: Option<&DataFrame>, metrics: &[Metric]) -> PolarsResult<PointSummary> {
+    let Some(df) = df else {
+        return Ok(PointSummary {
+            n: 0,
+            stable: 0,
+            stability: "",
+            cells: vec![None; metrics.len()],
+            bm_lag1: None,
+            bm_ok: None,
+            mser_cut: None,
+        });
+    };
+    let n = df.height() as u32;
+    let stable = df
+        .column("stable")?
+        .bool()?
+        .iter()
+        .flatten()
+        .filter(|&b| b)
+        .count() as u32;
+    let stability = if stable == n {
+        "stable"
+    } else if 2 * (n - stable) > n {
+        "unstable"
+    } else {
+        "mixed"
+    };
+    let mut cells = Vec::with_capacity(metrics.len());
+    for m in metrics {
+        if stability == "unstable" && !m.transient() {
+            cells.push(None);
+            continue;
+        }
+        let xs = f64s(df, m.name())?;
+        let cell = if m.kind() == MetricKind::Real {
+            match xs.len() {
+                0 => None,
+                1 => Some(Cell {
+                    mean: xs[0],
+                    half_width: None,
+                    lo: None,
+                    hi: None,
+                    interval: "single",
+                }),
+                _ => {
+                    let iv = interval(&xs, LEVEL);
+                    Some(Cell {
+                        mean: iv.mean,
+                        half_width: Some(iv.half_width),
+                        lo: Some(iv.mean - iv.half_width),
+                        hi: Some(iv.mean + iv.half_width),
+                        interval: "student-t",
+                    })
+                }
+            }
+        } else {
+            let counts: Option<Vec<(u64, u64)>> = if m.kind() == MetricKind::Proportion {
+                let e = df.column(&format!("{}_events", m.name()))?.u64()?.clone();
+                let t = df.column(&format!("{}_trials", m.name()))?.u64()?.clone();
+                e.iter()
+                    .zip(t.iter())
+                    .map(|(e, t)| Some((e?, t?)))
+                    .collect()
+            } else {
+                None
+            };
+            estimate(m.kind(), &xs, counts.as_deref(), LEVEL).map(|e| Cell {
+                mean: e.mean,
+                half_width: None,
+                lo: e.lo,
+                hi: e.hi,
+                interval: e.kind.word(),
+            })
+        };
+        cells.push(cell);
+    }
+    Ok(PointSummary {
+        n,
+        stable,
+        stability,
+        cells,
+        bm_lag1: f64s(df, "bm_lag1")?.into_iter().reduce(f64::max),
+        bm_ok: Some(df.column("bm_ok")?.bool()?.iter().flatten().all(|b| b)),
+        mser_cut: f64s(df, "mser_cut")?.into_iter().reduce(f64::max),
+    })
+}
+
+/// Every point's summary, in plan order, from the long frame.
+pub fn point_summaries(
     results: &[PointResult],
     long: &DataFrame,
     metrics: &[Metric],
-) -> PolarsResult<DataFrame> {
-    let axes = axis_names(results);
+) -> PolarsResult<Vec<PointSummary>> {
     let parts = if long.height() > 0 {
         long.partition_by_stable(["point"], true)?
     } else {
@@ -149,17 +295,26 @@ pub fn summary_frame(
             .expect("non-empty partition") as usize;
         by_point[i] = Some(p);
     }
+    by_point
+        .into_iter()
+        .map(|df| point_summary(df, metrics))
+        .collect()
+}
+
+/// The summary table: one row per point, from the partitions of the long
+/// frame. Points with no records yet appear with n = 0. A metric no point
+/// defines is left out.
+pub fn summary_frame(
+    results: &[PointResult],
+    long: &DataFrame,
+    metrics: &[Metric],
+) -> PolarsResult<DataFrame> {
+    let axes = axis_names(results);
+    let sums = point_summaries(results, long, metrics)?;
     let mut policy = Vec::new();
     let mut axis_vals: Vec<Vec<String>> = vec![Vec::new(); axes.len()];
-    let (mut p_hat, mut n, mut needed, mut stable) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let mut means: Vec<Vec<Option<f64>>> = vec![Vec::new(); metrics.len()];
-    let mut hws: Vec<Vec<Option<f64>>> = vec![Vec::new(); metrics.len()];
-    let mut los: Vec<Vec<Option<f64>>> = vec![Vec::new(); metrics.len()];
-    let mut his: Vec<Vec<Option<f64>>> = vec![Vec::new(); metrics.len()];
-    let mut kinds: Vec<Vec<Option<String>>> = vec![Vec::new(); metrics.len()];
-    let (mut lag1, mut bm_ok, mut cut, mut key) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    for (r, part) in results.iter().zip(by_point) {
+    let (mut p_hat, mut needed, mut key) = (Vec::new(), Vec::new(), Vec::new());
+    for r in results {
         policy.push(r.label.clone());
         for (j, (_, v)) in r.axes.iter().enumerate() {
             axis_vals[j].push(v.clone());
@@ -167,100 +322,75 @@ pub fn summary_frame(
         p_hat.push(r.point.as_ref().and_then(|p| p.p_hat()));
         needed.push(r.needed);
         key.push(r.key.as_ref().map(|k| k.hex()));
-        let Some(df) = part else {
-            n.push(0u32);
-            stable.push(0u32);
-            for j in 0..metrics.len() {
-                means[j].push(None);
-                hws[j].push(None);
-                los[j].push(None);
-                his[j].push(None);
-                kinds[j].push(None);
-            }
-            lag1.push(None);
-            bm_ok.push(None);
-            cut.push(None);
-            continue;
-        };
-        n.push(df.height() as u32);
-        stable.push(
-            df.column("stable")?
-                .bool()?
-                .iter()
-                .flatten()
-                .filter(|&b| b)
-                .count() as u32,
-        );
-        for (j, m) in metrics.iter().enumerate() {
-            let xs = f64s(df, m.name())?;
-            if m.kind() == MetricKind::Real {
-                let (mean, hw) = match xs.len() {
-                    0 => (None, None),
-                    1 => (Some(xs[0]), None),
-                    _ => {
-                        let iv = interval(&xs, LEVEL);
-                        (Some(iv.mean), Some(iv.half_width))
-                    }
-                };
-                means[j].push(mean);
-                hws[j].push(hw);
-                los[j].push(None);
-                his[j].push(None);
-                kinds[j].push(None);
-                continue;
-            }
-            let counts: Option<Vec<(u64, u64)>> = if m.kind() == MetricKind::Proportion {
-                let e = df.column(&format!("{}_events", m.name()))?.u64()?.clone();
-                let t = df.column(&format!("{}_trials", m.name()))?.u64()?.clone();
-                e.iter()
-                    .zip(t.iter())
-                    .map(|(e, t)| Some((e?, t?)))
-                    .collect()
-            } else {
-                None
-            };
-            let est = estimate(m.kind(), &xs, counts.as_deref(), LEVEL);
-            means[j].push(est.map(|e| e.mean));
-            hws[j].push(None);
-            los[j].push(est.and_then(|e| e.lo));
-            his[j].push(est.and_then(|e| e.hi));
-            kinds[j].push(est.map(|e| e.kind.word().to_string()));
-        }
-        lag1.push(f64s(df, "bm_lag1")?.into_iter().reduce(f64::max));
-        bm_ok.push(Some(
-            df.column("bm_ok")?.bool()?.iter().flatten().all(|b| b),
-        ));
-        cut.push(f64s(df, "mser_cut")?.into_iter().reduce(f64::max));
     }
     let mut cols = identity(policy, &axes, axis_vals, p_hat);
-    cols.push(Column::new("n".into(), n));
+    cols.push(Column::new(
+        "n".into(),
+        sums.iter().map(|s| s.n).collect::<Vec<_>>(),
+    ));
     cols.push(Column::new("needed".into(), needed));
-    cols.push(Column::new("stable".into(), stable));
+    cols.push(Column::new(
+        "stable".into(),
+        sums.iter().map(|s| s.stable).collect::<Vec<_>>(),
+    ));
+    cols.push(Column::new(
+        "stability".into(),
+        sums.iter()
+            .map(|s| (!s.stability.is_empty()).then_some(s.stability))
+            .collect::<Vec<_>>(),
+    ));
     for (j, m) in metrics.iter().enumerate() {
-        cols.push(Column::new(m.name().into(), std::mem::take(&mut means[j])));
+        let cells: Vec<Option<Cell>> = sums.iter().map(|s| s.cells[j]).collect();
+        // A metric this experiment's points do not define (none gave a
+        // value, and not because a point did not settle) is no column.
+        let has_data = sums.iter().any(|s| s.n > 0);
+        if has_data
+            && cells
+                .iter()
+                .zip(&sums)
+                .all(|(c, s)| c.is_none() && s.stability != "unstable")
+        {
+            continue;
+        }
+        let col = |f: fn(&Cell) -> Option<f64>| -> Vec<Option<f64>> {
+            cells.iter().map(|c| c.as_ref().and_then(f)).collect()
+        };
+        cols.push(Column::new(m.name().into(), col(|c| Some(c.mean))));
         if m.kind() == MetricKind::Real {
             cols.push(Column::new(
                 format!("{}_hw", m.name()).into(),
-                std::mem::take(&mut hws[j]),
+                col(|c| c.half_width),
             ));
         } else {
             cols.push(Column::new(
                 format!("{}_lo", m.name()).into(),
-                std::mem::take(&mut los[j]),
+                col(|c| c.lo),
             ));
             cols.push(Column::new(
                 format!("{}_hi", m.name()).into(),
-                std::mem::take(&mut his[j]),
+                col(|c| c.hi),
             ));
             cols.push(Column::new(
                 format!("{}_interval", m.name()).into(),
-                std::mem::take(&mut kinds[j]),
+                cells
+                    .iter()
+                    .map(|c| c.as_ref().map(|c| c.interval))
+                    .collect::<Vec<_>>(),
             ));
         }
     }
-    cols.push(Column::new("bm_lag1".into(), lag1));
-    cols.push(Column::new("bm_ok".into(), bm_ok));
-    cols.push(Column::new("mser_cut".into(), cut));
+    cols.push(Column::new(
+        "bm_lag1".into(),
+        sums.iter().map(|s| s.bm_lag1).collect::<Vec<_>>(),
+    ));
+    cols.push(Column::new(
+        "bm_ok".into(),
+        sums.iter().map(|s| s.bm_ok).collect::<Vec<_>>(),
+    ));
+    cols.push(Column::new(
+        "mser_cut".into(),
+        sums.iter().map(|s| s.mser_cut).collect::<Vec<_>>(),
+    ));
     cols.push(Column::new("key".into(), key));
     DataFrame::new_infer_height(cols)
 }
@@ -291,6 +421,8 @@ pub fn fmt_sig(x: f64, sig: usize) -> String {
 fn cell(c: &Column, i: usize) -> PolarsResult<String> {
     Ok(match c.get(i)? {
         AnyValue::Null => String::new(),
+        // Short numbers as written (sweep values: 0.3, not 0.3000).
+        AnyValue::Float64(x) if format!("{x}").len() <= 6 => format!("{x}"),
         AnyValue::Float64(x) => fmt_sig(x, 4),
         AnyValue::String(s) => s.to_string(),
         AnyValue::StringOwned(s) => s.to_string(),
@@ -319,6 +451,15 @@ pub fn markdown(df: &DataFrame) -> PolarsResult<String> {
                 .any(|s| paired(n, s))
         })
         .collect();
+    let unstable = |i: usize| -> PolarsResult<bool> {
+        Ok(match df.column("stability") {
+            Ok(c) => matches!(c.get(i)?, AnyValue::String("unstable")),
+            Err(_) => false,
+        })
+    };
+    // A metric's column: one with a `_hw` or `_interval` companion.
+    let metric_column =
+        |n: &str| names.contains(&format!("{n}_hw")) || names.contains(&format!("{n}_interval"));
     let mut out = String::new();
     out.push_str(&format!(
         "| {} |\n",
@@ -334,10 +475,20 @@ pub fn markdown(df: &DataFrame) -> PolarsResult<String> {
         for name in &shown {
             let c = df.column(name)?;
             let mut s = cell(c, i)?;
+            if s.is_empty() && metric_column(name) && unstable(i)? {
+                cells.push("unstable".to_string());
+                continue;
+            }
             let hw_name = format!("{name}_hw");
             if let Ok(hw) = df.column(&hw_name)
                 && let AnyValue::Float64(h) = hw.get(i)?
             {
+                // A half-width at rounding level of the mean is none.
+                let h = if h.abs() <= 1e-12 * s.parse::<f64>().unwrap_or(0.0).abs() {
+                    0.0
+                } else {
+                    h
+                };
                 s = format!("{s} ± {}", fmt_sig(h, 2));
             }
             if let Ok(kind) = df.column(&format!("{name}_interval")) {

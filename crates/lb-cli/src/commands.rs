@@ -9,7 +9,7 @@ use lb_runner::key::Key;
 use lb_runner::provenance::Context;
 use lb_runner::run::{Report, calibration_line, status};
 use lb_runner::{Profile, expand, load, maintain, verify};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -90,6 +90,7 @@ pub fn dispatch(cli: &Cli) -> Res {
             force,
             out,
         } => crate::outputs::reproduce(&cache, manifests, *threads, *quick, *fresh, *force, out),
+        Command::Export { manifests, out } => crate::outputs::export(&cache, manifests, out),
         Command::Audit {
             manifests,
             format,
@@ -121,13 +122,6 @@ fn plan(cache: &Cache, manifests: &[PathBuf], quick: bool) -> Res {
         print!("{}", render_plan(cache, &plan));
     }
     Ok(ExitCode::SUCCESS)
-}
-
-fn reps_word(r: &Replications) -> String {
-    match r {
-        Replications::Fixed(n) => n.to_string(),
-        Replications::Precision(p) => format!("{}..{}", p.min, p.max),
-    }
 }
 
 /// The `lb plan` table of one manifest.
@@ -174,10 +168,10 @@ pub fn render_plan(cache: &Cache, plan: &Plan) -> String {
             (_, Some(o)) => {
                 format!("{}/{} ({:?})", ps.present, o.replications, o.stop).to_lowercase()
             }
-            (Replications::Precision(_), None) if ps.key.is_some() => {
-                format!("{}/{}+", ps.present, ps.needed)
+            (Replications::Precision(p), None) => {
+                format!("{}/{}..{}", ps.present, ps.needed.max(p.min), p.max)
             }
-            (r, _) => format!("{}/{}", ps.present, reps_word(r)),
+            (Replications::Fixed(n), None) => format!("{}/{n}", ps.present),
         };
         let mut row = vec![key, ps.word().to_string(), reps, pp.label.clone()];
         row.extend(pp.axes.iter().cloned());
@@ -193,6 +187,17 @@ pub fn render_plan(cache: &Cache, plan: &Plan) -> String {
             .map(|(x, w)| format!("{x:<w$}"))
             .collect();
         let _ = writeln!(s, "  {}", line.join("  ").trim_end());
+    }
+    if plan
+        .points
+        .iter()
+        .any(|p| matches!(p.replications, Replications::Precision(_)))
+    {
+        let _ = writeln!(
+            s,
+            "  reps a/b..c: a present, b needed so far by the precision rule, at most c; \
+             a/b (stop): the rule's decision"
+        );
     }
     let count = |w: &str| st.iter().filter(|p| p.word() == w).count();
     let mut keys = BTreeSet::new();
@@ -319,11 +324,46 @@ fn run(
     let report = pool.install(|| {
         lb_runner::run::run_plans_sharded(cache, &plans, &ctx, progress.as_ref(), shard)
     })?;
-    print_report(&report, t0.elapsed(), pool.current_num_threads());
+    print_report(
+        &report,
+        t0.elapsed(),
+        pool.current_num_threads(),
+        &point_names(cache, &plans),
+    );
     Ok(ExitCode::SUCCESS)
 }
 
-fn print_report(r: &Report, wall: std::time::Duration, threads: usize) {
+/// Each planned key's name in words: "experiment: policy at axis=value …".
+pub fn point_names(cache: &Cache, plans: &[Plan]) -> BTreeMap<Key, String> {
+    let mut names = BTreeMap::new();
+    for plan in plans {
+        for (pp, st) in plan.points.iter().zip(status(cache, plan)) {
+            let Some(k) = st.key else { continue };
+            let at: Vec<String> = plan
+                .axes
+                .iter()
+                .zip(&pp.axes)
+                .map(|(a, v)| format!("{a}={v}"))
+                .collect();
+            let at = if at.is_empty() {
+                String::new()
+            } else {
+                format!(" at {}", at.join(" "))
+            };
+            names
+                .entry(k)
+                .or_insert_with(|| format!("{}: {}{at}", plan.name, pp.label));
+        }
+    }
+    names
+}
+
+fn print_report(
+    r: &Report,
+    wall: std::time::Duration,
+    threads: usize,
+    names: &BTreeMap<Key, String>,
+) {
     println!(
         "done in {:.1}s on {threads} thread(s): {} record(s) computed, {} already cached, \
          {} computed by another process, {} damaged record(s) recomputed",
@@ -350,7 +390,8 @@ fn print_report(r: &Report, wall: std::time::Duration, threads: usize) {
             })
             .unwrap_or_default();
         println!(
-            "  precision {}: {:?} after {} replications{iv}",
+            "  precision of {} ({}): {:?} after {} replications{iv}",
+            names.get(k).map_or("a point", String::as_str),
             k.short(),
             o.stop,
             o.replications

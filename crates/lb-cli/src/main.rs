@@ -29,6 +29,7 @@ pub struct Cli {
 pub enum Command {
     /// List every point of the manifests: key, axis values, cached or missing.
     Plan {
+        /// Manifests (TOML files under experiments/, or any path).
         #[arg(required = true, value_name = "MANIFEST")]
         manifests: Vec<PathBuf>,
         /// Plan the --quick profile instead.
@@ -37,6 +38,7 @@ pub enum Command {
     },
     /// Run the missing (point, replication) pairs of the manifests.
     Run {
+        /// Manifests (TOML files under experiments/, or any path).
         #[arg(required = true, value_name = "MANIFEST")]
         manifests: Vec<PathBuf>,
         /// Worker threads (default: all cores). Results do not depend on it.
@@ -58,6 +60,7 @@ pub enum Command {
     /// Write (and with --submit, submit) Slurm job arrays that run the
     /// manifests' missing work as shards, stage by stage, then `lb reproduce`.
     Slurm {
+        /// Manifests (TOML files under experiments/, or any path).
         #[arg(required = true, value_name = "MANIFEST")]
         manifests: Vec<PathBuf>,
         /// Tasks of each job array (shards).
@@ -86,6 +89,7 @@ pub enum Command {
     /// Points and replications done, missing and damaged per experiment; with
     /// Slurm present, the state of lb's jobs in the queue.
     Status {
+        /// Manifests (TOML files under experiments/, or any path).
         #[arg(required = true, value_name = "MANIFEST")]
         manifests: Vec<PathBuf>,
         /// The --quick profile.
@@ -94,6 +98,7 @@ pub enum Command {
     },
     /// Show a record in full: configuration, replications, provenance.
     Show {
+        /// The record's key, or a prefix of it that names one record.
         #[arg(value_name = "KEY-PREFIX")]
         key: String,
     },
@@ -104,8 +109,10 @@ pub enum Command {
     },
     /// Print an experiment's table: mean ± 95% half-width per point.
     Table {
+        /// The experiment's manifest.
         #[arg(value_name = "MANIFEST", required_unless_present = "columns")]
         manifest: Option<PathBuf>,
+        /// Markdown (mean ± half-width cells), CSV or JSON (numbers as numbers).
         #[arg(long, value_enum, default_value = "md")]
         format: outputs::Format,
         /// The table of the --quick profile.
@@ -148,14 +155,30 @@ pub enum Command {
         /// Manifests (default: every experiments/*.toml).
         #[arg(value_name = "MANIFEST")]
         manifests: Vec<PathBuf>,
+        /// Markdown (summary and per-claim sections), CSV (one row per claim)
+        /// or JSON (the claims with their deciding points).
         #[arg(long, value_enum, default_value = "md")]
         format: outputs::Format,
+        /// Audit the --quick profile's results.
         #[arg(long)]
         quick: bool,
         /// Also write these experiments' sections of DIR/audit.md (the other
         /// experiments' sections there are kept as they are).
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
+    },
+    /// Write the whole cache as one tidy Parquet file: a row per (record,
+    /// replication, metric), with the model, policy, fixed parameters and
+    /// the experiments that plan the record.
+    Export {
+        /// Manifests that name the experiments (default: every
+        /// experiments/*.toml); records none of them plans are exported too,
+        /// with no experiment.
+        #[arg(value_name = "MANIFEST")]
+        manifests: Vec<PathBuf>,
+        /// The Parquet file written.
+        #[arg(long, value_name = "FILE", default_value = "lb-export.parquet")]
+        out: PathBuf,
     },
     /// Recompute cached records and compare them bit for bit.
     Verify {
@@ -168,6 +191,7 @@ pub enum Command {
         /// Only records whose key starts with this prefix.
         #[arg(long, value_name = "KEY-PREFIX")]
         key: Option<String>,
+        /// Worker threads (default: all cores). Results do not depend on it.
         #[arg(long, value_name = "N")]
         threads: Option<usize>,
     },
@@ -192,6 +216,12 @@ pub enum CacheAction {
 }
 
 fn main() -> ExitCode {
+    // `lb show KEY | head` ends quietly when head does, as other Unix tools.
+    #[cfg(unix)]
+    // SAFETY: restoring the default action of one signal before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     match commands::dispatch(&cli) {
         Ok(code) => code,
@@ -199,5 +229,36 @@ fn main() -> ExitCode {
             eprintln!("error: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    /// Every argument of every subcommand says what it is for.
+    #[test]
+    fn every_argument_has_help() {
+        fn walk(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            for a in cmd.get_arguments() {
+                let id = a.get_id().as_str();
+                if id == "help" || id == "version" {
+                    continue;
+                }
+                if a.get_help().is_none() && a.get_long_help().is_none() {
+                    missing.push(format!("{path} {id}"));
+                }
+            }
+            for s in cmd.get_subcommands() {
+                if s.get_about().is_none() && s.get_name() != "help" {
+                    missing.push(format!("{path} {} (the subcommand)", s.get_name()));
+                }
+                walk(s, &format!("{path} {}", s.get_name()), missing);
+            }
+        }
+        let mut missing = Vec::new();
+        walk(&Cli::command(), "lb", &mut missing);
+        assert!(missing.is_empty(), "no help text: {missing:?}");
     }
 }

@@ -97,7 +97,8 @@ pub fn table(cache: &Cache, manifest: &Path, format: Format, quick: bool, long: 
     crate::commands::existing(cache)?;
     let (l, plan) = loaded(&[manifest.to_path_buf()], profile(quick))?.remove(0);
     let results = collect(cache, &plan);
-    let metrics = Metric::table_metrics(l.model());
+    let axes: Vec<String> = plan.axes.iter().map(|a| a.to_string()).collect();
+    let metrics = Metric::table_metrics_for(l.model(), &axes);
     let frame = replications_frame(&l.experiment().name, &results, &metrics)?;
     let frame = if long {
         frame
@@ -190,7 +191,11 @@ pub fn audit(
             let flat: Vec<&ClaimResult> = claims.iter().flatten().collect();
             println!("{}", serde_json::to_string_pretty(&flat)?)
         }
-        _ => print!("{}", lb_analysis::audit::terminal(&parts)),
+        Format::Csv => {
+            let flat: Vec<&ClaimResult> = claims.iter().flatten().collect();
+            print!("{}", lb_analysis::audit::csv(&flat)?)
+        }
+        Format::Md => print!("{}", lb_analysis::audit::terminal(&parts)),
     }
     if let Some(out) = out {
         for (c, frag) in &parts {
@@ -321,12 +326,21 @@ pub fn reproduce(
     assemble(out, &page_names(all, &loaded, out), true)?;
     let imprecise: usize = written.iter().map(|w| w.imprecise.len()).sum();
     let missing: usize = written.iter().map(|w| w.missing).sum();
+    // Points above a precision target exist only in experiments that set one.
+    let targets = exps.iter().filter(|e| e.precision.is_some()).count();
     eprintln!(
-        "wrote {} ({} experiments, {} figures); {} point(s) above their precision target, {} not computed",
+        "wrote {} ({} experiments, {} figures); {}{} not computed",
         out.display(),
         exps.len(),
         written.iter().map(|w| w.figures.len()).sum::<usize>(),
-        imprecise,
+        if targets > 0 {
+            format!(
+                "{imprecise} point(s) above their precision target (in the {targets} \
+                 experiment(s) that set one), "
+            )
+        } else {
+            String::new()
+        },
         missing
     );
     for c in claims.iter().flatten() {
@@ -340,5 +354,43 @@ pub fn reproduce(
             c.experiment, c.id
         );
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `lb export [MANIFEST…] --out FILE`: the whole cache as one tidy Parquet
+/// file (lb-analysis's `tidy::cache_frame`), keys mapped to the experiments
+/// whose full or quick profiles plan them.
+pub fn export(cache: &Cache, manifests: &[PathBuf], out: &Path) -> Res {
+    crate::commands::existing(cache)?;
+    let manifests = manifests_or_all(manifests)?;
+    let mut experiments: std::collections::BTreeMap<lb_runner::Key, Vec<String>> =
+        Default::default();
+    for p in [Profile::Full, Profile::Quick] {
+        for (l, plan) in loaded(&manifests, p)? {
+            for st in lb_runner::run::status(cache, &plan) {
+                if let Some(k) = st.key {
+                    let names = experiments.entry(k).or_default();
+                    if !names.contains(&l.experiment().name) {
+                        names.push(l.experiment().name.clone());
+                    }
+                }
+            }
+        }
+    }
+    let (frame, damaged) = lb_analysis::tidy::cache_frame(cache, &experiments)?;
+    lb_analysis::tidy::write_parquet(&frame, out)?;
+    let keys = frame.column("key")?.n_unique()?;
+    eprintln!(
+        "wrote {}: {} rows ({} points) from {}{}",
+        out.display(),
+        frame.height(),
+        keys,
+        cache.root().display(),
+        if damaged > 0 {
+            format!("; {damaged} damaged record(s) left out (lb cache verify)")
+        } else {
+            String::new()
+        }
+    );
     Ok(ExitCode::SUCCESS)
 }

@@ -736,3 +736,102 @@ fn the_audit_gate_fails_on_missing_data() {
         text(&o).1
     );
 }
+
+/// The tidy outputs read back: `long.parquet` equals `long.csv`, axes and
+/// fixed parameters are numbers, `lb export` holds every replication of
+/// every metric, and the JSON outputs hold numbers, not strings (issue 12).
+#[test]
+fn tidy_tables_and_the_export_read_back() {
+    use lb_analysis::tidy::read_parquet;
+    use polars::prelude::*;
+    let d = Dir::new(&audited_manifest(false));
+    ok(d.run(&["reproduce", "m.toml", "--out", "pf"]));
+    let long = read_parquet(&d.path.join("pf/many/long.parquet")).unwrap();
+    let csv = CsvReadOptions::default()
+        .with_has_header(true)
+        .try_into_reader_with_file_path(Some(d.path.join("pf/many/long.csv")))
+        .unwrap()
+        .finish()
+        .unwrap();
+    assert_eq!(long.shape(), csv.shape());
+    // 4 loads × 3 policies, one row per table metric.
+    let metrics = long.column("metric").unwrap().n_unique().unwrap();
+    assert_eq!(long.height(), 12 * metrics);
+    for (name, dtype) in [
+        ("load", DataType::Float64),
+        ("servers", DataType::Int64),
+        ("dispatchers", DataType::Int64),
+        ("mean", DataType::Float64),
+        ("level", DataType::Float64),
+    ] {
+        assert_eq!(long.column(name).unwrap().dtype(), &dtype, "{name}");
+    }
+    let means: Vec<Option<f64>> = long.column("mean").unwrap().f64().unwrap().to_vec();
+    let from_csv: Vec<Option<f64>> = csv.column("mean").unwrap().f64().unwrap().to_vec();
+    assert_eq!(means, from_csv);
+    assert!(means.iter().flatten().count() > 0);
+
+    // The whole cache: every replication × every metric of the model.
+    ok(d.run(&["export", "m.toml", "--out", "all.parquet"]));
+    let all = read_parquet(&d.path.join("all.parquet")).unwrap();
+    let reps = count_replications(&d.cache("results"));
+    let per = lb_runner::Model::Slotted.metrics().len();
+    assert_eq!(all.height(), reps * per);
+    let exp = all.column("experiment").unwrap().str().unwrap();
+    assert!(exp.iter().all(|e| e == Some("many")));
+
+    // Numbers in JSON.
+    let table: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(d.path.join("pf/many/table.json")).unwrap()).unwrap();
+    assert!(table[0]["load"].is_f64(), "{}", table[0]);
+    let audit = d.run(&["audit", "m.toml", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&audit.stdout).unwrap();
+    assert!(v[0]["checks"][0]["at"]["load"].is_f64(), "{}", v[0]);
+    // CSV is CSV: a header and one row per claim.
+    let audit = ok(d.run(&["audit", "m.toml", "--format", "csv"]));
+    let mut lines = audit.lines();
+    assert!(lines.next().unwrap().starts_with("experiment,id,verdict,"));
+    assert_eq!(lines.count(), 1);
+}
+
+/// A claim's `where` may give a range; it selects exactly the sweep values
+/// inside it.
+#[test]
+fn a_where_range_selects_the_values_inside_it() {
+    let mut m = manifest(4000, 2);
+    m.push_str(
+        r#"
+[[claim]]
+id = "high"
+statement = "s"
+source = "src"
+kind = "stability"
+policies = ["WR"]
+stable = true
+where = { load = ">= 0.8" }
+
+[[claim]]
+id = "mid"
+statement = "s"
+source = "src"
+kind = "stability"
+policies = ["WR"]
+stable = true
+where = { load = { min = 0.6, max = 0.8 } }
+"#,
+    );
+    let d = Dir::new(&m);
+    ok(d.run(&["run", "m.toml"]));
+    let audit = d.run(&["audit", "m.toml", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_slice(&audit.stdout).unwrap();
+    let loads = |i: usize| -> Vec<f64> {
+        v[i]["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c["at"]["load"].as_f64().unwrap())
+            .collect()
+    };
+    assert_eq!(loads(0), [0.8, 0.9]);
+    assert_eq!(loads(1), [0.7, 0.8]);
+}

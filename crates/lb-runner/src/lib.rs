@@ -33,5 +33,5 @@ pub use diag::ManifestError;
 pub use expand::{Plan, expand};
 pub use key::Key;
 pub use manifest::{Loaded, load};
-pub use model::{Model, PointConfig, Summary};
+pub use model::{Model, Param, PointConfig, Summary};
 pub use point::{Point, Profile};

@@ -36,19 +36,154 @@ pub const MANY_METRICS: [&str; 10] = [
 ];
 
 /// Axis values selecting points: `{ load = [0.9, 0.95], count_own = true }`.
-/// A single value or a list of values per axis.
+/// Per axis: a value, a list of values, or a range of a numeric axis
+/// (`load = ">= 0.9"`, `load = "> 0.5, <= 0.9"`, `load = { min = 0.9 }`,
+/// `{ min = 0.5, max = 0.9 }`; `min` and `max` are inclusive). See
+/// [`WhereTest`].
 pub type Where = BTreeMap<String, toml::Value>;
 
-/// The values of a `where` entry as the plan prints them ("0.9", "true", …).
+/// The values of a `where` entry as the plan prints them ("0.9", "true", …);
+/// empty for a range.
 pub fn where_values(v: &toml::Value) -> Vec<String> {
     match v {
         toml::Value::Array(a) => a.iter().flat_map(where_values).collect(),
         toml::Value::Float(x) => vec![crate::canonical::number_to_string(*x)],
         toml::Value::Integer(i) => vec![i.to_string()],
         toml::Value::Boolean(b) => vec![b.to_string()],
+        toml::Value::String(s) if range_string(s) => Vec::new(),
         toml::Value::String(s) => vec![s.clone()],
+        toml::Value::Table(_) => Vec::new(),
         other => vec![other.to_string()],
     }
+}
+
+/// A string that states a range rather than a value: it starts with a
+/// comparison.
+fn range_string(s: &str) -> bool {
+    let t = s.trim_start();
+    t.starts_with('<') || t.starts_with('>')
+}
+
+/// One bound of a range: the number and whether it is included.
+type Bound = Option<(f64, bool)>;
+
+/// What one axis of a `where` table asks of a point's value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WhereTest {
+    /// The value is one of these (as plans print them).
+    OneOf(Vec<String>),
+    /// The value is a number within these bounds.
+    Range { min: Bound, max: Bound },
+}
+
+impl WhereTest {
+    /// Parses a `where` entry; the error says which forms are allowed.
+    pub fn parse(v: &toml::Value) -> Result<WhereTest, String> {
+        const FORMS: &str = "a value, a list of values, a comparison such as \">= 0.9\" or \
+                             \"> 0.5, <= 0.9\", or a table { min = 0.5, max = 0.9 } (inclusive)";
+        match v {
+            toml::Value::String(s) if range_string(s) => {
+                let (mut min, mut max) = (None, None);
+                for part in s.split(',') {
+                    let t = part.trim();
+                    let (op, rest) = ["<=", ">=", "<", ">"]
+                        .iter()
+                        .find_map(|op| t.strip_prefix(op).map(|r| (*op, r)))
+                        .ok_or_else(|| {
+                            format!("cannot read \"{t}\" of \"{s}\"; allowed: {FORMS}")
+                        })?;
+                    let x: f64 = rest
+                        .trim()
+                        .parse()
+                        .ok()
+                        .filter(|x: &f64| x.is_finite())
+                        .ok_or_else(|| {
+                            format!(
+                                "\"{}\" in \"{s}\" is not a finite number; allowed: {FORMS}",
+                                rest.trim()
+                            )
+                        })?;
+                    let slot = if op.starts_with('>') {
+                        &mut min
+                    } else {
+                        &mut max
+                    };
+                    if slot.is_some() {
+                        return Err(format!(
+                            "\"{s}\" bounds the same side twice; allowed: {FORMS}"
+                        ));
+                    }
+                    *slot = Some((x, op.len() == 2));
+                }
+                Ok(WhereTest::Range { min, max })
+            }
+            toml::Value::Table(t) => {
+                let (mut min, mut max) = (None, None);
+                for (k, x) in t {
+                    let n = match x {
+                        toml::Value::Float(f) if f.is_finite() => *f,
+                        toml::Value::Integer(i) => *i as f64,
+                        _ => {
+                            return Err(format!(
+                                "`{k}` must be a finite number, not {x}; allowed: {FORMS}"
+                            ));
+                        }
+                    };
+                    match k.as_str() {
+                        "min" => min = Some((n, true)),
+                        "max" => max = Some((n, true)),
+                        other => {
+                            return Err(format!(
+                                "unknown key `{other}` in a range (allowed: min, max)"
+                            ));
+                        }
+                    }
+                }
+                if min.is_none() && max.is_none() {
+                    return Err(format!("an empty range; allowed: {FORMS}"));
+                }
+                Ok(WhereTest::Range { min, max })
+            }
+            toml::Value::Array(a)
+                if a.iter()
+                    .any(|x| matches!(x, toml::Value::Table(_) | toml::Value::Array(_))) =>
+            {
+                Err(format!("a list holds values only; allowed: {FORMS}"))
+            }
+            other => Ok(WhereTest::OneOf(where_values(other))),
+        }
+    }
+
+    /// Whether a point whose axis has value `x` (as plans print it) passes.
+    pub fn matches(&self, x: &str) -> bool {
+        match self {
+            WhereTest::OneOf(vs) => vs.iter().any(|w| w == x),
+            WhereTest::Range { min, max } => {
+                let Ok(v) = x.parse::<f64>() else {
+                    return false;
+                };
+                let above = |b: &Bound| match b {
+                    Some((m, true)) => v >= *m,
+                    Some((m, false)) => v > *m,
+                    None => true,
+                };
+                let below = |b: &Bound| match b {
+                    Some((m, true)) => v <= *m,
+                    Some((m, false)) => v < *m,
+                    None => true,
+                };
+                above(min) && below(max)
+            }
+        }
+    }
+}
+
+/// Whether a point passes every axis of a `where` table; `axis` gives the
+/// point's value of an axis. An entry that does not parse selects nothing
+/// (validation refuses it first).
+pub fn where_matches<'a>(w: &Where, axis: impl Fn(&str) -> Option<&'a str>) -> bool {
+    w.iter()
+        .all(|(a, v)| WhereTest::parse(v).is_ok_and(|t| axis(a).is_some_and(|x| t.matches(x))))
 }
 
 /// What a figure draws.
@@ -289,6 +424,66 @@ impl WhyCheck {
             level: self.level,
             why: None,
             why_check: Vec::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod where_tests {
+    use super::*;
+
+    fn parse(s: &str) -> Result<WhereTest, String> {
+        let v: toml::Table = toml::from_str(&format!("w = {s}")).unwrap();
+        WhereTest::parse(&v["w"])
+    }
+
+    fn selects(s: &str, values: &[&str]) -> Vec<String> {
+        let t = parse(s).unwrap();
+        values
+            .iter()
+            .filter(|v| t.matches(v))
+            .map(|v| v.to_string())
+            .collect()
+    }
+
+    #[test]
+    fn values_and_lists_select_exactly_those_values() {
+        let vs = ["0.5", "0.9", "0.95", "true"];
+        assert_eq!(selects("0.9", &vs), ["0.9"]);
+        assert_eq!(selects("[0.5, 0.95]", &vs), ["0.5", "0.95"]);
+        assert_eq!(selects("true", &vs), ["true"]);
+    }
+
+    #[test]
+    fn ranges_include_or_exclude_their_bounds_as_written() {
+        let vs = ["0.5", "0.9", "0.95", "0.99"];
+        assert_eq!(selects("\">= 0.9\"", &vs), ["0.9", "0.95", "0.99"]);
+        assert_eq!(selects("\"> 0.9\"", &vs), ["0.95", "0.99"]);
+        assert_eq!(selects("\"> 0.5, <= 0.95\"", &vs), ["0.9", "0.95"]);
+        assert_eq!(selects("\"< 0.9\"", &vs), ["0.5"]);
+        assert_eq!(selects("{ min = 0.9 }", &vs), ["0.9", "0.95", "0.99"]);
+        assert_eq!(selects("{ min = 0.9, max = 0.95 }", &vs), ["0.9", "0.95"]);
+        assert_eq!(selects("{ max = 1 }", &vs), vs);
+        // Not numbers: never in a range.
+        assert!(selects("\">= 0\"", &["job", "true"]).is_empty());
+    }
+
+    #[test]
+    fn malformed_ranges_say_which_forms_are_allowed() {
+        for bad in [
+            "\">> 0.5\"",
+            "\">= high\"",
+            "\">= 1, > 2\"",
+            "{ above = 0.5 }",
+            "{ min = \"x\" }",
+            "{}",
+            "\">= nan\"",
+        ] {
+            let e = parse(bad).unwrap_err();
+            assert!(
+                e.contains("allowed") || e.contains("min, max"),
+                "{bad}: {e}"
+            );
         }
     }
 }

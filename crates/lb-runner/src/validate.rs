@@ -191,23 +191,51 @@ fn unknown(l: &Loaded, at: &str, what: &str, v: &str, allowed: &[&str]) -> Manif
     )
 }
 
-/// A `where` table: every key a sweep axis, every value one of its values
-/// (a value the sweep does not hold would select nothing, silently).
+/// A `where` table: every key a sweep axis; every value one of its values,
+/// or a range of a numeric axis that holds at least one of them (a value
+/// the sweep does not hold would select nothing, silently).
 fn filter(l: &Loaded, at: &str, f: &crate::outputs::Where, axes: &[&str]) -> R {
+    use crate::outputs::WhereTest;
     for (k, v) in f {
         let path = format!("{at}.{k}");
         one_of(l, &path, "sweep axis", k, axes)?;
         let allowed = l.manifest.axis_values(k);
-        for w in crate::outputs::where_values(v) {
-            if !allowed.contains(&w) {
-                return Err(l.error(
-                    &path,
-                    format!(
-                        "{w} is not a value of the sweep axis `{k}` (its values: {}); it would \
-                         select no point",
-                        allowed.join(", ")
-                    ),
-                ));
+        let test = WhereTest::parse(v).map_err(|e| l.error(&path, e))?;
+        match &test {
+            WhereTest::OneOf(vs) => {
+                for w in vs {
+                    if !allowed.contains(w) {
+                        return Err(l.error(
+                            &path,
+                            format!(
+                                "{w} is not a value of the sweep axis `{k}` (its values: {}); it \
+                                 would select no point",
+                                allowed.join(", ")
+                            ),
+                        ));
+                    }
+                }
+            }
+            WhereTest::Range { .. } => {
+                if allowed.iter().any(|a| a.parse::<f64>().is_err()) {
+                    return Err(l.error(
+                        &path,
+                        format!(
+                            "a range needs a numeric axis; `{k}` has the values {}: list the \
+                             ones wanted instead",
+                            allowed.join(", ")
+                        ),
+                    ));
+                }
+                if !allowed.iter().any(|a| test.matches(a)) {
+                    return Err(l.error(
+                        &path,
+                        format!(
+                            "the range selects none of the sweep axis `{k}`'s values ({})",
+                            allowed.join(", ")
+                        ),
+                    ));
+                }
             }
         }
     }

@@ -71,6 +71,11 @@ pub struct MetricInfo {
     pub transient: bool,
     /// What kind of number it is: how tables and figures give its interval.
     pub kind: MetricKind,
+    /// Tables show it only in experiments that sweep one of these axes
+    /// (empty: in every experiment). ε·E[ΣQ] and its ratio to ζ are
+    /// heavy-traffic quantities: read along a load sweep they say nothing
+    /// E[ΣQ] does not.
+    pub only_with_axes: &'static [&'static str],
 }
 
 /// What kind of number a metric is, for its interval (lb-analysis).
@@ -113,7 +118,24 @@ impl MetricInfo {
             precision,
             kind: MetricKind::Real,
             transient: false,
+            only_with_axes: &[],
         }
+    }
+
+    /// The same metric, shown in tables only when one of `axes` is swept.
+    pub const fn only_with(mut self, axes: &'static [&'static str]) -> MetricInfo {
+        self.only_with_axes = axes;
+        self
+    }
+
+    /// Whether tables of an experiment sweeping `axes` show it.
+    pub fn applies(&self, axes: &[String]) -> bool {
+        self.table
+            && (self.only_with_axes.is_empty()
+                || self
+                    .only_with_axes
+                    .iter()
+                    .any(|a| axes.iter().any(|x| x == a)))
     }
 
     /// The same metric, marked meaningful for runs that did not settle.
@@ -411,12 +433,56 @@ impl PointConfig {
         }
     }
 
+    /// The point's fixed parameters, named as in the papers' notation
+    /// (`dispatchers` M, `servers` N, `lambda`, `load` ρ, …): the columns a
+    /// tidy table carries beside the sweep axes.
+    pub fn parameters(&self) -> Vec<(&'static str, Param)> {
+        match self {
+            PointConfig::Slotted(c) => slotted::metrics::parameters(c),
+            PointConfig::Many(c) => many::metrics::parameters(c),
+            PointConfig::Spn(c) => spn::metrics::parameters(c),
+        }
+    }
+
     /// Lines describing the configuration, for `lb show`.
     pub fn describe(&self) -> Vec<String> {
         match self {
             PointConfig::Slotted(c) => slotted::metrics::describe(c),
             PointConfig::Many(c) => many::metrics::describe(c),
             PointConfig::Spn(c) => spn::metrics::describe(c),
+        }
+    }
+}
+
+/// A fixed parameter's value (see [`PointConfig::parameters`]).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Param {
+    Number(f64),
+    Flag(bool),
+    Text(String),
+}
+
+impl Param {
+    /// The name of a law or policy: its serde tag (`law`, `name`), else
+    /// its JSON text.
+    pub fn tag<T: Serialize>(t: &T) -> Param {
+        let v = serde_json::to_value(t).unwrap_or_default();
+        let tag = ["law", "name", "kind"]
+            .iter()
+            .find_map(|k| v.get(*k).and_then(|x| x.as_str()).map(str::to_string));
+        Param::Text(tag.unwrap_or_else(|| match &v {
+            serde_json::Value::String(s) => s.clone(),
+            other => other.to_string(),
+        }))
+    }
+
+    /// One name for a list of laws: theirs if they agree, else "mixed".
+    pub fn common<T: Serialize>(ts: &[T]) -> Param {
+        let tags: Vec<Param> = ts.iter().map(Param::tag).collect();
+        match tags.first() {
+            Some(t) if tags.iter().all(|x| x == t) => t.clone(),
+            Some(_) => Param::Text("mixed".into()),
+            None => Param::Text(String::new()),
         }
     }
 }

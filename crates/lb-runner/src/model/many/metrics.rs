@@ -2,7 +2,7 @@
 //! (SPEC §2: the occupancy S_i, Mukherjee, Borst and van Leeuwaarden's
 //! topologies; Liu and Ying's sub-Halfin-Whitt bound).
 
-use crate::model::{MetricInfo, MetricKind};
+use crate::model::{MetricInfo, MetricKind, Param};
 use lb_core::many::{ManyConfig, ManySummary, theory};
 
 use crate::model::metric as m;
@@ -132,6 +132,22 @@ pub fn reference(name: &str, c: &ManyConfig) -> Result<f64, String> {
             REFERENCES.join(", ")
         )),
     }
+}
+
+/// The fixed parameters of a point (tidy tables).
+pub fn parameters(c: &ManyConfig) -> Vec<(&'static str, Param)> {
+    let n = |x: f64| Param::Number(x);
+    let mut v = vec![
+        ("servers", n(c.servers as f64)),
+        ("lambda", n(c.lambda)),
+        ("horizon", n(c.run.horizon)),
+        ("warmup", n(c.run.warmup)),
+    ];
+    // Unbounded: no buffer column value (null), not a text among numbers.
+    if let Some(b) = c.buffer {
+        v.insert(2, ("buffer", n(b as f64)));
+    }
+    v
 }
 
 /// One line on the system, for `lb show`.

@@ -2,13 +2,17 @@
 //! (SPEC §1 "Metrics of a run"; Zhou, Shroff and Wierman, §2 for ε·E[ΣQ] and
 //! ζ).
 
-use crate::model::{MetricInfo, MetricKind};
+use crate::model::{MetricInfo, MetricKind, Param};
 use crate::point::Point;
 use lb_core::slotted::{Granularity, Law, PolicyConfig, RunSummary, SlottedConfig, theory};
 
 use crate::model::metric as m;
 
 use MetricKind::{Proportion, Real};
+
+/// The axes of a heavy-traffic sweep: tables show ε·E[ΣQ] and its ratio to
+/// ζ only along them.
+const HEAVY_TRAFFIC: &[&str] = &["epsilon", "epsilon_frac"];
 
 /// The metrics, the table's first and in its column order. Labels are
 /// figure markup (`_x`/`_{…}` subscripts, `^x`/`^{…}` superscripts), units
@@ -22,7 +26,7 @@ pub const METRICS: [MetricInfo; 12] = [
         Real,
     ),
     m("mean_sum_q", "E[ΣQ] (jobs)", true, true, Real),
-    m("eps_sum_q", "ε·E[ΣQ]", true, false, Real),
+    m("eps_sum_q", "ε·E[ΣQ]", true, false, Real).only_with(HEAVY_TRAFFIC),
     m(
         "messages_per_arrival",
         "Messages per arrival",
@@ -44,7 +48,7 @@ pub const METRICS: [MetricInfo; 12] = [
         true,
         Real,
     ),
-    m("zeta_ratio", "ε·E[ΣQ] / ζ", true, false, Real),
+    m("zeta_ratio", "ε·E[ΣQ] / ζ", true, false, Real).only_with(HEAVY_TRAFFIC),
     m("p50", "Median response time (slots)", false, true, Real),
     m(
         "p90",
@@ -190,6 +194,27 @@ pub fn reference(name: &str, c: &SlottedConfig, point: &Point, r: u64) -> Result
             REFERENCES.join(", ")
         )),
     }
+}
+
+/// The fixed parameters of a point (tidy tables).
+pub fn parameters(c: &SlottedConfig) -> Vec<(&'static str, Param)> {
+    let sys = &c.system;
+    let n = |x: f64| Param::Number(x);
+    vec![
+        ("dispatchers", n(sys.dispatchers() as f64)),
+        ("servers", n(sys.servers() as f64)),
+        ("lambda_sum", n(sys.lambda_sum())),
+        ("mu_sum", n(sys.mu_sum())),
+        ("load", n(sys.load())),
+        ("epsilon", n(sys.epsilon())),
+        ("zeta", n(sys.zeta())),
+        ("arrivals", Param::common(&sys.arrivals)),
+        ("service", Param::common(&sys.service)),
+        ("granularity", Param::tag(&c.granularity)),
+        ("count_own", Param::Flag(c.count_own)),
+        ("slots", n(c.run.slots as f64)),
+        ("warmup", n(c.run.warmup as f64)),
+    ]
 }
 
 /// One line on the system, for `lb show`.

@@ -2,7 +2,7 @@
 //! Lin; the pooled resource of a parallel-server network in heavy traffic,
 //! Harrison).
 
-use crate::model::MetricInfo;
+use crate::model::{MetricInfo, Param};
 use MetricInfo as M;
 use lb_core::spn::{SpnConfig, SpnSummary};
 
@@ -120,6 +120,23 @@ pub fn reference(name: &str, c: &SpnConfig) -> Result<f64, String> {
 }
 
 /// One line on the network, for `lb show`.
+pub fn parameters(c: &SpnConfig) -> Vec<(&'static str, Param)> {
+    let n = |x: f64| Param::Number(x);
+    let mut v = vec![
+        ("buffers", n(c.buffers() as f64)),
+        ("stations", n(c.stations as f64)),
+        ("activities", n(c.activities.len() as f64)),
+        ("lambda_sum", n(c.arrivals.iter().sum())),
+    ];
+    if let Some(rho) = load(c) {
+        v.push(("load", n(rho)));
+    }
+    v.push(("horizon", n(c.run.horizon)));
+    v.push(("warmup", n(c.run.warmup)));
+    v
+}
+
+/// The fixed parameters of a point (tidy tables).
 pub fn describe(c: &SpnConfig) -> Vec<String> {
     let mut v = vec![format!(
         "{} buffers, {} stations, {} activities, λ = {:?}, horizon {}, warm-up {}",
