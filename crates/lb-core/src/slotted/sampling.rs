@@ -399,8 +399,11 @@ pub fn water_fill<R: Rng + ?Sized>(
 /// smaller) by Floyd's algorithm over the head's positions.
 #[derive(Clone, Debug, Default)]
 pub struct SharedFill {
-    /// Sorted (value << bits | server) of the servers below the threshold.
+    /// Sorted (value << bits | server) of the servers below the threshold,
+    /// collected in server order into `raw`; counts by value.
     keys: Vec<u64>,
+    raw: Vec<u64>,
+    count: Vec<u32>,
     /// prefix[i] = the sum of the first i values.
     prefix: Vec<u64>,
     /// The threshold (a value), adapted slot by slot.
@@ -440,21 +443,45 @@ impl SharedFill {
             // The servers below the threshold (all of them from the third
             // try), packed and sorted.
             let t = if tries >= 2 { u64::MAX } else { self.thresh };
-            self.keys.clear();
-            self.keys.resize(n, 0);
-            let mut p = 0;
-            let mut big = false;
+            self.raw.resize(n, 0);
+            let raw = &mut self.raw[..n];
+            let (mut p, mut big, mut lo) = (0, false, u64::MAX);
             for (i, &v) in view.iter().enumerate() {
                 // Written always, kept when below the threshold: no branch.
-                self.keys[p] = (v << bits) | i as u64;
+                // SAFETY: p ≤ i < n = raw.len().
+                unsafe { *raw.get_unchecked_mut(p) = (v << bits) | i as u64 };
                 p += (v < t) as usize;
                 big |= v >= cap;
+                lo = lo.min(v);
             }
             if big && t == u64::MAX {
                 return false;
             }
-            let keys = &mut self.keys[..p];
-            keys.sort_unstable();
+            // Sorted by (value, server): counting by value when the values
+            // below the threshold span few (the usual case), else sorted.
+            self.keys.clear();
+            let span = t.wrapping_sub(lo);
+            if p > 1 && t != u64::MAX && span <= COUNT_SPAN {
+                let count = &mut self.count;
+                count.clear();
+                count.resize(span as usize + 1, 0);
+                for &k in &raw[..p] {
+                    count[((k >> bits) - lo) as usize + 1] += 1;
+                }
+                for i in 1..count.len() {
+                    count[i] += count[i - 1];
+                }
+                self.keys.resize(p, 0);
+                for &k in &raw[..p] {
+                    let c = &mut count[((k >> bits) - lo) as usize];
+                    self.keys[*c as usize] = k;
+                    *c += 1;
+                }
+            } else {
+                self.keys.extend_from_slice(&raw[..p]);
+                self.keys.sort_unstable();
+            }
+            let keys = &self.keys[..p];
             self.prefix.clear();
             self.prefix.push(0);
             let mut acc = 0u64;
@@ -546,6 +573,9 @@ impl SharedFill {
         true
     }
 }
+
+/// The widest span of values [`SharedFill`] sorts by counting.
+const COUNT_SPAN: u64 = 1024;
 
 /// The head of a water-fill of `a` jobs over the sorted packed `keys`: the
 /// number c ≥ 1 of lowest servers that end up levelled, the largest c with
