@@ -408,11 +408,11 @@ pub struct SharedFill {
     prefix: Vec<u64>,
     /// The threshold (a value), adapted slot by slot.
     thresh: u64,
-    /// Scratch: a bit set over head positions, ±1 by position, and each
-    /// batch's (head, base level).
+    /// Scratch: a bit set over head positions, ±1 by position, and by
+    /// head length the batches' (summed base levels, count).
     chosen: Vec<u64>,
     adj: Vec<i64>,
-    heads: Vec<(usize, u64)>,
+    ends: Vec<(u64, u64)>,
 }
 
 impl SharedFill {
@@ -516,7 +516,11 @@ impl SharedFill {
         // B − v_i, plus adj: summed over the batches whose head holds i.
         self.adj.clear();
         self.adj.resize(p, 0);
-        self.heads.clear();
+        // ends[c]: the base levels and the number of the batches whose head
+        // is c long (live below position c, not from it on).
+        self.ends.clear();
+        self.ends.resize(p + 1, (0, 0));
+        let (mut base_sum, mut live, mut c_max) = (0u64, 0u64, 0usize);
         let mut deepest = 0;
         for &am in a {
             if am == 0 {
@@ -534,7 +538,11 @@ impl SharedFill {
             } else {
                 (c - r, -1, level + 1)
             };
-            self.heads.push((c, base));
+            base_sum += base;
+            live += 1;
+            self.ends[c].0 += base;
+            self.ends[c].1 += 1;
+            c_max = c_max.max(c);
             if j == 0 {
                 continue;
             }
@@ -549,20 +557,12 @@ impl SharedFill {
                 self.adj[x] += step;
             }
         }
-        // Sweep the positions upward, heads longest first.
-        self.heads.sort_unstable_by_key(|h| std::cmp::Reverse(h.0));
-        let (mut live, mut base_sum) = (self.heads.len(), 0u64);
-        for &(_, b) in &self.heads {
-            base_sum += b;
-        }
-        let c_max = self.heads.first().map_or(0, |h| h.0);
-        for (i, &k) in keys[..c_max].iter().enumerate() {
-            while live > 0 && self.heads[live - 1].0 <= i {
-                live -= 1;
-                base_sum -= self.heads[live].1;
-            }
+        // Sweep the positions upward, dropping the batches whose head ends.
+        for (i, (&k, &(b, l))) in keys[..c_max].iter().zip(&self.ends).enumerate() {
+            base_sum -= b;
+            live -= l;
             let v = k >> bits;
-            let got = (base_sum - live as u64 * v) as i64 + self.adj[i];
+            let got = (base_sum - live * v) as i64 + self.adj[i];
             if got > 0 {
                 put((k & mask) as usize, got as u64);
             }
