@@ -22,8 +22,10 @@ use std::collections::VecDeque;
 pub struct Assignment {
     /// Jobs sent to each server this slot.
     pub inc: Vec<u64>,
-    /// The servers with `inc > 0`, in the order first touched.
-    pub touched: Vec<usize>,
+    /// The servers with `inc > 0`, in the order first touched: the first
+    /// `len` entries of a buffer of N.
+    touched: Vec<usize>,
+    len: usize,
 }
 
 impl Assignment {
@@ -31,16 +33,40 @@ impl Assignment {
     pub fn new(n: usize) -> Assignment {
         Assignment {
             inc: vec![0; n],
-            touched: Vec::new(),
+            touched: vec![0; n],
+            len: 0,
         }
     }
-    /// Sends `k` more jobs to server `n`.
+    /// Sends `k` > 0 more jobs to server `n`. Without a branch on whether
+    /// `n` was touched before (unpredictable when several dispatchers
+    /// water-fill overlapping heads): its index is always written, and
+    /// kept only the first time.
     #[inline]
     pub fn add(&mut self, n: usize, k: u64) {
-        if self.inc[n] == 0 {
-            self.touched.push(n);
+        debug_assert!(k > 0);
+        let first = self.inc[n] == 0;
+        // A server is listed at most once, so len < N here unless it is
+        // listed already (then the write is to a slot past the list, or
+        // none, and is not kept).
+        if let Some(slot) = self.touched.get_mut(self.len) {
+            *slot = n;
         }
+        self.len += first as usize;
         self.inc[n] += k;
+    }
+    /// The servers with `inc > 0`, in the order first touched.
+    #[inline]
+    pub fn touched(&self) -> &[usize] {
+        &self.touched[..self.len]
+    }
+    /// Empties the assignment: `f(server, jobs)` for each server sent
+    /// jobs, in the order first touched.
+    #[inline]
+    pub fn drain(&mut self, mut f: impl FnMut(usize, u64)) {
+        for &s in &self.touched[..self.len] {
+            f(s, std::mem::take(&mut self.inc[s]));
+        }
+        self.len = 0;
     }
 }
 
@@ -436,14 +462,12 @@ impl Policy {
             let mut mine = std::mem::replace(&mut self.mine, Assignment::new(0));
             msgs += self.dispatch(m, am, q, rng, &mut mine);
             if let Kind::Led { est, .. } = &mut self.kind {
-                for &s in &mine.touched {
-                    let x = std::mem::take(&mut mine.inc[s]);
+                mine.drain(|s, x| {
                     out.add(s, x);
                     est[m].set(s, q[s] + x);
                     msgs += 1;
-                }
+                });
             }
-            mine.touched.clear();
             self.mine = mine;
         }
         msgs

@@ -336,13 +336,11 @@ fn serve<O: Observer, const SEPARATE: bool>(
 #[inline(never)]
 fn admit(asg: &mut Assignment, q: &mut [u64], fifo: &mut [Fifo], t: u64) -> u64 {
     let mut total = 0;
-    for &s in &asg.touched {
-        let k = std::mem::take(&mut asg.inc[s]);
+    asg.drain(|s, k| {
         fifo[s].push(t, k);
         q[s] += k;
         total += k;
-    }
-    asg.touched.clear();
+    });
     total
 }
 
