@@ -393,8 +393,8 @@ pub fn water_fill<R: Rng + ?Sized>(
 /// servers raised to a level L, a uniform r-subset of them to L + 1 — but the
 /// view is ordered once per slot, not once per dispatcher, and only as far as
 /// the largest batch reaches: the servers below a threshold are collected
-/// and sorted (the threshold follows the last slot's level, and grows when a
-/// batch reaches it). A batch's head, its first c servers in that order, is
+/// and sorted by value, by counting (the threshold follows the last slot's
+/// level, and grows when a batch reaches it). A batch's head, its first c servers in that order, is
 /// found by bisection on prefix sums; its r-subset (or the complement, when
 /// smaller) by Floyd's algorithm over the head's positions.
 #[derive(Clone, Debug, Default)]
