@@ -400,14 +400,13 @@ impl Policy {
                     spread: false,
                 } => {
                     for (list, &am) in idle.iter_mut().zip(a) {
-                        let mut am = am;
-                        while am > 0 {
-                            let Some(s) = list.pop_front() else { break };
+                        // One job to each of the first listed, in order.
+                        let take = list.len().min(am as usize);
+                        for s in list.drain(..take) {
                             reported[s] = false;
                             out.add(s, 1);
-                            am -= 1;
                         }
-                        left += am;
+                        left += am - take as u64;
                     }
                 }
                 Kind::Jiq {
@@ -691,13 +690,22 @@ impl Policy {
                 }
             },
             Kind::Jiq { idle, reported, .. } => {
+                // The servers that report (emptied, not listed yet), in
+                // order, gathered without a branch on the condition (it is
+                // unpredictable); then each joins a uniform dispatcher's list.
+                let reports = &mut self.set;
+                reports.resize(departed.len(), 0);
+                let mut k = 0;
                 for &(s, _) in departed {
-                    if q[s] == 0 && !reported[s] {
-                        idle[below(rng, self.m)].push_back(s);
-                        reported[s] = true;
-                        msgs += 1;
-                    }
+                    // SAFETY: k ≤ the entries seen < departed.len().
+                    unsafe { *reports.get_unchecked_mut(k) = s };
+                    k += ((q[s] == 0) & !reported[s]) as usize;
                 }
+                for &s in &reports[..k] {
+                    idle[below(rng, self.m)].push_back(s);
+                    reported[s] = true;
+                }
+                msgs += k as u64;
             }
             _ => {}
         }
