@@ -324,11 +324,17 @@ impl Policy {
         }
     }
 
-    /// Whether a slot's jobs are split over the servers by fixed weights
-    /// (weighted random, random, JIQ's leftovers under `job`): then nearly
-    /// every server gets jobs every slot.
+    /// Whether most busy servers get jobs every slot, so that departures
+    /// often span two FIFO runs: a slot's jobs split over the servers by
+    /// fixed weights (weighted random, random, JIQ's leftovers under `job`),
+    /// or L-JSQ's water-fills under `job` with `count_own` (ten dispatchers'
+    /// heads of ≈ 18 servers each on the LSQ line's workload).
     pub fn spreads(&self) -> bool {
-        self.split.is_some()
+        let fills = match &self.kind {
+            Kind::Led { est, .. } => est.iter().any(|e| matches!(e.index, Index::Low(_))),
+            _ => false,
+        };
+        self.split.is_some() || fills
     }
 
     /// Marks the start of a slot (the JSQ snapshot is recomputed lazily).
