@@ -139,8 +139,9 @@ fn slot_loop<O: Observer, const SEPARATE: bool>(
         .collect();
     let arr: Vec<Sampler> = laws.iter().map(|l| l.sampler()).collect();
     let mut policy = Policy::new(cfg, &mut st.policy);
-    // Weighted random, random and JIQ under `job` bring every busy server a
-    // run each slot: their departures often span two runs ([`Fifo::pop2`]).
+    // Weighted random, random and JIQ under `job`, and L-JSQ's water-fills,
+    // bring most busy servers a run each slot: their departures often span
+    // two runs ([`Fifo::pop2`]).
     let spreads = policy.spreads();
 
     let (slots, warm) = (cfg.run.slots, cfg.run.warmup);
