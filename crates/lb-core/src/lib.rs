@@ -59,4 +59,9 @@ pub use streams::Seeds;
 /// slots ([`slotted::order::FillOrder`]), their uniform subsets drawn by
 /// Floyd's algorithm. Same laws, other random words. (Service draws, the
 /// arrivals and every other policy give the same numbers as version 3.)
-pub const MODEL_VERSION: u32 = 4;
+///
+/// 5: L-JSQ's order ([`slotted::order::FillOrder`]) is kept as levels of
+/// equal estimates, moved by swaps: ties sit in another order, so its
+/// uniform subsets pick other servers for the same words. Same law. (Every
+/// other policy gives the same numbers as version 4.)
+pub const MODEL_VERSION: u32 = 5;

@@ -5,13 +5,18 @@
 //! uniform r-subset of them to L + 1
 //! ([`water_fill`](crate::slotted::sampling::water_fill)); sorting all N
 //! estimates for each batch was most of a slot. Here the order is kept
-//! instead. A fill keeps it: the head becomes flat (those at L, then the r at
-//! L + 1, all at most the next estimate), the rest is untouched. A Push or
-//! Pull that sets one estimate moves one server, shifting those in between by
-//! one place (a memory move). On the LSQ line's workload the estimates form
-//! a plateau of most servers within a few jobs of each other, the pushed
-//! servers below it; keeping only the lowest part in order, and pulling more
-//! in when a fill reaches its end, measured slower than keeping all of it.
+//! instead, as *levels*: the servers by non-decreasing estimate, cut into
+//! runs of equal estimates (the distinct values, ascending, and where each
+//! run starts), with each server's place. On the LSQ line's workload the
+//! estimates form a plateau of most servers within a few jobs of each other,
+//! the pushed servers below it: about 23 levels for 100 servers.
+//!
+//! - A fill finds its head by walking levels (O(levels levelled), not
+//!   O(servers)), places the head's jobs (O(c): each server gets its own
+//!   count), and replaces the head's levels by L and L + 1.
+//! - A Push or Pull that sets one estimate moves one server across the levels
+//!   in between, one swap with a level's first (or last) server each: the
+//!   order within a level is free, so no run of servers is shifted.
 //!
 //! The law is that of `water_fill`: the same head, level and r for the same
 //! estimates; the r-subset is uniform over the head, drawn by Floyd's
@@ -24,13 +29,18 @@ use rand::Rng;
 /// Servers up to this many are kept as u16.
 pub const ORDER_MAX: usize = 1 << 16;
 
-/// One dispatcher's estimates in order.
+/// One dispatcher's estimates in order, as levels.
 #[derive(Clone, Debug)]
 pub struct FillOrder {
     /// The servers by non-decreasing estimate (ties in no particular order),
-    /// and their estimates.
+    /// and each server's position there.
     ids: Vec<u16>,
-    vs: Vec<u64>,
+    pos: Vec<u16>,
+    /// The distinct estimates, ascending (K of them), and where each level
+    /// starts in `ids`, with N after the last: level k is
+    /// `ids[start[k]..start[k + 1]]`, all at `lv[k]`.
+    lv: Vec<u64>,
+    start: Vec<u32>,
     /// Scratch: a bit set over head positions, the head reordered.
     chosen: Vec<u64>,
     tmp: Vec<u16>,
@@ -47,30 +57,43 @@ impl FillOrder {
             .map(|(s, &v)| (v, s as u16))
             .collect();
         pairs.sort_unstable();
+        let ids: Vec<u16> = pairs.iter().map(|p| p.1).collect();
+        let mut pos = vec![0u16; n];
+        for (i, &s) in ids.iter().enumerate() {
+            pos[s as usize] = i as u16;
+        }
+        let (mut lv, mut start) = (Vec::new(), Vec::new());
+        for (i, &(v, _)) in pairs.iter().enumerate() {
+            if lv.last() != Some(&v) {
+                lv.push(v);
+                start.push(i as u32);
+            }
+        }
+        start.push(n as u32);
         FillOrder {
-            ids: pairs.iter().map(|p| p.1).collect(),
-            vs: pairs.iter().map(|p| p.0).collect(),
+            ids,
+            pos,
+            lv,
+            start,
             chosen: Vec::new(),
             tmp: Vec::new(),
         }
     }
 
-    /// The position of server `s`, whose estimate is `v`: among the servers
-    /// at v, compared sixteen at a time (no branch per server; the estimates
-    /// often tie by the dozen).
-    fn find(&self, s: usize, v: u64) -> usize {
-        let from = self.vs.partition_point(|&x| x < v);
-        let s = s as u16;
-        for (k, chunk) in self.ids[from..].chunks(16).enumerate() {
-            let hits = chunk
-                .iter()
-                .enumerate()
-                .fold(0u32, |m, (j, &x)| m | ((x == s) as u32) << j);
-            if hits != 0 {
-                return from + 16 * k + hits.trailing_zeros() as usize;
-            }
-        }
-        unreachable!("server {s} is among those at its estimate {v}")
+    /// The number of levels below `v` (no branch per level).
+    #[inline]
+    fn below(&self, v: u64) -> usize {
+        self.lv.iter().map(|&x| (x < v) as usize).sum()
+    }
+
+    /// Puts the server at position `cur` at position `to` (swapping).
+    #[inline]
+    fn swap(&mut self, cur: usize, to: usize) {
+        let (a, b) = (self.ids[cur], self.ids[to]);
+        self.ids[cur] = b;
+        self.ids[to] = a;
+        self.pos[b as usize] = cur as u16;
+        self.pos[a as usize] = to as u16;
     }
 
     /// Server `s`'s estimate changed from `old` to `new`.
@@ -78,21 +101,51 @@ impl FillOrder {
         if new == old {
             return;
         }
-        let i = self.find(s, old);
+        let k = self.below(old);
+        debug_assert_eq!(self.lv[k], old);
+        let mut cur = self.pos[s] as usize;
+        // The level s leaves (its index after any insertion below it).
+        let mut from = k;
         if new < old {
-            // Before the first estimate above `new`, among those before i.
-            let j = self.vs[..i].partition_point(|&x| x <= new);
-            self.vs.copy_within(j..i, j + 1);
-            self.ids.copy_within(j..i, j + 1);
-            self.vs[j] = new;
-            self.ids[j] = s as u16;
+            // Down: to the end of each lower level in turn (a swap with
+            // the first of the level above it, whose start moves up).
+            let kt = self.below(new);
+            for j in (kt + 1..=k).rev() {
+                let to = self.start[j] as usize;
+                self.swap(cur, to);
+                cur = to;
+                self.start[j] += 1;
+            }
+            if self.lv[kt] != new {
+                // A level of its own, carved from the front of level kt.
+                let to = self.start[kt] as usize;
+                self.swap(cur, to);
+                self.lv.insert(kt, new);
+                self.start.insert(kt, to as u32);
+                self.start[kt + 1] += 1;
+                from += 1;
+            }
         } else {
-            // After the last estimate up to `new`, among those after i.
-            let j = i + self.vs[i + 1..].partition_point(|&x| x <= new);
-            self.vs.copy_within(i + 1..j + 1, i);
-            self.ids.copy_within(i + 1..j + 1, i);
-            self.vs[j] = new;
-            self.ids[j] = s as u16;
+            // Up: to the front of each higher level in turn (a swap with
+            // the last of the level below it, whose end moves down).
+            let ke = self.lv.len() - self.lv.iter().map(|&x| (x > new) as usize).sum::<usize>();
+            for j in k + 1..ke {
+                let to = self.start[j] as usize - 1;
+                self.swap(cur, to);
+                cur = to;
+                self.start[j] -= 1;
+            }
+            if self.lv[ke - 1] != new {
+                // A level of its own, carved from the end of level ke − 1.
+                let to = self.start[ke] as usize - 1;
+                self.swap(cur, to);
+                self.lv.insert(ke, new);
+                self.start.insert(ke, to as u32);
+            }
+        }
+        if self.start[from] == self.start[from + 1] {
+            self.lv.remove(from);
+            self.start.remove(from);
         }
     }
 
@@ -107,20 +160,23 @@ impl FillOrder {
         mut put: impl FnMut(usize, u64),
     ) {
         debug_assert!(a > 0);
-        // The head: the lowest c servers such that raising the first c − 1
-        // to the c-th's estimate costs at most a (ties come in whole). The
-        // cost grows by c·(v_c − v_(c−1)) a step: exact while it is ≤ a.
-        let n = self.vs.len();
-        let (mut c, mut cost) = (1usize, 0u64);
-        while c < n {
-            let step = (self.vs[c] - self.vs[c - 1]).saturating_mul(c as u64);
-            cost = cost.saturating_add(step);
+        // The head: the lowest h levels such that raising the first h − 1
+        // to the h-th's estimate costs at most a. The cost grows by
+        // (servers below)·(step between levels): exact while it is ≤ a.
+        let kk = self.lv.len();
+        let (mut h, mut cost) = (1usize, 0u64);
+        let mut sum = self.lv[0] as u128 * self.start[1] as u128;
+        while h < kk {
+            let below = self.start[h] as u64;
+            cost = cost.saturating_add((self.lv[h] - self.lv[h - 1]).saturating_mul(below));
             if cost > a {
                 break;
             }
-            c += 1;
+            sum += self.lv[h] as u128 * (self.start[h + 1] - self.start[h]) as u128;
+            h += 1;
         }
-        let total = a as u128 + self.vs[..c].iter().map(|&v| v as u128).sum::<u128>();
+        let c = self.start[h] as usize;
+        let total = a as u128 + sum;
         let level = (total / c as u128) as u64;
         let r = (total % c as u128) as usize;
         // A uniform r-subset of the head positions gets L + 1 (or, when
@@ -134,7 +190,7 @@ impl FillOrder {
             let x = if hit == 1 { i } else { t };
             self.chosen[x / 64] |= 1 << (x % 64);
         }
-        // The new head: those at L, then those at L + 1 (the order kept).
+        // The new head: those at L, then those at L + 1.
         self.tmp.clear();
         self.tmp.resize(c, 0);
         let (mut low, mut high) = (0, c - r);
@@ -150,22 +206,48 @@ impl FillOrder {
             vals[s as usize] = target;
             let at = if up == 1 { &mut high } else { &mut low };
             self.tmp[*at] = s;
+            self.pos[s as usize] = *at as u16;
             *at += 1;
         }
         self.ids[..c].copy_from_slice(&self.tmp);
-        self.vs[..c - r].fill(level);
-        self.vs[c - r..c].fill(level + 1);
+        // Levels 0..h become L (from 0) and L + 1 (from c − r), which joins
+        // level h when that is at L + 1 (it cannot be lower).
+        let joins = h < kk && self.lv[h] == level + 1;
+        let (keep, at) = if r > 0 && !joins {
+            (2, [level, level + 1])
+        } else {
+            (1, [level, 0])
+        };
+        self.lv.splice(..h, at[..keep].iter().copied());
+        self.start
+            .splice(..h, [0, (c - r) as u32][..keep].iter().copied());
+        if joins {
+            self.start[1] = (c - r) as u32;
+        }
     }
 
     /// Checks the order against `vals` (tests).
     #[cfg(test)]
     pub fn check(&self, vals: &[u64]) {
-        assert!(self.vs.windows(2).all(|w| w[0] <= w[1]));
-        assert_eq!(self.ids.len(), vals.len());
-        let mut seen = vec![false; vals.len()];
-        for (i, &s) in self.ids.iter().enumerate() {
-            assert!(!std::mem::replace(&mut seen[s as usize], true));
-            assert_eq!(vals[s as usize], self.vs[i]);
+        let n = vals.len();
+        assert_eq!(self.ids.len(), n);
+        assert_eq!(self.start.len(), self.lv.len() + 1);
+        assert_eq!(self.start[0], 0);
+        assert_eq!(*self.start.last().unwrap() as usize, n);
+        assert!(self.lv.windows(2).all(|w| w[0] < w[1]), "{:?}", self.lv);
+        assert!(
+            self.start.windows(2).all(|w| w[0] < w[1]),
+            "{:?}",
+            self.start
+        );
+        let mut seen = vec![false; n];
+        for k in 0..self.lv.len() {
+            for i in self.start[k] as usize..self.start[k + 1] as usize {
+                let s = self.ids[i] as usize;
+                assert!(!std::mem::replace(&mut seen[s], true));
+                assert_eq!(self.pos[s] as usize, i);
+                assert_eq!(vals[s], self.lv[k], "server {s} at {i}");
+            }
         }
     }
 }
@@ -176,6 +258,54 @@ mod tests {
     use crate::slotted::sampling::water_fill;
     use rand::SeedableRng;
     use rand_chacha::ChaCha8Rng;
+
+    /// The levels against a brute-force reference (the values themselves)
+    /// after every operation of random histories: moves up and down, to a
+    /// value already held (joining its level) or not (a level of its own),
+    /// from a level of one (which goes) or of many, to the lowest and the
+    /// highest values and past them; and fills of every size. After each,
+    /// `check` compares order, positions and levels with the values, and
+    /// the levels are exactly the distinct values.
+    #[test]
+    fn levels_follow_random_moves_and_fills() {
+        let mut rng = ChaCha8Rng::seed_from_u64(21);
+        for n in [1usize, 2, 3, 5, 17, 100, 300] {
+            let mut vals: Vec<u64> = (0..n).map(|_| below(&mut rng, 6) as u64 + 10).collect();
+            let mut order = FillOrder::new(&vals);
+            order.check(&vals);
+            for step in 0..4000 {
+                let s = below(&mut rng, n);
+                let old = vals[s];
+                let (lo, hi) = (*vals.iter().min().unwrap(), *vals.iter().max().unwrap());
+                let new = match step % 7 {
+                    // A value some server holds.
+                    0 | 1 => vals[below(&mut rng, n)],
+                    // Just past either end.
+                    2 => lo.saturating_sub(below(&mut rng, 3) as u64),
+                    3 => hi + below(&mut rng, 3) as u64,
+                    // Anywhere around the range.
+                    4 | 5 => lo.saturating_sub(5) + below(&mut rng, (hi - lo) as usize + 11) as u64,
+                    _ => {
+                        let a = 1 + below(&mut rng, 4 * n) as u64;
+                        let before = vals.clone();
+                        let mut x = vec![0u64; n];
+                        order.fill(&mut rng, &mut vals, a, |s, c| x[s] += c);
+                        assert_eq!(x.iter().sum::<u64>(), a);
+                        assert!((0..n).all(|i| vals[i] == before[i] + x[i]));
+                        order.check(&vals);
+                        continue;
+                    }
+                };
+                vals[s] = new;
+                order.moved(s, old, new);
+                order.check(&vals);
+                let mut distinct = vals.clone();
+                distinct.sort_unstable();
+                distinct.dedup();
+                assert_eq!(order.lv, distinct, "n {n} step {step}");
+            }
+        }
+    }
 
     /// Random histories of fills and moves keep the order; from states along
     /// them, a fill has the law of `water_fill` on the same estimates (the

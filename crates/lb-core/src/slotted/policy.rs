@@ -22,8 +22,10 @@ use std::collections::VecDeque;
 pub struct Assignment {
     /// Jobs sent to each server this slot.
     pub inc: Vec<u64>,
-    /// The servers with `inc > 0`, in the order first touched.
-    pub touched: Vec<usize>,
+    /// The servers with `inc > 0`, in the order first touched: the first
+    /// `len` entries of a buffer of N.
+    touched: Vec<usize>,
+    len: usize,
 }
 
 impl Assignment {
@@ -31,16 +33,40 @@ impl Assignment {
     pub fn new(n: usize) -> Assignment {
         Assignment {
             inc: vec![0; n],
-            touched: Vec::new(),
+            touched: vec![0; n],
+            len: 0,
         }
     }
-    /// Sends `k` more jobs to server `n`.
+    /// Sends `k` > 0 more jobs to server `n`. Without a branch on whether
+    /// `n` was touched before (unpredictable when several dispatchers
+    /// water-fill overlapping heads): its index is always written, and
+    /// kept only the first time.
     #[inline]
     pub fn add(&mut self, n: usize, k: u64) {
-        if self.inc[n] == 0 {
-            self.touched.push(n);
+        debug_assert!(k > 0);
+        let first = self.inc[n] == 0;
+        // A server is listed at most once, so len < N here unless it is
+        // listed already (then the write is to a slot past the list, or
+        // none, and is not kept).
+        if let Some(slot) = self.touched.get_mut(self.len) {
+            *slot = n;
         }
+        self.len += first as usize;
         self.inc[n] += k;
+    }
+    /// The servers with `inc > 0`, in the order first touched.
+    #[inline]
+    pub fn touched(&self) -> &[usize] {
+        &self.touched[..self.len]
+    }
+    /// Empties the assignment: `f(server, jobs)` for each server sent
+    /// jobs, in the order first touched.
+    #[inline]
+    pub fn drain(&mut self, mut f: impl FnMut(usize, u64)) {
+        for &s in &self.touched[..self.len] {
+            f(s, std::mem::take(&mut self.inc[s]));
+        }
+        self.len = 0;
     }
 }
 
@@ -298,11 +324,17 @@ impl Policy {
         }
     }
 
-    /// Whether a slot's jobs are split over the servers by fixed weights
-    /// (weighted random, random, JIQ's leftovers under `job`): then nearly
-    /// every server gets jobs every slot.
+    /// Whether most busy servers get jobs every slot, so that departures
+    /// often span two FIFO runs: a slot's jobs split over the servers by
+    /// fixed weights (weighted random, random, JIQ's leftovers under `job`),
+    /// or L-JSQ's water-fills under `job` with `count_own` (ten dispatchers'
+    /// heads of ≈ 18 servers each on the LSQ line's workload).
     pub fn spreads(&self) -> bool {
-        self.split.is_some()
+        let fills = match &self.kind {
+            Kind::Led { est, .. } => est.iter().any(|e| matches!(e.index, Index::Low(_))),
+            _ => false,
+        };
+        self.split.is_some() || fills
     }
 
     /// Marks the start of a slot (the JSQ snapshot is recomputed lazily).
@@ -374,14 +406,13 @@ impl Policy {
                     spread: false,
                 } => {
                     for (list, &am) in idle.iter_mut().zip(a) {
-                        let mut am = am;
-                        while am > 0 {
-                            let Some(s) = list.pop_front() else { break };
+                        // One job to each of the first listed, in order.
+                        let take = list.len().min(am as usize);
+                        for s in list.drain(..take) {
                             reported[s] = false;
                             out.add(s, 1);
-                            am -= 1;
                         }
-                        left += am;
+                        left += am - take as u64;
                     }
                 }
                 Kind::Jiq {
@@ -436,14 +467,12 @@ impl Policy {
             let mut mine = std::mem::replace(&mut self.mine, Assignment::new(0));
             msgs += self.dispatch(m, am, q, rng, &mut mine);
             if let Kind::Led { est, .. } = &mut self.kind {
-                for &s in &mine.touched {
-                    let x = std::mem::take(&mut mine.inc[s]);
+                mine.drain(|s, x| {
                     out.add(s, x);
                     est[m].set(s, q[s] + x);
                     msgs += 1;
-                }
+                });
             }
-            mine.touched.clear();
             self.mine = mine;
         }
         msgs
@@ -667,13 +696,22 @@ impl Policy {
                 }
             },
             Kind::Jiq { idle, reported, .. } => {
+                // The servers that report (emptied, not listed yet), in
+                // order, gathered without a branch on the condition (it is
+                // unpredictable); then each joins a uniform dispatcher's list.
+                let reports = &mut self.set;
+                reports.resize(departed.len(), 0);
+                let mut k = 0;
                 for &(s, _) in departed {
-                    if q[s] == 0 && !reported[s] {
-                        idle[below(rng, self.m)].push_back(s);
-                        reported[s] = true;
-                        msgs += 1;
-                    }
+                    // SAFETY: k ≤ the entries seen < departed.len().
+                    unsafe { *reports.get_unchecked_mut(k) = s };
+                    k += ((q[s] == 0) & !reported[s]) as usize;
                 }
+                for &s in &reports[..k] {
+                    idle[below(rng, self.m)].push_back(s);
+                    reported[s] = true;
+                }
+                msgs += k as u64;
             }
             _ => {}
         }

@@ -393,23 +393,26 @@ pub fn water_fill<R: Rng + ?Sized>(
 /// servers raised to a level L, a uniform r-subset of them to L + 1 — but the
 /// view is ordered once per slot, not once per dispatcher, and only as far as
 /// the largest batch reaches: the servers below a threshold are collected
-/// and sorted (the threshold follows the last slot's level, and grows when a
-/// batch reaches it). A batch's head, its first c servers in that order, is
+/// and sorted by value, by counting (the threshold follows the last slot's
+/// level, and grows when a batch reaches it). A batch's head, its first c servers in that order, is
 /// found by bisection on prefix sums; its r-subset (or the complement, when
 /// smaller) by Floyd's algorithm over the head's positions.
 #[derive(Clone, Debug, Default)]
 pub struct SharedFill {
-    /// Sorted (value << bits | server) of the servers below the threshold.
+    /// Sorted (value << bits | server) of the servers below the threshold,
+    /// collected in server order into `raw`; counts by value.
     keys: Vec<u64>,
+    raw: Vec<u64>,
+    count: Vec<u32>,
     /// prefix[i] = the sum of the first i values.
     prefix: Vec<u64>,
     /// The threshold (a value), adapted slot by slot.
     thresh: u64,
-    /// Scratch: a bit set over head positions, ±1 by position, and each
-    /// batch's (head, base level).
+    /// Scratch: a bit set over head positions, ±1 by position, and by
+    /// head length the batches' (summed base levels, count).
     chosen: Vec<u64>,
     adj: Vec<i64>,
-    heads: Vec<(usize, u64)>,
+    ends: Vec<(u64, u64)>,
 }
 
 impl SharedFill {
@@ -440,21 +443,45 @@ impl SharedFill {
             // The servers below the threshold (all of them from the third
             // try), packed and sorted.
             let t = if tries >= 2 { u64::MAX } else { self.thresh };
-            self.keys.clear();
-            self.keys.resize(n, 0);
-            let mut p = 0;
-            let mut big = false;
+            self.raw.resize(n, 0);
+            let raw = &mut self.raw[..n];
+            let (mut p, mut big, mut lo) = (0, false, u64::MAX);
             for (i, &v) in view.iter().enumerate() {
                 // Written always, kept when below the threshold: no branch.
-                self.keys[p] = (v << bits) | i as u64;
+                // SAFETY: p ≤ i < n = raw.len().
+                unsafe { *raw.get_unchecked_mut(p) = (v << bits) | i as u64 };
                 p += (v < t) as usize;
                 big |= v >= cap;
+                lo = lo.min(v);
             }
             if big && t == u64::MAX {
                 return false;
             }
-            let keys = &mut self.keys[..p];
-            keys.sort_unstable();
+            // Sorted by (value, server): counting by value when the values
+            // below the threshold span few (the usual case), else sorted.
+            self.keys.clear();
+            let span = t.wrapping_sub(lo);
+            if p > 1 && t != u64::MAX && span <= COUNT_SPAN {
+                let count = &mut self.count;
+                count.clear();
+                count.resize(span as usize + 1, 0);
+                for &k in &raw[..p] {
+                    count[((k >> bits) - lo) as usize + 1] += 1;
+                }
+                for i in 1..count.len() {
+                    count[i] += count[i - 1];
+                }
+                self.keys.resize(p, 0);
+                for &k in &raw[..p] {
+                    let c = &mut count[((k >> bits) - lo) as usize];
+                    self.keys[*c as usize] = k;
+                    *c += 1;
+                }
+            } else {
+                self.keys.extend_from_slice(&raw[..p]);
+                self.keys.sort_unstable();
+            }
+            let keys = &self.keys[..p];
             self.prefix.clear();
             self.prefix.push(0);
             let mut acc = 0u64;
@@ -489,7 +516,11 @@ impl SharedFill {
         // B − v_i, plus adj: summed over the batches whose head holds i.
         self.adj.clear();
         self.adj.resize(p, 0);
-        self.heads.clear();
+        // ends[c]: the base levels and the number of the batches whose head
+        // is c long (live below position c, not from it on).
+        self.ends.clear();
+        self.ends.resize(p + 1, (0, 0));
+        let (mut base_sum, mut live, mut c_max) = (0u64, 0u64, 0usize);
         let mut deepest = 0;
         for &am in a {
             if am == 0 {
@@ -507,7 +538,11 @@ impl SharedFill {
             } else {
                 (c - r, -1, level + 1)
             };
-            self.heads.push((c, base));
+            base_sum += base;
+            live += 1;
+            self.ends[c].0 += base;
+            self.ends[c].1 += 1;
+            c_max = c_max.max(c);
             if j == 0 {
                 continue;
             }
@@ -522,20 +557,12 @@ impl SharedFill {
                 self.adj[x] += step;
             }
         }
-        // Sweep the positions upward, heads longest first.
-        self.heads.sort_unstable_by_key(|h| std::cmp::Reverse(h.0));
-        let (mut live, mut base_sum) = (self.heads.len(), 0u64);
-        for &(_, b) in &self.heads {
-            base_sum += b;
-        }
-        let c_max = self.heads.first().map_or(0, |h| h.0);
-        for (i, &k) in keys[..c_max].iter().enumerate() {
-            while live > 0 && self.heads[live - 1].0 <= i {
-                live -= 1;
-                base_sum -= self.heads[live].1;
-            }
+        // Sweep the positions upward, dropping the batches whose head ends.
+        for (i, (&k, &(b, l))) in keys[..c_max].iter().zip(&self.ends).enumerate() {
+            base_sum -= b;
+            live -= l;
             let v = k >> bits;
-            let got = (base_sum - live as u64 * v) as i64 + self.adj[i];
+            let got = (base_sum - live * v) as i64 + self.adj[i];
             if got > 0 {
                 put((k & mask) as usize, got as u64);
             }
@@ -546,6 +573,9 @@ impl SharedFill {
         true
     }
 }
+
+/// The widest span of values [`SharedFill`] sorts by counting.
+const COUNT_SPAN: u64 = 1024;
 
 /// The head of a water-fill of `a` jobs over the sorted packed `keys`: the
 /// number c ≥ 1 of lowest servers that end up levelled, the largest c with

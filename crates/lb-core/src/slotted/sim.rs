@@ -139,8 +139,9 @@ fn slot_loop<O: Observer, const SEPARATE: bool>(
         .collect();
     let arr: Vec<Sampler> = laws.iter().map(|l| l.sampler()).collect();
     let mut policy = Policy::new(cfg, &mut st.policy);
-    // Weighted random, random and JIQ under `job` bring every busy server a
-    // run each slot: their departures often span two runs ([`Fifo::pop2`]).
+    // Weighted random, random and JIQ under `job`, and L-JSQ's water-fills,
+    // bring most busy servers a run each slot: their departures often span
+    // two runs ([`Fifo::pop2`]).
     let spreads = policy.spreads();
 
     let (slots, warm) = (cfg.run.slots, cfg.run.warmup);
@@ -336,13 +337,11 @@ fn serve<O: Observer, const SEPARATE: bool>(
 #[inline(never)]
 fn admit(asg: &mut Assignment, q: &mut [u64], fifo: &mut [Fifo], t: u64) -> u64 {
     let mut total = 0;
-    for &s in &asg.touched {
-        let k = std::mem::take(&mut asg.inc[s]);
+    asg.drain(|s, k| {
         fifo[s].push(t, k);
         q[s] += k;
         total += k;
-    }
-    asg.touched.clear();
+    });
     total
 }
 
