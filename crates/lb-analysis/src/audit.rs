@@ -406,7 +406,8 @@ pub fn audit_claim(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> 
                         let diffs: Vec<f64> = xs.iter().zip(&refs).map(|(x, e)| x - e).collect();
                         let (dmean, hw) = stats(&diffs, level);
                         let mean = dmean + expected;
-                        let tol = c.tolerance.unwrap_or(0.0) * expected.abs();
+                        let tol = c.tolerance.unwrap_or(0.0) * expected.abs()
+                            + c.abs_tolerance.unwrap_or(0.0);
                         let h = hw.unwrap_or(f64::INFINITY);
                         let verdict = if !stable || hw.is_none() {
                             Verdict::Inconclusive
@@ -426,11 +427,13 @@ pub fn audit_claim(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> 
                         let threshold = if tol == 0.0 {
                             format!("= {} (interval must cover it)", sig5(expected))
                         } else {
-                            format!(
-                                "{} ± {}%",
-                                sig5(expected),
-                                100.0 * c.tolerance.unwrap_or(0.0)
-                            )
+                            match (c.tolerance.unwrap_or(0.0), c.abs_tolerance.unwrap_or(0.0)) {
+                                (r, 0.0) => format!("{} ± {}%", sig5(expected), 100.0 * r),
+                                (0.0, a) => format!("{} ± {}", sig5(expected), sig5(a)),
+                                (r, a) => {
+                                    format!("{} ± ({} + {}%)", sig5(expected), sig5(a), 100.0 * r)
+                                }
+                            }
                         };
                         Check {
                             at: at_string(r),
@@ -461,16 +464,24 @@ pub fn audit_claim(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> 
                             .collect();
                         let (mean, hw) = stats(&margins, level);
                         let bound = refs.iter().sum::<f64>() / refs.len() as f64;
+                        // Measured: the paired margin (on the claimed side when
+                        // > 0) with its own interval; the metric's mean is in
+                        // the note.
                         Check {
                             at: at_string(r),
                             axes: r.axes.clone(),
                             reference: Some(bound),
                             policy: label.clone(),
-                            measured: xs.iter().sum::<f64>() / xs.len() as f64,
+                            measured: mean,
                             half_width: hw,
                             replications: xs.len(),
                             threshold: format!(
-                                "{} {} {}",
+                                "margin {} > 0: {} {} {}",
+                                if ge {
+                                    "metric − bound"
+                                } else {
+                                    "bound − metric"
+                                },
                                 m.name(),
                                 if ge { "≥" } else { "≤" },
                                 match refv {
@@ -483,7 +494,16 @@ pub fn audit_claim(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> 
                             } else {
                                 Verdict::Inconclusive
                             },
-                            note: (!stable).then(|| "unstable: no steady state to compare".into()),
+                            note: Some(if stable {
+                                format!(
+                                    "{} = {} against the bound {}",
+                                    m.name(),
+                                    sig5(xs.iter().sum::<f64>() / xs.len() as f64),
+                                    sig5(bound)
+                                )
+                            } else {
+                                "unstable: no steady state to compare".into()
+                            }),
                             keys: keys(&[r]),
                         }
                     };
@@ -614,12 +634,21 @@ fn rule(c: &ClaimToml, metric: Option<Metric>) -> String {
         ),
         ClaimKind::Value => {
             let e = c.expected.as_ref().map(reference).unwrap_or_default();
-            match c.tolerance.unwrap_or(0.0) {
-                t if t > 0.0 => format!(
+            match (c.tolerance.unwrap_or(0.0), c.abs_tolerance.unwrap_or(0.0)) {
+                (0.0, 0.0) => format!("{label} equals {e} (the interval covers it)"),
+                (t, 0.0) => format!(
                     "{label} equals {e} within ±{}% (the whole interval inside)",
                     crate::ticks::format_tick(100.0 * t, None)
                 ),
-                _ => format!("{label} equals {e} (the interval covers it)"),
+                (0.0, a) => format!(
+                    "{label} equals {e} within ±{} (the whole interval inside)",
+                    sig5(a)
+                ),
+                (t, a) => format!(
+                    "{label} equals {e} within ±({} + {}% of it) (the whole interval inside)",
+                    sig5(a),
+                    crate::ticks::format_tick(100.0 * t, None)
+                ),
             }
         }
         ClaimKind::Bound => format!(
@@ -740,10 +769,10 @@ pub fn describe(c: &ClaimResult, k: &Check) -> String {
                 .trim_end_matches(" (interval must cover it)")
         ),
         ClaimKind::Bound => format!(
-            "{label} of {} = {}{at}; bound {}",
+            "{label} of {}: margin over the bound {} = {}{at}",
             k.policy,
-            measured(k),
-            k.reference.map(sig5).unwrap_or_default()
+            k.reference.map(sig5).unwrap_or_default(),
+            measured(k)
         ),
         ClaimKind::Stability => format!(
             "{}: {} of {} replications unstable{at}",
@@ -942,10 +971,14 @@ fn section(s: &mut String, c: &ClaimResult, depth: usize) {
     let label = c.metric_label.as_deref().map(md).unwrap_or_default();
     let measured_head = match c.kind {
         ClaimKind::Ordering => format!("{}: {label}", policies.join(" / ")),
-        ClaimKind::Value | ClaimKind::Bound if !policy_col => {
+        ClaimKind::Bound if !policy_col => {
+            format!("margin of {} over the bound: {label}", policies.join(", "))
+        }
+        ClaimKind::Bound => format!("margin over the bound: {label}"),
+        ClaimKind::Value if !policy_col => {
             format!("{label} of {}", policies.join(", "))
         }
-        ClaimKind::Value | ClaimKind::Bound => label.clone(),
+        ClaimKind::Value => label.clone(),
         ClaimKind::Stability => "unstable replications".into(),
     };
     let reference_head = match c.kind {

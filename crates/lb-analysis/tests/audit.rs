@@ -106,6 +106,7 @@ fn claim(kind: ClaimKind) -> ClaimToml {
         policies: vec![],
         expected: None,
         tolerance: None,
+        abs_tolerance: None,
         stable: None,
         bound: None,
         side: None,
@@ -330,4 +331,70 @@ fn ordering_pairs_across_axes_that_do_not_apply() {
     let c = audit_claim("e", &ordering(), &[a]);
     assert_eq!(c.verdict, Verdict::Inconclusive);
     assert!(c.checks[0].note.as_deref().unwrap().contains("no B point"));
+}
+
+#[test]
+fn an_absolute_tolerance_states_a_value_whose_reference_is_zero() {
+    let value = |abs: f64| ClaimToml {
+        policies: vec!["A".into()],
+        expected: Some(Reference::Number(0.0)),
+        abs_tolerance: Some(abs),
+        ..claim(ClaimKind::Value)
+    };
+    // Mean 0.01, half-width ≈ 0.028 (t₄ = 2.776, s ≈ 0.0224).
+    let rs = [result(
+        "A",
+        JSQ,
+        "0.5",
+        &[-0.02, 0.03, 0.01, 0.04, -0.01],
+        &ALL_STABLE,
+    )];
+    // A relative tolerance of 0 cannot say "close to 0": ±0.1 can.
+    let out = audit_claim("e", &value(0.1), &rs);
+    assert_eq!(out.verdict, Verdict::Confirmed, "{out:?}");
+    assert!(
+        out.checks[0].threshold.contains("± 0.1"),
+        "{}",
+        out.checks[0].threshold
+    );
+    // ±0.02 cuts through the interval: inconclusive; far from it: refuted.
+    assert_eq!(
+        audit_claim("e", &value(0.02), &rs).verdict,
+        Verdict::Inconclusive
+    );
+    let far = [result(
+        "A",
+        JSQ,
+        "0.5",
+        &[1.0, 1.01, 0.99, 1.0, 1.0],
+        &ALL_STABLE,
+    )];
+    assert_eq!(
+        audit_claim("e", &value(0.1), &far).verdict,
+        Verdict::Refuted
+    );
+}
+
+#[test]
+fn a_bound_claim_reports_the_paired_margin_and_its_interval() {
+    let c = ClaimToml {
+        policies: vec!["A".into()],
+        bound: Some(Reference::Number(5.0)),
+        side: Some("ge".into()),
+        ..claim(ClaimKind::Bound)
+    };
+    let rs = [result(
+        "A",
+        JSQ,
+        "0.5",
+        &[9.9, 10.1, 10.0, 9.95, 10.05],
+        &ALL_STABLE,
+    )];
+    let out = audit_claim("e", &c, &rs);
+    assert_eq!(out.verdict, Verdict::Confirmed);
+    let k = &out.checks[0];
+    // The margin metric − bound, not the metric's mean, with the margin's interval.
+    assert!((k.measured - 5.0).abs() < 1e-9, "{}", k.measured);
+    assert!(k.half_width.unwrap() < 0.2);
+    assert!(k.note.as_deref().unwrap().contains("= 10"), "{:?}", k.note);
 }

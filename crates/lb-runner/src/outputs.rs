@@ -347,6 +347,11 @@ pub struct ClaimToml {
     pub expected: Option<Reference>,
     #[serde(default)]
     pub tolerance: Option<f64>,
+    /// `value`: an absolute tolerance, added to the relative one: the claim
+    /// holds within `abs_tolerance + tolerance × |expected|` (as numpy's
+    /// `isclose`). The only way to state a value whose reference is 0.
+    #[serde(default)]
+    pub abs_tolerance: Option<f64>,
     /// `stability`: the claimed verdict.
     #[serde(default)]
     pub stable: Option<bool>,
@@ -393,6 +398,8 @@ pub struct WhyCheck {
     #[serde(default)]
     pub tolerance: Option<f64>,
     #[serde(default)]
+    pub abs_tolerance: Option<f64>,
+    #[serde(default)]
     pub stable: Option<bool>,
     #[serde(default)]
     pub bound: Option<Reference>,
@@ -418,6 +425,7 @@ impl WhyCheck {
             policies: self.policies.clone(),
             expected: self.expected.clone(),
             tolerance: self.tolerance,
+            abs_tolerance: self.abs_tolerance,
             stable: self.stable,
             bound: self.bound.clone(),
             side: self.side.clone(),

@@ -521,6 +521,14 @@ fn claim(l: &Loaded, at: &str, c: &ClaimToml) -> R {
             format!("a relative tolerance ≥ 0, got {t}"),
         ));
     }
+    if let Some(t) = c.abs_tolerance
+        && !(t >= 0.0 && t.is_finite())
+    {
+        return Err(l.error(
+            &at("abs_tolerance"),
+            format!("an absolute tolerance ≥ 0 (in the metric's unit), got {t}"),
+        ));
+    }
     if let Some(lv) = c.level
         && !(lv > 0.0 && lv < 1.0)
     {
