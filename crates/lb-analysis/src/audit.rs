@@ -217,6 +217,9 @@ impl ClaimResult {
     }
 }
 
+/// A point's (axis, value) pairs.
+type Axes = Vec<(String, String)>;
+
 fn at_string(r: &PointResult) -> String {
     r.axes
         .iter()
@@ -511,6 +514,135 @@ pub fn audit_claim(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> 
                 }
             }
         }
+        ClaimKind::Trend => {
+            let m = metric.unwrap();
+            let along = c.along.as_deref().unwrap();
+            let up = c.direction.as_deref() == Some("increasing");
+            for label in &c.policies {
+                // Series: points that agree on every axis but `along`, in
+                // increasing order of it.
+                let mut pts: Vec<(&PointResult, f64)> = selected(c, results, label)
+                    .into_iter()
+                    .filter_map(|r| Some((r, r.axis(along)?.parse::<f64>().ok()?)))
+                    .collect();
+                pts.sort_by(|a, b| a.1.total_cmp(&b.1));
+                let rest = |r: &PointResult| -> Axes {
+                    r.axes.iter().filter(|(a, _)| a != along).cloned().collect()
+                };
+                let mut series: Vec<(Axes, Vec<&PointResult>)> = Vec::new();
+                for (r, _) in &pts {
+                    let k = rest(r);
+                    match series.iter_mut().find(|(s, _)| *s == k) {
+                        Some((_, v)) => v.push(r),
+                        None => series.push((k, vec![r])),
+                    }
+                }
+                for (_, rs) in &series {
+                    for w in rs.windows(2) {
+                        let (a, b) = (w[0], w[1]);
+                        let (Some(pa), Some(pb)) = (&a.point, &b.point) else {
+                            continue;
+                        };
+                        let va = values(m, pa, &a.summaries);
+                        let vb = values(m, pb, &b.summaries);
+                        // Replication r of each point: independent streams
+                        // (the system differs), paired by index only to form
+                        // differences; the interval is the two-sample one.
+                        let diffs: Vec<f64> = va
+                            .iter()
+                            .filter_map(|(r, x)| {
+                                vb.iter().find(|(rb, _)| rb == r).map(|(_, y)| y - x)
+                            })
+                            .collect();
+                        if diffs.is_empty() {
+                            continue;
+                        }
+                        let (mut mean, mut hw) = stats(&diffs, level);
+                        let stable = m.transient() || (point_stable(a) && point_stable(b));
+                        let signed = if up { mean } else { -mean };
+                        let mut verdict = if stable {
+                            sign_verdict(signed, hw, true)
+                        } else {
+                            Verdict::Inconclusive
+                        };
+                        let mut note = None;
+                        // A proportion of counted events: its own interval at each
+                        // point (events pooled over replications, as in the
+                        // tables); the step is decided when the two intervals do
+                        // not overlap. Rare events make per-replication
+                        // differences too noisy to say anything.
+                        if m.kind() == lb_runner::model::MetricKind::Proportion {
+                            let est = |r: &PointResult, p: &Point| {
+                                let xs: Vec<f64> =
+                                    values(m, p, &r.summaries).iter().map(|v| v.1).collect();
+                                let cs: Option<Vec<(u64, u64)>> =
+                                    r.summaries.iter().map(|s| s.counts(m.name())).collect();
+                                crate::stats::estimate(m.kind(), &xs, cs.as_deref(), level)
+                            };
+                            if let (Some(ea), Some(eb)) = (est(a, pa), est(b, pb))
+                                && let (Some(la), Some(ha), Some(lb), Some(hb)) =
+                                    (ea.lo, ea.hi, eb.lo, eb.hi)
+                            {
+                                mean = eb.mean - ea.mean;
+                                hw = None;
+                                verdict = if !stable {
+                                    Verdict::Inconclusive
+                                } else if (up && lb > ha) || (!up && hb < la) {
+                                    Verdict::Confirmed
+                                } else if (up && hb < la) || (!up && lb > ha) {
+                                    Verdict::Refuted
+                                } else {
+                                    Verdict::Inconclusive
+                                };
+                                note = Some(format!(
+                                    "{} [{}, {}] → {} [{}, {}] ({} intervals)",
+                                    sig5(ea.mean),
+                                    sig5(la),
+                                    sig5(ha),
+                                    sig5(eb.mean),
+                                    sig5(lb),
+                                    sig5(hb),
+                                    eb.kind.word()
+                                ));
+                            }
+                        }
+                        let (xa, xb) = (a.axis(along).unwrap_or("?"), b.axis(along).unwrap_or("?"));
+                        let mut axes = b.axes.clone();
+                        for (ax, v) in axes.iter_mut() {
+                            if ax == along {
+                                *v = format!("{xa}→{xb}");
+                            }
+                        }
+                        checks.push(Check {
+                            at: axes
+                                .iter()
+                                .map(|(a, v)| format!("{a}={v}"))
+                                .collect::<Vec<_>>()
+                                .join(" "),
+                            axes,
+                            policy: label.clone(),
+                            measured: mean,
+                            half_width: hw,
+                            replications: diffs.len(),
+                            threshold: format!(
+                                "{} change of {} from {along} = {xa} to {xb} {} 0",
+                                if up { "the" } else { "minus the" },
+                                m.name(),
+                                ">"
+                            ),
+                            reference: None,
+                            verdict,
+                            note: if stable {
+                                note
+                            } else {
+                                Some("unstable: no steady state to compare".into())
+                            },
+                            keys: keys(&[a, b]),
+                        });
+                    }
+                }
+            }
+        }
         ClaimKind::Stability => {
             let claimed = c.stable.unwrap();
             for label in &c.policies {
@@ -660,6 +792,12 @@ fn rule(c: &ClaimToml, metric: Option<Metric>) -> String {
             },
             c.bound.as_ref().map(reference).unwrap_or_default()
         ),
+        ClaimKind::Trend => format!(
+            "{label} is {} in {}: the change between neighbouring points (other axes \
+             fixed) has its interval on the claimed side at every pair",
+            c.direction.as_deref().unwrap_or("?"),
+            c.along.as_deref().unwrap_or("?")
+        ),
         ClaimKind::Stability => format!(
             "the point is {} when {} of its replications are judged unstable",
             if c.stable == Some(false) {
@@ -774,6 +912,7 @@ pub fn describe(c: &ClaimResult, k: &Check) -> String {
             k.reference.map(sig5).unwrap_or_default(),
             measured(k)
         ),
+        ClaimKind::Trend => format!("{label} of {}: change {}{at}", k.policy, measured(k)),
         ClaimKind::Stability => format!(
             "{}: {} of {} replications unstable{at}",
             k.policy,
@@ -979,6 +1118,7 @@ fn section(s: &mut String, c: &ClaimResult, depth: usize) {
             format!("{label} of {}", policies.join(", "))
         }
         ClaimKind::Value => label.clone(),
+        ClaimKind::Trend => format!("change between neighbours: {label}"),
         ClaimKind::Stability => "unstable replications".into(),
     };
     let reference_head = match c.kind {

@@ -308,7 +308,8 @@ pub fn section(exp: &Experiment, w: &Written) -> String {
     let _ = writeln!(
         s,
         "Table: [`{0}/table.md`]({0}/table.md) ([CSV]({0}/table.csv), [JSON]({0}/table.json), \
-         [per replication]({0}/replications.csv)).\n",
+         [per replication]({0}/replications.csv)); tidy, a row per (point, metric): \
+         [Parquet]({0}/long.parquet), [CSV]({0}/long.csv).\n",
         exp.name
     );
     if w.missing > 0 {

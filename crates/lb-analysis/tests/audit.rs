@@ -110,6 +110,8 @@ fn claim(kind: ClaimKind) -> ClaimToml {
         stable: None,
         bound: None,
         side: None,
+        along: None,
+        direction: None,
         level: None,
         why: None,
         why_check: vec![],
@@ -397,4 +399,61 @@ fn a_bound_claim_reports_the_paired_margin_and_its_interval() {
     assert!((k.measured - 5.0).abs() < 1e-9, "{}", k.measured);
     assert!(k.half_width.unwrap() < 0.2);
     assert!(k.note.as_deref().unwrap().contains("= 10"), "{:?}", k.note);
+}
+
+#[test]
+fn a_trend_is_decided_on_neighbouring_points() {
+    let c = |direction: &str| ClaimToml {
+        policies: vec!["A".into()],
+        along: Some("load".into()),
+        direction: Some(direction.into()),
+        ..claim(ClaimKind::Trend)
+    };
+    let rs = [
+        result(
+            "A",
+            JSQ,
+            "0.5",
+            &[9.9, 10.1, 10.0, 9.95, 10.05],
+            &ALL_STABLE,
+        ),
+        result(
+            "A",
+            JSQ,
+            "0.7",
+            &[11.9, 12.1, 12.0, 11.95, 12.05],
+            &ALL_STABLE,
+        ),
+        result(
+            "A",
+            JSQ,
+            "0.9",
+            &[14.9, 15.1, 15.0, 14.95, 15.05],
+            &ALL_STABLE,
+        ),
+    ];
+    let up = audit_claim("e", &c("increasing"), &rs);
+    assert_eq!(up.verdict, Verdict::Confirmed, "{up:?}");
+    assert_eq!(up.checks.len(), 2);
+    assert!((up.checks[1].measured - 3.0).abs() < 1e-9);
+    assert_eq!(up.checks[0].at, "load=0.5→0.7");
+    assert_eq!(
+        audit_claim("e", &c("decreasing"), &rs).verdict,
+        Verdict::Refuted
+    );
+    // A flat step within noise leaves it open.
+    let flat = [
+        rs[0].clone(),
+        result(
+            "A",
+            JSQ,
+            "0.7",
+            &[10.0, 9.9, 10.1, 10.05, 9.95],
+            &ALL_STABLE,
+        ),
+    ];
+    assert_eq!(
+        audit_claim("e", &c("increasing"), &flat).verdict,
+        Verdict::Inconclusive
+    );
 }

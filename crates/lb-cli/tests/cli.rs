@@ -437,7 +437,7 @@ fn a_resealed_tampered_record_is_caught_by_verify() {
 /// A manifest with a figure and two required claims: one true by theory
 /// (Little's law), one false on purpose.
 fn audited_manifest(false_claim: bool) -> String {
-    let mut m = manifest(4000, 3);
+    let mut m = manifest(20000, 4);
     m.push_str(
         r#"
 [[figure]]
@@ -455,8 +455,13 @@ kind = "value"
 metric = "little_gap"
 policies = ["WR"]
 expected = 0.0
-tolerance = 0.0
-level = 0.999
+# Over a finite window the FIFO-measured and Little's means differ by an edge
+# term of order (jobs present at the window's ends)/(jobs measured): about 0.01
+# slots in these 18,000-slot runs, systematic, so a narrow interval can
+# exclude 0. The claim is Little's law up to that term, where the intervals
+# are narrow enough to say it (load ≤ 0.8).
+abs_tolerance = 0.1
+where = { load = "<= 0.8" }
 required = true
 "#,
     );
@@ -704,7 +709,12 @@ fn the_audit_gate_fails_on_missing_data() {
         .keys()
         .into_iter()
         .filter(|(k, _)| {
-            matches!(c.read_point(k), lb_runner::cache::Read::Valid(p) if p.point.policy_name() == "WR")
+            // A WR point the claim reads (load ≤ 0.8).
+            matches!(c.read_point(k), lb_runner::cache::Read::Valid(p)
+            if p.point.policy_name() == "WR"
+                && p.point.config.parameters().iter().any(|(n, v)| {
+                    *n == "load" && matches!(v, lb_runner::Param::Number(x) if *x < 0.85)
+                }))
         })
         .collect();
     assert!(!wr.is_empty());
@@ -715,14 +725,14 @@ fn the_audit_gate_fails_on_missing_data() {
     let err = text(&o).1;
     assert!(!o.status.success(), "{err}");
     assert!(
-        err.contains("2 of 3 replications present") && err.contains("damaged: r1"),
+        err.contains("3 of 4 replications present") && err.contains("damaged: r1"),
         "{err}"
     );
     std::fs::remove_file(&path).unwrap();
     let o = d.run(&["audit", "m.toml"]);
     assert!(!o.status.success());
     assert!(
-        text(&o).1.contains("2 of 3 replications present"),
+        text(&o).1.contains("3 of 4 replications present"),
         "{}",
         text(&o).1
     );
@@ -731,7 +741,7 @@ fn the_audit_gate_fails_on_missing_data() {
     let o = d.run(&["audit", "m.toml"]);
     assert!(!o.status.success());
     assert!(
-        text(&o).1.contains("0 of 3 replications present"),
+        text(&o).1.contains("0 of 4 replications present"),
         "{}",
         text(&o).1
     );

@@ -289,6 +289,10 @@ pub enum ClaimKind {
     Stability,
     /// `metric` of `policy` is ≤ (`side = "le"`) or ≥ `bound`.
     Bound,
+    /// `metric` of `policies` moves one way (`direction`) along the sweep
+    /// axis `along`: decided on the difference between each pair of
+    /// neighbouring points (the other axes held fixed).
+    Trend,
 }
 
 /// A reference value: a number, or the name of an exact result computed from
@@ -360,6 +364,12 @@ pub struct ClaimToml {
     pub bound: Option<Reference>,
     #[serde(default)]
     pub side: Option<String>,
+    /// `trend`: the numeric sweep axis along which the metric moves …
+    #[serde(default)]
+    pub along: Option<String>,
+    /// … and how: "increasing" or "decreasing".
+    #[serde(default)]
+    pub direction: Option<String>,
     /// Confidence level of the intervals (default 0.95).
     #[serde(default)]
     pub level: Option<f64>,
@@ -406,6 +416,10 @@ pub struct WhyCheck {
     #[serde(default)]
     pub side: Option<String>,
     #[serde(default)]
+    pub along: Option<String>,
+    #[serde(default)]
+    pub direction: Option<String>,
+    #[serde(default)]
     pub level: Option<f64>,
 }
 
@@ -429,6 +443,8 @@ impl WhyCheck {
             stable: self.stable,
             bound: self.bound.clone(),
             side: self.side.clone(),
+            along: self.along.clone(),
+            direction: self.direction.clone(),
             level: self.level,
             why: None,
             why_check: Vec::new(),

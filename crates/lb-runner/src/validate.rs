@@ -552,6 +552,33 @@ fn claim(l: &Loaded, at: &str, c: &ClaimToml) -> R {
             need("policies", !c.policies.is_empty())?;
             need("stable", c.stable.is_some())?;
         }
+        ClaimKind::Trend => {
+            need("metric", c.metric.is_some())?;
+            need("policies", !c.policies.is_empty())?;
+            need("along", c.along.is_some())?;
+            let along = c.along.as_deref().unwrap_or_default();
+            one_of(l, &at("along"), "sweep axis", along, &axes)?;
+            let values = l.manifest.axis_values(along);
+            if values.len() < 2 || values.iter().any(|v| v.parse::<f64>().is_err()) {
+                return Err(l.error(
+                    &at("along"),
+                    format!(
+                        "a trend needs a numeric sweep axis with at least two values; \
+                         `{along}` has {}",
+                        values.join(", ")
+                    ),
+                ));
+            }
+            match c.direction.as_deref() {
+                Some("increasing" | "decreasing") => {}
+                _ => {
+                    return Err(l.error(
+                        &at("direction"),
+                        "a trend claim needs direction = \"increasing\" or \"decreasing\"",
+                    ));
+                }
+            }
+        }
         ClaimKind::Bound => {
             need("metric", c.metric.is_some())?;
             need("policies", !c.policies.is_empty())?;
