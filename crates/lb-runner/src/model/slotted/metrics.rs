@@ -144,16 +144,33 @@ pub fn reference(name: &str, c: &SlottedConfig, point: &Point, r: u64) -> Result
             ))
         }
         "wr_sum_q" => {
-            if c.policy != PolicyConfig::WeightedRandom {
-                return Err("wr_sum_q is the value under weighted random only".into());
-            }
-            let batch = c.granularity == Granularity::Batch;
+            // State-independent routing makes the servers independent
+            // single-server queues, each fed a fraction w_n of the arrivals:
+            // w_n = μ_n/μ_Σ under WR, 1/N under Random (the same policy on
+            // identical servers).
+            let n = sys.servers() as f64;
             let mu = sys.mu_sum();
+            let weight = |p: f64| match c.policy {
+                PolicyConfig::WeightedRandom => Ok(p / mu),
+                PolicyConfig::Random => Ok(1.0 / n),
+                _ => Err(
+                    "wr_sum_q is the value under state-independent routing (WR, Random) only"
+                        .to_string(),
+                ),
+            };
+            let batch = c.granularity == Granularity::Batch;
             sys.service
                 .iter()
                 .map(|law| match *law {
                     Law::Bernoulli { p } => {
-                        let w = p / mu;
+                        let w = weight(p)?;
+                        if sys.lambda_sum() * w >= p {
+                            return Err(format!(
+                                "a server of rate {p} gets λ_Σ·w = {} ≥ {p} under this \
+                                 routing: no steady state",
+                                sys.lambda_sum() * w
+                            ));
+                        }
                         let s2 = theory::routed_variance(&sys.arrivals, w, batch);
                         Ok(theory::single_server_bernoulli_service(
                             sys.lambda_sum() * w,
@@ -230,4 +247,60 @@ pub fn describe(c: &SlottedConfig) -> Vec<String> {
         sys.epsilon(),
         sys.zeta()
     )]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::point::{Point, Profile};
+    use lb_core::slotted::{RunLength, SystemConfig};
+
+    fn point(policy: PolicyConfig, rates: &[f64]) -> Point {
+        let c = SlottedConfig {
+            system: SystemConfig {
+                arrivals: vec![Law::Poisson { mean: 0.6 }; 2],
+                service: rates.iter().map(|&p| Law::Bernoulli { p }).collect(),
+            },
+            policy,
+            granularity: Granularity::Job,
+            count_own: true,
+            run: RunLength {
+                slots: 1000,
+                warmup: 100,
+                batches: 32,
+                warmup_rule: Default::default(),
+            },
+        };
+        Point {
+            model: crate::Model::Slotted,
+            model_version: lb_core::MODEL_VERSION,
+            profile: Profile::Full,
+            seed: 1,
+            config: crate::PointConfig::Slotted(c),
+        }
+    }
+
+    /// Random and WR are one policy on identical servers, and so is their
+    /// reference; on unequal servers Random's differs, and an overloaded
+    /// server is an error, not a number.
+    #[test]
+    fn wr_sum_q_covers_random_as_state_independent_routing() {
+        let r = |pol, rates: &[f64]| {
+            let p = point(pol, rates);
+            p.config.reference("wr_sum_q", &p, 0)
+        };
+        let same = [0.5, 0.5, 0.5];
+        let wr = r(PolicyConfig::WeightedRandom, &same).unwrap();
+        let random = r(PolicyConfig::Random, &same).unwrap();
+        assert!((wr - random).abs() <= 1e-12 * wr, "{wr} vs {random}");
+        let mixed = [0.9, 0.6, 0.5];
+        let (wr, random) = (
+            r(PolicyConfig::WeightedRandom, &mixed).unwrap(),
+            r(PolicyConfig::Random, &mixed).unwrap(),
+        );
+        assert!(random > wr, "Random ignores rates: {random} ≤ {wr}");
+        // λ_Σ/3 = 0.4 ≥ 0.35: the slow server is overloaded under Random.
+        assert!(r(PolicyConfig::Random, &[0.9, 0.9, 0.35]).is_err());
+        assert!(r(PolicyConfig::Jiq, &same).is_err());
+    }
 }
