@@ -15,7 +15,7 @@ use crate::markup::to_markdown;
 use crate::metric::Metric;
 use crate::results::PointResult;
 use crate::stats::{LEVEL, interval};
-use crate::table::{csv, json, markdown, replications_frame, summary_frame};
+use crate::table::{csv, json, markdown, point_summaries, replications_frame, summary_frame};
 use lb_runner::precision::PrecisionRule;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -128,8 +128,9 @@ pub fn write_experiment(
     let axes = crate::results::axis_names(exp.results);
     let metrics = Metric::table_metrics_for(crate::results::model(exp.results), &axes);
     let long = replications_frame(exp.name, exp.results, &metrics)?;
-    let summary = summary_frame(exp.results, &long, &metrics)?;
-    let tidy = crate::tidy::experiment_frame(exp.name, exp.results, &long, &metrics)?;
+    let sums = point_summaries(exp.results, &long, &metrics)?;
+    let summary = summary_frame(exp.results, &sums, &metrics)?;
+    let tidy = crate::tidy::experiment_frame(exp.name, exp.results, &sums, &metrics)?;
     for (file, body) in [
         ("replications.csv", csv(&long)?.into_bytes()),
         ("table.csv", csv(&summary)?.into_bytes()),

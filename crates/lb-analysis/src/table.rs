@@ -301,16 +301,15 @@ pub fn point_summaries(
         .collect()
 }
 
-/// The summary table: one row per point, from the partitions of the long
-/// frame. Points with no records yet appear with n = 0. A metric no point
-/// defines is left out.
+/// The summary table: one row per point, from the points' summaries
+/// ([`point_summaries`]). Points with no records yet appear with n = 0. A
+/// metric no point defines is left out.
 pub fn summary_frame(
     results: &[PointResult],
-    long: &DataFrame,
+    sums: &[PointSummary],
     metrics: &[Metric],
 ) -> PolarsResult<DataFrame> {
     let axes = axis_names(results);
-    let sums = point_summaries(results, long, metrics)?;
     let mut policy = Vec::new();
     let mut axis_vals: Vec<Vec<String>> = vec![Vec::new(); axes.len()];
     let (mut p_hat, mut needed, mut key) = (Vec::new(), Vec::new(), Vec::new());
@@ -347,7 +346,7 @@ pub fn summary_frame(
         if has_data
             && cells
                 .iter()
-                .zip(&sums)
+                .zip(sums)
                 .all(|(c, s)| c.is_none() && s.stability != "unstable")
         {
             continue;

@@ -13,7 +13,7 @@
 use crate::metric::Metric;
 use crate::results::PointResult;
 use crate::stats::LEVEL;
-use crate::table::{point_summaries, typed_column};
+use crate::table::{PointSummary, typed_column};
 use lb_runner::cache::{Cache, Read};
 use lb_runner::{Key, Param, Point};
 use polars::prelude::*;
@@ -22,8 +22,8 @@ use std::path::Path;
 
 /// One column per fixed parameter named in `rows` (in order of first
 /// appearance), but those in `skip` (sweep axes, which have their own
-/// columns). Whole numbers are Int64, other numbers Float64, flags Boolean; a parameter that is text in
-/// some row is text in all.
+/// columns), typed as sweep values are ([`typed_column`]): whole numbers
+/// Int64, other numbers Float64, flags Boolean, text where any row has text.
 fn parameter_columns(rows: &[Vec<(&'static str, Param)>], skip: &[String]) -> Vec<Column> {
     let mut names: Vec<&'static str> = Vec::new();
     for r in rows {
@@ -36,59 +36,25 @@ fn parameter_columns(rows: &[Vec<(&'static str, Param)>], skip: &[String]) -> Ve
     names
         .into_iter()
         .map(|name| {
-            let vals: Vec<Option<&Param>> = rows
+            let vals: Vec<Option<String>> = rows
                 .iter()
-                .map(|r| r.iter().find(|(n, _)| *n == name).map(|(_, p)| p))
+                .map(|r| {
+                    r.iter().find(|(n, _)| *n == name).map(|(_, p)| match p {
+                        // Rust's shortest round-trip form: parsed back exactly.
+                        Param::Number(x) => x.to_string(),
+                        Param::Flag(b) => b.to_string(),
+                        Param::Text(t) => t.clone(),
+                    })
+                })
                 .collect();
-            let present = || vals.iter().flatten();
-            let integral = |x: &f64| x.fract() == 0.0 && x.abs() < 9.0e15;
-            if present().all(|p| matches!(p, Param::Number(x) if integral(x))) {
-                let v: Vec<Option<i64>> = vals
-                    .iter()
-                    .map(|p| match p {
-                        Some(Param::Number(x)) => Some(*x as i64),
-                        _ => None,
-                    })
-                    .collect();
-                Column::new(name.into(), v)
-            } else if present().all(|p| matches!(p, Param::Number(_))) {
-                let v: Vec<Option<f64>> = vals
-                    .iter()
-                    .map(|p| match p {
-                        Some(Param::Number(x)) => Some(*x),
-                        _ => None,
-                    })
-                    .collect();
-                Column::new(name.into(), v)
-            } else if present().all(|p| matches!(p, Param::Flag(_))) {
-                let v: Vec<Option<bool>> = vals
-                    .iter()
-                    .map(|p| match p {
-                        Some(Param::Flag(b)) => Some(*b),
-                        _ => None,
-                    })
-                    .collect();
-                Column::new(name.into(), v)
-            } else {
-                let v: Vec<Option<String>> = vals
-                    .iter()
-                    .map(|p| {
-                        p.map(|p| match p {
-                            Param::Number(x) => x.to_string(),
-                            Param::Flag(b) => b.to_string(),
-                            Param::Text(t) => t.clone(),
-                        })
-                    })
-                    .collect();
-                Column::new(name.into(), v)
-            }
+            typed_column(name, vals)
         })
         .collect()
 }
 
 /// The tidy table of one experiment: one row per (point, metric), points in
-/// plan order. `long` is the experiment's replications frame
-/// ([`crate::table::replications_frame`]) over `metrics`.
+/// plan order, from the points' summaries over `metrics`
+/// ([`crate::table::point_summaries`]).
 ///
 /// Columns: `experiment`, `policy`, the fixed parameters (`servers`, `load`,
 /// …, as numbers), one per sweep axis (typed), `p_hat` (where a point has
@@ -99,10 +65,9 @@ fn parameter_columns(rows: &[Vec<(&'static str, Param)>], skip: &[String]) -> Ve
 pub fn experiment_frame(
     experiment: &str,
     results: &[PointResult],
-    long: &DataFrame,
+    sums: &[PointSummary],
     metrics: &[Metric],
 ) -> PolarsResult<DataFrame> {
-    let sums = point_summaries(results, long, metrics)?;
     let axes: Vec<String> = results
         .first()
         .map(|r| r.axes.iter().map(|(a, _)| a.clone()).collect())
@@ -114,7 +79,7 @@ pub fn experiment_frame(
     let (mut mean, mut hw, mut lo, mut hi, mut kind) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let (mut n, mut stability, mut key) = (Vec::new(), Vec::new(), Vec::new());
-    for (r, s) in results.iter().zip(&sums) {
+    for (r, s) in results.iter().zip(sums) {
         let ps = r
             .point
             .as_ref()

@@ -8,7 +8,9 @@ use lb_analysis::metric::Metric;
 use lb_analysis::report::{
     Experiment, assemble, claims_json, experiments_in, write_experiment, write_if_changed,
 };
-use lb_analysis::table::{COLUMNS, csv, json, markdown, replications_frame, summary_frame};
+use lb_analysis::table::{
+    COLUMNS, csv, json, markdown, point_summaries, replications_frame, summary_frame,
+};
 use lb_analysis::{PointResult, collect};
 use lb_runner::cache::Cache;
 use lb_runner::expand::Plan;
@@ -103,7 +105,8 @@ pub fn table(cache: &Cache, manifest: &Path, format: Format, quick: bool, long: 
     let frame = if long {
         frame
     } else {
-        summary_frame(&results, &frame, &metrics)?
+        let sums = point_summaries(&results, &frame, &metrics)?;
+        summary_frame(&results, &sums, &metrics)?
     };
     let text = match format {
         Format::Csv => csv(&frame)?,
