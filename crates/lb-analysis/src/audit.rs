@@ -221,8 +221,12 @@ impl ClaimResult {
 type Axes = Vec<(String, String)>;
 
 fn at_string(r: &PointResult) -> String {
-    r.axes
-        .iter()
+    axes_string(&r.axes)
+}
+
+/// (axis, value) pairs as "load=0.9 count_own=true".
+fn axes_string(axes: &[(String, String)]) -> String {
+    axes.iter()
         .map(|(a, v)| format!("{a}={v}"))
         .collect::<Vec<_>>()
         .join(" ")
@@ -282,6 +286,112 @@ fn keys(rs: &[&PointResult]) -> Vec<String> {
     rs.iter()
         .filter_map(|r| r.key.as_ref().map(|k| k.hex()))
         .collect()
+}
+
+/// One step of a trend claim: neighbouring points `a` → `b` along `along`,
+/// the metric claimed to rise (`up`) or fall. A real metric is judged on the
+/// interval of the difference; a proportion of counted events on its own
+/// (pooled) interval at each point being apart — per-replication differences
+/// of rare events decide nothing. None when either point has no value yet.
+fn trend_step(
+    m: Metric,
+    a: &PointResult,
+    b: &PointResult,
+    along: &str,
+    up: bool,
+    level: f64,
+    label: &str,
+) -> Option<Check> {
+    let (pa, pb) = (a.point.as_ref()?, b.point.as_ref()?);
+    let va = values(m, pa, &a.summaries);
+    let vb = values(m, pb, &b.summaries);
+    // Replication r of each point: independent streams (the system differs),
+    // paired by index only to form differences.
+    let diffs: Vec<f64> = va
+        .iter()
+        .filter_map(|(r, x)| vb.iter().find(|(rb, _)| rb == r).map(|(_, y)| y - x))
+        .collect();
+    if diffs.is_empty() {
+        return None;
+    }
+    let stable = m.transient() || (point_stable(a) && point_stable(b));
+    let est = |r: &PointResult, p: &Point| {
+        let xs: Vec<f64> = values(m, p, &r.summaries).iter().map(|v| v.1).collect();
+        let cs: Option<Vec<(u64, u64)>> = r.summaries.iter().map(|s| s.counts(m.name())).collect();
+        crate::stats::estimate(m.kind(), &xs, cs.as_deref(), level)
+    };
+    let apart = if m.kind() == lb_runner::model::MetricKind::Proportion {
+        match (est(a, pa), est(b, pb)) {
+            (Some(ea), Some(eb)) => match (ea.lo, ea.hi, eb.lo, eb.hi) {
+                (Some(la), Some(ha), Some(lb), Some(hb)) => Some((ea, eb, la, ha, lb, hb)),
+                _ => None,
+            },
+            _ => None,
+        }
+    } else {
+        None
+    };
+    let (mean, hw, verdict, note) = match apart {
+        Some((ea, eb, la, ha, lb, hb)) => {
+            let verdict = if !stable {
+                Verdict::Inconclusive
+            } else if (up && lb > ha) || (!up && hb < la) {
+                Verdict::Confirmed
+            } else if (up && hb < la) || (!up && lb > ha) {
+                Verdict::Refuted
+            } else {
+                Verdict::Inconclusive
+            };
+            let note = format!(
+                "{} [{}, {}] → {} [{}, {}] ({} intervals)",
+                sig5(ea.mean),
+                sig5(la),
+                sig5(ha),
+                sig5(eb.mean),
+                sig5(lb),
+                sig5(hb),
+                eb.kind.word()
+            );
+            (eb.mean - ea.mean, None, verdict, Some(note))
+        }
+        None => {
+            let (mean, hw) = stats(&diffs, level);
+            let verdict = if stable {
+                sign_verdict(if up { mean } else { -mean }, hw, true)
+            } else {
+                Verdict::Inconclusive
+            };
+            (mean, hw, verdict, None)
+        }
+    };
+    let (xa, xb) = (a.axis(along).unwrap_or("?"), b.axis(along).unwrap_or("?"));
+    let mut axes = b.axes.clone();
+    for (ax, v) in axes.iter_mut() {
+        if ax == along {
+            *v = format!("{xa}→{xb}");
+        }
+    }
+    Some(Check {
+        at: axes_string(&axes),
+        axes,
+        policy: label.to_string(),
+        measured: mean,
+        half_width: hw,
+        replications: diffs.len(),
+        threshold: format!(
+            "{} change of {} from {along} = {xa} to {xb} > 0",
+            if up { "the" } else { "minus the" },
+            m.name()
+        ),
+        reference: None,
+        verdict,
+        note: if stable {
+            note
+        } else {
+            Some("unstable: no steady state to compare".into())
+        },
+        keys: keys(&[a, b]),
+    })
 }
 
 /// Audits one claim against the results of its experiment.
@@ -539,106 +649,7 @@ pub fn audit_claim(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> 
                 }
                 for (_, rs) in &series {
                     for w in rs.windows(2) {
-                        let (a, b) = (w[0], w[1]);
-                        let (Some(pa), Some(pb)) = (&a.point, &b.point) else {
-                            continue;
-                        };
-                        let va = values(m, pa, &a.summaries);
-                        let vb = values(m, pb, &b.summaries);
-                        // Replication r of each point: independent streams
-                        // (the system differs), paired by index only to form
-                        // differences; the interval is the two-sample one.
-                        let diffs: Vec<f64> = va
-                            .iter()
-                            .filter_map(|(r, x)| {
-                                vb.iter().find(|(rb, _)| rb == r).map(|(_, y)| y - x)
-                            })
-                            .collect();
-                        if diffs.is_empty() {
-                            continue;
-                        }
-                        let (mut mean, mut hw) = stats(&diffs, level);
-                        let stable = m.transient() || (point_stable(a) && point_stable(b));
-                        let signed = if up { mean } else { -mean };
-                        let mut verdict = if stable {
-                            sign_verdict(signed, hw, true)
-                        } else {
-                            Verdict::Inconclusive
-                        };
-                        let mut note = None;
-                        // A proportion of counted events: its own interval at each
-                        // point (events pooled over replications, as in the
-                        // tables); the step is decided when the two intervals do
-                        // not overlap. Rare events make per-replication
-                        // differences too noisy to say anything.
-                        if m.kind() == lb_runner::model::MetricKind::Proportion {
-                            let est = |r: &PointResult, p: &Point| {
-                                let xs: Vec<f64> =
-                                    values(m, p, &r.summaries).iter().map(|v| v.1).collect();
-                                let cs: Option<Vec<(u64, u64)>> =
-                                    r.summaries.iter().map(|s| s.counts(m.name())).collect();
-                                crate::stats::estimate(m.kind(), &xs, cs.as_deref(), level)
-                            };
-                            if let (Some(ea), Some(eb)) = (est(a, pa), est(b, pb))
-                                && let (Some(la), Some(ha), Some(lb), Some(hb)) =
-                                    (ea.lo, ea.hi, eb.lo, eb.hi)
-                            {
-                                mean = eb.mean - ea.mean;
-                                hw = None;
-                                verdict = if !stable {
-                                    Verdict::Inconclusive
-                                } else if (up && lb > ha) || (!up && hb < la) {
-                                    Verdict::Confirmed
-                                } else if (up && hb < la) || (!up && lb > ha) {
-                                    Verdict::Refuted
-                                } else {
-                                    Verdict::Inconclusive
-                                };
-                                note = Some(format!(
-                                    "{} [{}, {}] → {} [{}, {}] ({} intervals)",
-                                    sig5(ea.mean),
-                                    sig5(la),
-                                    sig5(ha),
-                                    sig5(eb.mean),
-                                    sig5(lb),
-                                    sig5(hb),
-                                    eb.kind.word()
-                                ));
-                            }
-                        }
-                        let (xa, xb) = (a.axis(along).unwrap_or("?"), b.axis(along).unwrap_or("?"));
-                        let mut axes = b.axes.clone();
-                        for (ax, v) in axes.iter_mut() {
-                            if ax == along {
-                                *v = format!("{xa}→{xb}");
-                            }
-                        }
-                        checks.push(Check {
-                            at: axes
-                                .iter()
-                                .map(|(a, v)| format!("{a}={v}"))
-                                .collect::<Vec<_>>()
-                                .join(" "),
-                            axes,
-                            policy: label.clone(),
-                            measured: mean,
-                            half_width: hw,
-                            replications: diffs.len(),
-                            threshold: format!(
-                                "{} change of {} from {along} = {xa} to {xb} {} 0",
-                                if up { "the" } else { "minus the" },
-                                m.name(),
-                                ">"
-                            ),
-                            reference: None,
-                            verdict,
-                            note: if stable {
-                                note
-                            } else {
-                                Some("unstable: no steady state to compare".into())
-                            },
-                            keys: keys(&[a, b]),
-                        });
+                        checks.extend(trend_step(m, w[0], w[1], along, up, level, label));
                     }
                 }
             }
