@@ -394,6 +394,257 @@ fn trend_step(
     })
 }
 
+/// The points of `label` a claim reads, as series that agree on every axis
+/// but `along`, each in increasing order of it.
+fn series<'a>(
+    c: &ClaimToml,
+    results: &'a [PointResult],
+    label: &str,
+    along: &str,
+) -> Vec<Vec<&'a PointResult>> {
+    let mut pts: Vec<(&PointResult, f64)> = selected(c, results, label)
+        .into_iter()
+        .filter_map(|r| Some((r, r.axis(along)?.parse::<f64>().ok()?)))
+        .collect();
+    pts.sort_by(|a, b| a.1.total_cmp(&b.1));
+    let rest =
+        |r: &PointResult| -> Axes { r.axes.iter().filter(|(a, _)| a != along).cloned().collect() };
+    let mut series: Vec<(Axes, Vec<&PointResult>)> = Vec::new();
+    for (r, _) in pts {
+        let k = rest(r);
+        match series.iter_mut().find(|(s, _)| *s == k) {
+            Some((_, v)) => v.push(r),
+            None => series.push((k, vec![r])),
+        }
+    }
+    series.into_iter().map(|(_, v)| v).collect()
+}
+
+/// One point of a limit claim: the axis value, the gap metric − reference
+/// (paired per replication, as a value claim), its half-width, the mean
+/// reference and the tolerance there.
+struct Gap {
+    x: f64,
+    gap: f64,
+    hw: f64,
+    reference: f64,
+    tol: f64,
+    metric: f64,
+    n: usize,
+}
+
+/// A limit claim on one series (`tail`: the points nearest the limit, the
+/// nearest last). Confirmed when the nearest point is within tolerance of
+/// the reference and the last step does not move significantly away from
+/// it; refuted when the nearest point is outside the tolerance and the gap
+/// has grown significantly over the tail (moving away from the reference);
+/// otherwise inconclusive — in particular "still approaching". The note
+/// gives the gaps along the tail, the rate of approach (slope of log|gap|
+/// against log of the axis, on the points whose gap is significantly
+/// non-zero) and, when approaching, where by extrapolation the gap would
+/// come within the tolerance.
+fn limit_check(
+    c: &ClaimToml,
+    m: Metric,
+    tail: &[&PointResult],
+    along: &str,
+    to_zero: bool,
+    level: f64,
+    label: &str,
+) -> Option<Check> {
+    let refv = c.expected.as_ref().expect("validated");
+    let mut gaps = Vec::new();
+    let mut stable = true;
+    for r in tail {
+        let p = r.point.as_ref()?;
+        let vals = values(m, p, &r.summaries);
+        if vals.is_empty() {
+            return None;
+        }
+        let refs: Vec<f64> = match vals
+            .iter()
+            .map(|(rep, _)| reference(refv, p, *rep))
+            .collect::<Result<_, _>>()
+        {
+            Ok(v) => v,
+            Err(e) => {
+                return Some(Check {
+                    at: at_string(r),
+                    axes: r.axes.clone(),
+                    policy: label.to_string(),
+                    measured: f64::NAN,
+                    half_width: None,
+                    replications: vals.len(),
+                    threshold: String::new(),
+                    reference: None,
+                    verdict: Verdict::Inconclusive,
+                    note: Some(e),
+                    keys: keys(tail),
+                });
+            }
+        };
+        stable &= m.transient() || point_stable(r);
+        let diffs: Vec<f64> = vals.iter().zip(&refs).map(|((_, x), e)| x - e).collect();
+        let (gap, hw) = stats(&diffs, level);
+        let reference = refs.iter().sum::<f64>() / refs.len() as f64;
+        gaps.push(Gap {
+            x: r.axis(along)?.parse().ok()?,
+            gap,
+            hw: hw.unwrap_or(f64::INFINITY),
+            reference,
+            tol: c.tolerance.unwrap_or(0.0) * reference.abs() + c.abs_tolerance.unwrap_or(0.0),
+            metric: gap + reference,
+            n: diffs.len(),
+        });
+    }
+    let near = gaps.last()?;
+    let first = gaps.first()?;
+    // Distances |gap| to the reference (a gap that crosses it is not moving
+    // away); a move between independent points is significant when it
+    // exceeds their combined half-width.
+    let moved = |a: &Gap, b: &Gap| {
+        let change = b.gap.abs() - a.gap.abs();
+        let h = (a.hw * a.hw + b.hw * b.hw).sqrt();
+        if change + h < 0.0 {
+            -1 // significantly closer
+        } else if change - h > 0.0 {
+            1 // significantly further
+        } else {
+            0
+        }
+    };
+    let last_step = if gaps.len() >= 2 {
+        moved(&gaps[gaps.len() - 2], near)
+    } else {
+        0
+    };
+    // A tolerance of 0: the interval of the gap must cover 0.
+    let (within, outside) = if near.tol == 0.0 {
+        (near.gap.abs() <= near.hw, near.gap.abs() > near.hw)
+    } else {
+        (
+            near.gap - near.hw >= -near.tol && near.gap + near.hw <= near.tol,
+            near.gap + near.hw < -near.tol || near.gap - near.hw > near.tol,
+        )
+    };
+    let away = moved(first, near) == 1;
+    // The rate of approach between the tail's ends, |gap| ∝ x^rate toward
+    // zero (x^−rate toward infinity), and its half-width by the delta
+    // method (the relative half-width of each |gap|); only where both gaps
+    // are significantly non-zero.
+    let end_rate =
+        (first.gap.abs() > first.hw && near.gap.abs() > near.hw && first.x > 0.0).then(|| {
+            let span = (near.x / first.x).ln().abs();
+            let rate = (first.gap.abs() / near.gap.abs()).ln() / span;
+            let hw = ((first.hw / first.gap).powi(2) + (near.hw / near.gap).powi(2)).sqrt() / span;
+            (rate, hw)
+        });
+    let too_slow = match (c.min_rate, end_rate) {
+        (Some(min), Some((rate, hw))) => rate + hw < min,
+        _ => false,
+    };
+    let verdict = if !stable || !near.hw.is_finite() {
+        Verdict::Inconclusive
+    } else if within && last_step != 1 {
+        Verdict::Confirmed
+    } else if outside && (away || too_slow) {
+        Verdict::Refuted
+    } else {
+        Verdict::Inconclusive
+    };
+    // Rate of approach: least squares of ln|gap| on ln x over the points
+    // whose gap is significantly non-zero.
+    let pts: Vec<(f64, f64)> = gaps
+        .iter()
+        .filter(|g| g.gap.abs() > g.hw && g.x > 0.0)
+        .map(|g| (g.x.ln(), g.gap.abs().ln()))
+        .collect();
+    let rate = (pts.len() >= 2).then(|| {
+        let n = pts.len() as f64;
+        let (mx, my) = (
+            pts.iter().map(|p| p.0).sum::<f64>() / n,
+            pts.iter().map(|p| p.1).sum::<f64>() / n,
+        );
+        let sxx: f64 = pts.iter().map(|p| (p.0 - mx).powi(2)).sum();
+        let sxy: f64 = pts.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+        let b = sxy / sxx;
+        (b, my - b * mx)
+    });
+    let trail = gaps
+        .iter()
+        .map(|g| format!("{} ± {}", num(g.gap, 3), num(g.hw, 2)))
+        .collect::<Vec<_>>()
+        .join(" → ");
+    let xs = gaps
+        .iter()
+        .map(|g| sig5(g.x))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let mut note = format!("gap (metric − reference) {trail} at {along} = {xs}");
+    if let Some((b, a)) = rate {
+        // ln|gap| = a + b ln x; approaching when it shrinks toward the limit.
+        let r = if to_zero { b } else { -b };
+        note += &format!(
+            "; |gap| ∝ {along}^{}{}",
+            if to_zero { "" } else { "−" },
+            num(r, 2)
+        );
+        if let Some((er, eh)) = end_rate {
+            note += &format!(
+                " (between the ends {} ± {}{})",
+                num(er, 2),
+                num(eh, 2),
+                c.min_rate
+                    .map(|m| format!(", against the slowest counted {}", sig5(m)))
+                    .unwrap_or_default()
+            );
+        }
+        let x_star = ((near.tol.ln() - a) / b).exp();
+        let beyond = if to_zero {
+            x_star < near.x
+        } else {
+            x_star > near.x
+        };
+        if r > 0.0 && near.tol > 0.0 && !within && beyond {
+            note += &format!(
+                "; within the tolerance by extrapolation at {along} ≈ {}",
+                num(x_star, 2)
+            );
+        } else if r <= 0.0 {
+            note += " (not approaching)";
+        }
+    }
+    if !stable {
+        note = format!("unstable: no steady state to compare; {note}");
+    } else if verdict == Verdict::Inconclusive && outside && last_step == -1 {
+        note = format!("still approaching; {note}");
+    }
+    let r = tail.last()?;
+    Some(Check {
+        at: at_string(r),
+        axes: r.axes.clone(),
+        policy: label.to_string(),
+        measured: near.metric,
+        half_width: Some(near.hw).filter(|h| h.is_finite()),
+        replications: near.n,
+        threshold: format!(
+            "→ {} as {along} → {} (last {} points)",
+            match (c.tolerance.unwrap_or(0.0), c.abs_tolerance.unwrap_or(0.0)) {
+                (0.0, 0.0) => sig5(near.reference),
+                (t, 0.0) => format!("{} ± {}%", sig5(near.reference), 100.0 * t),
+                (0.0, a) => format!("{} ± {}", sig5(near.reference), sig5(a)),
+                (t, a) => format!("{} ± ({} + {}%)", sig5(near.reference), sig5(a), 100.0 * t),
+            },
+            if to_zero { "0" } else { "∞" },
+            gaps.len()
+        ),
+        reference: Some(near.reference),
+        verdict,
+        note: Some(note),
+        keys: keys(tail),
+    })
+}
+
 /// Audits one claim against the results of its experiment.
 pub fn audit_claim(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> ClaimResult {
     let level = c.level.unwrap_or(0.95);
@@ -629,28 +880,26 @@ pub fn audit_claim(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> 
             let along = c.along.as_deref().unwrap();
             let up = c.direction.as_deref() == Some("increasing");
             for label in &c.policies {
-                // Series: points that agree on every axis but `along`, in
-                // increasing order of it.
-                let mut pts: Vec<(&PointResult, f64)> = selected(c, results, label)
-                    .into_iter()
-                    .filter_map(|r| Some((r, r.axis(along)?.parse::<f64>().ok()?)))
-                    .collect();
-                pts.sort_by(|a, b| a.1.total_cmp(&b.1));
-                let rest = |r: &PointResult| -> Axes {
-                    r.axes.iter().filter(|(a, _)| a != along).cloned().collect()
-                };
-                let mut series: Vec<(Axes, Vec<&PointResult>)> = Vec::new();
-                for (r, _) in &pts {
-                    let k = rest(r);
-                    match series.iter_mut().find(|(s, _)| *s == k) {
-                        Some((_, v)) => v.push(r),
-                        None => series.push((k, vec![r])),
-                    }
-                }
-                for (_, rs) in &series {
+                for rs in series(c, results, label, along) {
                     for w in rs.windows(2) {
                         checks.extend(trend_step(m, w[0], w[1], along, up, level, label));
                     }
+                }
+            }
+        }
+        ClaimKind::Limit => {
+            let m = metric.unwrap();
+            let along = c.along.as_deref().unwrap();
+            let to_zero = c.toward.as_deref() != Some("infinity");
+            let last = c.last.unwrap_or(3) as usize;
+            for label in &c.policies {
+                for mut rs in series(c, results, label, along) {
+                    // Nearest the limit last.
+                    if to_zero {
+                        rs.reverse();
+                    }
+                    let tail = &rs[rs.len().saturating_sub(last)..];
+                    checks.extend(limit_check(c, m, tail, along, to_zero, level, label));
                 }
             }
         }
@@ -809,6 +1058,28 @@ fn rule(c: &ClaimToml, metric: Option<Metric>) -> String {
             c.direction.as_deref().unwrap_or("?"),
             c.along.as_deref().unwrap_or("?")
         ),
+        ClaimKind::Limit => format!(
+            "{label} tends to {} as {} → {}: at the point nearest the limit the interval \
+             lies within {}, and the gap has not grown significantly over the last {} points",
+            c.expected.as_ref().map(reference).unwrap_or_default(),
+            c.along.as_deref().unwrap_or("?"),
+            if c.toward.as_deref() == Some("infinity") {
+                "∞"
+            } else {
+                "0"
+            },
+            match (c.tolerance.unwrap_or(0.0), c.abs_tolerance.unwrap_or(0.0)) {
+                (0.0, 0.0) => "the interval of the gap (covering it)".to_string(),
+                (t, 0.0) => format!("±{}%", crate::ticks::format_tick(100.0 * t, None)),
+                (0.0, a) => format!("±{}", sig5(a)),
+                (t, a) => format!(
+                    "±({} + {}%)",
+                    sig5(a),
+                    crate::ticks::format_tick(100.0 * t, None)
+                ),
+            },
+            c.last.unwrap_or(3)
+        ),
         ClaimKind::Stability => format!(
             "the point is {} when {} of its replications are judged unstable",
             if c.stable == Some(false) {
@@ -924,6 +1195,12 @@ pub fn describe(c: &ClaimResult, k: &Check) -> String {
             measured(k)
         ),
         ClaimKind::Trend => format!("{label} of {}: change {}{at}", k.policy, measured(k)),
+        ClaimKind::Limit => format!(
+            "{label} of {} = {}{at}; limit {}",
+            k.policy,
+            measured(k),
+            k.reference.map(sig5).unwrap_or_default()
+        ),
         ClaimKind::Stability => format!(
             "{}: {} of {} replications unstable{at}",
             k.policy,
@@ -1130,10 +1407,12 @@ fn section(s: &mut String, c: &ClaimResult, depth: usize) {
         }
         ClaimKind::Value => label.clone(),
         ClaimKind::Trend => format!("change between neighbours: {label}"),
+        ClaimKind::Limit => format!("{label} nearest the limit"),
         ClaimKind::Stability => "unstable replications".into(),
     };
     let reference_head = match c.kind {
         ClaimKind::Value => Some("expected"),
+        ClaimKind::Limit => Some("limit"),
         ClaimKind::Bound => Some("bound"),
         _ => None,
     };
@@ -1170,10 +1449,11 @@ fn section(s: &mut String, c: &ClaimResult, depth: usize) {
         }
         if reference_head.is_some() {
             cells.push(match (c.kind, k.reference) {
-                (ClaimKind::Value, Some(_)) => k
+                (ClaimKind::Value | ClaimKind::Limit, Some(_)) => k
                     .threshold
                     .trim_start_matches("= ")
                     .trim_end_matches(" (interval must cover it)")
+                    .trim_start_matches("→ ")
                     .to_string(),
                 (_, Some(r)) => sig5(r),
                 _ => "—".into(),

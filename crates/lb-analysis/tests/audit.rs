@@ -112,6 +112,9 @@ fn claim(kind: ClaimKind) -> ClaimToml {
         side: None,
         along: None,
         direction: None,
+        toward: None,
+        last: None,
+        min_rate: None,
         level: None,
         why: None,
         why_check: vec![],
@@ -456,4 +459,73 @@ fn a_trend_is_decided_on_neighbouring_points() {
         audit_claim("e", &c("increasing"), &flat).verdict,
         Verdict::Inconclusive
     );
+}
+
+/// Five replications around `m` (spread ±0.1).
+fn around(m: f64) -> [f64; 5] {
+    [m - 0.1, m + 0.1, m, m - 0.05, m + 0.05]
+}
+
+#[test]
+fn a_limit_is_judged_on_the_points_nearest_it_with_its_rate() {
+    let c = |min_rate: Option<f64>| ClaimToml {
+        policies: vec!["A".into()],
+        along: Some("load".into()),
+        toward: Some("infinity".into()),
+        expected: Some(Reference::Number(10.0)),
+        tolerance: Some(0.01),
+        min_rate,
+        ..claim(ClaimKind::Limit)
+    };
+    let series = |ms: [f64; 3]| -> Vec<PointResult> {
+        ["0.2", "0.4", "0.8"]
+            .iter()
+            .zip(ms)
+            .map(|(x, m)| result("A", JSQ, x, &around(m), &ALL_STABLE))
+            .collect()
+    };
+    // Reached: within ±1% (0.1) at the point nearest the limit.
+    let reached = audit_claim("e", &c(None), &series([14.0, 12.0, 10.0]));
+    assert_eq!(reached.verdict, Verdict::Confirmed, "{reached:?}");
+    assert_eq!(reached.checks.len(), 1);
+    assert_eq!(reached.checks[0].at, "load=0.8");
+    // Moving away from it, outside the tolerance: refuted.
+    let away = audit_claim("e", &c(None), &series([10.5, 12.0, 14.0]));
+    assert_eq!(away.verdict, Verdict::Refuted, "{away:?}");
+    // Approaching, not there yet: open, with the rate and where the
+    // extrapolated gap comes within the tolerance. Gaps 8, 4, 2 over load
+    // 0.2, 0.4, 0.8: |gap| ∝ load^−1, within 0.1 at load ≈ 16.
+    let approaching = audit_claim("e", &c(None), &series([18.0, 14.0, 12.0]));
+    assert_eq!(approaching.verdict, Verdict::Inconclusive);
+    let note = approaching.checks[0].note.as_deref().unwrap();
+    assert!(note.starts_with("still approaching"), "{note}");
+    assert!(note.contains("|gap| ∝ load^−1.0"), "{note}");
+    assert!(note.contains("extrapolation at load ≈ 16"), "{note}");
+    // Stalled outside the tolerance: open without a rate to hold it to,
+    // refuted when the claim counts only approaches at rate ≥ 0.5.
+    let stalled = series([12.0, 11.99, 11.98]);
+    assert_eq!(
+        audit_claim("e", &c(None), &stalled).verdict,
+        Verdict::Inconclusive
+    );
+    assert_eq!(
+        audit_claim("e", &c(Some(0.5)), &stalled).verdict,
+        Verdict::Refuted
+    );
+    // Crossing the reference is not moving away from it.
+    let crossing: Vec<PointResult> = ["0.2", "0.4", "0.8"]
+        .iter()
+        .zip([10.5, 10.2, 9.96])
+        .map(|(x, m)| result("A", JSQ, x, &[m - 0.01, m + 0.01, m], &ALL_STABLE))
+        .collect();
+    let r = audit_claim("e", &c(None), &crossing);
+    assert_eq!(r.verdict, Verdict::Confirmed, "{r:?}");
+    // Toward zero reads the same points from the other end.
+    let to_zero = ClaimToml {
+        toward: Some("zero".into()),
+        ..c(None)
+    };
+    let r = audit_claim("e", &to_zero, &series([10.0, 12.0, 14.0]));
+    assert_eq!(r.verdict, Verdict::Confirmed, "{r:?}");
+    assert_eq!(r.checks[0].at, "load=0.2");
 }

@@ -293,6 +293,10 @@ pub enum ClaimKind {
     /// axis `along`: decided on the difference between each pair of
     /// neighbouring points (the other axes held fixed).
     Trend,
+    /// `metric` of `policies` tends to `expected` as the sweep axis `along`
+    /// goes `toward` 0 or infinity: judged on the `last` points nearest the
+    /// limit, with the rate of approach reported.
+    Limit,
 }
 
 /// A reference value: a number, or the name of an exact result computed from
@@ -370,6 +374,18 @@ pub struct ClaimToml {
     /// … and how: "increasing" or "decreasing".
     #[serde(default)]
     pub direction: Option<String>,
+    /// `limit`: where `along` goes, "zero" or "infinity" …
+    #[serde(default)]
+    pub toward: Option<String>,
+    /// … and how many of the points nearest the limit are read (default 3).
+    #[serde(default)]
+    pub last: Option<u32>,
+    /// `limit`, optional: the slowest approach counted as one, |gap| ∝ x^r
+    /// (toward zero) or x^−r (toward infinity). A gap outside the tolerance
+    /// whose rate is below it with confidence refutes the claim; without
+    /// it only a gap that grows refutes.
+    #[serde(default)]
+    pub min_rate: Option<f64>,
     /// Confidence level of the intervals (default 0.95).
     #[serde(default)]
     pub level: Option<f64>,
@@ -420,6 +436,12 @@ pub struct WhyCheck {
     #[serde(default)]
     pub direction: Option<String>,
     #[serde(default)]
+    pub toward: Option<String>,
+    #[serde(default)]
+    pub last: Option<u32>,
+    #[serde(default)]
+    pub min_rate: Option<f64>,
+    #[serde(default)]
     pub level: Option<f64>,
 }
 
@@ -445,6 +467,9 @@ impl WhyCheck {
             side: self.side.clone(),
             along: self.along.clone(),
             direction: self.direction.clone(),
+            toward: self.toward.clone(),
+            last: self.last,
+            min_rate: self.min_rate,
             level: self.level,
             why: None,
             why_check: Vec::new(),

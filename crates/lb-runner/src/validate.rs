@@ -537,6 +537,34 @@ fn claim(l: &Loaded, at: &str, c: &ClaimToml) -> R {
             format!("a confidence level in (0, 1), got {lv}"),
         ));
     }
+    // Keys of another kind of claim are a mistake, not a no-op.
+    let only = [
+        (
+            "along",
+            c.along.is_some(),
+            &[ClaimKind::Trend, ClaimKind::Limit][..],
+        ),
+        ("direction", c.direction.is_some(), &[ClaimKind::Trend][..]),
+        ("toward", c.toward.is_some(), &[ClaimKind::Limit][..]),
+        ("last", c.last.is_some(), &[ClaimKind::Limit][..]),
+        ("min_rate", c.min_rate.is_some(), &[ClaimKind::Limit][..]),
+    ];
+    for (k, present, kinds) in only {
+        if present && !kinds.contains(&c.kind) {
+            let names: Vec<String> = kinds
+                .iter()
+                .map(|k| format!("{k:?}").to_lowercase())
+                .collect();
+            return Err(l.error(
+                &at(k),
+                format!(
+                    "`{k}` belongs to {} claims, not to a {} claim; remove it",
+                    names.join(" and "),
+                    format!("{:?}", c.kind).to_lowercase()
+                ),
+            ));
+        }
+    }
     match c.kind {
         ClaimKind::Ordering => {
             need("metric", c.metric.is_some())?;
@@ -552,31 +580,28 @@ fn claim(l: &Loaded, at: &str, c: &ClaimToml) -> R {
             need("policies", !c.policies.is_empty())?;
             need("stable", c.stable.is_some())?;
         }
-        ClaimKind::Trend => {
+        ClaimKind::Trend | ClaimKind::Limit => {
             need("metric", c.metric.is_some())?;
             need("policies", !c.policies.is_empty())?;
             need("along", c.along.is_some())?;
             let along = c.along.as_deref().unwrap_or_default();
             one_of(l, &at("along"), "sweep axis", along, &axes)?;
             let values = l.manifest.axis_values(along);
+            let kind = format!("{:?}", c.kind).to_lowercase();
             if values.len() < 2 || values.iter().any(|v| v.parse::<f64>().is_err()) {
                 return Err(l.error(
                     &at("along"),
                     format!(
-                        "a trend needs a numeric sweep axis with at least two values; \
+                        "a {kind} needs a numeric sweep axis with at least two values; \
                          `{along}` has {}",
                         values.join(", ")
                     ),
                 ));
             }
-            match c.direction.as_deref() {
-                Some("increasing" | "decreasing") => {}
-                _ => {
-                    return Err(l.error(
-                        &at("direction"),
-                        "a trend claim needs direction = \"increasing\" or \"decreasing\"",
-                    ));
-                }
+            if c.kind == ClaimKind::Limit {
+                limit(l, &at, c, values.len())?;
+            } else {
+                trend(l, &at, c)?;
             }
         }
         ClaimKind::Bound => {
@@ -595,4 +620,55 @@ fn claim(l: &Loaded, at: &str, c: &ClaimToml) -> R {
         }
     }
     Ok(())
+}
+
+/// The keys of a `limit` claim beyond a trend's: the limit `expected`, where
+/// the axis goes (`toward`), and how many points nearest the limit are read.
+fn limit(l: &Loaded, at: &dyn Fn(&str) -> String, c: &ClaimToml, n: usize) -> R {
+    if c.expected.is_none() {
+        return Err(l.error(
+            &at("expected"),
+            "a limit claim needs `expected`: the limit, a number or a named reference",
+        ));
+    }
+    if !matches!(c.toward.as_deref(), Some("zero" | "infinity")) {
+        return Err(l.error(
+            &at("toward"),
+            format!(
+                "a limit claim needs toward = \"zero\" or \"infinity\": where `{}` goes",
+                c.along.as_deref().unwrap_or_default()
+            ),
+        ));
+    }
+    if let Some(k) = c.last
+        && !(2..=n as u32).contains(&k)
+    {
+        return Err(l.error(
+            &at("last"),
+            format!(
+                "the number of points nearest the limit that are read: 2 to {n} (the axis's \
+                 values), got {k}"
+            ),
+        ));
+    }
+    if let Some(r) = c.min_rate
+        && !(r > 0.0 && r.is_finite())
+    {
+        return Err(l.error(
+            &at("min_rate"),
+            format!("the slowest rate of approach counted as one: a number > 0, got {r}"),
+        ));
+    }
+    Ok(())
+}
+
+/// The keys of a `trend` claim beyond its axis.
+fn trend(l: &Loaded, at: &dyn Fn(&str) -> String, c: &ClaimToml) -> R {
+    match c.direction.as_deref() {
+        Some("increasing" | "decreasing") => Ok(()),
+        _ => Err(l.error(
+            &at("direction"),
+            "a trend claim needs direction = \"increasing\" or \"decreasing\"",
+        )),
+    }
 }
