@@ -5,14 +5,82 @@
 use crate::diag::ManifestError;
 use crate::manifest::{Loaded, PrecisionSpec};
 use crate::model::slotted::calibrate::Calibration;
+use crate::outputs::{Reference, where_matches};
 use crate::point::{Point, Profile};
 use crate::precision::PrecisionRule;
 use serde::Serialize;
 use std::path::PathBuf;
 
-/// Expands a validated manifest into its points.
+/// Expands a validated manifest into its points, and checks that every
+/// named reference of a claim is defined at every point the claim reads.
 pub fn expand(l: &Loaded, profile: Profile) -> Result<Plan, ManifestError> {
-    l.manifest.expand(l, profile)
+    let plan = l.manifest.expand(l, profile)?;
+    references_apply(l, &plan)?;
+    Ok(plan)
+}
+
+/// A claim's named reference (`expected`, `bound`) must be defined at each
+/// point the claim reads: one that is not (`wr_sum_q` for JSQ,
+/// `pod_mean_field` with several dispatchers) is a mistake in the manifest,
+/// found before anything runs rather than audited as "inconclusive".
+fn references_apply(l: &Loaded, plan: &Plan) -> Result<(), ManifestError> {
+    for (i, c) in l.claims().iter().enumerate() {
+        let mut all = vec![(format!("claim[{i}]"), c.clone())];
+        all.extend(
+            c.why_check
+                .iter()
+                .enumerate()
+                .map(|(j, w)| (format!("claim[{i}].why_check[{j}]"), w.as_claim(c, j))),
+        );
+        for (at, c) in &all {
+            for (k, r) in [("expected", &c.expected), ("bound", &c.bound)] {
+                let Some(Reference::Named(name)) = r else {
+                    continue;
+                };
+                for p in plan.points.iter().filter(|p| c.policies.contains(&p.label)) {
+                    let axis = |a: &str| {
+                        plan.axes
+                            .iter()
+                            .position(|x| *x == a)
+                            .map(|j| p.axes[j].as_str())
+                    };
+                    if !where_matches(&c.filter, axis) {
+                        continue;
+                    }
+                    let point = match &p.target {
+                        Target::Fixed(point)
+                        | Target::Calibrated {
+                            template: point, ..
+                        } => point,
+                    };
+                    if let Err(e) = point.config.reference_applies(name, point) {
+                        let at_axes = plan
+                            .axes
+                            .iter()
+                            .zip(&p.axes)
+                            .filter(|(_, v)| *v != "-")
+                            .map(|(a, v)| format!("{a} = {v}"))
+                            .collect::<Vec<_>>()
+                            .join(", ");
+                        return Err(l.error(
+                            &format!("{at}.{k}"),
+                            format!(
+                                "`{name}` does not apply to {}{}: {e}; name a reference that \
+                                 does, or narrow the claim's `policies` or `where`",
+                                p.label,
+                                if at_axes.is_empty() {
+                                    String::new()
+                                } else {
+                                    format!(" at {at_axes}")
+                                }
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// How many replications a point gets.

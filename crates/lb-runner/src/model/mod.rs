@@ -404,6 +404,16 @@ impl PointConfig {
         }
     }
 
+    /// Whether the named reference `name` is defined at `point` (Err: why
+    /// not), without running anything: a reference that runs on a
+    /// replication's random numbers (`pooled`) is checked, not computed.
+    pub fn reference_applies(&self, name: &str, point: &Point) -> Result<(), String> {
+        match self {
+            PointConfig::Slotted(_) if name == "pooled" => Ok(()),
+            _ => self.reference(name, point, 0).map(|_| ()),
+        }
+    }
+
     /// The policy's p̂, where the model has one (LED policies of the slotted
     /// model): the parameter a message-budget calibration sets.
     pub fn p_hat(&self) -> Option<f64> {
