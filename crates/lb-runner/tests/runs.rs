@@ -320,3 +320,51 @@ fn cache_check_reads_a_record_for_consistency_not_only_its_checksum() {
     assert_eq!(problems.len(), 1, "{problems:?}");
     assert!(problems[0].contains("exceeds arrivals"), "{}", problems[0]);
 }
+
+#[test]
+fn a_policy_sets_its_own_granularity_and_keeps_its_pairing() {
+    let m = TINY.replace(
+        "spec = \"Power-of-2\"",
+        "spec = \"Power-of-2\"\nlabel = \"Power-of-2 (per job)\"\ngranularity = \"job\"",
+    );
+    let p = plan(&m, Profile::Full);
+    let config = |i: usize| match &fixed(&p.points[i].target).config {
+        lb_runner::PointConfig::Slotted(c) => c.clone(),
+        _ => unreachable!(),
+    };
+    use lb_core::slotted::Granularity;
+    assert_eq!(config(0).granularity, Granularity::Batch);
+    assert_eq!(config(2).granularity, Granularity::Job);
+    // Same arrivals and service as the others at its load: still paired.
+    let seeds = |i: usize| fixed(&p.points[i].target).seeds();
+    assert_eq!(seeds(2).system, seeds(0).system);
+}
+
+#[test]
+fn a_run_length_follows_its_sweep_axis() {
+    let m = TINY
+        .replace("load = [0.6, 0.9]", "epsilon_frac = [0.4, 0.1, 0.05]")
+        .replace(
+            "slots = 3000\nwarmup = 300",
+            "slots = { scale = 10, of = \"epsilon_frac\", power = -2, min = 500 }\n\
+             warmup = { scale = 1, of = \"epsilon_frac\", power = -2, min = 50 }",
+        );
+    let p = plan(&m, Profile::Full);
+    let run = |i: usize| match &fixed(&p.points[i].target).config {
+        lb_runner::PointConfig::Slotted(c) => (c.run.slots, c.run.warmup),
+        _ => unreachable!(),
+    };
+    // 10/0.4² = 62.5 → the minimum 500; 10/0.1² = 1000; 10/0.05² = 4000.
+    assert_eq!(run(0), (500, 50));
+    assert_eq!(run(3), (1000, 100));
+    assert_eq!(run(6), (4000, 400));
+    // A fixed length written as that number gives the same key.
+    let fixed_len = TINY
+        .replace("load = [0.6, 0.9]", "epsilon_frac = [0.05]")
+        .replace("slots = 3000\nwarmup = 300", "slots = 4000\nwarmup = 400");
+    let q = plan(&fixed_len, Profile::Full);
+    assert_eq!(
+        fixed(&q.points[0].target).key(),
+        fixed(&p.points[6].target).key()
+    );
+}

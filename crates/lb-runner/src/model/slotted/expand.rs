@@ -33,13 +33,23 @@ struct Settings {
     rel_tol: f64,
 }
 
-fn settings(l: &Loaded, profile: Profile) -> Result<Settings, ManifestError> {
+/// The run settings of a profile at one combination of the axes (a run
+/// length may follow a sweep axis).
+fn settings(l: &Loaded, profile: Profile, combo: &Combo) -> Result<Settings, ManifestError> {
     let m = of(l);
     let r = &m.run;
     let batches = r.batches.unwrap_or(64);
     let full_reps = Replications::from_run(r.replications, r.precision.as_ref());
     let c = &m.calibration;
-    let pilot_slots = c.slots.unwrap_or(r.slots.min(20_000));
+    let x = |len: &super::length::Length| {
+        len.axis().and_then(|a| match combo.get(a) {
+            Some((_, AxisValue::F(x))) => Some(*x),
+            Some((_, AxisValue::U(x))) => Some(*x as f64),
+            _ => None,
+        })
+    };
+    let (slots, warmup) = (r.slots.at(x(&r.slots)), r.warmup.at(x(&r.warmup)));
+    let pilot_slots = c.slots.unwrap_or(slots.min(20_000));
     let pilot_warmup = c.warmup.unwrap_or(pilot_slots / 10);
     let pilot_reps = c.replications.unwrap_or(2);
     let iterations = c.iterations.unwrap_or(12);
@@ -51,8 +61,8 @@ fn settings(l: &Loaded, profile: Profile) -> Result<Settings, ManifestError> {
     let s = match profile {
         Profile::Full => Settings {
             run: RunLength {
-                slots: r.slots,
-                warmup: r.warmup,
+                slots,
+                warmup,
                 batches,
                 warmup_rule: r.warmup_rule,
             },
@@ -69,7 +79,7 @@ fn settings(l: &Loaded, profile: Profile) -> Result<Settings, ManifestError> {
         },
         Profile::Quick => {
             let q = &m.quick;
-            let (slots, w) = scale(r.slots, r.warmup, q.slots);
+            let (slots, w) = scale(slots, warmup, q.slots);
             let warmup = q.warmup.unwrap_or(w);
             let reps = q.replications.unwrap_or(match full_reps {
                 Replications::Fixed(n) => n.min(2),
@@ -180,7 +190,6 @@ type Combo = BTreeMap<&'static str, (usize, AxisValue)>;
 
 /// Expands a validated manifest into its points.
 pub fn expand(l: &Loaded, _m: &Manifest, profile: Profile) -> Result<Plan, ManifestError> {
-    let st = settings(l, profile)?;
     let axes = axes(l);
     let names: Vec<&'static str> = axes.iter().map(|(n, _)| *n).collect();
     let mut plan = Plan {
@@ -203,6 +212,7 @@ pub fn expand(l: &Loaded, _m: &Manifest, profile: Profile) -> Result<Plan, Manif
             combo.insert(name, (c % vals.len(), vals[c % vals.len()]));
             c /= vals.len();
         }
+        let st = settings(l, profile, &combo)?;
         for i in 0..of(l).policies.len() {
             let point = resolve(l, &st, &combo, i, profile, st.run)?;
             let shown: Vec<String> = names
@@ -454,8 +464,9 @@ fn resolve(
         })
         .collect::<Result<Vec<_>, _>>()?;
 
-    let granularity = match combo.get("granularity") {
-        Some((_, AxisValue::G(g))) => *g,
+    let granularity = match (p.granularity, combo.get("granularity")) {
+        (Some(g), _) => g,
+        (None, Some((_, AxisValue::G(g)))) => *g,
         _ => s.granularity.unwrap_or_default(),
     };
     let count_own = match combo.get("count_own") {

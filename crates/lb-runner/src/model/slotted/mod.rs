@@ -8,6 +8,7 @@ pub mod calibrate;
 pub mod consistency;
 pub mod cost;
 pub mod expand;
+pub mod length;
 pub mod metrics;
 pub mod validate;
 
@@ -367,6 +368,12 @@ pub struct PolicySpec {
     /// arrival streams: it is not paired with the other policies.
     #[serde(default)]
     pub dispatchers: Option<u64>,
+    /// Overrides `system.granularity` for this policy: how it places a
+    /// dispatcher's jobs of a slot ("batch": all on one server; "job": one
+    /// decision per job). Arrivals and service are those of the other
+    /// policies, so it stays paired with them.
+    #[serde(default)]
+    pub granularity: Option<Granularity>,
 }
 
 /// The policy names `spec` accepts (case-insensitive).
@@ -479,11 +486,12 @@ impl PolicyKind {
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RunSpec {
-    /// Slots per replication, warm-up included.
-    pub slots: u64,
+    /// Slots per replication, warm-up included: a number, or a length that
+    /// follows a sweep axis ([`length::Length`]).
+    pub slots: length::Length,
     /// Warm-up slots discarded: exactly these (`warmup_rule = "fixed"`), or at
     /// least these, then as many as MSER-5 asks for (`"mser5"`).
-    pub warmup: u64,
+    pub warmup: length::Length,
     /// `"fixed"` (default) or `"mser5"` (SPEC §4).
     #[serde(default)]
     pub warmup_rule: lb_core::slotted::WarmupRule,

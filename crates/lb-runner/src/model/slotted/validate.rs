@@ -467,6 +467,13 @@ fn policies(l: &Loaded) -> R {
                 ));
             }
         }
+        if p.granularity.is_some() && of(l).sweep.granularity.is_some() {
+            return Err(l.error(
+                &at("granularity"),
+                "the manifest sweeps granularity (sweep.granularity), which a policy's own \
+                 granularity would ignore; remove one of the two",
+            ));
+        }
         if let Some(m) = p.dispatchers
             && m == 0
         {
@@ -554,27 +561,102 @@ fn policies(l: &Loaded) -> R {
     Ok(())
 }
 
+/// The run lengths at every value of the axes they follow: (where, as a
+/// located phrase, slots, warm-up).
+pub fn run_lengths(l: &Loaded) -> Result<Vec<(String, u64, u64)>, ManifestError> {
+    let r = &of(l).run;
+    let mut axes: Vec<&str> = Vec::new();
+    for (k, len) in [("slots", &r.slots), ("warmup", &r.warmup)] {
+        if let Err((f, e)) = len.check() {
+            return Err(l.error(&format!("run.{k}.{f}"), e));
+        }
+        let Some(a) = len.axis() else { continue };
+        let values = of(l).axis_values(a);
+        if values.is_empty() || values.iter().any(|v| v.parse::<f64>().is_err()) {
+            return Err(l.error(
+                &format!("run.{k}.of"),
+                format!(
+                    "a run length follows a numeric sweep axis of this manifest ({}); `{a}` is \
+                     not one",
+                    l.axes()
+                        .into_iter()
+                        .filter(|x| {
+                            let v = of(l).axis_values(x);
+                            !v.is_empty() && v.iter().all(|v| v.parse::<f64>().is_ok())
+                        })
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ));
+        }
+        if !axes.contains(&a) {
+            axes.push(a);
+        }
+    }
+    // Every combination of the axes' values (at most two axes).
+    let mut combos: Vec<Vec<(&str, f64)>> = vec![Vec::new()];
+    for a in &axes {
+        let values: Vec<f64> = of(l)
+            .axis_values(a)
+            .iter()
+            .map(|v| v.parse().expect("checked"))
+            .collect();
+        combos = combos
+            .into_iter()
+            .flat_map(|c| {
+                values.iter().map(move |x| {
+                    let mut c = c.clone();
+                    c.push((*a, *x));
+                    c
+                })
+            })
+            .collect();
+    }
+    Ok(combos
+        .into_iter()
+        .map(|c| {
+            let x = |len: &super::length::Length| {
+                len.axis()
+                    .and_then(|a| c.iter().find(|(b, _)| *b == a).map(|p| p.1))
+            };
+            let at = c
+                .iter()
+                .map(|(a, x)| format!("{a} = {}", crate::canonical::number_to_string(*x)))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let at = if at.is_empty() {
+                String::new()
+            } else {
+                format!(" at {at}")
+            };
+            (at, r.slots.at(x(&r.slots)), r.warmup.at(x(&r.warmup)))
+        })
+        .collect())
+}
+
 fn run(l: &Loaded) -> R {
     let r = &of(l).run;
-    if r.slots <= r.warmup {
-        return Err(l.error(
-            "run.slots",
-            format!(
-                "slots ({}) must exceed warmup ({}): slots counts the warm-up too",
-                r.slots, r.warmup
-            ),
-        ));
-    }
-    if let Some(b) = r.batches
-        && (b < 6 || b as u64 > r.slots - r.warmup)
-    {
-        return Err(l.error(
-            "run.batches",
-            format!(
-                "batches must lie in 6..={} (the measured slots), got {b}",
-                r.slots - r.warmup
-            ),
-        ));
+    for (at, slots, warmup) in run_lengths(l)? {
+        if slots <= warmup {
+            return Err(l.error(
+                "run.slots",
+                format!(
+                    "slots ({slots}) must exceed warmup ({warmup}){at}: slots counts the warm-up \
+                     too"
+                ),
+            ));
+        }
+        if let Some(b) = r.batches
+            && (b < 6 || b as u64 > slots - warmup)
+        {
+            return Err(l.error(
+                "run.batches",
+                format!(
+                    "batches must lie in 6..={} (the measured slots{at}), got {b}",
+                    slots - warmup
+                ),
+            ));
+        }
     }
     let q = &of(l).quick;
     if q.replications == Some(0) {
@@ -754,7 +836,9 @@ fn limits(l: &Loaded) -> R {
     }
     // Run lengths, batches, replications.
     let r = &m.run;
-    over("run.slots", "slots", r.slots, MAX_SLOTS)?;
+    for (_, slots, _) in run_lengths(l)? {
+        over("run.slots", "slots", slots, MAX_SLOTS)?;
+    }
     if let Some(b) = r.batches {
         over("run.batches", "batches", b as u64, MAX_BATCHES)?;
     }
