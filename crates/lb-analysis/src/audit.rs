@@ -645,6 +645,129 @@ fn limit_check(
     })
 }
 
+/// A control-variate estimate of a metric at one point, beside the direct
+/// one.
+struct ControlEstimate {
+    control: String,
+    mean_name: String,
+    exact: f64,
+    estimate: f64,
+    half_width: f64,
+    beta: f64,
+    fitted: bool,
+    direct: (f64, f64),
+    /// The β = 1 form's half-width, when β is fitted (and the fitted
+    /// form's when β = 1): both widths, stated.
+    other_half_width: Option<f64>,
+    pairs: usize,
+}
+
+impl ControlEstimate {
+    fn describe(&self, m: Metric) -> String {
+        let ratio = self.direct.1 / self.half_width;
+        format!(
+            "control variate {} ({} = {}, β {} {}): {} = {} ± {} on {} pairs, against {} ± {} \
+             directly (interval {}){}",
+            self.control,
+            self.mean_name,
+            sig5(self.exact),
+            if self.fitted { "fitted" } else { "=" },
+            num(self.beta, 3),
+            m.name(),
+            num(self.estimate, 4),
+            num(self.half_width, 2),
+            self.pairs,
+            num(self.direct.0, 4),
+            num(self.direct.1, 2),
+            if ratio >= 1.0 {
+                format!("{}× narrower", num(ratio, 2))
+            } else {
+                format!("{}× wider", num(1.0 / ratio, 2))
+            },
+            self.other_half_width
+                .map(|h| format!(
+                    "; with β {}: ± {}",
+                    if self.fitted { "= 1" } else { "fitted" },
+                    num(h, 2)
+                ))
+                .unwrap_or_default()
+        )
+    }
+}
+
+/// The control variate `k` for the metric `m` at the point `r` (values
+/// `vals` by replication): the control policy's point at the same axis
+/// values, its replications paired by index (common random numbers), its
+/// exact mean. Err (in words) when it cannot be used here: no control point
+/// or replications, or a control that has not settled (its exact mean is a
+/// steady-state mean: an unsettled control would bias the estimate).
+fn control_estimate(
+    k: &lb_runner::outputs::ControlToml,
+    m: Metric,
+    r: &PointResult,
+    vals: &[(u64, f64)],
+    results: &[PointResult],
+    level: f64,
+) -> Result<ControlEstimate, String> {
+    let partner = results.iter().find(|w| {
+        w.label == k.policy
+            && w.axes
+                .iter()
+                .zip(&r.axes)
+                .all(|((_, x), (_, y))| x == y || x == "-" || y == "-")
+    });
+    let Some(w) = partner else {
+        return Err(format!(
+            "control {}: no point here; direct estimate",
+            k.policy
+        ));
+    };
+    let Some(wp) = &w.point else {
+        return Err(format!(
+            "control {}: not computed; direct estimate",
+            k.policy
+        ));
+    };
+    if !point_stable(w) {
+        return Err(format!(
+            "control {} has not settled here (its exact mean is a steady state's); direct \
+             estimate",
+            k.policy
+        ));
+    }
+    let exact = wp
+        .config
+        .exact_mean(m.name(), &k.mean, wp)
+        .map_err(|e| format!("control {}: {e}; direct estimate", k.policy))?;
+    let ys = values(m, wp, &w.summaries);
+    let (xs, ys): (Vec<f64>, Vec<f64>) = vals
+        .iter()
+        .filter_map(|(rep, x)| ys.iter().find(|(ry, _)| ry == rep).map(|(_, y)| (*x, *y)))
+        .unzip();
+    let fitted = k.beta.as_deref() == Some("fitted");
+    let est = crate::stats::control_variate(&xs, &ys, exact, level, fitted).ok_or_else(|| {
+        format!(
+            "control {}: {} paired replications are too few; direct estimate",
+            k.policy,
+            xs.len()
+        )
+    })?;
+    let other = crate::stats::control_variate(&xs, &ys, exact, level, !fitted).map(|e| e.1);
+    let direct = stats(&xs, level);
+    Ok(ControlEstimate {
+        control: k.policy.clone(),
+        mean_name: k.mean.clone(),
+        exact,
+        estimate: est.0,
+        half_width: est.1,
+        beta: est.2,
+        fitted,
+        direct: (direct.0, direct.1.unwrap_or(f64::INFINITY)),
+        other_half_width: other,
+        pairs: xs.len(),
+    })
+}
+
 /// Audits one claim against the results of its experiment.
 pub fn audit_claim(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> ClaimResult {
     let level = c.level.unwrap_or(0.95);
@@ -759,6 +882,11 @@ pub fn audit_claim(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> 
                         }
                     };
                     let xs: Vec<f64> = vals.iter().map(|v| v.1).collect();
+                    // The control variate's estimate of the metric, if any.
+                    let cv = c
+                        .control
+                        .as_ref()
+                        .map(|k| control_estimate(k, m, r, &vals, results, level));
                     // A transient metric (a growth rate, a level at the end) is
                     // read on unstable points too.
                     let stable = point_stable(r) || m.transient();
@@ -768,7 +896,10 @@ pub fn audit_claim(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> 
                         // leaves the metric's own interval.
                         let expected = refs.iter().sum::<f64>() / refs.len() as f64;
                         let diffs: Vec<f64> = xs.iter().zip(&refs).map(|(x, e)| x - e).collect();
-                        let (dmean, hw) = stats(&diffs, level);
+                        let (dmean, hw) = match &cv {
+                            Some(Ok(e)) => (e.estimate - expected, Some(e.half_width)),
+                            _ => stats(&diffs, level),
+                        };
                         let mean = dmean + expected;
                         let tol = c.tolerance.unwrap_or(0.0) * expected.abs()
                             + c.abs_tolerance.unwrap_or(0.0);
@@ -826,7 +957,18 @@ pub fn audit_claim(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> 
                             .zip(&refs)
                             .map(|(x, b)| if ge { x - b } else { b - x })
                             .collect();
-                        let (mean, hw) = stats(&margins, level);
+                        let (mean, hw) = match &cv {
+                            Some(Ok(e)) => {
+                                let bound = refs.iter().sum::<f64>() / refs.len() as f64;
+                                let margin = if ge {
+                                    e.estimate - bound
+                                } else {
+                                    bound - e.estimate
+                                };
+                                (margin, Some(e.half_width))
+                            }
+                            _ => stats(&margins, level),
+                        };
                         let bound = refs.iter().sum::<f64>() / refs.len() as f64;
                         // Measured: the paired margin (on the claimed side when
                         // > 0) with its own interval; the metric's mean is in
@@ -871,6 +1013,23 @@ pub fn audit_claim(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> 
                             keys: keys(&[r]),
                         }
                     };
+                    let mut check = check;
+                    match cv {
+                        Some(Ok(e)) => {
+                            let note = e.describe(m);
+                            check.note = Some(match check.note {
+                                Some(n) => format!("{n}; {note}"),
+                                None => note,
+                            });
+                        }
+                        Some(Err(e)) => {
+                            check.note = Some(match check.note {
+                                Some(n) => format!("{n}; {e}"),
+                                None => e,
+                            });
+                        }
+                        None => {}
+                    }
                     checks.push(check);
                 }
             }

@@ -5,7 +5,7 @@
 use crate::diag::ManifestError;
 use crate::manifest::{Loaded, PrecisionSpec};
 use crate::model::slotted::calibrate::Calibration;
-use crate::outputs::{Reference, where_matches};
+use crate::outputs::{ClaimToml, Reference, where_matches};
 use crate::point::{Point, Profile};
 use crate::precision::PrecisionRule;
 use serde::Serialize;
@@ -17,6 +17,83 @@ pub fn expand(l: &Loaded, profile: Profile) -> Result<Plan, ManifestError> {
     let plan = l.manifest.expand(l, profile)?;
     references_apply(l, &plan)?;
     Ok(plan)
+}
+
+fn planned_point(p: &PlannedPoint) -> &Point {
+    match &p.target {
+        Target::Fixed(point)
+        | Target::Calibrated {
+            template: point, ..
+        } => point,
+    }
+}
+
+/// The axis values of a planned point in words ("load = 0.9, d = 2").
+fn at_words(plan: &Plan, p: &PlannedPoint) -> String {
+    let s = plan
+        .axes
+        .iter()
+        .zip(&p.axes)
+        .filter(|(_, v)| *v != "-")
+        .map(|(a, v)| format!("{a} = {v}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    if s.is_empty() { s } else { format!(" at {s}") }
+}
+
+/// A claim's control variate: at every point the claim reads, the control
+/// policy has a point at the same axis values, on the same random numbers
+/// (the same system seeds), where `mean` is the exact mean of the claim's
+/// metric.
+fn control_applies(l: &Loaded, plan: &Plan, at: &str, c: &ClaimToml) -> Result<(), ManifestError> {
+    let (Some(k), Some(metric)) = (&c.control, &c.metric) else {
+        return Ok(());
+    };
+    for p in plan.points.iter().filter(|p| c.policies.contains(&p.label)) {
+        let axis = |a: &str| {
+            plan.axes
+                .iter()
+                .position(|x| *x == a)
+                .map(|j| p.axes[j].as_str())
+        };
+        if !where_matches(&c.filter, axis) {
+            continue;
+        }
+        let point = planned_point(p);
+        let partner = plan.points.iter().find(|q| {
+            q.label == k.policy
+                && q.axes
+                    .iter()
+                    .zip(&p.axes)
+                    .all(|(x, y)| x == y || x == "-" || y == "-")
+        });
+        let fail = |msg: String| {
+            Err(l.error(
+                &format!("{at}.control"),
+                format!(
+                    "the control {} for {}{}: {msg}",
+                    k.policy,
+                    p.label,
+                    at_words(plan, p)
+                ),
+            ))
+        };
+        let Some(q) = partner else {
+            return fail("it has no point at these axis values".into());
+        };
+        let control = planned_point(q);
+        if control.seeds().system != point.seeds().system {
+            return fail(
+                "it does not run on the same arrivals and service (its system differs, e.g. \
+                 its own dispatchers), so it cannot serve as a control"
+                    .into(),
+            );
+        }
+        if let Err(e) = control.config.exact_mean(metric, &k.mean, control) {
+            return fail(e);
+        }
+    }
+    Ok(())
 }
 
 /// A claim's named reference (`expected`, `bound`) must be defined at each
@@ -33,6 +110,7 @@ fn references_apply(l: &Loaded, plan: &Plan) -> Result<(), ManifestError> {
                 .map(|(j, w)| (format!("claim[{i}].why_check[{j}]"), w.as_claim(c, j))),
         );
         for (at, c) in &all {
+            control_applies(l, plan, at, c)?;
             for (k, r) in [("expected", &c.expected), ("bound", &c.bound)] {
                 let Some(Reference::Named(name)) = r else {
                     continue;
@@ -47,32 +125,15 @@ fn references_apply(l: &Loaded, plan: &Plan) -> Result<(), ManifestError> {
                     if !where_matches(&c.filter, axis) {
                         continue;
                     }
-                    let point = match &p.target {
-                        Target::Fixed(point)
-                        | Target::Calibrated {
-                            template: point, ..
-                        } => point,
-                    };
+                    let point = planned_point(p);
                     if let Err(e) = point.config.reference_applies(name, point) {
-                        let at_axes = plan
-                            .axes
-                            .iter()
-                            .zip(&p.axes)
-                            .filter(|(_, v)| *v != "-")
-                            .map(|(a, v)| format!("{a} = {v}"))
-                            .collect::<Vec<_>>()
-                            .join(", ");
                         return Err(l.error(
                             &format!("{at}.{k}"),
                             format!(
                                 "`{name}` does not apply to {}{}: {e}; name a reference that \
                                  does, or narrow the claim's `policies` or `where`",
                                 p.label,
-                                if at_axes.is_empty() {
-                                    String::new()
-                                } else {
-                                    format!(" at {at_axes}")
-                                }
+                                at_words(plan, p)
                             ),
                         ));
                     }

@@ -386,6 +386,11 @@ pub struct ClaimToml {
     /// it only a gap that grows refutes.
     #[serde(default)]
     pub min_rate: Option<f64>,
+    /// `value`, `bound`, optional: estimate the metric with a control
+    /// variate — another policy of the experiment, run on the same random
+    /// numbers, whose mean of the metric is known exactly.
+    #[serde(default)]
+    pub control: Option<ControlToml>,
     /// Confidence level of the intervals (default 0.95).
     #[serde(default)]
     pub level: Option<f64>,
@@ -399,6 +404,23 @@ pub struct ClaimToml {
     /// paper, and are not counted among the experiment's claims.
     #[serde(default)]
     pub why_check: Vec<WhyCheck>,
+}
+
+/// `control = { policy = "WR", mean = "wr_sum_q", beta = "one" }`: a control
+/// variate (Lavenberg and Welch). The policy labelled `policy` runs on the
+/// same random numbers as the claim's policies at each point (common random
+/// numbers), and the named reference `mean` is the exact mean of the claim's
+/// metric under it. The metric is then estimated as E[Y] + mean(X − Y)
+/// (`beta = "one"`, the default) or mean(X) − β̂(mean(Y) − E[Y]) with β̂
+/// fitted by least squares (`beta = "fitted"`); the audit prints the direct
+/// estimate beside it.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ControlToml {
+    pub policy: String,
+    pub mean: String,
+    #[serde(default)]
+    pub beta: Option<String>,
 }
 
 /// `[[claim.why_check]]`: a check of a claim's `why` — a claim's keys but
@@ -442,6 +464,8 @@ pub struct WhyCheck {
     #[serde(default)]
     pub min_rate: Option<f64>,
     #[serde(default)]
+    pub control: Option<ControlToml>,
+    #[serde(default)]
     pub level: Option<f64>,
 }
 
@@ -470,6 +494,7 @@ impl WhyCheck {
             toward: self.toward.clone(),
             last: self.last,
             min_rate: self.min_rate,
+            control: self.control.clone(),
             level: self.level,
             why: None,
             why_check: Vec::new(),

@@ -537,6 +537,38 @@ fn claim(l: &Loaded, at: &str, c: &ClaimToml) -> R {
             format!("a confidence level in (0, 1), got {lv}"),
         ));
     }
+    if let Some(k) = &c.control {
+        if !matches!(c.kind, ClaimKind::Value | ClaimKind::Bound) {
+            return Err(l.error(
+                &at("control"),
+                "a control variate estimates the metric of a value or bound claim; remove it",
+            ));
+        }
+        one_of(l, &at("control.policy"), "policy label", &k.policy, &labels)?;
+        if c.policies.contains(&k.policy) {
+            return Err(l.error(
+                &at("control.policy"),
+                format!(
+                    "`{}` is a policy the claim is about; the control is another policy of \
+                     the experiment",
+                    k.policy
+                ),
+            ));
+        }
+        one_of(
+            l,
+            &at("control.mean"),
+            "reference",
+            &k.mean,
+            l.model().references(),
+        )?;
+        if !matches!(k.beta.as_deref(), None | Some("one" | "fitted")) {
+            return Err(l.error(
+                &at("control.beta"),
+                "\"one\" (E[Y] + mean(X − Y), the default) or \"fitted\" (least-squares β)",
+            ));
+        }
+    }
     // Keys of another kind of claim are a mistake, not a no-op.
     let only = [
         (

@@ -414,6 +414,17 @@ impl PointConfig {
         }
     }
 
+    /// The exact mean of `metric` at `point` given by the named reference
+    /// `name` (a control variate's E[Y]), or why there is none.
+    pub fn exact_mean(&self, metric: &str, name: &str, point: &Point) -> Result<f64, String> {
+        match self {
+            PointConfig::Slotted(c) => slotted::metrics::exact_mean(metric, name, c, point),
+            PointConfig::Many(_) | PointConfig::Spn(_) => Err(format!(
+                "control variates need an exact mean; `{name}` is not one in this model"
+            )),
+        }
+    }
+
     /// The policy's p̂, where the model has one (LED policies of the slotted
     /// model): the parameter a message-budget calibration sets.
     pub fn p_hat(&self) -> Option<f64> {

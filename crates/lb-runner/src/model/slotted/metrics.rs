@@ -213,6 +213,38 @@ pub fn reference(name: &str, c: &SlottedConfig, point: &Point, r: u64) -> Result
     }
 }
 
+/// The exact mean of metric `metric` at a point, given by the named
+/// reference `name` — what a control variate needs. Only references that
+/// are exact steady-state means qualify: `wr_sum_q` (E[ΣQ] under
+/// state-independent routing, and ε·E[ΣQ], ε·E[ΣQ]/ζ scaled from it) and
+/// `single_server`; `zeta` is a limit, `pooled` a simulation,
+/// `pod_mean_field` an approximation.
+pub fn exact_mean(
+    metric: &str,
+    name: &str,
+    c: &SlottedConfig,
+    point: &Point,
+) -> Result<f64, String> {
+    let sys = &c.system;
+    let scale = match metric {
+        "mean_sum_q" => 1.0,
+        "eps_sum_q" => sys.epsilon(),
+        "zeta_ratio" => sys.epsilon() / sys.zeta(),
+        _ => {
+            return Err(format!(
+                "`{name}` gives no exact mean of {metric} (exact means: E[ΣQ], ε·E[ΣQ] and \
+                 ε·E[ΣQ]/ζ under wr_sum_q or single_server)"
+            ));
+        }
+    };
+    match name {
+        "wr_sum_q" | "single_server" => Ok(scale * reference(name, c, point, 0)?),
+        _ => Err(format!(
+            "`{name}` is not an exact mean (exact means: wr_sum_q, single_server)"
+        )),
+    }
+}
+
 /// The fixed parameters of a point (tidy tables).
 pub fn parameters(c: &SlottedConfig) -> Vec<(&'static str, Param)> {
     let sys = &c.system;
