@@ -585,7 +585,7 @@ fn limit_check(
         // ln|gap| = a + b ln x; approaching when it shrinks toward the limit.
         let r = if to_zero { b } else { -b };
         note += &format!(
-            "; |gap| ∝ {along}^{}{}",
+            "; |gap| ∝ {along}^{{{}{}}}",
             if to_zero { "" } else { "−" },
             num(r, 2)
         );

@@ -500,7 +500,7 @@ fn a_limit_is_judged_on_the_points_nearest_it_with_its_rate() {
     assert_eq!(approaching.verdict, Verdict::Inconclusive);
     let note = approaching.checks[0].note.as_deref().unwrap();
     assert!(note.starts_with("still approaching"), "{note}");
-    assert!(note.contains("|gap| ∝ load^−1.0"), "{note}");
+    assert!(note.contains("|gap| ∝ load^{−1.0}"), "{note}");
     assert!(note.contains("extrapolation at load ≈ 16"), "{note}");
     // Stalled outside the tolerance: open without a rate to hold it to,
     // refuted when the claim counts only approaches at rate ≥ 0.5.
