@@ -12,6 +12,7 @@ pub mod markup;
 pub mod metric;
 pub mod report;
 pub mod results;
+pub mod robustness;
 pub mod stats;
 pub mod table;
 pub mod ticks;

@@ -36,6 +36,8 @@ pub struct Experiment<'a> {
     pub precision: Option<PrecisionRule>,
     /// Replications per point when it sets a number instead.
     pub replications: Option<u32>,
+    /// Its claim robustness maps, audited.
+    pub robustness: &'a [crate::robustness::MapResult],
 }
 
 /// A point whose interval misses the experiment's precision target.
@@ -168,6 +170,9 @@ pub fn write_experiment(
         files.push(p);
         figures.push(fig);
     }
+    for m in exp.robustness {
+        files.extend(crate::robustness::write_figure(&dir, m)?);
+    }
     let missing = exp.results.iter().filter(|r| !r.complete()).count();
     let imprecise = exp
         .precision
@@ -185,7 +190,8 @@ pub fn write_experiment(
         ("report.md", section(exp, &w)),
         (
             "audit.md",
-            crate::audit::fragment(exp.name, exp.title, exp.claims),
+            crate::audit::fragment(exp.name, exp.title, exp.claims)
+                + &crate::robustness::markdown(exp.robustness, None),
         ),
         ("claims.json", claims_json(&claims)),
     ] {
@@ -306,6 +312,10 @@ pub fn section(exp: &Experiment, w: &Written) -> String {
         }
         s.push('\n');
     }
+    s.push_str(&crate::robustness::markdown(
+        exp.robustness,
+        Some(Path::new(exp.name)),
+    ));
     let _ = writeln!(
         s,
         "Table: [`{0}/table.md`]({0}/table.md) ([CSV]({0}/table.csv), [JSON]({0}/table.json), \

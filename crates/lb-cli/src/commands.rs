@@ -104,7 +104,9 @@ pub fn profile(quick: bool) -> Profile {
     if quick { Profile::Quick } else { Profile::Full }
 }
 
-/// Loads and expands manifests; the first error stops.
+/// Loads and expands manifests, each followed by the combinations of its
+/// robustness maps that plan points of their own (the manifest's own
+/// combination plans the experiment's points); the first error stops.
 pub fn plans(
     manifests: &[PathBuf],
     profile: Profile,
@@ -113,8 +115,21 @@ pub fn plans(
     for m in manifests {
         let l = load(m)?;
         out.push(expand(&l, profile)?);
+        out.extend(variant_plans(&l, profile)?);
     }
     Ok(out)
+}
+
+/// The plans of a manifest's robustness combinations other than its own.
+pub fn variant_plans(
+    l: &lb_runner::Loaded,
+    profile: Profile,
+) -> Result<Vec<Plan>, lb_runner::ManifestError> {
+    Ok(lb_runner::robustness::variants(l, profile)?
+        .into_iter()
+        .filter(|v| !v.base)
+        .map(|v| v.plan)
+        .collect())
 }
 
 fn plan(cache: &Cache, manifests: &[PathBuf], quick: bool) -> Res {

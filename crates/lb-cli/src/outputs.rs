@@ -8,6 +8,7 @@ use lb_analysis::metric::Metric;
 use lb_analysis::report::{
     Experiment, assemble, claims_json, experiments_in, write_experiment, write_if_changed,
 };
+use lb_analysis::robustness::{MapResult, audit_maps};
 use lb_analysis::table::{
     COLUMNS, csv, json, markdown, point_summaries, replications_frame, summary_frame,
 };
@@ -17,6 +18,7 @@ use lb_runner::expand::Plan;
 use lb_runner::manifest::Loaded;
 use lb_runner::precision::PrecisionRule;
 use lb_runner::provenance::Context;
+use lb_runner::robustness::Variant;
 use lb_runner::run::run_plans;
 use lb_runner::{Profile, expand, load};
 use std::path::{Path, PathBuf};
@@ -92,6 +94,114 @@ fn loaded(
 
 fn profile(quick: bool) -> Profile {
     if quick { Profile::Quick } else { Profile::Full }
+}
+
+/// The combinations of each manifest's robustness maps.
+fn variants_of(
+    loaded: &[(Loaded, Plan)],
+    profile: Profile,
+) -> Result<Vec<Vec<Variant>>, Box<dyn std::error::Error>> {
+    Ok(loaded
+        .iter()
+        .map(|(l, _)| lb_runner::robustness::variants(l, profile))
+        .collect::<Result<_, _>>()?)
+}
+
+/// Each manifest's robustness maps, audited on the records in `cache`.
+fn maps_of(
+    cache: &Cache,
+    loaded: &[(Loaded, Plan)],
+    variants: &[Vec<Variant>],
+) -> Vec<Vec<MapResult>> {
+    loaded
+        .iter()
+        .zip(variants)
+        .map(|((l, _), vs)| {
+            let rs: Vec<Vec<PointResult>> = vs.iter().map(|v| collect(cache, &v.plan)).collect();
+            audit_maps(l, vs, &rs)
+        })
+        .collect()
+}
+
+/// The claims as JSON, each with the robustness maps it is in.
+fn claims_with_maps(
+    claims: &[Vec<ClaimResult>],
+    maps: &[Vec<MapResult>],
+) -> Result<serde_json::Value, Box<dyn std::error::Error>> {
+    let mut out = Vec::new();
+    for (cs, ms) in claims.iter().zip(maps) {
+        for c in cs {
+            let mut v = serde_json::to_value(c)?;
+            let m = lb_analysis::robustness::claim_json(ms, &c.id);
+            if let (Some(o), false) = (v.as_object_mut(), m.is_empty()) {
+                o.insert("robustness".into(), serde_json::Value::Array(m));
+            }
+            out.push(v);
+        }
+    }
+    Ok(serde_json::Value::Array(out))
+}
+
+/// The claims as CSV with a last column, `robustness`: the summary of each
+/// map the claim is in ("map: the claim holds if and only if …").
+fn csv_with_maps(
+    claims: &[Vec<ClaimResult>],
+    maps: &[Vec<MapResult>],
+) -> Result<String, Box<dyn std::error::Error>> {
+    let flat: Vec<&ClaimResult> = claims.iter().flatten().collect();
+    let lines: Vec<String> = claims
+        .iter()
+        .zip(maps)
+        .flat_map(|(cs, ms)| {
+            cs.iter()
+                .map(|c| lb_analysis::robustness::claim_line(ms, &c.id))
+        })
+        .collect();
+    let text = lb_analysis::audit::csv(&flat)?;
+    let records = csv_records(&text);
+    if records.len() != flat.len() + 1 {
+        return Err("the audit CSV has an unexpected shape".into());
+    }
+    let quote = |s: &str| {
+        if s.contains([',', '"', '\n', '\r']) {
+            format!("\"{}\"", s.replace('"', "\"\""))
+        } else {
+            s.to_string()
+        }
+    };
+    let mut out = String::new();
+    for (i, r) in records.iter().enumerate() {
+        out.push_str(r);
+        out.push(',');
+        out.push_str(&if i == 0 {
+            "robustness".to_string()
+        } else {
+            quote(&lines[i - 1])
+        });
+        out.push('\n');
+    }
+    Ok(out)
+}
+
+/// The records of CSV text, each without its line end (a quoted field may
+/// hold line ends).
+fn csv_records(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut start, mut quoted) = (0, false);
+    for (i, ch) in text.char_indices() {
+        match ch {
+            '"' => quoted = !quoted,
+            '\n' if !quoted => {
+                out.push(text[start..i].trim_end_matches('\r'));
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if start < text.len() {
+        out.push(&text[start..]);
+    }
+    out
 }
 
 /// `lb table MANIFEST --format csv|md|json`.
@@ -178,27 +288,35 @@ pub fn audit(
     let loaded = loaded(&manifests, profile(quick))?;
     let results: Vec<Vec<PointResult>> = loaded.iter().map(|(_, p)| collect(cache, p)).collect();
     let claims = audit_all(&loaded, &results);
+    let maps = maps_of(cache, &loaded, &variants_of(&loaded, profile(quick))?);
     let parts: Vec<(ExperimentClaims, String)> = loaded
         .iter()
         .zip(&claims)
-        .map(|((l, _), cs)| {
+        .zip(&maps)
+        .map(|(((l, _), cs), ms)| {
             let e = l.experiment();
             (
                 ExperimentClaims::new(&e.name, &e.title, cs),
-                lb_analysis::audit::fragment(&e.name, &e.title, cs),
+                lb_analysis::audit::fragment(&e.name, &e.title, cs)
+                    + &lb_analysis::robustness::markdown(ms, None),
             )
         })
         .collect();
     match format {
-        Format::Json => {
-            let flat: Vec<&ClaimResult> = claims.iter().flatten().collect();
-            println!("{}", serde_json::to_string_pretty(&flat)?)
+        Format::Json => println!(
+            "{}",
+            serde_json::to_string_pretty(&claims_with_maps(&claims, &maps)?)?
+        ),
+        Format::Csv => print!("{}", csv_with_maps(&claims, &maps)?),
+        Format::Md => {
+            print!("{}", lb_analysis::audit::terminal(&parts));
+            for ms in maps.iter().filter(|ms| !ms.is_empty()) {
+                println!(
+                    "\n{}",
+                    lb_analysis::robustness::markdown(ms, None).trim_end()
+                );
+            }
         }
-        Format::Csv => {
-            let flat: Vec<&ClaimResult> = claims.iter().flatten().collect();
-            print!("{}", lb_analysis::audit::csv(&flat)?)
-        }
-        Format::Md => print!("{}", lb_analysis::audit::terminal(&parts)),
     }
     if let Some(out) = out {
         for (c, frag) in &parts {
@@ -283,7 +401,20 @@ pub fn reproduce(
     let ctx = Context::capture(pool.current_num_threads(), std::env::args().collect())
         .for_manifests(&manifests);
     let progress = progress::for_stderr();
-    let plans: Vec<Plan> = loaded.iter().map(|(_, p)| p.clone()).collect();
+    let variants = variants_of(&loaded, profile(quick))?;
+    // The experiments' plans, then their robustness combinations (those
+    // that are not the manifest's own, whose points are the experiment's).
+    let plans: Vec<Plan> = loaded
+        .iter()
+        .map(|(_, p)| p.clone())
+        .chain(
+            variants
+                .iter()
+                .flatten()
+                .filter(|v| !v.base)
+                .map(|v| v.plan.clone()),
+        )
+        .collect();
     crate::commands::check_budget(cache, &plans, pool.current_num_threads(), force, 1)?;
     let t0 = std::time::Instant::now();
     let report = pool.install(|| run_plans(cache, &plans, &ctx, progress.as_ref()))?;
@@ -294,7 +425,8 @@ pub fn reproduce(
         report.reused,
         t0.elapsed().as_secs_f64()
     );
-    let results: Vec<Vec<PointResult>> = plans.iter().map(|p| collect(cache, p)).collect();
+    let results: Vec<Vec<PointResult>> = loaded.iter().map(|(_, p)| collect(cache, p)).collect();
+    let maps = maps_of(cache, &loaded, &variants);
     let figures: Vec<Vec<FigureSpec>> = loaded
         .iter()
         .map(|(l, _)| {
@@ -306,7 +438,13 @@ pub fn reproduce(
         .collect();
     let claims = audit_all(&loaded, &results);
     let mut exps = Vec::new();
-    for ((((l, _), rs), figs), cs) in loaded.iter().zip(&results).zip(&figures).zip(&claims) {
+    for (((((l, _), rs), figs), cs), ms) in loaded
+        .iter()
+        .zip(&results)
+        .zip(&figures)
+        .zip(&claims)
+        .zip(&maps)
+    {
         let e = l.experiment();
         let (replications, precision) = l.manifest.replications();
         exps.push(Experiment {
@@ -320,6 +458,7 @@ pub fn reproduce(
             claims: cs,
             precision: precision.map(PrecisionRule::from_spec),
             replications,
+            robustness: ms,
         });
     }
     let mut written = Vec::new();
@@ -348,6 +487,14 @@ pub fn reproduce(
     );
     for c in claims.iter().flatten() {
         eprintln!("  {:<12} {} / {}", c.verdict.word(), c.experiment, c.id);
+    }
+    for m in maps.iter().flatten() {
+        for c in &m.claims {
+            eprintln!(
+                "  robustness {} / {} / {}: {}",
+                m.experiment, m.name, c.id, c.decision.summary
+            );
+        }
     }
     // Verdicts are findings here; `lb audit` is the gate that fails on a
     // refuted required claim.

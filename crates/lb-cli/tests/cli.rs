@@ -845,3 +845,87 @@ where = { load = { min = 0.6, max = 0.8 } }
     assert_eq!(loads(0), [0.8, 0.9]);
     assert_eq!(loads(1), [0.7, 0.8]);
 }
+
+/// A tiny manifest with a robustness map: Power-of-2 sends the slow servers
+/// at least the jobs whose two samples are both slow (45 of 190 pairs), more
+/// than they can take at load 0.95 with half the servers at rate 0.2; on
+/// identical servers of the same total rate it is stable.
+fn robustness_manifest() -> String {
+    r#"[experiment]
+name = "robust"
+title = "a robustness map"
+model = "slotted"
+
+[system]
+dispatchers = 2
+servers = { classes = [{ count = 10, rate = 0.2 }, { count = 10, rate = 0.8 }] }
+service = "bernoulli"
+arrivals = "poisson"
+load = 0.95
+
+[[policy]]
+spec = "Power-of-2"
+
+[run]
+slots = 20000
+warmup = 2000
+replications = 4
+seed = 5
+
+[[claim]]
+id = "pod-stable"
+statement = "Power-of-2 is stable"
+source = "test"
+kind = "stability"
+policies = ["Power-of-2"]
+stable = true
+
+[[robustness]]
+name = "mix"
+claims = ["pod-stable"]
+servers = [
+  { classes = [{ count = 10, rate = 0.2 }, { count = 10, rate = 0.8 }] },
+  { count = 20, rate = 0.5 },
+]
+tie_break = ["random", "lowest"]
+"#
+    .to_string()
+}
+
+#[test]
+fn a_robustness_map_is_planned_run_and_audited() {
+    let d = Dir::new(&robustness_manifest());
+    let plan = ok(d.run(&["plan", "m.toml"]));
+    // The manifest's own combination plans no points of its own: 1 + 3 plans.
+    assert_eq!(plan.matches("experiment robust").count(), 4, "{plan}");
+    assert!(plan.contains("[robustness mix: servers = 20×0.5, tie_break = lowest]"));
+    ok(d.run(&["run", "m.toml"]));
+    let c = d.cache("results");
+    assert_eq!(count_replications(&c), 4 * 4);
+    let out = ok(d.run(&["audit", "m.toml"]));
+    assert!(
+        out.contains(
+            "`pod-stable`: the claim holds if and only if servers = 20×0.5 (2 of 4 combinations)"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("✗ refuted") && out.contains("✓ holds"),
+        "{out}"
+    );
+    let json = ok(d.run(&["audit", "m.toml", "--format", "json"]));
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v[0]["verdict"], "refuted");
+    assert_eq!(v[0]["robustness"][0]["deciding"][0], "servers");
+    assert_eq!(v[0]["robustness"][0]["combinations"][0]["base"], true);
+    let csv = ok(d.run(&["audit", "m.toml", "--format", "csv"]));
+    assert!(
+        csv.lines().next().unwrap().ends_with(",robustness"),
+        "{csv}"
+    );
+    assert!(csv.contains("mix: the claim holds if and only if servers = 20×0.5"));
+    ok(d.run(&["reproduce", "m.toml", "--out", "pf"]));
+    let report = std::fs::read_to_string(d.path.join("pf/robust/report.md")).unwrap();
+    assert!(report.contains("robust/robustness-mix.svg"), "{report}");
+    assert!(d.path.join("pf/robust/robustness-mix.png").exists());
+}

@@ -25,6 +25,7 @@ pub mod outputs;
 pub mod point;
 pub mod precision;
 pub mod provenance;
+pub mod robustness;
 pub mod run;
 pub mod validate;
 pub mod verify;

@@ -178,6 +178,7 @@ pub fn parse(path: &Path, text: &str) -> Result<Loaded, ManifestError> {
     let manifest = ModelManifest::parse(model, text, &spans)?;
     let loaded = Loaded { manifest, spans };
     crate::validate::validate(&loaded)?;
+    crate::robustness::validate(&loaded)?;
     Ok(loaded)
 }
 

@@ -51,6 +51,10 @@ pub struct Manifest {
     /// Claims (SPEC §5) the audit holds the results against.
     #[serde(default, rename = "claim")]
     pub claims: Vec<crate::outputs::ClaimToml>,
+    /// Claim robustness maps (issue 11): settings the paper leaves unstated,
+    /// varied under some of the claims ([`crate::robustness`]).
+    #[serde(default, rename = "robustness")]
+    pub robustness: Vec<crate::robustness::RobustnessToml>,
 }
 
 /// A law family for arrivals or service; the mean is set by the load (arrivals)

@@ -1,0 +1,152 @@
+//! Robustness maps: the expansion of `[[robustness]]` combinations into the
+//! points their claims read (issue 11).
+
+use lb_runner::expand::Target;
+use lb_runner::robustness::{fingerprint, restrict, variants};
+use lb_runner::{Profile, expand, manifest};
+use std::collections::BTreeSet;
+use std::path::Path;
+
+const MANIFEST: &str = r#"[experiment]
+name = "t"
+title = "test"
+model = "slotted"
+
+[system]
+dispatchers = 2
+servers = { classes = [{ count = 2, rate = 0.4 }, { count = 2, rate = 0.8 }] }
+service = "bernoulli"
+arrivals = "poisson"
+
+[sweep]
+load = [0.5, 0.9]
+
+[[policy]]
+spec = "JSQ"
+
+[[policy]]
+label = "JSQ (lowest-index ties)"
+spec = "JSQ"
+tie_break = "lowest"
+
+[[policy]]
+spec = "L-JSQ-Push"
+budget = { same_as = "Power-of-2" }
+
+[[policy]]
+spec = "Power-of-2"
+
+[[policy]]
+spec = "Random"
+
+[run]
+slots = 2000
+warmup = 200
+replications = 2
+seed = 1
+
+[[claim]]
+id = "push-beats-jsq"
+statement = "s"
+source = "src"
+kind = "ordering"
+metric = "mean_response"
+better = "L-JSQ-Push"
+worse = "JSQ"
+where = { load = 0.9 }
+
+[[robustness]]
+name = "m"
+claims = ["push-beats-jsq"]
+count_own = [true, false]
+servers = [
+  { classes = [{ count = 2, rate = 0.4 }, { count = 2, rate = 0.8 }] },
+  { count = 4, rate = 0.6 },
+]
+tie_break = ["random", "lowest"]
+policies = ["JSQ"]
+"#;
+
+#[test]
+fn the_manifests_own_combination_plans_the_experiments_own_keys() {
+    let l = manifest::parse(Path::new("t.toml"), MANIFEST).unwrap();
+    let plan = expand(&l, Profile::Full).unwrap();
+    let vs = variants(&l, Profile::Full).unwrap();
+    assert_eq!(vs.len(), 8);
+    // Combinations in order, the last setting fastest.
+    assert_eq!(
+        vs[1].describe(),
+        "count_own=true servers=2×0.4 + 2×0.8 tie_break=lowest"
+    );
+    let base: Vec<_> = vs.iter().filter(|v| v.base).collect();
+    assert_eq!(base.len(), 1);
+    assert_eq!(
+        base[0].describe(),
+        "count_own=true servers=2×0.4 + 2×0.8 tie_break=random"
+    );
+    // Its points are the experiment's, key for key.
+    let own: BTreeSet<_> = fingerprint(&plan).into_iter().map(|f| (f.1, f.2)).collect();
+    for f in fingerprint(&base[0].plan) {
+        assert!(own.contains(&(f.1, f.2)), "{f:?}");
+    }
+    let claims: Vec<_> = l.claims().iter().collect();
+    assert_eq!(
+        fingerprint(&restrict(&plan, &claims)),
+        fingerprint(&base[0].plan)
+    );
+    // JSQ with lowest-index ties at the manifest's other settings is the
+    // point of the policy labelled "JSQ (lowest-index ties)": no work twice.
+    let lowest = plan
+        .points
+        .iter()
+        .find(|p| p.label == "JSQ (lowest-index ties)" && p.axes == ["0.9"])
+        .unwrap();
+    let Target::Fixed(lowest) = &lowest.target else {
+        panic!()
+    };
+    let jsq = vs[1].plan.points.iter().find(|p| p.label == "JSQ").unwrap();
+    let Target::Fixed(jsq) = &jsq.target else {
+        panic!()
+    };
+    assert_eq!(jsq.key(), lowest.key());
+    // Other combinations plan other keys.
+    for v in vs
+        .iter()
+        .filter(|v| !v.base && v.describe().contains("count_own=false"))
+    {
+        for f in fingerprint(&v.plan) {
+            assert!(!own.contains(&(f.1, f.2)), "{} {f:?}", v.describe());
+        }
+    }
+}
+
+#[test]
+fn a_combination_plans_only_what_its_claims_read() {
+    let l = manifest::parse(Path::new("t.toml"), MANIFEST).unwrap();
+    for v in variants(&l, Profile::Full).unwrap() {
+        // The two policies of the claim, at load 0.9 only: not Random, not
+        // Power-of-2, whose messages the calibration measures on its own.
+        let labels: Vec<&str> = v.plan.points.iter().map(|p| p.label.as_str()).collect();
+        assert_eq!(labels, ["JSQ", "L-JSQ-Push"], "{}", v.describe());
+        assert!(v.plan.points.iter().all(|p| p.axes == ["0.9"]));
+        // L-JSQ-Push keeps its budget: one calibration, on this combination's system.
+        assert_eq!(v.plan.calibrations.len(), 1);
+        assert!(matches!(
+            v.plan.points[1].target,
+            Target::Calibrated { calibration: 0, .. }
+        ));
+    }
+}
+
+#[test]
+fn a_value_that_makes_the_manifest_invalid_is_located_at_the_value() {
+    let text = MANIFEST.replace("{ count = 4, rate = 0.6 }", "{ count = 4, rate = 1.6 }");
+    let e = manifest::parse(Path::new("t.toml"), &text).unwrap_err();
+    assert_eq!(e.field, "robustness[0].servers[1]", "{e}");
+    assert!(e.message.contains("rate in [0, 1]"), "{e}");
+    let line = text[..text.find("{ count = 4, rate = 1.6 }").unwrap()]
+        .matches('\n')
+        .count()
+        + 1;
+    assert_eq!(e.line, line, "{e}");
+}
