@@ -936,13 +936,25 @@ pub fn plan(fig: &Figure) -> Plan {
     }
     let integer_x = !xs.is_empty() && xs.iter().all(|v| v.fract() == 0.0);
     let unit_y = spec.y.is_some_and(|m| m.kind() != MetricKind::Real);
-    let mut x = axis(
-        &xs,
-        spec.log_x,
-        integer_x,
-        false,
-        if spec.log_x { 0.08 } else { 0.03 },
-    );
+    // The margin beside the first and last x: 3% of the width, linear or
+    // log (markers at the ends are dodged sideways by up to ~2.7 radii).
+    let x_pad = if spec.log_x {
+        let (lo, hi) = xs
+            .iter()
+            .filter(|v| **v > 0.0)
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+                (a.min(*v), b.max(*v))
+            });
+        let decades = if lo.is_finite() && hi > lo {
+            (hi / lo).log10()
+        } else {
+            1.0
+        };
+        (10f64.powf(0.034 * decades) - 1.0).max(0.08)
+    } else {
+        0.03
+    };
+    let mut x = axis(&xs, spec.log_x, integer_x, false, x_pad);
     let y_pad = if spec.log_y { 0.15 } else { 0.05 };
     let mut y = axis(&ys, spec.log_y, false, unit_y, y_pad);
     // A log axis has no 0: zeros get a row of their own below it.
