@@ -52,7 +52,9 @@ pub fn sub_halfin_whitt_bound(servers: usize, lambda: f64, buffer: u32) -> f64 {
 /// Random routing every server of the many-server model is such a queue.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Mm1 {
+    /// λ, the arrival rate (the service rate is 1).
     pub lambda: f64,
+    /// b, room for at most b jobs; None: unbounded.
     pub buffer: Option<u32>,
 }
 
