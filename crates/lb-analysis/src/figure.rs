@@ -252,6 +252,7 @@ fn named_reference(spec: &FigureSpec, name: &str, point: &Point, r: &PointResult
     if name == "zeta" && spec.y.is_some_and(|m| m.name() == "zeta_ratio") {
         return Some(1.0);
     }
+    let metric = spec.y.map_or("", |m| m.name());
     let reps: Vec<u64> = if r.summaries.is_empty() {
         vec![0]
     } else {
@@ -259,7 +260,7 @@ fn named_reference(spec: &FigureSpec, name: &str, point: &Point, r: &PointResult
     };
     let vals: Result<Vec<f64>, String> = reps
         .iter()
-        .map(|&rep| point.config.reference(name, point, rep))
+        .map(|&rep| point.config.reference(name, metric, point, rep))
         .collect();
     let vals = vals.ok()?;
     Some(vals.iter().sum::<f64>() / vals.len() as f64)

@@ -394,12 +394,21 @@ impl PointConfig {
     }
 
     /// The named exact reference `name` at `point` (replication `r`, for
-    /// references that run on the replication's own random numbers), or why
-    /// it does not apply.
-    pub fn reference(&self, name: &str, point: &Point, r: u64) -> Result<f64, String> {
+    /// references that run on the replication's own random numbers), as a
+    /// value of `metric` (the metric it is compared with: one reference may
+    /// give S_i, jobs per server and response time alike), or why it does
+    /// not apply. The slotted and network models' references are one number
+    /// whatever the metric.
+    pub fn reference(
+        &self,
+        name: &str,
+        metric: &str,
+        point: &Point,
+        r: u64,
+    ) -> Result<f64, String> {
         match self {
             PointConfig::Slotted(c) => slotted::metrics::reference(name, c, point, r),
-            PointConfig::Many(c) => many::metrics::reference(name, c),
+            PointConfig::Many(c) => many::metrics::reference(name, metric, c),
             PointConfig::Spn(c) => spn::metrics::reference(name, c),
         }
     }
