@@ -71,7 +71,9 @@ seed = 3
 }
 
 fn claim(id: &str, body: &str) -> String {
-    format!("\n[[claim]]\nid = \"{id}\"\nstatement = \"s\"\nsource = \"t\"\nlevel = 0.999\n{body}\n")
+    format!(
+        "\n[[claim]]\nid = \"{id}\"\nstatement = \"s\"\nsource = \"t\"\nlevel = 0.999\n{body}\n"
+    )
 }
 
 fn expect(results: &[(String, Verdict, String)], want: &[(&str, Verdict)]) {

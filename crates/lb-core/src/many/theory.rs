@@ -151,6 +151,7 @@ mod tests {
     /// The stationary law of a birth–death chain on 0..=K (birth rate
     /// `up(k)`, death rate `down(k)`), by Gaussian elimination on πQ = 0 with
     /// Σπ = 1: a computation independent of the product forms above.
+    #[allow(clippy::needless_range_loop)] // matrix code: indices read as the algebra
     fn stationary(k: usize, up: impl Fn(usize) -> f64, down: impl Fn(usize) -> f64) -> Vec<f64> {
         let n = k + 1;
         // Rows: the balance equations Σ_j π_j Q_{j,i} = 0 (columns of Q),
