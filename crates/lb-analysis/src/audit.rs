@@ -242,10 +242,10 @@ fn selected<'a>(c: &ClaimToml, results: &'a [PointResult], label: &str) -> Vec<&
 
 /// A named or numeric reference at one point and replication (named ones
 /// are the model's: [`lb_runner::Model::references`]).
-fn reference(reference: &Reference, point: &Point, r: u64) -> Result<f64, String> {
+fn reference(reference: &Reference, metric: &str, point: &Point, r: u64) -> Result<f64, String> {
     match reference {
         Reference::Number(x) => Ok(*x),
-        Reference::Named(n) => point.config.reference(n, point, r),
+        Reference::Named(n) => point.config.reference(n, metric, point, r),
     }
 }
 
@@ -463,7 +463,7 @@ fn limit_check(
         }
         let refs: Vec<f64> = match vals
             .iter()
-            .map(|(rep, _)| reference(refv, p, *rep))
+            .map(|(rep, _)| reference(refv, m.name(), p, *rep))
             .collect::<Result<_, _>>()
         {
             Ok(v) => v,
@@ -860,7 +860,7 @@ pub fn audit_claim(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> 
                     let refv = c.expected.as_ref().or(c.bound.as_ref()).expect("validated");
                     let refs: Result<Vec<f64>, String> = vals
                         .iter()
-                        .map(|(rep, _)| reference(refv, p, *rep))
+                        .map(|(rep, _)| reference(refv, m.name(), p, *rep))
                         .collect();
                     let refs = match refs {
                         Ok(v) => v,

@@ -252,6 +252,7 @@ fn named_reference(spec: &FigureSpec, name: &str, point: &Point, r: &PointResult
     if name == "zeta" && spec.y.is_some_and(|m| m.name() == "zeta_ratio") {
         return Some(1.0);
     }
+    let metric = spec.y.map_or("", |m| m.name());
     let reps: Vec<u64> = if r.summaries.is_empty() {
         vec![0]
     } else {
@@ -259,7 +260,7 @@ fn named_reference(spec: &FigureSpec, name: &str, point: &Point, r: &PointResult
     };
     let vals: Result<Vec<f64>, String> = reps
         .iter()
-        .map(|&rep| point.config.reference(name, point, rep))
+        .map(|&rep| point.config.reference(name, metric, point, rep))
         .collect();
     let vals = vals.ok()?;
     Some(vals.iter().sum::<f64>() / vals.len() as f64)
@@ -1132,7 +1133,7 @@ pub fn plan(fig: &Figure) -> Plan {
         }
     }
 
-    dodge(&mut marks, R);
+    dodge(&mut marks, R, (plot.x0, plot.x1));
 
     // The legend, right of the plot.
     let mut entry_rects = Vec::new();
@@ -1185,8 +1186,9 @@ pub fn plan(fig: &Figure) -> Plan {
 /// Moves apart, sideways, markers of different series that would sit on
 /// one another at the same x (JSQ and I1F give the same numbers): each
 /// cluster is spread symmetrically about its x, within the gap to the
-/// neighbouring x values.
-fn dodge(marks: &mut [Mark], r: f64) {
+/// neighbouring x values, and shifted inwards where that would put a marker
+/// outside the plot's x range `within` (a cluster at the first or last x).
+fn dodge(marks: &mut [Mark], r: f64, within: (f64, f64)) {
     let mut xs: Vec<f64> = marks.iter().map(|m| m.cx).collect();
     xs.sort_by(f64::total_cmp);
     xs.dedup_by(|a, b| (*a - *b).abs() < 0.5);
@@ -1224,8 +1226,11 @@ fn dodge(marks: &mut [Mark], r: f64) {
             let step = (1.8 * r).min(gap(marks[idx[i]].cx) / (k as f64 + 1.0));
             let mut cluster: Vec<usize> = idx[i..j].to_vec();
             cluster.sort_by_key(|&m| marks[m].series);
+            let half = (k as f64 - 1.0) / 2.0 * step;
+            let cx = marks[idx[i]].cx;
+            let shift = (within.0 - (cx - half)).max(0.0) - ((cx + half) - within.1).max(0.0);
             for (n, &m) in cluster.iter().enumerate() {
-                let off = (n as f64 - (k as f64 - 1.0) / 2.0) * step;
+                let off = (n as f64 - (k as f64 - 1.0) / 2.0) * step + shift;
                 let mk = &mut marks[m];
                 mk.cx += off;
                 mk.bbox.x0 += off;

@@ -230,3 +230,76 @@ fn jsq_routes_to_busy_servers_ever_less_often_as_n_grows() {
         "P(routed to a busy server): N = 100 {small:.4} ± {hs:.4}, N = 10,000 {large:.4} ± {hl:.4}"
     );
 }
+
+/// Liu and Ying's excess, time-averaged inside the run, against a direct sum:
+/// under Random two servers are independent M/M/1/b queues, so
+/// E[max{(Q_1 + Q_2)/2 − λ − k ln 2/√2, 0}] is a double sum over their laws.
+/// The simulation must cover it (and it is none without a buffer ≥ 2).
+#[test]
+fn the_sub_halfin_whitt_excess_is_the_time_average_of_the_instantaneous_excess() {
+    use lb_core::many::theory::{Mm1, sub_halfin_whitt_threshold};
+    for (n, lambda, b) in [(2usize, 0.9, 4u32), (1, 0.6, 3), (2, 1.3, 3)] {
+        let q = Mm1 {
+            lambda,
+            buffer: Some(b),
+        };
+        let law: Vec<f64> = (0..=b)
+            .map(|i| q.occupancy(i) - q.occupancy(i + 1))
+            .collect();
+        let t = sub_halfin_whitt_threshold(n, lambda, b);
+        let exact: f64 = if n == 1 {
+            law.iter()
+                .enumerate()
+                .map(|(x, p)| p * (x as f64 - t).max(0.0))
+                .sum()
+        } else {
+            let mut e = 0.0;
+            for (x, p) in law.iter().enumerate() {
+                for (y, r) in law.iter().enumerate() {
+                    e += p * r * ((x + y) as f64 / 2.0 - t).max(0.0);
+                }
+            }
+            e
+        };
+        assert!(exact > 0.01, "the case must have an excess to measure");
+        let rs = replicate(&cfg(n, lambda, Some(b), ManyPolicy::Random), 11, 10);
+        let xs: Vec<f64> = rs.iter().map(|s| s.shw_excess.unwrap()).collect();
+        assert_covers(
+            &format!("N = {n}, λ = {lambda}, b = {b} excess"),
+            &xs,
+            exact,
+        );
+    }
+    let none = replicate(&cfg(4, 0.5, None, ManyPolicy::Jsq), 1, 1);
+    assert_eq!(none[0].shw_excess, None);
+    let one = replicate(&cfg(4, 0.5, Some(1), ManyPolicy::Jsq), 1, 1);
+    assert_eq!(one[0].shw_excess, None);
+}
+
+/// Power-of-d at large N against its mean field (Mitzenmacher; VDK): S_2 and
+/// S_3 within the interval widened by the mean field's O(1/N) error at this N
+/// (bounded here by 20/N, far above the measured gap, far below S_i).
+#[test]
+fn pod_approaches_its_mean_field() {
+    use lb_core::many::theory::pod_mean_field_occupancy;
+    let (n, lambda, d) = (2000, 0.9, 2);
+    let mut c = cfg(
+        n,
+        lambda,
+        None,
+        ManyPolicy::Pod {
+            d: PodD::Fixed { d },
+        },
+    );
+    c.run.horizon = 300.0;
+    c.run.warmup = 30.0;
+    let rs = replicate(&c, 13, 6);
+    for i in 2..=3 {
+        let (m, h) = interval(&s(&rs, i));
+        let mf = pod_mean_field_occupancy(lambda, d, i as u32);
+        assert!(
+            (m - mf).abs() <= h + 20.0 / n as f64,
+            "S_{i}: {m} ± {h} vs mean field {mf}"
+        );
+    }
+}

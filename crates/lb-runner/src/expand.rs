@@ -126,7 +126,8 @@ fn references_apply(l: &Loaded, plan: &Plan) -> Result<(), ManifestError> {
                         continue;
                     }
                     let point = planned_point(p);
-                    if let Err(e) = point.config.reference_applies(name, point) {
+                    let metric = c.metric.as_deref().unwrap_or_default();
+                    if let Err(e) = point.config.reference_applies(name, metric, point) {
                         return Err(l.error(
                             &format!("{at}.{k}"),
                             format!(

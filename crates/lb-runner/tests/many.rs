@@ -213,3 +213,251 @@ fn an_erdos_renyi_degree_can_grow_with_n() {
     let big = text.replace("degree_exponent = 0.5", "degree_exponent = 1.5");
     assert!(err(&big).to_string().contains("0 < β ≤ 1"), "{}", err(&big));
 }
+
+/// The points of a plan, as many-server configurations.
+fn configs(p: &lb_runner::Plan) -> Vec<lb_core::many::ManyConfig> {
+    p.points
+        .iter()
+        .map(|pp| match &pp.target {
+            Target::Fixed(Point {
+                config: PointConfig::Many(c),
+                ..
+            }) => c.clone(),
+            _ => panic!("a fixed many-server point"),
+        })
+        .collect()
+}
+
+use lb_runner::Point;
+
+const POD_D: &str = r#"[experiment]
+name = "pod-d"
+title = "Power-of-d, d swept"
+model = "many"
+
+[system]
+servers = 50
+lambda = 0.9
+
+[sweep]
+d = [1, 2, 5]
+
+[[policy]]
+spec = "Pod"
+
+[[policy]]
+spec = "Pod"
+d = 3
+label = "Pod(3)"
+
+[run]
+horizon = 40.0
+warmup = 4.0
+batches = 16
+replications = 2
+seed = 4
+"#;
+
+/// `sweep.d` reaches the Pod policies that set no d of their own; a d < 1,
+/// an axis no policy takes, or a d > N at some point are located errors.
+#[test]
+fn the_d_axis_sweeps_pod_and_is_checked_at_every_point() {
+    use lb_core::many::{ManyPolicy, PodD};
+    let p = plan(POD_D);
+    assert_eq!(p.axes, vec!["d"]);
+    let ds: Vec<(String, usize)> = p
+        .points
+        .iter()
+        .zip(configs(&p))
+        .map(|(pp, c)| match c.policy {
+            ManyPolicy::Pod {
+                d: PodD::Fixed { d },
+            } => (pp.label.clone(), d),
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    let want: Vec<(String, usize)> = [1, 2, 5]
+        .iter()
+        .flat_map(|&d| [("Pod".to_string(), d), ("Pod(3)".to_string(), 3)])
+        .collect();
+    assert_eq!(ds, want);
+    // d = 0.
+    let e = err(&POD_D.replace("d = [1, 2, 5]", "d = [1, 0]"));
+    assert_eq!(e.field, "sweep.d[1]", "{e}");
+    // d > N at the point N = 60 of a servers sweep.
+    let t = POD_D
+        .replace("servers = 50\n", "")
+        .replace("d = [1, 2, 5]", "servers = [80, 60]\nd = [2, 70]");
+    let e = err(&t);
+    assert_eq!(e.field, "sweep.d[1]", "{e}");
+    assert!(e.message.contains("N = 60"), "{e}");
+    // No policy takes the axis.
+    let t = POD_D.replace("spec = \"Pod\"\n\n", "spec = \"JSQ\"\n\n");
+    let e = err(&t);
+    assert_eq!(e.field, "sweep.d", "{e}");
+}
+
+/// Pod's `alpha = "load"` takes the α of each point's load (Liu and Ying's
+/// Pod(N^α ln N) in a sweep over α); other words, or a load not given by α,
+/// are located errors.
+#[test]
+fn pod_alpha_can_follow_the_load() {
+    use lb_core::many::{ManyPolicy, PodD};
+    let t = MANY
+        .replace("alpha = 0.3\nbuffer = 4", "buffer = 4")
+        .replace(
+            "servers = [20, 50]",
+            "servers = [20, 50]\nalpha = [0.3, 0.4]",
+        )
+        .replace(
+            "spec = \"Pod\"\nalpha = 0.3",
+            "spec = \"Pod\"\nalpha = \"load\"",
+        );
+    let p = plan(&t);
+    let alphas: Vec<f64> = configs(&p)
+        .iter()
+        .filter_map(|c| match c.policy {
+            ManyPolicy::Pod {
+                d: PodD::Scaled { alpha },
+            } => Some(alpha),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(alphas, vec![0.3, 0.4, 0.3, 0.4]);
+    let e = err(&t.replace("alpha = \"load\"", "alpha = \"lod\""));
+    assert_eq!(e.field, "policy[1].alpha", "{e}");
+    let e = err(&MANY
+        .replace("alpha = 0.3\nbuffer = 4", "lambda = 0.9\nbuffer = 4")
+        .replace(
+            "spec = \"Pod\"\nalpha = 0.3",
+            "spec = \"Pod\"\nalpha = \"load\"",
+        ));
+    assert_eq!(e.field, "policy[1].alpha", "{e}");
+}
+
+/// A claim appended to the tiny manifest.
+fn with_claim(claim: &str) -> String {
+    format!("{MANY}\n[[claim]]\nid = \"c\"\nstatement = \"s\"\nsource = \"t\"\n{claim}\n")
+}
+
+/// Occupancy metrics `s1` … `s16` are metrics; `s0`, `s17`, `s02` are not.
+/// A reference that does not define the claim's metric, or does not apply to
+/// the system, or (`pod_mean_field`) to the policy, is a located error.
+#[test]
+fn references_are_checked_against_the_metric_and_the_system() {
+    for ok in [
+        "kind = \"value\"\nmetric = \"s7\"\npolicies = [\"Random\"]\nexpected = \"mm1\"",
+        "kind = \"value\"\nmetric = \"loss_fraction\"\npolicies = [\"Random\"]\nexpected = \"mm1\"",
+        "kind = \"bound\"\nmetric = \"shw_excess\"\npolicies = [\"JSQ\"]\nbound = \"sub_halfin_whitt_excess\"\nside = \"le\"",
+    ] {
+        plan(&with_claim(ok));
+    }
+    for bad in ["s0", "s17", "s02"] {
+        let e = err(&with_claim(&format!(
+            "kind = \"value\"\nmetric = \"{bad}\"\npolicies = [\"Random\"]\nexpected = \"mm1\""
+        )));
+        assert_eq!(e.field, "claim[0].metric", "{bad}: {e}");
+        assert!(e.message.contains("s16"), "{e}");
+    }
+    let e = err(&with_claim(
+        "kind = \"bound\"\nmetric = \"shw_excess\"\npolicies = [\"JSQ\"]\nbound = \"mm1\"\nside = \"le\"",
+    ));
+    assert_eq!(e.field, "claim[0].bound", "{e}");
+    assert!(
+        e.message.contains("does not define metric shw_excess"),
+        "{e}"
+    );
+    // The Erlang C bound and the mean field are for unbounded buffers.
+    let e = err(&with_claim(
+        "kind = \"bound\"\nmetric = \"mean_jobs\"\npolicies = [\"JSQ\"]\nbound = \"erlang_c\"\nside = \"ge\"",
+    ));
+    assert_eq!(e.field, "claim[0].bound", "{e}");
+    assert!(e.message.contains("unbounded"), "{e}");
+    let unbounded = POD_D.to_string();
+    let e = err(&format!(
+        "{unbounded}\n[[claim]]\nid = \"c\"\nstatement = \"s\"\nsource = \"t\"\nkind = \"bound\"\nmetric = \"shw_excess\"\npolicies = [\"Pod\"]\nbound = \"sub_halfin_whitt_excess\"\nside = \"le\"\n"
+    ));
+    assert!(e.message.contains("needs a buffer"), "{e}");
+    // pod_mean_field of JSQ.
+    let t = format!(
+        "{}\n[[policy]]\nspec = \"JSQ\"\n\n[[claim]]\nid = \"c\"\nstatement = \"s\"\nsource = \"t\"\nkind = \"value\"\nmetric = \"s2\"\npolicies = [\"Pod\", \"JSQ\"]\nexpected = \"pod_mean_field\"\ntolerance = 0.1\n",
+        POD_D.replace("\n[run]", "\n[[policy]]\nspec = \"Random\"\n\n[run]")
+    );
+    let e = err(&t);
+    assert_eq!(e.field, "claim[0].policies[1]", "{e}");
+    // A figure's reference against its y.
+    let e = err(&format!(
+        "{MANY}\n[[figure]]\nname = \"f\"\ntitle = \"t\"\nx = \"servers\"\ny = \"s2\"\ncaption = \"c\"\n[[figure.reference]]\nvalue = \"sub_halfin_whitt\"\n"
+    ));
+    assert_eq!(e.field, "figure[0].reference[0].value", "{e}");
+}
+
+/// Each reference evaluated for each metric it defines, at a point, against
+/// lb-core's theory (the values themselves are tested there against solved
+/// chains, the mean-field ODE and direct sums).
+#[test]
+fn references_are_functions_of_the_point_and_the_metric() {
+    use lb_core::many::theory;
+    let p = plan(POD_D);
+    let pts: Vec<Point> = p
+        .points
+        .iter()
+        .map(|pp| match &pp.target {
+            Target::Fixed(pt) => pt.clone(),
+            _ => unreachable!(),
+        })
+        .collect();
+    let r = |pt: &Point, name: &str, metric: &str| pt.config.reference(name, metric, pt, 0);
+    let (n, lambda) = (50, 0.9f64);
+    // d = 5 (Pod, third d).
+    let pod5 = &pts[4];
+    assert_eq!(
+        r(pod5, "pod_mean_field", "s3").unwrap(),
+        lambda.powf((125.0 - 1.0) / 4.0)
+    );
+    assert_eq!(
+        r(pod5, "pod_mean_field", "mean_response").unwrap(),
+        theory::pod_mean_field_mean_jobs(lambda, 5) / lambda
+    );
+    // d = 1: the mean field is M/M/1.
+    assert!((r(&pts[0], "pod_mean_field", "s4").unwrap() - lambda.powi(4)).abs() < 1e-15);
+    assert!((r(&pts[0], "mm1", "s4").unwrap() - lambda.powi(4)).abs() < 1e-15);
+    assert_eq!(
+        r(&pts[0], "mm1", "mean_jobs").unwrap(),
+        lambda / (1.0 - lambda)
+    );
+    assert_eq!(
+        r(&pts[0], "mm1", "sum_s_b").unwrap(),
+        lambda / (1.0 - lambda)
+    );
+    assert!((r(&pts[0], "mm1", "mean_response").unwrap() - 10.0).abs() < 1e-12);
+    assert_eq!(r(&pts[0], "mm1", "p_to_busy").unwrap(), lambda);
+    assert_eq!(
+        r(&pts[0], "erlang_c", "mean_jobs").unwrap(),
+        theory::erlang_c_mean_jobs(n, lambda)
+    );
+    assert!(r(&pts[0], "erlang_c", "mean_jobs").unwrap() < lambda / (1.0 - lambda));
+    assert!(r(&pts[0], "erlang_c", "s2").is_err());
+    assert!(r(&pts[0], "mm1", "shw_excess").is_err());
+    assert!(r(&pts[0], "sub_halfin_whitt_excess", "shw_excess").is_err());
+    // With a buffer: M/M/1/b and the excess bound 29b/(√N ln N).
+    let b = plan(MANY);
+    let pt = match &b.points[2].target {
+        Target::Fixed(pt) => pt.clone(),
+        _ => unreachable!(),
+    };
+    let PointConfig::Many(c) = &pt.config else {
+        unreachable!()
+    };
+    let q = theory::Mm1 {
+        lambda: c.lambda,
+        buffer: Some(4),
+    };
+    assert_eq!(r(&pt, "mm1", "loss_fraction").unwrap(), q.loss());
+    assert_eq!(r(&pt, "mm1", "s5").unwrap(), 0.0);
+    assert_eq!(
+        r(&pt, "sub_halfin_whitt_excess", "shw_excess").unwrap(),
+        116.0 / (20f64.sqrt() * 20f64.ln())
+    );
+    assert_eq!(r(&pt, "lambda", "shw_excess").unwrap(), c.lambda);
+}

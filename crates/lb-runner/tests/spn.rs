@@ -121,7 +121,10 @@ fn the_tandem_workload_is_the_m_m_1_value() {
         };
         let rho = c.arrivals[0];
         let exact = rho / (1.0 - rho);
-        let reference = pt.config.reference("pooled_workload", pt, 0).unwrap();
+        let reference = pt
+            .config
+            .reference("pooled_workload", "workload", pt, 0)
+            .unwrap();
         assert!((reference - exact).abs() < 1e-12, "{reference} vs {exact}");
         if pp.label != "FIFO" {
             continue;
@@ -227,7 +230,10 @@ seed = 1
     };
     assert!((c.arrivals[0] - 1.35).abs() < 1e-12 && (c.arrivals[1] - 0.9).abs() < 1e-12);
     // (1 − ρ)·E[W] of the pooled server: (7/16)·ρ.
-    let r = pt.config.reference("pooled_scaled", pt, 0).unwrap();
+    let r = pt
+        .config
+        .reference("pooled_scaled", "scaled_workload", pt, 0)
+        .unwrap();
     assert!((r - 7.0 / 16.0 * 0.9).abs() < 1e-12, "{r}");
     // A wrong stated load of a multiclass network is refused.
     let e = err(&TANDEM.replace("workload = ", "load = 0.7\nworkload = "));

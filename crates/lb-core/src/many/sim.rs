@@ -51,6 +51,13 @@ pub struct ManySummary {
     pub p_to_busy: Option<f64>,
     /// Mean response time by Little's law: jobs in system / admitted rate.
     pub mean_response: Option<f64>,
+    /// With a buffer b ≥ 2: the time average of max{Σ_{i≤b} S_i(t) − λ −
+    /// k·ln N/√N, 0}, k = 1 + 1/(2(b − 1)), read on the instantaneous
+    /// occupancy (Σ_{i≤b} S_i(t) is the jobs in system over N): the quantity
+    /// whose mean Liu and Ying bound by 29b/(√N·ln N). None without a buffer
+    /// or with b = 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shw_excess: Option<f64>,
     /// Batch means of the jobs per server over the measured window.
     pub trace: Vec<f64>,
     /// Whether the jobs in system settled (a trend test over the second half).
@@ -75,6 +82,15 @@ pub fn run_many(cfg: &ManyConfig, seeds: &Seeds, r: u64) -> ManySummary {
     let mut trace = Trace::new(window, cfg.run.batches);
     let (mut arrivals, mut lost, mut to_busy, mut jobs) = (0u64, 0u64, 0u64, 0u64);
     let full = classes.full();
+    // Liu and Ying's excess: jobs above the threshold T = N(λ + k ln N/√N),
+    // summed exactly in integers over the measured steps as Σ (jobs − ⌊T⌋)
+    // over the steps with jobs > ⌊T⌋, less (T − ⌊T⌋) for each such step.
+    let threshold = cfg.buffer.filter(|&b| b >= 2).map(|b| {
+        let t = super::theory::sub_halfin_whitt_threshold(n, cfg.lambda, b) * n as f64;
+        (t.floor() as u64, t - t.floor())
+    });
+    let floor = threshold.map_or(u64::MAX, |(m, _)| m);
+    let (mut over, mut over_steps) = (0u128, 0u64);
 
     let mut router = Router::new(cfg, &mut setup_stream(seeds, r));
     for step in 0..steps {
@@ -84,6 +100,10 @@ pub fn run_many(cfg: &ManyConfig, seeds: &Seeds, r: u64) -> ManySummary {
         }
         if measuring {
             trace.add(step - warm, jobs);
+            if jobs > floor {
+                over += u128::from(jobs - floor);
+                over_steps += 1;
+            }
         }
         let sys = &mut st.arrivals;
         if bernoulli(arrival, sys.next_u64()) == 1 {
@@ -135,6 +155,9 @@ pub fn run_many(cfg: &ManyConfig, seeds: &Seeds, r: u64) -> ManySummary {
         p_to_busy: (arrivals > 0).then(|| to_busy as f64 / arrivals as f64),
         mean_response: (admitted > 0)
             .then(|| mean_jobs * n as f64 / (admitted as f64 / measured_time)),
+        shw_excess: threshold.map(|(_, frac)| {
+            ((over as f64 - over_steps as f64 * frac) / (window as f64 * n as f64)).max(0.0)
+        }),
         stability: stability(&trace),
         trace,
         occupancy,

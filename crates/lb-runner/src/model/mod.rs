@@ -394,23 +394,33 @@ impl PointConfig {
     }
 
     /// The named exact reference `name` at `point` (replication `r`, for
-    /// references that run on the replication's own random numbers), or why
-    /// it does not apply.
-    pub fn reference(&self, name: &str, point: &Point, r: u64) -> Result<f64, String> {
+    /// references that run on the replication's own random numbers), as a
+    /// value of `metric` (the metric it is compared with: one reference may
+    /// give S_i, jobs per server and response time alike), or why it does
+    /// not apply. The slotted and network models' references are one number
+    /// whatever the metric.
+    pub fn reference(
+        &self,
+        name: &str,
+        metric: &str,
+        point: &Point,
+        r: u64,
+    ) -> Result<f64, String> {
         match self {
             PointConfig::Slotted(c) => slotted::metrics::reference(name, c, point, r),
-            PointConfig::Many(c) => many::metrics::reference(name, c),
+            PointConfig::Many(c) => many::metrics::reference(name, metric, c),
             PointConfig::Spn(c) => spn::metrics::reference(name, c),
         }
     }
 
-    /// Whether the named reference `name` is defined at `point` (Err: why
-    /// not), without running anything: a reference that runs on a
-    /// replication's random numbers (`pooled`) is checked, not computed.
-    pub fn reference_applies(&self, name: &str, point: &Point) -> Result<(), String> {
+    /// Whether the named reference `name` is defined at `point` as a value
+    /// of `metric` (Err: why not), without running anything: a reference
+    /// that runs on a replication's random numbers (`pooled`) is checked,
+    /// not computed.
+    pub fn reference_applies(&self, name: &str, metric: &str, point: &Point) -> Result<(), String> {
         match self {
             PointConfig::Slotted(_) if name == "pooled" => Ok(()),
-            _ => self.reference(name, point, 0).map(|_| ()),
+            _ => self.reference(name, metric, point, 0).map(|_| ()),
         }
     }
 

@@ -26,6 +26,13 @@ pub fn check(s: &ManySummary) -> Result<(), String> {
     if !(s.mean_jobs.is_finite() && (sum - s.mean_jobs).abs() <= 1e-6 * s.mean_jobs.max(1.0)) {
         return Err(format!("mean_jobs = {} is not Σ S_i = {sum}", s.mean_jobs));
     }
+    if let Some(x) = s.shw_excess
+        && !(x.is_finite() && x >= 0.0)
+    {
+        return Err(format!(
+            "shw_excess = {x} is not ≥ 0 (a mean of positive parts)"
+        ));
+    }
     for (name, v) in [
         ("loss_fraction", s.loss_fraction),
         ("p_to_busy", s.p_to_busy),

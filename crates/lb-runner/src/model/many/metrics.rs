@@ -3,80 +3,203 @@
 //! topologies; Liu and Ying's sub-Halfin-Whitt bound).
 
 use crate::model::{MetricInfo, MetricKind, Param};
-use lb_core::many::{ManyConfig, ManySummary, theory};
+use lb_core::many::{ManyConfig, ManyPolicy, ManySummary, theory};
 
 use crate::model::metric as m;
 
 use MetricKind::{Fraction, Proportion, Real};
 
+/// S_i for i up to this: the occupancy metrics `s1` … `s16`.
+pub const MAX_OCCUPANCY: u32 = 16;
+
+/// The occupancy metric S_i (`s<i>`), shown in tables for i ≤ 3 only.
+macro_rules! occupancy_metrics {
+    ($($i:literal),*) => {
+        [$(m(
+            concat!("s", stringify!($i)),
+            concat!("S_{", stringify!($i), "}, fraction of servers with ≥ ", stringify!($i), " jobs"),
+            false,
+            true,
+            Fraction,
+        )),*]
+    };
+}
+
+const HIGHER_OCCUPANCY: [MetricInfo; 13] =
+    occupancy_metrics!(4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16);
+
+const fn metrics() -> [MetricInfo; 24] {
+    let first = [
+        m(
+            "p_to_busy",
+            "P(job sent to a non-idle server)",
+            true,
+            true,
+            Proportion,
+        ),
+        m("mean_jobs", "Jobs per server, Σ_i S_i", true, true, Real),
+        m(
+            "loss_fraction",
+            "Fraction of jobs lost",
+            true,
+            true,
+            Proportion,
+        ),
+        m(
+            "mean_response",
+            "Mean response time (mean service times)",
+            true,
+            true,
+            Real,
+        ),
+        m(
+            "s1",
+            "S_1, fraction of servers with ≥ 1 job",
+            true,
+            true,
+            Fraction,
+        ),
+        m(
+            "s2",
+            "S_2, fraction of servers with ≥ 2 jobs",
+            true,
+            true,
+            Fraction,
+        ),
+        m(
+            "s3",
+            "S_3, fraction of servers with ≥ 3 jobs",
+            true,
+            true,
+            Fraction,
+        ),
+        m("sum_s_b", "E[Σ_{i≤b} S_i]", true, false, Real),
+        m(
+            "shw_bound",
+            "Sub-Halfin-Whitt bound on E[Σ_{i≤b} S_i] (Liu and Ying)",
+            true,
+            false,
+            Real,
+        ),
+        m(
+            "shw_excess",
+            "E[max{Σ_{i≤b} S_i − λ − k ln N/√N, 0}] (Liu and Ying)",
+            true,
+            true,
+            Real,
+        ),
+        m(
+            "p_unstable",
+            "Fraction of unstable replications",
+            false,
+            false,
+            Proportion,
+        )
+        .transient(),
+    ];
+    let mut all = [first[0]; 24];
+    let mut i = 0;
+    while i < first.len() {
+        all[i] = first[i];
+        i += 1;
+    }
+    let mut j = 0;
+    while j < HIGHER_OCCUPANCY.len() {
+        all[i + j] = HIGHER_OCCUPANCY[j];
+        j += 1;
+    }
+    all
+}
+
 /// The metrics, the table's first and in its column order. Labels are
 /// figure markup (`_x`/`_{…}` subscripts, `^x`/`^{…}` superscripts), units
-/// in parentheses: the model's time unit is the mean service time.
-pub const METRICS: [MetricInfo; 10] = [
-    m(
-        "p_to_busy",
-        "P(job sent to a non-idle server)",
-        true,
-        true,
-        Proportion,
-    ),
-    m("mean_jobs", "Jobs per server, Σ_i S_i", true, true, Real),
-    m(
-        "loss_fraction",
-        "Fraction of jobs lost",
-        true,
-        true,
-        Proportion,
-    ),
-    m(
-        "mean_response",
-        "Mean response time (mean service times)",
-        true,
-        true,
-        Real,
-    ),
-    m(
-        "s1",
-        "S_1, fraction of servers with ≥ 1 job",
-        true,
-        true,
-        Fraction,
-    ),
-    m(
-        "s2",
-        "S_2, fraction of servers with ≥ 2 jobs",
-        true,
-        true,
-        Fraction,
-    ),
-    m(
-        "s3",
-        "S_3, fraction of servers with ≥ 3 jobs",
-        true,
-        true,
-        Fraction,
-    ),
-    m("sum_s_b", "E[Σ_{i≤b} S_i]", true, false, Real),
-    m(
-        "shw_bound",
-        "Sub-Halfin-Whitt bound on E[Σ_{i≤b} S_i] (Liu and Ying)",
-        true,
-        false,
-        Real,
-    ),
-    m(
-        "p_unstable",
-        "Fraction of unstable replications",
-        false,
-        false,
-        Proportion,
-    )
-    .transient(),
-];
+/// in parentheses: the model's time unit is the mean service time. The
+/// occupancy S_i is `s1` … `s16` (tables show S_1–S_3).
+pub const METRICS: [MetricInfo; 24] = metrics();
 
 /// The named exact references (`expected` or `bound` of a claim, or a
-/// figure's reference curve): seed 004's bound, and the load λ itself.
-pub const REFERENCES: [&str; 2] = ["sub_halfin_whitt", "lambda"];
+/// figure's reference curve). Each is a function of the point, evaluated for
+/// the metric it is compared with ([`reference`]); [`REFERENCE_METRICS`]
+/// lists the metrics each defines.
+pub const REFERENCES: [&str; 6] = [
+    "mm1",
+    "erlang_c",
+    "pod_mean_field",
+    "sub_halfin_whitt",
+    "sub_halfin_whitt_excess",
+    "lambda",
+];
+
+/// The metrics each named reference defines (`s<i>`: every occupancy
+/// metric; `*`: any metric).
+pub const REFERENCE_METRICS: [(&str, &[&str]); 6] = [
+    (
+        "mm1",
+        &[
+            "s<i>",
+            "mean_jobs",
+            "sum_s_b",
+            "mean_response",
+            "loss_fraction",
+            "p_to_busy",
+        ],
+    ),
+    ("erlang_c", &["mean_jobs", "sum_s_b", "mean_response"]),
+    (
+        "pod_mean_field",
+        &["s<i>", "mean_jobs", "sum_s_b", "mean_response"],
+    ),
+    ("sub_halfin_whitt", &["sum_s_b"]),
+    ("sub_halfin_whitt_excess", &["shw_excess"]),
+    ("lambda", &["*"]),
+];
+
+/// i of an occupancy metric `s<i>`, 1 ≤ i ≤ [`MAX_OCCUPANCY`].
+pub fn occupancy_index(metric: &str) -> Option<u32> {
+    let i: u32 = metric.strip_prefix('s')?.parse().ok()?;
+    let canonical = format!("s{i}") == metric;
+    (canonical && (1..=MAX_OCCUPANCY).contains(&i)).then_some(i)
+}
+
+/// Whether reference `name` defines `metric`; the error names the metrics it
+/// does define.
+pub fn defines(name: &str, metric: &str) -> Result<(), String> {
+    let Some((_, ms)) = REFERENCE_METRICS.iter().find(|(n, _)| *n == name) else {
+        return Err(format!(
+            "{name} is not a reference of the many-server model (it has {})",
+            REFERENCES.join(", ")
+        ));
+    };
+    let ok = ms
+        .iter()
+        .any(|m| *m == "*" || *m == metric || (*m == "s<i>" && occupancy_index(metric).is_some()));
+    if ok {
+        Ok(())
+    } else {
+        Err(format!(
+            "reference {name} does not define metric {metric}: it defines {}",
+            ms.iter()
+                .map(|m| if *m == "s<i>" { "s1…s16" } else { m })
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))
+    }
+}
+
+/// What reference `name` needs of the system, beyond the metric: why it
+/// does not apply with `buffer`, if it does not.
+pub fn needs(name: &str, buffer: Option<u32>) -> Result<(), String> {
+    match (name, buffer) {
+        ("sub_halfin_whitt" | "sub_halfin_whitt_excess", Some(b)) if b >= 2 => Ok(()),
+        ("sub_halfin_whitt" | "sub_halfin_whitt_excess", _) => Err(format!(
+            "{name} needs a buffer b ≥ 2 (Liu and Ying's k = 1 + 1/(2(b − 1))): set system.buffer"
+        )),
+        ("erlang_c" | "pod_mean_field", Some(_)) => Err(format!(
+            "{name} is for unbounded buffers (a job is never lost): leave out system.buffer"
+        )),
+        _ => Ok(()),
+    }
+}
 
 fn occupancy(s: &ManySummary, i: usize) -> f64 {
     s.occupancy.get(i - 1).copied().unwrap_or(0.0)
@@ -89,10 +212,8 @@ pub fn precision_value(name: &str, s: &ManySummary) -> Option<f64> {
         "mean_jobs" => Some(s.mean_jobs),
         "loss_fraction" => s.loss_fraction,
         "mean_response" => s.mean_response,
-        "s1" => Some(occupancy(s, 1)),
-        "s2" => Some(occupancy(s, 2)),
-        "s3" => Some(occupancy(s, 3)),
-        _ => None,
+        "shw_excess" => s.shw_excess,
+        other => occupancy_index(other).map(|i| occupancy(s, i as usize)),
     }
 }
 
@@ -114,23 +235,82 @@ pub fn value(name: &str, c: &ManyConfig, s: &ManySummary) -> Option<f64> {
             Some(b) => s.occupancy.iter().take(b as usize).sum(),
             None => s.mean_jobs,
         }),
-        "shw_bound" => reference("sub_halfin_whitt", c).ok(),
+        "shw_bound" => reference("sub_halfin_whitt", "sum_s_b", c).ok(),
         _ => precision_value(name, s),
     }
 }
 
-/// The named reference `name` at a point.
-pub fn reference(name: &str, c: &ManyConfig) -> Result<f64, String> {
+/// The named reference `name` at a point, for `metric`: an error if the
+/// reference does not define the metric or does not apply to the point.
+///
+/// - `mm1`: one M/M/1 queue at load λ (M/M/1/b with a buffer b) — every
+///   server's law under Random: S_i, jobs per server, response time, loss,
+///   and P(sent to a busy server) = S_1 (PASTA).
+/// - `erlang_c`: the pooled M/M/N queue (unbounded buffers), a lower bound on
+///   the mean jobs and response time of any dispatching policy.
+/// - `pod_mean_field`: Power-of-d's mean field at the point's d
+///   (Mitzenmacher; Vvedenskaya, Dobrushin and Karpelevich), unbounded
+///   buffers, Pod only: S_i = λ^((d^i − 1)/(d − 1)), Σ_i S_i, response by
+///   Little.
+/// - `sub_halfin_whitt`: Liu and Ying's bound on E[Σ_{i≤b} S_i].
+/// - `sub_halfin_whitt_excess`: Liu and Ying's 29b/(√N ln N) on the excess.
+/// - `lambda`: λ, for any metric.
+pub fn reference(name: &str, metric: &str, c: &ManyConfig) -> Result<f64, String> {
+    defines(name, metric)?;
+    needs(name, c.buffer)?;
+    // Unbounded, Σ_{i≤b} S_i is every job.
+    let metric = if metric == "sum_s_b" && c.buffer.is_none() {
+        "mean_jobs"
+    } else {
+        metric
+    };
+    let (n, lambda) = (c.servers, c.lambda);
     match name {
-        "sub_halfin_whitt" => match c.buffer {
-            Some(b) if b >= 2 => Ok(theory::sub_halfin_whitt_bound(c.servers, c.lambda, b)),
-            _ => Err("sub_halfin_whitt needs a buffer b ≥ 2 (Liu and Ying)".into()),
-        },
-        "lambda" => Ok(c.lambda),
-        other => Err(format!(
-            "{other} is not a reference of the many-server model (it has {})",
-            REFERENCES.join(", ")
+        "mm1" => {
+            let q = theory::Mm1 {
+                lambda,
+                buffer: c.buffer,
+            };
+            Ok(match metric {
+                "mean_jobs" | "sum_s_b" => q.mean_jobs(),
+                "mean_response" => q.mean_response(),
+                "loss_fraction" => q.loss(),
+                "p_to_busy" => q.occupancy(1),
+                s => q.occupancy(occupancy_index(s).expect("defined")),
+            })
+        }
+        "erlang_c" => Ok(match metric {
+            "mean_response" => theory::erlang_c_mean_response(n, lambda),
+            _ => theory::erlang_c_mean_jobs(n, lambda),
+        }),
+        "pod_mean_field" => {
+            let ManyPolicy::Pod { d } = c.policy else {
+                return Err(format!(
+                    "pod_mean_field is Power-of-d's: the policy here is {}",
+                    super::policy_name(&c.policy)
+                ));
+            };
+            let d = d.resolve(n);
+            Ok(match metric {
+                "mean_jobs" => theory::pod_mean_field_mean_jobs(lambda, d),
+                "mean_response" => theory::pod_mean_field_mean_jobs(lambda, d) / lambda,
+                s => theory::pod_mean_field_occupancy(
+                    lambda,
+                    d,
+                    occupancy_index(s).expect("defined"),
+                ),
+            })
+        }
+        "sub_halfin_whitt" => Ok(theory::sub_halfin_whitt_bound(
+            n,
+            lambda,
+            c.buffer.expect("needs"),
         )),
+        "sub_halfin_whitt_excess" => Ok(theory::sub_halfin_whitt_excess_bound(
+            n,
+            c.buffer.expect("needs"),
+        )),
+        _ => Ok(lambda),
     }
 }
 

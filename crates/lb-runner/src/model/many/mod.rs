@@ -94,10 +94,13 @@ pub struct ManySweepSpec {
     pub alpha: Option<Vec<f64>>,
     #[serde(default)]
     pub lambda: Option<Vec<f64>>,
+    /// Power-of-d's d, for Pod policies that set neither `d` nor `alpha`.
+    #[serde(default)]
+    pub d: Option<Vec<u64>>,
 }
 
 /// The sweep axes of the many-server model, in expansion order.
-pub const MANY_AXES: [&str; 3] = ["servers", "alpha", "lambda"];
+pub const MANY_AXES: [&str; 4] = ["servers", "alpha", "lambda", "d"];
 
 impl ManySweepSpec {
     /// The sweep axes this manifest sets.
@@ -106,6 +109,7 @@ impl ManySweepSpec {
             self.servers.is_some(),
             self.alpha.is_some(),
             self.lambda.is_some(),
+            self.d.is_some(),
         ];
         MANY_AXES
             .iter()
@@ -151,12 +155,22 @@ pub struct ManyPolicySpec {
     /// Pod: a fixed d.
     #[serde(default)]
     pub d: Option<u64>,
-    /// Pod: d = ⌈N^α ln N⌉.
+    /// Pod: d = ⌈N^α ln N⌉, α a number or "load" (the point's own α of
+    /// λ = 1 − N^(−α), as in Liu and Ying).
     #[serde(default)]
-    pub alpha: Option<f64>,
+    pub alpha: Option<PodAlpha>,
     /// Graph: G_N.
     #[serde(default)]
     pub graph: Option<GraphToml>,
+}
+
+/// Pod's α: a number, or the word "load" for the α of the point's load
+/// (any other word is a located error).
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[serde(untagged)]
+pub enum PodAlpha {
+    Number(f64),
+    Word(String),
 }
 
 /// The policy names of the many-server model.
@@ -181,6 +195,13 @@ impl Manifest {
                 .collect(),
             "alpha" => f(&self.sweep.alpha),
             "lambda" => f(&self.sweep.lambda),
+            "d" => self
+                .sweep
+                .d
+                .iter()
+                .flatten()
+                .map(|d| d.to_string())
+                .collect(),
             _ => Vec::new(),
         }
     }
@@ -331,6 +352,25 @@ pub fn validate(l: &Loaded, m: &Manifest) -> R {
     if let Some(v) = &sw.lambda {
         distinct(l, "sweep.lambda", v, lambda_ok)?;
     }
+    if let Some(v) = &sw.d {
+        distinct(l, "sweep.d", v, |l, at, d| {
+            if d == 0 {
+                Err(l.error(at, "Power-of-d's d must be ≥ 1, got 0"))
+            } else {
+                Ok(())
+            }
+        })?;
+        let takes = |p: &ManyPolicySpec| {
+            p.spec.trim().eq_ignore_ascii_case("pod") && p.d.is_none() && p.alpha.is_none()
+        };
+        if !m.policies.iter().any(takes) {
+            return Err(l.error(
+                "sweep.d",
+                "sweep.d applies to Pod policies that set neither `d` nor `alpha`, and no \
+                 policy here is one: add such a Pod or drop the axis",
+            ));
+        }
+    }
     // Policies.
     if m.policies.is_empty() {
         return Err(l.error("policy", "at least one [[policy]] is needed"));
@@ -366,10 +406,28 @@ pub fn validate(l: &Loaded, m: &Manifest) -> R {
             if p.d == Some(0) {
                 return Err(l.error(&at("d"), "d must be ≥ 1"));
             }
-            if let Some(a) = p.alpha
+            if let Some(PodAlpha::Number(a)) = p.alpha
                 && !(a.is_finite() && a > 0.0)
             {
                 return Err(l.error(&at("alpha"), format!("α must be a number > 0, got {a}")));
+            }
+            if let Some(PodAlpha::Word(w)) = &p.alpha
+                && w != "load"
+            {
+                return Err(l.error(
+                    &at("alpha"),
+                    format!(
+                        "α must be a number > 0, or \"load\" for the α of λ = 1 − N^(−α); got \"{w}\""
+                    ),
+                ));
+            }
+            if matches!(p.alpha, Some(PodAlpha::Word(_))) && s.alpha.is_none() && sw.alpha.is_none()
+            {
+                return Err(l.error(
+                    &at("alpha"),
+                    "alpha = \"load\" takes the α of λ = 1 − N^(−α), and the load here is not \
+                     given by α: set system.alpha or sweep.alpha, or give Pod a number",
+                ));
             }
         }
         match (name == "graph", &p.graph) {
@@ -403,6 +461,68 @@ pub fn validate(l: &Loaded, m: &Manifest) -> R {
         ));
     }
     crate::model::continuous::validate(l, &m.run, &m.quick)?;
+    references(l, m)
+}
+
+/// Each named reference of a claim (its `why` checks included) or figure
+/// against the metric it is compared with and the system: a reference that
+/// does not define the metric (`mm1` for `shw_excess`), needs a buffer the
+/// system lacks or the reverse, or (`pod_mean_field`) is claimed of a policy
+/// other than Pod, is a located error. Unknown names and metrics are left to
+/// the shared checks, which list the valid ones.
+fn references(l: &Loaded, m: &Manifest) -> R {
+    use crate::outputs::Reference;
+    let check = |at: &str, r: &Option<Reference>, metric: Option<&String>| -> R {
+        let Some(Reference::Named(name)) = r else {
+            return Ok(());
+        };
+        if !metrics::REFERENCES.contains(&name.as_str()) {
+            return Ok(());
+        }
+        if let Some(me) = metric
+            && Model::Many.metric(me).is_some()
+        {
+            metrics::defines(name, me).map_err(|e| l.error(at, e))?;
+        }
+        metrics::needs(name, m.system.buffer).map_err(|e| l.error(at, e))
+    };
+    let pod = |label: &str| {
+        (0..m.policies.len())
+            .any(|i| m.label(i) == label && m.policies[i].spec.trim().eq_ignore_ascii_case("pod"))
+    };
+    for (i, c) in m.claims.iter().enumerate() {
+        let mut all = vec![(format!("claim[{i}]"), c.clone())];
+        for (j, w) in c.why_check.iter().enumerate() {
+            all.push((format!("claim[{i}].why_check[{j}]"), w.as_claim(c, j)));
+        }
+        for (at, c) in all {
+            for (k, r) in [("expected", &c.expected), ("bound", &c.bound)] {
+                check(&format!("{at}.{k}"), r, c.metric.as_ref())?;
+                if matches!(r, Some(Reference::Named(n)) if n == "pod_mean_field") {
+                    for (j, p) in c.policies.iter().enumerate() {
+                        if !pod(p) {
+                            return Err(l.error(
+                                &format!("{at}.policies[{j}]"),
+                                format!(
+                                    "pod_mean_field is Power-of-d's mean field, and \"{p}\" is \
+                                     not a Pod policy"
+                                ),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for (i, f) in m.figures.iter().enumerate() {
+        for (j, r) in f.references.iter().enumerate() {
+            check(
+                &format!("figure[{i}].reference[{j}].value"),
+                &Some(r.value.clone()),
+                f.y.as_ref(),
+            )?;
+        }
+    }
     Ok(())
 }
 
@@ -522,6 +642,7 @@ pub fn expand(l: &Loaded, m: &Manifest, profile: Profile) -> Result<Plan, Manife
                 .map(|&n| n as f64)
                 .collect(),
             "alpha" => m.sweep.alpha.clone().unwrap_or_default(),
+            "d" => m.sweep.d.iter().flatten().map(|&d| d as f64).collect(),
             _ => m.sweep.lambda.clone().unwrap_or_default(),
         }
     };
@@ -546,6 +667,7 @@ pub fn expand(l: &Loaded, m: &Manifest, profile: Profile) -> Result<Plan, Manife
             .map(|n| n as usize)
             .or(m.system.servers.map(|n| n as usize))
             .expect("validated");
+        let load_alpha = get("alpha").or(m.system.alpha);
         let (lambda, load_at) = match (get("lambda"), get("alpha"), m.system.lambda) {
             (Some(x), _, _) => (x, "sweep.lambda"),
             (_, Some(a), _) => (1.0 - (servers as f64).powf(-a), "sweep.alpha"),
@@ -567,11 +689,14 @@ pub fn expand(l: &Loaded, m: &Manifest, profile: Profile) -> Result<Plan, Manife
                 "i1f" => ManyPolicy::I1f,
                 "random" => ManyPolicy::Random,
                 "pod" => ManyPolicy::Pod {
-                    d: match p.alpha {
-                        Some(alpha) => PodD::Scaled { alpha },
-                        None => PodD::Fixed {
-                            d: p.d.unwrap_or(2) as usize,
+                    d: match (&p.alpha, p.d, get("d")) {
+                        (Some(PodAlpha::Number(alpha)), _, _) => PodD::Scaled { alpha: *alpha },
+                        (Some(PodAlpha::Word(_)), _, _) => PodD::Scaled {
+                            alpha: load_alpha.expect("validated"),
                         },
+                        (None, Some(d), _) => PodD::Fixed { d: d as usize },
+                        (None, None, Some(d)) => PodD::Fixed { d: d as usize },
+                        (None, None, None) => PodD::Fixed { d: 2 },
                     },
                 },
                 _ => ManyPolicy::Graph {
@@ -619,7 +744,12 @@ pub fn expand(l: &Loaded, m: &Manifest, profile: Profile) -> Result<Plan, Manife
                 ));
             }
             if let Err(e) = config.validate() {
-                let path = if e.starts_with("Pod") {
+                let swept_d = p.alpha.is_none() && p.d.is_none() && get("d").is_some();
+                let path = if e.starts_with("Pod") && swept_d {
+                    let d = get("d").expect("swept");
+                    let j = m.sweep.d.iter().flatten().position(|&x| x as f64 == d);
+                    format!("sweep.d[{}]", j.expect("a value of the axis"))
+                } else if e.starts_with("Pod") {
                     at(if p.alpha.is_some() { "alpha" } else { "d" })
                 } else if e.starts_with("run") {
                     horizon_at.to_string()

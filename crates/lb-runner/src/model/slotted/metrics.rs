@@ -319,7 +319,7 @@ mod tests {
     fn wr_sum_q_covers_random_as_state_independent_routing() {
         let r = |pol, rates: &[f64]| {
             let p = point(pol, rates);
-            p.config.reference("wr_sum_q", &p, 0)
+            p.config.reference("wr_sum_q", "mean_sum_q", &p, 0)
         };
         let same = [0.5, 0.5, 0.5];
         let wr = r(PolicyConfig::WeightedRandom, &same).unwrap();
