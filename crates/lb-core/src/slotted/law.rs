@@ -331,10 +331,10 @@ fn geometric_m(inv_ln_1mq: f64, m: u64) -> u64 {
     (unif.ln() * inv_ln_1mq) as u64
 }
 
-/// For i = 0..256: c_i ≈ 1/(1 + i/256), as rounded, and −ln c_i.
+/// For i = 0..256: c_i ≈ 1/(1 + (i + ½)/256), as rounded, and −ln c_i.
 static LN_TABLE: std::sync::LazyLock<[(f64, f64); 256]> = std::sync::LazyLock::new(|| {
     std::array::from_fn(|i| {
-        let c = 1.0 / (1.0 + i as f64 / 256.0);
+        let c = 1.0 / (1.0 + (i as f64 + 0.5) / 256.0);
         (c, -c.ln())
     })
 });
@@ -342,22 +342,23 @@ static LN_TABLE: std::sync::LazyLock<[(f64, f64); 256]> = std::sync::LazyLock::n
 /// The geometric law's inversion K(m) = ⌊ln(m·2⁻⁵³) / ln(1−q)⌋ (the words as
 /// in `geometric`) without calling `ln`, **with the same K as the formula
 /// for every word**: y = ln(m·2⁻⁵³)/ln(1−q) is computed to within
-/// 2⁻⁴¹·|1/ln(1−q)| + 2⁻⁵⁰·y of the formula's own value, and K = ⌊y⌋ taken
-/// unless y lies within a far wider margin (2⁻³⁰ of the same scale) of an
-/// integer, where the formula decides (a draw in millions).
+/// 2⁻²⁸·|1/ln(1−q)| + 2⁻⁵⁰·y of the formula's own value, and K = ⌊y⌋ taken
+/// unless y lies within a wider margin (2⁻²⁵ of the same scale) of an
+/// integer, where the formula decides (about one draw in 10⁵ here).
 ///
 /// ln(m·2⁻⁵³) = (e − 53)·ln 2 + ln z for m = z·2^e, z in [1, 2), and
-/// ln z = −ln c_i + ln(1 + r), 1 + r = z·c_i, c_i ≈ 1/(1 + i/256) from the top
-/// 8 bits i of z's fraction (a 4 KiB table shared by every server), so
-/// |r| < 2⁻⁸ and ln(1 + r) = r − r²/2 + r³/3 − r⁴/4 to within 2⁻⁴². The
-/// formula's ln is within an ulp, its product within half of one.
+/// ln z = −ln c_i + ln(1 + r), 1 + r = z·c_i, c_i ≈ 1/(1 + (i + ½)/256) from
+/// the top 8 bits i of z's fraction (a 4 KiB table shared by every server,
+/// centred on each cell), so |r| < 2⁻⁹ and ln(1 + r) = r − r²/2 to within
+/// |r|³/(3(1 − |r|)) < 2⁻²⁸·⁵. The formula's ln is within an ulp, its product
+/// within half of one.
 #[derive(Clone, Debug)]
 pub struct GeometricTable {
     /// 1 / ln(1−q) < 0.
     inv: f64,
     /// `inv`, or 0 when the formula draws everything.
     fast: f64,
-    /// The margin's absolute part, 2⁻³⁰·|inv| (∞ when the formula is always
+    /// The margin's absolute part, 2⁻²⁵·|inv| (∞ when the formula is always
     /// used: 1/ln(1−q) not finite and negative, or 2⁴⁰ or more in size).
     margin: f64,
     /// [`LN_TABLE`], dereferenced once.
@@ -374,7 +375,7 @@ impl GeometricTable {
             inv,
             fast: if usable { inv } else { 0.0 },
             margin: if usable {
-                -inv * (1.0 / 1_073_741_824.0)
+                -inv * (1.0 / 33_554_432.0)
             } else {
                 f64::INFINITY
             },
@@ -394,14 +395,13 @@ impl GeometricTable {
         // fraction (m has at most 53 significant bits).
         let z = f64::from_bits((0x3FF << 52) | ((top << 1) >> 12));
         let r = z * c - 1.0;
-        // ln(1 + r) = r − r²/2 + r³/3 − r⁴/4, evaluated in two halves.
-        let r2 = r * r;
-        let ln1p = r + r2 * ((r * (1.0 / 3.0) - 0.5) - r2 * 0.25);
+        // ln(1 + r) ≈ r − r²/2 (|r| < 2⁻⁹).
+        let ln1p = r - (r * r) * 0.5;
         let ln_x = ((e - 53) as f64 * std::f64::consts::LN_2 + neg_ln_c) + ln1p;
         let y = ln_x * self.fast;
-        // SAFETY: y is finite and |y| < 2⁴⁶ (ln_x in [−37, 2⁻⁴⁰], |fast| < 2⁴⁰).
+        // SAFETY: y is finite and |y| < 2⁴⁶ (ln_x in [−37, 2⁻²⁸], |fast| < 2⁴⁰).
         let k = unsafe { y.to_int_unchecked::<i64>() };
-        let margin = self.margin + y * (1.0 / 1_073_741_824.0);
+        let margin = self.margin + y * (1.0 / 33_554_432.0);
         // Far from an integer: ⌊y⌋ is the formula's K (NaN and infinite
         // margins fail this test).
         if (y - k as f64 - 0.5).abs() < 0.5 - margin {
