@@ -426,6 +426,9 @@ fn series<'a>(
 struct Gap {
     x: f64,
     gap: f64,
+    /// The interval of the gap (not always symmetric: proportions).
+    lo: f64,
+    hi: f64,
     hw: f64,
     reference: f64,
     tol: f64,
@@ -485,12 +488,32 @@ fn limit_check(
         };
         stable &= m.transient() || point_stable(r);
         let diffs: Vec<f64> = vals.iter().zip(&refs).map(|((_, x), e)| x - e).collect();
-        let (gap, hw) = stats(&diffs, level);
         let reference = refs.iter().sum::<f64>() / refs.len() as f64;
+        // A proportion of counted events is held to its own pooled interval
+        // (Wilson; Clopper–Pearson when none was seen), as in tables: rare
+        // events make per-replication intervals overconfident (all zeros
+        // give a width of 0).
+        let xs: Vec<f64> = vals.iter().map(|v| v.1).collect();
+        let counts: Option<Vec<(u64, u64)>> =
+            r.summaries.iter().map(|s| s.counts(m.name())).collect();
+        let pooled = (m.kind() == lb_runner::model::MetricKind::Proportion)
+            .then(|| crate::stats::estimate(m.kind(), &xs, counts.as_deref(), level))
+            .flatten()
+            .and_then(|e| Some((e.mean, e.lo?, e.hi?)));
+        let (gap, lo, hi) = match pooled {
+            Some((mean, lo, hi)) => (mean - reference, lo - reference, hi - reference),
+            None => {
+                let (gap, hw) = stats(&diffs, level);
+                let hw = hw.unwrap_or(f64::INFINITY);
+                (gap, gap - hw, gap + hw)
+            }
+        };
         gaps.push(Gap {
             x: r.axis(along)?.parse().ok()?,
             gap,
-            hw: hw.unwrap_or(f64::INFINITY),
+            lo,
+            hi,
+            hw: (hi - lo) / 2.0,
             reference,
             tol: c.tolerance.unwrap_or(0.0) * reference.abs() + c.abs_tolerance.unwrap_or(0.0),
             metric: gap + reference,
@@ -499,6 +522,8 @@ fn limit_check(
     }
     let near = gaps.last()?;
     let first = gaps.first()?;
+    // A gap whose interval excludes 0.
+    let nonzero = |g: &Gap| g.lo > 0.0 || g.hi < 0.0;
     // Distances |gap| to the reference (a gap that crosses it is not moving
     // away); a move between independent points is significant when it
     // exceeds their combined half-width.
@@ -520,11 +545,12 @@ fn limit_check(
     };
     // A tolerance of 0: the interval of the gap must cover 0.
     let (within, outside) = if near.tol == 0.0 {
-        (near.gap.abs() <= near.hw, near.gap.abs() > near.hw)
+        let covers = near.lo <= 0.0 && near.hi >= 0.0;
+        (covers, !covers)
     } else {
         (
-            near.gap - near.hw >= -near.tol && near.gap + near.hw <= near.tol,
-            near.gap + near.hw < -near.tol || near.gap - near.hw > near.tol,
+            near.lo >= -near.tol && near.hi <= near.tol,
+            near.hi < -near.tol || near.lo > near.tol,
         )
     };
     let away = moved(first, near) == 1;
@@ -532,13 +558,12 @@ fn limit_check(
     // zero (x^−rate toward infinity), and its half-width by the delta
     // method (the relative half-width of each |gap|); only where both gaps
     // are significantly non-zero.
-    let end_rate =
-        (first.gap.abs() > first.hw && near.gap.abs() > near.hw && first.x > 0.0).then(|| {
-            let span = (near.x / first.x).ln().abs();
-            let rate = (first.gap.abs() / near.gap.abs()).ln() / span;
-            let hw = ((first.hw / first.gap).powi(2) + (near.hw / near.gap).powi(2)).sqrt() / span;
-            (rate, hw)
-        });
+    let end_rate = (nonzero(first) && nonzero(near) && first.x > 0.0).then(|| {
+        let span = (near.x / first.x).ln().abs();
+        let rate = (first.gap.abs() / near.gap.abs()).ln() / span;
+        let hw = ((first.hw / first.gap).powi(2) + (near.hw / near.gap).powi(2)).sqrt() / span;
+        (rate, hw)
+    });
     let too_slow = match (c.min_rate, end_rate) {
         (Some(min), Some((rate, hw))) => rate + hw < min,
         _ => false,
@@ -556,7 +581,7 @@ fn limit_check(
     // whose gap is significantly non-zero.
     let pts: Vec<(f64, f64)> = gaps
         .iter()
-        .filter(|g| g.gap.abs() > g.hw && g.x > 0.0)
+        .filter(|g| nonzero(g) && g.gap != 0.0 && g.x > 0.0)
         .map(|g| (g.x.ln(), g.gap.abs().ln()))
         .collect();
     let rate = (pts.len() >= 2).then(|| {
@@ -572,7 +597,14 @@ fn limit_check(
     });
     let trail = gaps
         .iter()
-        .map(|g| format!("{} ± {}", num(g.gap, 3), num(g.hw, 2)))
+        .map(|g| {
+            // An asymmetric interval (a proportion's) as its ends.
+            if ((g.hi - g.gap) - (g.gap - g.lo)).abs() > 1e-9 * g.hw.max(f64::MIN_POSITIVE) {
+                format!("{} [{}, {}]", num(g.gap, 3), num(g.lo, 2), num(g.hi, 2))
+            } else {
+                format!("{} ± {}", num(g.gap, 3), num(g.hw, 2))
+            }
+        })
         .collect::<Vec<_>>()
         .join(" → ");
     let xs = gaps
