@@ -461,3 +461,41 @@ fn references_are_functions_of_the_point_and_the_metric() {
     );
     assert_eq!(r(&pt, "lambda", "shw_excess").unwrap(), c.lambda);
 }
+
+#[test]
+fn a_horizon_follows_its_sweep_axis_and_a_fixed_one_keeps_its_key() {
+    let scaled = MANY.replace(
+        "horizon = 40.0\nwarmup = 4.0",
+        "horizon = { scale = 2, of = \"servers\", power = 1, min = 50 }\n\
+         warmup = { scale = 0.2, of = \"servers\", power = 1 }",
+    );
+    let p = plan(&scaled);
+    let run = |i: usize| match &p.points[i].target {
+        Target::Fixed(pt) => match &pt.config {
+            PointConfig::Many(c) => (c.run.horizon, c.run.warmup),
+            _ => unreachable!(),
+        },
+        _ => unreachable!(),
+    };
+    // N = 20: 2·20 = 40 → the minimum 50, warm-up 4; N = 50: 100 and 10.
+    assert_eq!(run(0), (50.0, 4.0));
+    assert_eq!(run(4), (100.0, 10.0));
+    // The point at N = 50 is the point of a fixed horizon of 100.
+    let fixed = MANY
+        .replace("servers = [20, 50]", "servers = [50]")
+        .replace(
+            "horizon = 40.0\nwarmup = 4.0",
+            "horizon = 100.0\nwarmup = 10.0",
+        );
+    let key = |p: &lb_runner::Plan, i: usize| match &p.points[i].target {
+        Target::Fixed(pt) => pt.key(),
+        _ => unreachable!(),
+    };
+    assert_eq!(key(&plan(&fixed), 0), key(&p, 4));
+    // A warm-up that reaches the horizon at some value of the axis is an error there.
+    let e = err(&MANY.replace(
+        "warmup = 4.0",
+        "warmup = { scale = 1, of = \"servers\", power = 1 }",
+    ));
+    assert!(e.message.contains("servers = 50"), "{e}");
+}

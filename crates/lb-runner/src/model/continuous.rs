@@ -6,6 +6,7 @@ use crate::diag::ManifestError;
 use crate::expand::Replications;
 use crate::limits::{MAX_BATCHES, MAX_REPLICATIONS};
 use crate::manifest::{Loaded, PrecisionSpec};
+use crate::model::length::TimeLength;
 use crate::point::Profile;
 use lb_core::many::TimeRun;
 use serde::{Deserialize, Serialize};
@@ -14,10 +15,11 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RunSpec {
-    /// Time simulated per replication, warm-up included.
-    pub horizon: f64,
-    /// Time discarded at the start.
-    pub warmup: f64,
+    /// Time simulated per replication, warm-up included: a number, or a time
+    /// that follows a sweep axis ([`TimeLength`]).
+    pub horizon: TimeLength,
+    /// Time discarded at the start (a number or a [`TimeLength`] too).
+    pub warmup: TimeLength,
     #[serde(default)]
     pub batches: Option<u32>,
     /// Networks only: points of the recorded sample path of the total jobs
@@ -46,14 +48,66 @@ pub struct QuickSpec {
 /// The static checks of the two sections (the replication rule is checked
 /// with every model's, in [`crate::validate`]).
 pub fn validate(l: &Loaded, r: &RunSpec, q: &QuickSpec) -> Result<(), ManifestError> {
-    if !(r.horizon.is_finite() && r.warmup.is_finite() && r.warmup >= 0.0 && r.horizon > r.warmup) {
-        return Err(l.error(
-            "run.horizon",
-            format!(
-                "needs 0 ≤ run.warmup < run.horizon, got warmup {} and horizon {}",
-                r.warmup, r.horizon
-            ),
-        ));
+    for (k, len) in [("horizon", &r.horizon), ("warmup", &r.warmup)] {
+        if let Err((f, e)) = len.check() {
+            return Err(l.error(&format!("run.{k}.{f}"), e));
+        }
+        if let Some(a) = len.axis() {
+            let values = l.manifest.axis_values(a);
+            if values.is_empty() || values.iter().any(|v| v.parse::<f64>().is_err()) {
+                return Err(l.error(
+                    &format!("run.{k}.of"),
+                    format!(
+                        "a run length follows a numeric sweep axis of this manifest ({}); `{a}` \
+                         is not one",
+                        l.axes().join(", ")
+                    ),
+                ));
+            }
+        }
+    }
+    // At every value of the axes the lengths follow (at most two).
+    let mut xs: Vec<(Option<f64>, Option<f64>)> = Vec::new();
+    let values = |len: &TimeLength| -> Vec<Option<f64>> {
+        match len.axis() {
+            None => vec![None],
+            Some(a) => l
+                .manifest
+                .axis_values(a)
+                .iter()
+                .map(|v| v.parse().ok())
+                .collect(),
+        }
+    };
+    let same_axis = r.horizon.axis().is_some() && r.horizon.axis() == r.warmup.axis();
+    for h in values(&r.horizon) {
+        if same_axis {
+            xs.push((h, h));
+        } else {
+            for w in values(&r.warmup) {
+                xs.push((h, w));
+            }
+        }
+    }
+    for (xh, xw) in xs {
+        let (h, w) = (r.horizon.at(xh), r.warmup.at(xw));
+        if !(h.is_finite() && w.is_finite() && w >= 0.0 && h > w) {
+            let at = [(r.horizon.axis(), xh), (r.warmup.axis(), xw)]
+                .iter()
+                .filter_map(|(a, x)| Some(format!("{} = {}", (*a)?, (*x)?)))
+                .collect::<Vec<_>>();
+            return Err(l.error(
+                "run.horizon",
+                format!(
+                    "needs 0 ≤ run.warmup < run.horizon, got warmup {w} and horizon {h}{}",
+                    if at.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" at {}", at.join(", "))
+                    }
+                ),
+            ));
+        }
     }
     if let Some(b) = r.batches
         && !(6..=MAX_BATCHES).contains(&(b as u64))
@@ -88,26 +142,31 @@ pub fn validate(l: &Loaded, r: &RunSpec, q: &QuickSpec) -> Result<(), ManifestEr
 /// The run length and replications of `profile`, and the key path that sets
 /// the horizon (for errors): `[quick]` defaults to a twentieth of the horizon,
 /// the same warm-up fraction and at most two replications.
+///
+/// `x` gives a point's value of a sweep axis, for lengths that follow one.
 pub fn resolve(
     r: &RunSpec,
     q: &QuickSpec,
     profile: Profile,
+    x: &dyn Fn(&str) -> Option<f64>,
 ) -> (TimeRun, Replications, &'static str) {
     let batches = r.batches.unwrap_or(64);
     let full = Replications::from_run(r.replications, r.precision.as_ref());
+    let at = |len: &TimeLength| len.at(len.axis().and_then(x));
+    let (full_horizon, full_warmup) = (at(&r.horizon), at(&r.warmup));
     match profile {
         Profile::Full => (
             TimeRun {
-                horizon: r.horizon,
-                warmup: r.warmup,
+                horizon: full_horizon,
+                warmup: full_warmup,
                 batches,
             },
             full,
             "run.horizon",
         ),
         Profile::Quick => {
-            let horizon = q.horizon.unwrap_or(r.horizon / 20.0);
-            let warmup = q.warmup.unwrap_or(r.warmup * horizon / r.horizon);
+            let horizon = q.horizon.unwrap_or(full_horizon / 20.0);
+            let warmup = q.warmup.unwrap_or(full_warmup * horizon / full_horizon);
             let reps = q.replications.unwrap_or(match full {
                 Replications::Fixed(n) => n.min(2),
                 Replications::Precision(ref p) => p.min.min(2),

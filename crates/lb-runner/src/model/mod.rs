@@ -23,6 +23,7 @@
 //! it holds.
 
 pub mod continuous;
+pub mod length;
 pub mod many;
 pub mod slotted;
 pub mod spn;

@@ -629,8 +629,6 @@ fn graph_spec(
 /// Expands a validated many-server manifest into its points.
 pub fn expand(l: &Loaded, m: &Manifest, profile: Profile) -> Result<Plan, ManifestError> {
     let r = &m.run;
-    let (run, replications, horizon_at) =
-        crate::model::continuous::resolve(&m.run, &m.quick, profile);
     let axes = m.sweep.present();
     let values = |a: &str| -> Vec<f64> {
         match a {
@@ -663,6 +661,9 @@ pub fn expand(l: &Loaded, m: &Manifest, profile: Profile) -> Result<Plan, Manife
             c /= vals.len();
         }
         let get = |a: &str| axes.iter().position(|x| *x == a).map(|j| combo[j]);
+        // A run length may follow a sweep axis.
+        let (run, replications, horizon_at) =
+            crate::model::continuous::resolve(&m.run, &m.quick, profile, &get);
         let servers = get("servers")
             .map(|n| n as usize)
             .or(m.system.servers.map(|n| n as usize))

@@ -41,7 +41,7 @@ fn settings(l: &Loaded, profile: Profile, combo: &Combo) -> Result<Settings, Man
     let batches = r.batches.unwrap_or(64);
     let full_reps = Replications::from_run(r.replications, r.precision.as_ref());
     let c = &m.calibration;
-    let x = |len: &super::length::Length| {
+    let x = |len: &crate::model::length::Length| {
         len.axis().and_then(|a| match combo.get(a) {
             Some((_, AxisValue::F(x))) => Some(*x),
             Some((_, AxisValue::U(x))) => Some(*x as f64),

@@ -8,7 +8,6 @@ pub mod calibrate;
 pub mod consistency;
 pub mod cost;
 pub mod expand;
-pub mod length;
 pub mod metrics;
 pub mod validate;
 
@@ -491,11 +490,11 @@ impl PolicyKind {
 #[serde(deny_unknown_fields)]
 pub struct RunSpec {
     /// Slots per replication, warm-up included: a number, or a length that
-    /// follows a sweep axis ([`length::Length`]).
-    pub slots: length::Length,
+    /// follows a sweep axis ([`crate::model::length::Length`]).
+    pub slots: crate::model::length::Length,
     /// Warm-up slots discarded: exactly these (`warmup_rule = "fixed"`), or at
     /// least these, then as many as MSER-5 asks for (`"mser5"`).
-    pub warmup: length::Length,
+    pub warmup: crate::model::length::Length,
     /// `"fixed"` (default) or `"mser5"` (SPEC §4).
     #[serde(default)]
     pub warmup_rule: lb_core::slotted::WarmupRule,

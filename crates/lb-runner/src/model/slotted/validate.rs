@@ -615,7 +615,7 @@ pub fn run_lengths(l: &Loaded) -> Result<Vec<(String, u64, u64)>, ManifestError>
     Ok(combos
         .into_iter()
         .map(|c| {
-            let x = |len: &super::length::Length| {
+            let x = |len: &crate::model::length::Length| {
                 len.axis()
                     .and_then(|a| c.iter().find(|(b, _)| *b == a).map(|p| p.1))
             };

@@ -376,17 +376,17 @@ pub fn validate(l: &Loaded, m: &Manifest) -> R {
             format!("the sample path needs 2..=100000 points, got {p}"),
         ));
     }
-    // The network itself, as written, under each policy.
+    // The network itself, as written, under each policy (a run length
+    // that follows the load is read at its first value).
+    let first_load = |a: &str| {
+        (a == "load")
+            .then(|| m.sweep.load.as_ref()?.first().copied())
+            .flatten()
+    };
+    let (probe_run, _, _) =
+        crate::model::continuous::resolve(r, &m.quick, Profile::Full, &first_load);
     for i in 0..m.policies.len() {
-        let probe = m.network(
-            m.policy(i),
-            TimeRun {
-                horizon: r.horizon,
-                warmup: r.warmup,
-                batches: r.batches.unwrap_or(64),
-            },
-            n.arrivals.clone(),
-        );
+        let probe = m.network(m.policy(i), probe_run, n.arrivals.clone());
         probe
             .validate()
             .map_err(|e| located(l, &e, &format!("policy[{i}]")))?;
@@ -421,9 +421,6 @@ fn load_check(l: &Loaded, m: &Manifest, probe: &SpnConfig) -> R {
 
 /// Expands a validated network manifest into its points.
 pub fn expand(l: &Loaded, m: &Manifest, profile: Profile) -> Result<Plan, ManifestError> {
-    let r = &m.run;
-    let (run, replications, horizon_at) =
-        crate::model::continuous::resolve(&m.run, &m.quick, profile);
     let axes = m.axes();
     let loads: Vec<Option<f64>> = match &m.sweep.load {
         Some(v) => v.iter().map(|x| Some(*x)).collect(),
@@ -438,6 +435,10 @@ pub fn expand(l: &Loaded, m: &Manifest, profile: Profile) -> Result<Plan, Manife
         points: Vec::new(),
     };
     for (k, load) in loads.iter().enumerate() {
+        // A run length may follow the load.
+        let at_load = |a: &str| (a == "load").then_some(*load).flatten();
+        let (run, replications, horizon_at) =
+            crate::model::continuous::resolve(&m.run, &m.quick, profile, &at_load);
         for i in 0..m.policies.len() {
             let base = m.network(m.policy(i), run, m.network.arrivals.clone());
             let arrivals = match load {
@@ -480,7 +481,7 @@ pub fn expand(l: &Loaded, m: &Manifest, profile: Profile) -> Result<Plan, Manife
                     model: Model::Spn,
                     model_version: Model::Spn.version(),
                     profile,
-                    seed: r.seed,
+                    seed: m.run.seed,
                     config: PointConfig::Spn(config),
                 }),
             });
