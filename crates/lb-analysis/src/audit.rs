@@ -394,6 +394,24 @@ fn trend_step(
     })
 }
 
+/// A check at `r` that nothing decides (a reference undefined there), with
+/// the reason as its note.
+fn undecided(r: &PointResult, label: &str, replications: usize, why: String) -> Check {
+    Check {
+        at: at_string(r),
+        axes: r.axes.clone(),
+        policy: label.to_string(),
+        measured: f64::NAN,
+        half_width: None,
+        replications,
+        threshold: String::new(),
+        reference: None,
+        verdict: Verdict::Inconclusive,
+        note: Some(why),
+        keys: keys(&[r]),
+    }
+}
+
 /// The points of `label` a claim reads, as series that agree on every axis
 /// but `along`, each in increasing order of it.
 fn series<'a>(
@@ -472,17 +490,8 @@ fn limit_check(
             Ok(v) => v,
             Err(e) => {
                 return Some(Check {
-                    at: at_string(r),
-                    axes: r.axes.clone(),
-                    policy: label.to_string(),
-                    measured: f64::NAN,
-                    half_width: None,
-                    replications: vals.len(),
-                    threshold: String::new(),
-                    reference: None,
-                    verdict: Verdict::Inconclusive,
-                    note: Some(e),
                     keys: keys(tail),
+                    ..undecided(r, label, vals.len(), e)
                 });
             }
         };
@@ -897,19 +906,7 @@ pub fn audit_claim(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> 
                     let refs = match refs {
                         Ok(v) => v,
                         Err(e) => {
-                            checks.push(Check {
-                                at: at_string(r),
-                                axes: r.axes.clone(),
-                                policy: label.clone(),
-                                measured: f64::NAN,
-                                half_width: None,
-                                replications: vals.len(),
-                                threshold: String::new(),
-                                reference: None,
-                                verdict: Verdict::Inconclusive,
-                                note: Some(e),
-                                keys: keys(&[r]),
-                            });
+                            checks.push(undecided(r, label, vals.len(), e));
                             continue;
                         }
                     };

@@ -19,6 +19,19 @@ pub fn expand(l: &Loaded, profile: Profile) -> Result<Plan, ManifestError> {
     Ok(plan)
 }
 
+/// The planned points of the policies a claim is about, within its `where`.
+fn read_by<'a>(plan: &'a Plan, c: &'a ClaimToml) -> impl Iterator<Item = &'a PlannedPoint> {
+    plan.points.iter().filter(move |p| {
+        c.policies.contains(&p.label)
+            && where_matches(&c.filter, |a: &str| {
+                plan.axes
+                    .iter()
+                    .position(|x| *x == a)
+                    .map(|j| p.axes[j].as_str())
+            })
+    })
+}
+
 fn planned_point(p: &PlannedPoint) -> &Point {
     match &p.target {
         Target::Fixed(point)
@@ -49,16 +62,7 @@ fn control_applies(l: &Loaded, plan: &Plan, at: &str, c: &ClaimToml) -> Result<(
     let (Some(k), Some(metric)) = (&c.control, &c.metric) else {
         return Ok(());
     };
-    for p in plan.points.iter().filter(|p| c.policies.contains(&p.label)) {
-        let axis = |a: &str| {
-            plan.axes
-                .iter()
-                .position(|x| *x == a)
-                .map(|j| p.axes[j].as_str())
-        };
-        if !where_matches(&c.filter, axis) {
-            continue;
-        }
+    for p in read_by(plan, c) {
         let point = planned_point(p);
         let partner = plan.points.iter().find(|q| {
             q.label == k.policy
@@ -115,16 +119,7 @@ fn references_apply(l: &Loaded, plan: &Plan) -> Result<(), ManifestError> {
                 let Some(Reference::Named(name)) = r else {
                     continue;
                 };
-                for p in plan.points.iter().filter(|p| c.policies.contains(&p.label)) {
-                    let axis = |a: &str| {
-                        plan.axes
-                            .iter()
-                            .position(|x| *x == a)
-                            .map(|j| p.axes[j].as_str())
-                    };
-                    if !where_matches(&c.filter, axis) {
-                        continue;
-                    }
+                for p in read_by(plan, c) {
                     let point = planned_point(p);
                     let metric = c.metric.as_deref().unwrap_or_default();
                     if let Err(e) = point.config.reference_applies(name, metric, point) {
