@@ -389,7 +389,7 @@ pub fn colour(v: Verdict) -> Rgb {
     }
 }
 
-const TITLE: f64 = 15.0;
+const TITLE: f64 = 19.0;
 const TEXT: f64 = 12.0;
 const CELL_H: f64 = 30.0;
 const PAD: f64 = 14.0;
