@@ -531,6 +531,8 @@ fn limit_check(
     }
     let near = gaps.last()?;
     let first = gaps.first()?;
+    let asymmetric =
+        |g: &Gap| ((g.hi - g.gap) - (g.gap - g.lo)).abs() > 1e-9 * g.hw.max(f64::MIN_POSITIVE);
     // A gap whose interval excludes 0.
     let nonzero = |g: &Gap| g.lo > 0.0 || g.hi < 0.0;
     // Distances |gap| to the reference (a gap that crosses it is not moving
@@ -608,7 +610,7 @@ fn limit_check(
         .iter()
         .map(|g| {
             // An asymmetric interval (a proportion's) as its ends.
-            if ((g.hi - g.gap) - (g.gap - g.lo)).abs() > 1e-9 * g.hw.max(f64::MIN_POSITIVE) {
+            if asymmetric(g) {
                 format!("{} [{}, {}]", num(g.gap, 3), num(g.lo, 2), num(g.hi, 2))
             } else {
                 format!("{} ± {}", num(g.gap, 3), num(g.hw, 2))
@@ -666,7 +668,9 @@ fn limit_check(
         axes: r.axes.clone(),
         policy: label.to_string(),
         measured: near.metric,
-        half_width: Some(near.hw).filter(|h| h.is_finite()),
+        // An asymmetric interval (a proportion's) is not a half-width: the
+        // note gives its ends.
+        half_width: Some(near.hw).filter(|h| h.is_finite() && !asymmetric(near)),
         replications: near.n,
         threshold: format!(
             "→ {} as {along} → {} (last {} points)",
