@@ -511,6 +511,11 @@ fn limit_check(
             .and_then(|e| Some((e.mean, e.lo?, e.hi?)));
         let (gap, lo, hi) = match pooled {
             Some((mean, lo, hi)) => (mean - reference, lo - reference, hi - reference),
+            // A proportion without a pooled interval decides nothing.
+            None if m.kind() == lb_runner::model::MetricKind::Proportion => {
+                let gap = stats(&diffs, level).0;
+                (gap, f64::NEG_INFINITY, f64::INFINITY)
+            }
             None => {
                 let (gap, hw) = stats(&diffs, level);
                 let hw = hw.unwrap_or(f64::INFINITY);
@@ -535,9 +540,10 @@ fn limit_check(
         |g: &Gap| ((g.hi - g.gap) - (g.gap - g.lo)).abs() > 1e-9 * g.hw.max(f64::MIN_POSITIVE);
     // A gap whose interval excludes 0.
     let nonzero = |g: &Gap| g.lo > 0.0 || g.hi < 0.0;
-    // Distances |gap| to the reference (a gap that crosses it is not moving
-    // away); a move between independent points is significant when it
-    // exceeds their combined half-width.
+    // Distances |gap| to the reference (only the distance counts: a gap that
+    // crosses the reference moves away only if it lands further from it); a
+    // move between independent points is significant when it exceeds their
+    // combined half-width.
     let moved = |a: &Gap, b: &Gap| {
         let change = b.gap.abs() - a.gap.abs();
         let h = (a.hw * a.hw + b.hw * b.hw).sqrt();
@@ -579,7 +585,7 @@ fn limit_check(
         (Some(min), Some((rate, hw))) => rate + hw < min,
         _ => false,
     };
-    let verdict = if !stable || !near.hw.is_finite() {
+    let verdict = if !stable || !near.hw.is_finite() || gaps.len() < 2 {
         Verdict::Inconclusive
     } else if within && last_step != 1 {
         Verdict::Confirmed
@@ -657,7 +663,9 @@ fn limit_check(
             note += " (not approaching)";
         }
     }
-    if !stable {
+    if gaps.len() < 2 {
+        note = format!("one point read (`where` leaves no other): a limit needs two; {note}");
+    } else if !stable {
         note = format!("unstable: no steady state to compare; {note}");
     } else if verdict == Verdict::Inconclusive && outside && last_step == -1 {
         note = format!("still approaching; {note}");
@@ -937,7 +945,7 @@ pub fn audit_claim(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> 
                         let tol = c.tolerance.unwrap_or(0.0) * expected.abs()
                             + c.abs_tolerance.unwrap_or(0.0);
                         let h = hw.unwrap_or(f64::INFINITY);
-                        let verdict = if !stable || hw.is_none() {
+                        let verdict = if !stable || !hw.is_some_and(f64::is_finite) {
                             Verdict::Inconclusive
                         } else if tol == 0.0 {
                             if dmean.abs() <= h {

@@ -521,6 +521,17 @@ fn a_limit_is_judged_on_the_points_nearest_it_with_its_rate() {
         .collect();
     let r = audit_claim("e", &c(None), &crossing);
     assert_eq!(r.verdict, Verdict::Confirmed, "{r:?}");
+    // A series that `where` cuts to one point has no trend to read: open,
+    // even within the tolerance.
+    let one = audit_claim("e", &c(None), &series([14.0, 12.0, 10.0])[2..]);
+    assert_eq!(one.verdict, Verdict::Inconclusive, "{one:?}");
+    assert!(
+        one.checks[0]
+            .note
+            .as_deref()
+            .unwrap()
+            .starts_with("one point read")
+    );
     // Toward zero reads the same points from the other end.
     let to_zero = ClaimToml {
         toward: Some("zero".into()),

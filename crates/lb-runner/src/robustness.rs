@@ -517,6 +517,20 @@ pub fn validate(l: &Loaded) -> Result<(), ManifestError> {
             if values.is_empty() {
                 return Err(l.error(&at(name), "an empty list: give the values to try"));
             }
+            // A policy's own granularity wins over the system's: varying the
+            // system's would leave it unchanged, and the map would say
+            // granularity decides nothing.
+            if *name == "granularity"
+                && let Some(k) = m.policies.iter().position(|p| p.granularity.is_some())
+            {
+                return Err(l.error(
+                    &at(name),
+                    format!(
+                        "policy[{k}] sets its own granularity, which the map's granularity \
+                         would not change; remove one of the two"
+                    ),
+                ));
+            }
             for (j, v) in values.iter().enumerate() {
                 if values[..j].iter().any(|w| w.same(v)) {
                     return Err(l.error(

@@ -537,7 +537,29 @@ fn claim(l: &Loaded, at: &str, c: &ClaimToml) -> R {
             format!("a confidence level in (0, 1), got {lv}"),
         ));
     }
+    // A relative tolerance of a reference 0 is 0: it would silently ask the
+    // interval to cover 0.
+    if c.expected == Some(Reference::Number(0.0))
+        && c.tolerance.is_some_and(|t| t > 0.0)
+        && c.abs_tolerance.is_none()
+    {
+        return Err(l.error(
+            &at("tolerance"),
+            "a relative tolerance of an expected 0 is 0: give abs_tolerance (in the metric's \
+             unit) instead",
+        ));
+    }
     if let Some(k) = &c.control {
+        if [&c.expected, &c.bound]
+            .iter()
+            .any(|r| **r == Some(Reference::Named("pooled".into())))
+        {
+            return Err(l.error(
+                &at("control"),
+                "the pooled reference is drawn per replication and is already paired with the \
+                 metric: a control variate would drop that pairing; remove `control`",
+            ));
+        }
         if !matches!(c.kind, ClaimKind::Value | ClaimKind::Bound) {
             return Err(l.error(
                 &at("control"),
@@ -681,6 +703,19 @@ fn limit(l: &Loaded, at: &dyn Fn(&str) -> String, c: &ClaimToml, n: usize) -> R 
                 "the number of points nearest the limit that are read: 2 to {n} (the axis's \
                  values), got {k}"
             ),
+        ));
+    }
+    // The rate of approach is read on a log scale of the axis.
+    let along = c.along.as_deref().unwrap_or_default();
+    if let Some(v) = l
+        .manifest
+        .axis_values(along)
+        .iter()
+        .find(|v| v.parse::<f64>().is_ok_and(|x| x <= 0.0))
+    {
+        return Err(l.error(
+            &at("along"),
+            format!("a limit is read on a log scale of its axis; `{along}` has the value {v} ≤ 0"),
         ));
     }
     if let Some(r) = c.min_rate
