@@ -48,64 +48,16 @@ pub struct QuickSpec {
 /// The static checks of the two sections (the replication rule is checked
 /// with every model's, in [`crate::validate`]).
 pub fn validate(l: &Loaded, r: &RunSpec, q: &QuickSpec) -> Result<(), ManifestError> {
-    for (k, len) in [("horizon", &r.horizon), ("warmup", &r.warmup)] {
-        if let Err((f, e)) = len.check() {
-            return Err(l.error(&format!("run.{k}.{f}"), e));
-        }
-        if let Some(a) = len.axis() {
-            let values = l.manifest.axis_values(a);
-            if values.is_empty() || values.iter().any(|v| v.parse::<f64>().is_err()) {
-                return Err(l.error(
-                    &format!("run.{k}.of"),
-                    format!(
-                        "a run length follows a numeric sweep axis of this manifest ({}); `{a}` \
-                         is not one",
-                        l.axes().join(", ")
-                    ),
-                ));
-            }
-        }
-    }
-    // At every value of the axes the lengths follow (at most two).
-    let mut xs: Vec<(Option<f64>, Option<f64>)> = Vec::new();
-    let values = |len: &TimeLength| -> Vec<Option<f64>> {
-        match len.axis() {
-            None => vec![None],
-            Some(a) => l
-                .manifest
-                .axis_values(a)
-                .iter()
-                .map(|v| v.parse().ok())
-                .collect(),
-        }
-    };
-    let same_axis = r.horizon.axis().is_some() && r.horizon.axis() == r.warmup.axis();
-    for h in values(&r.horizon) {
-        if same_axis {
-            xs.push((h, h));
-        } else {
-            for w in values(&r.warmup) {
-                xs.push((h, w));
-            }
-        }
-    }
-    for (xh, xw) in xs {
+    let keys = [
+        ("horizon", r.horizon.scaled()),
+        ("warmup", r.warmup.scaled()),
+    ];
+    for (at, xh, xw) in crate::model::length::samples(l, keys)? {
         let (h, w) = (r.horizon.at(xh), r.warmup.at(xw));
         if !(h.is_finite() && w.is_finite() && w >= 0.0 && h > w) {
-            let at = [(r.horizon.axis(), xh), (r.warmup.axis(), xw)]
-                .iter()
-                .filter_map(|(a, x)| Some(format!("{} = {}", (*a)?, (*x)?)))
-                .collect::<Vec<_>>();
             return Err(l.error(
                 "run.horizon",
-                format!(
-                    "needs 0 ≤ run.warmup < run.horizon, got warmup {w} and horizon {h}{}",
-                    if at.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" at {}", at.join(", "))
-                    }
-                ),
+                format!("needs 0 ≤ run.warmup < run.horizon, got warmup {w} and horizon {h}{at}"),
             ));
         }
     }

@@ -8,6 +8,8 @@
 //! heavy-traffic scaling), so one length for every ε either wastes the large
 //! ε or starves the small.
 
+use crate::diag::ManifestError;
+use crate::manifest::Loaded;
 use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 use std::fmt;
@@ -99,35 +101,12 @@ impl Scaled {
         }
         Ok(())
     }
-
-    fn show(&self) -> String {
-        let mut t = format!(
-            "{}·{}^{}",
-            crate::canonical::number_to_string(self.scale),
-            if self.complement {
-                format!("(1 − {})", self.of)
-            } else {
-                self.of.clone()
-            },
-            crate::canonical::number_to_string(self.power)
-        );
-        if let Some(m) = self.min {
-            t += &format!(", at least {}", crate::canonical::number_to_string(m));
-        }
-        if let Some(m) = self.max {
-            t += &format!(", at most {}", crate::canonical::number_to_string(m));
-        }
-        t
-    }
 }
 
 impl Length {
     /// The axis the length follows, if any.
     pub fn axis(&self) -> Option<&str> {
-        match self {
-            Length::Fixed(_) => None,
-            Length::Scaled(s) => Some(&s.of),
-        }
+        self.scaled().map(|s| s.of.as_str())
     }
 
     /// The length where the axis has value `x` (ignored by a fixed length),
@@ -146,19 +125,11 @@ impl Length {
         }
     }
 
-    /// The length as the manifest writes it, for messages.
-    pub fn show(&self) -> String {
+    /// The scaled form, if the length follows an axis.
+    pub fn scaled(&self) -> Option<&Scaled> {
         match self {
-            Length::Fixed(n) => n.to_string(),
-            Length::Scaled(s) => s.show(),
-        }
-    }
-
-    /// What is wrong with a scaled length on its own, as (key, message).
-    pub fn check(&self) -> Result<(), (&'static str, String)> {
-        match self {
-            Length::Fixed(_) => Ok(()),
-            Length::Scaled(s) => s.check(),
+            Length::Fixed(_) => None,
+            Length::Scaled(s) => Some(s),
         }
     }
 }
@@ -204,9 +175,14 @@ impl<'de> Deserialize<'de> for TimeLength {
 impl TimeLength {
     /// The axis the length follows, if any.
     pub fn axis(&self) -> Option<&str> {
+        self.scaled().map(|s| s.of.as_str())
+    }
+
+    /// The scaled form, if the length follows an axis.
+    pub fn scaled(&self) -> Option<&Scaled> {
         match self {
             TimeLength::Fixed(_) => None,
-            TimeLength::Scaled(s) => Some(&s.of),
+            TimeLength::Scaled(s) => Some(s),
         }
     }
 
@@ -217,14 +193,89 @@ impl TimeLength {
             TimeLength::Scaled(s) => s.value(x.expect("validated: a numeric axis")),
         }
     }
+}
 
-    /// What is wrong with a scaled length on its own, as (key, message).
-    pub fn check(&self) -> Result<(), (&'static str, String)> {
-        match self {
-            TimeLength::Fixed(_) => Ok(()),
-            TimeLength::Scaled(s) => s.check(),
+/// A row of [`samples`]: (" at axis = x, …", x of the first length, x of the
+/// second).
+pub type Sample = (String, Option<f64>, Option<f64>);
+
+/// Where a `[run]` section's two lengths (run length and warm-up, keys `keys`,
+/// each a scaled form or fixed) must be checked: every combination of the
+/// values of the sweep axes they follow — one row when neither follows one —
+/// as (" at axis = x, …" for messages, x of the first, x of the second).
+/// A scaled form that is wrong on its own, or that follows no numeric sweep
+/// axis, is an error located at its key.
+pub fn samples(
+    l: &Loaded,
+    keys: [(&str, Option<&Scaled>); 2],
+) -> Result<Vec<Sample>, ManifestError> {
+    let numeric = |a: &str| {
+        let v = l.manifest.axis_values(a);
+        !v.is_empty() && v.iter().all(|v| v.parse::<f64>().is_ok())
+    };
+    let mut axes: Vec<&str> = Vec::new();
+    for (k, s) in keys {
+        let Some(s) = s else { continue };
+        if let Err((f, e)) = s.check() {
+            return Err(l.error(&format!("run.{k}.{f}"), e));
+        }
+        if !numeric(&s.of) {
+            return Err(l.error(
+                &format!("run.{k}.of"),
+                format!(
+                    "a run length follows a numeric sweep axis of this manifest ({}); `{}` is \
+                     not one",
+                    l.axes()
+                        .into_iter()
+                        .filter(|a| numeric(a))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    s.of
+                ),
+            ));
+        }
+        if !axes.contains(&s.of.as_str()) {
+            axes.push(&s.of);
         }
     }
+    let mut combos: Vec<Vec<(&str, f64)>> = vec![Vec::new()];
+    for a in axes {
+        let values: Vec<f64> = l
+            .manifest
+            .axis_values(a)
+            .iter()
+            .map(|v| v.parse().expect("checked"))
+            .collect();
+        combos = combos
+            .into_iter()
+            .flat_map(|c| {
+                values.iter().map(move |x| {
+                    let mut c = c.clone();
+                    c.push((a, *x));
+                    c
+                })
+            })
+            .collect();
+    }
+    let x = |c: &[(&str, f64)], s: Option<&Scaled>| {
+        s.and_then(|s| c.iter().find(|(a, _)| *a == s.of).map(|p| p.1))
+    };
+    Ok(combos
+        .iter()
+        .map(|c| {
+            let at = c
+                .iter()
+                .map(|(a, x)| format!("{a} = {}", crate::canonical::number_to_string(*x)))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let at = if at.is_empty() {
+                String::new()
+            } else {
+                format!(" at {at}")
+            };
+            (at, x(c, keys[0].1), x(c, keys[1].1))
+        })
+        .collect())
 }
 
 #[cfg(test)]
@@ -267,8 +318,20 @@ mod tests {
             toml::from_str("slots = { scale = 8, of = \"epsilon_frac\", power = -2, min = 10 }")
                 .unwrap();
         assert_eq!(t.slots, scaled(8.0, -2.0, Some(10.0), None));
-        assert!(scaled(0.0, -2.0, None, None).check().is_err());
-        assert!(scaled(1.0, -2.0, Some(5.0), Some(4.0)).check().is_err());
+        assert!(
+            scaled(0.0, -2.0, None, None)
+                .scaled()
+                .unwrap()
+                .check()
+                .is_err()
+        );
+        assert!(
+            scaled(1.0, -2.0, Some(5.0), Some(4.0))
+                .scaled()
+                .unwrap()
+                .check()
+                .is_err()
+        );
         #[derive(Deserialize)]
         struct H {
             horizon: TimeLength,

@@ -565,72 +565,10 @@ fn policies(l: &Loaded) -> R {
 /// located phrase, slots, warm-up).
 pub fn run_lengths(l: &Loaded) -> Result<Vec<(String, u64, u64)>, ManifestError> {
     let r = &of(l).run;
-    let mut axes: Vec<&str> = Vec::new();
-    for (k, len) in [("slots", &r.slots), ("warmup", &r.warmup)] {
-        if let Err((f, e)) = len.check() {
-            return Err(l.error(&format!("run.{k}.{f}"), e));
-        }
-        let Some(a) = len.axis() else { continue };
-        let values = of(l).axis_values(a);
-        if values.is_empty() || values.iter().any(|v| v.parse::<f64>().is_err()) {
-            return Err(l.error(
-                &format!("run.{k}.of"),
-                format!(
-                    "a run length follows a numeric sweep axis of this manifest ({}); `{a}` is \
-                     not one",
-                    l.axes()
-                        .into_iter()
-                        .filter(|x| {
-                            let v = of(l).axis_values(x);
-                            !v.is_empty() && v.iter().all(|v| v.parse::<f64>().is_ok())
-                        })
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-            ));
-        }
-        if !axes.contains(&a) {
-            axes.push(a);
-        }
-    }
-    // Every combination of the axes' values (at most two axes).
-    let mut combos: Vec<Vec<(&str, f64)>> = vec![Vec::new()];
-    for a in &axes {
-        let values: Vec<f64> = of(l)
-            .axis_values(a)
-            .iter()
-            .map(|v| v.parse().expect("checked"))
-            .collect();
-        combos = combos
-            .into_iter()
-            .flat_map(|c| {
-                values.iter().map(move |x| {
-                    let mut c = c.clone();
-                    c.push((*a, *x));
-                    c
-                })
-            })
-            .collect();
-    }
-    Ok(combos
+    let keys = [("slots", r.slots.scaled()), ("warmup", r.warmup.scaled())];
+    Ok(crate::model::length::samples(l, keys)?
         .into_iter()
-        .map(|c| {
-            let x = |len: &crate::model::length::Length| {
-                len.axis()
-                    .and_then(|a| c.iter().find(|(b, _)| *b == a).map(|p| p.1))
-            };
-            let at = c
-                .iter()
-                .map(|(a, x)| format!("{a} = {}", crate::canonical::number_to_string(*x)))
-                .collect::<Vec<_>>()
-                .join(", ");
-            let at = if at.is_empty() {
-                String::new()
-            } else {
-                format!(" at {at}")
-            };
-            (at, r.slots.at(x(&r.slots)), r.warmup.at(x(&r.warmup)))
-        })
+        .map(|(at, xs, xw)| (at, r.slots.at(xs), r.warmup.at(xw)))
         .collect())
 }
 
