@@ -232,6 +232,15 @@ fn axes_string(axes: &[(String, String)]) -> String {
         .join(" ")
 }
 
+/// Whether two points of an experiment sit at the same axis values (an axis
+/// that does not apply to one of them aside: [`lb_runner::expand::same_axes`]).
+fn same_point(a: &PointResult, b: &PointResult) -> bool {
+    lb_runner::expand::same_axes(
+        a.axes.iter().map(|x| x.1.as_str()),
+        b.axes.iter().map(|x| x.1.as_str()),
+    )
+}
+
 fn selected<'a>(c: &ClaimToml, results: &'a [PointResult], label: &str) -> Vec<&'a PointResult> {
     results
         .iter()
@@ -762,13 +771,9 @@ fn control_estimate(
     results: &[PointResult],
     level: f64,
 ) -> Result<ControlEstimate, String> {
-    let partner = results.iter().find(|w| {
-        w.label == k.policy
-            && w.axes
-                .iter()
-                .zip(&r.axes)
-                .all(|((_, x), (_, y))| x == y || x == "-" || y == "-")
-    });
+    let partner = results
+        .iter()
+        .find(|w| w.label == k.policy && same_point(w, r));
     let Some(w) = partner else {
         return Err(format!(
             "control {}: no point here; direct estimate",
@@ -834,15 +839,11 @@ pub fn audit_claim(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> 
             let (better, worse) = (c.better.as_deref().unwrap(), c.worse.as_deref().unwrap());
             let m = metric.unwrap();
             for b in selected(c, results, better) {
-                // The partner at the same axis values; an axis that does not apply
-                // to one of the two ("-", e.g. p_hat for JSQ) is not compared.
-                let same = |w: &&PointResult| {
-                    w.axes
-                        .iter()
-                        .zip(&b.axes)
-                        .all(|((_, x), (_, y))| x == y || x == "-" || y == "-")
-                };
-                let Some(w) = selected(c, results, worse).into_iter().find(same) else {
+                // The partner at the same axis values.
+                let Some(w) = selected(c, results, worse)
+                    .into_iter()
+                    .find(|w| same_point(w, b))
+                else {
                     checks.push(Check {
                         at: at_string(b),
                         axes: b.axes.clone(),

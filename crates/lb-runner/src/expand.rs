@@ -19,6 +19,18 @@ pub fn expand(l: &Loaded, profile: Profile) -> Result<Plan, ManifestError> {
     Ok(plan)
 }
 
+/// Whether two rows' axis values (in the plan's axis order) name the same
+/// combination: equal on every axis, one that does not apply to either of
+/// them ("-", e.g. p_hat for JSQ) aside.
+pub fn same_axes<'a>(
+    a: impl IntoIterator<Item = &'a str>,
+    b: impl IntoIterator<Item = &'a str>,
+) -> bool {
+    a.into_iter()
+        .zip(b)
+        .all(|(x, y)| x == y || x == "-" || y == "-")
+}
+
 /// The planned points of the policies a claim is about, within its `where`.
 fn read_by<'a>(plan: &'a Plan, c: &'a ClaimToml) -> impl Iterator<Item = &'a PlannedPoint> {
     plan.points.iter().filter(move |p| {
@@ -66,10 +78,7 @@ fn control_applies(l: &Loaded, plan: &Plan, at: &str, c: &ClaimToml) -> Result<(
         let point = planned_point(p);
         let partner = plan.points.iter().find(|q| {
             q.label == k.policy
-                && q.axes
-                    .iter()
-                    .zip(&p.axes)
-                    .all(|(x, y)| x == y || x == "-" || y == "-")
+                && same_axes(q.axes.iter().map(|x| &**x), p.axes.iter().map(|x| &**x))
         });
         let fail = |msg: String| {
             Err(l.error(
