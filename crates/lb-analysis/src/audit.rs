@@ -691,12 +691,7 @@ fn limit_check(
         replications: near.n,
         threshold: format!(
             "→ {} as {along} → {} (last {} points)",
-            match (c.tolerance.unwrap_or(0.0), c.abs_tolerance.unwrap_or(0.0)) {
-                (0.0, 0.0) => sig5(near.reference),
-                (t, 0.0) => format!("{} ± {}%", sig5(near.reference), 100.0 * t),
-                (0.0, a) => format!("{} ± {}", sig5(near.reference), sig5(a)),
-                (t, a) => format!("{} ± ({} + {}%)", sig5(near.reference), sig5(a), 100.0 * t),
-            },
+            with_tolerance(near.reference, c),
             if to_zero { "0" } else { "∞" },
             gaps.len()
         ),
@@ -964,13 +959,7 @@ pub fn audit_claim(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> 
                         let threshold = if tol == 0.0 {
                             format!("= {} (interval must cover it)", sig5(expected))
                         } else {
-                            match (c.tolerance.unwrap_or(0.0), c.abs_tolerance.unwrap_or(0.0)) {
-                                (r, 0.0) => format!("{} ± {}%", sig5(expected), 100.0 * r),
-                                (0.0, a) => format!("{} ± {}", sig5(expected), sig5(a)),
-                                (r, a) => {
-                                    format!("{} ± ({} + {}%)", sig5(expected), sig5(a), 100.0 * r)
-                                }
-                            }
+                            with_tolerance(expected, c)
                         };
                         Check {
                             at: at_string(r),
@@ -1211,6 +1200,29 @@ pub fn gaps(c: &ClaimToml, results: &[PointResult]) -> Vec<String> {
     read.iter().filter_map(|r| r.gap()).collect()
 }
 
+/// A reference with a claim's tolerance, as a threshold: "1 ± 10%",
+/// "0 ± 0.005", "2 ± (0.1 + 5%)" (the reference alone without one).
+fn with_tolerance(reference: f64, c: &ClaimToml) -> String {
+    match (c.tolerance.unwrap_or(0.0), c.abs_tolerance.unwrap_or(0.0)) {
+        (0.0, 0.0) => sig5(reference),
+        (r, 0.0) => format!("{} ± {}%", sig5(reference), 100.0 * r),
+        (0.0, a) => format!("{} ± {}", sig5(reference), sig5(a)),
+        (r, a) => format!("{} ± ({} + {}%)", sig5(reference), sig5(a), 100.0 * r),
+    }
+}
+
+/// A claim's tolerance in the words of its rule: "±10%", "±0.005",
+/// "±(0.1 + 5% of it)"; None without one.
+fn tolerance_words(c: &ClaimToml) -> Option<String> {
+    let pct = |t: f64| crate::ticks::format_tick(100.0 * t, None);
+    match (c.tolerance.unwrap_or(0.0), c.abs_tolerance.unwrap_or(0.0)) {
+        (0.0, 0.0) => None,
+        (t, 0.0) => Some(format!("±{}%", pct(t))),
+        (0.0, a) => Some(format!("±{}", sig5(a))),
+        (t, a) => Some(format!("±({} + {}% of it)", sig5(a), pct(t))),
+    }
+}
+
 /// What a claim holds its points to, in words.
 fn rule(c: &ClaimToml, metric: Option<Metric>) -> String {
     let label = metric.map(|m| lower_first(m.label())).unwrap_or_default();
@@ -1227,21 +1239,9 @@ fn rule(c: &ClaimToml, metric: Option<Metric>) -> String {
         ),
         ClaimKind::Value => {
             let e = c.expected.as_ref().map(reference).unwrap_or_default();
-            match (c.tolerance.unwrap_or(0.0), c.abs_tolerance.unwrap_or(0.0)) {
-                (0.0, 0.0) => format!("{label} equals {e} (the interval covers it)"),
-                (t, 0.0) => format!(
-                    "{label} equals {e} within ±{}% (the whole interval inside)",
-                    crate::ticks::format_tick(100.0 * t, None)
-                ),
-                (0.0, a) => format!(
-                    "{label} equals {e} within ±{} (the whole interval inside)",
-                    sig5(a)
-                ),
-                (t, a) => format!(
-                    "{label} equals {e} within ±({} + {}% of it) (the whole interval inside)",
-                    sig5(a),
-                    crate::ticks::format_tick(100.0 * t, None)
-                ),
+            match tolerance_words(c) {
+                None => format!("{label} equals {e} (the interval covers it)"),
+                Some(t) => format!("{label} equals {e} within {t} (the whole interval inside)"),
             }
         }
         ClaimKind::Bound => format!(
@@ -1269,16 +1269,7 @@ fn rule(c: &ClaimToml, metric: Option<Metric>) -> String {
             } else {
                 "0"
             },
-            match (c.tolerance.unwrap_or(0.0), c.abs_tolerance.unwrap_or(0.0)) {
-                (0.0, 0.0) => "the interval of the gap (covering it)".to_string(),
-                (t, 0.0) => format!("±{}%", crate::ticks::format_tick(100.0 * t, None)),
-                (0.0, a) => format!("±{}", sig5(a)),
-                (t, a) => format!(
-                    "±({} + {}%)",
-                    sig5(a),
-                    crate::ticks::format_tick(100.0 * t, None)
-                ),
-            },
+            tolerance_words(c).unwrap_or_else(|| "the interval of the gap (covering it)".into()),
             c.last.unwrap_or(3)
         ),
         ClaimKind::Stability => format!(
