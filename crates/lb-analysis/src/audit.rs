@@ -927,11 +927,14 @@ pub fn audit_claim(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> 
                     // A transient metric (a growth rate, a level at the end) is
                     // read on unstable points too.
                     let stable = point_stable(r) || m.transient();
-                    let check = if c.kind == ClaimKind::Value {
+                    // The reference's mean over the replications (constant but
+                    // for `pooled`): the expected value, or the bound.
+                    let mean_ref = refs.iter().sum::<f64>() / refs.len() as f64;
+                    let mut check = if c.kind == ClaimKind::Value {
                         // Paired per replication: a reference drawn on the same
                         // streams (`pooled`) keeps its pairing; a constant one
                         // leaves the metric's own interval.
-                        let expected = refs.iter().sum::<f64>() / refs.len() as f64;
+                        let expected = mean_ref;
                         let diffs: Vec<f64> = xs.iter().zip(&refs).map(|(x, e)| x - e).collect();
                         let (dmean, hw) = match &cv {
                             Some(Ok(e)) => (e.estimate - expected, Some(e.half_width)),
@@ -988,9 +991,9 @@ pub fn audit_claim(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> 
                             .zip(&refs)
                             .map(|(x, b)| if ge { x - b } else { b - x })
                             .collect();
+                        let bound = mean_ref;
                         let (mean, hw) = match &cv {
                             Some(Ok(e)) => {
-                                let bound = refs.iter().sum::<f64>() / refs.len() as f64;
                                 let margin = if ge {
                                     e.estimate - bound
                                 } else {
@@ -1000,7 +1003,6 @@ pub fn audit_claim(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> 
                             }
                             _ => stats(&margins, level),
                         };
-                        let bound = refs.iter().sum::<f64>() / refs.len() as f64;
                         // Measured: the paired margin (on the claimed side when
                         // > 0) with its own interval; the metric's mean is in
                         // the note.
@@ -1044,7 +1046,6 @@ pub fn audit_claim(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> 
                             keys: keys(&[r]),
                         }
                     };
-                    let mut check = check;
                     match cv {
                         Some(Ok(e)) => {
                             let note = e.describe(m);
