@@ -1343,14 +1343,9 @@ fn unstable_count(k: &Check) -> usize {
     (k.measured * k.replications as f64).round() as usize
 }
 
-/// Axis values as a reader reads them: "load = 0.9, count_own = true".
+/// A check's axis values as a reader reads them: "load = 0.9, count_own = true".
 fn at_words(k: &Check) -> String {
-    k.axes
-        .iter()
-        .filter(|(_, v)| v != "-")
-        .map(|(a, v)| format!("{a} = {v}"))
-        .collect::<Vec<_>>()
-        .join(", ")
+    lb_runner::expand::axes_words(k.axes.iter().map(|(a, v)| (a.as_str(), v.as_str())))
 }
 
 fn md(s: &str) -> String {

@@ -53,16 +53,20 @@ fn planned_point(p: &PlannedPoint) -> &Point {
     }
 }
 
-/// The axis values of a planned point in words ("load = 0.9, d = 2").
-fn at_words(plan: &Plan, p: &PlannedPoint) -> String {
-    let s = plan
-        .axes
-        .iter()
-        .zip(&p.axes)
+/// (axis, value) pairs as a reader reads them, "load = 0.9, count_own =
+/// true", leaving out axes that do not apply ("-").
+pub fn axes_words<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> String {
+    pairs
+        .into_iter()
         .filter(|(_, v)| *v != "-")
         .map(|(a, v)| format!("{a} = {v}"))
         .collect::<Vec<_>>()
-        .join(", ");
+        .join(", ")
+}
+
+/// The axis values of a planned point in words (" at load = 0.9, d = 2").
+fn at_words(plan: &Plan, p: &PlannedPoint) -> String {
+    let s = axes_words(plan.axes.iter().copied().zip(p.axes.iter().map(|v| &**v)));
     if s.is_empty() { s } else { format!(" at {s}") }
 }
 
