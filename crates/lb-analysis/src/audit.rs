@@ -233,9 +233,9 @@ fn axes_string(axes: &[(String, String)]) -> String {
 }
 
 /// Whether two points of an experiment sit at the same axis values (an axis
-/// that does not apply to one of them aside: [`lb_runner::expand::same_axes`]).
+/// that does not apply to one of them aside: [`lb_runner::plan::same_axes`]).
 fn same_point(a: &PointResult, b: &PointResult) -> bool {
-    lb_runner::expand::same_axes(
+    lb_runner::plan::same_axes(
         a.axes.iter().map(|x| x.1.as_str()),
         b.axes.iter().map(|x| x.1.as_str()),
     )
@@ -254,7 +254,7 @@ fn selected<'a>(c: &ClaimToml, results: &'a [PointResult], label: &str) -> Vec<&
 fn reference(reference: &Reference, metric: &str, point: &Point, r: u64) -> Result<f64, String> {
     match reference {
         Reference::Number(x) => Ok(*x),
-        Reference::Named(n) => point.config.reference(n, metric, point, r),
+        Reference::Named(n) => point.reference(n, metric, r),
     }
 }
 
@@ -329,7 +329,7 @@ fn trend_step(
         let cs: Option<Vec<(u64, u64)>> = r.summaries.iter().map(|s| s.counts(m.name())).collect();
         crate::stats::estimate(m.kind(), &xs, cs.as_deref(), level)
     };
-    let apart = if m.kind() == lb_runner::model::MetricKind::Proportion {
+    let apart = if m.kind() == lb_model::MetricKind::Proportion {
         match (est(a, pa), est(b, pb)) {
             (Some(ea), Some(eb)) => match (ea.lo, ea.hi, eb.lo, eb.hi) {
                 (Some(la), Some(ha), Some(lb), Some(hb)) => Some((ea, eb, la, ha, lb, hb)),
@@ -514,14 +514,14 @@ fn limit_check(
         let xs: Vec<f64> = vals.iter().map(|v| v.1).collect();
         let counts: Option<Vec<(u64, u64)>> =
             r.summaries.iter().map(|s| s.counts(m.name())).collect();
-        let pooled = (m.kind() == lb_runner::model::MetricKind::Proportion)
+        let pooled = (m.kind() == lb_model::MetricKind::Proportion)
             .then(|| crate::stats::estimate(m.kind(), &xs, counts.as_deref(), level))
             .flatten()
             .and_then(|e| Some((e.mean, e.lo?, e.hi?)));
         let (gap, lo, hi) = match pooled {
             Some((mean, lo, hi)) => (mean - reference, lo - reference, hi - reference),
             // A proportion without a pooled interval decides nothing.
-            None if m.kind() == lb_runner::model::MetricKind::Proportion => {
+            None if m.kind() == lb_model::MetricKind::Proportion => {
                 let gap = stats(&diffs, level).0;
                 (gap, f64::NEG_INFINITY, f64::INFINITY)
             }
@@ -790,7 +790,7 @@ fn control_estimate(
     }
     let exact = wp
         .config
-        .exact_mean(m.name(), &k.mean, wp)
+        .exact_mean(m.name(), &k.mean)
         .map_err(|e| format!("control {}: {e}; direct estimate", k.policy))?;
     let ys = values(m, wp, &w.summaries);
     let (xs, ys): (Vec<f64>, Vec<f64>) = vals
@@ -1345,7 +1345,7 @@ fn unstable_count(k: &Check) -> usize {
 
 /// A check's axis values as a reader reads them: "load = 0.9, count_own = true".
 fn at_words(k: &Check) -> String {
-    lb_runner::expand::axes_words(k.axes.iter().map(|(a, v)| (a.as_str(), v.as_str())))
+    lb_runner::plan::axes_words(k.axes.iter().map(|(a, v)| (a.as_str(), v.as_str())))
 }
 
 fn md(s: &str) -> String {

@@ -260,7 +260,7 @@ fn named_reference(spec: &FigureSpec, name: &str, point: &Point, r: &PointResult
     };
     let vals: Result<Vec<f64>, String> = reps
         .iter()
-        .map(|&rep| point.config.reference(name, metric, point, rep))
+        .map(|&rep| point.reference(name, metric, rep))
         .collect();
     let vals = vals.ok()?;
     Some(vals.iter().sum::<f64>() / vals.len() as f64)

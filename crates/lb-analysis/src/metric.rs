@@ -2,7 +2,7 @@
 //! label, value) in lb-runner's model module ([`lb_runner::model`]); this is a
 //! handle on one of them.
 
-use lb_runner::model::MetricInfo;
+use lb_model::MetricInfo;
 use lb_runner::{Model, Point, Summary};
 
 /// A per-replication metric of one model.
@@ -62,7 +62,7 @@ impl Metric {
     }
 
     /// What kind of number it is (how its interval is made).
-    pub fn kind(self) -> lb_runner::model::MetricKind {
+    pub fn kind(self) -> lb_model::MetricKind {
         self.info.kind
     }
 

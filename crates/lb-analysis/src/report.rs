@@ -16,7 +16,7 @@ use crate::metric::Metric;
 use crate::results::PointResult;
 use crate::stats::{LEVEL, interval};
 use crate::table::{csv, json, markdown, point_summaries, replications_frame, summary_frame};
-use lb_runner::precision::PrecisionRule;
+use lb_model::precision::PrecisionRule;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 

@@ -2,7 +2,7 @@
 //! planned point, with every valid replication's summary (SPEC §4).
 
 use lb_runner::cache::Cache;
-use lb_runner::expand::{Plan, Target};
+use lb_runner::plan::{Plan, Target};
 use lb_runner::{Key, Point};
 use lb_runner::{Model, Summary};
 

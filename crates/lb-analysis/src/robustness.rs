@@ -15,7 +15,8 @@ use crate::audit::{Verdict, audit_claim};
 use crate::canvas::{Anchor, BLACK, Canvas, Png, Rgb, Stroke, Svg, TextStyle, text_width};
 use crate::results::PointResult;
 use lb_runner::manifest::Loaded;
-use lb_runner::robustness::{RobustnessToml, Variant, maps};
+use lb_runner::model::slotted::robustness::RobustnessToml;
+use lb_runner::robustness::Variant;
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -83,7 +84,8 @@ pub fn audit_maps(
     results: &[Vec<PointResult>],
 ) -> Vec<MapResult> {
     let experiment = &l.experiment().name;
-    maps(l)
+    l.manifest
+        .robustness_maps()
         .iter()
         .enumerate()
         .map(|(i, r)| {

@@ -3,8 +3,8 @@
 //! warm-up rule; for proportions, Wilson intervals and Clopper–Pearson upper
 //! bounds, which stay inside [0, 1].
 
-pub use lb_runner::model::MetricKind;
-pub use lb_runner::precision::{Interval, interval};
+pub use lb_model::MetricKind;
+pub use lb_model::precision::{Interval, interval};
 use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 
 /// The level of every interval lb prints.

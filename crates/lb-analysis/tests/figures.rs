@@ -12,7 +12,7 @@ use lb_analysis::figure::{
 use lb_analysis::stats::{Estimate, IntervalKind};
 use lb_runner::cache::Cache;
 use lb_runner::outputs::FigureKind;
-use lb_runner::{Profile, expand, load};
+use lb_runner::{Profile, load};
 use std::path::{Path, PathBuf};
 
 fn repo() -> PathBuf {
@@ -123,9 +123,9 @@ fn every_figure_of_the_repository_keeps_its_legend_off_the_data() {
         .collect();
     dir.sort();
     for m in dir {
-        let l = load(&m).unwrap_or_else(|e| panic!("{e}"));
-        let plan_ = expand(&l, Profile::Full).unwrap();
-        let results = collect(&cache, &plan_);
+        let e = load(&m, Profile::Full).unwrap_or_else(|e| panic!("{e}"));
+        let (l, plan_) = (&e.loaded, &e.plan);
+        let results = collect(&cache, plan_);
         for f in l.figures() {
             let spec = FigureSpec::from_toml(l.model(), f);
             let fig = Figure::new(&spec, &results);

@@ -4,8 +4,8 @@
 
 use lb_analysis::PointResult;
 use lb_analysis::audit::{Verdict, audit_claim};
-use lb_runner::expand::Target;
-use lb_runner::{Profile, expand, manifest};
+use lb_runner::plan::Target;
+use lb_runner::{Profile, load_str};
 use std::path::Path;
 
 /// N = 20 servers, unbounded or with a buffer, Random, JSQ and Pod(1) (the
@@ -39,8 +39,9 @@ replications = 10
 seed = 3
 {claims}"#
     );
-    let l = manifest::parse(Path::new("claims.toml"), &text).unwrap_or_else(|e| panic!("{e}"));
-    let plan = expand(&l, Profile::Full).unwrap_or_else(|e| panic!("{e}"));
+    let e =
+        load_str(Path::new("claims.toml"), &text, Profile::Full).unwrap_or_else(|e| panic!("{e}"));
+    let (l, plan) = (&e.loaded, e.plan.clone());
     let results: Vec<PointResult> = plan
         .points
         .iter()

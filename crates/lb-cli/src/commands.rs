@@ -1,14 +1,16 @@
 //! The subcommands; `lb table`, `lb reproduce` and `lb audit` live in
 //! [`crate::outputs`].
 
+use crate::outputs::profile;
 use crate::progress;
 use crate::{CacheAction, Cli, Command};
+use lb_model::key::Key;
+use lb_pipeline::compute::RunOptions;
+use lb_pipeline::existing;
 use lb_runner::cache::{Cache, Read};
-use lb_runner::expand::{Plan, Replications};
-use lb_runner::key::Key;
-use lb_runner::provenance::Context;
+use lb_runner::plan::{Plan, Replications};
 use lb_runner::run::{Report, calibration_line, status};
-use lb_runner::{Profile, expand, load, maintain, verify};
+use lb_runner::{maintain, verify};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -46,15 +48,15 @@ pub fn dispatch(cli: &Cli) -> Res {
         } => crate::slurm::slurm(
             &cache,
             manifests,
-            &crate::slurm::Options {
+            &lb_pipeline::slurm::Options {
                 tasks: *tasks,
                 partition: partition.clone(),
                 time: time.clone(),
                 cpus: *cpus,
                 dir: dir.clone(),
                 quick: *quick,
-                submit: *submit,
             },
+            *submit,
         ),
         Command::Status { manifests, quick } => crate::slurm::status(&cache, manifests, *quick),
         Command::Show { key } => show(&cache, key),
@@ -100,40 +102,9 @@ pub fn dispatch(cli: &Cli) -> Res {
     }
 }
 
-pub fn profile(quick: bool) -> Profile {
-    if quick { Profile::Quick } else { Profile::Full }
-}
-
-/// Loads and expands manifests, each followed by the combinations of its
-/// robustness maps that plan points of their own (the manifest's own
-/// combination plans the experiment's points); the first error stops.
-pub fn plans(
-    manifests: &[PathBuf],
-    profile: Profile,
-) -> Result<Vec<Plan>, Box<dyn std::error::Error>> {
-    let mut out = Vec::new();
-    for m in manifests {
-        let l = load(m)?;
-        out.push(expand(&l, profile)?);
-        out.extend(variant_plans(&l, profile)?);
-    }
-    Ok(out)
-}
-
-/// The plans of a manifest's robustness combinations other than its own.
-pub fn variant_plans(
-    l: &lb_runner::Loaded,
-    profile: Profile,
-) -> Result<Vec<Plan>, lb_runner::ManifestError> {
-    Ok(lb_runner::robustness::variants(l, profile)?
-        .into_iter()
-        .filter(|v| !v.base)
-        .map(|v| v.plan)
-        .collect())
-}
-
 fn plan(cache: &Cache, manifests: &[PathBuf], quick: bool) -> Res {
-    for plan in plans(manifests, profile(quick))? {
+    let loaded = lb_runner::load_all(manifests, profile(quick))?;
+    for plan in lb_pipeline::compute::plans(&loaded) {
         print!("{}", render_plan(cache, &plan));
     }
     Ok(ExitCode::SUCCESS)
@@ -238,7 +209,7 @@ pub fn render_plan(cache: &Cache, plan: &Plan) -> String {
     );
     let e = lb_runner::run::estimate(cache, plan, &st);
     if e.runs > 0 {
-        use lb_runner::limits::{human_bytes, human_seconds};
+        use lb_model::limits::{human_bytes, human_seconds};
         let basis = match e.measured {
             Some((n, r)) => format!(
                 "from the model's cost constants, rescaled by {n} timed cached record(s) \
@@ -260,58 +231,11 @@ pub fn render_plan(cache: &Cache, plan: &Plan) -> String {
                 human_seconds(e.worst.seconds)
             );
         }
-        if let Some(why) = lb_runner::limits::soft_limit(e.cost, 1) {
+        if let Some(why) = lb_model::limits::soft_limit(e.cost, 1) {
             let _ = writeln!(s, "  beyond a soft limit (lb run needs --force): {why}");
         }
     }
     s
-}
-
-pub fn pool(threads: Option<usize>) -> Result<rayon::ThreadPool, Box<dyn std::error::Error>> {
-    let n = threads.unwrap_or_else(|| {
-        std::thread::available_parallelism()
-            .map(|n| n.get())
-            .unwrap_or(1)
-    });
-    if n == 0 {
-        return Err("--threads must be at least 1".into());
-    }
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let max = (4 * cores).max(8);
-    if n > max {
-        return Err(format!(
-            "--threads {n} is more than lb allows on this machine ({max}: four per core, \
-             {cores} core(s)); the runs are CPU-bound, so more threads than cores only add \
-             memory and contention"
-        )
-        .into());
-    }
-    Ok(rayon::ThreadPoolBuilder::new().num_threads(n).build()?)
-}
-
-/// Refuses, before anything runs, work estimated beyond lb's soft limits
-/// ([`lb_runner::limits`]) unless `force`.
-pub fn check_budget(
-    cache: &Cache,
-    plans: &[Plan],
-    threads: usize,
-    force: bool,
-    shards: u32,
-) -> Res {
-    let mut total = lb_runner::limits::Cost::default();
-    for p in plans {
-        total = total.and(lb_runner::run::estimate(cache, p, &status(cache, p)).cost);
-    }
-    // A shard does its share of the work (the pairs are spread evenly by key).
-    total.seconds /= shards.max(1) as f64;
-    match lb_runner::limits::soft_limit(total, threads) {
-        Some(why) if !force => Err(why.into()),
-        Some(why) => {
-            eprintln!("warning (--force): {why}");
-            Ok(ExitCode::SUCCESS)
-        }
-        None => Ok(ExitCode::SUCCESS),
-    }
 }
 
 fn run(
@@ -323,26 +247,22 @@ fn run(
     shard: Option<&str>,
 ) -> Res {
     let shard = shard.map(lb_runner::run::Shard::parse).transpose()?;
-    let plans = plans(manifests, profile(quick))?;
-    let pool = pool(threads)?;
-    check_budget(
-        cache,
-        &plans,
-        pool.current_num_threads(),
+    let loaded = lb_runner::load_all(manifests, profile(quick))?;
+    let plans = lb_pipeline::compute::plans(&loaded);
+    let o = RunOptions {
+        threads,
         force,
-        shard.map_or(1, |s| s.count),
-    )?;
-    let ctx = Context::capture(pool.current_num_threads(), std::env::args().collect())
-        .for_manifests(manifests);
+        shard,
+        args: std::env::args().collect(),
+        manifests: manifests.to_vec(),
+    };
     let progress = progress::for_stderr();
-    let t0 = std::time::Instant::now();
-    let report = pool.install(|| {
-        lb_runner::run::run_plans_sharded(cache, &plans, &ctx, progress.as_ref(), shard)
-    })?;
+    let ran = lb_pipeline::compute::run(cache, &plans, &o, progress.as_ref())?;
+    drop(progress);
     print_report(
-        &report,
-        t0.elapsed(),
-        pool.current_num_threads(),
+        &ran.report,
+        ran.wall,
+        ran.threads,
         &point_names(cache, &plans),
     );
     Ok(ExitCode::SUCCESS)
@@ -515,7 +435,7 @@ fn show(cache: &Cache, prefix: &str) -> Res {
                 {
                     let shown: Vec<String> = path
                         .iter()
-                        .map(|(t, z)| format!("{}:{z}", lb_runner::canonical::number_to_string(*t)))
+                        .map(|(t, z)| format!("{}:{z}", lb_model::canonical::number_to_string(*t)))
                         .collect();
                     println!("         sample path (time:jobs): {}", shown.join(" "));
                 }
@@ -575,23 +495,6 @@ fn human(bytes: u64) -> String {
 }
 
 /// A command that only reads the cache needs one to read: a directory.
-pub fn existing(cache: &Cache) -> Result<(), Box<dyn std::error::Error>> {
-    let root = cache.root();
-    match std::fs::metadata(root) {
-        Ok(m) if m.is_dir() => Ok(()),
-        Ok(_) => Err(format!(
-            "{}: not a directory; --results names a results directory",
-            root.display()
-        )
-        .into()),
-        Err(e) => Err(format!(
-            "{}: no results directory ({e}); --results names one (default: results)",
-            root.display()
-        )
-        .into()),
-    }
-}
-
 fn cache_ls(cache: &Cache) -> Res {
     existing(cache)?;
     let entries = maintain::list(cache);
@@ -655,7 +558,7 @@ fn cache_gc(cache: &Cache, dry_run: bool, unreferenced: &[PathBuf]) -> Res {
     let keep = if unreferenced.is_empty() {
         None
     } else {
-        Some(referenced(cache, unreferenced)?)
+        Some(lb_pipeline::compute::referenced(cache, unreferenced)?)
     };
     let g = maintain::gc(cache, keep.as_ref(), dry_run)?;
     for (p, why) in &g.removed {
@@ -671,22 +574,6 @@ fn cache_gc(cache: &Cache, dry_run: bool, unreferenced: &[PathBuf]) -> Res {
         g.removed.len()
     );
     Ok(ExitCode::SUCCESS)
-}
-
-/// Every key the manifests refer to, in both profiles, with the points'
-/// calibrations resolved from the cache.
-fn referenced(
-    cache: &Cache,
-    manifests: &[PathBuf],
-) -> Result<BTreeSet<Key>, Box<dyn std::error::Error>> {
-    let mut keep = BTreeSet::new();
-    for p in [Profile::Full, Profile::Quick] {
-        for plan in plans(manifests, p)? {
-            keep.extend(plan.calibrations.iter().map(|c| c.key()));
-            keep.extend(status(cache, &plan).iter().filter_map(|s| s.key));
-        }
-    }
-    Ok(keep)
 }
 
 fn verify_cmd(
@@ -719,7 +606,8 @@ fn verify_cmd(
         .into());
     }
     let progress = progress::for_stderr();
-    let verdicts = pool(threads)?.install(|| verify::verify(cache, &items, progress.as_ref()));
+    let verdicts = lb_pipeline::compute::pool(threads)?
+        .install(|| verify::verify(cache, &items, progress.as_ref()));
     let bad: Vec<_> = verdicts.iter().filter(|v| v.problem.is_some()).collect();
     for v in &bad {
         println!(

@@ -1,276 +1,62 @@
-//! `lb slurm` and `lb status`: a sweep as Slurm job arrays, and where it
-//! stands.
-//!
-//! lb does not schedule anything itself. `lb slurm` writes one sbatch script
-//! per stage of the work ([`lb_runner::run::stages`]): a job array of N
-//! tasks, task I running `lb run MANIFEST… --shard I/N`, each stage
-//! depending on the one before (`--dependency=afterok`) — first the
-//! message-budget calibrations, then each round of precision-driven
-//! replications — and a final job running `lb reproduce`. Shards write into
-//! one results directory; their work is disjoint and every record appears by
-//! atomic rename, so nothing depends on file locks (which NFS may not honour).
+//! `lb slurm` and `lb status`: lb-pipeline's staging of Slurm job arrays,
+//! and where a sweep stands, printed.
 
-use crate::commands::{existing, plans, profile};
+use crate::outputs::Res;
+use lb_pipeline::slurm::{Options, Queue, stage, status as plan_status, submit};
 use lb_runner::cache::Cache;
-use lb_runner::run::{stages, status as point_status};
-use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode};
+use std::path::PathBuf;
+use std::process::ExitCode;
 
-type Res = Result<ExitCode, Box<dyn std::error::Error>>;
-
-/// The settings of `lb slurm`.
-pub struct Options {
-    pub tasks: u32,
-    pub partition: Option<String>,
-    pub time: String,
-    pub cpus: u32,
-    pub dir: PathBuf,
-    pub quick: bool,
-    pub submit: bool,
-}
-
-/// Single-quoted for a POSIX shell.
-fn sh(s: &str) -> String {
-    format!("'{}'", s.replace('\'', r"'\''"))
-}
-
-fn absolute(p: &Path) -> Result<PathBuf, Box<dyn std::error::Error>> {
-    Ok(if p.is_absolute() {
-        p.to_path_buf()
-    } else {
-        std::env::current_dir()?.join(p)
-    })
-}
-
-/// The job name of an experiment set: `lb-` and the first experiment's name.
-fn job_name(plans: &[lb_runner::Plan]) -> String {
-    format!(
-        "lb-{}",
-        plans.first().map(|p| p.name.as_str()).unwrap_or("run")
-    )
-}
-
-pub fn slurm(cache: &Cache, manifests: &[PathBuf], o: &Options) -> Res {
-    if o.tasks == 0 || o.tasks > 10_000 {
-        return Err(format!("--tasks must lie in 1..=10000, got {}", o.tasks).into());
-    }
-    if o.tasks > 1001 {
-        eprintln!(
-            "warning: --tasks {} exceeds Slurm's default MaxArraySize (1001); the cluster \
-             must allow larger arrays",
-            o.tasks
-        );
-    }
-    if o.cpus == 0 || o.cpus > 1024 {
-        return Err(format!("--cpus must lie in 1..=1024, got {}", o.cpus).into());
-    }
-    let plans = plans(manifests, profile(o.quick))?;
-    let n_stages = stages(&plans);
-    let lb = std::env::current_exe()?;
-    let cwd = std::env::current_dir()?;
-    let results = absolute(cache.root())?;
-    let manifests: Vec<String> = manifests
-        .iter()
-        .map(|m| absolute(m).map(|p| sh(&p.display().to_string())))
-        .collect::<Result<_, _>>()?;
-    let quick = if o.quick { " --quick" } else { "" };
-    let name = job_name(&plans);
-    std::fs::create_dir_all(&o.dir).map_err(|e| {
-        format!(
-            "{}: cannot create the script directory: {e}",
-            o.dir.display()
-        )
-    })?;
-    let dir = absolute(&o.dir)?;
-    let header = |job: &str, array: bool| {
-        let mut s = String::from("#!/bin/bash\n");
-        let _ = writeln!(s, "#SBATCH --job-name={job}");
-        if array {
-            let _ = writeln!(s, "#SBATCH --array=0-{}", o.tasks - 1);
-            let _ = writeln!(s, "#SBATCH --output={}/{job}-%A_%a.out", dir.display());
-        } else {
-            let _ = writeln!(s, "#SBATCH --output={}/{job}-%j.out", dir.display());
-        }
-        let _ = writeln!(s, "#SBATCH --cpus-per-task={}", o.cpus);
-        let _ = writeln!(s, "#SBATCH --time={}", o.time);
-        if let Some(p) = &o.partition {
-            let _ = writeln!(s, "#SBATCH --partition={p}");
-        }
-        let _ = writeln!(
-            s,
-            "set -euo pipefail\ncd {}",
-            sh(&cwd.display().to_string())
-        );
-        s
-    };
-    // Every stage runs the same command: a shard does what the records
-    // present when it starts allow.
-    let shard = format!(
-        "{}{}exec {} --results {} run {}{quick} --threads {} --shard \"$SLURM_ARRAY_TASK_ID/{}\"\n",
-        header(&format!("{name}-shard"), true),
-        "# One stage of the work, shard $SLURM_ARRAY_TASK_ID of the array.\n",
-        sh(&lb.display().to_string()),
-        sh(&results.display().to_string()),
-        manifests.join(" "),
-        o.cpus,
-        o.tasks
-    );
-    let reproduce = format!(
-        "{}# Everything left (nothing, when every stage succeeded), the precision\n\
-         # decisions of the last round, then the figures, tables, report and audit.\n\
-         exec {} --results {} reproduce {}{quick} --threads {}\n",
-        header(&format!("{name}-reproduce"), false),
-        sh(&lb.display().to_string()),
-        sh(&results.display().to_string()),
-        manifests.join(" "),
-        o.cpus
-    );
-    let shard_path = dir.join("shard.sbatch");
-    let reproduce_path = dir.join("reproduce.sbatch");
-    let mut submit = String::from(
-        "#!/bin/bash\n# Submits the stages in order, each depending on the one before.\nset -euo pipefail\n",
-    );
-    let _ = writeln!(submit, "prev=\"\"");
-    let _ = writeln!(
-        submit,
-        "for stage in $(seq 1 {n_stages}); do\n  dep=${{prev:+--dependency=afterok:$prev}}\n  \
-         prev=$(sbatch --parsable $dep {})\n  prev=${{prev%%;*}}\n  echo \"stage $stage/{n_stages}: job array $prev\"\ndone",
-        sh(&shard_path.display().to_string())
-    );
-    let _ = writeln!(
-        submit,
-        "last=$(sbatch --parsable --dependency=afterok:$prev {})\necho \"reproduce: job $last\"",
-        sh(&reproduce_path.display().to_string())
-    );
-    let submit_path = dir.join("submit.sh");
-    for (p, text) in [
-        (&shard_path, &shard),
-        (&reproduce_path, &reproduce),
-        (&submit_path, &submit),
-    ] {
-        std::fs::write(p, text).map_err(|e| format!("{}: {e}", p.display()))?;
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::PermissionsExt;
-            std::fs::set_permissions(p, std::fs::Permissions::from_mode(0o755))
-                .map_err(|e| format!("{}: {e}", p.display()))?;
-        }
+pub fn slurm(cache: &Cache, manifests: &[PathBuf], o: &Options, submit_now: bool) -> Res {
+    let s = stage(cache, manifests, o)?;
+    for w in &s.warnings {
+        eprintln!("{w}");
     }
     println!(
         "{} stage(s) of {} task(s), then lb reproduce; scripts in {}:",
-        n_stages,
+        s.stages,
         o.tasks,
-        dir.display()
+        s.dir.display()
     );
-    if !o.submit {
-        for (p, text) in [
-            (&shard_path, &shard),
-            (&reproduce_path, &reproduce),
-            (&submit_path, &submit),
-        ] {
+    if !submit_now {
+        for (p, text) in &s.scripts {
             println!("\n==> {} <==\n{text}", p.display());
         }
         println!(
             "submit with: {} (or lb slurm … --submit)",
-            submit_path.display()
+            s.scripts[2].0.display()
         );
         return Ok(ExitCode::SUCCESS);
     }
-    let sbatch = |args: &[&str]| -> Result<String, Box<dyn std::error::Error>> {
-        let out = Command::new("sbatch")
-            .arg("--parsable")
-            .args(args)
-            .output()
-            .map_err(|e| format!("sbatch: {e} (is Slurm installed here?)"))?;
-        if !out.status.success() {
-            return Err(format!(
-                "sbatch {}: {}",
-                args.join(" "),
-                String::from_utf8_lossy(&out.stderr).trim()
-            )
-            .into());
-        }
-        Ok(String::from_utf8_lossy(&out.stdout)
-            .trim()
-            .split(';')
-            .next()
-            .unwrap_or("")
-            .to_string())
-    };
-    let shard_arg = shard_path.display().to_string();
-    let mut prev: Option<String> = None;
-    for stage in 1..=n_stages {
-        let dep = prev.as_ref().map(|p| format!("--dependency=afterok:{p}"));
-        let mut args: Vec<&str> = Vec::new();
-        if let Some(d) = &dep {
-            args.push(d);
-        }
-        args.push(&shard_arg);
-        let id = sbatch(&args)?;
-        println!("stage {stage}/{n_stages}: job array {id}");
-        prev = Some(id);
+    for line in submit(&s)? {
+        println!("{line}");
     }
-    let dep = format!("--dependency=afterok:{}", prev.expect("at least one stage"));
-    let id = sbatch(&[&dep, &reproduce_path.display().to_string()])?;
-    println!("reproduce: job {id}");
     Ok(ExitCode::SUCCESS)
 }
 
 pub fn status(cache: &Cache, manifests: &[PathBuf], quick: bool) -> Res {
-    existing(cache)?;
-    let plans = plans(manifests, profile(quick))?;
+    let (rows, queue) = plan_status(cache, manifests, quick)?;
     println!(
         "{:<32} {:>7} {:>7} {:>8} {:>9}  {:>8} {:>8} {:>7}",
         "experiment", "points", "done", "partial", "missing", "reps", "of", "damaged"
     );
-    for plan in &plans {
-        let st = point_status(cache, plan);
-        let done = st.iter().filter(|p| p.word() == "cached").count();
-        let partial = st.iter().filter(|p| p.word() == "partial").count();
-        let missing = st.len() - done - partial;
-        let present: u64 = st.iter().map(|p| p.present as u64).sum();
-        let needed: u64 = st.iter().map(|p| p.needed as u64).sum();
-        let damaged: u64 = st.iter().map(|p| p.damaged as u64).sum();
+    for r in &rows {
         println!(
             "{:<32} {:>7} {:>7} {:>8} {:>9}  {:>8} {:>8} {:>7}",
-            plan.name,
-            st.len(),
-            done,
-            partial,
-            missing,
-            present,
-            needed,
-            damaged
+            r.name, r.points, r.done, r.partial, r.missing, r.present, r.needed, r.damaged
         );
     }
-    // The queue, where Slurm is present.
-    let name = job_name(&plans);
-    match Command::new("squeue")
-        .args(["-h", "-o", "%i %j %T %M %R"])
-        .output()
-    {
-        Ok(out) if out.status.success() => {
-            let text = String::from_utf8_lossy(&out.stdout);
-            // The job names are `<name>-shard` and `<name>-reproduce`.
-            let mine: Vec<&str> = text
-                .lines()
-                .filter(|l| {
-                    l.split_whitespace().nth(1).is_some_and(|j| {
-                        j == format!("{name}-shard") || j == format!("{name}-reproduce")
-                    })
-                })
-                .collect();
-            if mine.is_empty() {
-                println!("slurm: no job named {name}* in the queue");
-            } else {
-                println!("slurm (job, name, state, time, reason):");
-                for l in mine {
-                    println!("  {l}");
-                }
+    match queue {
+        Queue::Jobs { name, lines } if lines.is_empty() => {
+            println!("slurm: no job named {name}* in the queue")
+        }
+        Queue::Jobs { lines, .. } => {
+            println!("slurm (job, name, state, time, reason):");
+            for l in lines {
+                println!("  {l}");
             }
         }
-        _ => println!("slurm: not available here (no squeue)"),
+        Queue::Unavailable => println!("slurm: not available here (no squeue)"),
     }
     Ok(ExitCode::SUCCESS)
 }

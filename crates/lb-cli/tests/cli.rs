@@ -112,7 +112,7 @@ fn records(c: &Cache) -> BTreeMap<String, String> {
                 .unwrap()
                 .to_string_lossy()
                 .to_string();
-            out.insert(rel, lb_runner::canonical::canonical_value(&v));
+            out.insert(rel, lb_model::canonical::canonical_value(&v));
         }
     }
     out

@@ -20,13 +20,13 @@
 //!   Locks are released by the kernel when a process dies; a lock file is
 //!   removed once its record is valid.
 
-use crate::canonical::{canonical, canonical_value};
-use crate::key::{Key, hex, sha256};
-use crate::model::slotted::calibrate::{Calibration, CalibrationResult};
-use crate::point::Point;
-use crate::precision::{Outcome, PrecisionRule};
 use crate::provenance::Provenance;
 use fs4::fs_std::FileExt;
+use lb_model::canonical::{canonical, canonical_value};
+use lb_model::key::{Key, hex, sha256};
+use lb_model::point::Point;
+use lb_model::precision::{Outcome, PrecisionRule};
+use lb_model::slotted::calibrate::{Calibration, CalibrationResult};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::fs::{self, File, OpenOptions};
@@ -56,7 +56,7 @@ pub struct ReplicationRecord {
     pub key: String,
     pub replication: u64,
     pub point: Point,
-    pub summary: crate::model::Summary,
+    pub summary: lb_model::config::Summary,
     pub provenance: Provenance,
 }
 

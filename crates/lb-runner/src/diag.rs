@@ -247,6 +247,135 @@ pub fn did_you_mean<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
     })
 }
 
+/// `v` must be one of `allowed` (exactly); else a located error with the
+/// nearest allowed value.
+pub fn one_of(
+    l: &SpanIndex,
+    at: &str,
+    what: &str,
+    v: &str,
+    allowed: &[&str],
+) -> Result<(), ManifestError> {
+    if allowed.contains(&v) {
+        return Ok(());
+    }
+    Err(unknown(l, at, what, v, allowed))
+}
+
+/// `v` must be one of `allowed`, ignoring case and surrounding blanks.
+pub fn one_of_ignoring_case(
+    l: &SpanIndex,
+    at: &str,
+    what: &str,
+    v: &str,
+    allowed: &[&str],
+) -> Result<(), ManifestError> {
+    if allowed.iter().any(|a| a.eq_ignore_ascii_case(v.trim())) {
+        return Ok(());
+    }
+    Err(unknown(l, at, what, v, allowed))
+}
+
+fn unknown(l: &SpanIndex, at: &str, what: &str, v: &str, allowed: &[&str]) -> ManifestError {
+    if allowed.is_empty() {
+        return l.error(
+            at,
+            if what == "sweep axis" {
+                format!(
+                    "\"{v}\" is not swept: this manifest has no [sweep] axis (add a [sweep] \
+                     table with `{v} = [ … ]`, or remove the reference)"
+                )
+            } else {
+                format!("unknown {what} \"{v}\": this manifest defines none")
+            },
+        );
+    }
+    let hint = did_you_mean(v, allowed)
+        .map(|s| format!("; did you mean \"{s}\"?"))
+        .unwrap_or_default();
+    l.error(
+        at,
+        format!(
+            "unknown {what} \"{v}\"{hint} (allowed: {})",
+            allowed.join(", ")
+        ),
+    )
+}
+
+/// A located, explained error from the TOML deserializer.
+pub fn serde_error(spans: &SpanIndex, e: &toml::de::Error) -> ManifestError {
+    let mut msg = e.message().trim_end().to_string();
+    // Say what is allowed in words rather than Rust types.
+    for (ty, words) in [
+        ("expected u64", "expected a whole number ≥ 0"),
+        ("expected u32", "expected a whole number ≥ 0"),
+        ("expected f64", "expected a number"),
+        ("expected a sequence", "expected a list [ … ]"),
+        ("expected a map", "expected a table { … }"),
+    ] {
+        if let Some(head) = msg.strip_suffix(ty) {
+            msg = format!("{head}{words}");
+        }
+    }
+    let span = e.span().unwrap_or(0..0);
+    let at = spans.path_at(&span).unwrap_or("").to_string();
+    if let Some(rest) = msg.strip_prefix("unknown field `") {
+        let (word, tail) = rest.split_once('`').unwrap_or((rest, ""));
+        let allowed: Vec<&str> = tail
+            .split('`')
+            .skip(1)
+            .step_by(2)
+            .filter(|s| !s.is_empty())
+            .collect();
+        let hint = did_you_mean(word, &allowed)
+            .map(|s| format!("; did you mean `{s}`?"))
+            .unwrap_or_default();
+        let allowed = if allowed.is_empty() {
+            "no keys here".to_string()
+        } else {
+            allowed.join(", ")
+        };
+        return spans.error_at_span(
+            span,
+            &at,
+            format!("unknown key `{word}`{hint} (allowed keys: {allowed})"),
+        );
+    }
+    if let Some(rest) = msg.strip_prefix("missing field `") {
+        let word = rest.split('`').next().unwrap_or(rest);
+        let field = if at.is_empty() {
+            word.to_string()
+        } else {
+            format!("{at}.{word}")
+        };
+        return spans.error_at_span(span, &field, format!("required key `{word}` is missing"));
+    }
+    // "expected struct ServersSpec" names a Rust type: say what the manifest
+    // may write instead.
+    if let Some(i) = msg.find("expected struct ") {
+        let ty = msg[i + "expected struct ".len()..].trim();
+        let forms = match ty {
+            "ServersSpec" => "a table: { count = N, rate = μ }, { count = N, uniform = [a, b] }, \
+                 { rates = [μ_1, …] } or { classes = [{ count = N, rate = μ }, …] }"
+                .to_string(),
+            _ => "a table { … }".to_string(),
+        };
+        msg = format!("{}expected {forms}", &msg[..i]);
+    }
+    if let Some(rest) = msg.strip_prefix("invalid type: ") {
+        return spans.error_at_span(span, &at, format!("wrong type: found {rest}"));
+    }
+    if let Some(rest) = msg.strip_prefix("unknown variant `") {
+        let (word, tail) = rest.split_once('`').unwrap_or((rest, ""));
+        return spans.error_at_span(
+            span,
+            &at,
+            format!("unknown value `{word}`; {}", tail.trim_start_matches(", ")),
+        );
+    }
+    spans.error_at_span(span, &at, msg)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,29 +1,31 @@
-//! # lb-runner — experiments, points, keys, cache and runs (SPEC §4)
+//! # lb-runner — experiments as written, and their runs (SPEC §4)
 //!
-//! A manifest ([`manifest`], strict TOML with located errors) declares one
-//! experiment. [`expand`] turns it into points — fully resolved
-//! configurations with every default written out — whose [`key`] is the
-//! SHA-256 of their [`canonical`] JSON. [`run`] computes the missing (point,
-//! replication) pairs in parallel into the [`cache`], with [`provenance`]
-//! kept out of the key; [`model`] holds each model behind one interface (its manifest sections,
-//! validation, expansion, metrics and references); the slotted model's
-//! calibrations find p̂ for message budgets and
-//! [`precision`] adds replications until a target interval width is met.
+//! A manifest ([`manifest`], strict TOML with located errors, [`diag`])
+//! declares one experiment: the shared sections ([`experiment`], the
+//! `[[figure]]` and `[[claim]]` schema of [`outputs`]) and the model's own
+//! ([`model`]: each model's schema, validation and expansion). [`load`] is
+//! the one loader every command uses: parse → [`validate`] → expand into a
+//! [`Plan`] ([`plan`]) → claim [`checks`] → [`robustness`] variants.
+//!
+//! [`run`] computes the missing (point, replication) pairs of plans in
+//! parallel into the [`cache`], with [`provenance`] kept out of the key;
 //! [`verify`] recomputes records and compares them bit for bit; [`maintain`]
 //! lists, checks and cleans a results directory.
+//!
+//! What a point is and runs — points, keys, metrics, references, precision
+//! rules, calibrations — is lb-model's: this crate depends on it, never the
+//! reverse.
 
 pub mod cache;
-pub mod canonical;
+pub mod checks;
 pub mod diag;
-pub mod expand;
-pub mod key;
-pub mod limits;
+pub mod experiment;
+pub mod load;
 pub mod maintain;
 pub mod manifest;
 pub mod model;
 pub mod outputs;
-pub mod point;
-pub mod precision;
+pub mod plan;
 pub mod provenance;
 pub mod robustness;
 pub mod run;
@@ -31,8 +33,7 @@ pub mod validate;
 pub mod verify;
 
 pub use diag::ManifestError;
-pub use expand::{Plan, expand};
-pub use key::Key;
-pub use manifest::{Loaded, load};
-pub use model::{Model, Param, PointConfig, Summary};
-pub use point::{Point, Profile};
+pub use lb_model::{Key, Model, Param, Point, PointConfig, Profile, Summary};
+pub use load::{Experiment, load, load_all, load_str};
+pub use manifest::Loaded;
+pub use plan::Plan;

@@ -2,8 +2,8 @@
 //! results directory (SPEC §4 "Results").
 
 use crate::cache::{Cache, FileKind, PrecisionRecord, Read, classify, read_record};
-use crate::key::Key;
 use fs4::fs_std::FileExt;
+use lb_model::key::Key;
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::PathBuf;

@@ -47,7 +47,7 @@ pub type Where = BTreeMap<String, toml::Value>;
 pub fn where_values(v: &toml::Value) -> Vec<String> {
     match v {
         toml::Value::Array(a) => a.iter().flat_map(where_values).collect(),
-        toml::Value::Float(x) => vec![crate::canonical::number_to_string(*x)],
+        toml::Value::Float(x) => vec![lb_model::canonical::number_to_string(*x)],
         toml::Value::Integer(i) => vec![i.to_string()],
         toml::Value::Boolean(b) => vec![b.to_string()],
         toml::Value::String(s) if range_string(s) => Vec::new(),

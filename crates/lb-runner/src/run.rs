@@ -8,14 +8,14 @@
 use crate::cache::{
     Cache, CacheError, CalibrationRecord, FORMAT, PrecisionRecord, Read, ReplicationRecord,
 };
-use crate::expand::{Plan, PlannedPoint, Replications, Target};
-use crate::key::Key;
-use crate::limits::Cost;
-use crate::model::Summary;
-use crate::model::slotted::calibrate::{Calibration, CalibrationResult};
-use crate::point::Point;
-use crate::precision::{Decision, Outcome, PrecisionRule, decide};
+use crate::plan::{Plan, PlannedPoint, Replications, Target};
 use crate::provenance::Context;
+use lb_model::config::Summary;
+use lb_model::key::Key;
+use lb_model::limits::Cost;
+use lb_model::point::Point;
+use lb_model::precision::{Decision, Outcome, PrecisionRule, decide};
+use lb_model::slotted::calibrate::{Calibration, CalibrationResult};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -766,7 +766,7 @@ fn complete(cache: &Cache, plans: &[Plan]) -> bool {
 
 /// One line on a calibration's outcome.
 pub fn calibration_line(c: &Calibration, r: &CalibrationResult) -> String {
-    use crate::model::slotted::calibrate::CalibrationStatus::*;
+    use lb_model::slotted::calibrate::CalibrationStatus::*;
     let what = match r.status {
         Met => "met".to_string(),
         Closest => "closest probe (tolerance not reached)".to_string(),
@@ -814,8 +814,7 @@ pub fn estimate(cache: &Cache, plan: &Plan, status: &[PointStatus]) -> Estimate 
         if cache.read_calibration(&c.key()).valid().is_none() {
             let probes = (c.iterations + 2) as f64 * c.pilot_replications as f64;
             let mut cost = c.point.config.cost().times(probes);
-            if let crate::model::slotted::calibrate::CalibrationTarget::SameAs { point } = &c.target
-            {
+            if let lb_model::slotted::calibrate::CalibrationTarget::SameAs { point } = &c.target {
                 cost = cost.and(point.config.cost().times(c.pilot_replications as f64));
             }
             e.runs += probes as u64;

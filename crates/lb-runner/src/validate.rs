@@ -3,10 +3,11 @@
 //! are checked by its module ([`crate::model`]). Each error names the key path
 //! and what is allowed.
 
-use crate::diag::{ManifestError, did_you_mean};
-use crate::limits::MAX_REPLICATIONS;
+use crate::diag::{ManifestError, one_of};
 use crate::manifest::Loaded;
 use crate::outputs::{ClaimKind, ClaimToml, FigureKind, Reference};
+use lb_model::limits::MAX_REPLICATIONS;
+use lb_model::model::Profile;
 use std::collections::BTreeSet;
 
 type R = Result<(), ManifestError>;
@@ -15,16 +16,14 @@ type R = Result<(), ManifestError>;
 pub fn validate(l: &Loaded) -> R {
     experiment(l)?;
     points(l)?;
-    l.manifest.validate(l)?;
+    l.manifest.validate(&l.spans)?;
     replications(l)?;
     figures(l)?;
     claims(l)?;
     // The checks that depend on the sweep run at expansion; the full profile
     // is expanded by whoever loads the manifest, so expand the quick one here
     // too, or a bad `[quick]` would pass `lb plan` and fail `lb run --quick`.
-    l.manifest
-        .expand(l, crate::point::Profile::Quick)
-        .map(|_| ())
+    l.manifest.expand(&l.spans, Profile::Quick).map(|_| ())
 }
 
 fn experiment(l: &Loaded) -> R {
@@ -142,55 +141,6 @@ fn replications(l: &Loaded) -> R {
     }
 }
 
-/// `v` must be one of `allowed` (exactly); else a located error with the
-/// nearest allowed value.
-pub(crate) fn one_of(l: &Loaded, at: &str, what: &str, v: &str, allowed: &[&str]) -> R {
-    if allowed.contains(&v) {
-        return Ok(());
-    }
-    Err(unknown(l, at, what, v, allowed))
-}
-
-/// `v` must be one of `allowed`, ignoring case and surrounding blanks.
-pub(crate) fn one_of_ignoring_case(
-    l: &Loaded,
-    at: &str,
-    what: &str,
-    v: &str,
-    allowed: &[&str],
-) -> R {
-    if allowed.iter().any(|a| a.eq_ignore_ascii_case(v.trim())) {
-        return Ok(());
-    }
-    Err(unknown(l, at, what, v, allowed))
-}
-
-fn unknown(l: &Loaded, at: &str, what: &str, v: &str, allowed: &[&str]) -> ManifestError {
-    if allowed.is_empty() {
-        return l.error(
-            at,
-            if what == "sweep axis" {
-                format!(
-                    "\"{v}\" is not swept: this manifest has no [sweep] axis (add a [sweep] \
-                     table with `{v} = [ … ]`, or remove the reference)"
-                )
-            } else {
-                format!("unknown {what} \"{v}\": this manifest defines none")
-            },
-        );
-    }
-    let hint = did_you_mean(v, allowed)
-        .map(|s| format!("; did you mean \"{s}\"?"))
-        .unwrap_or_default();
-    l.error(
-        at,
-        format!(
-            "unknown {what} \"{v}\"{hint} (allowed: {})",
-            allowed.join(", ")
-        ),
-    )
-}
-
 /// A `where` table: every key a sweep axis; every value one of its values,
 /// or a range of a numeric axis that holds at least one of them (a value
 /// the sweep does not hold would select nothing, silently).
@@ -249,18 +199,18 @@ fn names(l: &Loaded) -> (Vec<&'static str>, Vec<String>, Vec<&'static str>) {
     (l.axes(), l.labels(), metrics)
 }
 
-/// At most [`MAX_POINTS`](crate::limits::MAX_POINTS) points, checked before
+/// At most [`MAX_POINTS`](lb_model::limits::MAX_POINTS) points, checked before
 /// the sweep is expanded.
 fn points(l: &Loaded) -> R {
     let n = l.manifest.points();
-    if n > crate::limits::MAX_POINTS {
+    if n > lb_model::limits::MAX_POINTS {
         return Err(l.error(
             "sweep",
             format!(
                 "the sweep gives {n} points (its axes' lengths multiplied, times the \
                  policies), beyond lb's limit of {} (see \"Limits\" in experiments/README.md): \
                  split the experiment into several manifests",
-                crate::limits::MAX_POINTS
+                lb_model::limits::MAX_POINTS
             ),
         ));
     }

@@ -3,10 +3,10 @@
 //! machine, or order of execution").
 
 use crate::cache::{Cache, FileKind, PrecisionRecord, Read, classify, read_record};
-use crate::canonical::canonical;
-use crate::key::{Key, sha256};
-use crate::precision::{Decision, decide};
 use crate::run::Progress;
+use lb_model::canonical::canonical;
+use lb_model::key::{Key, sha256};
+use lb_model::precision::{Decision, decide};
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;

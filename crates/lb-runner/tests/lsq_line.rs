@@ -3,8 +3,8 @@
 //! `spec = "JIQ-Spread"` (JIQ with batch spreading, `job` granularity).
 
 use lb_core::slotted::{PolicyConfig, PushWhen, TieBreak};
-use lb_runner::expand::Target;
-use lb_runner::{PointConfig, Profile, expand, manifest};
+use lb_runner::plan::Target;
+use lb_runner::{PointConfig, Profile, load_str};
 use std::path::Path;
 
 const LSQ_LINE: &str = r#"[experiment]
@@ -42,8 +42,9 @@ seed = 3
 "#;
 
 fn policies(text: &str) -> Result<Vec<PolicyConfig>, String> {
-    let l = manifest::parse(Path::new("lsq-line.toml"), text).map_err(|e| e.to_string())?;
-    let plan = expand(&l, Profile::Full).map_err(|e| e.to_string())?;
+    let plan = load_str(Path::new("lsq-line.toml"), text, Profile::Full)
+        .map_err(|e| e.to_string())?
+        .plan;
     Ok(plan
         .points
         .iter()

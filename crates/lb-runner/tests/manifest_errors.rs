@@ -1,7 +1,7 @@
 //! Bad manifests: each gives an error naming the file, line, column and field,
 //! and saying what is allowed (issue 3, "Bad input and faults").
 
-use lb_runner::{ManifestError, Profile, expand, manifest};
+use lb_runner::{ManifestError, Profile, load, load_str};
 use std::path::Path;
 
 const GOOD: &str = r#"[experiment]
@@ -34,8 +34,7 @@ seed = 1
 
 /// Parses `text` (after `edit`) and expands it; returns the error.
 fn err(text: &str) -> ManifestError {
-    let r = manifest::parse(Path::new("exp/bad.toml"), text)
-        .and_then(|l| expand(&l, Profile::Full).map(|_| ()));
+    let r = load_str(Path::new("exp/bad.toml"), text, Profile::Full).map(|_| ());
     r.expect_err("the manifest must be rejected")
 }
 
@@ -67,8 +66,9 @@ fn check(e: &ManifestError, text: &str, at: &str, field: &str, says: &str) {
 
 #[test]
 fn the_good_manifest_parses() {
-    let l = manifest::parse(Path::new("exp/good.toml"), GOOD).unwrap();
-    let p = expand(&l, Profile::Full).unwrap();
+    let p = load_str(Path::new("exp/good.toml"), GOOD, Profile::Full)
+        .unwrap()
+        .plan;
     assert_eq!(p.points.len(), 4);
 }
 
@@ -132,7 +132,7 @@ fn load_at_or_above_one_needs_allow_unstable() {
         "arrivals = \"poisson\"",
         "arrivals = \"poisson\"\nallow_unstable = true",
     );
-    manifest::parse(Path::new("exp/ok.toml"), &ok).unwrap();
+    load_str(Path::new("exp/ok.toml"), &ok, Profile::Full).unwrap();
 }
 
 #[test]
@@ -280,9 +280,8 @@ fn every_shipped_manifest_parses_and_expands() {
     for f in std::fs::read_dir(&dir).unwrap() {
         let p = f.unwrap().path();
         if p.extension().is_some_and(|e| e == "toml") {
-            let l = manifest::load(&p).unwrap_or_else(|e| panic!("{e}"));
             for profile in [Profile::Full, Profile::Quick] {
-                let plan = expand(&l, profile).unwrap_or_else(|e| panic!("{e}"));
+                let plan = load(&p, profile).unwrap_or_else(|e| panic!("{e}")).plan;
                 assert!(!plan.points.is_empty());
             }
             n += 1;
@@ -298,8 +297,9 @@ fn the_annotated_example_of_the_readme_parses() {
     let section = &text[text.find("## The complete annotated example").unwrap()..];
     let start = section.find("```toml\n").unwrap() + "```toml\n".len();
     let example = &section[start..start + section[start..].find("```").unwrap()];
-    let l = manifest::parse(Path::new("README.md"), example).unwrap_or_else(|e| panic!("{e}"));
-    let plan = expand(&l, Profile::Full).unwrap_or_else(|e| panic!("{e}"));
+    let plan = load_str(Path::new("README.md"), example, Profile::Full)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .plan;
     assert_eq!(plan.calibrations.len(), 2);
     assert!(plan.points.len() >= 12);
 }
@@ -337,11 +337,12 @@ fn a_figure_must_draw_the_reference_of_a_claim_it_shows() {
     let ok = format!(
         "{GOOD}{FIGURE}\n[[figure.reference]]\nvalue = \"pooled\"\nlabel = \"pooled queue\"\n{POOLED_CLAIM}"
     );
-    let l = manifest::parse(Path::new("exp/ok.toml"), &ok).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(l.figures()[0].references.len(), 1);
+    let l =
+        load_str(Path::new("exp/ok.toml"), &ok, Profile::Full).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(l.loaded.figures()[0].references.len(), 1);
     // A figure of other policies does not show the claim.
     let other = format!("{GOOD}{FIGURE}policies = [\"L-JSQ-Push\"]\n{POOLED_CLAIM}");
-    manifest::parse(Path::new("exp/ok.toml"), &other).unwrap_or_else(|e| panic!("{e}"));
+    load_str(Path::new("exp/ok.toml"), &other, Profile::Full).unwrap_or_else(|e| panic!("{e}"));
 }
 
 #[test]
@@ -377,5 +378,5 @@ fn a_path_figure_takes_no_axis_or_metric() {
     let ok = format!(
         "{GOOD}\n[[figure]]\nname = \"f\"\ntitle = \"t\"\nkind = \"path\"\nwhere = {{ load = 0.9 }}\npaths = 3\ny_label = \"jobs\"\ncaption = \"c\"\n"
     );
-    manifest::parse(Path::new("exp/ok.toml"), &ok).unwrap_or_else(|e| panic!("{e}"));
+    load_str(Path::new("exp/ok.toml"), &ok, Profile::Full).unwrap_or_else(|e| panic!("{e}"));
 }

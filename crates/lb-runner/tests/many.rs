@@ -5,9 +5,9 @@ mod common;
 
 use common::{records, run};
 use lb_runner::cache::Cache;
-use lb_runner::expand::Target;
+use lb_runner::plan::Target;
 use lb_runner::run::status;
-use lb_runner::{ManifestError, Profile, expand, manifest};
+use lb_runner::{ManifestError, Profile, load_str};
 use lb_runner::{Model, PointConfig, Summary};
 use std::path::Path;
 
@@ -46,13 +46,14 @@ seed = 4
 "#;
 
 fn plan(text: &str) -> lb_runner::Plan {
-    let l = manifest::parse(Path::new("many.toml"), text).unwrap_or_else(|e| panic!("{e}"));
-    expand(&l, Profile::Full).unwrap_or_else(|e| panic!("{e}"))
+    load_str(Path::new("many.toml"), text, Profile::Full)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .plan
 }
 
 fn err(text: &str) -> ManifestError {
-    manifest::parse(Path::new("exp/bad.toml"), text)
-        .and_then(|l| expand(&l, Profile::Full).map(|_| ()))
+    load_str(Path::new("exp/bad.toml"), text, Profile::Full)
+        .map(|_| ())
         .expect_err("the manifest must be rejected")
 }
 
@@ -107,11 +108,8 @@ fn a_many_manifest_plans_runs_caches_and_is_deterministic() {
 
 #[test]
 fn quick_many_points_have_keys_of_their_own() {
-    let l = manifest::parse(Path::new("many.toml"), MANY).unwrap();
-    let (f, q) = (
-        expand(&l, Profile::Full).unwrap(),
-        expand(&l, Profile::Quick).unwrap(),
-    );
+    let plan = |p| load_str(Path::new("many.toml"), MANY, p).unwrap().plan;
+    let (f, q) = (plan(Profile::Full), plan(Profile::Quick));
     let key = |p: &lb_runner::Plan| match &p.points[0].target {
         Target::Fixed(p) => p.key(),
         _ => unreachable!(),
@@ -407,7 +405,7 @@ fn references_are_functions_of_the_point_and_the_metric() {
             _ => unreachable!(),
         })
         .collect();
-    let r = |pt: &Point, name: &str, metric: &str| pt.config.reference(name, metric, pt, 0);
+    let r = |pt: &Point, name: &str, metric: &str| pt.reference(name, metric, 0);
     let (n, lambda) = (50, 0.9f64);
     // d = 5 (Pod, third d).
     let pod5 = &pts[4];

@@ -1,9 +1,9 @@
 //! Robustness maps: the expansion of `[[robustness]]` combinations into the
 //! points their claims read (issue 11).
 
-use lb_runner::expand::Target;
-use lb_runner::robustness::{fingerprint, restrict, variants};
-use lb_runner::{Profile, expand, manifest};
+use lb_runner::plan::Target;
+use lb_runner::robustness::{fingerprint, restrict};
+use lb_runner::{Profile, load_str};
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -69,9 +69,8 @@ policies = ["JSQ"]
 
 #[test]
 fn the_manifests_own_combination_plans_the_experiments_own_keys() {
-    let l = manifest::parse(Path::new("t.toml"), MANIFEST).unwrap();
-    let plan = expand(&l, Profile::Full).unwrap();
-    let vs = variants(&l, Profile::Full).unwrap();
+    let e = load_str(Path::new("t.toml"), MANIFEST, Profile::Full).unwrap();
+    let (plan, vs) = (&e.plan, &e.variants);
     assert_eq!(vs.len(), 8);
     // Combinations in order, the last setting fastest.
     assert_eq!(
@@ -85,13 +84,13 @@ fn the_manifests_own_combination_plans_the_experiments_own_keys() {
         "count_own=true servers=2×0.4 + 2×0.8 tie_break=random"
     );
     // Its points are the experiment's, key for key.
-    let own: BTreeSet<_> = fingerprint(&plan).into_iter().map(|f| (f.1, f.2)).collect();
+    let own: BTreeSet<_> = fingerprint(plan).into_iter().map(|f| (f.1, f.2)).collect();
     for f in fingerprint(&base[0].plan) {
         assert!(own.contains(&(f.1, f.2)), "{f:?}");
     }
-    let claims: Vec<_> = l.claims().iter().collect();
+    let claims: Vec<_> = e.loaded.claims().iter().collect();
     assert_eq!(
-        fingerprint(&restrict(&plan, &claims)),
+        fingerprint(&restrict(plan, &claims)),
         fingerprint(&base[0].plan)
     );
     // JSQ with lowest-index ties at the manifest's other settings is the
@@ -122,8 +121,8 @@ fn the_manifests_own_combination_plans_the_experiments_own_keys() {
 
 #[test]
 fn a_combination_plans_only_what_its_claims_read() {
-    let l = manifest::parse(Path::new("t.toml"), MANIFEST).unwrap();
-    for v in variants(&l, Profile::Full).unwrap() {
+    let e = load_str(Path::new("t.toml"), MANIFEST, Profile::Full).unwrap();
+    for v in e.variants {
         // The two policies of the claim, at load 0.9 only: not Random, not
         // Power-of-2, whose messages the calibration measures on its own.
         let labels: Vec<&str> = v.plan.points.iter().map(|p| p.label.as_str()).collect();
@@ -141,7 +140,7 @@ fn a_combination_plans_only_what_its_claims_read() {
 #[test]
 fn a_value_that_makes_the_manifest_invalid_is_located_at_the_value() {
     let text = MANIFEST.replace("{ count = 4, rate = 0.6 }", "{ count = 4, rate = 1.6 }");
-    let e = manifest::parse(Path::new("t.toml"), &text).unwrap_err();
+    let e = load_str(Path::new("t.toml"), &text, Profile::Full).unwrap_err();
     assert_eq!(e.field, "robustness[0].servers[1]", "{e}");
     assert!(e.message.contains("rate in [0, 1]"), "{e}");
     let line = text[..text.find("{ count = 4, rate = 1.6 }").unwrap()]

@@ -5,7 +5,7 @@ mod common;
 
 use common::{TINY, plan, records, run};
 use lb_runner::cache::{Cache, Read};
-use lb_runner::expand::Target;
+use lb_runner::plan::Target;
 use lb_runner::provenance::Context;
 use lb_runner::run::{Silent, run_plans, status};
 use lb_runner::{Key, Profile};
@@ -33,7 +33,7 @@ fn a_key_is_pinned() {
     };
     point.model_version = 1;
     assert_ne!(point.key(), bumped, "the model version is part of the key");
-    let canon = lb_runner::canonical::canonical(&point).unwrap();
+    let canon = lb_model::canonical::canonical(&point).unwrap();
     assert_eq!(
         canon,
         concat!(
@@ -205,7 +205,7 @@ fn calibration_meets_a_budget_and_says_when_it_cannot() {
     let d = tempfile::tempdir().unwrap();
     let c = Cache::new(d.path());
     let rep = run(&c, std::slice::from_ref(&p), 2);
-    use lb_runner::model::slotted::calibrate::CalibrationStatus::*;
+    use lb_model::slotted::calibrate::CalibrationStatus::*;
     let pull = &rep
         .calibrations
         .iter()

@@ -7,8 +7,8 @@ mod common;
 use common::{records, run};
 use lb_runner::cache::Cache;
 use lb_runner::diag::ManifestError;
-use lb_runner::expand::Target;
-use lb_runner::{Model, PointConfig, Profile, expand, manifest};
+use lb_runner::plan::Target;
+use lb_runner::{Model, PointConfig, Profile, load_str};
 use std::path::Path;
 
 /// A tandem of two exponential stations (a Jackson network), under
@@ -51,15 +51,13 @@ seed = 3
 "#;
 
 fn plan(text: &str) -> lb_runner::Plan {
-    let l = manifest::parse(Path::new("net.toml"), text).unwrap_or_else(|e| panic!("{e}"));
-    expand(&l, Profile::Full).unwrap_or_else(|e| panic!("{e}"))
+    load_str(Path::new("net.toml"), text, Profile::Full)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .plan
 }
 
 fn err(text: &str) -> ManifestError {
-    match manifest::parse(Path::new("net.toml"), text) {
-        Ok(l) => expand(&l, Profile::Full).expect_err("an error"),
-        Err(e) => e,
-    }
+    load_str(Path::new("net.toml"), text, Profile::Full).expect_err("an error")
 }
 
 #[test]
@@ -121,10 +119,7 @@ fn the_tandem_workload_is_the_m_m_1_value() {
         };
         let rho = c.arrivals[0];
         let exact = rho / (1.0 - rho);
-        let reference = pt
-            .config
-            .reference("pooled_workload", "workload", pt, 0)
-            .unwrap();
+        let reference = pt.reference("pooled_workload", "workload", 0).unwrap();
         assert!((reference - exact).abs() < 1e-12, "{reference} vs {exact}");
         if pp.label != "FIFO" {
             continue;
@@ -230,10 +225,7 @@ seed = 1
     };
     assert!((c.arrivals[0] - 1.35).abs() < 1e-12 && (c.arrivals[1] - 0.9).abs() < 1e-12);
     // (1 − ρ)·E[W] of the pooled server: (7/16)·ρ.
-    let r = pt
-        .config
-        .reference("pooled_scaled", "scaled_workload", pt, 0)
-        .unwrap();
+    let r = pt.reference("pooled_scaled", "scaled_workload", 0).unwrap();
     assert!((r - 7.0 / 16.0 * 0.9).abs() < 1e-12, "{r}");
     // A wrong stated load of a multiclass network is refused.
     let e = err(&TANDEM.replace("workload = ", "load = 0.7\nworkload = "));

@@ -2,13 +2,14 @@
 //! many-server model and networks): a horizon and a warm-up in the model's
 //! time units instead of slots. Shared by [`super::many`] and [`super::spn`].
 
-use crate::diag::ManifestError;
-use crate::expand::Replications;
-use crate::limits::{MAX_BATCHES, MAX_REPLICATIONS};
-use crate::manifest::{Loaded, PrecisionSpec};
-use crate::model::length::TimeLength;
-use crate::point::Profile;
+use super::length::TimeLength;
+use super::sweep::Sweep;
+use crate::diag::{ManifestError, SpanIndex};
+use crate::experiment::PrecisionSpec;
+use crate::plan::Replications;
 use lb_core::many::TimeRun;
+use lb_model::limits::{MAX_BATCHES, MAX_REPLICATIONS};
+use lb_model::model::Profile;
 use serde::{Deserialize, Serialize};
 
 /// `[run]` of a continuous-time model.
@@ -46,13 +47,18 @@ pub struct QuickSpec {
 }
 
 /// The static checks of the two sections (the replication rule is checked
-/// with every model's, in [`crate::validate`]).
-pub fn validate(l: &Loaded, r: &RunSpec, q: &QuickSpec) -> Result<(), ManifestError> {
+/// with every model's, in `crate::validate`).
+pub fn validate(
+    l: &SpanIndex,
+    m: &dyn Sweep,
+    r: &RunSpec,
+    q: &QuickSpec,
+) -> Result<(), ManifestError> {
     let keys = [
         ("horizon", r.horizon.scaled()),
         ("warmup", r.warmup.scaled()),
     ];
-    for (at, xh, xw) in crate::model::length::samples(l, keys)? {
+    for (at, xh, xw) in super::length::samples(l, m, keys)? {
         let (h, w) = (r.horizon.at(xh), r.warmup.at(xw));
         if !(h.is_finite() && w.is_finite() && w >= 0.0 && h > w) {
             return Err(l.error(

@@ -8,8 +8,9 @@
 //! heavy-traffic scaling), so one length for every ε either wastes the large
 //! ε or starves the small.
 
+use super::sweep::Sweep;
 use crate::diag::ManifestError;
-use crate::manifest::Loaded;
+use crate::diag::SpanIndex;
 use serde::de::{self, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize};
 use std::fmt;
@@ -206,11 +207,12 @@ pub type Sample = (String, Option<f64>, Option<f64>);
 /// A scaled form that is wrong on its own, or that follows no numeric sweep
 /// axis, is an error located at its key.
 pub fn samples(
-    l: &Loaded,
+    l: &SpanIndex,
+    m: &dyn Sweep,
     keys: [(&str, Option<&Scaled>); 2],
 ) -> Result<Vec<Sample>, ManifestError> {
     let numeric = |a: &str| {
-        let v = l.manifest.axis_values(a);
+        let v = m.axis_values(a);
         !v.is_empty() && v.iter().all(|v| v.parse::<f64>().is_ok())
     };
     let mut axes: Vec<&str> = Vec::new();
@@ -225,7 +227,7 @@ pub fn samples(
                 format!(
                     "a run length follows a numeric sweep axis of this manifest ({}); `{}` is \
                      not one",
-                    l.axes()
+                    m.axes()
                         .into_iter()
                         .filter(|a| numeric(a))
                         .collect::<Vec<_>>()
@@ -240,8 +242,7 @@ pub fn samples(
     }
     let mut combos: Vec<Vec<(&str, f64)>> = vec![Vec::new()];
     for a in axes {
-        let values: Vec<f64> = l
-            .manifest
+        let values: Vec<f64> = m
             .axis_values(a)
             .iter()
             .map(|v| v.parse().expect("checked"))
@@ -265,7 +266,7 @@ pub fn samples(
         .map(|c| {
             let at = c
                 .iter()
-                .map(|(a, x)| format!("{a} = {}", crate::canonical::number_to_string(*x)))
+                .map(|(a, x)| format!("{a} = {}", lb_model::canonical::number_to_string(*x)))
                 .collect::<Vec<_>>()
                 .join(", ");
             let at = if at.is_empty() {

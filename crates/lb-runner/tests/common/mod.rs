@@ -4,7 +4,7 @@
 use lb_runner::cache::Cache;
 use lb_runner::provenance::Context;
 use lb_runner::run::{Report, Silent, run_plans};
-use lb_runner::{Plan, Profile, expand, manifest};
+use lb_runner::{Plan, Profile, load_str};
 use std::path::Path;
 
 /// A tiny experiment: 2 dispatchers, 3 servers, 2 loads × 3 policies, 3
@@ -41,8 +41,9 @@ seed = 7
 "#;
 
 pub fn plan(text: &str, profile: Profile) -> Plan {
-    let l = manifest::parse(Path::new("tiny.toml"), text).unwrap_or_else(|e| panic!("{e}"));
-    expand(&l, profile).unwrap_or_else(|e| panic!("{e}"))
+    load_str(Path::new("tiny.toml"), text, profile)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .plan
 }
 
 /// Runs plans on a pool of `threads`.
@@ -77,7 +78,7 @@ pub fn records(cache: &Cache) -> std::collections::BTreeMap<String, String> {
                 .unwrap()
                 .to_string_lossy()
                 .to_string();
-            out.insert(rel, lb_runner::canonical::canonical_value(&v));
+            out.insert(rel, lb_model::canonical::canonical_value(&v));
         }
     }
     out

@@ -28,19 +28,18 @@
 //! [quick]                # optional: horizon, warmup, replications
 //! ```
 
-pub mod consistency;
-pub mod cost;
-pub mod metrics;
-
-use crate::diag::ManifestError;
-use crate::expand::{Plan, PlannedPoint, Target};
-use crate::manifest::{ExperimentSpec, Loaded};
+use crate::diag::one_of_ignoring_case;
+use crate::diag::{ManifestError, SpanIndex};
+use crate::experiment::ExperimentSpec;
 use crate::model::continuous::{QuickSpec, RunSpec};
-use crate::model::{Model, PointConfig};
 use crate::outputs::{ClaimToml, FigureToml};
-use crate::point::{Point, Profile};
-use crate::validate::one_of_ignoring_case;
-use lb_core::many::{GraphSpec, ManyConfig, ManyPolicy, PodD, TimeRun};
+use crate::plan::{Plan, PlannedPoint, Target};
+use lb_core::many::{GraphSpec, ManyConfig, ManyPolicy, PodD};
+use lb_model::config::PointConfig;
+use lb_model::many::metrics;
+use lb_model::model::Model;
+use lb_model::model::Profile;
+use lb_model::point::Point;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
@@ -182,7 +181,7 @@ impl Manifest {
         let f = |v: &Option<Vec<f64>>| -> Vec<String> {
             v.iter()
                 .flatten()
-                .map(|x| crate::canonical::number_to_string(*x))
+                .map(|x| lb_model::canonical::number_to_string(*x))
                 .collect()
         };
         match axis {
@@ -191,7 +190,7 @@ impl Manifest {
                 .servers
                 .iter()
                 .flatten()
-                .map(|n| crate::canonical::number_to_string(*n as f64))
+                .map(|n| lb_model::canonical::number_to_string(*n as f64))
                 .collect(),
             "alpha" => f(&self.sweep.alpha),
             "lambda" => f(&self.sweep.lambda),
@@ -214,7 +213,7 @@ impl Manifest {
 }
 
 /// The static checks of a many-server manifest.
-pub fn validate(l: &Loaded, m: &Manifest) -> R {
+pub fn validate(l: &SpanIndex, m: &Manifest) -> R {
     let (s, sw) = (&m.system, &m.sweep);
     // N: here or swept, not both.
     match (s.servers, &sw.servers) {
@@ -233,13 +232,13 @@ pub fn validate(l: &Loaded, m: &Manifest) -> R {
         (Some(0), None) => {
             return Err(l.error("system.servers", "N must be ≥ 1, got 0"));
         }
-        (Some(n), None) if n > crate::limits::MAX_MANY_SERVERS => {
+        (Some(n), None) if n > lb_model::limits::MAX_MANY_SERVERS => {
             return Err(l.error(
                 "system.servers",
                 format!(
                     "N = {n} is beyond lb's limit of {} (see \"Limits\" in \
                      experiments/README.md)",
-                    crate::limits::MAX_MANY_SERVERS
+                    lb_model::limits::MAX_MANY_SERVERS
                 ),
             ));
         }
@@ -277,7 +276,7 @@ pub fn validate(l: &Loaded, m: &Manifest) -> R {
         }
     }
     let unbounded = s.buffer.is_none();
-    let lambda_ok = |l: &Loaded, at: &str, x: f64| -> R {
+    let lambda_ok = |l: &SpanIndex, at: &str, x: f64| -> R {
         if !(x.is_finite() && x > 0.0) || (unbounded && x >= 1.0) {
             let need = if unbounded {
                 "0 < λ < 1 (an unbounded buffer needs λ < 1; set system.buffer to allow λ ≥ 1)"
@@ -288,7 +287,7 @@ pub fn validate(l: &Loaded, m: &Manifest) -> R {
         }
         Ok(())
     };
-    let alpha_ok = |l: &Loaded, at: &str, x: f64| -> R {
+    let alpha_ok = |l: &SpanIndex, at: &str, x: f64| -> R {
         if !(x.is_finite() && x > 0.0) {
             return Err(l.error(
                 at,
@@ -311,10 +310,10 @@ pub fn validate(l: &Loaded, m: &Manifest) -> R {
     }
     // Sweep axes: non-empty, distinct, in range.
     fn distinct<T: PartialEq + Copy>(
-        l: &Loaded,
+        l: &SpanIndex,
         at: &str,
         v: &[T],
-        check: impl Fn(&Loaded, &str, T) -> R,
+        check: impl Fn(&SpanIndex, &str, T) -> R,
     ) -> R {
         if v.is_empty() {
             return Err(l.error(at, "a sweep axis needs at least one value"));
@@ -332,13 +331,13 @@ pub fn validate(l: &Loaded, m: &Manifest) -> R {
     }
     if let Some(v) = &sw.servers {
         distinct(l, "sweep.servers", v, |l, at, n| {
-            if n == 0 || n > crate::limits::MAX_MANY_SERVERS {
+            if n == 0 || n > lb_model::limits::MAX_MANY_SERVERS {
                 Err(l.error(
                     at,
                     format!(
                         "N must lie in 1..={} (lb's limit; see \"Limits\" in \
                          experiments/README.md), got {n}",
-                        crate::limits::MAX_MANY_SERVERS
+                        lb_model::limits::MAX_MANY_SERVERS
                     ),
                 ))
             } else {
@@ -460,7 +459,7 @@ pub fn validate(l: &Loaded, m: &Manifest) -> R {
             "`path_points` belongs to the network model (model = \"spn\")",
         ));
     }
-    crate::model::continuous::validate(l, &m.run, &m.quick)?;
+    crate::model::continuous::validate(l, m, &m.run, &m.quick)?;
     references(l, m)
 }
 
@@ -470,7 +469,7 @@ pub fn validate(l: &Loaded, m: &Manifest) -> R {
 /// system lacks or the reverse, or (`pod_mean_field`) is claimed of a policy
 /// other than Pod, is a located error. Unknown names and metrics are left to
 /// the shared checks, which list the valid ones.
-fn references(l: &Loaded, m: &Manifest) -> R {
+fn references(l: &SpanIndex, m: &Manifest) -> R {
     use crate::outputs::Reference;
     let check = |at: &str, r: &Option<Reference>, metric: Option<&String>| -> R {
         let Some(Reference::Named(name)) = r else {
@@ -529,7 +528,7 @@ fn references(l: &Loaded, m: &Manifest) -> R {
 /// The graph of a `graph` key, at N = `servers` (None when only validating:
 /// a degree growing with N is then checked but not resolved).
 fn graph_spec(
-    l: &Loaded,
+    l: &SpanIndex,
     at: &str,
     g: &GraphToml,
     servers: Option<usize>,
@@ -627,7 +626,7 @@ fn graph_spec(
 }
 
 /// Expands a validated many-server manifest into its points.
-pub fn expand(l: &Loaded, m: &Manifest, profile: Profile) -> Result<Plan, ManifestError> {
+pub fn expand(l: &SpanIndex, m: &Manifest, profile: Profile) -> Result<Plan, ManifestError> {
     let r = &m.run;
     let axes = m.sweep.present();
     let values = |a: &str| -> Vec<f64> {
@@ -680,7 +679,7 @@ pub fn expand(l: &Loaded, m: &Manifest, profile: Profile) -> Result<Plan, Manife
         };
         let shown: Vec<String> = combo
             .iter()
-            .map(|x| crate::canonical::number_to_string(*x))
+            .map(|x| lb_model::canonical::number_to_string(*x))
             .collect();
         for (i, p) in m.policies.iter().enumerate() {
             let at = |k: &str| format!("policy[{i}].{k}");
@@ -733,14 +732,14 @@ pub fn expand(l: &Loaded, m: &Manifest, profile: Profile) -> Result<Plan, Manife
                 }
             }
             let events = run.horizon * (1.0 + lambda) * servers as f64;
-            if events > crate::limits::MAX_EVENTS {
+            if events > lb_model::limits::MAX_EVENTS {
                 return Err(l.error(
                     horizon_at,
                     format!(
                         "a replication at N = {servers}, λ = {lambda} would take {events:e} \
                          events, beyond lb's limit of {:e} (see \"Limits\" in \
                          experiments/README.md)",
-                        crate::limits::MAX_EVENTS
+                        lb_model::limits::MAX_EVENTS
                     ),
                 ));
             }
@@ -785,51 +784,14 @@ pub fn expand(l: &Loaded, m: &Manifest, profile: Profile) -> Result<Plan, Manife
     Ok(plan)
 }
 
-/// The system part of a many-server point: N, λ, the buffer and the run
-/// length — everything but the policy. Every policy at a point reads the
-/// same event sequence (which events are arrivals, which server a potential
-/// departure hits, where a task arrives).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct SystemPart<'a> {
-    #[serde(flatten)]
-    pub head: crate::model::SystemHead,
-    pub servers: usize,
-    pub lambda: f64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub buffer: Option<u32>,
-    pub run: &'a TimeRun,
-}
-
-/// The system part of `point`, whose configuration is `c`.
-pub fn system_part<'a>(point: &Point, c: &'a ManyConfig) -> SystemPart<'a> {
-    SystemPart {
-        head: crate::model::SystemHead::of(point),
-        servers: c.servers,
-        lambda: c.lambda,
-        buffer: c.buffer,
-        run: &c.run,
+impl crate::model::sweep::Sweep for Manifest {
+    fn axes(&self) -> Vec<&'static str> {
+        self.sweep.present()
     }
-}
-
-/// A many-server policy's display name.
-pub fn policy_name(p: &ManyPolicy) -> String {
-    match p {
-        ManyPolicy::Jsq => "JSQ".into(),
-        ManyPolicy::Jiq => "JIQ".into(),
-        ManyPolicy::I1f => "I1F".into(),
-        ManyPolicy::Random => "Random".into(),
-        ManyPolicy::Pod {
-            d: PodD::Fixed { d },
-        } => format!("Pod({d})"),
-        ManyPolicy::Pod {
-            d: PodD::Scaled { alpha },
-        } => format!("Pod(N^{alpha} ln N)"),
-        ManyPolicy::Graph { graph } => match graph {
-            GraphSpec::Clique => "Graph(clique)".into(),
-            GraphSpec::ErdosRenyi { mean_degree } => format!("Graph(ER, d̄ = {mean_degree})"),
-            GraphSpec::RandomRegular { degree } => format!("Graph({degree}-regular)"),
-            GraphSpec::Ring => "Graph(ring)".into(),
-            GraphSpec::Torus => "Graph(torus)".into(),
-        },
+    fn axis_values(&self, axis: &str) -> Vec<String> {
+        Manifest::axis_values(self, axis)
+    }
+    fn policies(&self) -> usize {
+        self.policies.len()
     }
 }

@@ -4,19 +4,19 @@
 //! swept N, a Bernoulli arrival mean ≤ 1 at each load, …) fail here with
 //! located errors.
 
-use super::calibrate::{Calibration, CalibrationTarget};
 use super::validate::{d_axis_applies, label, p_hat_axis_applies};
-use super::{DispatchKind, Manifest, PolicyKind, Split, UpdateKind, of};
+use super::{Cx, DispatchKind, PolicyKind, Split, UpdateKind};
 use crate::diag::ManifestError;
-use crate::expand::{Plan, PlannedPoint, Replications, Target};
-use crate::key::{Key, sha256};
-use crate::manifest::Loaded;
-use crate::model::{Model, PointConfig};
-use crate::point::{Point, Profile};
+use crate::plan::{Plan, PlannedPoint, Replications, Target};
 use lb_core::slotted::{
     Granularity, LedDispatch, LedUpdate, PolicyConfig, RunLength, SlottedConfig, SystemConfig,
     TieBreak, WarmupRule,
 };
+use lb_model::config::PointConfig;
+use lb_model::key::{Key, sha256};
+use lb_model::model::{Model, Profile};
+use lb_model::point::Point;
+use lb_model::slotted::calibrate::{Calibration, CalibrationTarget};
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::Serialize;
@@ -35,8 +35,8 @@ struct Settings {
 
 /// The run settings of a profile at one combination of the axes (a run
 /// length may follow a sweep axis).
-fn settings(l: &Loaded, profile: Profile, combo: &Combo) -> Result<Settings, ManifestError> {
-    let m = of(l);
+fn settings(l: &Cx, profile: Profile, combo: &Combo) -> Result<Settings, ManifestError> {
+    let m = l.m;
     let r = &m.run;
     let batches = r.batches.unwrap_or(64);
     let full_reps = Replications::from_run(r.replications, r.precision.as_ref());
@@ -139,7 +139,7 @@ enum AxisValue {
 impl AxisValue {
     fn show(&self) -> String {
         match self {
-            AxisValue::F(x) => crate::canonical::number_to_string(*x),
+            AxisValue::F(x) => lb_model::canonical::number_to_string(*x),
             AxisValue::U(x) => x.to_string(),
             AxisValue::G(Granularity::Batch) => "batch".into(),
             AxisValue::G(Granularity::Job) => "job".into(),
@@ -149,8 +149,8 @@ impl AxisValue {
 }
 
 /// The axes present and their values, in expansion order.
-fn axes(l: &Loaded) -> Vec<(&'static str, Vec<AxisValue>)> {
-    let sw = &of(l).sweep;
+fn axes(l: &Cx) -> Vec<(&'static str, Vec<AxisValue>)> {
+    let sw = &l.m.sweep;
     let f = |v: &Option<Vec<f64>>| {
         v.as_ref()
             .map(|v| v.iter().map(|x| AxisValue::F(*x)).collect())
@@ -189,12 +189,12 @@ fn axes(l: &Loaded) -> Vec<(&'static str, Vec<AxisValue>)> {
 type Combo = BTreeMap<&'static str, (usize, AxisValue)>;
 
 /// Expands a validated manifest into its points.
-pub fn expand(l: &Loaded, _m: &Manifest, profile: Profile) -> Result<Plan, ManifestError> {
+pub fn expand(l: &Cx, profile: Profile) -> Result<Plan, ManifestError> {
     let axes = axes(l);
     let names: Vec<&'static str> = axes.iter().map(|(n, _)| *n).collect();
     let mut plan = Plan {
         file: l.file().to_path_buf(),
-        name: of(l).experiment.name.clone(),
+        name: l.m.experiment.name.clone(),
         profile,
         axes: names.clone(),
         calibrations: Vec::new(),
@@ -213,7 +213,7 @@ pub fn expand(l: &Loaded, _m: &Manifest, profile: Profile) -> Result<Plan, Manif
             c /= vals.len();
         }
         let st = settings(l, profile, &combo)?;
-        for i in 0..of(l).policies.len() {
+        for i in 0..l.m.policies.len() {
             let point = resolve(l, &st, &combo, i, profile, st.run)?;
             let shown: Vec<String> = names
                 .iter()
@@ -233,7 +233,7 @@ pub fn expand(l: &Loaded, _m: &Manifest, profile: Profile) -> Result<Plan, Manif
             if seen.insert((label(l, i), shown.clone()), ()).is_some() {
                 continue;
             }
-            let target = match &of(l).policies[i].budget {
+            let target = match &l.m.policies[i].budget {
                 None => Target::Fixed(point),
                 Some(b) => {
                     let mut pilot = point.clone();
@@ -242,7 +242,7 @@ pub fn expand(l: &Loaded, _m: &Manifest, profile: Profile) -> Result<Plan, Manif
                     }
                     let target = match (&b.same_as, b.messages_per_arrival) {
                         (Some(other), _) => {
-                            let j = (0..of(l).policies.len())
+                            let j = (0..l.m.policies.len())
                                 .find(|&j| label(l, j) == *other)
                                 .expect("validated");
                             CalibrationTarget::SameAs {
@@ -282,8 +282,8 @@ pub fn expand(l: &Loaded, _m: &Manifest, profile: Profile) -> Result<Plan, Manif
 }
 
 /// Where the load of a combination comes from: (path, how λ_Σ follows from μ_Σ).
-fn load_source(l: &Loaded, combo: &Combo) -> (String, LoadRule) {
-    let s = &of(l).system;
+fn load_source(l: &Cx, combo: &Combo) -> (String, LoadRule) {
+    let s = &l.m.system;
     if let Some(x) = s.load {
         return ("system.load".into(), LoadRule::Load(x));
     }
@@ -312,8 +312,8 @@ enum LoadRule {
 }
 
 /// The service rates μ_n, and the key path that gave N.
-fn service_rates(l: &Loaded, combo: &Combo) -> Vec<f64> {
-    let sv = &of(l).system.servers;
+fn service_rates(l: &Cx, combo: &Combo) -> Vec<f64> {
+    let sv = &l.m.system.servers;
     if let Some(classes) = &sv.classes {
         return classes
             .iter()
@@ -331,7 +331,7 @@ fn service_rates(l: &Loaded, combo: &Combo) -> Vec<f64> {
         return vec![r; n];
     }
     let [a, b] = sv.uniform.expect("validated: one server form");
-    uniform_rates(of(l).run.seed, a, b, n)
+    uniform_rates(l.m.run.seed, a, b, n)
 }
 
 /// N rates i.i.d. uniform on [a, b], drawn once from the master seed with a
@@ -362,7 +362,7 @@ pub fn uniform_rates(seed: u64, a: f64, b: f64, n: usize) -> Vec<f64> {
 
 /// Resolves policy `i` at a combination into a point with run length `run`.
 fn resolve(
-    l: &Loaded,
+    l: &Cx,
     st: &Settings,
     combo: &Combo,
     i: usize,
@@ -370,7 +370,7 @@ fn resolve(
     run: RunLength,
 ) -> Result<Point, ManifestError> {
     let _ = st;
-    let m = of(l);
+    let m = l.m;
     let s = &m.system;
     let p = &m.policies[i];
     let at = |k: &str| format!("policy[{i}].{k}");
@@ -414,8 +414,8 @@ fn resolve(
         ));
     }
     let per_dispatcher = lambda / dispatchers as f64;
-    if per_dispatcher > crate::limits::MAX_JOBS_PER_SLOT
-        || lambda * run.slots as f64 > crate::limits::MAX_JOBS_PER_RUN
+    if per_dispatcher > lb_model::limits::MAX_JOBS_PER_SLOT
+        || lambda * run.slots as f64 > lb_model::limits::MAX_JOBS_PER_RUN
     {
         return Err(l.error(
             &load_path,
@@ -425,8 +425,8 @@ fn resolve(
                  {:e} jobs a run (see \"Limits\" in experiments/README.md)",
                 lambda * run.slots as f64,
                 run.slots,
-                crate::limits::MAX_JOBS_PER_SLOT,
-                crate::limits::MAX_JOBS_PER_RUN
+                lb_model::limits::MAX_JOBS_PER_SLOT,
+                lb_model::limits::MAX_JOBS_PER_RUN
             ),
         ));
     }

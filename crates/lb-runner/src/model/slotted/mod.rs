@@ -4,28 +4,35 @@
 //! checked in [`validate`], expanded into points in [`expand`] (with
 //! message-budget [`calibrate`]ions), and measured by [`metrics`].
 
-pub mod calibrate;
-pub mod consistency;
-pub mod cost;
 pub mod expand;
-pub mod metrics;
+pub mod robustness;
 pub mod validate;
 
-use crate::diag::did_you_mean;
-use crate::manifest::{ExperimentSpec, Loaded, PrecisionSpec};
-use crate::model::ModelManifest;
-use crate::point::Point;
-use lb_core::slotted::{Granularity, PushWhen, RunLength, SlottedConfig, SystemConfig, TieBreak};
+use crate::diag::{ManifestError, SpanIndex, did_you_mean};
+use crate::experiment::{ExperimentSpec, PrecisionSpec};
+use crate::outputs::{ClaimToml, FigureToml};
+use lb_core::slotted::{Granularity, PushWhen, TieBreak};
+use robustness::RobustnessToml;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use std::fmt;
+use std::path::Path;
 
-/// The slotted manifest of `l`, which the caller knows to be slotted (the
-/// model's own functions, reached through [`ModelManifest`]).
-pub(crate) fn of(l: &Loaded) -> &Manifest {
-    match &l.manifest {
-        ModelManifest::Slotted(m) => m,
-        _ => unreachable!("reached through ModelManifest::Slotted"),
+/// What the slotted model's checks and expansion read: its own manifest and
+/// the spans of the text it was parsed from (for located errors).
+#[derive(Clone, Copy)]
+pub struct Cx<'a> {
+    pub m: &'a Manifest,
+    pub spans: &'a SpanIndex,
+}
+
+impl Cx<'_> {
+    /// A located error at key path `path`.
+    pub fn error(&self, path: &str, message: impl Into<String>) -> ManifestError {
+        self.spans.error(path, message)
+    }
+    pub fn file(&self) -> &Path {
+        self.spans.file()
     }
 }
 
@@ -46,14 +53,14 @@ pub struct Manifest {
     pub calibration: CalibrationSpec,
     /// Figures drawn from the experiment's points (issue 4).
     #[serde(default, rename = "figure")]
-    pub figures: Vec<crate::outputs::FigureToml>,
+    pub figures: Vec<FigureToml>,
     /// Claims (SPEC §5) the audit holds the results against.
     #[serde(default, rename = "claim")]
-    pub claims: Vec<crate::outputs::ClaimToml>,
+    pub claims: Vec<ClaimToml>,
     /// Claim robustness maps (issue 11): settings the paper leaves unstated,
-    /// varied under some of the claims ([`crate::robustness`]).
+    /// varied under some of the claims ([`robustness`]).
     #[serde(default, rename = "robustness")]
-    pub robustness: Vec<crate::robustness::RobustnessToml>,
+    pub robustness: Vec<RobustnessToml>,
 }
 
 /// A law family for arrivals or service; the mean is set by the load (arrivals)
@@ -549,7 +556,7 @@ impl Manifest {
         let f = |v: &Option<Vec<f64>>| -> Vec<String> {
             v.iter()
                 .flatten()
-                .map(|x| crate::canonical::number_to_string(*x))
+                .map(|x| lb_model::canonical::number_to_string(*x))
                 .collect()
         };
         let u = |v: &Option<Vec<u64>>| -> Vec<String> {
@@ -589,24 +596,14 @@ impl Manifest {
     }
 }
 
-/// The system part of a slotted point: model, model version, profile, master
-/// seed, the laws A_m and S_n, and the run length. Every policy at a point
-/// (and every `granularity` or `count_own` setting, which change how jobs are
-/// placed but not when they arrive or how much service is offered) sees the
-/// same A_m(t) and S_n(t).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct SystemPart<'a> {
-    #[serde(flatten)]
-    pub head: crate::model::SystemHead,
-    pub system: &'a SystemConfig,
-    pub run: &'a RunLength,
-}
-
-/// The system part of `point`, whose configuration is `c`.
-pub fn system_part<'a>(point: &Point, c: &'a SlottedConfig) -> SystemPart<'a> {
-    SystemPart {
-        head: crate::model::SystemHead::of(point),
-        system: &c.system,
-        run: &c.run,
+impl crate::model::sweep::Sweep for Manifest {
+    fn axes(&self) -> Vec<&'static str> {
+        self.sweep.present()
+    }
+    fn axis_values(&self, axis: &str) -> Vec<String> {
+        Manifest::axis_values(self, axis)
+    }
+    fn policies(&self) -> usize {
+        self.policies.len()
     }
 }

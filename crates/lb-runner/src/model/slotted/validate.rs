@@ -2,15 +2,14 @@
 //! sweep (which [`super::expand`] checks per point). Each error names the key
 //! path and what is allowed.
 
-use super::{AXES, Manifest, POLICY_NAMES, PolicyKind, Split, SweepSpec, UpdateKind, of};
+use super::{AXES, Cx, POLICY_NAMES, PolicyKind, Split, SweepSpec, UpdateKind};
 use crate::diag::{ManifestError, did_you_mean};
-use crate::manifest::Loaded;
 use std::collections::BTreeSet;
 
 type R = Result<(), ManifestError>;
 
 /// Runs the slotted model's checks of a parsed manifest.
-pub fn validate(l: &Loaded, _m: &Manifest) -> R {
+pub fn validate(l: &Cx) -> R {
     system(l)?;
     sweep(l)?;
     policies(l)?;
@@ -22,8 +21,8 @@ fn is_prob(p: f64) -> bool {
     (0.0..=1.0).contains(&p)
 }
 
-fn system(l: &Loaded) -> R {
-    let m = of(l);
+fn system(l: &Cx) -> R {
+    let m = l.m;
     let s = &m.system;
     let sw = &m.sweep;
     match (s.dispatchers, &sw.dispatchers) {
@@ -117,11 +116,11 @@ fn system(l: &Loaded) -> R {
 }
 
 /// ρ must be a positive number, below 1 unless `allow_unstable`.
-pub fn load_value(l: &Loaded, path: &str, x: f64) -> R {
+pub fn load_value(l: &Cx, path: &str, x: f64) -> R {
     if !(x.is_finite() && x > 0.0) {
         return Err(l.error(path, format!("a load must be a number > 0, got {x}")));
     }
-    if x >= 1.0 && !of(l).system.allow_unstable {
+    if x >= 1.0 && !l.m.system.allow_unstable {
         return Err(l.error(
             path,
             format!(
@@ -133,11 +132,11 @@ pub fn load_value(l: &Loaded, path: &str, x: f64) -> R {
     Ok(())
 }
 
-fn epsilon_value(l: &Loaded, path: &str, x: f64) -> R {
+fn epsilon_value(l: &Cx, path: &str, x: f64) -> R {
     if !x.is_finite() {
         return Err(l.error(path, format!("ε must be a finite number, got {x}")));
     }
-    if x <= 0.0 && !of(l).system.allow_unstable {
+    if x <= 0.0 && !l.m.system.allow_unstable {
         return Err(l.error(
             path,
             format!(
@@ -149,14 +148,14 @@ fn epsilon_value(l: &Loaded, path: &str, x: f64) -> R {
     Ok(())
 }
 
-fn epsilon_frac_value(l: &Loaded, path: &str, x: f64) -> R {
+fn epsilon_frac_value(l: &Cx, path: &str, x: f64) -> R {
     if !(x.is_finite() && x < 1.0) {
         return Err(l.error(
             path,
             format!("epsilon_frac = ε/μ_Σ must be below 1 (load > 0), got {x}"),
         ));
     }
-    if x <= 0.0 && !of(l).system.allow_unstable {
+    if x <= 0.0 && !l.m.system.allow_unstable {
         return Err(l.error(
             path,
             format!(
@@ -168,10 +167,10 @@ fn epsilon_frac_value(l: &Loaded, path: &str, x: f64) -> R {
     Ok(())
 }
 
-fn servers(l: &Loaded) -> R {
-    let s = &of(l).system;
+fn servers(l: &Cx) -> R {
+    let s = &l.m.system;
     let sv = &s.servers;
-    let swept = of(l).sweep.servers_count.is_some();
+    let swept = l.m.sweep.servers_count.is_some();
     let max = s.service.max_mean();
     let rate_ok = |path: &str, r: f64| -> R {
         if !(r.is_finite() && r >= 0.0) {
@@ -180,13 +179,13 @@ fn servers(l: &Loaded) -> R {
                 format!("a service rate must be a finite number ≥ 0, got {r}"),
             ));
         }
-        if r > crate::limits::MAX_JOBS_PER_SLOT {
+        if r > lb_model::limits::MAX_JOBS_PER_SLOT {
             return Err(l.error(
                 path,
                 format!(
                     "a service rate of {r:e} jobs a slot is beyond lb's limit of {:e} (see \
                      \"Limits\" in experiments/README.md)",
-                    crate::limits::MAX_JOBS_PER_SLOT
+                    lb_model::limits::MAX_JOBS_PER_SLOT
                 ),
             ));
         }
@@ -284,9 +283,9 @@ fn servers(l: &Loaded) -> R {
     Ok(())
 }
 
-fn sweep(l: &Loaded) -> R {
-    let sw = &of(l).sweep;
-    fn nonempty<T: PartialEq + std::fmt::Debug>(l: &Loaded, axis: &str, v: &Option<Vec<T>>) -> R {
+fn sweep(l: &Cx) -> R {
+    let sw = &l.m.sweep;
+    fn nonempty<T: PartialEq + std::fmt::Debug>(l: &Cx, axis: &str, v: &Option<Vec<T>>) -> R {
         let Some(v) = v else { return Ok(()) };
         let path = format!("sweep.{axis}");
         if v.is_empty() {
@@ -351,31 +350,31 @@ fn sweep(l: &Loaded) -> R {
 
 /// Whether `sweep.p_hat` applies to policy `i`: LED, with neither its own
 /// p_hat nor a budget.
-pub fn p_hat_axis_applies(l: &Loaded, i: usize) -> bool {
-    let p = &of(l).policies[i];
-    of(l).sweep.p_hat.is_some()
+pub fn p_hat_axis_applies(l: &Cx, i: usize) -> bool {
+    let p = &l.m.policies[i];
+    l.m.sweep.p_hat.is_some()
         && PolicyKind::parse(&p.spec).is_some_and(|k| k.is_led())
         && p.p_hat.is_none()
         && p.budget.is_none()
 }
 
 /// Whether `sweep.d` applies to policy `i`: it has a `d` and sets none itself.
-pub fn d_axis_applies(l: &Loaded, i: usize) -> bool {
-    let p = &of(l).policies[i];
-    of(l).sweep.d.is_some()
+pub fn d_axis_applies(l: &Cx, i: usize) -> bool {
+    let p = &l.m.policies[i];
+    l.m.sweep.d.is_some()
         && PolicyKind::parse(&p.spec)
             .is_some_and(|k| k.has_d() && !matches!(k, PolicyKind::Pod(Some(_))))
         && p.d.is_none()
 }
 
 /// The label of policy `i`: its `label`, else its name.
-pub fn label(l: &Loaded, i: usize) -> String {
-    let p = &of(l).policies[i];
+pub fn label(l: &Cx, i: usize) -> String {
+    let p = &l.m.policies[i];
     p.label.clone().unwrap_or_else(|| p.spec.trim().to_string())
 }
 
-fn policies(l: &Loaded) -> R {
-    let ps = &of(l).policies;
+fn policies(l: &Cx) -> R {
+    let ps = &l.m.policies;
     if ps.is_empty() {
         return Err(l.error("policy", "at least one [[policy]] is needed"));
     }
@@ -467,7 +466,7 @@ fn policies(l: &Loaded) -> R {
                 ));
             }
         }
-        if p.granularity.is_some() && of(l).sweep.granularity.is_some() {
+        if p.granularity.is_some() && l.m.sweep.granularity.is_some() {
             return Err(l.error(
                 &at("granularity"),
                 "the manifest sweeps granularity (sweep.granularity), which a policy's own \
@@ -545,7 +544,7 @@ fn policies(l: &Loaded) -> R {
             ));
         }
     }
-    let sw = &of(l).sweep;
+    let sw = &l.m.sweep;
     if sw.p_hat.is_some() && !(0..ps.len()).any(|i| p_hat_axis_applies(l, i)) {
         return Err(l.error(
             "sweep.p_hat",
@@ -563,17 +562,17 @@ fn policies(l: &Loaded) -> R {
 
 /// The run lengths at every value of the axes they follow: (where, as a
 /// located phrase, slots, warm-up).
-pub fn run_lengths(l: &Loaded) -> Result<Vec<(String, u64, u64)>, ManifestError> {
-    let r = &of(l).run;
+pub fn run_lengths(l: &Cx) -> Result<Vec<(String, u64, u64)>, ManifestError> {
+    let r = &l.m.run;
     let keys = [("slots", r.slots.scaled()), ("warmup", r.warmup.scaled())];
-    Ok(crate::model::length::samples(l, keys)?
+    Ok(crate::model::length::samples(l.spans, l.m, keys)?
         .into_iter()
         .map(|(at, xs, xw)| (at, r.slots.at(xs), r.warmup.at(xw)))
         .collect())
 }
 
-fn run(l: &Loaded) -> R {
-    let r = &of(l).run;
+fn run(l: &Cx) -> R {
+    let r = &l.m.run;
     for (at, slots, warmup) in run_lengths(l)? {
         if slots <= warmup {
             return Err(l.error(
@@ -596,7 +595,7 @@ fn run(l: &Loaded) -> R {
             ));
         }
     }
-    let q = &of(l).quick;
+    let q = &l.m.quick;
     if q.replications == Some(0) {
         return Err(l.error("quick.replications", "must be ≥ 1, got 0"));
     }
@@ -608,7 +607,7 @@ fn run(l: &Loaded) -> R {
             format!("slots ({s}) must exceed warmup ({w})"),
         ));
     }
-    let c = &of(l).calibration;
+    let c = &l.m.calibration;
     if let (Some(s), Some(w)) = (c.slots, c.warmup)
         && s <= w
     {
@@ -663,9 +662,9 @@ impl SweepSpec {
 
 /// The hard limits of [`crate::limits`] on every size a slotted manifest can
 /// set, checked before anything is allocated.
-fn limits(l: &Loaded) -> R {
-    use crate::limits::*;
-    let m = of(l);
+fn limits(l: &Cx) -> R {
+    use lb_model::limits::*;
+    let m = l.m;
     let over = |path: &str, what: &str, v: u64, max: u64| -> R {
         if v > max {
             Err(l.error(
@@ -757,10 +756,7 @@ fn limits(l: &Loaded) -> R {
     // Every point holds its N service laws and M arrival laws: bound the
     // plan as a whole, not only each size.
     let m_max = dispatchers.iter().map(|(_, x)| *x).max().unwrap_or(1);
-    let per_plan = l
-        .manifest
-        .points()
-        .saturating_mul(n_max.saturating_add(m_max));
+    let per_plan = crate::model::sweep::points(l.m).saturating_mul(n_max.saturating_add(m_max));
     if per_plan > MAX_PLAN_LAWS {
         return Err(l.error(
             "sweep",
@@ -768,7 +764,7 @@ fn limits(l: &Loaded) -> R {
                 "{} points × (N + M) = {per_plan} laws to hold in the plan, beyond lb's limit \
                  of {MAX_PLAN_LAWS} (see \"Limits\" in experiments/README.md): fewer points, \
                  or split the sweep over several manifests",
-                l.manifest.points()
+                crate::model::sweep::points(l.m)
             ),
         ));
     }

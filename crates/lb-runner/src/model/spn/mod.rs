@@ -37,20 +37,18 @@
 //! seed = 7
 //! ```
 
-pub mod consistency;
-pub mod cost;
-pub mod metrics;
-
-use crate::diag::ManifestError;
-use crate::expand::{Plan, PlannedPoint, Target};
-use crate::manifest::{ExperimentSpec, Loaded};
+use crate::diag::one_of_ignoring_case;
+use crate::diag::{ManifestError, SpanIndex};
+use crate::experiment::ExperimentSpec;
 use crate::model::continuous::{QuickSpec, RunSpec};
-use crate::model::{Model, PointConfig};
 use crate::outputs::{ClaimToml, FigureToml};
-use crate::point::{Point, Profile};
-use crate::validate::one_of_ignoring_case;
+use crate::plan::{Plan, PlannedPoint, Target};
 use lb_core::many::TimeRun;
 use lb_core::spn::{Activity, Route, SpnConfig, SpnPolicy};
+use lb_model::config::PointConfig;
+use lb_model::model::Model;
+use lb_model::model::Profile;
+use lb_model::point::Point;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
@@ -171,7 +169,7 @@ impl Manifest {
                 .load
                 .iter()
                 .flatten()
-                .map(|x| crate::canonical::number_to_string(*x))
+                .map(|x| lb_model::canonical::number_to_string(*x))
                 .collect(),
             _ => Vec::new(),
         }
@@ -237,7 +235,7 @@ impl Manifest {
 
 /// Maps an error of `SpnConfig::validate` ("activities[2].routing: …") to its
 /// key path in the manifest.
-fn located(l: &Loaded, e: &str, policy_at: &str) -> ManifestError {
+fn located(l: &SpanIndex, e: &str, policy_at: &str) -> ManifestError {
     // lb-core's messages start with the field they are about
     // ("activities[3].station = 5 is not …", "policy.order[1] must …").
     let field: String = e
@@ -266,7 +264,7 @@ fn located(l: &Loaded, e: &str, policy_at: &str) -> ManifestError {
 }
 
 /// The static checks of a network manifest.
-pub fn validate(l: &Loaded, m: &Manifest) -> R {
+pub fn validate(l: &SpanIndex, m: &Manifest) -> R {
     let n = &m.network;
     if n.stations == 0 || n.stations > 64 {
         return Err(l.error(
@@ -367,7 +365,7 @@ pub fn validate(l: &Loaded, m: &Manifest) -> R {
     }
     // Run.
     let r = &m.run;
-    crate::model::continuous::validate(l, r, &m.quick)?;
+    crate::model::continuous::validate(l, m, r, &m.quick)?;
     if let Some(p) = r.path_points
         && !(2..=100_000).contains(&p)
     {
@@ -399,7 +397,7 @@ pub fn validate(l: &Loaded, m: &Manifest) -> R {
 
 /// `network.load` against the multiclass network's station loads, and its
 /// presence where `sweep.load` needs it.
-fn load_check(l: &Loaded, m: &Manifest, probe: &SpnConfig) -> R {
+fn load_check(l: &SpanIndex, m: &Manifest, probe: &SpnConfig) -> R {
     let computed = probe.loads().map(|v| v.into_iter().fold(0.0, f64::max));
     match (m.network.load, computed) {
         (Some(x), Some(c)) if (x - c).abs() > 1e-9 * c.max(1.0) => Err(l.error(
@@ -420,7 +418,7 @@ fn load_check(l: &Loaded, m: &Manifest, probe: &SpnConfig) -> R {
 }
 
 /// Expands a validated network manifest into its points.
-pub fn expand(l: &Loaded, m: &Manifest, profile: Profile) -> Result<Plan, ManifestError> {
+pub fn expand(l: &SpanIndex, m: &Manifest, profile: Profile) -> Result<Plan, ManifestError> {
     let axes = m.axes();
     let loads: Vec<Option<f64>> = match &m.sweep.load {
         Some(v) => v.iter().map(|x| Some(*x)).collect(),
@@ -450,13 +448,13 @@ pub fn expand(l: &Loaded, m: &Manifest, profile: Profile) -> Result<Plan, Manife
             };
             let config = m.network(m.policy(i), run, arrivals);
             let events = run.horizon * config.event_rate();
-            if events > crate::limits::MAX_EVENTS {
+            if events > lb_model::limits::MAX_EVENTS {
                 return Err(l.error(
                     horizon_at,
                     format!(
                         "a replication would take {events:e} events, beyond lb's limit of {:e} \
                          (see \"Limits\" in experiments/README.md)",
-                        crate::limits::MAX_EVENTS
+                        lb_model::limits::MAX_EVENTS
                     ),
                 ));
             }
@@ -474,7 +472,7 @@ pub fn expand(l: &Loaded, m: &Manifest, profile: Profile) -> Result<Plan, Manife
                 label: m.label(i),
                 axes: load
                     .iter()
-                    .map(|x| crate::canonical::number_to_string(*x))
+                    .map(|x| lb_model::canonical::number_to_string(*x))
                     .collect(),
                 replications: replications.clone(),
                 target: Target::Fixed(Point {
@@ -490,41 +488,14 @@ pub fn expand(l: &Loaded, m: &Manifest, profile: Profile) -> Result<Plan, Manife
     Ok(plan)
 }
 
-/// The system part of a network point: the network (arrivals, stations,
-/// activities, workload weights), the run and the path resolution — all but
-/// the policy. Every policy at a point sees the same arrivals and the same
-/// potential services.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct SystemPart<'a> {
-    #[serde(flatten)]
-    pub head: crate::model::SystemHead,
-    pub arrivals: &'a [f64],
-    pub stations: usize,
-    pub activities: &'a [Activity],
-    pub workload: &'a [Vec<f64>],
-    pub run: &'a TimeRun,
-    pub path_points: u32,
-}
-
-/// The system part of `point`, whose configuration is `c`.
-pub fn system_part<'a>(point: &Point, c: &'a SpnConfig) -> SystemPart<'a> {
-    SystemPart {
-        head: crate::model::SystemHead::of(point),
-        arrivals: &c.arrivals,
-        stations: c.stations,
-        activities: &c.activities,
-        workload: &c.workload,
-        run: &c.run,
-        path_points: c.path_points,
+impl crate::model::sweep::Sweep for Manifest {
+    fn axes(&self) -> Vec<&'static str> {
+        Manifest::axes(self)
     }
-}
-
-/// A network policy's display name.
-pub fn policy_name(p: &SpnPolicy) -> String {
-    match p {
-        SpnPolicy::MaxPressure => "max-pressure".into(),
-        SpnPolicy::Priority { order } => format!("priority {order:?}"),
-        SpnPolicy::OwnBufferFirst { own } => format!("own-buffer-first {own:?}"),
-        SpnPolicy::Fifo => "FIFO".into(),
+    fn axis_values(&self, axis: &str) -> Vec<String> {
+        Manifest::axis_values(self, axis)
+    }
+    fn policies(&self) -> usize {
+        self.policies.len()
     }
 }

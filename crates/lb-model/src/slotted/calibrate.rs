@@ -9,8 +9,8 @@
 //! from the calibration's key — so the probes differ only through p̂, and the
 //! result is a pure function of the [`Calibration`], cached like any result.
 
+use crate::config::PointConfig;
 use crate::key::Key;
-use crate::model::PointConfig;
 use crate::point::Point;
 use lb_core::slotted::SlottedConfig;
 use rayon::prelude::*;

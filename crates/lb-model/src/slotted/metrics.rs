@@ -2,11 +2,11 @@
 //! (SPEC §1 "Metrics of a run"; Zhou, Shroff and Wierman, §2 for ε·E[ΣQ] and
 //! ζ).
 
-use crate::model::{MetricInfo, MetricKind, Param};
-use crate::point::Point;
+use crate::metric::{MetricInfo, MetricKind, Param};
+use lb_core::Seeds;
 use lb_core::slotted::{Granularity, Law, PolicyConfig, RunSummary, SlottedConfig, theory};
 
-use crate::model::metric as m;
+use crate::metric::metric as m;
 
 use MetricKind::{Proportion, Real};
 
@@ -128,8 +128,13 @@ pub fn value(name: &str, c: &SlottedConfig, s: &RunSummary) -> Option<f64> {
 
 /// The named reference `name` at a point (replication `r` for `pooled`,
 /// which runs the resource-pooled queue on the replication's own arrivals
-/// and service).
-pub fn reference(name: &str, c: &SlottedConfig, point: &Point, r: u64) -> Result<f64, String> {
+/// and service, from the point's `seeds`).
+pub fn reference(
+    name: &str,
+    c: &SlottedConfig,
+    seeds: &dyn Fn() -> Seeds,
+    r: u64,
+) -> Result<f64, String> {
     let sys = &c.system;
     match name {
         "zeta" => Ok(sys.zeta()),
@@ -182,11 +187,7 @@ pub fn reference(name: &str, c: &SlottedConfig, point: &Point, r: u64) -> Result
                 })
                 .sum()
         }
-        "pooled" => Ok(lb_core::slotted::sim::pooled_mean_queue(
-            c,
-            &point.seeds(),
-            r,
-        )),
+        "pooled" => Ok(lb_core::slotted::sim::pooled_mean_queue(c, &seeds(), r)),
         "pod_mean_field" => {
             let PolicyConfig::Pod { d, .. } = c.policy else {
                 return Err("pod_mean_field needs a Power-of-d policy".into());
@@ -213,18 +214,29 @@ pub fn reference(name: &str, c: &SlottedConfig, point: &Point, r: u64) -> Result
     }
 }
 
+/// Whether the named reference `name` is defined at a point (Err: why not),
+/// without running anything: `pooled`, which runs on a replication's random
+/// numbers, is checked, not computed.
+pub fn reference_applies(name: &str, c: &SlottedConfig) -> Result<(), String> {
+    match name {
+        "pooled" => Ok(()),
+        _ => reference(
+            name,
+            c,
+            &|| unreachable!("only `pooled` reads the seeds"),
+            0,
+        )
+        .map(|_| ()),
+    }
+}
+
 /// The exact mean of metric `metric` at a point, given by the named
 /// reference `name` — what a control variate needs. Only references that
 /// are exact steady-state means qualify: `wr_sum_q` (E[ΣQ] under
 /// state-independent routing, and ε·E[ΣQ], ε·E[ΣQ]/ζ scaled from it) and
 /// `single_server`; `zeta` is a limit, `pooled` a simulation,
 /// `pod_mean_field` an approximation.
-pub fn exact_mean(
-    metric: &str,
-    name: &str,
-    c: &SlottedConfig,
-    point: &Point,
-) -> Result<f64, String> {
+pub fn exact_mean(metric: &str, name: &str, c: &SlottedConfig) -> Result<f64, String> {
     let sys = &c.system;
     let scale = match metric {
         "mean_sum_q" => 1.0,
@@ -238,7 +250,9 @@ pub fn exact_mean(
         }
     };
     match name {
-        "wr_sum_q" | "single_server" => Ok(scale * reference(name, c, point, 0)?),
+        "wr_sum_q" | "single_server" => {
+            Ok(scale * reference(name, c, &|| unreachable!("exact means read no seeds"), 0)?)
+        }
         _ => Err(format!(
             "`{name}` is not an exact mean (exact means: wr_sum_q, single_server)"
         )),
@@ -284,11 +298,10 @@ pub fn describe(c: &SlottedConfig) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::point::{Point, Profile};
     use lb_core::slotted::{RunLength, SystemConfig};
 
-    fn point(policy: PolicyConfig, rates: &[f64]) -> Point {
-        let c = SlottedConfig {
+    fn config(policy: PolicyConfig, rates: &[f64]) -> SlottedConfig {
+        SlottedConfig {
             system: SystemConfig {
                 arrivals: vec![Law::Poisson { mean: 0.6 }; 2],
                 service: rates.iter().map(|&p| Law::Bernoulli { p }).collect(),
@@ -302,13 +315,6 @@ mod tests {
                 batches: 32,
                 warmup_rule: Default::default(),
             },
-        };
-        Point {
-            model: crate::Model::Slotted,
-            model_version: lb_core::MODEL_VERSION,
-            profile: Profile::Full,
-            seed: 1,
-            config: crate::PointConfig::Slotted(c),
         }
     }
 
@@ -318,8 +324,13 @@ mod tests {
     #[test]
     fn wr_sum_q_covers_random_as_state_independent_routing() {
         let r = |pol, rates: &[f64]| {
-            let p = point(pol, rates);
-            p.config.reference("wr_sum_q", "mean_sum_q", &p, 0)
+            let c = config(pol, rates);
+            reference(
+                "wr_sum_q",
+                &c,
+                &|| unreachable!("wr_sum_q reads no seeds"),
+                0,
+            )
         };
         let same = [0.5, 0.5, 0.5];
         let wr = r(PolicyConfig::WeightedRandom, &same).unwrap();

@@ -2,7 +2,7 @@
 //! Lin; the pooled resource of a parallel-server network in heavy traffic,
 //! Harrison).
 
-use crate::model::{MetricInfo, Param};
+use crate::metric::{MetricInfo, Param};
 use MetricInfo as M;
 use lb_core::spn::{SpnConfig, SpnSummary};
 

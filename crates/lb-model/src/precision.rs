@@ -7,14 +7,13 @@
 //! records alone: the same whatever the thread count or the order in which
 //! replications finished.
 
-use crate::manifest::PrecisionSpec;
-use crate::model::Summary;
+use crate::config::Summary;
 use serde::{Deserialize, Serialize};
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
 /// The metric a precision target is on: the name of one of its model's
 /// metrics that a replication's summary defines on its own
-/// ([`crate::model::MetricInfo::precision`]). Checked against the model when
+/// ([`crate::metric::MetricInfo::precision`]). Checked against the model when
 /// the manifest is validated.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(transparent)]
@@ -42,17 +41,6 @@ pub struct PrecisionRule {
 }
 
 impl PrecisionRule {
-    pub fn from_spec(p: &PrecisionSpec) -> PrecisionRule {
-        PrecisionRule {
-            metric: p.metric.clone(),
-            rel_half_width: p.rel_half_width,
-            level: 0.95,
-            min: p.min,
-            max: p.max,
-            step: p.step.unwrap_or(p.min),
-        }
-    }
-
     /// The checkpoints min, min + step, …, max.
     pub fn checkpoints(&self) -> Vec<u32> {
         let mut v = Vec::new();

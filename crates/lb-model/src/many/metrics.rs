@@ -2,10 +2,10 @@
 //! (SPEC §2: the occupancy S_i, Mukherjee, Borst and van Leeuwaarden's
 //! topologies; Liu and Ying's sub-Halfin-Whitt bound).
 
-use crate::model::{MetricInfo, MetricKind, Param};
+use crate::metric::{MetricInfo, MetricKind, Param};
 use lb_core::many::{ManyConfig, ManyPolicy, ManySummary, theory};
 
-use crate::model::metric as m;
+use crate::metric::metric as m;
 
 use MetricKind::{Fraction, Proportion, Real};
 

@@ -1,27 +1,10 @@
 //! A point: one fully resolved configuration of an experiment, every default
 //! written out (SPEC §4). Its canonical JSON is what the key hashes.
 
-use crate::model::{Model, PointConfig, Summary, SystemPart};
+use crate::config::{PointConfig, Summary, SystemPart};
+pub use crate::model::Profile;
+use crate::model::{Model, SystemHead};
 use serde::{Deserialize, Serialize};
-
-/// Which run lengths a point was expanded with. `quick` points (from
-/// `lb run --quick`) carry the word in their configuration, so their keys
-/// differ from every full point's and the two never mix in the cache.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Profile {
-    Full,
-    Quick,
-}
-
-impl Profile {
-    pub fn name(self) -> &'static str {
-        match self {
-            Profile::Full => "full",
-            Profile::Quick => "quick",
-        }
-    }
-}
 
 /// One fully resolved point (SPEC §4): what lb-core runs, plus the master seed,
 /// the engine's model version and the profile. The key is the SHA-256 of its
@@ -42,7 +25,13 @@ pub struct Point {
 impl Point {
     /// The system part, for the arrival and service seed.
     pub fn system_part(&self) -> SystemPart<'_> {
-        self.config.system_part(self)
+        self.config.system_part(self.head())
+    }
+
+    /// The head of the point's system part: model, engine version, profile
+    /// and master seed.
+    pub fn head(&self) -> SystemHead {
+        SystemHead::new(self.model, self.model_version, self.profile, self.seed)
     }
 
     /// The policy's display name ("L-JSQ-Push", "Power-of-2", "JIQ", …).
@@ -70,5 +59,13 @@ impl Point {
     /// Metric `name` of one of this point's replications.
     pub fn metric(&self, name: &str, s: &Summary) -> Option<f64> {
         self.config.metric(name, s)
+    }
+
+    /// The named exact reference `name` at this point as a value of `metric`
+    /// (replication `r`, for references that run on the replication's own
+    /// random numbers), or why it does not apply
+    /// ([`PointConfig::reference`]).
+    pub fn reference(&self, name: &str, metric: &str, r: u64) -> Result<f64, String> {
+        self.config.reference(name, metric, &|| self.seeds(), r)
     }
 }

@@ -1,0 +1,251 @@
+//! The audit: every claim of the experiments held against the records
+//! (lb-analysis's `audit`), every robustness map audited at each of its
+//! combinations, the audit's pages, and the gate that fails on a required
+//! claim that is refuted or lacks data.
+
+use crate::Error;
+use lb_analysis::audit::{ClaimResult, ExperimentClaims, Verdict, audit_experiment};
+use lb_analysis::report::{assemble, claims_json, experiments_in, write_if_changed};
+use lb_analysis::robustness::{MapResult, audit_maps};
+use lb_analysis::{PointResult, collect};
+use lb_runner::Experiment;
+use lb_runner::cache::Cache;
+use std::path::Path;
+
+/// The verdicts on a set of experiments, in their order.
+pub struct Audited {
+    /// Each experiment's claims.
+    pub claims: Vec<Vec<ClaimResult>>,
+    /// Each experiment's robustness maps.
+    pub maps: Vec<Vec<MapResult>>,
+}
+
+/// Audits the experiments' claims and robustness maps on the records in
+/// `cache`, from each experiment's own records (`results`, collected by the
+/// caller, in the experiments' order).
+pub fn audit_with(cache: &Cache, loaded: &[Experiment], results: &[Vec<PointResult>]) -> Audited {
+    Audited {
+        claims: audit_all(loaded, results),
+        maps: maps_of(cache, loaded),
+    }
+}
+
+/// Audits the experiments on the records in `cache`.
+pub fn audit(cache: &Cache, loaded: &[Experiment]) -> Audited {
+    let results: Vec<Vec<PointResult>> = loaded.iter().map(|e| collect(cache, &e.plan)).collect();
+    audit_with(cache, loaded, &results)
+}
+
+/// Each manifest's robustness maps, audited on the records in `cache`.
+fn maps_of(cache: &Cache, loaded: &[Experiment]) -> Vec<Vec<MapResult>> {
+    loaded
+        .iter()
+        .map(|e| {
+            let rs: Vec<Vec<PointResult>> =
+                e.variants.iter().map(|v| collect(cache, &v.plan)).collect();
+            audit_maps(&e.loaded, &e.variants, &rs)
+        })
+        .collect()
+}
+
+impl Audited {
+    /// Each experiment's claims (for the terminal) and its section of
+    /// `audit.md`.
+    pub fn parts(&self, loaded: &[Experiment]) -> Vec<(ExperimentClaims, String)> {
+        loaded
+            .iter()
+            .zip(&self.claims)
+            .zip(&self.maps)
+            .map(|((x, cs), ms)| {
+                let e = x.loaded.experiment();
+                (
+                    ExperimentClaims::new(&e.name, &e.title, cs),
+                    lb_analysis::audit::fragment(&e.name, &e.title, cs)
+                        + &lb_analysis::robustness::markdown(ms, None),
+                )
+            })
+            .collect()
+    }
+
+    /// The audit as the terminal shows it: each experiment's claims, then
+    /// each non-empty robustness map.
+    pub fn terminal(&self, loaded: &[Experiment]) -> String {
+        let mut s = lb_analysis::audit::terminal(&self.parts(loaded));
+        for ms in self.maps.iter().filter(|ms| !ms.is_empty()) {
+            s.push('\n');
+            s.push_str(lb_analysis::robustness::markdown(ms, None).trim_end());
+            s.push('\n');
+        }
+        s
+    }
+
+    /// The claims as JSON, each with the robustness maps it is in.
+    pub fn json(&self) -> Result<serde_json::Value, Error> {
+        claims_with_maps(&self.claims, &self.maps)
+    }
+
+    /// The claims as CSV, with the robustness summary of each.
+    pub fn csv(&self) -> Result<String, Error> {
+        csv_with_maps(&self.claims, &self.maps)
+    }
+
+    /// Writes each experiment's section of `out/audit.md` (and its
+    /// `claims.json`), then reassembles the page from the sections under
+    /// `out`: every experiment's when `all` (so a removed one drops out),
+    /// else the ones there plus these.
+    pub fn write(&self, loaded: &[Experiment], out: &Path, all: bool) -> Result<(), Error> {
+        for (c, frag) in &self.parts(loaded) {
+            let dir = out.join(&c.experiment);
+            write_if_changed(&dir.join("audit.md"), frag.as_bytes())?;
+            write_if_changed(&dir.join("claims.json"), claims_json(c).as_bytes())?;
+        }
+        assemble(out, &page_names(all, loaded, out), false)?;
+        Ok(())
+    }
+
+    /// The required claims that were refuted.
+    pub fn required_refuted(&self) -> Vec<&ClaimResult> {
+        required_refuted(&self.claims)
+    }
+
+    /// The gate: the lines to say (errors and warnings), and whether it
+    /// fails — a required claim refuted, or lacking any of the points or
+    /// replications it reads (a gate does not pass on missing data). Every
+    /// gap is said, required or not.
+    pub fn gate(&self) -> Gate {
+        let mut lines = Vec::new();
+        let mut fail = false;
+        for c in self.claims.iter().flatten() {
+            for m in &c.missing {
+                lines.push(format!(
+                    "{}: {} / {}: missing data: {m}",
+                    if c.required { "error" } else { "warning" },
+                    c.experiment,
+                    c.id
+                ));
+            }
+            fail |= c.required && !c.missing.is_empty();
+        }
+        for c in self.required_refuted() {
+            lines.push(format!(
+                "error: required claim refuted: {} / {}: {}",
+                c.experiment, c.id, c.statement
+            ));
+            fail = true;
+        }
+        Gate { lines, fail }
+    }
+}
+
+/// The audit's gate ([`Audited::gate`]).
+pub struct Gate {
+    pub lines: Vec<String>,
+    pub fail: bool,
+}
+
+/// The experiments whose parts make up the report pages under `out`: every
+/// manifest's when all were given (so a removed experiment drops out),
+/// else the ones already there plus those just written.
+pub fn page_names(all: bool, loaded: &[Experiment], out: &Path) -> Vec<String> {
+    if all {
+        let mut v: Vec<String> = loaded.iter().map(|e| e.name().to_string()).collect();
+        v.sort();
+        v
+    } else {
+        experiments_in(out)
+    }
+}
+
+fn audit_all(loaded: &[Experiment], results: &[Vec<PointResult>]) -> Vec<Vec<ClaimResult>> {
+    loaded
+        .iter()
+        .zip(results)
+        .map(|(e, rs)| audit_experiment(e.name(), e.loaded.claims(), rs))
+        .collect()
+}
+
+fn required_refuted(claims: &[Vec<ClaimResult>]) -> Vec<&ClaimResult> {
+    claims
+        .iter()
+        .flatten()
+        .filter(|c| c.required && c.verdict == Verdict::Refuted)
+        .collect()
+}
+
+/// The claims as JSON, each with the robustness maps it is in.
+fn claims_with_maps(
+    claims: &[Vec<ClaimResult>],
+    maps: &[Vec<MapResult>],
+) -> Result<serde_json::Value, Error> {
+    let mut out = Vec::new();
+    for (cs, ms) in claims.iter().zip(maps) {
+        for c in cs {
+            let mut v = serde_json::to_value(c)?;
+            let m = lb_analysis::robustness::claim_json(ms, &c.id);
+            if let (Some(o), false) = (v.as_object_mut(), m.is_empty()) {
+                o.insert("robustness".into(), serde_json::Value::Array(m));
+            }
+            out.push(v);
+        }
+    }
+    Ok(serde_json::Value::Array(out))
+}
+
+/// The claims as CSV with a last column, `robustness`: the summary of each
+/// map the claim is in ("map: the claim holds if and only if …").
+fn csv_with_maps(claims: &[Vec<ClaimResult>], maps: &[Vec<MapResult>]) -> Result<String, Error> {
+    let flat: Vec<&ClaimResult> = claims.iter().flatten().collect();
+    let lines: Vec<String> = claims
+        .iter()
+        .zip(maps)
+        .flat_map(|(cs, ms)| {
+            cs.iter()
+                .map(|c| lb_analysis::robustness::claim_line(ms, &c.id))
+        })
+        .collect();
+    let text = lb_analysis::audit::csv(&flat)?;
+    let records = csv_records(&text);
+    if records.len() != flat.len() + 1 {
+        return Err("the audit CSV has an unexpected shape".into());
+    }
+    let quote = |s: &str| {
+        if s.contains([',', '"', '\n', '\r']) {
+            format!("\"{}\"", s.replace('"', "\"\""))
+        } else {
+            s.to_string()
+        }
+    };
+    let mut out = String::new();
+    for (i, r) in records.iter().enumerate() {
+        out.push_str(r);
+        out.push(',');
+        out.push_str(&if i == 0 {
+            "robustness".to_string()
+        } else {
+            quote(&lines[i - 1])
+        });
+        out.push('\n');
+    }
+    Ok(out)
+}
+
+/// The records of CSV text, each without its line end (a quoted field may
+/// hold line ends).
+fn csv_records(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let (mut start, mut quoted) = (0, false);
+    for (i, ch) in text.char_indices() {
+        match ch {
+            '"' => quoted = !quoted,
+            '\n' if !quoted => {
+                out.push(text[start..i].trim_end_matches('\r'));
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if start < text.len() {
+        out.push(&text[start..]);
+    }
+    out
+}

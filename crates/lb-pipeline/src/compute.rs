@@ -1,0 +1,138 @@
+//! Computing what plans are missing: a thread pool, the soft limits on
+//! estimated cost (refused before anything runs unless forced), and the runs
+//! themselves into the cache.
+
+use crate::Error;
+use lb_model::Key;
+use lb_model::limits::{Cost, soft_limit};
+use lb_model::model::Profile;
+use lb_runner::Experiment;
+use lb_runner::cache::Cache;
+use lb_runner::plan::Plan;
+use lb_runner::provenance::Context;
+use lb_runner::run::{Progress, Report, Shard, estimate, run_plans_sharded, status};
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// A pool of `threads` (default: one per core), at most four per core.
+pub fn pool(threads: Option<usize>) -> Result<rayon::ThreadPool, Error> {
+    let n = threads.unwrap_or_else(|| {
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    });
+    if n == 0 {
+        return Err("--threads must be at least 1".into());
+    }
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let max = (4 * cores).max(8);
+    if n > max {
+        return Err(format!(
+            "--threads {n} is more than lb allows on this machine ({max}: four per core, \
+             {cores} core(s)); the runs are CPU-bound, so more threads than cores only add \
+             memory and contention"
+        )
+        .into());
+    }
+    Ok(rayon::ThreadPoolBuilder::new().num_threads(n).build()?)
+}
+
+/// Refuses, before anything runs, work estimated beyond lb's soft limits
+/// ([`lb_model::limits`]) unless `force`; with `force`, the limit passed is
+/// returned as a warning. A shard (of `shards`) does its share of the work.
+pub fn check_budget(
+    cache: &Cache,
+    plans: &[Plan],
+    threads: usize,
+    force: bool,
+    shards: u32,
+) -> Result<Option<String>, Error> {
+    let mut total = Cost::default();
+    for p in plans {
+        total = total.and(estimate(cache, p, &status(cache, p)).cost);
+    }
+    // The pairs are spread evenly by key across shards.
+    total.seconds /= shards.max(1) as f64;
+    match soft_limit(total, threads) {
+        Some(why) if !force => Err(why.into()),
+        Some(why) => Ok(Some(why)),
+        None => Ok(None),
+    }
+}
+
+/// Every plan the experiments run: each one's own, then the combinations of
+/// its robustness maps other than its own.
+pub fn plans(experiments: &[Experiment]) -> Vec<Plan> {
+    experiments
+        .iter()
+        .map(|e| e.plan.clone())
+        .chain(experiments.iter().flat_map(|e| e.variant_plans().cloned()))
+        .collect()
+}
+
+/// How `run` computes.
+pub struct RunOptions {
+    pub threads: Option<usize>,
+    pub force: bool,
+    pub shard: Option<Shard>,
+    /// The command line, for provenance.
+    pub args: Vec<String>,
+    /// The manifests, for provenance (whether they are modified in git).
+    pub manifests: Vec<PathBuf>,
+}
+
+/// What `run` did.
+pub struct Ran {
+    pub report: Report,
+    pub wall: Duration,
+    pub threads: usize,
+    /// The soft limit passed with `force`, if any (also logged to the
+    /// progress before the runs).
+    pub forced: Option<String>,
+}
+
+/// Runs `plans` into `cache`: the budget check, then every missing (point,
+/// replication) pair (of this shard's share) on a pool.
+pub fn run(
+    cache: &Cache,
+    plans: &[Plan],
+    o: &RunOptions,
+    progress: &dyn Progress,
+) -> Result<Ran, Error> {
+    let pool = pool(o.threads)?;
+    let threads = pool.current_num_threads();
+    let forced = check_budget(
+        cache,
+        plans,
+        threads,
+        o.force,
+        o.shard.map_or(1, |s| s.count),
+    )?;
+    if let Some(why) = &forced {
+        progress.log(&format!("warning (--force): {why}"));
+    }
+    let ctx = Context::capture(threads, o.args.clone()).for_manifests(&o.manifests);
+    let t0 = Instant::now();
+    let report = pool.install(|| run_plans_sharded(cache, plans, &ctx, progress, o.shard))?;
+    Ok(Ran {
+        report,
+        wall: t0.elapsed(),
+        threads,
+        forced,
+    })
+}
+
+/// Every key the manifests refer to, in both profiles (robustness
+/// combinations included), with the points' calibrations resolved from the
+/// cache: what `lb cache gc --unreferenced` keeps.
+pub fn referenced(cache: &Cache, manifests: &[PathBuf]) -> Result<BTreeSet<Key>, Error> {
+    let mut keep = BTreeSet::new();
+    for p in [Profile::Full, Profile::Quick] {
+        for plan in plans(&lb_runner::load_all(manifests, p)?) {
+            keep.extend(plan.calibrations.iter().map(|c| c.key()));
+            keep.extend(status(cache, &plan).iter().filter_map(|s| s.key));
+        }
+    }
+    Ok(keep)
+}

@@ -1,0 +1,31 @@
+//! # lb-pipeline — lb's pipeline as a library
+//!
+//! What the `lb` commands do, callable from Rust (tests, scripts, future
+//! bindings) without a command line: every function here takes loaded
+//! experiments ([`lb_runner::load_all`], the one loader) or manifest paths,
+//! and returns what it found or wrote; it prints nothing. lb-cli parses
+//! arguments, calls these, and prints.
+//!
+//! - [`compute`]: a thread pool, the soft-limit check on estimated cost,
+//!   and the runs of plans into the cache;
+//! - [`audit`]: every claim's verdict and every robustness map, the audit's
+//!   pages and its gate;
+//! - [`reproduce`]: run, then write each experiment's tables, figures and
+//!   report sections, and assemble the pages;
+//! - [`export`]: the whole cache as one tidy Parquet file;
+//! - [`slurm`]: the job-array scripts of sharded work, and their submission;
+//! - [`table`]: one experiment's table.
+
+pub mod audit;
+pub mod compute;
+pub mod export;
+pub mod manifests;
+pub mod reproduce;
+pub mod slurm;
+pub mod table;
+
+/// Errors of the pipeline: a located manifest error, an I/O error, a
+/// polars error, or a message, all said in words.
+pub type Error = Box<dyn std::error::Error>;
+
+pub use manifests::{existing, manifests_or_all};

@@ -1,0 +1,120 @@
+//! The checks of a manifest's claims that need its points: every named
+//! reference a claim holds a metric to is defined at every point the claim
+//! reads, and every control variate has a partner on the same random numbers
+//! with an exact mean. A mistake in a claim is then a located error before
+//! anything runs, not an "inconclusive" verdict.
+
+use crate::diag::{ManifestError, SpanIndex};
+use crate::outputs::{ClaimToml, Reference, where_matches};
+use crate::plan::{Plan, PlannedPoint, axes_words, same_axes};
+
+/// The planned points of the policies a claim is about, within its `where`.
+fn read_by<'a>(plan: &'a Plan, c: &'a ClaimToml) -> impl Iterator<Item = &'a PlannedPoint> {
+    plan.points.iter().filter(move |p| {
+        c.policies.contains(&p.label)
+            && where_matches(&c.filter, |a: &str| {
+                plan.axes
+                    .iter()
+                    .position(|x| *x == a)
+                    .map(|j| p.axes[j].as_str())
+            })
+    })
+}
+
+/// The axis values of a planned point in words (" at load = 0.9, d = 2").
+fn at_words(plan: &Plan, p: &PlannedPoint) -> String {
+    let s = axes_words(plan.axes.iter().copied().zip(p.axes.iter().map(|v| &**v)));
+    if s.is_empty() { s } else { format!(" at {s}") }
+}
+
+/// A claim's control variate: at every point the claim reads, the control
+/// policy has a point at the same axis values, on the same random numbers
+/// (the same system seeds), where `mean` is the exact mean of the claim's
+/// metric.
+fn control_applies(
+    l: &SpanIndex,
+    plan: &Plan,
+    at: &str,
+    c: &ClaimToml,
+) -> Result<(), ManifestError> {
+    let (Some(k), Some(metric)) = (&c.control, &c.metric) else {
+        return Ok(());
+    };
+    for p in read_by(plan, c) {
+        let point = p.point();
+        let partner = plan.points.iter().find(|q| {
+            q.label == k.policy
+                && same_axes(q.axes.iter().map(|x| &**x), p.axes.iter().map(|x| &**x))
+        });
+        let fail = |msg: String| {
+            Err(l.error(
+                &format!("{at}.control"),
+                format!(
+                    "the control {} for {}{}: {msg}",
+                    k.policy,
+                    p.label,
+                    at_words(plan, p)
+                ),
+            ))
+        };
+        let Some(q) = partner else {
+            return fail("it has no point at these axis values".into());
+        };
+        let control = q.point();
+        if control.seeds().system != point.seeds().system {
+            return fail(
+                "it does not run on the same arrivals and service (its system differs, e.g. \
+                 its own dispatchers), so it cannot serve as a control"
+                    .into(),
+            );
+        }
+        if let Err(e) = control.config.exact_mean(metric, &k.mean) {
+            return fail(e);
+        }
+    }
+    Ok(())
+}
+
+/// A claim's named reference (`expected`, `bound`) must be defined at each
+/// point the claim reads: one that is not (`wr_sum_q` for JSQ,
+/// `pod_mean_field` with several dispatchers) is a mistake in the manifest,
+/// found before anything runs rather than audited as "inconclusive".
+pub fn references_apply(
+    l: &SpanIndex,
+    claims: &[ClaimToml],
+    plan: &Plan,
+) -> Result<(), ManifestError> {
+    for (i, c) in claims.iter().enumerate() {
+        let mut all = vec![(format!("claim[{i}]"), c.clone())];
+        all.extend(
+            c.why_check
+                .iter()
+                .enumerate()
+                .map(|(j, w)| (format!("claim[{i}].why_check[{j}]"), w.as_claim(c, j))),
+        );
+        for (at, c) in &all {
+            control_applies(l, plan, at, c)?;
+            for (k, r) in [("expected", &c.expected), ("bound", &c.bound)] {
+                let Some(Reference::Named(name)) = r else {
+                    continue;
+                };
+                for p in read_by(plan, c) {
+                    let point = p.point();
+                    let metric = c.metric.as_deref().unwrap_or_default();
+                    if let Err(e) = point.config.reference_applies(name, metric) {
+                        return Err(l.error(
+                            &format!("{at}.{k}"),
+                            format!(
+                                "`{name}` does not apply to {}{}: {e}; name a reference that \
+                                 does, or narrow the claim's `policies` or `where`",
+                                p.label,
+                                at_words(plan, p)
+                            ),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}

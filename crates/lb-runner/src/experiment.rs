@@ -1,0 +1,62 @@
+//! The sections every manifest shares, whatever its model: `[experiment]`
+//! (what the experiment is, where it comes from, which model reads the rest)
+//! and the precision rule of `run.precision`.
+
+use lb_model::model::Model;
+use lb_model::precision::{MetricName, PrecisionRule};
+use serde::{Deserialize, Serialize};
+
+/// `[experiment]`: what the experiment is and where it comes from.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExperimentSpec {
+    /// Unique name, used for output file names: `[a-z0-9-_]+`.
+    pub name: String,
+    pub title: String,
+    /// The paper, figure and page the experiment reproduces.
+    #[serde(default)]
+    pub source: Option<String>,
+    /// The model: one of [`Model::ALL`] (`"slotted"`, SPEC §1; `"many"`,
+    /// SPEC §2). It decides which schema the rest of the file is read with.
+    pub model: Model,
+    /// The figures and tables this experiment feeds.
+    #[serde(default)]
+    pub feeds: Vec<String>,
+    #[serde(default)]
+    pub notes: Option<String>,
+}
+
+/// Target precision: replications are added until the relative half-width of
+/// the 95% Student-t interval of `metric` is at most `rel_half_width`, or `max`
+/// replications have run.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct PrecisionSpec {
+    #[serde(default = "default_metric")]
+    pub metric: MetricName,
+    pub rel_half_width: f64,
+    pub min: u32,
+    pub max: u32,
+    /// Replications added per round (default: `min`).
+    #[serde(default)]
+    pub step: Option<u32>,
+}
+
+fn default_metric() -> MetricName {
+    MetricName("mean_response".into())
+}
+
+impl PrecisionSpec {
+    /// The rule, every default written out: a 95% interval, rounds of
+    /// `step` (default `min`) replications.
+    pub fn rule(&self) -> PrecisionRule {
+        PrecisionRule {
+            metric: self.metric.clone(),
+            rel_half_width: self.rel_half_width,
+            level: 0.95,
+            min: self.min,
+            max: self.max,
+            step: self.step.unwrap_or(self.min),
+        }
+    }
+}

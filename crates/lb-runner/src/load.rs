@@ -1,0 +1,94 @@
+//! The one loader: a manifest file → an [`Experiment`] ready to run, draw and
+//! audit. Every command goes through [`load_all`] (or [`load`] for one file):
+//!
+//! 1. read and parse strictly with the model's schema ([`crate::manifest`]);
+//! 2. validate what does not depend on the sweep: the shared sections
+//!    ([`crate::validate`]) and the model's own, robustness maps included;
+//! 3. expand with the chosen [`Profile`] into a [`Plan`] (the model checks
+//!    what does depend on the sweep, per point);
+//! 4. check the claims against the points ([`crate::checks`]: named
+//!    references that apply, control variates with a partner);
+//! 5. expand every combination of the robustness maps into the points its
+//!    claims read ([`Variant`]s).
+//!
+//! Every failure is a [`ManifestError`] located at the file, line, column and
+//! key that caused it.
+
+use crate::diag::ManifestError;
+use crate::manifest::{self, Loaded};
+use crate::plan::Plan;
+use crate::robustness::Variant;
+use lb_model::model::Profile;
+use std::path::{Path, PathBuf};
+
+/// A manifest loaded: parsed, validated, expanded with one profile, its
+/// claims checked against the points, and its robustness maps expanded.
+#[derive(Debug, Clone)]
+pub struct Experiment {
+    pub loaded: Loaded,
+    pub plan: Plan,
+    /// Every combination of every robustness map (the manifest's own
+    /// combination among them, marked `base`).
+    pub variants: Vec<Variant>,
+}
+
+impl Experiment {
+    /// The experiment's name (`experiment.name`), which names its outputs.
+    pub fn name(&self) -> &str {
+        &self.loaded.experiment().name
+    }
+
+    /// The plans of the robustness combinations other than the manifest's
+    /// own (whose points are the experiment's).
+    pub fn variant_plans(&self) -> impl Iterator<Item = &Plan> {
+        self.variants.iter().filter(|v| !v.base).map(|v| &v.plan)
+    }
+
+    /// The experiment's plan followed by its other combinations' plans:
+    /// everything `lb run` computes for it.
+    pub fn all_plans(&self) -> impl Iterator<Item = &Plan> {
+        std::iter::once(&self.plan).chain(self.variant_plans())
+    }
+}
+
+/// Loads the manifest file at `path` with `profile`.
+pub fn load(path: &Path, profile: Profile) -> Result<Experiment, ManifestError> {
+    load_str(path, &manifest::read(path)?, profile)
+}
+
+/// Loads manifest text; `path` is used in errors only.
+pub fn load_str(path: &Path, text: &str, profile: Profile) -> Result<Experiment, ManifestError> {
+    let loaded = manifest::parse(path, text)?;
+    crate::validate::validate(&loaded)?;
+    let plan = loaded.manifest.expand(&loaded.spans, profile)?;
+    crate::checks::references_apply(&loaded.spans, loaded.claims(), &plan)?;
+    let variants = loaded.manifest.variants(&loaded.spans, profile)?;
+    Ok(Experiment {
+        loaded,
+        plan,
+        variants,
+    })
+}
+
+/// Loads every manifest of `paths` with `profile`; the first error stops.
+/// Two manifests with one experiment name are an error, located at the
+/// second: a name names the outputs, and they would overwrite each other's.
+pub fn load_all(paths: &[PathBuf], profile: Profile) -> Result<Vec<Experiment>, ManifestError> {
+    let mut out: Vec<Experiment> = Vec::with_capacity(paths.len());
+    for p in paths {
+        let e = load(p, profile)?;
+        if let Some(b) = out.iter().find(|b| b.name() == e.name()) {
+            return Err(e.loaded.error(
+                "experiment.name",
+                format!(
+                    "\"{}\" is also the name of {}: experiment names must be unique (they \
+                     name the outputs)",
+                    e.name(),
+                    b.loaded.file().display()
+                ),
+            ));
+        }
+        out.push(e);
+    }
+    Ok(out)
+}

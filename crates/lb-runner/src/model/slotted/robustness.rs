@@ -1,0 +1,532 @@
+//! Claim robustness maps: `[[robustness]]` tables (issue 11).
+//!
+//! A paper often leaves a setting unstated — how ties are broken, whether a
+//! dispatcher counts its own jobs, the server mix, the arrival or service
+//! law, the granularity of dispatch. A `[[robustness]]` table names some of
+//! a manifest's claims and, for each unstated setting, the values to try:
+//!
+//! ```toml
+//! [[robustness]]
+//! name = "jsq-herding"
+//! claims = ["fig1-ljsq-push-beats-jsq"]
+//! count_own = [true, false]
+//! servers = [{ classes = [{ count = 50, rate = 0.2 }, { count = 50, rate = 0.8 }] },
+//!            { count = 100, rate = 0.5 }]
+//! tie_break = ["random", "lowest"]
+//! policies = ["JSQ"]          # the policies tie_break varies for (default: all that break ties)
+//! ```
+//!
+//! Each combination of the values is a **variant** of the experiment: the
+//! manifest with those settings written in. [`variants`] expands each one
+//! with the model's own expansion and keeps only what the map's claims read:
+//! their policies at the points their `where` selects, with the message-budget
+//! calibrations those policies need (a calibration carries the point of the
+//! policy it matches, so `same_as = "Power-of-2"` needs no Power-of-2 point).
+//! Points are keyed like every point, so a combination equal to the
+//! manifest's own settings plans exactly the experiment's own keys (no work
+//! twice), and two maps sharing a combination share its records.
+//!
+//! Variants run with the manifest's own `[run]` (the same run length and the
+//! same replication or precision rule): a verdict at one combination and at
+//! another then differ by the setting only, never by the precision of the
+//! runs behind them.
+//!
+//! The slotted model's settings: the ones the LED paper leaves open. The audit of a map (the verdict at every combination, and which
+//! settings decide it) is lb-analysis's `robustness` module.
+
+use super::{Cx, LawFamily, Manifest, PolicyKind, ServersSpec};
+use crate::diag::{ManifestError, SpanIndex, did_you_mean};
+use crate::outputs::ClaimToml;
+use crate::robustness::{Variant, fingerprint, restrict};
+use lb_core::slotted::{Granularity, TieBreak};
+use lb_model::model::Profile;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+
+/// The settings a map may vary, in the order a combination lists them.
+pub const SETTINGS: [&str; 6] = [
+    "count_own",
+    "granularity",
+    "arrivals",
+    "service",
+    "servers",
+    "tie_break",
+];
+
+/// `[[robustness]]`: claims and the unstated settings to vary under them.
+#[derive(Debug, Clone, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RobustnessToml {
+    /// Names the map's figure: lower-case letters, digits, '-', '_'.
+    pub name: String,
+    /// Ids of the manifest's claims, audited at every combination.
+    pub claims: Vec<String>,
+    /// `system.count_own` values.
+    #[serde(default)]
+    pub count_own: Option<Vec<bool>>,
+    /// `system.granularity` values.
+    #[serde(default)]
+    pub granularity: Option<Vec<Granularity>>,
+    /// `system.arrivals` law families.
+    #[serde(default)]
+    pub arrivals: Option<Vec<LawFamily>>,
+    /// `system.service` law families.
+    #[serde(default)]
+    pub service: Option<Vec<LawFamily>>,
+    /// `system.servers` values, each in one of its four forms.
+    #[serde(default)]
+    pub servers: Option<Vec<ServersSpec>>,
+    /// `tie_break` of the policies in `policies`.
+    #[serde(default)]
+    pub tie_break: Option<Vec<TieBreak>>,
+    /// The policies (labels) whose policy keys (`tie_break`) the map varies;
+    /// default: every policy of the manifest that takes the key.
+    #[serde(default)]
+    pub policies: Option<Vec<String>>,
+}
+
+/// One value of a setting, as the map shows it.
+#[derive(Debug, Clone)]
+enum Value {
+    Bool(bool),
+    Granularity(Granularity),
+    Law(LawFamily),
+    Servers(ServersSpec),
+    TieBreak(TieBreak),
+}
+
+impl RobustnessToml {
+    /// The settings the map varies, in [`SETTINGS`] order, with their values.
+    fn settings(&self) -> Vec<(&'static str, Vec<Value>)> {
+        let mut out = Vec::new();
+        if let Some(v) = &self.count_own {
+            out.push(("count_own", v.iter().map(|b| Value::Bool(*b)).collect()));
+        }
+        if let Some(v) = &self.granularity {
+            out.push((
+                "granularity",
+                v.iter().map(|g| Value::Granularity(*g)).collect(),
+            ));
+        }
+        if let Some(v) = &self.arrivals {
+            out.push(("arrivals", v.iter().map(|x| Value::Law(*x)).collect()));
+        }
+        if let Some(v) = &self.service {
+            out.push(("service", v.iter().map(|x| Value::Law(*x)).collect()));
+        }
+        if let Some(v) = &self.servers {
+            out.push((
+                "servers",
+                v.iter().map(|x| Value::Servers(x.clone())).collect(),
+            ));
+        }
+        if let Some(v) = &self.tie_break {
+            out.push(("tie_break", v.iter().map(|x| Value::TieBreak(*x)).collect()));
+        }
+        out
+    }
+
+    /// The names of the settings the map varies, in [`SETTINGS`] order.
+    pub fn setting_names(&self) -> Vec<&'static str> {
+        self.settings().into_iter().map(|(n, _)| n).collect()
+    }
+
+    /// The number of combinations.
+    pub fn combinations(&self) -> usize {
+        self.settings().iter().map(|(_, v)| v.len()).product()
+    }
+}
+
+/// A law family as a manifest writes it ("poisson", "binomial(4)").
+fn law_word(f: &LawFamily) -> String {
+    match f {
+        LawFamily::Poisson => "poisson".into(),
+        LawFamily::Bernoulli => "bernoulli".into(),
+        LawFamily::Geometric => "geometric".into(),
+        LawFamily::Deterministic => "deterministic".into(),
+        LawFamily::Binomial { n } => format!("binomial({n})"),
+    }
+}
+
+/// Servers in a few characters: "50×0.2 + 50×0.8", "100×0.5",
+/// "100×U[0.3, 0.9]", "3 rates (0.2 … 0.9)".
+pub fn servers_word(s: &ServersSpec) -> String {
+    let num = |x: f64| lb_model::canonical::number_to_string(x);
+    if let Some(cs) = &s.classes {
+        return cs
+            .iter()
+            .map(|c| format!("{}×{}", c.count, num(c.rate)))
+            .collect::<Vec<_>>()
+            .join(" + ");
+    }
+    if let Some(rs) = &s.rates {
+        let lo = rs.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = rs.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        return format!("{} rates ({} … {})", rs.len(), num(lo), num(hi));
+    }
+    let n = s.count.map(|c| c.to_string()).unwrap_or_else(|| "N".into());
+    match (s.rate, s.uniform) {
+        (Some(r), _) => format!("{n}×{}", num(r)),
+        (None, Some([a, b])) => format!("{n}×U[{}, {}]", num(a), num(b)),
+        _ => format!("{n} servers"),
+    }
+}
+
+impl Value {
+    fn word(&self) -> String {
+        match self {
+            Value::Bool(b) => b.to_string(),
+            Value::Granularity(Granularity::Batch) => "batch".into(),
+            Value::Granularity(Granularity::Job) => "job".into(),
+            Value::Law(f) => law_word(f),
+            Value::Servers(s) => servers_word(s),
+            Value::TieBreak(TieBreak::Random) => "random".into(),
+            Value::TieBreak(TieBreak::Lowest) => "lowest".into(),
+        }
+    }
+
+    /// Equality of values as the map lists them (servers by what they say).
+    fn same(&self, other: &Value) -> bool {
+        match (self, other) {
+            (Value::Servers(a), Value::Servers(b)) => {
+                serde_json::to_value(a).ok() == serde_json::to_value(b).ok()
+            }
+            (Value::Bool(a), Value::Bool(b)) => a == b,
+            (Value::Granularity(a), Value::Granularity(b)) => a == b,
+            (Value::Law(a), Value::Law(b)) => a == b,
+            (Value::TieBreak(a), Value::TieBreak(b)) => a == b,
+            _ => false,
+        }
+    }
+}
+
+/// The policies (indices) whose policy keys map `r` varies.
+fn varied_policies(m: &Manifest, r: &RobustnessToml) -> Vec<usize> {
+    (0..m.policies.len())
+        .filter(|&i| {
+            let takes = PolicyKind::parse(&m.policies[i].spec).is_some_and(|k| k.has_tie_break());
+            let named = r
+                .policies
+                .as_ref()
+                .is_none_or(|ps| ps.iter().any(|p| *p == m.label(i)));
+            takes && named
+        })
+        .collect()
+}
+
+/// The manifest with one combination's values written in.
+fn apply(m: &Manifest, r: &RobustnessToml, combo: &[(&str, Value)]) -> Manifest {
+    let mut v = m.clone();
+    let varied = varied_policies(m, r);
+    for (name, value) in combo {
+        match (*name, value) {
+            ("count_own", Value::Bool(b)) => v.system.count_own = Some(*b),
+            ("granularity", Value::Granularity(g)) => v.system.granularity = Some(*g),
+            ("arrivals", Value::Law(f)) => v.system.arrivals = *f,
+            ("service", Value::Law(f)) => v.system.service = *f,
+            ("servers", Value::Servers(s)) => v.system.servers = s.clone(),
+            ("tie_break", Value::TieBreak(t)) => {
+                for &i in &varied {
+                    v.policies[i].tie_break = Some(*t);
+                }
+            }
+            _ => unreachable!("a setting and its value type"),
+        }
+    }
+    v.robustness.clear();
+    v
+}
+
+/// The combinations of a map, in order (the last setting varies fastest).
+fn combos(r: &RobustnessToml) -> Vec<Vec<(&'static str, Value)>> {
+    let settings = r.settings();
+    let total: usize = settings.iter().map(|(_, v)| v.len()).product();
+    (0..total)
+        .map(|mut c| {
+            let mut combo: Vec<(&'static str, Value)> = Vec::with_capacity(settings.len());
+            for (name, vals) in settings.iter().rev() {
+                combo.push((name, vals[c % vals.len()].clone()));
+                c /= vals.len();
+            }
+            combo.reverse();
+            combo
+        })
+        .collect()
+}
+
+/// Expands every combination of every map of `l` into the points its claims
+/// read. The base plan (`l` expanded with `profile`) is compared with each
+/// combination's to mark the manifest's own combination.
+pub fn variants(
+    l: &SpanIndex,
+    m: &Manifest,
+    profile: Profile,
+) -> Result<Vec<Variant>, ManifestError> {
+    if m.robustness.is_empty() {
+        return Ok(Vec::new());
+    }
+    let base = super::expand::expand(&Cx { m, spans: l }, profile)?;
+    let mut out = Vec::new();
+    for (i, r) in m.robustness.iter().enumerate() {
+        let claims: Vec<&ClaimToml> = r
+            .claims
+            .iter()
+            .filter_map(|id| m.claims.iter().find(|c| c.id == *id))
+            .collect();
+        let own = fingerprint(&restrict(&base, &claims));
+        for combo in combos(r) {
+            let vm = apply(m, r, &combo);
+            let plan = restrict(
+                &super::expand::expand(&Cx { m: &vm, spans: l }, profile).map_err(|e| {
+                    l.error(
+                        &format!("robustness[{i}]"),
+                        format!(
+                            "the combination {} gives an invalid point: {}",
+                            words(&combo),
+                            e.message
+                        ),
+                    )
+                })?,
+                &claims,
+            );
+            let describe = words(&combo);
+            let mut plan = plan;
+            plan.name = format!("{} [robustness {}: {describe}]", plan.name, r.name);
+            out.push(Variant {
+                map: i,
+                values: combo
+                    .iter()
+                    .map(|(s, v)| (s.to_string(), v.word()))
+                    .collect(),
+                base: fingerprint(&plan) == own,
+                plan,
+            });
+        }
+    }
+    Ok(out)
+}
+
+fn words(combo: &[(&str, Value)]) -> String {
+    combo
+        .iter()
+        .map(|(s, v)| format!("{s} = {}", v.word()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The checks of the `[[robustness]]` tables: names, claim ids, settings and
+/// their values (each value is written into the manifest and the result
+/// validated and expanded like the manifest itself), located at the key.
+pub fn validate(l: &SpanIndex, m: &Manifest) -> Result<(), ManifestError> {
+    let mut names = BTreeSet::new();
+    let sweep = m.sweep.present();
+    let ids: Vec<&str> = m.claims.iter().map(|c| c.id.as_str()).collect();
+    for (i, r) in m.robustness.iter().enumerate() {
+        let at = |k: &str| format!("robustness[{i}].{k}");
+        let ok_name = !r.name.is_empty()
+            && r.name
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_');
+        if !ok_name {
+            return Err(l.error(
+                &at("name"),
+                format!(
+                    "\"{}\" is not a name: lower-case letters, digits, '-' and '_' (it names \
+                     the map's figure)",
+                    r.name
+                ),
+            ));
+        }
+        if !names.insert(r.name.as_str()) {
+            return Err(l.error(
+                &at("name"),
+                format!(
+                    "\"{}\" names another robustness map: names must be unique",
+                    r.name
+                ),
+            ));
+        }
+        if r.claims.is_empty() {
+            return Err(l.error(
+                &at("claims"),
+                format!(
+                    "a map needs at least one claim id; the manifest's claims: {}",
+                    list(&ids)
+                ),
+            ));
+        }
+        for (j, id) in r.claims.iter().enumerate() {
+            if !ids.contains(&id.as_str()) {
+                let hint = did_you_mean(id, &ids)
+                    .map(|s| format!("did you mean \"{s}\"? "))
+                    .unwrap_or_default();
+                return Err(l.error(
+                    &format!("robustness[{i}].claims[{j}]"),
+                    format!(
+                        "no claim has the id \"{id}\"; {hint}the manifest's claims: {}",
+                        list(&ids)
+                    ),
+                ));
+            }
+            if r.claims[..j].contains(id) {
+                return Err(l.error(
+                    &format!("robustness[{i}].claims[{j}]"),
+                    format!("claim \"{id}\" is listed twice"),
+                ));
+            }
+        }
+        let settings = r.settings();
+        if settings.is_empty() {
+            return Err(l.error(
+                &format!("robustness[{i}]"),
+                format!(
+                    "a map varies at least one setting; allowed: {}",
+                    SETTINGS.join(", ")
+                ),
+            ));
+        }
+        for (name, values) in &settings {
+            if sweep.contains(name) {
+                return Err(l.error(
+                    &at(name),
+                    format!(
+                        "{name} is a sweep axis of this manifest: its values are points \
+                         already, and a claim's `where` picks them; vary a setting the \
+                         manifest fixes ({})",
+                        SETTINGS
+                            .iter()
+                            .filter(|s| !sweep.contains(s))
+                            .copied()
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                ));
+            }
+            if values.is_empty() {
+                return Err(l.error(&at(name), "an empty list: give the values to try"));
+            }
+            // A policy's own granularity wins over the system's: varying the
+            // system's would leave it unchanged, and the map would say
+            // granularity decides nothing.
+            if *name == "granularity"
+                && let Some(k) = m.policies.iter().position(|p| p.granularity.is_some())
+            {
+                return Err(l.error(
+                    &at(name),
+                    format!(
+                        "policy[{k}] sets its own granularity, which the map's granularity \
+                         would not change; remove one of the two"
+                    ),
+                ));
+            }
+            for (j, v) in values.iter().enumerate() {
+                if values[..j].iter().any(|w| w.same(v)) {
+                    return Err(l.error(
+                        &format!("robustness[{i}].{name}[{j}]"),
+                        format!("{} is listed twice", v.word()),
+                    ));
+                }
+            }
+        }
+        if let Some(ps) = &r.policies {
+            let labels: Vec<String> = (0..m.policies.len()).map(|i| m.label(i)).collect();
+            let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
+            if r.tie_break.is_none() {
+                return Err(l.error(
+                    &at("policies"),
+                    "`policies` names the policies a policy key (tie_break) varies for, and \
+                     this map varies none",
+                ));
+            }
+            for (j, p) in ps.iter().enumerate() {
+                let path = format!("robustness[{i}].policies[{j}]");
+                let Some(k) = labels.iter().position(|x| x == p) else {
+                    let hint = did_you_mean(p, &labels)
+                        .map(|s| format!("did you mean \"{s}\"? "))
+                        .unwrap_or_default();
+                    return Err(l.error(
+                        &path,
+                        format!(
+                            "no policy is labelled \"{p}\"; {hint}labels: {}",
+                            list(&labels)
+                        ),
+                    ));
+                };
+                if !PolicyKind::parse(&m.policies[k].spec).is_some_and(|k| k.has_tie_break()) {
+                    return Err(l.error(
+                        &path,
+                        format!(
+                            "{p} breaks no ties; tie_break applies to JSQ, Power-of-d and LED \
+                             policies"
+                        ),
+                    ));
+                }
+            }
+        }
+        if r.tie_break.is_some() && varied_policies(m, r).is_empty() {
+            return Err(l.error(
+                &at("tie_break"),
+                "no policy of the manifest breaks ties (JSQ, Power-of-d and LED policies do)",
+            ));
+        }
+        // Each value on its own (the others as the manifest has them), so that
+        // an error names the value; then every combination.
+        for (name, values) in &settings {
+            for (j, v) in values.iter().enumerate() {
+                check(l, m, r, &[(name, v.clone())])
+                    .map_err(|e| relocate(l, &format!("robustness[{i}].{name}[{j}]"), &e))?;
+            }
+        }
+        if settings.len() > 1 {
+            for combo in combos(r) {
+                check(l, m, r, &combo).map_err(|e| {
+                    l.error(
+                        &format!("robustness[{i}]"),
+                        format!("the combination {}: {}", words(&combo), e.message),
+                    )
+                })?;
+            }
+        }
+    }
+    Ok(())
+}
+
+fn list(xs: &[&str]) -> String {
+    if xs.is_empty() {
+        "none".into()
+    } else {
+        xs.iter()
+            .map(|x| format!("\"{x}\""))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// The model's checks and expansion (both profiles) of `m` with `combo`.
+fn check(
+    l: &SpanIndex,
+    m: &Manifest,
+    r: &RobustnessToml,
+    combo: &[(&str, Value)],
+) -> Result<(), ManifestError> {
+    let vm = apply(m, r, combo);
+    let cx = Cx { m: &vm, spans: l };
+    super::validate::validate(&cx)?;
+    for p in [Profile::Full, Profile::Quick] {
+        super::expand::expand(&cx, p)?;
+    }
+    Ok(())
+}
+
+/// An error of a variant, said at the robustness key that made it.
+fn relocate(l: &SpanIndex, path: &str, e: &ManifestError) -> ManifestError {
+    let what = if e.field.is_empty() {
+        String::new()
+    } else {
+        format!(" (at {} of the manifest it changes)", e.field)
+    };
+    l.error(
+        path,
+        format!("this value makes the manifest invalid{what}: {}", e.message),
+    )
+}

@@ -1,0 +1,109 @@
+//! What a manifest expands into: a [`Plan`] of [`PlannedPoint`]s (a policy at
+//! one combination of the sweep axes, with its replication rule) and the
+//! message-budget calibrations some of them need. The models' expansions
+//! build it (`crate::model`); the runner runs it.
+
+use crate::experiment::PrecisionSpec;
+use lb_model::point::{Point, Profile};
+use lb_model::precision::PrecisionRule;
+use lb_model::slotted::calibrate::Calibration;
+use serde::Serialize;
+use std::path::PathBuf;
+
+/// Whether two rows' axis values (in the plan's axis order) name the same
+/// combination: equal on every axis, one that does not apply to either of
+/// them ("-", e.g. p_hat for JSQ) aside.
+pub fn same_axes<'a>(
+    a: impl IntoIterator<Item = &'a str>,
+    b: impl IntoIterator<Item = &'a str>,
+) -> bool {
+    a.into_iter()
+        .zip(b)
+        .all(|(x, y)| x == y || x == "-" || y == "-")
+}
+
+/// (axis, value) pairs as a reader reads them, "load = 0.9, count_own =
+/// true", leaving out axes that do not apply ("-").
+pub fn axes_words<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> String {
+    pairs
+        .into_iter()
+        .filter(|(_, v)| *v != "-")
+        .map(|(a, v)| format!("{a} = {v}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// How many replications a point gets.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Replications {
+    Fixed(u32),
+    Precision(PrecisionRule),
+}
+
+impl Replications {
+    /// `run.replications` or `run.precision` of a validated manifest (one of
+    /// the two is set).
+    pub fn from_run(replications: Option<u32>, precision: Option<&PrecisionSpec>) -> Replications {
+        match (replications, precision) {
+            (Some(n), _) => Replications::Fixed(n),
+            (None, Some(p)) => Replications::Precision(p.rule()),
+            (None, None) => unreachable!("validated: replications or precision"),
+        }
+    }
+
+    /// The replications that are certainly needed.
+    pub fn initial(&self) -> u32 {
+        match self {
+            Replications::Fixed(n) => *n,
+            Replications::Precision(p) => p.min,
+        }
+    }
+}
+
+/// What a planned point runs: a point, or a point whose p̂ a calibration sets.
+#[derive(Debug, Clone)]
+pub enum Target {
+    Fixed(Point),
+    /// `template` has p̂ = 0 in place of the calibrated value.
+    Calibrated {
+        calibration: usize,
+        template: Point,
+    },
+}
+
+/// One row of a manifest's plan: a policy at one combination of the axes.
+#[derive(Debug, Clone)]
+pub struct PlannedPoint {
+    /// The policy's label.
+    pub label: String,
+    /// The value of each of [`Plan::axes`] ("-" where the axis does not apply).
+    pub axes: Vec<String>,
+    pub replications: Replications,
+    pub target: Target,
+}
+
+impl PlannedPoint {
+    /// The point it runs: the point itself, or the calibration's template
+    /// (p̂ = 0 in place of the calibrated value).
+    pub fn point(&self) -> &Point {
+        match &self.target {
+            Target::Fixed(point)
+            | Target::Calibrated {
+                template: point, ..
+            } => point,
+        }
+    }
+}
+
+/// A manifest expanded.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub file: PathBuf,
+    pub name: String,
+    pub profile: Profile,
+    /// The sweep axes present, in expansion order.
+    pub axes: Vec<&'static str>,
+    pub calibrations: Vec<Calibration>,
+    pub points: Vec<PlannedPoint>,
+}
