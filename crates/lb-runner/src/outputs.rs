@@ -5,36 +5,6 @@
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
-/// The metrics a figure or claim can read (their meaning: lb-analysis's
-/// `Metric`).
-pub const METRICS: [&str; 11] = [
-    "mean_response",
-    "mean_sum_q",
-    "eps_sum_q",
-    "zeta_ratio",
-    "messages_per_arrival",
-    "p50",
-    "p90",
-    "p99",
-    "imbalance",
-    "little_gap",
-    "p_unstable",
-];
-
-/// The metrics of a many-server (SPEC §2) figure or claim.
-pub const MANY_METRICS: [&str; 10] = [
-    "p_to_busy",
-    "mean_jobs",
-    "loss_fraction",
-    "mean_response",
-    "s1",
-    "s2",
-    "s3",
-    "sum_s_b",
-    "shw_bound",
-    "p_unstable",
-];
-
 /// Axis values selecting points: `{ load = [0.9, 0.95], count_own = true }`.
 /// Per axis: a value, a list of values, or a range of a numeric axis
 /// (`load = ">= 0.9"`, `load = "> 0.5, <= 0.9"`, `load = { min = 0.9 }`,
@@ -300,24 +270,13 @@ pub enum ClaimKind {
 }
 
 /// A reference value: a number, or the name of an exact result computed from
-/// each point's system (`zeta`, `single_server`, `wr_sum_q`, `pooled`,
-/// `pod_mean_field`).
+/// each point's system (each model's own: `Model::references`).
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(untagged)]
 pub enum Reference {
     Number(f64),
     Named(String),
 }
-
-/// The named references.
-pub const REFERENCES: [&str; 6] = [
-    "zeta",
-    "single_server",
-    "wr_sum_q",
-    "pooled",
-    "pod_mean_field",
-    "sub_halfin_whitt",
-];
 
 /// `[[claim]]`: a statement a paper makes that results can confirm or refute.
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
