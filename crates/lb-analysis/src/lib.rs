@@ -3,11 +3,13 @@
 //! Reads an experiment's records from the cache ([`results`]) into a polars
 //! DataFrame, builds tables of mean ± 95% half-width ([`table`], intervals in
 //! [`stats`]), draws figures with plotters ([`figure`]), and writes the
-//! report under `paper-figures/` ([`report`]).
+//! report under `paper-figures/` ([`report`]; each file rewritten only if its
+//! content changed, [`files`]).
 
 pub mod audit;
 pub mod canvas;
 pub mod figure;
+pub mod files;
 pub mod markup;
 pub mod metric;
 pub mod report;

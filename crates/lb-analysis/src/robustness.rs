@@ -556,7 +556,7 @@ pub fn write_figure(dir: &Path, m: &MapResult) -> Result<Vec<PathBuf>, Box<dyn s
     let (text, p) = svg(m);
     let stem = dir.join(format!("robustness-{}", m.name));
     let svg_path = stem.with_extension("svg");
-    crate::report::write_if_changed(&svg_path, text.as_bytes())?;
+    crate::files::write_if_changed(&svg_path, text.as_bytes())?;
     let scratch = std::env::temp_dir().join(format!(
         "lb-robustness-{}-{}-{}.png",
         std::process::id(),
@@ -575,7 +575,7 @@ pub fn write_figure(dir: &Path, m: &MapResult) -> Result<Vec<PathBuf>, Box<dyn s
     let body = std::fs::read(&scratch)?;
     std::fs::remove_file(&scratch)?;
     let png_path = stem.with_extension("png");
-    crate::report::write_if_changed(&png_path, &body)?;
+    crate::files::write_if_changed(&png_path, &body)?;
     Ok(vec![svg_path, png_path])
 }
 

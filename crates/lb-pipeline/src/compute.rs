@@ -61,13 +61,12 @@ pub fn check_budget(
     }
 }
 
-/// Every plan the experiments run: each one's own, then the combinations of
-/// its robustness maps other than its own.
+/// Every plan the experiments run, experiment by experiment: its own, then
+/// the combinations of its robustness maps other than its own.
 pub fn plans(experiments: &[Experiment]) -> Vec<Plan> {
     experiments
         .iter()
-        .map(|e| e.plan.clone())
-        .chain(experiments.iter().flat_map(|e| e.variant_plans().cloned()))
+        .flat_map(|e| e.all_plans().cloned())
         .collect()
 }
 

@@ -1,0 +1,73 @@
+//! One check in words, every number labelled (the deciding point of a claim
+//! in the summaries and on the audit page).
+
+use super::check::{Check, ClaimResult};
+use super::words::{lower_first, num, sig5};
+use lb_runner::outputs::ClaimKind;
+
+/// "mean ± half-width", or the value alone.
+pub(super) fn measured(c: &Check) -> String {
+    if c.measured.is_nan() {
+        return "—".into();
+    }
+    match c.half_width {
+        Some(h) => format!("{} ± {}", num(c.measured, 4), num(h, 2)),
+        None => num(c.measured, 4),
+    }
+}
+
+/// The number of unstable replications of a stability check.
+pub(super) fn unstable_count(k: &Check) -> usize {
+    (k.measured * k.replications as f64).round() as usize
+}
+
+/// A check's axis values as a reader reads them: "load = 0.9, count_own = true".
+pub(super) fn at_words(k: &Check) -> String {
+    lb_runner::plan::axes_words(k.axes.iter().map(|(a, v)| (a.as_str(), v.as_str())))
+}
+
+/// One check in words, every number labelled: what was measured, its
+/// value and interval, where, and against what.
+pub fn describe(c: &ClaimResult, k: &Check) -> String {
+    let label = c
+        .metric_label
+        .as_deref()
+        .map(lower_first)
+        .unwrap_or_default();
+    let at = at_words(k);
+    let at = if at.is_empty() {
+        String::new()
+    } else {
+        format!(" at {at}")
+    };
+    match c.kind {
+        ClaimKind::Ordering => format!("{label}: {} = {}{at}", k.policy, measured(k)),
+        ClaimKind::Value => format!(
+            "{label} of {} = {}{at}; expected {}",
+            k.policy,
+            measured(k),
+            k.threshold
+                .trim_start_matches("= ")
+                .trim_end_matches(" (interval must cover it)")
+        ),
+        ClaimKind::Bound => format!(
+            "{label} of {}: margin over the bound {} = {}{at}",
+            k.policy,
+            k.reference.map(sig5).unwrap_or_default(),
+            measured(k)
+        ),
+        ClaimKind::Trend => format!("{label} of {}: change {}{at}", k.policy, measured(k)),
+        ClaimKind::Limit => format!(
+            "{label} of {} = {}{at}; limit {}",
+            k.policy,
+            measured(k),
+            k.reference.map(sig5).unwrap_or_default()
+        ),
+        ClaimKind::Stability => format!(
+            "{}: {} of {} replications unstable{at}",
+            k.policy,
+            unstable_count(k),
+            k.replications
+        ),
+    }
+}

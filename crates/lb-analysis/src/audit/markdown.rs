@@ -1,0 +1,285 @@
+//! The audit as Markdown: each experiment's sections (its part of
+//! `audit.md`: per claim the rule, the deciding point, the `why`, and a table
+//! of every point read), the audit page that assembles them under a summary
+//! table, and the terminal's excerpt of it.
+
+use super::check::{ClaimResult, Verdict};
+use super::describe::{describe, measured, unstable_count};
+use super::summary::{ClaimRow, ExperimentClaims};
+use super::words::{md, sig5};
+use lb_runner::outputs::ClaimKind;
+use std::fmt::Write as _;
+
+/// The anchor of a claim's section in the audit.
+pub fn anchor(experiment: &str, id: &str) -> String {
+    format!("{experiment}--{id}")
+}
+
+/// The verdict as printed: bold, with "(required)" for lb's own checks.
+pub fn verdict_cell(verdict: &str, required: bool) -> String {
+    format!("**{verdict}**{}", if required { " (required)" } else { "" })
+}
+
+/// The audit's sections of one experiment (its part of `audit.md`).
+pub fn fragment(experiment: &str, title: &str, claims: &[ClaimResult]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "<a id=\"{experiment}\"></a>\n");
+    let _ = writeln!(s, "## {experiment} — {}\n", md(title));
+    if claims.is_empty() {
+        s.push_str("No claims.\n\n");
+    }
+    for c in claims {
+        section(&mut s, c, 3);
+    }
+    s
+}
+
+/// One claim's section: its heading, the facts in a list, then a table of
+/// the points it read.
+fn section(s: &mut String, c: &ClaimResult, depth: usize) {
+    section_head(s, c, depth);
+    s.push('\n');
+    if c.checks.is_empty() {
+        s.push_str("No points computed.\n\n");
+        return;
+    }
+    checks_table(s, c);
+    s.push('\n');
+}
+
+/// A claim's heading (with its anchor), its statement, and the list: source,
+/// rule, counts, deciding point, why, missing data, the checks of the why.
+fn section_head(s: &mut String, c: &ClaimResult, depth: usize) {
+    let h = "#".repeat(depth);
+    let _ = writeln!(s, "<a id=\"{}\"></a>\n", anchor(&c.experiment, &c.id));
+    let _ = writeln!(
+        s,
+        "{h} {} — {}{}\n",
+        c.id,
+        c.verdict.word(),
+        if c.required { " (required)" } else { "" }
+    );
+    let _ = writeln!(s, "> {}\n", md(&c.statement));
+    let ok = c
+        .checks
+        .iter()
+        .filter(|k| k.verdict == Verdict::Confirmed)
+        .count();
+    let refuted = c
+        .checks
+        .iter()
+        .filter(|k| k.verdict == Verdict::Refuted)
+        .count();
+    let _ = writeln!(s, "- Source: {}", md(&c.source));
+    let _ = writeln!(
+        s,
+        "- Holds when: {}; {}% intervals",
+        md(&c.rule),
+        crate::ticks::format_tick(100.0 * c.level, None)
+    );
+    let _ = writeln!(
+        s,
+        "- Points: {ok} of {} confirmed, {refuted} refuted, {} inconclusive",
+        c.checks.len(),
+        c.checks.len() - ok - refuted
+    );
+    if let Some(d) = c.deciding() {
+        let _ = writeln!(s, "- Deciding point: {}", md(&describe(c, d)));
+    }
+    match (&c.why, c.verdict) {
+        (Some(w), Verdict::Confirmed) => {
+            let _ = writeln!(
+                s,
+                "- Why (from the manifest; the claim is confirmed, so it may be stale): {}",
+                md(w)
+            );
+        }
+        (Some(w), _) => {
+            let _ = writeln!(s, "- Why (from the manifest): {}", md(w));
+        }
+        (None, Verdict::Refuted | Verdict::Inconclusive) if !c.required => {
+            let _ = writeln!(s, "- Why: the manifest gives no explanation.");
+        }
+        _ => {}
+    }
+    if !c.missing.is_empty() {
+        let _ = writeln!(
+            s,
+            "- **Missing data** ({} point(s); `lb run` computes them):",
+            c.missing.len()
+        );
+        for m in &c.missing {
+            let _ = writeln!(s, "  - {}", md(m));
+        }
+    }
+    for w in &c.why_checks {
+        let _ = writeln!(
+            s,
+            "  - Check of the why: {} — **{}**{}",
+            md(&w.statement),
+            w.verdict.word(),
+            w.deciding()
+                .map(|d| format!(" ({})", md(&describe(w, d))))
+                .unwrap_or_default()
+        );
+    }
+}
+
+/// The table of a claim's points: one row per point, one column per axis.
+fn checks_table(s: &mut String, c: &ClaimResult) {
+    // One row per point, one column per axis; the measured column says what
+    // it measures.
+    let axes: Vec<String> = c.checks[0].axes.iter().map(|(a, _)| a.clone()).collect();
+    let policies: Vec<&str> = {
+        let mut v: Vec<&str> = c.checks.iter().map(|k| k.policy.as_str()).collect();
+        v.dedup();
+        v
+    };
+    let policy_col = c.kind != ClaimKind::Ordering && policies.len() > 1;
+    let label = c.metric_label.as_deref().map(md).unwrap_or_default();
+    let measured_head = match c.kind {
+        ClaimKind::Ordering => format!("{}: {label}", policies.join(" / ")),
+        ClaimKind::Bound if !policy_col => {
+            format!("margin of {} over the bound: {label}", policies.join(", "))
+        }
+        ClaimKind::Bound => format!("margin over the bound: {label}"),
+        ClaimKind::Value if !policy_col => {
+            format!("{label} of {}", policies.join(", "))
+        }
+        ClaimKind::Value => label.clone(),
+        ClaimKind::Trend => format!("change between neighbours: {label}"),
+        ClaimKind::Limit => format!("{label} nearest the limit"),
+        ClaimKind::Stability => "unstable replications".into(),
+    };
+    let reference_head = match c.kind {
+        ClaimKind::Value => Some("expected"),
+        ClaimKind::Limit => Some("limit"),
+        ClaimKind::Bound => Some("bound"),
+        _ => None,
+    };
+    let notes = c.checks.iter().any(|k| k.note.is_some());
+    let mut head: Vec<String> = axes.clone();
+    if policy_col {
+        head.push("policy".into());
+    }
+    head.push(measured_head);
+    if c.kind != ClaimKind::Stability {
+        head.push("replications".into());
+    }
+    if let Some(r) = reference_head {
+        head.push(r.into());
+    }
+    head.push("verdict".into());
+    if notes {
+        head.push("note".into());
+    }
+    head.push("key".into());
+    let _ = writeln!(s, "| {} |", head.join(" | "));
+    let _ = writeln!(s, "|{}", " --- |".repeat(head.len()));
+    for k in &c.checks {
+        let mut cells: Vec<String> = k.axes.iter().map(|(_, v)| v.clone()).collect();
+        if policy_col {
+            cells.push(k.policy.clone());
+        }
+        cells.push(match c.kind {
+            ClaimKind::Stability => format!("{} of {}", unstable_count(k), k.replications),
+            _ => measured(k),
+        });
+        if c.kind != ClaimKind::Stability {
+            cells.push(k.replications.to_string());
+        }
+        if reference_head.is_some() {
+            cells.push(match (c.kind, k.reference) {
+                (ClaimKind::Value | ClaimKind::Limit, Some(_)) => k
+                    .threshold
+                    .trim_start_matches("= ")
+                    .trim_end_matches(" (interval must cover it)")
+                    .trim_start_matches("→ ")
+                    .to_string(),
+                (_, Some(r)) => sig5(r),
+                _ => "—".into(),
+            });
+        }
+        cells.push(k.verdict.word().to_string());
+        if notes {
+            cells.push(md(k.note.as_deref().unwrap_or("")));
+        }
+        cells.push(
+            k.keys
+                .iter()
+                .map(|h| format!("`{}`", &h[..12]))
+                .collect::<Vec<_>>()
+                .join(", "),
+        );
+        let _ = writeln!(s, "| {} |", cells.join(" | "));
+    }
+}
+
+/// The audit page: the intro, a summary table of every claim, then each
+/// experiment's sections (`fragments`, in order).
+pub fn page(experiments: &[(ExperimentClaims, String)]) -> String {
+    let mut s = String::from("# Audit of the claims\n\n");
+    s.push_str(
+        "Generated by `lb reproduce` (or `lb audit --out`) from the manifests and the cached \
+         records; do not edit by hand. A claim is *confirmed* when its interval lies on the \
+         claimed side of the threshold at every point it reads, *refuted* when at some point \
+         it lies wholly on the other side, *inconclusive* otherwise (an interval straddles the \
+         threshold, or a run did not settle). Orderings use paired differences across \
+         replications (common random numbers). *Required* claims are what lb itself \
+         guarantees (exact theory); a paper's claim is audited, not required: its verdict is \
+         the finding. A refuted or inconclusive claim carries the manifest's explanation \
+         (*why*), with the verdicts of the checks of that explanation where it has them.\n\n",
+    );
+    let all: Vec<&ClaimRow> = experiments.iter().flat_map(|(e, _)| &e.claims).collect();
+    let n = |v: &str, req: bool| {
+        all.iter()
+            .filter(|c| c.verdict == v && c.required == req)
+            .count()
+    };
+    let papers = all.iter().filter(|c| !c.required).count();
+    let _ = writeln!(
+        s,
+        "{papers} claims of papers: {} confirmed, {} refuted, {} inconclusive. {} checks lb \
+         guarantees (required): {} confirmed, {} refuted, {} inconclusive.\n",
+        n("confirmed", false),
+        n("refuted", false),
+        n("inconclusive", false),
+        all.len() - papers,
+        n("confirmed", true),
+        n("refuted", true),
+        n("inconclusive", true)
+    );
+    s.push_str("## Summary\n\n");
+    s.push_str("| verdict | claim | experiment | at the deciding point |\n");
+    s.push_str("| --- | --- | --- | --- |\n");
+    for (e, _) in experiments {
+        for c in &e.claims {
+            let _ = writeln!(
+                s,
+                "| {} | [{}](#{}) | [{}](#{}) | {} |",
+                verdict_cell(&c.verdict, c.required),
+                c.id,
+                anchor(&e.experiment, &c.id),
+                e.experiment,
+                e.experiment,
+                md(&c.deciding)
+            );
+        }
+    }
+    s.push('\n');
+    for (_, f) in experiments {
+        s.push_str(f);
+    }
+    s
+}
+
+/// The audit as the terminal prints it: the counts and the summary table.
+pub fn terminal(experiments: &[(ExperimentClaims, String)]) -> String {
+    let p = page(experiments);
+    // From the counts (after the intro) to the first section.
+    let start = p
+        .find(" claims of papers:")
+        .map_or(0, |i| p[..i].rfind('\n').map_or(0, |j| j + 1));
+    let end = p.find("\n<a id=").unwrap_or(p.len());
+    p[start..end].trim_end().to_string() + "\n"
+}

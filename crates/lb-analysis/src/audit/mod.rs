@@ -1,0 +1,48 @@
+//! The audit (SPEC §5, issue 5): every `[[claim]]` of a manifest held against
+//! the cached records, point by point, with a verdict — confirmed, refuted, or
+//! inconclusive when the interval straddles the threshold.
+//!
+//! Ordering claims use the *paired* difference across replications: the
+//! engine gives every policy at a point the same arrivals and service (SPEC
+//! §4), so replication r of two policies is a matched pair and the interval
+//! is that of the difference, not two overlapping intervals.
+//!
+//! The audit's parts, one job each:
+//!
+//! - `check`: what it finds (a verdict, the check at a point, a claim's
+//!   result);
+//! - `claim`: auditing a claim ([`audit_claim`]) — dispatching on its kind,
+//!   the verdict from its points', the checks of its `why`, the points it
+//!   lacks;
+//! - one module per kind of claim: `ordering`, `value` (value and bound),
+//!   `trend`, `limit`, `stability`; `control`: the control variates of value
+//!   and bound claims;
+//! - `points`: reading a claim's points (selection, values by replication,
+//!   references, intervals);
+//! - in words: `rule` (what a claim holds its points to), `describe` (one
+//!   check), `words` (numbers and tolerances);
+//! - rendered: `markdown` (`audit.md` and the terminal's summary), `summary`
+//!   (`claims.json`), `csv`.
+
+mod check;
+mod claim;
+mod control;
+mod csv;
+mod describe;
+mod limit;
+mod markdown;
+mod ordering;
+mod points;
+mod rule;
+mod stability;
+mod summary;
+mod trend;
+mod value;
+mod words;
+
+pub use check::{Check, ClaimResult, Verdict, typed_value};
+pub use claim::{audit_claim, audit_experiment, gaps};
+pub use csv::csv;
+pub use describe::describe;
+pub use markdown::{anchor, fragment, page, terminal, verdict_cell};
+pub use summary::{ClaimRow, ExperimentClaims};

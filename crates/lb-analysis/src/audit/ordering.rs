@@ -1,0 +1,97 @@
+//! Ordering claims ("`better` beats `worse`"): at every point of `better`,
+//! the *paired* difference `worse − better` across replications. The engine
+//! gives every policy at a point the same arrivals and service (SPEC §4), so
+//! replication r of the two policies is a matched pair and the interval is
+//! that of the difference, not two overlapping intervals.
+
+use super::check::{Check, Verdict};
+use super::points::{
+    at_string, keys, point_stable, same_point, selected, sign_verdict, stats, values,
+};
+use crate::metric::Metric;
+use crate::results::PointResult;
+use lb_runner::outputs::ClaimToml;
+
+/// The checks of an ordering claim: one per point of `better`, against its
+/// partner of `worse` at the same axis values.
+pub(super) fn checks(c: &ClaimToml, m: Metric, results: &[PointResult], level: f64) -> Vec<Check> {
+    let (better, worse) = (c.better.as_deref().unwrap(), c.worse.as_deref().unwrap());
+    let mut checks = Vec::new();
+    for b in selected(c, results, better) {
+        // The partner at the same axis values.
+        let Some(w) = selected(c, results, worse)
+            .into_iter()
+            .find(|w| same_point(w, b))
+        else {
+            checks.push(Check {
+                at: at_string(b),
+                axes: b.axes.clone(),
+                policy: format!("{worse} − {better}"),
+                measured: f64::NAN,
+                half_width: None,
+                replications: 0,
+                threshold: String::new(),
+                reference: None,
+                verdict: Verdict::Inconclusive,
+                note: Some(format!("no {worse} point at these axis values")),
+                keys: keys(&[b]),
+            });
+            continue;
+        };
+        checks.extend(paired(m, b, w, (better, worse), level));
+    }
+    checks
+}
+
+/// The paired difference `worse − better` of `m` between the points `b` and
+/// `w`; None when either has no replications to pair yet. An unstable
+/// policy loses: `worse` unstable confirms, `better` unstable refutes.
+fn paired(
+    m: Metric,
+    b: &PointResult,
+    w: &PointResult,
+    (better, worse): (&str, &str),
+    level: f64,
+) -> Option<Check> {
+    let (Some(pb), Some(pw)) = (&b.point, &w.point) else {
+        return None;
+    };
+    let vb = values(m, pb, &b.summaries);
+    let vw = values(m, pw, &w.summaries);
+    // Matched pairs: replication r of each policy shares arrivals and service.
+    let diffs: Vec<f64> = vb
+        .iter()
+        .filter_map(|(r, x)| vw.iter().find(|(rw, _)| rw == r).map(|(_, y)| y - x))
+        .collect();
+    if diffs.is_empty() {
+        return None;
+    }
+    let (mean, hw) = stats(&diffs, level);
+    let (sb, sw) = if m.transient() {
+        (true, true)
+    } else {
+        (point_stable(b), point_stable(w))
+    };
+    let (verdict, note) = match (sb, sw) {
+        (true, true) => (sign_verdict(mean, hw, true), None),
+        (true, false) => (
+            Verdict::Confirmed,
+            Some(format!("{worse} is unstable here")),
+        ),
+        (false, true) => (Verdict::Refuted, Some(format!("{better} is unstable here"))),
+        (false, false) => (Verdict::Inconclusive, Some("both unstable".to_string())),
+    };
+    Some(Check {
+        at: at_string(b),
+        axes: b.axes.clone(),
+        policy: format!("{worse} − {better}"),
+        measured: mean,
+        half_width: hw,
+        replications: diffs.len(),
+        threshold: format!("paired difference of {} > 0", m.name()),
+        reference: None,
+        verdict,
+        note,
+        keys: keys(&[b, w]),
+    })
+}

@@ -1,0 +1,143 @@
+//! Reading a claim's points: the points it selects (by policy and `where`),
+//! their values by replication, named references, intervals, and the
+//! verdict of a sign — what every kind of claim reads its points with.
+
+use super::check::{Check, Verdict};
+use crate::metric::Metric;
+use crate::results::PointResult;
+use crate::stats::interval;
+use lb_runner::outputs::{ClaimToml, Reference, where_matches};
+use lb_runner::{Point, Summary};
+
+/// A point's (axis, value) pairs.
+pub(super) type Axes = Vec<(String, String)>;
+
+pub(super) fn at_string(r: &PointResult) -> String {
+    axes_string(&r.axes)
+}
+
+/// (axis, value) pairs as "load=0.9 count_own=true".
+pub(super) fn axes_string(axes: &[(String, String)]) -> String {
+    axes.iter()
+        .map(|(a, v)| format!("{a}={v}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Whether two points of an experiment sit at the same axis values (an axis
+/// that does not apply to one of them aside: [`lb_runner::plan::same_axes`]).
+pub(super) fn same_point(a: &PointResult, b: &PointResult) -> bool {
+    lb_runner::plan::same_axes(
+        a.axes.iter().map(|x| x.1.as_str()),
+        b.axes.iter().map(|x| x.1.as_str()),
+    )
+}
+
+pub(super) fn selected<'a>(
+    c: &ClaimToml,
+    results: &'a [PointResult],
+    label: &str,
+) -> Vec<&'a PointResult> {
+    results
+        .iter()
+        .filter(|r| r.label == label)
+        .filter(|r| where_matches(&c.filter, |a| r.axis(a)))
+        .collect()
+}
+
+/// A named or numeric reference at one point and replication (named ones
+/// are the model's: [`lb_runner::Model::references`]).
+pub(super) fn reference(
+    reference: &Reference,
+    metric: &str,
+    point: &Point,
+    r: u64,
+) -> Result<f64, String> {
+    match reference {
+        Reference::Number(x) => Ok(*x),
+        Reference::Named(n) => point.reference(n, metric, r),
+    }
+}
+
+pub(super) fn values(m: Metric, point: &Point, ss: &[Summary]) -> Vec<(u64, f64)> {
+    ss.iter()
+        .filter_map(|s| m.value(point, s).map(|v| (s.replication(), v)))
+        .collect()
+}
+
+/// Verdict of an interval [lo, hi] against "≥ 0" (confirmed when lo > 0 for
+/// strict orderings, lo ≥ 0 for bounds).
+pub(super) fn sign_verdict(mean: f64, hw: Option<f64>, strict: bool) -> Verdict {
+    let h = hw.unwrap_or(f64::INFINITY);
+    let (lo, hi) = (mean - h, mean + h);
+    if lo > 0.0 || (!strict && lo >= 0.0) {
+        Verdict::Confirmed
+    } else if hi < 0.0 {
+        Verdict::Refuted
+    } else {
+        Verdict::Inconclusive
+    }
+}
+
+pub(super) fn stats(xs: &[f64], level: f64) -> (f64, Option<f64>) {
+    if xs.len() >= 2 {
+        let iv = interval(xs, level);
+        (iv.mean, Some(iv.half_width))
+    } else {
+        (xs.first().copied().unwrap_or(f64::NAN), None)
+    }
+}
+
+pub(super) fn point_stable(r: &PointResult) -> bool {
+    !crate::results::point_unstable(&r.summaries)
+}
+
+pub(super) fn keys(rs: &[&PointResult]) -> Vec<String> {
+    rs.iter()
+        .filter_map(|r| r.key.as_ref().map(|k| k.hex()))
+        .collect()
+}
+
+/// A check at `r` that nothing decides (a reference undefined there), with
+/// the reason as its note.
+pub(super) fn undecided(r: &PointResult, label: &str, replications: usize, why: String) -> Check {
+    Check {
+        at: at_string(r),
+        axes: r.axes.clone(),
+        policy: label.to_string(),
+        measured: f64::NAN,
+        half_width: None,
+        replications,
+        threshold: String::new(),
+        reference: None,
+        verdict: Verdict::Inconclusive,
+        note: Some(why),
+        keys: keys(&[r]),
+    }
+}
+
+/// The points of `label` a claim reads, as series that agree on every axis
+/// but `along`, each in increasing order of it.
+pub(super) fn series<'a>(
+    c: &ClaimToml,
+    results: &'a [PointResult],
+    label: &str,
+    along: &str,
+) -> Vec<Vec<&'a PointResult>> {
+    let mut pts: Vec<(&PointResult, f64)> = selected(c, results, label)
+        .into_iter()
+        .filter_map(|r| Some((r, r.axis(along)?.parse::<f64>().ok()?)))
+        .collect();
+    pts.sort_by(|a, b| a.1.total_cmp(&b.1));
+    let rest =
+        |r: &PointResult| -> Axes { r.axes.iter().filter(|(a, _)| a != along).cloned().collect() };
+    let mut series: Vec<(Axes, Vec<&PointResult>)> = Vec::new();
+    for (r, _) in pts {
+        let k = rest(r);
+        match series.iter_mut().find(|(s, _)| *s == k) {
+            Some((_, v)) => v.push(r),
+            None => series.push((k, vec![r])),
+        }
+    }
+    series.into_iter().map(|(_, v)| v).collect()
+}

@@ -1,0 +1,133 @@
+//! Trend claims ("the metric rises (falls) along the axis"): every step
+//! between neighbouring points of a series, other axes fixed, judged on the
+//! interval of the change.
+
+use super::check::{Check, Verdict};
+use super::points::{axes_string, keys, point_stable, series, sign_verdict, stats, values};
+use super::words::sig5;
+use crate::metric::Metric;
+use crate::results::PointResult;
+use lb_runner::Point;
+use lb_runner::outputs::ClaimToml;
+
+/// The checks of a trend claim: one per step between neighbouring points of
+/// each series of each policy.
+pub(super) fn checks(c: &ClaimToml, m: Metric, results: &[PointResult], level: f64) -> Vec<Check> {
+    let along = c.along.as_deref().unwrap();
+    let up = c.direction.as_deref() == Some("increasing");
+    let mut checks = Vec::new();
+    for label in &c.policies {
+        for rs in series(c, results, label, along) {
+            for w in rs.windows(2) {
+                checks.extend(trend_step(m, w[0], w[1], along, up, level, label));
+            }
+        }
+    }
+    checks
+}
+
+/// One step of a trend claim: neighbouring points `a` → `b` along `along`,
+/// the metric claimed to rise (`up`) or fall. A real metric is judged on the
+/// interval of the difference; a proportion of counted events on its own
+/// (pooled) interval at each point being apart — per-replication differences
+/// of rare events decide nothing. None when either point has no value yet.
+fn trend_step(
+    m: Metric,
+    a: &PointResult,
+    b: &PointResult,
+    along: &str,
+    up: bool,
+    level: f64,
+    label: &str,
+) -> Option<Check> {
+    let (pa, pb) = (a.point.as_ref()?, b.point.as_ref()?);
+    let va = values(m, pa, &a.summaries);
+    let vb = values(m, pb, &b.summaries);
+    // Replication r of each point: independent streams (the system differs),
+    // paired by index only to form differences.
+    let diffs: Vec<f64> = va
+        .iter()
+        .filter_map(|(r, x)| vb.iter().find(|(rb, _)| rb == r).map(|(_, y)| y - x))
+        .collect();
+    if diffs.is_empty() {
+        return None;
+    }
+    let stable = m.transient() || (point_stable(a) && point_stable(b));
+    let est = |r: &PointResult, p: &Point| {
+        let xs: Vec<f64> = values(m, p, &r.summaries).iter().map(|v| v.1).collect();
+        let cs: Option<Vec<(u64, u64)>> = r.summaries.iter().map(|s| s.counts(m.name())).collect();
+        crate::stats::estimate(m.kind(), &xs, cs.as_deref(), level)
+    };
+    let apart = if m.kind() == lb_model::MetricKind::Proportion {
+        match (est(a, pa), est(b, pb)) {
+            (Some(ea), Some(eb)) => match (ea.lo, ea.hi, eb.lo, eb.hi) {
+                (Some(la), Some(ha), Some(lb), Some(hb)) => Some((ea, eb, la, ha, lb, hb)),
+                _ => None,
+            },
+            _ => None,
+        }
+    } else {
+        None
+    };
+    let (mean, hw, verdict, note) = match apart {
+        Some((ea, eb, la, ha, lb, hb)) => {
+            let verdict = if !stable {
+                Verdict::Inconclusive
+            } else if (up && lb > ha) || (!up && hb < la) {
+                Verdict::Confirmed
+            } else if (up && hb < la) || (!up && lb > ha) {
+                Verdict::Refuted
+            } else {
+                Verdict::Inconclusive
+            };
+            let note = format!(
+                "{} [{}, {}] → {} [{}, {}] ({} intervals)",
+                sig5(ea.mean),
+                sig5(la),
+                sig5(ha),
+                sig5(eb.mean),
+                sig5(lb),
+                sig5(hb),
+                eb.kind.word()
+            );
+            (eb.mean - ea.mean, None, verdict, Some(note))
+        }
+        None => {
+            let (mean, hw) = stats(&diffs, level);
+            let verdict = if stable {
+                sign_verdict(if up { mean } else { -mean }, hw, true)
+            } else {
+                Verdict::Inconclusive
+            };
+            (mean, hw, verdict, None)
+        }
+    };
+    let (xa, xb) = (a.axis(along).unwrap_or("?"), b.axis(along).unwrap_or("?"));
+    let mut axes = b.axes.clone();
+    for (ax, v) in axes.iter_mut() {
+        if ax == along {
+            *v = format!("{xa}→{xb}");
+        }
+    }
+    Some(Check {
+        at: axes_string(&axes),
+        axes,
+        policy: label.to_string(),
+        measured: mean,
+        half_width: hw,
+        replications: diffs.len(),
+        threshold: format!(
+            "{} change of {} from {along} = {xa} to {xb} > 0",
+            if up { "the" } else { "minus the" },
+            m.name()
+        ),
+        reference: None,
+        verdict,
+        note: if stable {
+            note
+        } else {
+            Some("unstable: no steady state to compare".into())
+        },
+        keys: keys(&[a, b]),
+    })
+}

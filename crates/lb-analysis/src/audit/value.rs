@@ -1,0 +1,234 @@
+//! Value and bound claims: a metric held, point by point, to a reference (a
+//! number, or one the model computes at each point: [`lb_runner::Model::references`]),
+//! as equal to it within a tolerance or on one side of it. Paired per
+//! replication with the reference, and sharpened by a control variate where
+//! the claim names one ([`super::control`]).
+
+use super::check::{Check, Verdict};
+use super::control::{ControlEstimate, control_estimate};
+use super::points::{
+    at_string, keys, point_stable, reference, selected, sign_verdict, stats, undecided, values,
+};
+use super::words::{sig5, with_tolerance};
+use crate::metric::Metric;
+use crate::results::PointResult;
+use lb_runner::outputs::{ClaimKind, ClaimToml, Reference};
+
+/// The checks of a value or bound claim: one per point of each policy.
+pub(super) fn checks(c: &ClaimToml, m: Metric, results: &[PointResult], level: f64) -> Vec<Check> {
+    let mut checks = Vec::new();
+    for label in &c.policies {
+        for r in selected(c, results, label) {
+            checks.extend(check_at(c, m, r, label, results, level));
+        }
+    }
+    checks
+}
+
+/// One point of a value or bound claim, read: its replications' values, the
+/// reference at each, and the control variate's estimate if any.
+struct Reading<'a> {
+    r: &'a PointResult,
+    label: &'a str,
+    xs: Vec<f64>,
+    refs: Vec<f64>,
+    /// The reference's mean over the replications (constant but for
+    /// `pooled`): the expected value, or the bound.
+    mean_ref: f64,
+    /// The control variate's estimate of the metric, if any.
+    cv: Option<Result<ControlEstimate, String>>,
+    stable: bool,
+    level: f64,
+}
+
+/// The check of a value or bound claim at `r`; None when the point has no
+/// replications yet.
+fn check_at(
+    c: &ClaimToml,
+    m: Metric,
+    r: &PointResult,
+    label: &str,
+    results: &[PointResult],
+    level: f64,
+) -> Option<Check> {
+    let p = r.point.as_ref()?;
+    let vals = values(m, p, &r.summaries);
+    if vals.is_empty() {
+        return None;
+    }
+    let refv = c.expected.as_ref().or(c.bound.as_ref()).expect("validated");
+    let refs: Result<Vec<f64>, String> = vals
+        .iter()
+        .map(|(rep, _)| reference(refv, m.name(), p, *rep))
+        .collect();
+    let refs = match refs {
+        Ok(v) => v,
+        Err(e) => return Some(undecided(r, label, vals.len(), e)),
+    };
+    let xs: Vec<f64> = vals.iter().map(|v| v.1).collect();
+    let cv = c
+        .control
+        .as_ref()
+        .map(|k| control_estimate(k, m, r, &vals, results, level));
+    // A transient metric (a growth rate, a level at the end) is
+    // read on unstable points too.
+    let stable = point_stable(r) || m.transient();
+    let mean_ref = refs.iter().sum::<f64>() / refs.len() as f64;
+    let at = Reading {
+        r,
+        label,
+        xs,
+        refs,
+        mean_ref,
+        cv,
+        stable,
+        level,
+    };
+    let mut check = if c.kind == ClaimKind::Value {
+        value_check(c, &at)
+    } else {
+        bound_check(c, m, refv, &at)
+    };
+    match at.cv {
+        Some(Ok(e)) => {
+            let note = e.describe(m);
+            check.note = Some(match check.note {
+                Some(n) => format!("{n}; {note}"),
+                None => note,
+            });
+        }
+        Some(Err(e)) => {
+            check.note = Some(match check.note {
+                Some(n) => format!("{n}; {e}"),
+                None => e,
+            });
+        }
+        None => {}
+    }
+    Some(check)
+}
+
+/// A value claim at one point: the interval of metric − expected within the
+/// tolerance (or covering 0 without one).
+fn value_check(c: &ClaimToml, at: &Reading) -> Check {
+    let (r, label, xs, refs, stable, level) =
+        (at.r, at.label, &at.xs, &at.refs, at.stable, at.level);
+    // Paired per replication: a reference drawn on the same
+    // streams (`pooled`) keeps its pairing; a constant one
+    // leaves the metric's own interval.
+    let expected = at.mean_ref;
+    let diffs: Vec<f64> = xs.iter().zip(refs).map(|(x, e)| x - e).collect();
+    let (dmean, hw) = match &at.cv {
+        Some(Ok(e)) => (e.estimate - expected, Some(e.half_width)),
+        _ => stats(&diffs, level),
+    };
+    let mean = dmean + expected;
+    let tol = c.tolerance.unwrap_or(0.0) * expected.abs() + c.abs_tolerance.unwrap_or(0.0);
+    let h = hw.unwrap_or(f64::INFINITY);
+    let verdict = if !stable || !hw.is_some_and(f64::is_finite) {
+        Verdict::Inconclusive
+    } else if tol == 0.0 {
+        if dmean.abs() <= h {
+            Verdict::Confirmed
+        } else {
+            Verdict::Refuted
+        }
+    } else if dmean - h >= -tol && dmean + h <= tol {
+        Verdict::Confirmed
+    } else if dmean + h < -tol || dmean - h > tol {
+        Verdict::Refuted
+    } else {
+        Verdict::Inconclusive
+    };
+    let threshold = if tol == 0.0 {
+        format!("= {} (interval must cover it)", sig5(expected))
+    } else {
+        with_tolerance(expected, c)
+    };
+    Check {
+        at: at_string(r),
+        axes: r.axes.clone(),
+        policy: label.to_string(),
+        measured: mean,
+        half_width: hw,
+        replications: xs.len(),
+        threshold,
+        reference: Some(expected),
+        verdict,
+        note: if !stable {
+            Some("unstable: no steady state to compare".into())
+        } else if hw.is_none() {
+            Some("one replication: no interval".into())
+        } else {
+            None
+        },
+        keys: keys(&[r]),
+    }
+}
+
+/// A bound claim at one point: the paired margin metric − bound (≥ side)
+/// or bound − metric (≤ side) per replication, its interval above 0.
+fn bound_check(c: &ClaimToml, m: Metric, refv: &Reference, at: &Reading) -> Check {
+    let (r, label, xs, refs, stable, level) =
+        (at.r, at.label, &at.xs, &at.refs, at.stable, at.level);
+    let ge = c.side.as_deref() == Some("ge");
+    let margins: Vec<f64> = xs
+        .iter()
+        .zip(refs)
+        .map(|(x, b)| if ge { x - b } else { b - x })
+        .collect();
+    let bound = at.mean_ref;
+    let (mean, hw) = match &at.cv {
+        Some(Ok(e)) => {
+            let margin = if ge {
+                e.estimate - bound
+            } else {
+                bound - e.estimate
+            };
+            (margin, Some(e.half_width))
+        }
+        _ => stats(&margins, level),
+    };
+    // Measured: the paired margin (on the claimed side when
+    // > 0) with its own interval; the metric's mean is in
+    // the note.
+    Check {
+        at: at_string(r),
+        axes: r.axes.clone(),
+        reference: Some(bound),
+        policy: label.to_string(),
+        measured: mean,
+        half_width: hw,
+        replications: xs.len(),
+        threshold: format!(
+            "margin {} > 0: {} {} {}",
+            if ge {
+                "metric − bound"
+            } else {
+                "bound − metric"
+            },
+            m.name(),
+            if ge { "≥" } else { "≤" },
+            match refv {
+                Reference::Named(n) => format!("{n} ({})", sig5(bound)),
+                Reference::Number(x) => x.to_string(),
+            }
+        ),
+        verdict: if stable {
+            sign_verdict(mean, hw, false)
+        } else {
+            Verdict::Inconclusive
+        },
+        note: Some(if stable {
+            format!(
+                "{} = {} against the bound {}",
+                m.name(),
+                sig5(xs.iter().sum::<f64>() / xs.len() as f64),
+                sig5(bound)
+            )
+        } else {
+            "unstable: no steady state to compare".into()
+        }),
+        keys: keys(&[r]),
+    }
+}

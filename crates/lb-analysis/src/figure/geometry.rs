@@ -1,0 +1,131 @@
+//! A figure laid out, as data: rectangles, marks, legend entries and the
+//! [`Plan`] that holds them all in pixels, and the sizes (fonts, margins,
+//! plot height) every layout uses.
+
+use super::axis::Axis;
+use super::style::Style;
+
+/// A rectangle in pixels.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Rect {
+    pub x0: f64,
+    pub y0: f64,
+    pub x1: f64,
+    pub y1: f64,
+}
+
+impl Rect {
+    pub fn intersects(&self, o: &Rect) -> bool {
+        self.x0 < o.x1 && o.x0 < self.x1 && self.y0 < o.y1 && o.y0 < self.y1
+    }
+    pub fn contains(&self, x: f64, y: f64) -> bool {
+        (self.x0..=self.x1).contains(&x) && (self.y0..=self.y1).contains(&y)
+    }
+    pub fn w(&self) -> f64 {
+        self.x1 - self.x0
+    }
+    pub fn h(&self) -> f64 {
+        self.y1 - self.y0
+    }
+}
+
+/// What a mark on the figure stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MarkKind {
+    /// A point at its mean.
+    Point,
+    /// No event seen: the upper bound, with an arrow down.
+    Bound,
+    /// Zero on a log axis: at the bottom edge, with an arrow down.
+    Zero,
+    /// An unstable point, in the band above the plot.
+    Unstable,
+}
+
+/// A data mark as laid out: its series, x, kind, and the box it covers
+/// (marker, with its interval or arrow).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mark {
+    pub series: usize,
+    pub x: f64,
+    pub kind: MarkKind,
+    pub cx: f64,
+    pub cy: f64,
+    pub r: f64,
+    /// The marker's box.
+    pub bbox: Rect,
+}
+
+/// A legend entry: what its sample shows, and its label lines.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Sample {
+    Series(usize),
+    Reference(usize),
+    /// "No event seen: upper bound" (arrow down).
+    BoundNote,
+    /// "0 in every replication" (on a log axis).
+    ZeroNote,
+    /// A path figure: thin lines are single replications.
+    PathNote,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct LegendEntry {
+    pub sample: Sample,
+    pub lines: Vec<String>,
+    pub rect: Rect,
+}
+
+/// A figure laid out: every rectangle and mark in pixels. [`paint`](super::paint()) draws
+/// exactly this.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub width: f64,
+    pub height: f64,
+    pub title: Vec<String>,
+    pub plot: Rect,
+    pub x: Axis,
+    pub y: Axis,
+    /// The band of unstable points above the plot, one row per series
+    /// with unstable points.
+    pub unstable: Option<Rect>,
+    pub unstable_rows: Vec<usize>,
+    pub legend: Option<Rect>,
+    pub entries: Vec<LegendEntry>,
+    pub marks: Vec<Mark>,
+    pub styles: Vec<Style>,
+    pub caption: Vec<String>,
+    pub caption_top: f64,
+    /// The pixel rows of the y axis's lo and hi (inside the plot; a zero
+    /// row below them on a log axis where some value is exactly 0).
+    pub y_px: (f64, f64),
+    /// The row of zeros on a log y axis, labelled 0.
+    pub zero_row: Option<f64>,
+}
+
+impl Plan {
+    /// The pixel column of x value `v`.
+    pub fn px(&self, v: f64) -> f64 {
+        self.plot.x0 + self.x.frac(v) * self.plot.w()
+    }
+    /// The pixel row of y value `v`.
+    pub fn py(&self, v: f64) -> f64 {
+        self.y_px.0 - self.y.frac(v) * (self.y_px.0 - self.y_px.1)
+    }
+}
+
+pub(super) const W: f64 = 1080.0;
+pub(super) const MARGIN: f64 = 14.0;
+pub(super) const PLOT_H: f64 = 430.0;
+pub(super) const TITLE: f64 = 19.0;
+pub(super) const TICK: f64 = 13.5;
+pub(super) const AXIS_TITLE: f64 = 15.5;
+pub(super) const LEGEND: f64 = 13.0;
+pub(super) const CAPTION: f64 = 13.5;
+pub(super) const R: f64 = 4.6;
+pub(super) const ROW: f64 = 14.0;
+pub(super) const LEGEND_TEXT_MAX: f64 = 250.0;
+/// Height of the row of zeros at the bottom of a log y axis.
+pub(super) const ZERO_ROW: f64 = 30.0;
+/// Room below an upper bound for its arrow.
+pub(super) const ARROW_ROOM: f64 = 26.0;

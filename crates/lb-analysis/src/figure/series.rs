@@ -1,0 +1,113 @@
+//! The data a figure draws: per series its points (x, the estimate with its
+//! interval, whether the run settled), gathered with the references and the
+//! sample paths into a [`Figure`].
+
+use super::paths::{PathSeries, path_series};
+use super::references::{RefDrawn, references};
+use super::spec::FigureSpec;
+use crate::metric::Metric;
+use crate::results::PointResult;
+use crate::stats::{Estimate, LEVEL, estimate};
+use lb_runner::Point;
+use lb_runner::outputs::FigureKind;
+
+/// One plotted point: its x, its estimate with the interval, whether the
+/// run settled, and the key of its records.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Dot {
+    pub x: f64,
+    pub est: Estimate,
+    pub stable: bool,
+    pub key: String,
+}
+
+/// A series: its legend name, policy and variant (the values of the
+/// figure's series axes), and its points in x order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Series {
+    pub name: String,
+    pub policy: String,
+    pub variant: String,
+    pub dots: Vec<Dot>,
+}
+
+/// The estimate of metric `m` at one point from its replications.
+pub fn point_estimate(m: Metric, point: &Point, r: &PointResult) -> Option<Estimate> {
+    let values: Vec<f64> = r
+        .summaries
+        .iter()
+        .filter_map(|s| m.value(point, s))
+        .collect();
+    let counts: Option<Vec<(u64, u64)>> = r.summaries.iter().map(|s| s.counts(m.name())).collect();
+    estimate(m.kind(), &values, counts.as_deref(), LEVEL)
+}
+
+/// Groups the results into series (policy label + the spec's series axes).
+pub fn series(spec: &FigureSpec, results: &[PointResult]) -> Vec<Series> {
+    let Some(m) = spec.y else { return Vec::new() };
+    let mut out: Vec<Series> = Vec::new();
+    for r in results {
+        if !spec.selects(r) {
+            continue;
+        }
+        let (Some(point), Some(key)) = (&r.point, &r.key) else {
+            continue;
+        };
+        let Some(x) = r.axis(&spec.x).and_then(|v| v.parse::<f64>().ok()) else {
+            continue;
+        };
+        let Some(est) = point_estimate(m, point, r) else {
+            continue;
+        };
+        let (name, variant) = spec.series_of(r);
+        let dot = Dot {
+            x,
+            est,
+            // A transient metric (a growth rate) is read on unstable points too.
+            stable: m.transient() || !crate::results::point_unstable(&r.summaries),
+            key: key.hex(),
+        };
+        match out.iter_mut().find(|s| s.name == name) {
+            Some(s) => s.dots.push(dot),
+            None => out.push(Series {
+                name,
+                policy: r.label.clone(),
+                variant,
+                dots: vec![dot],
+            }),
+        }
+    }
+    for s in &mut out {
+        s.dots.sort_by(|a, b| a.x.total_cmp(&b.x));
+    }
+    out
+}
+
+/// Everything a figure draws.
+#[derive(Debug, Clone)]
+pub struct Figure {
+    pub spec: FigureSpec,
+    pub series: Vec<Series>,
+    pub references: Vec<RefDrawn>,
+    pub paths: Vec<PathSeries>,
+}
+
+impl Figure {
+    /// The figure of `spec` from an experiment's results.
+    pub fn new(spec: &FigureSpec, results: &[PointResult]) -> Figure {
+        match spec.kind {
+            FigureKind::Lines => Figure {
+                spec: spec.clone(),
+                series: series(spec, results),
+                references: references(spec, results),
+                paths: Vec::new(),
+            },
+            FigureKind::Path => Figure {
+                spec: spec.clone(),
+                series: Vec::new(),
+                references: Vec::new(),
+                paths: path_series(spec, results),
+            },
+        }
+    }
+}
