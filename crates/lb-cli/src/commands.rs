@@ -1,12 +1,12 @@
 //! The subcommands; `lb table`, `lb reproduce` and `lb audit` live in
 //! [`crate::outputs`].
 
-use crate::outputs::profile;
 use crate::progress;
 use crate::{CacheAction, Cli, Command};
 use lb_model::key::Key;
 use lb_pipeline::compute::RunOptions;
 use lb_pipeline::existing;
+use lb_runner::Profile;
 use lb_runner::cache::{Cache, Read};
 use lb_runner::plan::{Plan, Replications};
 use lb_runner::run::{Report, calibration_line, status};
@@ -103,7 +103,7 @@ pub fn dispatch(cli: &Cli) -> Res {
 }
 
 fn plan(cache: &Cache, manifests: &[PathBuf], quick: bool) -> Res {
-    let loaded = lb_runner::load_all(manifests, profile(quick))?;
+    let loaded = lb_runner::load_all(manifests, Profile::from_quick(quick))?;
     for plan in lb_pipeline::compute::plans(&loaded) {
         print!("{}", render_plan(cache, &plan));
     }
@@ -247,7 +247,7 @@ fn run(
     shard: Option<&str>,
 ) -> Res {
     let shard = shard.map(lb_runner::run::Shard::parse).transpose()?;
-    let loaded = lb_runner::load_all(manifests, profile(quick))?;
+    let loaded = lb_runner::load_all(manifests, Profile::from_quick(quick))?;
     let plans = lb_pipeline::compute::plans(&loaded);
     let o = RunOptions {
         threads,

@@ -20,14 +20,10 @@ pub enum Format {
     Json,
 }
 
-pub fn profile(quick: bool) -> Profile {
-    if quick { Profile::Quick } else { Profile::Full }
-}
-
 /// `lb table MANIFEST --format csv|md|json`.
 pub fn table(cache: &Cache, manifest: &Path, format: Format, quick: bool, long: bool) -> Res {
     existing(cache)?;
-    let e = lb_runner::load(manifest, profile(quick))?;
+    let e = lb_runner::load(manifest, Profile::from_quick(quick))?;
     let format = match format {
         Format::Csv => TableFormat::Csv,
         Format::Md => TableFormat::Md,
@@ -62,7 +58,7 @@ pub fn audit(
 ) -> Res {
     existing(cache)?;
     let all = manifests.is_empty();
-    let loaded = lb_runner::load_all(&manifests_or_all(manifests)?, profile(quick))?;
+    let loaded = lb_runner::load_all(&manifests_or_all(manifests)?, Profile::from_quick(quick))?;
     let audited = lb_pipeline::audit::audit(cache, &loaded);
     match format {
         Format::Json => println!("{}", serde_json::to_string_pretty(&audited.json()?)?),
@@ -96,7 +92,7 @@ pub fn reproduce(
 ) -> Res {
     let all = manifests.is_empty();
     let manifests = manifests_or_all(manifests)?;
-    let loaded = lb_runner::load_all(&manifests, profile(quick))?;
+    let loaded = lb_runner::load_all(&manifests, Profile::from_quick(quick))?;
     let fresh_cache;
     let cache = if fresh {
         let dir = lb_pipeline::reproduce::fresh_dir(cache);

@@ -2,6 +2,7 @@
 //! independence; kills mid-run and mid-write; concurrent runs; bad input.
 
 use lb_runner::cache::{Cache, FileKind, Read, classify};
+use lb_test_support::records;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -90,31 +91,6 @@ fn ok(o: Output) -> String {
         o.status.success(),
         "lb failed\nstdout:\n{out}\nstderr:\n{err}"
     );
-    out
-}
-
-/// Record files (`*.json`) → canonical body without provenance and checksum.
-fn records(c: &Cache) -> BTreeMap<String, String> {
-    let mut out = BTreeMap::new();
-    for (_, dir) in c.keys() {
-        for f in std::fs::read_dir(&dir).unwrap() {
-            let p = f.unwrap().path();
-            if p.extension().is_none_or(|e| e != "json") {
-                continue;
-            }
-            let mut v: serde_json::Value =
-                serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();
-            let o = v.as_object_mut().unwrap();
-            o.remove("provenance");
-            o.remove("checksum");
-            let rel = p
-                .strip_prefix(c.root())
-                .unwrap()
-                .to_string_lossy()
-                .to_string();
-            out.insert(rel, lb_model::canonical::canonical_value(&v));
-        }
-    }
     out
 }
 

@@ -4,6 +4,7 @@
 //! slurm --submit` runs a manifest as job arrays with the same result.
 
 use lb_runner::cache::Cache;
+use lb_test_support::records;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -63,30 +64,10 @@ fn ok(o: Output) -> String {
     String::from_utf8_lossy(&o.stdout).to_string()
 }
 
-/// Every record of a results directory without its provenance and checksum:
-/// relative path → canonical JSON.
-fn records(root: &Path) -> BTreeMap<String, String> {
-    let cache = Cache::new(root);
-    let mut out = BTreeMap::new();
-    for (_, dir) in cache.keys() {
-        for f in std::fs::read_dir(&dir).unwrap() {
-            let p = f.unwrap().path();
-            let name = p.file_name().unwrap().to_string_lossy().to_string();
-            if !name.ends_with(".json") {
-                continue;
-            }
-            let mut v: serde_json::Value =
-                serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();
-            let o = v.as_object_mut().unwrap();
-            o.remove("provenance");
-            o.remove("checksum");
-            out.insert(
-                p.strip_prefix(root).unwrap().display().to_string(),
-                v.to_string(),
-            );
-        }
-    }
-    out
+/// Every record of the results directory at `root` without its provenance
+/// and checksum.
+fn records_in(root: &Path) -> BTreeMap<String, String> {
+    records(&Cache::new(root))
 }
 
 fn setup() -> (tempfile::TempDir, PathBuf) {
@@ -155,7 +136,10 @@ fn shards_run_one_after_another_give_the_records_of_one_run() {
     ok(o);
     assert!(stderr.contains("runs: 0 computed"), "{stderr}");
     assert_eq!(sharded, whole, "each pair once");
-    assert_eq!(records(&dir.join("whole")), records(&dir.join("sharded")));
+    assert_eq!(
+        records_in(&dir.join("whole")),
+        records_in(&dir.join("sharded"))
+    );
     // A shard index must lie below the count.
     let bad = lb(&dir, &["--results", "r", "run", "m.toml", "--shard", "3/3"]);
     assert!(!bad.status.success());
@@ -229,5 +213,8 @@ fn a_slurm_job_array_gives_the_records_of_a_local_run() {
         dir.join("paper-figures/README.md").exists(),
         "the final reproduce wrote nothing"
     );
-    assert_eq!(records(&dir.join("local")), records(&dir.join("cluster")));
+    assert_eq!(
+        records_in(&dir.join("local")),
+        records_in(&dir.join("cluster"))
+    );
 }

@@ -18,10 +18,6 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-fn profile(quick: bool) -> Profile {
-    if quick { Profile::Quick } else { Profile::Full }
-}
-
 /// The settings of `lb slurm`.
 pub struct Options {
     pub tasks: u32,
@@ -80,7 +76,10 @@ pub fn stage(cache: &Cache, manifests: &[PathBuf], o: &Options) -> Result<Staged
     if o.cpus == 0 || o.cpus > 1024 {
         return Err(format!("--cpus must lie in 1..=1024, got {}", o.cpus).into());
     }
-    let plans = plans(&lb_runner::load_all(manifests, profile(o.quick))?);
+    let plans = plans(&lb_runner::load_all(
+        manifests,
+        Profile::from_quick(o.quick),
+    )?);
     let n_stages = stages(&plans);
     let lb = std::env::current_exe()?;
     let cwd = std::env::current_dir()?;
@@ -260,7 +259,7 @@ pub fn status(
     quick: bool,
 ) -> Result<(Vec<PlanStatus>, Queue), Error> {
     crate::existing(cache)?;
-    let plans = plans(&lb_runner::load_all(manifests, profile(quick))?);
+    let plans = plans(&lb_runner::load_all(manifests, Profile::from_quick(quick))?);
     let rows = plans
         .iter()
         .map(|plan| {

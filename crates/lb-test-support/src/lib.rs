@@ -1,0 +1,61 @@
+//! Helpers shared by lb's integration tests (a dev-dependency only).
+//!
+//! - [`records`]: every record of a results directory as canonical JSON
+//!   without its provenance and checksum, so that two runs of the same keys
+//!   compare equal exactly when their numbers do (determinism tests);
+//! - [`plan`]: manifest text through the one loader, with a located error
+//!   as the panic message;
+//! - [`run`]: plans computed on a pool of a given number of threads.
+
+use lb_model::canonical::canonical_value;
+use lb_runner::cache::Cache;
+use lb_runner::provenance::Context;
+use lb_runner::run::{Report, Silent, run_plans};
+use lb_runner::{Plan, Profile, load_str};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Every record file (`*.json`) of `cache`: its path relative to the root →
+/// its canonical JSON without `provenance` and `checksum` (which say where
+/// and when it was computed, not what).
+pub fn records(cache: &Cache) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for (_, dir) in cache.keys() {
+        for f in std::fs::read_dir(&dir).unwrap() {
+            let p = f.unwrap().path();
+            if p.extension().is_none_or(|e| e != "json") {
+                continue;
+            }
+            let mut v: serde_json::Value =
+                serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();
+            let o = v.as_object_mut().unwrap();
+            o.remove("provenance");
+            o.remove("checksum");
+            let rel = p
+                .strip_prefix(cache.root())
+                .unwrap()
+                .to_string_lossy()
+                .to_string();
+            out.insert(rel, canonical_value(&v));
+        }
+    }
+    out
+}
+
+/// The plan of manifest `text` (named `file` in errors) with `profile`.
+pub fn plan(file: &str, text: &str, profile: Profile) -> Plan {
+    load_str(Path::new(file), text, profile)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .plan
+}
+
+/// Runs `plans` into `cache` on a pool of `threads`.
+pub fn run(cache: &Cache, plans: &[Plan], threads: usize) -> Report {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap();
+    let ctx = Context::capture(threads, vec!["test".into()]);
+    pool.install(|| run_plans(cache, plans, &ctx, &Silent))
+        .unwrap_or_else(|e| panic!("{e}"))
+}
