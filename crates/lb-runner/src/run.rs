@@ -498,7 +498,10 @@ pub fn stages(plans: &[Plan]) -> usize {
     calibrations + rounds
 }
 
-/// [`run_plans`], or one stage of one shard of it (see [`Shard`]).
+/// [`run_plans`], or one stage of one shard of it (see [`Shard`]): the
+/// calibrations, then the points resolved (their p̂ from the calibrations)
+/// and written, then the replications in rounds until every precision rule
+/// has decided.
 pub fn run_plans_sharded(
     cache: &Cache,
     plans: &[Plan],
@@ -506,7 +509,6 @@ pub fn run_plans_sharded(
     progress: &dyn Progress,
     shard: Option<Shard>,
 ) -> Result<Report, RunError> {
-    let mine = |key: &Key, r: u64| shard.is_none_or(|s| s.owns(key, r));
     // A cache that already holds everything is only read: it may be a
     // read-only mount.
     if !complete(cache, plans) {
@@ -522,128 +524,192 @@ pub fn run_plans_sharded(
         }
     }
     let report = Mutex::new(Report::default());
+    let stage = Stage {
+        cache,
+        ctx,
+        progress,
+        shard,
+        report: &report,
+    };
+    stage.calibrations(plans)?;
+    let demands = stage.points(plans)?;
+    stage.replications(&demands)?;
+    progress.finish();
+    Ok(report.into_inner().unwrap())
+}
 
-    // 1. Calibrations, each once.
-    let mut cals: BTreeMap<Key, Calibration> = BTreeMap::new();
-    for plan in plans {
-        for c in &plan.calibrations {
-            cals.entry(c.key()).or_insert_with(|| c.clone());
-        }
+/// What every part of a run shares.
+struct Stage<'a> {
+    cache: &'a Cache,
+    ctx: &'a Context,
+    progress: &'a dyn Progress,
+    shard: Option<Shard>,
+    report: &'a Mutex<Report>,
+}
+
+/// The points to run, each with the replications it needs.
+type Demands = BTreeMap<Key, (Point, Replications)>;
+
+impl Stage<'_> {
+    /// Whether this process does the work of `key`'s replication `r`
+    /// (`u64::MAX`: the point's own records).
+    fn mine(&self, key: &Key, r: u64) -> bool {
+        self.shard.is_none_or(|s| s.owns(key, r))
     }
-    let cal_jobs: Vec<CalibrationJob> = cals
-        .into_iter()
-        .filter(|(k, _)| mine(k, 0) && cache.read_calibration(k).valid().is_none())
-        .map(|(key, calibration)| CalibrationJob { key, calibration })
-        .collect();
-    if !cal_jobs.is_empty() {
+
+    /// 1. Calibrations, each once.
+    fn calibrations(&self, plans: &[Plan]) -> Result<(), RunError> {
+        let (cache, progress) = (self.cache, self.progress);
+        let mut cals: BTreeMap<Key, Calibration> = BTreeMap::new();
+        for plan in plans {
+            for c in &plan.calibrations {
+                cals.entry(c.key()).or_insert_with(|| c.clone());
+            }
+        }
+        let cal_jobs: Vec<CalibrationJob> = cals
+            .into_iter()
+            .filter(|(k, _)| self.mine(k, 0) && cache.read_calibration(k).valid().is_none())
+            .map(|(key, calibration)| CalibrationJob { key, calibration })
+            .collect();
+        if cal_jobs.is_empty() {
+            return Ok(());
+        }
         progress.start("calibrations", cal_jobs.len() as u64);
-        execute(&cal_jobs, cache, ctx, &report, progress)?;
+        execute(&cal_jobs, cache, self.ctx, self.report, progress)?;
         progress.finish();
         for j in &cal_jobs {
             if let Read::Valid(rec) = cache.read_calibration(&j.key) {
                 progress.log(&calibration_line(&j.calibration, &rec.result));
-                report.lock().unwrap().calibrations.push((
+                self.report.lock().unwrap().calibrations.push((
                     j.calibration.describe(),
                     j.key,
                     rec.result,
                 ));
             }
         }
+        Ok(())
     }
 
-    // 2. Resolve points; write point.json where missing or damaged.
-    let mut demands: BTreeMap<Key, (Point, Replications)> = BTreeMap::new();
-    for plan in plans {
-        for pp in &plan.points {
-            let (point, _) = resolved(cache, plan, pp);
-            // A shard leaves points whose calibration another shard has not
-            // finished to a later stage.
-            let Some(point) = point else {
-                if shard.is_some() {
-                    continue;
-                }
-                unreachable!("calibrations ran");
-            };
-            let key = point.key();
-            match demands.get_mut(&key) {
-                None => {
-                    demands.insert(key, (point, pp.replications.clone()));
-                }
-                // The same point in two manifests: the larger fixed count wins;
-                // precision rules are kept apart by their own records.
-                Some((_, reps)) => {
-                    if let (Replications::Fixed(a), Replications::Fixed(b)) =
-                        (&*reps, &pp.replications)
-                        && b > a
-                    {
-                        *reps = pp.replications.clone();
+    /// 2. Resolve points; write point.json where missing or damaged.
+    fn points(&self, plans: &[Plan]) -> Result<Demands, RunError> {
+        let cache = self.cache;
+        let mut demands: Demands = BTreeMap::new();
+        for plan in plans {
+            for pp in &plan.points {
+                let (point, _) = resolved(cache, plan, pp);
+                // A shard leaves points whose calibration another shard has
+                // not finished to a later stage.
+                let Some(point) = point else {
+                    if self.shard.is_some() {
+                        continue;
+                    }
+                    unreachable!("calibrations ran");
+                };
+                let key = point.key();
+                match demands.get_mut(&key) {
+                    None => {
+                        demands.insert(key, (point, pp.replications.clone()));
+                    }
+                    // The same point in two manifests: the larger fixed count
+                    // wins; precision rules are kept apart by their own records.
+                    Some((_, reps)) => {
+                        if let (Replications::Fixed(a), Replications::Fixed(b)) =
+                            (&*reps, &pp.replications)
+                            && b > a
+                        {
+                            *reps = pp.replications.clone();
+                        }
                     }
                 }
             }
         }
-    }
-    for (key, (point, _)) in &demands {
-        if !mine(key, u64::MAX) {
-            continue;
-        }
-        let stamp = || ctx.stamp(SystemTime::now(), std::time::Duration::ZERO);
-        match cache.read_point(key) {
-            Read::Valid(_) => {}
-            Read::Missing => cache.write_point(point, stamp())?,
-            Read::Damaged(why) => {
-                note_damaged(cache, &cache.point_path(key), &why, &report, progress)?;
-                cache.write_point(point, stamp())?;
+        for (key, (point, _)) in &demands {
+            if !self.mine(key, u64::MAX) {
+                continue;
+            }
+            let stamp = || self.ctx.stamp(SystemTime::now(), std::time::Duration::ZERO);
+            match cache.read_point(key) {
+                Read::Valid(_) => {}
+                Read::Missing => cache.write_point(point, stamp())?,
+                Read::Damaged(why) => {
+                    note_damaged(
+                        cache,
+                        &cache.point_path(key),
+                        &why,
+                        self.report,
+                        self.progress,
+                    )?;
+                    cache.write_point(point, stamp())?;
+                }
             }
         }
+        Ok(demands)
     }
 
-    // 3. Replications, in rounds until every precision rule has decided.
-    let mut need: BTreeMap<Key, u32> = demands
-        .iter()
-        .map(|(k, (_, reps))| {
-            // A shard starts each precision rule where the records present
-            // leave it: one round per stage.
-            let n = match reps {
-                Replications::Precision(rule) if shard.is_some() => {
-                    match decide(rule, &contiguous(cache, k, rule.max)) {
-                        Decision::Need(n) => n,
-                        Decision::Done(o) => o.replications,
-                    }
-                }
-                _ => reps.initial(),
-            };
-            (*k, n)
-        })
-        .collect();
-    let mut first = true;
-    loop {
-        let jobs: Vec<PairJob> = need
+    /// 3. Replications, in rounds until every precision rule has decided.
+    fn replications(&self, demands: &Demands) -> Result<(), RunError> {
+        let cache = self.cache;
+        let mut need: BTreeMap<Key, u32> = demands
             .iter()
-            .flat_map(|(k, n)| {
-                let point = &demands[k].0;
-                (0..*n as u64)
-                    .filter(|r| mine(k, *r))
-                    .filter(|r| !matches!(cache.read_replication(k, *r), Read::Valid(_)))
-                    .map(|r| PairJob {
-                        key: *k,
-                        point: point.clone(),
-                        r,
-                    })
-                    .collect::<Vec<_>>()
+            .map(|(k, (_, reps))| {
+                // A shard starts each precision rule where the records present
+                // leave it: one round per stage.
+                let n = match reps {
+                    Replications::Precision(rule) if self.shard.is_some() => {
+                        match decide(rule, &contiguous(cache, k, rule.max)) {
+                            Decision::Need(n) => n,
+                            Decision::Done(o) => o.replications,
+                        }
+                    }
+                    _ => reps.initial(),
+                };
+                (*k, n)
             })
             .collect();
-        if first {
-            let present = need.values().map(|n| *n as u64).sum::<u64>() - jobs.len() as u64;
-            report.lock().unwrap().reused += present;
-            progress.start("replications", jobs.len() as u64);
-            first = false;
-        } else {
-            progress.grow(jobs.len() as u64);
+        let mut first = true;
+        loop {
+            let jobs: Vec<PairJob> = need
+                .iter()
+                .flat_map(|(k, n)| {
+                    let point = &demands[k].0;
+                    (0..*n as u64)
+                        .filter(|r| self.mine(k, *r))
+                        .filter(|r| !matches!(cache.read_replication(k, *r), Read::Valid(_)))
+                        .map(|r| PairJob {
+                            key: *k,
+                            point: point.clone(),
+                            r,
+                        })
+                        .collect::<Vec<_>>()
+                })
+                .collect();
+            if first {
+                let present = need.values().map(|n| *n as u64).sum::<u64>() - jobs.len() as u64;
+                self.report.lock().unwrap().reused += present;
+                self.progress.start("replications", jobs.len() as u64);
+                first = false;
+            } else {
+                self.progress.grow(jobs.len() as u64);
+            }
+            execute(&jobs, cache, self.ctx, self.report, self.progress)?;
+            let more = self.decide_round(demands, &need)?;
+            if more.is_empty() {
+                return Ok(());
+            }
+            need.extend(more);
         }
-        execute(&jobs, cache, ctx, &report, progress)?;
-        // Precision rules: decide, or ask for more.
+    }
+
+    /// After a round: each precision rule decides (its outcome recorded) or
+    /// asks for more replications, returned.
+    fn decide_round(
+        &self,
+        demands: &Demands,
+        need: &BTreeMap<Key, u32>,
+    ) -> Result<BTreeMap<Key, u32>, RunError> {
+        let (cache, ctx, report, progress) = (self.cache, self.ctx, self.report, self.progress);
         let mut more = BTreeMap::new();
-        for (key, (_, reps)) in &demands {
+        for (key, (_, reps)) in demands {
             let Replications::Precision(rule) = reps else {
                 continue;
             };
@@ -657,13 +723,13 @@ pub fn run_plans_sharded(
                 continue;
             }
             let decision = decide(rule, &contiguous(cache, key, rule.max));
-            if shard.is_some() {
+            if self.shard.is_some() {
                 // One round per stage; the owner of the point records its
                 // decision once every replication it rests on is present.
                 if let Decision::Done(outcome) = decision
-                    && mine(key, u64::MAX)
+                    && self.mine(key, u64::MAX)
                 {
-                    record_precision(cache, ctx, key, rule, &outcome, &report, progress)?;
+                    record_precision(cache, ctx, key, rule, &outcome, report, progress)?;
                     report.lock().unwrap().precision.push((*key, outcome));
                 }
                 continue;
@@ -677,18 +743,13 @@ pub fn run_plans_sharded(
                     more.insert(*key, need[key]);
                 }
                 Decision::Done(outcome) => {
-                    record_precision(cache, ctx, key, rule, &outcome, &report, progress)?;
+                    record_precision(cache, ctx, key, rule, &outcome, report, progress)?;
                     report.lock().unwrap().precision.push((*key, outcome));
                 }
             }
         }
-        if more.is_empty() {
-            break;
-        }
-        need.extend(more);
+        Ok(more)
     }
-    progress.finish();
-    Ok(report.into_inner().unwrap())
 }
 
 fn record_precision(
