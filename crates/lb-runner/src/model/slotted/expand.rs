@@ -214,7 +214,7 @@ pub fn expand(l: &Cx, profile: Profile) -> Result<Plan, ManifestError> {
         }
         let st = settings(l, profile, &combo)?;
         for i in 0..l.m.policies.len() {
-            let point = resolve(l, &st, &combo, i, profile, st.run)?;
+            let point = resolve(l, &combo, i, profile, st.run)?;
             let shown: Vec<String> = names
                 .iter()
                 .map(|n| {
@@ -246,7 +246,7 @@ pub fn expand(l: &Cx, profile: Profile) -> Result<Plan, ManifestError> {
                                 .find(|&j| label(l, j) == *other)
                                 .expect("validated");
                             CalibrationTarget::SameAs {
-                                point: resolve(l, &st, &combo, j, profile, st.pilot)?,
+                                point: resolve(l, &combo, j, profile, st.pilot)?,
                             }
                         }
                         (None, Some(x)) => CalibrationTarget::MessagesPerArrival { value: x },
@@ -363,21 +363,62 @@ pub fn uniform_rates(seed: u64, a: f64, b: f64, n: usize) -> Vec<f64> {
 /// Resolves policy `i` at a combination into a point with run length `run`.
 fn resolve(
     l: &Cx,
-    st: &Settings,
     combo: &Combo,
     i: usize,
     profile: Profile,
     run: RunLength,
 ) -> Result<Point, ManifestError> {
-    let _ = st;
     let m = l.m;
     let s = &m.system;
     let p = &m.policies[i];
-    let at = |k: &str| format!("policy[{i}].{k}");
+    let system = system_at(l, combo, i, &run)?;
+    let policy = policy_at(l, combo, i, system.service.len())?;
+    let granularity = match (p.granularity, combo.get("granularity")) {
+        (Some(g), _) => g,
+        (None, Some((_, AxisValue::G(g)))) => *g,
+        _ => s.granularity.unwrap_or_default(),
+    };
+    let count_own = match combo.get("count_own") {
+        Some((_, AxisValue::B(b))) => *b,
+        _ => s.count_own.unwrap_or(true),
+    };
+    let config = SlottedConfig {
+        system,
+        policy,
+        granularity,
+        count_own,
+        run,
+    };
+    config.validate().map_err(|e| {
+        l.error(
+            &format!("policy[{i}].spec"),
+            format!("the resolved point is invalid: {e}"),
+        )
+    })?;
+    Ok(Point {
+        model: Model::Slotted,
+        model_version: Model::Slotted.version(),
+        profile,
+        seed: m.run.seed,
+        config: PointConfig::Slotted(config),
+    })
+}
+
+/// The system at `combo` for policy `i` (whose own `dispatchers` wins over
+/// the axis and `[system]`): the servers' laws S_n from their rates, and
+/// the dispatchers' arrival laws A_m from λ_Σ split by their weights.
+fn system_at(
+    l: &Cx,
+    combo: &Combo,
+    i: usize,
+    run: &RunLength,
+) -> Result<SystemConfig, ManifestError> {
+    let s = &l.m.system;
+    let p = &l.m.policies[i];
 
     // M: the policy's override, else the axis, else [system].
     let (m_path, dispatchers) = match (p.dispatchers, combo.get("dispatchers")) {
-        (Some(x), _) => (at("dispatchers"), x),
+        (Some(x), _) => (format!("policy[{i}].dispatchers"), x),
         (None, Some((k, AxisValue::U(x)))) => (format!("sweep.dispatchers[{k}]"), *x),
         _ => (
             "system.dispatchers".into(),
@@ -385,7 +426,6 @@ fn resolve(
         ),
     };
     let rates = service_rates(l, combo);
-    let n = rates.len();
     let service = rates
         .iter()
         .enumerate()
@@ -463,18 +503,15 @@ fn resolve(
             })
         })
         .collect::<Result<Vec<_>, _>>()?;
+    Ok(SystemConfig { arrivals, service })
+}
 
-    let granularity = match (p.granularity, combo.get("granularity")) {
-        (Some(g), _) => g,
-        (None, Some((_, AxisValue::G(g)))) => *g,
-        _ => s.granularity.unwrap_or_default(),
-    };
-    let count_own = match combo.get("count_own") {
-        Some((_, AxisValue::B(b))) => *b,
-        _ => s.count_own.unwrap_or(true),
-    };
-
-    // The policy.
+/// Policy `i` at `combo` on `n` servers: its parameters from the policy's
+/// own keys, else the sweep's `d` and `p_hat` axes, else the defaults; d is
+/// checked against N where it is resolved, located at the key that set it.
+fn policy_at(l: &Cx, combo: &Combo, i: usize, n: usize) -> Result<PolicyConfig, ManifestError> {
+    let p = &l.m.policies[i];
+    let at = |k: &str| format!("policy[{i}].{k}");
     let kind = PolicyKind::parse(&p.spec).expect("validated");
     let tie_break = p.tie_break.unwrap_or(TieBreak::Random);
     let (d_path, d_axis) = match combo.get("d") {
@@ -497,7 +534,7 @@ fn resolve(
         // A budget's p̂ is set by its calibration: 0 stands in until then.
         _ => 0.0,
     };
-    let policy = match kind {
+    Ok(match kind {
         PolicyKind::Jsq => PolicyConfig::Jsq { tie_break },
         PolicyKind::Pod(fixed) => {
             let d = p.d.or(fixed).or(d_axis).unwrap_or(2);
@@ -576,22 +613,5 @@ fn resolve(
                 tie_break,
             }
         }
-    };
-    let config = SlottedConfig {
-        system: SystemConfig { arrivals, service },
-        policy,
-        granularity,
-        count_own,
-        run,
-    };
-    config
-        .validate()
-        .map_err(|e| l.error(&at("spec"), format!("the resolved point is invalid: {e}")))?;
-    Ok(Point {
-        model: Model::Slotted,
-        model_version: Model::Slotted.version(),
-        profile,
-        seed: m.run.seed,
-        config: PointConfig::Slotted(config),
     })
 }
