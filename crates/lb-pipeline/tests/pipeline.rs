@@ -1,0 +1,134 @@
+//! The pipeline called from Rust, with no command line: a small experiment
+//! reproduced into a scratch results directory and report, audited, and
+//! reproduced again from the cache.
+
+use lb_pipeline::audit::audit;
+use lb_pipeline::compute::RunOptions;
+use lb_pipeline::reproduce::reproduce;
+use lb_runner::cache::Cache;
+use lb_runner::run::Silent;
+use lb_runner::{Profile, load_all};
+use std::path::{Path, PathBuf};
+
+/// Weighted random on three identical Bernoulli servers is three independent
+/// single-server queues, each fed a third of the arrivals: its E[ΣQ] is
+/// exact (`wr_sum_q`), and the claim requires the simulation to agree.
+const MANIFEST: &str = r#"[experiment]
+name = "wr-exact"
+title = "WR against its closed form"
+model = "slotted"
+
+[system]
+dispatchers = 1
+servers = { count = 3, rate = 0.5 }
+service = "bernoulli"
+arrivals = "bernoulli"
+granularity = "batch"
+
+[sweep]
+load = [0.3, 0.6]
+
+[[policy]]
+spec = "WR"
+
+[[policy]]
+spec = "JSQ"
+
+[run]
+slots = 40_000
+warmup = 2_000
+replications = 4
+seed = 3
+
+[[figure]]
+name = "sum-q"
+title = "E[ΣQ] against load"
+x = "load"
+x_label = "Load ρ"
+y = "mean_sum_q"
+caption = "WR and JSQ on three identical Bernoulli servers."
+
+[[figure.reference]]
+value = "wr_sum_q"
+label = "WR: independent single queues"
+policies = ["WR"]
+
+[[claim]]
+id = "wr-exact"
+statement = "WR's E[ΣQ] is the sum of three independent single-server queues"
+source = "exact theory"
+kind = "value"
+metric = "mean_sum_q"
+policies = ["WR"]
+expected = "wr_sum_q"
+tolerance = 0.0
+required = true
+"#;
+
+fn files(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                let bytes = std::fs::read(&p).unwrap();
+                out.push((p, bytes));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn reproduce_from_rust_runs_draws_audits_and_then_reuses_the_cache() {
+    let tmp = tempfile::tempdir().unwrap();
+    let manifest = tmp.path().join("wr-exact.toml");
+    std::fs::write(&manifest, MANIFEST).unwrap();
+    let (results, out) = (tmp.path().join("results"), tmp.path().join("out"));
+    let cache = Cache::new(&results);
+    let loaded = load_all(std::slice::from_ref(&manifest), Profile::Full).unwrap();
+    let o = RunOptions {
+        threads: Some(2),
+        force: false,
+        shard: None,
+        args: vec!["test".into()],
+        manifests: vec![manifest.clone()],
+    };
+
+    let first = reproduce(&cache, &loaded, &o, &out, true, &Silent).unwrap();
+    // 2 loads × 2 policies × 4 replications, nothing cached before.
+    assert_eq!(first.ran.report.computed, 16);
+    assert_eq!(first.ran.report.reused, 0);
+    assert_eq!(first.written.len(), 1);
+    assert_eq!(first.written[0].missing, 0);
+    assert_eq!(first.written[0].figures.len(), 1);
+    for f in ["table.csv", "report.md", "audit.md", "claims.json"] {
+        assert!(out.join("wr-exact").join(f).is_file(), "{f} not written");
+    }
+    assert!(out.join("README.md").is_file() && out.join("audit.md").is_file());
+    // The required claim holds on exact theory, so the gate passes.
+    let claim = &first.audited.claims[0][0];
+    assert_eq!(claim.id, "wr-exact");
+    assert_eq!(claim.verdict.word(), "confirmed", "{claim:?}");
+    assert!(!first.audited.gate().fail);
+
+    // Again: everything from the cache, and not one output byte rewritten.
+    let before = files(&out);
+    let again = reproduce(&cache, &loaded, &o, &out, true, &Silent).unwrap();
+    assert_eq!(
+        (again.ran.report.computed, again.ran.report.reused),
+        (0, 16)
+    );
+    assert_eq!(files(&out), before);
+
+    // The audit alone, on the same records, gives the same verdicts.
+    let audited = audit(&cache, &loaded);
+    assert_eq!(
+        audited.claims[0][0].verdict.word(),
+        first.audited.claims[0][0].verdict.word()
+    );
+}
