@@ -112,8 +112,9 @@ impl PointConfig {
     /// random numbers: `seeds` is called only for those), as a
     /// value of `metric` (the metric it is compared with: one reference may
     /// give S_i, jobs per server and response time alike), or why it does
-    /// not apply. The slotted and network models' references are one number
-    /// whatever the metric.
+    /// not apply. The network model's references are one number whatever
+    /// the metric; the slotted model's too, but ζ, which is 1 as a value of
+    /// ε·E[ΣQ]/ζ.
     pub fn reference(
         &self,
         name: &str,
@@ -122,7 +123,7 @@ impl PointConfig {
         r: u64,
     ) -> Result<f64, String> {
         match self {
-            PointConfig::Slotted(c) => slotted::metrics::reference(name, c, seeds, r),
+            PointConfig::Slotted(c) => slotted::metrics::reference(name, metric, c, seeds, r),
             PointConfig::Many(c) => many::metrics::reference(name, metric, c),
             PointConfig::Spn(c) => spn::metrics::reference(name, c),
         }

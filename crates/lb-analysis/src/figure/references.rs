@@ -28,10 +28,6 @@ pub struct RefDrawn {
 /// replications present (a reference may run on a replication's own random
 /// numbers, as `pooled` does).
 fn named_reference(spec: &FigureSpec, name: &str, point: &Point, r: &PointResult) -> Option<f64> {
-    // ζ on a ζ-ratio axis is 1.
-    if name == "zeta" && spec.y.is_some_and(|m| m.name() == "zeta_ratio") {
-        return Some(1.0);
-    }
     let metric = spec.y.map_or("", |m| m.name());
     let reps: Vec<u64> = if r.summaries.is_empty() {
         vec![0]

@@ -126,17 +126,21 @@ pub fn value(name: &str, c: &SlottedConfig, s: &RunSummary) -> Option<f64> {
     }
 }
 
-/// The named reference `name` at a point (replication `r` for `pooled`,
-/// which runs the resource-pooled queue on the replication's own arrivals
-/// and service, from the point's `seeds`).
+/// The named reference `name` at a point as a value of `metric` (replication
+/// `r` for `pooled`, which runs the resource-pooled queue on the
+/// replication's own arrivals and service, from the point's `seeds`). Each
+/// is one number whatever the metric, but ζ, which on the ζ-ratio scale
+/// ε·E[ΣQ]/ζ is 1.
 pub fn reference(
     name: &str,
+    metric: &str,
     c: &SlottedConfig,
     seeds: &dyn Fn() -> Seeds,
     r: u64,
 ) -> Result<f64, String> {
     let sys = &c.system;
     match name {
+        "zeta" if metric == "zeta_ratio" => Ok(1.0),
         "zeta" => Ok(sys.zeta()),
         "single_server" => {
             let [Law::Bernoulli { p }] = sys.service[..] else {
@@ -222,6 +226,7 @@ pub fn reference_applies(name: &str, c: &SlottedConfig) -> Result<(), String> {
         "pooled" => Ok(()),
         _ => reference(
             name,
+            "",
             c,
             &|| unreachable!("only `pooled` reads the seeds"),
             0,
@@ -250,9 +255,14 @@ pub fn exact_mean(metric: &str, name: &str, c: &SlottedConfig) -> Result<f64, St
         }
     };
     match name {
-        "wr_sum_q" | "single_server" => {
-            Ok(scale * reference(name, c, &|| unreachable!("exact means read no seeds"), 0)?)
-        }
+        "wr_sum_q" | "single_server" => Ok(scale
+            * reference(
+                name,
+                "mean_sum_q",
+                c,
+                &|| unreachable!("exact means read no seeds"),
+                0,
+            )?),
         _ => Err(format!(
             "`{name}` is not an exact mean (exact means: wr_sum_q, single_server)"
         )),
@@ -327,6 +337,7 @@ mod tests {
             let c = config(pol, rates);
             reference(
                 "wr_sum_q",
+                "mean_sum_q",
                 &c,
                 &|| unreachable!("wr_sum_q reads no seeds"),
                 0,
