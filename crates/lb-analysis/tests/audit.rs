@@ -8,7 +8,8 @@ use lb_core::slotted::{
 };
 use lb_model::point::Profile;
 use lb_runner::Point;
-use lb_runner::outputs::{ClaimKind, ClaimToml, Reference};
+use lb_runner::claim::{ClaimKind, ClaimToml};
+use lb_runner::outputs::Reference;
 use lb_runner::{Model, PointConfig, Summary};
 
 fn point(policy: PolicyConfig, load: f64) -> Point {
@@ -548,7 +549,7 @@ fn a_limit_is_judged_on_the_points_nearest_it_with_its_rate() {
 /// than A's own, and the direct estimate is printed beside it.
 #[test]
 fn a_control_variate_narrows_a_bound_claim() {
-    use lb_runner::outputs::ControlToml;
+    use lb_runner::claim::ControlToml;
     // One Bernoulli(0.5) arrival stream and one server of rate 1: WR's
     // E[ΣQ] is the single-server closed form.
     let wr_point = point(WR, 0.5);

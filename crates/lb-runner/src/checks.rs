@@ -4,8 +4,9 @@
 //! with an exact mean. A mistake in a claim is then a located error before
 //! anything runs, not an "inconclusive" verdict.
 
+use crate::claim::ClaimToml;
 use crate::diag::{ManifestError, SpanIndex};
-use crate::outputs::{ClaimToml, Reference, where_matches};
+use crate::outputs::{Reference, where_matches};
 use crate::plan::{Plan, PlannedPoint, axes_words, same_axes};
 
 /// The planned points of the policies a claim is about, within its `where`.

@@ -2,8 +2,8 @@
 //! `experiments/README.md`).
 //!
 //! The top level is shared by every model: `[experiment]` (whose `model` key
-//! picks the schema of the rest), `[[figure]]` and `[[claim]]`
-//! ([`crate::outputs`]), and the replication rule (`run.replications` or
+//! picks the schema of the rest), `[[figure]]` ([`crate::outputs`]) and
+//! `[[claim]]` ([`crate::claim`]), and the replication rule (`run.replications` or
 //! `run.precision`). Everything else belongs to the model's own module under
 //! [`crate::model`].
 //!
@@ -12,10 +12,11 @@
 //! reads and parses; [`crate::load`] validates, expands and checks what was
 //! parsed.
 
+use crate::claim::ClaimToml;
 use crate::diag::{ManifestError, SpanIndex, did_you_mean};
 use crate::experiment::ExperimentSpec;
 use crate::model::ModelManifest;
-use crate::outputs::{ClaimToml, FigureToml};
+use crate::outputs::FigureToml;
 use lb_model::model::Model;
 use serde::Deserialize;
 use std::path::Path;

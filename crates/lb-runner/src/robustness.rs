@@ -4,7 +4,8 @@
 //! can vary, and how a combination is written into its manifest, is the
 //! model's own (the slotted model's: `crate::model::slotted::robustness`).
 
-use crate::outputs::{ClaimToml, where_matches};
+use crate::claim::ClaimToml;
+use crate::outputs::where_matches;
 use crate::plan::{Plan, PlannedPoint, Target};
 use lb_model::key::Key;
 use std::collections::BTreeMap;

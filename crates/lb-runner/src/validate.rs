@@ -3,9 +3,10 @@
 //! are checked by its module ([`crate::model`]). Each error names the key path
 //! and what is allowed.
 
+use crate::claim::{ClaimKind, ClaimToml};
 use crate::diag::{ManifestError, one_of};
 use crate::manifest::Loaded;
-use crate::outputs::{ClaimKind, ClaimToml, FigureKind, Reference};
+use crate::outputs::{FigureKind, Reference};
 use lb_model::limits::MAX_REPLICATIONS;
 use lb_model::model::Profile;
 use std::collections::BTreeSet;

@@ -10,7 +10,8 @@ use super::rule::rule;
 use super::{limit, ordering, stability, trend, value};
 use crate::metric::Metric;
 use crate::results::PointResult;
-use lb_runner::outputs::{ClaimKind, ClaimToml, where_matches};
+use lb_runner::claim::{ClaimKind, ClaimToml};
+use lb_runner::outputs::where_matches;
 
 /// Audits one claim against the results of its experiment.
 pub fn audit_claim(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> ClaimResult {

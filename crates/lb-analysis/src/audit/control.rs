@@ -65,7 +65,7 @@ impl ControlEstimate {
 /// or replications, or a control that has not settled (its exact mean is a
 /// steady-state mean: an unsettled control would bias the estimate).
 pub(super) fn control_estimate(
-    k: &lb_runner::outputs::ControlToml,
+    k: &lb_runner::claim::ControlToml,
     m: Metric,
     r: &PointResult,
     vals: &[(u64, f64)],

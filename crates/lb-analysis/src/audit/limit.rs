@@ -9,7 +9,7 @@ use super::points::{at_string, keys, point_stable, reference, series, stats, und
 use super::words::{num, sig5, with_tolerance};
 use crate::metric::Metric;
 use crate::results::PointResult;
-use lb_runner::outputs::ClaimToml;
+use lb_runner::claim::ClaimToml;
 
 /// The checks of a limit claim: one per series of each policy along the
 /// claim's axis, on its last points (nearest the limit).

@@ -7,7 +7,7 @@ use super::check::{ClaimResult, Verdict};
 use super::describe::{describe, measured, unstable_count};
 use super::summary::{ClaimRow, ExperimentClaims};
 use super::words::{md, sig5};
-use lb_runner::outputs::ClaimKind;
+use lb_runner::claim::ClaimKind;
 use std::fmt::Write as _;
 
 /// The anchor of a claim's section in the audit.

@@ -10,7 +10,7 @@ use super::points::{
 };
 use crate::metric::Metric;
 use crate::results::PointResult;
-use lb_runner::outputs::ClaimToml;
+use lb_runner::claim::ClaimToml;
 
 /// The checks of an ordering claim: one per point of `better`, against its
 /// partner of `worse` at the same axis values.

@@ -6,7 +6,8 @@ use super::check::{Check, Verdict};
 use crate::metric::Metric;
 use crate::results::PointResult;
 use crate::stats::interval;
-use lb_runner::outputs::{ClaimToml, Reference, where_matches};
+use lb_runner::claim::ClaimToml;
+use lb_runner::outputs::{Reference, where_matches};
 use lb_runner::{Point, Summary};
 
 /// A point's (axis, value) pairs.

@@ -3,7 +3,8 @@
 
 use super::words::{lower_first, sig5, tolerance_words};
 use crate::metric::Metric;
-use lb_runner::outputs::{ClaimKind, ClaimToml, Reference};
+use lb_runner::claim::{ClaimKind, ClaimToml};
+use lb_runner::outputs::Reference;
 
 /// What a claim holds its points to, in words.
 pub(super) fn rule(c: &ClaimToml, metric: Option<Metric>) -> String {

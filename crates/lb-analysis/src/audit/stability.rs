@@ -5,7 +5,7 @@
 use super::check::{Check, Verdict};
 use super::points::{at_string, keys, selected};
 use crate::results::PointResult;
-use lb_runner::outputs::ClaimToml;
+use lb_runner::claim::ClaimToml;
 
 /// The checks of a stability claim: one per point of each policy that has
 /// replications.

@@ -8,7 +8,7 @@ use super::words::sig5;
 use crate::metric::Metric;
 use crate::results::PointResult;
 use lb_runner::Point;
-use lb_runner::outputs::ClaimToml;
+use lb_runner::claim::ClaimToml;
 
 /// The checks of a trend claim: one per step between neighbouring points of
 /// each series of each policy.

@@ -12,7 +12,8 @@ use super::points::{
 use super::words::{sig5, with_tolerance};
 use crate::metric::Metric;
 use crate::results::PointResult;
-use lb_runner::outputs::{ClaimKind, ClaimToml, Reference};
+use lb_runner::claim::{ClaimKind, ClaimToml};
+use lb_runner::outputs::Reference;
 
 /// The checks of a value or bound claim: one per point of each policy.
 pub(super) fn checks(c: &ClaimToml, m: Metric, results: &[PointResult], level: f64) -> Vec<Check> {

@@ -19,9 +19,10 @@ pub mod slotted;
 pub mod spn;
 pub mod sweep;
 
+use crate::claim::ClaimToml;
 use crate::diag::{ManifestError, SpanIndex, serde_error};
 use crate::experiment::{ExperimentSpec, PrecisionSpec};
-use crate::outputs::{ClaimToml, FigureToml};
+use crate::outputs::FigureToml;
 use crate::plan::Plan;
 use crate::robustness::Variant;
 use lb_model::model::{Model, Profile};

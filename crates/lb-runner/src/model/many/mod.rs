@@ -28,11 +28,12 @@
 //! [quick]                # optional: horizon, warmup, replications
 //! ```
 
+use crate::claim::ClaimToml;
 use crate::diag::one_of_ignoring_case;
 use crate::diag::{ManifestError, SpanIndex};
 use crate::experiment::ExperimentSpec;
 use crate::model::continuous::{QuickSpec, RunSpec};
-use crate::outputs::{ClaimToml, FigureToml};
+use crate::outputs::FigureToml;
 use crate::plan::{Plan, PlannedPoint, Target};
 use lb_core::many::{GraphSpec, ManyConfig, ManyPolicy, PodD};
 use lb_model::config::PointConfig;

@@ -35,8 +35,8 @@
 //! settings decide it) is lb-analysis's `robustness` module.
 
 use super::{Cx, LawFamily, Manifest, PolicyKind, ServersSpec};
+use crate::claim::ClaimToml;
 use crate::diag::{ManifestError, SpanIndex, did_you_mean};
-use crate::outputs::ClaimToml;
 use crate::robustness::{Variant, fingerprint, restrict};
 use lb_core::slotted::{Granularity, TieBreak};
 use lb_model::model::Profile;
