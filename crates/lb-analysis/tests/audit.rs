@@ -8,7 +8,8 @@ use lb_core::slotted::{
 };
 use lb_model::point::Profile;
 use lb_runner::Point;
-use lb_runner::outputs::{ClaimKind, ClaimToml, Reference};
+use lb_runner::claim::{self, Check, Claim, Direction, Side, Tolerance, Toward};
+use lb_runner::outputs::Reference;
 use lb_runner::{Model, PointConfig, Summary};
 
 fn point(policy: PolicyConfig, load: f64) -> Point {
@@ -92,33 +93,55 @@ fn result(
     }
 }
 
-fn claim(kind: ClaimKind) -> ClaimToml {
-    ClaimToml {
+fn claim(check: Check) -> Claim {
+    Claim {
         id: "c".into(),
         statement: "s".into(),
         source: "test".into(),
-        kind,
         required: false,
-        metric: Some("mean_response".into()),
         filter: Default::default(),
-        better: None,
-        worse: None,
-        policies: vec![],
-        expected: None,
-        tolerance: None,
-        abs_tolerance: None,
-        stable: None,
-        bound: None,
-        side: None,
-        along: None,
-        direction: None,
-        toward: None,
-        last: None,
-        min_rate: None,
-        control: None,
-        level: None,
+        level: claim::DEFAULT_LEVEL,
         why: None,
-        why_check: vec![],
+        why_checks: vec![],
+        check,
+    }
+}
+
+fn ordering_of(better: &str, worse: &str) -> Claim {
+    claim(Check::Ordering(claim::Ordering {
+        metric: "mean_response".into(),
+        better: better.into(),
+        worse: worse.into(),
+    }))
+}
+
+/// A value claim of `metric` of A.
+fn value_of(metric: &str, expected: Reference, tolerance: Tolerance) -> Claim {
+    claim(Check::Value(claim::Value {
+        metric: metric.into(),
+        policies: vec!["A".into()],
+        expected,
+        tolerance,
+        control: None,
+    }))
+}
+
+/// A relative tolerance.
+fn relative(t: f64) -> Tolerance {
+    Tolerance {
+        relative: t,
+        absolute: 0.0,
+    }
+}
+
+/// A bound claim on the mean response of A.
+fn bound_of(bound: f64, side: Side) -> claim::Bound {
+    claim::Bound {
+        metric: "mean_response".into(),
+        policies: vec!["A".into()],
+        bound: Reference::Number(bound),
+        side,
+        control: None,
     }
 }
 
@@ -128,12 +151,8 @@ const JSQ: PolicyConfig = PolicyConfig::Jsq {
 const WR: PolicyConfig = PolicyConfig::WeightedRandom;
 const ALL_STABLE: [bool; 5] = [true; 5];
 
-fn ordering() -> ClaimToml {
-    ClaimToml {
-        better: Some("A".into()),
-        worse: Some("B".into()),
-        ..claim(ClaimKind::Ordering)
-    }
+fn ordering() -> Claim {
+    ordering_of("A", "B")
 }
 
 /// The two policies' replications vary a lot together (common random numbers)
@@ -151,11 +170,7 @@ fn ordering_is_decided_on_paired_differences() {
     assert_eq!(c.verdict, Verdict::Confirmed, "{c:?}");
     assert_eq!(c.checks[0].measured, 1.0);
     // The reverse claim is refuted.
-    let rev = ClaimToml {
-        better: Some("B".into()),
-        worse: Some("A".into()),
-        ..claim(ClaimKind::Ordering)
-    };
+    let rev = ordering_of("B", "A");
     assert_eq!(audit_claim("e", &rev, &rs).verdict, Verdict::Refuted);
 }
 
@@ -189,11 +204,12 @@ fn an_unstable_worse_policy_confirms_an_ordering_and_an_unstable_better_refutes_
 
 #[test]
 fn value_with_tolerance_confirmed_refuted_inconclusive() {
-    let value = |expected: f64, tolerance: f64| ClaimToml {
-        policies: vec!["A".into()],
-        expected: Some(Reference::Number(expected)),
-        tolerance: Some(tolerance),
-        ..claim(ClaimKind::Value)
+    let value = |expected: f64, tolerance: f64| {
+        value_of(
+            "mean_response",
+            Reference::Number(expected),
+            relative(tolerance),
+        )
     };
     let rs = [result(
         "A",
@@ -229,13 +245,11 @@ fn value_with_tolerance_confirmed_refuted_inconclusive() {
 #[test]
 fn a_named_reference_is_computed_from_the_point() {
     // One Bernoulli(1) server: E[Q] at the start of a slot is 0 exactly.
-    let c = ClaimToml {
-        metric: Some("mean_sum_q".into()),
-        policies: vec!["A".into()],
-        expected: Some(Reference::Named("single_server".into())),
-        tolerance: Some(0.0),
-        ..claim(ClaimKind::Value)
-    };
+    let c = value_of(
+        "mean_sum_q",
+        Reference::Named("single_server".into()),
+        relative(0.0),
+    );
     let rs = [result("A", JSQ, "0.5", &[0.0; 5], &ALL_STABLE)];
     let out = audit_claim("e", &c, &rs);
     assert_eq!(out.verdict, Verdict::Confirmed, "{out:?}");
@@ -248,11 +262,11 @@ fn a_named_reference_is_computed_from_the_point() {
 
 #[test]
 fn stability_by_majority() {
-    let stability = |stable: bool| ClaimToml {
-        metric: None,
-        policies: vec!["A".into()],
-        stable: Some(stable),
-        ..claim(ClaimKind::Stability)
+    let stability = |stable: bool| {
+        claim(Check::Stability(claim::Stability {
+            policies: vec!["A".into()],
+            stable,
+        }))
     };
     let mostly = [false, false, false, true, false];
     let rs = [result("A", JSQ, "0.99", &[1.0; 5], &mostly)];
@@ -273,12 +287,7 @@ fn stability_by_majority() {
 
 #[test]
 fn bounds_on_both_sides() {
-    let bound = |b: f64, side: &str| ClaimToml {
-        policies: vec!["A".into()],
-        bound: Some(Reference::Number(b)),
-        side: Some(side.into()),
-        ..claim(ClaimKind::Bound)
-    };
+    let bound = |b: f64, side: Side| claim(Check::Bound(bound_of(b, side)));
     let rs = [result(
         "A",
         JSQ,
@@ -287,19 +296,19 @@ fn bounds_on_both_sides() {
         &ALL_STABLE,
     )];
     assert_eq!(
-        audit_claim("e", &bound(9.0, "ge"), &rs).verdict,
+        audit_claim("e", &bound(9.0, Side::Ge), &rs).verdict,
         Verdict::Confirmed
     );
     assert_eq!(
-        audit_claim("e", &bound(11.0, "ge"), &rs).verdict,
+        audit_claim("e", &bound(11.0, Side::Ge), &rs).verdict,
         Verdict::Refuted
     );
     assert_eq!(
-        audit_claim("e", &bound(11.0, "le"), &rs).verdict,
+        audit_claim("e", &bound(11.0, Side::Le), &rs).verdict,
         Verdict::Confirmed
     );
     assert_eq!(
-        audit_claim("e", &bound(10.0, "le"), &rs).verdict,
+        audit_claim("e", &bound(10.0, Side::Le), &rs).verdict,
         Verdict::Inconclusive
     );
 }
@@ -313,12 +322,7 @@ fn a_claim_with_no_computed_points_is_inconclusive() {
 
 #[test]
 fn one_replication_cannot_confirm_an_exact_value() {
-    let c = ClaimToml {
-        policies: vec!["A".into()],
-        expected: Some(Reference::Number(10.0)),
-        tolerance: Some(0.0),
-        ..claim(ClaimKind::Value)
-    };
+    let c = value_of("mean_response", Reference::Number(10.0), relative(0.0));
     let rs = [result("A", JSQ, "0.5", &[10.0], &[true])];
     let out = audit_claim("e", &c, &rs);
     assert_eq!(out.verdict, Verdict::Inconclusive, "{out:?}");
@@ -341,11 +345,15 @@ fn ordering_pairs_across_axes_that_do_not_apply() {
 
 #[test]
 fn an_absolute_tolerance_states_a_value_whose_reference_is_zero() {
-    let value = |abs: f64| ClaimToml {
-        policies: vec!["A".into()],
-        expected: Some(Reference::Number(0.0)),
-        abs_tolerance: Some(abs),
-        ..claim(ClaimKind::Value)
+    let value = |abs: f64| {
+        value_of(
+            "mean_response",
+            Reference::Number(0.0),
+            Tolerance {
+                relative: 0.0,
+                absolute: abs,
+            },
+        )
     };
     // Mean 0.01, half-width ≈ 0.028 (t₄ = 2.776, s ≈ 0.0224).
     let rs = [result(
@@ -383,12 +391,7 @@ fn an_absolute_tolerance_states_a_value_whose_reference_is_zero() {
 
 #[test]
 fn a_bound_claim_reports_the_paired_margin_and_its_interval() {
-    let c = ClaimToml {
-        policies: vec!["A".into()],
-        bound: Some(Reference::Number(5.0)),
-        side: Some("ge".into()),
-        ..claim(ClaimKind::Bound)
-    };
+    let c = claim(Check::Bound(bound_of(5.0, Side::Ge)));
     let rs = [result(
         "A",
         JSQ,
@@ -407,11 +410,13 @@ fn a_bound_claim_reports_the_paired_margin_and_its_interval() {
 
 #[test]
 fn a_trend_is_decided_on_neighbouring_points() {
-    let c = |direction: &str| ClaimToml {
-        policies: vec!["A".into()],
-        along: Some("load".into()),
-        direction: Some(direction.into()),
-        ..claim(ClaimKind::Trend)
+    let c = |direction: Direction| {
+        claim(Check::Trend(claim::Trend {
+            metric: "mean_response".into(),
+            policies: vec!["A".into()],
+            along: "load".into(),
+            direction,
+        }))
     };
     let rs = [
         result(
@@ -436,13 +441,13 @@ fn a_trend_is_decided_on_neighbouring_points() {
             &ALL_STABLE,
         ),
     ];
-    let up = audit_claim("e", &c("increasing"), &rs);
+    let up = audit_claim("e", &c(Direction::Increasing), &rs);
     assert_eq!(up.verdict, Verdict::Confirmed, "{up:?}");
     assert_eq!(up.checks.len(), 2);
     assert!((up.checks[1].measured - 3.0).abs() < 1e-9);
     assert_eq!(up.checks[0].at, "load=0.5→0.7");
     assert_eq!(
-        audit_claim("e", &c("decreasing"), &rs).verdict,
+        audit_claim("e", &c(Direction::Decreasing), &rs).verdict,
         Verdict::Refuted
     );
     // A flat step within noise leaves it open.
@@ -457,7 +462,7 @@ fn a_trend_is_decided_on_neighbouring_points() {
         ),
     ];
     assert_eq!(
-        audit_claim("e", &c("increasing"), &flat).verdict,
+        audit_claim("e", &c(Direction::Increasing), &flat).verdict,
         Verdict::Inconclusive
     );
 }
@@ -469,15 +474,19 @@ fn around(m: f64) -> [f64; 5] {
 
 #[test]
 fn a_limit_is_judged_on_the_points_nearest_it_with_its_rate() {
-    let c = |min_rate: Option<f64>| ClaimToml {
-        policies: vec!["A".into()],
-        along: Some("load".into()),
-        toward: Some("infinity".into()),
-        expected: Some(Reference::Number(10.0)),
-        tolerance: Some(0.01),
-        min_rate,
-        ..claim(ClaimKind::Limit)
+    let limit = |toward: Toward, min_rate: Option<f64>| {
+        claim(Check::Limit(claim::Limit {
+            metric: "mean_response".into(),
+            policies: vec!["A".into()],
+            along: "load".into(),
+            toward,
+            expected: Reference::Number(10.0),
+            tolerance: relative(0.01),
+            last: claim::Limit::DEFAULT_LAST,
+            min_rate,
+        }))
     };
+    let c = |min_rate: Option<f64>| limit(Toward::Infinity, min_rate);
     let series = |ms: [f64; 3]| -> Vec<PointResult> {
         ["0.2", "0.4", "0.8"]
             .iter()
@@ -533,10 +542,7 @@ fn a_limit_is_judged_on_the_points_nearest_it_with_its_rate() {
             .starts_with("one point read")
     );
     // Toward zero reads the same points from the other end.
-    let to_zero = ClaimToml {
-        toward: Some("zero".into()),
-        ..c(None)
-    };
+    let to_zero = limit(Toward::Zero, None);
     let r = audit_claim("e", &to_zero, &series([10.0, 12.0, 14.0]));
     assert_eq!(r.verdict, Verdict::Confirmed, "{r:?}");
     assert_eq!(r.checks[0].at, "load=0.2");
@@ -548,7 +554,7 @@ fn a_limit_is_judged_on_the_points_nearest_it_with_its_rate() {
 /// than A's own, and the direct estimate is printed beside it.
 #[test]
 fn a_control_variate_narrows_a_bound_claim() {
-    use lb_runner::outputs::ControlToml;
+    use lb_runner::claim::{Beta, Control};
     // One Bernoulli(0.5) arrival stream and one server of rate 1: WR's
     // E[ΣQ] is the single-server closed form.
     let wr_point = point(WR, 0.5);
@@ -569,23 +575,22 @@ fn a_control_variate_narrows_a_bound_claim() {
         result("A", JSQ, "0.5", &a, &ALL_STABLE),
         result("WR", WR, "0.5", &wr, &ALL_STABLE),
     ];
-    let c = |control: Option<ControlToml>| ClaimToml {
-        metric: Some("mean_sum_q".into()),
-        policies: vec!["A".into()],
-        bound: Some(Reference::Number(exact)),
-        side: Some("le".into()),
-        control,
-        ..claim(ClaimKind::Bound)
+    let c = |control: Option<Control>| {
+        claim(Check::Bound(claim::Bound {
+            metric: "mean_sum_q".into(),
+            control,
+            ..bound_of(exact, Side::Le)
+        }))
     };
     // Directly, A's own spread (±0.3) hides a margin of 0.05 below the bound.
     assert_eq!(
         audit_claim("e", &c(None), &rs).verdict,
         Verdict::Inconclusive
     );
-    let k = ControlToml {
+    let k = Control {
         policy: "WR".into(),
         mean: "wr_sum_q".into(),
-        beta: None,
+        beta: Beta::One,
     };
     let out = audit_claim("e", &c(Some(k)), &rs);
     assert_eq!(out.verdict, Verdict::Confirmed, "{out:?}");

@@ -4,15 +4,20 @@
 //! with an exact mean. A mistake in a claim is then a located error before
 //! anything runs, not an "inconclusive" verdict.
 
+use crate::claim::{Check, Claim};
 use crate::diag::{ManifestError, SpanIndex};
-use crate::outputs::{ClaimToml, Reference, where_matches};
+use crate::outputs::{Reference, Where, where_matches};
 use crate::plan::{Plan, PlannedPoint, axes_words, same_axes};
 
-/// The planned points of the policies a claim is about, within its `where`.
-fn read_by<'a>(plan: &'a Plan, c: &'a ClaimToml) -> impl Iterator<Item = &'a PlannedPoint> {
+/// The planned points of the policies a check is about, within `filter`.
+fn read_by<'a>(
+    plan: &'a Plan,
+    filter: &'a Where,
+    c: &'a Check,
+) -> impl Iterator<Item = &'a PlannedPoint> {
     plan.points.iter().filter(move |p| {
-        c.policies.contains(&p.label)
-            && where_matches(&c.filter, |a: &str| {
+        c.policies().contains(&p.label)
+            && where_matches(filter, |a: &str| {
                 plan.axes
                     .iter()
                     .position(|x| *x == a)
@@ -35,12 +40,13 @@ fn control_applies(
     l: &SpanIndex,
     plan: &Plan,
     at: &str,
-    c: &ClaimToml,
+    filter: &Where,
+    c: &Check,
 ) -> Result<(), ManifestError> {
-    let (Some(k), Some(metric)) = (&c.control, &c.metric) else {
+    let (Some(k), Some(metric)) = (c.control(), c.metric()) else {
         return Ok(());
     };
-    for p in read_by(plan, c) {
+    for p in read_by(plan, filter, c) {
         let point = p.point();
         let partner = plan.points.iter().find(|q| {
             q.label == k.policy
@@ -79,39 +85,33 @@ fn control_applies(
 /// point the claim reads: one that is not (`wr_sum_q` for JSQ,
 /// `pod_mean_field` with several dispatchers) is a mistake in the manifest,
 /// found before anything runs rather than audited as "inconclusive".
-pub fn references_apply(
-    l: &SpanIndex,
-    claims: &[ClaimToml],
-    plan: &Plan,
-) -> Result<(), ManifestError> {
+pub fn references_apply(l: &SpanIndex, claims: &[Claim], plan: &Plan) -> Result<(), ManifestError> {
     for (i, c) in claims.iter().enumerate() {
-        let mut all = vec![(format!("claim[{i}]"), c.clone())];
+        let mut all = vec![(format!("claim[{i}]"), &c.filter, &c.check)];
         all.extend(
-            c.why_check
+            c.why_checks
                 .iter()
                 .enumerate()
-                .map(|(j, w)| (format!("claim[{i}].why_check[{j}]"), w.as_claim(c, j))),
+                .map(|(j, w)| (format!("claim[{i}].why_check[{j}]"), &w.filter, &w.check)),
         );
-        for (at, c) in &all {
-            control_applies(l, plan, at, c)?;
-            for (k, r) in [("expected", &c.expected), ("bound", &c.bound)] {
-                let Some(Reference::Named(name)) = r else {
-                    continue;
-                };
-                for p in read_by(plan, c) {
-                    let point = p.point();
-                    let metric = c.metric.as_deref().unwrap_or_default();
-                    if let Err(e) = point.config.reference_applies(name, metric) {
-                        return Err(l.error(
-                            &format!("{at}.{k}"),
-                            format!(
-                                "`{name}` does not apply to {}{}: {e}; name a reference that \
-                                 does, or narrow the claim's `policies` or `where`",
-                                p.label,
-                                at_words(plan, p)
-                            ),
-                        ));
-                    }
+        for (at, filter, c) in all {
+            control_applies(l, plan, &at, filter, c)?;
+            let Some((k, Reference::Named(name))) = c.reference() else {
+                continue;
+            };
+            let metric = c.metric().unwrap_or_default();
+            for p in read_by(plan, filter, c) {
+                let point = p.point();
+                if let Err(e) = point.config.reference_applies(name, metric) {
+                    return Err(l.error(
+                        &format!("{at}.{k}"),
+                        format!(
+                            "`{name}` does not apply to {}{}: {e}; name a reference that \
+                             does, or narrow the claim's `policies` or `where`",
+                            p.label,
+                            at_words(plan, p)
+                        ),
+                    ));
                 }
             }
         }

@@ -113,6 +113,18 @@ impl SpanIndex {
         self.entries.iter().any(|e| e.path == path)
     }
 
+    /// The keys of the table at key path `path`, in the order they are
+    /// written (as their paths: `claim[0].metric`).
+    pub fn keys_of(&self, path: &str) -> Vec<&str> {
+        let mut keys: Vec<&Entry> = self
+            .entries
+            .iter()
+            .filter(|e| e.key.is_some() && parent(&e.path) == Some(path))
+            .collect();
+        keys.sort_by_key(|e| e.key.as_ref().map(|k| k.start));
+        keys.into_iter().map(|e| e.path.as_str()).collect()
+    }
+
     /// An error at the value of key path `path`; if the path is absent (a
     /// missing key), at its nearest present ancestor.
     pub fn error(&self, path: &str, message: impl Into<String>) -> ManifestError {
@@ -388,6 +400,8 @@ mod tests {
         assert_eq!((e.line, e.col), (3, 9));
         let e = idx.error("p[1].q", "bad");
         assert_eq!((e.line, e.col), (8, 5));
+        assert_eq!(idx.keys_of("a"), ["a.x", "a.y"]);
+        assert_eq!(idx.keys_of("p[1]"), ["p[1].q"]);
         // A missing key is reported at its nearest ancestor.
         let e = idx.error("a.z", "missing");
         assert_eq!(e.field, "a.z");

@@ -2,10 +2,11 @@
 //!
 //! A manifest ([`manifest`], strict TOML with located errors, [`diag`])
 //! declares one experiment: the shared sections ([`experiment`], the
-//! `[[figure]]` and `[[claim]]` schema of [`outputs`]) and the model's own
-//! ([`model`]: each model's schema, validation and expansion). [`load`] is
-//! the one loader every command uses: parse → [`validate`] → expand into a
-//! [`Plan`] ([`plan`]) → claim [`checks`] → [`robustness`] variants.
+//! `[[figure]]` schema of [`outputs`], the `[[claim]]` schema of [`claim`])
+//! and the model's own ([`model`]: each model's schema, validation and
+//! expansion). [`load`] is the one loader every command uses: parse →
+//! [`validate`] (claims typed) → expand into a [`Plan`] ([`plan`]) → claim
+//! [`checks`] → [`robustness`] variants.
 //!
 //! [`run`] computes the missing (point, replication) pairs of plans in
 //! parallel into the [`cache`], with [`provenance`] kept out of the key;
@@ -18,6 +19,7 @@
 
 pub mod cache;
 pub mod checks;
+pub mod claim;
 pub mod diag;
 pub mod experiment;
 pub mod load;

@@ -3,7 +3,8 @@
 //!
 //! 1. read and parse strictly with the model's schema ([`crate::manifest`]);
 //! 2. validate what does not depend on the sweep: the shared sections
-//!    ([`crate::validate`]) and the model's own, robustness maps included;
+//!    ([`crate::validate`], which types the claims once: [`Loaded::claims`])
+//!    and the model's own, robustness maps included;
 //! 3. expand with the chosen [`Profile`] into a [`Plan`] (the model checks
 //!    what does depend on the sweep, per point);
 //! 4. check the claims against the points ([`crate::checks`]: named
@@ -58,11 +59,12 @@ pub fn load(path: &Path, profile: Profile) -> Result<Experiment, ManifestError> 
 
 /// Loads manifest text; `path` is used in errors only.
 pub fn load_str(path: &Path, text: &str, profile: Profile) -> Result<Experiment, ManifestError> {
-    let loaded = manifest::parse(path, text)?;
-    crate::validate::validate(&loaded)?;
+    let loaded = crate::validate::validate(manifest::parse(path, text)?)?;
     let plan = loaded.manifest.expand(&loaded.spans, profile)?;
     crate::checks::references_apply(&loaded.spans, loaded.claims(), &plan)?;
-    let variants = loaded.manifest.variants(&loaded.spans, profile)?;
+    let variants = loaded
+        .manifest
+        .variants(&loaded.spans, loaded.claims(), profile)?;
     Ok(Experiment {
         loaded,
         plan,

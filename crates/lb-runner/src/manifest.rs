@@ -2,42 +2,44 @@
 //! `experiments/README.md`).
 //!
 //! The top level is shared by every model: `[experiment]` (whose `model` key
-//! picks the schema of the rest), `[[figure]]` and `[[claim]]`
-//! ([`crate::outputs`]), and the replication rule (`run.replications` or
+//! picks the schema of the rest), `[[figure]]` ([`crate::outputs`]) and
+//! `[[claim]]` ([`crate::claim`]), and the replication rule (`run.replications` or
 //! `run.precision`). Everything else belongs to the model's own module under
 //! [`crate::model`].
 //!
 //! Parsing is strict. Every table denies unknown keys, and every error names
 //! the file, line, column and field ([`ManifestError`]). This module only
-//! reads and parses; [`crate::load`] validates, expands and checks what was
-//! parsed.
+//! reads and parses ([`Parsed`]); [`crate::load`] validates (into a
+//! [`Loaded`], claims typed), expands and checks what was parsed.
 
+use crate::claim::Claim;
 use crate::diag::{ManifestError, SpanIndex, did_you_mean};
 use crate::experiment::ExperimentSpec;
 use crate::model::ModelManifest;
-use crate::outputs::{ClaimToml, FigureToml};
+use crate::outputs::FigureToml;
 use lb_model::model::Model;
 use serde::Deserialize;
 use std::path::Path;
 
-/// A parsed manifest, with the spans of its text for errors.
+/// A manifest as parsed: the model's manifest (its own schema, with the
+/// shared sections as written) and the spans of its text for errors.
+/// Validation ([`crate::validate`]) makes it a [`Loaded`].
 #[derive(Debug, Clone)]
-pub struct Loaded {
-    /// The model's manifest (its own schema, with the shared sections).
+pub struct Parsed {
     pub manifest: ModelManifest,
     pub spans: SpanIndex,
 }
 
-/// A loaded manifest is where its errors point: functions that take the
+/// A parsed manifest is where its errors point: functions that take the
 /// spans ([`SpanIndex`]) take it too.
-impl std::ops::Deref for Loaded {
+impl std::ops::Deref for Parsed {
     type Target = SpanIndex;
     fn deref(&self) -> &SpanIndex {
         &self.spans
     }
 }
 
-impl Loaded {
+impl Parsed {
     pub fn model(&self) -> Model {
         self.manifest.model()
     }
@@ -47,9 +49,6 @@ impl Loaded {
     pub fn figures(&self) -> &[FigureToml] {
         self.manifest.figures()
     }
-    pub fn claims(&self) -> &[ClaimToml] {
-        self.manifest.claims()
-    }
     /// The sweep axes the manifest sets, in expansion order.
     pub fn axes(&self) -> Vec<&'static str> {
         self.manifest.axes()
@@ -57,6 +56,35 @@ impl Loaded {
     /// The labels of its policies, in manifest order.
     pub fn labels(&self) -> Vec<String> {
         self.manifest.labels()
+    }
+}
+
+/// A manifest validated ([`crate::validate`]): as parsed, with its claims
+/// typed ([`Claim`]) once, for everything that reads them.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    parsed: Parsed,
+    claims: Vec<Claim>,
+}
+
+/// A loaded manifest is still the manifest as parsed (its sections, its
+/// spans for errors), with typed claims.
+impl std::ops::Deref for Loaded {
+    type Target = Parsed;
+    fn deref(&self) -> &Parsed {
+        &self.parsed
+    }
+}
+
+impl Loaded {
+    /// A parsed manifest and its claims, typed by validation.
+    pub(crate) fn new(parsed: Parsed, claims: Vec<Claim>) -> Loaded {
+        Loaded { parsed, claims }
+    }
+
+    /// Its claims, in manifest order.
+    pub fn claims(&self) -> &[Claim] {
+        &self.claims
     }
 }
 
@@ -105,7 +133,7 @@ pub fn read(path: &Path) -> Result<String, ManifestError> {
 /// Parses manifest text strictly with its model's schema; `path` is used in
 /// errors only. Nothing is validated beyond the schema: [`crate::load`] does
 /// that.
-pub fn parse(path: &Path, text: &str) -> Result<Loaded, ManifestError> {
+pub fn parse(path: &Path, text: &str) -> Result<Parsed, ManifestError> {
     let spans = SpanIndex::parse(path, text)?;
     // A first, lenient look at `experiment.model` picks the schema; a file
     // without a readable model is read as slotted, whose strict parse then
@@ -139,5 +167,5 @@ pub fn parse(path: &Path, text: &str) -> Result<Loaded, ManifestError> {
         Err(_) => Model::Slotted,
     };
     let manifest = ModelManifest::parse(model, text, &spans)?;
-    Ok(Loaded { manifest, spans })
+    Ok(Parsed { manifest, spans })
 }

@@ -4,25 +4,18 @@
 //! can vary, and how a combination is written into its manifest, is the
 //! model's own (the slotted model's: `crate::model::slotted::robustness`).
 
-use crate::outputs::{ClaimToml, where_matches};
+use crate::claim::Claim;
+use crate::outputs::where_matches;
 use crate::plan::{Plan, PlannedPoint, Target};
 use lb_model::key::Key;
 use std::collections::BTreeMap;
 
-/// The labels a claim reads.
-pub fn claim_labels(c: &ClaimToml) -> Vec<String> {
-    let mut out: Vec<String> = c.policies.clone();
-    out.extend(c.better.iter().cloned());
-    out.extend(c.worse.iter().cloned());
-    out
-}
-
 /// The part of `plan` that `claims` read: their policies at the points their
 /// `where` selects, and the calibrations those points need (re-indexed).
-pub fn restrict(plan: &Plan, claims: &[&ClaimToml]) -> Plan {
+pub fn restrict(plan: &Plan, claims: &[&Claim]) -> Plan {
     let wanted = |pp: &PlannedPoint| {
         claims.iter().any(|c| {
-            claim_labels(c).contains(&pp.label)
+            c.check.labels().contains(&pp.label.as_str())
                 && where_matches(&c.filter, |a| {
                     plan.axes
                         .iter()

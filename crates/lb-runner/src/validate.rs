@@ -2,31 +2,48 @@
 //! replication rule, `[[figure]]` and `[[claim]]`. The model's own sections
 //! are checked by its module ([`crate::model`]). Each error names the key path
 //! and what is allowed.
+//!
+//! Validation is also where a claim is typed: each `[[claim]]` table (and
+//! each check of its `why`), written flat, becomes a [`Claim`] whose
+//! [`Check`] has exactly the keys of its kind. A key of another kind is a
+//! located error naming the kind's keys.
 
+use crate::claim::{
+    Beta, Bound, Check, CheckToml, Claim, ClaimKind, ClaimToml, Control, ControlToml,
+    DEFAULT_LEVEL, Direction, Limit, Ordering, Side, Stability, Tolerance, Toward, Trend, Value,
+    WhyCheck,
+};
 use crate::diag::{ManifestError, one_of};
-use crate::manifest::Loaded;
-use crate::outputs::{ClaimKind, ClaimToml, FigureKind, Reference};
+use crate::manifest::{Loaded, Parsed};
+use crate::outputs::{FigureKind, Reference};
 use lb_model::limits::MAX_REPLICATIONS;
 use lb_model::model::Profile;
 use std::collections::BTreeSet;
 
 type R = Result<(), ManifestError>;
 
-/// Runs every static check of a parsed manifest.
-pub fn validate(l: &Loaded) -> R {
-    experiment(l)?;
-    points(l)?;
-    l.manifest.validate(&l.spans)?;
-    replications(l)?;
-    figures(l)?;
-    claims(l)?;
+/// Runs every static check of a parsed manifest, and types its claims.
+pub fn validate(l: Parsed) -> Result<Loaded, ManifestError> {
+    // The claims are typed first, for the model's checks and the figures'
+    // that read them; an error in a claim is reported in its turn, after
+    // theirs (the claims before it are typed, and checked with them).
+    let (claims, claim_error) = claims(&l);
+    experiment(&l)?;
+    points(&l)?;
+    l.manifest.validate(&l.spans, &claims)?;
+    replications(&l)?;
+    figures(&l, &claims)?;
+    if let Some(e) = claim_error {
+        return Err(e);
+    }
     // The checks that depend on the sweep run at expansion; the full profile
     // is expanded by whoever loads the manifest, so expand the quick one here
     // too, or a bad `[quick]` would pass `lb plan` and fail `lb run --quick`.
-    l.manifest.expand(&l.spans, Profile::Quick).map(|_| ())
+    l.manifest.expand(&l.spans, Profile::Quick)?;
+    Ok(Loaded::new(l, claims))
 }
 
-fn experiment(l: &Loaded) -> R {
+fn experiment(l: &Parsed) -> R {
     let e = l.experiment();
     if e.name.is_empty()
         || !e
@@ -61,7 +78,7 @@ fn experiment(l: &Loaded) -> R {
 
 /// `run.replications` or `run.precision`, exactly one, in range, and a
 /// precision metric that the model's summaries define — for both models.
-fn replications(l: &Loaded) -> R {
+fn replications(l: &Parsed) -> R {
     let (replications, precision) = l.manifest.replications();
     let model = l.model();
     match (replications, precision) {
@@ -144,7 +161,7 @@ fn replications(l: &Loaded) -> R {
 /// A `where` table: every key a sweep axis; every value one of its values,
 /// or a range of a numeric axis that holds at least one of them (a value
 /// the sweep does not hold would select nothing, silently).
-fn filter(l: &Loaded, at: &str, f: &crate::outputs::Where, axes: &[&str]) -> R {
+fn filter(l: &Parsed, at: &str, f: &crate::outputs::Where, axes: &[&str]) -> R {
     use crate::outputs::WhereTest;
     for (k, v) in f {
         let path = format!("{at}.{k}");
@@ -194,14 +211,14 @@ fn filter(l: &Loaded, at: &str, f: &crate::outputs::Where, axes: &[&str]) -> R {
 
 /// The sweep axes a manifest sets, the labels of its policies and the names
 /// of its model's metrics.
-fn names(l: &Loaded) -> (Vec<&'static str>, Vec<String>, Vec<&'static str>) {
+fn names(l: &Parsed) -> (Vec<&'static str>, Vec<String>, Vec<&'static str>) {
     let metrics = l.model().metrics().iter().map(|m| m.name).collect();
     (l.axes(), l.labels(), metrics)
 }
 
 /// At most [`MAX_POINTS`](lb_model::limits::MAX_POINTS) points, checked before
 /// the sweep is expanded.
-fn points(l: &Loaded) -> R {
+fn points(l: &Parsed) -> R {
     let n = l.manifest.points();
     if n > lb_model::limits::MAX_POINTS {
         return Err(l.error(
@@ -219,7 +236,7 @@ fn points(l: &Loaded) -> R {
 
 /// `[[figure]]`: names, axes, metrics and policies must exist, and a figure
 /// draws the reference of every claim it shows.
-fn figures(l: &Loaded) -> R {
+fn figures(l: &Parsed, claims: &[Claim]) -> R {
     let (axes, labels, metrics) = names(l);
     let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
     let mut names = BTreeSet::new();
@@ -333,7 +350,7 @@ fn figures(l: &Loaded) -> R {
                 "a figure needs a caption naming its setting and assumptions",
             ));
         }
-        shows_its_claims_references(l, i)?;
+        shows_its_claims_references(l, i, claims)?;
     }
     Ok(())
 }
@@ -342,20 +359,21 @@ fn figures(l: &Loaded) -> R {
 /// metric for one of its policies; it must then draw the claim's reference
 /// (`expected` or `bound`) as a `[[figure.reference]]` (or `zeta_line` for
 /// ζ), so that a reader sees what the claim holds the points to.
-fn shows_its_claims_references(l: &Loaded, i: usize) -> R {
+fn shows_its_claims_references(l: &Parsed, i: usize, claims: &[Claim]) -> R {
     let f = &l.figures()[i];
     let Some(y) = &f.y else { return Ok(()) };
     let shown = |p: &String| f.policies.is_empty() || f.policies.contains(p);
-    for c in l.claims() {
-        if !matches!(c.kind, ClaimKind::Value | ClaimKind::Bound)
-            || c.metric.as_ref() != Some(y)
-            || !c.policies.iter().any(shown)
-        {
+    for c in claims {
+        let (metric, policies, want) = match &c.check {
+            Check::Value(v) => (&v.metric, &v.policies, &v.expected),
+            Check::Bound(b) => (&b.metric, &b.policies, &b.bound),
+            Check::Ordering(_) | Check::Stability(_) | Check::Trend(_) | Check::Limit(_) => {
+                continue;
+            }
+        };
+        if metric != y || !policies.iter().any(shown) {
             continue;
         }
-        let Some(want) = c.expected.as_ref().or(c.bound.as_ref()) else {
-            continue;
-        };
         let drawn = f.references.iter().any(|r| &r.value == want)
             || (f.zeta_line && *want == Reference::Named("zeta".into()));
         if !drawn {
@@ -370,7 +388,7 @@ fn shows_its_claims_references(l: &Loaded, i: usize) -> R {
                      add [[figure.reference]] with value = {v}",
                     c.id,
                     y,
-                    c.policies.join(", ")
+                    policies.join(", ")
                 ),
             ));
         }
@@ -378,58 +396,80 @@ fn shows_its_claims_references(l: &Loaded, i: usize) -> R {
     Ok(())
 }
 
-/// `[[claim]]` (SPEC §5): each kind has the keys it needs, and every name
-/// it uses exists; so do the checks of its `why`.
-fn claims(l: &Loaded) -> R {
-    let mut ids = BTreeSet::new();
-    for (i, c) in l.claims().iter().enumerate() {
-        let at = format!("claim[{i}]");
-        if c.id.trim().is_empty() || c.id.contains('/') || !ids.insert(c.id.as_str()) {
-            return Err(l.error(
-                &format!("{at}.id"),
-                "needs a non-empty id without '/', unique in the manifest",
-            ));
-        }
-        for (k, v) in [("statement", &c.statement), ("source", &c.source)] {
-            if v.trim().is_empty() {
-                return Err(l.error(&format!("{at}.{k}"), "must be a non-empty string"));
-            }
-        }
-        if c.why.as_deref().is_some_and(|w| w.trim().is_empty()) {
-            return Err(l.error(&format!("{at}.why"), "must not be empty"));
-        }
-        claim(l, &at, c)?;
-        for (j, w) in c.why_check.iter().enumerate() {
-            let at = format!("{at}.why_check[{j}]");
-            if w.says.trim().is_empty() {
-                return Err(l.error(&format!("{at}.says"), "say in words what the check shows"));
-            }
-            claim(l, &at, &w.as_claim(c, j))?;
+/// `[[claim]]` (SPEC §5), typed: each kind has the keys it needs and no
+/// other kind's, and every name it uses exists; so do the checks of its
+/// `why`. The claims typed before the first error, and that error.
+fn claims(l: &Parsed) -> (Vec<Claim>, Option<ManifestError>) {
+    let mut out = Vec::new();
+    for (i, c) in l.manifest.claim_tables().iter().enumerate() {
+        match claim(l, i, c, &out) {
+            Ok(c) => out.push(c),
+            Err(e) => return (out, Some(e)),
         }
     }
-    Ok(())
+    (out, None)
 }
 
-/// The checks of one claim (or of a check of a `why`) at key path `at`.
-fn claim(l: &Loaded, at: &str, c: &ClaimToml) -> R {
+/// `claim[i]`, checked and typed; `before` are the claims before it.
+fn claim(l: &Parsed, i: usize, c: &ClaimToml, before: &[Claim]) -> Result<Claim, ManifestError> {
+    let at = format!("claim[{i}]");
+    if c.id.trim().is_empty() || c.id.contains('/') || before.iter().any(|b| b.id == c.id) {
+        return Err(l.error(
+            &format!("{at}.id"),
+            "needs a non-empty id without '/', unique in the manifest",
+        ));
+    }
+    for (k, v) in [("statement", &c.statement), ("source", &c.source)] {
+        if v.trim().is_empty() {
+            return Err(l.error(&format!("{at}.{k}"), "must be a non-empty string"));
+        }
+    }
+    if c.why.as_deref().is_some_and(|w| w.trim().is_empty()) {
+        return Err(l.error(&format!("{at}.why"), "must not be empty"));
+    }
+    let keys = c.check();
+    let check = typed(l, &at, &keys)?;
+    let mut why_checks = Vec::new();
+    for (j, w) in c.why_check.iter().enumerate() {
+        let at = format!("{at}.why_check[{j}]");
+        if w.says.trim().is_empty() {
+            return Err(l.error(&format!("{at}.says"), "say in words what the check shows"));
+        }
+        let keys = w.check();
+        why_checks.push(WhyCheck {
+            says: w.says.clone(),
+            check: typed(l, &at, &keys)?,
+            filter: keys.filter,
+            level: keys.level.unwrap_or(DEFAULT_LEVEL),
+        });
+    }
+    Ok(Claim {
+        id: c.id.clone(),
+        statement: c.statement.clone(),
+        source: c.source.clone(),
+        required: c.required,
+        filter: keys.filter,
+        level: keys.level.unwrap_or(DEFAULT_LEVEL),
+        why: c.why.clone(),
+        why_checks,
+        check,
+    })
+}
+
+/// The check of a claim (or of a check of a `why`) at key path `at`, from
+/// its keys as written.
+fn typed(l: &Parsed, at: &str, c: &CheckToml) -> Result<Check, ManifestError> {
     let (axes, labels, metrics) = names(l);
     let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
-    let at = |k: &str| format!("{at}.{k}");
-    let need = |k: &str, present: bool| -> R {
-        if present {
-            Ok(())
-        } else {
-            Err(l.error(
-                &at(k),
-                format!("a {:?} claim needs `{k}`", c.kind).to_lowercase(),
-            ))
-        }
-    };
+    let table = at;
+    let at = |k: &str| format!("{table}.{k}");
+    let kind = c.kind;
+    // The names and numbers written, whatever the kind.
     if let Some(m) = &c.metric {
         one_of(l, &at("metric"), "metric", m, &metrics)?;
     }
     filter(l, &at("where"), &c.filter, &axes)?;
-    for (j, p) in c.policies.iter().enumerate() {
+    for (j, p) in c.policies.iter().flatten().enumerate() {
         one_of(
             l,
             &format!("{}[{j}]", at("policies")),
@@ -499,151 +539,236 @@ fn claim(l: &Loaded, at: &str, c: &ClaimToml) -> R {
              unit) instead",
         ));
     }
-    if let Some(k) = &c.control {
-        if [&c.expected, &c.bound]
+    let control = match &c.control {
+        Some(k) => Some(control(l, &at, c, k, &labels)?),
+        None => None,
+    };
+    // Keys of another kind of claim are a mistake, not a no-op: the first
+    // as written is an error.
+    let of_a_kind = |k: &str| ClaimKind::ALL.iter().any(|kind| kind.keys().contains(&k));
+    for path in l.keys_of(table) {
+        let key = path.rsplit('.').next().unwrap_or(path);
+        if !of_a_kind(key) || kind.keys().contains(&key) {
+            continue;
+        }
+        let owners: Vec<&str> = ClaimKind::ALL
             .iter()
-            .any(|r| **r == Some(Reference::Named("pooled".into())))
-        {
-            return Err(l.error(
-                &at("control"),
-                "the pooled reference is drawn per replication and is already paired with the \
-                 metric: a control variate would drop that pairing; remove `control`",
-            ));
-        }
-        if !matches!(c.kind, ClaimKind::Value | ClaimKind::Bound) {
-            return Err(l.error(
-                &at("control"),
-                "a control variate estimates the metric of a value or bound claim; remove it",
-            ));
-        }
-        one_of(l, &at("control.policy"), "policy label", &k.policy, &labels)?;
-        if c.policies.contains(&k.policy) {
-            return Err(l.error(
-                &at("control.policy"),
-                format!(
-                    "`{}` is a policy the claim is about; the control is another policy of \
-                     the experiment",
-                    k.policy
-                ),
-            ));
-        }
-        one_of(
-            l,
-            &at("control.mean"),
-            "reference",
-            &k.mean,
-            l.model().references(),
-        )?;
-        if !matches!(k.beta.as_deref(), None | Some("one" | "fitted")) {
-            return Err(l.error(
-                &at("control.beta"),
-                "\"one\" (E[Y] + mean(X − Y), the default) or \"fitted\" (least-squares β)",
-            ));
-        }
+            .filter(|k| k.keys().contains(&key))
+            .map(|k| k.name())
+            .collect();
+        return Err(l.error(
+            path,
+            format!(
+                "`{key}` belongs to {} claims, not to {} claim (whose own keys are {}); \
+                 remove it",
+                and_list(&owners),
+                kind.a(),
+                kind.keys().join(", ")
+            ),
+        ));
     }
-    // Keys of another kind of claim are a mistake, not a no-op.
-    let only = [
-        (
-            "along",
-            c.along.is_some(),
-            &[ClaimKind::Trend, ClaimKind::Limit][..],
-        ),
-        ("direction", c.direction.is_some(), &[ClaimKind::Trend][..]),
-        ("toward", c.toward.is_some(), &[ClaimKind::Limit][..]),
-        ("last", c.last.is_some(), &[ClaimKind::Limit][..]),
-        ("min_rate", c.min_rate.is_some(), &[ClaimKind::Limit][..]),
-    ];
-    for (k, present, kinds) in only {
-        if present && !kinds.contains(&c.kind) {
-            let names: Vec<String> = kinds
-                .iter()
-                .map(|k| format!("{k:?}").to_lowercase())
-                .collect();
-            return Err(l.error(
-                &at(k),
-                format!(
-                    "`{k}` belongs to {} claims, not to a {} claim; remove it",
-                    names.join(" and "),
-                    format!("{:?}", c.kind).to_lowercase()
-                ),
-            ));
-        }
-    }
-    match c.kind {
+    let need = |k: &str| l.error(&at(k), format!("{} claim needs `{k}`", kind.a()));
+    let metric = || c.metric.clone().ok_or_else(|| need("metric"));
+    let policies = || {
+        c.policies
+            .clone()
+            .filter(|p| !p.is_empty())
+            .ok_or_else(|| need("policies"))
+    };
+    let tolerance = Tolerance {
+        relative: c.tolerance.unwrap_or(0.0),
+        absolute: c.abs_tolerance.unwrap_or(0.0),
+    };
+    Ok(match kind {
         ClaimKind::Ordering => {
-            need("metric", c.metric.is_some())?;
-            need("better", c.better.is_some())?;
-            need("worse", c.worse.is_some())?;
+            let metric = metric()?;
+            let better = c.better.clone().ok_or_else(|| need("better"))?;
+            let worse = c.worse.clone().ok_or_else(|| need("worse"))?;
+            Check::Ordering(Ordering {
+                metric,
+                better,
+                worse,
+            })
         }
         ClaimKind::Value => {
-            need("metric", c.metric.is_some())?;
-            need("policies", !c.policies.is_empty())?;
-            need("expected", c.expected.is_some())?;
+            let metric = metric()?;
+            let policies = policies()?;
+            let expected = c.expected.clone().ok_or_else(|| need("expected"))?;
+            Check::Value(Value {
+                metric,
+                policies,
+                expected,
+                tolerance,
+                control,
+            })
         }
         ClaimKind::Stability => {
-            need("policies", !c.policies.is_empty())?;
-            need("stable", c.stable.is_some())?;
+            let policies = policies()?;
+            let stable = c.stable.ok_or_else(|| need("stable"))?;
+            Check::Stability(Stability { policies, stable })
         }
         ClaimKind::Trend | ClaimKind::Limit => {
-            need("metric", c.metric.is_some())?;
-            need("policies", !c.policies.is_empty())?;
-            need("along", c.along.is_some())?;
-            let along = c.along.as_deref().unwrap_or_default();
-            one_of(l, &at("along"), "sweep axis", along, &axes)?;
-            let values = l.manifest.axis_values(along);
-            let kind = format!("{:?}", c.kind).to_lowercase();
+            let metric = metric()?;
+            let policies = policies()?;
+            let along = c.along.clone().ok_or_else(|| need("along"))?;
+            one_of(l, &at("along"), "sweep axis", &along, &axes)?;
+            let values = l.manifest.axis_values(&along);
             if values.len() < 2 || values.iter().any(|v| v.parse::<f64>().is_err()) {
                 return Err(l.error(
                     &at("along"),
                     format!(
-                        "a {kind} needs a numeric sweep axis with at least two values; \
+                        "a {} needs a numeric sweep axis with at least two values; \
                          `{along}` has {}",
+                        kind.name(),
                         values.join(", ")
                     ),
                 ));
             }
-            if c.kind == ClaimKind::Limit {
-                limit(l, &at, c, values.len())?;
+            if kind == ClaimKind::Limit {
+                let (toward, expected, last) = limit(l, &at, c, &along, values.len())?;
+                Check::Limit(Limit {
+                    metric,
+                    policies,
+                    along,
+                    toward,
+                    expected,
+                    tolerance,
+                    last,
+                    min_rate: c.min_rate,
+                })
             } else {
-                trend(l, &at, c)?;
+                Check::Trend(Trend {
+                    metric,
+                    policies,
+                    along,
+                    direction: trend(l, &at, c)?,
+                })
             }
         }
         ClaimKind::Bound => {
-            need("metric", c.metric.is_some())?;
-            need("policies", !c.policies.is_empty())?;
-            need("bound", c.bound.is_some())?;
-            match c.side.as_deref() {
-                Some("le" | "ge") => {}
+            let metric = metric()?;
+            let policies = policies()?;
+            let bound = c.bound.clone().ok_or_else(|| need("bound"))?;
+            let side = match c.side.as_deref() {
+                Some("le") => Side::Le,
+                Some("ge") => Side::Ge,
                 _ => {
                     return Err(l.error(
                         &at("side"),
                         "a bound claim needs side = \"le\" (metric ≤ bound) or \"ge\"",
                     ));
                 }
-            }
+            };
+            Check::Bound(Bound {
+                metric,
+                policies,
+                bound,
+                side,
+                control,
+            })
         }
+    })
+}
+
+/// "a", "a and b", "a, b and c".
+fn and_list(xs: &[&str]) -> String {
+    match xs {
+        [] => String::new(),
+        [x] => x.to_string(),
+        [init @ .., last] => format!("{} and {last}", init.join(", ")),
     }
-    Ok(())
+}
+
+/// A claim's control variate (`control`, at `at("control")`): of a value or
+/// bound claim, another policy of the experiment, a named exact mean, and
+/// how β is chosen.
+fn control(
+    l: &Parsed,
+    at: &dyn Fn(&str) -> String,
+    c: &CheckToml,
+    k: &ControlToml,
+    labels: &[&str],
+) -> Result<Control, ManifestError> {
+    if [&c.expected, &c.bound]
+        .iter()
+        .any(|r| **r == Some(Reference::Named("pooled".into())))
+    {
+        return Err(l.error(
+            &at("control"),
+            "the pooled reference is drawn per replication and is already paired with the \
+             metric: a control variate would drop that pairing; remove `control`",
+        ));
+    }
+    if !c.kind.keys().contains(&"control") {
+        return Err(l.error(
+            &at("control"),
+            "a control variate estimates the metric of a value or bound claim; remove it",
+        ));
+    }
+    one_of(l, &at("control.policy"), "policy label", &k.policy, labels)?;
+    if c.policies.iter().flatten().any(|p| *p == k.policy) {
+        return Err(l.error(
+            &at("control.policy"),
+            format!(
+                "`{}` is a policy the claim is about; the control is another policy of \
+                 the experiment",
+                k.policy
+            ),
+        ));
+    }
+    one_of(
+        l,
+        &at("control.mean"),
+        "reference",
+        &k.mean,
+        l.model().references(),
+    )?;
+    let beta = match k.beta.as_deref() {
+        None | Some("one") => Beta::One,
+        Some("fitted") => Beta::Fitted,
+        Some(_) => {
+            return Err(l.error(
+                &at("control.beta"),
+                "\"one\" (E[Y] + mean(X − Y), the default) or \"fitted\" (least-squares β)",
+            ));
+        }
+    };
+    Ok(Control {
+        policy: k.policy.clone(),
+        mean: k.mean.clone(),
+        beta,
+    })
 }
 
 /// The keys of a `limit` claim beyond a trend's: the limit `expected`, where
-/// the axis goes (`toward`), and how many points nearest the limit are read.
-fn limit(l: &Loaded, at: &dyn Fn(&str) -> String, c: &ClaimToml, n: usize) -> R {
-    if c.expected.is_none() {
+/// the axis `along` goes (`toward`), and how many points nearest the limit
+/// are read (`last`, of the axis's `n` values).
+fn limit(
+    l: &Parsed,
+    at: &dyn Fn(&str) -> String,
+    c: &CheckToml,
+    along: &str,
+    n: usize,
+) -> Result<(Toward, Reference, u32), ManifestError> {
+    let Some(expected) = c.expected.clone() else {
         return Err(l.error(
             &at("expected"),
             "a limit claim needs `expected`: the limit, a number or a named reference",
         ));
-    }
-    if !matches!(c.toward.as_deref(), Some("zero" | "infinity")) {
-        return Err(l.error(
-            &at("toward"),
-            format!(
-                "a limit claim needs toward = \"zero\" or \"infinity\": where `{}` goes",
-                c.along.as_deref().unwrap_or_default()
-            ),
-        ));
-    }
+    };
+    let toward = match c.toward.as_deref() {
+        Some("zero") => Toward::Zero,
+        Some("infinity") => Toward::Infinity,
+        _ => {
+            return Err(l.error(
+                &at("toward"),
+                format!(
+                    "a limit claim needs toward = \"zero\" or \"infinity\": where `{along}` goes"
+                ),
+            ));
+        }
+    };
+    let last = c.last.unwrap_or(Limit::DEFAULT_LAST);
     if let Some(k) = c.last
         && !(2..=n as u32).contains(&k)
     {
@@ -656,7 +781,6 @@ fn limit(l: &Loaded, at: &dyn Fn(&str) -> String, c: &ClaimToml, n: usize) -> R 
         ));
     }
     // The rate of approach is read on a log scale of the axis.
-    let along = c.along.as_deref().unwrap_or_default();
     if let Some(v) = l
         .manifest
         .axis_values(along)
@@ -676,13 +800,18 @@ fn limit(l: &Loaded, at: &dyn Fn(&str) -> String, c: &ClaimToml, n: usize) -> R 
             format!("the slowest rate of approach counted as one: a number > 0, got {r}"),
         ));
     }
-    Ok(())
+    Ok((toward, expected, last))
 }
 
-/// The keys of a `trend` claim beyond its axis.
-fn trend(l: &Loaded, at: &dyn Fn(&str) -> String, c: &ClaimToml) -> R {
+/// The key of a `trend` claim beyond its axis: which way it moves.
+fn trend(
+    l: &Parsed,
+    at: &dyn Fn(&str) -> String,
+    c: &CheckToml,
+) -> Result<Direction, ManifestError> {
     match c.direction.as_deref() {
-        Some("increasing" | "decreasing") => Ok(()),
+        Some("increasing") => Ok(Direction::Increasing),
+        Some("decreasing") => Ok(Direction::Decreasing),
         _ => Err(l.error(
             &at("direction"),
             "a trend claim needs direction = \"increasing\" or \"decreasing\"",

@@ -367,6 +367,82 @@ fn a_why_check_naming_an_unknown_policy() {
     assert!(e.message.contains("did you mean \"L-JSQ-Push\""), "{e}");
 }
 
+const CLAIM: &str = "\n[[claim]]\nid = \"c\"\nstatement = \"s\"\nsource = \"x\"\n";
+
+/// `check`, at the last occurrence of `at` (a value the manifest also has
+/// before the claim).
+fn check_last(e: &ManifestError, text: &str, at: &str, field: &str, says: &str) {
+    let i = text.rfind(at).expect(at);
+    let line = text[..i].matches('\n').count() + 1;
+    let col = i - text[..i].rfind('\n').map_or(0, |j| j + 1) + 1;
+    assert_eq!((e.line, e.col), (line, col), "{e}");
+    assert_eq!(e.field, field, "{e}");
+    assert!(e.message.contains(says), "{e}");
+    assert!(
+        e.to_string()
+            .starts_with(&format!("exp/bad.toml:{line}:{col}: {field}: ")),
+        "{e}"
+    );
+}
+
+/// A key of another kind of claim is an error at the key, naming the kinds
+/// it belongs to and the keys of the claim's own kind — in a claim and in a
+/// check of its `why`.
+#[test]
+fn a_key_of_another_kind_of_claim() {
+    let t = format!(
+        "{GOOD}{CLAIM}kind = \"value\"\nmetric = \"mean_sum_q\"\npolicies = [\"JSQ\"]\n\
+         expected = 1.0\nbetter = \"JSQ\"\n"
+    );
+    check_last(
+        &err(&t),
+        &t,
+        "\"JSQ\"\n",
+        "claim[0].better",
+        "`better` belongs to ordering claims, not to a value claim (whose own keys are \
+         metric, policies, expected, tolerance, abs_tolerance, control); remove it",
+    );
+    let t = format!(
+        "{GOOD}{CLAIM}kind = \"stability\"\npolicies = [\"JSQ\"]\nstable = true\n\
+         metric = \"mean_sum_q\"\n"
+    );
+    check(
+        &err(&t),
+        &t,
+        "\"mean_sum_q\"",
+        "claim[0].metric",
+        "`metric` belongs to ordering, value, bound, trend and limit claims, not to a \
+         stability claim (whose own keys are policies, stable)",
+    );
+    let t = format!(
+        "{GOOD}{CLAIM}kind = \"ordering\"\nmetric = \"mean_response\"\nbetter = \"JSQ\"\n\
+         worse = \"L-JSQ-Push\"\nwhy = \"w\"\n\n[[claim.why_check]]\nsays = \"it is so\"\n\
+         kind = \"ordering\"\nmetric = \"mean_response\"\nbetter = \"JSQ\"\n\
+         worse = \"L-JSQ-Push\"\npolicies = []\n"
+    );
+    check_last(
+        &err(&t),
+        &t,
+        "[]",
+        "claim[0].why_check[0].policies",
+        "not to an ordering claim (whose own keys are metric, better, worse)",
+    );
+}
+
+/// A key a kind needs, missing, is named with the kind.
+#[test]
+fn an_ordering_claim_without_worse() {
+    let t =
+        format!("{GOOD}{CLAIM}kind = \"ordering\"\nmetric = \"mean_response\"\nbetter = \"JSQ\"\n");
+    check(
+        &err(&t),
+        &t,
+        "[[claim]]",
+        "claim[0].worse",
+        "an ordering claim needs `worse`",
+    );
+}
+
 #[test]
 fn a_path_figure_takes_no_axis_or_metric() {
     let t = format!(

@@ -2,7 +2,7 @@
 //! and a claim's [`ClaimResult`]. Types only (and their JSON form), used by
 //! every other part of the audit.
 
-use lb_runner::outputs::ClaimKind;
+use lb_runner::claim::ClaimKind;
 use serde::Serialize;
 
 /// A claim's verdict.

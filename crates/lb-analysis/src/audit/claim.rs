@@ -1,8 +1,9 @@
 //! Auditing a claim: the dispatcher that reads a claim's points by its kind
-//! ([`super::ordering`], [`super::value`], [`super::trend`],
-//! [`super::limit`], [`super::stability`]), the verdict of the claim from the
-//! verdicts of its points, the checks of its `why` (each audited as a claim
-//! of its own), and the points it lacks.
+//! (one `match` on its [`lb_runner::claim::Check`], an arm per kind, each
+//! handing its own keys to its module: [`super::ordering`], [`super::value`],
+//! [`super::trend`], [`super::limit`], [`super::stability`]), the verdict of
+//! the claim from the verdicts of its points, the checks of its `why` (each
+//! audited as a claim of its own), and the points it lacks.
 
 use super::check::{Check, ClaimResult, Verdict};
 use super::points::selected;
@@ -10,30 +11,31 @@ use super::rule::rule;
 use super::{limit, ordering, stability, trend, value};
 use crate::metric::Metric;
 use crate::results::PointResult;
-use lb_runner::outputs::{ClaimKind, ClaimToml, where_matches};
+use lb_runner::claim::{Check as ClaimCheck, Claim};
+use lb_runner::outputs::where_matches;
 
 /// Audits one claim against the results of its experiment.
-pub fn audit_claim(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> ClaimResult {
-    let level = c.level.unwrap_or(0.95);
-    let metric = c
-        .metric
-        .as_deref()
-        .map(|m| Metric::validated(crate::results::model(results), m));
-    let checks = match c.kind {
-        ClaimKind::Ordering => ordering::checks(c, metric.unwrap(), results, level),
-        ClaimKind::Value | ClaimKind::Bound => value::checks(c, metric.unwrap(), results, level),
-        ClaimKind::Trend => trend::checks(c, metric.unwrap(), results, level),
-        ClaimKind::Limit => limit::checks(c, metric.unwrap(), results, level),
-        ClaimKind::Stability => stability::checks(c, results),
+pub fn audit_claim(experiment: &str, c: &Claim, results: &[PointResult]) -> ClaimResult {
+    let level = c.level;
+    let m = |name: &str| Metric::validated(crate::results::model(results), name);
+    let metric = c.check.metric().map(m);
+    let f = &c.filter;
+    let checks = match &c.check {
+        ClaimCheck::Ordering(k) => ordering::checks(k, f, m(&k.metric), results, level),
+        ClaimCheck::Value(k) => value::value_checks(k, f, m(&k.metric), results, level),
+        ClaimCheck::Stability(k) => stability::checks(k, f, results),
+        ClaimCheck::Bound(k) => value::bound_checks(k, f, m(&k.metric), results, level),
+        ClaimCheck::Trend(k) => trend::checks(k, f, m(&k.metric), results, level),
+        ClaimCheck::Limit(k) => limit::checks(k, f, m(&k.metric), results, level),
     };
     let verdict = overall(&checks);
-    let rule = rule(c, metric);
+    let rule = rule(&c.check, metric);
     ClaimResult {
         experiment: experiment.to_string(),
         id: c.id.clone(),
         statement: c.statement.clone(),
         source: c.source.clone(),
-        kind: c.kind,
+        kind: c.check.kind(),
         required: c.required,
         level,
         verdict,
@@ -62,8 +64,8 @@ fn overall(checks: &[Check]) -> Verdict {
 }
 
 /// The checks of a claim's `why`, each audited as a claim of its own.
-fn why_checks(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> Vec<ClaimResult> {
-    c.why_check
+fn why_checks(experiment: &str, c: &Claim, results: &[PointResult]) -> Vec<ClaimResult> {
+    c.why_checks
         .iter()
         .enumerate()
         .map(|(i, w)| audit_claim(experiment, &w.as_claim(c, i), results))
@@ -73,10 +75,8 @@ fn why_checks(experiment: &str, c: &ClaimToml, results: &[PointResult]) -> Vec<C
 /// The points a claim reads — its policies (or every policy), within its
 /// `where` — that lack replications or hold damaged records; and, when the
 /// claim reads no point at all, a line saying so.
-pub fn gaps(c: &ClaimToml, results: &[PointResult]) -> Vec<String> {
-    let mut labels: Vec<&str> = c.policies.iter().map(String::as_str).collect();
-    labels.extend(c.better.as_deref());
-    labels.extend(c.worse.as_deref());
+pub fn gaps(c: &Claim, results: &[PointResult]) -> Vec<String> {
+    let labels = c.check.labels();
     let read: Vec<&PointResult> = if labels.is_empty() {
         results
             .iter()
@@ -85,7 +85,7 @@ pub fn gaps(c: &ClaimToml, results: &[PointResult]) -> Vec<String> {
     } else {
         labels
             .iter()
-            .flat_map(|l| selected(c, results, l))
+            .flat_map(|l| selected(&c.filter, results, l))
             .collect()
     };
     if read.is_empty() {
@@ -97,7 +97,7 @@ pub fn gaps(c: &ClaimToml, results: &[PointResult]) -> Vec<String> {
 /// Audits every claim of an experiment (with the checks of their `why`s).
 pub fn audit_experiment(
     experiment: &str,
-    claims: &[ClaimToml],
+    claims: &[Claim],
     results: &[PointResult],
 ) -> Vec<ClaimResult> {
     claims

@@ -7,6 +7,7 @@ use super::points::{point_stable, same_point, stats, values};
 use super::words::{num, sig5};
 use crate::metric::Metric;
 use crate::results::PointResult;
+use lb_runner::claim::{Beta, Control};
 
 /// A control-variate estimate of a metric at one point, beside the direct
 /// one.
@@ -65,7 +66,7 @@ impl ControlEstimate {
 /// or replications, or a control that has not settled (its exact mean is a
 /// steady-state mean: an unsettled control would bias the estimate).
 pub(super) fn control_estimate(
-    k: &lb_runner::outputs::ControlToml,
+    k: &Control,
     m: Metric,
     r: &PointResult,
     vals: &[(u64, f64)],
@@ -103,7 +104,7 @@ pub(super) fn control_estimate(
         .iter()
         .filter_map(|(rep, x)| ys.iter().find(|(ry, _)| ry == rep).map(|(_, y)| (*x, *y)))
         .unzip();
-    let fitted = k.beta.as_deref() == Some("fitted");
+    let fitted = k.beta == Beta::Fitted;
     let est = crate::stats::control_variate(&xs, &ys, exact, level, fitted).ok_or_else(|| {
         format!(
             "control {}: {} paired replications are too few; direct estimate",

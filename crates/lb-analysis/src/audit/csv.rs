@@ -18,10 +18,7 @@ pub fn csv(claims: &[&ClaimResult]) -> polars::prelude::PolarsResult<String> {
             "required".into(),
             claims.iter().map(|c| c.required).collect::<Vec<_>>(),
         ),
-        Column::new(
-            "kind".into(),
-            s(&|c| format!("{:?}", c.kind).to_lowercase()),
-        ),
+        Column::new("kind".into(), s(&|c| c.kind.name().to_string())),
         Column::new(
             "metric".into(),
             claims.iter().map(|c| c.metric.clone()).collect::<Vec<_>>(),

@@ -3,7 +3,7 @@
 
 use super::check::{Check, ClaimResult};
 use super::words::{lower_first, num, sig5};
-use lb_runner::outputs::ClaimKind;
+use lb_runner::claim::ClaimKind;
 
 /// "mean ± half-width", or the value alone.
 pub(super) fn measured(c: &Check) -> String {

@@ -9,17 +9,24 @@ use super::points::{at_string, keys, point_stable, reference, series, stats, und
 use super::words::{num, sig5, with_tolerance};
 use crate::metric::Metric;
 use crate::results::PointResult;
-use lb_runner::outputs::ClaimToml;
+use lb_runner::claim::{Limit, Toward};
+use lb_runner::outputs::Where;
 
 /// The checks of a limit claim: one per series of each policy along the
 /// claim's axis, on its last points (nearest the limit).
-pub(super) fn checks(c: &ClaimToml, m: Metric, results: &[PointResult], level: f64) -> Vec<Check> {
-    let along = c.along.as_deref().unwrap();
-    let to_zero = c.toward.as_deref() != Some("infinity");
-    let last = c.last.unwrap_or(3) as usize;
+pub(super) fn checks(
+    c: &Limit,
+    filter: &Where,
+    m: Metric,
+    results: &[PointResult],
+    level: f64,
+) -> Vec<Check> {
+    let along = c.along.as_str();
+    let to_zero = c.toward == Toward::Zero;
+    let last = c.last as usize;
     let mut checks = Vec::new();
     for label in &c.policies {
-        for mut rs in series(c, results, label, along) {
+        for mut rs in series(filter, results, label, along) {
             // Nearest the limit last.
             if to_zero {
                 rs.reverse();
@@ -84,7 +91,7 @@ fn moved(a: &Gap, b: &Gap) -> i32 {
 /// non-zero) and, when approaching, where by extrapolation the gap would
 /// come within the tolerance.
 fn limit_check(
-    c: &ClaimToml,
+    c: &Limit,
     m: Metric,
     tail: &[&PointResult],
     along: &str,
@@ -112,7 +119,7 @@ fn limit_check(
         replications: near.n,
         threshold: format!(
             "→ {} as {along} → {} (last {} points)",
-            with_tolerance(near.reference, c),
+            with_tolerance(near.reference, &c.tolerance),
             if to_zero { "0" } else { "∞" },
             gaps.len()
         ),
@@ -129,14 +136,14 @@ fn limit_check(
 /// reference undefined at a point (the check says why; boxed, as it is
 /// large beside the gaps).
 fn read_tail(
-    c: &ClaimToml,
+    c: &Limit,
     m: Metric,
     tail: &[&PointResult],
     along: &str,
     level: f64,
     label: &str,
 ) -> Result<(Vec<Gap>, bool), Option<Box<Check>>> {
-    let refv = c.expected.as_ref().expect("validated");
+    let refv = &c.expected;
     let mut gaps = Vec::new();
     let mut stable = true;
     for r in tail {
@@ -192,7 +199,7 @@ fn read_tail(
             hi,
             hw: (hi - lo) / 2.0,
             reference,
-            tol: c.tolerance.unwrap_or(0.0) * reference.abs() + c.abs_tolerance.unwrap_or(0.0),
+            tol: c.tolerance.around(reference),
             metric: gap + reference,
             n: diffs.len(),
         });
@@ -217,7 +224,7 @@ struct Judgement {
 }
 
 /// Judges the gaps of one series (`first` and `near`: the tail's ends).
-fn judge(c: &ClaimToml, gaps: &[Gap], first: &Gap, near: &Gap, stable: bool) -> Judgement {
+fn judge(c: &Limit, gaps: &[Gap], first: &Gap, near: &Gap, stable: bool) -> Judgement {
     let last_step = if gaps.len() >= 2 {
         moved(&gaps[gaps.len() - 2], near)
     } else {
@@ -271,7 +278,7 @@ fn judge(c: &ClaimToml, gaps: &[Gap], first: &Gap, near: &Gap, stable: bool) -> 
 /// significantly non-zero; and between the ends), and where by
 /// extrapolation the gap comes within the tolerance.
 fn limit_note(
-    c: &ClaimToml,
+    c: &Limit,
     gaps: &[Gap],
     near: &Gap,
     along: &str,

@@ -7,7 +7,7 @@ use super::check::{ClaimResult, Verdict};
 use super::describe::{describe, measured, unstable_count};
 use super::summary::{ClaimRow, ExperimentClaims};
 use super::words::{md, sig5};
-use lb_runner::outputs::ClaimKind;
+use lb_runner::claim::ClaimKind;
 use std::fmt::Write as _;
 
 /// The anchor of a claim's section in the audit.
@@ -135,7 +135,26 @@ fn checks_table(s: &mut String, c: &ClaimResult) {
         v.dedup();
         v
     };
-    let policy_col = c.kind != ClaimKind::Ordering && policies.len() > 1;
+    // A column of policies where a claim reads several (an ordering's pair
+    // is in the measured column's head).
+    let policy_col = match c.kind {
+        ClaimKind::Ordering => false,
+        ClaimKind::Value
+        | ClaimKind::Stability
+        | ClaimKind::Bound
+        | ClaimKind::Trend
+        | ClaimKind::Limit => policies.len() > 1,
+    };
+    // A stability check counts unstable replications: its measured column
+    // says how many of how many.
+    let counts = match c.kind {
+        ClaimKind::Stability => true,
+        ClaimKind::Ordering
+        | ClaimKind::Value
+        | ClaimKind::Bound
+        | ClaimKind::Trend
+        | ClaimKind::Limit => false,
+    };
     let label = c.metric_label.as_deref().map(md).unwrap_or_default();
     let measured_head = match c.kind {
         ClaimKind::Ordering => format!("{}: {label}", policies.join(" / ")),
@@ -151,11 +170,14 @@ fn checks_table(s: &mut String, c: &ClaimResult) {
         ClaimKind::Limit => format!("{label} nearest the limit"),
         ClaimKind::Stability => "unstable replications".into(),
     };
-    let reference_head = match c.kind {
-        ClaimKind::Value => Some("expected"),
-        ClaimKind::Limit => Some("limit"),
-        ClaimKind::Bound => Some("bound"),
-        _ => None,
+    // The column of references: its head, and whether a cell gives the
+    // reference with its tolerance, as the threshold says it (else the
+    // number alone).
+    let reference_col = match c.kind {
+        ClaimKind::Value => Some(("expected", true)),
+        ClaimKind::Limit => Some(("limit", true)),
+        ClaimKind::Bound => Some(("bound", false)),
+        ClaimKind::Ordering | ClaimKind::Stability | ClaimKind::Trend => None,
     };
     let notes = c.checks.iter().any(|k| k.note.is_some());
     let mut head: Vec<String> = axes.clone();
@@ -163,10 +185,10 @@ fn checks_table(s: &mut String, c: &ClaimResult) {
         head.push("policy".into());
     }
     head.push(measured_head);
-    if c.kind != ClaimKind::Stability {
+    if !counts {
         head.push("replications".into());
     }
-    if let Some(r) = reference_head {
+    if let Some((r, _)) = reference_col {
         head.push(r.into());
     }
     head.push("verdict".into());
@@ -181,23 +203,24 @@ fn checks_table(s: &mut String, c: &ClaimResult) {
         if policy_col {
             cells.push(k.policy.clone());
         }
-        cells.push(match c.kind {
-            ClaimKind::Stability => format!("{} of {}", unstable_count(k), k.replications),
-            _ => measured(k),
+        cells.push(if counts {
+            format!("{} of {}", unstable_count(k), k.replications)
+        } else {
+            measured(k)
         });
-        if c.kind != ClaimKind::Stability {
+        if !counts {
             cells.push(k.replications.to_string());
         }
-        if reference_head.is_some() {
-            cells.push(match (c.kind, k.reference) {
-                (ClaimKind::Value | ClaimKind::Limit, Some(_)) => k
+        if let Some((_, with_tolerance)) = reference_col {
+            cells.push(match k.reference {
+                Some(_) if with_tolerance => k
                     .threshold
                     .trim_start_matches("= ")
                     .trim_end_matches(" (interval must cover it)")
                     .trim_start_matches("→ ")
                     .to_string(),
-                (_, Some(r)) => sig5(r),
-                _ => "—".into(),
+                Some(r) => sig5(r),
+                None => "—".into(),
             });
         }
         cells.push(k.verdict.word().to_string());

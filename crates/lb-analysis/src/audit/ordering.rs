@@ -10,16 +10,23 @@ use super::points::{
 };
 use crate::metric::Metric;
 use crate::results::PointResult;
-use lb_runner::outputs::ClaimToml;
+use lb_runner::claim::Ordering;
+use lb_runner::outputs::Where;
 
 /// The checks of an ordering claim: one per point of `better`, against its
 /// partner of `worse` at the same axis values.
-pub(super) fn checks(c: &ClaimToml, m: Metric, results: &[PointResult], level: f64) -> Vec<Check> {
-    let (better, worse) = (c.better.as_deref().unwrap(), c.worse.as_deref().unwrap());
+pub(super) fn checks(
+    c: &Ordering,
+    filter: &Where,
+    m: Metric,
+    results: &[PointResult],
+    level: f64,
+) -> Vec<Check> {
+    let (better, worse) = (c.better.as_str(), c.worse.as_str());
     let mut checks = Vec::new();
-    for b in selected(c, results, better) {
+    for b in selected(filter, results, better) {
         // The partner at the same axis values.
-        let Some(w) = selected(c, results, worse)
+        let Some(w) = selected(filter, results, worse)
             .into_iter()
             .find(|w| same_point(w, b))
         else {

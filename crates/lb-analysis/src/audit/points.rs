@@ -6,7 +6,7 @@ use super::check::{Check, Verdict};
 use crate::metric::Metric;
 use crate::results::PointResult;
 use crate::stats::interval;
-use lb_runner::outputs::{ClaimToml, Reference, where_matches};
+use lb_runner::outputs::{Reference, Where, where_matches};
 use lb_runner::{Point, Summary};
 
 /// A point's (axis, value) pairs.
@@ -33,15 +33,16 @@ pub(super) fn same_point(a: &PointResult, b: &PointResult) -> bool {
     )
 }
 
+/// The points of `label` within a claim's `where` (`filter`).
 pub(super) fn selected<'a>(
-    c: &ClaimToml,
+    filter: &Where,
     results: &'a [PointResult],
     label: &str,
 ) -> Vec<&'a PointResult> {
     results
         .iter()
         .filter(|r| r.label == label)
-        .filter(|r| where_matches(&c.filter, |a| r.axis(a)))
+        .filter(|r| where_matches(filter, |a| r.axis(a)))
         .collect()
 }
 
@@ -116,15 +117,15 @@ pub(super) fn undecided(r: &PointResult, label: &str, replications: usize, why: 
     }
 }
 
-/// The points of `label` a claim reads, as series that agree on every axis
-/// but `along`, each in increasing order of it.
+/// The points of `label` a claim reads (within `filter`), as series that
+/// agree on every axis but `along`, each in increasing order of it.
 pub(super) fn series<'a>(
-    c: &ClaimToml,
+    filter: &Where,
     results: &'a [PointResult],
     label: &str,
     along: &str,
 ) -> Vec<Vec<&'a PointResult>> {
-    let mut pts: Vec<(&PointResult, f64)> = selected(c, results, label)
+    let mut pts: Vec<(&PointResult, f64)> = selected(filter, results, label)
         .into_iter()
         .filter_map(|r| Some((r, r.axis(along)?.parse::<f64>().ok()?)))
         .collect();

@@ -3,68 +3,67 @@
 
 use super::words::{lower_first, sig5, tolerance_words};
 use crate::metric::Metric;
-use lb_runner::outputs::{ClaimKind, ClaimToml, Reference};
+use lb_runner::claim::{Check, Side, Toward};
+use lb_runner::outputs::Reference;
 
 /// What a claim holds its points to, in words.
-pub(super) fn rule(c: &ClaimToml, metric: Option<Metric>) -> String {
+pub(super) fn rule(c: &Check, metric: Option<Metric>) -> String {
     let label = metric.map(|m| lower_first(m.label())).unwrap_or_default();
     let reference = |r: &Reference| match r {
         Reference::Number(x) => sig5(*x),
         Reference::Named(n) => format!("`{n}` computed at each point"),
     };
-    match c.kind {
-        ClaimKind::Ordering => format!(
+    match c {
+        Check::Ordering(c) => format!(
             "{label}: the paired difference {} − {} across replications (common random \
              numbers) is > 0",
-            c.worse.as_deref().unwrap_or("?"),
-            c.better.as_deref().unwrap_or("?")
+            c.worse, c.better
         ),
-        ClaimKind::Value => {
-            let e = c.expected.as_ref().map(reference).unwrap_or_default();
-            match tolerance_words(c) {
+        Check::Value(c) => {
+            let e = reference(&c.expected);
+            match tolerance_words(&c.tolerance) {
                 None => format!("{label} equals {e} (the interval covers it)"),
                 Some(t) => format!("{label} equals {e} within {t} (the whole interval inside)"),
             }
         }
-        ClaimKind::Bound => format!(
+        Check::Bound(c) => format!(
             "{label} {} {} (the paired margin's interval on the claimed side)",
-            if c.side.as_deref() == Some("ge") {
-                "≥"
-            } else {
-                "≤"
+            match c.side {
+                Side::Ge => "≥",
+                Side::Le => "≤",
             },
-            c.bound.as_ref().map(reference).unwrap_or_default()
+            reference(&c.bound)
         ),
-        ClaimKind::Trend => format!(
+        Check::Trend(c) => format!(
             "{label} is {} in {}: the change between neighbouring points (other axes \
              fixed) has its interval on the claimed side at every pair",
-            c.direction.as_deref().unwrap_or("?"),
-            c.along.as_deref().unwrap_or("?")
+            c.direction.word(),
+            c.along
         ),
-        ClaimKind::Limit => format!(
+        Check::Limit(c) => format!(
             "{label} tends to {} as {} → {}: at the point nearest the limit the interval \
              lies within {}, and the gap has not grown significantly over the last {} points",
-            c.expected.as_ref().map(reference).unwrap_or_default(),
-            c.along.as_deref().unwrap_or("?"),
-            if c.toward.as_deref() == Some("infinity") {
-                "∞"
-            } else {
-                "0"
+            reference(&c.expected),
+            c.along,
+            match c.toward {
+                Toward::Infinity => "∞",
+                Toward::Zero => "0",
             },
-            tolerance_words(c).unwrap_or_else(|| "the interval of the gap (covering it)".into()),
-            c.last.unwrap_or(3)
+            tolerance_words(&c.tolerance)
+                .unwrap_or_else(|| "the interval of the gap (covering it)".into()),
+            c.last
         ),
-        ClaimKind::Stability => format!(
+        Check::Stability(c) => format!(
             "the point is {} when {} of its replications are judged unstable",
-            if c.stable == Some(false) {
-                "unstable, as claimed,"
-            } else {
+            if c.stable {
                 "stable, as claimed,"
-            },
-            if c.stable == Some(false) {
-                "more than half"
             } else {
+                "unstable, as claimed,"
+            },
+            if c.stable {
                 "at most half"
+            } else {
+                "more than half"
             }
         ),
     }

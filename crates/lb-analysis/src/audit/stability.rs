@@ -5,15 +5,16 @@
 use super::check::{Check, Verdict};
 use super::points::{at_string, keys, selected};
 use crate::results::PointResult;
-use lb_runner::outputs::ClaimToml;
+use lb_runner::claim::Stability;
+use lb_runner::outputs::Where;
 
 /// The checks of a stability claim: one per point of each policy that has
 /// replications.
-pub(super) fn checks(c: &ClaimToml, results: &[PointResult]) -> Vec<Check> {
-    let claimed = c.stable.unwrap();
+pub(super) fn checks(c: &Stability, filter: &Where, results: &[PointResult]) -> Vec<Check> {
+    let claimed = c.stable;
     let mut checks = Vec::new();
     for label in &c.policies {
-        for r in selected(c, results, label) {
+        for r in selected(filter, results, label) {
             if r.summaries.is_empty() {
                 continue;
             }

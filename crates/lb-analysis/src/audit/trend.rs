@@ -8,16 +8,23 @@ use super::words::sig5;
 use crate::metric::Metric;
 use crate::results::PointResult;
 use lb_runner::Point;
-use lb_runner::outputs::ClaimToml;
+use lb_runner::claim::{Direction, Trend};
+use lb_runner::outputs::Where;
 
 /// The checks of a trend claim: one per step between neighbouring points of
 /// each series of each policy.
-pub(super) fn checks(c: &ClaimToml, m: Metric, results: &[PointResult], level: f64) -> Vec<Check> {
-    let along = c.along.as_deref().unwrap();
-    let up = c.direction.as_deref() == Some("increasing");
+pub(super) fn checks(
+    c: &Trend,
+    filter: &Where,
+    m: Metric,
+    results: &[PointResult],
+    level: f64,
+) -> Vec<Check> {
+    let along = c.along.as_str();
+    let up = c.direction == Direction::Increasing;
     let mut checks = Vec::new();
     for label in &c.policies {
-        for rs in series(c, results, label, along) {
+        for rs in series(filter, results, label, along) {
             for w in rs.windows(2) {
                 checks.extend(trend_step(m, w[0], w[1], along, up, level, label));
             }

@@ -12,17 +12,132 @@ use super::points::{
 use super::words::{sig5, with_tolerance};
 use crate::metric::Metric;
 use crate::results::PointResult;
-use lb_runner::outputs::{ClaimKind, ClaimToml, Reference};
+use lb_runner::claim::{Bound, Control, Side, Value};
+use lb_runner::outputs::{Reference, Where};
 
-/// The checks of a value or bound claim: one per point of each policy.
-pub(super) fn checks(c: &ClaimToml, m: Metric, results: &[PointResult], level: f64) -> Vec<Check> {
-    let mut checks = Vec::new();
-    for label in &c.policies {
-        for r in selected(c, results, label) {
-            checks.extend(check_at(c, m, r, label, results, level));
+/// The checks of a value claim: one per point of each policy.
+pub(super) fn value_checks(
+    c: &Value,
+    filter: &Where,
+    m: Metric,
+    results: &[PointResult],
+    level: f64,
+) -> Vec<Check> {
+    let held = Held {
+        policies: &c.policies,
+        filter,
+        reference: &c.expected,
+        control: c.control.as_ref(),
+    };
+    held.checks(m, results, level, |at| value_check(c, at))
+}
+
+/// The checks of a bound claim: one per point of each policy.
+pub(super) fn bound_checks(
+    c: &Bound,
+    filter: &Where,
+    m: Metric,
+    results: &[PointResult],
+    level: f64,
+) -> Vec<Check> {
+    let held = Held {
+        policies: &c.policies,
+        filter,
+        reference: &c.bound,
+        control: c.control.as_ref(),
+    };
+    held.checks(m, results, level, |at| bound_check(c, m, at))
+}
+
+/// What a value and a bound claim share: the metric of `policies` within
+/// `filter`, held point by point to a reference, estimated with a control
+/// variate if the claim names one.
+struct Held<'a> {
+    policies: &'a [String],
+    filter: &'a Where,
+    reference: &'a Reference,
+    control: Option<&'a Control>,
+}
+
+impl Held<'_> {
+    /// One check per point of each policy that has replications, `judge`
+    /// deciding it from the point's reading.
+    fn checks(
+        &self,
+        m: Metric,
+        results: &[PointResult],
+        level: f64,
+        judge: impl Fn(&Reading) -> Check,
+    ) -> Vec<Check> {
+        let mut checks = Vec::new();
+        for label in self.policies {
+            for r in selected(self.filter, results, label) {
+                checks.extend(self.check_at(m, r, label, results, level, &judge));
+            }
         }
+        checks
     }
-    checks
+
+    /// The check at `r`; None when the point has no replications yet.
+    fn check_at(
+        &self,
+        m: Metric,
+        r: &PointResult,
+        label: &str,
+        results: &[PointResult],
+        level: f64,
+        judge: &impl Fn(&Reading) -> Check,
+    ) -> Option<Check> {
+        let p = r.point.as_ref()?;
+        let vals = values(m, p, &r.summaries);
+        if vals.is_empty() {
+            return None;
+        }
+        let refs: Result<Vec<f64>, String> = vals
+            .iter()
+            .map(|(rep, _)| reference(self.reference, m.name(), p, *rep))
+            .collect();
+        let refs = match refs {
+            Ok(v) => v,
+            Err(e) => return Some(undecided(r, label, vals.len(), e)),
+        };
+        let xs: Vec<f64> = vals.iter().map(|v| v.1).collect();
+        let cv = self
+            .control
+            .map(|k| control_estimate(k, m, r, &vals, results, level));
+        // A transient metric (a growth rate, a level at the end) is
+        // read on unstable points too.
+        let stable = point_stable(r) || m.transient();
+        let mean_ref = refs.iter().sum::<f64>() / refs.len() as f64;
+        let at = Reading {
+            r,
+            label,
+            xs,
+            refs,
+            mean_ref,
+            cv,
+            stable,
+            level,
+        };
+        let mut check = judge(&at);
+        match at.cv {
+            Some(Ok(e)) => {
+                let note = e.describe(m);
+                check.note = Some(match check.note {
+                    Some(n) => format!("{n}; {note}"),
+                    None => note,
+                });
+            }
+            Some(Err(e)) => {
+                check.note = Some(match check.note {
+                    Some(n) => format!("{n}; {e}"),
+                    None => e,
+                });
+            }
+            None => {}
+        }
+        Some(check)
+    }
 }
 
 /// One point of a value or bound claim, read: its replications' values, the
@@ -41,76 +156,9 @@ struct Reading<'a> {
     level: f64,
 }
 
-/// The check of a value or bound claim at `r`; None when the point has no
-/// replications yet.
-fn check_at(
-    c: &ClaimToml,
-    m: Metric,
-    r: &PointResult,
-    label: &str,
-    results: &[PointResult],
-    level: f64,
-) -> Option<Check> {
-    let p = r.point.as_ref()?;
-    let vals = values(m, p, &r.summaries);
-    if vals.is_empty() {
-        return None;
-    }
-    let refv = c.expected.as_ref().or(c.bound.as_ref()).expect("validated");
-    let refs: Result<Vec<f64>, String> = vals
-        .iter()
-        .map(|(rep, _)| reference(refv, m.name(), p, *rep))
-        .collect();
-    let refs = match refs {
-        Ok(v) => v,
-        Err(e) => return Some(undecided(r, label, vals.len(), e)),
-    };
-    let xs: Vec<f64> = vals.iter().map(|v| v.1).collect();
-    let cv = c
-        .control
-        .as_ref()
-        .map(|k| control_estimate(k, m, r, &vals, results, level));
-    // A transient metric (a growth rate, a level at the end) is
-    // read on unstable points too.
-    let stable = point_stable(r) || m.transient();
-    let mean_ref = refs.iter().sum::<f64>() / refs.len() as f64;
-    let at = Reading {
-        r,
-        label,
-        xs,
-        refs,
-        mean_ref,
-        cv,
-        stable,
-        level,
-    };
-    let mut check = if c.kind == ClaimKind::Value {
-        value_check(c, &at)
-    } else {
-        bound_check(c, m, refv, &at)
-    };
-    match at.cv {
-        Some(Ok(e)) => {
-            let note = e.describe(m);
-            check.note = Some(match check.note {
-                Some(n) => format!("{n}; {note}"),
-                None => note,
-            });
-        }
-        Some(Err(e)) => {
-            check.note = Some(match check.note {
-                Some(n) => format!("{n}; {e}"),
-                None => e,
-            });
-        }
-        None => {}
-    }
-    Some(check)
-}
-
 /// A value claim at one point: the interval of metric − expected within the
 /// tolerance (or covering 0 without one).
-fn value_check(c: &ClaimToml, at: &Reading) -> Check {
+fn value_check(c: &Value, at: &Reading) -> Check {
     let (r, label, xs, refs, stable, level) =
         (at.r, at.label, &at.xs, &at.refs, at.stable, at.level);
     // Paired per replication: a reference drawn on the same
@@ -123,7 +171,7 @@ fn value_check(c: &ClaimToml, at: &Reading) -> Check {
         _ => stats(&diffs, level),
     };
     let mean = dmean + expected;
-    let tol = c.tolerance.unwrap_or(0.0) * expected.abs() + c.abs_tolerance.unwrap_or(0.0);
+    let tol = c.tolerance.around(expected);
     let h = hw.unwrap_or(f64::INFINITY);
     let verdict = if !stable || !hw.is_some_and(f64::is_finite) {
         Verdict::Inconclusive
@@ -143,7 +191,7 @@ fn value_check(c: &ClaimToml, at: &Reading) -> Check {
     let threshold = if tol == 0.0 {
         format!("= {} (interval must cover it)", sig5(expected))
     } else {
-        with_tolerance(expected, c)
+        with_tolerance(expected, &c.tolerance)
     };
     Check {
         at: at_string(r),
@@ -168,10 +216,10 @@ fn value_check(c: &ClaimToml, at: &Reading) -> Check {
 
 /// A bound claim at one point: the paired margin metric − bound (≥ side)
 /// or bound − metric (≤ side) per replication, its interval above 0.
-fn bound_check(c: &ClaimToml, m: Metric, refv: &Reference, at: &Reading) -> Check {
+fn bound_check(c: &Bound, m: Metric, at: &Reading) -> Check {
     let (r, label, xs, refs, stable, level) =
         (at.r, at.label, &at.xs, &at.refs, at.stable, at.level);
-    let ge = c.side.as_deref() == Some("ge");
+    let ge = c.side == Side::Ge;
     let margins: Vec<f64> = xs
         .iter()
         .zip(refs)
@@ -209,7 +257,7 @@ fn bound_check(c: &ClaimToml, m: Metric, refv: &Reference, at: &Reading) -> Chec
             },
             m.name(),
             if ge { "≥" } else { "≤" },
-            match refv {
+            match &c.bound {
                 Reference::Named(n) => format!("{n} ({})", sig5(bound)),
                 Reference::Number(x) => x.to_string(),
             }

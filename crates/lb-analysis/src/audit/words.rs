@@ -2,12 +2,12 @@
 //! without trailing zeros, a minus sign, a claim's tolerance in words, text
 //! made safe for a Markdown table.
 
-use lb_runner::outputs::ClaimToml;
+use lb_runner::claim::Tolerance;
 
 /// A reference with a claim's tolerance, as a threshold: "1 ± 10%",
 /// "0 ± 0.005", "2 ± (0.1 + 5%)" (the reference alone without one).
-pub(super) fn with_tolerance(reference: f64, c: &ClaimToml) -> String {
-    match (c.tolerance.unwrap_or(0.0), c.abs_tolerance.unwrap_or(0.0)) {
+pub(super) fn with_tolerance(reference: f64, t: &Tolerance) -> String {
+    match (t.relative, t.absolute) {
         (0.0, 0.0) => sig5(reference),
         (r, 0.0) => format!("{} ± {}%", sig5(reference), 100.0 * r),
         (0.0, a) => format!("{} ± {}", sig5(reference), sig5(a)),
@@ -17,9 +17,9 @@ pub(super) fn with_tolerance(reference: f64, c: &ClaimToml) -> String {
 
 /// A claim's tolerance in the words of its rule: "±10%", "±0.005",
 /// "±(0.1 + 5% of it)"; None without one.
-pub(super) fn tolerance_words(c: &ClaimToml) -> Option<String> {
+pub(super) fn tolerance_words(t: &Tolerance) -> Option<String> {
     let pct = |t: f64| crate::ticks::format_tick(100.0 * t, None);
-    match (c.tolerance.unwrap_or(0.0), c.abs_tolerance.unwrap_or(0.0)) {
+    match (t.relative, t.absolute) {
         (0.0, 0.0) => None,
         (t, 0.0) => Some(format!("±{}%", pct(t))),
         (0.0, a) => Some(format!("±{}", sig5(a))),

@@ -19,9 +19,10 @@ pub mod slotted;
 pub mod spn;
 pub mod sweep;
 
+use crate::claim::{Claim, ClaimToml};
 use crate::diag::{ManifestError, SpanIndex, serde_error};
 use crate::experiment::{ExperimentSpec, PrecisionSpec};
-use crate::outputs::{ClaimToml, FigureToml};
+use crate::outputs::FigureToml;
 use crate::plan::Plan;
 use crate::robustness::Variant;
 use lb_model::model::{Model, Profile};
@@ -79,7 +80,9 @@ impl ModelManifest {
         }
     }
 
-    pub fn claims(&self) -> &[ClaimToml] {
+    /// The `[[claim]]` tables as written (validation types them:
+    /// [`crate::manifest::Loaded::claims`]).
+    pub fn claim_tables(&self) -> &[ClaimToml] {
         match self {
             ModelManifest::Slotted(m) => &m.claims,
             ModelManifest::Many(m) => &m.claims,
@@ -97,15 +100,16 @@ impl ModelManifest {
     }
 
     /// The model's own static checks (everything but the shared sections),
-    /// its robustness maps' among them.
-    pub fn validate(&self, spans: &SpanIndex) -> R {
+    /// its robustness maps' among them; `claims` are the manifest's claims
+    /// that validation has typed, for the model's own checks of them.
+    pub fn validate(&self, spans: &SpanIndex, claims: &[Claim]) -> R {
         match self {
             ModelManifest::Slotted(m) => {
                 let cx = slotted::Cx { m, spans };
                 slotted::validate::validate(&cx)?;
                 slotted::robustness::validate(spans, m)
             }
-            ModelManifest::Many(m) => many::validate(spans, m),
+            ModelManifest::Many(m) => many::validate(spans, m, claims),
             ModelManifest::Spn(m) => spn::validate(spans, m),
         }
     }
@@ -167,14 +171,16 @@ impl ModelManifest {
     }
 
     /// Every combination of every robustness map, expanded with `profile`
-    /// and cut down to the points its claims read.
+    /// and cut down to the points its claims (of `claims`, the manifest's,
+    /// typed) read.
     pub fn variants(
         &self,
         spans: &SpanIndex,
+        claims: &[Claim],
         profile: Profile,
     ) -> Result<Vec<Variant>, ManifestError> {
         match self {
-            ModelManifest::Slotted(m) => slotted::robustness::variants(spans, m, profile),
+            ModelManifest::Slotted(m) => slotted::robustness::variants(spans, m, claims, profile),
             ModelManifest::Many(_) | ModelManifest::Spn(_) => Ok(Vec::new()),
         }
     }

@@ -28,11 +28,12 @@
 //! [quick]                # optional: horizon, warmup, replications
 //! ```
 
+use crate::claim::{Claim, ClaimToml};
 use crate::diag::one_of_ignoring_case;
 use crate::diag::{ManifestError, SpanIndex};
 use crate::experiment::ExperimentSpec;
 use crate::model::continuous::{QuickSpec, RunSpec};
-use crate::outputs::{ClaimToml, FigureToml};
+use crate::outputs::FigureToml;
 use crate::plan::{Plan, PlannedPoint, Target};
 use lb_core::many::{GraphSpec, ManyConfig, ManyPolicy, PodD};
 use lb_model::config::PointConfig;
@@ -213,7 +214,7 @@ impl Manifest {
 }
 
 /// The static checks of a many-server manifest.
-pub fn validate(l: &SpanIndex, m: &Manifest) -> R {
+pub fn validate(l: &SpanIndex, m: &Manifest, claims: &[Claim]) -> R {
     let (s, sw) = (&m.system, &m.sweep);
     // N: here or swept, not both.
     match (s.servers, &sw.servers) {
@@ -460,7 +461,7 @@ pub fn validate(l: &SpanIndex, m: &Manifest) -> R {
         ));
     }
     crate::model::continuous::validate(l, m, &m.run, &m.quick)?;
-    references(l, m)
+    references(l, m, claims)
 }
 
 /// Each named reference of a claim (its `why` checks included) or figure
@@ -469,10 +470,10 @@ pub fn validate(l: &SpanIndex, m: &Manifest) -> R {
 /// system lacks or the reverse, or (`pod_mean_field`) is claimed of a policy
 /// other than Pod, is a located error. Unknown names and metrics are left to
 /// the shared checks, which list the valid ones.
-fn references(l: &SpanIndex, m: &Manifest) -> R {
+fn references(l: &SpanIndex, m: &Manifest, claims: &[Claim]) -> R {
     use crate::outputs::Reference;
-    let check = |at: &str, r: &Option<Reference>, metric: Option<&String>| -> R {
-        let Some(Reference::Named(name)) = r else {
+    let check = |at: &str, r: &Reference, metric: Option<&str>| -> R {
+        let Reference::Named(name) = r else {
             return Ok(());
         };
         if !metrics::REFERENCES.contains(&name.as_str()) {
@@ -489,25 +490,26 @@ fn references(l: &SpanIndex, m: &Manifest) -> R {
         (0..m.policies.len())
             .any(|i| m.label(i) == label && m.policies[i].spec.trim().eq_ignore_ascii_case("pod"))
     };
-    for (i, c) in m.claims.iter().enumerate() {
-        let mut all = vec![(format!("claim[{i}]"), c.clone())];
-        for (j, w) in c.why_check.iter().enumerate() {
-            all.push((format!("claim[{i}].why_check[{j}]"), w.as_claim(c, j)));
+    for (i, c) in claims.iter().enumerate() {
+        let mut all = vec![(format!("claim[{i}]"), &c.check)];
+        for (j, w) in c.why_checks.iter().enumerate() {
+            all.push((format!("claim[{i}].why_check[{j}]"), &w.check));
         }
         for (at, c) in all {
-            for (k, r) in [("expected", &c.expected), ("bound", &c.bound)] {
-                check(&format!("{at}.{k}"), r, c.metric.as_ref())?;
-                if matches!(r, Some(Reference::Named(n)) if n == "pod_mean_field") {
-                    for (j, p) in c.policies.iter().enumerate() {
-                        if !pod(p) {
-                            return Err(l.error(
-                                &format!("{at}.policies[{j}]"),
-                                format!(
-                                    "pod_mean_field is Power-of-d's mean field, and \"{p}\" is \
-                                     not a Pod policy"
-                                ),
-                            ));
-                        }
+            let Some((k, r)) = c.reference() else {
+                continue;
+            };
+            check(&format!("{at}.{k}"), r, c.metric())?;
+            if matches!(r, Reference::Named(n) if n == "pod_mean_field") {
+                for (j, p) in c.policies().iter().enumerate() {
+                    if !pod(p) {
+                        return Err(l.error(
+                            &format!("{at}.policies[{j}]"),
+                            format!(
+                                "pod_mean_field is Power-of-d's mean field, and \"{p}\" is \
+                                 not a Pod policy"
+                            ),
+                        ));
                     }
                 }
             }
@@ -517,8 +519,8 @@ fn references(l: &SpanIndex, m: &Manifest) -> R {
         for (j, r) in f.references.iter().enumerate() {
             check(
                 &format!("figure[{i}].reference[{j}].value"),
-                &Some(r.value.clone()),
-                f.y.as_ref(),
+                &r.value,
+                f.y.as_deref(),
             )?;
         }
     }

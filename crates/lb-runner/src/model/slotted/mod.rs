@@ -8,9 +8,10 @@ pub mod expand;
 pub mod robustness;
 pub mod validate;
 
+use crate::claim::ClaimToml;
 use crate::diag::{ManifestError, SpanIndex, did_you_mean};
 use crate::experiment::{ExperimentSpec, PrecisionSpec};
-use crate::outputs::{ClaimToml, FigureToml};
+use crate::outputs::FigureToml;
 use lb_core::slotted::{Granularity, PushWhen, TieBreak};
 use robustness::RobustnessToml;
 use serde::de::{self, Deserializer, MapAccess, Visitor};

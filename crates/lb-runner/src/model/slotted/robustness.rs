@@ -35,8 +35,8 @@
 //! settings decide it) is lb-analysis's `robustness` module.
 
 use super::{Cx, LawFamily, Manifest, PolicyKind, ServersSpec};
+use crate::claim::Claim;
 use crate::diag::{ManifestError, SpanIndex, did_you_mean};
-use crate::outputs::ClaimToml;
 use crate::robustness::{Variant, fingerprint, restrict};
 use lb_core::slotted::{Granularity, TieBreak};
 use lb_model::model::Profile;
@@ -260,6 +260,7 @@ fn combos(r: &RobustnessToml) -> Vec<Vec<(&'static str, Value)>> {
 pub fn variants(
     l: &SpanIndex,
     m: &Manifest,
+    all: &[Claim],
     profile: Profile,
 ) -> Result<Vec<Variant>, ManifestError> {
     if m.robustness.is_empty() {
@@ -268,10 +269,10 @@ pub fn variants(
     let base = super::expand::expand(&Cx { m, spans: l }, profile)?;
     let mut out = Vec::new();
     for (i, r) in m.robustness.iter().enumerate() {
-        let claims: Vec<&ClaimToml> = r
+        let claims: Vec<&Claim> = r
             .claims
             .iter()
-            .filter_map(|id| m.claims.iter().find(|c| c.id == *id))
+            .filter_map(|id| all.iter().find(|c| c.id == *id))
             .collect();
         let own = fingerprint(&restrict(&base, &claims));
         for combo in combos(r) {

@@ -37,11 +37,12 @@
 //! seed = 7
 //! ```
 
+use crate::claim::ClaimToml;
 use crate::diag::one_of_ignoring_case;
 use crate::diag::{ManifestError, SpanIndex};
 use crate::experiment::ExperimentSpec;
 use crate::model::continuous::{QuickSpec, RunSpec};
-use crate::outputs::{ClaimToml, FigureToml};
+use crate::outputs::FigureToml;
 use crate::plan::{Plan, PlannedPoint, Target};
 use lb_core::many::TimeRun;
 use lb_core::spn::{Activity, Route, SpnConfig, SpnPolicy};

@@ -1,0 +1,566 @@
+//! `[[claim]]` tables (SPEC §5, issue 5): a statement a paper makes that the
+//! results can confirm or refute, and the checks of its `why`.
+//!
+//! A claim is written flat, its `kind` picking which of the other keys it
+//! takes ([`ClaimToml`], [`WhyCheckToml`]: what the parser reads, strictly,
+//! with serde's located errors). Validation ([`crate::validate`]) turns each
+//! into a [`Claim`]: the keys every claim has, and a [`Check`] with exactly
+//! the keys of its kind, typed — one variant per kind, so that a consumer
+//! matches on it and a new kind is a compile error wherever it has no arm.
+//!
+//! Adding a kind: its variant of [`Check`] and its struct here, with its
+//! keys (`KEYS`); then the compiler lists every other place — here
+//! [`ClaimKind`] (its name, keys and count) and the accessors of [`Check`],
+//! the conversion and the figure check in [`crate::validate`], and in
+//! lb-analysis the audit's dispatch (`audit/claim.rs`, which calls the
+//! kind's own module), its rule in words (`audit/rule.rs`), and its
+//! rendering (`audit/describe.rs`, `audit/markdown.rs`).
+
+use crate::outputs::{Reference, Where};
+use serde::{Deserialize, Serialize};
+
+/// The kinds of claim (SPEC §5), as manifests name them.
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ClaimKind {
+    /// `better` has a lower `metric` than `worse` (paired across replications).
+    Ordering,
+    /// `metric` of `policies` equals `expected` within a tolerance.
+    Value,
+    /// `policies` are stable (or not, `stable = false`).
+    Stability,
+    /// `metric` of `policies` is ≤ (`side = "le"`) or ≥ `bound`.
+    Bound,
+    /// `metric` of `policies` moves one way (`direction`) along a sweep axis.
+    Trend,
+    /// `metric` of `policies` tends to `expected` as a sweep axis goes to 0
+    /// or infinity.
+    Limit,
+}
+
+/// The number of kinds: a `match`, so that a new kind does not compile
+/// until it is counted here — and then until [`ClaimKind::ALL`] lists it.
+const KINDS: usize = match ClaimKind::Ordering {
+    ClaimKind::Ordering
+    | ClaimKind::Value
+    | ClaimKind::Stability
+    | ClaimKind::Bound
+    | ClaimKind::Trend
+    | ClaimKind::Limit => 6,
+};
+
+impl ClaimKind {
+    /// Every kind, in the order manifests list them.
+    pub const ALL: [ClaimKind; KINDS] = [
+        ClaimKind::Ordering,
+        ClaimKind::Value,
+        ClaimKind::Stability,
+        ClaimKind::Bound,
+        ClaimKind::Trend,
+        ClaimKind::Limit,
+    ];
+
+    /// The kind as manifests write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            ClaimKind::Ordering => "ordering",
+            ClaimKind::Value => "value",
+            ClaimKind::Stability => "stability",
+            ClaimKind::Bound => "bound",
+            ClaimKind::Trend => "trend",
+            ClaimKind::Limit => "limit",
+        }
+    }
+
+    /// "an ordering", "a value": the kind with its article.
+    pub fn a(self) -> String {
+        let n = self.name();
+        let article = if n.starts_with(['a', 'e', 'i', 'o', 'u']) {
+            "an"
+        } else {
+            "a"
+        };
+        format!("{article} {n}")
+    }
+
+    /// The keys a claim of this kind takes beyond those every claim (and
+    /// every check of a `why`) takes: `id`, `statement`, `source`, `kind`,
+    /// `required`, `where`, `level`, `why`, `why_check` (`says`, `kind`,
+    /// `where`, `level`).
+    pub fn keys(self) -> &'static [&'static str] {
+        match self {
+            ClaimKind::Ordering => Ordering::KEYS,
+            ClaimKind::Value => Value::KEYS,
+            ClaimKind::Stability => Stability::KEYS,
+            ClaimKind::Bound => Bound::KEYS,
+            ClaimKind::Trend => Trend::KEYS,
+            ClaimKind::Limit => Limit::KEYS,
+        }
+    }
+}
+
+/// Declares the two tables a check is written in — [`ClaimToml`] and
+/// [`WhyCheckToml`] — and [`CheckToml`], the keys they share, from one list
+/// of those keys: each is declared once, in the invocation below. (serde's
+/// `flatten` would share them too, but not with `deny_unknown_fields`.)
+macro_rules! claim_tables {
+    ($( $(#[doc = $doc:literal])* #[serde($($serde:tt)*)] $key:ident: $ty:ty, )*) => {
+        /// `[[claim]]` as written: every key of every kind, checked and
+        /// typed into a [`Claim`] by validation.
+        #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+        #[serde(deny_unknown_fields)]
+        pub struct ClaimToml {
+            /// Short identifier, unique in the manifest.
+            pub id: String,
+            /// The published statement, as the paper makes it.
+            pub statement: String,
+            /// The paper, figure or section, page where known.
+            pub source: String,
+            pub kind: ClaimKind,
+            /// A refuted required claim makes `lb audit` fail. For what the
+            /// project itself guarantees (exact theory); a paper's claim is
+            /// audited, not required.
+            #[serde(default)]
+            pub required: bool,
+            $( $(#[doc = $doc])* #[serde($($serde)*)] pub $key: $ty, )*
+            /// Why the claim fails in our setting (refuted or inconclusive),
+            /// in a sentence or two; the report prints it beside the verdict.
+            #[serde(default)]
+            pub why: Option<String>,
+            /// Checks of the `why` against the data.
+            #[serde(default)]
+            pub why_check: Vec<WhyCheckToml>,
+        }
+
+        /// `[[claim.why_check]]` as written: a claim's keys but id,
+        /// statement, source, required, why and why_check; and `says`.
+        #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+        #[serde(deny_unknown_fields)]
+        pub struct WhyCheckToml {
+            /// What the check shows, in words (the report prints it).
+            pub says: String,
+            pub kind: ClaimKind,
+            $( $(#[doc = $doc])* #[serde($($serde)*)] pub $key: $ty, )*
+        }
+
+        /// The keys of a check as written, whichever table holds them:
+        /// what validation reads to type it ([`Check`]).
+        #[derive(Debug, Clone, PartialEq)]
+        pub struct CheckToml {
+            pub kind: ClaimKind,
+            $( $(#[doc = $doc])* pub $key: $ty, )*
+        }
+
+        impl ClaimToml {
+            /// The keys of its check.
+            pub fn check(&self) -> CheckToml {
+                CheckToml { kind: self.kind, $( $key: self.$key.clone(), )* }
+            }
+        }
+
+        impl WhyCheckToml {
+            /// The keys of its check.
+            pub fn check(&self) -> CheckToml {
+                CheckToml { kind: self.kind, $( $key: self.$key.clone(), )* }
+            }
+        }
+    };
+}
+
+claim_tables! {
+    /// The metric read (not for `stability`).
+    #[serde(default)]
+    metric: Option<String>,
+    /// The points read; default: every point of the policies named.
+    #[serde(default, rename = "where")]
+    filter: Where,
+    /// `ordering`: the policy claimed better (lower metric) …
+    #[serde(default)]
+    better: Option<String>,
+    /// … and the one it beats.
+    #[serde(default)]
+    worse: Option<String>,
+    /// The policies the claim is about (every kind but `ordering`).
+    #[serde(default)]
+    policies: Option<Vec<String>>,
+    /// `value`, `limit`: the reference.
+    #[serde(default)]
+    expected: Option<Reference>,
+    /// `value`, `limit`: the relative tolerance.
+    #[serde(default)]
+    tolerance: Option<f64>,
+    /// `value`, `limit`: the absolute tolerance.
+    #[serde(default)]
+    abs_tolerance: Option<f64>,
+    /// `stability`: the claimed verdict.
+    #[serde(default)]
+    stable: Option<bool>,
+    /// `bound`: the bound …
+    #[serde(default)]
+    bound: Option<Reference>,
+    /// … and its side, "le" or "ge".
+    #[serde(default)]
+    side: Option<String>,
+    /// `trend`, `limit`: the sweep axis.
+    #[serde(default)]
+    along: Option<String>,
+    /// `trend`: "increasing" or "decreasing".
+    #[serde(default)]
+    direction: Option<String>,
+    /// `limit`: "zero" or "infinity".
+    #[serde(default)]
+    toward: Option<String>,
+    /// `limit`: how many points nearest the limit are read.
+    #[serde(default)]
+    last: Option<u32>,
+    /// `limit`: the slowest rate of approach counted as one.
+    #[serde(default)]
+    min_rate: Option<f64>,
+    /// `value`, `bound`: a control variate.
+    #[serde(default)]
+    control: Option<ControlToml>,
+    /// Confidence level of the intervals (default 0.95).
+    #[serde(default)]
+    level: Option<f64>,
+}
+
+/// `control = { policy = "WR", mean = "wr_sum_q", beta = "one" }` as
+/// written ([`Control`]).
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ControlToml {
+    pub policy: String,
+    pub mean: String,
+    #[serde(default)]
+    pub beta: Option<String>,
+}
+
+/// The confidence level of a claim's intervals unless it gives `level`.
+pub const DEFAULT_LEVEL: f64 = 0.95;
+
+/// A claim, validated: what every claim has, and its [`Check`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct Claim {
+    /// Short identifier, unique in the manifest.
+    pub id: String,
+    /// The published statement, as the paper makes it.
+    pub statement: String,
+    /// The paper, figure or section, page where known.
+    pub source: String,
+    /// A refuted required claim makes `lb audit` fail: for what the project
+    /// itself guarantees (exact theory); a paper's claim is audited, not
+    /// required.
+    pub required: bool,
+    /// The points read (`where`); empty: every point of the policies named.
+    pub filter: Where,
+    /// Confidence level of the intervals.
+    pub level: f64,
+    /// Why the claim fails in our setting (refuted or inconclusive), in a
+    /// sentence or two; the report prints it beside the verdict.
+    pub why: Option<String>,
+    /// Checks of the `why` against the data, audited with the claim; the
+    /// report shows their verdicts beside the `why`. They are evidence, not
+    /// claims of the paper, and are not counted among the experiment's
+    /// claims.
+    pub why_checks: Vec<WhyCheck>,
+    /// What the claim holds the points to.
+    pub check: Check,
+}
+
+/// `[[claim.why_check]]`, validated: a check of a claim's `why`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct WhyCheck {
+    /// What the check shows, in words (the report prints it).
+    pub says: String,
+    pub filter: Where,
+    pub level: f64,
+    pub check: Check,
+}
+
+impl WhyCheck {
+    /// The check as a claim of its own, `<claim id>/why-<i + 1>`.
+    pub fn as_claim(&self, claim: &Claim, i: usize) -> Claim {
+        Claim {
+            id: format!("{}/why-{}", claim.id, i + 1),
+            statement: self.says.clone(),
+            source: format!("check of the why of {}", claim.id),
+            required: false,
+            filter: self.filter.clone(),
+            level: self.level,
+            why: None,
+            why_checks: Vec::new(),
+            check: self.check.clone(),
+        }
+    }
+}
+
+/// What a claim holds its points to: one variant per kind, each with
+/// exactly the keys of its kind.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Check {
+    Ordering(Ordering),
+    Value(Value),
+    Stability(Stability),
+    Bound(Bound),
+    Trend(Trend),
+    Limit(Limit),
+}
+
+impl Check {
+    /// Its kind.
+    pub fn kind(&self) -> ClaimKind {
+        match self {
+            Check::Ordering(_) => ClaimKind::Ordering,
+            Check::Value(_) => ClaimKind::Value,
+            Check::Stability(_) => ClaimKind::Stability,
+            Check::Bound(_) => ClaimKind::Bound,
+            Check::Trend(_) => ClaimKind::Trend,
+            Check::Limit(_) => ClaimKind::Limit,
+        }
+    }
+
+    /// The metric read; None for a stability claim.
+    pub fn metric(&self) -> Option<&str> {
+        match self {
+            Check::Ordering(c) => Some(&c.metric),
+            Check::Value(c) => Some(&c.metric),
+            Check::Stability(_) => None,
+            Check::Bound(c) => Some(&c.metric),
+            Check::Trend(c) => Some(&c.metric),
+            Check::Limit(c) => Some(&c.metric),
+        }
+    }
+
+    /// Its `policies`: the labels it is about (none for an ordering, which
+    /// names `better` and `worse`).
+    pub fn policies(&self) -> &[String] {
+        match self {
+            Check::Ordering(_) => &[],
+            Check::Value(c) => &c.policies,
+            Check::Stability(c) => &c.policies,
+            Check::Bound(c) => &c.policies,
+            Check::Trend(c) => &c.policies,
+            Check::Limit(c) => &c.policies,
+        }
+    }
+
+    /// Every label it reads: its `policies`, or `better` and `worse`.
+    pub fn labels(&self) -> Vec<&str> {
+        match self {
+            Check::Ordering(c) => vec![&c.better, &c.worse],
+            Check::Value(_)
+            | Check::Stability(_)
+            | Check::Bound(_)
+            | Check::Trend(_)
+            | Check::Limit(_) => self.policies().iter().map(String::as_str).collect(),
+        }
+    }
+
+    /// The reference it holds the metric to, with its key (`expected`,
+    /// `bound`).
+    pub fn reference(&self) -> Option<(&'static str, &Reference)> {
+        match self {
+            Check::Ordering(_) | Check::Stability(_) | Check::Trend(_) => None,
+            Check::Value(c) => Some(("expected", &c.expected)),
+            Check::Bound(c) => Some(("bound", &c.bound)),
+            Check::Limit(c) => Some(("expected", &c.expected)),
+        }
+    }
+
+    /// Its control variate, if any (value and bound claims).
+    pub fn control(&self) -> Option<&Control> {
+        match self {
+            Check::Value(c) => c.control.as_ref(),
+            Check::Bound(c) => c.control.as_ref(),
+            Check::Ordering(_) | Check::Stability(_) | Check::Trend(_) | Check::Limit(_) => None,
+        }
+    }
+}
+
+/// `ordering`: `better` has a lower `metric` than `worse`, decided on the
+/// paired difference `worse − better` across replications (common random
+/// numbers).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ordering {
+    pub metric: String,
+    pub better: String,
+    pub worse: String,
+}
+
+impl Ordering {
+    pub const KEYS: &[&str] = &["metric", "better", "worse"];
+}
+
+/// `value`: `metric` of each of `policies` equals `expected` within the
+/// tolerance (the interval must cover it without one).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Value {
+    pub metric: String,
+    pub policies: Vec<String>,
+    pub expected: Reference,
+    pub tolerance: Tolerance,
+    pub control: Option<Control>,
+}
+
+impl Value {
+    pub const KEYS: &[&str] = &[
+        "metric",
+        "policies",
+        "expected",
+        "tolerance",
+        "abs_tolerance",
+        "control",
+    ];
+}
+
+/// `stability`: each of `policies` is stable (or, `stable = false`, not) at
+/// every point read, by the majority of its replications.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Stability {
+    pub policies: Vec<String>,
+    pub stable: bool,
+}
+
+impl Stability {
+    pub const KEYS: &[&str] = &["policies", "stable"];
+}
+
+/// `bound`: `metric` of each of `policies` lies on `side` of `bound`,
+/// decided on the paired margin.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Bound {
+    pub metric: String,
+    pub policies: Vec<String>,
+    pub bound: Reference,
+    pub side: Side,
+    pub control: Option<Control>,
+}
+
+impl Bound {
+    pub const KEYS: &[&str] = &["metric", "policies", "bound", "side", "control"];
+}
+
+/// `trend`: `metric` of each of `policies` moves one way (`direction`) along
+/// the numeric sweep axis `along`: decided on the difference between each
+/// pair of neighbouring points (the other axes held fixed).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Trend {
+    pub metric: String,
+    pub policies: Vec<String>,
+    pub along: String,
+    pub direction: Direction,
+}
+
+impl Trend {
+    pub const KEYS: &[&str] = &["metric", "policies", "along", "direction"];
+}
+
+/// `limit`: `metric` of each of `policies` tends to `expected` as the sweep
+/// axis `along` goes `toward` 0 or infinity: judged on the `last` points
+/// nearest the limit, with the rate of approach reported.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Limit {
+    pub metric: String,
+    pub policies: Vec<String>,
+    pub along: String,
+    pub toward: Toward,
+    pub expected: Reference,
+    pub tolerance: Tolerance,
+    /// How many of the points nearest the limit are read (default 3).
+    pub last: u32,
+    /// The slowest approach counted as one, |gap| ∝ x^r (toward zero) or
+    /// x^−r (toward infinity). A gap outside the tolerance whose rate is
+    /// below it with confidence refutes the claim; without it only a gap
+    /// that grows refutes.
+    pub min_rate: Option<f64>,
+}
+
+impl Limit {
+    pub const KEYS: &[&str] = &[
+        "metric",
+        "policies",
+        "along",
+        "toward",
+        "expected",
+        "tolerance",
+        "abs_tolerance",
+        "last",
+        "min_rate",
+    ];
+
+    /// The points read nearest the limit unless `last` says.
+    pub const DEFAULT_LAST: u32 = 3;
+}
+
+/// A tolerance around a reference e: the claim holds within `absolute +
+/// relative × |e|` (as numpy's `isclose`); both 0 when not given, and then
+/// the interval must cover the reference. The absolute part is the only way
+/// to state a value whose reference is 0.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Tolerance {
+    /// `tolerance`: relative to the reference.
+    pub relative: f64,
+    /// `abs_tolerance`: in the metric's unit.
+    pub absolute: f64,
+}
+
+impl Tolerance {
+    /// The tolerance around the reference `e`.
+    pub fn around(&self, e: f64) -> f64 {
+        self.relative * e.abs() + self.absolute
+    }
+}
+
+/// The side of a bound: metric ≤ bound (`le`) or ≥ (`ge`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Side {
+    Le,
+    Ge,
+}
+
+/// How a trend moves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    Increasing,
+    Decreasing,
+}
+
+impl Direction {
+    pub fn word(self) -> &'static str {
+        match self {
+            Direction::Increasing => "increasing",
+            Direction::Decreasing => "decreasing",
+        }
+    }
+}
+
+/// Where a limit's axis goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Toward {
+    Zero,
+    Infinity,
+}
+
+/// A control variate (Lavenberg and Welch) of a value or bound claim:
+/// `control = { policy = "WR", mean = "wr_sum_q", beta = "one" }`. The
+/// policy labelled `policy` runs on the same random numbers as the claim's
+/// policies at each point (common random numbers), and the named reference
+/// `mean` is the exact mean of the claim's metric under it. The metric is
+/// then estimated as E\[Y\] + mean(X − Y) ([`Beta::One`], the default) or
+/// mean(X) − β̂(mean(Y) − E\[Y\]) with β̂ fitted by least squares
+/// ([`Beta::Fitted`]); the audit prints the direct estimate beside it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Control {
+    pub policy: String,
+    pub mean: String,
+    pub beta: Beta,
+}
+
+/// The coefficient of a control variate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Beta {
+    /// β = 1: E\[Y\] + mean(X − Y).
+    One,
+    /// β̂ by least squares.
+    Fitted,
+}
