@@ -44,6 +44,18 @@ impl Model {
             Model::Spn => &spn::metrics::REFERENCES,
         }
     }
+
+    /// Whether the named reference `name` is drawn per replication, on the
+    /// replication's own random numbers (the slotted model's pooled queue):
+    /// it is then already paired with the metric it is compared with.
+    pub fn per_replication(self, name: &str) -> bool {
+        let names: &[&str] = match self {
+            Model::Slotted => &slotted::metrics::PER_REPLICATION,
+            Model::Many => &many::metrics::PER_REPLICATION,
+            Model::Spn => &spn::metrics::PER_REPLICATION,
+        };
+        names.contains(&name)
+    }
 }
 
 /// What lb-core runs for a point. Untagged (see the module doc).

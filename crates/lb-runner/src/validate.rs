@@ -689,15 +689,18 @@ fn control(
     k: &ControlToml,
     labels: &[&str],
 ) -> Result<Control, ManifestError> {
-    if [&c.expected, &c.bound]
-        .iter()
-        .any(|r| **r == Some(Reference::Named("pooled".into())))
-    {
-        return Err(l.error(
-            &at("control"),
-            "the pooled reference is drawn per replication and is already paired with the \
-             metric: a control variate would drop that pairing; remove `control`",
-        ));
+    for r in [&c.expected, &c.bound] {
+        if let Some(Reference::Named(name)) = r
+            && l.model().per_replication(name)
+        {
+            return Err(l.error(
+                &at("control"),
+                format!(
+                    "the {name} reference is drawn per replication and is already paired with \
+                     the metric: a control variate would drop that pairing; remove `control`"
+                ),
+            ));
+        }
     }
     if !c.kind.keys().contains(&"control") {
         return Err(l.error(

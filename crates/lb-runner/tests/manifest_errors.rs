@@ -456,3 +456,21 @@ fn a_path_figure_takes_no_axis_or_metric() {
     );
     load_str(Path::new("exp/ok.toml"), &ok, Profile::Full).unwrap_or_else(|e| panic!("{e}"));
 }
+
+/// A reference drawn per replication (the slotted model's pooled queue) is
+/// already paired with the metric: a control variate on it is refused at
+/// `control`, and the same claim without one loads.
+#[test]
+fn a_control_variate_on_a_per_replication_reference_is_refused() {
+    let ok = format!("{GOOD}{POOLED_CLAIM}");
+    load_str(Path::new("exp/ok.toml"), &ok, Profile::Full).unwrap_or_else(|e| panic!("{e}"));
+    let t = format!("{ok}control = {{ policy = \"JSQ\", mean = \"wr_sum_q\" }}\n");
+    let e = err(&t);
+    check_last(
+        &e,
+        &t,
+        "{ policy = \"JSQ\"",
+        "claim[0].control",
+        "the pooled reference is drawn per replication",
+    );
+}

@@ -130,6 +130,9 @@ pub const REFERENCES: [&str; 6] = [
     "lambda",
 ];
 
+/// The references drawn per replication: none (each is one number per point).
+pub const PER_REPLICATION: [&str; 0] = [];
+
 /// The metrics each named reference defines (`s<i>`: every occupancy
 /// metric; `*`: any metric).
 pub const REFERENCE_METRICS: [(&str, &[&str]); 6] = [

@@ -90,6 +90,10 @@ pub const REFERENCES: [&str; 5] = [
     "pod_mean_field",
 ];
 
+/// The references drawn per replication, on its own arrivals and service:
+/// already paired with the metric.
+pub const PER_REPLICATION: [&str; 1] = ["pooled"];
+
 /// A metric that a replication's summary defines on its own.
 pub fn precision_value(name: &str, s: &RunSummary) -> Option<f64> {
     match name {
@@ -223,7 +227,7 @@ pub fn reference(
 /// numbers, is checked, not computed.
 pub fn reference_applies(name: &str, c: &SlottedConfig) -> Result<(), String> {
     match name {
-        "pooled" => Ok(()),
+        n if PER_REPLICATION.contains(&n) => Ok(()),
         _ => reference(
             name,
             "",

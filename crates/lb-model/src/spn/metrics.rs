@@ -55,6 +55,9 @@ pub const METRICS: [MetricInfo; 8] = [
 /// The named exact references.
 pub const REFERENCES: [&str; 2] = ["pooled_workload", "pooled_scaled"];
 
+/// The references drawn per replication: none (each is one number per point).
+pub const PER_REPLICATION: [&str; 0] = [];
+
 /// A metric that a replication's summary defines on its own.
 pub fn precision_value(name: &str, s: &SpnSummary) -> Option<f64> {
     match name {
