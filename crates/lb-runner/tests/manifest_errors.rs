@@ -474,3 +474,22 @@ fn a_control_variate_on_a_per_replication_reference_is_refused() {
         "the pooled reference is drawn per replication",
     );
 }
+
+/// Two manifests with one experiment name would overwrite each other's
+/// outputs: the one loader refuses the second, located at its name, for every
+/// command (lb run used to load without this check).
+#[test]
+fn two_manifests_with_one_name_are_refused_at_the_second() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a, b) = (dir.path().join("a.toml"), dir.path().join("b.toml"));
+    std::fs::write(&a, GOOD).unwrap();
+    std::fs::write(&b, GOOD).unwrap();
+    let e = lb_runner::load_all(&[a.clone(), b.clone()], Profile::Full).unwrap_err();
+    assert_eq!(e.file, b, "{e}");
+    assert_eq!(e.field, "experiment.name", "{e}");
+    assert_eq!((e.line, e.col), pos(GOOD, "\"t\""), "{e}");
+    assert!(e.message.contains("also the name of"), "{e}");
+    assert!(e.message.contains(&a.display().to_string()), "{e}");
+    // Each on its own loads.
+    assert_eq!(lb_runner::load_all(&[a], Profile::Full).unwrap().len(), 1);
+}
