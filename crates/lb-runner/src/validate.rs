@@ -457,30 +457,58 @@ fn claim(l: &Parsed, i: usize, c: &ClaimToml, before: &[Claim]) -> Result<Claim,
 }
 
 /// The check of a claim (or of a check of a `why`) at key path `at`, from
-/// its keys as written.
+/// its keys as written: the names and numbers it writes, whatever its kind,
+/// then its control variate, then no key of another kind, and last the
+/// check of its kind from the keys that kind needs.
 fn typed(l: &Parsed, at: &str, c: &CheckToml) -> Result<Check, ManifestError> {
     let (axes, labels, metrics) = names(l);
     let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
     let table = at;
     let at = |k: &str| format!("{table}.{k}");
-    let kind = c.kind;
-    // The names and numbers written, whatever the kind.
-    if let Some(m) = &c.metric {
-        one_of(l, &at("metric"), "metric", m, &metrics)?;
+    names_written(l, &at, c, &axes, &labels, &metrics)?;
+    numbers_written(l, &at, c)?;
+    let control = match &c.control {
+        Some(k) => Some(control(l, &at, c, k, &labels)?),
+        None => None,
+    };
+    no_keys_of_other_kinds(l, table, c.kind)?;
+    let k = Keys { l, at: &at, c };
+    match c.kind {
+        ClaimKind::Ordering => ordering(&k),
+        ClaimKind::Value => value(&k, control),
+        ClaimKind::Stability => stability(&k),
+        ClaimKind::Trend | ClaimKind::Limit => along_an_axis(&k, &axes),
+        ClaimKind::Bound => bound(&k, control),
     }
-    filter(l, &at("where"), &c.filter, &axes)?;
+}
+
+/// The names a check writes, whatever its kind: its metric, its `where`,
+/// its policies, `better` and `worse` (two different policies) and its
+/// named references must exist.
+fn names_written(
+    l: &Parsed,
+    at: &dyn Fn(&str) -> String,
+    c: &CheckToml,
+    axes: &[&str],
+    labels: &[&str],
+    metrics: &[&str],
+) -> R {
+    if let Some(m) = &c.metric {
+        one_of(l, &at("metric"), "metric", m, metrics)?;
+    }
+    filter(l, &at("where"), &c.filter, axes)?;
     for (j, p) in c.policies.iter().flatten().enumerate() {
         one_of(
             l,
             &format!("{}[{j}]", at("policies")),
             "policy label",
             p,
-            &labels,
+            labels,
         )?;
     }
     for (k, v) in [("better", &c.better), ("worse", &c.worse)] {
         if let Some(p) = v {
-            one_of(l, &at(k), "policy label", p, &labels)?;
+            one_of(l, &at(k), "policy label", p, labels)?;
         }
     }
     for (k, r) in [("expected", &c.expected), ("bound", &c.bound)] {
@@ -503,6 +531,12 @@ fn typed(l: &Parsed, at: &str, c: &CheckToml) -> Result<Check, ManifestError> {
             ),
         ));
     }
+    Ok(())
+}
+
+/// The numbers a check writes, whatever its kind: tolerances ≥ 0, a level
+/// in (0, 1), and no relative tolerance of an expected 0.
+fn numbers_written(l: &Parsed, at: &dyn Fn(&str) -> String, c: &CheckToml) -> R {
     if let Some(t) = c.tolerance
         && !(t >= 0.0 && t.is_finite())
     {
@@ -539,12 +573,13 @@ fn typed(l: &Parsed, at: &str, c: &CheckToml) -> Result<Check, ManifestError> {
              unit) instead",
         ));
     }
-    let control = match &c.control {
-        Some(k) => Some(control(l, &at, c, k, &labels)?),
-        None => None,
-    };
-    // Keys of another kind of claim are a mistake, not a no-op: the first
-    // as written is an error.
+    Ok(())
+}
+
+/// Keys of another kind of claim in the table at `table` are a mistake,
+/// not a no-op: the first as written is an error naming the kinds it
+/// belongs to and the keys of `kind`.
+fn no_keys_of_other_kinds(l: &Parsed, table: &str, kind: ClaimKind) -> R {
     let of_a_kind = |k: &str| ClaimKind::ALL.iter().any(|kind| kind.keys().contains(&k));
     for path in l.keys_of(table) {
         let key = path.rsplit('.').next().unwrap_or(path);
@@ -567,107 +602,150 @@ fn typed(l: &Parsed, at: &str, c: &CheckToml) -> Result<Check, ManifestError> {
             ),
         ));
     }
-    let need = |k: &str| l.error(&at(k), format!("{} claim needs `{k}`", kind.a()));
-    let metric = || c.metric.clone().ok_or_else(|| need("metric"));
-    let policies = || {
-        c.policies
+    Ok(())
+}
+
+/// The keys of a check as written (`c`, at key paths `at`), read for its
+/// kind: a key the kind needs and the check lacks is a located error.
+struct Keys<'a> {
+    l: &'a Parsed,
+    at: &'a dyn Fn(&str) -> String,
+    c: &'a CheckToml,
+}
+
+impl Keys<'_> {
+    /// The error of a missing key `k`.
+    fn need(&self, k: &str) -> ManifestError {
+        self.l.error(
+            &(self.at)(k),
+            format!("{} claim needs `{k}`", self.c.kind.a()),
+        )
+    }
+
+    /// `metric`.
+    fn metric(&self) -> Result<String, ManifestError> {
+        self.c.metric.clone().ok_or_else(|| self.need("metric"))
+    }
+
+    /// `policies`, at least one.
+    fn policies(&self) -> Result<Vec<String>, ManifestError> {
+        self.c
+            .policies
             .clone()
             .filter(|p| !p.is_empty())
-            .ok_or_else(|| need("policies"))
-    };
-    let tolerance = Tolerance {
-        relative: c.tolerance.unwrap_or(0.0),
-        absolute: c.abs_tolerance.unwrap_or(0.0),
-    };
-    Ok(match kind {
-        ClaimKind::Ordering => {
-            let metric = metric()?;
-            let better = c.better.clone().ok_or_else(|| need("better"))?;
-            let worse = c.worse.clone().ok_or_else(|| need("worse"))?;
-            Check::Ordering(Ordering {
-                metric,
-                better,
-                worse,
-            })
+            .ok_or_else(|| self.need("policies"))
+    }
+
+    /// `tolerance` and `abs_tolerance`, 0 when left out.
+    fn tolerance(&self) -> Tolerance {
+        Tolerance {
+            relative: self.c.tolerance.unwrap_or(0.0),
+            absolute: self.c.abs_tolerance.unwrap_or(0.0),
         }
-        ClaimKind::Value => {
-            let metric = metric()?;
-            let policies = policies()?;
-            let expected = c.expected.clone().ok_or_else(|| need("expected"))?;
-            Check::Value(Value {
-                metric,
-                policies,
-                expected,
-                tolerance,
-                control,
-            })
-        }
-        ClaimKind::Stability => {
-            let policies = policies()?;
-            let stable = c.stable.ok_or_else(|| need("stable"))?;
-            Check::Stability(Stability { policies, stable })
-        }
-        ClaimKind::Trend | ClaimKind::Limit => {
-            let metric = metric()?;
-            let policies = policies()?;
-            let along = c.along.clone().ok_or_else(|| need("along"))?;
-            one_of(l, &at("along"), "sweep axis", &along, &axes)?;
-            let values = l.manifest.axis_values(&along);
-            if values.len() < 2 || values.iter().any(|v| v.parse::<f64>().is_err()) {
-                return Err(l.error(
-                    &at("along"),
-                    format!(
-                        "a {} needs a numeric sweep axis with at least two values; \
-                         `{along}` has {}",
-                        kind.name(),
-                        values.join(", ")
-                    ),
-                ));
-            }
-            if kind == ClaimKind::Limit {
-                let (toward, expected, last) = limit(l, &at, c, &along, values.len())?;
-                Check::Limit(Limit {
-                    metric,
-                    policies,
-                    along,
-                    toward,
-                    expected,
-                    tolerance,
-                    last,
-                    min_rate: c.min_rate,
-                })
-            } else {
-                Check::Trend(Trend {
-                    metric,
-                    policies,
-                    along,
-                    direction: trend(l, &at, c)?,
-                })
-            }
-        }
-        ClaimKind::Bound => {
-            let metric = metric()?;
-            let policies = policies()?;
-            let bound = c.bound.clone().ok_or_else(|| need("bound"))?;
-            let side = match c.side.as_deref() {
-                Some("le") => Side::Le,
-                Some("ge") => Side::Ge,
-                _ => {
-                    return Err(l.error(
-                        &at("side"),
-                        "a bound claim needs side = \"le\" (metric ≤ bound) or \"ge\"",
-                    ));
-                }
-            };
-            Check::Bound(Bound {
-                metric,
-                policies,
-                bound,
-                side,
-                control,
-            })
-        }
+    }
+}
+
+/// An ordering claim: `metric`, the policy `better` and the one it beats,
+/// `worse`.
+fn ordering(k: &Keys) -> Result<Check, ManifestError> {
+    let metric = k.metric()?;
+    let better = k.c.better.clone().ok_or_else(|| k.need("better"))?;
+    let worse = k.c.worse.clone().ok_or_else(|| k.need("worse"))?;
+    Ok(Check::Ordering(Ordering {
+        metric,
+        better,
+        worse,
+    }))
+}
+
+/// A value claim: `metric` of `policies` against `expected`, within the
+/// tolerances, estimated with the `control` variate if it has one.
+fn value(k: &Keys, control: Option<Control>) -> Result<Check, ManifestError> {
+    let metric = k.metric()?;
+    let policies = k.policies()?;
+    let expected = k.c.expected.clone().ok_or_else(|| k.need("expected"))?;
+    Ok(Check::Value(Value {
+        metric,
+        policies,
+        expected,
+        tolerance: k.tolerance(),
+        control,
+    }))
+}
+
+/// A stability claim: `policies` and the verdict claimed, `stable`.
+fn stability(k: &Keys) -> Result<Check, ManifestError> {
+    let policies = k.policies()?;
+    let stable = k.c.stable.ok_or_else(|| k.need("stable"))?;
+    Ok(Check::Stability(Stability { policies, stable }))
+}
+
+/// A trend or limit claim: `metric` of `policies` along `along`, a numeric
+/// sweep axis (of `axes`) with at least two values; then the keys of its
+/// kind ([`trend`], [`limit`]).
+fn along_an_axis(k: &Keys, axes: &[&str]) -> Result<Check, ManifestError> {
+    let (l, at, kind) = (k.l, k.at, k.c.kind);
+    let metric = k.metric()?;
+    let policies = k.policies()?;
+    let along = k.c.along.clone().ok_or_else(|| k.need("along"))?;
+    one_of(l, &at("along"), "sweep axis", &along, axes)?;
+    let values = l.manifest.axis_values(&along);
+    if values.len() < 2 || values.iter().any(|v| v.parse::<f64>().is_err()) {
+        return Err(l.error(
+            &at("along"),
+            format!(
+                "a {} needs a numeric sweep axis with at least two values; \
+                 `{along}` has {}",
+                kind.name(),
+                values.join(", ")
+            ),
+        ));
+    }
+    Ok(if kind == ClaimKind::Limit {
+        let (toward, expected, last) = limit(l, at, k.c, &along, values.len())?;
+        Check::Limit(Limit {
+            metric,
+            policies,
+            along,
+            toward,
+            expected,
+            tolerance: k.tolerance(),
+            last,
+            min_rate: k.c.min_rate,
+        })
+    } else {
+        Check::Trend(Trend {
+            metric,
+            policies,
+            along,
+            direction: trend(l, at, k.c)?,
+        })
     })
+}
+
+/// A bound claim: `metric` of `policies` on the `side` ("le" or "ge") of
+/// `bound`, estimated with the `control` variate if it has one.
+fn bound(k: &Keys, control: Option<Control>) -> Result<Check, ManifestError> {
+    let metric = k.metric()?;
+    let policies = k.policies()?;
+    let bound = k.c.bound.clone().ok_or_else(|| k.need("bound"))?;
+    let side = match k.c.side.as_deref() {
+        Some("le") => Side::Le,
+        Some("ge") => Side::Ge,
+        _ => {
+            return Err(k.l.error(
+                &(k.at)("side"),
+                "a bound claim needs side = \"le\" (metric ≤ bound) or \"ge\"",
+            ));
+        }
+    };
+    Ok(Check::Bound(Bound {
+        metric,
+        policies,
+        bound,
+        side,
+        control,
+    }))
 }
 
 /// "a", "a and b", "a, b and c".

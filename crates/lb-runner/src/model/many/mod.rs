@@ -34,8 +34,8 @@ use crate::diag::{ManifestError, SpanIndex};
 use crate::experiment::ExperimentSpec;
 use crate::model::continuous::{QuickSpec, RunSpec};
 use crate::outputs::FigureToml;
-use crate::plan::{Plan, PlannedPoint, Target};
-use lb_core::many::{GraphSpec, ManyConfig, ManyPolicy, PodD};
+use crate::plan::{Plan, PlannedPoint, Replications, Target};
+use lb_core::many::{GraphSpec, ManyConfig, ManyPolicy, PodD, TimeRun};
 use lb_model::config::PointConfig;
 use lb_model::many::metrics;
 use lb_model::model::Model;
@@ -213,39 +213,48 @@ impl Manifest {
     }
 }
 
-/// The static checks of a many-server manifest.
+/// The static checks of a many-server manifest, section by section: N, the
+/// load, the buffer, the sweep axes, the policies, the run, and the named
+/// references of its claims and figures.
 pub fn validate(l: &SpanIndex, m: &Manifest, claims: &[Claim]) -> R {
-    let (s, sw) = (&m.system, &m.sweep);
-    // N: here or swept, not both.
+    servers(l, &m.system, &m.sweep)?;
+    load(l, &m.system, &m.sweep)?;
+    buffer(l, &m.system)?;
+    sweep(l, m)?;
+    policies(l, m)?;
+    run(l, m)?;
+    references(l, m, claims)
+}
+
+/// N: set in `[system]` or swept, not both, and in `[system]` at least 1 and
+/// within lb's limit (a swept N is checked with its axis).
+fn servers(l: &SpanIndex, s: &ManySystemSpec, sw: &ManySweepSpec) -> R {
     match (s.servers, &sw.servers) {
-        (Some(_), Some(_)) => {
-            return Err(l.error(
-                "sweep.servers",
-                "servers is set in [system] too: keep one of system.servers and sweep.servers",
-            ));
-        }
-        (None, None) => {
-            return Err(l.error(
-                "system.servers",
-                "required key `servers` is missing: set system.servers = N or sweep.servers = [N, …]",
-            ));
-        }
-        (Some(0), None) => {
-            return Err(l.error("system.servers", "N must be ≥ 1, got 0"));
-        }
-        (Some(n), None) if n > lb_model::limits::MAX_MANY_SERVERS => {
-            return Err(l.error(
-                "system.servers",
-                format!(
-                    "N = {n} is beyond lb's limit of {} (see \"Limits\" in \
-                     experiments/README.md)",
-                    lb_model::limits::MAX_MANY_SERVERS
-                ),
-            ));
-        }
-        _ => {}
+        (Some(_), Some(_)) => Err(l.error(
+            "sweep.servers",
+            "servers is set in [system] too: keep one of system.servers and sweep.servers",
+        )),
+        (None, None) => Err(l.error(
+            "system.servers",
+            "required key `servers` is missing: set system.servers = N or sweep.servers = [N, …]",
+        )),
+        (Some(0), None) => Err(l.error("system.servers", "N must be ≥ 1, got 0")),
+        (Some(n), None) if n > lb_model::limits::MAX_MANY_SERVERS => Err(l.error(
+            "system.servers",
+            format!(
+                "N = {n} is beyond lb's limit of {} (see \"Limits\" in \
+                 experiments/README.md)",
+                lb_model::limits::MAX_MANY_SERVERS
+            ),
+        )),
+        _ => Ok(()),
     }
-    // λ: exactly one of lambda, alpha, here or swept.
+}
+
+/// The load: exactly one of `lambda` and `alpha` (λ = 1 − N^(−α), Liu and
+/// Ying's sub-Halfin-Whitt regime), in `[system]` or swept; a `[system]`
+/// value in range (a swept one is checked with its axis).
+fn load(l: &SpanIndex, s: &ManySystemSpec, sw: &ManySweepSpec) -> R {
     let given: Vec<&str> = [
         ("system.lambda", s.lambda.is_some()),
         ("system.alpha", s.alpha.is_some()),
@@ -276,102 +285,138 @@ pub fn validate(l: &SpanIndex, m: &Manifest, claims: &[Claim]) -> R {
             ));
         }
     }
-    let unbounded = s.buffer.is_none();
-    let lambda_ok = |l: &SpanIndex, at: &str, x: f64| -> R {
-        if !(x.is_finite() && x > 0.0) || (unbounded && x >= 1.0) {
-            let need = if unbounded {
-                "0 < λ < 1 (an unbounded buffer needs λ < 1; set system.buffer to allow λ ≥ 1)"
-            } else {
-                "λ > 0"
-            };
-            return Err(l.error(at, format!("{need}, got {x}")));
-        }
-        Ok(())
-    };
-    let alpha_ok = |l: &SpanIndex, at: &str, x: f64| -> R {
-        if !(x.is_finite() && x > 0.0) {
-            return Err(l.error(
-                at,
-                format!("α must be a number > 0 (λ = 1 − N^(−α)), got {x}"),
-            ));
-        }
-        Ok(())
-    };
     if let Some(x) = s.lambda {
-        lambda_ok(l, "system.lambda", x)?;
+        lambda_value(l, "system.lambda", x, s.buffer.is_none())?;
     }
     if let Some(x) = s.alpha {
-        alpha_ok(l, "system.alpha", x)?;
+        alpha_value(l, "system.alpha", x)?;
     }
+    Ok(())
+}
+
+/// A value of λ at key `at`: a number > 0, and below 1 when the buffer is
+/// `unbounded`.
+fn lambda_value(l: &SpanIndex, at: &str, x: f64, unbounded: bool) -> R {
+    if !(x.is_finite() && x > 0.0) || (unbounded && x >= 1.0) {
+        let need = if unbounded {
+            "0 < λ < 1 (an unbounded buffer needs λ < 1; set system.buffer to allow λ ≥ 1)"
+        } else {
+            "λ > 0"
+        };
+        return Err(l.error(at, format!("{need}, got {x}")));
+    }
+    Ok(())
+}
+
+/// A value of α (λ = 1 − N^(−α)) at key `at`: a number > 0.
+fn alpha_value(l: &SpanIndex, at: &str, x: f64) -> R {
+    if !(x.is_finite() && x > 0.0) {
+        return Err(l.error(
+            at,
+            format!("α must be a number > 0 (λ = 1 − N^(−α)), got {x}"),
+        ));
+    }
+    Ok(())
+}
+
+/// b: at least 1 job per server when given (left out, it is unbounded).
+fn buffer(l: &SpanIndex, s: &ManySystemSpec) -> R {
     if s.buffer == Some(0) {
         return Err(l.error(
             "system.buffer",
             "b must be ≥ 1 (or left out for an unbounded buffer)",
         ));
     }
-    // Sweep axes: non-empty, distinct, in range.
-    fn distinct<T: PartialEq + Copy>(
-        l: &SpanIndex,
-        at: &str,
-        v: &[T],
-        check: impl Fn(&SpanIndex, &str, T) -> R,
-    ) -> R {
-        if v.is_empty() {
-            return Err(l.error(at, "a sweep axis needs at least one value"));
-        }
-        for (i, x) in v.iter().enumerate() {
-            check(l, &format!("{at}[{i}]"), *x)?;
-            if v[..i].contains(x) {
-                return Err(l.error(
-                    &format!("{at}[{i}]"),
-                    "repeats an earlier value of the axis",
-                ));
-            }
-        }
-        Ok(())
-    }
+    Ok(())
+}
+
+/// `[sweep]`: each axis set is non-empty, without repeats, and its values
+/// in range; `sweep.d` needs a Pod policy that takes it.
+fn sweep(l: &SpanIndex, m: &Manifest) -> R {
+    let sw = &m.sweep;
+    let unbounded = m.system.buffer.is_none();
     if let Some(v) = &sw.servers {
-        distinct(l, "sweep.servers", v, |l, at, n| {
-            if n == 0 || n > lb_model::limits::MAX_MANY_SERVERS {
-                Err(l.error(
-                    at,
-                    format!(
-                        "N must lie in 1..={} (lb's limit; see \"Limits\" in \
-                         experiments/README.md), got {n}",
-                        lb_model::limits::MAX_MANY_SERVERS
-                    ),
-                ))
-            } else {
-                Ok(())
-            }
-        })?;
+        distinct(l, "sweep.servers", v, swept_servers)?;
     }
     if let Some(v) = &sw.alpha {
-        distinct(l, "sweep.alpha", v, alpha_ok)?;
+        distinct(l, "sweep.alpha", v, alpha_value)?;
     }
     if let Some(v) = &sw.lambda {
-        distinct(l, "sweep.lambda", v, lambda_ok)?;
+        distinct(l, "sweep.lambda", v, |l, at, x| {
+            lambda_value(l, at, x, unbounded)
+        })?;
     }
     if let Some(v) = &sw.d {
-        distinct(l, "sweep.d", v, |l, at, d| {
-            if d == 0 {
-                Err(l.error(at, "Power-of-d's d must be ≥ 1, got 0"))
-            } else {
-                Ok(())
-            }
-        })?;
-        let takes = |p: &ManyPolicySpec| {
-            p.spec.trim().eq_ignore_ascii_case("pod") && p.d.is_none() && p.alpha.is_none()
-        };
-        if !m.policies.iter().any(takes) {
+        sweep_d(l, m, v)?;
+    }
+    Ok(())
+}
+
+/// A sweep axis at key `at`: at least one value, each passing `check` and
+/// none repeating an earlier one.
+fn distinct<T: PartialEq + Copy>(
+    l: &SpanIndex,
+    at: &str,
+    v: &[T],
+    check: impl Fn(&SpanIndex, &str, T) -> R,
+) -> R {
+    if v.is_empty() {
+        return Err(l.error(at, "a sweep axis needs at least one value"));
+    }
+    for (i, x) in v.iter().enumerate() {
+        check(l, &format!("{at}[{i}]"), *x)?;
+        if v[..i].contains(x) {
             return Err(l.error(
-                "sweep.d",
-                "sweep.d applies to Pod policies that set neither `d` nor `alpha`, and no \
-                 policy here is one: add such a Pod or drop the axis",
+                &format!("{at}[{i}]"),
+                "repeats an earlier value of the axis",
             ));
         }
     }
-    // Policies.
+    Ok(())
+}
+
+/// A value of `sweep.servers` at key `at`: N in 1..=lb's limit.
+fn swept_servers(l: &SpanIndex, at: &str, n: u64) -> R {
+    if n == 0 || n > lb_model::limits::MAX_MANY_SERVERS {
+        Err(l.error(
+            at,
+            format!(
+                "N must lie in 1..={} (lb's limit; see \"Limits\" in \
+                 experiments/README.md), got {n}",
+                lb_model::limits::MAX_MANY_SERVERS
+            ),
+        ))
+    } else {
+        Ok(())
+    }
+}
+
+/// `sweep.d` (values `v`): each d ≥ 1, and some Pod policy that sets neither
+/// `d` nor `alpha` to take it.
+fn sweep_d(l: &SpanIndex, m: &Manifest, v: &[u64]) -> R {
+    distinct(l, "sweep.d", v, |l, at, d| {
+        if d == 0 {
+            Err(l.error(at, "Power-of-d's d must be ≥ 1, got 0"))
+        } else {
+            Ok(())
+        }
+    })?;
+    let takes = |p: &ManyPolicySpec| {
+        p.spec.trim().eq_ignore_ascii_case("pod") && p.d.is_none() && p.alpha.is_none()
+    };
+    if !m.policies.iter().any(takes) {
+        return Err(l.error(
+            "sweep.d",
+            "sweep.d applies to Pod policies that set neither `d` nor `alpha`, and no \
+             policy here is one: add such a Pod or drop the axis",
+        ));
+    }
+    Ok(())
+}
+
+/// `[[policy]]`: at least one; each a known policy with a label of its own,
+/// Pod's keys on Pod only and Graph's on Graph only.
+fn policies(l: &SpanIndex, m: &Manifest) -> R {
     if m.policies.is_empty() {
         return Err(l.error("policy", "at least one [[policy]] is needed"));
     }
@@ -388,80 +433,100 @@ pub fn validate(l: &SpanIndex, m: &Manifest, claims: &[Claim]) -> R {
             ));
         }
         if name != "pod" {
-            for (k, set) in [("d", p.d.is_some()), ("alpha", p.alpha.is_some())] {
-                if set {
-                    return Err(l.error(
-                        &at(k),
-                        format!("`{k}` belongs to Pod only, not to {}", p.spec.trim()),
-                    ));
-                }
-            }
+            no_pod_keys(l, i, p)?;
         } else {
-            if p.d.is_some() && p.alpha.is_some() {
-                return Err(l.error(
-                    &at("alpha"),
-                    "Pod takes `d` (fixed) or `alpha` (d = ⌈N^α ln N⌉), not both",
-                ));
-            }
-            if p.d == Some(0) {
-                return Err(l.error(&at("d"), "d must be ≥ 1"));
-            }
-            if let Some(PodAlpha::Number(a)) = p.alpha
-                && !(a.is_finite() && a > 0.0)
-            {
-                return Err(l.error(&at("alpha"), format!("α must be a number > 0, got {a}")));
-            }
-            if let Some(PodAlpha::Word(w)) = &p.alpha
-                && w != "load"
-            {
-                return Err(l.error(
-                    &at("alpha"),
-                    format!(
-                        "α must be a number > 0, or \"load\" for the α of λ = 1 − N^(−α); got \"{w}\""
-                    ),
-                ));
-            }
-            if matches!(p.alpha, Some(PodAlpha::Word(_))) && s.alpha.is_none() && sw.alpha.is_none()
-            {
-                return Err(l.error(
-                    &at("alpha"),
-                    "alpha = \"load\" takes the α of λ = 1 − N^(−α), and the load here is not \
-                     given by α: set system.alpha or sweep.alpha, or give Pod a number",
-                ));
-            }
+            pod_keys(l, m, i, p)?;
         }
-        match (name == "graph", &p.graph) {
-            (true, None) => {
-                return Err(l.error(
-                    &at("graph"),
-                    format!(
-                        "Graph needs `graph`: one of {} (erdos_renyi and random_regular as \
-                         {{ kind = …, mean_degree = … }} / {{ kind = …, degree = … }})",
-                        GRAPH_KINDS.join(", ")
-                    ),
-                ));
-            }
-            (false, Some(_)) => {
-                return Err(l.error(
-                    &at("graph"),
-                    format!("`graph` belongs to Graph only, not to {}", p.spec.trim()),
-                ));
-            }
-            (true, Some(g)) => {
-                graph_spec(l, &at("graph"), g, None)?;
-            }
-            _ => {}
+        graph_key(l, i, p, name == "graph")?;
+    }
+    Ok(())
+}
+
+/// Policy `i`, not a Pod: it sets neither `d` nor `alpha`.
+fn no_pod_keys(l: &SpanIndex, i: usize, p: &ManyPolicySpec) -> R {
+    for (k, set) in [("d", p.d.is_some()), ("alpha", p.alpha.is_some())] {
+        if set {
+            return Err(l.error(
+                &format!("policy[{i}].{k}"),
+                format!("`{k}` belongs to Pod only, not to {}", p.spec.trim()),
+            ));
         }
     }
-    // Run.
+    Ok(())
+}
+
+/// Pod's d, policy `i`: a fixed `d` ≥ 1 or d = ⌈N^α ln N⌉ with `alpha` a
+/// number > 0 or "load" (the α of the point's λ = 1 − N^(−α), as in Liu and
+/// Ying, which the load must then be given by), not both.
+fn pod_keys(l: &SpanIndex, m: &Manifest, i: usize, p: &ManyPolicySpec) -> R {
+    let at = |k: &str| format!("policy[{i}].{k}");
+    if p.d.is_some() && p.alpha.is_some() {
+        return Err(l.error(
+            &at("alpha"),
+            "Pod takes `d` (fixed) or `alpha` (d = ⌈N^α ln N⌉), not both",
+        ));
+    }
+    if p.d == Some(0) {
+        return Err(l.error(&at("d"), "d must be ≥ 1"));
+    }
+    if let Some(PodAlpha::Number(a)) = p.alpha
+        && !(a.is_finite() && a > 0.0)
+    {
+        return Err(l.error(&at("alpha"), format!("α must be a number > 0, got {a}")));
+    }
+    if let Some(PodAlpha::Word(w)) = &p.alpha
+        && w != "load"
+    {
+        return Err(l.error(
+            &at("alpha"),
+            format!("α must be a number > 0, or \"load\" for the α of λ = 1 − N^(−α); got \"{w}\""),
+        ));
+    }
+    if matches!(p.alpha, Some(PodAlpha::Word(_)))
+        && m.system.alpha.is_none()
+        && m.sweep.alpha.is_none()
+    {
+        return Err(l.error(
+            &at("alpha"),
+            "alpha = \"load\" takes the α of λ = 1 − N^(−α), and the load here is not \
+             given by α: set system.alpha or sweep.alpha, or give Pod a number",
+        ));
+    }
+    Ok(())
+}
+
+/// The `graph` of policy `i`: required of Graph (`is_graph`) and a valid
+/// graph there (checked at no N yet), and on no other policy.
+fn graph_key(l: &SpanIndex, i: usize, p: &ManyPolicySpec, is_graph: bool) -> R {
+    let at = format!("policy[{i}].graph");
+    match (is_graph, &p.graph) {
+        (true, None) => Err(l.error(
+            &at,
+            format!(
+                "Graph needs `graph`: one of {} (erdos_renyi and random_regular as \
+                 {{ kind = …, mean_degree = … }} / {{ kind = …, degree = … }})",
+                GRAPH_KINDS.join(", ")
+            ),
+        )),
+        (false, Some(_)) => Err(l.error(
+            &at,
+            format!("`graph` belongs to Graph only, not to {}", p.spec.trim()),
+        )),
+        (true, Some(g)) => graph_spec(l, &at, g, None).map(|_| ()),
+        _ => Ok(()),
+    }
+}
+
+/// `[run]` and `[quick]`: the continuous-time models' checks, and no
+/// `path_points` (a network's key).
+fn run(l: &SpanIndex, m: &Manifest) -> R {
     if m.run.path_points.is_some() {
         return Err(l.error(
             "run.path_points",
             "`path_points` belongs to the network model (model = \"spn\")",
         ));
     }
-    crate::model::continuous::validate(l, m, &m.run, &m.quick)?;
-    references(l, m, claims)
+    crate::model::continuous::validate(l, m, &m.run, &m.quick)
 }
 
 /// Each named reference of a claim (its `why` checks included) or figure
@@ -627,25 +692,12 @@ fn graph_spec(
     })
 }
 
-/// Expands a validated many-server manifest into its points.
+/// Expands a validated many-server manifest into its points: every
+/// combination of the sweep's values (the last axis varying fastest), and at
+/// each every policy.
 pub fn expand(l: &SpanIndex, m: &Manifest, profile: Profile) -> Result<Plan, ManifestError> {
-    let r = &m.run;
     let axes = m.sweep.present();
-    let values = |a: &str| -> Vec<f64> {
-        match a {
-            "servers" => m
-                .sweep
-                .servers
-                .iter()
-                .flatten()
-                .map(|&n| n as f64)
-                .collect(),
-            "alpha" => m.sweep.alpha.clone().unwrap_or_default(),
-            "d" => m.sweep.d.iter().flatten().map(|&d| d as f64).collect(),
-            _ => m.sweep.lambda.clone().unwrap_or_default(),
-        }
-    };
-    let lists: Vec<Vec<f64>> = axes.iter().map(|a| values(a)).collect();
+    let lists: Vec<Vec<f64>> = axes.iter().map(|a| sweep_values(m, a)).collect();
     let mut plan = Plan {
         file: l.file().to_path_buf(),
         name: m.experiment.name.clone(),
@@ -661,7 +713,52 @@ pub fn expand(l: &SpanIndex, m: &Manifest, profile: Profile) -> Result<Plan, Man
             combo[j] = vals[c % vals.len()];
             c /= vals.len();
         }
-        let get = |a: &str| axes.iter().position(|x| *x == a).map(|j| combo[j]);
+        let at = Combination::new(m, profile, &axes, combo);
+        for i in 0..m.policies.len() {
+            plan.points.push(point(l, m, profile, &at, i)?);
+        }
+    }
+    Ok(plan)
+}
+
+/// The values of sweep axis `a` as numbers.
+fn sweep_values(m: &Manifest, a: &str) -> Vec<f64> {
+    match a {
+        "servers" => m
+            .sweep
+            .servers
+            .iter()
+            .flatten()
+            .map(|&n| n as f64)
+            .collect(),
+        "alpha" => m.sweep.alpha.clone().unwrap_or_default(),
+        "d" => m.sweep.d.iter().flatten().map(|&d| d as f64).collect(),
+        _ => m.sweep.lambda.clone().unwrap_or_default(),
+    }
+}
+
+/// One combination of the sweep axes' values, with what the points of every
+/// policy at it share: the run length (which may follow an axis), N and λ,
+/// and the keys that set them (for errors).
+struct Combination<'a> {
+    axes: &'a [&'static str],
+    values: Vec<f64>,
+    /// The values as the plan shows them.
+    shown: Vec<String>,
+    run: TimeRun,
+    replications: Replications,
+    horizon_at: &'static str,
+    servers: usize,
+    /// The α of λ = 1 − N^(−α), when the load is given by α.
+    load_alpha: Option<f64>,
+    lambda: f64,
+    load_at: &'static str,
+}
+
+impl<'a> Combination<'a> {
+    /// The combination `values` of `axes`, resolved for `profile`.
+    fn new(m: &Manifest, profile: Profile, axes: &'a [&'static str], values: Vec<f64>) -> Self {
+        let get = |a: &str| axes.iter().position(|x| *x == a).map(|j| values[j]);
         // A run length may follow a sweep axis.
         let (run, replications, horizon_at) =
             crate::model::continuous::resolve(&m.run, &m.quick, profile, &get);
@@ -679,111 +776,189 @@ pub fn expand(l: &SpanIndex, m: &Manifest, profile: Profile) -> Result<Plan, Man
                 "system.alpha",
             ),
         };
-        let shown: Vec<String> = combo
+        let shown = values
             .iter()
             .map(|x| lb_model::canonical::number_to_string(*x))
             .collect();
-        for (i, p) in m.policies.iter().enumerate() {
-            let at = |k: &str| format!("policy[{i}].{k}");
-            let policy = match p.spec.trim().to_ascii_lowercase().as_str() {
-                "jsq" => ManyPolicy::Jsq,
-                "jiq" => ManyPolicy::Jiq,
-                "i1f" => ManyPolicy::I1f,
-                "random" => ManyPolicy::Random,
-                "pod" => ManyPolicy::Pod {
-                    d: match (&p.alpha, p.d, get("d")) {
-                        (Some(PodAlpha::Number(alpha)), _, _) => PodD::Scaled { alpha: *alpha },
-                        (Some(PodAlpha::Word(_)), _, _) => PodD::Scaled {
-                            alpha: load_alpha.expect("validated"),
-                        },
-                        (None, Some(d), _) => PodD::Fixed { d: d as usize },
-                        (None, None, Some(d)) => PodD::Fixed { d: d as usize },
-                        (None, None, None) => PodD::Fixed { d: 2 },
-                    },
-                },
-                _ => ManyPolicy::Graph {
-                    graph: graph_spec(
-                        l,
-                        &at("graph"),
-                        p.graph.as_ref().expect("validated"),
-                        Some(servers),
-                    )?,
-                },
-            };
-            let config = ManyConfig {
-                servers,
-                lambda,
-                buffer: m.system.buffer,
-                policy,
-                run,
-            };
-            if let ManyPolicy::Pod {
-                d: PodD::Scaled { alpha },
-            } = policy
-            {
-                let d = (servers as f64).powf(alpha) * (servers as f64).ln();
-                if d.ceil() > servers as f64 {
-                    return Err(l.error(
-                        &at("alpha"),
-                        format!(
-                            "d = ⌈N^α ln N⌉ = {} exceeds N = {servers} at α = {alpha}: choose a \
-                             smaller α (d is never silently capped at N)",
-                            d.ceil()
-                        ),
-                    ));
-                }
-            }
-            let events = run.horizon * (1.0 + lambda) * servers as f64;
-            if events > lb_model::limits::MAX_EVENTS {
-                return Err(l.error(
-                    horizon_at,
-                    format!(
-                        "a replication at N = {servers}, λ = {lambda} would take {events:e} \
-                         events, beyond lb's limit of {:e} (see \"Limits\" in \
-                         experiments/README.md)",
-                        lb_model::limits::MAX_EVENTS
-                    ),
-                ));
-            }
-            if let Err(e) = config.validate() {
-                let swept_d = p.alpha.is_none() && p.d.is_none() && get("d").is_some();
-                let path = if e.starts_with("Pod") && swept_d {
-                    let d = get("d").expect("swept");
-                    let j = m.sweep.d.iter().flatten().position(|&x| x as f64 == d);
-                    format!("sweep.d[{}]", j.expect("a value of the axis"))
-                } else if e.starts_with("Pod") {
-                    at(if p.alpha.is_some() { "alpha" } else { "d" })
-                } else if e.starts_with("run") {
-                    horizon_at.to_string()
-                } else if e.starts_with("lambda") {
-                    load_at.to_string()
-                } else if matches!(policy, ManyPolicy::Graph { .. }) {
-                    at("graph")
-                } else if get("servers").is_some() {
-                    "sweep.servers".to_string()
-                } else {
-                    "system.servers".to_string()
-                };
-                return Err(l.error(
-                    &path,
-                    format!("at N = {servers}, λ = {lambda} ({}): {e}", m.label(i)),
-                ));
-            }
-            plan.points.push(PlannedPoint {
-                label: m.label(i),
-                axes: shown.clone(),
-                replications: replications.clone(),
-                target: Target::Fixed(Point {
-                    model: Model::Many,
-                    model_version: Model::Many.version(),
-                    profile,
-                    seed: r.seed,
-                    config: PointConfig::Many(config),
-                }),
-            });
+        Combination {
+            axes,
+            values,
+            shown,
+            run,
+            replications,
+            horizon_at,
+            servers,
+            load_alpha,
+            lambda,
+            load_at,
         }
     }
-    Ok(plan)
+
+    /// The value of sweep axis `a`, if the manifest sweeps it.
+    fn get(&self, a: &str) -> Option<f64> {
+        self.axes
+            .iter()
+            .position(|x| *x == a)
+            .map(|j| self.values[j])
+    }
+}
+
+/// The point of policy `i` at combination `at`, checked: a scaled Pod's d at
+/// most N, a replication's events within lb's limit, and the configuration's
+/// own checks, located at the key that set the value at fault.
+fn point(
+    l: &SpanIndex,
+    m: &Manifest,
+    profile: Profile,
+    at: &Combination,
+    i: usize,
+) -> Result<PlannedPoint, ManifestError> {
+    let policy = policy(l, m, at, i)?;
+    let config = ManyConfig {
+        servers: at.servers,
+        lambda: at.lambda,
+        buffer: m.system.buffer,
+        policy,
+        run: at.run,
+    };
+    scaled_d_within_n(l, at, i, policy)?;
+    events_within_limit(l, at)?;
+    if let Err(e) = config.validate() {
+        return Err(l.error(
+            &config_error_path(m, at, i, policy, &e),
+            format!(
+                "at N = {}, λ = {} ({}): {e}",
+                at.servers,
+                at.lambda,
+                m.label(i)
+            ),
+        ));
+    }
+    Ok(PlannedPoint {
+        label: m.label(i),
+        axes: at.shown.clone(),
+        replications: at.replications.clone(),
+        target: Target::Fixed(Point {
+            model: Model::Many,
+            model_version: Model::Many.version(),
+            profile,
+            seed: m.run.seed,
+            config: PointConfig::Many(config),
+        }),
+    })
+}
+
+/// The policy of `[[policy]]` `i` at combination `at`: Pod's d fixed (its
+/// own `d`, else the swept d, else 2) or scaled, d = ⌈N^α ln N⌉ (its own α,
+/// or the load's); Graph's graph drawn for the combination's N.
+fn policy(
+    l: &SpanIndex,
+    m: &Manifest,
+    at: &Combination,
+    i: usize,
+) -> Result<ManyPolicy, ManifestError> {
+    let p = &m.policies[i];
+    Ok(match p.spec.trim().to_ascii_lowercase().as_str() {
+        "jsq" => ManyPolicy::Jsq,
+        "jiq" => ManyPolicy::Jiq,
+        "i1f" => ManyPolicy::I1f,
+        "random" => ManyPolicy::Random,
+        "pod" => ManyPolicy::Pod {
+            d: match (&p.alpha, p.d, at.get("d")) {
+                (Some(PodAlpha::Number(alpha)), _, _) => PodD::Scaled { alpha: *alpha },
+                (Some(PodAlpha::Word(_)), _, _) => PodD::Scaled {
+                    alpha: at.load_alpha.expect("validated"),
+                },
+                (None, Some(d), _) => PodD::Fixed { d: d as usize },
+                (None, None, Some(d)) => PodD::Fixed { d: d as usize },
+                (None, None, None) => PodD::Fixed { d: 2 },
+            },
+        },
+        _ => ManyPolicy::Graph {
+            graph: graph_spec(
+                l,
+                &format!("policy[{i}].graph"),
+                p.graph.as_ref().expect("validated"),
+                Some(at.servers),
+            )?,
+        },
+    })
+}
+
+/// A scaled Pod (policy `i`): d = ⌈N^α ln N⌉ at most N, never silently
+/// capped.
+fn scaled_d_within_n(l: &SpanIndex, at: &Combination, i: usize, policy: ManyPolicy) -> R {
+    if let ManyPolicy::Pod {
+        d: PodD::Scaled { alpha },
+    } = policy
+    {
+        let servers = at.servers;
+        let d = (servers as f64).powf(alpha) * (servers as f64).ln();
+        if d.ceil() > servers as f64 {
+            return Err(l.error(
+                &format!("policy[{i}].alpha"),
+                format!(
+                    "d = ⌈N^α ln N⌉ = {} exceeds N = {servers} at α = {alpha}: choose a \
+                     smaller α (d is never silently capped at N)",
+                    d.ceil()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The events of one replication at `at` (the uniformised chain's
+/// (1 + λ)N a unit of time) within lb's limit.
+fn events_within_limit(l: &SpanIndex, at: &Combination) -> R {
+    let (servers, lambda) = (at.servers, at.lambda);
+    let events = at.run.horizon * (1.0 + lambda) * servers as f64;
+    if events > lb_model::limits::MAX_EVENTS {
+        return Err(l.error(
+            at.horizon_at,
+            format!(
+                "a replication at N = {servers}, λ = {lambda} would take {events:e} \
+                 events, beyond lb's limit of {:e} (see \"Limits\" in \
+                 experiments/README.md)",
+                lb_model::limits::MAX_EVENTS
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The key that set what the configuration's own check `e` of policy `i`
+/// at `at` rejects: Pod's d (swept, or the policy's own), the horizon, the
+/// load, the graph, or N.
+fn config_error_path(
+    m: &Manifest,
+    at: &Combination,
+    i: usize,
+    policy: ManyPolicy,
+    e: &str,
+) -> String {
+    let p = &m.policies[i];
+    let swept_d = p.alpha.is_none() && p.d.is_none() && at.get("d").is_some();
+    if e.starts_with("Pod") && swept_d {
+        let d = at.get("d").expect("swept");
+        let j = m.sweep.d.iter().flatten().position(|&x| x as f64 == d);
+        format!("sweep.d[{}]", j.expect("a value of the axis"))
+    } else if e.starts_with("Pod") {
+        format!(
+            "policy[{i}].{}",
+            if p.alpha.is_some() { "alpha" } else { "d" }
+        )
+    } else if e.starts_with("run") {
+        at.horizon_at.to_string()
+    } else if e.starts_with("lambda") {
+        at.load_at.to_string()
+    } else if matches!(policy, ManyPolicy::Graph { .. }) {
+        format!("policy[{i}].graph")
+    } else if at.get("servers").is_some() {
+        "sweep.servers".to_string()
+    } else {
+        "system.servers".to_string()
+    }
 }
 
 impl crate::model::sweep::Sweep for Manifest {

@@ -323,170 +323,237 @@ pub fn validate(l: &SpanIndex, m: &Manifest) -> Result<(), ManifestError> {
     let sweep = m.sweep.present();
     let ids: Vec<&str> = m.claims.iter().map(|c| c.id.as_str()).collect();
     for (i, r) in m.robustness.iter().enumerate() {
-        let at = |k: &str| format!("robustness[{i}].{k}");
-        let ok_name = !r.name.is_empty()
-            && r.name
-                .chars()
-                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_');
-        if !ok_name {
+        map_name(l, i, r, &mut names)?;
+        map_claims(l, i, r, &ids)?;
+        let settings = r.settings();
+        map_settings(l, m, i, &settings, &sweep)?;
+        map_policies(l, m, i, r)?;
+        map_values(l, m, i, r, &settings)?;
+    }
+    Ok(())
+}
+
+/// The key path of key `k` of map `i`.
+fn map_key(i: usize, k: &str) -> String {
+    format!("robustness[{i}].{k}")
+}
+
+/// Map `i`'s `name`: lower-case letters, digits, '-' and '_' (it names the
+/// map's figure), and not one of the `names` of the maps before it.
+fn map_name<'a>(
+    l: &SpanIndex,
+    i: usize,
+    r: &'a RobustnessToml,
+    names: &mut BTreeSet<&'a str>,
+) -> Result<(), ManifestError> {
+    let ok_name = !r.name.is_empty()
+        && r.name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_');
+    if !ok_name {
+        return Err(l.error(
+            &map_key(i, "name"),
+            format!(
+                "\"{}\" is not a name: lower-case letters, digits, '-' and '_' (it names \
+                 the map's figure)",
+                r.name
+            ),
+        ));
+    }
+    if !names.insert(r.name.as_str()) {
+        return Err(l.error(
+            &map_key(i, "name"),
+            format!(
+                "\"{}\" names another robustness map: names must be unique",
+                r.name
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// Map `i`'s `claims`: at least one, each the id of a claim of the manifest
+/// (`ids`), none listed twice.
+fn map_claims(
+    l: &SpanIndex,
+    i: usize,
+    r: &RobustnessToml,
+    ids: &[&str],
+) -> Result<(), ManifestError> {
+    if r.claims.is_empty() {
+        return Err(l.error(
+            &map_key(i, "claims"),
+            format!(
+                "a map needs at least one claim id; the manifest's claims: {}",
+                list(ids)
+            ),
+        ));
+    }
+    for (j, id) in r.claims.iter().enumerate() {
+        if !ids.contains(&id.as_str()) {
+            let hint = did_you_mean(id, ids)
+                .map(|s| format!("did you mean \"{s}\"? "))
+                .unwrap_or_default();
             return Err(l.error(
-                &at("name"),
+                &format!("robustness[{i}].claims[{j}]"),
                 format!(
-                    "\"{}\" is not a name: lower-case letters, digits, '-' and '_' (it names \
-                     the map's figure)",
-                    r.name
+                    "no claim has the id \"{id}\"; {hint}the manifest's claims: {}",
+                    list(ids)
                 ),
             ));
         }
-        if !names.insert(r.name.as_str()) {
+        if r.claims[..j].contains(id) {
             return Err(l.error(
-                &at("name"),
+                &format!("robustness[{i}].claims[{j}]"),
+                format!("claim \"{id}\" is listed twice"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The `settings` map `i` varies: at least one; none a `sweep` axis of the
+/// manifest; each with at least one value, none listed twice; and no
+/// `granularity` where a policy sets its own.
+fn map_settings(
+    l: &SpanIndex,
+    m: &Manifest,
+    i: usize,
+    settings: &[(&'static str, Vec<Value>)],
+    sweep: &[&str],
+) -> Result<(), ManifestError> {
+    if settings.is_empty() {
+        return Err(l.error(
+            &format!("robustness[{i}]"),
+            format!(
+                "a map varies at least one setting; allowed: {}",
+                SETTINGS.join(", ")
+            ),
+        ));
+    }
+    for (name, values) in settings {
+        if sweep.contains(name) {
+            return Err(l.error(
+                &map_key(i, name),
                 format!(
-                    "\"{}\" names another robustness map: names must be unique",
-                    r.name
+                    "{name} is a sweep axis of this manifest: its values are points \
+                     already, and a claim's `where` picks them; vary a setting the \
+                     manifest fixes ({})",
+                    SETTINGS
+                        .iter()
+                        .filter(|s| !sweep.contains(s))
+                        .copied()
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
             ));
         }
-        if r.claims.is_empty() {
+        if values.is_empty() {
+            return Err(l.error(&map_key(i, name), "an empty list: give the values to try"));
+        }
+        // A policy's own granularity wins over the system's: varying the
+        // system's would leave it unchanged, and the map would say
+        // granularity decides nothing.
+        if *name == "granularity"
+            && let Some(k) = m.policies.iter().position(|p| p.granularity.is_some())
+        {
             return Err(l.error(
-                &at("claims"),
+                &map_key(i, name),
                 format!(
-                    "a map needs at least one claim id; the manifest's claims: {}",
-                    list(&ids)
+                    "policy[{k}] sets its own granularity, which the map's granularity \
+                     would not change; remove one of the two"
                 ),
             ));
         }
-        for (j, id) in r.claims.iter().enumerate() {
-            if !ids.contains(&id.as_str()) {
-                let hint = did_you_mean(id, &ids)
+        for (j, v) in values.iter().enumerate() {
+            if values[..j].iter().any(|w| w.same(v)) {
+                return Err(l.error(
+                    &format!("robustness[{i}].{name}[{j}]"),
+                    format!("{} is listed twice", v.word()),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Map `i`'s policy keys: `policies` only with a `tie_break` to vary, each
+/// the label of a policy that breaks ties; and a `tie_break` needs some
+/// policy of the manifest to vary it for.
+fn map_policies(
+    l: &SpanIndex,
+    m: &Manifest,
+    i: usize,
+    r: &RobustnessToml,
+) -> Result<(), ManifestError> {
+    if let Some(ps) = &r.policies {
+        let labels: Vec<String> = (0..m.policies.len()).map(|i| m.label(i)).collect();
+        let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
+        if r.tie_break.is_none() {
+            return Err(l.error(
+                &map_key(i, "policies"),
+                "`policies` names the policies a policy key (tie_break) varies for, and \
+                 this map varies none",
+            ));
+        }
+        for (j, p) in ps.iter().enumerate() {
+            let path = format!("robustness[{i}].policies[{j}]");
+            let Some(k) = labels.iter().position(|x| x == p) else {
+                let hint = did_you_mean(p, &labels)
                     .map(|s| format!("did you mean \"{s}\"? "))
                     .unwrap_or_default();
                 return Err(l.error(
-                    &format!("robustness[{i}].claims[{j}]"),
+                    &path,
                     format!(
-                        "no claim has the id \"{id}\"; {hint}the manifest's claims: {}",
-                        list(&ids)
+                        "no policy is labelled \"{p}\"; {hint}labels: {}",
+                        list(&labels)
+                    ),
+                ));
+            };
+            if !PolicyKind::parse(&m.policies[k].spec).is_some_and(|k| k.has_tie_break()) {
+                return Err(l.error(
+                    &path,
+                    format!(
+                        "{p} breaks no ties; tie_break applies to JSQ, Power-of-d and LED \
+                         policies"
                     ),
                 ));
             }
-            if r.claims[..j].contains(id) {
-                return Err(l.error(
-                    &format!("robustness[{i}].claims[{j}]"),
-                    format!("claim \"{id}\" is listed twice"),
-                ));
-            }
         }
-        let settings = r.settings();
-        if settings.is_empty() {
-            return Err(l.error(
-                &format!("robustness[{i}]"),
-                format!(
-                    "a map varies at least one setting; allowed: {}",
-                    SETTINGS.join(", ")
-                ),
-            ));
+    }
+    if r.tie_break.is_some() && varied_policies(m, r).is_empty() {
+        return Err(l.error(
+            &map_key(i, "tie_break"),
+            "no policy of the manifest breaks ties (JSQ, Power-of-d and LED policies do)",
+        ));
+    }
+    Ok(())
+}
+
+/// The values of map `i`'s `settings`, written into the manifest: each on
+/// its own (the others as the manifest has them), so that an error names
+/// the value; then every combination.
+fn map_values(
+    l: &SpanIndex,
+    m: &Manifest,
+    i: usize,
+    r: &RobustnessToml,
+    settings: &[(&'static str, Vec<Value>)],
+) -> Result<(), ManifestError> {
+    for (name, values) in settings {
+        for (j, v) in values.iter().enumerate() {
+            check(l, m, r, &[(name, v.clone())])
+                .map_err(|e| relocate(l, &format!("robustness[{i}].{name}[{j}]"), &e))?;
         }
-        for (name, values) in &settings {
-            if sweep.contains(name) {
-                return Err(l.error(
-                    &at(name),
-                    format!(
-                        "{name} is a sweep axis of this manifest: its values are points \
-                         already, and a claim's `where` picks them; vary a setting the \
-                         manifest fixes ({})",
-                        SETTINGS
-                            .iter()
-                            .filter(|s| !sweep.contains(s))
-                            .copied()
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                ));
-            }
-            if values.is_empty() {
-                return Err(l.error(&at(name), "an empty list: give the values to try"));
-            }
-            // A policy's own granularity wins over the system's: varying the
-            // system's would leave it unchanged, and the map would say
-            // granularity decides nothing.
-            if *name == "granularity"
-                && let Some(k) = m.policies.iter().position(|p| p.granularity.is_some())
-            {
-                return Err(l.error(
-                    &at(name),
-                    format!(
-                        "policy[{k}] sets its own granularity, which the map's granularity \
-                         would not change; remove one of the two"
-                    ),
-                ));
-            }
-            for (j, v) in values.iter().enumerate() {
-                if values[..j].iter().any(|w| w.same(v)) {
-                    return Err(l.error(
-                        &format!("robustness[{i}].{name}[{j}]"),
-                        format!("{} is listed twice", v.word()),
-                    ));
-                }
-            }
-        }
-        if let Some(ps) = &r.policies {
-            let labels: Vec<String> = (0..m.policies.len()).map(|i| m.label(i)).collect();
-            let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
-            if r.tie_break.is_none() {
-                return Err(l.error(
-                    &at("policies"),
-                    "`policies` names the policies a policy key (tie_break) varies for, and \
-                     this map varies none",
-                ));
-            }
-            for (j, p) in ps.iter().enumerate() {
-                let path = format!("robustness[{i}].policies[{j}]");
-                let Some(k) = labels.iter().position(|x| x == p) else {
-                    let hint = did_you_mean(p, &labels)
-                        .map(|s| format!("did you mean \"{s}\"? "))
-                        .unwrap_or_default();
-                    return Err(l.error(
-                        &path,
-                        format!(
-                            "no policy is labelled \"{p}\"; {hint}labels: {}",
-                            list(&labels)
-                        ),
-                    ));
-                };
-                if !PolicyKind::parse(&m.policies[k].spec).is_some_and(|k| k.has_tie_break()) {
-                    return Err(l.error(
-                        &path,
-                        format!(
-                            "{p} breaks no ties; tie_break applies to JSQ, Power-of-d and LED \
-                             policies"
-                        ),
-                    ));
-                }
-            }
-        }
-        if r.tie_break.is_some() && varied_policies(m, r).is_empty() {
-            return Err(l.error(
-                &at("tie_break"),
-                "no policy of the manifest breaks ties (JSQ, Power-of-d and LED policies do)",
-            ));
-        }
-        // Each value on its own (the others as the manifest has them), so that
-        // an error names the value; then every combination.
-        for (name, values) in &settings {
-            for (j, v) in values.iter().enumerate() {
-                check(l, m, r, &[(name, v.clone())])
-                    .map_err(|e| relocate(l, &format!("robustness[{i}].{name}[{j}]"), &e))?;
-            }
-        }
-        if settings.len() > 1 {
-            for combo in combos(r) {
-                check(l, m, r, &combo).map_err(|e| {
-                    l.error(
-                        &format!("robustness[{i}]"),
-                        format!("the combination {}: {}", words(&combo), e.message),
-                    )
-                })?;
-            }
+    }
+    if settings.len() > 1 {
+        for combo in combos(r) {
+            check(l, m, r, &combo).map_err(|e| {
+                l.error(
+                    &format!("robustness[{i}]"),
+                    format!("the combination {}: {}", words(&combo), e.message),
+                )
+            })?;
         }
     }
     Ok(())

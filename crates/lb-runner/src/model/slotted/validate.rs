@@ -373,6 +373,9 @@ pub fn label(l: &Cx, i: usize) -> String {
     p.label.clone().unwrap_or_else(|| p.spec.trim().to_string())
 }
 
+/// `[[policy]]`: at least one; each a known policy with a label of its own
+/// and only the keys its kind has, each in range; then the sweep axes of
+/// policy keys (`sweep.p_hat`, `sweep.d`) must apply to some policy.
 fn policies(l: &Cx) -> R {
     let ps = &l.m.policies;
     if ps.is_empty() {
@@ -380,171 +383,238 @@ fn policies(l: &Cx) -> R {
     }
     let mut labels = BTreeSet::new();
     for (i, p) in ps.iter().enumerate() {
-        let at = |k: &str| format!("policy[{i}].{k}");
-        let Some(kind) = PolicyKind::parse(&p.spec) else {
-            let names: Vec<&str> = POLICY_NAMES.to_vec();
-            let hint = did_you_mean(&p.spec, &names)
-                .map(|s| format!("did you mean \"{s}\"? "))
-                .unwrap_or_default();
-            return Err(l.error(
-                &at("spec"),
-                format!(
-                    "unknown policy \"{}\"; {hint}valid names: {}",
-                    p.spec,
-                    POLICY_NAMES.join(", ")
-                ),
-            ));
-        };
+        let kind = policy_kind(l, i)?;
         let lab = label(l, i);
         if !labels.insert(lab.clone()) {
             return Err(l.error(
-                &at(if p.label.is_some() { "label" } else { "spec" }),
+                &policy_key(i, if p.label.is_some() { "label" } else { "spec" }),
                 format!("the label \"{lab}\" is used twice; give each policy a distinct `label`"),
             ));
         }
-        let name = p.spec.trim();
-        let push = matches!(kind, PolicyKind::Led(_, UpdateKind::Push));
-        if let Some(d) = p.d {
-            if !kind.has_d() {
-                return Err(l.error(
-                    &at("d"),
-                    format!("{name} has no d (only Power-of-d, L-Pod-* and *-Push do)"),
-                ));
-            }
-            if d == 0 {
-                return Err(l.error(&at("d"), "d must be ≥ 1, got 0"));
-            }
-            if let PolicyKind::Pod(Some(k)) = kind
-                && k != d
-            {
-                return Err(l.error(
-                    &at("d"),
-                    format!("the name {name} already fixes d = {k}; remove d or use \"Pod\""),
-                ));
-            }
-        }
-        if let Some(d) = p.push_d {
-            if !push {
-                return Err(l.error(
-                    &at("push_d"),
-                    format!("{name} has no Push update; push_d applies to *-Push policies"),
-                ));
-            }
-            if d == 0 {
-                return Err(l.error(&at("push_d"), "push_d must be ≥ 1, got 0"));
-            }
-            if !matches!(kind, PolicyKind::Led(super::DispatchKind::LPod, _)) && p.d.is_some() {
-                return Err(l.error(
-                    &at("push_d"),
-                    format!("for {name}, d already is the Push sample size; give one of d, push_d"),
-                ));
-            }
-        }
-        if p.push_when.is_some() && !push {
-            return Err(l.error(
-                &at("push_when"),
-                format!("{name} has no Push update; push_when applies to *-Push policies"),
-            ));
-        }
-        if p.tie_break.is_some() && !kind.has_tie_break() {
-            return Err(l.error(
-                &at("tie_break"),
-                format!("{name} breaks no ties; tie_break applies to JSQ, Power-of-d and LED"),
-            ));
-        }
-        if let Some(x) = p.p_hat {
-            if !kind.is_led() {
-                return Err(l.error(
-                    &at("p_hat"),
-                    format!("{name} has no update probability; p_hat applies to LED policies"),
-                ));
-            }
-            if !is_prob(x) {
-                return Err(l.error(
-                    &at("p_hat"),
-                    format!("p̂ is a probability: it must lie in [0, 1], got {x}"),
-                ));
-            }
-        }
-        if p.granularity.is_some() && l.m.sweep.granularity.is_some() {
-            return Err(l.error(
-                &at("granularity"),
-                "the manifest sweeps granularity (sweep.granularity), which a policy's own \
-                 granularity would ignore; remove one of the two",
-            ));
-        }
-        if let Some(m) = p.dispatchers
-            && m == 0
-        {
-            return Err(l.error(&at("dispatchers"), "M must be ≥ 1, got 0"));
-        }
+        d_key(l, i, kind)?;
+        push_keys(l, i, kind)?;
+        tie_break_and_p_hat(l, i, kind)?;
+        own_system_keys(l, i)?;
         if let Some(b) = &p.budget {
-            if !kind.is_led() {
-                return Err(l.error(
-                    &at("budget"),
-                    format!("{name} has no p̂ to calibrate; a budget applies to LED policies"),
-                ));
-            }
-            if p.p_hat.is_some() {
-                return Err(l.error(
-                    &at("budget"),
-                    "a budget calibrates p̂: remove `p_hat` or the budget",
-                ));
-            }
-            match (&b.same_as, b.messages_per_arrival) {
-                (Some(other), None) => {
-                    let j = (0..ps.len()).find(|&j| label(l, j) == *other);
-                    match j {
-                        None => {
-                            let all: Vec<String> = (0..ps.len()).map(|j| label(l, j)).collect();
-                            return Err(l.error(
-                                &at("budget.same_as"),
-                                format!(
-                                    "no policy is labelled \"{other}\"; labels: {}",
-                                    all.join(", ")
-                                ),
-                            ));
-                        }
-                        Some(j) if j == i || ps[j].budget.is_some() => {
-                            return Err(l.error(
-                                &at("budget.same_as"),
-                                format!(
-                                    "\"{other}\" has a budget itself; name a policy with a \
-                                     fixed configuration"
-                                ),
-                            ));
-                        }
-                        _ => {}
-                    }
-                }
-                (None, Some(x)) => {
-                    if !(x.is_finite() && x > 0.0) {
-                        return Err(l.error(
-                            &at("budget.messages_per_arrival"),
-                            format!("must be a number > 0, got {x}"),
-                        ));
-                    }
-                }
-                _ => {
-                    return Err(l.error(
-                        &at("budget"),
-                        "give exactly one of same_as = \"<policy label>\" or \
-                         messages_per_arrival = <number>",
-                    ));
-                }
-            }
+            budget(l, i, kind, b)?;
         }
-        if kind.is_led() && p.p_hat.is_none() && p.budget.is_none() && !p_hat_axis_applies(l, i) {
+        update_probability(l, i, kind)?;
+    }
+    policy_axes_apply(l)
+}
+
+/// The key path of key `k` of policy `i`.
+fn policy_key(i: usize, k: &str) -> String {
+    format!("policy[{i}].{k}")
+}
+
+/// The kind of policy `i`, from its `spec`: one of [`POLICY_NAMES`], or an
+/// error suggesting the nearest.
+fn policy_kind(l: &Cx, i: usize) -> Result<PolicyKind, ManifestError> {
+    let p = &l.m.policies[i];
+    PolicyKind::parse(&p.spec).ok_or_else(|| {
+        let names: Vec<&str> = POLICY_NAMES.to_vec();
+        let hint = did_you_mean(&p.spec, &names)
+            .map(|s| format!("did you mean \"{s}\"? "))
+            .unwrap_or_default();
+        l.error(
+            &policy_key(i, "spec"),
+            format!(
+                "unknown policy \"{}\"; {hint}valid names: {}",
+                p.spec,
+                POLICY_NAMES.join(", ")
+            ),
+        )
+    })
+}
+
+/// Policy `i`'s `d`: only of a kind that has one (Power-of-d, L-Pod-* and
+/// *-Push), at least 1, and not other than the d its name fixes
+/// ("Power-of-2").
+fn d_key(l: &Cx, i: usize, kind: PolicyKind) -> R {
+    let p = &l.m.policies[i];
+    let name = p.spec.trim();
+    if let Some(d) = p.d {
+        if !kind.has_d() {
             return Err(l.error(
-                &at("p_hat"),
-                format!(
-                    "{name} needs an update probability: p_hat in [0, 1], a `budget`, or a \
-                     `sweep.p_hat` axis"
-                ),
+                &policy_key(i, "d"),
+                format!("{name} has no d (only Power-of-d, L-Pod-* and *-Push do)"),
+            ));
+        }
+        if d == 0 {
+            return Err(l.error(&policy_key(i, "d"), "d must be ≥ 1, got 0"));
+        }
+        if let PolicyKind::Pod(Some(k)) = kind
+            && k != d
+        {
+            return Err(l.error(
+                &policy_key(i, "d"),
+                format!("the name {name} already fixes d = {k}; remove d or use \"Pod\""),
             ));
         }
     }
-    let sw = &l.m.sweep;
+    Ok(())
+}
+
+/// Policy `i`'s Push keys, of *-Push policies only: `push_d` at least 1 (and
+/// not beside `d`, which is the Push sample size but for L-Pod-Push), and
+/// `push_when`.
+fn push_keys(l: &Cx, i: usize, kind: PolicyKind) -> R {
+    let p = &l.m.policies[i];
+    let name = p.spec.trim();
+    let push = matches!(kind, PolicyKind::Led(_, UpdateKind::Push));
+    if let Some(d) = p.push_d {
+        if !push {
+            return Err(l.error(
+                &policy_key(i, "push_d"),
+                format!("{name} has no Push update; push_d applies to *-Push policies"),
+            ));
+        }
+        if d == 0 {
+            return Err(l.error(&policy_key(i, "push_d"), "push_d must be ≥ 1, got 0"));
+        }
+        if !matches!(kind, PolicyKind::Led(super::DispatchKind::LPod, _)) && p.d.is_some() {
+            return Err(l.error(
+                &policy_key(i, "push_d"),
+                format!("for {name}, d already is the Push sample size; give one of d, push_d"),
+            ));
+        }
+    }
+    if p.push_when.is_some() && !push {
+        return Err(l.error(
+            &policy_key(i, "push_when"),
+            format!("{name} has no Push update; push_when applies to *-Push policies"),
+        ));
+    }
+    Ok(())
+}
+
+/// Policy `i`'s `tie_break`, of a kind that breaks ties (JSQ, Power-of-d and
+/// LED), and `p_hat`, of an LED policy and a probability.
+fn tie_break_and_p_hat(l: &Cx, i: usize, kind: PolicyKind) -> R {
+    let p = &l.m.policies[i];
+    let name = p.spec.trim();
+    if p.tie_break.is_some() && !kind.has_tie_break() {
+        return Err(l.error(
+            &policy_key(i, "tie_break"),
+            format!("{name} breaks no ties; tie_break applies to JSQ, Power-of-d and LED"),
+        ));
+    }
+    if let Some(x) = p.p_hat {
+        if !kind.is_led() {
+            return Err(l.error(
+                &policy_key(i, "p_hat"),
+                format!("{name} has no update probability; p_hat applies to LED policies"),
+            ));
+        }
+        if !is_prob(x) {
+            return Err(l.error(
+                &policy_key(i, "p_hat"),
+                format!("p̂ is a probability: it must lie in [0, 1], got {x}"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Policy `i`'s own system keys: no `granularity` where the manifest sweeps
+/// it (the policy's would ignore the axis), and `dispatchers` at least 1.
+fn own_system_keys(l: &Cx, i: usize) -> R {
+    let p = &l.m.policies[i];
+    if p.granularity.is_some() && l.m.sweep.granularity.is_some() {
+        return Err(l.error(
+            &policy_key(i, "granularity"),
+            "the manifest sweeps granularity (sweep.granularity), which a policy's own \
+             granularity would ignore; remove one of the two",
+        ));
+    }
+    if let Some(m) = p.dispatchers
+        && m == 0
+    {
+        return Err(l.error(&policy_key(i, "dispatchers"), "M must be ≥ 1, got 0"));
+    }
+    Ok(())
+}
+
+/// Policy `i`'s `budget` `b`, which calibrates p̂: of an LED policy without
+/// its own `p_hat`, and exactly one of `same_as`, another policy's label
+/// that has no budget itself, and `messages_per_arrival` > 0.
+fn budget(l: &Cx, i: usize, kind: PolicyKind, b: &super::BudgetSpec) -> R {
+    let ps = &l.m.policies;
+    let p = &ps[i];
+    if !kind.is_led() {
+        return Err(l.error(
+            &policy_key(i, "budget"),
+            format!(
+                "{} has no p̂ to calibrate; a budget applies to LED policies",
+                p.spec.trim()
+            ),
+        ));
+    }
+    if p.p_hat.is_some() {
+        return Err(l.error(
+            &policy_key(i, "budget"),
+            "a budget calibrates p̂: remove `p_hat` or the budget",
+        ));
+    }
+    match (&b.same_as, b.messages_per_arrival) {
+        (Some(other), None) => match (0..ps.len()).find(|&j| label(l, j) == *other) {
+            None => {
+                let all: Vec<String> = (0..ps.len()).map(|j| label(l, j)).collect();
+                Err(l.error(
+                    &policy_key(i, "budget.same_as"),
+                    format!(
+                        "no policy is labelled \"{other}\"; labels: {}",
+                        all.join(", ")
+                    ),
+                ))
+            }
+            Some(j) if j == i || ps[j].budget.is_some() => Err(l.error(
+                &policy_key(i, "budget.same_as"),
+                format!(
+                    "\"{other}\" has a budget itself; name a policy with a fixed configuration"
+                ),
+            )),
+            _ => Ok(()),
+        },
+        (None, Some(x)) => {
+            if !(x.is_finite() && x > 0.0) {
+                return Err(l.error(
+                    &policy_key(i, "budget.messages_per_arrival"),
+                    format!("must be a number > 0, got {x}"),
+                ));
+            }
+            Ok(())
+        }
+        _ => Err(l.error(
+            &policy_key(i, "budget"),
+            "give exactly one of same_as = \"<policy label>\" or \
+             messages_per_arrival = <number>",
+        )),
+    }
+}
+
+/// An LED policy `i` needs an update probability: its own `p_hat`, a
+/// `budget` that calibrates it, or a `sweep.p_hat` axis that applies to it.
+fn update_probability(l: &Cx, i: usize, kind: PolicyKind) -> R {
+    let p = &l.m.policies[i];
+    if kind.is_led() && p.p_hat.is_none() && p.budget.is_none() && !p_hat_axis_applies(l, i) {
+        return Err(l.error(
+            &policy_key(i, "p_hat"),
+            format!(
+                "{} needs an update probability: p_hat in [0, 1], a `budget`, or a \
+                 `sweep.p_hat` axis",
+                p.spec.trim()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// `sweep.p_hat` and `sweep.d` each apply to some policy (one without its
+/// own value, of a kind that has the key).
+fn policy_axes_apply(l: &Cx) -> R {
+    let (ps, sw) = (&l.m.policies, &l.m.sweep);
     if sw.p_hat.is_some() && !(0..ps.len()).any(|i| p_hat_axis_applies(l, i)) {
         return Err(l.error(
             "sweep.p_hat",
