@@ -149,3 +149,15 @@ fn a_value_that_makes_the_manifest_invalid_is_located_at_the_value() {
         + 1;
     assert_eq!(e.line, line, "{e}");
 }
+
+/// A map's combinations are checked only once the rest of the manifest is
+/// valid: a manifest without a replication rule gets that located error,
+/// not a failure inside a combination's expansion.
+#[test]
+fn the_maps_are_checked_after_the_rest_of_the_manifest() {
+    let text = MANIFEST.replace("replications = 2\n", "");
+    assert_ne!(text, MANIFEST);
+    let e = load_str(Path::new("t.toml"), &text, Profile::Full).unwrap_err();
+    assert_eq!(e.field, "run.replications", "{e}");
+    assert!(e.message.contains("give exactly one of"), "{e}");
+}

@@ -99,18 +99,24 @@ impl ModelManifest {
         }
     }
 
-    /// The model's own static checks (everything but the shared sections),
-    /// its robustness maps' among them; `claims` are the manifest's claims
-    /// that validation has typed, for the model's own checks of them.
+    /// The model's own static checks (everything but the shared sections and
+    /// the robustness maps); `claims` are the manifest's claims that
+    /// validation has typed, for the model's own checks of them.
     pub fn validate(&self, spans: &SpanIndex, claims: &[Claim]) -> R {
         match self {
-            ModelManifest::Slotted(m) => {
-                let cx = slotted::Cx { m, spans };
-                slotted::validate::validate(&cx)?;
-                slotted::robustness::validate(spans, m)
-            }
+            ModelManifest::Slotted(m) => slotted::validate::validate(&slotted::Cx { m, spans }),
             ModelManifest::Many(m) => many::validate(spans, m, claims),
             ModelManifest::Spn(m) => spn::validate(spans, m),
+        }
+    }
+
+    /// The checks of the robustness maps: each value, and each combination,
+    /// written into the manifest and validated and expanded like it — so
+    /// they run after every other check of the manifest has passed.
+    pub fn validate_robustness(&self, spans: &SpanIndex) -> R {
+        match self {
+            ModelManifest::Slotted(m) => slotted::robustness::validate(spans, m),
+            ModelManifest::Many(_) | ModelManifest::Spn(_) => Ok(()),
         }
     }
 
