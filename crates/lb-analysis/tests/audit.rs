@@ -600,3 +600,34 @@ fn a_control_variate_narrows_a_bound_claim() {
     assert!(note.contains("control variate WR"), "{note}");
     assert!(note.contains("directly"), "{note}");
 }
+
+/// Every interval the audit prints carries its own level: a claim at 99.9%
+/// says so beside its deciding point and over its table, one at 95% too,
+/// and the wider interval is the 99.9% one.
+#[test]
+fn every_printed_interval_carries_its_level() {
+    let rs = [result(
+        "A",
+        JSQ,
+        "0.5",
+        &[9.9, 10.1, 10.0, 9.95, 10.05],
+        &ALL_STABLE,
+    )];
+    let mut strict = value_of("mean_response", Reference::Number(10.0), relative(0.05));
+    strict.level = 0.999;
+    let usual = value_of("mean_response", Reference::Number(10.0), relative(0.05));
+    let (a, b) = (
+        audit_claim("e", &strict, &rs),
+        audit_claim("e", &usual, &rs),
+    );
+    let (da, db) = (
+        lb_analysis::audit::describe(&a, &a.checks[0]),
+        lb_analysis::audit::describe(&b, &b.checks[0]),
+    );
+    assert!(da.contains(" (99.9%)"), "{da}");
+    assert!(db.contains(" (95%)"), "{db}");
+    assert!(a.checks[0].half_width.unwrap() > b.checks[0].half_width.unwrap());
+    let page = lb_analysis::audit::fragment("e", "E", std::slice::from_ref(&a));
+    assert!(page.contains("(± 99.9% half-width)"), "{page}");
+    assert!(page.contains("; 99.9% intervals"), "{page}");
+}

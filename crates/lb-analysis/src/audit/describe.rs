@@ -16,6 +16,20 @@ pub(super) fn measured(c: &Check) -> String {
     }
 }
 
+/// "mean ± half-width (99.9%)": the interval with its own level, for text
+/// read away from the claim's section (summaries, the report).
+pub(super) fn measured_at(level: f64, c: &Check) -> String {
+    match c.half_width {
+        Some(_) if !c.measured.is_nan() => format!("{} ({})", measured(c), percent(level)),
+        _ => measured(c),
+    }
+}
+
+/// A confidence level in percent: "95%", "99.9%".
+pub(super) fn percent(level: f64) -> String {
+    format!("{}%", crate::ticks::format_tick(100.0 * level, None))
+}
+
 /// The number of unstable replications of a stability check.
 pub(super) fn unstable_count(k: &Check) -> usize {
     (k.measured * k.replications as f64).round() as usize
@@ -41,11 +55,11 @@ pub fn describe(c: &ClaimResult, k: &Check) -> String {
         format!(" at {at}")
     };
     match c.kind {
-        ClaimKind::Ordering => format!("{label}: {} = {}{at}", k.policy, measured(k)),
+        ClaimKind::Ordering => format!("{label}: {} = {}{at}", k.policy, measured_at(c.level, k)),
         ClaimKind::Value => format!(
             "{label} of {} = {}{at}; expected {}",
             k.policy,
-            measured(k),
+            measured_at(c.level, k),
             k.threshold
                 .trim_start_matches("= ")
                 .trim_end_matches(" (interval must cover it)")
@@ -54,13 +68,17 @@ pub fn describe(c: &ClaimResult, k: &Check) -> String {
             "{label} of {}: margin over the bound {} = {}{at}",
             k.policy,
             k.reference.map(sig5).unwrap_or_default(),
-            measured(k)
+            measured_at(c.level, k)
         ),
-        ClaimKind::Trend => format!("{label} of {}: change {}{at}", k.policy, measured(k)),
+        ClaimKind::Trend => format!(
+            "{label} of {}: change {}{at}",
+            k.policy,
+            measured_at(c.level, k)
+        ),
         ClaimKind::Limit => format!(
             "{label} of {} = {}{at}; limit {}",
             k.policy,
-            measured(k),
+            measured_at(c.level, k),
             k.reference.map(sig5).unwrap_or_default()
         ),
         ClaimKind::Stability => format!(

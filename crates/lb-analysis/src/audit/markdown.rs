@@ -4,7 +4,7 @@
 //! table, and the terminal's excerpt of it.
 
 use super::check::{ClaimResult, Verdict};
-use super::describe::{describe, measured, unstable_count};
+use super::describe::{describe, measured, percent, unstable_count};
 use super::summary::{ClaimRow, ExperimentClaims};
 use super::words::{md, sig5};
 use lb_runner::claim::ClaimKind;
@@ -73,9 +73,9 @@ fn section_head(s: &mut String, c: &ClaimResult, depth: usize) {
     let _ = writeln!(s, "- Source: {}", md(&c.source));
     let _ = writeln!(
         s,
-        "- Holds when: {}; {}% intervals",
+        "- Holds when: {}; {} intervals",
         md(&c.rule),
-        crate::ticks::format_tick(100.0 * c.level, None)
+        percent(c.level)
     );
     let _ = writeln!(
         s,
@@ -184,7 +184,11 @@ fn checks_table(s: &mut String, c: &ClaimResult) {
     if policy_col {
         head.push("policy".into());
     }
-    head.push(measured_head);
+    head.push(if counts {
+        measured_head
+    } else {
+        format!("{measured_head} (± {} half-width)", percent(c.level))
+    });
     if !counts {
         head.push("replications".into());
     }
