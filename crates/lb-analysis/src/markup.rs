@@ -187,6 +187,20 @@ fn escape_html(s: &str) -> String {
         .replace('>', "&gt;")
 }
 
+/// A text as one cell of a Markdown table (or one line of a list): its
+/// scripts as in [`to_markdown`], `|` escaped, and its line breaks (a
+/// manifest's `"""` strings) joined with a space, which is how Markdown
+/// reads them in a paragraph; a line break would end the table row.
+pub fn cell(text: &str) -> String {
+    to_markdown(text)
+        .replace('|', "\\|")
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// Markdown with `<sub>`/`<sup>` for the scripts. Only the scripts are
 /// touched: the rest of the text (and any Markdown in it) is kept.
 pub fn to_markdown(text: &str) -> String {

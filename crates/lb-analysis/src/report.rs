@@ -208,8 +208,9 @@ pub fn keys_csv(fig: &Figure) -> String {
     keys
 }
 
+/// A text as a Markdown table cell or list line ([`crate::markup::cell`]).
 fn md(s: &str) -> String {
-    to_markdown(s).replace('|', "\\|")
+    crate::markup::cell(s)
 }
 
 /// The experiment's section of the report page.

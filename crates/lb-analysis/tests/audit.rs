@@ -261,26 +261,41 @@ fn a_named_reference_is_computed_from_the_point() {
 }
 
 #[test]
-fn stability_by_majority() {
+fn stability_is_decided_by_unanimous_replications_only() {
     let stability = |stable: bool| {
         claim(Check::Stability(claim::Stability {
             policies: vec!["A".into()],
             stable,
         }))
     };
+    // Four of five unstable: the replications disagree, and decide nothing
+    // either way (a majority used to decide).
     let mostly = [false, false, false, true, false];
     let rs = [result("A", JSQ, "0.99", &[1.0; 5], &mostly)];
+    for claimed in [false, true] {
+        let c = audit_claim("e", &stability(claimed), &rs);
+        assert_eq!(c.verdict, Verdict::Inconclusive);
+        let note = c.checks[0].note.as_deref().unwrap_or_default();
+        assert!(note.contains("replications disagree"), "{note}");
+    }
+    // All five unstable: confirms "unstable", refutes "stable".
+    let rs = [result("A", JSQ, "0.99", &[1.0; 5], &[false; 5])];
     assert_eq!(
         audit_claim("e", &stability(false), &rs).verdict,
         Verdict::Confirmed
     );
     assert_eq!(
         audit_claim("e", &stability(true), &rs).verdict,
-        Verdict::Inconclusive
+        Verdict::Refuted
     );
-    let rs = [result("A", JSQ, "0.99", &[1.0; 5], &[false; 5])];
+    // All five stable: the other way round.
+    let rs = [result("A", JSQ, "0.99", &[1.0; 5], &[true; 5])];
     assert_eq!(
         audit_claim("e", &stability(true), &rs).verdict,
+        Verdict::Confirmed
+    );
+    assert_eq!(
+        audit_claim("e", &stability(false), &rs).verdict,
         Verdict::Refuted
     );
 }

@@ -54,17 +54,10 @@ pub(super) fn rule(c: &Check, metric: Option<Metric>) -> String {
             c.last
         ),
         Check::Stability(c) => format!(
-            "the point is {} when {} of its replications are judged unstable",
-            if c.stable {
-                "stable, as claimed,"
-            } else {
-                "unstable, as claimed,"
-            },
-            if c.stable {
-                "at most half"
-            } else {
-                "more than half"
-            }
+            "every replication at the point is judged {} (all {} refute it; replications \
+             that disagree decide nothing)",
+            if c.stable { "stable" } else { "unstable" },
+            if c.stable { "unstable" } else { "stable" }
         ),
     }
 }

@@ -1,6 +1,10 @@
 //! Stability claims ("the policy is (un)stable here"): at every point, the
-//! fraction of replications judged unstable, the point's verdict being the
-//! majority's.
+//! fraction of replications judged unstable. A point decides only when its
+//! replications agree: all of them as claimed confirms, all of them
+//! contrary refutes, and replications that disagree decide nothing (the
+//! point is inconclusive, and says so): one unstable replication among
+//! twenty is either a run that did not settle or a detector's false alarm,
+//! and the audit cannot tell which.
 
 use super::check::{Check, Verdict};
 use super::points::{at_string, keys, selected};
@@ -30,12 +34,11 @@ fn check_at(r: &PointResult, label: &str, claimed: bool) -> Check {
     let n = r.summaries.len();
     let unstable = r.summaries.iter().filter(|s| !s.stable()).count();
     let frac = unstable as f64 / n as f64;
-    // The point's verdict is the majority's (lb_core::slotted::point_unstable);
-    // a unanimous contrary verdict refutes.
-    let majority_unstable = 2 * unstable > n;
-    let verdict = if claimed != majority_unstable {
+    // Unanimous replications decide; disagreeing ones do not.
+    let as_claimed = if claimed { n - unstable } else { unstable };
+    let verdict = if as_claimed == n {
         Verdict::Confirmed
-    } else if (claimed && unstable == n) || (!claimed && unstable == 0) {
+    } else if as_claimed == 0 {
         Verdict::Refuted
     } else {
         Verdict::Inconclusive
@@ -54,13 +57,18 @@ fn check_at(r: &PointResult, label: &str, claimed: bool) -> Check {
         half_width: None,
         replications: n,
         threshold: format!(
-            "claimed {}: fraction of unstable replications {} ½",
+            "claimed {}: every replication {}",
             if claimed { "stable" } else { "unstable" },
-            if claimed { "≤" } else { ">" }
+            if claimed { "stable" } else { "unstable" }
         ),
         verdict,
         note: Some(format!(
-            "largest ΣQ growth over the second half: {:.0}%",
+            "{}largest ΣQ growth over the second half: {:.0}%",
+            if verdict == Verdict::Inconclusive {
+                "the replications disagree, so the point decides nothing; "
+            } else {
+                ""
+            },
             100.0 * growth
         )),
         keys: keys(&[r]),

@@ -53,6 +53,7 @@ pub(super) fn num(x: f64, sig: usize) -> String {
     crate::table::fmt_sig(x, sig).replacen('-', "−", 1)
 }
 
+/// A text as a Markdown table cell or list line ([`crate::markup::cell`]).
 pub(super) fn md(s: &str) -> String {
-    crate::markup::to_markdown(s).replace('|', "\\|")
+    crate::markup::cell(s)
 }
