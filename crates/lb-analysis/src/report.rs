@@ -12,7 +12,7 @@
 use crate::audit::{ClaimResult, ExperimentClaims, anchor, describe, verdict_cell};
 use crate::figure::{Figure, FigureSpec, render};
 pub use crate::files::write_if_changed;
-use crate::markup::to_markdown;
+use crate::markup::{cell as md, to_markdown};
 use crate::metric::Metric;
 use crate::results::PointResult;
 use crate::stats::{LEVEL, interval};
@@ -206,11 +206,6 @@ pub fn keys_csv(fig: &Figure) -> String {
         }
     }
     keys
-}
-
-/// A text as a Markdown table cell or list line ([`crate::markup::cell`]).
-fn md(s: &str) -> String {
-    crate::markup::cell(s)
 }
 
 /// The experiment's section of the report page.

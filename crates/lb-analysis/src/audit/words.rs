@@ -53,7 +53,5 @@ pub(super) fn num(x: f64, sig: usize) -> String {
     crate::table::fmt_sig(x, sig).replacen('-', "−", 1)
 }
 
-/// A text as a Markdown table cell or list line ([`crate::markup::cell`]).
-pub(super) fn md(s: &str) -> String {
-    crate::markup::cell(s)
-}
+/// A text as a Markdown table cell or list line.
+pub(super) use crate::markup::cell as md;
