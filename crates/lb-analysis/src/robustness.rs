@@ -11,7 +11,7 @@
 //! no set of settings does (the claim holds at, say, (a, x) and (b, y) but
 //! not at (a, y) or (b, x)), it says "holds at k of n combinations".
 
-use crate::audit::{Verdict, audit_claim};
+use crate::audit::{ExperimentClaims, Verdict, audit_claim};
 use crate::canvas::{Anchor, BLACK, Canvas, Png, Rgb, Stroke, Svg, TextStyle, text_width};
 use crate::results::PointResult;
 use lb_runner::manifest::Loaded;
@@ -282,6 +282,7 @@ fn mark(v: Verdict) -> &'static str {
         Verdict::Confirmed => "✓ holds",
         Verdict::Refuted => "✗ refuted",
         Verdict::Inconclusive => "? inconclusive",
+        Verdict::NoPracticalDifference => "≈ no practical difference",
     }
 }
 
@@ -370,6 +371,17 @@ pub fn claim_json(maps: &[MapResult], id: &str) -> Vec<serde_json::Value> {
 
 /// The summaries of a claim's maps in one line ("map: summary; …"), for the
 /// CSV's `robustness` column; empty when no map holds it.
+/// The claims' rows with the line of each robustness map they are in.
+pub fn with_maps(mut rows: ExperimentClaims, maps: &[MapResult]) -> ExperimentClaims {
+    for r in &mut rows.claims {
+        let line = claim_line(maps, &r.id);
+        if !line.is_empty() {
+            r.robustness = vec![line];
+        }
+    }
+    rows
+}
+
 pub fn claim_line(maps: &[MapResult], id: &str) -> String {
     maps.iter()
         .filter_map(|m| {
@@ -388,6 +400,7 @@ pub fn colour(v: Verdict) -> Rgb {
         Verdict::Confirmed => Rgb(0, 158, 115),
         Verdict::Refuted => Rgb(213, 94, 0),
         Verdict::Inconclusive => Rgb(190, 190, 190),
+        Verdict::NoPracticalDifference => Rgb(86, 180, 233),
     }
 }
 
@@ -537,6 +550,7 @@ fn paint(c: &mut dyn Canvas, m: &MapResult, p: &Layout) {
             Verdict::Confirmed => "claim holds (confirmed)",
             Verdict::Refuted => "refuted",
             Verdict::Inconclusive => "inconclusive",
+            Verdict::NoPracticalDifference => "no practical difference",
         };
         c.text(word, x + 22.0, p.legend_y + 1.0, &TextStyle::new(TEXT));
         x += 22.0 + text_width(word, TEXT) + 24.0;

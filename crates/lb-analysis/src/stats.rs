@@ -24,42 +24,18 @@ pub struct BatchMeans {
 }
 
 /// Lag-1 sample autocorrelation.
-pub fn lag1(xs: &[f64]) -> f64 {
-    let n = xs.len();
-    if n < 3 {
-        return 0.0;
-    }
-    let m = xs.iter().sum::<f64>() / n as f64;
-    let var: f64 = xs.iter().map(|x| (x - m) * (x - m)).sum();
-    if var == 0.0 {
-        return 0.0;
-    }
-    let cov: f64 = xs.windows(2).map(|w| (w[0] - m) * (w[1] - m)).sum();
-    cov / var
-}
+pub use lb_core::stability::autocorrelation_lag1 as lag1;
 
-/// Batch means over `trace` (equal-sized batch means of one run): batches
-/// are merged pairwise while their lag-1 autocorrelation is significant and
-/// at least 8 remain (the usual procedure, e.g. Law & Kelton §9.5.3).
+/// Batch means over `trace` (equal-sized batch means of one run), merged
+/// while correlated ([`lb_core::stability::merged_batch_means`]), with the
+/// interval of the final batches.
 pub fn batch_means(trace: &[f64]) -> BatchMeans {
-    let mut b: Vec<f64> = trace.to_vec();
-    loop {
-        let k = b.len();
-        let r = lag1(&b);
-        let independent = r.abs() < 2.0 / (k as f64).sqrt();
-        if independent || k < 16 {
-            return BatchMeans {
-                batches: k,
-                interval: interval(&b, LEVEL),
-                lag1: r,
-                independent,
-            };
-        }
-        b = b
-            .chunks(2)
-            .filter(|c| c.len() == 2)
-            .map(|c| (c[0] + c[1]) / 2.0)
-            .collect();
+    let (b, r, independent) = lb_core::stability::merged_batch_means(trace);
+    BatchMeans {
+        batches: b.len(),
+        interval: interval(&b, LEVEL),
+        lag1: r,
+        independent,
     }
 }
 

@@ -99,6 +99,9 @@ fn claim(check: Check) -> Claim {
         statement: "s".into(),
         source: "test".into(),
         required: false,
+        origin: claim::Origin::Paper,
+        paper: Some("Zhou, Shroff and Wierman".into()),
+        stands_for: None,
         filter: Default::default(),
         level: claim::DEFAULT_LEVEL,
         why: None,
@@ -112,6 +115,7 @@ fn ordering_of(better: &str, worse: &str) -> Claim {
         metric: "mean_response".into(),
         better: better.into(),
         worse: worse.into(),
+        equivalence: 0.0,
     }))
 }
 
@@ -431,6 +435,7 @@ fn a_trend_is_decided_on_neighbouring_points() {
             policies: vec!["A".into()],
             along: "load".into(),
             direction,
+            equivalence: 0.0,
         }))
     };
     let rs = [
@@ -645,4 +650,133 @@ fn every_printed_interval_carries_its_level() {
     let page = lb_analysis::audit::fragment("e", "E", std::slice::from_ref(&a));
     assert!(page.contains("(± 99.9% half-width)"), "{page}");
     assert!(page.contains("; 99.9% intervals"), "{page}");
+}
+
+/// An ordering with an equivalence margin: a paired difference inside ± the
+/// margin is no practical difference; above it, confirmed.
+#[test]
+fn a_difference_inside_the_equivalence_margin_is_no_practical_difference() {
+    let a = [10.0, 20.0, 30.0, 40.0, 50.0];
+    let small: Vec<f64> = a.iter().map(|x| x + 0.1).collect();
+    let with = |e: f64| {
+        let mut c = ordering();
+        if let Check::Ordering(o) = &mut c.check {
+            o.equivalence = e;
+        }
+        c
+    };
+    let rs = [
+        result("A", JSQ, "0.5", &a, &ALL_STABLE),
+        result("B", WR, "0.5", &small, &ALL_STABLE),
+    ];
+    // Without a margin a difference of 0.1 with no spread confirms …
+    assert_eq!(
+        audit_claim("e", &with(0.0), &rs).verdict,
+        Verdict::Confirmed
+    );
+    // … within a margin of 0.5 it does not matter …
+    let c = audit_claim("e", &with(0.5), &rs);
+    assert_eq!(c.verdict, Verdict::NoPracticalDifference, "{c:?}");
+    // … and below a margin of 0.05 it still confirms.
+    assert_eq!(
+        audit_claim("e", &with(0.05), &rs).verdict,
+        Verdict::Confirmed
+    );
+}
+
+/// A decided claim states its margin; a bound loose by far holds without
+/// testing its statement; a bound that binds tests it.
+#[test]
+fn a_confirmation_states_its_margin_and_a_loose_bound_tests_nothing() {
+    let rs = [result(
+        "A",
+        JSQ,
+        "0.5",
+        &[9.8, 10.0, 10.2, 9.9, 10.1],
+        &ALL_STABLE,
+    )];
+    let tight = audit_claim("e", &claim(Check::Bound(bound_of(11.0, Side::Le))), &rs);
+    assert_eq!(tight.verdict, Verdict::Confirmed);
+    assert!(tight.untested.is_none(), "{tight:?}");
+    let m = tight.margin.as_deref().expect("a margin");
+    assert!(m.contains("half-widths"), "{m}");
+    let loose = audit_claim("e", &claim(Check::Bound(bound_of(100.0, Side::Le))), &rs);
+    assert_eq!(loose.verdict, Verdict::Confirmed);
+    let why = loose.untested.as_deref().expect("loose");
+    assert!(why.contains("loose by at least 10×"), "{why}");
+    // The margin moves the threshold: a bound inside it would still confirm,
+    // one beyond the interval would not.
+    let inside = tight.checks[0].margin().unwrap();
+    let nearer = audit_claim(
+        "e",
+        &claim(Check::Bound(bound_of(11.0 - 0.9 * inside, Side::Le))),
+        &rs,
+    );
+    assert_eq!(nearer.verdict, Verdict::Confirmed);
+    let past = audit_claim(
+        "e",
+        &claim(Check::Bound(bound_of(11.0 - 1.1 * inside, Side::Le))),
+        &rs,
+    );
+    assert_ne!(past.verdict, Verdict::Confirmed);
+}
+
+/// A point whose warm-up detector hits its cap in one replication decides
+/// nothing: the ordering it would confirm is inconclusive, says why, and
+/// what would decide it.
+#[test]
+fn a_point_that_has_not_settled_decides_nothing() {
+    let a = [10.0, 20.0, 30.0, 40.0, 50.0];
+    let b: Vec<f64> = a.iter().map(|x| x + 1.0).collect();
+    let mut rs = [
+        result("A", JSQ, "0.5", &a, &ALL_STABLE),
+        result("B", WR, "0.5", &b, &ALL_STABLE),
+    ];
+    assert_eq!(
+        audit_claim("e", &ordering(), &rs).verdict,
+        Verdict::Confirmed
+    );
+    // One replication of A still drifting down through its window: MSER-5
+    // cuts half of it.
+    if let Summary::Slotted(s) = &mut rs[0].summaries[2] {
+        s.trace = (0..64).map(|i| 100.0 - i as f64).collect();
+    }
+    let c = audit_claim("e", &ordering(), &rs);
+    assert_eq!(c.verdict, Verdict::Inconclusive, "{c:?}");
+    let why = c.checks[0].unsettled.as_deref().expect("unsettled");
+    assert!(why.contains("MSER-5"), "{why}");
+    let decide = c.to_decide.as_deref().expect("what would decide it");
+    assert!(decide.contains("as long"), "{decide}");
+}
+
+/// The mutants of a confirmed ordering: its threshold moved 3 half-widths
+/// or more past the measurement is refuted, and swapping better and worse
+/// refutes it; a stability claim is flagged insensitive.
+#[test]
+fn the_mutants_of_an_ordering_are_caught() {
+    use lb_analysis::audit::mutants::mutants;
+    let rs = [
+        result("A", JSQ, "0.5", &[10.0, 12.0, 9.0, 11.0, 10.0], &ALL_STABLE),
+        result("B", WR, "0.5", &[12.0, 13.0, 11.5, 12.5, 12.0], &ALL_STABLE),
+    ];
+    let m = mutants("e", &ordering(), &rs);
+    assert_eq!(m.verdict, Verdict::Confirmed);
+    assert!(m.insensitive.is_none());
+    assert!(m.passes(), "{m:?}");
+    assert!(
+        m.shifted
+            .iter()
+            .all(|(k, v)| *k < 1.5 || *v == Verdict::Refuted),
+        "{m:?}"
+    );
+    assert_eq!(m.flipped, Some(Verdict::Refuted));
+    let s = mutants(
+        "e",
+        &claim(Check::Stability(claim::Stability {
+            policies: vec!["A".into()],
+            stable: true,
+        })),
+        &rs,
+    );
+    assert!(s.insensitive.is_some() && s.passes());
 }

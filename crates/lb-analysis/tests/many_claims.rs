@@ -73,7 +73,7 @@ seed = 3
 
 fn claim(id: &str, body: &str) -> String {
     format!(
-        "\n[[claim]]\nid = \"{id}\"\nstatement = \"s\"\nsource = \"t\"\nlevel = 0.999\n{body}\n"
+        "\n[[claim]]\norigin = \"check\"\nid = \"{id}\"\nstatement = \"s\"\nsource = \"t\"\nlevel = 0.999\n{body}\n"
     )
 }
 

@@ -98,6 +98,14 @@ pub fn dispatch(cli: &Cli) -> Res {
             format,
             quick,
             out,
+            mutants: true,
+        } => crate::outputs::mutants(&cache, manifests, *format, *quick, out.as_deref()),
+        Command::Audit {
+            manifests,
+            format,
+            quick,
+            out,
+            mutants: false,
         } => crate::outputs::audit(&cache, manifests, *format, *quick, out.as_deref()),
     }
 }

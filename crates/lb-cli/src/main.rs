@@ -166,6 +166,13 @@ pub enum Command {
         /// experiments' sections there are kept as they are).
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
+        /// The mutation check instead: re-audit every claim with its
+        /// threshold moved k = 1, 2, 3, 5, 10 half-widths past the
+        /// measurement, and its direction flipped; exits non-zero if a
+        /// mutant beyond 3 half-widths is not caught by a claim not flagged
+        /// insensitive.
+        #[arg(long)]
+        mutants: bool,
     },
     /// Write the whole cache as one tidy Parquet file: a row per (record,
     /// replication, metric), with the model, policy, fixed parameters and

@@ -80,6 +80,48 @@ pub fn audit(
     })
 }
 
+/// `lb audit --mutants [MANIFEST…]`: the audit's mutation check, printed.
+pub fn mutants(
+    cache: &Cache,
+    manifests: &[PathBuf],
+    format: Format,
+    quick: bool,
+    out: Option<&Path>,
+) -> Res {
+    existing(cache)?;
+    if out.is_some() {
+        return Err("lb audit --mutants writes no file: drop --out".into());
+    }
+    let loaded = lb_runner::load_all(&manifests_or_all(manifests)?, Profile::from_quick(quick))?;
+    let all = lb_pipeline::audit::mutants(cache, &loaded);
+    match format {
+        Format::Json => println!("{}", serde_json::to_string_pretty(&all)?),
+        Format::Csv | Format::Md => print!("{}", lb_analysis::audit::mutants::markdown(&all)),
+    }
+    let failing: Vec<_> = all.iter().filter(|m| !m.passes()).collect();
+    let insensitive = all.iter().filter(|m| m.insensitive.is_some()).count();
+    eprintln!(
+        "{} claims: {} caught by every mutant, {insensitive} insensitive (with the reason), {} \
+         not caught",
+        all.len(),
+        all.len() - insensitive - failing.len(),
+        failing.len()
+    );
+    for m in &failing {
+        eprintln!(
+            "error: {} / {}: a mutant {:?} half-widths past the measurement was not caught",
+            m.experiment,
+            m.id,
+            m.missed()
+        );
+    }
+    Ok(if failing.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
 /// `lb reproduce [MANIFEST…] [--fresh] [--quick]`.
 pub fn reproduce(
     cache: &Cache,

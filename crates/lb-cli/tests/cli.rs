@@ -424,6 +424,8 @@ y = "mean_response"
 caption = "a caption"
 
 [[claim]]
+
+origin = "check"
 id = "little"
 statement = "Little's law"
 source = "SPEC §1"
@@ -445,6 +447,7 @@ required = true
         m.push_str(
             r#"
 [[claim]]
+origin = "check"
 id = "false"
 statement = "WR queues are empty"
 source = "nobody"
@@ -626,7 +629,7 @@ fn commands_on_one_experiment_leave_the_committed_report_alone() {
     // The report opens with the verdict summary of every experiment.
     let summary = readme.find("## What reproduced").expect("a summary");
     assert!(summary < readme.find("<a id=\"a\">").unwrap(), "{readme}");
-    assert!(readme.contains("| [a](#a) — many small pairs (lb's own checks, required) | 1 | [1](audit.md#a) | 0 | 0 |"), "{readme}");
+    assert!(readme.contains("| [a](#a) — many small pairs (with lb's required checks) | 1 | [1](audit.md#a) | 0 | 0 |"), "{readme}");
     assert!(readme.contains("[b](#b)"), "{readme}");
 
     let out = ok(d.run(&["audit", "experiments/a.toml"]));
@@ -788,6 +791,7 @@ fn a_where_range_selects_the_values_inside_it() {
     m.push_str(
         r#"
 [[claim]]
+origin = "check"
 id = "high"
 statement = "s"
 source = "src"
@@ -797,6 +801,8 @@ stable = true
 where = { load = ">= 0.8" }
 
 [[claim]]
+
+origin = "check"
 id = "mid"
 statement = "s"
 source = "src"
@@ -849,6 +855,8 @@ replications = 4
 seed = 5
 
 [[claim]]
+
+origin = "check"
 id = "pod-stable"
 statement = "Power-of-2 is stable"
 source = "test"

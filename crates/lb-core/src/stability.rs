@@ -55,6 +55,44 @@ pub fn mser(xs: &[f64]) -> usize {
     best.1
 }
 
+/// Lag-1 sample autocorrelation of a series (about its mean).
+pub fn autocorrelation_lag1(xs: &[f64]) -> f64 {
+    let n = xs.len();
+    if n < 3 {
+        return 0.0;
+    }
+    let m = xs.iter().sum::<f64>() / n as f64;
+    let var: f64 = xs.iter().map(|x| (x - m) * (x - m)).sum();
+    if var == 0.0 {
+        return 0.0;
+    }
+    let cov: f64 = xs.windows(2).map(|w| (w[0] - m) * (w[1] - m)).sum();
+    cov / var
+}
+
+/// Batch means of one run after merging: `trace`'s equal-sized batch means
+/// are merged pairwise while their lag-1 autocorrelation r is significant
+/// (|r| ≥ 2/√k, about 5%) and at least 16 remain (the usual procedure, e.g.
+/// Law & Kelton §9.5.3). Returns the final batches, their r, and whether
+/// they pass (|r| < 2/√k): if not, the run is too short for its batches to
+/// be treated as independent.
+pub fn merged_batch_means(trace: &[f64]) -> (Vec<f64>, f64, bool) {
+    let mut b: Vec<f64> = trace.to_vec();
+    loop {
+        let k = b.len();
+        let r = autocorrelation_lag1(&b);
+        let independent = r.abs() < 2.0 / (k as f64).sqrt();
+        if independent || k < 16 {
+            return (b, r, independent);
+        }
+        b = b
+            .chunks(2)
+            .filter(|c| c.len() == 2)
+            .map(|c| (c[0] + c[1]) / 2.0)
+            .collect();
+    }
+}
+
 /// OLS fit of `ys` against 0..k: (slope, residuals, mean, Σ(x−x̄)²).
 fn ols(ys: &[f64]) -> (f64, Vec<f64>, f64, f64) {
     let k = ys.len() as f64;

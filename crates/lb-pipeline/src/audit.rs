@@ -36,6 +36,22 @@ pub fn audit(cache: &Cache, loaded: &[Experiment]) -> Audited {
     audit_with(cache, loaded, &results)
 }
 
+/// The audit's mutation check ([`lb_analysis::audit::mutants`]) of every
+/// claim of the experiments, on the records in `cache`.
+pub fn mutants(cache: &Cache, loaded: &[Experiment]) -> Vec<lb_analysis::audit::mutants::Mutants> {
+    loaded
+        .iter()
+        .flat_map(|e| {
+            let results = collect(cache, &e.plan);
+            e.loaded
+                .claims()
+                .iter()
+                .map(|c| lb_analysis::audit::mutants::mutants(e.name(), c, &results))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
 /// Each manifest's robustness maps, audited on the records in `cache`.
 fn maps_of(cache: &Cache, loaded: &[Experiment]) -> Vec<Vec<MapResult>> {
     loaded
@@ -59,7 +75,10 @@ impl Audited {
             .map(|((x, cs), ms)| {
                 let e = x.loaded.experiment();
                 (
-                    ExperimentClaims::new(&e.name, &e.title, cs),
+                    lb_analysis::robustness::with_maps(
+                        ExperimentClaims::new(&e.name, &e.title, cs),
+                        ms,
+                    ),
                     lb_analysis::audit::fragment(&e.name, &e.title, cs)
                         + &lb_analysis::robustness::markdown(ms, None),
                 )

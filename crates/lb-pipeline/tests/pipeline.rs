@@ -54,6 +54,8 @@ label = "WR: independent single queues"
 policies = ["WR"]
 
 [[claim]]
+
+origin = "check"
 id = "wr-exact"
 statement = "WR's E[ΣQ] is the sum of three independent single-server queues"
 source = "exact theory"

@@ -122,6 +122,23 @@ macro_rules! claim_tables {
             /// audited, not required.
             #[serde(default)]
             pub required: bool,
+            /// Who claimed it: the paper itself, our stand-in for one of its
+            /// statements, or lb's own check ([`Origin`]). Required but for a
+            /// `required` claim, which is lb's check.
+            #[serde(default)]
+            pub origin: Option<Origin>,
+            /// The paper whose statement it is (or stands in for), when not
+            /// the experiment's `paper`.
+            #[serde(default)]
+            pub paper: Option<String>,
+            /// A stand-in: the id of the paper's statement it tests, a claim
+            /// of this manifest (`id`) or of another (`experiment/id`).
+            #[serde(default)]
+            pub tests: Option<String>,
+            /// A stand-in whose statement is no claim of ours: the paper's
+            /// statement, quoted, with where it is.
+            #[serde(default)]
+            pub stands_for: Option<String>,
             $( $(#[doc = $doc])* #[serde($($serde)*)] pub $key: $ty, )*
             /// Why the claim fails in our setting (refuted or inconclusive),
             /// in a sentence or two; the report prints it beside the verdict.
@@ -219,6 +236,10 @@ claim_tables! {
     /// `value`, `bound`: a control variate.
     #[serde(default)]
     control: Option<ControlToml>,
+    /// `ordering`, `trend`: the equivalence margin, in the metric's unit: a
+    /// difference within ± it is no practical difference.
+    #[serde(default)]
+    equivalence: Option<f64>,
     /// Confidence level of the intervals (default 0.95).
     #[serde(default)]
     level: Option<f64>,
@@ -233,6 +254,43 @@ pub struct ControlToml {
     pub mean: String,
     #[serde(default)]
     pub beta: Option<String>,
+}
+
+/// Who claimed it (issue 21): what the report counts a verdict as.
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq)]
+pub enum Origin {
+    /// The paper's own statement: `statement` quotes it, `source` says where
+    /// (theorem, figure, page).
+    #[serde(rename = "paper")]
+    Paper,
+    /// Our operationalisation of a paper's statement (a finite N or ε, a
+    /// tolerance or a setting we chose), linked to the statement it tests.
+    #[serde(rename = "stand-in")]
+    StandIn,
+    /// lb's own check: exact theory, a closed form or a fluid rate we
+    /// derived.
+    #[serde(rename = "check")]
+    Check,
+}
+
+impl Origin {
+    /// As manifests write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Origin::Paper => "paper",
+            Origin::StandIn => "stand-in",
+            Origin::Check => "check",
+        }
+    }
+}
+
+/// What a stand-in stands for: a paper claim of ours, or the paper's words.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StandsFor {
+    /// `tests`: a claim id, `id` (this manifest) or `experiment/id`.
+    Claim(String),
+    /// `stands_for`: the statement, quoted.
+    Quote(String),
 }
 
 /// The confidence level of a claim's intervals unless it gives `level`.
@@ -251,6 +309,13 @@ pub struct Claim {
     /// itself guarantees (exact theory); a paper's claim is audited, not
     /// required.
     pub required: bool,
+    /// Who claimed it.
+    pub origin: Origin,
+    /// The paper whose statement it is or stands for (None for lb's checks
+    /// that name none).
+    pub paper: Option<String>,
+    /// A stand-in's statement: the claim it tests or the paper's words.
+    pub stands_for: Option<StandsFor>,
     /// The points read (`where`); empty: every point of the policies named.
     pub filter: Where,
     /// Confidence level of the intervals.
@@ -285,6 +350,9 @@ impl WhyCheck {
             statement: self.says.clone(),
             source: format!("check of the why of {}", claim.id),
             required: false,
+            origin: Origin::Check,
+            paper: None,
+            stands_for: None,
             filter: self.filter.clone(),
             level: self.level,
             why: None,
@@ -385,10 +453,13 @@ pub struct Ordering {
     pub metric: String,
     pub better: String,
     pub worse: String,
+    /// A difference within ± this (metric's unit) is no practical
+    /// difference: 0 when not given.
+    pub equivalence: f64,
 }
 
 impl Ordering {
-    pub const KEYS: &[&str] = &["metric", "better", "worse"];
+    pub const KEYS: &[&str] = &["metric", "better", "worse", "equivalence"];
 }
 
 /// `value`: `metric` of each of `policies` equals `expected` within the
@@ -449,10 +520,13 @@ pub struct Trend {
     pub policies: Vec<String>,
     pub along: String,
     pub direction: Direction,
+    /// A change within ± this (metric's unit) between neighbours is no
+    /// practical difference: 0 when not given.
+    pub equivalence: f64,
 }
 
 impl Trend {
-    pub const KEYS: &[&str] = &["metric", "policies", "along", "direction"];
+    pub const KEYS: &[&str] = &["metric", "policies", "along", "direction", "equivalence"];
 }
 
 /// `limit`: `metric` of each of `policies` tends to `expected` as the sweep

@@ -16,6 +16,11 @@ pub struct ExperimentSpec {
     /// The paper, figure and page the experiment reproduces.
     #[serde(default)]
     pub source: Option<String>,
+    /// The paper its claims state or stand in for, by its authors ("Zhou,
+    /// Shroff and Wierman"): the report counts verdicts per paper. A claim
+    /// may name another with its own `paper`.
+    #[serde(default)]
+    pub paper: Option<String>,
     /// The model: one of [`Model::ALL`] (`"slotted"`, SPEC §1; `"many"`,
     /// SPEC §2). It decides which schema the rest of the file is read with.
     pub model: Model,

@@ -31,6 +31,7 @@ pub mod plan;
 pub mod provenance;
 pub mod robustness;
 pub mod run;
+pub mod settle;
 pub mod validate;
 pub mod verify;
 

@@ -94,5 +94,47 @@ pub fn load_all(paths: &[PathBuf], profile: Profile) -> Result<Vec<Experiment>, 
         }
         out.push(e);
     }
+    tests_across(&out)?;
     Ok(out)
+}
+
+/// Every stand-in's `tests = "experiment/id"` whose experiment is loaded
+/// with it names a paper's statement there (one of this manifest's own is
+/// checked by validation).
+fn tests_across(experiments: &[Experiment]) -> Result<(), ManifestError> {
+    use crate::claim::{Origin, StandsFor};
+    for e in experiments {
+        for (i, c) in e.loaded.claims().iter().enumerate() {
+            let Some(StandsFor::Claim(t)) = &c.stands_for else {
+                continue;
+            };
+            let Some((exp, id)) = t.split_once('/') else {
+                continue;
+            };
+            // Another experiment not loaded with this one cannot be checked
+            // here; `lb reproduce` and `lb audit` load them all.
+            let Some(x) = experiments.iter().find(|x| x.name() == exp) else {
+                continue;
+            };
+            let why = match x.loaded.claims().iter().find(|d| d.id == id) {
+                Some(d) if d.origin == Origin::Paper => continue,
+                Some(d) => format!(
+                    "\"{t}\" is a {} claim, not a paper's statement: a stand-in tests a claim \
+                     with origin = \"paper\"",
+                    d.origin.name()
+                ),
+                None => format!(
+                    "experiment {exp} has no claim \"{id}\"; its ids: {}",
+                    x.loaded
+                        .claims()
+                        .iter()
+                        .map(|d| d.id.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            };
+            return Err(e.loaded.error(&format!("claim[{i}].tests"), why));
+        }
+    }
+    Ok(())
 }

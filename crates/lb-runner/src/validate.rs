@@ -10,8 +10,8 @@
 
 use crate::claim::{
     Beta, Bound, Check, CheckToml, Claim, ClaimKind, ClaimToml, Control, ControlToml,
-    DEFAULT_LEVEL, Direction, Limit, Ordering, Side, Stability, Tolerance, Toward, Trend, Value,
-    WhyCheck,
+    DEFAULT_LEVEL, Direction, Limit, Ordering, Origin, Side, Stability, StandsFor, Tolerance,
+    Toward, Trend, Value, WhyCheck,
 };
 use crate::diag::{ManifestError, one_of};
 use crate::manifest::{Loaded, Parsed};
@@ -408,7 +408,136 @@ fn claims(l: &Parsed) -> (Vec<Claim>, Option<ManifestError>) {
             Err(e) => return (out, Some(e)),
         }
     }
-    (out, None)
+    let e = tests_in_this_manifest(l, &out).err();
+    (out, e)
+}
+
+/// Who claimed `claim[i]` (`c`): its origin, its paper, and for a stand-in
+/// what it stands for — each needed where it applies and refused elsewhere.
+fn origin(
+    l: &Parsed,
+    at: &str,
+    c: &ClaimToml,
+) -> Result<(Origin, Option<String>, Option<StandsFor>), ManifestError> {
+    let origin = match (c.origin, c.required) {
+        (Some(Origin::Check) | None, true) => Origin::Check,
+        (Some(o), true) => {
+            return Err(l.error(
+                &format!("{at}.origin"),
+                format!(
+                    "a required claim is lb's own check (what lb guarantees), not \
+                     \"{}\": write origin = \"check\", or drop `required` to audit \
+                     a paper's statement",
+                    o.name()
+                ),
+            ));
+        }
+        (Some(o), false) => o,
+        (None, false) => {
+            return Err(l.error(
+                &format!("{at}.origin"),
+                "say who claimed it: origin = \"paper\" (the paper's own statement, \
+                 quoted in `statement`, `source` saying where), \"stand-in\" (our \
+                 operationalisation of one: a finite N or ε, a tolerance or setting we \
+                 chose; name what it tests with `tests` or `stands_for`) or \"check\" \
+                 (lb's own check)",
+            ));
+        }
+    };
+    let paper = c
+        .paper
+        .clone()
+        .or_else(|| l.manifest.experiment().paper.clone());
+    for (k, v) in [
+        ("paper", &c.paper),
+        ("tests", &c.tests),
+        ("stands_for", &c.stands_for),
+    ] {
+        if v.as_deref().is_some_and(|v| v.trim().is_empty()) {
+            return Err(l.error(&format!("{at}.{k}"), "must not be empty"));
+        }
+    }
+    if origin != Origin::Check && paper.is_none() {
+        return Err(l.error(
+            &format!("{at}.paper"),
+            format!(
+                "a {} claim needs the paper it comes from: paper = \"<authors>\" here \
+                 or in [experiment]",
+                origin.name()
+            ),
+        ));
+    }
+    let stands_for = match (origin, &c.tests, &c.stands_for) {
+        (Origin::StandIn, Some(t), _) => Some(StandsFor::Claim(t.clone())),
+        (Origin::StandIn, None, Some(q)) => Some(StandsFor::Quote(q.clone())),
+        (Origin::StandIn, None, None) => {
+            return Err(l.error(
+                &format!("{at}.tests"),
+                "a stand-in names the paper's statement it tests: tests = \"<claim id>\" \
+                 (or \"<experiment>/<claim id>\"), or stands_for = \"<the statement, \
+                 quoted, with where it is>\"",
+            ));
+        }
+        (_, Some(_), _) | (_, _, Some(_)) => {
+            let k = if c.tests.is_some() {
+                "tests"
+            } else {
+                "stands_for"
+            };
+            return Err(l.error(
+                &format!("{at}.{k}"),
+                format!(
+                    "only a stand-in names what it stands for; this claim's origin is \
+                     \"{}\"",
+                    origin.name()
+                ),
+            ));
+        }
+        _ => None,
+    };
+    Ok((origin, paper, stands_for))
+}
+
+/// Every `tests` naming a claim of this manifest names one, and one that is
+/// a paper's statement (`experiment/id` is checked with every manifest:
+/// [`crate::load::load_all`]).
+fn tests_in_this_manifest(l: &Parsed, claims: &[Claim]) -> R {
+    for (i, c) in claims.iter().enumerate() {
+        let Some(StandsFor::Claim(t)) = &c.stands_for else {
+            continue;
+        };
+        if t.contains('/') {
+            continue;
+        }
+        match claims.iter().find(|d| &d.id == t) {
+            Some(d) if d.origin == Origin::Paper => {}
+            Some(d) => {
+                return Err(l.error(
+                    &format!("claim[{i}].tests"),
+                    format!(
+                        "\"{t}\" is a {} claim, not a paper's statement: a stand-in tests a \
+                         claim with origin = \"paper\" (or quote the statement with \
+                         stands_for)",
+                        d.origin.name()
+                    ),
+                ));
+            }
+            None => {
+                return Err(l.error(
+                    &format!("claim[{i}].tests"),
+                    format!(
+                        "no claim of this manifest has id \"{t}\"; its ids: {}",
+                        claims
+                            .iter()
+                            .map(|d| d.id.as_str())
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// `claim[i]`, checked and typed; `before` are the claims before it.
@@ -428,6 +557,7 @@ fn claim(l: &Parsed, i: usize, c: &ClaimToml, before: &[Claim]) -> Result<Claim,
     if c.why.as_deref().is_some_and(|w| w.trim().is_empty()) {
         return Err(l.error(&format!("{at}.why"), "must not be empty"));
     }
+    let (origin, paper, stands_for) = origin(l, &at, c)?;
     let keys = c.check();
     let check = typed(l, &at, &keys)?;
     let mut why_checks = Vec::new();
@@ -449,6 +579,9 @@ fn claim(l: &Parsed, i: usize, c: &ClaimToml, before: &[Claim]) -> Result<Claim,
         statement: c.statement.clone(),
         source: c.source.clone(),
         required: c.required,
+        origin,
+        paper,
+        stands_for,
         filter: keys.filter,
         level: keys.level.unwrap_or(DEFAULT_LEVEL),
         why: c.why.clone(),
@@ -554,6 +687,17 @@ fn numbers_written(l: &Parsed, at: &dyn Fn(&str) -> String, c: &CheckToml) -> R 
             format!("an absolute tolerance ≥ 0 (in the metric's unit), got {t}"),
         ));
     }
+    if let Some(e) = c.equivalence
+        && !(e >= 0.0 && e.is_finite())
+    {
+        return Err(l.error(
+            &at("equivalence"),
+            format!(
+                "an equivalence margin ≥ 0 in the metric's unit (a difference within ± it \
+                 is no practical difference), got {e}"
+            ),
+        ));
+    }
     if let Some(lv) = c.level
         && !(lv > 0.0 && lv < 1.0)
     {
@@ -656,6 +800,7 @@ fn ordering(k: &Keys) -> Result<Check, ManifestError> {
         metric,
         better,
         worse,
+        equivalence: k.c.equivalence.unwrap_or(0.0),
     }))
 }
 
@@ -720,6 +865,7 @@ fn along_an_axis(k: &Keys, axes: &[&str]) -> Result<Check, ManifestError> {
             policies,
             along,
             direction: trend(l, at, k.c)?,
+            equivalence: k.c.equivalence.unwrap_or(0.0),
         })
     })
 }

@@ -237,7 +237,9 @@ fn led_without_p_hat() {
 
 #[test]
 fn a_claim_without_a_statement() {
-    let t = format!("{GOOD}\n[[claim]]\nid = \"c\"\nsource = \"x\"\nkind = \"ordering\"\n");
+    let t = format!(
+        "{GOOD}\n[[claim]]\norigin = \"check\"\nid = \"c\"\nsource = \"x\"\nkind = \"ordering\"\n"
+    );
     let e = err(&t);
     assert_eq!(e.field, "claim[0].statement", "{e}");
 }
@@ -245,7 +247,7 @@ fn a_claim_without_a_statement() {
 #[test]
 fn an_ordering_claim_naming_an_unknown_policy() {
     let t = format!(
-        "{GOOD}\n[[claim]]\nid = \"c\"\nstatement = \"s\"\nsource = \"x\"\nkind = \"ordering\"\n\
+        "{GOOD}\n[[claim]]\norigin = \"check\"\nid = \"c\"\nstatement = \"s\"\nsource = \"x\"\nkind = \"ordering\"\n\
          metric = \"mean_response\"\nbetter = \"L-JSQ-Psuh\"\nworse = \"JSQ\"\n"
     );
     let e = err(&t);
@@ -266,7 +268,7 @@ fn a_figure_on_an_axis_the_manifest_does_not_sweep() {
 #[test]
 fn a_value_claim_without_its_reference() {
     let t = format!(
-        "{GOOD}\n[[claim]]\nid = \"c\"\nstatement = \"s\"\nsource = \"x\"\nkind = \"value\"\n\
+        "{GOOD}\n[[claim]]\norigin = \"check\"\nid = \"c\"\nstatement = \"s\"\nsource = \"x\"\nkind = \"value\"\n\
          metric = \"mean_sum_q\"\npolicies = [\"JSQ\"]\n"
     );
     let e = err(&t);
@@ -322,7 +324,7 @@ fn a_precision_metric_of_the_other_model_is_refused() {
 }
 
 const FIGURE: &str = "\n[[figure]]\nname = \"f\"\ntitle = \"t\"\nx = \"load\"\ny = \"mean_sum_q\"\ncaption = \"c\"\n";
-const POOLED_CLAIM: &str = "\n[[claim]]\nid = \"c\"\nstatement = \"s\"\nsource = \"x\"\nkind = \"bound\"\n\
+const POOLED_CLAIM: &str = "\n[[claim]]\norigin = \"check\"\nid = \"c\"\nstatement = \"s\"\nsource = \"x\"\nkind = \"bound\"\n\
     metric = \"mean_sum_q\"\npolicies = [\"JSQ\"]\nbound = \"pooled\"\nside = \"ge\"\n";
 
 /// A figure that shows a claim's metric for its policy must draw the
@@ -357,7 +359,7 @@ fn a_reference_naming_no_exact_result() {
 #[test]
 fn a_why_check_naming_an_unknown_policy() {
     let t = format!(
-        "{GOOD}\n[[claim]]\nid = \"c\"\nstatement = \"s\"\nsource = \"x\"\nkind = \"ordering\"\n\
+        "{GOOD}\n[[claim]]\norigin = \"check\"\nid = \"c\"\nstatement = \"s\"\nsource = \"x\"\nkind = \"ordering\"\n\
          metric = \"mean_response\"\nbetter = \"L-JSQ-Push\"\nworse = \"JSQ\"\nwhy = \"because\"\n\
          \n[[claim.why_check]]\nsays = \"it is so\"\nkind = \"ordering\"\nmetric = \"mean_response\"\n\
          better = \"L-JSQ-Psuh\"\nworse = \"JSQ\"\n"
@@ -367,7 +369,8 @@ fn a_why_check_naming_an_unknown_policy() {
     assert!(e.message.contains("did you mean \"L-JSQ-Push\""), "{e}");
 }
 
-const CLAIM: &str = "\n[[claim]]\nid = \"c\"\nstatement = \"s\"\nsource = \"x\"\n";
+const CLAIM: &str =
+    "\n[[claim]]\norigin = \"check\"\nid = \"c\"\nstatement = \"s\"\nsource = \"x\"\n";
 
 /// `check`, at the last occurrence of `at` (a value the manifest also has
 /// before the claim).
@@ -425,7 +428,7 @@ fn a_key_of_another_kind_of_claim() {
         &t,
         "[]",
         "claim[0].why_check[0].policies",
-        "not to an ordering claim (whose own keys are metric, better, worse)",
+        "not to an ordering claim (whose own keys are metric, better, worse, equivalence)",
     );
 }
 
@@ -492,4 +495,36 @@ fn two_manifests_with_one_name_are_refused_at_the_second() {
     assert!(e.message.contains(&a.display().to_string()), "{e}");
     // Each on its own loads.
     assert_eq!(lb_runner::load_all(&[a], Profile::Full).unwrap().len(), 1);
+}
+
+/// Who claimed it: a claim without `origin` is refused with the three
+/// choices; a stand-in must name what it tests, and `tests` must name a
+/// paper's statement of the manifest.
+#[test]
+fn a_claim_says_who_claimed_it() {
+    let body = "kind = \"ordering\"\nmetric = \"mean_response\"\nbetter = \"JSQ\"\n\
+                worse = \"L-JSQ-Push\"\n";
+    let bare = format!("{GOOD}\n[[claim]]\nid = \"c\"\nstatement = \"s\"\nsource = \"x\"\n{body}");
+    let e = err(&bare);
+    assert_eq!(e.field, "claim[0].origin", "{e}");
+    assert!(e.message.contains("\"stand-in\""), "{e}");
+    let standin = format!(
+        "{GOOD}\n[[claim]]\nid = \"c\"\nstatement = \"s\"\nsource = \"x\"\norigin = \
+         \"stand-in\"\npaper = \"P\"\n{body}"
+    );
+    let e = err(&standin);
+    assert_eq!(e.field, "claim[0].tests", "{e}");
+    let to_check = format!(
+        "{GOOD}\n[[claim]]\nid = \"a\"\nstatement = \"s\"\nsource = \"x\"\norigin = \
+         \"check\"\n{body}\n[[claim]]\nid = \"b\"\nstatement = \"s\"\nsource = \"x\"\n\
+         origin = \"stand-in\"\npaper = \"P\"\ntests = \"a\"\n{body}"
+    );
+    let e = err(&to_check);
+    assert_eq!(e.field, "claim[1].tests", "{e}");
+    assert!(e.message.contains("not a paper's statement"), "{e}");
+    let no_paper = format!(
+        "{GOOD}\n[[claim]]\nid = \"c\"\nstatement = \"s\"\nsource = \"x\"\norigin = \
+         \"paper\"\n{body}"
+    );
+    assert_eq!(err(&no_paper).field, "claim[0].paper");
 }

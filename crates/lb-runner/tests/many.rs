@@ -335,7 +335,9 @@ fn pod_alpha_can_follow_the_load() {
 
 /// A claim appended to the tiny manifest.
 fn with_claim(claim: &str) -> String {
-    format!("{MANY}\n[[claim]]\nid = \"c\"\nstatement = \"s\"\nsource = \"t\"\n{claim}\n")
+    format!(
+        "{MANY}\n[[claim]]\norigin = \"check\"\nid = \"c\"\nstatement = \"s\"\nsource = \"t\"\n{claim}\n"
+    )
 }
 
 /// Occupancy metrics `s1` … `s16` are metrics; `s0`, `s17`, `s02` are not.
@@ -373,12 +375,12 @@ fn references_are_checked_against_the_metric_and_the_system() {
     assert!(e.message.contains("unbounded"), "{e}");
     let unbounded = POD_D.to_string();
     let e = err(&format!(
-        "{unbounded}\n[[claim]]\nid = \"c\"\nstatement = \"s\"\nsource = \"t\"\nkind = \"bound\"\nmetric = \"shw_excess\"\npolicies = [\"Pod\"]\nbound = \"sub_halfin_whitt_excess\"\nside = \"le\"\n"
+        "{unbounded}\n[[claim]]\norigin = \"check\"\nid = \"c\"\nstatement = \"s\"\nsource = \"t\"\nkind = \"bound\"\nmetric = \"shw_excess\"\npolicies = [\"Pod\"]\nbound = \"sub_halfin_whitt_excess\"\nside = \"le\"\n"
     ));
     assert!(e.message.contains("needs a buffer"), "{e}");
     // pod_mean_field of JSQ.
     let t = format!(
-        "{}\n[[policy]]\nspec = \"JSQ\"\n\n[[claim]]\nid = \"c\"\nstatement = \"s\"\nsource = \"t\"\nkind = \"value\"\nmetric = \"s2\"\npolicies = [\"Pod\", \"JSQ\"]\nexpected = \"pod_mean_field\"\ntolerance = 0.1\n",
+        "{}\n[[policy]]\nspec = \"JSQ\"\n\n[[claim]]\norigin = \"check\"\nid = \"c\"\nstatement = \"s\"\nsource = \"t\"\nkind = \"value\"\nmetric = \"s2\"\npolicies = [\"Pod\", \"JSQ\"]\nexpected = \"pod_mean_field\"\ntolerance = 0.1\n",
         POD_D.replace("\n[run]", "\n[[policy]]\nspec = \"Random\"\n\n[run]")
     );
     let e = err(&t);

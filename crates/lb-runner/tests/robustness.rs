@@ -46,6 +46,8 @@ replications = 2
 seed = 1
 
 [[claim]]
+
+origin = "check"
 id = "push-beats-jsq"
 statement = "s"
 source = "src"

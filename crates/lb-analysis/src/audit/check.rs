@@ -2,7 +2,7 @@
 //! and a claim's [`ClaimResult`]. Types only (and their JSON form), used by
 //! every other part of the audit.
 
-use lb_runner::claim::ClaimKind;
+use lb_runner::claim::{ClaimKind, Origin};
 use serde::Serialize;
 
 /// A claim's verdict.
@@ -12,6 +12,9 @@ pub enum Verdict {
     Confirmed,
     Refuted,
     Inconclusive,
+    /// The interval lies within the claim's equivalence margin: a
+    /// difference too small to matter, neither confirming nor refuting.
+    NoPracticalDifference,
 }
 
 impl Verdict {
@@ -20,6 +23,197 @@ impl Verdict {
             Verdict::Confirmed => "confirmed",
             Verdict::Refuted => "refuted",
             Verdict::Inconclusive => "inconclusive",
+            Verdict::NoPracticalDifference => "no practical difference",
+        }
+    }
+}
+
+/// How a check decides, in numbers: what its verdict would be were its
+/// threshold moved — its margin, and what the mutants of the audit move.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "rule")]
+pub enum Decision {
+    /// The claim holds where the interval `estimate ± half_width` lies
+    /// above `equivalence` (strictly for an ordering or a trend, `≥ 0` for a
+    /// bound), fails where it lies below −`equivalence`, and makes no
+    /// practical difference where it lies within ±`equivalence` (> 0).
+    /// `scale` is what relative terms are taken against (the better
+    /// policy's mean, the bound, the level before the step).
+    Above {
+        estimate: f64,
+        half_width: f64,
+        strict: bool,
+        equivalence: f64,
+        scale: f64,
+    },
+    /// The claim holds where the interval of `deviation` (measured −
+    /// expected) lies within ±`tolerance` (covers 0 when the tolerance is
+    /// 0), fails where it lies wholly outside. `scale`: the expected value.
+    Within {
+        deviation: f64,
+        half_width: f64,
+        tolerance: f64,
+        scale: f64,
+    },
+}
+
+impl Decision {
+    /// The verdict of the rule.
+    pub fn verdict(&self) -> Verdict {
+        match *self {
+            Decision::Above {
+                estimate: s,
+                half_width: h,
+                strict,
+                equivalence: e,
+                ..
+            } => {
+                let (lo, hi) = (s - h, s + h);
+                if lo > e || (!strict && e == 0.0 && lo >= 0.0) {
+                    Verdict::Confirmed
+                } else if hi < -e {
+                    Verdict::Refuted
+                } else if e > 0.0 && lo >= -e && hi <= e {
+                    Verdict::NoPracticalDifference
+                } else {
+                    Verdict::Inconclusive
+                }
+            }
+            Decision::Within {
+                deviation: d,
+                half_width: h,
+                tolerance: t,
+                ..
+            } => {
+                if t == 0.0 {
+                    if d.abs() <= h {
+                        Verdict::Confirmed
+                    } else {
+                        Verdict::Refuted
+                    }
+                } else if d - h >= -t && d + h <= t {
+                    Verdict::Confirmed
+                } else if d + h < -t || d - h > t {
+                    Verdict::Refuted
+                } else {
+                    Verdict::Inconclusive
+                }
+            }
+        }
+    }
+
+    /// The interval's half-width.
+    pub fn half_width(&self) -> f64 {
+        match *self {
+            Decision::Above { half_width, .. } | Decision::Within { half_width, .. } => half_width,
+        }
+    }
+
+    /// What relative terms are taken against.
+    pub fn scale(&self) -> f64 {
+        match *self {
+            Decision::Above { scale, .. } | Decision::Within { scale, .. } => scale,
+        }
+    }
+
+    /// The margin of a decided verdict, in the metric's unit: how far the
+    /// claim's threshold (the reference, the bound, 0 of a difference) could
+    /// move before the verdict stopped being what it is. None when the
+    /// verdict is not decided.
+    pub fn margin(&self) -> Option<f64> {
+        let v = self.verdict();
+        let m = match *self {
+            Decision::Above {
+                estimate: s,
+                half_width: h,
+                equivalence: e,
+                ..
+            } => match v {
+                Verdict::Confirmed => s - h - e,
+                Verdict::Refuted => -e - (s + h),
+                Verdict::NoPracticalDifference => (e - (s + h)).min(s - h + e),
+                Verdict::Inconclusive => return None,
+            },
+            Decision::Within {
+                deviation: d,
+                half_width: h,
+                tolerance: t,
+                ..
+            } => match v {
+                Verdict::Confirmed if t == 0.0 => h - d.abs(),
+                Verdict::Confirmed => t - d.abs() - h,
+                Verdict::Refuted if t == 0.0 => d.abs() - h,
+                Verdict::Refuted => d.abs() - h - t,
+                Verdict::Inconclusive | Verdict::NoPracticalDifference => return None,
+            },
+        };
+        Some(m.max(0.0))
+    }
+
+    /// How far the measurement lies from the nearest edge where the verdict
+    /// would be decided, for an inconclusive check: the distance `d` the
+    /// interval's half-width must shrink to (None when decided, or when no
+    /// half-width would decide it: an estimate exactly on the threshold).
+    pub fn distance_to_decide(&self) -> Option<f64> {
+        if self.verdict() != Verdict::Inconclusive {
+            return None;
+        }
+        let d = match *self {
+            Decision::Above {
+                estimate: s,
+                equivalence: e,
+                ..
+            } => {
+                if e > 0.0 {
+                    // Decided once the interval is inside ±e or outside it.
+                    (s.abs() - e).abs().max((e - s.abs()).abs())
+                } else {
+                    s.abs()
+                }
+            }
+            Decision::Within {
+                deviation: d,
+                tolerance: t,
+                ..
+            } => (t - d.abs()).abs(),
+        };
+        (d > 0.0 && d.is_finite()).then_some(d)
+    }
+
+    /// The same rule with its threshold moved by `shift` in the direction
+    /// that makes the claim harder to hold (an ordering asked to win by
+    /// `shift`, a bound moved toward the measurement, an expected value
+    /// moved away from it).
+    pub fn shifted(&self, shift: f64) -> Decision {
+        match *self {
+            Decision::Above {
+                estimate,
+                half_width,
+                strict,
+                equivalence,
+                scale,
+            } => Decision::Above {
+                estimate: estimate - shift,
+                half_width,
+                strict,
+                equivalence,
+                scale,
+            },
+            Decision::Within {
+                deviation,
+                half_width,
+                tolerance,
+                scale,
+            } => Decision::Within {
+                deviation: if deviation >= 0.0 {
+                    deviation + shift
+                } else {
+                    deviation - shift
+                },
+                half_width,
+                tolerance,
+                scale,
+            },
         }
     }
 }
@@ -50,6 +244,23 @@ pub struct Check {
     pub note: Option<String>,
     /// The keys of the records read.
     pub keys: Vec<String>,
+    /// How the verdict was decided, in numbers (None where no threshold
+    /// decides it: a stability count, an unstable policy, no interval).
+    pub decision: Option<Decision>,
+    /// Why a point read has not settled ([`lb_runner::settle`]); such a
+    /// check decides nothing.
+    pub unsettled: Option<String>,
+    /// How many times longer the runs of the points read should be to
+    /// settle, roughly.
+    pub longer: Option<f64>,
+}
+
+impl Check {
+    /// The margin of its verdict in the metric's unit, if decided by a
+    /// threshold.
+    pub fn margin(&self) -> Option<f64> {
+        self.decision.and_then(|d| d.margin())
+    }
 }
 
 /// A sweep value as JSON: a number or a boolean where it reads as one.
@@ -85,8 +296,23 @@ pub struct ClaimResult {
     pub source: String,
     pub kind: ClaimKind,
     pub required: bool,
+    /// Who claimed it: the paper, our stand-in, or lb's check.
+    pub origin: Origin,
+    /// The paper it comes from, if any.
+    pub paper: Option<String>,
+    /// What a stand-in stands for: the paper claim it tests (an id) or the
+    /// paper's words.
+    pub stands_for: Option<String>,
     pub level: f64,
     pub verdict: Verdict,
+    /// A confirmed claim that holds but does not test its statement (its
+    /// metric identically 0, or the bound loose by far at every point),
+    /// with the reason. Not counted as a reproduction.
+    pub untested: Option<String>,
+    /// The deciding check's margin in words (decided claims).
+    pub margin: Option<String>,
+    /// What would decide an inconclusive claim, in words.
+    pub to_decide: Option<String>,
     /// The metric read and its label (unit included), if any.
     pub metric: Option<String>,
     pub metric_label: Option<String>,
@@ -105,16 +331,29 @@ pub struct ClaimResult {
 
 impl ClaimResult {
     /// The check that decides the verdict: the first refuted, else the first
-    /// inconclusive, else the first.
+    /// inconclusive, else the first of no practical difference, else the
+    /// confirmed one with the smallest margin in half-widths (the point
+    /// where the claim is tested hardest).
     pub fn deciding(&self) -> Option<&Check> {
-        self.checks
-            .iter()
-            .find(|c| c.verdict == Verdict::Refuted)
+        ClaimResult::deciding_of(&self.checks)
+    }
+
+    /// The deciding check among `checks` ([`ClaimResult::deciding`]).
+    pub fn deciding_of(checks: &[Check]) -> Option<&Check> {
+        let first = |v: Verdict| checks.iter().find(|c| c.verdict == v);
+        first(Verdict::Refuted)
+            .or_else(|| first(Verdict::Inconclusive))
+            .or_else(|| first(Verdict::NoPracticalDifference))
             .or_else(|| {
-                self.checks
-                    .iter()
-                    .find(|c| c.verdict == Verdict::Inconclusive)
+                checks.iter().min_by(|a, b| {
+                    let k = |c: &Check| {
+                        c.decision
+                            .and_then(|d| Some(d.margin()? / d.half_width()))
+                            .filter(|x| x.is_finite())
+                            .unwrap_or(f64::INFINITY)
+                    };
+                    k(a).total_cmp(&k(b))
+                })
             })
-            .or_else(|| self.checks.first())
     }
 }

@@ -8,28 +8,59 @@
 use super::check::{Check, ClaimResult, Verdict};
 use super::points::selected;
 use super::rule::rule;
-use super::{limit, ordering, stability, trend, value};
+use super::{limit, ordering, sharpness, stability, trend, value};
 use crate::metric::Metric;
 use crate::results::PointResult;
-use lb_runner::claim::{Check as ClaimCheck, Claim};
+use lb_runner::claim::{Check as ClaimCheck, Claim, StandsFor};
 use lb_runner::outputs::where_matches;
+use lb_runner::settle::Settling;
 
 /// Audits one claim against the results of its experiment.
 pub fn audit_claim(experiment: &str, c: &Claim, results: &[PointResult]) -> ClaimResult {
+    audit_shifted(experiment, c, results, 0.0)
+}
+
+/// Audits a claim with its threshold moved by `shift` (in the metric's
+/// unit) in the direction that makes it harder to hold: the audit's mutants
+/// ([`super::mutants`]); 0 for the audit itself.
+pub(super) fn audit_shifted(
+    experiment: &str,
+    c: &Claim,
+    results: &[PointResult],
+    shift: f64,
+) -> ClaimResult {
     let level = c.level;
     let m = |name: &str| Metric::validated(crate::results::model(results), name);
     let metric = c.check.metric().map(m);
     let f = &c.filter;
-    let checks = match &c.check {
-        ClaimCheck::Ordering(k) => ordering::checks(k, f, m(&k.metric), results, level),
-        ClaimCheck::Value(k) => value::value_checks(k, f, m(&k.metric), results, level),
+    let mut checks = match &c.check {
+        ClaimCheck::Ordering(k) => ordering::checks(k, f, m(&k.metric), results, level, shift),
+        ClaimCheck::Value(k) => value::value_checks(k, f, m(&k.metric), results, level, shift),
         ClaimCheck::Stability(k) => stability::checks(k, f, results),
-        ClaimCheck::Bound(k) => value::bound_checks(k, f, m(&k.metric), results, level),
-        ClaimCheck::Trend(k) => trend::checks(k, f, m(&k.metric), results, level),
-        ClaimCheck::Limit(k) => limit::checks(k, f, m(&k.metric), results, level),
+        ClaimCheck::Bound(k) => value::bound_checks(k, f, m(&k.metric), results, level, shift),
+        ClaimCheck::Trend(k) => trend::checks(k, f, m(&k.metric), results, level, shift),
+        ClaimCheck::Limit(k) => limit::checks(k, f, m(&k.metric), results, level, shift),
     };
+    // A steady-state reading decides only on points that have settled; a
+    // stability claim and a transient metric (a growth rate, a level at the
+    // end) are about what did not settle.
+    let steady = match &c.check {
+        ClaimCheck::Stability(_) => false,
+        _ => metric.is_some_and(|m| !m.transient()),
+    };
+    if steady {
+        settle(&mut checks, results);
+    }
     let verdict = overall(&checks);
     let rule = rule(&c.check, metric);
+    let untested = (verdict == Verdict::Confirmed)
+        .then(|| sharpness::untested(&c.check, &checks))
+        .flatten();
+    let deciding = ClaimResult::deciding_of(&checks);
+    let margin = deciding.and_then(|d| sharpness::margin_words(d, verdict));
+    let to_decide = (verdict == Verdict::Inconclusive)
+        .then(|| deciding.map(sharpness::to_decide))
+        .flatten();
     ClaimResult {
         experiment: experiment.to_string(),
         id: c.id.clone(),
@@ -37,8 +68,17 @@ pub fn audit_claim(experiment: &str, c: &Claim, results: &[PointResult]) -> Clai
         source: c.source.clone(),
         kind: c.check.kind(),
         required: c.required,
+        origin: c.origin,
+        paper: c.paper.clone(),
+        stands_for: c.stands_for.as_ref().map(|s| match s {
+            StandsFor::Claim(id) => id.clone(),
+            StandsFor::Quote(q) => q.clone(),
+        }),
         level,
         verdict,
+        untested,
+        margin,
+        to_decide,
         metric: metric.map(|m| m.name().to_string()),
         metric_label: metric.map(|m| m.label().to_string()),
         rule,
@@ -50,16 +90,54 @@ pub fn audit_claim(experiment: &str, c: &Claim, results: &[PointResult]) -> Clai
 }
 
 /// A claim's verdict from its points': refuted if one is, confirmed if all
-/// are, inconclusive otherwise (and with no point).
+/// are, no practical difference if every point is that or confirmed,
+/// inconclusive otherwise (and with no point).
 fn overall(checks: &[Check]) -> Verdict {
+    let all = |f: &dyn Fn(Verdict) -> bool| checks.iter().all(|c| f(c.verdict));
     if checks.is_empty() {
         Verdict::Inconclusive
     } else if checks.iter().any(|c| c.verdict == Verdict::Refuted) {
         Verdict::Refuted
-    } else if checks.iter().all(|c| c.verdict == Verdict::Confirmed) {
+    } else if all(&|v| v == Verdict::Confirmed) {
         Verdict::Confirmed
+    } else if all(&|v| matches!(v, Verdict::Confirmed | Verdict::NoPracticalDifference)) {
+        Verdict::NoPracticalDifference
     } else {
         Verdict::Inconclusive
+    }
+}
+
+/// The settling rule ([`lb_runner::settle`]) on every point a check reads:
+/// a check reading one that has not settled decides nothing, and says why
+/// and how much longer its runs should be.
+fn settle(checks: &mut [Check], results: &[PointResult]) {
+    for k in checks {
+        let read = results.iter().filter(|r| {
+            r.key
+                .as_ref()
+                .is_some_and(|key| k.keys.contains(&key.hex()))
+        });
+        let mut why = Vec::new();
+        let mut longer: Option<f64> = None;
+        for r in read {
+            let s = Settling::of(&r.summaries);
+            if let Some(w) = s.why() {
+                why.push(format!(
+                    "{} at {}: {w}",
+                    r.label,
+                    super::points::at_string(r)
+                ));
+                if let Some(f) = s.longer() {
+                    longer = Some(longer.map_or(f, |l| l.max(f)));
+                }
+            }
+        }
+        if why.is_empty() {
+            continue;
+        }
+        k.unsettled = Some(why.join("; "));
+        k.longer = longer;
+        k.verdict = Verdict::Inconclusive;
     }
 }
 

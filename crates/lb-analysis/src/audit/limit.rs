@@ -4,7 +4,7 @@
 //! still moves away; the note gives the rate of approach and, by
 //! extrapolation, where the gap would come within the tolerance.
 
-use super::check::{Check, Verdict};
+use super::check::{Check, Decision, Verdict};
 use super::points::{at_string, keys, point_stable, reference, series, stats, undecided, values};
 use super::words::{num, sig5, with_tolerance};
 use crate::metric::Metric;
@@ -20,6 +20,7 @@ pub(super) fn checks(
     m: Metric,
     results: &[PointResult],
     level: f64,
+    shift: f64,
 ) -> Vec<Check> {
     let along = c.along.as_str();
     let to_zero = c.toward == Toward::Zero;
@@ -32,7 +33,15 @@ pub(super) fn checks(
                 rs.reverse();
             }
             let tail = &rs[rs.len().saturating_sub(last)..];
-            checks.extend(limit_check(c, m, tail, along, to_zero, level, label));
+            checks.extend(limit_check(
+                c,
+                m,
+                tail,
+                along,
+                to_zero,
+                (level, shift),
+                label,
+            ));
         }
     }
     checks
@@ -96,13 +105,25 @@ fn limit_check(
     tail: &[&PointResult],
     along: &str,
     to_zero: bool,
-    level: f64,
+    (level, shift): (f64, f64),
     label: &str,
 ) -> Option<Check> {
-    let (gaps, stable) = match read_tail(c, m, tail, along, level, label) {
+    let (mut gaps, stable) = match read_tail(c, m, tail, along, level, label) {
         Ok(read) => read,
         Err(done) => return done.map(|check| *check),
     };
+    // The audit's mutants move the limit away from the nearest point's
+    // measurement, by `shift`, at every point read.
+    if shift != 0.0 {
+        let away = gaps
+            .last()
+            .map_or(1.0, |g| if g.gap < 0.0 { -1.0 } else { 1.0 });
+        for g in &mut gaps {
+            g.gap += away * shift;
+            g.lo += away * shift;
+            g.hi += away * shift;
+        }
+    }
     let near = gaps.last()?;
     let first = gaps.first()?;
     let j = judge(c, &gaps, first, near, stable);
@@ -127,6 +148,14 @@ fn limit_check(
         verdict: j.verdict,
         note: Some(note),
         keys: keys(tail),
+        decision: (stable && near.hw.is_finite() && gaps.len() >= 2).then_some(Decision::Within {
+            deviation: near.gap,
+            half_width: near.hw,
+            tolerance: near.tol,
+            scale: near.reference,
+        }),
+        unsettled: None,
+        longer: None,
     })
 }
 

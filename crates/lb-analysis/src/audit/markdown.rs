@@ -5,9 +5,10 @@
 
 use super::check::{ClaimResult, Verdict};
 use super::describe::{describe, measured, percent, unstable_count};
+use super::headline;
 use super::summary::{ClaimRow, ExperimentClaims};
 use super::words::{md, sig5};
-use lb_runner::claim::ClaimKind;
+use lb_runner::claim::{ClaimKind, Origin};
 use std::fmt::Write as _;
 
 /// The anchor of a claim's section in the audit.
@@ -73,6 +74,30 @@ fn section_head(s: &mut String, c: &ClaimResult, depth: usize) {
     let _ = writeln!(s, "- Source: {}", md(&c.source));
     let _ = writeln!(
         s,
+        "- Who claimed it: {}",
+        match (c.origin, &c.stands_for) {
+            (Origin::Paper, _) => format!(
+                "the paper's own statement ({})",
+                md(c.paper.as_deref().unwrap_or("?"))
+            ),
+            (Origin::StandIn, Some(t)) if !t.contains(' ') => format!(
+                "our stand-in (a setting, size or tolerance we chose) for the paper's statement \
+                 [`{t}`](#{})",
+                anchor(
+                    t.split_once('/').map_or(c.experiment.as_str(), |x| x.0),
+                    t.rsplit('/').next().unwrap_or(t)
+                )
+            ),
+            (Origin::StandIn, t) => format!(
+                "our stand-in (a setting, size or tolerance we chose) for {}: {}",
+                md(c.paper.as_deref().unwrap_or("?")),
+                md(t.as_deref().unwrap_or("?"))
+            ),
+            (Origin::Check, _) => "lb's own check, not a paper's statement".into(),
+        }
+    );
+    let _ = writeln!(
+        s,
         "- Holds when: {}; {} intervals",
         md(&c.rule),
         percent(c.level)
@@ -85,6 +110,23 @@ fn section_head(s: &mut String, c: &ClaimResult, depth: usize) {
     );
     if let Some(d) = c.deciding() {
         let _ = writeln!(s, "- Deciding point: {}", md(&describe(c, d)));
+    }
+    if let Some(m) = &c.margin {
+        let _ = writeln!(
+            s,
+            "- Margin: {} — how far the threshold could move before the verdict changed",
+            md(m)
+        );
+    }
+    if let Some(u) = &c.untested {
+        let _ = writeln!(
+            s,
+            "- **Holds, but does not test the claim**: {}; not counted as a reproduction",
+            md(u)
+        );
+    }
+    if let Some(t) = &c.to_decide {
+        let _ = writeln!(s, "- What would decide it: {}", md(t));
     }
     match (&c.why, c.verdict) {
         (Some(w), Verdict::Confirmed) => {
@@ -179,7 +221,10 @@ fn checks_table(s: &mut String, c: &ClaimResult) {
         ClaimKind::Bound => Some(("bound", false)),
         ClaimKind::Ordering | ClaimKind::Stability | ClaimKind::Trend => None,
     };
-    let notes = c.checks.iter().any(|k| k.note.is_some());
+    let notes = c
+        .checks
+        .iter()
+        .any(|k| k.note.is_some() || k.unsettled.is_some());
     let mut head: Vec<String> = axes.clone();
     if policy_col {
         head.push("policy".into());
@@ -229,7 +274,12 @@ fn checks_table(s: &mut String, c: &ClaimResult) {
         }
         cells.push(k.verdict.word().to_string());
         if notes {
-            cells.push(md(k.note.as_deref().unwrap_or("")));
+            let note = match (&k.unsettled, &k.note) {
+                (Some(u), Some(n)) => format!("{u}; {n}"),
+                (Some(u), None) => u.clone(),
+                (None, n) => n.clone().unwrap_or_default(),
+            };
+            cells.push(md(&note));
         }
         cells.push(
             k.keys
@@ -257,34 +307,19 @@ pub fn page(experiments: &[(ExperimentClaims, String)]) -> String {
          the finding. A refuted or inconclusive claim carries the manifest's explanation \
          (*why*), with the verdicts of the checks of that explanation where it has them.\n\n",
     );
-    let all: Vec<&ClaimRow> = experiments.iter().flat_map(|(e, _)| &e.claims).collect();
-    let n = |v: &str, req: bool| {
-        all.iter()
-            .filter(|c| c.verdict == v && c.required == req)
-            .count()
-    };
-    let papers = all.iter().filter(|c| !c.required).count();
-    let _ = writeln!(
-        s,
-        "{papers} claims of papers: {} confirmed, {} refuted, {} inconclusive. {} checks lb \
-         guarantees (required): {} confirmed, {} refuted, {} inconclusive.\n",
-        n("confirmed", false),
-        n("refuted", false),
-        n("inconclusive", false),
-        all.len() - papers,
-        n("confirmed", true),
-        n("refuted", true),
-        n("inconclusive", true)
-    );
+    let exps: Vec<&ExperimentClaims> = experiments.iter().map(|(e, _)| e).collect();
+    let _ = writeln!(s, "{}\n", headline::counts_line(&exps));
+    let _ = writeln!(s, "### Per paper\n\n{}", headline::per_paper(&exps, ""));
     s.push_str("## Summary\n\n");
-    s.push_str("| verdict | claim | experiment | at the deciding point |\n");
-    s.push_str("| --- | --- | --- | --- |\n");
+    s.push_str("| verdict | who claimed it | claim | experiment | at the deciding point |\n");
+    s.push_str("| --- | --- | --- | --- | --- |\n");
     for (e, _) in experiments {
         for c in &e.claims {
             let _ = writeln!(
                 s,
-                "| {} | [{}](#{}) | [{}](#{}) | {} |",
-                verdict_cell(&c.verdict, c.required),
+                "| {} | {} | [{}](#{}) | [{}](#{}) | {} |",
+                row_verdict(c),
+                origin_words(c),
                 c.id,
                 anchor(&e.experiment, &c.id),
                 e.experiment,
@@ -300,12 +335,36 @@ pub fn page(experiments: &[(ExperimentClaims, String)]) -> String {
     s
 }
 
+/// A summary row's verdict: bold, "(required)" for lb's guarantees, and a
+/// confirmation that does not test its statement said so.
+fn row_verdict(c: &ClaimRow) -> String {
+    let v = verdict_cell(&c.verdict, c.required);
+    if c.untested.is_some() {
+        format!("{v}, does not test it")
+    } else {
+        v
+    }
+}
+
+/// Who claimed it, in a table cell: "paper (Zhou, …)", "stand-in for
+/// `id`", "lb's check".
+fn origin_words(c: &ClaimRow) -> String {
+    match c.origin.as_str() {
+        "paper" => format!("the paper ({})", md(c.paper.as_deref().unwrap_or("?"))),
+        "stand-in" => match &c.stands_for {
+            Some(t) if !t.contains(' ') => format!("stand-in for `{t}`"),
+            _ => format!("stand-in ({})", md(c.paper.as_deref().unwrap_or("?"))),
+        },
+        _ => "lb's check".into(),
+    }
+}
+
 /// The audit as the terminal prints it: the counts and the summary table.
 pub fn terminal(experiments: &[(ExperimentClaims, String)]) -> String {
     let p = page(experiments);
     // From the counts (after the intro) to the first section.
     let start = p
-        .find(" claims of papers:")
+        .find(" statements of the papers:")
         .map_or(0, |i| p[..i].rfind('\n').map_or(0, |j| j + 1));
     let end = p.find("\n<a id=").unwrap_or(p.len());
     p[start..end].trim_end().to_string() + "\n"

@@ -4,10 +4,8 @@
 //! replication r of the two policies is a matched pair and the interval is
 //! that of the difference, not two overlapping intervals.
 
-use super::check::{Check, Verdict};
-use super::points::{
-    at_string, keys, point_stable, same_point, selected, sign_verdict, stats, values,
-};
+use super::check::{Check, Decision, Verdict};
+use super::points::{at_string, keys, point_stable, same_point, selected, stats, values};
 use crate::metric::Metric;
 use crate::results::PointResult;
 use lb_runner::claim::Ordering;
@@ -21,6 +19,7 @@ pub(super) fn checks(
     m: Metric,
     results: &[PointResult],
     level: f64,
+    shift: f64,
 ) -> Vec<Check> {
     let (better, worse) = (c.better.as_str(), c.worse.as_str());
     let mut checks = Vec::new();
@@ -42,23 +41,34 @@ pub(super) fn checks(
                 verdict: Verdict::Inconclusive,
                 note: Some(format!("no {worse} point at these axis values")),
                 keys: keys(&[b]),
+                decision: None,
+                unsettled: None,
+                longer: None,
             });
             continue;
         };
-        checks.extend(paired(m, b, w, (better, worse), level));
+        checks.extend(paired(
+            m,
+            b,
+            w,
+            (better, worse),
+            (c.equivalence, level, shift),
+        ));
     }
     checks
 }
 
 /// The paired difference `worse − better` of `m` between the points `b` and
-/// `w`; None when either has no replications to pair yet. An unstable
-/// policy loses: `worse` unstable confirms, `better` unstable refutes.
+/// `w`, held above 0 (or the equivalence margin; `shift` moves the
+/// threshold, for the audit's mutants); None when either has no
+/// replications to pair yet. An unstable policy loses: `worse` unstable
+/// confirms, `better` unstable refutes.
 fn paired(
     m: Metric,
     b: &PointResult,
     w: &PointResult,
     (better, worse): (&str, &str),
-    level: f64,
+    (equivalence, level, shift): (f64, f64, f64),
 ) -> Option<Check> {
     let (Some(pb), Some(pw)) = (&b.point, &w.point) else {
         return None;
@@ -79,8 +89,16 @@ fn paired(
     } else {
         (point_stable(b), point_stable(w))
     };
+    let scale = vb.iter().map(|v| v.1).sum::<f64>() / vb.len() as f64;
+    let decision = Decision::Above {
+        estimate: mean - shift,
+        half_width: hw.unwrap_or(f64::INFINITY),
+        strict: true,
+        equivalence,
+        scale,
+    };
     let (verdict, note) = match (sb, sw) {
-        (true, true) => (sign_verdict(mean, hw, true), None),
+        (true, true) => (decision.verdict(), None),
         (true, false) => (
             Verdict::Confirmed,
             Some(format!("{worse} is unstable here")),
@@ -95,10 +113,21 @@ fn paired(
         measured: mean,
         half_width: hw,
         replications: diffs.len(),
-        threshold: format!("paired difference of {} > 0", m.name()),
+        threshold: if equivalence > 0.0 {
+            format!(
+                "paired difference of {} > {} (the equivalence margin)",
+                m.name(),
+                super::words::sig5(equivalence)
+            )
+        } else {
+            format!("paired difference of {} > 0", m.name())
+        },
         reference: None,
         verdict,
         note,
         keys: keys(&[b, w]),
+        decision: (sb && sw).then_some(decision),
+        unsettled: None,
+        longer: None,
     })
 }

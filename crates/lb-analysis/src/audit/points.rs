@@ -66,20 +66,6 @@ pub(super) fn values(m: Metric, point: &Point, ss: &[Summary]) -> Vec<(u64, f64)
         .collect()
 }
 
-/// Verdict of an interval [lo, hi] against "≥ 0" (confirmed when lo > 0 for
-/// strict orderings, lo ≥ 0 for bounds).
-pub(super) fn sign_verdict(mean: f64, hw: Option<f64>, strict: bool) -> Verdict {
-    let h = hw.unwrap_or(f64::INFINITY);
-    let (lo, hi) = (mean - h, mean + h);
-    if lo > 0.0 || (!strict && lo >= 0.0) {
-        Verdict::Confirmed
-    } else if hi < 0.0 {
-        Verdict::Refuted
-    } else {
-        Verdict::Inconclusive
-    }
-}
-
 pub(super) fn stats(xs: &[f64], level: f64) -> (f64, Option<f64>) {
     if xs.len() >= 2 {
         let iv = interval(xs, level);
@@ -114,6 +100,9 @@ pub(super) fn undecided(r: &PointResult, label: &str, replications: usize, why: 
         verdict: Verdict::Inconclusive,
         note: Some(why),
         keys: keys(&[r]),
+        decision: None,
+        unsettled: None,
+        longer: None,
     }
 }
 

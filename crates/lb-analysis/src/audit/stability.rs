@@ -72,5 +72,8 @@ fn check_at(r: &PointResult, label: &str, claimed: bool) -> Check {
             100.0 * growth
         )),
         keys: keys(&[r]),
+        decision: None,
+        unsettled: None,
+        longer: None,
     }
 }

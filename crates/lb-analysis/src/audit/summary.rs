@@ -12,6 +12,23 @@ pub struct ClaimRow {
     pub id: String,
     pub verdict: String,
     pub required: bool,
+    /// "paper", "stand-in" or "check".
+    pub origin: String,
+    pub paper: Option<String>,
+    /// What a stand-in stands for: a claim id or the paper's words.
+    pub stands_for: Option<String>,
+    /// The level of its intervals.
+    pub level: f64,
+    /// Why a confirmed claim does not test its statement, if it does not.
+    pub untested: Option<String>,
+    /// The deciding check's margin in words (decided claims).
+    pub margin: Option<String>,
+    /// What would decide it (inconclusive claims).
+    pub to_decide: Option<String>,
+    /// Its robustness maps in a line each ("map: the claim holds if and
+    /// only if …"), empty when it is in none.
+    #[serde(default)]
+    pub robustness: Vec<String>,
     pub statement: String,
     /// The deciding check in words ("no points computed" when none).
     pub deciding: String,
@@ -40,16 +57,97 @@ impl ExperimentClaims {
         }
     }
 
-    /// (confirmed, refuted, inconclusive) among claims that are the
-    /// papers' (`required: false`) or lb's own (`required: true`).
-    pub fn counts(&self, required: bool) -> (usize, usize, usize) {
-        let n = |v: &str| {
-            self.claims
-                .iter()
-                .filter(|c| c.required == required && c.verdict == v)
-                .count()
-        };
-        (n("confirmed"), n("refuted"), n("inconclusive"))
+    /// The tally of its claims of one origin ("paper", "stand-in",
+    /// "check").
+    pub fn tally(&self, origin: &str) -> Tally {
+        Tally::of(self.claims.iter().filter(|c| c.origin == origin))
+    }
+}
+
+/// Verdicts counted as a reader counts them: a confirmation that does not
+/// test its statement is not a reproduction.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Tally {
+    /// Confirmed, and the confirmation tests the statement.
+    pub reproduced: usize,
+    /// Confirmed without testing it ([`ClaimRow::untested`]).
+    pub untested: usize,
+    pub refuted: usize,
+    pub inconclusive: usize,
+    pub no_difference: usize,
+    /// Σ (1 − level) over the decided claims: the family's expected number
+    /// of false verdicts were every claim exactly on its threshold, and a
+    /// Bonferroni bound on the chance of any.
+    pub alpha_sum: f64,
+}
+
+impl Tally {
+    pub fn of<'a>(rows: impl Iterator<Item = &'a ClaimRow>) -> Tally {
+        let mut t = Tally::default();
+        for c in rows {
+            match c.verdict.as_str() {
+                "confirmed" if c.untested.is_some() => t.untested += 1,
+                "confirmed" => t.reproduced += 1,
+                "refuted" => t.refuted += 1,
+                "no practical difference" => t.no_difference += 1,
+                _ => t.inconclusive += 1,
+            }
+            if c.verdict != "inconclusive" {
+                t.alpha_sum += 1.0 - c.level;
+            }
+        }
+        t
+    }
+
+    pub fn total(&self) -> usize {
+        self.reproduced + self.untested + self.refuted + self.inconclusive + self.no_difference
+    }
+
+    /// "2 reproduced, 1 not reproduced, 2 undecided" (parts that are 0
+    /// left out but the first three).
+    pub fn words(&self, yes: &str, no: &str) -> String {
+        let mut parts = vec![
+            format!(
+                "{} {}",
+                self.reproduced,
+                if self.reproduced == 1 && yes == "hold" {
+                    "holds"
+                } else {
+                    yes
+                }
+            ),
+            format!(
+                "{} {}",
+                self.refuted,
+                if self.refuted == 1 && no == "fail" {
+                    "fails"
+                } else {
+                    no
+                }
+            ),
+            format!("{} undecided", self.inconclusive),
+        ];
+        if self.untested > 0 {
+            parts.push(format!(
+                "{} {} but {} not test the claim",
+                self.untested,
+                if self.untested == 1 { "holds" } else { "hold" },
+                if self.untested == 1 { "does" } else { "do" }
+            ));
+        }
+        if self.no_difference > 0 {
+            parts.push(format!("{} no practical difference", self.no_difference));
+        }
+        parts.join(", ")
+    }
+
+    pub fn add(&mut self, o: &Tally) {
+        self.reproduced += o.reproduced;
+        self.untested += o.untested;
+        self.refuted += o.refuted;
+        self.inconclusive += o.inconclusive;
+        self.no_difference += o.no_difference;
+        self.alpha_sum += o.alpha_sum;
     }
 }
 
@@ -58,6 +156,14 @@ fn row(c: &ClaimResult) -> ClaimRow {
         id: c.id.clone(),
         verdict: c.verdict.word().to_string(),
         required: c.required,
+        origin: c.origin.name().to_string(),
+        paper: c.paper.clone(),
+        stands_for: c.stands_for.clone(),
+        level: c.level,
+        untested: c.untested.clone(),
+        margin: c.margin.clone(),
+        to_decide: c.to_decide.clone(),
+        robustness: Vec::new(),
         statement: c.statement.clone(),
         deciding: c
             .deciding()

@@ -2,8 +2,8 @@
 //! between neighbouring points of a series, other axes fixed, judged on the
 //! interval of the change.
 
-use super::check::{Check, Verdict};
-use super::points::{axes_string, keys, point_stable, series, sign_verdict, stats, values};
+use super::check::{Check, Decision, Verdict};
+use super::points::{axes_string, keys, point_stable, series, stats, values};
 use super::words::sig5;
 use crate::metric::Metric;
 use crate::results::PointResult;
@@ -19,18 +19,35 @@ pub(super) fn checks(
     m: Metric,
     results: &[PointResult],
     level: f64,
+    shift: f64,
 ) -> Vec<Check> {
     let along = c.along.as_str();
     let up = c.direction == Direction::Increasing;
+    let held = Held {
+        up,
+        equivalence: c.equivalence,
+        level,
+        shift,
+    };
     let mut checks = Vec::new();
     for label in &c.policies {
         for rs in series(filter, results, label, along) {
             for w in rs.windows(2) {
-                checks.extend(trend_step(m, w[0], w[1], along, up, level, label));
+                checks.extend(trend_step(m, w[0], w[1], along, &held, label));
             }
         }
     }
     checks
+}
+
+/// What a trend holds each step to: its direction (`up`), its equivalence
+/// margin, the level of its intervals, and the threshold's shift (the
+/// audit's mutants).
+struct Held {
+    up: bool,
+    equivalence: f64,
+    level: f64,
+    shift: f64,
 }
 
 /// One step of a trend claim: neighbouring points `a` → `b` along `along`,
@@ -43,10 +60,10 @@ fn trend_step(
     a: &PointResult,
     b: &PointResult,
     along: &str,
-    up: bool,
-    level: f64,
+    held: &Held,
     label: &str,
 ) -> Option<Check> {
+    let (up, level) = (held.up, held.level);
     let (pa, pb) = (a.point.as_ref()?, b.point.as_ref()?);
     let va = values(m, pa, &a.summaries);
     let vb = values(m, pb, &b.summaries);
@@ -76,6 +93,7 @@ fn trend_step(
     } else {
         None
     };
+    let mut decision = None;
     let (mean, hw, verdict, note) = match apart {
         Some((ea, eb, la, ha, lb, hb)) => {
             let verdict = if !stable {
@@ -101,8 +119,17 @@ fn trend_step(
         }
         None => {
             let (mean, hw) = stats(&diffs, level);
+            let before = va.iter().map(|v| v.1).sum::<f64>() / va.len() as f64;
+            let d = Decision::Above {
+                estimate: if up { mean } else { -mean } - held.shift,
+                half_width: hw.unwrap_or(f64::INFINITY),
+                strict: true,
+                equivalence: held.equivalence,
+                scale: before,
+            };
             let verdict = if stable {
-                sign_verdict(if up { mean } else { -mean }, hw, true)
+                decision = Some(d);
+                d.verdict()
             } else {
                 Verdict::Inconclusive
             };
@@ -136,5 +163,8 @@ fn trend_step(
             Some("unstable: no steady state to compare".into())
         },
         keys: keys(&[a, b]),
+        decision,
+        unsettled: None,
+        longer: None,
     })
 }

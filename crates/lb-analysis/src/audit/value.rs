@@ -4,11 +4,9 @@
 //! replication with the reference, and sharpened by a control variate where
 //! the claim names one ([`super::control`]).
 
-use super::check::{Check, Verdict};
+use super::check::{Check, Decision, Verdict};
 use super::control::{ControlEstimate, control_estimate};
-use super::points::{
-    at_string, keys, point_stable, reference, selected, sign_verdict, stats, undecided, values,
-};
+use super::points::{at_string, keys, point_stable, reference, selected, stats, undecided, values};
 use super::words::{sig5, with_tolerance};
 use crate::metric::Metric;
 use crate::results::PointResult;
@@ -22,6 +20,7 @@ pub(super) fn value_checks(
     m: Metric,
     results: &[PointResult],
     level: f64,
+    shift: f64,
 ) -> Vec<Check> {
     let held = Held {
         policies: &c.policies,
@@ -29,7 +28,7 @@ pub(super) fn value_checks(
         reference: &c.expected,
         control: c.control.as_ref(),
     };
-    held.checks(m, results, level, |at| value_check(c, at))
+    held.checks(m, results, level, |at| value_check(c, at, shift))
 }
 
 /// The checks of a bound claim: one per point of each policy.
@@ -39,6 +38,7 @@ pub(super) fn bound_checks(
     m: Metric,
     results: &[PointResult],
     level: f64,
+    shift: f64,
 ) -> Vec<Check> {
     let held = Held {
         policies: &c.policies,
@@ -46,7 +46,7 @@ pub(super) fn bound_checks(
         reference: &c.bound,
         control: c.control.as_ref(),
     };
-    held.checks(m, results, level, |at| bound_check(c, m, at))
+    held.checks(m, results, level, |at| bound_check(c, m, at, shift))
 }
 
 /// What a value and a bound claim share: the metric of `policies` within
@@ -157,8 +157,9 @@ struct Reading<'a> {
 }
 
 /// A value claim at one point: the interval of metric − expected within the
-/// tolerance (or covering 0 without one).
-fn value_check(c: &Value, at: &Reading) -> Check {
+/// tolerance (or covering 0 without one); `shift` moves the expected value
+/// away from the measurement (the audit's mutants).
+fn value_check(c: &Value, at: &Reading, shift: f64) -> Check {
     let (r, label, xs, refs, stable, level) =
         (at.r, at.label, &at.xs, &at.refs, at.stable, at.level);
     // Paired per replication: a reference drawn on the same
@@ -172,19 +173,16 @@ fn value_check(c: &Value, at: &Reading) -> Check {
     };
     let mean = dmean + expected;
     let tol = c.tolerance.around(expected);
-    let h = hw.unwrap_or(f64::INFINITY);
-    let verdict = if !stable || !hw.is_some_and(f64::is_finite) {
-        Verdict::Inconclusive
-    } else if tol == 0.0 {
-        if dmean.abs() <= h {
-            Verdict::Confirmed
-        } else {
-            Verdict::Refuted
-        }
-    } else if dmean - h >= -tol && dmean + h <= tol {
-        Verdict::Confirmed
-    } else if dmean + h < -tol || dmean - h > tol {
-        Verdict::Refuted
+    let decided = stable && hw.is_some_and(f64::is_finite);
+    let decision = Decision::Within {
+        deviation: dmean,
+        half_width: hw.unwrap_or(f64::INFINITY),
+        tolerance: tol,
+        scale: expected,
+    }
+    .shifted(shift);
+    let verdict = if decided {
+        decision.verdict()
     } else {
         Verdict::Inconclusive
     };
@@ -211,12 +209,16 @@ fn value_check(c: &Value, at: &Reading) -> Check {
             None
         },
         keys: keys(&[r]),
+        decision: decided.then_some(decision),
+        unsettled: None,
+        longer: None,
     }
 }
 
 /// A bound claim at one point: the paired margin metric − bound (≥ side)
-/// or bound − metric (≤ side) per replication, its interval above 0.
-fn bound_check(c: &Bound, m: Metric, at: &Reading) -> Check {
+/// or bound − metric (≤ side) per replication, its interval above 0;
+/// `shift` moves the bound toward the measurement (the audit's mutants).
+fn bound_check(c: &Bound, m: Metric, at: &Reading, shift: f64) -> Check {
     let (r, label, xs, refs, stable, level) =
         (at.r, at.label, &at.xs, &at.refs, at.stable, at.level);
     let ge = c.side == Side::Ge;
@@ -236,6 +238,14 @@ fn bound_check(c: &Bound, m: Metric, at: &Reading) -> Check {
             (margin, Some(e.half_width))
         }
         _ => stats(&margins, level),
+    };
+    let metric_mean = xs.iter().sum::<f64>() / xs.len() as f64;
+    let decision = Decision::Above {
+        estimate: mean - shift,
+        half_width: hw.unwrap_or(f64::INFINITY),
+        strict: false,
+        equivalence: 0.0,
+        scale: bound,
     };
     // Measured: the paired margin (on the claimed side when
     // > 0) with its own interval; the metric's mean is in
@@ -263,7 +273,7 @@ fn bound_check(c: &Bound, m: Metric, at: &Reading) -> Check {
             }
         ),
         verdict: if stable {
-            sign_verdict(mean, hw, false)
+            decision.verdict()
         } else {
             Verdict::Inconclusive
         },
@@ -271,12 +281,15 @@ fn bound_check(c: &Bound, m: Metric, at: &Reading) -> Check {
             format!(
                 "{} = {} against the bound {}",
                 m.name(),
-                sig5(xs.iter().sum::<f64>() / xs.len() as f64),
+                sig5(metric_mean),
                 sig5(bound)
             )
         } else {
             "unstable: no steady state to compare".into()
         }),
         keys: keys(&[r]),
+        decision: stable.then_some(decision),
+        unsettled: None,
+        longer: None,
     }
 }

@@ -1,0 +1,74 @@
+//! The shipped manifests' verdicts against the committed records (issue 21):
+//! the audit's mutation check passes on every claim, the confirmations the
+//! review found vacuous are reported as not testing their claims, and every
+//! claim says who claimed it. Reads `experiments/` and `results/` of the
+//! repository; a few seconds.
+
+use lb_model::model::Profile;
+use lb_runner::cache::Cache;
+use lb_runner::claim::Origin;
+use std::path::{Path, PathBuf};
+
+fn shipped() -> (Cache, Vec<lb_runner::Experiment>) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(root.join("experiments"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    paths.sort();
+    let loaded = lb_runner::load_all(&paths, Profile::Full).unwrap_or_else(|e| panic!("{e}"));
+    (Cache::new(root.join("results")), loaded)
+}
+
+#[test]
+fn every_mutant_beyond_three_half_widths_is_caught_or_the_claim_says_why_not() {
+    let (cache, loaded) = shipped();
+    let all = lb_pipeline::audit::mutants(&cache, &loaded);
+    assert!(all.len() >= 50, "only {} claims", all.len());
+    let failing: Vec<_> = all.iter().filter(|m| !m.passes()).collect();
+    assert!(failing.is_empty(), "{failing:#?}");
+    // Most claims are sensitive: the insensitive ones are the structural
+    // kinds (stability, limit) and points that decide nothing.
+    let sensitive = all.iter().filter(|m| m.insensitive.is_none()).count();
+    assert!(sensitive * 2 > all.len(), "{sensitive} of {}", all.len());
+}
+
+#[test]
+fn the_vacuous_confirmations_are_not_counted_as_reproductions() {
+    let (cache, loaded) = shipped();
+    let audited = lb_pipeline::audit::audit(&cache, &loaded);
+    let of = |exp: &str, id: &str| {
+        audited
+            .claims
+            .iter()
+            .flatten()
+            .find(|c| c.experiment == exp && c.id == id)
+            .unwrap_or_else(|| panic!("{exp}/{id}"))
+    };
+    for exp in ["sub-halfin-whitt-excess", "sub-halfin-whitt-excess-1e6"] {
+        let c = of(exp, "excess-below-29b");
+        assert!(c.untested.is_some(), "{exp}: {c:#?}");
+    }
+    // Lu–Kumar's instability is a growth bounded away from 0, which a
+    // stable network would fail: tested, and with a margin.
+    let lk = of("lu-kumar", "lu-kumar-priority-unstable");
+    assert!(lk.untested.is_none() && lk.margin.is_some(), "{lk:#?}");
+    // The Erlang C bound is read where it binds, and confirmed there.
+    let ec = of("erlang-c-binds", "erlang-c-binds-jsq-jiq");
+    assert!(ec.untested.is_none(), "{ec:#?}");
+    // Every claim says who claimed it; a paper's or a stand-in names its
+    // paper; every decided claim has a margin or says why it tests nothing.
+    for c in audited.claims.iter().flatten() {
+        if c.origin != Origin::Check {
+            assert!(c.paper.is_some(), "{}/{}", c.experiment, c.id);
+        }
+        if c.origin == Origin::StandIn {
+            assert!(c.stands_for.is_some(), "{}/{}", c.experiment, c.id);
+        }
+        if c.required {
+            assert_eq!(c.origin, Origin::Check, "{}/{}", c.experiment, c.id);
+        }
+    }
+}

@@ -1,0 +1,134 @@
+//! Whether a point's runs have settled: the rule that decides, replication
+//! by replication, if a steady-state estimate may be read from them (issue
+//! 21). A point that has not settled decides no claim; the audit says why,
+//! the figures mark it, and `lb plan` says how much longer its runs must be.
+//!
+//! A replication of a point has settled when, over its measured window
+//! (the batch means of its trace, warm-up already cut):
+//!
+//! - **the warm-up detector did not hit its cap**: MSER-5 (White 1997)
+//!   would cut less than half the window. On a stationary series it reaches
+//!   the cap rarely (below 0.3% of 64-batch AR(1) series with φ ≤ 0.6, by
+//!   simulation), so reaching it says the initial transient is at least
+//!   half the window;
+//! - **its batch means pass the independence test** after merging
+//!   ([`lb_core::stability::merged_batch_means`]): |lag-1 autocorrelation|
+//!   < 2/√k with at least 16 batches left.
+//!
+//! A point has settled when every replication judged stable has, and its
+//! replications agree on stability (some stable and some not is no steady
+//! state to read). Replications judged unstable are not held to the rule:
+//! whether a policy is stable is the stability claims' to decide, and an
+//! unstable policy loses an ordering whatever its warm-up.
+
+use lb_core::stability::{merged_batch_means, mser};
+use lb_model::Summary;
+
+/// How a point's replications fare under the rule.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Settling {
+    /// Replications read.
+    pub replications: usize,
+    /// Of them, judged unstable.
+    pub unstable: usize,
+    /// Stable ones whose MSER-5 cut reached half the window.
+    pub capped: usize,
+    /// Stable ones whose batch means stay correlated after merging.
+    pub correlated: usize,
+    /// The largest |lag-1 autocorrelation| of the final batch means of a
+    /// correlated replication, with its number of batches.
+    pub worst_lag1: Option<(f64, usize)>,
+}
+
+impl Settling {
+    /// The rule applied to a point's replications.
+    pub fn of(summaries: &[Summary]) -> Settling {
+        let mut s = Settling {
+            replications: summaries.len(),
+            ..Settling::default()
+        };
+        for r in summaries {
+            if !r.stable() {
+                s.unstable += 1;
+                continue;
+            }
+            let t = r.trace();
+            if t.len() >= 8 && mser(t) >= t.len() / 2 {
+                s.capped += 1;
+            }
+            let (b, lag1, independent) = merged_batch_means(t);
+            if t.len() >= 8 && !independent {
+                s.correlated += 1;
+                if s.worst_lag1.is_none_or(|(w, _)| lag1.abs() > w) {
+                    s.worst_lag1 = Some((lag1.abs(), b.len()));
+                }
+            }
+        }
+        s
+    }
+
+    /// Whether the replications disagree on stability.
+    pub fn mixed(&self) -> bool {
+        self.unstable > 0 && self.unstable < self.replications
+    }
+
+    /// Whether the point may decide a claim.
+    pub fn settled(&self) -> bool {
+        !self.mixed() && self.capped == 0 && self.correlated == 0
+    }
+
+    /// Why it has not settled, in words; None when it has.
+    pub fn why(&self) -> Option<String> {
+        if self.settled() {
+            return None;
+        }
+        let n = self.replications;
+        let mut parts = Vec::new();
+        if self.mixed() {
+            parts.push(format!(
+                "{} of {n} replications unstable, the others not",
+                self.unstable
+            ));
+        }
+        if self.capped > 0 {
+            parts.push(format!(
+                "MSER-5 would still cut half the measured window in {} of {n} replications",
+                self.capped
+            ));
+        }
+        if self.correlated > 0 {
+            let worst = self
+                .worst_lag1
+                .map(|(r, k)| format!(" (|lag-1| up to {r:.2} over {k} batches)"))
+                .unwrap_or_default();
+            parts.push(format!(
+                "batch means still correlated in {} of {n} replications{worst}",
+                self.correlated
+            ));
+        }
+        Some(format!("not settled: {}", parts.join("; ")))
+    }
+
+    /// How many times longer the runs should be to settle, roughly, when a
+    /// longer run can settle them (None for a stability disagreement, which
+    /// is for more replications or a stability claim to resolve):
+    ///
+    /// - MSER-5 at its cap: the transient is at least half the window, so at
+    ///   least 2× (a lower bound);
+    /// - correlated batch means: the lag-1 autocorrelation of batch means of
+    ///   size m falls about as 1/m once m exceeds the correlation time, so
+    ///   |r| must shrink below 2/√k: × |r|·√k/2.
+    pub fn longer(&self) -> Option<f64> {
+        if self.settled() || (self.capped == 0 && self.correlated == 0) {
+            return None;
+        }
+        let mut f: f64 = 1.0;
+        if self.capped > 0 {
+            f = f.max(2.0);
+        }
+        if let Some((r, k)) = self.worst_lag1 {
+            f = f.max(r * (k as f64).sqrt() / 2.0).max(2.0);
+        }
+        Some(f)
+    }
+}
