@@ -54,6 +54,8 @@ pub struct Mark {
     pub r: f64,
     /// The marker's box.
     pub bbox: Rect,
+    /// A point whose runs have not settled: ringed.
+    pub unsettled: bool,
 }
 
 /// A legend entry: what its sample shows, and its label lines.

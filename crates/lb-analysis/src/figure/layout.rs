@@ -105,7 +105,17 @@ pub fn plan(fig: &Figure) -> Plan {
     let axis_bottom = plot.y1 + 14.0 + TICK + 12.0 + AXIS_TITLE;
     let caption_top = axis_bottom.max(legend.map_or(0.0, |l| l.y1)) + 18.0;
     // Some slack: an SVG viewer may set the text in a wider font than DejaVu.
-    let caption = wrap(&spec.caption, CAPTION, 0.96 * (W - 2.0 * MARGIN));
+    let unsettled = fig
+        .series
+        .iter()
+        .flat_map(|s| &s.dots)
+        .any(|d| d.stable && !d.settled);
+    let caption = if unsettled {
+        format!("{} {UNSETTLED_NOTE}", spec.caption)
+    } else {
+        spec.caption.clone()
+    };
+    let caption = wrap(&caption, CAPTION, 0.96 * (W - 2.0 * MARGIN));
     let height = (caption_top + caption.len() as f64 * (CAPTION + 5.0) + MARGIN).ceil();
     let y_px = (plot.y1 - if zeros { ZERO_ROW } else { 0.0 }, plot.y0);
     let zero_row = zeros.then_some(plot.y1 - ZERO_ROW / 2.0);
@@ -318,6 +328,11 @@ fn legend_layout(
     (entry_rects, legend)
 }
 
+/// What the caption adds when a figure rings a point.
+pub const UNSETTLED_NOTE: &str = "A dashed ring marks a point whose runs have not settled (MSER-5 \
+     would still cut half a run's window, its batch means stay correlated, or its replications \
+     disagree on stability): drawn, but it decides no claim.";
+
 /// The marks of every point of `fig` on the plan `p`: at their value, in
 /// the row of zeros, or in the unstable band (a row per series).
 fn place_marks(fig: &Figure, p: &Plan) -> Vec<Mark> {
@@ -360,6 +375,7 @@ fn place_marks(fig: &Figure, p: &Plan) -> Vec<Mark> {
                 cy,
                 r,
                 bbox: bbox(cx, cy, r),
+                unsettled: d.stable && !d.settled,
             });
         }
     }

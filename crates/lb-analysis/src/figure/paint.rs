@@ -30,6 +30,17 @@ fn draw_marker(c: &mut dyn Canvas, style: &Style, x: f64, y: f64, r: f64, hollow
     }
 }
 
+/// The dashed ring of a point whose runs have not settled.
+fn ring(c: &mut dyn Canvas, x: f64, y: f64, r: f64) {
+    let pts: Vec<(f64, f64)> = (0..=40)
+        .map(|i| {
+            let a = std::f64::consts::TAU * i as f64 / 40.0;
+            (x + r * a.cos(), y + r * a.sin())
+        })
+        .collect();
+    c.polyline(&pts, &Stroke::dashed(BLACK_RGB, 1.2, &[2.5, 2.0]));
+}
+
 /// An arrow down from (x, y), `len` long.
 fn arrow_down(c: &mut dyn Canvas, colour: Rgb, x: f64, y: f64, len: f64) {
     let s = Stroke::solid(colour, 1.5);
@@ -228,6 +239,9 @@ fn paint_markers(c: &mut dyn Canvas, fig: &Figure, p: &Plan) {
                 }
                 MarkKind::Zero => draw_marker(c, st, m.cx, m.cy, m.r, true),
                 MarkKind::Unstable => {}
+            }
+            if m.unsettled {
+                ring(c, m.cx, m.cy, 2.1 * m.r);
             }
         }
     }

@@ -18,6 +18,9 @@ pub struct Dot {
     pub x: f64,
     pub est: Estimate,
     pub stable: bool,
+    /// Whether its runs settled ([`lb_runner::settle`]): an unsettled
+    /// point is drawn, ringed, and decides no claim.
+    pub settled: bool,
     pub key: String,
 }
 
@@ -65,6 +68,7 @@ pub fn series(spec: &FigureSpec, results: &[PointResult]) -> Vec<Series> {
             est,
             // A transient metric (a growth rate) is read on unstable points too.
             stable: m.transient() || !crate::results::point_unstable(&r.summaries),
+            settled: m.transient() || lb_runner::settle::Settling::of(&r.summaries).settled(),
             key: key.hex(),
         };
         match out.iter_mut().find(|s| s.name == name) {
