@@ -213,6 +213,8 @@ fn a_crowded_figure_keeps_its_legend_off_the_data() {
                         est(10f64.powf(i as f64 * 0.4) * (1.0 + x), 0.1)
                     },
                     stable: !(i < 2 && x > 0.95),
+                    // Series 3's last point has not settled: it is ringed.
+                    settled: !(i == 3 && x == 0.99),
                     key: "k".repeat(64),
                 })
                 .collect(),
@@ -228,6 +230,16 @@ fn a_crowded_figure_keeps_its_legend_off_the_data() {
     check("crowded", &p);
     assert_eq!(p.unstable_rows, vec![0, 1]);
     assert!(p.marks.iter().any(|m| m.kind == MarkKind::Bound));
+    // The unsettled point is drawn, ringed, and the caption says what the
+    // ring means; no other point is ringed.
+    let ringed: Vec<_> = p.marks.iter().filter(|m| m.unsettled).collect();
+    assert_eq!(ringed.len(), 1, "{ringed:?}");
+    assert_eq!((ringed[0].series, ringed[0].kind), (3, MarkKind::Point));
+    assert!(
+        p.caption.join(" ").contains("dashed ring"),
+        "{:?}",
+        p.caption
+    );
     // Colour, marker and dash: no two series share all three, and with no
     // variants no two share a colour.
     for (i, a) in p.styles.iter().enumerate() {

@@ -144,15 +144,21 @@ pub fn render_plan(cache: &Cache, plan: &Plan) -> String {
             let _ = writeln!(s, "  {}  {what}", k.short());
         }
     }
+    // Whether the cached replications of each point have settled (the
+    // rule the audit decides by), and if not how much longer its runs
+    // should be.
+    let results = lb_analysis::collect(cache, plan);
     let mut header = vec![
         "key".to_string(),
         "status".into(),
         "reps".into(),
+        "settled".into(),
         "policy".into(),
     ];
     header.extend(plan.axes.iter().map(|a| a.to_string()));
     let mut rows = vec![header];
-    for (pp, ps) in plan.points.iter().zip(&st) {
+    let mut unsettled = 0;
+    for ((pp, ps), r) in plan.points.iter().zip(&st).zip(&results) {
         let key = match (&ps.key, &ps.calibration) {
             (Some(k), _) => k.short(),
             (None, Some((ck, _))) => format!("<cal {}>", &ck.short()[..6]),
@@ -167,7 +173,19 @@ pub fn render_plan(cache: &Cache, plan: &Plan) -> String {
             }
             (Replications::Fixed(n), None) => format!("{}/{n}", ps.present),
         };
-        let mut row = vec![key, ps.word().to_string(), reps, pp.label.clone()];
+        let settling = lb_runner::settle::Settling::of(&r.summaries);
+        let settled = if r.summaries.is_empty() {
+            "-".to_string()
+        } else if settling.settled() {
+            "yes".into()
+        } else {
+            unsettled += 1;
+            match settling.longer() {
+                Some(f) => format!("no: ×{}", f.ceil()),
+                None => "no: mixed".into(),
+            }
+        };
+        let mut row = vec![key, ps.word().to_string(), reps, settled, pp.label.clone()];
         row.extend(pp.axes.iter().cloned());
         rows.push(row);
     }
@@ -191,6 +209,15 @@ pub fn render_plan(cache: &Cache, plan: &Plan) -> String {
             s,
             "  reps a/b..c: a present, b needed so far by the precision rule, at most c; \
              a/b (stop): the rule's decision"
+        );
+    }
+    if unsettled > 0 {
+        let _ = writeln!(
+            s,
+            "  settled no: ×k: the cached runs have not settled (MSER-5 at its cap, or batch \
+             means still correlated) and decide no steady-state claim; runs about k times as \
+             long should settle them. no: mixed: its replications disagree on stability \
+             ({unsettled} point(s) in all; the audit says which claims they hold up)"
         );
     }
     let count = |w: &str| st.iter().filter(|p| p.word() == w).count();
