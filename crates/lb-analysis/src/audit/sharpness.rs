@@ -136,6 +136,21 @@ pub fn to_decide(k: &Check) -> String {
             None => "nothing the audit can compute from the records".into(),
         };
     };
+    if d.verdict() != Verdict::Inconclusive {
+        // The interval alone is decided, but the kind's rule asks more: a
+        // limit is decided on the approach.
+        return format!(
+            "points nearer the limit, or a `min_rate` the approach must beat: the nearest \
+             point's interval is {} the tolerance, but a limit is refuted only by a gap that \
+             grows or closes too slowly ({})",
+            if d.verdict() == Verdict::Refuted {
+                "outside"
+            } else {
+                "inside"
+            },
+            k.note.as_deref().unwrap_or("no note")
+        );
+    }
     let n = k.replications.max(2) as f64;
     match d.distance_to_decide() {
         Some(dist) => {
