@@ -388,6 +388,7 @@ pub fn page(experiments: &[(ExperimentClaims, String)]) -> String {
         let (mut all, req) = (t("paper"), e.claims.iter().any(|c| c.required));
         all.add(&t("stand-in"));
         all.add(&t("check"));
+        all.add(&t("ours"));
         let (c, r, i) = (
             all.reproduced + all.untested,
             all.refuted,

@@ -271,6 +271,11 @@ pub enum Origin {
     /// derived.
     #[serde(rename = "check")]
     Check,
+    /// A conjecture of ours about the papers' systems: neither a paper's
+    /// statement nor exact theory (a refutation says nothing against a
+    /// paper, nor against the engines).
+    #[serde(rename = "ours")]
+    Ours,
 }
 
 impl Origin {
@@ -280,6 +285,7 @@ impl Origin {
             Origin::Paper => "paper",
             Origin::StandIn => "stand-in",
             Origin::Check => "check",
+            Origin::Ours => "ours",
         }
     }
 }

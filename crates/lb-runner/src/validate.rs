@@ -439,8 +439,9 @@ fn origin(
                 "say who claimed it: origin = \"paper\" (the paper's own statement, \
                  quoted in `statement`, `source` saying where), \"stand-in\" (our \
                  operationalisation of one: a finite N or ε, a tolerance or setting we \
-                 chose; name what it tests with `tests` or `stands_for`) or \"check\" \
-                 (lb's own check)",
+                 chose; name what it tests with `tests` or `stands_for`), \"check\" (lb's \
+                 own check: exact theory, a closed form, a fluid rate) or \"ours\" (a \
+                 conjecture of ours, neither a paper's statement nor exact theory)",
             ));
         }
     };
@@ -457,7 +458,7 @@ fn origin(
             return Err(l.error(&format!("{at}.{k}"), "must not be empty"));
         }
     }
-    if origin != Origin::Check && paper.is_none() {
+    if matches!(origin, Origin::Paper | Origin::StandIn) && paper.is_none() {
         return Err(l.error(
             &format!("{at}.paper"),
             format!(

@@ -17,7 +17,7 @@ pub fn counts_line(experiments: &[&ExperimentClaims]) -> String {
         }
         t
     };
-    let (p, s, c) = (t("paper"), t("stand-in"), t("check"));
+    let (p, s, c, o) = (t("paper"), t("stand-in"), t("check"), t("ours"));
     let required = experiments
         .iter()
         .flat_map(|e| &e.claims)
@@ -25,13 +25,22 @@ pub fn counts_line(experiments: &[&ExperimentClaims]) -> String {
         .count();
     format!(
         "{} statements of the papers: {}. {} stand-ins of ours for them: {}. {} of lb's own \
-         checks ({required} required): {}.",
+         checks ({required} required): {}.{}",
         p.total(),
         p.words("reproduced", "not reproduced"),
         s.total(),
         s.words("hold", "fail"),
         c.total(),
         c.words("hold", "fail"),
+        if o.total() > 0 {
+            format!(
+                " {} conjectures of ours (neither a paper's nor exact theory): {}.",
+                o.total(),
+                o.words("hold", "fail")
+            )
+        } else {
+            String::new()
+        }
     )
 }
 
@@ -42,7 +51,7 @@ pub fn per_paper(experiments: &[&ExperimentClaims], audit: &str) -> String {
     let rows: Vec<(&str, &ClaimRow)> = experiments
         .iter()
         .flat_map(|e| e.claims.iter().map(move |c| (e.experiment.as_str(), c)))
-        .filter(|(_, c)| c.origin != "check")
+        .filter(|(_, c)| c.origin == "paper" || c.origin == "stand-in")
         .collect();
     let mut papers: Vec<&str> = rows
         .iter()

@@ -94,6 +94,9 @@ fn section_head(s: &mut String, c: &ClaimResult, depth: usize) {
                 md(t.as_deref().unwrap_or("?"))
             ),
             (Origin::Check, _) => "lb's own check, not a paper's statement".into(),
+            (Origin::Ours, _) => {
+                "a conjecture of ours: neither a paper's statement nor exact theory".into()
+            }
         }
     );
     let _ = writeln!(
@@ -355,6 +358,7 @@ fn origin_words(c: &ClaimRow) -> String {
             Some(t) if !t.contains(' ') => format!("stand-in for `{t}`"),
             _ => format!("stand-in ({})", md(c.paper.as_deref().unwrap_or("?"))),
         },
+        "ours" => "our conjecture".into(),
         _ => "lb's check".into(),
     }
 }

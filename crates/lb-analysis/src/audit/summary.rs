@@ -12,7 +12,7 @@ pub struct ClaimRow {
     pub id: String,
     pub verdict: String,
     pub required: bool,
-    /// "paper", "stand-in" or "check".
+    /// "paper", "stand-in", "check" or "ours".
     pub origin: String,
     pub paper: Option<String>,
     /// What a stand-in stands for: a claim id or the paper's words.
