@@ -42,13 +42,16 @@ pub fn decide(
     let progress = progress::for_stderr();
     let d = lb_pipeline::decide::decide(cache, &loaded, &o, progress.as_ref())?;
     drop(progress);
-    let plans = lb_pipeline::compute::plans(&loaded);
-    print_report(
-        &d.ran.report,
-        d.ran.wall,
-        d.ran.threads,
-        &point_names(cache, &plans),
-    );
+    let r = &d.ran.report;
+    if r.computed > 0 || !r.damaged.is_empty() {
+        let plans = lb_pipeline::compute::plans(&loaded);
+        print_report(r, d.ran.wall, d.ran.threads, &point_names(cache, &plans));
+    } else {
+        println!(
+            "the plans were complete: {} record(s) already cached",
+            r.reused
+        );
+    }
     print!("{}", render(&d, process_cpu() - cpu0));
     Ok(ExitCode::SUCCESS)
 }

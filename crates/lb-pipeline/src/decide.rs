@@ -522,14 +522,29 @@ impl State {
     }
 
     /// The replications each check of each claim reads: a claim has looked
-    /// again when these change.
-    fn read_counts(&self) -> Vec<Vec<(String, String, usize)>> {
+    /// again when these change. A check's own count says it for a point or
+    /// a pair (pairs are as many as the shorter point has); a limit check
+    /// reads every point of its tail in full, so their counts are added.
+    fn read_counts(&self) -> Vec<Vec<(String, String, usize, Vec<u32>)>> {
+        let needed = |key: &str| {
+            self.results
+                .iter()
+                .find(|r| r.key.is_some_and(|k| k.hex() == key))
+                .map_or(0, |r| r.needed)
+        };
         self.audited
             .iter()
-            .map(|c| {
+            .zip(self.e.loaded.claims())
+            .map(|(c, claim)| {
                 c.checks
                     .iter()
-                    .map(|k| (k.at.clone(), k.policy.clone(), k.replications))
+                    .map(|k| {
+                        let tail = match claim.check {
+                            ClaimCheck::Limit(_) => k.keys.iter().map(|s| needed(s)).collect(),
+                            _ => Vec::new(),
+                        };
+                        (k.at.clone(), k.policy.clone(), k.replications, tail)
+                    })
                     .collect()
             })
             .collect()
