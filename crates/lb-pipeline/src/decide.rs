@@ -30,7 +30,7 @@
 //!
 //! - **A look's sample size does not depend on the data.** Each round
 //!   *doubles* the replications of the points it extends (n → 2n, capped at
-//!   the plan's limit): a point is read only at n₀, 2n₀, 4n₀, … whatever
+//!   lb's limit on a point): a point is read only at n₀, 2n₀, 4n₀, … whatever
 //!   was measured. The estimate of the replications n′ that would decide a
 //!   check at its measured effect — the half-width scales as 1/√n, so n′ is
 //!   the smallest n with t(1 − α_{j+1}/2; n − 1)·s/√n below the distance d
@@ -84,8 +84,9 @@
 //! settle, a limit whose nearest point lies outside the tolerance while the
 //! gap still closes (only points nearer the limit decide it), a value with
 //! no tolerance, a measured value on the threshold (d ≈ 0), or one that
-//! even the plan's limit of replications (a precision rule's `max`) would
-//! not decide.
+//! even lb's limit of replications on a point would not decide. (A
+//! precision rule's `max` is not a limit here: it bounds what the rule
+//! runs for its precision target; a round is an extension of its own.)
 //!
 //! # Where the extra replications live
 //!
@@ -119,7 +120,6 @@ use lb_runner::Experiment;
 use lb_runner::cache::{Cache, Read, atomic_write};
 use lb_runner::claim::{Check as ClaimCheck, Claim, Direction};
 use lb_runner::ledger::{Ledger, spent_level};
-use lb_runner::plan::Replications;
 use lb_runner::run::Progress;
 use statrs::distribution::{ContinuousCDF, StudentsT};
 use std::collections::{BTreeMap, BTreeSet};
@@ -265,11 +265,16 @@ pub fn decide(
     let ran = run(cache, &plans(loaded), &o.run, progress)?;
     let t0 = Instant::now();
     let mut states: Vec<State> = loaded.iter().map(|e| State::new(cache, e)).collect();
+    // Every claim as it stood before any round.
+    let initial: Vec<Vec<(Verdict, f64)>> = states
+        .iter()
+        .map(|s| s.audited.iter().map(|r| (r.verdict, r.level)).collect())
+        .collect();
     let mut outcomes: BTreeMap<(usize, usize), ClaimOutcome> = BTreeMap::new();
     for (ei, s) in states.iter().enumerate() {
         for (ci, r) in s.audited.iter().enumerate() {
             if r.verdict == Verdict::Inconclusive {
-                outcomes.insert((ei, ci), s.outcome(ci, true));
+                outcomes.insert((ei, ci), s.outcome(ci, true, initial[ei][ci]));
             }
         }
     }
@@ -323,14 +328,14 @@ pub fn decide(
             written.insert(file);
             let o = outcomes
                 .entry((ei, ci))
-                .or_insert_with(|| states[ei].outcome(ci, false));
+                .or_insert_with(|| states[ei].outcome(ci, false, initial[ei][ci]));
             o.charged += round.charged;
             o.measured += round.measured;
             o.rounds.push(round);
             for i in looked {
                 outcomes
                     .entry((ei, i))
-                    .or_insert_with(|| states[ei].outcome(i, false));
+                    .or_insert_with(|| states[ei].outcome(i, false, initial[ei][i]));
                 // A claim looked at again may no longer be decided.
                 if i != ci && done.get(&(ei, i)) == Some(&Stop::Decided) {
                     done.remove(&(ei, i));
@@ -503,14 +508,16 @@ impl State {
         self.e.ledger.looks(&self.claim(ci).id)
     }
 
-    fn outcome(&self, ci: usize, targeted: bool) -> ClaimOutcome {
+    /// The outcome of claim `ci` so far, from its verdict and level before
+    /// any round (`before`).
+    fn outcome(&self, ci: usize, targeted: bool, before: (Verdict, f64)) -> ClaimOutcome {
         let r = &self.audited[ci];
         ClaimOutcome {
             experiment: self.e.name().to_string(),
             id: r.id.clone(),
             targeted,
-            before: r.verdict,
-            level_before: r.level,
+            before: before.0,
+            level_before: before.1,
             verdict: r.verdict,
             level: r.level,
             looks: self.looks(ci),
@@ -557,13 +564,14 @@ impl State {
             .position(|r| r.key.as_ref() == Some(key))
     }
 
-    /// The most replications the plan lets point `i` have: a precision
-    /// rule's `max`, else lb's hard limit.
-    fn cap(&self, i: usize) -> u32 {
-        match &self.e.plan.points[i].replications {
-            Replications::Precision(rule) => rule.max,
-            Replications::Fixed(_) => MAX_REPLICATIONS as u32,
-        }
+    /// The most replications a point may have: lb's limit on a point
+    /// ([`MAX_REPLICATIONS`], the limit a manifest's own counts are held
+    /// to). Not a precision rule's `max`: that bounds what the rule runs to
+    /// reach its target precision, while a round is an extension of its
+    /// own, recorded in the ledger and paid from the budget (and
+    /// `compute::run` still refuses work beyond lb's soft limits).
+    fn cap(&self, _i: usize) -> u32 {
+        MAX_REPLICATIONS as u32
     }
 
     /// "L-JSQ-Push at load=0.3".
@@ -659,17 +667,18 @@ impl State {
         self.round_of(cache, &claim, looks, &xs)
     }
 
-    /// Why a check cannot be decided within the plan's limit.
+    /// Why a check cannot be decided by doubling its replications: at its
+    /// measured effect it would take more than lb's limit on a point, or
+    /// than 2^MAX_ROUNDS times what it has.
     fn beyond(&self, x: &Open) -> Stop {
-        let cap = self.check_cap(x);
+        let most = self.check_cap(x).min(x.n.saturating_mul(1 << MAX_ROUNDS));
         Stop::Cannot(format!(
             "at {} the measured value is {} from the threshold against a half-width of {} \
-             with {} replications: even {} (the plan's limit) would not decide it",
+             with {} replications: at that effect even {most} would not decide it",
             x.at,
             short(x.d),
             short(x.h),
             x.n,
-            cap
         ))
     }
 
