@@ -37,6 +37,7 @@ pub fn decide(
             args: std::env::args().collect(),
             manifests: manifests.clone(),
         },
+        cpu_clock: Some(process_cpu),
     };
     let cpu0 = process_cpu();
     let progress = progress::for_stderr();
@@ -63,22 +64,23 @@ fn render(d: &Decided, process: f64) -> String {
     let decided = |v: Verdict| targeted.iter().filter(|c| c.verdict == v).count();
     let _ = writeln!(
         s,
-        "\ndecide: {} of {} inconclusive claim(s) decided ({} confirmed, {} refuted); rounds \
-         estimated at {:.0} of a budget of {:.0} CPU-s, their replications took {:.0} CPU-s \
-         ({:.0} s wall; this process: {:.0} CPU-s in all)",
+        "\ndecide: {} of {} inconclusive claim(s) decided ({} confirmed, {} refuted); the \
+         rounds were estimated at {:.0} CPU-s of a budget of {:.0}, and took {:.0} CPU-s ({:.0} s \
+         wall; their replications' records state {:.0} s; this process used {:.0} CPU-s in all)",
         decided(Verdict::Confirmed) + decided(Verdict::Refuted),
         targeted.len(),
         decided(Verdict::Confirmed),
         decided(Verdict::Refuted),
         d.charged,
         d.budget,
-        d.measured,
+        d.cpu,
         d.wall.as_secs_f64(),
+        d.wall_of_records,
         process
     );
     s.push_str(
         "\n| claim | experiment | before | looks | points, replications added | CPU-s \
-         (estimated / measured) | now | stopped |\n| --- | --- | --- | ---: | --- | ---: | --- \
+         (estimated / taken) | now | stopped |\n| --- | --- | --- | ---: | --- | ---: | --- \
          | --- |\n",
     );
     for c in &d.claims {
@@ -98,7 +100,7 @@ fn render(d: &Decided, process: f64) -> String {
                 format!("{points} point(s), +{reps}")
             },
             c.charged,
-            c.measured,
+            c.cpu,
             c.verdict.word(),
             percent(c.level),
             match &c.stop {
@@ -130,7 +132,7 @@ fn render(d: &Decided, process: f64) -> String {
                 pts.join(", "),
                 est.join("; "),
                 r.charged,
-                r.measured
+                r.cpu
             );
         }
     }

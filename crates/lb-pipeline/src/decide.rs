@@ -107,8 +107,10 @@
 //! predicted rounds would. Since the estimates come from records that are
 //! inputs, the ledger and the verdicts are a function of the manifests, the
 //! ledger, the records and the budget — the same on any thread count. What
-//! the rounds' replications really took is measured from their records and
-//! reported beside the estimate.
+//! the rounds really took is reported beside the estimate: the process's
+//! CPU time when the caller gives a clock ([`Options::cpu_clock`]; lb-cli
+//! does), and the wall times their replications' records state (on a
+//! machine shared with other work these exceed the CPU time).
 
 use crate::Error;
 use crate::compute::{Ran, RunOptions, plans, run};
@@ -139,6 +141,10 @@ pub struct Options {
     pub budget_cpu: f64,
     /// How the runs compute (threads, force, provenance).
     pub run: RunOptions,
+    /// CPU-seconds this process has used so far (lb-cli: `getrusage`):
+    /// each round's CPU is measured with it; without it, a round's CPU is
+    /// taken as its replications' wall times.
+    pub cpu_clock: Option<fn() -> f64>,
 }
 
 /// What `decide` did.
@@ -148,8 +154,10 @@ pub struct Decided {
     pub budget: f64,
     /// CPU-seconds of the rounds as estimated: what the budget counts.
     pub charged: f64,
-    /// CPU-seconds the rounds' replications took, from their records.
-    pub measured: f64,
+    /// CPU-seconds the rounds took ([`Options::cpu_clock`]).
+    pub cpu: f64,
+    /// Seconds the rounds' replications took by their records' wall times.
+    pub wall_of_records: f64,
     /// Wall time of the rounds.
     pub wall: Duration,
     /// Every claim inconclusive at the start, and every other claim a
@@ -175,9 +183,9 @@ pub struct ClaimOutcome {
     pub looks: u32,
     /// Its own rounds.
     pub rounds: Vec<RoundDone>,
-    /// CPU-seconds of its rounds: estimated, and measured.
+    /// CPU-seconds of its rounds: estimated, and taken.
     pub charged: f64,
-    pub measured: f64,
+    pub cpu: f64,
     pub stop: Stop,
 }
 
@@ -209,8 +217,11 @@ pub struct RoundDone {
     /// measured effect says would decide it at this look's level (None:
     /// more than the predictions look ahead).
     pub estimates: Vec<(String, Option<u32>)>,
+    /// CPU-seconds: estimated, and taken ([`Options::cpu_clock`]).
     pub charged: f64,
-    pub measured: f64,
+    pub cpu: f64,
+    /// Seconds its replications took by their records' wall times.
+    pub wall_of_records: f64,
 }
 
 /// A point extended by a round.
@@ -281,7 +292,8 @@ pub fn decide(
     let mut spent = Spent {
         budget: o.budget_cpu,
         charged: 0.0,
-        measured: 0.0,
+        cpu: 0.0,
+        wall_of_records: 0.0,
     };
     let mut done: BTreeMap<(usize, usize), Stop> = BTreeMap::new();
     let mut written = BTreeSet::new();
@@ -322,7 +334,8 @@ pub fn decide(
             ));
             let (looked, round) = s.apply(cache, ci, &plan, o, progress)?;
             spent.charged += round.charged;
-            spent.measured += round.measured;
+            spent.cpu += round.cpu;
+            spent.wall_of_records += round.wall_of_records;
             let file = lb_runner::ledger::path(s.e.loaded.file(), s.e.name());
             write_ledger(&file, &s.e.ledger)?;
             written.insert(file);
@@ -330,7 +343,7 @@ pub fn decide(
                 .entry((ei, ci))
                 .or_insert_with(|| states[ei].outcome(ci, false, initial[ei][ci]));
             o.charged += round.charged;
-            o.measured += round.measured;
+            o.cpu += round.cpu;
             o.rounds.push(round);
             for i in looked {
                 outcomes
@@ -351,18 +364,20 @@ pub fn decide(
             o.verdict = r.verdict;
             o.level = r.level;
             o.looks = s.looks(ci);
-            o.stop = match done.get(&(ei, ci)) {
-                Some(stop) => stop.clone(),
-                None if r.verdict == Verdict::Inconclusive => Stop::Budget {
+            // A claim given up on may have been decided after all by a
+            // round of another claim on a point it reads.
+            o.stop = if r.verdict != Verdict::Inconclusive {
+                if o.targeted || !o.rounds.is_empty() {
+                    Stop::Decided
+                } else {
+                    Stop::Untouched
+                }
+            } else {
+                done.get(&(ei, ci)).cloned().unwrap_or(Stop::Budget {
                     needs: f64::NAN,
                     left: spent.left(),
-                },
-                None if o.targeted => Stop::Decided,
-                None => Stop::Untouched,
+                })
             };
-            if !o.targeted && o.stop == Stop::Decided && o.rounds.is_empty() {
-                o.stop = Stop::Untouched;
-            }
             o
         })
         .collect();
@@ -370,7 +385,8 @@ pub fn decide(
         ran,
         budget: o.budget_cpu,
         charged: spent.charged,
-        measured: spent.measured,
+        cpu: spent.cpu,
+        wall_of_records: spent.wall_of_records,
         wall: t0.elapsed(),
         claims,
         ledgers: written.into_iter().collect(),
@@ -381,7 +397,8 @@ pub fn decide(
 struct Spent {
     budget: f64,
     charged: f64,
-    measured: f64,
+    cpu: f64,
+    wall_of_records: f64,
 }
 
 impl Spent {
@@ -523,7 +540,7 @@ impl State {
             looks: self.looks(ci),
             rounds: Vec::new(),
             charged: 0.0,
-            measured: 0.0,
+            cpu: 0.0,
             stop: Stop::Untouched,
         }
     }
@@ -883,8 +900,10 @@ impl State {
             );
         }
         self.e = self.e.clone().with_ledger(ledger);
+        let cpu0 = o.cpu_clock.map(|f| f());
         run(cache, std::slice::from_ref(&self.e.plan), &o.run, progress)?;
-        let measured: f64 = missing
+        let cpu1 = o.cpu_clock.map(|f| f());
+        let wall_of_records: f64 = missing
             .iter()
             .filter_map(|(k, r)| match cache.read_replication(k, *r) {
                 Read::Valid(rec) => Some(rec.provenance.wall_seconds),
@@ -919,7 +938,11 @@ impl State {
                 points,
                 estimates: plan.estimates.clone(),
                 charged: plan.cost,
-                measured,
+                cpu: match (cpu0, cpu1) {
+                    (Some(a), Some(b)) => b - a,
+                    _ => wall_of_records,
+                },
+                wall_of_records,
             },
         ))
     }

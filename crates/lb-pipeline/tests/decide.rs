@@ -85,6 +85,7 @@ fn options(manifest: &Path, threads: usize, budget: f64) -> Options {
             args: vec!["test".into()],
             manifests: vec![manifest.to_path_buf()],
         },
+        cpu_clock: None,
     }
 }
 
