@@ -463,6 +463,10 @@ struct State {
     cost: BTreeMap<Key, f64>,
 }
 
+/// What a check reads: where, which policy, its replications, and (for a
+/// limit) the replications of each point of its tail.
+type ReadCount = (String, String, usize, Vec<u32>);
+
 /// The next round of a claim: each point to extend with its new count.
 struct RoundPlan {
     targets: BTreeMap<Key, u32>,
@@ -549,7 +553,7 @@ impl State {
     /// again when these change. A check's own count says it for a point or
     /// a pair (pairs are as many as the shorter point has); a limit check
     /// reads every point of its tail in full, so their counts are added.
-    fn read_counts(&self) -> Vec<Vec<(String, String, usize, Vec<u32>)>> {
+    fn read_counts(&self) -> Vec<Vec<ReadCount>> {
         let needed = |key: &str| {
             self.results
                 .iter()
