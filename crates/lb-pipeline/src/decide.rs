@@ -37,9 +37,9 @@
 //!   from the measured value to the threshold — decides *whether* a claim
 //!   is worth a round, in which order claims are taken (cheapest first),
 //!   and what they cost; never how many replications a round runs. A round
-//!   sized to n′ < 2n would be a sample-size re-estimation, whose error can
-//!   exceed α (Proschan and Hunsberger, 1995: up to about twice α = 0.05 in
-//!   the worst case).
+//!   sized to n′ < 2n would be a sample-size re-estimation from the
+//!   observed effect, after which the naive interval's error can exceed α
+//!   (Proschan and Hunsberger, 1995, work out the worst case).
 //! - **A look advances a point by at most one step of that ladder**, and a
 //!   claim's looks count every round that changed the replications of any
 //!   check it reads — also when the round was another claim's (a point two
@@ -68,7 +68,9 @@
 //! widths 1.36, 1.50 and 1.65 times the 95% one (the same half-width takes
 //! 1.86, 2.24 and 2.72 times the replications), and more with few
 //! replications (the t quantile with 3 degrees of freedom is 2.0, 2.7 and
-//! 3.8 times its 95% value at those levels).
+//! 3.8 times its 95% value at those levels). With few replications a point
+//! confirmed at 1 − α may not be at 1 − α_j: it is then an inconclusive
+//! check of its claim like any other, and is doubled too.
 //!
 //! # What is extended
 //!

@@ -2,7 +2,7 @@
 //! beyond their replication rule, and how many looks each claim has had at
 //! its data, so that a fresh clone reads the same replications and audits
 //! each claim at the same level (lb-pipeline's `decide` writes it; the
-//! loader, [`crate::load`], reads it).
+//! loader, [`mod@crate::load`], reads it).
 //!
 //! It lives beside the manifests, `experiments/decide/<experiment>.json`
 //! ([`path`]), not in the results directory: it is an input of the
