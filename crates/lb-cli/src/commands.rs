@@ -25,9 +25,18 @@ pub fn dispatch(cli: &Cli) -> Res {
         Command::Run {
             manifests,
             threads,
+            force,
+            decide: true,
+            budget_cpu,
+            ..
+        } => crate::decide::decide(&cache, manifests, *threads, *force, *budget_cpu),
+        Command::Run {
+            manifests,
+            threads,
             quick,
             force,
             shard,
+            ..
         } => run(
             &cache,
             manifests,
@@ -328,7 +337,7 @@ pub fn point_names(cache: &Cache, plans: &[Plan]) -> BTreeMap<Key, String> {
     names
 }
 
-fn print_report(
+pub fn print_report(
     r: &Report,
     wall: std::time::Duration,
     threads: usize,

@@ -3,6 +3,7 @@
 //! <what is allowed>`; every failure exits non-zero.
 
 mod commands;
+mod decide;
 mod outputs;
 mod progress;
 mod slurm;
@@ -36,10 +37,13 @@ pub enum Command {
         #[arg(long)]
         quick: bool,
     },
-    /// Run the missing (point, replication) pairs of the manifests.
+    /// Run the missing (point, replication) pairs of the manifests; with
+    /// --decide, then run the points of inconclusive claims further until
+    /// each is decided or the budget is spent.
     Run {
-        /// Manifests (TOML files under experiments/, or any path).
-        #[arg(required = true, value_name = "MANIFEST")]
+        /// Manifests (TOML files under experiments/, or any path; with
+        /// --decide, default: every experiments/*.toml).
+        #[arg(required_unless_present = "decide", value_name = "MANIFEST")]
         manifests: Vec<PathBuf>,
         /// Worker threads (default: all cores). Results do not depend on it.
         #[arg(long, value_name = "N")]
@@ -56,6 +60,18 @@ pub enum Command {
         /// `lb slurm`).
         #[arg(long, value_name = "I/N")]
         shard: Option<String>,
+        /// Then, claim by claim (cheapest first), double the replications of
+        /// the points that leave a claim inconclusive until it is decided,
+        /// holding its j-th look at level 1 − α·6/(π²j²) (alpha spending);
+        /// the extra replications and looks are recorded in
+        /// experiments/decide/<experiment>.json, which lb audit and lb
+        /// reproduce then read.
+        #[arg(long, conflicts_with_all = ["quick", "shard"])]
+        decide: bool,
+        /// The CPU-seconds --decide may spend on its rounds (estimated from
+        /// the records' own timings before each round; default 1800).
+        #[arg(long, value_name = "SECONDS", requires = "decide")]
+        budget_cpu: Option<f64>,
     },
     /// Write (and with --submit, submit) Slurm job arrays that run the
     /// manifests' missing work as shards, stage by stage, then `lb reproduce`.

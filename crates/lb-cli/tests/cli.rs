@@ -424,7 +424,6 @@ y = "mean_response"
 caption = "a caption"
 
 [[claim]]
-
 origin = "check"
 id = "little"
 statement = "Little's law"
@@ -801,7 +800,6 @@ stable = true
 where = { load = ">= 0.8" }
 
 [[claim]]
-
 origin = "check"
 id = "mid"
 statement = "s"
@@ -855,7 +853,6 @@ replications = 4
 seed = 5
 
 [[claim]]
-
 origin = "check"
 id = "pod-stable"
 statement = "Power-of-2 is stable"
@@ -912,4 +909,69 @@ fn a_robustness_map_is_planned_run_and_audited() {
     let report = std::fs::read_to_string(d.path.join("pf/robust/report.md")).unwrap();
     assert!(report.contains("robust/robustness-mix.svg"), "{report}");
     assert!(d.path.join("pf/robust/robustness-mix.png").exists());
+}
+
+/// `lb run --decide`: the one claim, inconclusive with 2 replications, is
+/// decided; the ledger beside the manifest makes `lb audit` agree; the flag
+/// takes no --quick or --shard, and --budget-cpu needs it.
+#[test]
+fn run_decide_decides_and_audit_reads_the_ledger() {
+    let d = Dir::new(
+        r#"[experiment]
+name = "wr-decide"
+title = "WR against its closed form, decided"
+model = "slotted"
+
+[system]
+dispatchers = 1
+servers = { count = 3, rate = 0.5 }
+service = "bernoulli"
+arrivals = "bernoulli"
+granularity = "batch"
+
+[sweep]
+load = [0.6]
+
+[[policy]]
+spec = "WR"
+
+[run]
+slots = 20_000
+warmup = 1_000
+replications = 2
+seed = 3
+
+[[claim]]
+origin = "check"
+id = "wr-close"
+statement = "WR's E[ΣQ] is within 3% of three independent single-server queues"
+source = "exact theory"
+kind = "value"
+metric = "mean_sum_q"
+policies = ["WR"]
+expected = "wr_sum_q"
+tolerance = 0.03
+"#,
+    );
+    for bad in [
+        &["run", "--decide", "--quick", "m.toml"][..],
+        &["run", "--decide", "--shard", "0/2", "m.toml"],
+        &["run", "--budget-cpu", "5", "m.toml"],
+        &["run"],
+    ] {
+        assert!(!d.run(bad).status.success(), "{bad:?} should fail");
+    }
+    ok(d.run(&["run", "m.toml"]));
+    let before = ok(d.run(&["audit", "m.toml"]));
+    assert!(before.contains("1 undecided"), "{before}");
+    let out = ok(d.run(&["run", "--decide", "--budget-cpu", "100", "m.toml"]));
+    assert!(
+        out.contains("1 of 1 inconclusive claim(s) decided (1 confirmed"),
+        "{out}"
+    );
+    assert!(d.path.join("decide/wr-decide.json").is_file(), "{out}");
+    let after = ok(d.run(&["audit", "m.toml", "--format", "json"]));
+    let v: serde_json::Value = serde_json::from_str(&after).unwrap();
+    assert_eq!(v[0]["verdict"], "confirmed");
+    assert!(v[0]["level"].as_f64().unwrap() > 0.99, "{after}");
 }

@@ -2,6 +2,12 @@
 //! (lb-analysis's `audit`), every robustness map audited at each of its
 //! combinations, the audit's pages, and the gate that fails on a required
 //! claim that is refuted or lacks data.
+//!
+//! A claim is held at the level its experiment's decide ledger leaves it
+//! ([`lb_runner::Experiment::claims_as_audited`]: stricter after more than
+//! one look, [`crate::decide`]); a robustness map's row of the manifest's
+//! own settings shows the claims' verdicts at those levels, as the audit
+//! does, and its other rows the manifest's levels.
 
 use crate::Error;
 use lb_analysis::audit::{ClaimResult, ExperimentClaims, Verdict, audit_experiment};
@@ -24,9 +30,42 @@ pub struct Audited {
 /// `cache`, from each experiment's own records (`results`, collected by the
 /// caller, in the experiments' order).
 pub fn audit_with(cache: &Cache, loaded: &[Experiment], results: &[Vec<PointResult>]) -> Audited {
-    Audited {
-        claims: audit_all(loaded, results),
-        maps: maps_of(cache, loaded),
+    let claims = audit_all(loaded, results);
+    let mut maps = maps_of(cache, loaded);
+    for ((e, cs), ms) in loaded.iter().zip(&claims).zip(&mut maps) {
+        if !e.ledger.claims.is_empty() {
+            base_rows_as_audited(ms, cs);
+        }
+    }
+    Audited { claims, maps }
+}
+
+/// The row of the manifest's own settings of each map holds the claims'
+/// verdicts as the audit gives them (at the levels of the decide ledger),
+/// and each claim's summary across the map is decided again with them.
+fn base_rows_as_audited(maps: &mut [MapResult], claims: &[ClaimResult]) {
+    for m in maps {
+        let mut changed = false;
+        for combo in m.combinations.iter_mut().filter(|c| c.base) {
+            for (k, mc) in m.claims.iter().enumerate() {
+                if let Some(c) = claims.iter().find(|c| c.id == mc.id)
+                    && combo.verdicts[k] != c.verdict
+                {
+                    combo.verdicts[k] = c.verdict;
+                    changed = true;
+                }
+            }
+        }
+        if changed {
+            for (k, mc) in m.claims.iter_mut().enumerate() {
+                let combos: Vec<(Vec<String>, Verdict)> = m
+                    .combinations
+                    .iter()
+                    .map(|x| (x.values.clone(), x.verdicts[k]))
+                    .collect();
+                mc.decision = lb_analysis::robustness::decide(&m.settings, &combos);
+            }
+        }
     }
 }
 
@@ -43,8 +82,7 @@ pub fn mutants(cache: &Cache, loaded: &[Experiment]) -> Vec<lb_analysis::audit::
         .iter()
         .flat_map(|e| {
             let results = collect(cache, &e.plan);
-            e.loaded
-                .claims()
+            e.claims_as_audited()
                 .iter()
                 .map(|c| lb_analysis::audit::mutants::mutants(e.name(), c, &results))
                 .collect::<Vec<_>>()
@@ -179,7 +217,7 @@ fn audit_all(loaded: &[Experiment], results: &[Vec<PointResult>]) -> Vec<Vec<Cla
     loaded
         .iter()
         .zip(results)
-        .map(|(e, rs)| audit_experiment(e.name(), e.loaded.claims(), rs))
+        .map(|(e, rs)| audit_experiment(e.name(), &e.claims_as_audited(), rs))
         .collect()
 }
 

@@ -10,6 +10,9 @@
 //!   and the runs of plans into the cache;
 //! - [`audit`]: every claim's verdict and every robustness map, the audit's
 //!   pages and its gate;
+//! - [`decide`]: inconclusive claims run further, claim by claim, until
+//!   decided or out of budget, with alpha spending over their looks (`lb run
+//!   --decide`);
 //! - [`reproduce`]: run, then write each experiment's tables, figures and
 //!   report sections, and assemble the pages;
 //! - [`export`]: the whole cache as one tidy Parquet file;
@@ -18,6 +21,7 @@
 
 pub mod audit;
 pub mod compute;
+pub mod decide;
 pub mod export;
 pub mod manifests;
 pub mod reproduce;

@@ -8,6 +8,9 @@
 //! [`validate`] (claims typed) → expand into a [`Plan`] ([`plan`]) → claim
 //! [`checks`] → [`robustness`] variants.
 //!
+//! A [`ledger`] (beside the manifests) records points run beyond their
+//! rule and claims looked at more than once (`lb run --decide`).
+//!
 //! [`run`] computes the missing (point, replication) pairs of plans in
 //! parallel into the [`cache`], with [`provenance`] kept out of the key;
 //! [`verify`] recomputes records and compares them bit for bit; [`maintain`]
@@ -22,6 +25,7 @@ pub mod checks;
 pub mod claim;
 pub mod diag;
 pub mod experiment;
+pub mod ledger;
 pub mod load;
 pub mod maintain;
 pub mod manifest;

@@ -12,12 +12,18 @@
 //! 4. check the claims against the points ([`crate::checks`]: named
 //!    references that apply, control variates with a partner);
 //! 5. expand every combination of the robustness maps into the points its
-//!    claims read ([`Variant`]s).
+//!    claims read ([`Variant`]s);
+//! 6. read the experiment's decide ledger, if any (full profile only:
+//!    [`crate::ledger`]): the points it extends are read with its count of
+//!    replications in every plan, and [`Experiment::claims_as_audited`]
+//!    holds each claim at the level its number of looks leaves it.
 //!
 //! Every failure is a [`ManifestError`] located at the file, line, column and
 //! key that caused it.
 
+use crate::claim::Claim;
 use crate::diag::ManifestError;
+use crate::ledger::{Ledger, spent_level};
 use crate::manifest::{self, Loaded};
 use crate::plan::Plan;
 use crate::robustness::Variant;
@@ -33,6 +39,9 @@ pub struct Experiment {
     /// Every combination of every robustness map (the manifest's own
     /// combination among them, marked `base`).
     pub variants: Vec<Variant>,
+    /// Its decide ledger (`experiments/decide/<name>.json`; empty if none, and
+    /// with the quick profile).
+    pub ledger: Ledger,
 }
 
 impl Experiment {
@@ -52,6 +61,34 @@ impl Experiment {
     pub fn all_plans(&self) -> impl Iterator<Item = &Plan> {
         std::iter::once(&self.plan).chain(self.variant_plans())
     }
+
+    /// Its claims as the audit holds them: a claim the ledger gives j ≥ 2
+    /// looks at level 1 − α·6/(π² j²), α = 1 − its manifest level
+    /// ([`spent_level`]); the others (and the checks of every `why`) as the
+    /// manifest says.
+    pub fn claims_as_audited(&self) -> Vec<Claim> {
+        self.loaded
+            .claims()
+            .iter()
+            .map(|c| {
+                let mut c = c.clone();
+                c.level = spent_level(c.level, self.ledger.looks(&c.id));
+                c
+            })
+            .collect()
+    }
+
+    /// Replaces its ledger: every plan reads the points it extends with its
+    /// count.
+    pub fn with_ledger(mut self, ledger: Ledger) -> Experiment {
+        let extended = ledger.replications();
+        self.plan.extended = extended.clone();
+        for v in &mut self.variants {
+            v.plan.extended = extended.clone();
+        }
+        self.ledger = ledger;
+        self
+    }
 }
 
 /// Loads the manifest file at `path` with `profile`.
@@ -67,10 +104,20 @@ pub fn load_str(path: &Path, text: &str, profile: Profile) -> Result<Experiment,
     let variants = loaded
         .manifest
         .variants(&loaded.spans, loaded.claims(), profile)?;
-    Ok(Experiment {
+    let name = loaded.experiment().name.clone();
+    let ledger = match profile {
+        Profile::Full => Ledger::read(&crate::ledger::path(path, &name), &loaded)?,
+        Profile::Quick => None,
+    };
+    let e = Experiment {
         loaded,
         plan,
         variants,
+        ledger: Ledger::new(&name),
+    };
+    Ok(match ledger {
+        Some(l) => e.with_ledger(l),
+        None => e,
     })
 }
 

@@ -4,10 +4,12 @@
 //! build it (`crate::model`); the runner runs it.
 
 use crate::experiment::PrecisionSpec;
+use lb_model::key::Key;
 use lb_model::point::{Point, Profile};
 use lb_model::precision::PrecisionRule;
 use lb_model::slotted::calibrate::Calibration;
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 /// Whether two rows' axis values (in the plan's axis order) name the same
@@ -106,4 +108,17 @@ pub struct Plan {
     pub axes: Vec<&'static str>,
     pub calibrations: Vec<Calibration>,
     pub points: Vec<PlannedPoint>,
+    /// Points run beyond their replication rule, by key: replications
+    /// 0..n of each (`lb run --decide`'s ledger, [`crate::ledger`]; empty
+    /// unless the experiment has one). A point has the larger of its
+    /// rule's count and this.
+    pub extended: BTreeMap<Key, u32>,
+}
+
+impl Plan {
+    /// The replications of the point `key` when its rule asks for `by_rule`:
+    /// the ledger's count if that is larger.
+    pub fn needed(&self, key: &Key, by_rule: u32) -> u32 {
+        self.extended.get(key).map_or(by_rule, |&n| n.max(by_rule))
+    }
 }

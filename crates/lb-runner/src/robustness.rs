@@ -31,6 +31,7 @@ pub fn restrict(plan: &Plan, claims: &[&Claim]) -> Plan {
         axes: plan.axes.clone(),
         calibrations: Vec::new(),
         points: Vec::new(),
+        extended: plan.extended.clone(),
     };
     let mut index: BTreeMap<usize, usize> = BTreeMap::new();
     for pp in plan.points.iter().filter(|pp| wanted(pp)) {

@@ -203,6 +203,7 @@ pub fn status(cache: &Cache, plan: &Plan) -> Vec<PointStatus> {
                     }
                 }
             };
+            let needed = plan.needed(&key, needed);
             let (present, damaged) = count(cache, &key, needed);
             PointStatus {
                 key: Some(key),
@@ -547,8 +548,9 @@ struct Stage<'a> {
     report: &'a Mutex<Report>,
 }
 
-/// The points to run, each with the replications it needs.
-type Demands = BTreeMap<Key, (Point, Replications)>;
+/// The points to run, each with the replications it needs: its rule, and
+/// the count a decide ledger extends it to (0 if none).
+type Demands = BTreeMap<Key, (Point, Replications, u32)>;
 
 impl Stage<'_> {
     /// Whether this process does the work of `key`'s replication `r`
@@ -606,13 +608,15 @@ impl Stage<'_> {
                     unreachable!("calibrations ran");
                 };
                 let key = point.key();
+                let extended = plan.extended.get(&key).copied().unwrap_or(0);
                 match demands.get_mut(&key) {
                     None => {
-                        demands.insert(key, (point, pp.replications.clone()));
+                        demands.insert(key, (point, pp.replications.clone(), extended));
                     }
                     // The same point in two manifests: the larger fixed count
                     // wins; precision rules are kept apart by their own records.
-                    Some((_, reps)) => {
+                    Some((_, reps, ext)) => {
+                        *ext = (*ext).max(extended);
                         if let (Replications::Fixed(a), Replications::Fixed(b)) =
                             (&*reps, &pp.replications)
                             && b > a
@@ -623,7 +627,7 @@ impl Stage<'_> {
                 }
             }
         }
-        for (key, (point, _)) in &demands {
+        for (key, (point, _, _)) in &demands {
             if !self.mine(key, u64::MAX) {
                 continue;
             }
@@ -651,7 +655,7 @@ impl Stage<'_> {
         let cache = self.cache;
         let mut need: BTreeMap<Key, u32> = demands
             .iter()
-            .map(|(k, (_, reps))| {
+            .map(|(k, (_, reps, extended))| {
                 // A shard starts each precision rule where the records present
                 // leave it: one round per stage.
                 let n = match reps {
@@ -663,7 +667,7 @@ impl Stage<'_> {
                     }
                     _ => reps.initial(),
                 };
-                (*k, n)
+                (*k, n.max(*extended))
             })
             .collect();
         let mut first = true;
@@ -709,7 +713,7 @@ impl Stage<'_> {
     ) -> Result<BTreeMap<Key, u32>, RunError> {
         let (cache, ctx, report, progress) = (self.cache, self.ctx, self.report, self.progress);
         let mut more = BTreeMap::new();
-        for (key, (_, reps)) in demands {
+        for (key, (_, reps, _)) in demands {
             let Replications::Precision(rule) = reps else {
                 continue;
             };

@@ -26,8 +26,11 @@ pub(super) fn measured_at(level: f64, c: &Check) -> String {
 }
 
 /// A confidence level in percent: "95%", "99.9%".
+/// A level spent over several looks (`lb run --decide`) is rounded to
+/// hundredths of a percent: "99.81%".
 pub(super) fn percent(level: f64) -> String {
-    format!("{}%", crate::ticks::format_tick(100.0 * level, None))
+    let p = (1e4 * level).round() / 100.0;
+    format!("{}%", crate::ticks::format_tick(p, None))
 }
 
 /// The number of unstable replications of a stability check.

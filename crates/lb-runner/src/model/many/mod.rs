@@ -705,6 +705,7 @@ pub fn expand(l: &SpanIndex, m: &Manifest, profile: Profile) -> Result<Plan, Man
         axes: axes.clone(),
         calibrations: Vec::new(),
         points: Vec::new(),
+        extended: Default::default(),
     };
     let total: usize = lists.iter().map(Vec::len).product();
     for mut c in 0..total {

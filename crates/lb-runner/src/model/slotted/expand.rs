@@ -199,6 +199,7 @@ pub fn expand(l: &Cx, profile: Profile) -> Result<Plan, ManifestError> {
         axes: names.clone(),
         calibrations: Vec::new(),
         points: Vec::new(),
+        extended: Default::default(),
     };
     // Rows are (policy label, axis values as shown): a policy that an axis does
     // not apply to appears once per value of the other axes. Two rows may share

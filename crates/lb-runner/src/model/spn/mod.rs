@@ -432,6 +432,7 @@ pub fn expand(l: &SpanIndex, m: &Manifest, profile: Profile) -> Result<Plan, Man
         axes: axes.clone(),
         calibrations: Vec::new(),
         points: Vec::new(),
+        extended: Default::default(),
     };
     for (k, load) in loads.iter().enumerate() {
         // A run length may follow the load.
