@@ -2,6 +2,7 @@
 //! [`crate::outputs`].
 
 use crate::progress;
+use crate::ran::{point_names, print_report};
 use crate::{CacheAction, Cli, Command};
 use lb_model::key::Key;
 use lb_pipeline::compute::RunOptions;
@@ -9,9 +10,9 @@ use lb_pipeline::existing;
 use lb_runner::Profile;
 use lb_runner::cache::{Cache, Read};
 use lb_runner::plan::{Plan, Replications};
-use lb_runner::run::{Report, calibration_line, status};
+use lb_runner::run::{calibration_line, status};
 use lb_runner::{maintain, verify};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -310,72 +311,6 @@ fn run(
         &point_names(cache, &plans),
     );
     Ok(ExitCode::SUCCESS)
-}
-
-/// Each planned key's name in words: "experiment: policy at axis=value …".
-pub fn point_names(cache: &Cache, plans: &[Plan]) -> BTreeMap<Key, String> {
-    let mut names = BTreeMap::new();
-    for plan in plans {
-        for (pp, st) in plan.points.iter().zip(status(cache, plan)) {
-            let Some(k) = st.key else { continue };
-            let at: Vec<String> = plan
-                .axes
-                .iter()
-                .zip(&pp.axes)
-                .map(|(a, v)| format!("{a}={v}"))
-                .collect();
-            let at = if at.is_empty() {
-                String::new()
-            } else {
-                format!(" at {}", at.join(" "))
-            };
-            names
-                .entry(k)
-                .or_insert_with(|| format!("{}: {}{at}", plan.name, pp.label));
-        }
-    }
-    names
-}
-
-pub fn print_report(
-    r: &Report,
-    wall: std::time::Duration,
-    threads: usize,
-    names: &BTreeMap<Key, String>,
-) {
-    println!(
-        "done in {:.1}s on {threads} thread(s): {} record(s) computed, {} already cached, \
-         {} computed by another process, {} damaged record(s) recomputed",
-        wall.as_secs_f64(),
-        r.computed,
-        r.reused,
-        r.by_others,
-        r.damaged.len()
-    );
-    for (path, why) in &r.damaged {
-        println!("  damaged: {}: {why}", path.display());
-    }
-    for (k, o) in &r.precision {
-        let iv = o
-            .interval
-            .as_ref()
-            .map(|i| {
-                format!(
-                    ", mean {:.6} ± {:.6} (rel {:.4})",
-                    i.mean,
-                    i.half_width,
-                    i.rel_half_width.unwrap_or(f64::NAN)
-                )
-            })
-            .unwrap_or_default();
-        println!(
-            "  precision of {} ({}): {:?} after {} replications{iv}",
-            names.get(k).map_or("a point", String::as_str),
-            k.short(),
-            o.stop,
-            o.replications
-        );
-    }
 }
 
 /// Finds exactly one key by prefix.

@@ -2,8 +2,8 @@
 //! `decide`, its outcome printed — a row per claim that was inconclusive
 //! (or was looked at again), then each claim's rounds.
 
-use crate::commands::{point_names, print_report};
 use crate::progress;
+use crate::ran::{point_names, print_report};
 use lb_analysis::audit::Verdict;
 use lb_pipeline::compute::RunOptions;
 use lb_pipeline::decide::{ClaimOutcome, DEFAULT_BUDGET_CPU, Decided, Options, Stop};

@@ -6,6 +6,7 @@ mod commands;
 mod decide;
 mod outputs;
 mod progress;
+mod ran;
 mod slurm;
 
 use clap::{Parser, Subcommand};

@@ -1,0 +1,76 @@
+//! What a run did, printed: the counts of `lb run` (and of the rounds of
+//! `lb run --decide`), the damaged records it recomputed, and each point's
+//! precision rule, named in words.
+
+use lb_model::key::Key;
+use lb_runner::cache::Cache;
+use lb_runner::plan::Plan;
+use lb_runner::run::{Report, status};
+use std::collections::BTreeMap;
+
+/// Each planned key's name in words: "experiment: policy at axis=value …".
+pub fn point_names(cache: &Cache, plans: &[Plan]) -> BTreeMap<Key, String> {
+    let mut names = BTreeMap::new();
+    for plan in plans {
+        for (pp, st) in plan.points.iter().zip(status(cache, plan)) {
+            let Some(k) = st.key else { continue };
+            let at: Vec<String> = plan
+                .axes
+                .iter()
+                .zip(&pp.axes)
+                .map(|(a, v)| format!("{a}={v}"))
+                .collect();
+            let at = if at.is_empty() {
+                String::new()
+            } else {
+                format!(" at {}", at.join(" "))
+            };
+            names
+                .entry(k)
+                .or_insert_with(|| format!("{}: {}{at}", plan.name, pp.label));
+        }
+    }
+    names
+}
+
+/// The report of a run: counts, damaged records, precision rules.
+pub fn print_report(
+    r: &Report,
+    wall: std::time::Duration,
+    threads: usize,
+    names: &BTreeMap<Key, String>,
+) {
+    println!(
+        "done in {:.1}s on {threads} thread(s): {} record(s) computed, {} already cached, \
+         {} computed by another process, {} damaged record(s) recomputed",
+        wall.as_secs_f64(),
+        r.computed,
+        r.reused,
+        r.by_others,
+        r.damaged.len()
+    );
+    for (path, why) in &r.damaged {
+        println!("  damaged: {}: {why}", path.display());
+    }
+    for (k, o) in &r.precision {
+        let iv = o
+            .interval
+            .as_ref()
+            .map(|i| {
+                format!(
+                    ", mean {:.6} ± {:.6} (rel {:.4})",
+                    i.mean,
+                    i.half_width,
+                    i.rel_half_width.unwrap_or(f64::NAN)
+                )
+            })
+            .unwrap_or_default();
+        println!(
+            "  precision of {} ({}): {:?} after {} replications{iv}",
+            names.get(k).map_or("a point", String::as_str),
+            k.short(),
+            o.stop,
+            o.replications
+        );
+    }
+}
