@@ -190,11 +190,13 @@ pub fn reproduce(
         }
     }
     // Verdicts are findings here; `lb audit` is the gate that fails on a
-    // refuted required claim.
-    for c in r.audited.required_refuted() {
+    // required claim that is not confirmed.
+    for (c, why) in r.audited.required_not_confirmed() {
         eprintln!(
-            "warning: required claim refuted: {} / {} (lb audit will fail)",
-            c.experiment, c.id
+            "warning: required claim {}: {} / {} ({why}; lb audit will fail)",
+            c.verdict.word(),
+            c.experiment,
+            c.id
         );
     }
     Ok(ExitCode::SUCCESS)

@@ -482,6 +482,49 @@ fn audit_exits_non_zero_only_when_a_required_claim_is_refuted() {
     assert_eq!(v[1]["verdict"], "refuted");
 }
 
+/// The gate is strict: a required claim that is inconclusive — here a limit
+/// read on one point, which cannot decide — fails `lb audit` as a refuted
+/// one does, naming its verdict and why (issue 26).
+#[test]
+fn an_inconclusive_required_claim_fails_the_audit() {
+    let mut m = audited_manifest(false);
+    m.push_str(
+        r#"
+[[claim]]
+origin = "check"
+id = "one-point"
+statement = "WR's E[ΣQ] tends to its exact value as the load grows"
+source = "exact theory"
+kind = "limit"
+metric = "mean_sum_q"
+policies = ["WR"]
+expected = "wr_sum_q"
+tolerance = 0.5
+along = "load"
+toward = "infinity"
+where = { load = 0.5 }
+required = true
+"#,
+    );
+    let d = Dir::new(&m);
+    ok(d.run(&["run", "m.toml"]));
+    let o = d.run(&["audit", "m.toml"]);
+    assert!(!o.status.success(), "{}", text(&o).0);
+    let err = text(&o).1;
+    assert!(
+        err.contains("required claim inconclusive: many / one-point"),
+        "{err}"
+    );
+    // lb reproduce reports it and writes the report; it does not gate.
+    let r = d.run(&["reproduce", "m.toml", "--out", "pf"]);
+    assert!(r.status.success(), "{}", text(&r).1);
+    assert!(
+        text(&r).1.contains("required claim inconclusive"),
+        "{}",
+        text(&r).1
+    );
+}
+
 /// `lb reproduce` writes figures, tables, the report and the audit, and a
 /// second (warm) run leaves every byte as it was (issue 4).
 #[test]

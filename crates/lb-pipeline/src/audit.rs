@@ -160,15 +160,18 @@ impl Audited {
         Ok(())
     }
 
-    /// The required claims that were refuted.
-    pub fn required_refuted(&self) -> Vec<&ClaimResult> {
-        required_refuted(&self.claims)
+    /// The required claims that are not confirmed (refuted, inconclusive —
+    /// an interval that straddles, a point not settled —, no practical
+    /// difference), each with why in words.
+    pub fn required_not_confirmed(&self) -> Vec<(&ClaimResult, String)> {
+        required_not_confirmed(&self.claims)
     }
 
     /// The gate: the lines to say (errors and warnings), and whether it
-    /// fails — a required claim refuted, or lacking any of the points or
-    /// replications it reads (a gate does not pass on missing data). Every
-    /// gap is said, required or not.
+    /// fails — a required claim that is not confirmed (refuted,
+    /// inconclusive, decided on no settled point), or lacking any of the
+    /// points or replications it reads (a gate does not pass on missing
+    /// data). Every gap is said, required or not.
     pub fn gate(&self) -> Gate {
         let mut lines = Vec::new();
         let mut fail = false;
@@ -183,10 +186,13 @@ impl Audited {
             }
             fail |= c.required && !c.missing.is_empty();
         }
-        for c in self.required_refuted() {
+        for (c, why) in self.required_not_confirmed() {
             lines.push(format!(
-                "error: required claim refuted: {} / {}: {}",
-                c.experiment, c.id, c.statement
+                "error: required claim {}: {} / {}: {} ({why})",
+                c.verdict.word(),
+                c.experiment,
+                c.id,
+                c.statement
             ));
             fail = true;
         }
@@ -221,11 +227,20 @@ fn audit_all(loaded: &[Experiment], results: &[Vec<PointResult>]) -> Vec<Vec<Cla
         .collect()
 }
 
-fn required_refuted(claims: &[Vec<ClaimResult>]) -> Vec<&ClaimResult> {
+fn required_not_confirmed(claims: &[Vec<ClaimResult>]) -> Vec<(&ClaimResult, String)> {
     claims
         .iter()
         .flatten()
-        .filter(|c| c.required && c.verdict == Verdict::Refuted)
+        .filter(|c| c.required && c.verdict != Verdict::Confirmed)
+        .map(|c| {
+            let d = c.deciding();
+            let why = match (d.and_then(|k| k.unsettled.clone()), d) {
+                (Some(u), _) => u,
+                (None, Some(k)) => lb_analysis::audit::describe(c, k),
+                (None, None) => "no point read".into(),
+            };
+            (c, why)
+        })
         .collect()
 }
 
