@@ -74,7 +74,49 @@ impl SpanIndex {
         let mut entries = Vec::new();
         walk_table(doc.get_ref(), "", 0, &mut entries);
         idx.entries = entries;
+        idx.finite()?;
         Ok(idx)
+    }
+
+    /// Every bare number of the document (integers and floats, in any
+    /// section, list or inline table): its key path and the byte span of
+    /// its text.
+    pub fn numbers(&self) -> Vec<(&str, Range<usize>)> {
+        self.entries
+            .iter()
+            .filter(|e| {
+                let t = self.text[e.value.clone()].trim();
+                !t.is_empty() && t.replace('_', "").parse::<f64>().is_ok()
+            })
+            .map(|e| (e.path.as_str(), e.value.clone()))
+            .collect()
+    }
+
+    /// Every number the document carries is finite: a `nan`, an `inf`, or
+    /// a float too large for an f64 (`1e999`), in any section, list or
+    /// inline table, is refused at its value before any schema reads it
+    /// (no later code — sweep expansion, canonical JSON, a key — has to
+    /// represent it).
+    fn finite(&self) -> Result<(), ManifestError> {
+        for e in &self.entries {
+            let t = self.text[e.value.clone()].trim();
+            // Only a bare number parses: strings are quoted, tables and
+            // arrays bracketed.
+            let Ok(x) = t.replace('_', "").parse::<f64>() else {
+                continue;
+            };
+            if !x.is_finite() {
+                return Err(self.error_at_span(
+                    e.value.clone(),
+                    &e.path,
+                    format!(
+                        "{t} is not a finite number: every number a manifest carries must be \
+                         finite (write the value itself, e.g. 0.5 or 1e6)"
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// The file the index is of.
