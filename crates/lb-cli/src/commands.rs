@@ -22,7 +22,12 @@ type Res = Result<ExitCode, Box<dyn std::error::Error>>;
 pub fn dispatch(cli: &Cli) -> Res {
     let cache = Cache::new(&cli.results);
     match &cli.command {
-        Command::Plan { manifests, quick } => plan(&cache, manifests, *quick),
+        Command::Plan {
+            manifests,
+            quick,
+            force,
+            threads,
+        } => plan(&cache, manifests, *quick, *force, *threads),
         Command::Run {
             manifests,
             threads,
@@ -120,10 +125,24 @@ pub fn dispatch(cli: &Cli) -> Res {
     }
 }
 
-fn plan(cache: &Cache, manifests: &[PathBuf], quick: bool) -> Res {
+/// `lb plan`: each plan's table, then the guard `lb run` applies before
+/// anything runs — work beyond lb's soft limits is refused (an error, exit
+/// non-zero) unless `force`, so that a plan that passes is one that runs.
+fn plan(
+    cache: &Cache,
+    manifests: &[PathBuf],
+    quick: bool,
+    force: bool,
+    threads: Option<usize>,
+) -> Res {
     let loaded = lb_runner::load_all(manifests, Profile::from_quick(quick))?;
-    for plan in lb_pipeline::compute::plans(&loaded) {
-        print!("{}", render_plan(cache, &plan));
+    let plans = lb_pipeline::compute::plans(&loaded);
+    for plan in &plans {
+        print!("{}", render_plan(cache, plan));
+    }
+    let threads = lb_pipeline::compute::pool(threads)?.current_num_threads();
+    if let Some(why) = lb_pipeline::compute::check_budget(cache, &plans, threads, force, 1)? {
+        eprintln!("warning: {why} (--force)");
     }
     Ok(ExitCode::SUCCESS)
 }

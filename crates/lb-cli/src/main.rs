@@ -37,6 +37,14 @@ pub enum Command {
         /// Plan the --quick profile instead.
         #[arg(long)]
         quick: bool,
+        /// As for `lb run`: work beyond lb's soft limits is a warning, not
+        /// an error (`lb plan` applies the guards `lb run` applies).
+        #[arg(long)]
+        force: bool,
+        /// The threads `lb run` would use (default: every core), for its
+        /// soft limit on wall time.
+        #[arg(long)]
+        threads: Option<usize>,
     },
     /// Run the missing (point, replication) pairs of the manifests; with
     /// --decide, then run the points of inconclusive claims further until

@@ -1018,3 +1018,28 @@ tolerance = 0.03
     assert_eq!(v[0]["verdict"], "confirmed");
     assert!(v[0]["level"].as_f64().unwrap() > 0.99, "{after}");
 }
+
+/// One guard for plan and run (issue 26): work beyond lb's soft limits is
+/// refused by `lb plan` exactly as by `lb run`, with the same words, and
+/// both pass it with --force (plan then warns). Before, `lb plan` printed
+/// the estimate and exited 0 on a plan `lb run` refused.
+#[test]
+fn plan_refuses_what_run_refuses() {
+    let d = Dir::new(&manifest(1_000_000_000_000_000, 2));
+    let plan = d.run(&["plan", "m.toml"]);
+    let run = d.run(&["run", "m.toml"]);
+    assert!(!plan.status.success(), "{}", text(&plan).0);
+    assert!(!run.status.success(), "{}", text(&run).0);
+    let said = |o: &Output| {
+        text(o)
+            .1
+            .lines()
+            .find(|l| l.contains("soft limit") || l.contains("lb runs without asking"))
+            .map(|l| l.trim_start_matches("error: ").to_string())
+    };
+    assert!(said(&plan).is_some(), "{}", text(&plan).1);
+    assert_eq!(said(&plan), said(&run));
+    let forced = d.run(&["plan", "m.toml", "--force"]);
+    assert!(forced.status.success(), "{}", text(&forced).1);
+    assert!(text(&forced).1.contains("warning:"), "{}", text(&forced).1);
+}
