@@ -346,20 +346,7 @@ fn map_name<'a>(
     r: &'a RobustnessToml,
     names: &mut BTreeSet<&'a str>,
 ) -> Result<(), ManifestError> {
-    let ok_name = !r.name.is_empty()
-        && r.name
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_');
-    if !ok_name {
-        return Err(l.error(
-            &map_key(i, "name"),
-            format!(
-                "\"{}\" is not a name: lower-case letters, digits, '-' and '_' (it names \
-                 the map's figure)",
-                r.name
-            ),
-        ));
-    }
+    crate::validate::file_name(&r.name).map_err(|why| l.error(&map_key(i, "name"), why))?;
     if !names.insert(r.name.as_str()) {
         return Err(l.error(
             &map_key(i, "name"),
