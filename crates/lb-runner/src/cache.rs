@@ -237,7 +237,12 @@ impl Cache {
         self.key_dir(key).join("calibration.json")
     }
 
-    /// Reads replication `r` of `key`, checking it belongs there.
+    /// Reads replication `r` of `key`, checking it belongs there and that
+    /// its numbers are ones a correct run can give (the checks of `lb cache
+    /// verify`, [`lb_model::Summary::consistency`]): a record edited and
+    /// resealed with a fresh checksum is damaged to every reader — `lb run`
+    /// moves it aside and recomputes it; tables, figures and verdicts never
+    /// read it.
     pub fn read_replication(&self, key: &Key, r: u64) -> Read<ReplicationRecord> {
         let path = self.replication_path(key, r);
         check(read_record::<ReplicationRecord>(&path), |rec| {
@@ -253,7 +258,9 @@ impl Cache {
                     rec.summary.replication()
                 ));
             }
-            Ok(())
+            rec.summary
+                .consistency()
+                .map_err(|why| format!("inconsistent summary: {why}"))
         })
     }
 

@@ -113,14 +113,7 @@ pub fn check_key(cache: &Cache, key: &Key) -> Vec<Check> {
             let leftover = matches!(kind, FileKind::Temp | FileKind::Damaged | FileKind::Other);
             let problem = match kind {
                 FileKind::Point => damaged(cache.read_point(&key)),
-                FileKind::Replication(r) => match cache.read_replication(&key, r) {
-                    Read::Valid(rec) => rec
-                        .summary
-                        .consistency()
-                        .err()
-                        .map(|why| format!("inconsistent summary: {why}")),
-                    other => damaged(other),
-                },
+                FileKind::Replication(r) => damaged(cache.read_replication(&key, r)),
                 FileKind::Calibration => damaged(cache.read_calibration(&key)),
                 FileKind::Precision => match read_record::<PrecisionRecord>(&path) {
                     Read::Valid(rec) if rec.key == key.hex() => {

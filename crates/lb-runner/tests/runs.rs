@@ -319,6 +319,38 @@ fn cache_check_reads_a_record_for_consistency_not_only_its_checksum() {
         .collect();
     assert_eq!(problems.len(), 1, "{problems:?}");
     assert!(problems[0].contains("exceeds arrivals"), "{}", problems[0]);
+    // Every reader applies the same check (issue 26): the record is damaged
+    // to the reader of replications, so the status counts it damaged, and a
+    // run moves it aside and recomputes it, after which the cache is clean
+    // and the record is what an untouched run gives.
+    let key = point.key();
+    assert!(matches!(
+        c.read_replication(&key, 0),
+        lb_runner::cache::Read::Damaged(ref why) if why.contains("exceeds arrivals")
+    ));
+    let st = lb_runner::run::status(&c, &p);
+    assert_eq!(st[0].damaged, 1, "{}", st[0].damaged);
+    let report = run(&c, std::slice::from_ref(&p), 1);
+    assert_eq!(report.damaged.len(), 1, "{:?}", report.damaged);
+    assert!(
+        lb_runner::maintain::check_all(&c)
+            .iter()
+            .all(|x| x.problem.is_none() || x.leftover)
+    );
+    let fresh = tempfile::tempdir().unwrap();
+    let f = Cache::new(fresh.path());
+    run(&f, std::slice::from_ref(&p), 1);
+    let a = c.read_replication(&key, 0);
+    let b = f.read_replication(&key, 0);
+    match (a, b) {
+        (lb_runner::cache::Read::Valid(a), lb_runner::cache::Read::Valid(b)) => {
+            assert_eq!(
+                serde_json::to_value(&a.summary).unwrap(),
+                serde_json::to_value(&b.summary).unwrap()
+            )
+        }
+        _ => panic!("not both valid"),
+    }
 }
 
 #[test]
