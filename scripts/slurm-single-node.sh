@@ -4,18 +4,48 @@
 # without systemd. Idempotent: a second call finds the cluster up and returns.
 #
 #   scripts/slurm-single-node.sh          # install if needed, configure, start
-#   scripts/slurm-single-node.sh stop     # stop the daemons
+#   scripts/slurm-single-node.sh stop     # stop the daemons this script started
 #
+# The script records the PID of each daemon it starts under /run/lb-slurm-test
+# and `stop` ends those processes only (after checking each PID still runs that
+# daemon): a slurmd, slurmctld or munged that was already running — another
+# user's, the host's — is neither owned nor stopped.
 # Needs root (it installs packages and runs the daemons). Everything it writes is
 # under /etc/slurm, /etc/munge, /var/spool/slurm*, /var/log/slurm and /run/munge.
 set -euo pipefail
 
+state=/run/lb-slurm-test
+
 if [[ "${1:-}" == "stop" ]]; then
-  pkill -x slurmd 2>/dev/null || true
-  pkill -x slurmctld 2>/dev/null || true
-  pkill -x munged 2>/dev/null || true
+  for name in slurmd slurmctld munged; do
+    f="$state/$name.pid"
+    [[ -f "$f" ]] || continue
+    pid=$(cat "$f")
+    # Only if that PID still runs the daemon we started (not a reused PID).
+    if [[ "$(cat "/proc/$pid/comm" 2>/dev/null)" == "$name" ]]; then
+      kill "$pid" 2>/dev/null || true
+      for _ in $(seq 1 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    fi
+    rm -f "$f"
+  done
   exit 0
 fi
+
+# own NAME PIDFILE: record the daemon NAME just started (its PID file, once
+# it has written it) as this script's, for `stop`.
+own() {
+  local name=$1 pidfile=$2
+  mkdir -p "$state"
+  for _ in $(seq 1 50); do
+    if [[ -s "$pidfile" ]]; then
+      cp "$pidfile" "$state/$name.pid"
+      return 0
+    fi
+    sleep 0.1
+  done
+  echo "scripts/slurm-single-node.sh: $name wrote no $pidfile" >&2
+  return 1
+}
 
 if [[ $(id -u) -ne 0 ]]; then
   echo "scripts/slurm-single-node.sh: needs root (installs slurm-wlm, runs its daemons)" >&2
@@ -43,11 +73,13 @@ chmod 0700 /etc/munge /var/lib/munge /var/log/munge
 chmod 0400 /etc/munge/munge.key
 chmod 0755 /run/munge
 if ! pgrep -x munged >/dev/null; then
+  rm -f /run/munge/munged.pid
   if id munge >/dev/null 2>&1; then
     runuser -u munge -- /usr/sbin/munged
   else
     /usr/sbin/munged --force
   fi
+  own munged /run/munge/munged.pid
 fi
 
 # slurm.conf: one node (this machine), one partition, no cgroups, no accounting
@@ -84,10 +116,14 @@ CONF
 rm -f /etc/slurm/cgroup.conf
 
 if ! pgrep -x slurmctld >/dev/null; then
+  rm -f /run/slurmctld.pid
   /usr/sbin/slurmctld
+  own slurmctld /run/slurmctld.pid
 fi
 if ! pgrep -x slurmd >/dev/null; then
+  rm -f /run/slurmd.pid
   /usr/sbin/slurmd
+  own slurmd /run/slurmd.pid
 fi
 
 # Wait until the node takes jobs.
