@@ -3,6 +3,9 @@
 //! text. A one-character script must end there (`S_2`, `μ_Σ`, `T_d(λ)`,
 //! `N^α`), so identifiers such as `count_own` or `p_hat` stay as written.
 //!
+//! Inside a code span (between backticks) nothing is a marker: a code name
+//! such as `` `wr_sum_q` `` stays as written.
+//!
 //! Figures typeset the runs (smaller, raised or lowered); the Markdown
 //! report writes them as `<sub>`/`<sup>`.
 
@@ -150,9 +153,14 @@ pub fn parse(text: &str) -> Vec<Run> {
     let mut runs = Vec::new();
     let mut normal = String::new();
     let mut i = 0;
+    let mut code = false;
     while i < chars.len() {
         let c = chars[i];
+        if c == '`' {
+            code = !code;
+        }
         let script = match c {
+            _ if code => Script::Normal,
             '_' => Script::Sub,
             '^' => Script::Sup,
             _ => Script::Normal,
@@ -216,6 +224,18 @@ pub fn to_markdown(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    /// A code span keeps its markers as written (issue 23: the audit wrote
+    /// `wr_sum<sub>q</sub>` 65 times).
+    #[test]
+    fn code_spans_are_not_typeset() {
+        assert_eq!(
+            super::cell("`wr_sum_q` against S_2 and `erlang_c`"),
+            "`wr_sum_q` against S<sub>2</sub> and `erlang_c`"
+        );
+        assert_eq!(super::cell("`sum_s_b`"), "`sum_s_b`");
+    }
+
     use super::*;
 
     fn shown(s: &str) -> Vec<(Script, &'static str)> {

@@ -72,3 +72,32 @@ fn the_vacuous_confirmations_are_not_counted_as_reproductions() {
         }
     }
 }
+
+/// No code name of the committed report is typeset: inside a code span
+/// there is no `<sub>` or `<sup>` (issue 23: `wr_sum<sub>q</sub>`).
+#[test]
+fn no_code_span_of_the_committed_report_is_typeset() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../paper-figures");
+    let mut pages: Vec<PathBuf> = vec![root.join("README.md"), root.join("audit.md")];
+    for e in std::fs::read_dir(&root).unwrap().flatten() {
+        for f in ["audit.md", "report.md"] {
+            let p = e.path().join(f);
+            if p.is_file() {
+                pages.push(p);
+            }
+        }
+    }
+    for p in pages {
+        let text = std::fs::read_to_string(&p).unwrap();
+        for (i, span) in text.split('`').enumerate() {
+            // Odd pieces are inside a code span.
+            if i % 2 == 1 {
+                assert!(
+                    !span.contains("<sub>") && !span.contains("<sup>"),
+                    "{}: `{span}`",
+                    p.display()
+                );
+            }
+        }
+    }
+}
