@@ -8,6 +8,7 @@
 
 pub mod audit;
 pub mod canvas;
+pub mod coverage;
 pub mod figure;
 pub mod files;
 pub mod markup;

@@ -108,6 +108,7 @@ pub fn dispatch(cli: &Cli) -> Res {
             out,
         } => crate::outputs::reproduce(&cache, manifests, *threads, *quick, *fresh, *force, out),
         Command::Export { manifests, out } => crate::outputs::export(&cache, manifests, out),
+        Command::Coverage { .. } => crate::coverage::coverage(&cache, &cli.command),
         Command::Audit {
             manifests,
             format,

@@ -3,6 +3,7 @@
 //! <what is allowed>`; every failure exits non-zero.
 
 mod commands;
+mod coverage;
 mod decide;
 mod outputs;
 mod progress;
@@ -173,6 +174,50 @@ pub enum Command {
         /// Where figures, tables and the report go.
         #[arg(long, value_name = "DIR", default_value = "paper-figures")]
         out: PathBuf,
+    },
+    /// Measured coverage of lb's intervals at points whose exact answer is
+    /// known: each procedure applied to independent macro-replications of the
+    /// manifest's points, held to the model's named exact reference.
+    Coverage {
+        /// A manifest whose points have an exact answer (no calibration).
+        #[arg(value_name = "MANIFEST")]
+        manifest: PathBuf,
+        /// The metric (a name of the model's, as `lb table --columns` lists).
+        #[arg(long)]
+        metric: String,
+        /// The model's named exact value of the metric at each point
+        /// (mm1, single_server, wr_sum_q, …).
+        #[arg(long)]
+        reference: String,
+        /// Macro-replications per procedure and point.
+        #[arg(long, default_value_t = 1000)]
+        macros: usize,
+        /// Replications per Student-t or Wilson interval.
+        #[arg(long, default_value_t = 10)]
+        per: usize,
+        /// Procedures: t (Student-t), bm (batch means in one run), wilson
+        /// (a proportion), precision (the interval the precision rule stops
+        /// at: --rel, --min, --step, --max).
+        #[arg(long, value_delimiter = ',', default_value = "t,bm")]
+        procedures: Vec<String>,
+        #[arg(long, default_value_t = 0.05)]
+        rel: f64,
+        #[arg(long, default_value_t = 4)]
+        min: u32,
+        #[arg(long, default_value_t = 4)]
+        step: u32,
+        #[arg(long, default_value_t = 40)]
+        max: u32,
+        /// The intervals' level.
+        #[arg(long, default_value_t = 0.95)]
+        level: f64,
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Run beyond lb's soft limits.
+        #[arg(long)]
+        force: bool,
+        #[arg(long, value_enum, default_value = "md")]
+        format: outputs::Format,
     },
     /// Verdicts on every claim of the manifests, printed; exits non-zero if a
     /// required claim is refuted. Writes no file unless --out is given.

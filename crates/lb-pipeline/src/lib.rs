@@ -10,6 +10,8 @@
 //!   and the runs of plans into the cache;
 //! - [`audit`]: every claim's verdict and every robustness map, the audit's
 //!   pages and its gate;
+//! - [`coverage`]: measured coverage of the intervals at points with an
+//!   exact answer (`lb coverage`);
 //! - [`decide`]: inconclusive claims run further, claim by claim, until
 //!   decided or out of budget, with alpha spending over their looks (`lb run
 //!   --decide`);
@@ -21,6 +23,7 @@
 
 pub mod audit;
 pub mod compute;
+pub mod coverage;
 pub mod decide;
 pub mod export;
 pub mod manifests;

@@ -1,0 +1,301 @@
+//! Coverage: whether lb's intervals hold their level (issue 22). At a point
+//! whose exact answer is known, the whole interval procedure is repeated on
+//! independent macro-replications — macro-replication m reads replications
+//! m·k … (m + 1)·k − 1 of the point, which lb seeds independently and
+//! computes deterministically — and the coverage is the fraction of them
+//! whose interval contains the exact value, reported with its own
+//! Clopper–Pearson interval.
+//!
+//! A macro-replication that lb would refuse to read — a replication judged
+//! unstable, or runs that have not settled ([`lb_runner::settle`]) — is
+//! counted apart ("not settled"), as the audit counts it: such an interval
+//! is never printed as a bare number, so it cannot mislead. Coverage is over
+//! the macro-replications lb would print.
+//!
+//! The interval kinds: Student-t over k replications; batch means within
+//! one run ([`crate::stats::batch_means`], when the run's trace is the
+//! metric's own time series); Wilson over k replications' pooled events,
+//! with the effective-trials correction ([`crate::stats::estimate`]); and
+//! the interval at which the precision rule stops (sequential: the rule
+//! looks at min, min + step, … replications and stops when the relative
+//! half-width is met).
+
+use crate::metric::Metric;
+use crate::results::PointResult;
+use crate::stats::{MetricKind, batch_means, estimate};
+use lb_model::Summary;
+use lb_model::precision::{Decision, PrecisionRule, decide, interval};
+use lb_runner::settle::Settling;
+use serde::Serialize;
+use statrs::distribution::{Beta, ContinuousCDF};
+
+/// The metric a run's trace (its batch means) is the time series of, by
+/// model: ΣQ in the slotted model, jobs per server in the many-server one,
+/// jobs in the network (no per-replication metric of its own) in a
+/// stochastic processing network. Batch means apply to that metric only.
+pub fn trace_metric(model: lb_runner::Model) -> Option<&'static str> {
+    match model {
+        lb_runner::Model::Slotted => Some("mean_sum_q"),
+        lb_runner::Model::Many => Some("mean_jobs"),
+        lb_runner::Model::Spn => None,
+    }
+}
+
+/// An interval procedure whose coverage is measured.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum Procedure {
+    /// Student-t over `per` replications.
+    StudentT { per: usize },
+    /// Batch means within one replication's run.
+    BatchMeans,
+    /// Wilson on the events of `per` replications (a proportion).
+    Wilson { per: usize },
+    /// The interval at which the precision rule stops, on up to `max`
+    /// replications.
+    PrecisionStopped { rule: PrecisionRule },
+}
+
+impl Procedure {
+    /// Replications one macro-replication reads.
+    pub fn per(&self) -> usize {
+        match self {
+            Procedure::StudentT { per } | Procedure::Wilson { per } => *per,
+            Procedure::BatchMeans => 1,
+            Procedure::PrecisionStopped { rule } => rule.max as usize,
+        }
+    }
+
+    /// In words.
+    pub fn name(&self) -> String {
+        match self {
+            Procedure::StudentT { per } => format!("Student-t, {per} replications"),
+            Procedure::BatchMeans => "batch means, one run".into(),
+            Procedure::Wilson { per } => format!("Wilson, {per} replications"),
+            Procedure::PrecisionStopped { rule } => format!(
+                "precision rule ±{}% (replications {}, +{}, ≤ {})",
+                100.0 * rule.rel_half_width,
+                rule.min,
+                rule.step,
+                rule.max
+            ),
+        }
+    }
+}
+
+/// The coverage of one procedure at one point.
+#[derive(Debug, Clone, Serialize)]
+pub struct Coverage {
+    pub policy: String,
+    pub at: String,
+    pub metric: String,
+    pub procedure: String,
+    pub level: f64,
+    pub exact: f64,
+    /// Macro-replications lb would print (settled, stable).
+    pub macros: usize,
+    /// Of them, whose interval contains the exact value.
+    pub covered: usize,
+    /// Macro-replications lb refuses to read (not settled, unstable).
+    pub unsettled: usize,
+    /// The 95% Clopper–Pearson interval of the coverage.
+    pub coverage_interval: (f64, f64),
+    /// Mean half-width of the printed intervals.
+    pub mean_half_width: f64,
+    /// Mean replications a macro-replication read (the precision rule stops
+    /// early).
+    pub mean_replications: f64,
+}
+
+impl Coverage {
+    pub fn coverage(&self) -> f64 {
+        if self.macros == 0 {
+            f64::NAN
+        } else {
+            self.covered as f64 / self.macros as f64
+        }
+    }
+}
+
+/// The two-sided `conf` Clopper–Pearson interval of x successes in n.
+pub fn clopper_pearson(x: usize, n: usize, conf: f64) -> (f64, f64) {
+    if n == 0 {
+        return (0.0, 1.0);
+    }
+    let a = (1.0 - conf) / 2.0;
+    let (x, n) = (x as f64, n as f64);
+    let lo = if x == 0.0 {
+        0.0
+    } else {
+        Beta::new(x, n - x + 1.0).expect("x ≥ 1").inverse_cdf(a)
+    };
+    let hi = if x == n {
+        1.0
+    } else {
+        Beta::new(x + 1.0, n - x)
+            .expect("x < n")
+            .inverse_cdf(1.0 - a)
+    };
+    (lo, hi)
+}
+
+/// One macro-replication's interval (lo, hi, replications read), or None
+/// when lb would not print it (not settled, unstable, undefined).
+fn one(
+    p: &Procedure,
+    m: Metric,
+    r: &PointResult,
+    group: &[Summary],
+    level: f64,
+) -> Option<(f64, f64, usize)> {
+    let point = r.point.as_ref()?;
+    let settled = |ss: &[Summary]| Settling::of(ss).settled() && ss.iter().all(|s| s.stable());
+    match p {
+        Procedure::StudentT { .. } => {
+            if !settled(group) {
+                return None;
+            }
+            let xs: Option<Vec<f64>> = group.iter().map(|s| m.value(point, s)).collect();
+            let iv = interval(&xs?, level);
+            Some((
+                iv.mean - iv.half_width,
+                iv.mean + iv.half_width,
+                group.len(),
+            ))
+        }
+        Procedure::BatchMeans => {
+            if !settled(group) {
+                return None;
+            }
+            let s = &group[0];
+            let bm = batch_means(s.trace());
+            if !bm.independent {
+                return None;
+            }
+            // The trace is the metric's own series ([`trace_metric`],
+            // checked before anything runs); its batch means are read on a
+            // grid of events or slots, so their mean is the estimate.
+            let iv = bm.interval;
+            Some((iv.mean - iv.half_width, iv.mean + iv.half_width, 1))
+        }
+        Procedure::Wilson { .. } => {
+            if !settled(group) {
+                return None;
+            }
+            let xs: Option<Vec<f64>> = group.iter().map(|s| m.value(point, s)).collect();
+            let cs: Option<Vec<(u64, u64)>> = group.iter().map(|s| s.counts(m.name())).collect();
+            let e = estimate(MetricKind::Proportion, &xs?, cs.as_deref(), level)?;
+            Some((e.lo?, e.hi?, group.len()))
+        }
+        Procedure::PrecisionStopped { rule } => match decide(rule, group) {
+            Decision::Done(o) => {
+                let n = o.replications as usize;
+                if !settled(&group[..n]) {
+                    return None;
+                }
+                let iv = o.interval?;
+                Some((iv.mean - iv.half_width, iv.mean + iv.half_width, n))
+            }
+            Decision::Need(_) => None,
+        },
+    }
+}
+
+/// The coverage of `p` at the point `r` against its exact value `exact`,
+/// over its first `macros` macro-replications (fewer if its replications
+/// hold fewer whole ones).
+pub fn coverage(
+    p: &Procedure,
+    m: Metric,
+    r: &PointResult,
+    exact: f64,
+    (level, macros_wanted): (f64, usize),
+) -> Coverage {
+    let mut ss: Vec<Summary> = r.summaries.clone();
+    ss.sort_by_key(|s| s.replication());
+    let per = p.per().max(1);
+    let (mut macros, mut covered, mut unsettled) = (0, 0, 0);
+    let (mut hw, mut reps) = (0.0, 0usize);
+    for group in ss.chunks_exact(per).take(macros_wanted) {
+        match one(p, m, r, group, level) {
+            Some((lo, hi, n)) => {
+                macros += 1;
+                covered += usize::from(lo <= exact && exact <= hi);
+                hw += (hi - lo) / 2.0;
+                reps += n;
+            }
+            None => unsettled += 1,
+        }
+    }
+    Coverage {
+        policy: r.label.clone(),
+        at: r
+            .axes
+            .iter()
+            .map(|(a, v)| format!("{a}={v}"))
+            .collect::<Vec<_>>()
+            .join(" "),
+        metric: m.name().to_string(),
+        procedure: p.name(),
+        level,
+        exact,
+        macros,
+        covered,
+        unsettled,
+        coverage_interval: clopper_pearson(covered, macros, 0.95),
+        mean_half_width: if macros > 0 {
+            hw / macros as f64
+        } else {
+            f64::NAN
+        },
+        mean_replications: if macros > 0 {
+            reps as f64 / macros as f64
+        } else {
+            f64::NAN
+        },
+    }
+}
+
+/// The coverages as a Markdown table.
+pub fn markdown(all: &[Coverage]) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::from(
+        "| policy | at | metric | procedure | exact | macro-replications | coverage (95% CP) | not \
+         settled | mean half-width | mean replications |\n| --- | --- | --- | --- | ---: | ---: | \
+         --- | ---: | ---: | ---: |\n",
+    );
+    for c in all {
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {} | {} | {} | {:.1}% [{:.1}, {:.1}] | {} | {} | {:.1} |",
+            c.policy,
+            c.at,
+            c.metric,
+            c.procedure,
+            crate::table::fmt_sig(c.exact, 5),
+            c.macros,
+            100.0 * c.coverage(),
+            100.0 * c.coverage_interval.0,
+            100.0 * c.coverage_interval.1,
+            c.unsettled,
+            crate::table::fmt_sig(c.mean_half_width, 3),
+            c.mean_replications
+        );
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::clopper_pearson;
+
+    /// Clopper–Pearson against known values: 95 of 100 → [0.8872, 0.9836].
+    #[test]
+    fn clopper_pearson_matches_tables() {
+        let (lo, hi) = clopper_pearson(95, 100, 0.95);
+        assert!((lo - 0.8872).abs() < 5e-4, "{lo}");
+        assert!((hi - 0.9836).abs() < 5e-4, "{hi}");
+        assert_eq!(clopper_pearson(0, 10, 0.95).0, 0.0);
+        assert_eq!(clopper_pearson(10, 10, 0.95).1, 1.0);
+    }
+}

@@ -1,0 +1,91 @@
+//! `lb coverage MANIFEST --metric M --reference R …`: the coverage of lb's
+//! intervals, printed (lb-pipeline's `coverage` measures it).
+
+use crate::Command;
+use crate::outputs::Format;
+use lb_analysis::coverage::Procedure;
+use lb_model::precision::{MetricName, PrecisionRule};
+use lb_pipeline::compute::RunOptions;
+use lb_pipeline::coverage::{Spec, certify};
+use lb_runner::Profile;
+use lb_runner::cache::Cache;
+use std::process::ExitCode;
+
+type Res = Result<ExitCode, Box<dyn std::error::Error>>;
+
+pub fn coverage(cache: &Cache, c: &Command) -> Res {
+    let Command::Coverage {
+        manifest,
+        metric,
+        reference,
+        macros,
+        per,
+        procedures,
+        rel,
+        min,
+        step,
+        max,
+        level,
+        threads,
+        force,
+        format,
+    } = c
+    else {
+        unreachable!("dispatched on Coverage")
+    };
+    if !(*level > 0.0 && *level < 1.0) {
+        return Err(format!("--level must be in (0, 1), got {level}").into());
+    }
+    if *per < 2 || *macros == 0 {
+        return Err("--per needs at least 2 replications and --macros at least 1".into());
+    }
+    let procedures: Vec<Procedure> = procedures
+        .iter()
+        .map(|p| match p.as_str() {
+            "t" => Ok(Procedure::StudentT { per: *per }),
+            "bm" => Ok(Procedure::BatchMeans),
+            "wilson" => Ok(Procedure::Wilson { per: *per }),
+            "precision" => Ok(Procedure::PrecisionStopped {
+                rule: PrecisionRule {
+                    metric: MetricName(metric.clone()),
+                    rel_half_width: *rel,
+                    level: *level,
+                    min: *min,
+                    max: *max,
+                    step: *step,
+                },
+            }),
+            other => Err(format!(
+                "--procedures: unknown \"{other}\"; allowed: t, bm, wilson, precision"
+            )),
+        })
+        .collect::<Result<_, _>>()?;
+    let e = lb_runner::load(manifest, Profile::Full)?;
+    let spec = Spec {
+        metric: metric.clone(),
+        reference: reference.clone(),
+        procedures,
+        macros: *macros,
+        level: *level,
+    };
+    let o = RunOptions {
+        threads: *threads,
+        force: *force,
+        shard: None,
+        args: std::env::args().collect(),
+        manifests: vec![manifest.clone()],
+    };
+    let progress = crate::progress::for_stderr();
+    let done = certify(cache, &e, &spec, &o, progress.as_ref())?;
+    drop(progress);
+    eprintln!(
+        "{} record(s) computed in {:.1}s",
+        done.computed,
+        done.wall.as_secs_f64()
+    );
+    match format {
+        Format::Json => println!("{}", serde_json::to_string_pretty(&done.coverages)?),
+        Format::Md | Format::Csv => print!("{}", lb_analysis::coverage::markdown(&done.coverages)),
+    }
+    Ok(ExitCode::SUCCESS)
+}

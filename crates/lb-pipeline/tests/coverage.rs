@@ -1,0 +1,148 @@
+//! A small coverage certificate (issue 22): cheap points with exact answers,
+//! a few hundred macro-replications each, every interval kind, held to an
+//! acceptance region around the nominal 95% that a correct procedure leaves
+//! by chance less than once in 10⁴ certificates: the coverage count X of n
+//! settled macro-replications must satisfy |X/n − 0.95| ≤ 3.9·√(0.95·0.05/n)
+//! (P(|Z| > 3.9) ≈ 10⁻⁴).
+
+use lb_analysis::coverage::{Coverage, Procedure};
+use lb_model::precision::{MetricName, PrecisionRule};
+use lb_pipeline::compute::RunOptions;
+use lb_pipeline::coverage::{Spec, certify};
+use lb_runner::cache::Cache;
+use lb_runner::run::Silent;
+use lb_runner::{Profile, load_str};
+use std::path::Path;
+
+/// Random on two servers, each an M/M/1 (or M/M/1/4 with `buffer`) queue.
+fn manifest(lambda: f64, buffer: Option<u32>) -> String {
+    format!(
+        r#"[experiment]
+name = "coverage"
+title = "Coverage at an M/M/1 point"
+model = "many"
+
+[system]
+servers = 2
+{}
+
+[sweep]
+lambda = [{lambda}]
+
+[[policy]]
+spec = "Random"
+
+[run]
+horizon = 400.0
+warmup = 100.0
+batches = 32
+replications = 5
+seed = 9
+"#,
+        buffer.map(|b| format!("buffer = {b}")).unwrap_or_default()
+    )
+}
+
+fn opts() -> RunOptions {
+    RunOptions {
+        threads: Some(2),
+        force: false,
+        shard: None,
+        args: vec!["test".into()],
+        manifests: vec![],
+    }
+}
+
+fn within_nominal(c: &Coverage) {
+    let n = c.macros as f64;
+    assert!(c.macros >= 200, "{c:?}");
+    let band = 3.9 * (0.95 * 0.05 / n).sqrt();
+    assert!(
+        (c.coverage() - 0.95).abs() <= band,
+        "{}: coverage {:.3} of {} outside 0.95 ± {band:.3}: {c:?}",
+        c.procedure,
+        c.coverage(),
+        c.macros
+    );
+}
+
+#[test]
+fn intervals_cover_the_exact_value_at_their_level() {
+    let d = tempfile::tempdir().unwrap();
+    let cache = Cache::new(d.path());
+    let e = load_str(Path::new("c.toml"), &manifest(0.5, None), Profile::Full).unwrap();
+    let spec = Spec {
+        metric: "mean_jobs".into(),
+        reference: "mm1".into(),
+        procedures: vec![
+            Procedure::StudentT { per: 5 },
+            Procedure::PrecisionStopped {
+                rule: PrecisionRule {
+                    metric: MetricName("mean_jobs".into()),
+                    rel_half_width: 0.1,
+                    level: 0.95,
+                    min: 3,
+                    max: 12,
+                    step: 3,
+                },
+            },
+        ],
+        macros: 250,
+        level: 0.95,
+    };
+    let done = certify(&cache, &e, &spec, &opts(), &Silent).unwrap();
+    assert_eq!(done.coverages.len(), 2);
+    let t = &done.coverages[0];
+    assert_eq!(t.exact, 1.0, "M/M/1 at λ = 0.5 holds 1 job on average");
+    within_nominal(t);
+    // The precision rule stops early: fewer replications than its max.
+    let p = &done.coverages[1];
+    assert!(p.mean_replications < 12.0, "{p:?}");
+    assert!(p.macros >= 200, "{p:?}");
+    // Deterministic: the same certificate from the cache, bit for bit.
+    let again = certify(&cache, &e, &spec, &opts(), &Silent).unwrap();
+    assert_eq!(again.computed, 0);
+    assert_eq!(
+        serde_json::to_string(&again.coverages).unwrap(),
+        serde_json::to_string(&done.coverages).unwrap()
+    );
+}
+
+#[test]
+fn a_proportion_is_covered_by_its_wilson_interval() {
+    let d = tempfile::tempdir().unwrap();
+    let cache = Cache::new(d.path());
+    let e = load_str(Path::new("c.toml"), &manifest(0.7, Some(4)), Profile::Full).unwrap();
+    let spec = Spec {
+        metric: "loss_fraction".into(),
+        reference: "mm1".into(),
+        procedures: vec![Procedure::Wilson { per: 5 }],
+        macros: 250,
+        level: 0.95,
+    };
+    let done = certify(&cache, &e, &spec, &opts(), &Silent).unwrap();
+    let w = &done.coverages[0];
+    assert!(w.exact > 0.05 && w.exact < 0.2, "{w:?}");
+    within_nominal(w);
+}
+
+/// A metric the trace is not the series of cannot be read by batch means:
+/// refused before anything runs.
+#[test]
+fn batch_means_need_the_trace_of_the_metric() {
+    let d = tempfile::tempdir().unwrap();
+    let cache = Cache::new(d.path());
+    let e = load_str(Path::new("c.toml"), &manifest(0.7, Some(4)), Profile::Full).unwrap();
+    let spec = Spec {
+        metric: "loss_fraction".into(),
+        reference: "mm1".into(),
+        procedures: vec![Procedure::BatchMeans],
+        macros: 10,
+        level: 0.95,
+    };
+    let err = certify(&cache, &e, &spec, &opts(), &Silent).err().unwrap();
+    assert!(
+        err.to_string().contains("batch means read a run's trace"),
+        "{err}"
+    );
+}
