@@ -200,22 +200,28 @@ pub enum Command {
         /// at: --rel, --min, --step, --max).
         #[arg(long, value_delimiter = ',', default_value = "t,bm")]
         procedures: Vec<String>,
+        /// precision: the relative half-width the rule stops at.
         #[arg(long, default_value_t = 0.05)]
         rel: f64,
+        /// precision: the replications it looks at first.
         #[arg(long, default_value_t = 4)]
         min: u32,
+        /// precision: the replications it adds at each look.
         #[arg(long, default_value_t = 4)]
         step: u32,
+        /// precision: the replications it stops at whatever the width.
         #[arg(long, default_value_t = 40)]
         max: u32,
         /// The intervals' level.
         #[arg(long, default_value_t = 0.95)]
         level: f64,
+        /// Threads for the runs (default: every core).
         #[arg(long)]
         threads: Option<usize>,
         /// Run beyond lb's soft limits.
         #[arg(long)]
         force: bool,
+        /// A Markdown table, or the coverages as JSON.
         #[arg(long, value_enum, default_value = "md")]
         format: outputs::Format,
     },
