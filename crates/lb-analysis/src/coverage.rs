@@ -96,6 +96,12 @@ pub struct Coverage {
     pub macros: usize,
     /// Of them, whose interval contains the exact value.
     pub covered: usize,
+    /// Whose interval lies wholly above the exact value: a bound claim
+    /// "metric ≥ exact" set at the truth is confirmed there (the audit's
+    /// error, at rate about (1 − level)/2).
+    pub above: usize,
+    /// Whose interval lies wholly below it.
+    pub below: usize,
     /// Macro-replications lb refuses to read (not settled, unstable).
     pub unsettled: usize,
     /// The 95% Clopper–Pearson interval of the coverage.
@@ -108,6 +114,18 @@ pub struct Coverage {
 }
 
 impl Coverage {
+    /// The rate at which the audit refutes a value claim of the exact value
+    /// with no tolerance (its interval misses the truth), and the rate at
+    /// which it confirms a bound set exactly at the truth, "metric > exact"
+    /// or "metric < exact" (the worse side).
+    pub fn audit_errors(&self) -> (f64, f64) {
+        let n = self.macros.max(1) as f64;
+        (
+            (self.above + self.below) as f64 / n,
+            self.above.max(self.below) as f64 / n,
+        )
+    }
+
     pub fn coverage(&self) -> f64 {
         if self.macros == 0 {
             f64::NAN
@@ -215,12 +233,15 @@ pub fn coverage(
     ss.sort_by_key(|s| s.replication());
     let per = p.per().max(1);
     let (mut macros, mut covered, mut unsettled) = (0, 0, 0);
+    let (mut above, mut below) = (0, 0);
     let (mut hw, mut reps) = (0.0, 0usize);
     for group in ss.chunks_exact(per).take(macros_wanted) {
         match one(p, m, r, group, level) {
             Some((lo, hi, n)) => {
                 macros += 1;
                 covered += usize::from(lo <= exact && exact <= hi);
+                above += usize::from(lo > exact);
+                below += usize::from(hi < exact);
                 hw += (hi - lo) / 2.0;
                 reps += n;
             }
@@ -241,6 +262,8 @@ pub fn coverage(
         exact,
         macros,
         covered,
+        above,
+        below,
         unsettled,
         coverage_interval: clopper_pearson(covered, macros, 0.95),
         mean_half_width: if macros > 0 {
@@ -261,13 +284,15 @@ pub fn markdown(all: &[Coverage]) -> String {
     use std::fmt::Write as _;
     let mut s = String::from(
         "| policy | at | metric | procedure | exact | macro-replications | coverage (95% CP) | not \
-         settled | mean half-width | mean replications |\n| --- | --- | --- | --- | ---: | ---: | \
-         --- | ---: | ---: | ---: |\n",
+         settled | mean half-width | mean replications | true value refuted | bound at the truth \
+         confirmed |\n| --- | --- | --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | \
+         ---: |\n",
     );
     for c in all {
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {} | {} | {:.1}% [{:.1}, {:.1}] | {} | {} | {:.1} |",
+            "| {} | {} | {} | {} | {} | {} | {:.1}% [{:.1}, {:.1}] | {} | {} | {:.1} | {:.1}% | \
+             {:.1}% |",
             c.policy,
             c.at,
             c.metric,
@@ -279,7 +304,9 @@ pub fn markdown(all: &[Coverage]) -> String {
             100.0 * c.coverage_interval.1,
             c.unsettled,
             crate::table::fmt_sig(c.mean_half_width, 3),
-            c.mean_replications
+            c.mean_replications,
+            100.0 * c.audit_errors().0,
+            100.0 * c.audit_errors().1
         );
     }
     s
