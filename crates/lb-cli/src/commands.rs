@@ -78,6 +78,7 @@ pub fn dispatch(cli: &Cli) -> Res {
         Command::Cache { action } => match action {
             CacheAction::Ls => cache_ls(&cache),
             CacheAction::Verify => cache_verify(&cache),
+            CacheAction::Lineage => cache_lineage(&cache),
             CacheAction::Gc {
                 dry_run,
                 unreferenced,
@@ -626,4 +627,43 @@ fn verify_cmd(
     } else {
         ExitCode::FAILURE
     })
+}
+
+/// `lb cache lineage`: where the replication records came from.
+fn cache_lineage(cache: &Cache) -> Res {
+    existing(cache)?;
+    let repo = std::env::current_dir()?;
+    let l = maintain::lineage(cache, &repo);
+    let pct = |n: usize| 100.0 * n as f64 / l.records.max(1) as f64;
+    println!(
+        "{} replication records in {}:",
+        l.records,
+        cache.root().display()
+    );
+    println!(
+        "  {:>6} ({:.1}%) computed from a clean tree at a commit in HEAD's history",
+        l.clean_in_history,
+        pct(l.clean_in_history)
+    );
+    println!(
+        "  {:>6} ({:.1}%) computed from a modified tree (tracked files or manifests)",
+        l.dirty,
+        pct(l.dirty)
+    );
+    println!(
+        "  {:>6} ({:.1}%) naming a commit not in HEAD's history",
+        l.not_in_history,
+        pct(l.not_in_history)
+    );
+    println!(
+        "  {:>6} ({:.1}%) naming no commit",
+        l.no_commit,
+        pct(l.no_commit)
+    );
+    println!(
+        "  {:>6} ({:.1}%) carrying their manifests' hashes",
+        l.with_manifest_hash,
+        pct(l.with_manifest_hash)
+    );
+    Ok(ExitCode::SUCCESS)
 }

@@ -286,6 +286,11 @@ pub enum CacheAction {
     Ls,
     /// Check every record's checksum and place; exit non-zero if any is damaged.
     Verify,
+    /// Where the replication records came from: how many lead to a commit
+    /// in HEAD's history computed from a clean tree, how many were computed
+    /// from a modified tree or at a commit not in the history, how many
+    /// carry their manifests' hashes.
+    Lineage,
     /// Remove temporary files of dead runs, damaged records and unheld locks.
     Gc {
         /// Say what would be removed, remove nothing.

@@ -202,3 +202,63 @@ pub fn gc(cache: &Cache, keep: Option<&BTreeSet<Key>>, dry_run: bool) -> std::io
     }
     Ok(g)
 }
+
+/// Where the replication records of a cache came from (issue 26): whether
+/// each leads to a commit in the repository's history, computed from a
+/// clean tree, with the hash of the manifests that planned it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Lineage {
+    pub records: usize,
+    /// Computed from a clean tree at a commit in HEAD's history: the record
+    /// leads to its code and manifest.
+    pub clean_in_history: usize,
+    /// Computed from a tree with modified tracked files or manifests.
+    pub dirty: usize,
+    /// Naming a commit that is not in HEAD's history (a branch since
+    /// rewritten or never merged).
+    pub not_in_history: usize,
+    /// Naming no commit (outside a git repository).
+    pub no_commit: usize,
+    /// Carrying the hash of the manifests of their run.
+    pub with_manifest_hash: usize,
+}
+
+/// The lineage of every valid replication record of `cache`, against the
+/// history of the repository at `repo`.
+pub fn lineage(cache: &Cache, repo: &std::path::Path) -> Lineage {
+    use std::collections::BTreeMap;
+    let mut known: BTreeMap<String, bool> = BTreeMap::new();
+    let mut l = Lineage::default();
+    for (key, _) in cache.keys() {
+        let Ok(entries) = fs::read_dir(cache.key_dir(&key)) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().to_string();
+            let FileKind::Replication(r) = classify(&name) else {
+                continue;
+            };
+            let Read::Valid(rec) = cache.read_replication(&key, r) else {
+                continue;
+            };
+            let p = &rec.provenance;
+            l.records += 1;
+            l.with_manifest_hash += usize::from(!p.manifest_sha256.is_empty());
+            let Some(commit) = &p.git_commit else {
+                l.no_commit += 1;
+                continue;
+            };
+            let in_history = *known
+                .entry(commit.clone())
+                .or_insert_with(|| crate::provenance::in_history(repo, commit).unwrap_or(false));
+            if !in_history {
+                l.not_in_history += 1;
+            } else if p.git_dirty == Some(true) {
+                l.dirty += 1;
+            } else {
+                l.clean_in_history += 1;
+            }
+        }
+    }
+    l
+}

@@ -24,6 +24,11 @@ pub struct Provenance {
     /// repository)".
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub manifests: Vec<String>,
+    /// The SHA-256 of the text of each manifest of the run, by path: the
+    /// manifest that planned the record among them, as it was read (issue
+    /// 26). Absent in records computed before lb stored it.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub manifest_sha256: std::collections::BTreeMap<String, String>,
     /// `rustc -V` of the compiler that built lb.
     pub rustc: String,
     pub host: String,
@@ -43,6 +48,7 @@ pub struct Context {
     git_commit: Option<String>,
     git_dirty: Option<bool>,
     manifests: Vec<String>,
+    manifest_sha256: std::collections::BTreeMap<String, String>,
     rustc: String,
     host: String,
     pub threads: usize,
@@ -60,6 +66,7 @@ impl Context {
             git_commit,
             git_dirty,
             manifests: Vec::new(),
+            manifest_sha256: Default::default(),
             rustc: env!("LB_RUSTC_VERSION").to_string(),
             host: hostname(),
             threads,
@@ -83,6 +90,13 @@ impl Context {
         self.git_commit = commit;
         self.git_dirty = dirty;
         self.manifests.clear();
+        self.manifest_sha256 = manifests
+            .iter()
+            .filter_map(|m| {
+                let text = std::fs::read(m).ok()?;
+                Some((m.display().to_string(), sha256_hex(&text)))
+            })
+            .collect();
         for m in manifests {
             let d = m
                 .parent()
@@ -116,6 +130,7 @@ impl Context {
             git_commit: self.git_commit.clone(),
             git_dirty: self.git_dirty,
             manifests: self.manifests.clone(),
+            manifest_sha256: self.manifest_sha256.clone(),
             rustc: self.rustc.clone(),
             host: self.host.clone(),
             started_at: rfc3339(start),
@@ -124,6 +139,34 @@ impl Context {
             command: self.command.clone(),
         }
     }
+}
+
+/// The SHA-256 of `bytes`, in hex.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// Whether `commit` is in the history of HEAD of the repository at `dir`
+/// (`git merge-base --is-ancestor`): None without git or outside a
+/// repository.
+pub fn in_history(dir: &Path, commit: &str) -> Option<bool> {
+    git(dir, &["rev-parse", "--git-dir"])?;
+    Some(
+        Command::new("git")
+            .arg("--no-optional-locks")
+            .arg("-C")
+            .arg(dir)
+            .args(["merge-base", "--is-ancestor", commit, "HEAD"])
+            .env("GIT_OPTIONAL_LOCKS", "0")
+            .output()
+            .ok()?
+            .status
+            .success(),
+    )
 }
 
 /// `git ARGS` in `dir`, read-only (`--no-optional-locks`): its output, or

@@ -400,3 +400,38 @@ fn a_run_length_follows_its_sweep_axis() {
         fixed(&p.points[6].target).key()
     );
 }
+
+/// A record carries the SHA-256 of the text of the manifests of its run
+/// (issue 26: a record leads to the manifest that planned it), and `lb
+/// cache lineage` counts it.
+#[test]
+fn a_record_carries_its_manifests_hash() {
+    let d = tempfile::tempdir().unwrap();
+    let path = d.path().join("tiny.toml");
+    std::fs::write(&path, TINY).unwrap();
+    let e = lb_runner::load(&path, Profile::Full).unwrap();
+    let c = Cache::new(d.path().join("results"));
+    let ctx = Context::capture(1, vec!["test".into()]).for_manifests(std::slice::from_ref(&path));
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    pool.install(|| run_plans(&c, std::slice::from_ref(&e.plan), &ctx, &Silent))
+        .unwrap();
+    let Target::Fixed(point) = &e.plan.points[0].target else {
+        unreachable!()
+    };
+    let Read::Valid(rec) = c.read_replication(&point.key(), 0) else {
+        panic!("no record")
+    };
+    let want = lb_runner::provenance::sha256_hex(TINY.as_bytes());
+    assert_eq!(
+        rec.provenance
+            .manifest_sha256
+            .get(&path.display().to_string()),
+        Some(&want)
+    );
+    let l = lb_runner::maintain::lineage(&c, d.path());
+    assert!(l.records > 0);
+    assert_eq!(l.with_manifest_hash, l.records);
+}
