@@ -18,6 +18,37 @@ pub fn csv(claims: &[&ClaimResult]) -> polars::prelude::PolarsResult<String> {
             "required".into(),
             claims.iter().map(|c| c.required).collect::<Vec<_>>(),
         ),
+        Column::new("origin".into(), s(&|c| c.origin.name().to_string())),
+        Column::new(
+            "paper".into(),
+            claims.iter().map(|c| c.paper.clone()).collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "margin".into(),
+            d.iter()
+                .map(|k| k.and_then(|k| k.margin()))
+                .collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "untested".into(),
+            claims
+                .iter()
+                .map(|c| c.untested.clone())
+                .collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "to_decide".into(),
+            claims
+                .iter()
+                .map(|c| c.to_decide.clone())
+                .collect::<Vec<_>>(),
+        ),
+        Column::new(
+            "unsettled".into(),
+            d.iter()
+                .map(|k| k.and_then(|k| k.unsettled.clone()))
+                .collect::<Vec<_>>(),
+        ),
         Column::new("kind".into(), s(&|c| c.kind.name().to_string())),
         Column::new(
             "metric".into(),
