@@ -178,6 +178,7 @@ fn spec(kind: FigureKind) -> FigureSpec {
         policies: vec![],
         log_x: false,
         log_y: true,
+        y_range: None,
         references: vec![],
         paths: 5,
         caption: "caption".into(),
@@ -290,6 +291,8 @@ fn path_figures_draw_replications_and_their_mean() {
             variant: String::new(),
             paths: vec![a, b],
             mean: m,
+            key: "k".repeat(64),
+            stable: true,
         }],
     };
     let (text, p) = svg(&fig);
