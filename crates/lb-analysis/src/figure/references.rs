@@ -130,7 +130,7 @@ fn many_at(
         "lambda" => c.lambda = x,
         "servers" => {
             let n = x.round();
-            if !(n >= 1.0) {
+            if n.is_nan() || n < 1.0 {
                 return None;
             }
             c.servers = n as usize;
