@@ -208,6 +208,17 @@ pub fn keys_csv(fig: &Figure) -> String {
             );
         }
     }
+    // A path figure: a row per series, naming the point its paths are of
+    // (no x or interval: the paths are drawn against time).
+    for ps in &fig.paths {
+        let _ = writeln!(
+            keys,
+            "\"{}\",,,,,path,{},{}",
+            ps.name.replace('"', "\"\""),
+            ps.stable,
+            ps.key
+        );
+    }
     keys
 }
 

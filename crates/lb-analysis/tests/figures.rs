@@ -7,7 +7,8 @@
 
 use lb_analysis::collect;
 use lb_analysis::figure::{
-    Dot, Figure, FigureSpec, MarkKind, PathSeries, Plan, Series, mean_path, plan, svg,
+    Dot, Figure, FigureSpec, MarkKind, PathSeries, Plan, RefDrawn, RefShape, Series, mean_path,
+    plan, svg,
 };
 use lb_analysis::stats::{Estimate, IntervalKind};
 use lb_runner::cache::Cache;
@@ -65,6 +66,38 @@ fn check(name: &str, p: &Plan) {
                 e.rect.x0 >= l.x0 && e.rect.x1 <= l.x1 && e.rect.y1 <= l.y1,
                 "{name}: a legend entry outside the legend"
             );
+        }
+    }
+    // No data mark or interval is cut by the frame without a mark: every
+    // marker lies inside the plot, and an interval reaching past the axis
+    // is cut at its end and flagged (drawn with an arrow there).
+    for m in &p.marks {
+        if m.kind == MarkKind::Unstable {
+            continue;
+        }
+        assert!(
+            m.bbox.y0 >= p.plot.y0 - 0.5 && m.bbox.y1 <= p.plot.y1 + 0.5,
+            "{name}: a marker cut by the plot's frame: {m:?} in {:?}",
+            p.plot
+        );
+        if let Some((top, bottom)) = m.bar {
+            let (hi, lo) = (p.y_px.1, p.y_px.0);
+            assert!(
+                top >= hi - 0.5 && bottom <= lo + 0.5 && top <= bottom,
+                "{name}: an interval outside the axis: {m:?}"
+            );
+            if m.cut.0 {
+                assert!(
+                    (top - hi).abs() < 0.5,
+                    "{name}: a cut not at the top: {m:?}"
+                );
+            }
+            if m.cut.1 {
+                assert!(
+                    (bottom - lo).abs() < 0.5,
+                    "{name}: a cut not at the bottom: {m:?}"
+                );
+            }
         }
     }
     // Unstable marks: one row per series, and none covers another.
@@ -178,6 +211,7 @@ fn spec(kind: FigureKind) -> FigureSpec {
         policies: vec![],
         log_x: false,
         log_y: true,
+        y_range: None,
         references: vec![],
         paths: 5,
         caption: "caption".into(),
@@ -290,6 +324,8 @@ fn path_figures_draw_replications_and_their_mean() {
             variant: String::new(),
             paths: vec![a, b],
             mean: m,
+            key: "k".repeat(64),
+            stable: true,
         }],
     };
     let (text, p) = svg(&fig);
@@ -303,4 +339,295 @@ fn path_figures_draw_replications_and_their_mean() {
         ..fig
     };
     assert!(svg(&empty).0.contains("no sample paths recorded"));
+}
+
+/// Every figure of the repository's manifests, drawn from the committed
+/// cache: (experiment/figure, figure, plan).
+fn repository_figures() -> Vec<(String, Figure, Plan)> {
+    let cache = Cache::new(repo().join("results"));
+    let mut dir: Vec<PathBuf> = std::fs::read_dir(repo().join("experiments"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    dir.sort();
+    let mut out = Vec::new();
+    for m in dir {
+        let e = load(&m, Profile::Full).unwrap_or_else(|e| panic!("{e}"));
+        let results = collect(&cache, &e.plan);
+        for f in e.loaded.figures() {
+            let spec = FigureSpec::from_toml(e.loaded.model(), f);
+            let fig = Figure::new(&spec, &results);
+            let p = plan(&fig);
+            out.push((
+                format!("{}/{}", e.loaded.experiment().name, spec.name),
+                fig,
+                p,
+            ));
+        }
+    }
+    out
+}
+
+fn figure<'a>(all: &'a [(String, Figure, Plan)], name: &str) -> &'a (String, Figure, Plan) {
+    all.iter()
+        .find(|f| f.0 == name)
+        .unwrap_or_else(|| panic!("no figure {name}"))
+}
+
+/// Named references that are functions of x (the many-server model's λ
+/// and N) are evaluated on a fine grid, not drawn as kinked lines through
+/// the few values of the sweep; a number that holds at one load (`at`) is
+/// drawn there only.
+#[test]
+fn references_are_curves_on_a_fine_grid_and_numbers_at_one_x_stay_there() {
+    let all = repository_figures();
+    for name in [
+        "many-validation/mean-jobs",
+        "many-validation/random-occupancy",
+        "pod-mean-field-many/s2",
+        "pod-mean-field-many/mean-response",
+        "sub-halfin-whitt/sum-s-b",
+        "sub-halfin-whitt-excess/excess-alpha-03",
+    ] {
+        let (_, fig, _) = figure(&all, name);
+        assert!(!fig.references.is_empty(), "{name}: no reference");
+        for r in &fig.references {
+            let RefShape::Curves(cs) = &r.shape else {
+                continue;
+            };
+            assert!(!cs.is_empty(), "{name}: {} drew nothing", r.label);
+            for c in cs {
+                assert!(
+                    c.len() > 50,
+                    "{name}: {} is drawn through {} values, not a fine grid",
+                    r.label,
+                    c.len()
+                );
+            }
+        }
+    }
+    // Lu–Kumar's fluid bound holds at ρ = 0.7: a bar there, not a line.
+    let (_, fig, _) = figure(&all, "lu-kumar/growth");
+    let fluid: Vec<&RefDrawn> = fig
+        .references
+        .iter()
+        .filter(|r| r.label.contains("fluid"))
+        .collect();
+    assert_eq!(fluid.len(), 1);
+    assert_eq!(
+        fluid[0].shape,
+        RefShape::Curves(vec![vec![(0.7, 1.0 / 6.0)]]),
+        "{:?}",
+        fluid[0]
+    );
+    // Rybko–Stolyar draws its fluid rate; validation Random's closed form;
+    // Pod(2)'s λ³ mean field is drawn beside Random's λ².
+    for (name, label) in [
+        ("rybko-stolyar/growth", "fluid rate 1/3"),
+        ("validation/validation", "Random: independent"),
+        ("many-validation/random-occupancy", "Pod(2) mean field"),
+    ] {
+        let (_, fig, _) = figure(&all, name);
+        assert!(
+            fig.references.iter().any(|r| r.label.contains(label)),
+            "{name}: no reference {label}"
+        );
+    }
+}
+
+/// Reference curves are painted over the series' lines (they often
+/// coincide), on a halo, and under the markers.
+#[test]
+fn references_are_painted_over_the_series_lines() {
+    let sp = FigureSpec {
+        log_y: false,
+        ..spec(FigureKind::Lines)
+    };
+    let fig = Figure {
+        spec: sp,
+        series: vec![Series {
+            name: "A".into(),
+            policy: "A".into(),
+            variant: String::new(),
+            dots: [0.3, 0.6, 0.9]
+                .iter()
+                .map(|&x| Dot {
+                    x,
+                    est: est(x, 0.01),
+                    stable: true,
+                    settled: true,
+                    key: "k".repeat(64),
+                })
+                .collect(),
+        }],
+        references: vec![RefDrawn {
+            label: "exact".into(),
+            band: None,
+            shape: RefShape::Curves(vec![vec![(0.3, 0.3), (0.6, 0.6), (0.9, 0.9)]]),
+        }],
+        paths: vec![],
+    };
+    let (text, p) = svg(&fig);
+    check("painted", &p);
+    let series_colour = format!(
+        "#{:02x}{:02x}{:02x}",
+        p.styles[0].colour.0, p.styles[0].colour.1, p.styles[0].colour.2
+    );
+    let lines: Vec<&str> = text.lines().collect();
+    // The series' line (the legend's sample, later, is not the plot's).
+    let last_series_line = lines
+        .iter()
+        .position(|l| {
+            l.starts_with("<polyline")
+                && l.contains(&series_colour)
+                && l.contains("stroke-width=\"2\"")
+        })
+        .expect("the series' line");
+    let reference = lines
+        .iter()
+        .position(|l| l.starts_with("<polyline") && l.contains("#282828"))
+        .expect("the reference");
+    let first_marker = lines
+        .iter()
+        .position(|l| l.starts_with("<polygon") && l.contains(&format!("fill=\"{series_colour}\"")))
+        .expect("a marker");
+    assert!(
+        last_series_line < reference && reference < first_marker,
+        "series line {last_series_line}, reference {reference}, marker {first_marker}"
+    );
+}
+
+/// A figure's `y_range` fixes the axis; a point beyond it is drawn at the
+/// edge (OffScale), and the decisive band keeps its room: the LED
+/// heavy-traffic figure's y axis stops at 40 (JIQ's 83 drawn at the top),
+/// the N-network's at 0.56.
+#[test]
+fn a_y_range_keeps_the_decisive_region_and_marks_points_beyond_it() {
+    let all = repository_figures();
+    let (_, _, p) = figure(&all, "led-heavy-traffic/heavy-traffic");
+    assert_eq!((p.y.lo, p.y.hi), (0.8, 40.0));
+    let off: Vec<_> = p
+        .marks
+        .iter()
+        .filter(|m| m.kind == MarkKind::OffScale)
+        .collect();
+    assert_eq!(off.len(), 1, "{off:?}");
+    assert!(off[0].cy < (p.plot.y0 + p.plot.y1) / 2.0 && off[0].x == 0.1);
+    let (_, _, p) = figure(&all, "max-pressure-heavy-traffic/scaled-workload");
+    assert_eq!((p.y.lo, p.y.hi), (0.38, 0.56));
+    // 0.39–0.45, where the pooling policies are compared, takes a third of
+    // the axis or more.
+    assert!((p.py(0.39) - p.py(0.45)) > 0.3 * (p.y_px.0 - p.y_px.1));
+    for (_, _, p) in &all {
+        for (v, _) in &p.y.ticks {
+            assert!(p.y.contains(*v), "a tick beyond the axis: {v}");
+        }
+    }
+}
+
+/// A y_range must be finite, increasing, and positive on a log axis; `at`
+/// belongs to a number.
+#[test]
+fn y_range_and_at_are_validated() {
+    let text = std::fs::read_to_string(repo().join("experiments/max-pressure-heavy-traffic.toml"))
+        .unwrap();
+    let path = Path::new("m.toml");
+    assert!(lb_runner::load_str(path, &text, Profile::Full).is_ok());
+    for (bad, why) in [
+        ("y_range = [0.56, 0.38]", "lo < hi"),
+        ("y_range = [0.38, inf]", "finite"),
+        ("y_range = [0.0, 0.56]\nlog_y = true", "log axis"),
+    ] {
+        let t = text.replace("y_range = [0.38, 0.56]", bad);
+        assert_ne!(t, text);
+        let e = lb_runner::load_str(path, &t, Profile::Full)
+            .err()
+            .unwrap_or_else(|| panic!("{bad} accepted"))
+            .to_string();
+        assert!(e.contains("y_range") && e.contains(why), "{bad}: {e}");
+    }
+    let t = text.replace(
+        "label = \"single pooled server\"",
+        "label = \"single pooled server\"\nat = 0.9",
+    );
+    let Err(e) = lb_runner::load_str(path, &t, Profile::Full) else {
+        panic!("at on a named reference accepted");
+    };
+    let e = e.to_string();
+    assert!(e.contains("at"), "{e}");
+}
+
+/// Where a figure's series are one policy's variants only (a swept
+/// parameter: Pod's d), every series has its own colour and marker; where
+/// several policies have variants, a policy's variants share its colour.
+#[test]
+fn one_policys_swept_variants_take_distinct_colours() {
+    let keys: Vec<(String, String)> = ["d = 1", "d = 2", "d = 3", "d = 5"]
+        .iter()
+        .map(|v| ("Pod".to_string(), v.to_string()))
+        .collect();
+    let s = lb_analysis::figure::styles(&keys);
+    for (i, a) in s.iter().enumerate() {
+        for b in &s[i + 1..] {
+            assert_ne!(a.colour, b.colour);
+            assert_ne!(a.marker, b.marker);
+        }
+    }
+    let all = repository_figures();
+    for name in [
+        "pod-mean-field-many/s2",
+        "example-pod-mean-field/pod-mean-field",
+    ] {
+        let (_, _, p) = figure(&all, name);
+        assert!(p.styles.len() >= 2, "{name}");
+        for (i, a) in p.styles.iter().enumerate() {
+            for b in &p.styles[i + 1..] {
+                assert_ne!(a.colour, b.colour, "{name}: two series share a colour");
+            }
+        }
+    }
+}
+
+/// Every committed figure sidecar names at least one record: path figures
+/// too.
+#[test]
+fn every_committed_sidecar_names_its_records() {
+    let mut n = 0;
+    for e in std::fs::read_dir(repo().join("paper-figures")).unwrap() {
+        let d = e.unwrap().path();
+        if !d.is_dir() {
+            continue;
+        }
+        for f in std::fs::read_dir(&d).unwrap() {
+            let f = f.unwrap().path();
+            if !f.to_string_lossy().ends_with(".keys.csv") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&f).unwrap();
+            let rows: Vec<&str> = text.lines().skip(1).filter(|l| !l.is_empty()).collect();
+            assert!(!rows.is_empty(), "{}: header only", f.display());
+            for r in rows {
+                let key = r.rsplit(',').next().unwrap();
+                assert_eq!(key.len(), 64, "{}: {r}", f.display());
+            }
+            n += 1;
+        }
+    }
+    assert!(n >= 20, "only {n} sidecars");
+}
+
+/// A caption stands alone: no "as above", no "the figure above" (a report
+/// page, or a reader, may show a figure alone).
+#[test]
+fn captions_stand_alone() {
+    for (name, fig, _) in repository_figures() {
+        let c = fig.spec.caption.to_lowercase();
+        for bad in ["as above", "figure above", "same setting", "as before"] {
+            assert!(
+                !c.contains(bad),
+                "{name}: the caption leans on another: {bad:?}"
+            );
+        }
+    }
 }

@@ -210,6 +210,11 @@ pub struct FigureToml {
     pub log_x: bool,
     #[serde(default)]
     pub log_y: bool,
+    /// The y axis's range `[lo, hi]` (default: the data's): a point outside
+    /// it is drawn at the edge with an arrow and its value. Finite, lo < hi,
+    /// and positive on a log axis. Drawing only: no point depends on it.
+    #[serde(default)]
+    pub y_range: Option<[f64; 2]>,
     /// Draw ζ(ε) of each point's system (heavy-traffic figures): the same
     /// as a `reference` with `value = "zeta"`.
     #[serde(default)]
@@ -246,6 +251,10 @@ pub struct ReferenceCurve {
     /// every point shown).
     #[serde(default)]
     pub policies: Vec<String>,
+    /// The one x at which a number holds (a bound derived at one load):
+    /// drawn there only, not across the plot.
+    #[serde(default)]
+    pub at: Option<f64>,
 }
 
 /// A reference value: a number, or the name of an exact result computed from

@@ -330,6 +330,18 @@ fn figures(l: &Parsed, claims: &[Claim]) -> R {
             {
                 return Err(l.error(&at("band"), format!("a relative width ≥ 0, got {b}")));
             }
+            if let Some(x) = r.at {
+                if !x.is_finite() {
+                    return Err(l.error(&at("at"), format!("must be a finite x, got {x}")));
+                }
+                if matches!(r.value, Reference::Named(_)) {
+                    return Err(l.error(
+                        &at("at"),
+                        "`at` places a number at one x; a named reference is computed at \
+                         every point shown",
+                    ));
+                }
+            }
             for (k, p) in r.policies.iter().enumerate() {
                 one_of(
                     l,
@@ -338,6 +350,20 @@ fn figures(l: &Parsed, claims: &[Claim]) -> R {
                     p,
                     &labels,
                 )?;
+            }
+        }
+        if let Some([lo, hi]) = f.y_range {
+            if !(lo.is_finite() && hi.is_finite() && lo < hi) {
+                return Err(l.error(
+                    &at("y_range"),
+                    format!("[lo, hi], finite with lo < hi, got [{lo}, {hi}]"),
+                ));
+            }
+            if f.log_y && lo <= 0.0 {
+                return Err(l.error(
+                    &at("y_range"),
+                    format!("a log axis needs lo > 0, got [{lo}, {hi}]"),
+                ));
             }
         }
         if f.caption.trim().is_empty() {

@@ -84,10 +84,13 @@ pub(super) fn axis(vals: &[f64], log: bool, integer: bool, unit: bool, pad: f64)
         let (dlo, dhi) = (lo, hi);
         lo -= pad * span;
         hi += pad * span;
-        if dlo >= 0.0 && lo < 0.0 {
+        // Stop at 0 (or at 1 for a fraction) only where the data keep a
+        // margin from it (3% of the axis, a marker's radius and more):
+        // a point at 0 is not cut in half by the frame.
+        if dlo >= 0.0 && lo < 0.0 && dlo >= 0.03 * hi {
             lo = 0.0;
         }
-        if unit && dhi <= 1.0 && hi > 1.0 {
+        if unit && dhi <= 1.0 && hi > 1.0 && 1.0 - dhi >= 0.03 * (1.0 - lo) {
             hi = 1.0;
         }
         let step = ticks::linear_step(lo, hi, 7, integer);

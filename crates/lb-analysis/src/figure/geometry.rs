@@ -40,6 +40,9 @@ pub enum MarkKind {
     Zero,
     /// An unstable point, in the band above the plot.
     Unstable,
+    /// A point beyond the y axis's range (a figure's `y_range`): at the
+    /// edge it passed, hollow, with an arrow toward it and its value.
+    OffScale,
 }
 
 /// A data mark as laid out: its series, x, kind, and the box it covers
@@ -56,6 +59,11 @@ pub struct Mark {
     pub bbox: Rect,
     /// A point whose runs have not settled: ringed.
     pub unsettled: bool,
+    /// Its interval as drawn, in pixel rows (top, bottom), inside the plot.
+    pub bar: Option<(f64, f64)>,
+    /// Whether the interval was cut at the top or the bottom of the axis
+    /// (then drawn with an arrow there, not a cap).
+    pub cut: (bool, bool),
 }
 
 /// A legend entry: what its sample shows, and its label lines.

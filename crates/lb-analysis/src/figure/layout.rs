@@ -215,7 +215,44 @@ fn axes(fig: &Figure, xs: &[f64], ys: &[f64], integer_x: bool) -> (Axis, Axis, b
         0.03
     };
     let x = axis(xs, spec.log_x, integer_x, false, x_pad);
-    let y_pad = if spec.log_y { 0.15 } else { 0.05 };
+    // The margin above and below the data: on a log axis at least 3.7% of
+    // the decades shown (about 15 pixels), so that no marker or interval
+    // cap at the extremes is cut by the frame.
+    let y_pad = if spec.log_y {
+        let (lo, hi) = ys
+            .iter()
+            .filter(|v| **v > 0.0 && v.is_finite())
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| {
+                (a.min(*v), b.max(*v))
+            });
+        let decades = if lo.is_finite() && hi > lo {
+            (hi / lo).log10()
+        } else {
+            0.0
+        };
+        (10f64.powf(0.037 * decades) - 1.0).max(0.15)
+    } else {
+        0.05
+    };
+    // A manifest's `y_range` fixes the axis; points beyond it are drawn at
+    // its edge (MarkKind::OffScale).
+    if let Some([lo, hi]) = spec.y_range {
+        let mut y = axis(&[lo, hi], spec.log_y, false, false, 0.0);
+        y.lo = lo;
+        y.hi = hi;
+        let tol = 1e-9 * (hi - lo);
+        let inside = |v: f64| v >= lo - tol && v <= hi + tol;
+        y.ticks.retain(|t| inside(t.0));
+        y.minor.retain(|v| inside(*v));
+        let zeros =
+            spec.log_y
+                && fig.series.iter().flat_map(|s| &s.dots).any(|d| {
+                    d.stable && d.est.kind != IntervalKind::UpperBound && d.est.mean <= 0.0
+                });
+        let axis_h = PLOT_H - if zeros { ZERO_ROW } else { 0.0 };
+        thin_ticks(&mut y, axis_h, |_| TICK, 6.0, false);
+        return (x, y, zeros);
+    }
     let mut y = axis(ys, spec.log_y, false, unit_y, y_pad);
     // A log axis has no 0: zeros get a row of their own below it.
     let zeros = spec.log_y
@@ -339,6 +376,7 @@ fn place_marks(fig: &Figure, p: &Plan) -> Vec<Mark> {
     let (unstable_rows, unstable, zero_row) = (&p.unstable_rows, p.unstable, p.zero_row);
     let px = |v: f64| p.px(v);
     let py = |v: f64| p.py(v);
+    let spec_range = fig.spec.y_range;
     let mut marks = Vec::new();
     for (i, s) in fig.series.iter().enumerate() {
         for d in &s.dots {
@@ -349,6 +387,9 @@ fn place_marks(fig: &Figure, p: &Plan) -> Vec<Mark> {
                 y0: cy - 1.35 * r,
                 x1: cx + 1.35 * r,
                 y1: cy + 1.35 * r,
+            };
+            let off = |v: f64| {
+                spec_range.is_some() && (v > p.y.hi || v < p.y.lo || (p.y.log && v <= 0.0))
             };
             let (kind, cy, r) = if !d.stable {
                 let row = unstable_rows.iter().position(|&j| j == i).expect("a row");
@@ -364,9 +405,33 @@ fn place_marks(fig: &Figure, p: &Plan) -> Vec<Mark> {
                         (MarkKind::Bound, py(d.est.hi.unwrap_or(0.0)), R)
                     }
                     (_, Some(z)) if d.est.mean <= 0.0 => (MarkKind::Zero, z, R),
+                    _ if off(d.est.mean) => {
+                        let above = d.est.mean > p.y.hi;
+                        let edge = if above {
+                            p.y_px.1 + 16.0
+                        } else {
+                            p.y_px.0 - 16.0
+                        };
+                        (MarkKind::OffScale, edge, R)
+                    }
                     _ => (MarkKind::Point, py(d.est.mean), R),
                 }
             };
+            // The interval, cut at the axis's ends (an arrow marks a cut).
+            let (mut bar, mut cut) = (None, (false, false));
+            if kind == MarkKind::Point
+                && let (Some(lo), Some(hi)) = (d.est.lo, d.est.hi)
+            {
+                let (top, bottom) = (p.y_px.1, p.y_px.0);
+                let y_hi = if p.y.log && hi <= 0.0 { bottom } else { py(hi) };
+                let y_lo = if p.y.log && lo <= 0.0 {
+                    f64::INFINITY
+                } else {
+                    py(lo)
+                };
+                cut = (y_hi < top - 0.5, y_lo > bottom + 0.5);
+                bar = Some((y_hi.clamp(top, bottom), y_lo.clamp(top, bottom)));
+            }
             marks.push(Mark {
                 series: i,
                 x: d.x,
@@ -376,6 +441,8 @@ fn place_marks(fig: &Figure, p: &Plan) -> Vec<Mark> {
                 r,
                 bbox: bbox(cx, cy, r),
                 unsettled: d.stable && !d.settled,
+                bar,
+                cut,
             });
         }
     }
@@ -401,7 +468,7 @@ fn dodge(marks: &mut [Mark], r: f64, within: (f64, f64)) {
         .filter(|&i| {
             matches!(
                 marks[i].kind,
-                MarkKind::Point | MarkKind::Bound | MarkKind::Zero
+                MarkKind::Point | MarkKind::Bound | MarkKind::Zero | MarkKind::OffScale
             )
         })
         .collect();

@@ -166,28 +166,42 @@ fn paint_paths(c: &mut dyn Canvas, fig: &Figure, p: &Plan) {
     }
 }
 
-/// Each series' intervals and the line through its points.
+/// A value to three significant digits.
+fn three_digits(v: f64) -> String {
+    let e = if v == 0.0 {
+        0
+    } else {
+        v.abs().log10().floor() as i32
+    };
+    crate::ticks::format_tick(v, Some((2 - e).max(0) as usize))
+}
+
+/// An arrow head at (x, y) pointing up (`up`) or down.
+fn arrow_head(c: &mut dyn Canvas, colour: Rgb, x: f64, y: f64, up: bool) {
+    let d = if up { 1.0 } else { -1.0 };
+    c.polygon(
+        &[(x - 3.5, y + 6.0 * d), (x + 3.5, y + 6.0 * d), (x, y - d)],
+        Some((colour, 1.0)),
+        None,
+    );
+}
+
+/// Each series' intervals (an arrow where the axis cuts one) and the line
+/// through its points.
 fn paint_series(c: &mut dyn Canvas, fig: &Figure, p: &Plan) {
-    let plot = p.plot;
-    let py = |v: f64| p.py(v);
-    let clamp_y = |y: f64| y.clamp(plot.y0, plot.y1);
-    // Series: intervals, lines, markers.
-    for (i, s) in fig.series.iter().enumerate() {
+    for (i, _) in fig.series.iter().enumerate() {
         let st = &p.styles[i];
         let marks: Vec<&Mark> = p.marks.iter().filter(|m| m.series == i).collect();
-        for (d, m) in s.dots.iter().zip(&marks) {
-            if m.kind != MarkKind::Point {
-                continue;
-            }
-            let (Some(lo), Some(hi)) = (d.est.lo, d.est.hi) else {
-                continue;
-            };
-            let lo = if p.y.log && lo <= 0.0 { p.y.lo } else { lo };
-            let (y0, y1) = (clamp_y(py(hi)), clamp_y(py(lo)));
+        for m in &marks {
+            let Some((y0, y1)) = m.bar else { continue };
             let bar = Stroke::solid(st.colour, 1.3);
             c.polyline(&[(m.cx, y0), (m.cx, y1)], &bar);
-            for y in [y0, y1] {
-                c.polyline(&[(m.cx - 4.5, y), (m.cx + 4.5, y)], &bar);
+            for (y, cut, up) in [(y0, m.cut.0, true), (y1, m.cut.1, false)] {
+                if cut {
+                    arrow_head(c, st.colour, m.cx, y, up);
+                } else {
+                    c.polyline(&[(m.cx - 4.5, y), (m.cx + 4.5, y)], &bar);
+                }
             }
         }
         let pts: Vec<(f64, f64)> = marks
@@ -204,10 +218,18 @@ fn paint_reference_curves(c: &mut dyn Canvas, fig: &Figure, p: &Plan) {
     let plot = p.plot;
     let px = |v: f64| p.px(v);
     let py = |v: f64| p.py(v);
-    // Reference curves over the lines (they often coincide: a reader must
-    // see both), under the markers.
+    // Reference curves over the series' lines (they often coincide: a
+    // reader must see both), under the markers: dark, on a white halo of
+    // the same dashes, so that the lines show through the gaps.
     for (i, r) in fig.references.iter().enumerate() {
-        let stroke = Stroke::dashed(REF_COLOUR, 1.6, REF_DASHES[i % REF_DASHES.len()]);
+        let dash = REF_DASHES[i % REF_DASHES.len()];
+        let stroke = Stroke::dashed(REF_COLOUR, 2.0, dash);
+        let halo = Stroke {
+            colour: WHITE,
+            alpha: 0.85,
+            width: 5.0,
+            dash: dash.to_vec(),
+        };
         let curves: Vec<Vec<(f64, f64)>> = match &r.shape {
             RefShape::Constant(v) => vec![vec![(plot.x0, py(*v)), (plot.x1, py(*v))]],
             RefShape::Curves(cs) => cs
@@ -218,6 +240,7 @@ fn paint_reference_curves(c: &mut dyn Canvas, fig: &Figure, p: &Plan) {
         };
         for cv in curves {
             for piece in clipped(&cv, &plot) {
+                c.polyline(&piece, &halo);
                 c.polyline(&piece, &stroke);
             }
         }
@@ -238,6 +261,27 @@ fn paint_markers(c: &mut dyn Canvas, fig: &Figure, p: &Plan) {
                     draw_marker(c, st, m.cx, m.cy, m.r, true);
                 }
                 MarkKind::Zero => draw_marker(c, st, m.cx, m.cy, m.r, true),
+                MarkKind::OffScale => {
+                    // At the edge it passed: an arrow toward the edge, the value beside.
+                    let d = fig.series[i].dots.iter().find(|d| d.x == m.x);
+                    let above = m.cy < (p.y_px.0 + p.y_px.1) / 2.0;
+                    let tip = if above {
+                        p.y_px.1 + 1.0
+                    } else {
+                        p.y_px.0 - 1.0
+                    };
+                    c.polyline(&[(m.cx, m.cy), (m.cx, tip)], &Stroke::solid(st.colour, 1.5));
+                    arrow_head(c, st.colour, m.cx, tip, above);
+                    draw_marker(c, st, m.cx, m.cy, m.r, true);
+                    if let Some(d) = d {
+                        c.text(
+                            &three_digits(d.est.mean),
+                            m.cx + m.r + 4.0,
+                            m.cy + TICK * 0.35 + if above { 4.0 } else { -4.0 },
+                            &TextStyle::new(LEGEND).colour(st.colour),
+                        );
+                    }
+                }
                 MarkKind::Unstable => {}
             }
             if m.unsettled {

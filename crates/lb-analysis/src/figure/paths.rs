@@ -13,6 +13,10 @@ pub struct PathSeries {
     pub variant: String,
     pub paths: Vec<Vec<(f64, f64)>>,
     pub mean: Vec<(f64, f64)>,
+    /// The key of the point whose records the paths are (`lb show KEY`).
+    pub key: String,
+    /// Whether the point was judged stable.
+    pub stable: bool,
 }
 
 /// The value of a step path at time t (its last sample at or before t).
@@ -83,6 +87,7 @@ pub fn path_series(spec: &FigureSpec, results: &[PointResult]) -> Vec<PathSeries
         if all.is_empty() {
             continue;
         }
+        let Some(key) = &r.key else { continue };
         let (name, variant) = spec.series_of(r);
         let mean = mean_path(&all, 400);
         let paths = all
@@ -96,6 +101,8 @@ pub fn path_series(spec: &FigureSpec, results: &[PointResult]) -> Vec<PathSeries
             variant,
             paths,
             mean,
+            key: key.hex(),
+            stable: !crate::results::point_unstable(&r.summaries),
         });
     }
     out

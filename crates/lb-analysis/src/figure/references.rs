@@ -1,12 +1,20 @@
 //! The references a figure draws (`[[figure.reference]]`, `zeta_line`):
-//! a constant, or a named reference the model computes at each point shown,
-//! as one curve per distinct curve among the series.
+//! a constant (a line across the plot, or a bar at its one `at` x), or a
+//! named reference the model computes at each point shown, as one curve per
+//! distinct curve among the series. Where the reference is a function of
+//! the x axis that the model can evaluate between the points (the
+//! many-server model's λ and N), the curve is evaluated on a fine grid
+//! ([`GRID`] values) rather than drawn as a kinked line through the points.
 
 use super::spec::FigureSpec;
 use crate::results::PointResult;
 use crate::ticks;
-use lb_runner::Point;
 use lb_runner::outputs::Reference;
+use lb_runner::{Point, PointConfig};
+
+/// How many x values a reference curve is evaluated at, between its first
+/// and last point, where the model can evaluate it there.
+pub const GRID: usize = 160;
 
 /// A reference as drawn: a constant (a horizontal line across the plot) or
 /// curves of (x, value), one per distinct curve among the series.
@@ -52,9 +60,13 @@ pub fn references(spec: &FigureSpec, results: &[PointResult]) -> Vec<RefDrawn> {
                 Reference::Named(n) => n.clone(),
             });
             let shape = match &rc.value {
-                Reference::Number(x) => RefShape::Constant(*x),
+                Reference::Number(v) => match rc.at {
+                    Some(x) => RefShape::Curves(vec![vec![(x, *v)]]),
+                    None => RefShape::Constant(*v),
+                },
                 Reference::Named(n) => {
                     let mut per: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+                    let mut pts: Vec<(String, Vec<(f64, &Point)>)> = Vec::new();
                     for r in results {
                         if !spec.selects(r)
                             || !(rc.policies.is_empty() || rc.policies.contains(&r.label))
@@ -71,13 +83,23 @@ pub fn references(spec: &FigureSpec, results: &[PointResult]) -> Vec<RefDrawn> {
                         let (name, _) = spec.series_of(r);
                         match per.iter_mut().find(|(s, _)| *s == name) {
                             Some((_, c)) => c.push((x, v)),
-                            None => per.push((name, vec![(x, v)])),
+                            None => per.push((name.clone(), vec![(x, v)])),
+                        }
+                        match pts.iter_mut().find(|(s, _)| *s == name) {
+                            Some((_, c)) => c.push((x, point)),
+                            None => pts.push((name, vec![(x, point)])),
                         }
                     }
+                    let metric = spec.y.map_or("", |m| m.name());
                     let mut curves: Vec<Vec<(f64, f64)>> = Vec::new();
-                    for (_, mut c) in per {
+                    for ((_, mut c), (_, mut at)) in per.into_iter().zip(pts) {
                         c.sort_by(|a, b| a.0.total_cmp(&b.0));
                         c.dedup_by(|a, b| a.0 == b.0);
+                        at.sort_by(|a, b| a.0.total_cmp(&b.0));
+                        at.dedup_by(|a, b| a.0 == b.0);
+                        if let Some(fine) = fine_curve(n, metric, &spec.x, spec.log_x, &at, &c) {
+                            c = fine;
+                        }
                         if !curves.contains(&c) {
                             curves.push(c);
                         }
@@ -92,4 +114,97 @@ pub fn references(spec: &FigureSpec, results: &[PointResult]) -> Vec<RefDrawn> {
             }
         })
         .collect()
+}
+
+/// The configuration of the many-server model at value `x` of axis `axis`,
+/// following the rule by which `c` (the configuration at `x0`) depends on
+/// it: λ itself, or N with λ fixed or λ = 1 − N^(−α) (`alpha`).
+fn many_at(
+    c: &lb_core::many::ManyConfig,
+    axis: &str,
+    x: f64,
+    alpha: Option<f64>,
+) -> Option<lb_core::many::ManyConfig> {
+    let mut c = c.clone();
+    match axis {
+        "lambda" => c.lambda = x,
+        "servers" => {
+            let n = x.round();
+            if n.is_nan() || n < 1.0 {
+                return None;
+            }
+            c.servers = n as usize;
+            if let Some(a) = alpha {
+                c.lambda = 1.0 - (n).powf(-a);
+            }
+        }
+        _ => return None,
+    }
+    Some(c)
+}
+
+/// The named reference `name` as a value of `metric` on a fine grid of the
+/// x axis between the curve's first and last point, where the model can
+/// evaluate it between points: the many-server model along λ or N, by a
+/// rule that reproduces the reference at every point shown (`at`, with
+/// their values `vals`). None: drawn through the points only.
+fn fine_curve(
+    name: &str,
+    metric: &str,
+    axis: &str,
+    log_x: bool,
+    at: &[(f64, &Point)],
+    vals: &[(f64, f64)],
+) -> Option<Vec<(f64, f64)>> {
+    if at.len() < 2 || at.len() != vals.len() {
+        return None;
+    }
+    let (x0, p0) = at[0];
+    let PointConfig::Many(c0) = &p0.config else {
+        return None;
+    };
+    let value = |c: lb_core::many::ManyConfig| {
+        PointConfig::Many(c)
+            .reference(name, metric, &|| p0.seeds(), 0)
+            .ok()
+            .filter(|v| v.is_finite())
+    };
+    // The rules λ may follow along N: fixed, or 1 − N^(−α).
+    let mut rules: Vec<Option<f64>> = vec![None];
+    if axis == "servers" && c0.lambda < 1.0 && x0 > 1.0 {
+        rules.push(Some(-(1.0 - c0.lambda).ln() / x0.ln()));
+    }
+    let rule = rules.into_iter().find(|rule| {
+        at.iter().zip(vals).all(|((x, _), (_, v))| {
+            many_at(c0, axis, *x, *rule)
+                .and_then(value)
+                .is_some_and(|w| (w - v).abs() <= 1e-9 * v.abs().max(1e-12))
+        })
+    })?;
+    let (lo, hi) = (at[0].0, at[at.len() - 1].0);
+    let mut xs: Vec<f64> = (0..=GRID)
+        .map(|i| {
+            let t = i as f64 / GRID as f64;
+            if log_x && lo > 0.0 {
+                lo * (hi / lo).powf(t)
+            } else {
+                lo + (hi - lo) * t
+            }
+        })
+        .map(|x| if axis == "servers" { x.round() } else { x })
+        .chain(at.iter().map(|a| a.0))
+        .collect();
+    xs.sort_by(f64::total_cmp);
+    xs.dedup();
+    let mut out: Vec<(f64, f64)> = xs
+        .into_iter()
+        .filter_map(|x| Some((x, many_at(c0, axis, x, rule).and_then(value)?)))
+        .collect();
+    // The points' own values, exactly.
+    for (x, v) in vals {
+        if let Some(q) = out.iter_mut().find(|q| q.0 == *x) {
+            q.1 = *v;
+        }
+    }
+    Some(out)
 }

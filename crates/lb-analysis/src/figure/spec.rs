@@ -28,6 +28,8 @@ pub struct FigureSpec {
     pub policies: Vec<String>,
     pub log_x: bool,
     pub log_y: bool,
+    /// The y axis's range, where the manifest sets it (`y_range`).
+    pub y_range: Option<[f64; 2]>,
     /// Reference curves (`[[figure.reference]]`, and `zeta_line`).
     pub references: Vec<ReferenceCurve>,
     /// Path figures: replications' paths drawn per series.
@@ -77,6 +79,7 @@ impl FigureSpec {
                 label: Some("ζ = (σ²_Σ + ν²_Σ)/2".into()),
                 band: None,
                 policies: Vec::new(),
+                at: None,
             });
         }
         references.extend(f.references.iter().cloned());
@@ -97,6 +100,7 @@ impl FigureSpec {
             policies: f.policies.clone(),
             log_x: f.log_x,
             log_y: f.log_y,
+            y_range: f.y_range,
             references,
             paths: f.paths.unwrap_or(5),
             caption: f.caption.split_whitespace().collect::<Vec<_>>().join(" "),

@@ -51,7 +51,7 @@ pub(super) const REF_DASHES: [&[f64]; 4] = [
     &[12.0, 3.0, 3.0, 3.0],
     &[6.0, 2.0],
 ];
-pub(super) const REF_COLOUR: Rgb = Rgb(80, 80, 80);
+pub(super) const REF_COLOUR: Rgb = Rgb(40, 40, 40);
 pub(super) const BLACK_RGB: Rgb = Rgb(0, 0, 0);
 pub(super) const BAND_COLOUR: Rgb = Rgb(150, 150, 150);
 pub(super) const BAND_ALPHA: f64 = 0.25;
@@ -69,8 +69,19 @@ pub struct Style {
 /// Styles of series given as (policy, variant), in order: colour and marker
 /// by policy; dash (and fill) by variant when the figure has variants, else
 /// by series, so that every series differs from every other in colour,
-/// marker and dash where the palette allows.
+/// marker and dash where the palette allows. Where the series are one
+/// policy's variants only (a swept parameter: Pod with d = 1, 2, 3, 5),
+/// nothing but the variant tells them apart: each variant takes its own
+/// colour, marker and dash, as distinct policies do.
 pub fn styles(series: &[(String, String)]) -> Vec<Style> {
+    let one_policy = series
+        .iter()
+        .all(|(p, _)| series.first().is_some_and(|f| &f.0 == p));
+    if one_policy && series.iter().any(|(_, v)| *v != series[0].1) {
+        let swapped: Vec<(String, String)> =
+            series.iter().map(|(p, v)| (v.clone(), p.clone())).collect();
+        return styles(&swapped);
+    }
     let mut policies: Vec<&str> = Vec::new();
     let mut variants: Vec<&str> = Vec::new();
     for (p, v) in series {
