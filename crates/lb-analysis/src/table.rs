@@ -32,6 +32,10 @@ stability       stable (every replication), unstable (a majority not: steady-sta
                 eps_sum_q and zeta_ratio appear only in heavy-traffic sweeps (epsilon, epsilon_frac)
 bm_lag1         worst |lag-1 autocorrelation| of within-run batch means of ΣQ; bm_ok: all within 2/√k
 mser_cut        largest fraction of a run's measured window that MSER-5 would still cut as warm-up
+settled         yes, or no: ×k (the runs have not settled — MSER-5 at its cap or batch means still
+                correlated in more replications than chance allows — and about k times as long should
+                settle them), or no: mixed (replications disagree on stability); a point not settled
+                decides no claim
 key             the point's key (lb show KEY); every replication's record is under it
 
 replications.csv: one row per (point, replication): point (row index), experiment, the point's
@@ -390,8 +394,31 @@ pub fn summary_frame(
         "mser_cut".into(),
         sums.iter().map(|s| s.mser_cut).collect::<Vec<_>>(),
     ));
+    cols.push(Column::new(
+        "settled".into(),
+        results.iter().map(|r| settled_word(r)).collect::<Vec<_>>(),
+    ));
     cols.push(Column::new("key".into(), key));
     DataFrame::new_infer_height(cols)
+}
+
+/// Whether a point's runs have settled ([`lb_runner::settle`]), in a
+/// table cell: "yes"; "no: ×k" (runs about k times as long should settle
+/// it); "no: mixed" (its replications disagree on stability); empty with
+/// no replication. A point not settled decides no claim.
+fn settled_word(r: &PointResult) -> Option<String> {
+    if r.summaries.is_empty() {
+        return None;
+    }
+    let s = lb_runner::settle::Settling::of(&r.summaries);
+    Some(if s.settled() {
+        "yes".into()
+    } else {
+        match s.longer() {
+            Some(f) => format!("no: ×{}", f.ceil()),
+            None => "no: mixed".into(),
+        }
+    })
 }
 
 /// CSV text of a frame.
