@@ -396,7 +396,7 @@ pub fn summary_frame(
     ));
     cols.push(Column::new(
         "settled".into(),
-        results.iter().map(|r| settled_word(r)).collect::<Vec<_>>(),
+        results.iter().map(settled_word).collect::<Vec<_>>(),
     ));
     cols.push(Column::new("key".into(), key));
     DataFrame::new_infer_height(cols)
