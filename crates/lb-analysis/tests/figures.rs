@@ -212,6 +212,7 @@ fn spec(kind: FigureKind) -> FigureSpec {
         log_x: false,
         log_y: true,
         y_range: None,
+        difference: None,
         references: vec![],
         paths: 5,
         caption: "caption".into(),
@@ -630,4 +631,35 @@ fn captions_stand_alone() {
             );
         }
     }
+}
+
+/// A difference figure draws what an ordering claim is decided on (issue
+/// 23): Fig. 2's L-JSQ-Push − L-JBA-Push, paired, one series per count_own;
+/// with count_own = true it is above 0 at low load and below it from 0.93,
+/// the reversal the claim is refuted on and Fig. 2's overplotted curves hide.
+#[test]
+fn a_difference_figure_shows_the_paired_difference() {
+    let all = repository_figures();
+    let (_, fig, p) = figure(&all, "led-fig2/fig2-ljba-difference");
+    assert_eq!(
+        fig.series.len(),
+        2,
+        "{:?}",
+        fig.series.iter().map(|s| &s.name).collect::<Vec<_>>()
+    );
+    let own = fig
+        .series
+        .iter()
+        .find(|s| s.name.contains("count_own = true"))
+        .expect("a count_own = true series");
+    assert!(
+        own.name.starts_with("L-JSQ-Push − L-JBA-Push"),
+        "{}",
+        own.name
+    );
+    let at = |x: f64| own.dots.iter().find(|d| (d.x - x).abs() < 1e-9).unwrap();
+    assert!(at(0.5).est.lo.unwrap() > 0.0, "{:?}", at(0.5).est);
+    assert!(at(0.95).est.hi.unwrap() < 0.0, "{:?}", at(0.95).est);
+    // Linear, with room below 0 for the reversal.
+    assert!(!p.y.log && p.y.lo < -100.0, "{:?}", (p.y.lo, p.y.hi));
 }

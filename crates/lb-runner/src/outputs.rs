@@ -215,6 +215,12 @@ pub struct FigureToml {
     /// and positive on a log axis. Drawing only: no point depends on it.
     #[serde(default)]
     pub y_range: Option<[f64; 2]>,
+    /// Draw the paired difference of `y` between two policies instead of
+    /// the metric itself: `worse − better` at each x, across replications
+    /// (common random numbers), with its interval — what an ordering claim
+    /// is decided on, which overplotted curves cannot show.
+    #[serde(default)]
+    pub difference: Option<Difference>,
     /// Draw ζ(ε) of each point's system (heavy-traffic figures): the same
     /// as a `reference` with `value = "zeta"`.
     #[serde(default)]
@@ -231,6 +237,15 @@ pub struct FigureToml {
     /// What the seed claims this figure shows, in one line.
     #[serde(default)]
     pub claim: Option<String>,
+}
+
+/// `difference = { better = "L-JBA-Push", worse = "L-JSQ-Push" }`: a
+/// figure of the paired difference `worse − better`.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Difference {
+    pub better: String,
+    pub worse: String,
 }
 
 /// `[[figure.reference]]`: a reference drawn in a figure — a number (a

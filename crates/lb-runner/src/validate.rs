@@ -271,6 +271,36 @@ fn figures(l: &Parsed, claims: &[Claim]) -> R {
                     ));
                 };
                 one_of(l, &at("y"), "metric", y, &metrics)?;
+                if let Some(d) = &f.difference {
+                    let labels = l.labels();
+                    let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
+                    one_of(
+                        l,
+                        &format!("{}.better", at("difference")),
+                        "policy",
+                        &d.better,
+                        &labels,
+                    )?;
+                    one_of(
+                        l,
+                        &format!("{}.worse", at("difference")),
+                        "policy",
+                        &d.worse,
+                        &labels,
+                    )?;
+                    if d.better == d.worse {
+                        return Err(l.error(
+                            &at("difference"),
+                            "a difference needs two policies: better and worse are the same",
+                        ));
+                    }
+                    if f.log_y {
+                        return Err(l.error(
+                            &at("log_y"),
+                            "a difference can be negative: it needs a linear y axis",
+                        ));
+                    }
+                }
                 if f.paths.is_some() {
                     return Err(l.error(&at("paths"), "only a kind = \"path\" figure draws paths"));
                 }

@@ -528,3 +528,27 @@ fn a_claim_says_who_claimed_it() {
     );
     assert_eq!(err(&no_paper).field, "claim[0].paper");
 }
+
+/// A difference figure names two policies of the manifest and a linear
+/// axis (a difference can be negative).
+#[test]
+fn a_difference_figure_names_two_policies_on_a_linear_axis() {
+    let fig = |extra: &str| {
+        format!(
+            "{GOOD}\n[[figure]]\nname = \"f\"\ntitle = \"t\"\nx = \"load\"\ny = \"mean_response\"\n\
+             caption = \"c\"\n{extra}\n"
+        )
+    };
+    let e = err(&fig(
+        "difference = { better = \"JSQ\", worse = \"Nobody\" }",
+    ));
+    assert_eq!(e.field, "figure[0].difference.worse", "{e}");
+    let e = err(&fig("difference = { better = \"JSQ\", worse = \"JSQ\" }"));
+    assert_eq!(e.field, "figure[0].difference", "{e}");
+    let e = err(&fig(
+        "log_y = true\ndifference = { better = \"JSQ\", worse = \"L-JSQ-Push\" }",
+    ));
+    assert_eq!(e.field, "figure[0].log_y", "{e}");
+    let ok = fig("difference = { better = \"JSQ\", worse = \"L-JSQ-Push\" }");
+    load_str(Path::new("exp/ok.toml"), &ok, Profile::Full).unwrap_or_else(|e| panic!("{e}"));
+}

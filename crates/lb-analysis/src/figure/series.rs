@@ -45,9 +45,102 @@ pub fn point_estimate(m: Metric, point: &Point, r: &PointResult) -> Option<Estim
     estimate(m.kind(), &values, counts.as_deref(), LEVEL)
 }
 
+/// The paired difference `worse − better` of metric `m` between two points
+/// at the same axis values: replication r of each shares its arrivals and
+/// service (common random numbers), so the interval is that of the
+/// differences, as the audit's ordering claims decide on.
+fn paired_estimate(m: Metric, b: &PointResult, w: &PointResult) -> Option<Estimate> {
+    let (pb, pw) = (b.point.as_ref()?, w.point.as_ref()?);
+    let vb: Vec<(u64, f64)> = b
+        .summaries
+        .iter()
+        .filter_map(|s| Some((s.replication(), m.value(pb, s)?)))
+        .collect();
+    let diffs: Vec<f64> = w
+        .summaries
+        .iter()
+        .filter_map(|s| {
+            let y = m.value(pw, s)?;
+            let x = vb.iter().find(|(r, _)| *r == s.replication())?.1;
+            Some(y - x)
+        })
+        .collect();
+    estimate(lb_model::MetricKind::Real, &diffs, None, LEVEL)
+}
+
+/// The series of a difference figure: per variant, `worse − better` at
+/// each x where both policies have a point.
+fn difference_series(
+    spec: &FigureSpec,
+    d: &lb_runner::outputs::Difference,
+    m: Metric,
+    results: &[PointResult],
+) -> Vec<Series> {
+    let mut out: Vec<Series> = Vec::new();
+    let at = |r: &PointResult| -> Vec<String> { r.axes.iter().map(|(_, v)| v.clone()).collect() };
+    for b in results.iter().filter(|r| r.label == d.better) {
+        if !spec
+            .filter
+            .iter()
+            .all(|(a, t)| b.axis(a).is_some_and(|v| t.matches(v)))
+        {
+            continue;
+        }
+        let Some(w) = results.iter().find(|w| {
+            w.label == d.worse
+                && lb_runner::plan::same_axes(
+                    at(w).iter().map(String::as_str),
+                    at(b).iter().map(String::as_str),
+                )
+        }) else {
+            continue;
+        };
+        let (Some(x), Some(key)) = (b.axis(&spec.x).and_then(|v| v.parse::<f64>().ok()), &b.key)
+        else {
+            continue;
+        };
+        let Some(est) = paired_estimate(m, b, w) else {
+            continue;
+        };
+        let stable = !crate::results::point_unstable(&b.summaries)
+            && !crate::results::point_unstable(&w.summaries);
+        let settled = lb_runner::settle::Settling::of(&b.summaries).settled()
+            && lb_runner::settle::Settling::of(&w.summaries).settled();
+        let (_, variant) = spec.series_of(b);
+        let name = if variant.is_empty() {
+            format!("{} − {}", d.worse, d.better)
+        } else {
+            format!("{} − {} ({variant})", d.worse, d.better)
+        };
+        let dot = Dot {
+            x,
+            est,
+            stable: m.transient() || stable,
+            settled: m.transient() || settled,
+            key: key.hex(),
+        };
+        match out.iter_mut().find(|s| s.name == name) {
+            Some(s) => s.dots.push(dot),
+            None => out.push(Series {
+                name,
+                policy: format!("{} − {}", d.worse, d.better),
+                variant,
+                dots: vec![dot],
+            }),
+        }
+    }
+    for s in &mut out {
+        s.dots.sort_by(|a, b| a.x.total_cmp(&b.x));
+    }
+    out
+}
+
 /// Groups the results into series (policy label + the spec's series axes).
 pub fn series(spec: &FigureSpec, results: &[PointResult]) -> Vec<Series> {
     let Some(m) = spec.y else { return Vec::new() };
+    if let Some(d) = &spec.difference {
+        return difference_series(spec, d, m, results);
+    }
     let mut out: Vec<Series> = Vec::new();
     for r in results {
         if !spec.selects(r) {

@@ -30,6 +30,8 @@ pub struct FigureSpec {
     pub log_y: bool,
     /// The y axis's range, where the manifest sets it (`y_range`).
     pub y_range: Option<[f64; 2]>,
+    /// The paired difference `worse − better` is drawn instead of `y`.
+    pub difference: Option<lb_runner::outputs::Difference>,
     /// Reference curves (`[[figure.reference]]`, and `zeta_line`).
     pub references: Vec<ReferenceCurve>,
     /// Path figures: replications' paths drawn per series.
@@ -101,6 +103,7 @@ impl FigureSpec {
             log_x: f.log_x,
             log_y: f.log_y,
             y_range: f.y_range,
+            difference: f.difference.clone(),
             references,
             paths: f.paths.unwrap_or(5),
             caption: f.caption.split_whitespace().collect::<Vec<_>>().join(" "),
