@@ -432,8 +432,70 @@ pub fn page(experiments: &[(ExperimentClaims, String)]) -> String {
     for (_, sec) in experiments {
         s.push_str(sec);
     }
+    s.push_str(GLOSSARY);
+    s.push_str(REFERENCES);
     s
 }
+
+/// The words a reader of the report meets, said once (issue 23).
+const GLOSSARY: &str = "## Glossary\n\n\
+- **JSQ**: join the shortest queue, on exact queue lengths. **JIQ**: join an idle queue if \
+the dispatcher knows one, else a random queue. **I1F**: idle-one-first (an idle server, else \
+one with one job, else random). **Pod(d)**, **Power-of-d**: the shortest of d servers sampled at \
+random. **WR**: weighted random, a server chosen with probability proportional to its rate; \
+**Random**: uniformly.\n\
+- **LED** (local-estimation-driven, Zhou, Shroff and Wierman): each dispatcher keeps its own, \
+stale estimates of the queue lengths and dispatches on them. **L-JSQ**: the shortest estimated \
+queue; **L-JBA**: a server chosen among those whose estimate is below the average, by rate; \
+**L-Pod**: the shortest estimate among d sampled. **Push(d, p̂)**: a dispatcher that had \
+arrivals, with probability p̂, samples d servers and learns their queues; **Pull(p̂)**: a server \
+that served jobs tells one dispatcher its queue — always if it is now empty, else with \
+probability p̂; **p̂**: the update probability. **count_own**: whether a dispatcher adds the jobs it sends to its own estimates (as the \
+LSQ line of work does) or leaves estimates unchanged until updated (the literal Definition 1).\n\
+- **ε, epsilon_frac, ζ, zeta_ratio**: heavy traffic with λ_Σ = μ_Σ − ε, ε given as a fraction of \
+μ_Σ; ζ = (σ²_Σ + ν²_Σ)/2 is the lower limit of ε·E[ΣQ]; zeta_ratio = ε·E[ΣQ]/ζ tends to 1 under a \
+heavy-traffic optimal policy.\n\
+- **Stochastic processing networks**: a **virtual station** is a set of buffers whose combined \
+load can exceed 1 under a priority even when every station's does not; **own buffer first** \
+serves a station's dedicated buffer before the shared one; **max-pressure** serves the \
+activity with the largest pressure (Dai and Lin).\n\
+- **Claim words**: a *statement* is the paper's own; a *stand-in* is ours for one; a *check* is \
+lb's own exact theory; a *conjecture of ours* is neither. The **deciding point** is the point \
+whose check decides the verdict (the first refuted, else the first inconclusive, else the \
+tightest confirmed). A **paired difference** or **paired margin** is taken replication by \
+replication between runs that share arrivals and service. The **margin** is how far a claim's \
+threshold could move before its verdict changed. A point has **settled** when MSER-5 does not \
+cut half its measured window and its batch means pass the lag-1 test in all but the replications \
+chance allows, and its replications agree on stability; `mser_cut` and `bm_ok` in the tables \
+are those diagnostics.\n\n";
+
+/// The papers the report cites, in full.
+const REFERENCES: &str = "## References\n\n\
+- J. G. Dai and W. Lin. *Maximum Pressure Policies in Stochastic Processing Networks*. \
+Operations Research, 2005; and *Asymptotic Optimality of Maximum Pressure Policies in \
+Stochastic Processing Networks*. Annals of Applied Probability, 2008.\n\
+- J. M. Harrison. *Heavy Traffic Analysis of a System with Parallel Servers: Asymptotic \
+Optimality of Discrete-Review Policies*. Annals of Applied Probability, 1998.\n\
+- S. S. Lavenberg and P. D. Welch. *A Perspective on the Use of Control Variables to Increase \
+the Efficiency of Monte Carlo Simulations*. Management Science, 1981.\n\
+- A. M. Law and W. D. Kelton. *Simulation Modeling and Analysis* (batch means, §9.5).\n\
+- X. Liu and L. Ying. *A Simple Steady-State Analysis of Load Balancing Algorithms in the \
+Sub-Halfin-Whitt Regime*.\n\
+- S. H. Lu and P. R. Kumar. *Distributed Scheduling Based on Due Dates and Buffer Priorities*. \
+IEEE Transactions on Automatic Control, 1991.\n\
+- M. Mitzenmacher. *The Power of Two Choices in Randomized Load Balancing*. IEEE Transactions on \
+Parallel and Distributed Systems, 2001.\n\
+- D. Mukherjee, S. C. Borst and J. S. H. van Leeuwaarden. *Asymptotically Optimal Load Balancing \
+Topologies*.\n\
+- A. N. Rybko and A. L. Stolyar. *Ergodicity of Stochastic Processes Describing the Operation of \
+Open Queueing Networks*. Problems of Information Transmission, 1992.\n\
+- N. D. Vvedenskaya, R. L. Dobrushin and F. I. Karpelevich. *Queueing System with Selection of \
+the Shortest of Two Queues: An Asymptotic Approach*. Problems of Information Transmission, \
+1996 (\"VDK\").\n\
+- K. P. White. *An Effective Truncation Heuristic for Bias Reduction in Simulation Output* \
+(MSER). Simulation, 1997.\n\
+- X. Zhou, N. Shroff and A. Wierman. *Asymptotically Optimal Load Balancing in Large-scale \
+Heterogeneous Systems with Multiple Dispatchers*.\n";
 
 /// Reads the parts of the experiments `names` under `out` and assembles
 /// `README.md` (when `report`) and `audit.md` from them. An experiment

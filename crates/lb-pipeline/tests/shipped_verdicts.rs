@@ -101,3 +101,35 @@ fn no_code_span_of_the_committed_report_is_typeset() {
         }
     }
 }
+
+/// The report ends with a glossary and full references, and every paper a
+/// claim names is among them (issue 23: "VDK", "[5, 4]" were never
+/// explained).
+#[test]
+fn the_report_cites_every_paper_in_full() {
+    let (_, loaded) = shipped();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let report = std::fs::read_to_string(root.join("paper-figures/README.md")).unwrap();
+    assert!(report.contains("## Glossary"), "no glossary");
+    let refs = &report[report.find("## References").expect("no references")..];
+    for e in &loaded {
+        for c in e.loaded.claims() {
+            let Some(paper) = &c.paper else { continue };
+            // Every author's surname: "Zhou, Shroff and Wierman",
+            // "Mitzenmacher; Vvedenskaya, Dobrushin and Karpelevich".
+            for name in paper
+                .split([',', ';'])
+                .flat_map(|p| p.split(" and "))
+                .map(str::trim)
+                .filter(|n| !n.is_empty())
+            {
+                let surname = name.rsplit(' ').next().unwrap();
+                assert!(
+                    refs.contains(surname),
+                    "{}: {paper}: no {surname} in the references",
+                    c.id
+                );
+            }
+        }
+    }
+}
