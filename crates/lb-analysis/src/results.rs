@@ -148,3 +148,30 @@ pub fn collect(cache: &Cache, plan: &Plan) -> Vec<PointResult> {
         })
         .collect()
 }
+
+/// The differences `b − a` of metric `m`, replication by replication
+/// (replication r of one point with replication r of the other, in `a`'s
+/// order): the pairs an ordering, a trend step and a difference figure are
+/// read on. None until both points are resolved.
+pub fn paired_differences(
+    m: crate::metric::Metric,
+    a: &PointResult,
+    b: &PointResult,
+) -> Option<Vec<f64>> {
+    let (pa, pb) = (a.point.as_ref()?, b.point.as_ref()?);
+    let vb: Vec<(u64, f64)> = b
+        .summaries
+        .iter()
+        .filter_map(|s| Some((s.replication(), m.value(pb, s)?)))
+        .collect();
+    Some(
+        a.summaries
+            .iter()
+            .filter_map(|s| {
+                let x = m.value(pa, s)?;
+                let y = vb.iter().find(|(r, _)| *r == s.replication())?.1;
+                Some(y - x)
+            })
+            .collect(),
+    )
+}

@@ -7,7 +7,7 @@
 use super::check::{Check, Decision, Verdict};
 use super::points::{at_string, keys, point_stable, same_point, selected, stats, values};
 use crate::metric::Metric;
-use crate::results::PointResult;
+use crate::results::{PointResult, paired_differences};
 use lb_runner::claim::Ordering;
 use lb_runner::outputs::Where;
 
@@ -70,16 +70,9 @@ fn paired(
     (better, worse): (&str, &str),
     (equivalence, level, shift): (f64, f64, f64),
 ) -> Option<Check> {
-    let (Some(pb), Some(pw)) = (&b.point, &w.point) else {
-        return None;
-    };
-    let vb = values(m, pb, &b.summaries);
-    let vw = values(m, pw, &w.summaries);
     // Matched pairs: replication r of each policy shares arrivals and service.
-    let diffs: Vec<f64> = vb
-        .iter()
-        .filter_map(|(r, x)| vw.iter().find(|(rw, _)| rw == r).map(|(_, y)| y - x))
-        .collect();
+    let diffs = paired_differences(m, b, w)?;
+    let vb = values(m, b.point.as_ref()?, &b.summaries);
     if diffs.is_empty() {
         return None;
     }

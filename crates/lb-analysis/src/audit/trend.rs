@@ -6,7 +6,7 @@ use super::check::{Check, Decision, Verdict};
 use super::points::{axes_string, keys, point_stable, series, stats, values};
 use super::words::sig5;
 use crate::metric::Metric;
-use crate::results::PointResult;
+use crate::results::{PointResult, paired_differences};
 use lb_runner::Point;
 use lb_runner::claim::{Direction, Trend};
 use lb_runner::outputs::Where;
@@ -66,13 +66,9 @@ fn trend_step(
     let (up, level) = (held.up, held.level);
     let (pa, pb) = (a.point.as_ref()?, b.point.as_ref()?);
     let va = values(m, pa, &a.summaries);
-    let vb = values(m, pb, &b.summaries);
     // Replication r of each point: independent streams (the system differs),
     // paired by index only to form differences.
-    let diffs: Vec<f64> = va
-        .iter()
-        .filter_map(|(r, x)| vb.iter().find(|(rb, _)| rb == r).map(|(_, y)| y - x))
-        .collect();
+    let diffs = paired_differences(m, a, b)?;
     if diffs.is_empty() {
         return None;
     }

@@ -50,21 +50,7 @@ pub fn point_estimate(m: Metric, point: &Point, r: &PointResult) -> Option<Estim
 /// service (common random numbers), so the interval is that of the
 /// differences, as the audit's ordering claims decide on.
 fn paired_estimate(m: Metric, b: &PointResult, w: &PointResult) -> Option<Estimate> {
-    let (pb, pw) = (b.point.as_ref()?, w.point.as_ref()?);
-    let vb: Vec<(u64, f64)> = b
-        .summaries
-        .iter()
-        .filter_map(|s| Some((s.replication(), m.value(pb, s)?)))
-        .collect();
-    let diffs: Vec<f64> = w
-        .summaries
-        .iter()
-        .filter_map(|s| {
-            let y = m.value(pw, s)?;
-            let x = vb.iter().find(|(r, _)| *r == s.replication())?.1;
-            Some(y - x)
-        })
-        .collect();
+    let diffs = crate::results::paired_differences(m, b, w)?;
     estimate(lb_model::MetricKind::Real, &diffs, None, LEVEL)
 }
 
