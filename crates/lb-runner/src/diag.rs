@@ -80,7 +80,8 @@ impl SpanIndex {
 
     /// Every bare number of the document (integers and floats, in any
     /// section, list or inline table): its key path and the byte span of
-    /// its text.
+    /// its text. Only a bare number parses: strings are quoted, tables and
+    /// arrays bracketed.
     pub fn numbers(&self) -> Vec<(&str, Range<usize>)> {
         self.entries
             .iter()
@@ -98,17 +99,13 @@ impl SpanIndex {
     /// (no later code — sweep expansion, canonical JSON, a key — has to
     /// represent it).
     fn finite(&self) -> Result<(), ManifestError> {
-        for e in &self.entries {
-            let t = self.text[e.value.clone()].trim();
-            // Only a bare number parses: strings are quoted, tables and
-            // arrays bracketed.
-            let Ok(x) = t.replace('_', "").parse::<f64>() else {
-                continue;
-            };
+        for (path, span) in self.numbers() {
+            let t = self.text[span.clone()].trim();
+            let x: f64 = t.replace('_', "").parse().expect("a number (numbers())");
             if !x.is_finite() {
                 return Err(self.error_at_span(
-                    e.value.clone(),
-                    &e.path,
+                    span,
+                    path,
                     format!(
                         "{t} is not a finite number: every number a manifest carries must be \
                          finite (write the value itself, e.g. 0.5 or 1e6)"
