@@ -22,11 +22,11 @@
 
 use crate::metric::Metric;
 use crate::results::PointResult;
-use crate::stats::{MetricKind, batch_means, estimate};
+use crate::stats::{MetricKind, batch_means_at, estimate};
 use lb_model::Summary;
 use lb_model::precision::{Decision, PrecisionRule, decide, interval};
 use lb_runner::settle::Settling;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use statrs::distribution::{Beta, ContinuousCDF};
 
 /// The metric a run's trace (its batch means) is the time series of, by
@@ -37,7 +37,7 @@ pub fn trace_metric(model: lb_runner::Model) -> Option<&'static str> {
     match model {
         lb_runner::Model::Slotted => Some("mean_sum_q"),
         lb_runner::Model::Many => Some("mean_jobs"),
-        lb_runner::Model::Spn => None,
+        lb_runner::Model::Spn => Some("mean_total"),
     }
 }
 
@@ -51,16 +51,25 @@ pub enum Procedure {
     BatchMeans,
     /// Wilson on the events of `per` replications (a proportion).
     Wilson { per: usize },
+    /// Clopper–Pearson on the events of `per` replications (a proportion),
+    /// on the effective trials of [`crate::stats::estimate`].
+    ClopperPearson { per: usize },
     /// The interval at which the precision rule stops, on up to `max`
     /// replications.
     PrecisionStopped { rule: PrecisionRule },
+    /// A control variate (Lavenberg and Welch) on `per` pairs: β = 1, or
+    /// fitted by least squares ([`crate::stats::control_variate`]).
+    ControlVariate { per: usize, fitted: bool },
 }
 
 impl Procedure {
     /// Replications one macro-replication reads.
     pub fn per(&self) -> usize {
         match self {
-            Procedure::StudentT { per } | Procedure::Wilson { per } => *per,
+            Procedure::StudentT { per }
+            | Procedure::Wilson { per }
+            | Procedure::ClopperPearson { per }
+            | Procedure::ControlVariate { per, .. } => *per,
             Procedure::BatchMeans => 1,
             Procedure::PrecisionStopped { rule } => rule.max as usize,
         }
@@ -72,6 +81,13 @@ impl Procedure {
             Procedure::StudentT { per } => format!("Student-t, {per} replications"),
             Procedure::BatchMeans => "batch means, one run".into(),
             Procedure::Wilson { per } => format!("Wilson, {per} replications"),
+            Procedure::ClopperPearson { per } => {
+                format!("Clopper–Pearson, {per} replications")
+            }
+            Procedure::ControlVariate { per, fitted } => format!(
+                "control variate, β {}, {per} pairs",
+                if *fitted { "fitted" } else { "= 1" }
+            ),
             Procedure::PrecisionStopped { rule } => format!(
                 "precision rule ±{}% (replications {}, +{}, ≤ {})",
                 100.0 * rule.rel_half_width,
@@ -84,7 +100,7 @@ impl Procedure {
 }
 
 /// The coverage of one procedure at one point.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Coverage {
     pub policy: String,
     pub at: String,
@@ -106,7 +122,7 @@ pub struct Coverage {
     pub unsettled: usize,
     /// The 95% Clopper–Pearson interval of the coverage.
     pub coverage_interval: (f64, f64),
-    /// Mean half-width of the printed intervals.
+    /// Mean half-width of the printed intervals (0 when none was).
     pub mean_half_width: f64,
     /// Mean replications a macro-replication read (the precision rule stops
     /// early).
@@ -157,13 +173,38 @@ pub fn clopper_pearson(x: usize, n: usize, conf: f64) -> (f64, f64) {
     (lo, hi)
 }
 
+/// The two-sided `conf` Clopper–Pearson interval of x events in n trials,
+/// both real (effective counts): the beta quantiles with real parameters.
+pub fn clopper_pearson_real(x: f64, n: f64, conf: f64) -> (f64, f64) {
+    let a = (1.0 - conf) / 2.0;
+    let lo = if x <= 0.0 {
+        0.0
+    } else {
+        Beta::new(x, n - x + 1.0)
+            .map(|b| b.inverse_cdf(a))
+            .unwrap_or(0.0)
+    };
+    let hi = if x >= n {
+        1.0
+    } else {
+        Beta::new(x + 1.0, n - x)
+            .map(|b| b.inverse_cdf(1.0 - a))
+            .unwrap_or(1.0)
+    };
+    (lo, hi)
+}
+
+/// A control's point, its replications paired with a macro-replication's,
+/// and its exact mean.
+type Paired<'a> = (&'a PointResult, &'a [Summary], f64);
+
 /// One macro-replication's interval (lo, hi, replications read), or None
 /// when lb would not print it (not settled, unstable, undefined).
 fn one(
     p: &Procedure,
     m: Metric,
     r: &PointResult,
-    group: &[Summary],
+    (group, control): (&[Summary], Option<Paired<'_>>),
     level: f64,
 ) -> Option<(f64, f64, usize)> {
     let point = r.point.as_ref()?;
@@ -186,7 +227,7 @@ fn one(
                 return None;
             }
             let s = &group[0];
-            let bm = batch_means(s.trace());
+            let bm = batch_means_at(s.trace(), level);
             if !bm.independent {
                 return None;
             }
@@ -204,6 +245,30 @@ fn one(
             let cs: Option<Vec<(u64, u64)>> = group.iter().map(|s| s.counts(m.name())).collect();
             let e = estimate(MetricKind::Proportion, &xs?, cs.as_deref(), level)?;
             Some((e.lo?, e.hi?, group.len()))
+        }
+        Procedure::ClopperPearson { .. } => {
+            if !settled(group) {
+                return None;
+            }
+            let xs: Option<Vec<f64>> = group.iter().map(|s| m.value(point, s)).collect();
+            let cs: Option<Vec<(u64, u64)>> = group.iter().map(|s| s.counts(m.name())).collect();
+            xs?;
+            // The effective trials of Wilson's interval, held to the exact
+            // binomial (beta) quantiles instead.
+            let (p, n) = crate::stats::effective_trials(&cs?, level)?;
+            let (lo, hi) = clopper_pearson_real(p * n, n, level);
+            Some((lo, hi, group.len()))
+        }
+        Procedure::ControlVariate { fitted, .. } => {
+            let (cr, cgroup, exact) = control?;
+            if !settled(group) || !settled(cgroup) || cgroup.len() != group.len() {
+                return None;
+            }
+            let cpoint = cr.point.as_ref()?;
+            let xs: Option<Vec<f64>> = group.iter().map(|s| m.value(point, s)).collect();
+            let ys: Option<Vec<f64>> = cgroup.iter().map(|s| m.value(cpoint, s)).collect();
+            let (est, hw, _) = crate::stats::control_variate(&xs?, &ys?, exact, level, *fitted)?;
+            Some((est - hw, est + hw, group.len()))
         }
         Procedure::PrecisionStopped { rule } => match decide(rule, group) {
             Decision::Done(o) => {
@@ -228,15 +293,31 @@ pub fn coverage(
     r: &PointResult,
     exact: f64,
     (level, macros_wanted): (f64, usize),
+    control: Option<(&PointResult, f64)>,
 ) -> Coverage {
-    let mut ss: Vec<Summary> = r.summaries.clone();
-    ss.sort_by_key(|s| s.replication());
+    let sorted = |r: &PointResult| {
+        let mut ss: Vec<Summary> = r.summaries.clone();
+        ss.sort_by_key(|s| s.replication());
+        ss
+    };
+    let ss = sorted(r);
+    let cs = control.map(|(c, _)| sorted(c)).unwrap_or_default();
     let per = p.per().max(1);
     let (mut macros, mut covered, mut unsettled) = (0, 0, 0);
     let (mut above, mut below) = (0, 0);
     let (mut hw, mut reps) = (0.0, 0usize);
-    for group in ss.chunks_exact(per).take(macros_wanted) {
-        match one(p, m, r, group, level) {
+    for (i, group) in ss.chunks_exact(per).take(macros_wanted).enumerate() {
+        // The control's replications of the same indices (common random
+        // numbers pair them).
+        let paired = control.and_then(|(c, exact)| {
+            let g = cs.get(i * per..(i + 1) * per)?;
+            let aligned = g
+                .iter()
+                .zip(group)
+                .all(|(a, b)| a.replication() == b.replication());
+            aligned.then_some((c, g, exact))
+        });
+        match one(p, m, r, (group, paired), level) {
             Some((lo, hi, n)) => {
                 macros += 1;
                 covered += usize::from(lo <= exact && exact <= hi);
@@ -266,15 +347,11 @@ pub fn coverage(
         below,
         unsettled,
         coverage_interval: clopper_pearson(covered, macros, 0.95),
-        mean_half_width: if macros > 0 {
-            hw / macros as f64
-        } else {
-            f64::NAN
-        },
+        mean_half_width: if macros > 0 { hw / macros as f64 } else { 0.0 },
         mean_replications: if macros > 0 {
             reps as f64 / macros as f64
         } else {
-            f64::NAN
+            0.0
         },
     }
 }

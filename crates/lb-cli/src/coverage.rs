@@ -6,7 +6,7 @@ use crate::outputs::Format;
 use lb_analysis::coverage::Procedure;
 use lb_model::precision::{MetricName, PrecisionRule};
 use lb_pipeline::compute::RunOptions;
-use lb_pipeline::coverage::{Spec, certify};
+use lb_pipeline::coverage::{Certificate, Spec, certify, certify_all};
 use lb_runner::Profile;
 use lb_runner::cache::Cache;
 use std::process::ExitCode;
@@ -16,6 +16,9 @@ type Res = Result<ExitCode, Box<dyn std::error::Error>>;
 pub fn coverage(cache: &Cache, c: &Command) -> Res {
     let Command::Coverage {
         manifest,
+        certificate,
+        again,
+        scratch,
         metric,
         reference,
         macros,
@@ -32,6 +35,42 @@ pub fn coverage(cache: &Cache, c: &Command) -> Res {
     } = c
     else {
         unreachable!("dispatched on Coverage")
+    };
+    if let Some(path) = certificate {
+        let c = Certificate::read(path)?;
+        let o = RunOptions {
+            threads: *threads,
+            force: *force,
+            shard: None,
+            args: std::env::args().collect(),
+            manifests: vec![],
+        };
+        let progress = crate::progress::for_stderr();
+        let recs = certify_all(
+            cache,
+            &Cache::new(scratch),
+            &c,
+            &o,
+            *again,
+            progress.as_ref(),
+        )?;
+        drop(progress);
+        let all: Vec<_> = recs.iter().flat_map(|r| r.coverages.clone()).collect();
+        let cpu: f64 = recs.iter().map(|r| r.cpu_seconds).sum();
+        eprintln!(
+            "{} entries, {} coverages, {:.0} CPU seconds of replications",
+            recs.len(),
+            all.len(),
+            cpu
+        );
+        match format {
+            Format::Json => println!("{}", serde_json::to_string_pretty(&recs)?),
+            Format::Md | Format::Csv => print!("{}", lb_analysis::coverage::markdown(&all)),
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let (Some(manifest), Some(metric), Some(reference)) = (manifest, metric, reference) else {
+        unreachable!("clap requires them without --certificate")
     };
     if !(*level > 0.0 && *level < 1.0) {
         return Err(format!("--level must be in (0, 1), got {level}").into());
@@ -55,8 +94,10 @@ pub fn coverage(cache: &Cache, c: &Command) -> Res {
                     step: *step,
                 },
             }),
+            "cp" => Ok(Procedure::ClopperPearson { per: *per }),
             other => Err(format!(
-                "--procedures: unknown \"{other}\"; allowed: t, bm, wilson, precision"
+                "--procedures: unknown \"{other}\"; allowed: t, bm, wilson, cp, precision \
+                 (control variates: a --certificate entry with a control)"
             )),
         })
         .collect::<Result<_, _>>()?;

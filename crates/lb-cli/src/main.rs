@@ -179,16 +179,29 @@ pub enum Command {
     /// known: each procedure applied to independent macro-replications of the
     /// manifest's points, held to the model's named exact reference.
     Coverage {
-        /// A manifest whose points have an exact answer (no calibration).
-        #[arg(value_name = "MANIFEST")]
-        manifest: PathBuf,
+        /// A manifest whose points have an exact answer (no calibration);
+        /// not with --certificate.
+        #[arg(value_name = "MANIFEST", required_unless_present = "certificate")]
+        manifest: Option<PathBuf>,
+        /// Certify every entry of a certificate file
+        /// (experiments/coverage/certificate.toml): entries whose record is
+        /// in RESULTS/coverage/ are read, the others computed and recorded.
+        #[arg(long, conflicts_with_all = ["manifest", "metric", "reference"])]
+        certificate: Option<PathBuf>,
+        /// With --certificate: recompute entries that have a record.
+        #[arg(long, requires = "certificate")]
+        again: bool,
+        /// The cache of the replications a certificate reads (about 10⁵,
+        /// which RESULTS does not keep).
+        #[arg(long, default_value = ".lb-scratch/coverage")]
+        scratch: PathBuf,
         /// The metric (a name of the model's, as `lb table --columns` lists).
-        #[arg(long)]
-        metric: String,
+        #[arg(long, required_unless_present = "certificate")]
+        metric: Option<String>,
         /// The model's named exact value of the metric at each point
         /// (mm1, single_server, wr_sum_q, …).
-        #[arg(long)]
-        reference: String,
+        #[arg(long, required_unless_present = "certificate")]
+        reference: Option<String>,
         /// Macro-replications per procedure and point.
         #[arg(long, default_value_t = 1000)]
         macros: usize,

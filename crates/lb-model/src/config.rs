@@ -137,7 +137,7 @@ impl PointConfig {
         match self {
             PointConfig::Slotted(c) => slotted::metrics::reference(name, metric, c, seeds, r),
             PointConfig::Many(c) => many::metrics::reference(name, metric, c),
-            PointConfig::Spn(c) => spn::metrics::reference(name, c),
+            PointConfig::Spn(c) => spn::metrics::reference(name, metric, c),
         }
     }
 
@@ -148,7 +148,7 @@ impl PointConfig {
         match self {
             PointConfig::Slotted(c) => slotted::metrics::reference_applies(name, c),
             PointConfig::Many(c) => many::metrics::reference(name, metric, c).map(|_| ()),
-            PointConfig::Spn(c) => spn::metrics::reference(name, c).map(|_| ()),
+            PointConfig::Spn(c) => spn::metrics::reference(name, metric, c).map(|_| ()),
         }
     }
 

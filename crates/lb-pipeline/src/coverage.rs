@@ -10,10 +10,13 @@ use crate::Error;
 use crate::compute::{RunOptions, run};
 use lb_analysis::coverage::{Coverage, Procedure, coverage};
 use lb_analysis::{Metric, collect};
+use lb_model::precision::{MetricName, PrecisionRule};
 use lb_runner::Experiment;
+use lb_runner::Profile;
 use lb_runner::cache::Cache;
 use lb_runner::plan::Target;
 use lb_runner::run::Progress;
+use std::path::{Path, PathBuf};
 
 /// What to certify: the metric, the exact reference it is held to, the
 /// procedures, and how many macro-replications each.
@@ -32,6 +35,8 @@ pub struct Certified {
     pub computed: usize,
     /// Wall time of the runs.
     pub wall: std::time::Duration,
+    /// The replications read, their CPU and commits.
+    pub provenance: Sources,
 }
 
 /// Runs the experiment's points with the replications `spec` needs, then
@@ -40,6 +45,19 @@ pub fn certify(
     cache: &Cache,
     e: &Experiment,
     spec: &Spec,
+    o: &RunOptions,
+    progress: &dyn Progress,
+) -> Result<Certified, Error> {
+    certify_with(cache, e, spec, None, o, progress)
+}
+
+/// [`certify`], with a control policy for control-variate procedures: its
+/// points (same axes) are run and paired, not certified.
+pub fn certify_with(
+    cache: &Cache,
+    e: &Experiment,
+    spec: &Spec,
+    control: Option<&ControlToml>,
     o: &RunOptions,
     progress: &dyn Progress,
 ) -> Result<Certified, Error> {
@@ -101,17 +119,354 @@ pub fn certify(
     }
     let ran = run(cache, std::slice::from_ref(&plan), o, progress)?;
     let results = collect(cache, &plan);
+    if let Some(k) = control
+        && !results.iter().any(|r| r.label == k.policy)
+    {
+        return Err(format!(
+            "{}: control = {{ policy = \"{}\" }} is not a policy of the manifest",
+            plan.name, k.policy
+        )
+        .into());
+    }
     let mut coverages = Vec::new();
     for r in &results {
         let Some(point) = &r.point else { continue };
+        if control.is_some_and(|k| k.policy == r.label) {
+            continue;
+        }
         let exact = point.reference(&spec.reference, &spec.metric, 0)?;
+        let paired = match control {
+            Some(k) => {
+                let w = results
+                    .iter()
+                    .find(|w| w.label == k.policy && w.axes == r.axes)
+                    .ok_or_else(|| {
+                        format!("{}: no {} point at {:?}", plan.name, k.policy, r.axes)
+                    })?;
+                let wp = w.point.as_ref().ok_or("control point not computed")?;
+                Some((w, wp.config.exact_mean(&spec.metric, &k.mean)?))
+            }
+            None => None,
+        };
         for p in &spec.procedures {
-            coverages.push(coverage(p, metric, r, exact, (spec.level, spec.macros)));
+            if matches!(p, Procedure::ControlVariate { .. }) && paired.is_none() {
+                continue;
+            }
+            coverages.push(coverage(
+                p,
+                metric,
+                r,
+                exact,
+                (spec.level, spec.macros),
+                paired,
+            ));
+        }
+    }
+    let mut provenance = Sources::default();
+    for r in &results {
+        let Some(k) = &r.key else { continue };
+        for s in &r.summaries {
+            if let Some(rec) = cache.read_replication(k, s.replication()).valid() {
+                provenance.replications += 1;
+                provenance.cpu_seconds += rec.provenance.wall_seconds;
+                if let Some(c) = &rec.provenance.git_commit {
+                    provenance.commits.insert(c.clone());
+                }
+                provenance.dirty |= rec.provenance.git_dirty.unwrap_or(true);
+            }
         }
     }
     Ok(Certified {
         coverages,
         computed: ran.report.computed as usize,
         wall: ran.wall,
+        provenance,
     })
+}
+
+/// The coverage certificate: a file of entries, each a manifest of points
+/// with an exact answer, the metric and reference it is held to, and the
+/// procedures measured there (`experiments/coverage/certificate.toml`).
+#[derive(Debug, Clone, serde::Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CertificateToml {
+    pub certificate: CertificateHead,
+    #[serde(rename = "entry")]
+    pub entries: Vec<EntryToml>,
+}
+
+/// `[certificate]`: the level and macro-replications of every entry.
+#[derive(Debug, Clone, serde::Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct CertificateHead {
+    pub level: f64,
+    pub macros: usize,
+}
+
+/// `[[entry]]`: one manifest's points, one metric, its procedures.
+#[derive(Debug, Clone, serde::Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct EntryToml {
+    /// The manifest, relative to the certificate file.
+    pub manifest: PathBuf,
+    pub metric: String,
+    pub reference: String,
+    /// Replications per Student-t, Wilson, Clopper–Pearson or control-
+    /// variate interval.
+    pub per: usize,
+    /// t, bm, wilson, cp, precision, cv-one, cv-fitted.
+    pub procedures: Vec<String>,
+    /// The precision rule's relative half-width and looks (`precision`).
+    #[serde(default)]
+    pub precision: Option<RuleToml>,
+    /// The control policy and its exact mean (`cv-one`, `cv-fitted`); the
+    /// control's own points are run but not certified.
+    #[serde(default)]
+    pub control: Option<ControlToml>,
+}
+
+#[derive(Debug, Clone, serde::Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuleToml {
+    pub rel_half_width: f64,
+    pub min: u32,
+    pub step: u32,
+    pub max: u32,
+}
+
+#[derive(Debug, Clone, serde::Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ControlToml {
+    pub policy: String,
+    pub mean: String,
+}
+
+/// A certificate file read and checked: every entry's procedures parsed.
+pub struct Certificate {
+    pub path: PathBuf,
+    pub toml: CertificateToml,
+}
+
+/// What one entry certified, as kept in `results/coverage/`.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct EntryRecord {
+    /// The entry's key: SHA-256 of the entry, the level, the macro-
+    /// replications and its points' keys (a changed manifest or model
+    /// version makes a new record).
+    pub key: String,
+    pub entry: EntryToml,
+    pub level: f64,
+    pub macros: usize,
+    pub coverages: Vec<Coverage>,
+    /// Replications read, and the CPU seconds their records took.
+    pub replications: usize,
+    pub cpu_seconds: f64,
+    /// The commit the replications were computed at (their provenance),
+    /// with whether any was computed from a modified tree.
+    pub commits: Vec<String>,
+    pub dirty: bool,
+}
+
+impl Certificate {
+    /// Reads `path`; errors name the file, the entry and the field.
+    pub fn read(path: &Path) -> Result<Certificate, Error> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("{}: cannot read the certificate: {e}", path.display()))?;
+        let toml: CertificateToml =
+            toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let c = Certificate {
+            path: path.to_path_buf(),
+            toml,
+        };
+        let h = &c.toml.certificate;
+        if !(h.level > 0.0 && h.level < 1.0) {
+            return Err(format!(
+                "{}: certificate.level must lie in (0, 1), got {}",
+                path.display(),
+                h.level
+            )
+            .into());
+        }
+        if h.macros == 0 {
+            return Err(
+                format!("{}: certificate.macros must be at least 1", path.display()).into(),
+            );
+        }
+        for (i, e) in c.toml.entries.iter().enumerate() {
+            c.procedures(e).map_err(|why| {
+                format!(
+                    "{}: entry {} ({}): {why}",
+                    path.display(),
+                    i + 1,
+                    e.manifest.display()
+                )
+            })?;
+        }
+        Ok(c)
+    }
+
+    /// The manifest of an entry, as a path.
+    pub fn manifest(&self, e: &EntryToml) -> PathBuf {
+        self.path
+            .parent()
+            .unwrap_or(Path::new("."))
+            .join(&e.manifest)
+    }
+
+    /// An entry's procedures, or what is wrong with them (the field named).
+    pub fn procedures(&self, e: &EntryToml) -> Result<Vec<Procedure>, String> {
+        if e.per < 2 {
+            return Err(format!("per must be at least 2, got {}", e.per));
+        }
+        e.procedures
+            .iter()
+            .map(|p| {
+                Ok(match p.as_str() {
+                    "t" => Procedure::StudentT { per: e.per },
+                    "bm" => Procedure::BatchMeans,
+                    "wilson" => Procedure::Wilson { per: e.per },
+                    "cp" => Procedure::ClopperPearson { per: e.per },
+                    "cv-one" | "cv-fitted" => {
+                        if e.control.is_none() {
+                            return Err(format!(
+                                "procedures: {p} needs control = {{ policy = \"…\", mean = \"…\" }}"
+                            ));
+                        }
+                        Procedure::ControlVariate {
+                            per: e.per,
+                            fitted: p == "cv-fitted",
+                        }
+                    }
+                    "precision" => {
+                        let Some(r) = &e.precision else {
+                            return Err(
+                                "procedures: precision needs precision = { rel_half_width, min, \
+                                 step, max }"
+                                    .into(),
+                            );
+                        };
+                        Procedure::PrecisionStopped {
+                            rule: PrecisionRule {
+                                metric: MetricName(e.metric.clone()),
+                                rel_half_width: r.rel_half_width,
+                                level: self.toml.certificate.level,
+                                min: r.min,
+                                max: r.max,
+                                step: r.step,
+                            },
+                        }
+                    }
+                    other => {
+                        return Err(format!(
+                            "procedures: unknown \"{other}\"; allowed: t, bm, wilson, cp, \
+                             precision, cv-one, cv-fitted"
+                        ));
+                    }
+                })
+            })
+            .collect()
+    }
+
+    /// The directory of the entries' records in a cache.
+    pub fn dir(cache: &Cache) -> PathBuf {
+        cache.root().join("coverage")
+    }
+
+    /// The key of an entry at its loaded experiment.
+    pub fn key(&self, e: &EntryToml, x: &Experiment) -> String {
+        let keys: Vec<String> = x
+            .plan
+            .points
+            .iter()
+            .map(|pp| pp.point().key().hex())
+            .collect();
+        let body = serde_json::json!({
+            "entry": e,
+            "level": self.toml.certificate.level,
+            "macros": self.toml.certificate.macros,
+            "points": keys,
+        });
+        lb_runner::provenance::sha256_hex(body.to_string().as_bytes())
+    }
+
+    /// The record of an entry, if the cache holds one at its current key.
+    pub fn read_record(&self, cache: &Cache, e: &EntryToml) -> Result<Option<EntryRecord>, Error> {
+        let x = lb_runner::load(&self.manifest(e), Profile::Full)?;
+        let key = self.key(e, &x);
+        let path = Certificate::dir(cache).join(format!("{}.json", &key[..16]));
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            return Ok(None);
+        };
+        let rec: EntryRecord = serde_json::from_str(&text)
+            .map_err(|err| format!("{}: not a coverage record: {err}", path.display()))?;
+        Ok((rec.key == key).then_some(rec))
+    }
+}
+
+/// Certifies every entry of `c` whose record is missing (or all, with
+/// `again`): runs its replications in `scratch` (a cache of their own: a
+/// certificate reads about 10⁵ replications, which the results directory
+/// does not keep) and writes the entry's record to `cache`'s `coverage/`.
+pub fn certify_all(
+    cache: &Cache,
+    scratch: &Cache,
+    c: &Certificate,
+    o: &RunOptions,
+    again: bool,
+    progress: &dyn Progress,
+) -> Result<Vec<EntryRecord>, Error> {
+    let mut out = Vec::new();
+    for e in &c.toml.entries {
+        if !again && let Some(rec) = c.read_record(cache, e)? {
+            out.push(rec);
+            continue;
+        }
+        let path = c.manifest(e);
+        let x = lb_runner::load(&path, Profile::Full)?;
+        let spec = Spec {
+            metric: e.metric.clone(),
+            reference: e.reference.clone(),
+            procedures: c.procedures(e)?,
+            macros: c.toml.certificate.macros,
+            level: c.toml.certificate.level,
+        };
+        let mut o = RunOptions {
+            threads: o.threads,
+            force: o.force,
+            shard: None,
+            args: o.args.clone(),
+            manifests: vec![path.clone()],
+        };
+        o.manifests = vec![path.clone()];
+        let done = certify_with(scratch, &x, &spec, e.control.as_ref(), &o, progress)?;
+        let key = c.key(e, &x);
+        let rec = EntryRecord {
+            key: key.clone(),
+            entry: e.clone(),
+            level: spec.level,
+            macros: spec.macros,
+            coverages: done.coverages,
+            replications: done.provenance.replications,
+            cpu_seconds: done.provenance.cpu_seconds,
+            commits: done.provenance.commits.into_iter().collect(),
+            dirty: done.provenance.dirty,
+        };
+        let dir = Certificate::dir(cache);
+        std::fs::create_dir_all(&dir)
+            .map_err(|err| format!("{}: cannot create: {err}", dir.display()))?;
+        let file = dir.join(format!("{}.json", &key[..16]));
+        lb_runner::cache::atomic_write(&file, serde_json::to_string_pretty(&rec)?.as_bytes())
+            .map_err(|err| format!("{}: {err}", file.display()))?;
+        out.push(rec);
+    }
+    Ok(out)
+}
+
+/// Where the replications a certificate read came from.
+#[derive(Default)]
+pub struct Sources {
+    pub replications: usize,
+    pub cpu_seconds: f64,
+    pub commits: std::collections::BTreeSet<String>,
+    pub dirty: bool,
 }

@@ -53,7 +53,7 @@ pub const METRICS: [MetricInfo; 8] = [
 ];
 
 /// The named exact references.
-pub const REFERENCES: [&str; 2] = ["pooled_workload", "pooled_scaled"];
+pub const REFERENCES: [&str; 3] = ["pooled_workload", "pooled_scaled", "jackson"];
 
 /// The references drawn per replication: none (each is one number per point).
 pub const PER_REPLICATION: [&str; 0] = [];
@@ -102,7 +102,17 @@ pub fn value(name: &str, c: &SpnConfig, s: &SpnSummary) -> Option<f64> {
 ///   E[W] = Σ_j λ_j w_j² / (1 − ρ) (Pollaczek–Khinchine, E[S²] = 2w_j²).
 /// - `pooled_scaled`: (1 − ρ) times that, Σ_j λ_j w_j², the heavy-traffic
 ///   limit of (1 − ρ)·E[W] under a policy that pools the resource.
-pub fn reference(name: &str, c: &SpnConfig) -> Result<f64, String> {
+/// - `jackson`: E[Σ_j Z_j] of a Jackson network (Jackson, "Jobshop-like
+///   queueing systems", 1963), where each station runs one activity on one
+///   buffer of its own: whatever non-idling policy the stations follow,
+///   each is then an M/M/1 queue in the product form, E[Z] = ρ/(1 − ρ)
+///   with ρ = λ_j/μ_a, λ the solution of the traffic equations
+///   λ_k = α_k + Σ_a λ_{buffer(a)}·P_a\[k\]. Only as a value of
+///   `mean_total`.
+pub fn reference(name: &str, metric: &str, c: &SpnConfig) -> Result<f64, String> {
+    if name == "jackson" {
+        return jackson(metric, c);
+    }
     let Some(y) = c.workload.first() else {
         return Err(format!(
             "{name} needs network.workload: the work a job of each buffer brings to the \
@@ -120,6 +130,61 @@ pub fn reference(name: &str, c: &SpnConfig) -> Result<f64, String> {
             REFERENCES.join(", ")
         )),
     }
+}
+
+/// The `jackson` reference: see [`reference`].
+fn jackson(metric: &str, c: &SpnConfig) -> Result<f64, String> {
+    if metric != "mean_total" {
+        return Err(format!(
+            "jackson is the product form's E[Σ_j Z_j], a value of mean_total, not of {metric}"
+        ));
+    }
+    let b = c.buffers();
+    let mut per_station = vec![0usize; c.stations];
+    let mut per_buffer = vec![0usize; b];
+    for a in &c.activities {
+        per_station[a.station] += 1;
+        per_buffer[a.buffer] += 1;
+    }
+    if per_station.iter().any(|&n| n != 1) || per_buffer.iter().any(|&n| n != 1) {
+        return Err(
+            "jackson needs a Jackson network: each station one activity, each buffer served \
+             by exactly one"
+                .into(),
+        );
+    }
+    // λ = α + Pᵀλ by fixed-point iteration from α (converges when every job
+    // eventually leaves, as in an open network).
+    let mut lambda = c.arrivals.clone();
+    for _ in 0..100_000 {
+        let mut next = c.arrivals.clone();
+        for a in &c.activities {
+            for r in &a.routing {
+                next[r.buffer] += lambda[a.buffer] * r.probability;
+            }
+        }
+        let moved = next
+            .iter()
+            .zip(&lambda)
+            .map(|(x, y)| (x - y).abs())
+            .fold(0.0, f64::max);
+        lambda = next;
+        if moved <= 1e-15 * lambda.iter().fold(1.0, |m, x| f64::max(m, *x)) {
+            break;
+        }
+    }
+    let mut total = 0.0;
+    for a in &c.activities {
+        let rho = lambda[a.buffer] / a.rate;
+        if rho.is_nan() || rho >= 1.0 {
+            return Err(format!(
+                "buffer {}'s load λ/μ = {rho} ≥ 1: no steady state",
+                a.buffer
+            ));
+        }
+        total += rho / (1.0 - rho);
+    }
+    Ok(total)
 }
 
 /// One line on the network, for `lb show`.
