@@ -49,6 +49,9 @@ pub enum Procedure {
     StudentT { per: usize },
     /// Batch means within one replication's run.
     BatchMeans,
+    /// Batch means read on the independence test's own batches (16–64),
+    /// as lb read them before the certificate ([`crate::stats::INTERVAL_BATCHES`]).
+    BatchMeansTestBatches,
     /// Wilson on the events of `per` replications (a proportion).
     Wilson { per: usize },
     /// Clopper–Pearson on the events of `per` replications (a proportion),
@@ -63,6 +66,20 @@ pub enum Procedure {
 }
 
 impl Procedure {
+    /// Its kind, short (the certificate's figures group by it).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Procedure::StudentT { .. } => "Student-t",
+            Procedure::BatchMeans => "batch means",
+            Procedure::BatchMeansTestBatches => "batch means, 16–64 batches",
+            Procedure::Wilson { .. } => "Wilson",
+            Procedure::ClopperPearson { .. } => "Clopper–Pearson",
+            Procedure::PrecisionStopped { .. } => "precision rule",
+            Procedure::ControlVariate { fitted: false, .. } => "control variate, β = 1",
+            Procedure::ControlVariate { fitted: true, .. } => "control variate, β fitted",
+        }
+    }
+
     /// Replications one macro-replication reads.
     pub fn per(&self) -> usize {
         match self {
@@ -70,7 +87,7 @@ impl Procedure {
             | Procedure::Wilson { per }
             | Procedure::ClopperPearson { per }
             | Procedure::ControlVariate { per, .. } => *per,
-            Procedure::BatchMeans => 1,
+            Procedure::BatchMeans | Procedure::BatchMeansTestBatches => 1,
             Procedure::PrecisionStopped { rule } => rule.max as usize,
         }
     }
@@ -80,6 +97,9 @@ impl Procedure {
         match self {
             Procedure::StudentT { per } => format!("Student-t, {per} replications"),
             Procedure::BatchMeans => "batch means, one run".into(),
+            Procedure::BatchMeansTestBatches => {
+                "batch means, one run, on 16–64 batches (before)".into()
+            }
             Procedure::Wilson { per } => format!("Wilson, {per} replications"),
             Procedure::ClopperPearson { per } => {
                 format!("Clopper–Pearson, {per} replications")
@@ -104,8 +124,13 @@ impl Procedure {
 pub struct Coverage {
     pub policy: String,
     pub at: String,
+    /// The point's load (the bottleneck's, in a network): the x of the
+    /// certificate's figure.
+    pub load: f64,
     pub metric: String,
     pub procedure: String,
+    /// [`Procedure::kind`].
+    pub kind: String,
     pub level: f64,
     pub exact: f64,
     /// Macro-replications lb would print (settled, stable).
@@ -148,6 +173,16 @@ impl Coverage {
         } else {
             self.covered as f64 / self.macros as f64
         }
+    }
+}
+
+/// A point's load ρ: λ_Σ/μ_Σ in slots, λ per server in the many-server
+/// model, the bottleneck station's in a network.
+pub fn load(p: &lb_model::Point) -> f64 {
+    match &p.config {
+        lb_model::PointConfig::Slotted(c) => c.system.load(),
+        lb_model::PointConfig::Many(c) => c.lambda,
+        lb_model::PointConfig::Spn(c) => lb_model::spn::metrics::bottleneck_load(c),
     }
 }
 
@@ -222,7 +257,7 @@ fn one(
                 group.len(),
             ))
         }
-        Procedure::BatchMeans => {
+        Procedure::BatchMeans | Procedure::BatchMeansTestBatches => {
             if !settled(group) {
                 return None;
             }
@@ -234,7 +269,12 @@ fn one(
             // The trace is the metric's own series ([`trace_metric`],
             // checked before anything runs); its batch means are read on a
             // grid of events or slots, so their mean is the estimate.
-            let iv = bm.interval;
+            let iv = if *p == Procedure::BatchMeansTestBatches {
+                let (b, _, _) = lb_core::stability::merged_batch_means(s.trace());
+                lb_model::precision::interval(&b, level)
+            } else {
+                bm.interval
+            };
             Some((iv.mean - iv.half_width, iv.mean + iv.half_width, 1))
         }
         Procedure::Wilson { .. } => {
@@ -331,6 +371,7 @@ pub fn coverage(
     }
     Coverage {
         policy: r.label.clone(),
+        load: r.point.as_ref().map_or(0.0, load),
         at: r
             .axes
             .iter()
@@ -339,6 +380,7 @@ pub fn coverage(
             .join(" "),
         metric: m.name().to_string(),
         procedure: p.name(),
+        kind: p.kind().to_string(),
         level,
         exact,
         macros,
@@ -360,20 +402,21 @@ pub fn coverage(
 pub fn markdown(all: &[Coverage]) -> String {
     use std::fmt::Write as _;
     let mut s = String::from(
-        "| policy | at | metric | procedure | exact | macro-replications | coverage (95% CP) | not \
+        "| policy | at | metric | procedure | level | exact | macro-replications | coverage (95% CP) | not \
          settled | mean half-width | mean replications | true value refuted | bound at the truth \
-         confirmed |\n| --- | --- | --- | --- | ---: | ---: | --- | ---: | ---: | ---: | ---: | \
-         ---: |\n",
+         confirmed |\n| --- | --- | --- | --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | \
+         ---: | ---: |\n",
     );
     for c in all {
         let _ = writeln!(
             s,
-            "| {} | {} | {} | {} | {} | {} | {:.1}% [{:.1}, {:.1}] | {} | {} | {:.1} | {:.1}% | \
+            "| {} | {} | {} | {} | {}% | {} | {} | {:.1}% [{:.1}, {:.1}] | {} | {} | {:.1} | {:.1}% | \
              {:.1}% |",
             c.policy,
             c.at,
             c.metric,
             c.procedure,
+            100.0 * c.level,
             crate::table::fmt_sig(c.exact, 5),
             c.macros,
             100.0 * c.coverage(),
@@ -401,5 +444,80 @@ mod tests {
         assert!((hi - 0.9836).abs() < 5e-4, "{hi}");
         assert_eq!(clopper_pearson(0, 10, 0.95).0, 0.0);
         assert_eq!(clopper_pearson(10, 10, 0.95).1, 1.0);
+    }
+}
+
+/// A figure of the certificate: coverage (%) against the point's load, one
+/// series per name in `rows` (its coverages in load order), each with its
+/// Clopper–Pearson interval, and the nominal 95% with the acceptance band
+/// 93–97% drawn. Coverage below the axis is marked at its edge with its
+/// value.
+pub fn figure(
+    (name, title, caption): (&str, &str, &str),
+    rows: &[(String, &Coverage)],
+) -> crate::figure::Figure {
+    use crate::figure::{Dot, FigureSpec, RefDrawn, RefShape, Series};
+    use crate::stats::{Estimate, IntervalKind};
+    let mut series: Vec<Series> = Vec::new();
+    for (label, c) in rows {
+        if c.macros == 0 {
+            continue;
+        }
+        let dot = Dot {
+            x: c.load,
+            est: Estimate {
+                mean: 100.0 * c.coverage(),
+                lo: Some(100.0 * c.coverage_interval.0),
+                hi: Some(100.0 * c.coverage_interval.1),
+                kind: IntervalKind::Wilson,
+                n: c.macros,
+                events: Some((c.covered as u64, c.macros as u64)),
+            },
+            stable: true,
+            settled: true,
+            key: String::new(),
+        };
+        match series.iter_mut().find(|s| &s.name == label) {
+            Some(s) => s.dots.push(dot),
+            None => series.push(Series {
+                name: label.clone(),
+                policy: label.clone(),
+                variant: String::new(),
+                dots: vec![dot],
+            }),
+        }
+    }
+    for s in &mut series {
+        s.dots.sort_by(|a, b| a.x.total_cmp(&b.x));
+    }
+    let spec = FigureSpec {
+        name: name.into(),
+        title: title.into(),
+        kind: lb_runner::outputs::FigureKind::Lines,
+        x: "load".into(),
+        x_label: "Load ρ (the bottleneck's in a network)".into(),
+        y: None,
+        y_label: "Coverage (%), with its 95% Clopper–Pearson interval".into(),
+        series: vec![],
+        filter: vec![],
+        policies: vec![],
+        log_x: false,
+        log_y: false,
+        y_range: Some([80.0, 100.0]),
+        difference: None,
+        references: vec![],
+        paths: 0,
+        caption: caption.into(),
+        claim: None,
+    };
+    crate::figure::Figure {
+        spec,
+        series,
+        references: vec![RefDrawn {
+            label: "nominal 95% (band 93–97%)".into(),
+            band: Some(2.0 / 95.0),
+            shape: RefShape::Constant(95.0),
+        }],
+        paths: vec![],
     }
 }

@@ -108,6 +108,7 @@ pub fn coverage(cache: &Cache, c: &Command) -> Res {
         procedures,
         macros: *macros,
         level: *level,
+        strict: None,
     };
     let o = RunOptions {
         threads: *threads,

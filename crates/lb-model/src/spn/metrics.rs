@@ -132,6 +132,42 @@ pub fn reference(name: &str, metric: &str, c: &SpnConfig) -> Result<f64, String>
     }
 }
 
+/// The solution λ of the traffic equations λ_k = α_k + Σ_a λ_{buffer(a)}·
+/// P_a\[k\], by fixed-point iteration from α (it converges when every job
+/// eventually leaves, as in an open network).
+pub fn traffic(c: &SpnConfig) -> Vec<f64> {
+    let mut lambda = c.arrivals.clone();
+    for _ in 0..100_000 {
+        let mut next = c.arrivals.clone();
+        for a in &c.activities {
+            for r in &a.routing {
+                next[r.buffer] += lambda[a.buffer] * r.probability;
+            }
+        }
+        let moved = next
+            .iter()
+            .zip(&lambda)
+            .map(|(x, y)| (x - y).abs())
+            .fold(0.0, f64::max);
+        lambda = next;
+        if moved <= 1e-15 * lambda.iter().fold(1.0, |m, x| f64::max(m, *x)) {
+            break;
+        }
+    }
+    lambda
+}
+
+/// The largest station load Σ_{a at s} λ_{buffer(a)}/μ_a, λ from the
+/// traffic equations ([`traffic`]).
+pub fn bottleneck_load(c: &SpnConfig) -> f64 {
+    let lambda = traffic(c);
+    let mut per = vec![0.0; c.stations];
+    for a in &c.activities {
+        per[a.station] += lambda[a.buffer] / a.rate;
+    }
+    per.into_iter().fold(0.0, f64::max)
+}
+
 /// The `jackson` reference: see [`reference`].
 fn jackson(metric: &str, c: &SpnConfig) -> Result<f64, String> {
     if metric != "mean_total" {
@@ -153,26 +189,7 @@ fn jackson(metric: &str, c: &SpnConfig) -> Result<f64, String> {
                 .into(),
         );
     }
-    // λ = α + Pᵀλ by fixed-point iteration from α (converges when every job
-    // eventually leaves, as in an open network).
-    let mut lambda = c.arrivals.clone();
-    for _ in 0..100_000 {
-        let mut next = c.arrivals.clone();
-        for a in &c.activities {
-            for r in &a.routing {
-                next[r.buffer] += lambda[a.buffer] * r.probability;
-            }
-        }
-        let moved = next
-            .iter()
-            .zip(&lambda)
-            .map(|(x, y)| (x - y).abs())
-            .fold(0.0, f64::max);
-        lambda = next;
-        if moved <= 1e-15 * lambda.iter().fold(1.0, |m, x| f64::max(m, *x)) {
-            break;
-        }
-    }
+    let lambda = traffic(c);
     let mut total = 0.0;
     for a in &c.activities {
         let rho = lambda[a.buffer] / a.rate;
