@@ -28,6 +28,12 @@ audit *ARGS:
     {{lb}} audit {{ARGS}}
     {{lb}} verify --sample 20
 
+# The coverage certificate (experiments/coverage/certificate.toml): entries without a
+# record in results/coverage/ are computed (their replications go to .lb-scratch/, not
+# kept), then the table is printed; `just reproduce` puts it in the report.
+certify *ARGS:
+    {{lb}} coverage --certificate experiments/coverage/certificate.toml {{ARGS}}
+
 fmt:
     cargo fmt --all
 

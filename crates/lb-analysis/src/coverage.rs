@@ -521,3 +521,311 @@ pub fn figure(
         paths: vec![],
     }
 }
+
+/// One entry of the certificate as the report reads it: its label, and its
+/// coverages (None: no record at the entry's current key yet).
+pub struct EntryView {
+    pub label: String,
+    /// A setting shown failing, kept out of the verdict (the "before").
+    pub before: bool,
+    pub manifest: String,
+    pub coverages: Option<Vec<Coverage>>,
+    pub cpu_seconds: f64,
+}
+
+/// Renders a figure into `dir/<name>.{svg,png}` (written only if changed).
+fn render_into(
+    dir: &std::path::Path,
+    fig: &crate::figure::Figure,
+) -> Result<Vec<std::path::PathBuf>, Box<dyn std::error::Error>> {
+    let scratch = std::env::temp_dir().join(format!(
+        "lb-fig-{}-coverage-{}",
+        std::process::id(),
+        fig.spec.name
+    ));
+    crate::figure::render(fig, &scratch)?;
+    let mut files = Vec::new();
+    for ext in ["svg", "png"] {
+        let from = scratch.with_extension(ext);
+        let to = dir.join(&fig.spec.name).with_extension(ext);
+        let body = std::fs::read(&from)?;
+        std::fs::remove_file(&from)?;
+        crate::files::write_if_changed(&to, &body)?;
+        files.push(to);
+    }
+    Ok(files)
+}
+
+/// Where a coverage was measured, in words.
+fn where_(c: &Coverage) -> String {
+    if c.at.is_empty() {
+        format!("load {:.3}", c.load)
+    } else {
+        c.at.replace('=', " = ")
+    }
+}
+
+/// The certificate's part of the report: `dir/report.md` (a section the
+/// report page includes), its figures, and `dir/coverage.csv`. `rerun` is
+/// the command that recomputes it.
+pub fn write_report(
+    dir: &std::path::Path,
+    entries: &[EntryView],
+    (level, strict, macros): (f64, Option<f64>, usize),
+    rerun: &str,
+) -> Result<Vec<std::path::PathBuf>, Box<dyn std::error::Error>> {
+    use std::fmt::Write as _;
+    std::fs::create_dir_all(dir)?;
+    let mut files = Vec::new();
+    let nominal = |c: &&Coverage| (c.level - level).abs() < 1e-12;
+    // A "before" is an entry the certificate keeps to show a failure, or
+    // the batch-means interval lb read before it.
+    let is_before =
+        |e: &EntryView, c: &Coverage| e.before || c.kind == "batch means, 16–64 batches";
+    let all_rows: Vec<(String, &Coverage, bool)> = entries
+        .iter()
+        .flat_map(|e| {
+            e.coverages
+                .iter()
+                .flatten()
+                .map(move |c| (e.label.clone(), c, is_before(e, c)))
+        })
+        .collect();
+    let rows: Vec<(String, &Coverage)> = all_rows
+        .iter()
+        .filter(|r| !r.2)
+        .map(|(l, c, _)| (l.clone(), *c))
+        .collect();
+    let befores: Vec<&(String, &Coverage, bool)> =
+        all_rows.iter().filter(|r| r.2 && nominal(&r.1)).collect();
+    let at_level: Vec<(String, &Coverage)> = all_rows
+        .iter()
+        .filter(|(_, c, _)| nominal(c))
+        .map(|(l, c, _)| (l.clone(), *c))
+        .collect();
+    let decided_rows: Vec<&(String, &Coverage)> = rows.iter().filter(|(_, c)| nominal(c)).collect();
+    let series = |keep: &dyn Fn(&Coverage) -> bool, name: &dyn Fn(&str, &Coverage) -> String| {
+        at_level
+            .iter()
+            .filter(|(_, c)| keep(c))
+            .map(|(l, c)| (name(l, c), *c))
+            .collect::<Vec<_>>()
+    };
+    let band = 100.0 * level;
+    let caption = format!(
+        "Each point: the fraction of {macros} independent macro-replications whose {band}% \
+         interval contains the point's exact value (a closed form), among those lb would print \
+         (runs settled), with its 95% Clopper–Pearson interval. Shaded: the acceptance band \
+         93–97%. A point below 80% is marked at the lower edge with its value."
+    );
+    let figs = [
+        (
+            "coverage-student-t",
+            "Coverage of Student-t intervals over 5 replications",
+            series(&|c| c.kind == "Student-t", &|l, _| l.to_string()),
+        ),
+        (
+            "coverage-batch-means",
+            "Coverage of batch-means intervals within one run: on 8 batches, and before (16–64)",
+            series(&|c| c.kind.starts_with("batch means"), &|l, c| {
+                if c.kind == "batch means" {
+                    l.to_string()
+                } else {
+                    format!("{l}, before (16–64 batches)")
+                }
+            }),
+        ),
+        (
+            "coverage-other",
+            "Coverage of precision-stopped, proportion and control-variate intervals",
+            series(
+                &|c| !c.kind.starts_with("batch means") && c.kind != "Student-t",
+                &|l, c| {
+                    if c.kind == "precision rule" {
+                        let first = c
+                            .procedure
+                            .split("replications ")
+                            .nth(1)
+                            .and_then(|s| s.split(',').next())
+                            .unwrap_or("?");
+                        format!("precision rule, first look at {first} — {l}")
+                    } else {
+                        format!("{} — {l}", c.kind)
+                    }
+                },
+            ),
+        ),
+    ];
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "## Coverage certificate — do lb's intervals hold their level?\n"
+    );
+    let cpu: f64 = entries.iter().map(|e| e.cpu_seconds).sum();
+    let _ = writeln!(
+        s,
+        "Every verdict rests on an interval. Here lb measures how often its nominal {band}% \
+         intervals cover the exact value, at points whose exact answer is known in closed form \
+         (manifests in `experiments/coverage/`, listed in `experiments/coverage/certificate.toml`). \
+         Each procedure is repeated on {macros} independent macro-replications of the point — \
+         the replications, the settling rule, batch means, the precision rule, the control \
+         variate — and the coverage is the fraction whose interval contains the exact value, \
+         with its own 95% Clopper–Pearson interval. A macro-replication whose runs lb judges \
+         not settled is counted apart (\"not settled\"): lb never prints it as a bare number. The \
+         records are in `results/coverage/`, keyed by the entry and its points' keys; \
+         rerun with `{rerun}` ({:.0} CPU-minutes of replications, single thread).\n",
+        cpu / 60.0
+    );
+    let missing: Vec<&EntryView> = entries.iter().filter(|e| e.coverages.is_none()).collect();
+    if !missing.is_empty() {
+        let _ = writeln!(
+            s,
+            "**Not yet certified** (no record at the entry's current key): {}.\n",
+            missing
+                .iter()
+                .map(|e| format!("{} (`{}`)", e.label, e.manifest))
+                .collect::<Vec<_>>()
+                .join("; ")
+        );
+    }
+    // The verdict in numbers.
+    let decided: Vec<&&(String, &Coverage)> =
+        decided_rows.iter().filter(|(_, c)| c.macros > 0).collect();
+    let inside = |c: &Coverage| (0.93..=0.97).contains(&c.coverage());
+    let within = decided.iter().filter(|(_, c)| inside(c)).count();
+    let _ = writeln!(
+        s,
+        "**{within} of {} procedure-and-point pairs cover within 93–97%.**{}\n",
+        decided.len(),
+        {
+            let out: Vec<String> = decided
+                .iter()
+                .filter(|(_, c)| !inside(c))
+                .map(|(l, c)| {
+                    format!(
+                        "{} at {} ({l}): {:.1}% [{:.1}, {:.1}]",
+                        c.kind,
+                        if c.at.is_empty() {
+                            format!("ρ = {:.3}", c.load)
+                        } else {
+                            c.at.clone()
+                        },
+                        100.0 * c.coverage(),
+                        100.0 * c.coverage_interval.0,
+                        100.0 * c.coverage_interval.1
+                    )
+                })
+                .collect();
+            if out.is_empty() {
+                String::new()
+            } else {
+                format!(" Outside: {}.", out.join("; "))
+            }
+        }
+    );
+    for (lv, name) in std::iter::once((level, "nominal")).chain(strict.map(|s| (s, "strict"))) {
+        let at: Vec<&Coverage> = rows
+            .iter()
+            .map(|(_, c)| *c)
+            .filter(|c| (c.level - lv).abs() < 1e-12 && c.macros > 0)
+            .collect();
+        if at.is_empty() {
+            continue;
+        }
+        let worst_refuted = at
+            .iter()
+            .map(|c| (c.audit_errors().0, c))
+            .max_by(|a, b| a.0.total_cmp(&b.0));
+        let worst_confirmed = at
+            .iter()
+            .map(|c| (c.audit_errors().1, c))
+            .max_by(|a, b| a.0.total_cmp(&b.0));
+        let pooled_refuted: usize = at.iter().map(|c| c.above + c.below).sum();
+        let pooled: usize = at.iter().map(|c| c.macros).sum();
+        if let (Some((r, rc)), Some((b, bc))) = (worst_refuted, worst_confirmed) {
+            let _ = writeln!(
+                s,
+                "- At the {name} level {}%: a true value claim (the exact value, no tolerance) \
+                 is refuted in {:.2}% of all {pooled} macro-replications (allowed: {:.1}%), at \
+                 most {:.1}% at one point ({}, {}); a bound set exactly at the truth is \
+                 confirmed in at most {:.1}% ({}, {}).",
+                100.0 * lv,
+                100.0 * pooled_refuted as f64 / pooled as f64,
+                100.0 * (1.0 - lv),
+                100.0 * r,
+                rc.kind,
+                where_(rc),
+                100.0 * b,
+                bc.kind,
+                where_(bc)
+            );
+        }
+    }
+    s.push('\n');
+    if !befores.is_empty() {
+        let _ = writeln!(
+            s,
+            "**What the certificate changed** (before → after; the befores are kept out of the \
+             counts above):\n"
+        );
+        for (l, c, _) in &befores {
+            // The after: the same procedure kind (batch means for its
+            // pre-certificate form) at the same load and metric, outside
+            // the befores; for a before entry, prefer the entry of the same
+            // point family (its label's first word).
+            let kind = if c.kind == "batch means, 16–64 batches" {
+                "batch means"
+            } else {
+                c.kind.as_str()
+            };
+            let family = l.split(',').next().unwrap_or(l);
+            let after = rows
+                .iter()
+                .filter(|(_, a)| {
+                    nominal(a)
+                        && a.kind == kind
+                        && a.metric == c.metric
+                        && (a.load - c.load).abs() < 1e-9
+                })
+                .max_by_key(|(al, _)| al.starts_with(family));
+            let pct = |c: &Coverage| {
+                format!(
+                    "{:.1}% [{:.1}, {:.1}]",
+                    100.0 * c.coverage(),
+                    100.0 * c.coverage_interval.0,
+                    100.0 * c.coverage_interval.1
+                )
+            };
+            let _ = writeln!(
+                s,
+                "- {l}, {}, {}: {}{}",
+                c.procedure,
+                where_(c),
+                pct(c),
+                after
+                    .map(|(al, a)| format!(" → {} ({al}, {})", pct(a), a.procedure))
+                    .unwrap_or_default()
+            );
+        }
+        s.push('\n');
+    }
+    for (name, title, rs) in figs {
+        if rs.is_empty() {
+            continue;
+        }
+        let fig = figure((name, title, &caption), &rs);
+        files.extend(render_into(dir, &fig)?);
+        let _ = writeln!(
+            s,
+            "### {title}\n\n![{title}](coverage/{name}.png)\n\n{caption}\n"
+        );
+    }
+    let all: Vec<Coverage> = at_level.iter().map(|(_, c)| (*c).clone()).collect();
+    let _ = writeln!(s, "### Every procedure at every point ({band}%)\n");
+    s.push_str(&markdown(&all));
+    s.push('\n');
+    let p = dir.join("report.md");
+    crate::files::write_if_changed(&p, s.as_bytes())?;
+    files.push(p);
+    Ok(files)
+}

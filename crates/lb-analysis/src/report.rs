@@ -363,8 +363,9 @@ pub fn section(exp: &Experiment, w: &Written) -> String {
 
 /// The report page: the intro, the verdict summary of every experiment
 /// (linked to the audit), then each experiment's section (`sections`, in
-/// order).
-pub fn page(experiments: &[(ExperimentClaims, String)]) -> String {
+/// order), the coverage certificate's section (`coverage`, Markdown), the
+/// glossary and the references.
+pub fn page(experiments: &[(ExperimentClaims, String)], coverage: &str) -> String {
     let mut s = String::new();
     s.push_str("# lb — reproduced figures and tables\n\n");
     s.push_str(
@@ -432,6 +433,7 @@ pub fn page(experiments: &[(ExperimentClaims, String)]) -> String {
     for (_, sec) in experiments {
         s.push_str(sec);
     }
+    s.push_str(coverage);
     s.push_str(GLOSSARY);
     s.push_str(REFERENCES);
     s
@@ -522,7 +524,10 @@ pub fn assemble(
         audits.push((claims, frag));
     }
     if report {
-        write_if_changed(&out.join("README.md"), page(&reports).as_bytes())?;
+        // The coverage certificate's section, when `lb reproduce` wrote one.
+        let coverage =
+            std::fs::read_to_string(out.join("coverage").join("report.md")).unwrap_or_default();
+        write_if_changed(&out.join("README.md"), page(&reports, &coverage).as_bytes())?;
     }
     write_if_changed(
         &out.join("audit.md"),

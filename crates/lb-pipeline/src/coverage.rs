@@ -218,6 +218,10 @@ pub struct CertificateHead {
 pub struct EntryToml {
     /// The family of points, as the report and figure name it.
     pub label: String,
+    /// A "before": a setting the certificate shows failing (a run length
+    /// or procedure lb no longer recommends), kept apart from the verdict.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub before: bool,
     /// The manifest, relative to the certificate file.
     pub manifest: PathBuf,
     pub metric: String,
@@ -483,4 +487,35 @@ pub struct Sources {
     pub cpu_seconds: f64,
     pub commits: std::collections::BTreeSet<String>,
     pub dirty: bool,
+}
+
+/// Where the shipped certificate lives.
+pub const CERTIFICATE: &str = "experiments/coverage/certificate.toml";
+
+/// Writes the certificate's section of the report under `out/coverage/`
+/// from the records in `cache` (computing nothing: an entry without a
+/// record is listed as not yet certified). Nothing when `path` is absent.
+pub fn write_section(cache: &Cache, path: &Path, out: &Path) -> Result<Vec<PathBuf>, Error> {
+    if !path.is_file() {
+        return Ok(Vec::new());
+    }
+    let c = Certificate::read(path)?;
+    let mut views = Vec::new();
+    for e in &c.toml.entries {
+        let rec = c.read_record(cache, e)?;
+        views.push(lb_analysis::coverage::EntryView {
+            label: e.label.clone(),
+            before: e.before,
+            manifest: c.manifest(e).display().to_string(),
+            cpu_seconds: rec.as_ref().map_or(0.0, |r| r.cpu_seconds),
+            coverages: rec.map(|r| r.coverages),
+        });
+    }
+    let h = &c.toml.certificate;
+    lb_analysis::coverage::write_report(
+        &out.join("coverage"),
+        &views,
+        (h.level, h.strict, h.macros),
+        "just certify",
+    )
 }

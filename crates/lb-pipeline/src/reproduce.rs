@@ -90,6 +90,9 @@ pub fn reproduce(
     for p in &pages {
         written.push(write_experiment(out, p)?);
     }
+    if all {
+        crate::coverage::write_section(cache, Path::new(crate::coverage::CERTIFICATE), out)?;
+    }
     assemble(out, &page_names(all, loaded, out), true)?;
     // Points above a precision target exist only in experiments that set one.
     let targets = pages.iter().filter(|p| p.precision.is_some()).count();

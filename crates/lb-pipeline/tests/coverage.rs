@@ -8,7 +8,7 @@
 use lb_analysis::coverage::{Coverage, Procedure};
 use lb_model::precision::{MetricName, PrecisionRule};
 use lb_pipeline::compute::RunOptions;
-use lb_pipeline::coverage::{Spec, certify};
+use lb_pipeline::coverage::{Certificate, ControlToml, Spec, certify, certify_with};
 use lb_runner::cache::Cache;
 use lb_runner::run::Silent;
 use lb_runner::{Profile, load_str};
@@ -116,6 +116,7 @@ fn intervals_cover_the_exact_value_at_their_level() {
         ],
         macros: 250,
         level: 0.95,
+        strict: None,
     };
     let done = certify(&cache, &e, &spec, &opts(), &Silent).unwrap();
     assert_eq!(done.coverages.len(), 2);
@@ -143,14 +144,149 @@ fn a_proportion_is_covered_by_its_wilson_interval() {
     let spec = Spec {
         metric: "loss_fraction".into(),
         reference: "mm1".into(),
-        procedures: vec![Procedure::Wilson { per: 5 }],
+        procedures: vec![
+            Procedure::Wilson { per: 5 },
+            Procedure::ClopperPearson { per: 5 },
+        ],
         macros: 250,
         level: 0.95,
+        strict: None,
     };
     let done = certify(&cache, &e, &spec, &opts(), &Silent).unwrap();
     let w = &done.coverages[0];
     assert!(w.exact > 0.05 && w.exact < 0.2, "{w:?}");
     within_nominal(w);
+    // Clopper–Pearson on the same effective trials: wider than Wilson's.
+    let cp = &done.coverages[1];
+    within_nominal(cp);
+    assert!(cp.mean_half_width >= w.mean_half_width, "{cp:?} {w:?}");
+}
+
+/// Random on heterogeneous servers, with weighted random as a control
+/// variate: both forms of the control-variate interval cover Random's
+/// closed form at their level, and the control itself is not certified.
+#[test]
+fn control_variate_intervals_cover_at_their_level() {
+    let d = tempfile::tempdir().unwrap();
+    let cache = Cache::new(d.path());
+    let text = r#"[experiment]
+name = "coverage-cv"
+title = "Coverage of control variates"
+model = "slotted"
+
+[system]
+dispatchers = 1
+servers = { rates = [0.2, 0.3, 0.5] }
+service = "bernoulli"
+arrivals = "poisson"
+
+[sweep]
+load = [0.5]
+
+[[policy]]
+spec = "Random"
+
+[[policy]]
+spec = "WR"
+
+[run]
+slots = 40_000
+warmup = 4_000
+batches = 32
+replications = 5
+seed = 14
+"#;
+    let e = load_str(Path::new("cv.toml"), text, Profile::Full).unwrap();
+    let spec = Spec {
+        metric: "mean_sum_q".into(),
+        reference: "wr_sum_q".into(),
+        procedures: vec![
+            Procedure::ControlVariate {
+                per: 5,
+                fitted: false,
+            },
+            Procedure::ControlVariate {
+                per: 5,
+                fitted: true,
+            },
+        ],
+        macros: 250,
+        level: 0.95,
+        strict: None,
+    };
+    let control = ControlToml {
+        policy: "WR".into(),
+        mean: "wr_sum_q".into(),
+    };
+    let done = certify_with(&cache, &e, &spec, Some(&control), &opts(), &Silent).unwrap();
+    assert_eq!(done.coverages.len(), 2, "the control is not certified");
+    for c in &done.coverages {
+        assert_eq!(c.policy, "Random");
+        within_nominal(c);
+    }
+}
+
+/// A Jackson network (two stations in tandem with feedback): the product
+/// form E[ΣZ] = Σ ρ/(1 − ρ) is covered by Student-t intervals.
+#[test]
+fn a_jackson_network_is_covered() {
+    let d = tempfile::tempdir().unwrap();
+    let cache = Cache::new(d.path());
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments/coverage/jackson.toml"),
+    )
+    .unwrap()
+    .replace("horizon = 20000.0", "horizon = 4000.0");
+    let e = load_str(Path::new("j.toml"), &text, Profile::Full).unwrap();
+    let spec = Spec {
+        metric: "mean_total".into(),
+        reference: "jackson".into(),
+        procedures: vec![Procedure::StudentT { per: 5 }],
+        macros: 250,
+        level: 0.95,
+        strict: None,
+    };
+    let done = certify(&cache, &e, &spec, &opts(), &Silent).unwrap();
+    let t = &done.coverages[0];
+    assert!(
+        (t.exact - (0.625 / 0.375 + 0.875 / 0.125)).abs() < 1e-9,
+        "{t:?}"
+    );
+    within_nominal(t);
+}
+
+/// The certificate file: a bad procedure is refused naming the file, the
+/// entry and the field; the shipped certificate reads.
+#[test]
+fn certificate_errors_name_the_entry_and_field() {
+    let d = tempfile::tempdir().unwrap();
+    let cert = d.path().join("c.toml");
+    std::fs::write(
+        &cert,
+        r#"[certificate]
+level = 0.95
+macros = 10
+
+[[entry]]
+label = "x"
+manifest = "m.toml"
+metric = "mean_jobs"
+reference = "mm1"
+per = 5
+procedures = ["t", "cv-one"]
+"#,
+    )
+    .unwrap();
+    let err = Certificate::read(&cert).err().unwrap().to_string();
+    assert!(err.contains("c.toml") && err.contains("entry 1"), "{err}");
+    assert!(err.contains("cv-one needs control"), "{err}");
+    let shipped =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments/coverage/certificate.toml");
+    let c = Certificate::read(&shipped).unwrap();
+    assert!(c.toml.entries.len() >= 8);
+    for e in &c.toml.entries {
+        assert!(c.manifest(e).is_file(), "{}", e.manifest.display());
+    }
 }
 
 /// A metric the trace is not the series of cannot be read by batch means:
@@ -166,6 +302,7 @@ fn batch_means_need_the_trace_of_the_metric() {
         procedures: vec![Procedure::BatchMeans],
         macros: 10,
         level: 0.95,
+        strict: None,
     };
     let err = certify(&cache, &e, &spec, &opts(), &Silent).err().unwrap();
     assert!(
@@ -188,6 +325,7 @@ fn the_slotted_single_server_is_covered_and_the_audit_errs_at_its_level() {
         procedures: vec![Procedure::StudentT { per: 5 }],
         macros: 250,
         level: 0.95,
+        strict: None,
     };
     let done = certify(&cache, &e, &spec, &opts(), &Silent).unwrap();
     let t = &done.coverages[0];

@@ -29,16 +29,19 @@
 use lb_core::stability::{merged_batch_means, mser};
 use lb_model::Summary;
 
-/// The chance that a settled replication fails the rule anyway: twice the
-/// worst rate measured on stationary AR(1) series of 64 batches (MSER-5 at
-/// its cap in 0.05%, 0.1% and 0.25% of series at φ = 0, 0.3, 0.6; merged
-/// batch means failing the lag-1 test three times in a row, about 0.01%).
-/// Not yet calibrated on queue traces: `lb coverage` measured MSER-5 at its
-/// cap in 76 of 3,000 runs (2.5%) of a settled M/M/1 pair (λ = 0.5, 400
-/// time units, 32 batches), whose batch means are skewed; the coverage
-/// certificate is to replace this constant with the detector's measured
-/// rate, per run length and batch count.
-pub const FALSE_FAIL: f64 = 0.005;
+/// The chance that a settled replication fails the rule anyway, as the
+/// coverage certificate measured it on queues whose runs are long enough to
+/// settle (a load-scaled warm-up of four relaxation times): MSER-5 reached
+/// its cap in 1.3%, 2.1% and 1.8% of 8,000 runs each of an M/M/1 queue at
+/// loads 0.5, 0.8 and 0.95 (32 batches), in 2.7% and 2.9% of 20,000 and
+/// 10,000 Geo/Geo/1 runs at loads 0.9 and 0.98 (32 batches) and in 1.6% of
+/// 4,000 at 0.9 with 64 batches; the batch means never stayed correlated.
+/// Rounded up from the worst, 2.9%. (It was 0.005, calibrated on AR(1)
+/// series, whose batch means are not skewed as a queue's are: with it, a
+/// settled point of 10 replications was flagged unsettled about one time
+/// in five.) With up to 3 replications none may fail; with 4 to 11, one;
+/// with 72, five.
+pub const FALSE_FAIL: f64 = 0.03;
 
 /// The most of `n` settled replications that fail the rule by chance, at
 /// 5%: the least c with P(Binomial(n, [`FALSE_FAIL`]) > c) ≤ 0.05.
@@ -176,14 +179,15 @@ mod tests {
     use super::allowed;
 
     /// The failures chance allows grow with the replications: none up to
-    /// 10, a handful in hundreds.
+    /// 3, one up to 11, a few percent in hundreds.
     #[test]
     fn chance_allows_few_failures() {
         assert_eq!(allowed(1), 0);
-        assert_eq!(allowed(4), 0);
-        assert_eq!(allowed(10), 0);
-        assert_eq!(allowed(20), 1);
-        assert_eq!(allowed(72), 2);
-        assert!((4..=7).contains(&allowed(444)), "{}", allowed(444));
+        assert_eq!(allowed(3), 0);
+        assert_eq!(allowed(4), 1);
+        assert_eq!(allowed(10), 1);
+        assert_eq!(allowed(20), 2);
+        assert_eq!(allowed(72), 5);
+        assert_eq!(allowed(444), 19);
     }
 }

@@ -304,7 +304,9 @@ fn legend_entries(fig: &Figure, path: bool) -> Vec<(Sample, String)> {
         }
         for (i, r) in fig.references.iter().enumerate() {
             let mut l = r.label.clone();
-            if let Some(b) = r.band {
+            // A label that names its band already (the coverage
+            // certificate's "band 93–97%") is not told it twice.
+            if let Some(b) = r.band.filter(|_| !r.label.contains("band")) {
                 l.push_str(&format!(
                     " (band: ±{}%)",
                     ticks::format_tick(100.0 * b, None)
