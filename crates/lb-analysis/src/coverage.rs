@@ -432,21 +432,6 @@ pub fn markdown(all: &[Coverage]) -> String {
     s
 }
 
-#[cfg(test)]
-mod tests {
-    use super::clopper_pearson;
-
-    /// Clopper–Pearson against known values: 95 of 100 → [0.8872, 0.9836].
-    #[test]
-    fn clopper_pearson_matches_tables() {
-        let (lo, hi) = clopper_pearson(95, 100, 0.95);
-        assert!((lo - 0.8872).abs() < 5e-4, "{lo}");
-        assert!((hi - 0.9836).abs() < 5e-4, "{hi}");
-        assert_eq!(clopper_pearson(0, 10, 0.95).0, 0.0);
-        assert_eq!(clopper_pearson(10, 10, 0.95).1, 1.0);
-    }
-}
-
 /// A figure of the certificate: coverage (%) against the point's load, one
 /// series per name in `rows` (its coverages in load order), each with its
 /// Clopper–Pearson interval, and the nominal 95% with the acceptance band
@@ -828,4 +813,19 @@ pub fn write_report(
     crate::files::write_if_changed(&p, s.as_bytes())?;
     files.push(p);
     Ok(files)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::clopper_pearson;
+
+    /// Clopper–Pearson against known values: 95 of 100 → [0.8872, 0.9836].
+    #[test]
+    fn clopper_pearson_matches_tables() {
+        let (lo, hi) = clopper_pearson(95, 100, 0.95);
+        assert!((lo - 0.8872).abs() < 5e-4, "{lo}");
+        assert!((hi - 0.9836).abs() < 5e-4, "{hi}");
+        assert_eq!(clopper_pearson(0, 10, 0.95).0, 0.0);
+        assert_eq!(clopper_pearson(10, 10, 0.95).1, 1.0);
+    }
 }
