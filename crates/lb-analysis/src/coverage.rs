@@ -60,6 +60,14 @@ pub enum Procedure {
     /// The interval at which the precision rule stops, on up to `max`
     /// replications.
     PrecisionStopped { rule: PrecisionRule },
+    /// Stein's two-stage procedure on the precision rule's target: the
+    /// first `min` replications give the variance s₀² and the mean m₀, the
+    /// run takes n = ⌈(t·s₀/(r·|m₀|))²⌉ replications (rounded up to a look
+    /// of the rule, at most `max`), and the interval is the n replications'
+    /// mean ± t_{min−1}·s₀/√n — exact for normal data, as the mean of n
+    /// is independent of s₀ (Stein 1945). The sequential rule's looks are
+    /// not, which is what makes it under-cover.
+    TwoStage { rule: PrecisionRule },
     /// A control variate (Lavenberg and Welch) on `per` pairs: β = 1, or
     /// fitted by least squares ([`crate::stats::control_variate`]).
     ControlVariate { per: usize, fitted: bool },
@@ -75,6 +83,7 @@ impl Procedure {
             Procedure::Wilson { .. } => "Wilson",
             Procedure::ClopperPearson { .. } => "Clopper–Pearson",
             Procedure::PrecisionStopped { .. } => "precision rule",
+            Procedure::TwoStage { .. } => "two-stage precision rule",
             Procedure::ControlVariate { fitted: false, .. } => "control variate, β = 1",
             Procedure::ControlVariate { fitted: true, .. } => "control variate, β fitted",
         }
@@ -88,7 +97,9 @@ impl Procedure {
             | Procedure::ClopperPearson { per }
             | Procedure::ControlVariate { per, .. } => *per,
             Procedure::BatchMeans | Procedure::BatchMeansTestBatches => 1,
-            Procedure::PrecisionStopped { rule } => rule.max as usize,
+            Procedure::PrecisionStopped { rule } | Procedure::TwoStage { rule } => {
+                rule.max as usize
+            }
         }
     }
 
@@ -104,6 +115,13 @@ impl Procedure {
             Procedure::ClopperPearson { per } => {
                 format!("Clopper–Pearson, {per} replications")
             }
+            Procedure::TwoStage { rule } => format!(
+                "two-stage precision rule ±{}% (first stage {}, looks +{}, ≤ {})",
+                100.0 * rule.rel_half_width,
+                rule.min,
+                rule.step,
+                rule.max
+            ),
             Procedure::ControlVariate { per, fitted } => format!(
                 "control variate, β {}, {per} pairs",
                 if *fitted { "fitted" } else { "= 1" }
@@ -298,6 +316,43 @@ fn one(
             let (p, n) = crate::stats::effective_trials(&cs?, level)?;
             let (lo, hi) = clopper_pearson_real(p * n, n, level);
             Some((lo, hi, group.len()))
+        }
+        Procedure::TwoStage { rule } => {
+            let n0 = (rule.min as usize).max(2);
+            let first: Option<Vec<f64>> = group[..n0].iter().map(|s| m.value(point, s)).collect();
+            let first = first?;
+            let iv0 = lb_model::precision::interval(&first, level);
+            let var0 = first.iter().map(|x| (x - iv0.mean).powi(2)).sum::<f64>() / (n0 - 1) as f64;
+            let sd0 = var0.sqrt();
+            // t_{n0−1} at the level: the first stage's half-width over s₀/√n0.
+            let t = if sd0 > 0.0 {
+                iv0.half_width * (n0 as f64).sqrt() / sd0
+            } else {
+                0.0
+            };
+            let want = if iv0.mean != 0.0 {
+                (iv0.half_width * iv0.half_width * n0 as f64
+                    / (rule.rel_half_width * iv0.mean).powi(2))
+                .ceil() as usize
+            } else {
+                rule.max as usize
+            };
+            // Up to a look of the rule (min, min + step, …), at most max.
+            let looks = rule.checkpoints();
+            let n = looks
+                .iter()
+                .map(|&k| k as usize)
+                .find(|&k| k >= want)
+                .unwrap_or(rule.max as usize)
+                .min(group.len());
+            if !settled(&group[..n]) {
+                return None;
+            }
+            let xs: Option<Vec<f64>> = group[..n].iter().map(|s| m.value(point, s)).collect();
+            let xs = xs?;
+            let mean = xs.iter().sum::<f64>() / n as f64;
+            let hw = t * sd0 / (n as f64).sqrt();
+            Some((mean - hw, mean + hw, n))
         }
         Procedure::ControlVariate { fitted, .. } => {
             let (cr, cgroup, exact) = control?;

@@ -95,8 +95,18 @@ pub fn coverage(cache: &Cache, c: &Command) -> Res {
                 },
             }),
             "cp" => Ok(Procedure::ClopperPearson { per: *per }),
+            "two-stage" => Ok(Procedure::TwoStage {
+                rule: PrecisionRule {
+                    metric: MetricName(metric.clone()),
+                    rel_half_width: *rel,
+                    level: *level,
+                    min: *min,
+                    max: *max,
+                    step: *step,
+                },
+            }),
             other => Err(format!(
-                "--procedures: unknown \"{other}\"; allowed: t, bm, wilson, cp, precision \
+                "--procedures: unknown \"{other}\"; allowed: t, bm, wilson, cp, precision, two-stage \
                  (control variates: a --certificate entry with a control)"
             )),
         })

@@ -209,8 +209,10 @@ pub enum Command {
         #[arg(long, default_value_t = 10)]
         per: usize,
         /// Procedures: t (Student-t), bm (batch means in one run), wilson
-        /// (a proportion), precision (the interval the precision rule stops
-        /// at: --rel, --min, --step, --max).
+        /// and cp (a proportion: Wilson, Clopper–Pearson), precision (the
+        /// interval the precision rule stops at: --rel, --min, --step,
+        /// --max), two-stage (Stein's two-stage procedure on the same
+        /// target).
         #[arg(long, value_delimiter = ',', default_value = "t,bm")]
         procedures: Vec<String>,
         /// precision: the relative half-width the rule stops at.

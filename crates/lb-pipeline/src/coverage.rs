@@ -157,9 +157,12 @@ pub fn certify_with(
             if matches!(p, Procedure::ControlVariate { .. }) && paired.is_none() {
                 continue;
             }
-            let strict = spec
-                .strict
-                .filter(|_| !matches!(p, Procedure::PrecisionStopped { .. }));
+            let strict = spec.strict.filter(|_| {
+                !matches!(
+                    p,
+                    Procedure::PrecisionStopped { .. } | Procedure::TwoStage { .. }
+                )
+            });
             for level in std::iter::once(spec.level).chain(strict) {
                 coverages.push(coverage(p, metric, r, exact, (level, spec.macros), paired));
             }
@@ -353,29 +356,31 @@ impl Certificate {
                             fitted: p == "cv-fitted",
                         }
                     }
-                    "precision" => {
+                    "precision" | "two-stage" => {
                         let Some(r) = &e.precision else {
-                            return Err(
-                                "procedures: precision needs precision = { rel_half_width, min, \
-                                 step, max }"
-                                    .into(),
-                            );
+                            return Err(format!(
+                                "procedures: {p} needs precision = {{ rel_half_width, min, \
+                                 step, max }}"
+                            ));
                         };
-                        Procedure::PrecisionStopped {
-                            rule: PrecisionRule {
-                                metric: MetricName(e.metric.clone()),
-                                rel_half_width: r.rel_half_width,
-                                level: self.toml.certificate.level,
-                                min: r.min,
-                                max: r.max,
-                                step: r.step,
-                            },
+                        let rule = PrecisionRule {
+                            metric: MetricName(e.metric.clone()),
+                            rel_half_width: r.rel_half_width,
+                            level: self.toml.certificate.level,
+                            min: r.min,
+                            max: r.max,
+                            step: r.step,
+                        };
+                        if p == "precision" {
+                            Procedure::PrecisionStopped { rule }
+                        } else {
+                            Procedure::TwoStage { rule }
                         }
                     }
                     other => {
                         return Err(format!(
                             "procedures: unknown \"{other}\"; allowed: t, bm, bm-test-batches, \
-                             wilson, cp, precision, cv-one, cv-fitted"
+                             wilson, cp, precision, two-stage, cv-one, cv-fitted"
                         ));
                     }
                 })
