@@ -12,7 +12,7 @@
 //! not at (a, y) or (b, x)), it says "holds at k of n combinations".
 
 use crate::audit::{ExperimentClaims, Verdict, audit_claim};
-use crate::canvas::{Anchor, BLACK, Canvas, Png, Rgb, Stroke, Svg, TextStyle, text_width};
+use crate::canvas::{Anchor, BLACK, Canvas, Png, Rgb, Stroke, Svg, TextStyle, text_width, wrap};
 use crate::results::PointResult;
 use lb_runner::manifest::Loaded;
 use lb_runner::model::slotted::robustness::RobustnessToml;
@@ -421,7 +421,16 @@ pub struct Layout {
     pub header_y: f64,
     pub grid_y: f64,
     pub legend_y: f64,
+    /// The key under the legend: each row's claim id and statement, wrapped
+    /// to the width (the rows are labelled by id only).
+    pub key: Vec<String>,
+    pub key_y: f64,
 }
+
+/// The narrowest a map's figure is drawn: wide enough for its key's
+/// statements to wrap into a few lines.
+const MIN_WIDTH: f64 = 760.0;
+const KEY_LINE: f64 = 16.0;
 
 fn layout(m: &MapResult) -> Layout {
     let label_w = m
@@ -447,16 +456,30 @@ fn layout(m: &MapResult) -> Layout {
     let legend_y = grid_y + m.claims.len() as f64 * CELL_H + 22.0 + 18.0;
     let width = (grid_x + cell_w * m.combinations.len() as f64 + PAD)
         .max(PAD * 2.0 + text_width(&title(m), TITLE))
-        .max(PAD * 2.0 + 3.0 * 150.0)
+        .max(MIN_WIDTH)
         .ceil();
+    let key: Vec<String> = m
+        .claims
+        .iter()
+        .flat_map(|c| {
+            wrap(
+                &format!("{}: {}", c.id, c.statement),
+                TEXT,
+                width - 2.0 * PAD,
+            )
+        })
+        .collect();
+    let key_y = legend_y + 30.0;
     Layout {
         width,
-        height: (legend_y + 24.0).ceil(),
+        height: (key_y + key.len() as f64 * KEY_LINE + PAD).ceil(),
         grid_x,
         cell_w,
         header_y,
         grid_y,
         legend_y,
+        key,
+        key_y,
     }
 }
 
@@ -554,6 +577,15 @@ fn paint(c: &mut dyn Canvas, m: &MapResult, p: &Layout) {
         };
         c.text(word, x + 22.0, p.legend_y + 1.0, &TextStyle::new(TEXT));
         x += 22.0 + text_width(word, TEXT) + 24.0;
+    }
+    // The key: what each row's claim says.
+    for (i, line) in p.key.iter().enumerate() {
+        c.text(
+            line,
+            PAD,
+            p.key_y + i as f64 * KEY_LINE,
+            &TextStyle::new(TEXT),
+        );
     }
 }
 
