@@ -73,10 +73,16 @@ pub fn describe(c: &ClaimResult, k: &Check) -> String {
             k.reference.map(sig5).unwrap_or_default(),
             measured_at(c.level, k)
         ),
+        // A proportion's step is decided on its two intervals, not on an
+        // interval of the change: they are given with it.
         ClaimKind::Trend => format!(
-            "{label} of {}: change {}{at}",
+            "{label} of {}: change {}{at}{}",
             k.policy,
-            measured_at(c.level, k)
+            measured_at(c.level, k),
+            match (&k.half_width, &k.note) {
+                (None, Some(n)) if n.contains(" → ") => format!(" ({n})"),
+                _ => String::new(),
+            }
         ),
         ClaimKind::Limit => format!(
             "{label} of {} = {}{at}; limit {}",
