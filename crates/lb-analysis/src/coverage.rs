@@ -596,6 +596,20 @@ fn render_into(
     Ok(files)
 }
 
+/// A precision rule's first look, in words (" with a first look at 4"):
+/// two rules at one point differ by it.
+fn first_look(c: &Coverage) -> String {
+    if c.kind != "precision rule" {
+        return String::new();
+    }
+    c.procedure
+        .split("replications ")
+        .nth(1)
+        .and_then(|s| s.split(',').next())
+        .map(|n| format!(", first look at {n}"))
+        .unwrap_or_default()
+}
+
 /// Where a coverage was measured, in words.
 fn where_(c: &Coverage) -> String {
     if c.at.is_empty() {
@@ -743,13 +757,10 @@ pub fn write_report(
                 .filter(|(_, c)| !inside(c))
                 .map(|(l, c)| {
                     format!(
-                        "{} at {} ({l}): {:.1}% [{:.1}, {:.1}]",
+                        "{}{} at {} ({l}): {:.1}% [{:.1}, {:.1}]",
                         c.kind,
-                        if c.at.is_empty() {
-                            format!("ρ = {:.3}", c.load)
-                        } else {
-                            c.at.clone()
-                        },
+                        first_look(c),
+                        where_(c),
                         100.0 * c.coverage(),
                         100.0 * c.coverage_interval.0,
                         100.0 * c.coverage_interval.1
