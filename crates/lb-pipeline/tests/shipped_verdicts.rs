@@ -4,6 +4,7 @@
 //! claim says who claimed it. Reads `experiments/` and `results/` of the
 //! repository; a few seconds.
 
+use lb_analysis::audit::Verdict;
 use lb_model::model::Profile;
 use lb_runner::cache::Cache;
 use lb_runner::claim::Origin;
@@ -47,10 +48,26 @@ fn the_vacuous_confirmations_are_not_counted_as_reproductions() {
             .find(|c| c.experiment == exp && c.id == id)
             .unwrap_or_else(|| panic!("{exp}/{id}"))
     };
+    // Liu and Ying's excess is identically 0 (N = 10^6) or tiny beside a
+    // loose bound: confirmed, it tests nothing. Neither experiment counts it
+    // as a reproduction; one may be inconclusive instead, when one of its
+    // points has not settled (the settle rule's false alarms: at N = 100 in
+    // the version-5 records), and at least one shows the vacuous case.
+    let mut vacuous = 0;
     for exp in ["sub-halfin-whitt-excess", "sub-halfin-whitt-excess-1e6"] {
         let c = of(exp, "excess-below-29b");
-        assert!(c.untested.is_some(), "{exp}: {c:#?}");
+        if c.verdict == Verdict::Confirmed {
+            assert!(c.untested.is_some(), "{exp}: {c:#?}");
+            vacuous += 1;
+        } else {
+            assert!(
+                c.verdict == Verdict::Inconclusive
+                    && c.checks.iter().any(|k| k.unsettled.is_some()),
+                "{exp}: {c:#?}"
+            );
+        }
     }
+    assert!(vacuous >= 1);
     // Lu–Kumar's instability is a growth bounded away from 0, which a
     // stable network would fail: tested, and with a margin.
     let lk = of("lu-kumar", "lu-kumar-priority-unstable");

@@ -146,8 +146,9 @@ impl Classes {
         pos
     }
 
-    /// Takes one server of class k out of the ranks, temporarily (Power-of-d
-    /// samples without replacement; [`put_back`](Self::put_back) undoes it).
+    /// Takes one server of class k out of the ranks, temporarily (drawing
+    /// servers without replacement, as [`super::pod::pod_by_draws`] does;
+    /// [`put_back`](Self::put_back) undoes it).
     pub fn take(&mut self, k: usize) {
         self.count[k] -= 1;
         self.fen_add(k, -1);

@@ -16,6 +16,7 @@
 use super::classes::Classes;
 use super::config::{GraphSpec, ManyConfig, ManyPolicy};
 use super::graph::Graph;
+use super::pod::pod;
 use crate::stability::{Stability, Trace, stability};
 use crate::streams::below;
 use crate::streams::bernoulli;
@@ -111,7 +112,7 @@ pub fn run_many(cfg: &ManyConfig, seeds: &Seeds, r: u64) -> ManySummary {
             // drawn for every policy, so that all policies read the same
             // system words; only a graph router looks at it.
             let at = below(sys, n);
-            let k = router.route(&mut classes, at, &mut st.policy);
+            let k = router.route(&classes, at, &mut st.policy);
             if measuring {
                 arrivals += 1;
                 to_busy += (k > 0) as u64;
@@ -168,11 +169,7 @@ pub fn run_many(cfg: &ManyConfig, seeds: &Seeds, r: u64) -> ManySummary {
 /// the occupancy alone; each server's queue and the graph under a topology.
 enum Router {
     /// JSQ, JIQ, I1F, Pod(d), Random on the occupancy.
-    Exchangeable {
-        policy: ManyPolicy,
-        d: usize,
-        n: u64,
-    },
+    Exchangeable { policy: ManyPolicy, d: u64, n: u64 },
     /// Seed 003: the queues, the graph, and the last server chosen.
     Graph {
         graph: Graph,
@@ -201,7 +198,7 @@ impl Router {
             policy => Router::Exchangeable {
                 policy,
                 d: match policy {
-                    ManyPolicy::Pod { d } => d.resolve(n),
+                    ManyPolicy::Pod { d } => d.resolve(n) as u64,
                     _ => 0,
                 },
                 n: n as u64,
@@ -210,7 +207,7 @@ impl Router {
     }
 
     /// The class (queue length) of the server an arriving job is sent to.
-    fn route(&mut self, c: &mut Classes, at: usize, pol: &mut StreamRng) -> usize {
+    fn route(&mut self, c: &Classes, at: usize, pol: &mut StreamRng) -> usize {
         match self {
             Router::Exchangeable { policy, d, n } => {
                 let uniform = |c: &Classes, pol: &mut StreamRng| {
@@ -222,7 +219,7 @@ impl Router {
                     ManyPolicy::I1f if c.count(0) > 0 => 0,
                     ManyPolicy::I1f if c.count(1) > 0 => 1,
                     ManyPolicy::Jiq | ManyPolicy::I1f | ManyPolicy::Random => uniform(c, pol),
-                    ManyPolicy::Pod { .. } => pod(c, *d, *n, pol),
+                    ManyPolicy::Pod { .. } => pod(c, *d, *n, || pol.next_u64()),
                     ManyPolicy::Graph { .. } => unreachable!("graphs route per server"),
                 }
             }
@@ -273,26 +270,4 @@ impl Router {
             }
         }
     }
-}
-
-/// Power-of-d: the least class among d servers drawn without replacement
-/// (each draw a uniformly random server among those not yet drawn). Stops early
-/// once a draw lands in the lowest occupied class.
-fn pod(c: &mut Classes, d: usize, n: u64, pol: &mut StreamRng) -> usize {
-    let floor = c.min();
-    let mut best = usize::MAX;
-    let mut taken: Vec<usize> = Vec::with_capacity(d.min(64));
-    for i in 0..d as u64 {
-        let k = c.class_of_rank(below(pol, (n - i) as usize) as u64);
-        best = best.min(k);
-        if best == floor {
-            break;
-        }
-        c.take(k);
-        taken.push(k);
-    }
-    for k in taken {
-        c.put_back(k);
-    }
-    best
 }
