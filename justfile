@@ -34,6 +34,12 @@ audit *ARGS:
 certify *ARGS:
     {{lb}} coverage --certificate experiments/coverage/certificate.toml {{ARGS}}
 
+# Times the whole certificate from scratch (every replication recomputed into a fresh
+# scratch cache, about 50 CPU-minutes); its records in results/coverage/ are rewritten
+# with the same numbers (the replications are lb's own, deterministic).
+bench-certificate:
+    scratch=$(mktemp -d) && time {{lb}} coverage --certificate experiments/coverage/certificate.toml --again --scratch "$scratch" > /dev/null && rm -rf "$scratch"
+
 fmt:
     cargo fmt --all
 
