@@ -490,11 +490,12 @@ pub fn markdown(all: &[Coverage]) -> String {
 /// A figure of the certificate: coverage (%) against the point's load, one
 /// series per name in `rows` (its coverages in load order), each with its
 /// Clopper–Pearson interval, and the nominal 95% with the acceptance band
-/// 93–97% drawn. Coverage below the axis is marked at its edge with its
-/// value.
+/// 93–97% drawn, on a y axis from `y_floor` to 100%. Coverage below the
+/// axis is marked at its edge with its value.
 pub fn figure(
     (name, title, caption): (&str, &str, &str),
     rows: &[(String, &Coverage)],
+    y_floor: f64,
 ) -> crate::figure::Figure {
     use crate::figure::{Dot, FigureSpec, RefDrawn, RefShape, Series};
     use crate::stats::{Estimate, IntervalKind};
@@ -543,7 +544,7 @@ pub fn figure(
         policies: vec![],
         log_x: false,
         log_y: false,
-        y_range: Some([80.0, 100.0]),
+        y_range: Some([y_floor, 100.0]),
         difference: None,
         references: vec![],
         paths: 0,
@@ -666,21 +667,26 @@ pub fn write_report(
             .collect::<Vec<_>>()
     };
     let band = 100.0 * level;
-    let caption = format!(
-        "Each point: the fraction of {macros} independent macro-replications whose {band}% \
-         interval contains the point's exact value (a closed form), among those lb would print \
-         (runs settled), with its 95% Clopper–Pearson interval. Shaded: the acceptance band \
-         93–97%. A point below 80% is marked at the lower edge with its value."
-    );
+    let caption = |floor: f64| {
+        format!(
+            "Each point: the fraction of {macros} independent macro-replications whose {band}% \
+             interval contains the point's exact value (a closed form), among those lb would \
+             print (runs settled), with its 95% Clopper–Pearson interval. Shaded: the \
+             acceptance band 93–97%. A point below {floor}% is marked at the lower edge with its \
+             value."
+        )
+    };
     let figs = [
         (
             "coverage-student-t",
             "Coverage of Student-t intervals over 5 replications",
+            80.0,
             series(&|c| c.kind == "Student-t", &|l, _| l.to_string()),
         ),
         (
             "coverage-batch-means",
             "Coverage of batch-means intervals within one run: on 8 batches, and before (16–64)",
+            40.0,
             series(&|c| c.kind.starts_with("batch means"), &|l, c| {
                 if c.kind == "batch means" {
                     l.to_string()
@@ -692,6 +698,7 @@ pub fn write_report(
         (
             "coverage-other",
             "Coverage of precision-stopped, proportion and control-variate intervals",
+            80.0,
             series(
                 &|c| !c.kind.starts_with("batch means") && c.kind != "Student-t",
                 &|l, c| {
@@ -860,11 +867,12 @@ pub fn write_report(
         }
         s.push('\n');
     }
-    for (name, title, rs) in figs {
+    for (name, title, floor, rs) in figs {
         if rs.is_empty() {
             continue;
         }
-        let fig = figure((name, title, &caption), &rs);
+        let caption = caption(floor);
+        let fig = figure((name, title, &caption), &rs, floor);
         files.extend(render_into(dir, &fig)?);
         let _ = writeln!(
             s,
