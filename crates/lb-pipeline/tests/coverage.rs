@@ -338,3 +338,30 @@ fn the_slotted_single_server_is_covered_and_the_audit_errs_at_its_level() {
         "{t:?}"
     );
 }
+
+/// The committed certificate is current: every entry has a record at its
+/// entry's and points' keys in the committed results, with 1,000
+/// macro-replications behind every coverage it states (a changed manifest,
+/// reference or engine version must be recertified: `just certify`).
+#[test]
+fn the_committed_certificate_is_current() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let c = Certificate::read(&root.join("experiments/coverage/certificate.toml")).unwrap();
+    let cache = Cache::new(root.join("results"));
+    for e in &c.toml.entries {
+        let rec = c
+            .read_record(&cache, e)
+            .unwrap()
+            .unwrap_or_else(|| panic!("{}: no record at its current key", e.label));
+        assert_eq!(rec.macros, c.toml.certificate.macros);
+        for cov in &rec.coverages {
+            assert_eq!(
+                cov.macros + cov.unsettled,
+                rec.macros,
+                "{}: {}",
+                e.label,
+                cov.procedure
+            );
+        }
+    }
+}
