@@ -52,6 +52,19 @@ pub fn print_report(
     for (path, why) in &r.damaged {
         println!("  damaged: {}: {why}", path.display());
     }
+    if !r.waiting.is_empty() {
+        println!(
+            "  {} point(s) left for a later stage: their p̂ calibration is not in the cache yet \
+             (another shard's); the next stage or the final lb reproduce computes them",
+            r.waiting.len()
+        );
+        for (experiment, label, ck) in &r.waiting {
+            println!(
+                "    waiting: {experiment} / {label} (calibration {})",
+                &ck.hex()[..12]
+            );
+        }
+    }
     for (k, o) in &r.precision {
         let iv = o
             .interval

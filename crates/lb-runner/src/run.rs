@@ -63,6 +63,11 @@ pub struct Report {
     pub calibrations: Vec<(String, Key, CalibrationResult)>,
     /// Precision outcomes: (key, outcome).
     pub precision: Vec<(Key, Outcome)>,
+    /// Points a shard left because their p̂ calibration is not in the cache
+    /// yet (another shard's, of this stage): (experiment, policy label,
+    /// calibration key). A later stage, or the final `lb reproduce`,
+    /// computes them; the run says so rather than skip them silently.
+    pub waiting: Vec<(String, String, Key)>,
 }
 
 /// An error of a run.
@@ -598,11 +603,18 @@ impl Stage<'_> {
         let mut demands: Demands = BTreeMap::new();
         for plan in plans {
             for pp in &plan.points {
-                let (point, _) = resolved(cache, plan, pp);
+                let (point, cal) = resolved(cache, plan, pp);
                 // A shard leaves points whose calibration another shard has
-                // not finished to a later stage.
+                // not finished to a later stage, and reports them.
                 let Some(point) = point else {
                     if self.shard.is_some() {
+                        if let Some((ck, _)) = cal {
+                            self.report.lock().unwrap().waiting.push((
+                                plan.name.clone(),
+                                pp.label.clone(),
+                                ck,
+                            ));
+                        }
                         continue;
                     }
                     unreachable!("calibrations ran");

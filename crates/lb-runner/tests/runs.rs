@@ -435,3 +435,86 @@ fn a_record_carries_its_manifests_hash() {
     assert!(l.records > 0);
     assert_eq!(l.with_manifest_hash, l.records);
 }
+
+/// A shard does not compute a point whose p̂ calibration another shard of
+/// its stage owns and has not written: it reports it as waiting (never a
+/// silent skip), and once the calibration is in the cache, nothing waits.
+#[test]
+fn a_shard_reports_the_points_waiting_for_a_calibration() {
+    use lb_runner::run::{Shard, run_plans_sharded};
+    let text = r#"[experiment]
+name = "waiting"
+title = "A calibrated point under sharding"
+model = "slotted"
+
+[system]
+dispatchers = 2
+servers = { rates = [0.3, 0.5, 0.9] }
+service = "bernoulli"
+arrivals = "poisson"
+granularity = "job"
+load = 0.8
+
+[[policy]]
+spec = "Power-of-2"
+
+[[policy]]
+spec = "L-JSQ-Push"
+label = "L-JSQ-Push budget"
+d = 2
+budget = { same_as = "Power-of-2" }
+
+[run]
+slots = 2000
+warmup = 200
+replications = 1
+seed = 3
+"#;
+    let e = lb_runner::load_str(std::path::Path::new("waiting.toml"), text, Profile::Full).unwrap();
+    let plan = e.plan;
+    assert_eq!(plan.calibrations.len(), 1);
+    let ck = plan.calibrations[0].key();
+    let d = tempfile::tempdir().unwrap();
+    let cache = Cache::new(d.path());
+    let ctx = Context::capture(1, vec![]);
+    let owner = (0..2)
+        .find(|&i| Shard { index: i, count: 2 }.owns(&ck, 0))
+        .unwrap();
+    let other = Shard {
+        index: 1 - owner,
+        count: 2,
+    };
+    let r = run_plans_sharded(
+        &cache,
+        std::slice::from_ref(&plan),
+        &ctx,
+        &Silent,
+        Some(other),
+    )
+    .unwrap();
+    assert_eq!(r.waiting.len(), 1, "{:?}", r.waiting);
+    assert_eq!(r.waiting[0].0, "waiting");
+    assert_eq!(r.waiting[0].1, "L-JSQ-Push budget");
+    assert_eq!(r.waiting[0].2, ck);
+    let mine = Shard {
+        index: owner,
+        count: 2,
+    };
+    run_plans_sharded(
+        &cache,
+        std::slice::from_ref(&plan),
+        &ctx,
+        &Silent,
+        Some(mine),
+    )
+    .unwrap();
+    let again = run_plans_sharded(
+        &cache,
+        std::slice::from_ref(&plan),
+        &ctx,
+        &Silent,
+        Some(other),
+    )
+    .unwrap();
+    assert!(again.waiting.is_empty(), "{:?}", again.waiting);
+}
