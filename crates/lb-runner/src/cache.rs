@@ -141,6 +141,20 @@ impl LockGuard {
     }
 }
 
+/// Whether a lock failed because the filesystem has no file locks (ENOLCK,
+/// as an NFS mount without a lock manager says; EOPNOTSUPP; ENOSYS), not
+/// because of the lock itself.
+pub fn locks_unsupported(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::Unsupported
+        || e.raw_os_error().is_some_and(|n| NO_LOCKS.contains(&n))
+}
+
+/// ENOLCK, ENOSYS and EOPNOTSUPP, as Linux numbers them.
+#[cfg(target_os = "linux")]
+const NO_LOCKS: [i32; 3] = [37, 38, 95];
+#[cfg(not(target_os = "linux"))]
+const NO_LOCKS: [i32; 0] = [];
+
 /// What a file in the cache is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FileKind {
@@ -358,22 +372,30 @@ impl Cache {
     }
 
     /// Tries to take the lock of the record at `record`; None if another
-    /// process holds it.
+    /// process holds it. On a filesystem without file locks (some NFS
+    /// mounts: [`locks_unsupported`]) it goes on unlocked: records are
+    /// written atomically whatever happens, so two processes computing the
+    /// same record only waste work, and shards never do (each owns its own).
     pub fn try_lock(&self, record: &Path) -> Result<Option<LockGuard>, CacheError> {
         let (f, path) = self.lock_file(record)?;
         match f.try_lock_exclusive() {
             Ok(true) => Ok(Some(LockGuard { _file: f, path })),
             Ok(false) => Ok(None),
             Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(None),
+            Err(e) if locks_unsupported(&e) => Ok(Some(LockGuard { _file: f, path })),
             Err(e) => Err(io_err(record, "cannot lock", e)),
         }
     }
 
-    /// Waits for the lock of the record at `record`.
+    /// Waits for the lock of the record at `record` (unlocked where the
+    /// filesystem has no locks, as [`Cache::try_lock`]).
     pub fn lock(&self, record: &Path) -> Result<LockGuard, CacheError> {
         let (f, path) = self.lock_file(record)?;
-        f.lock_exclusive()
-            .map_err(|e| io_err(record, "cannot lock", e))?;
+        match f.lock_exclusive() {
+            Ok(()) => {}
+            Err(e) if locks_unsupported(&e) => {}
+            Err(e) => return Err(io_err(record, "cannot lock", e)),
+        }
         Ok(LockGuard { _file: f, path })
     }
 
@@ -624,5 +646,33 @@ mod tests {
         let me = format!(".r0000.json.{}.5.tmp", std::process::id());
         assert!(owner_alive(&me));
         assert!(!owner_alive(".r0000.json.4000000000.5.tmp"));
+    }
+}
+
+#[cfg(test)]
+mod lock_tests {
+    use super::locks_unsupported;
+    use std::io;
+
+    /// A filesystem without locks is told from a lock that failed: ENOLCK
+    /// (NFS without a lock manager) and an unsupported operation go on
+    /// unlocked; a permission error or a would-block does not.
+    #[test]
+    fn no_lock_filesystems_are_recognised() {
+        assert!(locks_unsupported(&io::Error::from(
+            io::ErrorKind::Unsupported
+        )));
+        #[cfg(target_os = "linux")]
+        {
+            assert!(locks_unsupported(&io::Error::from_raw_os_error(37)));
+            assert!(locks_unsupported(&io::Error::from_raw_os_error(95)));
+        }
+        assert!(!locks_unsupported(&io::Error::from(
+            io::ErrorKind::PermissionDenied
+        )));
+        assert!(!locks_unsupported(&io::Error::from(
+            io::ErrorKind::WouldBlock
+        )));
+        assert!(!locks_unsupported(&io::Error::from_raw_os_error(13)));
     }
 }
