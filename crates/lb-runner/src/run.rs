@@ -700,7 +700,13 @@ impl Stage<'_> {
                 })
                 .collect();
             if first {
-                let present = need.values().map(|n| *n as u64).sum::<u64>() - jobs.len() as u64;
+                // Reused: this process's share (a shard's own pairs) already
+                // in the cache, not the other shards' work.
+                let owned: u64 = need
+                    .iter()
+                    .map(|(k, n)| (0..*n as u64).filter(|r| self.mine(k, *r)).count() as u64)
+                    .sum();
+                let present = owned - jobs.len() as u64;
                 self.report.lock().unwrap().reused += present;
                 self.progress.start("replications", jobs.len() as u64);
                 first = false;

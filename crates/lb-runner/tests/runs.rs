@@ -517,4 +517,24 @@ seed = 3
     )
     .unwrap();
     assert!(again.waiting.is_empty(), "{:?}", again.waiting);
+    // Each shard counts as reused only its own pairs: together, every
+    // replication once (two points, one replication each).
+    let a = run_plans_sharded(
+        &cache,
+        std::slice::from_ref(&plan),
+        &ctx,
+        &Silent,
+        Some(mine),
+    )
+    .unwrap();
+    let b = run_plans_sharded(
+        &cache,
+        std::slice::from_ref(&plan),
+        &ctx,
+        &Silent,
+        Some(other),
+    )
+    .unwrap();
+    assert_eq!((a.computed, b.computed), (0, 0));
+    assert_eq!(a.reused + b.reused, 2, "{} + {}", a.reused, b.reused);
 }
