@@ -1,6 +1,7 @@
 //! `cargo bench -p lb-core` (or `just bench`): slots/s and jobs/s, single
 //! thread, for the three settings of issue 2 and the LSQ line's workload of
-//! issue 14 (settings 3–6). Prints the machine and each figure against its
+//! issue 14 (settings 3–6), and the LSQ line's own policies on it at 100 ×
+//! its simulator's rates (settings 7–8). Prints the machine and each figure against its
 //! target; a miss is reported, never hidden.
 
 use lb_core::slotted::{
@@ -128,6 +129,27 @@ fn main() {
             cfg: lsq(PolicyConfig::Jiq, 0.5),
             // 50 × its rate before issue 14 (15,800 slots/s on this machine).
             target: 7.9e5,
+        },
+        // The LSQ line's own policies at 100 × its C++ simulator's measured
+        // rates on this workload (LSQ with destination sync about 10⁴
+        // slots/s at load 0.9, JIQ-Spread about 3·10⁴ at 0.5).
+        Case {
+            name: "7. N=100 M=10 job+count_own LSQ (destination sync, d=2, p̂=1, always), geometric means U[1,100], load 0.9",
+            cfg: lsq(
+                PolicyConfig::Lsq {
+                    d: 2,
+                    p_hat: 1.0,
+                    when: PushWhen::Always,
+                    tie_break: TieBreak::Random,
+                },
+                0.9,
+            ),
+            target: 1e6,
+        },
+        Case {
+            name: "8. N=100 M=10 job+count_own JIQ-Spread, geometric means U[1,100], load 0.5",
+            cfg: lsq(PolicyConfig::JiqSpread, 0.5),
+            target: 3e6,
         },
     ];
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
