@@ -27,7 +27,8 @@ pub fn dispatch(cli: &Cli) -> Res {
             quick,
             force,
             threads,
-        } => plan(&cache, manifests, *quick, *force, *threads),
+            why,
+        } => plan(&cache, manifests, *quick, (*force, *why), *threads),
         Command::Run {
             manifests,
             threads,
@@ -134,19 +135,49 @@ fn plan(
     cache: &Cache,
     manifests: &[PathBuf],
     quick: bool,
-    force: bool,
+    (force, why): (bool, bool),
     threads: Option<usize>,
 ) -> Res {
     let loaded = lb_runner::load_all(manifests, Profile::from_quick(quick))?;
     let plans = lb_pipeline::compute::plans(&loaded);
+    let cached = why.then(|| lb_runner::why::Cached::read(cache));
     for plan in &plans {
         print!("{}", render_plan(cache, plan));
+        if let Some(cached) = &cached {
+            print!("{}", render_why(cache, plan, cached));
+        }
     }
     let threads = lb_pipeline::compute::pool(threads)?.current_num_threads();
     if let Some(why) = lb_pipeline::compute::check_budget(cache, &plans, threads, force, 1)? {
         eprintln!("warning: {why} (--force)");
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `lb plan --why`: a line per missing point saying why it is missing.
+pub fn render_why(cache: &Cache, plan: &Plan, cached: &lb_runner::why::Cached) -> String {
+    let mut s = String::new();
+    let st = status(cache, plan);
+    let mut seen = BTreeSet::new();
+    for (pp, ps) in plan.points.iter().zip(&st) {
+        let (Some(k), "missing") = (ps.key, ps.word()) else {
+            continue;
+        };
+        if !seen.insert(k) {
+            continue;
+        }
+        let lb_runner::plan::Target::Fixed(point) = &pp.target else {
+            continue;
+        };
+        let _ = writeln!(
+            s,
+            "  why {} ({}): {}",
+            k.short(),
+            pp.label,
+            cached.why(point)
+        );
+    }
+    s
 }
 
 /// The `lb plan` table of one manifest.

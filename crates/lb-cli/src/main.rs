@@ -46,6 +46,11 @@ pub enum Command {
         /// soft limit on wall time.
         #[arg(long)]
         threads: Option<usize>,
+        /// Say why each missing point is missing: never computed, its
+        /// engine version moved, or which fields differ from the closest
+        /// point the cache holds.
+        #[arg(long)]
+        why: bool,
     },
     /// Run the missing (point, replication) pairs of the manifests; with
     /// --decide, then run the points of inconclusive claims further until

@@ -38,6 +38,7 @@ pub mod run;
 pub mod settle;
 pub mod validate;
 pub mod verify;
+pub mod why;
 
 pub use diag::ManifestError;
 pub use lb_model::{Key, Model, Param, Point, PointConfig, Profile, Summary};

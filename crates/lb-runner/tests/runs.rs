@@ -538,3 +538,43 @@ seed = 3
     assert_eq!((a.computed, b.computed), (0, 0));
     assert_eq!(a.reused + b.reused, 2, "{} + {}", a.reused, b.reused);
 }
+
+/// `lb plan --why`: a missing point is never computed (an empty cache), or
+/// differs from the closest cached point in the fields named, or only in
+/// its engine version.
+#[test]
+fn why_a_point_is_missing() {
+    use lb_runner::why::Cached;
+    let d = tempfile::tempdir().unwrap();
+    let cache = Cache::new(d.path());
+    let p = plan(TINY, Profile::Full);
+    let Target::Fixed(first) = &p.points[0].target else {
+        unreachable!("TINY has no calibration")
+    };
+    let why = Cached::read(&cache).why(first);
+    assert!(why.starts_with("never computed"), "{why}");
+    let ctx = Context::capture(1, vec![]);
+    run_plans(&cache, std::slice::from_ref(&p), &ctx, &Silent).unwrap();
+    let cached = Cached::read(&cache);
+    let longer = plan(&TINY.replace("slots = 3000", "slots = 4000"), Profile::Full);
+    let Target::Fixed(edited) = &longer.points[0].target else {
+        unreachable!()
+    };
+    let why = cached.why(edited);
+    assert!(
+        why.contains("differs in one field: config.run.slots: 3000 → 4000"),
+        "{why}"
+    );
+    let mut moved = first.clone();
+    moved.model_version += 1;
+    let why = cached.why(&moved);
+    assert!(why.contains("version moved"), "{why}");
+    assert!(
+        why.contains(&format!(
+            "{} → {}",
+            first.model_version,
+            first.model_version + 1
+        )),
+        "{why}"
+    );
+}
