@@ -111,6 +111,13 @@ pub fn dispatch(cli: &Cli) -> Res {
         } => crate::outputs::reproduce(&cache, manifests, *threads, *quick, *fresh, *force, out),
         Command::Export { manifests, out } => crate::outputs::export(&cache, manifests, out),
         Command::Coverage { .. } => crate::coverage::coverage(&cache, &cli.command),
+        Command::New {
+            name,
+            model,
+            policies,
+            load,
+            dir,
+        } => crate::new::new(name, model, policies, load, dir),
         Command::Audit {
             manifests,
             format,

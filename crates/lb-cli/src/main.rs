@@ -5,6 +5,7 @@
 mod commands;
 mod coverage;
 mod decide;
+mod new;
 mod outputs;
 mod progress;
 mod ran;
@@ -179,6 +180,27 @@ pub enum Command {
         /// Where figures, tables and the report go.
         #[arg(long, value_name = "DIR", default_value = "paper-figures")]
         out: PathBuf,
+    },
+    /// A new manifest to start from: every key commented, a figure and a
+    /// first claim to edit; validated as `lb plan` reads it before it is
+    /// written (never over an existing file).
+    New {
+        /// The experiment's name (the file is DIR/NAME.toml).
+        #[arg(value_name = "NAME")]
+        name: String,
+        /// The model: slotted (Zhou, Shroff and Wierman's slotted system),
+        /// many (N exponential servers), spn (a processing network).
+        #[arg(long, default_value = "slotted")]
+        model: String,
+        /// The policies, by their manifest names (experiments/README.md).
+        #[arg(long, value_delimiter = ',', required = true)]
+        policies: Vec<String>,
+        /// The loads swept (λ per server in the many-server model).
+        #[arg(long, value_delimiter = ',', default_value = "0.5,0.9")]
+        load: Vec<f64>,
+        /// Where to write it.
+        #[arg(long, default_value = "experiments")]
+        dir: PathBuf,
     },
     /// Measured coverage of lb's intervals at points whose exact answer is
     /// known: each procedure applied to independent macro-replications of the

@@ -1043,3 +1043,53 @@ fn plan_refuses_what_run_refuses() {
     assert!(forced.status.success(), "{}", text(&forced).1);
     assert!(text(&forced).1.contains("warning:"), "{}", text(&forced).1);
 }
+
+/// `lb new` writes a manifest that `lb plan` and `lb run` take at once, for
+/// each model; it never overwrites one, and a policy lb does not know is a
+/// located error with nothing written.
+#[test]
+fn lb_new_scaffolds_a_manifest_that_plans_at_once() {
+    let d = Dir::new("");
+    for (name, model, policies) in [
+        ("s1", "slotted", "JSQ,Random"),
+        ("m1", "many", "JSQ,Random"),
+        ("n1", "spn", "FIFO,max-pressure"),
+    ] {
+        ok(d.run(&[
+            "new",
+            name,
+            "--model",
+            model,
+            "--policies",
+            policies,
+            "--dir",
+            "exp",
+        ]));
+        let file = format!("exp/{name}.toml");
+        let plan = ok(d.run(&["plan", &file]));
+        assert!(plan.contains("4 missing"), "{plan}");
+        let text = std::fs::read_to_string(d.path.join(&file)).unwrap();
+        assert!(
+            text.contains("[[claim]]") && text.contains("origin = \"ours\""),
+            "{text}"
+        );
+    }
+    ok(d.run(&["run", "exp/s1.toml", "--threads", "1"]));
+    let audit = ok(d.run(&["audit", "exp/s1.toml"]));
+    assert!(audit.contains("jsq-beats-random"), "{audit}");
+    let again = d.run(&["new", "s1", "--policies", "JSQ", "--dir", "exp"]);
+    assert!(!again.status.success());
+    assert!(
+        text(&again).1.contains("never overwrites"),
+        "{:?}",
+        text(&again)
+    );
+    let bad = d.run(&["new", "bad", "--policies", "NoSuch", "--dir", "exp"]);
+    assert!(!bad.status.success());
+    let err = text(&bad).1;
+    assert!(
+        err.contains("policy[0].spec") && err.contains("nothing written"),
+        "{err}"
+    );
+    assert!(!d.path.join("exp/bad.toml").exists());
+}
