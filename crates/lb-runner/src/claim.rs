@@ -245,7 +245,7 @@ claim_tables! {
     level: Option<f64>,
 }
 
-/// `control = { policy = "WR", mean = "wr_sum_q", beta = "one" }` as
+/// `control = { policy = "WR", mean = "wr_sum_q", beta = "fitted" }` as
 /// written ([`Control`]).
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -622,13 +622,17 @@ pub enum Toward {
 }
 
 /// A control variate (Lavenberg and Welch) of a value or bound claim:
-/// `control = { policy = "WR", mean = "wr_sum_q", beta = "one" }`. The
+/// `control = { policy = "WR", mean = "wr_sum_q", beta = "fitted" }`. The
 /// policy labelled `policy` runs on the same random numbers as the claim's
 /// policies at each point (common random numbers), and the named reference
 /// `mean` is the exact mean of the claim's metric under it. The metric is
-/// then estimated as E\[Y\] + mean(X − Y) ([`Beta::One`], the default) or
-/// mean(X) − β̂(mean(Y) − E\[Y\]) with β̂ fitted by least squares
-/// ([`Beta::Fitted`]); the audit prints the direct estimate beside it.
+/// then estimated as mean(X) − β̂(mean(Y) − E\[Y\]) with β̂ fitted by least
+/// squares ([`Beta::Fitted`], the default) or E\[Y\] + mean(X − Y)
+/// ([`Beta::One`]); the audit prints the direct estimate beside it. Fitted
+/// is the default: β = 1 widened intervals 10–150× on the heavy-traffic
+/// sweep, where the control is far from the metric, and the coverage
+/// certificate measured it covering less (about 93% against 94% fitted, on
+/// Random with a weighted-random control).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Control {
     pub policy: String,

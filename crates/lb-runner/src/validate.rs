@@ -1004,12 +1004,12 @@ fn control(
         l.model().references(),
     )?;
     let beta = match k.beta.as_deref() {
-        None | Some("one") => Beta::One,
-        Some("fitted") => Beta::Fitted,
+        Some("one") => Beta::One,
+        None | Some("fitted") => Beta::Fitted,
         Some(_) => {
             return Err(l.error(
                 &at("control.beta"),
-                "\"one\" (E[Y] + mean(X − Y), the default) or \"fitted\" (least-squares β)",
+                "\"fitted\" (least-squares β, the default) or \"one\" (E[Y] + mean(X − Y))",
             ));
         }
     };
