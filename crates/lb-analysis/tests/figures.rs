@@ -377,7 +377,7 @@ fn figure<'a>(all: &'a [(String, Figure, Plan)], name: &str) -> &'a (String, Fig
 }
 
 /// Named references that are functions of x (the many-server model's λ
-/// and N) are evaluated on a fine grid, not drawn as kinked lines through
+/// and N, the slotted model's load) are evaluated on a fine grid, not drawn as kinked lines through
 /// the few values of the sweep; a number that holds at one load (`at`) is
 /// drawn there only.
 #[test]
@@ -390,6 +390,7 @@ fn references_are_curves_on_a_fine_grid_and_numbers_at_one_x_stay_there() {
         "pod-mean-field-many/mean-response",
         "sub-halfin-whitt/sum-s-b",
         "sub-halfin-whitt-excess/excess-alpha-03",
+        "example-pod-mean-field/pod-mean-field",
     ] {
         let (_, fig, _) = figure(&all, name);
         assert!(!fig.references.is_empty(), "{name}: no reference");

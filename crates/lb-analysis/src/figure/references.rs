@@ -3,7 +3,8 @@
 //! named reference the model computes at each point shown, as one curve per
 //! distinct curve among the series. Where the reference is a function of
 //! the x axis that the model can evaluate between the points (the
-//! many-server model's λ and N), the curve is evaluated on a fine grid
+//! many-server model's λ and N, the slotted model's load and ε/μ_Σ), the
+//! curve is evaluated on a fine grid
 //! ([`GRID`] values) rather than drawn as a kinked line through the points.
 
 use super::spec::FigureSpec;
@@ -116,6 +117,31 @@ pub fn references(spec: &FigureSpec, results: &[PointResult]) -> Vec<RefDrawn> {
         .collect()
 }
 
+/// The configuration of the slotted model at value `x` of its `load` axis
+/// (λ_Σ = x·μ_Σ) or `epsilon_frac` (λ_Σ = (1 − x)·μ_Σ): every dispatcher's
+/// arrivals scaled alike, the servers kept.
+fn slotted_at(
+    c: &lb_core::slotted::SlottedConfig,
+    axis: &str,
+    x: f64,
+) -> Option<lb_core::slotted::SlottedConfig> {
+    let mu = c.system.mu_sum();
+    let target = match axis {
+        "load" => x * mu,
+        "epsilon_frac" => (1.0 - x) * mu,
+        _ => return None,
+    };
+    let now = c.system.lambda_sum();
+    if !(now > 0.0 && target > 0.0) {
+        return None;
+    }
+    let mut c = c.clone();
+    for a in &mut c.system.arrivals {
+        *a = a.with_mean(a.mean() * target / now).ok()?;
+    }
+    Some(c)
+}
+
 /// The configuration of the many-server model at value `x` of axis `axis`,
 /// following the rule by which `c` (the configuration at `x0`) depends on
 /// it: λ itself, or N with λ fixed or λ = 1 − N^(−α) (`alpha`).
@@ -145,9 +171,10 @@ fn many_at(
 
 /// The named reference `name` as a value of `metric` on a fine grid of the
 /// x axis between the curve's first and last point, where the model can
-/// evaluate it between points: the many-server model along λ or N, by a
-/// rule that reproduces the reference at every point shown (`at`, with
-/// their values `vals`). None: drawn through the points only.
+/// evaluate it between points: the many-server model along λ or N, the
+/// slotted model along its load or ε/μ_Σ (the arrivals scaled, the servers
+/// kept), by a rule that reproduces the reference at every point shown
+/// (`at`, with their values `vals`). None: drawn through the points only.
 fn fine_curve(
     name: &str,
     metric: &str,
@@ -160,27 +187,50 @@ fn fine_curve(
         return None;
     }
     let (x0, p0) = at[0];
-    let PointConfig::Many(c0) = &p0.config else {
+    // A reference drawn per replication (the slotted model's `pooled`)
+    // runs the model: not evaluated between points.
+    if p0.model.per_replication(name) {
         return None;
-    };
-    let value = |c: lb_core::many::ManyConfig| {
-        PointConfig::Many(c)
-            .reference(name, metric, &|| p0.seeds(), 0)
+    }
+    let value = |c: PointConfig| {
+        c.reference(name, metric, &|| p0.seeds(), 0)
             .ok()
             .filter(|v| v.is_finite())
     };
-    // The rules λ may follow along N: fixed, or 1 − N^(−α).
-    let mut rules: Vec<Option<f64>> = vec![None];
-    if axis == "servers" && c0.lambda < 1.0 && x0 > 1.0 {
-        rules.push(Some(-(1.0 - c0.lambda).ln() / x0.ln()));
-    }
-    let rule = rules.into_iter().find(|rule| {
-        at.iter().zip(vals).all(|((x, _), (_, v))| {
-            many_at(c0, axis, *x, *rule)
-                .and_then(value)
-                .is_some_and(|w| (w - v).abs() <= 1e-9 * v.abs().max(1e-12))
-        })
-    })?;
+    // The configuration at x, by a rule that reproduces every point shown.
+    let at_x: Box<dyn Fn(f64) -> Option<PointConfig>> = match &p0.config {
+        PointConfig::Many(c0) => {
+            // The rules λ may follow along N: fixed, or 1 − N^(−α).
+            let mut rules: Vec<Option<f64>> = vec![None];
+            if axis == "servers" && c0.lambda < 1.0 && x0 > 1.0 {
+                rules.push(Some(-(1.0 - c0.lambda).ln() / x0.ln()));
+            }
+            let rule = rules.into_iter().find(|rule| {
+                at.iter().zip(vals).all(|((x, _), (_, v))| {
+                    many_at(c0, axis, *x, *rule)
+                        .map(PointConfig::Many)
+                        .and_then(value)
+                        .is_some_and(|w| (w - v).abs() <= 1e-9 * v.abs().max(1e-12))
+                })
+            })?;
+            let c0 = c0.clone();
+            Box::new(move |x| many_at(&c0, axis, x, rule).map(PointConfig::Many))
+        }
+        PointConfig::Slotted(c0) => {
+            let c0 = c0.clone();
+            let f = move |x| slotted_at(&c0, axis, x).map(PointConfig::Slotted);
+            let reproduces = at.iter().zip(vals).all(|((x, _), (_, v))| {
+                f(*x)
+                    .and_then(value)
+                    .is_some_and(|w| (w - v).abs() <= 1e-9 * v.abs().max(1e-12))
+            });
+            if !reproduces {
+                return None;
+            }
+            Box::new(f)
+        }
+        PointConfig::Spn(_) => return None,
+    };
     let (lo, hi) = (at[0].0, at[at.len() - 1].0);
     let mut xs: Vec<f64> = (0..=GRID)
         .map(|i| {
@@ -198,7 +248,7 @@ fn fine_curve(
     xs.dedup();
     let mut out: Vec<(f64, f64)> = xs
         .into_iter()
-        .filter_map(|x| Some((x, many_at(c0, axis, x, rule).and_then(value)?)))
+        .filter_map(|x| Some((x, at_x(x).and_then(value)?)))
         .collect();
     // The points' own values, exactly.
     for (x, v) in vals {
