@@ -111,6 +111,11 @@ pub fn dispatch(cli: &Cli) -> Res {
         } => crate::outputs::reproduce(&cache, manifests, *threads, *quick, *fresh, *force, out),
         Command::Export { manifests, out } => crate::outputs::export(&cache, manifests, out),
         Command::Coverage { .. } => crate::coverage::coverage(&cache, &cli.command),
+        Command::Diff {
+            manifests,
+            against,
+            quick,
+        } => crate::diff::diff(&cache, against, manifests, *quick),
         Command::New {
             name,
             model,

@@ -5,6 +5,7 @@
 mod commands;
 mod coverage;
 mod decide;
+mod diff;
 mod new;
 mod outputs;
 mod progress;
@@ -180,6 +181,21 @@ pub enum Command {
         /// Where figures, tables and the report go.
         #[arg(long, value_name = "DIR", default_value = "paper-figures")]
         out: PathBuf,
+    },
+    /// The verdicts of two results directories side by side (--results
+    /// and --against): every claim whose verdict moved, with the deciding
+    /// measurement on each side; exits non-zero if a required one moved.
+    Diff {
+        /// Manifests (default: every experiments/*.toml).
+        #[arg(value_name = "MANIFEST")]
+        manifests: Vec<PathBuf>,
+        /// The other results directory (another revision's cache, or a
+        /// copy from before a change).
+        #[arg(long)]
+        against: PathBuf,
+        /// The --quick profile's results.
+        #[arg(long)]
+        quick: bool,
     },
     /// A new manifest to start from: every key commented, a figure and a
     /// first claim to edit; validated as `lb plan` reads it before it is

@@ -1093,3 +1093,29 @@ fn lb_new_scaffolds_a_manifest_that_plans_at_once() {
     );
     assert!(!d.path.join("exp/bad.toml").exists());
 }
+
+/// `lb diff`: a cache against itself moves no verdict (exit 0); against an
+/// empty results directory every required check of validation.toml moves
+/// (exit non-zero), each named with why (missing data).
+#[test]
+fn lb_diff_names_the_verdicts_that_moved() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let empty = tempfile::tempdir().unwrap();
+    let run = |against: &Path| {
+        Command::new(LB)
+            .current_dir(&root)
+            .args(["diff", "experiments/validation.toml", "--against"])
+            .arg(against)
+            .output()
+            .unwrap()
+    };
+    let same = run(&root.join("results"));
+    let (out, _) = text(&same);
+    assert!(same.status.success(), "{out}");
+    assert!(out.contains(": 0 verdict(s) moved"), "{out}");
+    let gone = run(empty.path());
+    let (out, _) = text(&gone);
+    assert!(!gone.status.success(), "{out}");
+    assert!(out.contains("REQUIRED validation /"), "{out}");
+    assert!(out.contains("missing data"), "{out}");
+}
