@@ -178,6 +178,20 @@ pub fn reproduce(
         },
         missing
     );
+    // What each experiment's records cost (their own single-thread times):
+    // a recompute from an empty cache, and for experiments with a
+    // precision target, the CPU that target takes.
+    let mut total = 0.0;
+    eprintln!(
+        "CPU of the records behind each experiment's own points (a recompute from an empty \
+         cache; robustness variants and calibrations not counted):"
+    );
+    for e in &loaded {
+        let (n, secs) = lb_pipeline::compute::cost_of(cache, &e.plan);
+        total += secs;
+        eprintln!("  {:<40} {n:>6} records  {:>9.1} s", e.plan.name, secs);
+    }
+    eprintln!("  {:<40} {:>6}          {:>9.1} s", "all", "", total);
     for c in r.audited.claims.iter().flatten() {
         eprintln!("  {:<12} {} / {}", c.verdict.word(), c.experiment, c.id);
     }

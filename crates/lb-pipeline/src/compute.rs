@@ -135,3 +135,26 @@ pub fn referenced(cache: &Cache, manifests: &[PathBuf]) -> Result<BTreeSet<Key>,
     }
     Ok(keep)
 }
+
+/// What the records behind an experiment cost: (replication records read,
+/// the CPU seconds they took — each record's own single-thread wall time,
+/// from its provenance — and the calibrations' records). Read from the
+/// cache, so it is the cost of a recompute from an empty cache, whatever
+/// this run computed.
+pub fn cost_of(cache: &Cache, plan: &lb_runner::plan::Plan) -> (u64, f64) {
+    let mut seen = std::collections::BTreeSet::new();
+    let (mut records, mut seconds) = (0u64, 0.0f64);
+    for ps in lb_runner::run::status(cache, plan) {
+        let Some(k) = ps.key else { continue };
+        if !seen.insert(k) {
+            continue;
+        }
+        for r in 0..u64::from(ps.needed) {
+            if let Some(rec) = cache.read_replication(&k, r).valid() {
+                records += 1;
+                seconds += rec.provenance.wall_seconds;
+            }
+        }
+    }
+    (records, seconds)
+}
