@@ -218,3 +218,83 @@ fn a_slurm_job_array_gives_the_records_of_a_local_run() {
         records_in(&dir.join("cluster"))
     );
 }
+
+/// A cluster fault: the whole submission is cancelled (`scancel`) as soon
+/// as it is queued, then submitted again. Whatever the cancelled tasks had
+/// written stays valid (records are atomic), the resubmission finishes the
+/// rest, and the records are bit-identical to a local run's. Runs where
+/// `LB_SLURM_TEST=1`, like the test above.
+#[test]
+fn a_cancelled_submission_resubmitted_gives_the_records_of_a_local_run() {
+    if std::env::var("LB_SLURM_TEST").as_deref() != Ok("1") {
+        eprintln!("skipped: set LB_SLURM_TEST=1 on a machine with Slurm (just slurm-test)");
+        return;
+    }
+    let (_t, dir) = setup();
+    ok(lb(&dir, &["--results", "local", "run", "m.toml"]));
+    let submit = |jobs: &str| {
+        ok(lb(
+            &dir,
+            &[
+                "--results",
+                "cluster",
+                "slurm",
+                "m.toml",
+                "--tasks",
+                "4",
+                "--dir",
+                jobs,
+                "--submit",
+            ],
+        ))
+    };
+    let ids = |out: &str| -> Vec<String> {
+        out.lines()
+            .filter_map(|l| {
+                l.rsplit_once("job array ")
+                    .or_else(|| l.rsplit_once("job "))
+                    .map(|(_, id)| id.trim().to_string())
+            })
+            .filter(|id| !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()))
+            .collect()
+    };
+    let wait = |id: &str| {
+        let t0 = Instant::now();
+        loop {
+            let q = Command::new("squeue")
+                .args(["-h", "-j", id, "-o", "%T %R"])
+                .output()
+                .unwrap();
+            let state = String::from_utf8_lossy(&q.stdout).trim().to_string();
+            if state.is_empty() {
+                return;
+            }
+            assert!(
+                !state.contains("DependencyNeverSatisfied"),
+                "a stage failed: {state}"
+            );
+            assert!(t0.elapsed() < Duration::from_secs(600), "still {state}");
+            std::thread::sleep(Duration::from_millis(500));
+        }
+    };
+    let first = submit("jobs-1");
+    let cancelled = ids(&first);
+    assert!(cancelled.len() >= 2, "{first}");
+    let s = Command::new("scancel").args(&cancelled).output().unwrap();
+    assert!(s.status.success(), "{}", String::from_utf8_lossy(&s.stderr));
+    for id in &cancelled {
+        wait(id);
+    }
+    // Whatever the cancelled tasks wrote, if anything, is valid.
+    if dir.join("cluster").exists() {
+        ok(lb(&dir, &["--results", "cluster", "cache", "verify"]));
+    }
+    let again = submit("jobs-2");
+    let last = ids(&again).pop().expect("the final job id");
+    wait(&last);
+    ok(lb(&dir, &["--results", "cluster", "cache", "verify"]));
+    assert_eq!(
+        records_in(&dir.join("local")),
+        records_in(&dir.join("cluster"))
+    );
+}
