@@ -3,7 +3,8 @@
 //! named reference the model computes at each point shown, as one curve per
 //! distinct curve among the series. Where the reference is a function of
 //! the x axis that the model can evaluate between the points (the
-//! many-server model's λ and N, the slotted model's load and ε/μ_Σ), the
+//! many-server model's λ and N, the slotted model's load and ε/μ_Σ, a
+//! network's load), the
 //! curve is evaluated on a fine grid
 //! ([`GRID`] values) rather than drawn as a kinked line through the points.
 
@@ -173,7 +174,7 @@ fn many_at(
 /// x axis between the curve's first and last point, where the model can
 /// evaluate it between points: the many-server model along λ or N, the
 /// slotted model along its load or ε/μ_Σ (the arrivals scaled, the servers
-/// kept), by a rule that reproduces the reference at every point shown
+/// kept), a network along its load (every arrival rate scaled), by a rule that reproduces the reference at every point shown
 /// (`at`, with their values `vals`). None: drawn through the points only.
 fn fine_curve(
     name: &str,
@@ -229,7 +230,29 @@ fn fine_curve(
             }
             Box::new(f)
         }
-        PointConfig::Spn(_) => return None,
+        PointConfig::Spn(c0) => {
+            // A network's load sweep scales every arrival rate alike.
+            if axis != "load" || x0 <= 0.0 {
+                return None;
+            }
+            let c0 = c0.clone();
+            let f = move |x: f64| {
+                let mut c = c0.clone();
+                for l in &mut c.arrivals {
+                    *l *= x / x0;
+                }
+                Some(PointConfig::Spn(c))
+            };
+            let reproduces = at.iter().zip(vals).all(|((x, _), (_, v))| {
+                f(*x)
+                    .and_then(value)
+                    .is_some_and(|w| (w - v).abs() <= 1e-9 * v.abs().max(1e-12))
+            });
+            if !reproduces {
+                return None;
+            }
+            Box::new(f)
+        }
     };
     let (lo, hi) = (at[0].0, at[at.len() - 1].0);
     let mut xs: Vec<f64> = (0..=GRID)
