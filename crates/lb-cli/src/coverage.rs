@@ -78,33 +78,25 @@ pub fn coverage(cache: &Cache, c: &Command) -> Res {
     if *per < 2 || *macros == 0 {
         return Err("--per needs at least 2 replications and --macros at least 1".into());
     }
+    // The precision rule of --rel, --min, --step and --max, which both the
+    // sequential rule and the two-stage procedure aim at.
+    let rule = PrecisionRule {
+        metric: MetricName(metric.clone()),
+        rel_half_width: *rel,
+        level: *level,
+        min: *min,
+        max: *max,
+        step: *step,
+    };
     let procedures: Vec<Procedure> = procedures
         .iter()
         .map(|p| match p.as_str() {
             "t" => Ok(Procedure::StudentT { per: *per }),
             "bm" => Ok(Procedure::BatchMeans),
             "wilson" => Ok(Procedure::Wilson { per: *per }),
-            "precision" => Ok(Procedure::PrecisionStopped {
-                rule: PrecisionRule {
-                    metric: MetricName(metric.clone()),
-                    rel_half_width: *rel,
-                    level: *level,
-                    min: *min,
-                    max: *max,
-                    step: *step,
-                },
-            }),
+            "precision" => Ok(Procedure::PrecisionStopped { rule: rule.clone() }),
             "cp" => Ok(Procedure::ClopperPearson { per: *per }),
-            "two-stage" => Ok(Procedure::TwoStage {
-                rule: PrecisionRule {
-                    metric: MetricName(metric.clone()),
-                    rel_half_width: *rel,
-                    level: *level,
-                    min: *min,
-                    max: *max,
-                    step: *step,
-                },
-            }),
+            "two-stage" => Ok(Procedure::TwoStage { rule: rule.clone() }),
             other => Err(format!(
                 "--procedures: unknown \"{other}\"; allowed: t, bm, wilson, cp, precision, two-stage \
                  (control variates: a --certificate entry with a control)"
