@@ -209,21 +209,7 @@ pub fn clopper_pearson(x: usize, n: usize, conf: f64) -> (f64, f64) {
     if n == 0 {
         return (0.0, 1.0);
     }
-    let a = (1.0 - conf) / 2.0;
-    let (x, n) = (x as f64, n as f64);
-    let lo = if x == 0.0 {
-        0.0
-    } else {
-        Beta::new(x, n - x + 1.0).expect("x ≥ 1").inverse_cdf(a)
-    };
-    let hi = if x == n {
-        1.0
-    } else {
-        Beta::new(x + 1.0, n - x)
-            .expect("x < n")
-            .inverse_cdf(1.0 - a)
-    };
-    (lo, hi)
+    clopper_pearson_real(x as f64, n as f64, conf)
 }
 
 /// The two-sided `conf` Clopper–Pearson interval of x events in n trials,
@@ -703,13 +689,7 @@ pub fn write_report(
                 &|c| !c.kind.starts_with("batch means") && c.kind != "Student-t",
                 &|l, c| {
                     if c.kind == "precision rule" {
-                        let first = c
-                            .procedure
-                            .split("replications ")
-                            .nth(1)
-                            .and_then(|s| s.split(',').next())
-                            .unwrap_or("?");
-                        format!("precision rule, first look at {first} — {l}")
+                        format!("precision rule{} — {l}", first_look(c))
                     } else {
                         format!("{} — {l}", c.kind)
                     }

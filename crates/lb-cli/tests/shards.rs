@@ -54,6 +54,28 @@ fn lb(dir: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// Waits (at most 10 minutes) until Slurm job `id` has left the queue;
+/// fails if a stage it depends on failed.
+fn wait_gone(id: &str) {
+    let t0 = Instant::now();
+    loop {
+        let q = Command::new("squeue")
+            .args(["-h", "-j", id, "-o", "%T %R"])
+            .output()
+            .unwrap();
+        let state = String::from_utf8_lossy(&q.stdout).trim().to_string();
+        if state.is_empty() {
+            return;
+        }
+        assert!(
+            !state.contains("DependencyNeverSatisfied"),
+            "a stage failed: {state}"
+        );
+        assert!(t0.elapsed() < Duration::from_secs(600), "still {state}");
+        std::thread::sleep(Duration::from_millis(500));
+    }
+}
+
 fn ok(o: Output) -> String {
     assert!(
         o.status.success(),
@@ -189,23 +211,7 @@ fn a_slurm_job_array_gives_the_records_of_a_local_run() {
         .trim()
         .to_string();
     // Wait for the final job to leave the queue, then check it succeeded.
-    let t0 = Instant::now();
-    loop {
-        let q = Command::new("squeue")
-            .args(["-h", "-j", &last, "-o", "%T %R"])
-            .output()
-            .unwrap();
-        let state = String::from_utf8_lossy(&q.stdout).trim().to_string();
-        if state.is_empty() {
-            break;
-        }
-        assert!(
-            !state.contains("DependencyNeverSatisfied"),
-            "a stage failed: {state}"
-        );
-        assert!(t0.elapsed() < Duration::from_secs(600), "still {state}");
-        std::thread::sleep(Duration::from_millis(500));
-    }
+    wait_gone(&last);
     let status = ok(lb(&dir, &["--results", "cluster", "status", "m.toml"]));
     assert!(status.contains("shards"), "{status}");
     ok(lb(&dir, &["--results", "cluster", "cache", "verify"]));
@@ -258,32 +264,13 @@ fn a_cancelled_submission_resubmitted_gives_the_records_of_a_local_run() {
             .filter(|id| !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()))
             .collect()
     };
-    let wait = |id: &str| {
-        let t0 = Instant::now();
-        loop {
-            let q = Command::new("squeue")
-                .args(["-h", "-j", id, "-o", "%T %R"])
-                .output()
-                .unwrap();
-            let state = String::from_utf8_lossy(&q.stdout).trim().to_string();
-            if state.is_empty() {
-                return;
-            }
-            assert!(
-                !state.contains("DependencyNeverSatisfied"),
-                "a stage failed: {state}"
-            );
-            assert!(t0.elapsed() < Duration::from_secs(600), "still {state}");
-            std::thread::sleep(Duration::from_millis(500));
-        }
-    };
     let first = submit("jobs-1");
     let cancelled = ids(&first);
     assert!(cancelled.len() >= 2, "{first}");
     let s = Command::new("scancel").args(&cancelled).output().unwrap();
     assert!(s.status.success(), "{}", String::from_utf8_lossy(&s.stderr));
     for id in &cancelled {
-        wait(id);
+        wait_gone(id);
     }
     // Whatever the cancelled tasks wrote, if anything, is valid.
     if dir.join("cluster").exists() {
@@ -291,7 +278,7 @@ fn a_cancelled_submission_resubmitted_gives_the_records_of_a_local_run() {
     }
     let again = submit("jobs-2");
     let last = ids(&again).pop().expect("the final job id");
-    wait(&last);
+    wait_gone(&last);
     ok(lb(&dir, &["--results", "cluster", "cache", "verify"]));
     assert_eq!(
         records_in(&dir.join("local")),

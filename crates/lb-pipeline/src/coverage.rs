@@ -453,14 +453,13 @@ pub fn certify_all(
             level: c.toml.certificate.level,
             strict: c.toml.certificate.strict,
         };
-        let mut o = RunOptions {
+        let o = RunOptions {
             threads: o.threads,
             force: o.force,
             shard: None,
             args: o.args.clone(),
             manifests: vec![path.clone()],
         };
-        o.manifests = vec![path.clone()];
         let done = certify_with(scratch, &x, &spec, e.control.as_ref(), &o, progress)?;
         let key = c.key(e, &x);
         let rec = EntryRecord {
