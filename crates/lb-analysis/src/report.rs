@@ -39,6 +39,10 @@ pub struct Experiment<'a> {
     pub replications: Option<u32>,
     /// Its claim robustness maps, audited.
     pub robustness: &'a [crate::robustness::MapResult],
+    /// Its prose fields that may quote measured values, as written, with
+    /// their paths (`lb_runner::prose::fields`): their quotes' records are
+    /// listed in `quotes.csv`.
+    pub prose: Vec<(String, String)>,
 }
 
 /// A point whose interval misses the experiment's precision target.
@@ -152,6 +156,9 @@ pub fn write_experiment(
     for m in exp.robustness {
         files.extend(crate::robustness::write_figure(&dir, m)?);
     }
+    let p = dir.join("quotes.csv");
+    write_if_changed(&p, quotes_csv(&exp.prose, exp.results).as_bytes())?;
+    files.push(p);
     let missing = exp.results.iter().filter(|r| !r.complete()).count();
     let imprecise = exp
         .precision
@@ -222,6 +229,27 @@ pub fn keys_csv(fig: &Figure) -> String {
     keys
 }
 
+/// The sidecar of the quotes in an experiment's prose: each quote, where
+/// it is written, the value the report prints and the keys of the records
+/// it read (`lb show KEY`), space-separated.
+pub fn quotes_csv(prose: &[(String, String)], results: &[PointResult]) -> String {
+    let mut out = String::from("field,quote,value,keys\n");
+    let q = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
+    for (field, text) in prose {
+        for t in crate::prose::expand(text, results).1 {
+            let _ = writeln!(
+                out,
+                "{},{},{},{}",
+                field,
+                q(&t.quote),
+                q(&t.value),
+                t.keys.join(" ")
+            );
+        }
+    }
+    out
+}
+
 /// The experiment's section of the report page.
 pub fn section(exp: &Experiment, w: &Written) -> String {
     let mut s = String::new();
@@ -235,8 +263,9 @@ pub fn section(exp: &Experiment, w: &Written) -> String {
             exp.manifest.display()
         );
     }
+    let quoted = |t: &str| to_markdown(crate::prose::expanded(t, exp.results).trim());
     if let Some(n) = exp.notes {
-        let _ = writeln!(s, "{}\n", to_markdown(n.trim()));
+        let _ = writeln!(s, "{}\n", quoted(n));
     }
     for f in &w.figures {
         let spec = &f.spec;
@@ -248,9 +277,9 @@ pub fn section(exp: &Experiment, w: &Written) -> String {
             exp.name,
             spec.name
         );
-        let _ = writeln!(s, "{}\n", to_markdown(spec.caption.trim()));
+        let _ = writeln!(s, "{}\n", quoted(&spec.caption));
         if let Some(claim) = &spec.claim {
-            let _ = writeln!(s, "*The paper claims:* {}\n", to_markdown(claim));
+            let _ = writeln!(s, "*The paper claims:* {}\n", quoted(claim));
         }
     }
     if !exp.claims.is_empty() {

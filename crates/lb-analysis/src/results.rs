@@ -18,6 +18,9 @@ pub struct PointResult {
     pub key: Option<Key>,
     /// Valid summaries of replications 0..needed (a missing one is skipped).
     pub summaries: Vec<Summary>,
+    /// The seconds each of those replications took to compute, on one
+    /// thread (their records' provenance): what a quote of `cpu` reads.
+    pub seconds: Vec<f64>,
     /// Replications the plan needs now.
     pub needed: u32,
     /// Damaged records among replications 0..needed: (replication, why).
@@ -117,18 +120,20 @@ pub fn collect(cache: &Cache, plan: &Plan) -> Vec<PointResult> {
             };
             debug_assert_eq!(point.as_ref().map(Point::key), st.key);
             let mut damaged = Vec::new();
-            let summaries = match &st.key {
+            let (summaries, seconds) = match &st.key {
                 Some(k) => (0..st.needed as u64)
                     .filter_map(|r| match cache.read_replication(k, r) {
-                        lb_runner::cache::Read::Valid(rec) => Some(rec.summary),
+                        lb_runner::cache::Read::Valid(rec) => {
+                            Some((rec.summary, rec.provenance.wall_seconds))
+                        }
                         lb_runner::cache::Read::Damaged(why) => {
                             damaged.push((r, why));
                             None
                         }
                         lb_runner::cache::Read::Missing => None,
                     })
-                    .collect(),
-                None => Vec::new(),
+                    .unzip(),
+                None => (Vec::new(), Vec::new()),
             };
             PointResult {
                 label: pp.label.clone(),
@@ -141,6 +146,7 @@ pub fn collect(cache: &Cache, plan: &Plan) -> Vec<PointResult> {
                 point,
                 key: st.key,
                 summaries,
+                seconds,
                 needed: st.needed,
                 damaged,
                 calibration: cal.map(|r| (r.p_hat, r.target, r.achieved)),

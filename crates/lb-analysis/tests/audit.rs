@@ -87,6 +87,7 @@ fn result(
             .enumerate()
             .map(|(r, (x, s))| Summary::Slotted(summary(r as u64, *x, *s)))
             .collect(),
+        seconds: vec![1.0; responses.len()],
         needed: responses.len() as u32,
         damaged: Vec::new(),
         calibration: None,
@@ -789,4 +790,39 @@ fn the_mutants_of_an_ordering_are_caught() {
         &rs,
     );
     assert!(s.insensitive.is_some() && s.passes());
+}
+
+/// A quote in prose prints the records' estimate with its interval, the
+/// seconds a run took, or a diagnosis in place of a number: never a bare
+/// number of an unstable point.
+#[test]
+fn quotes_print_the_records_and_never_an_unstable_point_as_a_number() {
+    let results = vec![
+        result("JSQ", JSQ, "0.5", &[4.0, 5.0, 6.0], &[true, true, true]),
+        result(
+            "JSQ",
+            JSQ,
+            "0.9",
+            &[40.0, 50.0, 60.0],
+            &[false, false, true],
+        ),
+    ];
+    let x = |t: &str| lb_analysis::prose::expanded(t, &results);
+    // mean 5, sample sd 1, t(0.975, 2) = 4.303: half-width 2.48.
+    assert_eq!(x("{{mean_response of JSQ where load = 0.5}}"), "5.0 ± 2.5");
+    assert_eq!(x("{{mean mean_response of JSQ where load = 0.5}}"), "5.0");
+    assert_eq!(x("{{hw mean_response of JSQ where load = 0.5}}"), "2.5");
+    assert_eq!(x("{{rel mean_response of JSQ where load = 0.5}}"), "±50%");
+    assert_eq!(x("{{n mean_response of JSQ where load = 0.5}}"), "3");
+    assert_eq!(x("{{mean cpu of JSQ where load = 0.5}}"), "1.00");
+    assert_eq!(
+        x("{{mean_response of JSQ where load = 0.9}}"),
+        "unstable (2 of 3 replications)"
+    );
+    assert_eq!(
+        x("{{range mean_response of JSQ}}"),
+        "5.00–5.00 (1 of 2 points left out: unstable or not settled)"
+    );
+    let (_, traces) = lb_analysis::prose::expand("{{range mean_response of JSQ}}", &results);
+    assert_eq!(traces[0].keys.len(), 2);
 }

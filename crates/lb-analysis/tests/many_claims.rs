@@ -61,6 +61,7 @@ seed = 3
                 key: Some(point.key()),
                 point: Some(point.clone()),
                 summaries: (0..10).map(|r| point.config.run(&seeds, r)).collect(),
+                seconds: vec![1.0; 10],
                 needed: 10,
                 damaged: Vec::new(),
                 calibration: None,

@@ -84,6 +84,10 @@ pub fn reproduce(
             precision: precision.map(|p| p.rule()),
             replications,
             robustness: ms,
+            prose: lb_runner::prose::fields(l)
+                .into_iter()
+                .map(|(f, t)| (f, t.to_string()))
+                .collect(),
         });
     }
     let mut written = Vec::new();

@@ -118,3 +118,48 @@ pub fn references_apply(l: &SpanIndex, claims: &[Claim], plan: &Plan) -> Result<
     }
     Ok(())
 }
+
+/// Every quote of a measured value in prose ([`crate::prose`]) selects the
+/// points its form reads: exactly one, or at least one for a `range`. Run on
+/// the full plan (a quick run holds fewer points, and its report says a
+/// quote's point was not run).
+pub fn quotes_select(l: &crate::manifest::Parsed, plan: &Plan) -> Result<(), ManifestError> {
+    for (at, text) in crate::prose::fields(l) {
+        let Ok(quotes) = crate::prose::quotes(text) else {
+            continue; // validation reported it
+        };
+        for q in quotes {
+            let chosen: Vec<&PlannedPoint> = plan
+                .points
+                .iter()
+                .filter(|p| {
+                    p.label == q.policy
+                        && where_matches(&q.filter, |a: &str| {
+                            plan.axes
+                                .iter()
+                                .position(|x| *x == a)
+                                .map(|j| p.axes[j].as_str())
+                        })
+                })
+                .collect();
+            let wrong = match (q.form.single(), chosen.len()) {
+                (_, 0) => Some("selects no point of the plan".to_string()),
+                (true, n) if n > 1 => Some(format!(
+                    "selects {n} points ({}); a quote of one value needs exactly one: add the \
+                     axes that tell them apart to its `where`, or write `range`",
+                    chosen
+                        .iter()
+                        .take(3)
+                        .map(|p| at_words(plan, p).trim_start_matches(" at ").to_string())
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                )),
+                _ => None,
+            };
+            if let Some(w) = wrong {
+                return Err(l.error(&at, format!("the quote {{{{{}}}}} {w}", q.text)));
+            }
+        }
+    }
+    Ok(())
+}

@@ -32,6 +32,7 @@ pub mod manifest;
 pub mod model;
 pub mod outputs;
 pub mod plan;
+pub mod prose;
 pub mod provenance;
 pub mod robustness;
 pub mod run;

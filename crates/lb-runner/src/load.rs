@@ -101,6 +101,9 @@ pub fn load_str(path: &Path, text: &str, profile: Profile) -> Result<Experiment,
     let loaded = crate::validate::validate(manifest::parse(path, text)?)?;
     let plan = loaded.manifest.expand(&loaded.spans, profile)?;
     crate::checks::references_apply(&loaded.spans, loaded.claims(), &plan)?;
+    if profile == Profile::Full {
+        crate::checks::quotes_select(&loaded, &plan)?;
+    }
     let variants = loaded
         .manifest
         .variants(&loaded.spans, loaded.claims(), profile)?;

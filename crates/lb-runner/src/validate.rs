@@ -36,6 +36,7 @@ pub fn validate(l: Parsed) -> Result<Loaded, ManifestError> {
     if let Some(e) = claim_error {
         return Err(e);
     }
+    prose(&l)?;
     // The checks that depend on the sweep run at expansion; the full profile
     // is expanded by whoever loads the manifest, so expand the quick one here
     // too, or a bad `[quick]` would pass `lb plan` and fail `lb run --quick`.
@@ -210,6 +211,30 @@ fn filter(l: &Parsed, at: &str, f: &crate::outputs::Where, axes: &[&str]) -> R {
                     ));
                 }
             }
+        }
+    }
+    Ok(())
+}
+
+/// Quotes of measured values in prose ([`crate::prose`]): each parses, names
+/// a policy of the manifest and a metric of its model, and its `where` is a
+/// valid one (which points it selects is checked once the sweep is
+/// expanded, [`crate::checks::quotes_select`]).
+fn prose(l: &Parsed) -> R {
+    let (axes, labels, metrics) = names(l);
+    let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
+    for (at, text) in crate::prose::fields(l) {
+        for q in crate::prose::quotes(text).map_err(|e| l.error(&at, e))? {
+            let located = |mut e: ManifestError| {
+                e.message = format!("the quote {{{{{}}}}}: {}", q.text, e.message);
+                e.field = at.clone();
+                e
+            };
+            one_of(l, &at, "policy label", &q.policy, &labels).map_err(located)?;
+            let mut quotable = metrics.clone();
+            quotable.push(crate::prose::CPU);
+            one_of(l, &at, "metric", &q.metric, &quotable).map_err(located)?;
+            filter(l, &at, &q.filter, &axes).map_err(located)?;
         }
     }
     Ok(())

@@ -552,3 +552,47 @@ fn a_difference_figure_names_two_policies_on_a_linear_axis() {
     let ok = fig("difference = { better = \"JSQ\", worse = \"L-JSQ-Push\" }");
     load_str(Path::new("exp/ok.toml"), &ok, Profile::Full).unwrap_or_else(|e| panic!("{e}"));
 }
+
+/// A quote of a measured value in prose (`{{…}}`) names a policy, a metric
+/// and a `where` of the manifest, and selects exactly one point (or, for a
+/// `range`, at least one): otherwise a located error names the quote.
+#[test]
+fn a_quote_in_prose_is_checked_against_the_plan() {
+    let fig = |caption: &str| {
+        format!(
+            "{GOOD}\n[[figure]]\nname = \"f\"\ntitle = \"t\"\nx = \"load\"\ny = \"mean_response\"\n\
+             caption = \"{caption}\"\n"
+        )
+    };
+    for (caption, says) in [
+        (
+            "JSQ has {{mean_response of JSQ}} slots",
+            "selects 2 points (load = 0.5; load = 0.9)",
+        ),
+        (
+            "{{mean_response of JSQ where load = 0.7}}",
+            "0.7 is not a value of the sweep axis `load`",
+        ),
+        (
+            "{{mean_response of JQS where load = 0.5}}",
+            "did you mean \"JSQ\"",
+        ),
+        (
+            "{{mean_respons of JSQ where load = 0.5}}",
+            "did you mean \"mean_response\"",
+        ),
+        ("{{mean_response where load = 0.5}}", "names no policy"),
+    ] {
+        let t = fig(caption);
+        let e = err(&t);
+        assert_eq!(e.field, "figure[0].caption", "{caption}: {e}");
+        assert!(e.message.contains(says), "{caption}: {e}");
+        assert!(e.message.contains("quote"), "{caption}: {e}");
+    }
+    // A range of several points, a quote of one, and the seconds a run took.
+    let t = fig(
+        "JSQ: {{range mean_response of JSQ}}; {{mean_response of JSQ where load = 0.9}}; \
+         {{mean cpu of JSQ where load = 0.5}} s",
+    );
+    load_str(Path::new("exp/ok.toml"), &t, Profile::Full).unwrap_or_else(|e| panic!("{e}"));
+}

@@ -64,7 +64,7 @@ pub(super) fn audit_shifted(
     ClaimResult {
         experiment: experiment.to_string(),
         id: c.id.clone(),
-        statement: c.statement.clone(),
+        statement: crate::prose::expanded(&c.statement, results),
         source: c.source.clone(),
         kind: c.check.kind(),
         required: c.required,
@@ -83,7 +83,7 @@ pub(super) fn audit_shifted(
         metric_label: metric.map(|m| m.label().to_string()),
         rule,
         checks,
-        why: c.why.clone(),
+        why: c.why.as_deref().map(|w| crate::prose::expanded(w, results)),
         why_checks: why_checks(experiment, c, results),
         missing: gaps(c, results),
     }

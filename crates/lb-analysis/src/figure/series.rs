@@ -176,17 +176,24 @@ pub struct Figure {
 }
 
 impl Figure {
-    /// The figure of `spec` from an experiment's results.
+    /// The figure of `spec` from an experiment's results; the quotes of its
+    /// caption and claim are expanded from them ([`crate::prose`]).
     pub fn new(spec: &FigureSpec, results: &[PointResult]) -> Figure {
+        let quoted = {
+            let mut s = spec.clone();
+            s.caption = crate::prose::expanded(&s.caption, results);
+            s.claim = s.claim.map(|c| crate::prose::expanded(&c, results));
+            s
+        };
         match spec.kind {
             FigureKind::Lines => Figure {
-                spec: spec.clone(),
+                spec: quoted,
                 series: series(spec, results),
                 references: references(spec, results),
                 paths: Vec::new(),
             },
             FigureKind::Path => Figure {
-                spec: spec.clone(),
+                spec: quoted,
                 series: Vec::new(),
                 references: Vec::new(),
                 paths: path_series(spec, results),
