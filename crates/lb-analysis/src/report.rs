@@ -464,6 +464,7 @@ pub fn page(experiments: &[(ExperimentClaims, String)], coverage: &str) -> Strin
     }
     s.push_str(coverage);
     s.push_str(GLOSSARY);
+    s.push_str(&run_words());
     s.push_str(REFERENCES);
     s
 }
@@ -495,10 +496,36 @@ lb's own exact theory; a *conjecture of ours* is neither. The **deciding point**
 whose check decides the verdict (the first refuted, else the first inconclusive, else the \
 tightest confirmed). A **paired difference** or **paired margin** is taken replication by \
 replication between runs that share arrivals and service. The **margin** is how far a claim's \
-threshold could move before its verdict changed. A point has **settled** when MSER-5 does not \
-cut half its measured window and its batch means pass the lag-1 test in all but the replications \
-chance allows, and its replications agree on stability; `mser_cut` and `bm_ok` in the tables \
-are those diagnostics.\n\n";
+threshold could move before its verdict changed.\n";
+
+/// The glossary's entry on stability and settling, its numbers read from
+/// the rules' constants (`lb_core::stability`, `lb_runner::settle`), so the
+/// report states the rule the audit applies.
+fn run_words() -> String {
+    use lb_core::stability::{TREND_GROWTH, TREND_P};
+    use lb_runner::settle::{FALSE_FAIL, allowed};
+    let pct = |x: f64| crate::ticks::format_tick(100.0 * x, None);
+    format!(
+        "- **Runs**: a replication is judged **unstable** when ΣQ (the jobs in the system) \
+         keeps growing over the second half of its run: the OLS slope of its batch means there \
+         is positive with a one-sided p-value below {} and the growth over that half is more \
+         than {}% of its mean; a point is unstable when more than half of its replications \
+         are, and it is then never drawn or read as a number. A point has **settled** when its \
+         replications agree on stability and, in all but the replications chance allows, \
+         MSER-5 cuts less than half of the measured window (`mser_cut` < 0.5 in the tables) and \
+         the batch means, merged pairwise while their lag-1 autocorrelation r is significant, \
+         end with |r| < 2/√k on k batches (`bm_ok`). Chance allows a settled replication to \
+         fail one of these with probability {}% (measured by the coverage certificate), so \
+         {} of 10 replications, {} of 20 and {} of 72 may; a point that has not settled is \
+         drawn with a dashed ring, quoted with its diagnosis, and decides no claim.\n\n",
+        TREND_P,
+        pct(TREND_GROWTH),
+        pct(FALSE_FAIL),
+        allowed(10),
+        allowed(20),
+        allowed(72),
+    )
+}
 
 /// The papers the report cites, in full.
 const REFERENCES: &str = "## References\n\n\
