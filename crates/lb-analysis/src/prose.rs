@@ -91,8 +91,23 @@ fn value(q: &Quote, chosen: &[&PointResult]) -> String {
     if r.point.is_none() || r.summaries.is_empty() {
         return "— (not computed)".into();
     }
-    if q.form == Form::Replications {
-        return r.summaries.len().to_string();
+    let of_n = |k: usize| format!("{k} of {}", r.summaries.len());
+    match q.form {
+        Form::Replications => return r.summaries.len().to_string(),
+        Form::Unstable => return of_n(r.summaries.iter().filter(|s| !s.stable()).count()),
+        Form::Zeros => {
+            let Some(m) = metric else {
+                return "— (no zeros of cpu)".into();
+            };
+            let point = r.point.as_ref().expect("checked above");
+            let zeros = r
+                .summaries
+                .iter()
+                .filter(|s| m.value(point, s) == Some(0.0))
+                .count();
+            return of_n(zeros);
+        }
+        _ => {}
     }
     if point_unstable(&r.summaries) {
         let bad = r.summaries.iter().filter(|s| !s.stable()).count();
@@ -112,7 +127,9 @@ fn value(q: &Quote, chosen: &[&PointResult]) -> String {
             Some(h) if e.mean != 0.0 => format!("±{}%", fmt_sig(100.0 * h / e.mean.abs(), 2)),
             _ => "— (no relative half-width)".into(),
         },
-        Form::Range | Form::Replications => unreachable!("handled above"),
+        Form::Range | Form::Replications | Form::Unstable | Form::Zeros => {
+            unreachable!("handled above")
+        }
     };
     if metric.is_none() {
         return shown; // the cost of a run, settled or not

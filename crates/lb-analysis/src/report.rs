@@ -483,13 +483,18 @@ queue; **L-JBA**: a server chosen among those whose estimate is below the averag
 arrivals, with probability p̂, samples d servers and learns their queues; **Pull(p̂)**: a server \
 that served jobs tells one dispatcher its queue — always if it is now empty, else with \
 probability p̂; **p̂**: the update probability. **count_own**: whether a dispatcher adds the jobs it sends to its own estimates (as the \
-LSQ line of work does) or leaves estimates unchanged until updated (the literal Definition 1).\n\
+LSQ line of work does) or leaves estimates unchanged until updated (the literal Definition 1). \
+**LSQ** (local shortest queue; Vargaftik, Keslassy and Orda, and the simulator of Goren, \
+Vargaftik and Moses): L-JSQ with count_own = true; with \
+*destination sync*, a dispatcher also learns the queue of each server it just sent jobs to.\n\
 - **ε, epsilon_frac, ζ, zeta_ratio**: heavy traffic with λ_Σ = μ_Σ − ε, ε given as a fraction of \
 μ_Σ; ζ = (σ²_Σ + ν²_Σ)/2 is the lower limit of ε·E[ΣQ]; zeta_ratio = ε·E[ΣQ]/ζ tends to 1 under a \
 heavy-traffic optimal policy.\n\
 - **Stochastic processing networks**: a **virtual station** is a set of buffers whose combined \
 load can exceed 1 under a priority even when every station's does not; **own buffer first** \
-serves a station's dedicated buffer before the shared one; **max-pressure** serves the \
+serves a station's dedicated buffer before the shared one; **first-buffer-first** (and \
+*buffer 0 first*) serves the buffer earliest on the route first, a static priority; \
+**max-pressure** serves the \
 activity with the largest pressure (Dai and Lin).\n\
 - **Claim words**: a *statement* is the paper's own; a *stand-in* is ours for one; a *check* is \
 lb's own exact theory; a *conjecture of ours* is neither. The **deciding point** is the point \
@@ -532,6 +537,8 @@ const REFERENCES: &str = "## References\n\n\
 - J. G. Dai and W. Lin. *Maximum Pressure Policies in Stochastic Processing Networks*. \
 Operations Research, 2005; and *Asymptotic Optimality of Maximum Pressure Policies in \
 Stochastic Processing Networks*. Annals of Applied Probability, 2008.\n\
+- G. Goren, S. Vargaftik and Y. Moses. *Stochastic Coordination in Heterogeneous Load \
+Balancing Systems*. ACM Symposium on Principles of Distributed Computing (PODC), 2021.\n\
 - J. M. Harrison. *Heavy Traffic Analysis of a System with Parallel Servers: Asymptotic \
 Optimality of Discrete-Review Policies*. Annals of Applied Probability, 1998.\n\
 - S. S. Lavenberg and P. D. Welch. *A Perspective on the Use of Control Variables to Increase \
@@ -547,6 +554,8 @@ Parallel and Distributed Systems, 2001.\n\
 Topologies*.\n\
 - A. N. Rybko and A. L. Stolyar. *Ergodicity of Stochastic Processes Describing the Operation of \
 Open Queueing Networks*. Problems of Information Transmission, 1992.\n\
+- S. Vargaftik, I. Keslassy and A. Orda. *LSQ: Load Balancing in Large-Scale Heterogeneous \
+Systems with Multiple Dispatchers*. IEEE/ACM Transactions on Networking, 2020.\n\
 - N. D. Vvedenskaya, R. L. Dobrushin and F. I. Karpelevich. *Queueing System with Selection of \
 the Shortest of Two Queues: An Asymptotic Approach*. Problems of Information Transmission, \
 1996 (\"VDK\").\n\

@@ -820,6 +820,14 @@ fn quotes_print_the_records_and_never_an_unstable_point_as_a_number() {
         "unstable (2 of 3 replications)"
     );
     assert_eq!(
+        x("{{unstable mean_response of JSQ where load = 0.9}}"),
+        "2 of 3"
+    );
+    assert_eq!(
+        x("{{zeros mean_response of JSQ where load = 0.5}}"),
+        "0 of 3"
+    );
+    assert_eq!(
         x("{{range mean_response of JSQ}}"),
         "5.00–5.00 (1 of 2 points left out: unstable or not settled)"
     );

@@ -22,7 +22,8 @@
 //!   `p [lo, hi]`; a proportion never observed `≤ upper`);
 //! - `mean`: the estimate alone; `hw`: the half-width alone; `rel`: the
 //!   half-width relative to the mean, in percent; `n`: the replications
-//!   read;
+//!   read; `unstable`: how many of them were judged unstable ("1 of 20");
+//!   `zeros`: how many gave the metric exactly 0 ("4 of 5");
 //! - `range`: the lowest and highest estimate over every point selected,
 //!   `lo–hi`.
 //!
@@ -74,6 +75,8 @@ pub enum Form {
     Relative,
     Range,
     Replications,
+    Unstable,
+    Zeros,
 }
 
 impl Form {
@@ -84,6 +87,8 @@ impl Form {
         ("rel", Form::Relative),
         ("range", Form::Range),
         ("n", Form::Replications),
+        ("unstable", Form::Unstable),
+        ("zeros", Form::Zeros),
     ];
 
     /// Whether it reads one point only.
@@ -111,7 +116,7 @@ pub enum Piece {
 }
 
 const SYNTAX: &str = "write {{[FORM] METRIC of POLICY [where AXIS = VALUE, …]}}, FORM one of \
-                      ci (default), mean, hw, rel, range, n";
+                      ci (default), mean, hw, rel, range, n, unstable, zeros";
 
 /// Splits prose into text and quotes; the error names the quote and what is
 /// wrong with it.
