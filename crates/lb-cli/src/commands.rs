@@ -79,7 +79,7 @@ pub fn dispatch(cli: &Cli) -> Res {
         Command::Cache { action } => match action {
             CacheAction::Ls => cache_ls(&cache),
             CacheAction::Verify => cache_verify(&cache),
-            CacheAction::Lineage => cache_lineage(&cache),
+            CacheAction::Lineage { strict } => cache_lineage(&cache, *strict),
             CacheAction::Gc {
                 dry_run,
                 unreferenced,
@@ -90,7 +90,26 @@ pub fn dispatch(cli: &Cli) -> Res {
             seed,
             key,
             threads,
-        } => verify_cmd(&cache, *sample, *seed, key.as_deref(), *threads),
+            stamp: true,
+            manifests,
+        } => stamp_cmd(&cache, *sample, *seed, key.as_deref(), *threads, manifests),
+        Command::Verify {
+            sample,
+            seed,
+            key,
+            threads,
+            stamp: false,
+            manifests,
+        } => {
+            if !manifests.is_empty() {
+                return Err(
+                    "--manifest names the manifests of --stamp: add --stamp, or leave \
+                            --manifest out"
+                        .into(),
+                );
+            }
+            verify_cmd(&cache, *sample, *seed, key.as_deref(), *threads)
+        }
         Command::Table {
             manifest,
             format,
@@ -672,14 +691,98 @@ fn verify_cmd(
     })
 }
 
-/// `lb cache lineage`: where the replication records came from.
-fn cache_lineage(cache: &Cache) -> Res {
+/// `lb verify --stamp`: re-verify, at this clean commit, the records that
+/// lead to no commit of the history, and stamp those that recompute bit for
+/// bit.
+fn stamp_cmd(
+    cache: &Cache,
+    sample: Option<usize>,
+    seed: u64,
+    prefix: Option<&str>,
+    threads: Option<usize>,
+    manifests: &[PathBuf],
+) -> Res {
+    use std::collections::BTreeMap;
+    existing(cache)?;
+    let repo = std::env::current_dir()?;
+    let at = lb_runner::provenance::Verification::at_clean_commit(&repo)?;
+    // The manifests that plan each key, by path, with their text's hash.
+    let paths = lb_pipeline::manifests::manifests_or_all(manifests)?;
+    let mut planned: BTreeMap<lb_runner::Key, BTreeMap<String, String>> = BTreeMap::new();
+    for m in &paths {
+        let sha = lb_runner::provenance::sha256_hex(&std::fs::read(m)?);
+        for profile in [lb_runner::Profile::Full, lb_runner::Profile::Quick] {
+            let e = lb_runner::load(m, profile)?;
+            for plan in std::iter::once(&e.plan).chain(e.variant_plans()) {
+                for st in lb_runner::run::status(cache, plan) {
+                    let keys = st.key.into_iter().chain(st.calibration.map(|c| c.0));
+                    for k in keys {
+                        planned
+                            .entry(k)
+                            .or_default()
+                            .insert(m.display().to_string(), sha.clone());
+                    }
+                }
+            }
+        }
+    }
+    let mut items = verify::items(cache, prefix);
+    if let Some(k) = sample {
+        items = verify::sample(items, k, seed);
+    }
+    let known = std::sync::Mutex::new(BTreeMap::<String, bool>::new());
+    let in_history = |c: &str| {
+        if let Some(b) = known.lock().expect("not poisoned").get(c) {
+            return *b;
+        }
+        let b = lb_runner::provenance::in_history(&repo, c).unwrap_or(false);
+        known.lock().expect("not poisoned").insert(c.to_string(), b);
+        b
+    };
+    let progress = progress::for_stderr();
+    let done = lb_pipeline::compute::pool(threads)?
+        .install(|| verify::stamp(cache, &items, &planned, &at, &in_history, progress.as_ref()));
+    let count = |f: &dyn Fn(&verify::Stamped) -> bool| done.iter().filter(|(_, s)| f(s)).count();
+    for (item, s) in &done {
+        match s {
+            verify::Stamped::Problem(why) => println!("NOT STAMPED {item:?}: {why}"),
+            verify::Stamped::Unplanned => {
+                println!(
+                    "NOT STAMPED {item:?}: no manifest of {} plans its key",
+                    paths.len()
+                )
+            }
+            _ => {}
+        }
+    }
+    let problems = count(&|s| matches!(s, verify::Stamped::Problem(_)));
+    let unplanned = count(&|s| *s == verify::Stamped::Unplanned);
+    println!(
+        "{} record(s): {} stamped at {} (recomputed bit for bit), {} already leading to a \
+         commit, {} planned by no manifest, {} not identical or unreadable",
+        done.len(),
+        count(&|s| *s == verify::Stamped::Stamped),
+        &at.commit[..at.commit.len().min(10)],
+        count(&|s| *s == verify::Stamped::Leads),
+        unplanned,
+        problems
+    );
+    Ok(if problems == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// `lb cache lineage`: where the records came from; with `strict`, a
+/// failure listing every record that leads to no commit of the history.
+fn cache_lineage(cache: &Cache, strict: bool) -> Res {
     existing(cache)?;
     let repo = std::env::current_dir()?;
     let l = maintain::lineage(cache, &repo);
     let pct = |n: usize| 100.0 * n as f64 / l.records.max(1) as f64;
     println!(
-        "{} replication records in {}:",
+        "{} records (replications, calibrations, precision outcomes) in {}:",
         l.records,
         cache.root().display()
     );
@@ -708,5 +811,30 @@ fn cache_lineage(cache: &Cache) -> Res {
         l.with_manifest_hash,
         pct(l.with_manifest_hash)
     );
-    Ok(ExitCode::SUCCESS)
+    println!(
+        "  {:>6} ({:.1}%) re-verified bit for bit at a clean commit in HEAD's history (lb verify --stamp)",
+        l.verified_in_history,
+        pct(l.verified_in_history)
+    );
+    println!(
+        "  {:>6} ({:.1}%) leading to no commit of the history with their manifests' hashes",
+        l.nowhere.len(),
+        pct(l.nowhere.len())
+    );
+    if !strict || l.nowhere.is_empty() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    for (path, why) in l.nowhere.iter().take(20) {
+        eprintln!("  {}: {why}", path.display());
+    }
+    if l.nowhere.len() > 20 {
+        eprintln!("  … and {} more", l.nowhere.len() - 20);
+    }
+    Err(format!(
+        "{} record(s) lead to no commit of HEAD's history with their manifests' hashes: commit \
+         the manifests and code, then run `lb verify --stamp` from the clean tree (or recompute \
+         them from it)",
+        l.nowhere.len()
+    )
+    .into())
 }

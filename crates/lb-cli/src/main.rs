@@ -335,6 +335,18 @@ pub enum Command {
         /// Worker threads (default: all cores). Results do not depend on it.
         #[arg(long, value_name = "N")]
         threads: Option<usize>,
+        /// Stamp every record that does not lead to a commit of HEAD's
+        /// history (computed from a modified tree, at a commit since
+        /// rewritten, or before lb kept manifest hashes): recompute it bit for
+        /// bit and, if identical, write into its provenance this clean
+        /// commit and the SHA-256 of the manifests that plan its key. Needs a
+        /// clean tree; the numbers are not touched.
+        #[arg(long)]
+        stamp: bool,
+        /// With --stamp: the manifests whose plans name the records' keys
+        /// (default: every experiments/*.toml).
+        #[arg(long = "manifest", value_name = "MANIFEST")]
+        manifests: Vec<PathBuf>,
     },
 }
 
@@ -348,7 +360,13 @@ pub enum CacheAction {
     /// in HEAD's history computed from a clean tree, how many were computed
     /// from a modified tree or at a commit not in the history, how many
     /// carry their manifests' hashes.
-    Lineage,
+    Lineage {
+        /// Exit non-zero, listing them, if any record leads to no commit of
+        /// HEAD's history with its manifests' hashes (computed there from a
+        /// clean tree, or re-verified there by `lb verify --stamp`).
+        #[arg(long)]
+        strict: bool,
+    },
     /// Remove temporary files of dead runs, damaged records and unheld locks.
     Gc {
         /// Say what would be removed, remove nothing.

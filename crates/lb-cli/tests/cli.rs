@@ -1119,3 +1119,91 @@ fn lb_diff_names_the_verdicts_that_moved() {
     assert!(out.contains("REQUIRED validation /"), "{out}");
     assert!(out.contains("missing data"), "{out}");
 }
+
+/// Provenance that leads to a commit (issue 26): records computed from a
+/// modified tree fail `lb cache lineage --strict`; `lb verify --stamp`
+/// refuses a modified tree, and at a clean commit recomputes them bit for
+/// bit and stamps the commit and the manifest's hash into them without
+/// touching a number; the gate then passes. A record stamped at a commit
+/// that leaves the history fails the gate again.
+#[test]
+fn stamped_records_lead_to_a_clean_commit_and_the_gate_checks_it() {
+    let d = Dir::new(&manifest(2000, 1));
+    let git = |args: &[&str]| {
+        let o = Command::new("git")
+            .current_dir(&d.path)
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "-c",
+                "commit.gpgsign=false",
+            ])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "git {args:?}: {}", text(&o).1);
+    };
+    git(&["init", "-q"]);
+    std::fs::write(d.path.join(".gitignore"), "results/\n").unwrap();
+    git(&["add", "m.toml", ".gitignore"]);
+    git(&["commit", "-q", "-m", "manifest"]);
+    // Computed from a modified manifest: dirty.
+    let text0 = std::fs::read_to_string(d.path.join("m.toml")).unwrap();
+    std::fs::write(d.path.join("m.toml"), format!("{text0}\n# edited\n")).unwrap();
+    ok(d.run(&["run", "m.toml"]));
+    let c = d.cache("results");
+    let before = records(&c);
+    let o = d.run(&["cache", "lineage", "--strict"]);
+    assert!(!o.status.success());
+    assert!(
+        text(&o).1.contains("never verified at a clean commit"),
+        "{}",
+        text(&o).1
+    );
+    // A modified tree cannot stamp.
+    let o = d.run(&["verify", "--stamp"]);
+    assert!(!o.status.success());
+    assert!(
+        text(&o).1.contains("modified tracked files"),
+        "{}",
+        text(&o).1
+    );
+    // Commit, stamp: every record recomputes identical and leads to the commit.
+    git(&["commit", "-q", "-am", "edited"]);
+    let out = ok(d.run(&["verify", "--stamp", "--manifest", "m.toml"]));
+    assert!(out.contains("0 not identical"), "{out}");
+    assert!(out.contains("0 already leading"), "{out}");
+    ok(d.run(&["cache", "lineage", "--strict"]));
+    assert_eq!(records(&c), before, "a stamp changed a number");
+    assert_eq!(
+        all_present_valid(&c),
+        total_records(1),
+        "stamped records reseal"
+    );
+    let (k, _) = c
+        .keys()
+        .into_iter()
+        .find(|(k, _)| !c.replication_files(k).is_empty())
+        .unwrap();
+    let v: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(c.replication_path(&k, 0)).unwrap()).unwrap();
+    let sha = lb_runner::provenance::sha256_hex(&std::fs::read(d.path.join("m.toml")).unwrap());
+    assert_eq!(
+        v["provenance"]["verified"]["manifest_sha256"]["m.toml"],
+        sha
+    );
+    // A second stamp finds nothing to do.
+    let out = ok(d.run(&["verify", "--stamp", "--manifest", "m.toml"]));
+    assert!(out.contains(": 0 stamped"), "{out}");
+    // History rewritten under the stamp: the gate fails again.
+    git(&["commit", "-q", "--amend", "-m", "rewritten"]);
+    let o = d.run(&["cache", "lineage", "--strict"]);
+    assert!(!o.status.success());
+    assert!(
+        text(&o).1.contains("not in HEAD's history"),
+        "{}",
+        text(&o).1
+    );
+}

@@ -203,11 +203,13 @@ pub fn gc(cache: &Cache, keep: Option<&BTreeSet<Key>>, dry_run: bool) -> std::io
     Ok(g)
 }
 
-/// Where the replication records of a cache came from (issue 26): whether
-/// each leads to a commit in the repository's history, computed from a
-/// clean tree, with the hash of the manifests that planned it.
+/// Where the records of a cache came from (issue 26): whether each leads
+/// to a commit in the repository's history, computed from a clean tree,
+/// with the hash of the manifests that planned it — or was re-verified so
+/// (`lb verify --stamp`).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Lineage {
+    /// Replication, calibration and precision records read.
     pub records: usize,
     /// Computed from a clean tree at a commit in HEAD's history: the record
     /// leads to its code and manifest.
@@ -221,42 +223,70 @@ pub struct Lineage {
     pub no_commit: usize,
     /// Carrying the hash of the manifests of their run.
     pub with_manifest_hash: usize,
+    /// Recomputed bit for bit at a clean commit of HEAD's history, with the
+    /// manifests that plan them (`lb verify --stamp`).
+    pub verified_in_history: usize,
+    /// The records that lead nowhere, with why: what `lb cache lineage
+    /// --strict` fails on.
+    pub nowhere: Vec<(PathBuf, String)>,
 }
 
-/// The lineage of every valid replication record of `cache`, against the
-/// history of the repository at `repo`.
+/// The provenance of every valid record of a key directory that has one:
+/// replications, the calibration, precision outcomes.
+pub fn provenances(cache: &Cache, key: &Key) -> Vec<(PathBuf, crate::provenance::Provenance)> {
+    let mut out = Vec::new();
+    let Ok(entries) = fs::read_dir(cache.key_dir(key)) else {
+        return out;
+    };
+    let mut names: Vec<String> = entries
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().to_string())
+        .collect();
+    names.sort();
+    for name in names {
+        let path = cache.key_dir(key).join(&name);
+        let p = match classify(&name) {
+            FileKind::Replication(r) => {
+                cache.read_replication(key, r).valid().map(|x| x.provenance)
+            }
+            FileKind::Calibration => cache.read_calibration(key).valid().map(|x| x.provenance),
+            FileKind::Precision => read_record::<PrecisionRecord>(&path)
+                .valid()
+                .map(|x| x.provenance),
+            _ => None,
+        };
+        if let Some(p) = p {
+            out.push((path, p));
+        }
+    }
+    out
+}
+
+/// The lineage of every valid record of `cache`, against the history of
+/// the repository at `repo`.
 pub fn lineage(cache: &Cache, repo: &std::path::Path) -> Lineage {
     use std::collections::BTreeMap;
     let mut known: BTreeMap<String, bool> = BTreeMap::new();
+    let mut in_history = |commit: &str| {
+        *known
+            .entry(commit.to_string())
+            .or_insert_with(|| crate::provenance::in_history(repo, commit).unwrap_or(false))
+    };
     let mut l = Lineage::default();
     for (key, _) in cache.keys() {
-        let Ok(entries) = fs::read_dir(cache.key_dir(&key)) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            let name = e.file_name().to_string_lossy().to_string();
-            let FileKind::Replication(r) = classify(&name) else {
-                continue;
-            };
-            let Read::Valid(rec) = cache.read_replication(&key, r) else {
-                continue;
-            };
-            let p = &rec.provenance;
+        for (path, p) in provenances(cache, &key) {
             l.records += 1;
             l.with_manifest_hash += usize::from(!p.manifest_sha256.is_empty());
-            let Some(commit) = &p.git_commit else {
-                l.no_commit += 1;
-                continue;
-            };
-            let in_history = *known
-                .entry(commit.clone())
-                .or_insert_with(|| crate::provenance::in_history(repo, commit).unwrap_or(false));
-            if !in_history {
-                l.not_in_history += 1;
-            } else if p.git_dirty == Some(true) {
-                l.dirty += 1;
-            } else {
-                l.clean_in_history += 1;
+            match &p.git_commit {
+                None => l.no_commit += 1,
+                Some(c) if !in_history(c) => l.not_in_history += 1,
+                Some(_) if p.git_dirty == Some(true) => l.dirty += 1,
+                Some(_) => l.clean_in_history += 1,
+            }
+            match crate::provenance::leads_nowhere(&p, &mut in_history) {
+                None if p.verified.is_some() => l.verified_in_history += 1,
+                None => {}
+                Some(why) => l.nowhere.push((path, why)),
             }
         }
     }

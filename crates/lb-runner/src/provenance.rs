@@ -39,6 +39,101 @@ pub struct Provenance {
     pub threads: usize,
     /// The command line of the run.
     pub command: Vec<String>,
+    /// A later re-verification (`lb verify --stamp`): the record recomputed
+    /// bit for bit at a clean commit, with the manifests that plan it. A
+    /// record computed from a modified tree leads to its code and manifest
+    /// through it (issue 26).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verified: Option<Verification>,
+}
+
+/// A record recomputed bit for bit by `lb verify --stamp` at `commit`, a
+/// clean tree: what a record computed from a modified tree, or before lb
+/// kept manifest hashes, needs to lead to its code and its manifest.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Verification {
+    /// `git rev-parse HEAD` of the clean tree it was recomputed at.
+    pub commit: String,
+    /// The SHA-256 of the text of every manifest that plans the record's
+    /// key at that commit, by path.
+    pub manifest_sha256: std::collections::BTreeMap<String, String>,
+    pub lb_version: String,
+    /// `rustc -V` of the compiler that built the lb that recomputed it.
+    pub rustc: String,
+    pub host: String,
+    /// UTC, RFC 3339, when it was recomputed.
+    pub at: String,
+}
+
+impl Verification {
+    /// A verification at the clean commit of the repository at `dir`, with
+    /// no manifest yet; an error says why the tree cannot stamp (modified
+    /// tracked files, no repository).
+    pub fn at_clean_commit(dir: &Path) -> Result<Verification, String> {
+        let (commit, dirty) = repo_state(dir);
+        let Some(commit) = commit else {
+            return Err(format!(
+                "{} is not in a git repository: a verification names the commit it was made at",
+                dir.display()
+            ));
+        };
+        if dirty != Some(false) {
+            return Err(format!(
+                "the tree at {} has modified tracked files: a verification is made at a clean \
+                 commit (commit or stash the changes, then stamp)",
+                dir.display()
+            ));
+        }
+        Ok(Verification {
+            commit,
+            manifest_sha256: Default::default(),
+            lb_version: env!("CARGO_PKG_VERSION").to_string(),
+            rustc: env!("LB_RUSTC_VERSION").to_string(),
+            host: hostname(),
+            at: rfc3339(SystemTime::now()),
+        })
+    }
+}
+
+/// Why a record's provenance does not lead to a commit of the history and
+/// to the manifests that planned it, or None when it does: computed from a
+/// clean tree at a commit `in_history`, with its manifests' hashes; or
+/// re-verified so (`verified`).
+pub fn leads_nowhere(p: &Provenance, in_history: &mut dyn FnMut(&str) -> bool) -> Option<String> {
+    if let Some(v) = &p.verified {
+        return match (in_history(&v.commit), v.manifest_sha256.is_empty()) {
+            (true, false) => None,
+            (false, _) => Some(format!(
+                "verified at {}, a commit not in HEAD's history",
+                short(&v.commit)
+            )),
+            (true, true) => Some("verified with no manifest that plans it".into()),
+        };
+    }
+    let Some(commit) = &p.git_commit else {
+        return Some("computed outside a git repository, never verified".into());
+    };
+    if !in_history(commit) {
+        return Some(format!(
+            "computed at {}, a commit not in HEAD's history, never verified",
+            short(commit)
+        ));
+    }
+    if p.git_dirty != Some(false) {
+        return Some(format!(
+            "computed from a modified tree at {}, never verified at a clean commit",
+            short(commit)
+        ));
+    }
+    if p.manifest_sha256.is_empty() {
+        return Some("computed before lb kept manifest hashes, never verified".into());
+    }
+    None
+}
+
+fn short(commit: &str) -> &str {
+    &commit[..commit.len().min(10)]
 }
 
 /// What is the same for every record of one process.
@@ -137,6 +232,7 @@ impl Context {
             wall_seconds: wall.as_secs_f64(),
             threads: self.threads,
             command: self.command.clone(),
+            verified: None,
         }
     }
 }

@@ -176,3 +176,120 @@ fn differ<T: serde::Serialize>(stored: &T, again: &T) -> Option<String> {
         (Err(e), _) | (_, Err(e)) => Some(e.to_string()),
     }
 }
+
+/// What `lb verify --stamp` did to one record.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Stamped {
+    /// Recomputed identical; the verification is now in the record.
+    Stamped,
+    /// It already leads to a commit of the history: left as it is.
+    Leads,
+    /// No manifest plans its key: nothing to stamp it with.
+    Unplanned,
+    /// Recomputed different, damaged or vanished: left as it is.
+    Problem(String),
+}
+
+/// Re-verifies the records of `items` that do not lead to a commit of the
+/// history ([`crate::provenance::leads_nowhere`]) and stamps those that
+/// recompute bit for bit with `at` and the manifests that plan their key
+/// (`planned`: key → path → SHA-256). The record's numbers are not touched:
+/// only its provenance gains the verification, and the file is resealed.
+pub fn stamp(
+    cache: &Cache,
+    items: &[Item],
+    planned: &std::collections::BTreeMap<Key, std::collections::BTreeMap<String, String>>,
+    at: &crate::provenance::Verification,
+    in_history: &(dyn Fn(&str) -> bool + Sync),
+    progress: &dyn Progress,
+) -> Vec<(Item, Stamped)> {
+    progress.start("verify and stamp", items.len() as u64);
+    let out = items
+        .par_iter()
+        .map(|item| {
+            let s = stamp_one(cache, item, planned, at, in_history);
+            progress.inc(1);
+            (item.clone(), s)
+        })
+        .collect();
+    progress.finish();
+    out
+}
+
+fn stamp_one(
+    cache: &Cache,
+    item: &Item,
+    planned: &std::collections::BTreeMap<Key, std::collections::BTreeMap<String, String>>,
+    at: &crate::provenance::Verification,
+    in_history: &(dyn Fn(&str) -> bool + Sync),
+) -> Stamped {
+    let key = match item {
+        Item::Replication(k, _) | Item::Calibration(k) | Item::Precision(k, _) => *k,
+    };
+    let mut history = |c: &str| in_history(c);
+    let leads = |p: &crate::provenance::Provenance, h: &mut dyn FnMut(&str) -> bool| {
+        crate::provenance::leads_nowhere(p, h).is_none()
+    };
+    let verification = planned
+        .get(&key)
+        .filter(|m| !m.is_empty())
+        .map(|m| crate::provenance::Verification {
+            manifest_sha256: m.clone(),
+            ..at.clone()
+        });
+    // Read, decide, recompute, then reseal with the verification.
+    let written = match item {
+        Item::Replication(k, r) => match cache.read_replication(k, *r) {
+            Read::Valid(rec) if leads(&rec.provenance, &mut history) => return Stamped::Leads,
+            Read::Valid(_) if verification.is_none() => return Stamped::Unplanned,
+            Read::Valid(mut rec) => {
+                if let Some(why) = differ(&rec.summary, &rec.point.run(*r)) {
+                    return Stamped::Problem(why);
+                }
+                rec.provenance.verified = verification;
+                cache.write_replication(&rec)
+            }
+            Read::Damaged(why) => return Stamped::Problem(format!("damaged: {why}")),
+            Read::Missing => return Stamped::Problem("vanished".into()),
+        },
+        Item::Calibration(k) => match cache.read_calibration(k) {
+            Read::Valid(rec) if leads(&rec.provenance, &mut history) => return Stamped::Leads,
+            Read::Valid(_) if verification.is_none() => return Stamped::Unplanned,
+            Read::Valid(mut rec) => {
+                if let Some(why) = differ(&rec.result, &rec.calibration.run()) {
+                    return Stamped::Problem(why);
+                }
+                rec.provenance.verified = verification;
+                cache.write_calibration(&rec)
+            }
+            Read::Damaged(why) => return Stamped::Problem(format!("damaged: {why}")),
+            Read::Missing => return Stamped::Problem("vanished".into()),
+        },
+        Item::Precision(k, name) => {
+            let path = cache.key_dir(k).join(name);
+            match read_record::<PrecisionRecord>(&path) {
+                Read::Valid(rec) if leads(&rec.provenance, &mut history) => {
+                    return Stamped::Leads;
+                }
+                Read::Valid(_) if verification.is_none() => return Stamped::Unplanned,
+                Read::Valid(mut rec) => {
+                    if let Some(why) = verify_precision(cache, k, &path) {
+                        return Stamped::Problem(why);
+                    }
+                    rec.provenance.verified = verification;
+                    cache.write_precision(&rec)
+                }
+                Read::Damaged(why) => return Stamped::Problem(format!("damaged: {why}")),
+                Read::Missing => return Stamped::Problem("vanished".into()),
+            }
+        }
+    };
+    match written {
+        Ok(()) => Stamped::Stamped,
+        Err(e) => Stamped::Problem(format!(
+            "cannot write the stamp: {}: {}",
+            e.path.display(),
+            e.message
+        )),
+    }
+}
