@@ -43,6 +43,7 @@ pub fn dispatch(cli: &Cli) -> Res {
             quick,
             force,
             shard,
+            stage,
             ..
         } => run(
             &cache,
@@ -51,6 +52,7 @@ pub fn dispatch(cli: &Cli) -> Res {
             *quick,
             *force,
             shard.as_deref(),
+            *stage,
         ),
         Command::Slurm {
             manifests,
@@ -373,8 +375,12 @@ fn run(
     quick: bool,
     force: bool,
     shard: Option<&str>,
+    stage: Option<u32>,
 ) -> Res {
     let shard = shard.map(lb_runner::run::Shard::parse).transpose()?;
+    if stage == Some(0) {
+        return Err("--stage counts from 1 (the first stage computes the calibrations)".into());
+    }
     let loaded = lb_runner::load_all(manifests, Profile::from_quick(quick))?;
     let plans = lb_pipeline::compute::plans(&loaded);
     let o = RunOptions {
@@ -393,7 +399,17 @@ fn run(
         ran.threads,
         &point_names(cache, &plans),
     );
-    Ok(ExitCode::SUCCESS)
+    match stage {
+        Some(k) if k > 1 && !ran.report.waiting.is_empty() => Err(format!(
+            "stage {k}: {} point(s) still lack the p̂ calibration the first stage computes \
+             (listed above): a task of an earlier stage failed, and this stage cannot do their \
+             work. Its log says why; resubmit (`lb slurm --submit` computes exactly what is \
+             missing) or run the calibrations with `lb run`",
+            ran.report.waiting.len()
+        )
+        .into()),
+        _ => Ok(ExitCode::SUCCESS),
+    }
 }
 
 /// Finds exactly one key by prefix.

@@ -77,6 +77,12 @@ pub enum Command {
         /// `lb slurm`).
         #[arg(long, value_name = "I/N")]
         shard: Option<String>,
+        /// With --shard: the stage this is (1 = the first). A stage after
+        /// the first needs every p̂ calibration, which the first computes: a
+        /// point still waiting for one is a failure (a task of an earlier
+        /// stage failed), not work left for later. `lb slurm` passes it.
+        #[arg(long, value_name = "K", requires = "shard")]
+        stage: Option<u32>,
         /// Then, claim by claim (cheapest first), double the replications of
         /// the points that leave a claim inconclusive until it is decided,
         /// holding its j-th look at level 1 − α·6/(π²j²) (alpha spending);

@@ -128,7 +128,7 @@ fn shards_run_one_after_another_give_the_records_of_one_run() {
     ));
     // Stages: one for the calibrations, one per precision checkpoint (2, 4, 6).
     let mut sharded = 0usize;
-    for _ in 0..(1 + 3) {
+    for stage in 1..=(1 + 3) {
         for i in 0..3 {
             sharded += computed(&ok(lb(
                 &dir,
@@ -139,6 +139,8 @@ fn shards_run_one_after_another_give_the_records_of_one_run() {
                     "m.toml",
                     "--shard",
                     &format!("{i}/3"),
+                    "--stage",
+                    &stage.to_string(),
                 ],
             )));
         }
@@ -165,6 +167,52 @@ fn shards_run_one_after_another_give_the_records_of_one_run() {
     // A shard index must lie below the count.
     let bad = lb(&dir, &["--results", "r", "run", "m.toml", "--shard", "3/3"]);
     assert!(!bad.status.success());
+}
+
+/// A stage after the first whose calibrations are missing — every task of
+/// the first stage failed before writing one — fails clearly, naming what
+/// it lacks, instead of leaving the work for later; in the first stage, the
+/// same wait is no failure (another shard of the stage is computing it).
+#[test]
+fn a_later_stage_without_its_calibrations_fails_clearly() {
+    let (_t, dir) = setup();
+    let shard = |results: &str, i: u32, stage: &str| {
+        lb(
+            &dir,
+            &[
+                "--results",
+                results,
+                "run",
+                "m.toml",
+                "--shard",
+                &format!("{i}/2"),
+                "--stage",
+                stage,
+            ],
+        )
+    };
+    // Each shard alone at stage 2, as if every other task of stage 1 had
+    // failed: whichever lacks a calibration the other owns fails, saying so
+    // (the three calibrations cannot all be owned by both).
+    let mut failed = 0;
+    for i in 0..2 {
+        let o = shard(&format!("alone-{i}"), i, "2");
+        let err = String::from_utf8_lossy(&o.stderr).to_string();
+        if !o.status.success() {
+            assert!(
+                err.contains("stage 2:") && err.contains("lack the p̂ calibration"),
+                "{err}"
+            );
+            failed += 1;
+        }
+    }
+    assert!(failed >= 1, "a stage 2 went on without its calibrations");
+    // In the first stage the same wait is no failure.
+    for i in 0..2 {
+        ok(shard(&format!("first-{i}"), i, "1"));
+    }
+    let bad = lb(&dir, &["--results", "r", "run", "m.toml", "--stage", "2"]);
+    assert!(!bad.status.success(), "--stage without --shard");
 }
 
 /// `lb slurm --submit` on a real cluster: a 4-task array per stage, the
@@ -280,6 +328,156 @@ fn a_cancelled_submission_resubmitted_gives_the_records_of_a_local_run() {
     let last = ids(&again).pop().expect("the final job id");
     wait_gone(&last);
     ok(lb(&dir, &["--results", "cluster", "cache", "verify"]));
+    assert_eq!(
+        records_in(&dir.join("local")),
+        records_in(&dir.join("cluster"))
+    );
+}
+
+/// Cluster faults inside one array: in the first stage, task 1 fails (`exit
+/// 1`, injected into the generated script) and task 2 is killed while it
+/// runs (`scancel` of that one array element). The later stages and the
+/// final reproduce then never start (each depends on the one before
+/// succeeding); they are cancelled. What the other tasks wrote is valid; the
+/// resubmission computes exactly the missing records — every record present
+/// before it is left byte for byte — and the records are bit-identical to a
+/// local run's. Runs where `LB_SLURM_TEST=1`, like the tests above.
+#[test]
+fn a_failed_and_a_killed_task_then_a_resubmission_give_the_records_of_a_local_run() {
+    if std::env::var("LB_SLURM_TEST").as_deref() != Ok("1") {
+        eprintln!("skipped: set LB_SLURM_TEST=1 on a machine with Slurm (just slurm-test)");
+        return;
+    }
+    let (_t, dir) = setup();
+    ok(lb(&dir, &["--results", "local", "run", "m.toml"]));
+    let slurm = |jobs: &str, submit: bool| {
+        let mut args = vec![
+            "--results",
+            "cluster",
+            "slurm",
+            "m.toml",
+            "--tasks",
+            "4",
+            "--dir",
+            jobs,
+        ];
+        if submit {
+            args.push("--submit");
+        }
+        ok(lb(&dir, &args))
+    };
+    // The scripts, with the faults injected into every stage's task 1
+    // (fails at once) and task 2 (runs until it is killed).
+    slurm("jobs-1", false);
+    let shard = dir.join("jobs-1/shard.sbatch");
+    let text = std::fs::read_to_string(&shard).unwrap();
+    let at = text.find("\nexec ").expect("the shard's exec line") + 1;
+    let faulty = format!(
+        "{}if [ \"$SLURM_ARRAY_TASK_ID\" = 1 ]; then echo injected fault >&2; exit 1; fi\n\
+         if [ \"$SLURM_ARRAY_TASK_ID\" = 2 ]; then sleep 600; fi\n{}",
+        &text[..at],
+        &text[at..]
+    );
+    std::fs::write(&shard, faulty).unwrap();
+    let o = Command::new("bash")
+        .arg(dir.join("jobs-1/submit.sh"))
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let out = ok(o);
+    let ids: Vec<String> = out
+        .lines()
+        .filter_map(|l| l.rsplit_once(' ').map(|(_, id)| id.trim().to_string()))
+        .filter(|id| !id.is_empty() && id.bytes().all(|b| b.is_ascii_digit()))
+        .collect();
+    assert!(ids.len() >= 2, "{out}");
+    let first = &ids[0];
+    // Kill task 2 once it runs; wait for the rest of the first stage.
+    let t0 = Instant::now();
+    let task2 = format!("{first}_2");
+    loop {
+        let q = Command::new("squeue")
+            .args(["-h", "-j", &task2, "-o", "%T"])
+            .output()
+            .unwrap();
+        let state = String::from_utf8_lossy(&q.stdout).trim().to_string();
+        if state == "RUNNING" {
+            break;
+        }
+        assert!(t0.elapsed() < Duration::from_secs(600), "task 2: {state:?}");
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    let s = Command::new("scancel").arg(&task2).output().unwrap();
+    assert!(s.status.success(), "{}", String::from_utf8_lossy(&s.stderr));
+    let t0 = Instant::now();
+    loop {
+        let q = Command::new("squeue")
+            .args(["-h", "-j", first, "-o", "%T"])
+            .output()
+            .unwrap();
+        if String::from_utf8_lossy(&q.stdout).trim().is_empty() {
+            break;
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(600),
+            "the first stage lingers"
+        );
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    // The first stage failed, so nothing after it ran: cancel what waits.
+    let later: Vec<&String> = ids[1..].iter().collect();
+    let s = Command::new("scancel").args(&later).output().unwrap();
+    assert!(s.status.success(), "{}", String::from_utf8_lossy(&s.stderr));
+    for id in &later {
+        wait_gone(id);
+    }
+    assert!(
+        !dir.join("paper-figures/README.md").exists(),
+        "the final reproduce ran after a failed stage"
+    );
+    let err1 = std::fs::read_dir(dir.join("jobs-1"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with("_1.out"))
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .collect::<String>();
+    assert!(err1.contains("injected fault"), "{err1}");
+    // What tasks 0 and 3 wrote is valid; keep its bytes.
+    let snapshot = |root: &Path| -> BTreeMap<PathBuf, Vec<u8>> {
+        let mut out = BTreeMap::new();
+        let mut stack = vec![root.to_path_buf()];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else if p.extension().is_some_and(|x| x == "json") {
+                    out.insert(p.clone(), std::fs::read(&p).unwrap());
+                }
+            }
+        }
+        out
+    };
+    let before = snapshot(&dir.join("cluster"));
+    assert!(!before.is_empty(), "the healthy tasks wrote nothing");
+    ok(lb(&dir, &["--results", "cluster", "cache", "verify"]));
+    let again = slurm("jobs-2", true);
+    let last = again
+        .lines()
+        .find_map(|l| l.strip_prefix("reproduce: job "))
+        .expect("the final job id")
+        .trim()
+        .to_string();
+    wait_gone(&last);
+    ok(lb(&dir, &["--results", "cluster", "cache", "verify"]));
+    let after = snapshot(&dir.join("cluster"));
+    for (p, bytes) in &before {
+        assert_eq!(after.get(p), Some(bytes), "{} was rewritten", p.display());
+    }
+    assert!(
+        after.len() > before.len(),
+        "the resubmission computed nothing"
+    );
     assert_eq!(
         records_in(&dir.join("local")),
         records_in(&dir.join("cluster"))

@@ -121,9 +121,11 @@ pub fn stage(cache: &Cache, manifests: &[PathBuf], o: &Options) -> Result<Staged
     // Every stage runs the same command: a shard does what the records
     // present when it starts allow.
     let shard = format!(
-        "{}{}exec {} --results {} run {}{quick} --threads {} --shard \"$SLURM_ARRAY_TASK_ID/{}\"\n",
+        "{}{}exec {} --results {} run {}{quick} --threads {} --shard \"$SLURM_ARRAY_TASK_ID/{}\" \
+         --stage \"${{LB_STAGE:-1}}\"\n",
         header(&format!("{name}-shard"), true),
-        "# One stage of the work, shard $SLURM_ARRAY_TASK_ID of the array.\n",
+        "# One stage of the work (LB_STAGE, set at submission), shard $SLURM_ARRAY_TASK_ID of\n\
+         # the array.\n",
         sh(&lb.display().to_string()),
         sh(&results.display().to_string()),
         manifests.join(" "),
@@ -149,7 +151,7 @@ pub fn stage(cache: &Cache, manifests: &[PathBuf], o: &Options) -> Result<Staged
     let _ = writeln!(
         submit,
         "for stage in $(seq 1 {n_stages}); do\n  dep=${{prev:+--dependency=afterok:$prev}}\n  \
-         prev=$(sbatch --parsable $dep {})\n  prev=${{prev%%;*}}\n  echo \"stage $stage/{n_stages}: job array $prev\"\ndone",
+         prev=$(sbatch --parsable --export=ALL,LB_STAGE=$stage $dep {})\n  prev=${{prev%%;*}}\n  echo \"stage $stage/{n_stages}: job array $prev\"\ndone",
         sh(&shard_path.display().to_string())
     );
     let _ = writeln!(
@@ -214,7 +216,8 @@ pub fn submit(s: &Staged) -> Result<Vec<String>, Error> {
     let mut prev: Option<String> = None;
     for stage in 1..=n_stages {
         let dep = prev.as_ref().map(|p| format!("--dependency=afterok:{p}"));
-        let mut args: Vec<&str> = Vec::new();
+        let export = format!("--export=ALL,LB_STAGE={stage}");
+        let mut args: Vec<&str> = vec![&export];
         if let Some(d) = &dep {
             args.push(d);
         }

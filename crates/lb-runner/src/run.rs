@@ -347,13 +347,17 @@ impl Job for CalibrationJob {
 }
 
 /// Runs jobs in parallel: each under its lock; jobs locked by another process
-/// are waited for at the end and computed only if still missing.
+/// are waited for at the end and computed only if still missing. A shard
+/// (`locks` false) takes no lock at all: it owns its jobs, and records
+/// appear by atomic rename, so it runs where the filesystem has no file
+/// locks (many NFS mounts) or lock files cannot be made.
 fn execute<J: Job>(
     jobs: &[J],
     cache: &Cache,
     ctx: &Context,
     report: &Mutex<Report>,
     progress: &dyn Progress,
+    locks: bool,
 ) -> Result<(), CacheError> {
     let failed = AtomicBool::new(false);
     let first_error: Mutex<Option<CacheError>> = Mutex::new(None);
@@ -368,7 +372,9 @@ fn execute<J: Job>(
         }
         let j = &jobs[i];
         let path = j.path(cache);
-        let guard = if wait {
+        let guard = if !locks {
+            None
+        } else if wait {
             match cache.lock(&path) {
                 Ok(g) => Some(g),
                 Err(e) => {
@@ -385,9 +391,9 @@ fn execute<J: Job>(
                 }
             }
         };
-        let Some(guard) = guard else {
+        if locks && guard.is_none() {
             return Some(i);
-        };
+        }
         let outcome = j.done(cache, report, progress);
         match outcome {
             // Listed as missing, found valid under the lock: another process
@@ -405,7 +411,9 @@ fn execute<J: Job>(
                 return None;
             }
         }
-        guard.remove();
+        if let Some(g) = guard {
+            g.remove();
+        }
         progress.inc(1);
         None
     };
@@ -582,7 +590,14 @@ impl Stage<'_> {
             return Ok(());
         }
         progress.start("calibrations", cal_jobs.len() as u64);
-        execute(&cal_jobs, cache, self.ctx, self.report, progress)?;
+        execute(
+            &cal_jobs,
+            cache,
+            self.ctx,
+            self.report,
+            progress,
+            self.shard.is_none(),
+        )?;
         progress.finish();
         for j in &cal_jobs {
             if let Read::Valid(rec) = cache.read_calibration(&j.key) {
@@ -713,7 +728,14 @@ impl Stage<'_> {
             } else {
                 self.progress.grow(jobs.len() as u64);
             }
-            execute(&jobs, cache, self.ctx, self.report, self.progress)?;
+            execute(
+                &jobs,
+                cache,
+                self.ctx,
+                self.report,
+                self.progress,
+                self.shard.is_none(),
+            )?;
             let more = self.decide_round(demands, &need)?;
             if more.is_empty() {
                 return Ok(());

@@ -230,13 +230,14 @@ fn stamp_one(
     let leads = |p: &crate::provenance::Provenance, h: &mut dyn FnMut(&str) -> bool| {
         crate::provenance::leads_nowhere(p, h).is_none()
     };
-    let verification = planned
-        .get(&key)
-        .filter(|m| !m.is_empty())
-        .map(|m| crate::provenance::Verification {
-            manifest_sha256: m.clone(),
-            ..at.clone()
-        });
+    let verification =
+        planned
+            .get(&key)
+            .filter(|m| !m.is_empty())
+            .map(|m| crate::provenance::Verification {
+                manifest_sha256: m.clone(),
+                ..at.clone()
+            });
     // Read, decide, recompute, then reseal with the verification.
     let written = match item {
         Item::Replication(k, r) => match cache.read_replication(k, *r) {

@@ -578,3 +578,44 @@ fn why_a_point_is_missing() {
         "{why}"
     );
 }
+
+/// Sharded runs need no file locks (issue 26): where no lock file can be
+/// made — here every record's `.lock` path is a directory, as good as a
+/// filesystem that refuses locks — an unsharded run fails clearly, and the
+/// shards of a run compute every record, identical to an unsharded run's
+/// elsewhere.
+#[test]
+fn shards_need_no_file_locks() {
+    use lb_runner::run::{Shard, run_plans_sharded};
+    let p = plan(TINY, Profile::Full);
+    let d = tempfile::tempdir().unwrap();
+    let cache = Cache::new(d.path().join("locked"));
+    for pp in &p.points {
+        let key = fixed(&pp.target).key();
+        for r in 0..3 {
+            let mut lock = cache.replication_path(&key, r).into_os_string();
+            lock.push(".lock");
+            std::fs::create_dir_all(&lock).unwrap();
+        }
+    }
+    let ctx = Context::capture(1, vec![]);
+    let e = run_plans(&cache, std::slice::from_ref(&p), &ctx, &Silent)
+        .expect_err("an unsharded run locks each record");
+    assert!(e.to_string().contains("lock"), "{e}");
+    let mut computed = 0;
+    for index in 0..3 {
+        let r = run_plans_sharded(
+            &cache,
+            std::slice::from_ref(&p),
+            &ctx,
+            &Silent,
+            Some(Shard { index, count: 3 }),
+        )
+        .unwrap_or_else(|e| panic!("shard {index}: {e}"));
+        computed += r.computed;
+    }
+    assert_eq!(computed as usize, p.points.len() * 3);
+    let free = Cache::new(d.path().join("free"));
+    run_plans(&free, std::slice::from_ref(&p), &ctx, &Silent).unwrap();
+    assert_eq!(records(&cache), records(&free));
+}
