@@ -1,65 +1,215 @@
-//! `lb diff --results A --against B [MANIFEST…]`: the verdicts of two
-//! results directories (two revisions' caches, or a cache before and after
-//! a change) side by side — every claim whose verdict moved, with the
-//! deciding measurement on each side, which is the why. Exits non-zero when
-//! a required claim's verdict moved: a commit that changes numbers says "no
-//! verdict moved" with this, not by hand.
+//! `lb diff [MANIFEST…] --against OTHER`: this checkout's results against
+//! another results directory or another git revision (its manifests and its
+//! committed cache) — per experiment, the claims whose verdict moved with
+//! the deciding measurement on each side (the why), the table values that
+//! moved beyond their intervals, and the figures whose data moved. Exits
+//! non-zero when a required claim's verdict moved: a commit that changes
+//! numbers says "no verdict moved" with this, not by hand.
 
+use lb_analysis::audit::ClaimResult;
+use lb_analysis::figure::{Figure, FigureSpec, point_estimate};
+use lb_analysis::metric::Metric;
+use lb_analysis::{PointResult, collect};
 use lb_pipeline::audit::audit;
-use lb_runner::Profile;
 use lb_runner::cache::Cache;
+use lb_runner::{Experiment, Profile};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
+use std::process::{Command, ExitCode};
 
 type Res = Result<ExitCode, Box<dyn std::error::Error>>;
 
-pub fn diff(a: &Cache, against: &Path, manifests: &[PathBuf], quick: bool) -> Res {
-    let b = Cache::new(against);
+/// One side of the comparison: its name, cache and experiments.
+struct Side {
+    name: String,
+    cache: Cache,
+    loaded: Vec<Experiment>,
+    /// A revision's files, extracted (kept alive while compared).
+    _tmp: Option<tempfile::TempDir>,
+}
+
+/// `against`: a results directory (compared with the same manifests), or a
+/// git revision of the repository in the working directory, whose
+/// `experiments/` and `results/` are extracted and compared as they were.
+fn other_side(against: &str, manifests: &[PathBuf], profile: Profile) -> Result<Side, String> {
+    let p = Path::new(against);
+    if p.is_dir() {
+        let loaded = lb_runner::load_all(manifests, profile).map_err(|e| e.to_string())?;
+        return Ok(Side {
+            name: p.display().to_string(),
+            cache: Cache::new(p),
+            loaded,
+            _tmp: None,
+        });
+    }
+    let commit =
+        git(&["rev-parse", "--verify", &format!("{against}^{{commit}}")]).ok_or_else(|| {
+            format!(
+                "--against {against}: neither a results directory nor a git revision of the \
+                 repository here (give a directory such as results-before/, or a revision such \
+                 as HEAD~1 or a commit)"
+            )
+        })?;
+    let tmp = tempfile::tempdir().map_err(|e| format!("a scratch directory: {e}"))?;
+    let tar = tmp.path().join("revision.tar");
+    let archive = Command::new("git")
+        .args(["archive", "--format=tar", "-o"])
+        .arg(&tar)
+        .args([commit.as_str(), "--", "experiments", "results"])
+        .output()
+        .map_err(|e| format!("git archive: {e}"))?;
+    if !archive.status.success() {
+        return Err(format!(
+            "git archive {against}: {}",
+            String::from_utf8_lossy(&archive.stderr).trim()
+        ));
+    }
+    let unpack = Command::new("tar")
+        .arg("-xf")
+        .arg(&tar)
+        .arg("-C")
+        .arg(tmp.path())
+        .output()
+        .map_err(|e| format!("tar: {e}"))?;
+    if !unpack.status.success() {
+        return Err(format!(
+            "unpacking {against}'s files: {}",
+            String::from_utf8_lossy(&unpack.stderr).trim()
+        ));
+    }
+    // The same manifests as they were at the revision (those it had).
+    let theirs: Vec<PathBuf> = manifests
+        .iter()
+        .map(|m| tmp.path().join(m))
+        .filter(|m| m.exists())
+        .collect();
+    let loaded = lb_runner::load_all(&theirs, profile).map_err(|e| format!("at {against}: {e}"))?;
+    Ok(Side {
+        name: format!("{against} ({})", &commit[..commit.len().min(10)]),
+        cache: Cache::new(tmp.path().join("results")),
+        loaded,
+        _tmp: Some(tmp),
+    })
+}
+
+fn git(args: &[&str]) -> Option<String> {
+    let o = Command::new("git").args(args).output().ok()?;
+    o.status
+        .success()
+        .then(|| String::from_utf8_lossy(&o.stdout).trim().to_string())
+}
+
+pub fn diff(a: &Cache, against: &str, manifests: &[PathBuf], quick: bool) -> Res {
+    let profile = Profile::from_quick(quick);
     let manifests = lb_pipeline::manifests_or_all(manifests)?;
-    let loaded = lb_runner::load_all(&manifests, Profile::from_quick(quick))?;
-    let (va, vb) = (audit(a, &loaded), audit(&b, &loaded));
-    let mut moved = 0;
-    let mut required = 0;
-    let mut claims = 0;
-    for (ea, eb) in va.claims.iter().zip(&vb.claims) {
-        for (ca, cb) in ea.iter().zip(eb) {
+    let here = Side {
+        name: a.root().display().to_string(),
+        cache: Cache::new(a.root()),
+        loaded: lb_runner::load_all(&manifests, profile)?,
+        _tmp: None,
+    };
+    let there = other_side(against, &manifests, profile)?;
+    let (va, vb) = (
+        audit(&here.cache, &here.loaded),
+        audit(&there.cache, &there.loaded),
+    );
+    let index = |side: &Side, claims: &[Vec<ClaimResult>]| {
+        let mut m: BTreeMap<String, BTreeMap<String, ClaimResult>> = BTreeMap::new();
+        for (e, cs) in side.loaded.iter().zip(claims) {
+            let e = m.entry(e.name().to_string()).or_default();
+            for c in cs {
+                e.insert(c.id.clone(), c.clone());
+            }
+        }
+        m
+    };
+    let (ca, cb) = (index(&here, &va.claims), index(&there, &vb.claims));
+    let (mut claims, mut moved, mut required, mut values, mut figures) = (0, 0, 0, 0, 0);
+    for ea in &here.loaded {
+        let name = ea.name();
+        let eb = there.loaded.iter().find(|e| e.name() == name);
+        let mut lines = Vec::new();
+        // Verdicts.
+        let empty = BTreeMap::new();
+        let (xa, xb) = (&ca[name], cb.get(name).unwrap_or(&empty));
+        for (id, c) in xa {
             claims += 1;
-            if ca.verdict == cb.verdict {
+            let Some(d) = xb.get(id) else {
+                lines.push(format!("  claim {id}: new here ({})", c.verdict.word()));
+                continue;
+            };
+            if c.verdict == d.verdict {
                 continue;
             }
             moved += 1;
-            required += usize::from(ca.required);
-            let side = |c: &lb_analysis::audit::ClaimResult| match (c.deciding(), c.missing.first())
-            {
-                (Some(k), _) => lb_analysis::audit::describe(c, k),
-                (None, Some(m)) => format!(
-                    "missing data ({m}{})",
-                    if c.missing.len() > 1 {
-                        format!(" and {} more", c.missing.len() - 1)
-                    } else {
-                        String::new()
-                    }
-                ),
-                (None, None) => "no deciding point".into(),
+            required += usize::from(c.required || d.required);
+            lines.push(format!(
+                "  {}claim {id}: {} → {}\n      {}: {}\n      {}: {}",
+                if c.required || d.required {
+                    "REQUIRED "
+                } else {
+                    ""
+                },
+                d.verdict.word(),
+                c.verdict.word(),
+                there.name,
+                side_words(d),
+                here.name,
+                side_words(c)
+            ));
+        }
+        for (id, d) in xb {
+            if !xa.contains_key(id) {
+                lines.push(format!(
+                    "  claim {id}: only at {} ({})",
+                    there.name,
+                    d.verdict.word()
+                ));
+            }
+        }
+        // Table values and figures, point by point.
+        let ra = collect(&here.cache, &ea.plan);
+        let rb = eb
+            .map(|e| collect(&there.cache, &e.plan))
+            .unwrap_or_default();
+        let moved_values = moved_values(&ra, &rb);
+        values += moved_values.len();
+        for v in moved_values.iter().take(12) {
+            lines.push(format!("  value {v}"));
+        }
+        if moved_values.len() > 12 {
+            lines.push(format!("  … and {} more values", moved_values.len() - 12));
+        }
+        for f in ea.loaded.figures() {
+            let spec = FigureSpec::from_toml(ea.loaded.model(), f);
+            let fb = eb.and_then(|e| {
+                e.loaded
+                    .figures()
+                    .iter()
+                    .find(|g| g.name == f.name)
+                    .map(|g| FigureSpec::from_toml(e.loaded.model(), g))
+            });
+            let moved = match fb {
+                None => Some("new here".to_string()),
+                Some(sb) => figure_moved(&Figure::new(&spec, &ra), &Figure::new(&sb, &rb)),
             };
-            println!(
-                "{}{} / {}: {} → {}\n    {}: {}\n    {}: {}",
-                if ca.required { "REQUIRED " } else { "" },
-                ca.experiment,
-                ca.id,
-                ca.verdict.word(),
-                cb.verdict.word(),
-                a.root().display(),
-                side(ca),
-                b.root().display(),
-                side(cb)
-            );
+            if let Some(why) = moved {
+                figures += 1;
+                lines.push(format!("  figure {}: {why}", f.name));
+            }
+        }
+        if !lines.is_empty() {
+            println!("{name}:");
+            for l in lines {
+                println!("{l}");
+            }
         }
     }
     println!(
-        "{claims} claims: {moved} verdict(s) moved between {} and {}{}",
-        a.root().display(),
-        b.root().display(),
+        "{claims} claims: {moved} verdict(s) moved between {} and {}{}; {values} table value(s) \
+         moved beyond their intervals; {figures} figure(s) whose data moved",
+        there.name,
+        here.name,
         if required > 0 {
             format!(", {required} of them required")
         } else {
@@ -71,4 +221,106 @@ pub fn diff(a: &Cache, against: &Path, manifests: &[PathBuf], quick: bool) -> Re
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The deciding measurement of a claim on one side, or what it lacks.
+fn side_words(c: &ClaimResult) -> String {
+    match (c.deciding(), c.missing.first()) {
+        (Some(k), _) => lb_analysis::audit::describe(c, k),
+        (None, Some(m)) => format!(
+            "missing data ({m}{})",
+            if c.missing.len() > 1 {
+                format!(" and {} more", c.missing.len() - 1)
+            } else {
+                String::new()
+            }
+        ),
+        (None, None) => "no deciding point".into(),
+    }
+}
+
+/// The table values (a point's metric) that moved beyond their intervals:
+/// the two estimates differ by more than the half-width of their difference
+/// (√(h_a² + h_b²), the two sides being independent replications unless the
+/// records are the same). A point whose records are bit-identical on both
+/// sides moved nothing.
+fn moved_values(a: &[PointResult], b: &[PointResult]) -> Vec<String> {
+    let mut out = Vec::new();
+    for ra in a {
+        let Some(rb) = b
+            .iter()
+            .find(|rb| rb.label == ra.label && rb.axes == ra.axes)
+        else {
+            continue;
+        };
+        let (Some(pa), Some(pb)) = (&ra.point, &rb.point) else {
+            continue;
+        };
+        if ra.key == rb.key && ra.summaries == rb.summaries {
+            continue;
+        }
+        let axes: Vec<String> = ra.axes.iter().map(|(x, _)| x.clone()).collect();
+        for m in Metric::table_metrics_for(pa.model, &axes) {
+            let (Some(x), Some(y)) = (point_estimate(m, pa, ra), point_estimate(m, pb, rb)) else {
+                continue;
+            };
+            let h = |e: &lb_analysis::stats::Estimate| match (e.lo, e.hi) {
+                (Some(lo), Some(hi)) => (hi - lo) / 2.0,
+                _ => 0.0,
+            };
+            let width = (h(&x).powi(2) + h(&y).powi(2)).sqrt();
+            let d = x.mean - y.mean;
+            if d.abs() > width && d.abs() > 0.0 {
+                let at: Vec<String> = ra.axes.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                out.push(format!(
+                    "{} {} at {}: {} → {} (moved {}, beyond ±{})",
+                    ra.label,
+                    m.name(),
+                    at.join(" "),
+                    lb_analysis::table::fmt_sig(y.mean, 4),
+                    lb_analysis::table::fmt_sig(x.mean, 4),
+                    lb_analysis::table::fmt_sig(d, 2),
+                    lb_analysis::table::fmt_sig(width, 2)
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// Why a figure's data differ between the sides, or None: the points each
+/// series draws (x, estimate, interval, stability) and its references.
+fn figure_moved(a: &Figure, b: &Figure) -> Option<String> {
+    if a.spec.y != b.spec.y {
+        let name = |f: &Figure| f.spec.y.map_or("paths", |m| m.name());
+        return Some(format!("draws {} where it drew {}", name(a), name(b)));
+    }
+    let dots = |f: &Figure| -> BTreeMap<(String, String), String> {
+        let mut m = BTreeMap::new();
+        for s in &f.series {
+            for d in &s.dots {
+                m.insert(
+                    (s.name.clone(), format!("{}", d.x)),
+                    format!(
+                        "{:?} {:?} {:?} {}",
+                        d.est.mean, d.est.lo, d.est.hi, d.stable
+                    ),
+                );
+            }
+        }
+        m
+    };
+    let (da, db) = (dots(a), dots(b));
+    let changed = da.iter().filter(|(k, v)| db.get(*k) != Some(*v)).count()
+        + db.keys().filter(|k| !da.contains_key(*k)).count();
+    if changed > 0 {
+        return Some(format!(
+            "{changed} of {} point(s) drawn differ",
+            da.len().max(db.len())
+        ));
+    }
+    if format!("{:?}", a.references) != format!("{:?}", b.references) {
+        return Some("its reference curves differ".into());
+    }
+    None
 }

@@ -195,10 +195,12 @@ pub enum Command {
         /// Manifests (default: every experiments/*.toml).
         #[arg(value_name = "MANIFEST")]
         manifests: Vec<PathBuf>,
-        /// The other results directory (another revision's cache, or a
-        /// copy from before a change).
-        #[arg(long)]
-        against: PathBuf,
+        /// The other side: a results directory (a copy from before a
+        /// change, compared with the same manifests), or a git revision
+        /// (HEAD~1, a commit, a branch), whose manifests and committed
+        /// results are compared as they were.
+        #[arg(long, value_name = "DIR-OR-REVISION")]
+        against: String,
         /// The --quick profile's results.
         #[arg(long)]
         quick: bool,

@@ -1116,7 +1116,7 @@ fn lb_diff_names_the_verdicts_that_moved() {
     let gone = run(empty.path());
     let (out, _) = text(&gone);
     assert!(!gone.status.success(), "{out}");
-    assert!(out.contains("REQUIRED validation /"), "{out}");
+    assert!(out.contains("validation:\n  REQUIRED claim "), "{out}");
     assert!(out.contains("missing data"), "{out}");
 }
 
@@ -1205,5 +1205,63 @@ fn stamped_records_lead_to_a_clean_commit_and_the_gate_checks_it() {
         text(&o).1.contains("not in HEAD's history"),
         "{}",
         text(&o).1
+    );
+}
+
+/// `lb diff --against REVISION` compares with a git revision's manifests
+/// and committed results: a change of the servers' rates moves the table
+/// values beyond their intervals, and each is named; against the same
+/// revision nothing moves; a name that is neither a directory nor a
+/// revision is an error that says what to give.
+#[test]
+fn lb_diff_against_a_revision_names_the_values_that_moved() {
+    let d = Dir::new(&manifest(2000, 3));
+    let git = |args: &[&str]| {
+        let o = Command::new("git")
+            .current_dir(&d.path)
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "-c",
+                "commit.gpgsign=false",
+            ])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "git {args:?}: {}", text(&o).1);
+    };
+    git(&["init", "-q"]);
+    std::fs::create_dir(d.path.join("experiments")).unwrap();
+    std::fs::rename(d.path.join("m.toml"), d.path.join("experiments/m.toml")).unwrap();
+    ok(d.run(&["run", "experiments/m.toml"]));
+    git(&["add", "experiments", "results"]);
+    git(&["commit", "-q", "-m", "first"]);
+    let same = ok(d.run(&["diff", "--against", "HEAD"]));
+    assert!(same.contains("0 table value(s) moved"), "{same}");
+    let m = d.path.join("experiments/m.toml");
+    let t = std::fs::read_to_string(&m).unwrap();
+    std::fs::write(
+        &m,
+        t.replace("count = 2, rate = 0.8", "count = 2, rate = 0.2"),
+    )
+    .unwrap();
+    ok(d.run(&["run", "experiments/m.toml"]));
+    let out = ok(d.run(&["diff", "--against", "HEAD"]));
+    assert!(out.contains("many:"), "{out}");
+    assert!(
+        out.contains("  value WR mean_response at load=0.5: "),
+        "{out}"
+    );
+    assert!(!out.contains(" 0 table value(s) moved"), "{out}");
+    let bad = d.run(&["diff", "--against", "no-such-thing"]);
+    assert!(!bad.status.success());
+    assert!(
+        text(&bad)
+            .1
+            .contains("neither a results directory nor a git revision"),
+        "{}",
+        text(&bad).1
     );
 }
