@@ -136,6 +136,30 @@ pub fn dispatch(cli: &Cli) -> Res {
             manifests,
             against,
             quick,
+            report: Some(here),
+        } => {
+            if !manifests.is_empty() || *quick {
+                return Err(
+                    "--report compares two reports as written: no manifests or --quick".into(),
+                );
+            }
+            for d in [here.as_path(), std::path::Path::new(against)] {
+                if !crate::diff::is_report(d) {
+                    return Err(format!(
+                        "{} is not a report (no README.md and audit.md): give two `lb \
+                         reproduce --out` directories",
+                        d.display()
+                    )
+                    .into());
+                }
+            }
+            crate::diff::diff_reports(here, std::path::Path::new(against))
+        }
+        Command::Diff {
+            manifests,
+            against,
+            quick,
+            report: None,
         } => crate::diff::diff(&cache, against, manifests, *quick),
         Command::New {
             name,

@@ -1,6 +1,7 @@
 //! `lb diff [MANIFEST…] --against OTHER`: this checkout's results against
 //! another results directory or another git revision (its manifests and its
-//! committed cache) — per experiment, the claims whose verdict moved with
+//! committed cache), or (`--report DIR`) one report against another — per
+//! experiment, the claims whose verdict moved with
 //! the deciding measurement on each side (the why), the table values that
 //! moved beyond their intervals, and the figures whose data moved. Exits
 //! non-zero when a required claim's verdict moved: a commit that changes
@@ -100,6 +101,13 @@ fn git(args: &[&str]) -> Option<String> {
 }
 
 pub fn diff(a: &Cache, against: &str, manifests: &[PathBuf], quick: bool) -> Res {
+    if is_report(Path::new(against)) {
+        return Err(format!(
+            "--against {against} is a report: compare it with another with `lb diff --report \
+             DIR --against {against}`"
+        )
+        .into());
+    }
     let profile = Profile::from_quick(quick);
     let manifests = lb_pipeline::manifests_or_all(manifests)?;
     let here = Side {
@@ -323,4 +331,214 @@ fn figure_moved(a: &Figure, b: &Figure) -> Option<String> {
         return Some("its reference curves differ".into());
     }
     None
+}
+
+/// Whether `dir` holds a report (`lb reproduce --out`): its pages and the
+/// experiments' parts.
+pub fn is_report(dir: &Path) -> bool {
+    dir.join("README.md").is_file() && dir.join("audit.md").is_file()
+}
+
+/// `lb diff --report HERE --against THERE` with two reports: the verdicts
+/// of their `claims.json`, the values of their `table.csv` (a value and its
+/// `_hw` half-width), and their figures' `*.keys.csv` sidecars, experiment
+/// by experiment. Non-zero when a required verdict moved.
+pub fn diff_reports(here: &Path, there: &Path) -> Res {
+    let exps = |d: &Path| -> BTreeMap<String, PathBuf> {
+        std::fs::read_dir(d)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.join("claims.json").is_file())
+            .map(|p| (p.file_name().unwrap().to_string_lossy().to_string(), p))
+            .collect()
+    };
+    let (ea, eb) = (exps(here), exps(there));
+    let (mut claims, mut moved, mut required, mut values, mut figures) = (0, 0, 0, 0, 0);
+    for (name, pa) in &ea {
+        let mut lines = Vec::new();
+        let Some(pb) = eb.get(name) else {
+            println!("{name}: only in {}", here.display());
+            continue;
+        };
+        let verdicts = |p: &Path| -> Result<BTreeMap<String, serde_json::Value>, String> {
+            let text = std::fs::read_to_string(p.join("claims.json"))
+                .map_err(|e| format!("{}: {e}", p.display()))?;
+            let v: serde_json::Value =
+                serde_json::from_str(&text).map_err(|e| format!("{}: {e}", p.display()))?;
+            Ok(v["claims"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|c| Some((c["id"].as_str()?.to_string(), c.clone())))
+                .collect())
+        };
+        let (va, vb) = (verdicts(pa)?, verdicts(pb)?);
+        for (id, c) in &va {
+            claims += 1;
+            let word = |c: &serde_json::Value| c["verdict"].as_str().unwrap_or("?").to_string();
+            match vb.get(id) {
+                None => lines.push(format!("  claim {id}: new here ({})", word(c))),
+                Some(d) if word(c) != word(d) => {
+                    moved += 1;
+                    let req = c["required"].as_bool() == Some(true);
+                    required += usize::from(req);
+                    lines.push(format!(
+                        "  {}claim {id}: {} → {}\n      {}: {}\n      {}: {}",
+                        if req { "REQUIRED " } else { "" },
+                        word(d),
+                        word(c),
+                        there.display(),
+                        d["deciding"].as_str().unwrap_or("—"),
+                        here.display(),
+                        c["deciding"].as_str().unwrap_or("—")
+                    ));
+                }
+                Some(_) => {}
+            }
+        }
+        let ta = csv_rows(&pa.join("table.csv"));
+        let tb = csv_rows(&pb.join("table.csv"));
+        let mut n = 0;
+        for (id, row) in &ta.rows {
+            let Some(other) = tb.rows.get(id) else {
+                continue;
+            };
+            for (j, col) in ta.header.iter().enumerate() {
+                let Some(k) = tb.header.iter().position(|c| c == col) else {
+                    continue;
+                };
+                let hw = |h: &[String], r: &[String]| {
+                    h.iter()
+                        .position(|c| *c == format!("{col}_hw"))
+                        .and_then(|i| r.get(i)?.parse::<f64>().ok())
+                };
+                let (Some(ha), Some(hb)) = (hw(&ta.header, row), hw(&tb.header, other)) else {
+                    continue;
+                };
+                let (Ok(x), Ok(y)) = (row[j].parse::<f64>(), other[k].parse::<f64>()) else {
+                    continue;
+                };
+                let width = (ha * ha + hb * hb).sqrt();
+                if (x - y).abs() > width {
+                    n += 1;
+                    if n <= 12 {
+                        lines.push(format!(
+                            "  value {} {col}: {} → {} (beyond ±{})",
+                            id,
+                            lb_analysis::table::fmt_sig(y, 4),
+                            lb_analysis::table::fmt_sig(x, 4),
+                            lb_analysis::table::fmt_sig(width, 2)
+                        ));
+                    }
+                }
+            }
+        }
+        if n > 12 {
+            lines.push(format!("  … and {} more values", n - 12));
+        }
+        values += n;
+        let sidecars = |p: &Path| -> BTreeMap<String, String> {
+            std::fs::read_dir(p)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .map(|e| e.path())
+                .filter(|f| f.to_string_lossy().ends_with(".keys.csv"))
+                .filter_map(|f| {
+                    let name = f.file_name()?.to_string_lossy().replace(".keys.csv", "");
+                    Some((name, std::fs::read_to_string(&f).ok()?))
+                })
+                .collect()
+        };
+        let (sa, sb) = (sidecars(pa), sidecars(pb));
+        for (fig, text) in &sa {
+            if sb.get(fig) != Some(text) {
+                figures += 1;
+                lines.push(format!(
+                    "  figure {fig}: {}",
+                    if sb.contains_key(fig) {
+                        "its points or their records differ"
+                    } else {
+                        "new here"
+                    }
+                ));
+            }
+        }
+        if !lines.is_empty() {
+            println!("{name}:");
+            for l in lines {
+                println!("{l}");
+            }
+        }
+    }
+    println!(
+        "{claims} claims: {moved} verdict(s) moved between {} and {}{}; {values} table value(s) \
+         moved beyond their intervals; {figures} figure(s) whose data moved",
+        there.display(),
+        here.display(),
+        if required > 0 {
+            format!(", {required} of them required")
+        } else {
+            String::new()
+        }
+    );
+    Ok(if required > 0 {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// A table's rows by their identity (the columns before `n`: the policy,
+/// the axes, p̂), as written by `lb reproduce` (CSV with quoted fields).
+struct Rows {
+    header: Vec<String>,
+    rows: BTreeMap<String, Vec<String>>,
+}
+
+fn csv_rows(path: &Path) -> Rows {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let mut lines = text.lines().map(csv_fields);
+    let header = lines.next().unwrap_or_default();
+    let id_cols = header.iter().position(|c| c == "n").unwrap_or(1);
+    let rows = lines
+        .map(|r| {
+            let id: Vec<String> = header
+                .iter()
+                .zip(&r)
+                .take(id_cols)
+                .filter(|(_, v)| !v.is_empty())
+                .map(|(h, v)| {
+                    if h == "policy" {
+                        v.clone()
+                    } else {
+                        format!("{h}={v}")
+                    }
+                })
+                .collect();
+            (id.join(" "), r)
+        })
+        .collect();
+    Rows { header, rows }
+}
+
+/// The fields of one CSV line ("" escapes a quote inside quotes).
+fn csv_fields(line: &str) -> Vec<String> {
+    let (mut out, mut cur, mut quoted) = (Vec::new(), String::new(), false);
+    let mut chars = line.chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                cur.push('"');
+                chars.next();
+            }
+            ('"', _) => quoted = !quoted,
+            (',', false) => out.push(std::mem::take(&mut cur)),
+            (c, _) => cur.push(c),
+        }
+    }
+    out.push(cur);
+    out
 }

@@ -201,6 +201,10 @@ pub enum Command {
         /// results are compared as they were.
         #[arg(long, value_name = "DIR-OR-REVISION")]
         against: String,
+        /// Compare two reports (`lb reproduce --out` directories) instead:
+        /// this one against the report --against names.
+        #[arg(long, value_name = "DIR")]
+        report: Option<PathBuf>,
         /// The --quick profile's results.
         #[arg(long)]
         quick: bool,

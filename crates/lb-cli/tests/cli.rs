@@ -1265,3 +1265,67 @@ fn lb_diff_against_a_revision_names_the_values_that_moved() {
         text(&bad).1
     );
 }
+
+/// `lb diff --report A --against B` compares two reports as written: the
+/// verdicts of their claims.json, their table values beyond the intervals,
+/// their figures' sidecars; a required verdict that moved fails it.
+#[test]
+fn lb_diff_of_two_reports_names_what_moved() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let t = tempfile::tempdir().unwrap();
+    let make = |side: &str| {
+        let d = t.path().join(side);
+        std::fs::create_dir_all(d.join("validation")).unwrap();
+        for f in ["README.md", "audit.md"] {
+            std::fs::write(d.join(f), "report\n").unwrap();
+        }
+        for f in ["claims.json", "table.csv", "validation.keys.csv"] {
+            std::fs::copy(
+                root.join("paper-figures/validation").join(f),
+                d.join("validation").join(f),
+            )
+            .unwrap();
+        }
+        d
+    };
+    let (a, b) = (make("a"), make("b"));
+    let run = || {
+        Command::new(LB)
+            .args(["diff", "--report"])
+            .arg(&a)
+            .arg("--against")
+            .arg(&b)
+            .output()
+            .unwrap()
+    };
+    let same = ok(run());
+    assert!(
+        same.contains("0 verdict(s) moved") && same.contains("0 table value(s)"),
+        "{same}"
+    );
+    // The other report: a required check refuted, a value far off, a
+    // figure's point moved.
+    let claims = b.join("validation/claims.json");
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&claims).unwrap()).unwrap();
+    v["claims"][0]["verdict"] = "refuted".into();
+    std::fs::write(&claims, v.to_string()).unwrap();
+    let table = b.join("validation/table.csv");
+    let text = std::fs::read_to_string(&table).unwrap();
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let header: Vec<&str> = lines[0].split(',').collect();
+    let col = header.iter().position(|c| *c == "mean_sum_q").unwrap();
+    let mut row: Vec<String> = lines[1].split(',').map(String::from).collect();
+    row[col] = "1000".into();
+    lines[1] = row.join(",");
+    std::fs::write(&table, lines.join("\n") + "\n").unwrap();
+    let keys = b.join("validation/validation.keys.csv");
+    let k = std::fs::read_to_string(&keys).unwrap();
+    std::fs::write(&keys, k.replacen(",true,", ",false,", 1)).unwrap();
+    let o = run();
+    let (out, _) = text(&o);
+    assert!(!o.status.success(), "{out}");
+    assert!(out.contains("REQUIRED claim"), "{out}");
+    assert!(out.contains("mean_sum_q: 1000 → "), "{out}");
+    assert!(out.contains("figure validation: its points"), "{out}");
+}
