@@ -1311,8 +1311,8 @@ fn lb_diff_of_two_reports_names_what_moved() {
     v["claims"][0]["verdict"] = "refuted".into();
     std::fs::write(&claims, v.to_string()).unwrap();
     let table = b.join("validation/table.csv");
-    let text = std::fs::read_to_string(&table).unwrap();
-    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let csv = std::fs::read_to_string(&table).unwrap();
+    let mut lines: Vec<String> = csv.lines().map(String::from).collect();
     let header: Vec<&str> = lines[0].split(',').collect();
     let col = header.iter().position(|c| *c == "mean_sum_q").unwrap();
     let mut row: Vec<String> = lines[1].split(',').map(String::from).collect();
