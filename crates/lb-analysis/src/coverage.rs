@@ -66,8 +66,10 @@ pub enum Procedure {
     /// of the rule, at most `max`), and the interval is the n replications'
     /// mean ± t_{min−1}·s₀/√n — exact for normal data, as the mean of n
     /// is independent of s₀ (Stein 1945). The sequential rule's looks are
-    /// not, which is what makes it under-cover.
-    TwoStage { rule: PrecisionRule },
+    /// not, which is what makes it under-cover. With `stein` false, the
+    /// same n but the Student-t interval of the n replications — what lb's
+    /// tables print at a point whatever rule chose its replications.
+    TwoStage { rule: PrecisionRule, stein: bool },
     /// A control variate (Lavenberg and Welch) on `per` pairs: β = 1, or
     /// fitted by least squares ([`crate::stats::control_variate`]).
     ControlVariate { per: usize, fitted: bool },
@@ -83,7 +85,8 @@ impl Procedure {
             Procedure::Wilson { .. } => "Wilson",
             Procedure::ClopperPearson { .. } => "Clopper–Pearson",
             Procedure::PrecisionStopped { .. } => "precision rule",
-            Procedure::TwoStage { .. } => "two-stage precision rule",
+            Procedure::TwoStage { stein: true, .. } => "two-stage precision rule",
+            Procedure::TwoStage { stein: false, .. } => "two-stage n, Student-t",
             Procedure::ControlVariate { fitted: false, .. } => "control variate, β = 1",
             Procedure::ControlVariate { fitted: true, .. } => "control variate, β fitted",
         }
@@ -97,7 +100,7 @@ impl Procedure {
             | Procedure::ClopperPearson { per }
             | Procedure::ControlVariate { per, .. } => *per,
             Procedure::BatchMeans | Procedure::BatchMeansTestBatches => 1,
-            Procedure::PrecisionStopped { rule } | Procedure::TwoStage { rule } => {
+            Procedure::PrecisionStopped { rule } | Procedure::TwoStage { rule, .. } => {
                 rule.max as usize
             }
         }
@@ -115,12 +118,13 @@ impl Procedure {
             Procedure::ClopperPearson { per } => {
                 format!("Clopper–Pearson, {per} replications")
             }
-            Procedure::TwoStage { rule } => format!(
-                "two-stage precision rule ±{}% (first stage {}, looks +{}, ≤ {})",
+            Procedure::TwoStage { rule, stein } => format!(
+                "two-stage precision rule ±{}% (first stage {}, looks +{}, ≤ {}){}",
                 100.0 * rule.rel_half_width,
                 rule.min,
                 rule.step,
-                rule.max
+                rule.max,
+                if *stein { "" } else { ", Student-t on its n" }
             ),
             Procedure::ControlVariate { per, fitted } => format!(
                 "control variate, β {}, {per} pairs",
@@ -303,7 +307,7 @@ fn one(
             let (lo, hi) = clopper_pearson_real(p * n, n, level);
             Some((lo, hi, group.len()))
         }
-        Procedure::TwoStage { rule } => {
+        Procedure::TwoStage { rule, stein } => {
             let n0 = (rule.min as usize).max(2);
             let first: Option<Vec<f64>> = group[..n0].iter().map(|s| m.value(point, s)).collect();
             let first = first?;
@@ -336,6 +340,10 @@ fn one(
             }
             let xs: Option<Vec<f64>> = group[..n].iter().map(|s| m.value(point, s)).collect();
             let xs = xs?;
+            if !*stein {
+                let iv = lb_model::precision::interval(&xs, level);
+                return Some((iv.mean - iv.half_width, iv.mean + iv.half_width, n));
+            }
             let mean = xs.iter().sum::<f64>() / n as f64;
             let hw = t * sd0 / (n as f64).sqrt();
             Some((mean - hw, mean + hw, n))

@@ -96,9 +96,12 @@ pub fn coverage(cache: &Cache, c: &Command) -> Res {
             "wilson" => Ok(Procedure::Wilson { per: *per }),
             "precision" => Ok(Procedure::PrecisionStopped { rule: rule.clone() }),
             "cp" => Ok(Procedure::ClopperPearson { per: *per }),
-            "two-stage" => Ok(Procedure::TwoStage { rule: rule.clone() }),
+            "two-stage" | "two-stage-t" => Ok(Procedure::TwoStage {
+                rule: rule.clone(),
+                stein: p == "two-stage",
+            }),
             other => Err(format!(
-                "--procedures: unknown \"{other}\"; allowed: t, bm, wilson, cp, precision, two-stage \
+                "--procedures: unknown \"{other}\"; allowed: t, bm, wilson, cp, precision, two-stage, two-stage-t \
                  (control variates: a --certificate entry with a control)"
             )),
         })

@@ -356,7 +356,7 @@ impl Certificate {
                             fitted: p == "cv-fitted",
                         }
                     }
-                    "precision" | "two-stage" => {
+                    "precision" | "two-stage" | "two-stage-t" => {
                         let Some(r) = &e.precision else {
                             return Err(format!(
                                 "procedures: {p} needs precision = {{ rel_half_width, min, \
@@ -371,16 +371,18 @@ impl Certificate {
                             max: r.max,
                             step: r.step,
                         };
-                        if p == "precision" {
-                            Procedure::PrecisionStopped { rule }
-                        } else {
-                            Procedure::TwoStage { rule }
+                        match p.as_str() {
+                            "precision" => Procedure::PrecisionStopped { rule },
+                            _ => Procedure::TwoStage {
+                                rule,
+                                stein: p == "two-stage",
+                            },
                         }
                     }
                     other => {
                         return Err(format!(
                             "procedures: unknown \"{other}\"; allowed: t, bm, bm-test-batches, \
-                             wilson, cp, precision, two-stage, cv-one, cv-fitted"
+                             wilson, cp, precision, two-stage, two-stage-t, cv-one, cv-fitted"
                         ));
                     }
                 })
