@@ -341,6 +341,24 @@ pub fn section(exp: &Experiment, w: &Written) -> String {
          [Parquet]({0}/long.parquet), [CSV]({0}/long.csv).\n",
         exp.name
     );
+    // Each key once (two labels may plan the same point).
+    let mut seen = std::collections::BTreeSet::new();
+    let (records, cpu) = exp
+        .results
+        .iter()
+        .filter(|r| r.key.as_ref().is_some_and(|k| seen.insert(*k)))
+        .fold((0, 0.0), |(n, t), r| {
+            (n + r.seconds.len(), t + r.seconds.iter().sum::<f64>())
+        });
+    if records > 0 {
+        let _ = writeln!(
+            s,
+            "Cost: {records} replication records, {} CPU-seconds on one thread (the sum of \
+             their own times, as their provenance states: what a recompute from an empty cache \
+             takes; robustness variants and calibrations apart).\n",
+            crate::table::fmt_sig(cpu, 3)
+        );
+    }
     if w.missing > 0 {
         let _ = writeln!(
             s,
