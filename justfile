@@ -53,3 +53,10 @@ lint:
 slurm-test:
     bash scripts/slurm-single-node.sh
     LB_SLURM_TEST=1 cargo nextest run --release -p lb-cli --no-fail-fast -E 'binary(shards)'
+
+# The manifests' JSON Schemas: regenerate (after changing a manifest type),
+# then check them with Taplo against the shipped manifests and the hostile
+# corpus (needs `npm install -g @taplo/cli`).
+schema:
+    {{lb}} schema
+    LB=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/release/lb bash scripts/schema-check.sh

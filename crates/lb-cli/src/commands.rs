@@ -161,6 +161,7 @@ pub fn dispatch(cli: &Cli) -> Res {
             quick,
             report: None,
         } => crate::diff::diff(&cache, against, manifests, *quick),
+        Command::Schema { out, check } => schema(out, *check),
         Command::New {
             name,
             model,
@@ -875,6 +876,31 @@ fn cache_lineage(cache: &Cache, strict: bool) -> Res {
          the manifests and code, then run `lb verify --stamp` from the clean tree (or recompute \
          them from it)",
         l.nowhere.len()
+    )
+    .into())
+}
+
+/// `lb schema`: write (or with `check`, compare) the manifests' JSON Schemas.
+fn schema(out: &std::path::Path, check: bool) -> Res {
+    let mut stale = Vec::new();
+    for (file, model, text) in lb_runner::schema::schemas() {
+        let p = out.join(file);
+        if check {
+            if std::fs::read_to_string(&p).ok().as_deref() != Some(text.as_str()) {
+                stale.push(p.display().to_string());
+            }
+            continue;
+        }
+        std::fs::create_dir_all(out).map_err(|e| format!("{}: {e}", out.display()))?;
+        lb_analysis::files::write_if_changed(&p, text.as_bytes())?;
+        println!("{} ({model} manifests)", p.display());
+    }
+    if stale.is_empty() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    Err(format!(
+        "{} differ from the manifest types: run `lb schema` and commit them",
+        stale.join(", ")
     )
     .into())
 }

@@ -209,6 +209,19 @@ pub enum Command {
         #[arg(long)]
         quick: bool,
     },
+    /// Write the JSON Schema of every model's manifest (schema/slotted.json,
+    /// many.json, spn.json), generated from the types that parse them; a
+    /// manifest's `#:schema` line names its own, for editors and CI. With
+    /// --check, write nothing and fail if a file differs from what lb would
+    /// write.
+    Schema {
+        /// The directory the schemas go to.
+        #[arg(long, value_name = "DIR", default_value = "schema")]
+        out: PathBuf,
+        /// Compare instead of writing.
+        #[arg(long)]
+        check: bool,
+    },
     /// A new manifest to start from: every key commented, a figure and a
     /// first claim to edit; validated as `lb plan` reads it before it is
     /// written (never over an existing file).

@@ -159,7 +159,17 @@ pub fn new(name: &str, model: &str, policies: &[String], loads: &[f64], dir: &Pa
         )
         .into());
     }
-    let body = text(name, model, policies, loads)?;
+    let mut body = text(name, model, policies, loads)?;
+    // A relative directory under the repository root: name the model's
+    // schema, for editors (`lb schema`).
+    if dir.is_relative()
+        && dir
+            .components()
+            .all(|c| matches!(c, std::path::Component::Normal(_)))
+    {
+        let depth = dir.components().count();
+        body = format!("{}\n{body}", lb_runner::schema::directive(model, depth));
+    }
     // Validated as `lb plan` would read it: nothing is written otherwise.
     lb_runner::load_str(&path, &body, Profile::Full).map_err(|e| {
         format!("{e}\n(nothing written: check the policy names with experiments/README.md)")

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 /// The model a manifest and its points belong to.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Model {
     /// The slotted multi-dispatcher LED model (SPEC §1; Zhou, Shroff and

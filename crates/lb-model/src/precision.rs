@@ -15,7 +15,7 @@ use statrs::distribution::{ContinuousCDF, StudentsT};
 /// metrics that a replication's summary defines on its own
 /// ([`crate::metric::MetricInfo::precision`]). Checked against the model when
 /// the manifest is validated.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(transparent)]
 pub struct MetricName(pub String);
 

@@ -20,7 +20,7 @@ use crate::outputs::{Reference, Where};
 use serde::{Deserialize, Serialize};
 
 /// The kinds of claim (SPEC §5), as manifests name them.
-#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ClaimKind {
     /// `better` has a lower `metric` than `worse` (paired across replications).
@@ -104,10 +104,10 @@ impl ClaimKind {
 /// of those keys: each is declared once, in the invocation below. (serde's
 /// `flatten` would share them too, but not with `deny_unknown_fields`.)
 macro_rules! claim_tables {
-    ($( $(#[doc = $doc:literal])* #[serde($($serde:tt)*)] $key:ident: $ty:ty, )*) => {
+    ($( $(#[doc = $doc:literal])* #[serde($($serde:tt)*)] $(#[schemars($($sch:tt)*)])? $key:ident: $ty:ty, )*) => {
         /// `[[claim]]` as written: every key of every kind, checked and
         /// typed into a [`Claim`] by validation.
-        #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+        #[derive(Debug, Clone, Deserialize, Serialize, PartialEq, schemars::JsonSchema)]
         #[serde(deny_unknown_fields)]
         pub struct ClaimToml {
             /// Short identifier, unique in the manifest.
@@ -139,7 +139,7 @@ macro_rules! claim_tables {
             /// statement, quoted, with where it is.
             #[serde(default)]
             pub stands_for: Option<String>,
-            $( $(#[doc = $doc])* #[serde($($serde)*)] pub $key: $ty, )*
+            $( $(#[doc = $doc])* #[serde($($serde)*)] $(#[schemars($($sch)*)])? pub $key: $ty, )*
             /// Why the claim fails in our setting (refuted or inconclusive),
             /// in a sentence or two; the report prints it beside the verdict.
             #[serde(default)]
@@ -151,13 +151,13 @@ macro_rules! claim_tables {
 
         /// `[[claim.why_check]]` as written: a claim's keys but id,
         /// statement, source, required, why and why_check; and `says`.
-        #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+        #[derive(Debug, Clone, Deserialize, Serialize, PartialEq, schemars::JsonSchema)]
         #[serde(deny_unknown_fields)]
         pub struct WhyCheckToml {
             /// What the check shows, in words (the report prints it).
             pub says: String,
             pub kind: ClaimKind,
-            $( $(#[doc = $doc])* #[serde($($serde)*)] pub $key: $ty, )*
+            $( $(#[doc = $doc])* #[serde($($serde)*)] $(#[schemars($($sch)*)])? pub $key: $ty, )*
         }
 
         /// The keys of a check as written, whichever table holds them:
@@ -190,6 +190,7 @@ claim_tables! {
     metric: Option<String>,
     /// The points read; default: every point of the policies named.
     #[serde(default, rename = "where")]
+    #[schemars(with = "crate::outputs::WhereSchema")]
     filter: Where,
     /// `ordering`: the policy claimed better (lower metric) …
     #[serde(default)]
@@ -247,7 +248,7 @@ claim_tables! {
 
 /// `control = { policy = "WR", mean = "wr_sum_q", beta = "fitted" }` as
 /// written ([`Control`]).
-#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ControlToml {
     pub policy: String,
@@ -257,7 +258,7 @@ pub struct ControlToml {
 }
 
 /// Who claimed it (issue 21): what the report counts a verdict as.
-#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 pub enum Origin {
     /// The paper's own statement: `statement` quotes it, `source` says where
     /// (theorem, figure, page).

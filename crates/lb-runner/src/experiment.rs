@@ -7,7 +7,7 @@ use lb_model::precision::{MetricName, PrecisionRule};
 use serde::{Deserialize, Serialize};
 
 /// `[experiment]`: what the experiment is and where it comes from.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ExperimentSpec {
     /// Unique name, used for output file names: `[a-z0-9-_]+`.
@@ -34,7 +34,7 @@ pub struct ExperimentSpec {
 /// Target precision: replications are added until the relative half-width of
 /// the 95% Student-t interval of `metric` is at most `rel_half_width`, or `max`
 /// replications have run.
-#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PrecisionSpec {
     #[serde(default = "default_metric")]

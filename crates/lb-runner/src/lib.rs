@@ -36,6 +36,7 @@ pub mod prose;
 pub mod provenance;
 pub mod robustness;
 pub mod run;
+pub mod schema;
 pub mod settle;
 pub mod validate;
 pub mod verify;

@@ -13,6 +13,11 @@ use std::collections::BTreeMap;
 /// [`WhereTest`].
 pub type Where = BTreeMap<String, toml::Value>;
 
+/// What the JSON Schema says of a `where` table (`lb schema`): each key a
+/// sweep axis, each value a value, a list, a comparison string or a
+/// `{ min, max }` table — checked by validation, which names the axis.
+pub type WhereSchema = BTreeMap<String, serde_json::Value>;
+
 /// The values of a `where` entry as the plan prints them ("0.9", "true", …);
 /// empty for a range.
 pub fn where_values(v: &toml::Value) -> Vec<String> {
@@ -158,7 +163,9 @@ pub fn where_matches<'a>(w: &Where, axis: impl Fn(&str) -> Option<&'a str>) -> b
 }
 
 /// What a figure draws.
-#[derive(Debug, Clone, Copy, Default, Deserialize, Serialize, PartialEq, Eq)]
+#[derive(
+    Debug, Clone, Copy, Default, Deserialize, Serialize, PartialEq, Eq, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum FigureKind {
     /// A metric against a sweep axis: one line per series, an interval on
@@ -171,7 +178,7 @@ pub enum FigureKind {
 }
 
 /// `[[figure]]`: one figure drawn from the experiment's points.
-#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FigureToml {
     /// File stem under `paper-figures/<experiment>/`: `[a-z0-9-_]+`.
@@ -202,6 +209,7 @@ pub struct FigureToml {
     pub series: Vec<String>,
     /// Only points with these axis values.
     #[serde(default, rename = "where")]
+    #[schemars(with = "WhereSchema")]
     pub filter: Where,
     /// Only these policies (labels); default: all.
     #[serde(default)]
@@ -241,7 +249,7 @@ pub struct FigureToml {
 
 /// `difference = { better = "L-JBA-Push", worse = "L-JSQ-Push" }`: a
 /// figure of the paired difference `worse − better`.
-#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Difference {
     pub better: String,
@@ -251,7 +259,7 @@ pub struct Difference {
 /// `[[figure.reference]]`: a reference drawn in a figure — a number (a
 /// horizontal line), or a named exact result of the model computed at each
 /// point the figure shows (a curve).
-#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReferenceCurve {
     /// A number, or a named reference (`zeta`, `pod_mean_field`, `lambda`, …).
@@ -274,7 +282,7 @@ pub struct ReferenceCurve {
 
 /// A reference value: a number, or the name of an exact result computed from
 /// each point's system (each model's own: `Model::references`).
-#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum Reference {
     Number(f64),

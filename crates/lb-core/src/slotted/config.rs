@@ -7,7 +7,9 @@ use crate::slotted::law::Law;
 use serde::{Deserialize, Serialize};
 
 /// How a dispatcher places the A_m(t) jobs of a slot (SPEC §1, step 2).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Granularity {
     /// All A_m(t) jobs go to one server (seed 000's wording, Definition 1).
@@ -91,7 +93,9 @@ impl SystemConfig {
 }
 
 /// How ties between equally good servers are broken (SPEC §1 "Policies").
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum TieBreak {
     /// Uniformly at random (the default).
@@ -118,7 +122,9 @@ pub enum LedDispatch {
 }
 
 /// Which dispatchers a Push update runs at.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum PushWhen {
     /// Only dispatchers that had arrivals this slot (seed 000, Definition 7).
@@ -310,7 +316,9 @@ impl PolicyConfig {
 }
 
 /// How the warm-up is removed (SPEC §4).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum WarmupRule {
     /// Discard exactly `RunLength::warmup` slots.

@@ -13,7 +13,7 @@ use lb_model::model::Profile;
 use serde::{Deserialize, Serialize};
 
 /// `[run]` of a continuous-time model.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RunSpec {
     /// Time simulated per replication, warm-up included: a number, or a time
@@ -35,7 +35,7 @@ pub struct RunSpec {
 }
 
 /// `[quick]` of a continuous-time model: what `lb run --quick` uses.
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct QuickSpec {
     #[serde(default)]

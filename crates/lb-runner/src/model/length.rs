@@ -53,7 +53,7 @@ impl<'de> Deserialize<'de> for Length {
 }
 
 /// c·x^power, x a numeric sweep axis, rounded up and clamped.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Scaled {
     pub scale: f64,
@@ -279,6 +279,36 @@ pub fn samples(
         .collect())
 }
 
+/// A number of slots, or a [`Scaled`] table.
+impl schemars::JsonSchema for Length {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Length".into()
+    }
+    fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let scaled = g.subschema_for::<Scaled>();
+        schemars::json_schema!({
+            "description": "A number of slots, or a length that follows a sweep axis: \
+                { scale = c, of = \"epsilon_frac\", power = -2, min = …, max = … }",
+            "anyOf": [{ "type": "integer", "minimum": 0 }, scaled]
+        })
+    }
+}
+
+/// A time in the model's units, or a [`Scaled`] table.
+impl schemars::JsonSchema for TimeLength {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "TimeLength".into()
+    }
+    fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let scaled = g.subschema_for::<Scaled>();
+        schemars::json_schema!({
+            "description": "A time in the model's units, or a time that follows a sweep axis: \
+                { scale = c, of = \"load\", power = -2, min = …, max = … }",
+            "anyOf": [{ "type": "number" }, scaled]
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -309,7 +339,7 @@ mod tests {
 
     #[test]
     fn a_length_reads_as_a_number_or_a_table() {
-        #[derive(Deserialize)]
+        #[derive(Deserialize, schemars::JsonSchema)]
         struct T {
             slots: Length,
         }
@@ -333,7 +363,7 @@ mod tests {
                 .check()
                 .is_err()
         );
-        #[derive(Deserialize)]
+        #[derive(Deserialize, schemars::JsonSchema)]
         struct H {
             horizon: TimeLength,
         }

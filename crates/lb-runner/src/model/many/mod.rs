@@ -47,7 +47,7 @@ use std::collections::BTreeSet;
 type R = Result<(), ManifestError>;
 
 /// A many-server experiment.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Manifest {
     pub experiment: ExperimentSpec,
@@ -67,7 +67,7 @@ pub struct Manifest {
 }
 
 /// `[system]` of the many-server model.
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ManySystemSpec {
     /// N.
@@ -85,7 +85,7 @@ pub struct ManySystemSpec {
 }
 
 /// `[sweep]` of the many-server model.
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ManySweepSpec {
     #[serde(default)]
@@ -121,14 +121,14 @@ impl ManySweepSpec {
 }
 
 /// A graph G_N (seed 003): a name, or a table with `kind` and its parameter.
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum GraphToml {
     Name(String),
     Table(GraphTable),
 }
 
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GraphTable {
     pub kind: String,
@@ -145,7 +145,7 @@ pub struct GraphTable {
 const GRAPH_KINDS: [&str; 5] = ["clique", "erdos_renyi", "random_regular", "ring", "torus"];
 
 /// `[[policy]]` of the many-server model.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ManyPolicySpec {
     #[serde(default)]
@@ -166,7 +166,7 @@ pub struct ManyPolicySpec {
 
 /// Pod's α: a number, or the word "load" for the α of the point's load
 /// (any other word is a located error).
-#[derive(Debug, Clone, PartialEq, Deserialize, Serialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum PodAlpha {
     Number(f64),

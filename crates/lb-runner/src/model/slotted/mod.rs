@@ -38,7 +38,7 @@ impl Cx<'_> {
 }
 
 /// One slotted experiment (SPEC §4).
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Manifest {
     pub experiment: ExperimentSpec,
@@ -170,7 +170,7 @@ impl<'de> Deserialize<'de> for LawFamily {
                 })
             }
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<LawFamily, A::Error> {
-                #[derive(Deserialize)]
+                #[derive(Deserialize, schemars::JsonSchema)]
                 #[serde(deny_unknown_fields)]
                 struct T {
                     family: String,
@@ -217,7 +217,7 @@ impl<'de> Deserialize<'de> for Split {
                 }
             }
             fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Split, A::Error> {
-                #[derive(Deserialize)]
+                #[derive(Deserialize, schemars::JsonSchema)]
                 #[serde(deny_unknown_fields)]
                 struct T {
                     weights: Vec<f64>,
@@ -231,7 +231,7 @@ impl<'de> Deserialize<'de> for Split {
 }
 
 /// The servers: exactly one of the forms below (SPEC §1 "Distributions").
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ServersSpec {
     /// `classes = [{ count = 50, rate = 0.2 }, …]`
@@ -251,7 +251,7 @@ pub struct ServersSpec {
     pub uniform: Option<[f64; 2]>,
 }
 
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ClassSpec {
     pub count: u64,
@@ -259,7 +259,7 @@ pub struct ClassSpec {
 }
 
 /// `[system]` (SPEC §1).
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SystemSpec {
     /// M (or the `dispatchers` sweep axis).
@@ -300,7 +300,7 @@ fn default_split() -> Split {
 
 /// `[sweep]`: each axis a non-empty list; the points are the cartesian product
 /// (in this field order) times the policies.
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SweepSpec {
     #[serde(default)]
@@ -338,7 +338,7 @@ pub const AXES: [&str; 9] = [
 
 /// A message budget for an LED policy (SPEC §1 "Policies"): p̂ is calibrated
 /// by bisection so that the policy's messages per arrival meet the target.
-#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BudgetSpec {
     /// The label of another policy of this manifest, measured at the same point.
@@ -349,7 +349,7 @@ pub struct BudgetSpec {
 }
 
 /// `[[policy]]` (SPEC §1 "Policies").
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PolicySpec {
     /// Display name and reference for `budget.same_as`; default: the policy's
@@ -494,7 +494,7 @@ impl PolicyKind {
 }
 
 /// `[run]`: run length, warm-up, replications and the master seed (SPEC §4).
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RunSpec {
     /// Slots per replication, warm-up included: a number, or a length that
@@ -520,7 +520,7 @@ pub struct RunSpec {
 }
 
 /// `[quick]`: what `lb run --quick` uses instead of `[run]`.
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct QuickSpec {
     #[serde(default)]
@@ -535,7 +535,7 @@ pub struct QuickSpec {
 }
 
 /// `[calibration]`: pilot runs of the message-budget bisection.
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CalibrationSpec {
     #[serde(default)]
@@ -606,5 +606,54 @@ impl crate::model::sweep::Sweep for Manifest {
     }
     fn policies(&self) -> usize {
         self.policies.len()
+    }
+}
+
+/// A law family: a name, or `{ family = "binomial", n = K }`.
+impl schemars::JsonSchema for LawFamily {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "LawFamily".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "A law family: \"poisson\", \"bernoulli\", \"geometric\", \
+                \"deterministic\" or { family = \"binomial\", n = K }",
+            "anyOf": [
+                { "enum": ["poisson", "bernoulli", "geometric", "deterministic"] },
+                {
+                    "type": "object",
+                    "properties": {
+                        "family": { "const": "binomial" },
+                        "n": { "type": "integer", "minimum": 1 }
+                    },
+                    "required": ["family", "n"],
+                    "additionalProperties": false
+                }
+            ]
+        })
+    }
+}
+
+/// `"equal"` or `{ weights = [w_1, …, w_M] }`.
+impl schemars::JsonSchema for Split {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Split".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "How the arrivals split between dispatchers: \"equal\" or \
+                { weights = [w_1, …, w_M] }",
+            "anyOf": [
+                { "const": "equal" },
+                {
+                    "type": "object",
+                    "properties": {
+                        "weights": { "type": "array", "items": { "type": "number" } }
+                    },
+                    "required": ["weights"],
+                    "additionalProperties": false
+                }
+            ]
+        })
     }
 }

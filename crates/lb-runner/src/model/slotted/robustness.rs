@@ -54,7 +54,7 @@ pub const SETTINGS: [&str; 6] = [
 ];
 
 /// `[[robustness]]`: claims and the unstated settings to vary under them.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RobustnessToml {
     /// Names the map's figure: lower-case letters, digits, '-', '_'.

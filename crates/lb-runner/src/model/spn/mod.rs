@@ -56,7 +56,7 @@ use std::collections::BTreeSet;
 type R = Result<(), ManifestError>;
 
 /// A network experiment.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Manifest {
     pub experiment: ExperimentSpec,
@@ -75,7 +75,7 @@ pub struct Manifest {
 }
 
 /// `[network]`: the network in Dai and Lin's general form.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NetworkSpec {
     /// The number of stations.
@@ -96,7 +96,7 @@ pub struct NetworkSpec {
 }
 
 /// `[[network.activity]]`.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ActivitySpec {
     pub station: u64,
@@ -111,7 +111,7 @@ pub struct ActivitySpec {
 }
 
 /// One destination of a finished job.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RouteSpec {
     pub buffer: u64,
@@ -119,7 +119,7 @@ pub struct RouteSpec {
 }
 
 /// `[sweep]` of the network model.
-#[derive(Debug, Clone, Default, Deserialize, Serialize)]
+#[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SweepSpec {
     /// Target loads: every λ_j is scaled by load / `network.load`.
@@ -128,7 +128,7 @@ pub struct SweepSpec {
 }
 
 /// `[[policy]]` of the network model.
-#[derive(Debug, Clone, Deserialize, Serialize)]
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PolicySpec {
     #[serde(default)]
