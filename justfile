@@ -60,3 +60,10 @@ slurm-test:
 schema:
     {{lb}} schema
     LB=$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/release/lb bash scripts/schema-check.sh
+
+# A citable archive of the audit of MANIFESTS (default: every experiment) in
+# DIR, its RO-Crate metadata validated with roc-validator (pip install
+# roc-validator).
+archive DIR *MANIFESTS:
+    {{lb}} archive {{MANIFESTS}} --out {{DIR}}
+    python3 scripts/rocrate-validate.py {{DIR}}

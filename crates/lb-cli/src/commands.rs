@@ -162,6 +162,11 @@ pub fn dispatch(cli: &Cli) -> Res {
             report: None,
         } => crate::diff::diff(&cache, against, manifests, *quick),
         Command::Schema { out, check } => schema(out, *check),
+        Command::Archive {
+            manifests,
+            out,
+            report,
+        } => crate::archive::archive(&cache, manifests, report, out),
         Command::New {
             name,
             model,

@@ -2,6 +2,7 @@
 //! (SPEC §4). Errors go to stderr as `error: <file>:<line>:<col>: <field>:
 //! <what is allowed>`; every failure exits non-zero.
 
+mod archive;
 mod commands;
 mod coverage;
 mod decide;
@@ -208,6 +209,21 @@ pub enum Command {
         /// The --quick profile's results.
         #[arg(long)]
         quick: bool,
+    },
+    /// A self-contained, citable artifact of an audit in a new directory: the
+    /// manifests, every record they read, the report, CITATION.cff, the
+    /// source, lock file and toolchain, and RO-Crate metadata (Workflow Run
+    /// Crate). `lb verify` and `lb audit` run on it as they do here.
+    Archive {
+        /// Manifests (default: every experiments/*.toml).
+        #[arg(value_name = "MANIFEST")]
+        manifests: Vec<PathBuf>,
+        /// The directory written (it must not exist, or be empty).
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+        /// The report to include (`lb reproduce --out`).
+        #[arg(long, value_name = "DIR", default_value = "paper-figures")]
+        report: PathBuf,
     },
     /// Write the JSON Schema of every model's manifest (schema/slotted.json,
     /// many.json, spn.json), generated from the types that parse them; a

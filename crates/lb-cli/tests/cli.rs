@@ -1329,3 +1329,74 @@ fn lb_diff_of_two_reports_names_what_moved() {
     assert!(out.contains("mean_sum_q: 1000 → "), "{out}");
     assert!(out.contains("figure validation: its points"), "{out}");
 }
+
+/// `lb archive` writes a self-contained artifact: the manifest, every record
+/// it reads, the report, the source and lock file, CITATION.cff and RO-Crate
+/// metadata naming the Workflow Run Crate profiles; in the unpacked archive
+/// `lb audit` gives the verdicts it gives here, and `lb verify` recomputes
+/// its records bit for bit. (CI validates the metadata with roc-validator:
+/// scripts/rocrate-validate.py.)
+#[test]
+fn an_archive_reproduces_its_verdicts_where_it_is_unpacked() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let t = tempfile::tempdir().unwrap();
+    let arch = t.path().join("arch");
+    let lb = |dir: &Path, args: &[&str]| {
+        Command::new(LB)
+            .current_dir(dir)
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    ok(lb(
+        &root,
+        &["archive", "experiments/validation.toml", "--out"]
+            .into_iter()
+            .chain([arch.to_str().unwrap()])
+            .collect::<Vec<_>>(),
+    ));
+    for f in [
+        "experiments/validation.toml",
+        "paper-figures/README.md",
+        "paper-figures/audit.md",
+        "Cargo.lock",
+        "CITATION.cff",
+        "TOOLCHAIN.txt",
+        "crates/lb-cli/src/main.rs",
+        "ro-crate-metadata.json",
+    ] {
+        assert!(arch.join(f).is_file(), "{f} missing from the archive");
+    }
+    let audit = |dir: &Path| {
+        ok(lb(
+            dir,
+            &["audit", "experiments/validation.toml", "--format", "csv"],
+        ))
+    };
+    assert_eq!(audit(&arch), audit(&root), "the archive's verdicts differ");
+    let v = ok(lb(&arch, &["verify", "--sample", "5"]));
+    assert!(v.contains("5 identical"), "{v}");
+    let m: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(arch.join("ro-crate-metadata.json")).unwrap(),
+    )
+    .unwrap();
+    let graph = m["@graph"].as_array().unwrap();
+    let root_entity = graph.iter().find(|e| e["@id"] == "./").unwrap();
+    let profiles = root_entity["conformsTo"].to_string();
+    assert!(
+        profiles.contains("https://w3id.org/ro/wfrun/workflow/0.5"),
+        "{profiles}"
+    );
+    assert_eq!(root_entity["mainEntity"]["@id"], "justfile");
+    // Never over an existing archive.
+    let again = lb(
+        &root,
+        &[
+            "archive",
+            "experiments/validation.toml",
+            "--out",
+            arch.to_str().unwrap(),
+        ],
+    );
+    assert!(!again.status.success());
+}

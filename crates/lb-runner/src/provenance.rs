@@ -237,6 +237,11 @@ impl Context {
     }
 }
 
+/// `rustc -V` of the compiler that built lb.
+pub fn rustc_version() -> &'static str {
+    env!("LB_RUSTC_VERSION")
+}
+
 /// The SHA-256 of `bytes`, in hex.
 pub fn sha256_hex(bytes: &[u8]) -> String {
     use sha2::{Digest, Sha256};
