@@ -450,7 +450,9 @@ fn find_key(cache: &Cache, prefix: &str) -> Result<Key, Box<dyn std::error::Erro
     let found = cache.find_prefix(prefix);
     match found.len() {
         0 => Err(format!(
-            "no record with a key starting with {prefix} in {}",
+            "no record with a key starting with {prefix} in {}: the keys are in a figure's \
+             .keys.csv, a table's key column and `lb plan MANIFEST`; a point not yet computed \
+             has none until `lb run MANIFEST`",
             cache.root().display()
         )
         .into()),
@@ -702,6 +704,21 @@ fn verify_cmd(
     let mut items = verify::items(cache, prefix);
     if let Some(k) = sample {
         items = verify::sample(items, k, seed);
+    } else if prefix.is_none() && items.len() > 100 {
+        // The whole cache: say what it costs before it starts.
+        let cpu: f64 = cache
+            .keys()
+            .iter()
+            .flat_map(|(k, _)| lb_runner::maintain::provenances(cache, k))
+            .map(|(_, p)| p.wall_seconds)
+            .sum();
+        eprintln!(
+            "verifying all {} records: about {:.0} CPU-seconds, as long as computing them took \
+             (their provenance), spread over the threads; `lb verify --sample K` checks K of \
+             them, `--key PREFIX` one point",
+            items.len(),
+            cpu
+        );
     }
     if items.is_empty() {
         return Err(format!(

@@ -21,7 +21,11 @@ use std::process::ExitCode;
 #[command(
     name = "lb",
     version,
-    about = "Reproducible load-balancing experiments"
+    about = "Reproducible load-balancing experiments",
+    after_help = "Manifests: every key is explained, with a complete annotated example, in \
+                  experiments/README.md; `lb new NAME --model slotted --policies JSQ,Random` \
+                  writes one to start from. Reproduce everything: `just reproduce`; audit: \
+                  `lb audit`."
 )]
 pub struct Cli {
     /// The results directory (the cache).

@@ -1400,3 +1400,28 @@ fn an_archive_reproduces_its_verdicts_where_it_is_unpacked() {
     );
     assert!(!again.status.success());
 }
+
+/// Newcomer's stumbles (issue 25): `lb --help` points to the manifest
+/// documentation; `lb show` with no matching record says where keys are;
+/// `lb verify` over a whole cache says what it costs and how to sample.
+#[test]
+fn the_messages_a_newcomer_meets_say_what_to_do() {
+    let d = Dir::new(&manifest(2000, 10));
+    let help = ok(d.run(&["--help"]));
+    assert!(help.contains("experiments/README.md"), "{help}");
+    ok(d.run(&["run", "m.toml"]));
+    let show = d.run(&["show", "ffff"]);
+    assert!(!show.status.success());
+    assert!(
+        text(&show).1.contains("lb plan MANIFEST"),
+        "{}",
+        text(&show).1
+    );
+    let v = d.run(&["verify"]);
+    let (out, err) = text(&v);
+    assert!(v.status.success(), "{out}{err}");
+    assert!(
+        err.contains("verifying all") && err.contains("--sample K"),
+        "{err}"
+    );
+}
