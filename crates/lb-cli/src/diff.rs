@@ -132,7 +132,7 @@ pub fn diff(a: &Cache, against: &str, manifests: &[PathBuf], quick: bool) -> Res
         m
     };
     let (ca, cb) = (index(&here, &va.claims), index(&there, &vb.claims));
-    let (mut claims, mut moved, mut required, mut values, mut figures) = (0, 0, 0, 0, 0);
+    let mut t = Tally::default();
     for ea in &here.loaded {
         let name = ea.name();
         let eb = there.loaded.iter().find(|e| e.name() == name);
@@ -141,7 +141,7 @@ pub fn diff(a: &Cache, against: &str, manifests: &[PathBuf], quick: bool) -> Res
         let empty = BTreeMap::new();
         let (xa, xb) = (&ca[name], cb.get(name).unwrap_or(&empty));
         for (id, c) in xa {
-            claims += 1;
+            t.claims += 1;
             let Some(d) = xb.get(id) else {
                 lines.push(format!("  claim {id}: new here ({})", c.verdict.word()));
                 continue;
@@ -149,8 +149,8 @@ pub fn diff(a: &Cache, against: &str, manifests: &[PathBuf], quick: bool) -> Res
             if c.verdict == d.verdict {
                 continue;
             }
-            moved += 1;
-            required += usize::from(c.required || d.required);
+            t.moved += 1;
+            t.required += usize::from(c.required || d.required);
             lines.push(format!(
                 "  {}claim {id}: {} → {}\n      {}: {}\n      {}: {}",
                 if c.required || d.required {
@@ -181,7 +181,7 @@ pub fn diff(a: &Cache, against: &str, manifests: &[PathBuf], quick: bool) -> Res
             .map(|e| collect(&there.cache, &e.plan))
             .unwrap_or_default();
         let moved_values = moved_values(&ra, &rb);
-        values += moved_values.len();
+        t.values += moved_values.len();
         for v in moved_values.iter().take(12) {
             lines.push(format!("  value {v}"));
         }
@@ -202,33 +202,58 @@ pub fn diff(a: &Cache, against: &str, manifests: &[PathBuf], quick: bool) -> Res
                 Some(sb) => figure_moved(&Figure::new(&spec, &ra), &Figure::new(&sb, &rb)),
             };
             if let Some(why) = moved {
-                figures += 1;
+                t.figures += 1;
                 lines.push(format!("  figure {}: {why}", f.name));
             }
         }
-        if !lines.is_empty() {
-            println!("{name}:");
-            for l in lines {
-                println!("{l}");
-            }
+        Tally::section(name, lines);
+    }
+    t.finish(&there.name, &here.name)
+}
+
+/// What moved between the two sides, counted as it is printed.
+#[derive(Default)]
+struct Tally {
+    claims: usize,
+    moved: usize,
+    required: usize,
+    values: usize,
+    figures: usize,
+}
+
+impl Tally {
+    /// Prints one experiment's lines under its name (nothing if none moved).
+    fn section(name: &str, lines: Vec<String>) {
+        if lines.is_empty() {
+            return;
+        }
+        println!("{name}:");
+        for l in lines {
+            println!("{l}");
         }
     }
-    println!(
-        "{claims} claims: {moved} verdict(s) moved between {} and {}{}; {values} table value(s) \
-         moved beyond their intervals; {figures} figure(s) whose data moved",
-        there.name,
-        here.name,
-        if required > 0 {
-            format!(", {required} of them required")
+
+    /// The closing line; non-zero when a required verdict moved.
+    fn finish(&self, there: &str, here: &str) -> Res {
+        println!(
+            "{} claims: {} verdict(s) moved between {there} and {here}{}; {} table value(s) \
+             moved beyond their intervals; {} figure(s) whose data moved",
+            self.claims,
+            self.moved,
+            if self.required > 0 {
+                format!(", {} of them required", self.required)
+            } else {
+                String::new()
+            },
+            self.values,
+            self.figures
+        );
+        Ok(if self.required > 0 {
+            ExitCode::FAILURE
         } else {
-            String::new()
-        }
-    );
-    Ok(if required > 0 {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    })
+            ExitCode::SUCCESS
+        })
+    }
 }
 
 /// The deciding measurement of a claim on one side, or what it lacks.
@@ -355,7 +380,7 @@ pub fn diff_reports(here: &Path, there: &Path) -> Res {
             .collect()
     };
     let (ea, eb) = (exps(here), exps(there));
-    let (mut claims, mut moved, mut required, mut values, mut figures) = (0, 0, 0, 0, 0);
+    let mut t = Tally::default();
     for (name, pa) in &ea {
         let mut lines = Vec::new();
         let Some(pb) = eb.get(name) else {
@@ -376,14 +401,14 @@ pub fn diff_reports(here: &Path, there: &Path) -> Res {
         };
         let (va, vb) = (verdicts(pa)?, verdicts(pb)?);
         for (id, c) in &va {
-            claims += 1;
+            t.claims += 1;
             let word = |c: &serde_json::Value| c["verdict"].as_str().unwrap_or("?").to_string();
             match vb.get(id) {
                 None => lines.push(format!("  claim {id}: new here ({})", word(c))),
                 Some(d) if word(c) != word(d) => {
-                    moved += 1;
+                    t.moved += 1;
                     let req = c["required"].as_bool() == Some(true);
-                    required += usize::from(req);
+                    t.required += usize::from(req);
                     lines.push(format!(
                         "  {}claim {id}: {} → {}\n      {}: {}\n      {}: {}",
                         if req { "REQUIRED " } else { "" },
@@ -438,7 +463,7 @@ pub fn diff_reports(here: &Path, there: &Path) -> Res {
         if n > 12 {
             lines.push(format!("  … and {} more values", n - 12));
         }
-        values += n;
+        t.values += n;
         let sidecars = |p: &Path| -> BTreeMap<String, String> {
             std::fs::read_dir(p)
                 .into_iter()
@@ -455,7 +480,7 @@ pub fn diff_reports(here: &Path, there: &Path) -> Res {
         let (sa, sb) = (sidecars(pa), sidecars(pb));
         for (fig, text) in &sa {
             if sb.get(fig) != Some(text) {
-                figures += 1;
+                t.figures += 1;
                 lines.push(format!(
                     "  figure {fig}: {}",
                     if sb.contains_key(fig) {
@@ -466,29 +491,9 @@ pub fn diff_reports(here: &Path, there: &Path) -> Res {
                 ));
             }
         }
-        if !lines.is_empty() {
-            println!("{name}:");
-            for l in lines {
-                println!("{l}");
-            }
-        }
+        Tally::section(name, lines);
     }
-    println!(
-        "{claims} claims: {moved} verdict(s) moved between {} and {}{}; {values} table value(s) \
-         moved beyond their intervals; {figures} figure(s) whose data moved",
-        there.display(),
-        here.display(),
-        if required > 0 {
-            format!(", {required} of them required")
-        } else {
-            String::new()
-        }
-    );
-    Ok(if required > 0 {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    })
+    t.finish(&there.display().to_string(), &here.display().to_string())
 }
 
 /// A table's rows by their identity (the columns before `n`: the policy,

@@ -1120,6 +1120,25 @@ fn lb_diff_names_the_verdicts_that_moved() {
     assert!(out.contains("missing data"), "{out}");
 }
 
+/// `git ARGS` in `dir`, as a user named t, without signing; fails the test
+/// on an error.
+fn git_in(dir: &Path, args: &[&str]) {
+    let o = Command::new("git")
+        .current_dir(dir)
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@t",
+            "-c",
+            "commit.gpgsign=false",
+        ])
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "git {args:?}: {}", text(&o).1);
+}
+
 /// Provenance that leads to a commit (issue 26): records computed from a
 /// modified tree fail `lb cache lineage --strict`; `lb verify --stamp`
 /// refuses a modified tree, and at a clean commit recomputes them bit for
@@ -1129,22 +1148,7 @@ fn lb_diff_names_the_verdicts_that_moved() {
 #[test]
 fn stamped_records_lead_to_a_clean_commit_and_the_gate_checks_it() {
     let d = Dir::new(&manifest(2000, 1));
-    let git = |args: &[&str]| {
-        let o = Command::new("git")
-            .current_dir(&d.path)
-            .args([
-                "-c",
-                "user.name=t",
-                "-c",
-                "user.email=t@t",
-                "-c",
-                "commit.gpgsign=false",
-            ])
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "git {args:?}: {}", text(&o).1);
-    };
+    let git = |args: &[&str]| git_in(&d.path, args);
     git(&["init", "-q"]);
     std::fs::write(d.path.join(".gitignore"), "results/\n").unwrap();
     git(&["add", "m.toml", ".gitignore"]);
@@ -1216,22 +1220,7 @@ fn stamped_records_lead_to_a_clean_commit_and_the_gate_checks_it() {
 #[test]
 fn lb_diff_against_a_revision_names_the_values_that_moved() {
     let d = Dir::new(&manifest(2000, 3));
-    let git = |args: &[&str]| {
-        let o = Command::new("git")
-            .current_dir(&d.path)
-            .args([
-                "-c",
-                "user.name=t",
-                "-c",
-                "user.email=t@t",
-                "-c",
-                "commit.gpgsign=false",
-            ])
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(o.status.success(), "git {args:?}: {}", text(&o).1);
-    };
+    let git = |args: &[&str]| git_in(&d.path, args);
     git(&["init", "-q"]);
     std::fs::create_dir(d.path.join("experiments")).unwrap();
     std::fs::rename(d.path.join("m.toml"), d.path.join("experiments/m.toml")).unwrap();
