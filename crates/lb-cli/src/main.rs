@@ -153,7 +153,7 @@ pub enum Command {
     },
     /// Print an experiment's table: mean ± 95% half-width per point.
     Table {
-        /// The experiment's manifest.
+        /// The experiment's manifest (required, unless --columns).
         #[arg(value_name = "MANIFEST", required_unless_present = "columns")]
         manifest: Option<PathBuf>,
         /// Markdown (mean ± half-width cells), CSV or JSON (numbers as numbers).

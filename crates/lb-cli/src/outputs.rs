@@ -178,6 +178,12 @@ pub fn reproduce(
         },
         missing
     );
+    for p in &r.removed {
+        eprintln!(
+            "removed {}: no manifest in experiments/ names this experiment any more",
+            p.display()
+        );
+    }
     // What each experiment's records cost (their own single-thread times):
     // a recompute from an empty cache, and for experiments with a
     // precision target, the CPU that target takes.

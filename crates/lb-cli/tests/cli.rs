@@ -1414,3 +1414,55 @@ fn the_messages_a_newcomer_meets_say_what_to_do() {
         "{err}"
     );
 }
+
+/// A manifest removed from experiments/ takes its report folder with it at
+/// the next `lb reproduce` of every manifest (issue 25's stumble), and the
+/// run says so; a reproduce of one manifest removes nothing.
+#[test]
+fn a_removed_manifest_takes_its_report_folder_with_it() {
+    let d = two_experiments();
+    assert!(d.path.join("paper-figures/b/claims.json").is_file());
+    std::fs::remove_file(d.path.join("experiments/b.toml")).unwrap();
+    let one = d.run(&["reproduce", "experiments/a.toml"]);
+    assert!(one.status.success());
+    assert!(
+        d.path.join("paper-figures/b").is_dir(),
+        "removed by a partial reproduce"
+    );
+    let all = d.run(&["reproduce"]);
+    let (_, err) = text(&all);
+    assert!(all.status.success(), "{err}");
+    assert!(!d.path.join("paper-figures/b").exists());
+    assert!(d.path.join("paper-figures/a/claims.json").is_file());
+    assert!(
+        err.contains("no manifest in experiments/ names this experiment"),
+        "{err}"
+    );
+    let page = std::fs::read_to_string(d.path.join("paper-figures/README.md")).unwrap();
+    assert!(!page.contains("(#b)"), "the page still links b");
+}
+
+/// Every recipe of the justfile carries a one-line `[doc(…)]`, which `just
+/// --list` shows whole (a multi-line comment shows its last line only).
+#[test]
+fn every_just_recipe_has_a_one_line_doc() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let text = std::fs::read_to_string(root.join("justfile")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let mut recipes = 0;
+    for (i, l) in lines.iter().enumerate() {
+        let recipe = !l.starts_with([' ', '\t', '#', '['])
+            && !l.is_empty()
+            && l.contains(':')
+            && !l.contains(":=")
+            && !l.starts_with("set ");
+        if recipe {
+            recipes += 1;
+            assert!(
+                i > 0 && lines[i - 1].starts_with("[doc(\""),
+                "recipe `{l}` has no [doc(\"…\")] line above it"
+            );
+        }
+    }
+    assert!(recipes >= 8, "{recipes} recipes");
+}

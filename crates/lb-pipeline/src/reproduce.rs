@@ -21,6 +21,9 @@ pub struct Reproduced {
     pub audited: Audited,
     /// How many experiments set a precision target.
     pub targets: usize,
+    /// Report folders of experiments no manifest names any more, removed
+    /// (a reproduce of every manifest only).
+    pub removed: Vec<PathBuf>,
 }
 
 /// A new results directory beside `cache`'s, for `--fresh`: everything is
@@ -97,14 +100,42 @@ pub fn reproduce(
     if all {
         crate::coverage::write_section(cache, Path::new(crate::coverage::CERTIFICATE), out)?;
     }
+    let removed = if all {
+        remove_stale(out, loaded)?
+    } else {
+        Vec::new()
+    };
     assemble(out, &page_names(all, loaded, out), true)?;
     // Points above a precision target exist only in experiments that set one.
     let targets = pages.iter().filter(|p| p.precision.is_some()).count();
     drop(pages);
     Ok(Reproduced {
+        removed,
         ran,
         written,
         audited,
         targets,
     })
+}
+
+/// Removes the report folders (`out/<name>/` holding an experiment's
+/// `claims.json`) of experiments no loaded manifest names: a manifest
+/// removed from `experiments/` takes its outputs with it. Other folders
+/// (the coverage certificate's) are left alone.
+fn remove_stale(out: &Path, loaded: &[Experiment]) -> Result<Vec<PathBuf>, Error> {
+    let names: std::collections::BTreeSet<&str> = loaded.iter().map(|e| e.name()).collect();
+    let mut removed = Vec::new();
+    let Ok(entries) = std::fs::read_dir(out) else {
+        return Ok(removed);
+    };
+    for e in entries.flatten() {
+        let p = e.path();
+        let name = e.file_name().to_string_lossy().to_string();
+        if p.join("claims.json").is_file() && !names.contains(name.as_str()) {
+            std::fs::remove_dir_all(&p).map_err(|err| format!("{}: {err}", p.display()))?;
+            removed.push(p);
+        }
+    }
+    removed.sort();
+    Ok(removed)
 }
