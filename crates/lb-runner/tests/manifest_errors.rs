@@ -596,3 +596,17 @@ fn a_quote_in_prose_is_checked_against_the_plan() {
     );
     load_str(Path::new("exp/ok.toml"), &t, Profile::Full).unwrap_or_else(|e| panic!("{e}"));
 }
+
+/// A policy's `spec` is read ignoring case, and its default label is the
+/// canonical spelling, so a claim naming "JSQ" finds `spec = "jsq"`
+/// (issue 25's stumble).
+#[test]
+fn a_lower_case_spec_is_labelled_by_its_canonical_name() {
+    let t = format!(
+        "{}{CLAIM}kind = \"ordering\"\nmetric = \"mean_response\"\nbetter = \"JSQ\"\n\
+         worse = \"L-JSQ-Push\"\n",
+        replace("spec = \"JSQ\"", "spec = \"jsq\"")
+    );
+    let e = load_str(Path::new("exp/ok.toml"), &t, Profile::Full).unwrap_or_else(|e| panic!("{e}"));
+    assert!(e.plan.points.iter().any(|p| p.label == "JSQ"));
+}

@@ -191,3 +191,37 @@ impl ModelManifest {
         }
     }
 }
+
+/// A policy's default label: its `spec` spelled as the model's list of
+/// names spells it ("jsq" → "JSQ", "power-of-3" → "Power-of-3"), since
+/// `spec` is read ignoring case but claims and figures name policies by
+/// label; a spec in no list stays as written.
+pub fn canonical_label(spec: &str, names: &[&str]) -> String {
+    let s = spec.trim();
+    if let Some(n) = names.iter().find(|n| n.eq_ignore_ascii_case(s)) {
+        return n.to_string();
+    }
+    // Power-of-k, for any k.
+    if let Some(k) = s
+        .get(..9)
+        .filter(|p| p.eq_ignore_ascii_case("power-of-"))
+        .map(|_| &s[9..])
+        .filter(|k| !k.is_empty() && k.chars().all(|c| c.is_ascii_digit()))
+    {
+        return format!("Power-of-{k}");
+    }
+    s.to_string()
+}
+
+#[cfg(test)]
+mod label_tests {
+    #[test]
+    fn default_labels_are_spelled_as_the_names_list_spells_them() {
+        let names = ["JSQ", "Power-of-d", "L-JSQ-Push"];
+        assert_eq!(super::canonical_label(" jsq ", &names), "JSQ");
+        assert_eq!(super::canonical_label("l-jsq-push", &names), "L-JSQ-Push");
+        assert_eq!(super::canonical_label("POWER-OF-3", &names), "Power-of-3");
+        assert_eq!(super::canonical_label("power-of-d", &names), "Power-of-d");
+        assert_eq!(super::canonical_label("Whatever", &names), "Whatever");
+    }
+}

@@ -367,10 +367,10 @@ pub fn d_axis_applies(l: &Cx, i: usize) -> bool {
         && p.d.is_none()
 }
 
-/// The label of policy `i`: its `label`, else its name.
+/// The label of policy `i`: its `label`, else its name as the list of
+/// names spells it (the manifest's own rule: [`super::Manifest::label`]).
 pub fn label(l: &Cx, i: usize) -> String {
-    let p = &l.m.policies[i];
-    p.label.clone().unwrap_or_else(|| p.spec.trim().to_string())
+    l.m.label(i)
 }
 
 /// `[[policy]]`: at least one; each a known policy with a label of its own

@@ -150,7 +150,9 @@ impl Manifest {
     /// The label of policy `i`: its `label`, else its `spec`.
     pub fn label(&self, i: usize) -> String {
         let p = &self.policies[i];
-        p.label.clone().unwrap_or_else(|| p.spec.trim().to_string())
+        p.label
+            .clone()
+            .unwrap_or_else(|| crate::model::canonical_label(&p.spec, &POLICY_NAMES))
     }
 
     /// The sweep axes present.
