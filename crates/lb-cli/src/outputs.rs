@@ -63,7 +63,7 @@ pub fn audit(
     match format {
         Format::Json => println!("{}", serde_json::to_string_pretty(&audited.json()?)?),
         Format::Csv => print!("{}", audited.csv()?),
-        Format::Md => print!("{}", audited.terminal(&loaded)),
+        Format::Md => print!("{}", audited.markdown(&loaded)),
     }
     if let Some(out) = out {
         audited.write(&loaded, out, all)?;

@@ -1466,3 +1466,26 @@ fn every_just_recipe_has_a_one_line_doc() {
     }
     assert!(recipes >= 8, "{recipes} recipes");
 }
+
+/// `lb audit --format md` prints every section its summary links to
+/// (issue 25's stumble: it printed the summary only).
+#[test]
+fn the_markdown_audit_holds_the_sections_it_links_to() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let o = Command::new(LB)
+        .current_dir(&root)
+        .args(["audit", "experiments/validation.toml", "--format", "md"])
+        .output()
+        .unwrap();
+    let md = ok(o);
+    let mut links = 0;
+    for part in md.split("](#").skip(1) {
+        let anchor = &part[..part.find(')').unwrap()];
+        links += 1;
+        assert!(
+            md.contains(&format!("<a id=\"{anchor}\"></a>")),
+            "a link to #{anchor} with no section"
+        );
+    }
+    assert!(links >= 5, "{links} links");
+}

@@ -124,14 +124,15 @@ impl Audited {
             .collect()
     }
 
-    /// The audit as the terminal shows it: each experiment's claims, then
-    /// each non-empty robustness map.
-    pub fn terminal(&self, loaded: &[Experiment]) -> String {
-        let mut s = lb_analysis::audit::terminal(&self.parts(loaded));
-        for ms in self.maps.iter().filter(|ms| !ms.is_empty()) {
+    /// The audit in Markdown as `lb audit --format md` prints it: the
+    /// summary, then every experiment's section (each claim's, which the
+    /// summary links to, and its robustness maps).
+    pub fn markdown(&self, loaded: &[Experiment]) -> String {
+        let parts = self.parts(loaded);
+        let mut s = lb_analysis::audit::terminal(&parts);
+        for (_, section) in &parts {
             s.push('\n');
-            s.push_str(lb_analysis::robustness::markdown(ms, None).trim_end());
-            s.push('\n');
+            s.push_str(section);
         }
         s
     }
