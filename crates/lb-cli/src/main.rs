@@ -424,12 +424,36 @@ pub enum CacheAction {
     },
 }
 
+/// What lb says when interrupted, then it ends with the signal's status
+/// (128 + the signal, as a shell reports it).
+#[cfg(unix)]
+extern "C" fn on_interrupt(sig: libc::c_int) {
+    const MSG: &[u8] = b"\nlb: interrupted. Every record written so far is kept (records are \
+written whole); run the same command again to compute only the rest.\n";
+    // SAFETY: write(2) and _exit(2) are async-signal-safe.
+    unsafe {
+        libc::write(2, MSG.as_ptr().cast(), MSG.len());
+        libc::_exit(128 + sig);
+    }
+}
+
 fn main() -> ExitCode {
     // `lb show KEY | head` ends quietly when head does, as other Unix tools.
     #[cfg(unix)]
     // SAFETY: restoring the default action of one signal before any thread starts.
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+    // Ctrl-C and kill say what was kept before lb ends (issue 25): records
+    // are written whole (a temporary file, then a rename), so every record
+    // written is valid and a rerun computes only the rest.
+    #[cfg(unix)]
+    // SAFETY: installing a handler before any thread starts; the handler
+    // only calls the async-signal-safe write(2) and _exit(2).
+    unsafe {
+        let h = on_interrupt as extern "C" fn(libc::c_int);
+        libc::signal(libc::SIGINT, h as libc::sighandler_t);
+        libc::signal(libc::SIGTERM, h as libc::sighandler_t);
     }
     let cli = Cli::parse();
     match commands::dispatch(&cli) {

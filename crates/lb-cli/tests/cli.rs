@@ -1489,3 +1489,39 @@ fn the_markdown_audit_holds_the_sections_it_links_to() {
     }
     assert!(links >= 5, "{links} links");
 }
+
+/// Ctrl-C (SIGINT) says what was kept and that a rerun resumes, and ends
+/// with status 130; what it kept is valid, and the rerun gives the records
+/// of an uninterrupted run (issue 25's stumble: it was silent).
+#[test]
+fn an_interrupt_says_what_was_kept_and_a_rerun_resumes() {
+    let reps = 12;
+    let d = Dir::new(&manifest(30_000, reps));
+    let child = d
+        .lb(&["run", "m.toml", "--threads", "1"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let c = d.cache("results");
+    let t0 = Instant::now();
+    while count_replications(&c) < 10 {
+        assert!(t0.elapsed() < Duration::from_secs(60), "no progress");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // SAFETY: a signal to the child this test spawned.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    assert!(
+        err.contains("interrupted") && err.contains("run the same command again"),
+        "{err}"
+    );
+    assert!(all_present_valid(&c) < total_records(reps as usize));
+    ok(d.run(&["run", "m.toml", "--threads", "2"]));
+    ok(d.run(&["run", "m.toml", "--threads", "2", "--results", "clean"]));
+    assert_eq!(records(&c), records(&d.cache("clean")));
+}
