@@ -1525,3 +1525,27 @@ fn an_interrupt_says_what_was_kept_and_a_rerun_resumes() {
     ok(d.run(&["run", "m.toml", "--threads", "2", "--results", "clean"]));
     assert_eq!(records(&c), records(&d.cache("clean")));
 }
+
+/// Run from a subdirectory of the project, lb refuses with the fix instead
+/// of silently starting an empty cache there (issue 25's stumble); with
+/// --results it does as told.
+#[test]
+fn run_from_a_subdirectory_lb_names_the_project_root() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let sub = root.join("experiments");
+    let o = Command::new(LB)
+        .current_dir(&sub)
+        .args(["plan", "validation.toml"])
+        .output()
+        .unwrap();
+    let (_, err) = text(&o);
+    assert!(!o.status.success());
+    assert!(err.contains("not its root") && err.contains("cd "), "{err}");
+    assert!(!sub.join("results").exists(), "an empty cache was started");
+    let o = Command::new(LB)
+        .current_dir(&sub)
+        .args(["plan", "validation.toml", "--results", "../results"])
+        .output()
+        .unwrap();
+    ok(o);
+}
