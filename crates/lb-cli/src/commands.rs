@@ -23,7 +23,11 @@ pub fn dispatch(cli: &Cli) -> Res {
     if cli.results == std::path::Path::new("results")
         && !matches!(
             cli.command,
-            Command::Schema { .. } | Command::Diff { report: Some(_), .. }
+            Command::Schema { .. }
+                | Command::Diff {
+                    report: Some(_),
+                    ..
+                }
         )
         && let Some(root) = project_root_above()
     {
