@@ -149,12 +149,7 @@ fn check(name: &str, p: &Plan) {
 fn every_figure_of_the_repository_keeps_its_legend_off_the_data() {
     let cache = Cache::new(repo().join("results"));
     let mut figures = 0;
-    let mut dir: Vec<PathBuf> = std::fs::read_dir(repo().join("experiments"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
-        .collect();
-    dir.sort();
+    let dir = shipped_manifests();
     for m in dir {
         let e = load(&m, Profile::Full).unwrap_or_else(|e| panic!("{e}"));
         let (l, plan_) = (&e.loaded, &e.plan);
@@ -344,14 +339,20 @@ fn path_figures_draw_replications_and_their_mean() {
 
 /// Every figure of the repository's manifests, drawn from the committed
 /// cache: (experiment/figure, figure, plan).
-fn repository_figures() -> Vec<(String, Figure, Plan)> {
-    let cache = Cache::new(repo().join("results"));
+/// The shipped manifests, `experiments/*.toml`, in name order.
+fn shipped_manifests() -> Vec<PathBuf> {
     let mut dir: Vec<PathBuf> = std::fs::read_dir(repo().join("experiments"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "toml"))
         .collect();
     dir.sort();
+    dir
+}
+
+fn repository_figures() -> Vec<(String, Figure, Plan)> {
+    let cache = Cache::new(repo().join("results"));
+    let dir = shipped_manifests();
     let mut out = Vec::new();
     for m in dir {
         let e = load(&m, Profile::Full).unwrap_or_else(|e| panic!("{e}"));
@@ -677,12 +678,7 @@ fn every_value_and_limit_claims_region_has_room_in_some_figure() {
     use lb_analysis::audit::audit_experiment;
     use lb_runner::claim::Check as Kind;
     let cache = Cache::new(repo().join("results"));
-    let mut dir: Vec<PathBuf> = std::fs::read_dir(repo().join("experiments"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
-        .collect();
-    dir.sort();
+    let dir = shipped_manifests();
     let (mut squeezed, mut read) = (Vec::new(), 0);
     for m in dir {
         let e = load(&m, Profile::Full).unwrap_or_else(|e| panic!("{e}"));

@@ -54,16 +54,22 @@ fn lb(dir: &Path, args: &[&str]) -> Output {
         .unwrap()
 }
 
+/// What `squeue` says of job `id` in `format` ("%T": its state), trimmed;
+/// empty once it has left the queue.
+fn squeue(id: &str, format: &str) -> String {
+    let q = Command::new("squeue")
+        .args(["-h", "-j", id, "-o", format])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&q.stdout).trim().to_string()
+}
+
 /// Waits (at most 10 minutes) until Slurm job `id` has left the queue;
 /// fails if a stage it depends on failed.
 fn wait_gone(id: &str) {
     let t0 = Instant::now();
     loop {
-        let q = Command::new("squeue")
-            .args(["-h", "-j", id, "-o", "%T %R"])
-            .output()
-            .unwrap();
-        let state = String::from_utf8_lossy(&q.stdout).trim().to_string();
+        let state = squeue(id, "%T %R");
         if state.is_empty() {
             return;
         }
@@ -396,11 +402,7 @@ fn a_failed_and_a_killed_task_then_a_resubmission_give_the_records_of_a_local_ru
     let t0 = Instant::now();
     let task2 = format!("{first}_2");
     loop {
-        let q = Command::new("squeue")
-            .args(["-h", "-j", &task2, "-o", "%T"])
-            .output()
-            .unwrap();
-        let state = String::from_utf8_lossy(&q.stdout).trim().to_string();
+        let state = squeue(&task2, "%T");
         if state == "RUNNING" {
             break;
         }
@@ -411,11 +413,7 @@ fn a_failed_and_a_killed_task_then_a_resubmission_give_the_records_of_a_local_ru
     assert!(s.status.success(), "{}", String::from_utf8_lossy(&s.stderr));
     let t0 = Instant::now();
     loop {
-        let q = Command::new("squeue")
-            .args(["-h", "-j", first, "-o", "%T"])
-            .output()
-            .unwrap();
-        if String::from_utf8_lossy(&q.stdout).trim().is_empty() {
+        if squeue(first, "%T").is_empty() {
             break;
         }
         assert!(
