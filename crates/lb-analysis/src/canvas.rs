@@ -8,9 +8,10 @@
 //! text engine, as `<tspan>`s and characters.
 
 use crate::markup::{Run, Script, is_combining, parse};
+use ab_glyph::{Font as _, ScaleFont as _};
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use plotters::style::{FontDesc, FontFamily, FontStyle, FontTransform};
+use plotters::style::{FontDesc, FontFamily, FontStyle};
 use std::fmt::Write as _;
 use std::sync::Once;
 
@@ -438,18 +439,60 @@ impl Png<'_> {
         if s.is_empty() {
             return;
         }
-        let f = font(size).color(&rgba(st.colour, 1.0));
-        // plotters puts the baseline size/2 below the point it is given.
-        let (pos, f) = if st.vertical {
-            (
-                (x + down - size / 2.0, y - along),
-                f.transform(FontTransform::Rotate270),
-            )
+        // The baseline's left end, and the text's direction: right, or up
+        // for vertical text (a y-axis label).
+        let (ox, oy) = if st.vertical {
+            (x + down, y - along)
         } else {
-            ((x + along, y + down - size / 2.0), f)
+            (x + along, y + down)
         };
-        let _ = self.area.draw(&Text::new(s.to_string(), ipt(pos), f));
+        let font = glyph_font();
+        let scaled = font.as_scaled(ab_glyph::PxScale::from(size as f32));
+        let colour = st.colour;
+        let mut pen = 0.0f32;
+        let mut prev: Option<ab_glyph::GlyphId> = None;
+        for c in s.chars() {
+            let id = scaled.glyph_id(c);
+            if let Some(p) = prev {
+                pen += scaled.kern(p, id);
+            }
+            prev = Some(id);
+            // Laid out on a horizontal baseline at the origin, each glyph at
+            // its pen position with its own side bearings (plotters' own
+            // text drawing places each glyph by its ink box, which spaced
+            // "J" and "." unevenly).
+            let glyph = id.with_scale_and_position(scaled.scale(), ab_glyph::point(pen, 0.0));
+            pen += scaled.h_advance(id);
+            let Some(outline) = font.outline_glyph(glyph) else {
+                continue;
+            };
+            let b = outline.px_bounds();
+            outline.draw(|gx, gy, coverage| {
+                if coverage <= 0.0 {
+                    return;
+                }
+                let (u, v) = (b.min.x + gx as f32, b.min.y + gy as f32);
+                let (px, py) = if st.vertical {
+                    (ox + v as f64, oy - u as f64)
+                } else {
+                    (ox + u as f64, oy + v as f64)
+                };
+                let _ = self.area.draw_pixel(
+                    (px.round() as i32, py.round() as i32),
+                    &rgba(colour, coverage.min(1.0) as f64),
+                );
+            });
+        }
     }
+}
+
+/// DejaVu Sans for drawing glyphs into the PNG (the font plotters measures
+/// with, registered in [`register_font`]).
+fn glyph_font() -> &'static ab_glyph::FontRef<'static> {
+    static FONT: std::sync::OnceLock<ab_glyph::FontRef<'static>> = std::sync::OnceLock::new();
+    FONT.get_or_init(|| {
+        ab_glyph::FontRef::try_from_slice(dejavu::sans::regular()).expect("DejaVu Sans parses")
+    })
 }
 
 impl Canvas for Png<'_> {

@@ -54,6 +54,9 @@ pub enum Procedure {
     BatchMeansTestBatches,
     /// Wilson on the events of `per` replications (a proportion).
     Wilson { per: usize },
+    /// Wilson as lb computed it before the certificate: the design effect
+    /// held at 1 or more ([`crate::stats::effective_trials_floored`]).
+    WilsonFloored { per: usize },
     /// Clopper–Pearson on the events of `per` replications (a proportion),
     /// on the effective trials of [`crate::stats::estimate`].
     ClopperPearson { per: usize },
@@ -83,6 +86,7 @@ impl Procedure {
             Procedure::BatchMeans => "batch means",
             Procedure::BatchMeansTestBatches => "batch means, 16–64 batches",
             Procedure::Wilson { .. } => "Wilson",
+            Procedure::WilsonFloored { .. } => "Wilson, design effect ≥ 1 (before)",
             Procedure::ClopperPearson { .. } => "Clopper–Pearson",
             Procedure::PrecisionStopped { .. } => "precision rule",
             Procedure::TwoStage { stein: true, .. } => "two-stage precision rule",
@@ -97,12 +101,12 @@ impl Procedure {
         match self {
             Procedure::StudentT { per }
             | Procedure::Wilson { per }
+            | Procedure::WilsonFloored { per }
             | Procedure::ClopperPearson { per }
             | Procedure::ControlVariate { per, .. } => *per,
             Procedure::BatchMeans | Procedure::BatchMeansTestBatches => 1,
-            Procedure::PrecisionStopped { rule } | Procedure::TwoStage { rule, .. } => {
-                rule.max as usize
-            }
+            Procedure::PrecisionStopped { rule } => rule.most() as usize,
+            Procedure::TwoStage { rule, .. } => rule.max as usize,
         }
     }
 
@@ -115,6 +119,9 @@ impl Procedure {
                 "batch means, one run, on 16–64 batches (before)".into()
             }
             Procedure::Wilson { per } => format!("Wilson, {per} replications"),
+            Procedure::WilsonFloored { per } => {
+                format!("Wilson, {per} replications, design effect ≥ 1 (before)")
+            }
             Procedure::ClopperPearson { per } => {
                 format!("Clopper–Pearson, {per} replications")
             }
@@ -130,13 +137,23 @@ impl Procedure {
                 "control variate, β {}, {per} pairs",
                 if *fitted { "fitted" } else { "= 1" }
             ),
-            Procedure::PrecisionStopped { rule } => format!(
-                "precision rule ±{}% (replications {}, +{}, ≤ {})",
-                100.0 * rule.rel_half_width,
-                rule.min,
-                rule.step,
-                rule.max
-            ),
+            Procedure::PrecisionStopped { rule } => match rule.procedure {
+                lb_model::precision::Procedure::Sequential => format!(
+                    "precision rule ±{}% (replications {}, +{}, ≤ {})",
+                    100.0 * rule.rel_half_width,
+                    rule.min,
+                    rule.step,
+                    rule.max
+                ),
+                lb_model::precision::Procedure::Pilot => format!(
+                    "precision rule ±{}% (pilot of {}, then {} + {}k, ≤ {})",
+                    100.0 * rule.rel_half_width,
+                    rule.min,
+                    rule.min,
+                    rule.step,
+                    rule.max
+                ),
+            },
         }
     }
 }
@@ -174,6 +191,13 @@ pub struct Coverage {
     /// Mean replications a macro-replication read (the precision rule stops
     /// early).
     pub mean_replications: f64,
+    /// (macro-replications, of them covering) with the settling rule off:
+    /// every macro-replication whose interval can be computed, settled or
+    /// not. Beside `covered`/`macros` it shows whether leaving out what
+    /// has not settled biases what lb prints. Absent in records written
+    /// before it was counted.
+    #[serde(default)]
+    pub ungated: Option<(usize, usize)>,
 }
 
 impl Coverage {
@@ -241,8 +265,10 @@ pub fn clopper_pearson_real(x: f64, n: f64, conf: f64) -> (f64, f64) {
 /// and its exact mean.
 type Paired<'a> = (&'a PointResult, &'a [Summary], f64);
 
-/// One macro-replication's interval (lo, hi, replications read), or None
-/// when lb would not print it (not settled, unstable, undefined).
+/// One macro-replication's interval (lo, hi, n), read on the group's first
+/// n replications, or None when it has none (undefined, the batch means
+/// correlated, the rule undecided). Whether lb would print it — those n
+/// replications settled — is the caller's [`settled`].
 fn one(
     p: &Procedure,
     m: Metric,
@@ -251,12 +277,8 @@ fn one(
     level: f64,
 ) -> Option<(f64, f64, usize)> {
     let point = r.point.as_ref()?;
-    let settled = |ss: &[Summary]| Settling::of(ss).settled() && ss.iter().all(|s| s.stable());
     match p {
         Procedure::StudentT { .. } => {
-            if !settled(group) {
-                return None;
-            }
             let xs: Option<Vec<f64>> = group.iter().map(|s| m.value(point, s)).collect();
             let iv = interval(&xs?, level);
             Some((
@@ -266,9 +288,6 @@ fn one(
             ))
         }
         Procedure::BatchMeans | Procedure::BatchMeansTestBatches => {
-            if !settled(group) {
-                return None;
-            }
             let s = &group[0];
             let bm = batch_means_at(s.trace(), level);
             if !bm.independent {
@@ -286,18 +305,25 @@ fn one(
             Some((iv.mean - iv.half_width, iv.mean + iv.half_width, 1))
         }
         Procedure::Wilson { .. } => {
-            if !settled(group) {
-                return None;
-            }
             let xs: Option<Vec<f64>> = group.iter().map(|s| m.value(point, s)).collect();
             let cs: Option<Vec<(u64, u64)>> = group.iter().map(|s| s.counts(m.name())).collect();
             let e = estimate(MetricKind::Proportion, &xs?, cs.as_deref(), level)?;
             Some((e.lo?, e.hi?, group.len()))
         }
-        Procedure::ClopperPearson { .. } => {
-            if !settled(group) {
-                return None;
+        Procedure::WilsonFloored { .. } => {
+            let xs: Option<Vec<f64>> = group.iter().map(|s| m.value(point, s)).collect();
+            let cs: Option<Vec<(u64, u64)>> = group.iter().map(|s| s.counts(m.name())).collect();
+            let (xs, cs) = (xs?, cs?);
+            if cs.iter().all(|c| c.0 == 0) {
+                // No events: the same one-sided bound as Wilson's.
+                let e = estimate(MetricKind::Proportion, &xs, Some(&cs), level)?;
+                return Some((e.lo?, e.hi?, group.len()));
             }
+            let (p, n) = crate::stats::effective_trials_floored(&cs, level)?;
+            let (lo, hi) = crate::stats::wilson(p * n, n, crate::stats::z_quantile(level));
+            Some((lo, hi, group.len()))
+        }
+        Procedure::ClopperPearson { .. } => {
             let xs: Option<Vec<f64>> = group.iter().map(|s| m.value(point, s)).collect();
             let cs: Option<Vec<(u64, u64)>> = group.iter().map(|s| s.counts(m.name())).collect();
             xs?;
@@ -335,9 +361,6 @@ fn one(
                 .find(|&k| k >= want)
                 .unwrap_or(rule.max as usize)
                 .min(group.len());
-            if !settled(&group[..n]) {
-                return None;
-            }
             let xs: Option<Vec<f64>> = group[..n].iter().map(|s| m.value(point, s)).collect();
             let xs = xs?;
             if !*stein {
@@ -350,7 +373,7 @@ fn one(
         }
         Procedure::ControlVariate { fitted, .. } => {
             let (cr, cgroup, exact) = control?;
-            if !settled(group) || !settled(cgroup) || cgroup.len() != group.len() {
+            if cgroup.len() != group.len() {
                 return None;
             }
             let cpoint = cr.point.as_ref()?;
@@ -359,18 +382,27 @@ fn one(
             let (est, hw, _) = crate::stats::control_variate(&xs?, &ys?, exact, level, *fitted)?;
             Some((est - hw, est + hw, group.len()))
         }
-        Procedure::PrecisionStopped { rule } => match decide(rule, group) {
+        Procedure::PrecisionStopped { rule } => match decide(
+            rule,
+            &group[..rule.max as usize],
+            // The pilot procedure's own replications: the group's last
+            // `min` (empty for the sequential rule).
+            &group[rule.max as usize..],
+        ) {
             Decision::Done(o) => {
                 let n = o.replications as usize;
-                if !settled(&group[..n]) {
-                    return None;
-                }
                 let iv = o.interval?;
                 Some((iv.mean - iv.half_width, iv.mean + iv.half_width, n))
             }
-            Decision::Need(_) => None,
+            Decision::Need { .. } => None,
         },
     }
+}
+
+/// Whether lb would print an interval read on `ss`: every run stable and
+/// the runs settled ([`Settling`]).
+fn settled(ss: &[Summary]) -> bool {
+    Settling::of(ss).settled() && ss.iter().all(|s| s.stable())
 }
 
 /// The coverage of `p` at the point `r` against its exact value `exact`,
@@ -395,6 +427,7 @@ pub fn coverage(
     let (mut macros, mut covered, mut unsettled) = (0, 0, 0);
     let (mut above, mut below) = (0, 0);
     let (mut hw, mut reps) = (0.0, 0usize);
+    let (mut all, mut all_covered) = (0usize, 0usize);
     for (i, group) in ss.chunks_exact(per).take(macros_wanted).enumerate() {
         // The control's replications of the same indices (common random
         // numbers pair them).
@@ -406,16 +439,26 @@ pub fn coverage(
                 .all(|(a, b)| a.replication() == b.replication());
             aligned.then_some((c, g, exact))
         });
-        match one(p, m, r, (group, paired), level) {
-            Some((lo, hi, n)) => {
-                macros += 1;
-                covered += usize::from(lo <= exact && exact <= hi);
-                above += usize::from(lo > exact);
-                below += usize::from(hi < exact);
-                hw += (hi - lo) / 2.0;
-                reps += n;
-            }
-            None => unsettled += 1,
+        let Some((lo, hi, n)) = one(p, m, r, (group, paired), level) else {
+            unsettled += 1;
+            continue;
+        };
+        all += 1;
+        all_covered += usize::from(lo <= exact && exact <= hi);
+        // A control variate reads the control's runs too.
+        let control_settled = match (p, paired) {
+            (Procedure::ControlVariate { .. }, Some((_, g, _))) => settled(g),
+            _ => true,
+        };
+        if settled(&group[..n]) && control_settled {
+            macros += 1;
+            covered += usize::from(lo <= exact && exact <= hi);
+            above += usize::from(lo > exact);
+            below += usize::from(hi < exact);
+            hw += (hi - lo) / 2.0;
+            reps += n;
+        } else {
+            unsettled += 1;
         }
     }
     Coverage {
@@ -444,6 +487,7 @@ pub fn coverage(
         } else {
             0.0
         },
+        ungated: Some((all, all_covered)),
     }
 }
 
@@ -606,12 +650,28 @@ fn first_look(c: &Coverage) -> String {
     if c.kind != "precision rule" {
         return String::new();
     }
+    if let Some(n) = c.procedure.split("pilot of ").nth(1) {
+        return format!(", pilot of {}", n.split(',').next().unwrap_or(n));
+    }
     c.procedure
         .split("replications ")
         .nth(1)
         .and_then(|s| s.split(',').next())
         .map(|n| format!(", first look at {n}"))
         .unwrap_or_default()
+}
+
+/// For a procedure kind that is itself a before (a form lb computed by
+/// default before the certificate, kept as an option at most), the kind
+/// that replaced it.
+fn after_kind(kind: &str) -> Option<&'static str> {
+    match kind {
+        "batch means, 16–64 batches" => Some("batch means"),
+        "Wilson, design effect ≥ 1 (before)" => Some("Wilson"),
+        // β = 1 is an option since the fitted β became the default.
+        "control variate, β = 1" => Some("control variate, β fitted"),
+        _ => None,
+    }
 }
 
 /// Where a coverage was measured, in words.
@@ -638,12 +698,11 @@ pub fn write_report(
     let nominal = |c: &&Coverage| (c.level - level).abs() < 1e-12;
     // A "before" is an entry the certificate keeps to show a failure, or
     // the batch-means interval lb read before it.
-    let is_before =
-        |e: &EntryView, c: &Coverage| e.before || c.kind == "batch means, 16–64 batches";
+    let is_before = |e: &EntryView, c: &Coverage| e.before || after_kind(&c.kind).is_some();
     // What lb prints an interval of: every procedure but batch means within
     // one run, which serve the settling diagnostic only, and the two-stage
-    // procedures, corrections measured beside the precision rule that lb
-    // does not run (yet).
+    // procedures, corrections measured beside the precision rule's pilot
+    // and not adopted.
     let printed =
         |c: &Coverage| !c.kind.starts_with("batch means") && !c.kind.starts_with("two-stage");
     let all_rows: Vec<(String, &Coverage, bool)> = entries
@@ -706,11 +765,19 @@ pub fn write_report(
         ),
         (
             "coverage-precision",
-            "Coverage of intervals stopped by the precision rule, and of two-stage corrections",
+            "Coverage of the precision rule's intervals: with its pilot, sequential (before), and two-stage corrections",
             80.0,
             series(
                 &|c| c.kind == "precision rule" || c.kind.starts_with("two-stage"),
-                &|l, c| format!("{}{} — {l}", c.kind, first_look(c)),
+                &|l, c| {
+                    let look = first_look(c);
+                    let kind = if c.kind == "precision rule" && look.contains("first look") {
+                        "sequential precision rule (before)"
+                    } else {
+                        c.kind.as_str()
+                    };
+                    format!("{kind}{look} — {l}")
+                },
             ),
         ),
         (
@@ -724,7 +791,10 @@ pub fn write_report(
                         && c.kind != "precision rule"
                         && !c.kind.starts_with("two-stage")
                 },
-                &|l, c| format!("{} — {l}", c.kind),
+                &|l, c| {
+                    let before = after_kind(&c.kind).is_some() && !c.kind.contains("(before)");
+                    format!("{}{} — {l}", c.kind, if before { " (before)" } else { "" })
+                },
             ),
         ),
     ];
@@ -800,6 +870,37 @@ pub fn write_report(
             }
         }
     );
+    // Whether leaving out what has not settled biases what lb prints: the
+    // same pairs with the settling rule off, where it left out the most.
+    let mut gated: Vec<(&String, &Coverage, usize, usize)> = decided
+        .iter()
+        .filter_map(|(l, c)| c.ungated.map(|(n, k)| (l, *c, n, k)))
+        .filter(|(_, c, n, _)| c.unsettled > 0 && *n > 0)
+        .collect();
+    gated.sort_by_key(|g| std::cmp::Reverse(g.1.unsettled));
+    if !gated.is_empty() {
+        let pct = |k: usize, n: usize| 100.0 * k as f64 / n as f64;
+        let _ = writeln!(
+            s,
+            "**Does leaving out what has not settled bias what lb prints?** With the settling \
+             rule off, every macro-replication counted, where it leaves out the most: {}.\n",
+            gated
+                .iter()
+                .take(4)
+                .map(|(l, c, n, k)| format!(
+                    "{}{} at {} ({l}): {:.1}% of {} printed, {:.1}% of all {n} ({} left out)",
+                    c.kind,
+                    first_look(c),
+                    where_(c),
+                    100.0 * c.coverage(),
+                    c.macros,
+                    pct(*k, *n),
+                    c.unsettled
+                ))
+                .collect::<Vec<_>>()
+                .join("; ")
+        );
+    }
     let candidates: Vec<&&(String, &Coverage)> = decided_rows
         .iter()
         .filter(|(_, c)| c.macros > 0 && c.kind.starts_with("two-stage"))
@@ -819,10 +920,15 @@ pub fn write_report(
         }
         let _ = writeln!(
             s,
-            "**Corrections measured, not adopted** (lb's precision rule does not run them; kept \
-             out of the counts): {}. Stein's interval is what a two-stage rule must print: the \
-             Student-t interval of the same replications is too narrow, as the first stage's \
-             variance both sets how many run and is shared with it.\n",
+            "**Corrections measured, not adopted** (kept out of the counts): {}. In these the \
+             first stage's replications choose how many run and are read again. The Student-t \
+             interval of all of them is then too narrow, as the first stage's variance both sets \
+             n and is part of the interval; Stein's interval covers, but only on the rule's own \
+             metric. lb's precision rule instead runs a pilot on replications of its own \
+             (`procedure = \"pilot\"`, the default): n depends on the pilot alone, so every \
+             interval at the point — every metric, every paired comparison — is an ordinary \
+             fixed-n Student-t interval. The sequential rule it replaces is kept as an option \
+             (`procedure = \"sequential\"`) and listed among the befores.\n",
             by.iter()
                 .map(|(n, lo, hi)| format!("{n}: {lo:.1}–{hi:.1}%"))
                 .collect::<Vec<_>>()
@@ -895,11 +1001,7 @@ pub fn write_report(
             // pre-certificate form) at the same load and metric, outside
             // the befores; for a before entry, prefer the entry of the same
             // point family (its label's first word).
-            let kind = if c.kind == "batch means, 16–64 batches" {
-                "batch means"
-            } else {
-                c.kind.as_str()
-            };
+            let kind = after_kind(&c.kind).unwrap_or(c.kind.as_str());
             let family = l.split(',').next().unwrap_or(l);
             let after = rows
                 .iter()

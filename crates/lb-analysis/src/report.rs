@@ -277,7 +277,10 @@ pub fn section(exp: &Experiment, w: &Written) -> String {
             exp.name,
             spec.name
         );
-        let _ = writeln!(s, "{}\n", quoted(&spec.caption));
+        let bars = crate::figure::bars_note(f, &spec.caption)
+            .map(|b| format!(" {b}"))
+            .unwrap_or_default();
+        let _ = writeln!(s, "{}{bars}\n", quoted(&spec.caption));
         if let Some(claim) = &spec.claim {
             let _ = writeln!(s, "*The paper claims:* {}\n", quoted(claim));
         }
@@ -348,14 +351,17 @@ pub fn section(exp: &Experiment, w: &Written) -> String {
         .iter()
         .filter(|r| r.key.as_ref().is_some_and(|k| seen.insert(*k)))
         .fold((0, 0.0), |(n, t), r| {
-            (n + r.seconds.len(), t + r.seconds.iter().sum::<f64>())
+            (
+                n + r.seconds.len() + r.pilot.0,
+                t + r.seconds.iter().sum::<f64>() + r.pilot.1,
+            )
         });
     if records > 0 {
         let _ = writeln!(
             s,
             "Cost: {records} replication records, {} CPU-seconds on one thread (the sum of \
              their own times, as their provenance states: what a recompute from an empty cache \
-             takes; robustness variants and calibrations apart).\n",
+             takes; precision pilots included, robustness variants and calibrations apart).\n",
             crate::table::fmt_sig(cpu, 3)
         );
     }

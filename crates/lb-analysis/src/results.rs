@@ -28,6 +28,13 @@ pub struct PointResult {
     pub damaged: Vec<(u64, String)>,
     /// The calibrated p̂, target and achieved messages per arrival, if any.
     pub calibration: Option<(f64, f64, f64)>,
+    /// Pilot replications of its precision rule still missing: until they
+    /// exist the rule has not chosen the replications, so the point is not
+    /// complete whatever is present.
+    pub pilot_missing: u32,
+    /// The pilot replications of its precision rule present, and the
+    /// seconds they took (no interval reads them; a recompute runs them).
+    pub pilot: (usize, f64),
 }
 
 impl PointResult {
@@ -63,6 +70,12 @@ impl PointResult {
             self.summaries.len(),
             self.needed
         );
+        if self.pilot_missing > 0 {
+            s.push_str(&format!(
+                ", {} of its precision rule's pilot replications missing",
+                self.pilot_missing
+            ));
+        }
         if !self.damaged.is_empty() {
             let d: Vec<String> = self
                 .damaged
@@ -76,16 +89,11 @@ impl PointResult {
 
     /// Every needed replication is present.
     pub fn complete(&self) -> bool {
-        self.key.is_some() && self.summaries.len() as u32 >= self.needed
+        self.key.is_some() && self.summaries.len() as u32 >= self.needed && self.pilot_missing == 0
     }
 }
 
-/// Whether a majority of the replications were judged unstable (as
-/// `lb_core::slotted::point_unstable`, for either model's summaries).
-pub fn point_unstable(summaries: &[Summary]) -> bool {
-    let bad = summaries.iter().filter(|s| !s.stable()).count();
-    2 * bad > summaries.len()
-}
+pub use lb_model::config::point_unstable;
 
 /// The sweep axes of an experiment's points, in plan order.
 pub fn axis_names(results: &[PointResult]) -> Vec<String> {
@@ -150,6 +158,17 @@ pub fn collect(cache: &Cache, plan: &Plan) -> Vec<PointResult> {
                 needed: st.needed,
                 damaged,
                 calibration: cal.map(|r| (r.p_hat, r.target, r.achieved)),
+                pilot_missing: st.pilot_missing,
+                pilot: st.key.as_ref().map_or((0, 0.0), |k| {
+                    cache
+                        .replication_files(k)
+                        .into_iter()
+                        .filter(|&r| lb_model::precision::is_pilot(r))
+                        .filter_map(|r| cache.read_replication(k, r).valid())
+                        .fold((0, 0.0), |(n, t), rec| {
+                            (n + 1, t + rec.provenance.wall_seconds)
+                        })
+                }),
             }
         })
         .collect()

@@ -486,6 +486,19 @@ pub fn markdown(df: &DataFrame) -> PolarsResult<String> {
     // A metric's column: one with a `_hw` or `_interval` companion.
     let metric_column =
         |n: &str| names.contains(&format!("{n}_hw")) || names.contains(&format!("{n}_interval"));
+    // A point whose runs have not settled: its numbers carry a mark, and
+    // the note under the table says what the mark means.
+    let unsettled = |i: usize| -> PolarsResult<bool> {
+        Ok(match df.column("settled") {
+            Ok(c) => match c.get(i)? {
+                AnyValue::String(w) => w.starts_with("no"),
+                AnyValue::StringOwned(w) => w.starts_with("no"),
+                _ => false,
+            },
+            Err(_) => false,
+        })
+    };
+    let mut marked = false;
     let mut out = String::new();
     out.push_str(&format!(
         "| {} |\n",
@@ -542,9 +555,23 @@ pub fn markdown(df: &DataFrame) -> PolarsResult<String> {
             if name.as_str() == "key" && s.len() > 12 {
                 s.truncate(12);
             }
+            if metric_column(name) && !s.is_empty() && unsettled(i)? {
+                s.push_str(" †");
+                marked = true;
+            }
             cells.push(s);
         }
         out.push_str(&format!("| {} |\n", cells.join(" | ")));
+    }
+    if marked {
+        out.push_str(
+            "\n† Not settled: the point's runs have not reached steady state (MSER-5 would \
+             still cut half a run's window, or its batch means stay correlated, in more \
+             replications than chance allows), or its replications disagree on stability. \
+             Its numbers are shown but decide no claim; the settled column says what would \
+             settle it (×k: runs about k times as long; mixed: its replications disagree, so \
+             more and longer ones).\n",
+        );
     }
     Ok(out)
 }
@@ -577,4 +604,40 @@ pub fn json(df: &DataFrame) -> PolarsResult<String> {
         rows.push(serde_json::Value::Object(obj));
     }
     Ok(serde_json::to_string_pretty(&rows).expect("JSON") + "\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use polars::prelude::*;
+
+    /// A point whose runs have not settled never shows a bare number: its
+    /// values carry † and the note under the table says what it means and
+    /// what would settle it; a settled point's are left as they are.
+    #[test]
+    fn unsettled_numbers_carry_the_diagnosis() {
+        let df = df!(
+            "policy" => ["WR", "JSQ"],
+            "mean_sum_q" => [1003.0, 30.2],
+            "mean_sum_q_hw" => [39.0, 0.08],
+            "settled" => ["no: ×2", "yes"],
+        )
+        .unwrap();
+        let md = super::markdown(&df).unwrap();
+        let rows: Vec<&str> = md.lines().collect();
+        assert!(rows[2].contains("1003 ± 39 †"), "{md}");
+        assert!(rows[2].contains("no: ×2"), "{md}");
+        assert!(!rows[3].contains('†'), "{md}");
+        assert!(
+            md.contains("† Not settled") && md.contains("decide no claim"),
+            "{md}"
+        );
+        let settled = df!(
+            "policy" => ["JSQ"],
+            "mean_sum_q" => [30.2],
+            "mean_sum_q_hw" => [0.08],
+            "settled" => ["yes"],
+        )
+        .unwrap();
+        assert!(!super::markdown(&settled).unwrap().contains('†'));
+    }
 }

@@ -91,6 +91,8 @@ fn result(
         needed: responses.len() as u32,
         damaged: Vec::new(),
         calibration: None,
+        pilot_missing: 0,
+        pilot: (0, 0.0),
     }
 }
 

@@ -620,6 +620,56 @@ fn every_committed_sidecar_names_its_records() {
     assert!(n >= 20, "only {n} sidecars");
 }
 
+/// Every figure says what its bars are: a caption that names no interval
+/// gets the note, with the replications behind the bars; one that does is
+/// left as written. Every shipped figure with bars says it one way or the
+/// other.
+#[test]
+fn figures_say_what_their_bars_are() {
+    use lb_analysis::figure::bars_note;
+    let one = |n: usize| Series {
+        name: "a".into(),
+        policy: "a".into(),
+        variant: String::new(),
+        dots: [0.5, 0.9]
+            .iter()
+            .map(|&x| Dot {
+                x,
+                est: Estimate {
+                    n,
+                    ..est(1.0 + x, 0.1)
+                },
+                stable: true,
+                settled: true,
+                key: "k".repeat(64),
+            })
+            .collect(),
+    };
+    let fig = Figure {
+        spec: spec(FigureKind::Lines),
+        series: vec![one(4), one(12)],
+        references: vec![],
+        paths: vec![],
+    };
+    assert_eq!(
+        bars_note(&fig, "E[ΣQ] against the load.").as_deref(),
+        Some("Bars: 95% Student-t intervals over 4–12 independent replications.")
+    );
+    assert_eq!(bars_note(&fig, "Mean ± 95% interval."), None);
+    for (name, fig, p) in repository_figures() {
+        let has_bars = fig
+            .series
+            .iter()
+            .flat_map(|s| &s.dots)
+            .any(|d| d.est.lo.is_some());
+        let caption = p.caption.join(" ").to_lowercase();
+        assert!(
+            !has_bars || caption.contains("interval") || caption.contains("upper bound"),
+            "{name}: its caption does not say what its bars are: {caption}"
+        );
+    }
+}
+
 /// A caption stands alone: no "as above", no "the figure above" (a report
 /// page, or a reader, may show a figure alone).
 #[test]

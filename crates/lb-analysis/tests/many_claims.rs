@@ -65,6 +65,8 @@ seed = 3
                 needed: 10,
                 damaged: Vec::new(),
                 calibration: None,
+                pilot_missing: 0,
+                pilot: (0, 0.0),
             }
         })
         .collect();

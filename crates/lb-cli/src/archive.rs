@@ -29,6 +29,9 @@ const SOURCE: &[&str] = &[
     "docs",
     "schema",
     "scripts",
+    // The manifest reference: lb's schemas take their descriptions from it,
+    // so the source builds with it.
+    "experiments/README.md",
 ];
 
 pub fn archive(cache: &Cache, manifests: &[PathBuf], report: &Path, out: &Path) -> Res {

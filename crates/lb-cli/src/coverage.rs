@@ -87,6 +87,7 @@ pub fn coverage(cache: &Cache, c: &Command) -> Res {
         min: *min,
         max: *max,
         step: *step,
+        procedure: lb_model::precision::Procedure::Pilot,
     };
     let procedures: Vec<Procedure> = procedures
         .iter()
@@ -95,13 +96,19 @@ pub fn coverage(cache: &Cache, c: &Command) -> Res {
             "bm" => Ok(Procedure::BatchMeans),
             "wilson" => Ok(Procedure::Wilson { per: *per }),
             "precision" => Ok(Procedure::PrecisionStopped { rule: rule.clone() }),
+            "sequential" => Ok(Procedure::PrecisionStopped {
+                rule: PrecisionRule {
+                    procedure: lb_model::precision::Procedure::Sequential,
+                    ..rule.clone()
+                },
+            }),
             "cp" => Ok(Procedure::ClopperPearson { per: *per }),
             "two-stage" | "two-stage-t" => Ok(Procedure::TwoStage {
                 rule: rule.clone(),
                 stein: p == "two-stage",
             }),
             other => Err(format!(
-                "--procedures: unknown \"{other}\"; allowed: t, bm, wilson, cp, precision, two-stage, two-stage-t \
+                "--procedures: unknown \"{other}\"; allowed: t, bm, wilson, cp, precision, sequential, two-stage, two-stage-t \
                  (control variates: a --certificate entry with a control)"
             )),
         })

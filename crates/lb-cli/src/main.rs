@@ -145,6 +145,10 @@ pub enum Command {
         /// The record's key, or a prefix of it that names one record.
         #[arg(value_name = "KEY-PREFIX")]
         key: String,
+        /// Print the configuration whole: every server's and dispatcher's
+        /// entry, where by default a long list is summarised in one line.
+        #[arg(long)]
+        full: bool,
     },
     /// List, check or clean the results directory.
     Cache {
@@ -298,18 +302,20 @@ pub enum Command {
         per: usize,
         /// Procedures: t (Student-t), bm (batch means in one run), wilson
         /// and cp (a proportion: Wilson, Clopper–Pearson), precision (the
-        /// interval the precision rule stops at: --rel, --min, --step,
-        /// --max), two-stage (Stein's two-stage procedure on the same
-        /// target).
+        /// interval of the precision rule with its pilot: --rel, --min,
+        /// --step, --max), sequential (the sequential precision rule's
+        /// stopping interval), two-stage (Stein's two-stage procedure on
+        /// the same target).
         #[arg(long, value_delimiter = ',', default_value = "t,bm")]
         procedures: Vec<String>,
         /// precision: the relative half-width the rule stops at.
         #[arg(long, default_value_t = 0.05)]
         rel: f64,
-        /// precision: the replications it looks at first.
+        /// precision: the pilot's replications (sequential: its first look).
         #[arg(long, default_value_t = 4)]
         min: u32,
-        /// precision: the replications it adds at each look.
+        /// precision: the grid n is rounded up to (sequential: replications
+        /// added at each look).
         #[arg(long, default_value_t = 4)]
         step: u32,
         /// precision: the replications it stops at whatever the width.

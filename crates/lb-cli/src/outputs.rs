@@ -73,6 +73,21 @@ pub fn audit(
     for l in &gate.lines {
         eprintln!("{l}");
     }
+    // What to do about missing data: the experiments whose claims lack it.
+    let lacking: Vec<String> = loaded
+        .iter()
+        .zip(&audited.claims)
+        .filter(|(_, cs)| cs.iter().any(|c| !c.missing.is_empty()))
+        .map(|(e, _)| e.plan.file.display().to_string())
+        .collect();
+    if !lacking.is_empty() {
+        let quick = if quick { " --quick" } else { "" };
+        eprintln!(
+            "to compute what is missing: lb run{quick} {} (lb plan{quick} {} lists it)",
+            lacking.join(" "),
+            lacking.join(" ")
+        );
+    }
     Ok(if gate.fail {
         ExitCode::FAILURE
     } else {

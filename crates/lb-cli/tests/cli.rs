@@ -138,6 +138,33 @@ fn threads_1_and_2_give_identical_records() {
     assert_eq!(a, b);
 }
 
+/// `lb show` summarises a long list of servers in a line ("10 × {…}"),
+/// and `--full` prints it whole.
+#[test]
+fn lb_show_summarises_the_servers() {
+    let d = Dir::new(&manifest(1000, 1).replace("count = 2,", "count = 10,"));
+    let plan = ok(d.run(&["plan", "m.toml"]));
+    ok(d.run(&["run", "m.toml", "--threads", "1"]));
+    let plan_after = ok(d.run(&["plan", "m.toml"]));
+    assert_ne!(plan, plan_after);
+    let key = plan_after
+        .lines()
+        .find(|l| l.contains(" WR ") && l.trim_end().ends_with("0.9"))
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_string();
+    let short = ok(d.run(&["show", &key]));
+    let full = ok(d.run(&["show", &key, "--full"]));
+    assert!(
+        short.contains("\"10 × {\\\"law\\\":\\\"bernoulli\\\",\\\"p\\\":0.4}\""),
+        "{short}"
+    );
+    assert!(short.lines().count() * 2 < full.lines().count(), "{short}");
+    assert!(full.contains("\"p\": 0.4"), "{full}");
+}
+
 #[test]
 fn plan_run_show_cache_verify() {
     let d = Dir::new(&manifest(2000, 2));
@@ -216,14 +243,14 @@ fn quick_points_have_their_own_keys() {
     assert!(plan.contains("12 cached"), "{plan}");
 }
 
-#[test]
-fn a_kill_mid_run_loses_nothing_and_the_next_run_resumes() {
-    let reps = 12;
-    let d = Dir::new(&manifest(30_000, reps));
-    let mut child = d
+/// `lb run m.toml` on one thread in `d`, its stderr to `stderr`, returned
+/// once 10 of its replications are written (a run long enough to stop
+/// mid-way).
+fn started_run(d: &Dir, stderr: Stdio) -> std::process::Child {
+    let child = d
         .lb(&["run", "m.toml", "--threads", "1"])
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(stderr)
         .spawn()
         .unwrap();
     let c = d.cache("results");
@@ -232,6 +259,15 @@ fn a_kill_mid_run_loses_nothing_and_the_next_run_resumes() {
         assert!(t0.elapsed() < Duration::from_secs(60), "no progress");
         std::thread::sleep(Duration::from_millis(5));
     }
+    child
+}
+
+#[test]
+fn a_kill_mid_run_loses_nothing_and_the_next_run_resumes() {
+    let reps = 12;
+    let d = Dir::new(&manifest(30_000, reps));
+    let mut child = started_run(&d, Stdio::null());
+    let c = d.cache("results");
     child.kill().unwrap();
     child.wait().unwrap();
     let present = all_present_valid(&c);
@@ -1044,8 +1080,8 @@ fn plan_refuses_what_run_refuses() {
     assert!(text(&forced).1.contains("warning:"), "{}", text(&forced).1);
 }
 
-/// `lb new` writes a manifest that `lb plan` and `lb run` take at once, for
-/// each model; it never overwrites one, and a policy lb does not know is a
+/// `lb new` writes a manifest that `lb plan`, `lb run` and `lb reproduce`
+/// take at once, for each model; it never overwrites one, and a policy lb does not know is a
 /// located error with nothing written.
 #[test]
 fn lb_new_scaffolds_a_manifest_that_plans_at_once() {
@@ -1074,9 +1110,29 @@ fn lb_new_scaffolds_a_manifest_that_plans_at_once() {
             "{text}"
         );
     }
-    ok(d.run(&["run", "exp/s1.toml", "--threads", "1"]));
+    // new → plan → run → reproduce, for each model, with no hand edit.
+    for name in ["s1", "m1", "n1"] {
+        ok(d.run(&["run", &format!("exp/{name}.toml"), "--threads", "1"]));
+    }
     let audit = ok(d.run(&["audit", "exp/s1.toml"]));
     assert!(audit.contains("jsq-beats-random"), "{audit}");
+    let rep = d.run(&[
+        "reproduce",
+        "exp/s1.toml",
+        "exp/m1.toml",
+        "exp/n1.toml",
+        "--out",
+        "rep",
+    ]);
+    let (_, err) = text(&rep);
+    assert!(rep.status.success(), "{err}");
+    assert!(err.contains("runs: 0 computed"), "{err}");
+    for name in ["s1", "m1", "n1"] {
+        let page = std::fs::read_to_string(d.path.join(format!("rep/{name}/report.md")))
+            .unwrap_or_else(|e| panic!("rep/{name}/report.md: {e}"));
+        assert!(page.contains("beats"), "{name}: {page}");
+        assert!(d.path.join(format!("rep/{name}/table.csv")).is_file());
+    }
     let again = d.run(&["new", "s1", "--policies", "JSQ", "--dir", "exp"]);
     assert!(!again.status.success());
     assert!(
@@ -1255,6 +1311,50 @@ fn lb_diff_against_a_revision_names_the_values_that_moved() {
     );
 }
 
+/// `lb diff --against REVISION` with exactly one verdict planted: a
+/// required bound claim's bound moves across the data, nothing is
+/// recomputed. The diff names that verdict and nothing else (no table
+/// value, no figure), and exits non-zero because the claim is required;
+/// the same change to a claim that is not required exits 0.
+#[test]
+fn lb_diff_shows_one_planted_verdict_and_nothing_else() {
+    let claim = |bound: &str, required: bool| {
+        let origin = if required { "check" } else { "ours" };
+        format!(
+            "\n[[claim]]\nid = \"wr-bounded\"\nstatement = \"WR holds few jobs\"\nsource = \"a test\"\n\
+             origin = \"{origin}\"\nkind = \"bound\"\nmetric = \"mean_sum_q\"\n\
+             policies = [\"WR\"]\nbound = {bound}\nside = \"le\"\nrequired = {required}\n"
+        )
+    };
+    for required in [true, false] {
+        let d = Dir::new(&format!(
+            "{}{}",
+            manifest(2000, 3),
+            claim("1000.0", required)
+        ));
+        let git = |args: &[&str]| git_in(&d.path, args);
+        git(&["init", "-q"]);
+        std::fs::create_dir(d.path.join("experiments")).unwrap();
+        let m = d.path.join("experiments/m.toml");
+        std::fs::rename(d.path.join("m.toml"), &m).unwrap();
+        ok(d.run(&["run", "experiments/m.toml"]));
+        git(&["add", "experiments", "results"]);
+        git(&["commit", "-q", "-m", "first"]);
+        let t = std::fs::read_to_string(&m).unwrap();
+        std::fs::write(&m, t.replace("bound = 1000.0", "bound = 0.001")).unwrap();
+        let o = d.run(&["diff", "--against", "HEAD"]);
+        let (out, err) = text(&o);
+        assert_eq!(o.status.success(), !required, "{out}{err}");
+        assert!(out.contains(": 1 verdict(s) moved"), "{out}");
+        assert!(out.contains("wr-bounded"), "{out}");
+        assert!(
+            out.contains(" 0 table value(s) moved")
+                && out.contains(" 0 figure(s) whose data moved"),
+            "{out}"
+        );
+    }
+}
+
 /// `lb diff --report A --against B` compares two reports as written: the
 /// verdicts of their claims.json, their table values beyond the intervals,
 /// their figures' sidecars; a required verdict that moved fails it.
@@ -1395,7 +1495,22 @@ fn an_archive_reproduces_its_verdicts_where_it_is_unpacked() {
 /// `lb verify` over a whole cache says what it costs and how to sample.
 #[test]
 fn the_messages_a_newcomer_meets_say_what_to_do() {
-    let d = Dir::new(&manifest(2000, 10));
+    let d = Dir::new(&format!(
+        "{}\n[[claim]]\nid = \"wr-bounded\"\nstatement = \"WR holds few jobs\"\n\
+         source = \"a test\"\norigin = \"ours\"\nkind = \"bound\"\nmetric = \"mean_sum_q\"\n\
+         policies = [\"WR\"]\nbound = 1000.0\nside = \"le\"\n",
+        manifest(2000, 10)
+    ));
+    // Auditing before running: the missing data, and the command that
+    // computes it.
+    std::fs::create_dir(d.path.join("results")).unwrap();
+    let a = d.run(&["audit", "m.toml"]);
+    let (_, err) = text(&a);
+    assert!(err.contains("missing data"), "{err}");
+    assert!(
+        err.contains("to compute what is missing: lb run m.toml"),
+        "{err}"
+    );
     let help = ok(d.run(&["--help"]));
     assert!(help.contains("experiments/README.md"), "{help}");
     ok(d.run(&["run", "m.toml"]));
@@ -1497,18 +1612,8 @@ fn the_markdown_audit_holds_the_sections_it_links_to() {
 fn an_interrupt_says_what_was_kept_and_a_rerun_resumes() {
     let reps = 12;
     let d = Dir::new(&manifest(30_000, reps));
-    let child = d
-        .lb(&["run", "m.toml", "--threads", "1"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = started_run(&d, Stdio::piped());
     let c = d.cache("results");
-    let t0 = Instant::now();
-    while count_replications(&c) < 10 {
-        assert!(t0.elapsed() < Duration::from_secs(60), "no progress");
-        std::thread::sleep(Duration::from_millis(5));
-    }
     // SAFETY: a signal to the child this test spawned.
     unsafe {
         libc::kill(child.id() as libc::pid_t, libc::SIGINT);

@@ -116,10 +116,25 @@ fn computed(out: &str) -> usize {
 /// Three shards run one after another, stage after stage, give exactly the
 /// records of one unsharded run, each computed once: the shards' counts add
 /// up to the unsharded run's, and the final `lb reproduce` (which records
-/// the last round's precision decisions) computes nothing.
+/// the last round's precision decisions) computes nothing. Stages: one for
+/// the calibrations, then the pilot's and the point's replications.
 #[test]
 fn shards_run_one_after_another_give_the_records_of_one_run() {
+    shards_match_one_run(MANIFEST, 1 + 2);
+}
+
+/// The same with the sequential precision rule: one stage per checkpoint
+/// (2, 4, 6).
+#[test]
+fn sequential_shards_run_one_after_another_give_the_records_of_one_run() {
+    let m = MANIFEST.replace("step = 2 }", "step = 2, procedure = \"sequential\" }");
+    assert_ne!(m, MANIFEST);
+    shards_match_one_run(&m, 1 + 3);
+}
+
+fn shards_match_one_run(manifest: &str, stages: usize) {
     let (_t, dir) = setup();
+    std::fs::write(dir.join("m.toml"), manifest).unwrap();
     let whole = computed(&ok(lb(&dir, &["--results", "whole", "run", "m.toml"])));
     ok(lb(
         &dir,
@@ -132,9 +147,8 @@ fn shards_run_one_after_another_give_the_records_of_one_run() {
             "out-whole",
         ],
     ));
-    // Stages: one for the calibrations, one per precision checkpoint (2, 4, 6).
     let mut sharded = 0usize;
-    for stage in 1..=(1 + 3) {
+    for stage in 1..=stages {
         for i in 0..3 {
             sharded += computed(&ok(lb(
                 &dir,

@@ -232,6 +232,14 @@ pub enum Summary {
     Spn(SpnSummary),
 }
 
+/// Whether a majority of the replications were judged unstable (as
+/// `lb_core::slotted::point_unstable`, for either model's summaries): a
+/// point that has no steady state.
+pub fn point_unstable(summaries: &[Summary]) -> bool {
+    let bad = summaries.iter().filter(|s| !s.stable()).count();
+    2 * bad > summaries.len()
+}
+
 impl Summary {
     /// The replication index r.
     pub fn replication(&self) -> u64 {

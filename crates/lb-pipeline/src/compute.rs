@@ -149,7 +149,14 @@ pub fn cost_of(cache: &Cache, plan: &lb_runner::plan::Plan) -> (u64, f64) {
         if !seen.insert(k) {
             continue;
         }
-        for r in 0..u64::from(ps.needed) {
+        // The pilot's replications too: no interval reads them, but a
+        // recompute runs them.
+        let main = 0..u64::from(ps.needed);
+        let pilots = cache
+            .replication_files(&k)
+            .into_iter()
+            .filter(|&r| lb_model::precision::is_pilot(r));
+        for r in main.chain(pilots) {
             if let Some(rec) = cache.read_replication(&k, r).valid() {
                 records += 1;
                 seconds += rec.provenance.wall_seconds;

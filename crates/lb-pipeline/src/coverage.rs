@@ -250,6 +250,17 @@ pub struct RuleToml {
     pub min: u32,
     pub step: u32,
     pub max: u32,
+    /// "pilot" or "sequential" (the default here: the certificate's first
+    /// entries measured the sequential rule, and their keys stay).
+    #[serde(
+        default = "sequential",
+        skip_serializing_if = "lb_model::precision::Procedure::is_sequential"
+    )]
+    pub procedure: lb_model::precision::Procedure,
+}
+
+fn sequential() -> lb_model::precision::Procedure {
+    lb_model::precision::Procedure::Sequential
 }
 
 #[derive(Debug, Clone, serde::Deserialize, serde::Serialize)]
@@ -344,6 +355,7 @@ impl Certificate {
                     "bm" => Procedure::BatchMeans,
                     "bm-test-batches" => Procedure::BatchMeansTestBatches,
                     "wilson" => Procedure::Wilson { per: e.per },
+                    "wilson-floored" => Procedure::WilsonFloored { per: e.per },
                     "cp" => Procedure::ClopperPearson { per: e.per },
                     "cv-one" | "cv-fitted" => {
                         if e.control.is_none() {
@@ -370,6 +382,7 @@ impl Certificate {
                             min: r.min,
                             max: r.max,
                             step: r.step,
+                            procedure: r.procedure,
                         };
                         match p.as_str() {
                             "precision" => Procedure::PrecisionStopped { rule },
@@ -382,7 +395,7 @@ impl Certificate {
                     other => {
                         return Err(format!(
                             "procedures: unknown \"{other}\"; allowed: t, bm, bm-test-batches, \
-                             wilson, cp, precision, two-stage, two-stage-t, cv-one, cv-fitted"
+                             wilson, wilson-floored, cp, precision, two-stage, two-stage-t, cv-one, cv-fitted"
                         ));
                     }
                 })
@@ -482,6 +495,23 @@ pub fn certify_all(
         lb_runner::cache::atomic_write(&file, serde_json::to_string_pretty(&rec)?.as_bytes())
             .map_err(|err| format!("{}: {err}", file.display()))?;
         out.push(rec);
+    }
+    // Records of entries that changed or went: no entry reads them.
+    let keep: std::collections::BTreeSet<String> = out
+        .iter()
+        .map(|r| format!("{}.json", &r.key[..16]))
+        .collect();
+    let dir = Certificate::dir(cache);
+    for f in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+        let name = f.file_name().to_string_lossy().to_string();
+        if name.ends_with(".json") && !keep.contains(&name) {
+            std::fs::remove_file(f.path())
+                .map_err(|err| format!("{}: cannot remove: {err}", f.path().display()))?;
+            progress.log(&format!(
+                "removed {}: no entry of the certificate is at its key any more",
+                f.path().display()
+            ));
+        }
     }
     Ok(out)
 }

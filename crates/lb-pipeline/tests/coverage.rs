@@ -8,7 +8,7 @@
 use lb_analysis::coverage::{Coverage, Procedure};
 use lb_model::precision::{MetricName, PrecisionRule};
 use lb_pipeline::compute::RunOptions;
-use lb_pipeline::coverage::{Certificate, ControlToml, Spec, certify, certify_with};
+use lb_pipeline::coverage::{Certificate, ControlToml, Spec, certify, certify_all, certify_with};
 use lb_runner::cache::Cache;
 use lb_runner::run::Silent;
 use lb_runner::{Profile, load_str};
@@ -111,6 +111,7 @@ fn intervals_cover_the_exact_value_at_their_level() {
                     min: 3,
                     max: 12,
                     step: 3,
+                    procedure: lb_model::precision::Procedure::Pilot,
                 },
             },
         ],
@@ -123,10 +124,16 @@ fn intervals_cover_the_exact_value_at_their_level() {
     let t = &done.coverages[0];
     assert_eq!(t.exact, 1.0, "M/M/1 at λ = 0.5 holds 1 job on average");
     within_nominal(t);
-    // The precision rule stops early: fewer replications than its max.
+    // With the settling rule off, every macro-replication counts: at least
+    // the printed ones, and the left-out ones on top.
+    let (all, all_covered) = t.ungated.unwrap();
+    assert_eq!(all, t.macros + t.unsettled, "{t:?}");
+    assert!(all_covered >= t.covered && all_covered <= all, "{t:?}");
+    // The precision rule's pilot asks for fewer replications than its max,
+    // and the interval on them covers at its level.
     let p = &done.coverages[1];
     assert!(p.mean_replications < 12.0, "{p:?}");
-    assert!(p.macros >= 200, "{p:?}");
+    within_nominal(p);
     // Deterministic: the same certificate from the cache, bit for bit.
     let again = certify(&cache, &e, &spec, &opts(), &Silent).unwrap();
     assert_eq!(again.computed, 0);
@@ -348,12 +355,14 @@ fn the_committed_certificate_is_current() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let c = Certificate::read(&root.join("experiments/coverage/certificate.toml")).unwrap();
     let cache = Cache::new(root.join("results"));
+    let mut keys = std::collections::BTreeSet::new();
     for e in &c.toml.entries {
         let rec = c
             .read_record(&cache, e)
             .unwrap()
             .unwrap_or_else(|| panic!("{}: no record at its current key", e.label));
         assert_eq!(rec.macros, c.toml.certificate.macros);
+        keys.insert(format!("{}.json", &rec.key[..16]));
         for cov in &rec.coverages {
             assert_eq!(
                 cov.macros + cov.unsettled,
@@ -364,4 +373,38 @@ fn the_committed_certificate_is_current() {
             );
         }
     }
+    // And no record that no entry reads.
+    for f in std::fs::read_dir(Certificate::dir(&cache))
+        .unwrap()
+        .flatten()
+    {
+        let name = f.file_name().to_string_lossy().to_string();
+        assert!(keys.contains(&name), "{name}: no entry is at its key");
+    }
+}
+
+/// `lb coverage --certificate` removes the records of entries that changed
+/// or went, and keeps the current ones.
+#[test]
+fn certifying_removes_records_no_entry_reads() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("m.toml"), manifest(0.5, None)).unwrap();
+    let cert = d.path().join("c.toml");
+    std::fs::write(
+        &cert,
+        "[certificate]\nlevel = 0.95\nmacros = 10\n\n[[entry]]\nlabel = \"x\"\n\
+         manifest = \"m.toml\"\nmetric = \"mean_jobs\"\nreference = \"mm1\"\nper = 2\n\
+         procedures = [\"t\"]\n",
+    )
+    .unwrap();
+    let c = Certificate::read(&cert).unwrap();
+    let cache = Cache::new(d.path().join("results"));
+    let scratch = Cache::new(d.path().join("scratch"));
+    let stale = Certificate::dir(&cache).join("0123456789abcdef.json");
+    std::fs::create_dir_all(stale.parent().unwrap()).unwrap();
+    std::fs::write(&stale, "{}").unwrap();
+    let recs = certify_all(&cache, &scratch, &c, &opts(), false, &Silent).unwrap();
+    assert_eq!(recs.len(), 1);
+    assert!(!stale.exists(), "the stale record is gone");
+    assert!(c.read_record(&cache, &c.toml.entries[0]).unwrap().is_some());
 }

@@ -14,7 +14,7 @@ use lb_model::config::Summary;
 use lb_model::key::Key;
 use lb_model::limits::Cost;
 use lb_model::point::Point;
-use lb_model::precision::{Decision, Outcome, PrecisionRule, decide};
+use lb_model::precision::{Decision, Outcome, PILOT_BASE, PrecisionRule, decide};
 use lb_model::slotted::calibrate::{Calibration, CalibrationResult};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
@@ -106,14 +106,23 @@ pub struct PointStatus {
     pub damaged: u32,
     /// For a precision rule: its outcome, if decided.
     pub outcome: Option<Outcome>,
+    /// Pilot replications still missing (a precision rule with a pilot
+    /// that has not decided): until they exist, replications 0..needed
+    /// are not the point's final sample, whatever is present.
+    pub pilot_missing: u32,
 }
 
 impl PointStatus {
+    /// Replication records still to compute: the point's and its pilot's.
+    pub fn missing(&self) -> u32 {
+        self.needed.saturating_sub(self.present) + self.pilot_missing
+    }
+
     /// `cached`, `partial`, `missing`, or `needs calibration`.
     pub fn word(&self) -> &'static str {
         if self.key.is_none() {
             "needs-calibration"
-        } else if self.present >= self.needed && self.damaged == 0 {
+        } else if self.present >= self.needed && self.damaged == 0 && self.pilot_missing == 0 {
             "cached"
         } else if self.present > 0 {
             "partial"
@@ -150,17 +159,46 @@ fn resolved(
     }
 }
 
-/// The summaries of valid replications 0, 1, … up to the first that is not
-/// valid, at most `limit` of them.
-fn contiguous(cache: &Cache, key: &Key, limit: u32) -> Vec<Summary> {
+/// The summaries of valid replications start, start + 1, … up to the first
+/// that is not valid, at most `limit` of them.
+fn contiguous(cache: &Cache, key: &Key, start: u64, limit: u32) -> Vec<Summary> {
     let mut out = Vec::new();
-    for r in 0..limit as u64 {
+    for r in start..start + limit as u64 {
         match cache.read_replication(key, r) {
             Read::Valid(rec) => out.push(rec.summary),
             _ => break,
         }
     }
     out
+}
+
+/// What `rule` decides at `key` on the records present: replications 0..max
+/// and, for the pilot procedure, the pilot's.
+pub fn decide_cached(cache: &Cache, key: &Key, rule: &PrecisionRule) -> Decision {
+    let p = rule.pilot();
+    let pilot = contiguous(cache, key, p.start, (p.end - p.start) as u32);
+    decide(rule, &contiguous(cache, key, 0, rule.max), &pilot)
+}
+
+/// The replications a point needs computed: 0..main and the pilot's
+/// PILOT_BASE..PILOT_BASE + pilot.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Want {
+    main: u32,
+    pilot: u32,
+}
+
+impl Want {
+    fn indices(self) -> impl Iterator<Item = u64> {
+        (0..self.main as u64).chain(PILOT_BASE..PILOT_BASE + self.pilot as u64)
+    }
+
+    fn max(self, o: Want) -> Want {
+        Want {
+            main: self.main.max(o.main),
+            pilot: self.pilot.max(o.pilot),
+        }
+    }
 }
 
 /// (valid, damaged) records among replications 0..n.
@@ -196,17 +234,25 @@ pub fn status(cache: &Cache, plan: &Plan) -> Vec<PointStatus> {
                     needed: pp.replications.initial(),
                     damaged: 0,
                     outcome: None,
+                    pilot_missing: match &pp.replications {
+                        Replications::Precision(rule) => rule.first_need().1,
+                        Replications::Fixed(_) => 0,
+                    },
                 };
             };
             let key = point.key();
-            let (needed, outcome) = match &pp.replications {
-                Replications::Fixed(n) => (*n, None),
-                Replications::Precision(rule) => {
-                    match decide(rule, &contiguous(cache, &key, rule.max)) {
-                        Decision::Need(n) => (n, None),
-                        Decision::Done(o) => (o.replications, Some(o)),
+            let (needed, outcome, pilot_missing) = match &pp.replications {
+                Replications::Fixed(n) => (*n, None, 0),
+                Replications::Precision(rule) => match decide_cached(cache, &key, rule) {
+                    Decision::Need { main, pilot } => {
+                        let present = rule
+                            .pilot()
+                            .filter(|&r| matches!(cache.read_replication(&key, r), Read::Valid(_)))
+                            .count() as u32;
+                        (main.max(rule.min), None, pilot - present)
                     }
-                }
+                    Decision::Done(o) => (o.replications, Some(o), 0),
+                },
             };
             let needed = plan.needed(&key, needed);
             let (present, damaged) = count(cache, &key, needed);
@@ -217,6 +263,7 @@ pub fn status(cache: &Cache, plan: &Plan) -> Vec<PointStatus> {
                 needed,
                 damaged,
                 outcome,
+                pilot_missing,
             }
         })
         .collect()
@@ -505,7 +552,7 @@ pub fn stages(plans: &[Plan]) -> usize {
         .flat_map(|p| &p.points)
         .map(|pp| match &pp.replications {
             Replications::Fixed(_) => 1,
-            Replications::Precision(rule) => rule.checkpoints().len(),
+            Replications::Precision(rule) => rule.rounds(),
         })
         .max()
         .unwrap_or(1);
@@ -680,30 +727,43 @@ impl Stage<'_> {
     /// 3. Replications, in rounds until every precision rule has decided.
     fn replications(&self, demands: &Demands) -> Result<(), RunError> {
         let cache = self.cache;
-        let mut need: BTreeMap<Key, u32> = demands
+        let mut need: BTreeMap<Key, Want> = demands
             .iter()
             .map(|(k, (_, reps, extended))| {
                 // A shard starts each precision rule where the records present
                 // leave it: one round per stage.
-                let n = match reps {
+                let want = match reps {
+                    Replications::Fixed(n) => Want { main: *n, pilot: 0 },
                     Replications::Precision(rule) if self.shard.is_some() => {
-                        match decide(rule, &contiguous(cache, k, rule.max)) {
-                            Decision::Need(n) => n,
-                            Decision::Done(o) => o.replications,
+                        match decide_cached(cache, k, rule) {
+                            Decision::Need { main, pilot } => Want { main, pilot },
+                            Decision::Done(o) => Want {
+                                main: o.replications,
+                                pilot: 0,
+                            },
                         }
                     }
-                    _ => reps.initial(),
+                    Replications::Precision(rule) => {
+                        let (main, pilot) = rule.first_need();
+                        Want { main, pilot }
+                    }
                 };
-                (*k, n.max(*extended))
+                (
+                    *k,
+                    want.max(Want {
+                        main: *extended,
+                        pilot: 0,
+                    }),
+                )
             })
             .collect();
         let mut first = true;
         loop {
             let jobs: Vec<PairJob> = need
                 .iter()
-                .flat_map(|(k, n)| {
+                .flat_map(|(k, want)| {
                     let point = &demands[k].0;
-                    (0..*n as u64)
+                    want.indices()
                         .filter(|r| self.mine(k, *r))
                         .filter(|r| !matches!(cache.read_replication(k, *r), Read::Valid(_)))
                         .map(|r| PairJob {
@@ -719,7 +779,7 @@ impl Stage<'_> {
                 // in the cache, not the other shards' work.
                 let owned: u64 = need
                     .iter()
-                    .map(|(k, n)| (0..*n as u64).filter(|r| self.mine(k, *r)).count() as u64)
+                    .map(|(k, want)| want.indices().filter(|r| self.mine(k, *r)).count() as u64)
                     .sum();
                 let present = owned - jobs.len() as u64;
                 self.report.lock().unwrap().reused += present;
@@ -740,7 +800,10 @@ impl Stage<'_> {
             if more.is_empty() {
                 return Ok(());
             }
-            need.extend(more);
+            for (k, w) in more {
+                let n = need.entry(k).or_default();
+                *n = n.max(w);
+            }
         }
     }
 
@@ -749,8 +812,8 @@ impl Stage<'_> {
     fn decide_round(
         &self,
         demands: &Demands,
-        need: &BTreeMap<Key, u32>,
-    ) -> Result<BTreeMap<Key, u32>, RunError> {
+        need: &BTreeMap<Key, Want>,
+    ) -> Result<BTreeMap<Key, Want>, RunError> {
         let (cache, ctx, report, progress) = (self.cache, self.ctx, self.report, self.progress);
         let mut more = BTreeMap::new();
         for (key, (_, reps, _)) in demands {
@@ -766,7 +829,7 @@ impl Stage<'_> {
             {
                 continue;
             }
-            let decision = decide(rule, &contiguous(cache, key, rule.max));
+            let decision = decide_cached(cache, key, rule);
             if self.shard.is_some() {
                 // One round per stage; the owner of the point records its
                 // decision once every replication it rests on is present.
@@ -779,12 +842,10 @@ impl Stage<'_> {
                 continue;
             }
             match decision {
-                Decision::Need(n) if n > need[key] => {
-                    more.insert(*key, n);
-                }
-                Decision::Need(_) => {
-                    // Records vanished under us (another process's gc?): retry.
-                    more.insert(*key, need[key]);
+                Decision::Need { main, pilot } => {
+                    // Either more replications, or records vanished under us
+                    // (another process's gc?): retry what was asked.
+                    more.insert(*key, Want { main, pilot }.max(need[key]));
                 }
                 Decision::Done(outcome) => {
                     record_precision(cache, ctx, key, rule, &outcome, report, progress)?;
@@ -932,13 +993,13 @@ pub fn estimate(cache: &Cache, plan: &Plan, status: &[PointStatus]) -> Estimate 
             Target::Calibrated { template, .. } => template,
         };
         let one = point.config.cost();
-        let missing = ps.needed.saturating_sub(ps.present) as u64;
+        let missing = ps.missing() as u64;
         e.runs += missing;
         e.cost = e.cost.and(one.times(missing as f64));
         if let Replications::Precision(rule) = &pp.replications
             && ps.outcome.is_none()
         {
-            worst = worst.and(one.times(rule.max.saturating_sub(ps.present) as f64));
+            worst = worst.and(one.times(rule.most().saturating_sub(ps.present) as f64));
         } else {
             worst = worst.and(one.times(missing as f64));
         }

@@ -122,7 +122,8 @@ fn verify_one(cache: &Cache, item: &Item) -> Verdict {
     }
 }
 
-/// A precision record is a decision on replications 0..n of its key: decide
+/// A precision record is a decision on replications 0..n of its key (and its
+/// pilot's, for the pilot procedure): decide
 /// again on the cached replications (each verifiable on its own) and compare.
 fn verify_precision(cache: &Cache, key: &Key, path: &std::path::Path) -> Option<String> {
     let rule = match read_record::<PrecisionRecord>(path) {
@@ -135,21 +136,23 @@ fn verify_precision(cache: &Cache, key: &Key, path: &std::path::Path) -> Option<
         Read::Damaged(why) => return Some(format!("damaged: {why}")),
         Read::Missing => return Some("not where its rule puts it".into()),
     };
-    let mut summaries = Vec::new();
-    for r in 0..rec.outcome.replications as u64 {
-        match cache.read_replication(key, r) {
-            Read::Valid(x) => summaries.push(x.summary),
-            _ => {
-                return Some(format!(
-                    "replication {r}, on which it rests, is missing or damaged"
-                ));
-            }
-        }
-    }
-    match decide(&rule, &summaries) {
+    let read = |rs: std::ops::Range<u64>| -> Result<Vec<_>, String> {
+        rs.map(|r| match cache.read_replication(key, r) {
+            Read::Valid(x) => Ok(x.summary),
+            _ => Err(format!(
+                "replication {r}, on which it rests, is missing or damaged"
+            )),
+        })
+        .collect()
+    };
+    let (summaries, pilot) = match (read(0..rec.outcome.replications as u64), read(rule.pilot())) {
+        (Ok(s), Ok(p)) => (s, p),
+        (Err(why), _) | (_, Err(why)) => return Some(why),
+    };
+    match decide(&rule, &summaries, &pilot) {
         Decision::Done(again) => differ(&rec.outcome, &again),
-        Decision::Need(n) => Some(format!(
-            "the rule needs {n} replications before deciding, but the record says it stopped at {}",
+        Decision::Need { main, .. } => Some(format!(
+            "the rule needs {main} replications before deciding, but the record says it stopped at {}",
             rec.outcome.replications
         )),
     }

@@ -152,16 +152,33 @@ fn an_unwritable_results_directory_is_a_clear_error() {
     assert!(e.contains("--results DIR"), "{e}");
 }
 
-#[test]
-fn precision_adds_replications_deterministically() {
+/// TINY at one load with the precision rule `rule`, run into two fresh
+/// caches on 1 and 2 threads: (plan, caches, reports, their directories).
+#[allow(clippy::type_complexity)]
+fn precision_runs(
+    rule: &str,
+) -> (
+    lb_runner::plan::Plan,
+    (Cache, Cache),
+    (lb_runner::run::Report, lb_runner::run::Report),
+    (tempfile::TempDir, tempfile::TempDir),
+) {
     let text = TINY
-        .replace("replications = 3", "precision = { metric = \"mean_sum_q\", rel_half_width = 0.02, min = 2, max = 6, step = 2 }")
+        .replace("replications = 3", &format!("precision = {rule}"))
         .replace("load = [0.6, 0.9]", "load = [0.6]");
     let p = plan(&text, Profile::Full);
     let (d1, d2) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let (c1, c2) = (Cache::new(d1.path()), Cache::new(d2.path()));
     let r1 = run(&c1, std::slice::from_ref(&p), 1);
     let r2 = run(&c2, std::slice::from_ref(&p), 2);
+    (p, (c1, c2), (r1, r2), (d1, d2))
+}
+
+#[test]
+fn precision_adds_replications_deterministically() {
+    let (_, (c1, c2), (r1, r2), _dirs) = precision_runs(
+        "{ metric = \"mean_sum_q\", rel_half_width = 0.02, min = 2, max = 6, step = 2, procedure = \"sequential\" }",
+    );
     assert_eq!(r1.precision.len(), 3);
     assert_eq!(
         r1.precision
@@ -239,6 +256,64 @@ fn drawn_rates_are_fixed_by_the_seed_and_nested_in_n() {
     assert_eq!(a[..], b[..3]);
     assert!(b.iter().all(|r| (0.3..=0.9).contains(r)));
     assert_ne!(uniform_rates(5, 0.3, 0.9, 3), a);
+}
+
+/// The pilot procedure: the pilot's own replications (indices from
+/// PILOT_BASE) alone choose n, the point runs replications 0..n, and the
+/// record says whether the interval on them met the target.
+#[test]
+fn a_pilot_chooses_the_replications_deterministically() {
+    use lb_model::precision::{PILOT_BASE, pilot_replications};
+    let (p, (c1, c2), (r1, r2), _dirs) = precision_runs(
+        "{ metric = \"mean_sum_q\", rel_half_width = 0.02, min = 3, max = 9, step = 2 }",
+    );
+    assert_eq!(r1.precision.len(), 3);
+    assert_eq!(records(&c1), records(&c2));
+    assert_eq!(
+        r1.precision.iter().map(|x| x.1.clone()).collect::<Vec<_>>(),
+        r2.precision.iter().map(|x| x.1.clone()).collect::<Vec<_>>()
+    );
+    let lb_runner::plan::Replications::Precision(rule) = &p.points[0].replications else {
+        unreachable!()
+    };
+    for (key, o) in &r1.precision {
+        let files = c1.replication_files(key);
+        let pilot: Vec<_> = (0..3)
+            .map(|i| {
+                c1.read_replication(key, PILOT_BASE + i)
+                    .valid()
+                    .unwrap()
+                    .summary
+            })
+            .collect();
+        // n is the pilot's choice, on the grid 3, 5, 7, 9.
+        assert_eq!(o.replications, pilot_replications(rule, &pilot), "{o:?}");
+        assert!([3, 5, 7, 9].contains(&o.replications));
+        let main: Vec<u64> = (0..o.replications as u64).collect();
+        let mut want = main.clone();
+        want.extend(PILOT_BASE..PILOT_BASE + 3);
+        assert_eq!(files, want);
+        let iv = o.interval.as_ref().unwrap();
+        let met = iv.rel_half_width.unwrap() <= 0.02;
+        use lb_model::precision::Stop;
+        match o.stop {
+            Stop::Met => assert!(met),
+            Stop::Short => assert!(!met && o.replications < 9),
+            Stop::Cap => assert!(!met && o.replications == 9),
+            s => panic!("{s:?}"),
+        }
+    }
+    // A second run computes nothing and decides the same.
+    let again = run(&c1, std::slice::from_ref(&p), 2);
+    assert_eq!(
+        again
+            .precision
+            .iter()
+            .map(|x| x.1.clone())
+            .collect::<Vec<_>>(),
+        r1.precision.iter().map(|x| x.1.clone()).collect::<Vec<_>>()
+    );
+    assert_eq!(records(&c1), records(&c2));
 }
 
 /// `lb verify` re-decides a precision record from the replications it rests

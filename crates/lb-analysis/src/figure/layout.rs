@@ -110,11 +110,13 @@ pub fn plan(fig: &Figure) -> Plan {
         .iter()
         .flat_map(|s| &s.dots)
         .any(|d| d.stable && !d.settled);
-    let caption = if unsettled {
-        format!("{} {UNSETTLED_NOTE}", spec.caption)
-    } else {
-        spec.caption.clone()
-    };
+    let mut caption = spec.caption.clone();
+    if let Some(bars) = bars_note(fig, &spec.caption) {
+        caption = format!("{caption} {bars}");
+    }
+    if unsettled {
+        caption = format!("{caption} {UNSETTLED_NOTE}");
+    }
     let caption = wrap(&caption, CAPTION, 0.96 * (W - 2.0 * MARGIN));
     let height = (caption_top + caption.len() as f64 * (CAPTION + 5.0) + MARGIN).ceil();
     let y_px = (plot.y1 - if zeros { ZERO_ROW } else { 0.0 }, plot.y0);
@@ -365,6 +367,43 @@ fn legend_layout(
         y1: ly + 6.0,
     });
     (entry_rects, legend)
+}
+
+/// What a figure's bars are, unless its caption already says (names an
+/// interval): their level, kind and the replications behind them, from the
+/// estimates drawn ("Bars: 95% Student-t intervals over 4–40 replications;
+/// Wilson intervals on the pooled events for proportions.").
+pub fn bars_note(fig: &Figure, caption: &str) -> Option<String> {
+    use crate::stats::IntervalKind::*;
+    if caption.to_lowercase().contains("interval") {
+        return None;
+    }
+    let dots: Vec<&super::series::Dot> = fig.series.iter().flat_map(|s| &s.dots).collect();
+    let t: Vec<usize> = dots
+        .iter()
+        .filter(|d| matches!(d.est.kind, StudentT | Clipped))
+        .map(|d| d.est.n)
+        .collect();
+    let wilson = dots.iter().any(|d| d.est.kind == Wilson);
+    let bound = dots.iter().any(|d| d.est.kind == UpperBound);
+    let mut parts = Vec::new();
+    if let (Some(lo), Some(hi)) = (t.iter().min(), t.iter().max()) {
+        let n = if lo == hi {
+            format!("{lo}")
+        } else {
+            format!("{lo}–{hi}")
+        };
+        parts.push(format!(
+            "95% Student-t intervals over {n} independent replications"
+        ));
+    }
+    if wilson {
+        parts.push("95% Wilson intervals on the events pooled over the replications".into());
+    }
+    if bound {
+        parts.push("where no event was seen, the 95% upper bound".into());
+    }
+    (!parts.is_empty()).then(|| format!("Bars: {}.", parts.join("; ")))
 }
 
 /// What the caption adds when a figure rings a point.

@@ -51,7 +51,7 @@ mod style;
 
 pub use axis::Axis;
 pub use geometry::{LegendEntry, Mark, MarkKind, Plan, Rect, Sample};
-pub use layout::plan;
+pub use layout::{bars_note, plan};
 pub use paint::paint;
 pub use paths::{PathSeries, mean_path, path_series};
 pub use references::{RefDrawn, RefShape, references};

@@ -5,8 +5,8 @@
 
 use super::clip::clipped;
 use super::geometry::{
-    ARROW_ROOM, AXIS_TITLE, CAPTION, LEGEND, MARGIN, Mark, MarkKind, Plan, R, Sample, TICK, TITLE,
-    ZERO_ROW,
+    ARROW_ROOM, AXIS_TITLE, CAPTION, LEGEND, MARGIN, Mark, MarkKind, Plan, R, Rect, Sample, TICK,
+    TITLE, ZERO_ROW,
 };
 use super::references::RefShape;
 use super::series::Figure;
@@ -249,6 +249,10 @@ fn paint_reference_curves(c: &mut dyn Canvas, fig: &Figure, p: &Plan) {
 
 /// The series' markers: points, upper bounds with their arrow, zeros.
 fn paint_markers(c: &mut dyn Canvas, fig: &Figure, p: &Plan) {
+    // The value labels of off-scale points placed so far, each its box
+    // and 1 px around: a label that would overprint one moves a line
+    // further from the edge.
+    let mut labels: Vec<Rect> = Vec::new();
     for i in 0..fig.series.len() {
         let st = &p.styles[i];
         let marks: Vec<&Mark> = p.marks.iter().filter(|m| m.series == i).collect();
@@ -274,11 +278,48 @@ fn paint_markers(c: &mut dyn Canvas, fig: &Figure, p: &Plan) {
                     arrow_head(c, st.colour, m.cx, tip, above);
                     draw_marker(c, st, m.cx, m.cy, m.r, true);
                     if let Some(d) = d {
+                        // Centred under the marker (over it at the bottom
+                        // edge), clear of the neighbouring markers.
+                        let text = three_digits(d.est.mean);
+                        let w = crate::canvas::text_width(&text, LEGEND);
+                        let (x0, x1) = (m.cx - w / 2.0, m.cx + w / 2.0);
+                        let mut y = if above {
+                            m.cy + 2.2 * m.r + LEGEND
+                        } else {
+                            m.cy - 2.2 * m.r - 3.0
+                        };
+                        let step = if above { LEGEND + 3.0 } else { -(LEGEND + 3.0) };
+                        // The label's box: from its baseline y, LEGEND high.
+                        let label = |y: f64, pad: f64| Rect {
+                            x0: x0 - pad,
+                            y0: y - LEGEND - pad,
+                            x1: x1 + pad,
+                            y1: y + pad,
+                        };
+                        let over_mark = |y: f64| {
+                            p.marks.iter().any(|o| {
+                                let marker = Rect {
+                                    x0: o.cx - o.r,
+                                    y0: o.cy - o.r,
+                                    x1: o.cx + o.r,
+                                    y1: o.cy + o.r,
+                                };
+                                !std::ptr::eq(o, *m)
+                                    && o.kind != MarkKind::Unstable
+                                    && label(y, 0.0).intersects(&marker)
+                            })
+                        };
+                        while labels.iter().any(|a| a.intersects(&label(y, 1.0))) || over_mark(y) {
+                            y += step;
+                        }
+                        labels.push(label(y, 1.0));
                         c.text(
-                            &three_digits(d.est.mean),
-                            m.cx + m.r + 4.0,
-                            m.cy + TICK * 0.35 + if above { 4.0 } else { -4.0 },
-                            &TextStyle::new(LEGEND).colour(st.colour),
+                            &text,
+                            m.cx,
+                            y,
+                            &TextStyle::new(LEGEND)
+                                .colour(st.colour)
+                                .anchor(Anchor::Middle),
                         );
                     }
                 }
