@@ -93,9 +93,11 @@ pub fn coverage(cache: &Cache, c: &Command) -> Res {
         .iter()
         .map(|p| match p.as_str() {
             "t" => Ok(Procedure::StudentT { per: *per }),
+            "t-skew" => Ok(Procedure::SkewT { per: *per }),
             "bm" => Ok(Procedure::BatchMeans),
             "wilson" => Ok(Procedure::Wilson { per: *per }),
             "precision" => Ok(Procedure::PrecisionStopped { rule: rule.clone() }),
+            "precision-skew" => Ok(Procedure::SkewPrecision { rule: rule.clone() }),
             "sequential" => Ok(Procedure::PrecisionStopped {
                 rule: PrecisionRule {
                     procedure: lb_model::precision::Procedure::Sequential,
@@ -108,7 +110,8 @@ pub fn coverage(cache: &Cache, c: &Command) -> Res {
                 stein: p == "two-stage",
             }),
             other => Err(format!(
-                "--procedures: unknown \"{other}\"; allowed: t, bm, wilson, cp, precision, sequential, two-stage, two-stage-t \
+                "--procedures: unknown \"{other}\"; allowed: t, bm, wilson, cp, precision, sequential, two-stage, two-stage-t, \
+                 t-skew, precision-skew \
                  (control variates: a --certificate entry with a control)"
             )),
         })

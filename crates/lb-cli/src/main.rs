@@ -305,7 +305,9 @@ pub enum Command {
         /// interval of the precision rule with its pilot: --rel, --min,
         /// --step, --max), sequential (the sequential precision rule's
         /// stopping interval), two-stage (Stein's two-stage procedure on
-        /// the same target).
+        /// the same target), t-skew and precision-skew (Willink's
+        /// skewness-adjusted interval, the skewness read off the runs'
+        /// batch means: a candidate).
         #[arg(long, value_delimiter = ',', default_value = "t,bm")]
         procedures: Vec<String>,
         /// precision: the relative half-width the rule stops at.

@@ -71,15 +71,20 @@ pub fn certify_with(
             spec.metric
         )
     })?;
-    if spec
-        .procedures
-        .iter()
-        .any(|p| matches!(p, Procedure::BatchMeans | Procedure::BatchMeansTestBatches))
-        && lb_analysis::coverage::trace_metric(model) != Some(spec.metric.as_str())
+    if spec.procedures.iter().any(|p| {
+        matches!(
+            p,
+            Procedure::BatchMeans
+                | Procedure::BatchMeansTestBatches
+                | Procedure::SkewT { .. }
+                | Procedure::SkewPrecision { .. }
+        )
+    }) && lb_analysis::coverage::trace_metric(model) != Some(spec.metric.as_str())
     {
         return Err(format!(
-            "batch means read a run's trace, which in the {} model is the series of {}: \
-             not of {}; drop bm from --procedures",
+            "batch means (bm, and the skewness of t-skew and precision-skew) read a run's \
+             trace, which in the {} model is the series of {}: not of {}; drop them from the \
+             procedures",
             model.name(),
             lb_analysis::coverage::trace_metric(model).unwrap_or("no per-replication metric"),
             spec.metric
@@ -160,7 +165,9 @@ pub fn certify_with(
             let strict = spec.strict.filter(|_| {
                 !matches!(
                     p,
-                    Procedure::PrecisionStopped { .. } | Procedure::TwoStage { .. }
+                    Procedure::PrecisionStopped { .. }
+                        | Procedure::TwoStage { .. }
+                        | Procedure::SkewPrecision { .. }
                 )
             });
             for level in std::iter::once(spec.level).chain(strict) {
@@ -352,6 +359,7 @@ impl Certificate {
             .map(|p| {
                 Ok(match p.as_str() {
                     "t" => Procedure::StudentT { per: e.per },
+                    "t-skew" => Procedure::SkewT { per: e.per },
                     "bm" => Procedure::BatchMeans,
                     "bm-test-batches" => Procedure::BatchMeansTestBatches,
                     "wilson" => Procedure::Wilson { per: e.per },
@@ -368,7 +376,7 @@ impl Certificate {
                             fitted: p == "cv-fitted",
                         }
                     }
-                    "precision" | "two-stage" | "two-stage-t" => {
+                    "precision" | "precision-skew" | "two-stage" | "two-stage-t" => {
                         let Some(r) = &e.precision else {
                             return Err(format!(
                                 "procedures: {p} needs precision = {{ rel_half_width, min, \
@@ -386,6 +394,7 @@ impl Certificate {
                         };
                         match p.as_str() {
                             "precision" => Procedure::PrecisionStopped { rule },
+                            "precision-skew" => Procedure::SkewPrecision { rule },
                             _ => Procedure::TwoStage {
                                 rule,
                                 stein: p == "two-stage",
@@ -395,7 +404,8 @@ impl Certificate {
                     other => {
                         return Err(format!(
                             "procedures: unknown \"{other}\"; allowed: t, bm, bm-test-batches, \
-                             wilson, wilson-floored, cp, precision, two-stage, two-stage-t, cv-one, cv-fitted"
+                             wilson, wilson-floored, cp, precision, two-stage, two-stage-t, cv-one, cv-fitted, \
+                             t-skew, precision-skew"
                         ));
                     }
                 })

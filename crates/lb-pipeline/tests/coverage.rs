@@ -114,13 +114,14 @@ fn intervals_cover_the_exact_value_at_their_level() {
                     procedure: lb_model::precision::Procedure::Pilot,
                 },
             },
+            Procedure::SkewT { per: 5 },
         ],
         macros: 250,
         level: 0.95,
         strict: None,
     };
     let done = certify(&cache, &e, &spec, &opts(), &Silent).unwrap();
-    assert_eq!(done.coverages.len(), 2);
+    assert_eq!(done.coverages.len(), 3);
     let t = &done.coverages[0];
     assert_eq!(t.exact, 1.0, "M/M/1 at λ = 0.5 holds 1 job on average");
     within_nominal(t);
@@ -134,6 +135,13 @@ fn intervals_cover_the_exact_value_at_their_level() {
     let p = &done.coverages[1];
     assert!(p.mean_replications < 12.0, "{p:?}");
     within_nominal(p);
+    // Willink's skewness-adjusted interval over the same replications as
+    // the Student-t one: it covers at its level too, and differs from it
+    // (the runs' batch means are skewed).
+    let w = &done.coverages[2];
+    within_nominal(w);
+    assert_eq!(w.macros, t.macros);
+    assert!(w.mean_half_width != t.mean_half_width, "{w:?}");
     // Deterministic: the same certificate from the cache, bit for bit.
     let again = certify(&cache, &e, &spec, &opts(), &Silent).unwrap();
     assert_eq!(again.computed, 0);
@@ -312,10 +320,14 @@ fn batch_means_need_the_trace_of_the_metric() {
         strict: None,
     };
     let err = certify(&cache, &e, &spec, &opts(), &Silent).err().unwrap();
-    assert!(
-        err.to_string().contains("batch means read a run's trace"),
-        "{err}"
-    );
+    assert!(err.to_string().contains("read a run's trace"), "{err}");
+    // The skewness adjustment reads the same trace.
+    let spec = Spec {
+        procedures: vec![Procedure::SkewT { per: 2 }],
+        ..spec
+    };
+    let err = certify(&cache, &e, &spec, &opts(), &Silent).err().unwrap();
+    assert!(err.to_string().contains("t-skew"), "{err}");
 }
 
 /// The slotted model too: Geo/Geo/1 against its closed form, and the
