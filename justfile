@@ -40,9 +40,9 @@ certify *ARGS:
     {{lb}} coverage --certificate experiments/coverage/certificate.toml {{ARGS}}
 
 # Times the whole certificate from scratch (every replication recomputed into a fresh
-# scratch cache, about 50 CPU-minutes); its records in results/coverage/ are rewritten
+# scratch cache, 120 CPU-minutes of replications on 2026-12-02); its records in results/coverage/ are rewritten
 # with the same numbers (the replications are lb's own, deterministic).
-[doc("Time the whole coverage certificate from scratch (about 50 CPU-minutes)")]
+[doc("Time the whole coverage certificate from scratch (about 2 CPU-hours)")]
 bench-certificate:
     scratch=$(mktemp -d) && time {{lb}} coverage --certificate experiments/coverage/certificate.toml --again --scratch "$scratch" > /dev/null && rm -rf "$scratch"
 

@@ -779,7 +779,7 @@ fn skew_paragraph(
             .iter()
             .map(|&(c, t)| if candidate { t } else { c })
             .fold((0, 0), |(b, a), c| (b + c.below, a + c.above));
-        format!("{b} wholly below the truth, {a} above")
+        (b, a)
     };
     let mut rates = Vec::new();
     for lv in std::iter::once(level).chain(strict) {
@@ -793,9 +793,12 @@ fn skew_paragraph(
             all += c.macros;
         }
         if all > 0 {
+            let (lo, hi) = clopper_pearson(missed, all, 0.95);
             rates.push(format!(
-                "{:.2}% of {all} at {}% (allowed: {:.1}%)",
+                "{:.2}% [{:.2}, {:.2}] of {all} at {}% (allowed: {:.1}%)",
                 100.0 * missed as f64 / all as f64,
+                100.0 * lo,
+                100.0 * hi,
                 100.0 * lv,
                 100.0 * (1.0 - lv)
             ));
@@ -813,7 +816,8 @@ fn skew_paragraph(
          mean of an asymmetric distribution (as the Skart procedure of Tafazzoli, Steiger \
          and Wilson uses it), with the skewness of a replication mean read off the runs' own \
          batch means, was measured at {} points: it covers {} where the interval it would \
-         replace covers {} ({within} of {} within 93–97%); misses {} against {}. With it in \
+         replace covers {} ({within} of {} within 93–97%). Of its intervals, {} lie wholly \
+         below the truth and {} wholly above (of those it would replace: {} and {}). With it in \
          place of those intervals, a true value claim would be refuted in {}. lb does not \
          print it yet: its intervals are asymmetric, so every table, figure and verdict \
          would change with it.\n",
@@ -821,8 +825,10 @@ fn skew_paragraph(
         range(&|p| p.1.coverage()),
         range(&|p| p.0.coverage()),
         pairs.len(),
-        tails(true),
-        tails(false),
+        tails(true).0,
+        tails(true).1,
+        tails(false).0,
+        tails(false).1,
         rates.join(", ")
     );
 }
@@ -899,13 +905,19 @@ pub fn write_report(
     let figs = [
         (
             "coverage-student-t",
-            "Coverage of Student-t intervals over 5 replications, and the skew-adjusted candidate",
+            "Coverage of Student-t intervals over 5 replications",
             80.0,
-            series(&|c| c.kind.starts_with("Student-t"), &|l, c| {
-                if c.kind == "Student-t" {
+            series(&|c| c.kind == "Student-t", &|l, _| l.to_string()),
+        ),
+        (
+            "coverage-skew",
+            "Coverage of the skew-adjusted candidate (Willink's interval), over 5 replications and on the precision rule's n",
+            80.0,
+            series(&|c| skew_of(&c.kind).is_some(), &|l, c| {
+                if c.kind.starts_with("Student-t") {
                     l.to_string()
                 } else {
-                    format!("{l}, skew-adjusted (candidate)")
+                    format!("precision rule{} — {l}", first_look(c))
                 }
             }),
         ),
@@ -923,10 +935,10 @@ pub fn write_report(
         ),
         (
             "coverage-precision",
-            "Coverage of the precision rule's intervals: with its pilot, sequential (before), and the two-stage and skew-adjusted candidates",
+            "Coverage of the precision rule's intervals: with its pilot, sequential (before), and two-stage corrections",
             80.0,
             series(
-                &|c| c.kind.starts_with("precision rule") || c.kind.starts_with("two-stage"),
+                &|c| c.kind == "precision rule" || c.kind.starts_with("two-stage"),
                 &|l, c| {
                     let look = first_look(c);
                     let kind = if c.kind == "precision rule" && look.contains("first look") {
@@ -1133,11 +1145,14 @@ pub fn write_report(
             let _ = writeln!(
                 s,
                 "- At the {name} level {}%: a true value claim (the exact value, no tolerance) \
-                 is refuted in {:.2}% of all {pooled} macro-replications (allowed: {:.1}%), at \
-                 most {:.1}% at one point ({}, {}); a bound set exactly at the truth is \
-                 confirmed in at most {:.1}% ({}, {}).",
+                 is refuted in {:.2}% [{:.2}, {:.2}] of all {pooled} macro-replications \
+                 (allowed: {:.1}%; in brackets its 95% Clopper–Pearson interval), at most \
+                 {:.1}% at one point ({}, {}); a bound set exactly at the truth is confirmed in \
+                 at most {:.1}% ({}, {}).",
                 100.0 * lv,
                 100.0 * pooled_refuted as f64 / pooled as f64,
+                100.0 * clopper_pearson(pooled_refuted, pooled, 0.95).0,
+                100.0 * clopper_pearson(pooled_refuted, pooled, 0.95).1,
                 100.0 * (1.0 - lv),
                 100.0 * r,
                 rc.kind,
