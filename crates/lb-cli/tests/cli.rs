@@ -138,6 +138,18 @@ fn threads_1_and_2_give_identical_records() {
     assert_eq!(a, b);
 }
 
+/// The key of the WR point at load 0.9 in `lb plan`'s listing (its row's
+/// first field).
+fn wr_key_at_09(plan: &str) -> String {
+    plan.lines()
+        .find(|l| l.contains(" WR ") && l.trim_end().ends_with("0.9"))
+        .unwrap()
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_string()
+}
+
 /// `lb show` summarises a long list of servers in a line ("10 × {…}"),
 /// and `--full` prints it whole.
 #[test]
@@ -147,14 +159,7 @@ fn lb_show_summarises_the_servers() {
     ok(d.run(&["run", "m.toml", "--threads", "1"]));
     let plan_after = ok(d.run(&["plan", "m.toml"]));
     assert_ne!(plan, plan_after);
-    let key = plan_after
-        .lines()
-        .find(|l| l.contains(" WR ") && l.trim_end().ends_with("0.9"))
-        .unwrap()
-        .split_whitespace()
-        .next()
-        .unwrap()
-        .to_string();
+    let key = wr_key_at_09(&plan_after);
     let short = ok(d.run(&["show", &key]));
     let full = ok(d.run(&["show", &key, "--full"]));
     assert!(
@@ -176,14 +181,7 @@ fn plan_run_show_cache_verify() {
     let plan = ok(d.run(&["plan", "m.toml"]));
     assert!(plan.contains("12 cached, 0 partial, 0 missing"), "{plan}");
     // The WR point at load 0.9 is the 12th row; its key opens `lb show`.
-    let key = plan
-        .lines()
-        .find(|l| l.contains(" WR ") && l.trim_end().ends_with("0.9"))
-        .unwrap()
-        .split_whitespace()
-        .next()
-        .unwrap()
-        .to_string();
+    let key = wr_key_at_09(&plan);
     let show = ok(d.run(&["show", &key[..8]]));
     assert!(show.contains("policy WR"), "{show}");
     assert!(show.contains("\"weighted_random\""), "{show}");
