@@ -101,6 +101,7 @@ pub fn dispatch(cli: &Cli) -> Res {
             CacheAction::Ls => cache_ls(&cache),
             CacheAction::Verify => cache_verify(&cache),
             CacheAction::Lineage { strict } => cache_lineage(&cache, *strict),
+            CacheAction::Adopt { from } => cache_adopt(&cache, from),
             CacheAction::Gc {
                 dry_run,
                 unreferenced,
@@ -941,6 +942,41 @@ fn stamp_cmd(
 
 /// `lb cache lineage`: where the records came from; with `strict`, a
 /// failure listing every record that leads to no commit of the history.
+/// `lb cache adopt DIR`: the records of a recompute taken into the cache,
+/// only what changed rewritten.
+fn cache_adopt(cache: &Cache, from: &std::path::Path) -> Res {
+    let source = Cache::new(from);
+    existing(&source)?;
+    let a = maintain::adopt(cache, &source)?;
+    println!(
+        "{} into {}: {} record(s) kept as they are, {} replaced, {} new (kept: the same \
+         numbers, file and provenance unchanged; replaced: numbers that differ, or a damaged \
+         record)",
+        from.display(),
+        cache.root().display(),
+        a.kept,
+        a.replaced.len(),
+        a.new
+    );
+    for p in &a.replaced {
+        println!("  replaced {}", p.display());
+    }
+    for (p, why) in &a.skipped {
+        eprintln!("  skipped {}: {why}", p.display());
+    }
+    if !a.skipped.is_empty() {
+        eprintln!(
+            "{} file(s) of {} are not valid records and were left out; `lb --results {} \
+             cache verify` lists them",
+            a.skipped.len(),
+            from.display(),
+            from.display()
+        );
+        return Ok(ExitCode::FAILURE);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
 fn cache_lineage(cache: &Cache, strict: bool) -> Res {
     existing(cache)?;
     let repo = std::env::current_dir()?;

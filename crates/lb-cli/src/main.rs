@@ -420,6 +420,16 @@ pub enum CacheAction {
         #[arg(long)]
         strict: bool,
     },
+    /// Take the records of a recompute (`lb reproduce --fresh` writes one
+    /// beside the cache) into the cache, rewriting only what changed: a
+    /// record whose numbers are the cache's, provenance aside, keeps the
+    /// cache's file byte for byte, so a recompute that reproduces them adds
+    /// nothing to the repository's history.
+    Adopt {
+        /// The results directory of the recompute.
+        #[arg(value_name = "DIR")]
+        from: PathBuf,
+    },
     /// Remove temporary files of dead runs, damaged records and unheld locks.
     Gc {
         /// Say what would be removed, remove nothing.

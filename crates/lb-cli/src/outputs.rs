@@ -169,6 +169,13 @@ pub fn reproduce(
     let progress = progress::for_stderr();
     let r = lb_pipeline::reproduce::reproduce(cache, &loaded, &o, out, all, progress.as_ref())?;
     drop(progress);
+    if fresh {
+        eprintln!(
+            "--fresh: `lb diff --against {0}` compares its verdicts with the cache's; `lb cache \
+             adopt {0}` takes it in, rewriting only the records whose numbers changed",
+            cache.root().display()
+        );
+    }
     eprintln!(
         "runs: {} computed, {} cached, in {:.1}s",
         r.ran.report.computed,

@@ -1652,3 +1652,79 @@ fn run_from_a_subdirectory_lb_names_the_project_root() {
         .unwrap();
     ok(o);
 }
+
+/// Every file under `dir` by its path relative to `dir`, with its bytes.
+fn relative_snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    snapshot(dir)
+        .into_iter()
+        .map(|(p, b)| (p.strip_prefix(dir).unwrap().to_path_buf(), b))
+        .collect()
+}
+
+/// `lb cache adopt` takes a recompute into the cache rewriting only what
+/// changed: a recompute of the same records keeps every file of the cache
+/// byte for byte (their provenance differs, their numbers do not); a record
+/// the cache lacks is added, a damaged one replaced, and a damaged record
+/// of the recompute is left out with a failing status.
+#[test]
+fn cache_adopt_rewrites_only_what_changed() {
+    let d = Dir::new(&manifest(1000, 2));
+    ok(d.run(&["run", "m.toml", "--threads", "1"]));
+    ok(d.run(&["--results", "fresh", "run", "m.toml", "--threads", "2"]));
+    let results = d.path.join("results");
+    let before = relative_snapshot(&results);
+    let fresh = relative_snapshot(&d.path.join("fresh"));
+    assert_eq!(before.len(), fresh.len());
+    assert_ne!(before, fresh, "a recompute writes its own provenance");
+    let out = ok(d.run(&["cache", "adopt", "fresh"]));
+    let records = before
+        .keys()
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .count();
+    assert!(
+        out.contains(&format!("{records} record(s) kept as they are"))
+            && out.contains("0 replaced, 0 new"),
+        "{out}"
+    );
+    assert_eq!(
+        relative_snapshot(&results),
+        before,
+        "adopting the same numbers changes no file"
+    );
+    // One replication missing from the cache, another damaged there.
+    let reps: Vec<&PathBuf> = before
+        .keys()
+        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("r0"))
+        .collect();
+    std::fs::remove_file(results.join(reps[0])).unwrap();
+    let damaged = results.join(reps[1]);
+    let body = std::fs::read_to_string(&damaged).unwrap();
+    std::fs::write(
+        &damaged,
+        body.replacen("\"replication\"", "\"replication\" ", 1)
+            .replacen('1', "2", 1),
+    )
+    .unwrap();
+    let out = ok(d.run(&["cache", "adopt", "fresh"]));
+    assert!(out.contains("1 replaced, 1 new"), "{out}");
+    assert_eq!(
+        std::fs::read(results.join(reps[0])).unwrap(),
+        fresh[reps[0]]
+    );
+    assert_eq!(std::fs::read(&damaged).unwrap(), fresh[reps[1]]);
+    all_present_valid(&d.cache("results"));
+    // A damaged record of the recompute is not taken.
+    let bad = d.path.join("fresh").join(reps[2]);
+    std::fs::write(&bad, "{").unwrap();
+    let o = d.run(&["cache", "adopt", "fresh"]);
+    assert!(!o.status.success());
+    let (_, err) = text(&o);
+    assert!(
+        err.contains("skipped") && err.contains("cache verify"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read(results.join(reps[2])).unwrap(),
+        before[reps[2]]
+    );
+}

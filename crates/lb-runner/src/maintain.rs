@@ -292,3 +292,90 @@ pub fn lineage(cache: &Cache, repo: &std::path::Path) -> Lineage {
     }
     l
 }
+
+/// What [`adopt`] did with the records of a recompute.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Adopted {
+    /// Records whose body, provenance aside, is the cache's own: the
+    /// cache's file is kept as it is, byte for byte.
+    pub kept: usize,
+    /// Records whose numbers differ from the cache's, or whose cache record
+    /// is damaged: the recompute's file replaces it.
+    pub replaced: Vec<PathBuf>,
+    /// Records the cache did not have.
+    pub new: usize,
+    /// Files of the recompute that are not valid records, with why: left
+    /// where they are.
+    pub skipped: Vec<(PathBuf, String)>,
+}
+
+/// Takes the records of `from` — a recompute of the same keys, such as
+/// `lb reproduce --fresh` writes — into `cache`, rewriting only what
+/// changed: a record whose body (its point, summary, outcome or result)
+/// is the cache's, provenance aside, leaves the cache's file untouched, so
+/// a recompute that reproduces its numbers bit for bit adds nothing to a
+/// repository's history (each rewritten record would add its new
+/// provenance: about 5 MiB for today's cache). Writes are atomic, as every
+/// cache write.
+pub fn adopt(cache: &Cache, from: &Cache) -> Result<Adopted, crate::cache::CacheError> {
+    let mut a = Adopted::default();
+    for (key, dir) in from.keys() {
+        let mut names: Vec<String> = fs::read_dir(&dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().to_string())
+            .collect();
+        names.sort();
+        for name in names {
+            let src = dir.join(&name);
+            // The recompute's record must be valid where it stands.
+            let valid: Result<(), String> = match classify(&name) {
+                FileKind::Point => read_ok(from.read_point(&key)),
+                FileKind::Replication(r) => read_ok(from.read_replication(&key, r)),
+                FileKind::Calibration => read_ok(from.read_calibration(&key)),
+                FileKind::Precision => read_ok(read_record::<PrecisionRecord>(&src)),
+                _ => continue,
+            };
+            if let Err(why) = valid {
+                a.skipped.push((src, why));
+                continue;
+            }
+            let dst = cache.key_dir(&key).join(&name);
+            match (body(&src), body(&dst)) {
+                (Some(b), Some(c)) if b == c => a.kept += 1,
+                _ => {
+                    // A record that differs, or a damaged one, is replaced.
+                    let existed = dst.exists();
+                    let bytes = fs::read(&src).map_err(|e| crate::cache::CacheError {
+                        path: src.clone(),
+                        message: format!("cannot read: {e}"),
+                    })?;
+                    crate::cache::atomic_write(&dst, &bytes)?;
+                    if existed {
+                        a.replaced.push(dst);
+                    } else {
+                        a.new += 1;
+                    }
+                }
+            }
+        }
+    }
+    Ok(a)
+}
+
+fn read_ok<T>(r: Read<T>) -> Result<(), String> {
+    match r {
+        Read::Valid(_) => Ok(()),
+        Read::Missing => Err("missing".into()),
+        Read::Damaged(why) => Err(why),
+    }
+}
+
+/// A record's body without its provenance, if it is a record whose
+/// checksum holds (None: missing or damaged).
+fn body(path: &std::path::Path) -> Option<serde_json::Value> {
+    let mut v = read_record::<serde_json::Value>(path).valid()?;
+    v.as_object_mut()?.remove("provenance");
+    Some(v)
+}
