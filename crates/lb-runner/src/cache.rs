@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! results/<k0k1>/<key>/point.json            the resolved point
-//! results/<k0k1>/<key>/r0000.json            replication 0 of the point
+//! results/<k0k1>/<key>/r0000.json            replication 0 of the point (format 2:
+//!                                             without the point, which point.json holds)
 //! results/<k0k1>/<key>/precision-<h>.json    outcome of a precision rule (h: its hash)
 //! results/<k0k1>/<key>/calibration.json      a message-budget calibration (its own key)
 //! ```
@@ -47,7 +48,14 @@ pub struct PointRecord {
     pub provenance: Provenance,
 }
 
-/// `rNNNN.json`: one replication of a point.
+/// The format of the replication records this lb writes: 2 leaves out the
+/// point's configuration, which `point.json` of the same key directory
+/// holds once (format 1, which lb still reads, repeated it in every
+/// replication: about 4 KB of a 10 KB record).
+pub const REPLICATION_FORMAT: u32 = 2;
+
+/// One replication of a point, as readers see it (with its point, read
+/// from `point.json` for a record of format 2).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ReplicationRecord {
@@ -58,6 +66,18 @@ pub struct ReplicationRecord {
     pub point: Point,
     pub summary: lb_model::config::Summary,
     pub provenance: Provenance,
+}
+
+/// `rNNNN.json` as format 2 stores it: a replication without its point.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReplicationFile {
+    format: u32,
+    kind: String,
+    key: String,
+    replication: u64,
+    summary: lb_model::config::Summary,
+    provenance: Provenance,
 }
 
 /// `precision-<h>.json`: how a precision rule ended at a point.
@@ -259,8 +279,41 @@ impl Cache {
     /// read it.
     pub fn read_replication(&self, key: &Key, r: u64) -> Read<ReplicationRecord> {
         let path = self.replication_path(key, r);
-        check(read_record::<ReplicationRecord>(&path), |rec| {
-            expect_kind(rec.format, &rec.kind, "replication")?;
+        let read = match read_record::<serde_json::Value>(&path) {
+            Read::Valid(v) if v.get("format") == Some(&REPLICATION_FORMAT.into()) => {
+                match serde_json::from_value::<ReplicationFile>(v) {
+                    Err(e) => Read::Damaged(format!("it does not match the record schema: {e}")),
+                    Ok(f) => match self.read_point(key) {
+                        Read::Valid(p) => Read::Valid(ReplicationRecord {
+                            format: f.format,
+                            kind: f.kind,
+                            key: f.key,
+                            replication: f.replication,
+                            point: p.point,
+                            summary: f.summary,
+                            provenance: f.provenance,
+                        }),
+                        _ => Read::Damaged(
+                            "its configuration is its key directory's point.json, which is \
+                             missing or damaged"
+                                .into(),
+                        ),
+                    },
+                }
+            }
+            Read::Valid(v) => match serde_json::from_value::<ReplicationRecord>(v) {
+                Ok(rec) => Read::Valid(rec),
+                Err(e) => Read::Damaged(format!("it does not match the record schema: {e}")),
+            },
+            Read::Missing => Read::Missing,
+            Read::Damaged(why) => Read::Damaged(why),
+        };
+        check(read, |rec| {
+            if rec.format != REPLICATION_FORMAT {
+                expect_kind(rec.format, &rec.kind, "replication")?;
+            } else if rec.kind != "replication" {
+                expect_kind(FORMAT, &rec.kind, "replication")?;
+            }
             expect_key(&rec.key, key)?;
             if rec.point.key() != *key {
                 return Err("its configuration does not hash to its key (edited?)".into());
@@ -327,9 +380,30 @@ impl Cache {
         write_record(&self.point_path(&key), &rec)
     }
 
+    /// Writes a replication in format 2: its point goes to the key
+    /// directory's `point.json` (written first, from the replication's
+    /// provenance, where missing or damaged), not into the record.
     pub fn write_replication(&self, rec: &ReplicationRecord) -> Result<(), CacheError> {
         let key = Key::parse(&rec.key).expect("a record's key is a key");
-        write_record(&self.replication_path(&key, rec.replication), rec)
+        if rec.point.key() != key {
+            return Err(CacheError {
+                path: self.replication_path(&key, rec.replication),
+                message: "refusing to write a replication whose point does not hash to its key"
+                    .into(),
+            });
+        }
+        if !matches!(self.read_point(&key), Read::Valid(_)) {
+            self.write_point(&rec.point, rec.provenance.clone())?;
+        }
+        let file = ReplicationFile {
+            format: REPLICATION_FORMAT,
+            kind: rec.kind.clone(),
+            key: rec.key.clone(),
+            replication: rec.replication,
+            summary: rec.summary.clone(),
+            provenance: rec.provenance.clone(),
+        };
+        write_record(&self.replication_path(&key, rec.replication), &file)
     }
 
     pub fn write_precision(&self, rec: &PrecisionRecord) -> Result<(), CacheError> {

@@ -342,22 +342,48 @@ pub fn adopt(cache: &Cache, from: &Cache) -> Result<Adopted, crate::cache::Cache
                 continue;
             }
             let dst = cache.key_dir(&key).join(&name);
-            match (body(&src), body(&dst)) {
-                (Some(b), Some(c)) if b == c => a.kept += 1,
-                _ => {
-                    // A record that differs, or a damaged one, is replaced.
-                    let existed = dst.exists();
-                    let bytes = fs::read(&src).map_err(|e| crate::cache::CacheError {
-                        path: src.clone(),
-                        message: format!("cannot read: {e}"),
-                    })?;
-                    crate::cache::atomic_write(&dst, &bytes)?;
-                    if existed {
-                        a.replaced.push(dst);
-                    } else {
-                        a.new += 1;
+            let same = match classify(&name) {
+                // Read as records, whatever format each file has: a record
+                // of format 1 (its point inside) is the same replication
+                // as the recompute's format 2.
+                FileKind::Replication(r) => {
+                    match (
+                        from.read_replication(&key, r),
+                        cache.read_replication(&key, r),
+                    ) {
+                        (Read::Valid(x), Read::Valid(y)) => {
+                            (
+                                x.key,
+                                x.replication,
+                                x.point,
+                                serde_json::to_value(&x.summary).ok(),
+                            ) == (
+                                y.key,
+                                y.replication,
+                                y.point,
+                                serde_json::to_value(&y.summary).ok(),
+                            )
+                        }
+                        _ => false,
                     }
                 }
+                _ => matches!((body(&src), body(&dst)), (Some(b), Some(c)) if b == c),
+            };
+            if same {
+                a.kept += 1;
+                continue;
+            }
+            // A record that differs, or a damaged one, is replaced.
+            let existed = dst.exists();
+            let bytes = fs::read(&src).map_err(|e| crate::cache::CacheError {
+                path: src.clone(),
+                message: format!("cannot read: {e}"),
+            })?;
+            crate::cache::atomic_write(&dst, &bytes)?;
+            if existed {
+                a.replaced.push(dst);
+            } else {
+                a.new += 1;
             }
         }
     }

@@ -694,3 +694,97 @@ fn shards_need_no_file_locks() {
     run_plans(&free, std::slice::from_ref(&p), &ctx, &Silent).unwrap();
     assert_eq!(records(&cache), records(&free));
 }
+
+/// Replication records of format 2 leave the point's configuration to
+/// their key directory's `point.json`: none repeats it, each reads back
+/// with it, a record of format 1 (which repeats it) reads as the same
+/// record, and without a valid `point.json` a replication is damaged.
+#[test]
+fn replication_records_leave_the_configuration_to_point_json() {
+    use lb_runner::cache::{REPLICATION_FORMAT, checksum_of};
+    let p = plan(TINY, Profile::Full);
+    let d = tempfile::tempdir().unwrap();
+    let c = Cache::new(d.path());
+    run(&c, std::slice::from_ref(&p), 1);
+    let key = fixed(&p.points[0].target).key();
+    let path = c.replication_path(&key, 0);
+    let on_disk: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    assert_eq!(on_disk["format"], REPLICATION_FORMAT);
+    assert!(on_disk.get("point").is_none(), "{on_disk}");
+    let Read::Valid(rec) = c.read_replication(&key, 0) else {
+        panic!("not valid")
+    };
+    assert_eq!(rec.point.key(), key);
+    // The same replication as format 1 wrote it: its point inside.
+    let mut v1 = on_disk.clone();
+    let o = v1.as_object_mut().unwrap();
+    o.remove("checksum");
+    o.insert("format".into(), 1.into());
+    o.insert("point".into(), serde_json::to_value(&rec.point).unwrap());
+    let sum = checksum_of(&v1);
+    v1.as_object_mut()
+        .unwrap()
+        .insert("checksum".into(), sum.into());
+    std::fs::write(&path, serde_json::to_vec_pretty(&v1).unwrap()).unwrap();
+    let Read::Valid(old) = c.read_replication(&key, 0) else {
+        panic!("format 1 not read")
+    };
+    assert_eq!(old.point, rec.point);
+    assert_eq!(
+        serde_json::to_value(&old.summary).unwrap(),
+        serde_json::to_value(&rec.summary).unwrap()
+    );
+    // Format 2 without its point.json: damaged, and a run repairs both.
+    std::fs::write(&path, serde_json::to_vec_pretty(&on_disk).unwrap()).unwrap();
+    std::fs::remove_file(c.point_path(&key)).unwrap();
+    assert!(matches!(
+        c.read_replication(&key, 0),
+        Read::Damaged(ref why) if why.contains("point.json")
+    ));
+    let before = records(&c);
+    run(&c, std::slice::from_ref(&p), 1);
+    assert!(matches!(c.read_replication(&key, 0), Read::Valid(_)));
+    assert_eq!(
+        records(&c).len(),
+        before.len() + 1,
+        "point.json written again"
+    );
+}
+
+/// `lb cache adopt` keeps a cache record of format 1 when the recompute's
+/// format 2 record holds the same replication: a change of format alone
+/// rewrites nothing.
+#[test]
+fn adopting_keeps_a_format_1_record_of_the_same_numbers() {
+    use lb_runner::cache::checksum_of;
+    let p = plan(TINY, Profile::Full);
+    let (d, e) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (c, fresh) = (Cache::new(d.path()), Cache::new(e.path()));
+    run(&c, std::slice::from_ref(&p), 1);
+    run(&fresh, std::slice::from_ref(&p), 2);
+    let key = fixed(&p.points[0].target).key();
+    let Read::Valid(rec) = c.read_replication(&key, 0) else {
+        panic!("not valid")
+    };
+    let path = c.replication_path(&key, 0);
+    let mut v: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+    let o = v.as_object_mut().unwrap();
+    o.remove("checksum");
+    o.insert("format".into(), 1.into());
+    o.insert("point".into(), serde_json::to_value(&rec.point).unwrap());
+    let sum = checksum_of(&v);
+    v.as_object_mut()
+        .unwrap()
+        .insert("checksum".into(), sum.into());
+    let old = serde_json::to_vec_pretty(&v).unwrap();
+    std::fs::write(&path, &old).unwrap();
+    let before = records(&c);
+    let a = lb_runner::maintain::adopt(&c, &fresh).unwrap();
+    assert!(
+        a.replaced.is_empty() && a.new == 0 && a.skipped.is_empty(),
+        "{a:?}"
+    );
+    assert_eq!(a.kept, before.len());
+    assert_eq!(std::fs::read(&path).unwrap(), old);
+}
