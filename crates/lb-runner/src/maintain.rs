@@ -329,45 +329,33 @@ pub fn adopt(cache: &Cache, from: &Cache) -> Result<Adopted, crate::cache::Cache
         names.sort();
         for name in names {
             let src = dir.join(&name);
-            // The recompute's record must be valid where it stands.
-            let valid: Result<(), String> = match classify(&name) {
-                FileKind::Point => read_ok(from.read_point(&key)),
-                FileKind::Replication(r) => read_ok(from.read_replication(&key, r)),
-                FileKind::Calibration => read_ok(from.read_calibration(&key)),
-                FileKind::Precision => read_ok(read_record::<PrecisionRecord>(&src)),
+            let dst = cache.key_dir(&key).join(&name);
+            // The recompute's record must be valid where it stands; it is
+            // the cache's when its body, provenance aside, is. Replications
+            // are compared as records, whatever each file's format: one of
+            // format 1 (its point inside) is the same replication as the
+            // recompute's format 2.
+            let same_body = || matches!((body(&src), body(&dst)), (Some(b), Some(c)) if b == c);
+            let same = match classify(&name) {
+                FileKind::Replication(r) => read_ok(from.read_replication(&key, r)).map(|x| {
+                    matches!(cache.read_replication(&key, r), Read::Valid(y)
+                        if (&x.key, x.replication, &x.point) == (&y.key, y.replication, &y.point)
+                            && serde_json::to_value(&x.summary).ok()
+                                == serde_json::to_value(&y.summary).ok())
+                }),
+                FileKind::Point => read_ok(from.read_point(&key)).map(|_| same_body()),
+                FileKind::Calibration => read_ok(from.read_calibration(&key)).map(|_| same_body()),
+                FileKind::Precision => {
+                    read_ok(read_record::<PrecisionRecord>(&src)).map(|_| same_body())
+                }
                 _ => continue,
             };
-            if let Err(why) = valid {
-                a.skipped.push((src, why));
-                continue;
-            }
-            let dst = cache.key_dir(&key).join(&name);
-            let same = match classify(&name) {
-                // Read as records, whatever format each file has: a record
-                // of format 1 (its point inside) is the same replication
-                // as the recompute's format 2.
-                FileKind::Replication(r) => {
-                    match (
-                        from.read_replication(&key, r),
-                        cache.read_replication(&key, r),
-                    ) {
-                        (Read::Valid(x), Read::Valid(y)) => {
-                            (
-                                x.key,
-                                x.replication,
-                                x.point,
-                                serde_json::to_value(&x.summary).ok(),
-                            ) == (
-                                y.key,
-                                y.replication,
-                                y.point,
-                                serde_json::to_value(&y.summary).ok(),
-                            )
-                        }
-                        _ => false,
-                    }
+            let same = match same {
+                Ok(same) => same,
+                Err(why) => {
+                    a.skipped.push((src, why));
+                    continue;
                 }
-                _ => matches!((body(&src), body(&dst)), (Some(b), Some(c)) if b == c),
             };
             if same {
                 a.kept += 1;
@@ -390,9 +378,9 @@ pub fn adopt(cache: &Cache, from: &Cache) -> Result<Adopted, crate::cache::Cache
     Ok(a)
 }
 
-fn read_ok<T>(r: Read<T>) -> Result<(), String> {
+fn read_ok<T>(r: Read<T>) -> Result<T, String> {
     match r {
-        Read::Valid(_) => Ok(()),
+        Read::Valid(t) => Ok(t),
         Read::Missing => Err("missing".into()),
         Read::Damaged(why) => Err(why),
     }
