@@ -473,6 +473,19 @@ impl Cache {
         Ok(LockGuard { _file: f, path })
     }
 
+    /// The names of the files of a key's directory, sorted (none if it
+    /// does not exist).
+    pub fn file_names(&self, key: &Key) -> Vec<String> {
+        let mut names: Vec<String> = fs::read_dir(self.key_dir(key))
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().to_string())
+            .collect();
+        names.sort();
+        names
+    }
+
     /// Every key directory: (key, directory).
     pub fn keys(&self) -> Vec<(Key, PathBuf)> {
         let mut out = Vec::new();

@@ -235,15 +235,7 @@ pub struct Lineage {
 /// replications, the calibration, precision outcomes.
 pub fn provenances(cache: &Cache, key: &Key) -> Vec<(PathBuf, crate::provenance::Provenance)> {
     let mut out = Vec::new();
-    let Ok(entries) = fs::read_dir(cache.key_dir(key)) else {
-        return out;
-    };
-    let mut names: Vec<String> = entries
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().to_string())
-        .collect();
-    names.sort();
-    for name in names {
+    for name in cache.file_names(key) {
         let path = cache.key_dir(key).join(&name);
         let p = match classify(&name) {
             FileKind::Replication(r) => {
@@ -320,14 +312,7 @@ pub struct Adopted {
 pub fn adopt(cache: &Cache, from: &Cache) -> Result<Adopted, crate::cache::CacheError> {
     let mut a = Adopted::default();
     for (key, dir) in from.keys() {
-        let mut names: Vec<String> = fs::read_dir(&dir)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .map(|e| e.file_name().to_string_lossy().to_string())
-            .collect();
-        names.sort();
-        for name in names {
+        for name in from.file_names(&key) {
             let src = dir.join(&name);
             let dst = cache.key_dir(&key).join(&name);
             // The recompute's record must be valid where it stands; it is

@@ -35,18 +35,11 @@ pub struct Verdict {
 /// starts with `prefix` if given.
 pub fn items(cache: &Cache, prefix: Option<&str>) -> Vec<Item> {
     let mut out = Vec::new();
-    for (key, dir) in cache.keys() {
+    for (key, _) in cache.keys() {
         if prefix.is_some_and(|p| !key.hex().starts_with(&p.to_ascii_lowercase())) {
             continue;
         }
-        let mut names: Vec<String> = std::fs::read_dir(&dir)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .map(|e| e.file_name().to_string_lossy().to_string())
-            .collect();
-        names.sort();
-        for n in names {
+        for n in cache.file_names(&key) {
             match classify(&n) {
                 FileKind::Replication(r) => out.push(Item::Replication(key, r)),
                 FileKind::Calibration => out.push(Item::Calibration(key)),

@@ -695,13 +695,28 @@ fn shards_need_no_file_locks() {
     assert_eq!(records(&cache), records(&free));
 }
 
+/// Rewrites the replication record at `path` as format 1 wrote it: its
+/// point inside, its checksum resealed.
+fn as_format_1(path: &std::path::Path, point: &lb_runner::Point) {
+    let mut v: serde_json::Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+    let o = v.as_object_mut().unwrap();
+    o.remove("checksum");
+    o.insert("format".into(), 1.into());
+    o.insert("point".into(), serde_json::to_value(point).unwrap());
+    let sum = lb_runner::cache::checksum_of(&v);
+    v.as_object_mut()
+        .unwrap()
+        .insert("checksum".into(), sum.into());
+    std::fs::write(path, serde_json::to_vec_pretty(&v).unwrap()).unwrap();
+}
+
 /// Replication records of format 2 leave the point's configuration to
 /// their key directory's `point.json`: none repeats it, each reads back
 /// with it, a record of format 1 (which repeats it) reads as the same
 /// record, and without a valid `point.json` a replication is damaged.
 #[test]
 fn replication_records_leave_the_configuration_to_point_json() {
-    use lb_runner::cache::{REPLICATION_FORMAT, checksum_of};
+    use lb_runner::cache::REPLICATION_FORMAT;
     let p = plan(TINY, Profile::Full);
     let d = tempfile::tempdir().unwrap();
     let c = Cache::new(d.path());
@@ -717,16 +732,7 @@ fn replication_records_leave_the_configuration_to_point_json() {
     };
     assert_eq!(rec.point.key(), key);
     // The same replication as format 1 wrote it: its point inside.
-    let mut v1 = on_disk.clone();
-    let o = v1.as_object_mut().unwrap();
-    o.remove("checksum");
-    o.insert("format".into(), 1.into());
-    o.insert("point".into(), serde_json::to_value(&rec.point).unwrap());
-    let sum = checksum_of(&v1);
-    v1.as_object_mut()
-        .unwrap()
-        .insert("checksum".into(), sum.into());
-    std::fs::write(&path, serde_json::to_vec_pretty(&v1).unwrap()).unwrap();
+    as_format_1(&path, &rec.point);
     let Read::Valid(old) = c.read_replication(&key, 0) else {
         panic!("format 1 not read")
     };
@@ -757,7 +763,6 @@ fn replication_records_leave_the_configuration_to_point_json() {
 /// rewrites nothing.
 #[test]
 fn adopting_keeps_a_format_1_record_of_the_same_numbers() {
-    use lb_runner::cache::checksum_of;
     let p = plan(TINY, Profile::Full);
     let (d, e) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let (c, fresh) = (Cache::new(d.path()), Cache::new(e.path()));
@@ -768,17 +773,8 @@ fn adopting_keeps_a_format_1_record_of_the_same_numbers() {
         panic!("not valid")
     };
     let path = c.replication_path(&key, 0);
-    let mut v: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
-    let o = v.as_object_mut().unwrap();
-    o.remove("checksum");
-    o.insert("format".into(), 1.into());
-    o.insert("point".into(), serde_json::to_value(&rec.point).unwrap());
-    let sum = checksum_of(&v);
-    v.as_object_mut()
-        .unwrap()
-        .insert("checksum".into(), sum.into());
-    let old = serde_json::to_vec_pretty(&v).unwrap();
-    std::fs::write(&path, &old).unwrap();
+    as_format_1(&path, &rec.point);
+    let old = std::fs::read(&path).unwrap();
     let before = records(&c);
     let a = lb_runner::maintain::adopt(&c, &fresh).unwrap();
     assert!(
