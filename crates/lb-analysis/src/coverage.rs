@@ -804,6 +804,7 @@ fn skew_paragraph(
             ));
         }
     }
+    let ((skew_below, skew_above), (t_below, t_above)) = (tails(true), tails(false));
     let within = pairs
         .iter()
         .filter(|(_, t)| (0.93..=0.97).contains(&t.coverage()))
@@ -825,10 +826,10 @@ fn skew_paragraph(
         range(&|p| p.1.coverage()),
         range(&|p| p.0.coverage()),
         pairs.len(),
-        tails(true).0,
-        tails(true).1,
-        tails(false).0,
-        tails(false).1,
+        skew_below,
+        skew_above,
+        t_below,
+        t_above,
         rates.join(", ")
     );
 }

@@ -309,11 +309,12 @@ impl Cache {
             Read::Damaged(why) => Read::Damaged(why),
         };
         check(read, |rec| {
-            if rec.format != REPLICATION_FORMAT {
-                expect_kind(rec.format, &rec.kind, "replication")?;
-            } else if rec.kind != "replication" {
-                expect_kind(FORMAT, &rec.kind, "replication")?;
-            }
+            expect_kind_in(
+                rec.format,
+                &[FORMAT, REPLICATION_FORMAT],
+                &rec.kind,
+                "replication",
+            )?;
             expect_key(&rec.key, key)?;
             if rec.point.key() != *key {
                 return Err("its configuration does not hash to its key (edited?)".into());
@@ -567,9 +568,16 @@ fn owner_alive(name: &str) -> bool {
 }
 
 fn expect_kind(format: u32, kind: &str, want: &str) -> Result<(), String> {
-    if format != FORMAT {
+    expect_kind_in(format, &[FORMAT], kind, want)
+}
+
+/// [`expect_kind`] for a kind this lb reads in several formats.
+fn expect_kind_in(format: u32, readable: &[u32], kind: &str, want: &str) -> Result<(), String> {
+    if !readable.contains(&format) {
+        let formats: Vec<String> = readable.iter().map(u32::to_string).collect();
         return Err(format!(
-            "record format {format}, but this lb reads format {FORMAT}"
+            "record format {format}, but this lb reads format {}",
+            formats.join(" or ")
         ));
     }
     if kind != want {
