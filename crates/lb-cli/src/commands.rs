@@ -940,8 +940,6 @@ fn stamp_cmd(
     })
 }
 
-/// `lb cache lineage`: where the records came from; with `strict`, a
-/// failure listing every record that leads to no commit of the history.
 /// `lb cache adopt DIR`: the records of a recompute taken into the cache,
 /// only what changed rewritten.
 fn cache_adopt(cache: &Cache, from: &std::path::Path) -> Res {
@@ -977,6 +975,8 @@ fn cache_adopt(cache: &Cache, from: &std::path::Path) -> Res {
     Ok(ExitCode::SUCCESS)
 }
 
+/// `lb cache lineage`: where the records came from; with `strict`, a
+/// failure listing every record that leads to no commit of the history.
 fn cache_lineage(cache: &Cache, strict: bool) -> Res {
     existing(cache)?;
     let repo = std::env::current_dir()?;
