@@ -141,6 +141,7 @@ fn main() {
                     p_hat: 1.0,
                     when: PushWhen::Always,
                     tie_break: TieBreak::Random,
+                    revision: lb_core::slotted::LSQ_REVISION,
                 },
                 0.9,
             ),

@@ -64,4 +64,9 @@ pub use streams::Seeds;
 /// equal estimates, moved by swaps: ties sit in another order, so its
 /// uniform subsets pick other servers for the same words. Same law. (Every
 /// other policy gives the same numbers as version 4.)
+///
+/// A change to one policy alone may carry a revision in that policy's
+/// configuration instead, left out of the key at 0: LSQ's `revision` 1
+/// ([`slotted::scan::ScanFill`]; its revision 0 keeps version 5's order and
+/// numbers).
 pub const MODEL_VERSION: u32 = 5;

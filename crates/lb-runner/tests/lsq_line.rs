@@ -68,6 +68,7 @@ fn lsq_and_jiq_spread_are_named_in_the_manifest() {
             p_hat: 1.0,
             when: PushWhen::Always,
             tie_break: TieBreak::Random,
+            revision: lb_core::slotted::LSQ_REVISION,
         }
     );
     assert_eq!(ps[0].name(), "LSQ");

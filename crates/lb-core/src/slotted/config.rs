@@ -211,6 +211,16 @@ pub enum PolicyConfig {
         /// Ties between equal estimates.
         #[serde(default)]
         tie_break: TieBreak,
+        /// Which random words the water-fill reads, for the same law
+        /// (uniform ties, `job` granularity with `count_own`): 0, the order
+        /// kept across slots ([`FillOrder`](crate::slotted::order::FillOrder),
+        /// as in model version 5); 1, the scan of
+        /// [`ScanFill`](crate::slotted::scan::ScanFill), several times
+        /// faster. In the key (0 is left out of it, so that version-5 keys
+        /// stand), so records of one are never read as the other's; new
+        /// points take [`LSQ_REVISION`].
+        #[serde(default, skip_serializing_if = "is_zero")]
+        revision: u8,
     },
     /// JIQ with batch spreading (the LSQ line's JIQ; `job` granularity): a
     /// dispatcher that holds idle reports spreads its whole batch evenly over
@@ -219,6 +229,13 @@ pub enum PolicyConfig {
     /// server reports when it empties, and may report again after any
     /// dispatch to it.
     JiqSpread,
+}
+
+/// The water-fill revision new LSQ points take ([`PolicyConfig::Lsq`]).
+pub const LSQ_REVISION: u8 = 1;
+
+fn is_zero(r: &u8) -> bool {
+    *r == 0
 }
 
 impl PolicyConfig {
@@ -411,5 +428,44 @@ impl SlottedConfig {
             ));
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// LSQ's revision 0 is left out of its serialisation, so that keys of
+    /// version-5 LSQ points stand and their records read back as revision 0;
+    /// any other revision is written, so that new points have new keys.
+    #[test]
+    fn lsq_revision_zero_keeps_the_old_serialisation() {
+        let old = r#"{"policy":"lsq","d":2,"p_hat":1.0,"when":"always","tie_break":"random"}"#;
+        let parsed: PolicyConfig = serde_json::from_str(old).unwrap();
+        assert!(matches!(parsed, PolicyConfig::Lsq { revision: 0, .. }));
+        assert_eq!(serde_json::to_string(&parsed).unwrap(), old);
+        let PolicyConfig::Lsq {
+            d,
+            p_hat,
+            when,
+            tie_break,
+            ..
+        } = parsed
+        else {
+            unreachable!()
+        };
+        let new = PolicyConfig::Lsq {
+            d,
+            p_hat,
+            when,
+            tie_break,
+            revision: LSQ_REVISION,
+        };
+        let text = serde_json::to_string(&new).unwrap();
+        assert!(
+            text.contains(&format!(r#""revision":{LSQ_REVISION}"#)),
+            "{text}"
+        );
+        assert_eq!(serde_json::from_str::<PolicyConfig>(&text).unwrap(), new);
     }
 }

@@ -17,6 +17,7 @@ pub mod law;
 pub mod order;
 pub mod policy;
 pub mod sampling;
+pub mod scan;
 pub mod sim;
 pub mod summary;
 pub mod theory;
@@ -24,8 +25,8 @@ pub mod theory;
 pub use crate::stability::Stability;
 pub use crate::streams::Seeds;
 pub use config::{
-    Granularity, LedDispatch, LedUpdate, PolicyConfig, PushWhen, RunLength, SlottedConfig,
-    SystemConfig, TieBreak, WarmupRule,
+    Granularity, LSQ_REVISION, LedDispatch, LedUpdate, PolicyConfig, PushWhen, RunLength,
+    SlottedConfig, SystemConfig, TieBreak, WarmupRule,
 };
 pub use law::Law;
 pub use sim::run;

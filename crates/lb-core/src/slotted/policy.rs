@@ -14,6 +14,7 @@ use crate::slotted::order::{FillOrder, ORDER_MAX};
 use crate::slotted::sampling::{
     Alias, FixedSplit, SharedFill, below, coin, distinct, multinomial, water_fill,
 };
+use crate::slotted::scan::ScanFill;
 use crate::streams::StreamRng;
 use rand::Rng;
 use std::collections::VecDeque;
@@ -85,6 +86,10 @@ enum Index {
     /// L-JSQ's water-fills (`job`, `count_own`, uniform ties): the
     /// estimates kept in order.
     Low(FillOrder),
+    /// LSQ's water-fills (the same, with destination sync, revision ≥ 1):
+    /// the values scanned at each fill ([`ScanFill`]), from the last fill's
+    /// level.
+    Fill(u64),
 }
 
 /// Dispatcher m's local estimates Q̃_m (seed 000, Definition 1), with the sum
@@ -111,7 +116,7 @@ impl Estimates {
         self.sum = self.sum - old + v;
         self.vals[n] = v;
         match &mut self.index {
-            Index::Scan => {}
+            Index::Scan | Index::Fill(_) => {}
             Index::Tree(t) => t.set(n, v),
             Index::Buckets(b) => b.moved(n, old, v),
             Index::Bits(b) => b.moved(n, old, v),
@@ -126,7 +131,9 @@ impl Estimates {
     #[inline]
     fn argmin(&mut self, random_ties: bool, rng: &mut StreamRng) -> usize {
         match &mut self.index {
-            Index::Scan | Index::Low(_) => scan_argmin(&self.vals, random_ties, rng),
+            Index::Scan | Index::Low(_) | Index::Fill(_) => {
+                scan_argmin(&self.vals, random_ties, rng)
+            }
             Index::Tree(t) => tree_argmin(t, random_ties, rng),
             Index::Buckets(b) => b.uniform_argmin(&self.vals, rng),
             Index::Bits(b) => b.uniform_argmin(&self.vals, rng),
@@ -139,7 +146,7 @@ impl Estimates {
             Index::Tree(t) => out.extend((0..t.ties()).map(|j| t.nth_argmin(j))),
             Index::Buckets(b) => b.argmin_set(&self.vals, out),
             Index::Bits(b) => b.argmin_set(&self.vals, out),
-            Index::Scan | Index::Low(_) => {
+            Index::Scan | Index::Low(_) | Index::Fill(_) => {
                 let mn = *self.vals.iter().min().expect("N ≥ 1");
                 out.extend((0..self.vals.len()).filter(|&s| self.vals[s] == mn));
             }
@@ -213,6 +220,8 @@ pub struct Policy {
     /// One dispatcher's jobs of the slot (destination sync), and a stamp
     /// per server (JIQ-Spread's distinct listed servers).
     mine: Assignment,
+    /// Scratch of LSQ's water-fills.
+    scan: ScanFill,
     stamp: Vec<u64>,
     stamps: u64,
 }
@@ -224,13 +233,15 @@ impl Policy {
         let n = cfg.system.servers();
         let m = cfg.system.dispatchers();
         let mu = cfg.system.mu();
-        // LSQ is L-JSQ-Push with destination sync.
-        let (policy, sync) = match cfg.policy {
+        // LSQ is L-JSQ-Push with destination sync (and, from revision 1,
+        // water-fills that scan its values).
+        let (policy, sync, scans) = match cfg.policy {
             PolicyConfig::Lsq {
                 d,
                 p_hat,
                 when,
                 tie_break,
+                revision,
             } => (
                 PolicyConfig::Led {
                     dispatch: LedDispatch::LJsq,
@@ -238,8 +249,9 @@ impl Policy {
                     tie_break,
                 },
                 true,
+                revision >= 1,
             ),
-            p => (p, false),
+            p => (p, false, false),
         };
         let tie = match policy {
             PolicyConfig::Led { tie_break, .. }
@@ -267,7 +279,9 @@ impl Policy {
                             && n <= ORDER_MAX;
                         Estimates::new(
                             n,
-                            if fills {
+                            if fills && scans {
+                                |_| Index::Fill(0)
+                            } else if fills {
                                 |v| Index::Low(FillOrder::new(v))
                             } else if !reads_min || n <= SCAN_MAX {
                                 |_| Index::Scan
@@ -319,6 +333,7 @@ impl Policy {
             split: fixed_split(cfg),
             shared: SharedFill::default(),
             mine: Assignment::new(if sync { n } else { 0 }),
+            scan: ScanFill::default(),
             stamp: vec![0; n],
             stamps: 0,
         }
@@ -331,7 +346,9 @@ impl Policy {
     /// heads of ≈ 18 servers each on the LSQ line's workload).
     pub fn spreads(&self) -> bool {
         let fills = match &self.kind {
-            Kind::Led { est, .. } => est.iter().any(|e| matches!(e.index, Index::Low(_))),
+            Kind::Led { est, .. } => est
+                .iter()
+                .any(|e| matches!(e.index, Index::Low(_) | Index::Fill(_))),
             _ => false,
         };
         self.split.is_some() || fills
@@ -507,6 +524,10 @@ impl Policy {
                             }
                         } else if let Index::Low(low) = &mut e.index {
                             low.fill(rng, &mut e.vals, a, |s, c| out.add(s, c));
+                            e.sum += a;
+                        } else if let Index::Fill(hint) = &mut e.index {
+                            self.scan
+                                .fill(rng, &mut e.vals, e.sum, a, hint, |s, c| out.add(s, c));
                             e.sum += a;
                         } else if self.count_own {
                             let adds = &mut self.adds;
@@ -916,14 +937,20 @@ mod tests {
     /// destination costs one message (Push here has p̂ = 0 and sends none).
     #[test]
     fn lsq_syncs_the_destinations() {
-        let lsq = PolicyConfig::Lsq {
+        let lsq = |revision| PolicyConfig::Lsq {
             d: 2,
             p_hat: 0.0,
             when: PushWhen::Always,
             tie_break: TieBreak::Random,
+            revision,
         };
         let mut rng = StreamRng::seed_from_u64(13);
-        for granularity in [Granularity::Batch, Granularity::Job] {
+        for (granularity, revision) in [
+            (Granularity::Batch, 1),
+            (Granularity::Job, 0),
+            (Granularity::Job, 1),
+        ] {
+            let lsq = lsq(revision);
             for m in [1usize, 3] {
                 let cfg = small(lsq, m, granularity);
                 let mut p = Policy::new(&cfg, &mut rng);
@@ -945,7 +972,10 @@ mod tests {
                             } else {
                                 before[e][s]
                             };
-                            assert_eq!(after[e][s], want, "{granularity:?} M={m} e={e} s={s}");
+                            assert_eq!(
+                                after[e][s], want,
+                                "{granularity:?} revision {revision} M={m} e={e} s={s}"
+                            );
                         }
                     }
                     let dests = out.inc.iter().filter(|&&x| x > 0).count() as u64;

@@ -571,6 +571,7 @@ fn policy_at(l: &Cx, combo: &Combo, i: usize, n: usize) -> Result<PolicyConfig, 
                 p_hat,
                 when: p.push_when.unwrap_or_default(),
                 tie_break,
+                revision: lb_core::slotted::LSQ_REVISION,
             }
         }
         PolicyKind::WeightedRandom => PolicyConfig::WeightedRandom,
