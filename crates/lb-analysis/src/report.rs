@@ -52,6 +52,44 @@ pub struct Imprecise {
     pub at: String,
     pub rel_half_width: f64,
     pub replications: usize,
+    /// The replications its own variance asks for (the fewest n on the
+    /// rule's grid whose half-width t_{n−1}·s/√n meets the target, as the
+    /// pilot rule computes it), and their CPU beyond those run, at the
+    /// point's mean CPU a replication. None when the mean is 0 or the
+    /// variance undefined.
+    pub needs: Option<(u32, f64)>,
+}
+
+/// The replications the sample `vals` asks for under `rule` (the pilot
+/// rule's computation on the sample's mean and standard deviation: the
+/// fewest n, from the sample's length up in the rule's steps and past its
+/// `max` if need be, whose t_{n−1}·s/√n meets the target at the rule's
+/// level); None if the target is 0 or the variance undefined.
+fn replications_needed(vals: &[f64], rule: &PrecisionRule) -> Option<u32> {
+    let iv = interval(vals, LEVEL);
+    let n0 = vals.len() as f64;
+    let sd = vals.iter().map(|x| (x - iv.mean).powi(2)).sum::<f64>() / (n0 - 1.0);
+    let (sd, target) = (sd.sqrt(), rule.rel_half_width * iv.mean.abs());
+    if target == 0.0 || !sd.is_finite() {
+        return None;
+    }
+    let meets = |n: u32| {
+        let t =
+            statrs::distribution::StudentsT::new(0.0, 1.0, (n - 1).max(1) as f64).expect("n ≥ 2");
+        use statrs::distribution::ContinuousCDF as _;
+        t.inverse_cdf(0.5 + rule.level / 2.0) * sd / (n as f64).sqrt() <= target
+    };
+    let step = rule.step.max(1);
+    let mut n = rule.min.max(vals.len() as u32);
+    // Far enough for any reachable target: (z·s/target)² with z < 3.
+    let bound = (9.0 * (sd / target).powi(2)).ceil().min(1e9) as u32 + step;
+    while n <= bound.max(rule.max) {
+        if meets(n) {
+            return Some(n);
+        }
+        n = n.saturating_add(step);
+    }
+    None
 }
 
 /// What was written for one experiment.
@@ -94,6 +132,10 @@ pub fn imprecise(results: &[PointResult], rule: &PrecisionRule) -> Vec<Imprecise
                     .join(", "),
                 rel_half_width: rel,
                 replications: vals.len(),
+                needs: replications_needed(&vals, rule).map(|n| {
+                    let per = r.seconds.iter().sum::<f64>() / r.seconds.len().max(1) as f64;
+                    (n, per * n.saturating_sub(vals.len() as u32) as f64)
+                }),
             });
         }
     }
@@ -390,14 +432,41 @@ pub fn section(exp: &Experiment, w: &Written) -> String {
                      with at most {} replications. Points above it:\n",
                     p.metric.0, p.max
                 );
+                let mut more = 0.0;
                 for i in &w.imprecise {
+                    let needs = match i.needs {
+                        Some((n, cpu)) => {
+                            more += cpu;
+                            format!(
+                                "; its own variance asks for {n}{} (about {} CPU-seconds more)",
+                                if n > p.max {
+                                    ", beyond the rule's maximum"
+                                } else {
+                                    ""
+                                },
+                                crate::table::fmt_sig(cpu, 2)
+                            )
+                        }
+                        None => String::new(),
+                    };
                     let _ = writeln!(
                         s,
-                        "- {} at {}: {}% with {} replications",
+                        "- {} at {}: {}% with {} replications{needs}",
                         i.policy,
                         i.at,
                         crate::table::fmt_sig(100.0 * i.rel_half_width, 3),
                         i.replications
+                    );
+                }
+                if more > 0.0 {
+                    let _ = writeln!(
+                        s,
+                        "\nThe stated precision at every point would take about {} CPU-seconds \
+                         more, {}% of what the experiment cost (each point's replications from \
+                         its own variance, at its own CPU a replication; run as a larger pilot, \
+                         so that the count does not depend on the replications it reads).",
+                        crate::table::fmt_sig(more, 2),
+                        crate::table::fmt_sig(100.0 * more / cpu.max(f64::MIN_POSITIVE), 2)
                     );
                 }
                 s.push('\n');
@@ -637,4 +706,45 @@ pub fn experiments_in(out: &Path) -> Vec<String> {
         .collect();
     v.sort();
     v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use lb_model::precision::{MetricName, Procedure};
+
+    /// The replications a sample asks for are the fewest n on its grid with
+    /// t_{n−1}·s/√n ≤ target: a sample of mean 10 and standard deviation 1
+    /// (±1 alternating, with its mean) against ±5% needs t_{n−1}/√n ≤ 0.5,
+    /// first true at n = 18 (t_17 = 2.110); from 8 in steps of 4, 20; past
+    /// `max` when the sample is wide.
+    #[test]
+    fn replications_needed_follow_the_t_half_width() {
+        let rule = |min, max, step| PrecisionRule {
+            metric: MetricName("mean_sum_q".into()),
+            rel_half_width: 0.05,
+            level: 0.95,
+            min,
+            max,
+            step,
+            procedure: Procedure::Pilot,
+        };
+        // Nine values, mean 10, sample standard deviation exactly 1.
+        let k = 1.0;
+        let mut vals: Vec<f64> = (0..8)
+            .map(|i| 10.0 + if i % 2 == 0 { k } else { -k })
+            .collect();
+        vals.push(10.0);
+        let sd = (vals.iter().map(|x| (x - 10.0f64).powi(2)).sum::<f64>() / 8.0).sqrt();
+        assert!((sd - 1.0).abs() < 1e-12);
+        assert_eq!(replications_needed(&vals, &rule(2, 640, 1)), Some(18));
+        assert_eq!(replications_needed(&vals, &rule(8, 640, 4)), Some(21));
+        assert_eq!(replications_needed(&vals, &rule(8, 12, 4)), Some(21));
+        let wide: Vec<f64> = vals.iter().map(|x| 10.0 + 10.0 * (x - 10.0)).collect();
+        assert!(replications_needed(&wide, &rule(8, 640, 4)).unwrap() > 640);
+        assert_eq!(
+            replications_needed(&[0.0, 0.0, 0.0], &rule(2, 640, 1)),
+            None
+        );
+    }
 }

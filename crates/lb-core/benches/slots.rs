@@ -149,7 +149,12 @@ fn main() {
         },
         Case {
             name: "8. N=100 M=10 job+count_own JIQ-Spread, geometric means U[1,100], load 0.5",
-            cfg: lsq(PolicyConfig::JiqSpread, 0.5),
+            cfg: lsq(
+                PolicyConfig::JiqSpread {
+                    revision: lb_core::slotted::JIQ_SPREAD_REVISION,
+                },
+                0.5,
+            ),
             target: 3e6,
         },
     ];

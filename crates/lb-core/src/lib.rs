@@ -67,6 +67,7 @@ pub use streams::Seeds;
 ///
 /// A change to one policy alone may carry a revision in that policy's
 /// configuration instead, left out of the key at 0: LSQ's `revision` 1
-/// ([`slotted::scan::ScanFill`]; its revision 0 keeps version 5's order and
-/// numbers).
+/// ([`slotted::scan::ScanFill`]) and JIQ-Spread's `revision` 1 (a split per
+/// number of dispatchers without reports); their revision 0 keeps version
+/// 5's numbers.
 pub const MODEL_VERSION: u32 = 5;

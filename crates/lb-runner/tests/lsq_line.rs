@@ -72,7 +72,12 @@ fn lsq_and_jiq_spread_are_named_in_the_manifest() {
         }
     );
     assert_eq!(ps[0].name(), "LSQ");
-    assert_eq!(ps[2], PolicyConfig::JiqSpread);
+    assert_eq!(
+        ps[2],
+        PolicyConfig::JiqSpread {
+            revision: lb_core::slotted::JIQ_SPREAD_REVISION
+        }
+    );
     assert_eq!(ps[2].name(), "JIQ-Spread");
 }
 

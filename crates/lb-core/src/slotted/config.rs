@@ -228,11 +228,24 @@ pub enum PolicyConfig {
     /// clears its list; without reports, its jobs go uniformly at random. A
     /// server reports when it empties, and may report again after any
     /// dispatch to it.
-    JiqSpread,
+    JiqSpread {
+        /// Which random words split the jobs of the dispatchers without
+        /// reports, for the same law: 0, one Poissonised split at the mean
+        /// of every dispatcher's arrivals (as in model version 5); 1, one
+        /// per number j of such dispatchers, at the mean of j dispatchers'
+        /// arrivals (when they share one law), which their total is near.
+        /// In the key as LSQ's `revision` is; new points take
+        /// [`JIQ_SPREAD_REVISION`].
+        #[serde(default, skip_serializing_if = "is_zero")]
+        revision: u8,
+    },
 }
 
 /// The water-fill revision new LSQ points take ([`PolicyConfig::Lsq`]).
 pub const LSQ_REVISION: u8 = 1;
+
+/// The split revision new JIQ-Spread points take ([`PolicyConfig::JiqSpread`]).
+pub const JIQ_SPREAD_REVISION: u8 = 1;
 
 fn is_zero(r: &u8) -> bool {
     *r == 0
@@ -260,7 +273,7 @@ impl PolicyConfig {
             PolicyConfig::Pod { d, .. } => format!("Power-of-{d}"),
             PolicyConfig::Jiq => "JIQ".into(),
             PolicyConfig::Lsq { .. } => "LSQ".into(),
-            PolicyConfig::JiqSpread => "JIQ-Spread".into(),
+            PolicyConfig::JiqSpread { .. } => "JIQ-Spread".into(),
             PolicyConfig::WeightedRandom => "WR".into(),
             PolicyConfig::Random => "Random".into(),
         }
@@ -405,7 +418,9 @@ impl SlottedConfig {
     pub fn validate(&self) -> Result<(), String> {
         self.system.validate()?;
         self.policy.validate(self.system.servers())?;
-        if self.policy == PolicyConfig::JiqSpread && self.granularity != Granularity::Job {
+        if matches!(self.policy, PolicyConfig::JiqSpread { .. })
+            && self.granularity != Granularity::Job
+        {
             return Err(
                 "JIQ-Spread spreads a batch over servers: it needs granularity = \"job\"".into(),
             );
@@ -435,11 +450,12 @@ impl SlottedConfig {
 mod tests {
     use super::*;
 
-    /// LSQ's revision 0 is left out of its serialisation, so that keys of
-    /// version-5 LSQ points stand and their records read back as revision 0;
-    /// any other revision is written, so that new points have new keys.
+    /// LSQ's and JIQ-Spread's revision 0 is left out of their serialisation,
+    /// so that keys of version-5 points stand and their records read back as
+    /// revision 0; any other revision is written, so that new points have new
+    /// keys.
     #[test]
-    fn lsq_revision_zero_keeps_the_old_serialisation() {
+    fn revision_zero_keeps_the_old_serialisation() {
         let old = r#"{"policy":"lsq","d":2,"p_hat":1.0,"when":"always","tie_break":"random"}"#;
         let parsed: PolicyConfig = serde_json::from_str(old).unwrap();
         assert!(matches!(parsed, PolicyConfig::Lsq { revision: 0, .. }));
@@ -467,5 +483,18 @@ mod tests {
             "{text}"
         );
         assert_eq!(serde_json::from_str::<PolicyConfig>(&text).unwrap(), new);
+        // JIQ-Spread's the same way.
+        let old = r#"{"policy":"jiq_spread"}"#;
+        let parsed: PolicyConfig = serde_json::from_str(old).unwrap();
+        assert_eq!(parsed, PolicyConfig::JiqSpread { revision: 0 });
+        assert_eq!(serde_json::to_string(&parsed).unwrap(), old);
+        let new = PolicyConfig::JiqSpread {
+            revision: JIQ_SPREAD_REVISION,
+        };
+        let text = serde_json::to_string(&new).unwrap();
+        assert_eq!(
+            text,
+            format!(r#"{{"policy":"jiq_spread","revision":{JIQ_SPREAD_REVISION}}}"#)
+        );
     }
 }

@@ -25,8 +25,8 @@ pub mod theory;
 pub use crate::stability::Stability;
 pub use crate::streams::Seeds;
 pub use config::{
-    Granularity, LSQ_REVISION, LedDispatch, LedUpdate, PolicyConfig, PushWhen, RunLength,
-    SlottedConfig, SystemConfig, TieBreak, WarmupRule,
+    Granularity, JIQ_SPREAD_REVISION, LSQ_REVISION, LedDispatch, LedUpdate, PolicyConfig, PushWhen,
+    RunLength, SlottedConfig, SystemConfig, TieBreak, WarmupRule,
 };
 pub use law::Law;
 pub use sim::run;

@@ -188,11 +188,36 @@ fn fixed_split(cfg: &SlottedConfig) -> Option<FixedSplit> {
     let n = cfg.system.servers();
     let weights = match cfg.policy {
         PolicyConfig::WeightedRandom => cfg.system.mu(),
-        PolicyConfig::Random | PolicyConfig::Jiq | PolicyConfig::JiqSpread => vec![1.0; n],
+        PolicyConfig::Random | PolicyConfig::Jiq | PolicyConfig::JiqSpread { .. } => vec![1.0; n],
         _ => return None,
     };
     (cfg.granularity == Granularity::Job)
         .then(|| FixedSplit::new(&weights, cfg.system.lambda_sum(), cfg.system.sigma2_sum()))
+}
+
+/// JIQ-Spread's splits by number of dispatchers without reports (revision
+/// 1, dispatchers sharing one arrival law): the jobs of j such dispatchers
+/// total A_1 + … + A_j, so the split for j is Poissonised at j dispatchers'
+/// mean, where that total lies (the one split at every dispatcher's mean met
+/// most totals far from it: the multinomial fallback, or thousands of jobs
+/// taken back one at a time). Exact for every total either way
+/// ([`FixedSplit`]).
+fn spread_splits(cfg: &SlottedConfig) -> Vec<FixedSplit> {
+    let arrivals = &cfg.system.arrivals;
+    match cfg.policy {
+        PolicyConfig::JiqSpread { revision }
+            if revision >= 1
+                && cfg.granularity == Granularity::Job
+                && arrivals.windows(2).all(|w| w[0] == w[1]) =>
+        {
+            let ones = vec![1.0; cfg.system.servers()];
+            let (mean, var) = (arrivals[0].mean(), arrivals[0].variance());
+            (1..=arrivals.len())
+                .map(|j| FixedSplit::new(&ones, j as f64 * mean, j as f64 * var))
+                .collect()
+        }
+        _ => Vec::new(),
+    }
 }
 
 /// A policy's state during a run.
@@ -215,6 +240,9 @@ pub struct Policy {
     snapshot_min: Option<Vec<usize>>,
     /// The slot's split under `job` granularity (WR, Random, JIQ).
     split: Option<FixedSplit>,
+    /// JIQ-Spread (revision 1): the split of the jobs of j dispatchers
+    /// without reports, at j dispatchers' mean, for j = 1..M.
+    spread_splits: Vec<FixedSplit>,
     /// JSQ's water-fills under `job` with `count_own`, on the shared snapshot.
     shared: SharedFill,
     /// One dispatcher's jobs of the slot (destination sync), and a stamp
@@ -298,7 +326,7 @@ impl Policy {
             },
             PolicyConfig::Jsq { .. } => Kind::Jsq,
             PolicyConfig::Pod { d, .. } => Kind::Pod { d },
-            PolicyConfig::Jiq | PolicyConfig::JiqSpread => {
+            PolicyConfig::Jiq | PolicyConfig::JiqSpread { .. } => {
                 let mut idle = vec![VecDeque::new(); m];
                 for s in 0..n {
                     idle[below(rng, m)].push_back(s);
@@ -306,7 +334,7 @@ impl Policy {
                 Kind::Jiq {
                     idle,
                     reported: vec![true; n],
-                    spread: policy == PolicyConfig::JiqSpread,
+                    spread: matches!(policy, PolicyConfig::JiqSpread { .. }),
                 }
             }
             PolicyConfig::WeightedRandom => Kind::WeightedRandom {
@@ -331,6 +359,7 @@ impl Policy {
             adds: Vec::new(),
             snapshot_min: None,
             split: fixed_split(cfg),
+            spread_splits: spread_splits(cfg),
             shared: SharedFill::default(),
             mine: Assignment::new(if sync { n } else { 0 }),
             scan: ScanFill::default(),
@@ -437,6 +466,9 @@ impl Policy {
                     reported,
                     spread: true,
                 } => {
+                    // The dispatchers without reports, whose jobs (all of
+                    // theirs, whatever their number) are split.
+                    let without = idle.iter().filter(|list| list.is_empty()).count();
                     for (list, &am) in idle.iter_mut().zip(a) {
                         if am == 0 {
                             continue;
@@ -457,6 +489,10 @@ impl Policy {
                             },
                         );
                     }
+                    let split = match without {
+                        0 => split,
+                        j => self.spread_splits.get_mut(j - 1).unwrap_or(split),
+                    };
                     // A server may report again after any dispatch to it.
                     split.split(rng, left, |s, c| {
                         out.add(s, c);
@@ -994,7 +1030,13 @@ mod tests {
     /// until a dispatch reaches it).
     #[test]
     fn jiq_spread_spreads_evenly_and_clears_the_list() {
-        let cfg = small(PolicyConfig::JiqSpread, 1, Granularity::Job);
+        let cfg = small(
+            PolicyConfig::JiqSpread {
+                revision: crate::slotted::JIQ_SPREAD_REVISION,
+            },
+            1,
+            Granularity::Job,
+        );
         let mut rng = StreamRng::seed_from_u64(14);
         let q = vec![0u64; 10];
         let mut extra = [0u64; 10];

@@ -552,7 +552,9 @@ fn policy_at(l: &Cx, combo: &Combo, i: usize, n: usize) -> Result<PolicyConfig, 
             }
         }
         PolicyKind::Jiq => PolicyConfig::Jiq,
-        PolicyKind::JiqSpread => PolicyConfig::JiqSpread,
+        PolicyKind::JiqSpread => PolicyConfig::JiqSpread {
+            revision: lb_core::slotted::JIQ_SPREAD_REVISION,
+        },
         PolicyKind::Led(DispatchKind::Lsq, _) => {
             // LSQ: its d is the Push sample size, as for L-JSQ-Push.
             let (path, d) = match (p.push_d, p.d.or(d_axis)) {
