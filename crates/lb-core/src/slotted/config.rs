@@ -216,9 +216,10 @@ pub enum PolicyConfig {
         /// kept across slots ([`FillOrder`](crate::slotted::order::FillOrder),
         /// as in model version 5); 1, the scan of
         /// [`ScanFill`](crate::slotted::scan::ScanFill), several times
-        /// faster. In the key (0 is left out of it, so that version-5 keys
-        /// stand), so records of one are never read as the other's; new
-        /// points take [`LSQ_REVISION`].
+        /// faster. It decides only under `job` granularity with `count_own`
+        /// and uniform ties (elsewhere both run alike). In the key (0 is left
+        /// out of it, so that version-5 keys stand), so records of one are
+        /// never read as the other's; new points take [`LSQ_REVISION`].
         #[serde(default, skip_serializing_if = "is_zero")]
         revision: u8,
     },
@@ -249,6 +250,18 @@ pub const JIQ_SPREAD_REVISION: u8 = 1;
 
 fn is_zero(r: &u8) -> bool {
     *r == 0
+}
+
+/// A policy revision this engine knows (a later one would be read as the
+/// current under another key).
+fn check_revision(policy: &str, revision: u8, current: u8) -> Result<(), String> {
+    if revision > current {
+        return Err(format!(
+            "policy.revision: {policy} revision {revision} is newer than this engine's \
+             ({current}); records of it come from a later lb"
+        ));
+    }
+    Ok(())
 }
 
 impl PolicyConfig {
@@ -336,9 +349,15 @@ impl PolicyConfig {
                 }
             }
             PolicyConfig::Pod { d, .. } => check_d("d", d),
-            PolicyConfig::Lsq { d, p_hat, .. } => {
+            PolicyConfig::Lsq {
+                d, p_hat, revision, ..
+            } => {
                 check_d("d", d)?;
+                check_revision("LSQ", revision, LSQ_REVISION)?;
                 check_p(p_hat)
+            }
+            PolicyConfig::JiqSpread { revision } => {
+                check_revision("JIQ-Spread", revision, JIQ_SPREAD_REVISION)
             }
             _ => Ok(()),
         }
@@ -496,5 +515,15 @@ mod tests {
             text,
             format!(r#"{{"policy":"jiq_spread","revision":{JIQ_SPREAD_REVISION}}}"#)
         );
+        // A revision this engine does not know is refused, not run as its own.
+        let later = PolicyConfig::JiqSpread {
+            revision: JIQ_SPREAD_REVISION + 1,
+        };
+        let e = later.validate(10).unwrap_err();
+        assert!(
+            e.contains("policy.revision") && e.contains("JIQ-Spread"),
+            "{e}"
+        );
+        assert!(new.validate(10).is_ok() && parsed.validate(10).is_ok());
     }
 }

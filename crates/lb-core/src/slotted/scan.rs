@@ -38,7 +38,8 @@ pub struct ScanFill {
 impl ScanFill {
     /// Water-fills `a` ≥ 1 jobs onto the estimates `vals` (whose sum is
     /// `sum`), raising them (`count_own`), ties uniform; calls
-    /// `put(server, jobs)` for each server sent jobs, in index order.
+    /// `put(server, jobs)` once for each server sent jobs (in the head's
+    /// shuffled order).
     /// `hint` is where the search for the level starts, any value (the last
     /// fill's level, which it is set to, saves passes); the outcome does not
     /// depend on it.
@@ -60,9 +61,8 @@ impl ScanFill {
         if c == 0 || c * level - s + c <= a {
             // The hint lies below every estimate, or f(hint + 1) ≤ a: it is
             // below L*. Start above.
-            level = (a + s)
-                .checked_div(c)
-                .unwrap_or((a + sum) / vals.len() as u64);
+            let top = (a + sum) / vals.len() as u64;
+            level = (a + s).checked_div(c).map_or(top, |h| h.min(top));
             (c, s) = count_sum(vals, level);
         }
         let (c, below_sum) = loop {
@@ -178,30 +178,43 @@ mod tests {
         let mut rng = ChaCha8Rng::seed_from_u64(13);
         let mut scan = ScanFill::default();
         let mut scratch = Vec::new();
-        for (n, spread) in [(1usize, 1usize), (5, 3), (7, 4), (12, 2), (30, 6)] {
-            for round in 0..3 {
+        // Fixed cases first: five equal estimates and four jobs (r = 4 of
+        // c = 5, the complement branch) and one job (r = 1).
+        let fixed = [
+            (vec![3u64; 5], 4u64),
+            (vec![3u64; 5], 1),
+            (vec![2, 9, 2, 2, 9, 2], 7),
+        ];
+        let random = [(1usize, 1usize), (5, 3), (7, 4), (12, 2), (30, 6)]
+            .into_iter()
+            .flat_map(|(n, spread)| (0..3).map(move |round| (n, spread, round)))
+            .map(|(n, spread, round)| {
                 let vals: Vec<u64> = (0..n).map(|_| 4 + below(&mut rng, spread) as u64).collect();
                 let a = 1 + below(&mut rng, 2 * n + round) as u64;
-                let mut seen = std::collections::BTreeMap::<Vec<u64>, [u64; 2]>::new();
-                let mut hint = 0;
-                for _ in 0..20_000 {
-                    let mut v2 = vals.clone();
-                    let mut x = vec![0u64; n];
-                    scan.fill(
-                        &mut rng,
-                        &mut v2,
-                        vals.iter().sum(),
-                        a,
-                        &mut hint,
-                        |s, c| x[s] += c,
-                    );
-                    seen.entry(x).or_default()[0] += 1;
-                    let mut y = vec![0u64; n];
-                    water_fill(&mut rng, &vals, a, true, &mut scratch, |s, c| y[s] += c);
-                    seen.entry(y).or_default()[1] += 1;
-                }
-                crate::slotted::sampling::tests::same_law(&format!("n {n} round {round}"), &seen);
+                (vals, a)
+            })
+            .collect::<Vec<_>>();
+        for (round, (vals, a)) in fixed.into_iter().chain(random).enumerate() {
+            let n = vals.len();
+            let mut seen = std::collections::BTreeMap::<Vec<u64>, [u64; 2]>::new();
+            let mut hint = 0;
+            for _ in 0..20_000 {
+                let mut v2 = vals.clone();
+                let mut x = vec![0u64; n];
+                scan.fill(
+                    &mut rng,
+                    &mut v2,
+                    vals.iter().sum(),
+                    a,
+                    &mut hint,
+                    |s, c| x[s] += c,
+                );
+                seen.entry(x).or_default()[0] += 1;
+                let mut y = vec![0u64; n];
+                water_fill(&mut rng, &vals, a, true, &mut scratch, |s, c| y[s] += c);
+                seen.entry(y).or_default()[1] += 1;
             }
+            crate::slotted::sampling::tests::same_law(&format!("n {n} case {round}"), &seen);
         }
     }
 }
