@@ -745,10 +745,19 @@ impl Policy {
                     // depends on the queue.)
                     for &(s, _) in departed {
                         let m = below(rng, self.m);
-                        if coin(rng, p_hat) || q[s] == 0 {
-                            est[m].set(s, q[s]);
-                            msgs += 1;
+                        let report = coin(rng, p_hat) | (q[s] == 0);
+                        let e = &mut est[m];
+                        if let Index::Scan = e.index {
+                            // Without a branch on the report (at p̂ = ½ a
+                            // coin's branch is mispredicted half the time):
+                            // an unreported server keeps its estimate.
+                            let keep = e.vals[s];
+                            let mask = (report as u64).wrapping_neg();
+                            e.set(s, keep ^ ((keep ^ q[s]) & mask));
+                        } else if report {
+                            e.set(s, q[s]);
                         }
+                        msgs += report as u64;
                     }
                 }
             },
