@@ -66,25 +66,19 @@ pub struct Imprecise {
 /// `max` if need be, whose t_{n−1}·s/√n meets the target at the rule's
 /// level); None if the target is 0 or the variance undefined.
 fn replications_needed(vals: &[f64], rule: &PrecisionRule) -> Option<u32> {
-    let iv = interval(vals, LEVEL);
     let n0 = vals.len() as f64;
-    let sd = vals.iter().map(|x| (x - iv.mean).powi(2)).sum::<f64>() / (n0 - 1.0);
-    let (sd, target) = (sd.sqrt(), rule.rel_half_width * iv.mean.abs());
-    if target == 0.0 || !sd.is_finite() {
+    let mean = vals.iter().sum::<f64>() / n0;
+    let var = vals.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n0 - 1.0);
+    let target = rule.rel_half_width * mean.abs();
+    if target == 0.0 || !var.is_finite() {
         return None;
     }
-    let meets = |n: u32| {
-        let t =
-            statrs::distribution::StudentsT::new(0.0, 1.0, (n - 1).max(1) as f64).expect("n ≥ 2");
-        use statrs::distribution::ContinuousCDF as _;
-        t.inverse_cdf(0.5 + rule.level / 2.0) * sd / (n as f64).sqrt() <= target
-    };
     let step = rule.step.max(1);
     let mut n = rule.min.max(vals.len() as u32);
-    // Far enough for any reachable target: (z·s/target)² with z < 3.
-    let bound = (9.0 * (sd / target).powi(2)).ceil().min(1e9) as u32 + step;
+    // Far enough for any reachable target: z²·var/target² with z < 3.
+    let bound = (9.0 * var / (target * target)).ceil().min(1e9) as u32 + step;
     while n <= bound.max(rule.max) {
-        if meets(n) {
+        if rule.half_width_meets(n, var, target) {
             return Some(n);
         }
         n = n.saturating_add(step);

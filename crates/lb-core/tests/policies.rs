@@ -5,7 +5,7 @@ mod common;
 use common::*;
 use lb_core::slotted::sim::{Observer, run_observed};
 use lb_core::slotted::{
-    Granularity, LedDispatch, LedUpdate, PolicyConfig, PushWhen, Seeds, TieBreak,
+    Granularity, LedDispatch, LedUpdate, PolicyConfig, PushWhen, RunSummary, Seeds, TieBreak,
 };
 use std::collections::HashMap;
 
@@ -384,18 +384,29 @@ fn jiq_spread_revisions_have_one_law() {
         c.granularity = Granularity::Job;
         replicate(&c, 31, 11)
     };
-    let (a, b) = (run(0), run(1));
-    assert!(a.iter().zip(&b).any(|(x, y)| x.mean_sum_q != y.mean_sum_q));
-    let sum_q = |s: &lb_core::slotted::RunSummary| s.mean_sum_q;
-    let response = |s: &lb_core::slotted::RunSummary| s.mean_response.expect("jobs completed");
-    let messages = |s: &lb_core::slotted::RunSummary| s.messages as f64;
-    for (name, x, y) in [
-        ("E[ΣQ]", field(&a, sum_q), field(&b, sum_q)),
-        ("E[response]", field(&a, response), field(&b, response)),
-        ("messages", field(&a, messages), field(&b, messages)),
-    ] {
-        let diff: Vec<f64> = x.iter().zip(&y).map(|(x, y)| x - y).collect();
-        assert_covers(&format!("JIQ-Spread revision 0 − 1, {name}"), &diff, 0.0);
+    let messages = |s: &RunSummary| s.messages as f64;
+    revisions_agree("JIQ-Spread", &run(0), &run(1), &[("messages", messages)]);
+}
+
+/// A named metric of a replication.
+type Metric = (&'static str, fn(&RunSummary) -> f64);
+
+/// Two revisions' replications (paired: the same arrivals and service) take
+/// other sample paths, yet E[ΣQ], E[response] and each of `more` agree: the
+/// paired differences' interval covers 0.
+fn revisions_agree(policy: &str, a: &[RunSummary], b: &[RunSummary], more: &[Metric]) {
+    assert!(a.iter().zip(b).any(|(x, y)| x.mean_sum_q != y.mean_sum_q));
+    let metrics: [Metric; 2] = [
+        ("E[ΣQ]", |s| s.mean_sum_q),
+        ("E[response]", |s| s.mean_response.expect("jobs completed")),
+    ];
+    for &(name, f) in metrics.iter().chain(more) {
+        let diff: Vec<f64> = field(a, f)
+            .iter()
+            .zip(field(b, f))
+            .map(|(x, y)| x - y)
+            .collect();
+        assert_covers(&format!("{policy} revision 0 − 1, {name}"), &diff, 0.0);
     }
 }
 
@@ -423,15 +434,5 @@ fn lsq_revisions_have_one_law() {
         c.granularity = Granularity::Job;
         replicate(&c, 30, 11)
     };
-    let (a, b) = (run(0), run(1));
-    assert!(a.iter().zip(&b).any(|(x, y)| x.mean_sum_q != y.mean_sum_q));
-    let sum_q = |s: &lb_core::slotted::RunSummary| s.mean_sum_q;
-    let response = |s: &lb_core::slotted::RunSummary| s.mean_response.expect("jobs completed");
-    for (name, x, y) in [
-        ("E[ΣQ]", field(&a, sum_q), field(&b, sum_q)),
-        ("E[response]", field(&a, response), field(&b, response)),
-    ] {
-        let diff: Vec<f64> = x.iter().zip(&y).map(|(x, y)| x - y).collect();
-        assert_covers(&format!("LSQ revision 0 − 1, {name}"), &diff, 0.0);
-    }
+    revisions_agree("LSQ", &run(0), &run(1), &[]);
 }

@@ -106,6 +106,14 @@ fn sequential() -> Procedure {
 }
 
 impl PrecisionRule {
+    /// Whether n replications of variance `var` give a Student-t half-width
+    /// t_{n−1}·√(var/n), at the rule's level, within `target`: the pilot's
+    /// test ([`pilot_replications`]).
+    pub fn half_width_meets(&self, n: u32, var: f64, target: f64) -> bool {
+        let t = StudentsT::new(0.0, 1.0, (n - 1).max(1) as f64).expect("n ≥ 2");
+        t.inverse_cdf(0.5 + self.level / 2.0) * (var / n as f64).sqrt() <= target
+    }
+
     /// The most replication records the rule can read: `max` of the point's
     /// own and, for the pilot procedure, `min` of the pilot's.
     pub fn most(&self) -> u32 {
@@ -256,10 +264,7 @@ pub fn pilot_replications(rule: &PrecisionRule, pilot: &[Summary]) -> u32 {
     let target = rule.rel_half_width * mean.abs();
     rule.checkpoints()
         .into_iter()
-        .find(|&n| {
-            let t = StudentsT::new(0.0, 1.0, (n - 1).max(1) as f64).expect("n ≥ 2");
-            t.inverse_cdf(0.5 + rule.level / 2.0) * (var / n as f64).sqrt() <= target
-        })
+        .find(|&n| rule.half_width_meets(n, var, target))
         .unwrap_or(rule.max)
 }
 
