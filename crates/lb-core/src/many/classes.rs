@@ -1,7 +1,14 @@
 //! The occupancy of N exchangeable servers: n_k, the number of servers with
-//! exactly k jobs (seed 004's S_i = Σ_{k≥i} n_k / N), with a Fenwick tree over
-//! the classes for the class of a uniformly random server in O(log K), and
-//! per-class areas kept lazily for time averages.
+//! exactly k jobs (Liu and Ying's S_i = Σ_{k≥i} n_k / N), with the prefix
+//! sums P_j = n_0 + … + n_j for the class of a uniformly random server and
+//! for time averages: the area Σ_t P_j(t), kept lazily, and Σ_t n_k(t) as the
+//! difference of two of them, exact in integers.
+//!
+//! A job moving a server from class k to k ± 1 changes one prefix sum, and the
+//! class of rank r is the number of prefix sums ≤ r, counted without a branch
+//! over the occupied classes (a handful: b + 1 with a buffer b). This replaced
+//! a Fenwick tree whose descent branched on every level; both give the same
+//! class for every rank, so no run changed.
 
 /// Servers by queue length.
 #[derive(Clone, Debug)]
@@ -9,10 +16,12 @@ pub struct Classes {
     servers: u64,
     /// n_k for k < the capacity.
     count: Vec<u64>,
-    /// Fenwick tree (1-based) over `count`.
-    fen: Vec<u64>,
-    /// Σ over measured steps of n_k, settled lazily: n_k has held since step
-    /// `since[k]`.
+    /// P_j = n_0 + … + n_j.
+    prefix: Vec<u64>,
+    /// The highest occupied class: P_j = N for every j ≥ it.
+    high: usize,
+    /// Σ over measured steps of P_j, settled lazily: P_j has held since step
+    /// `since[j]`.
     area: Vec<u128>,
     since: Vec<u64>,
     /// The smallest occupied class.
@@ -28,42 +37,21 @@ impl Classes {
         let mut c = Classes {
             servers: servers as u64,
             count: vec![0; cap],
-            fen: vec![0; cap + 1],
+            prefix: vec![servers as u64; cap],
+            high: 0,
             area: vec![0; cap],
             since: vec![0; cap],
             min: 0,
             fixed: buffer.is_some(),
         };
         c.count[0] = servers as u64;
-        c.rebuild();
         c
     }
 
-    fn rebuild(&mut self) {
-        let cap = self.count.len();
-        self.fen = vec![0; cap + 1];
-        for k in 0..cap {
-            let mut i = k + 1;
-            while i <= cap {
-                self.fen[i] += self.count[k];
-                i += i & i.wrapping_neg();
-            }
-        }
-    }
-
     #[inline]
-    fn fen_add(&mut self, k: usize, delta: i64) {
-        let mut i = k + 1;
-        while i < self.fen.len() {
-            self.fen[i] = self.fen[i].wrapping_add(delta as u64);
-            i += i & i.wrapping_neg();
-        }
-    }
-
-    #[inline]
-    fn settle(&mut self, k: usize, step: u64) {
-        self.area[k] += self.count[k] as u128 * (step - self.since[k]) as u128;
-        self.since[k] = step;
+    fn settle(&mut self, j: usize, step: u64) {
+        self.area[j] += self.prefix[j] as u128 * (step - self.since[j]) as u128;
+        self.since[j] = step;
     }
 
     /// Starts the measured window at `step`: areas from here on.
@@ -90,40 +78,44 @@ impl Classes {
     }
 
     /// One server moves from class k to k + 1 at `step`.
+    #[inline]
     pub fn up(&mut self, k: usize, step: u64) {
         if k + 1 == self.count.len() {
             assert!(!self.fixed, "a full server cannot take a job");
             self.grow();
         }
         self.settle(k, step);
-        self.settle(k + 1, step);
         self.count[k] -= 1;
         self.count[k + 1] += 1;
-        self.fen_add(k, -1);
-        self.fen_add(k + 1, 1);
+        self.prefix[k] -= 1;
+        self.high = self.high.max(k + 1);
         while self.count[self.min] == 0 {
             self.min += 1;
         }
     }
 
     /// One server moves from class k ≥ 1 to k − 1 at `step`.
+    #[inline]
     pub fn down(&mut self, k: usize, step: u64) {
-        self.settle(k, step);
         self.settle(k - 1, step);
         self.count[k] -= 1;
         self.count[k - 1] += 1;
-        self.fen_add(k, -1);
-        self.fen_add(k - 1, 1);
+        self.prefix[k - 1] += 1;
+        if k == self.high && self.count[k] == 0 {
+            self.high = k - 1;
+        }
         self.min = self.min.min(k - 1);
     }
 
     fn grow(&mut self) {
+        // The last prefix sum is N and always was: the new ones, N too,
+        // share its past.
+        let last = self.count.len() - 1;
         let cap = 2 * self.count.len();
-        let step = self.since.iter().copied().max().unwrap_or(0);
         self.count.resize(cap, 0);
-        self.area.resize(cap, 0);
-        self.since.resize(cap, step);
-        self.rebuild();
+        self.prefix.resize(cap, self.servers);
+        self.area.resize(cap, self.area[last]);
+        self.since.resize(cap, self.since[last]);
     }
 
     /// The class of the server of rank `r` < N when servers are listed by
@@ -131,43 +123,49 @@ impl Classes {
     #[inline]
     pub fn class_of_rank(&self, r: u64) -> usize {
         debug_assert!(r < self.servers);
-        // Fenwick descent: the largest prefix of classes holding ≤ r servers.
-        let mut pos = 0;
-        let mut left = r;
-        let mut bit = (self.fen.len() - 1).next_power_of_two();
-        while bit > 0 {
-            let next = pos + bit;
-            if next < self.fen.len() && self.fen[next] <= left {
-                pos = next;
-                left -= self.fen[next];
-            }
-            bit /= 2;
-        }
-        pos
+        // The classes whose servers all rank below r + 1: those with P_j ≤ r,
+        // a prefix of the classes as P is non-decreasing, and among the
+        // classes below the highest occupied one (P_j = N > r from there on).
+        self.prefix[..self.high]
+            .iter()
+            .map(|&p| (p <= r) as usize)
+            .sum()
     }
 
     /// Takes one server of class k out of the ranks, temporarily (drawing
     /// servers without replacement, as [`super::pod::pod_by_draws`] does;
-    /// [`put_back`](Self::put_back) undoes it).
+    /// [`put_back`](Self::put_back) undoes it). The ranks then run over
+    /// N − (servers taken), and P_j for j ≥ k drops by one.
     pub fn take(&mut self, k: usize) {
         self.count[k] -= 1;
-        self.fen_add(k, -1);
+        for p in &mut self.prefix[k..] {
+            *p -= 1;
+        }
+        while self.high > 0 && self.count[self.high] == 0 {
+            self.high -= 1;
+        }
     }
 
     /// Undoes [`take`](Self::take).
     pub fn put_back(&mut self, k: usize) {
         self.count[k] += 1;
-        self.fen_add(k, 1);
+        for p in &mut self.prefix[k..] {
+            *p += 1;
+        }
+        self.high = self.high.max(k);
     }
 
-    /// Mean n_k over the measured window ending at `step`, for every class.
+    /// Mean n_k over the measured window ending at `step`, for every class:
+    /// Σ_t n_k(t) = Σ_t P_k(t) − Σ_t P_{k−1}(t), exactly.
     pub fn mean_counts(&mut self, step: u64, window: u64) -> Vec<f64> {
-        for k in 0..self.count.len() {
-            self.settle(k, step);
+        for j in 0..self.count.len() {
+            self.settle(j, step);
         }
-        self.area
-            .iter()
-            .map(|&a| a as f64 / window as f64)
+        (0..self.count.len())
+            .map(|k| {
+                let below = if k == 0 { 0 } else { self.area[k - 1] };
+                (self.area[k] - below) as f64 / window as f64
+            })
             .collect()
     }
 }
@@ -198,5 +196,43 @@ mod tests {
         assert_eq!(c.class_of_rank(2), 1);
         c.put_back(0);
         assert_eq!(c.class_of_rank(2), 0);
+    }
+
+    /// The class of every rank against a listing of the servers by class,
+    /// over random moves that empty and refill classes, take and put back.
+    #[test]
+    fn ranks_follow_the_counts_under_random_moves() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        for buffer in [Some(3), None] {
+            let n = 9;
+            let mut c = Classes::new(n, buffer);
+            for step in 0..4000u64 {
+                let k = c.class_of_rank(rng.random_range(0..n as u64));
+                let full = c.full() == Some(k);
+                if rng.random_bool(0.5) && !full {
+                    c.up(k, step);
+                } else if k > 0 {
+                    c.down(k, step);
+                }
+                let mut taken = Vec::new();
+                for _ in 0..rng.random_range(0..3) {
+                    let left = n as u64 - taken.len() as u64;
+                    let t = c.class_of_rank(rng.random_range(0..left));
+                    c.take(t);
+                    taken.push(t);
+                }
+                let listing: Vec<usize> = (0..c.count.len())
+                    .flat_map(|k| std::iter::repeat_n(k, c.count(k) as usize))
+                    .collect();
+                for (r, &want) in listing.iter().enumerate() {
+                    assert_eq!(c.class_of_rank(r as u64), want, "rank {r} at step {step}");
+                }
+                for t in taken.into_iter().rev() {
+                    c.put_back(t);
+                }
+                assert_eq!(c.min(), (0..).find(|&k| c.count(k) > 0).unwrap());
+            }
+        }
     }
 }
