@@ -507,6 +507,7 @@ fn a_limit_is_judged_on_the_points_nearest_it_with_its_rate() {
             tolerance: relative(0.01),
             last: claim::Limit::DEFAULT_LAST,
             min_rate,
+            control: None,
         }))
     };
     let c = |min_rate: Option<f64>| limit(Toward::Infinity, min_rate);
@@ -621,6 +622,70 @@ fn a_control_variate_narrows_a_bound_claim() {
     assert!((check.measured - 0.05).abs() < 1e-3, "{}", check.measured);
     let note = check.note.as_deref().unwrap();
     assert!(note.contains("control variate WR"), "{note}");
+    assert!(note.contains("directly"), "{note}");
+}
+
+/// A control variate in a limit claim: at each point A moves with the
+/// pooled queue of Lemma 1 (common random numbers), whose mean is exact, so
+/// each gap is read on A less the pooled queue's error: the spread that
+/// leaves the limit open directly is gone, and the note gives both.
+#[test]
+fn a_control_variate_resolves_a_limit_claims_gaps() {
+    use lb_runner::claim::{Beta, Control};
+    // One Bernoulli arrival stream, one server of rate 1: the pooled queue
+    // is always empty at the start of a slot, E[Q_pool] = 0 exactly.
+    let exact = point(PolicyConfig::Pooled, 0.5)
+        .config
+        .exact_mean("mean_sum_q", "pooled_exact")
+        .unwrap();
+    assert_eq!(exact, 0.0);
+    let noise = [-0.3, 0.2, 0.1, -0.2, 0.2];
+    let mut rs = Vec::new();
+    for (x, gap) in [("0.2", 0.4), ("0.4", 0.2), ("0.8", 0.05)] {
+        let pooled: Vec<f64> = noise.iter().map(|e| 10.0 * (exact + e)).collect();
+        let a: Vec<f64> = pooled
+            .iter()
+            .zip([0.001, -0.001, 0.0, 0.001, -0.001])
+            .map(|(y, e)| y + 10.0 * (1.0 + gap + e))
+            .collect();
+        rs.push(result("A", JSQ, x, &a, &ALL_STABLE));
+        rs.push(result(
+            "Pooled",
+            PolicyConfig::Pooled,
+            x,
+            &pooled,
+            &ALL_STABLE,
+        ));
+    }
+    let c = |control: Option<Control>| {
+        claim(Check::Limit(claim::Limit {
+            metric: "mean_sum_q".into(),
+            policies: vec!["A".into()],
+            along: "load".into(),
+            toward: Toward::Infinity,
+            expected: Reference::Number(1.0),
+            tolerance: relative(0.1),
+            last: claim::Limit::DEFAULT_LAST,
+            min_rate: None,
+            control,
+        }))
+    };
+    assert_eq!(
+        audit_claim("e", &c(None), &rs).verdict,
+        Verdict::Inconclusive
+    );
+    let k = Control {
+        policy: "Pooled".into(),
+        mean: "pooled_exact".into(),
+        beta: Beta::Fitted,
+    };
+    let out = audit_claim("e", &c(Some(k)), &rs);
+    assert_eq!(out.verdict, Verdict::Confirmed, "{out:?}");
+    let check = &out.checks[0];
+    assert!((check.measured - 1.05).abs() < 2e-3, "{}", check.measured);
+    assert!(check.half_width.unwrap() < 0.01, "{check:?}");
+    let note = check.note.as_deref().unwrap();
+    assert!(note.contains("control variate Pooled"), "{note}");
     assert!(note.contains("directly"), "{note}");
 }
 

@@ -101,9 +101,17 @@ fn littles_law_holds_for_every_policy() {
 }
 
 /// Seed 000, Lemma 1: the resource-pooled queue (same arrivals, service
-/// Σ_n S_n) is a pathwise lower bound, so no policy's E[ΣQ] can beat it.
+/// Σ_n S_n) is a pathwise lower bound: run as the `Pooled` point on the same
+/// seeds, its queue lies below every policy's ΣQ in every slot, which also
+/// shows the two read the same arrivals and service.
 #[test]
 fn no_policy_beats_the_resource_pooled_queue() {
+    struct Path(Vec<u64>);
+    impl lb_core::slotted::sim::Observer for Path {
+        fn sum_q(&mut self, _t: u64, q: u64) {
+            self.0.push(q);
+        }
+    }
     let service = vec![bern(0.2), bern(0.8), bern(0.5), bern(0.5)];
     let policies = [
         jsq(),
@@ -113,20 +121,62 @@ fn no_policy_beats_the_resource_pooled_queue() {
         PolicyConfig::WeightedRandom,
     ];
     let seeds = Seeds::from_u64(15, 16);
-    for p in policies {
-        let c = cfg(poisson_system(2, service.clone(), 0.9), p, 50_000, 1_000);
-        for r in 0..4 {
-            let pooled = lb_core::slotted::sim::pooled_mean_queue(&c, &seeds, r);
-            let s = lb_core::slotted::run(&c, &seeds, r);
-            assert!(
-                s.mean_sum_q >= pooled,
-                "{}: E[ΣQ] {} below pooled {}",
-                p.name(),
-                s.mean_sum_q,
-                pooled
+    let pooled_cfg = cfg(
+        poisson_system(2, service.clone(), 0.9),
+        PolicyConfig::Pooled,
+        50_000,
+        1_000,
+    );
+    for r in 0..4 {
+        let mut pooled = Path(Vec::new());
+        let ps = lb_core::slotted::sim::run_observed(&pooled_cfg, &seeds, r, &mut pooled);
+        assert_eq!(
+            ps.mean_sum_q,
+            lb_core::slotted::sim::pooled_mean_queue(&pooled_cfg, &seeds, r)
+        );
+        // What a record's consistency check asks (lb cache verify).
+        assert!(
+            ps.completed <= ps.arrivals,
+            "{} > {}",
+            ps.completed,
+            ps.arrivals
+        );
+        for p in &policies {
+            let c = cfg(poisson_system(2, service.clone(), 0.9), *p, 50_000, 1_000);
+            let mut path = Path(Vec::new());
+            let s = lb_core::slotted::sim::run_observed(&c, &seeds, r, &mut path);
+            let below = (0..path.0.len()).find(|&t| path.0[t] < pooled.0[t]);
+            assert_eq!(
+                below,
+                None,
+                "{}: ΣQ below the pooled queue in slot {below:?}",
+                p.name()
             );
+            assert!(s.mean_sum_q >= ps.mean_sum_q);
         }
     }
+}
+
+/// The pooled queue's exact mean (lb_core::slotted::pooled, from the zeros
+/// of z^c − K(z)) against the pooled queue simulated on independent
+/// replications: heterogeneous servers, rates below and above 1/2, at load
+/// 0.9, where E[Q_pool] is well above its single-server approximation's error.
+#[test]
+fn the_simulated_pooled_queue_has_the_exact_mean() {
+    let service = vec![bern(0.2), bern(0.3), bern(0.6), bern(0.9)];
+    let c = cfg(
+        poisson_system(2, service.clone(), 0.9),
+        jsq(),
+        200_000,
+        20_000,
+    );
+    let seeds = Seeds::from_u64(41, 42);
+    let xs: Vec<f64> = (0..12)
+        .map(|r| lb_core::slotted::sim::pooled_mean_queue(&c, &seeds, r))
+        .collect();
+    let exact = lb_core::slotted::pooled::pooled_mean(&c.system.arrivals, &service).unwrap();
+    assert_eq!(exact.zeros.len(), 3);
+    assert_covers("pooled queue, load 0.9", &xs, exact.mean);
 }
 
 /// Seed 000, Lemma 1 and Theorem 2: at small ε, ε·E[ΣQ] is near ζ for JSQ

@@ -48,9 +48,30 @@ fn control_applies(
     };
     for p in read_by(plan, filter, c) {
         let point = p.point();
-        let partner = plan.points.iter().find(|q| {
-            q.label == k.policy
-                && same_axes(q.axes.iter().map(|x| &**x), p.axes.iter().map(|x| &**x))
+        let here = |q: &&crate::plan::PlannedPoint| {
+            same_axes(q.axes.iter().map(|x| &**x), p.axes.iter().map(|x| &**x))
+        };
+        let named = plan
+            .points
+            .iter()
+            .filter(here)
+            .find(|q| q.label == k.policy);
+        // The control's policy on this point's own system, when the named
+        // label runs on another (a policy with its own dispatchers pairs
+        // with the control that has them too).
+        let partner = named.map(|q| {
+            if q.point().seeds().system == point.seeds().system {
+                return q;
+            }
+            let name = q.point().policy_name();
+            plan.points
+                .iter()
+                .filter(here)
+                .find(|w| {
+                    w.point().policy_name() == name
+                        && w.point().seeds().system == point.seeds().system
+                })
+                .unwrap_or(q)
         });
         let fail = |msg: String| {
             Err(l.error(
@@ -70,7 +91,8 @@ fn control_applies(
         if control.seeds().system != point.seeds().system {
             return fail(
                 "it does not run on the same arrivals and service (its system differs, e.g. \
-                 its own dispatchers), so it cannot serve as a control"
+                 its own dispatchers), and no point of its policy here does; give the \
+                 experiment one with the same system (e.g. the same `dispatchers`)"
                     .into(),
             );
         }

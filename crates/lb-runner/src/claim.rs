@@ -442,12 +442,13 @@ impl Check {
         }
     }
 
-    /// Its control variate, if any (value and bound claims).
+    /// Its control variate, if any (value, bound and limit claims).
     pub fn control(&self) -> Option<&Control> {
         match self {
             Check::Value(c) => c.control.as_ref(),
             Check::Bound(c) => c.control.as_ref(),
-            Check::Ordering(_) | Check::Stability(_) | Check::Trend(_) | Check::Limit(_) => None,
+            Check::Limit(c) => c.control.as_ref(),
+            Check::Ordering(_) | Check::Stability(_) | Check::Trend(_) => None,
         }
     }
 }
@@ -554,6 +555,8 @@ pub struct Limit {
     /// below it with confidence refutes the claim; without it only a gap
     /// that grows refutes.
     pub min_rate: Option<f64>,
+    /// A control variate for each point's gap, as a value claim's.
+    pub control: Option<Control>,
 }
 
 impl Limit {
@@ -567,6 +570,7 @@ impl Limit {
         "abs_tolerance",
         "last",
         "min_rate",
+        "control",
     ];
 
     /// The points read nearest the limit unless `last` says.

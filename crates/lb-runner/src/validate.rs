@@ -688,7 +688,7 @@ fn typed(l: &Parsed, at: &str, c: &CheckToml) -> Result<Check, ManifestError> {
         ClaimKind::Ordering => ordering(&k),
         ClaimKind::Value => value(&k, control),
         ClaimKind::Stability => stability(&k),
-        ClaimKind::Trend | ClaimKind::Limit => along_an_axis(&k, &axes),
+        ClaimKind::Trend | ClaimKind::Limit => along_an_axis(&k, &axes, control),
         ClaimKind::Bound => bound(&k, control),
     }
 }
@@ -906,7 +906,11 @@ fn stability(k: &Keys) -> Result<Check, ManifestError> {
 /// A trend or limit claim: `metric` of `policies` along `along`, a numeric
 /// sweep axis (of `axes`) with at least two values; then the keys of its
 /// kind ([`trend`], [`limit`]).
-fn along_an_axis(k: &Keys, axes: &[&str]) -> Result<Check, ManifestError> {
+fn along_an_axis(
+    k: &Keys,
+    axes: &[&str],
+    control: Option<Control>,
+) -> Result<Check, ManifestError> {
     let (l, at, kind) = (k.l, k.at, k.c.kind);
     let metric = k.metric()?;
     let policies = k.policies()?;
@@ -935,6 +939,7 @@ fn along_an_axis(k: &Keys, axes: &[&str]) -> Result<Check, ManifestError> {
             tolerance: k.tolerance(),
             last,
             min_rate: k.c.min_rate,
+            control,
         })
     } else {
         Check::Trend(Trend {
@@ -981,8 +986,8 @@ fn and_list(xs: &[&str]) -> String {
     }
 }
 
-/// A claim's control variate (`control`, at `at("control")`): of a value or
-/// bound claim, another policy of the experiment, a named exact mean, and
+/// A claim's control variate (`control`, at `at("control")`): of a value,
+/// bound or limit claim, another policy of the experiment, a named exact mean, and
 /// how β is chosen.
 fn control(
     l: &Parsed,
@@ -1007,7 +1012,7 @@ fn control(
     if !c.kind.keys().contains(&"control") {
         return Err(l.error(
             &at("control"),
-            "a control variate estimates the metric of a value or bound claim; remove it",
+            "a control variate estimates the metric of a value, bound or limit claim; remove it",
         ));
     }
     one_of(l, &at("control.policy"), "policy label", &k.policy, labels)?;

@@ -73,9 +73,27 @@ pub(super) fn control_estimate(
     results: &[PointResult],
     level: f64,
 ) -> Result<ControlEstimate, String> {
-    let partner = results
+    let named = results
         .iter()
         .find(|w| w.label == k.policy && same_point(w, r));
+    // The control's policy on this point's own system, when the named label
+    // runs on another (as the manifest's check picks it: a policy with its
+    // own dispatchers pairs with the control that has them too).
+    let system = |w: &PointResult| w.point.as_ref().map(|p| p.seeds().system);
+    let partner = named.map(|w| {
+        if system(w) == system(r) {
+            return w;
+        }
+        let name = w.point.as_ref().map(|p| p.policy_name());
+        results
+            .iter()
+            .find(|q| {
+                same_point(q, r)
+                    && q.point.as_ref().map(|p| p.policy_name()) == name
+                    && system(q) == system(r)
+            })
+            .unwrap_or(w)
+    });
     let Some(w) = partner else {
         return Err(format!(
             "control {}: no point here; direct estimate",
@@ -88,11 +106,17 @@ pub(super) fn control_estimate(
             k.policy
         ));
     };
+    if system(w) != system(r) {
+        return Err(format!(
+            "control {} runs on another system (other arrivals and service); direct estimate",
+            w.label
+        ));
+    }
     if !point_stable(w) {
         return Err(format!(
             "control {} has not settled here (its exact mean is a steady state's); direct \
              estimate",
-            k.policy
+            w.label
         ));
     }
     let exact = wp
@@ -115,7 +139,7 @@ pub(super) fn control_estimate(
     let other = crate::stats::control_variate(&xs, &ys, exact, level, !fitted).map(|e| e.1);
     let direct = stats(&xs, level);
     Ok(ControlEstimate {
-        control: k.policy.clone(),
+        control: w.label.clone(),
         mean_name: k.mean.clone(),
         exact,
         estimate: est.0,

@@ -5,6 +5,7 @@
 //! extrapolation, where the gap would come within the tolerance.
 
 use super::check::{Check, Decision, Verdict};
+use super::control::control_estimate;
 use super::points::{at_string, keys, point_stable, reference, series, stats, undecided, values};
 use super::words::{num, sig5, with_tolerance};
 use crate::metric::Metric;
@@ -36,7 +37,7 @@ pub(super) fn checks(
             checks.extend(limit_check(
                 c,
                 m,
-                tail,
+                (tail, results),
                 along,
                 to_zero,
                 (level, shift),
@@ -61,6 +62,9 @@ struct Gap {
     tol: f64,
     metric: f64,
     n: usize,
+    /// The control variate's estimate, in words, where the claim has one
+    /// (or why it was not used here).
+    control: Option<String>,
 }
 
 /// Whether the interval of a gap is asymmetric (a proportion's).
@@ -102,13 +106,13 @@ fn moved(a: &Gap, b: &Gap) -> i32 {
 fn limit_check(
     c: &Limit,
     m: Metric,
-    tail: &[&PointResult],
+    (tail, results): (&[&PointResult], &[PointResult]),
     along: &str,
     to_zero: bool,
     (level, shift): (f64, f64),
     label: &str,
 ) -> Option<Check> {
-    let (mut gaps, stable) = match read_tail(c, m, tail, along, level, label) {
+    let (mut gaps, stable) = match read_tail(c, m, (tail, results), along, level, label) {
         Ok(read) => read,
         Err(done) => return done.map(|check| *check),
     };
@@ -127,7 +131,12 @@ fn limit_check(
     let near = gaps.last()?;
     let first = gaps.first()?;
     let j = judge(c, &gaps, first, near, stable);
-    let note = limit_note(c, &gaps, near, along, to_zero, stable, &j);
+    let mut note = limit_note(c, &gaps, near, along, to_zero, stable, &j);
+    for g in &gaps {
+        if let Some(cv) = &g.control {
+            note.push_str(&format!("; at {along} = {}: {cv}", sig5(g.x)));
+        }
+    }
     let r = tail.last()?;
     Some(Check {
         at: at_string(r),
@@ -167,7 +176,7 @@ fn limit_check(
 fn read_tail(
     c: &Limit,
     m: Metric,
-    tail: &[&PointResult],
+    (tail, results): (&[&PointResult], &[PointResult]),
     along: &str,
     level: f64,
     label: &str,
@@ -208,19 +217,39 @@ fn read_tail(
             .then(|| crate::stats::estimate(m.kind(), &xs, counts.as_deref(), level))
             .flatten()
             .and_then(|e| Some((e.mean, e.lo?, e.hi?)));
-        let (gap, lo, hi) = match pooled {
-            Some((mean, lo, hi)) => (mean - reference, lo - reference, hi - reference),
-            // A proportion without a pooled interval decides nothing.
-            None if m.kind() == lb_model::MetricKind::Proportion => {
-                let gap = stats(&diffs, level).0;
-                (gap, f64::NEG_INFINITY, f64::INFINITY)
+        // A control variate (a reference the same at every replication of
+        // the point, as validation requires): the gap is its estimate less
+        // the reference, at its half-width.
+        let control = (pooled.is_none() && m.kind() != lb_model::MetricKind::Proportion)
+            .then(|| {
+                c.control
+                    .as_ref()
+                    .map(|k| control_estimate(k, m, r, &vals, results, level))
+            })
+            .flatten();
+        let (gap, lo, hi) = match (pooled, &control) {
+            (None, Some(Ok(e))) => {
+                let gap = e.estimate - reference;
+                (gap, gap - e.half_width, gap + e.half_width)
             }
-            None => {
-                let (gap, hw) = stats(&diffs, level);
-                let hw = hw.unwrap_or(f64::INFINITY);
-                (gap, gap - hw, gap + hw)
-            }
+            (pooled, _) => match pooled {
+                Some((mean, lo, hi)) => (mean - reference, lo - reference, hi - reference),
+                // A proportion without a pooled interval decides nothing.
+                None if m.kind() == lb_model::MetricKind::Proportion => {
+                    let gap = stats(&diffs, level).0;
+                    (gap, f64::NEG_INFINITY, f64::INFINITY)
+                }
+                None => {
+                    let (gap, hw) = stats(&diffs, level);
+                    let hw = hw.unwrap_or(f64::INFINITY);
+                    (gap, gap - hw, gap + hw)
+                }
+            },
         };
+        let control = control.map(|e| match e {
+            Ok(e) => e.describe(m),
+            Err(why) => why,
+        });
         gaps.push(Gap {
             x: r.axis(along).ok_or(None)?.parse().ok().ok_or(None)?,
             gap,
@@ -231,6 +260,7 @@ fn read_tail(
             tol: c.tolerance.around(reference),
             metric: gap + reference,
             n: diffs.len(),
+            control,
         });
     }
     Ok((gaps, stable))

@@ -240,6 +240,14 @@ pub enum PolicyConfig {
         #[serde(default, skip_serializing_if = "is_zero")]
         revision: u8,
     },
+    /// Not a dispatching policy: the resource-pooled single queue of Zhou,
+    /// Shroff and Wierman's Lemma 1, one queue fed A_Σ(t) and served
+    /// S_Σ(t) = Σ_n S_n(t), on the arrivals and service every policy at the
+    /// point sees (common random numbers). Pathwise no policy's ΣQ goes below
+    /// it, its replication r is paired with every policy's replication r, and
+    /// its E[Q] is exact ([`crate::slotted::pooled`]): in heavy traffic, a
+    /// control variate for E[ΣQ].
+    Pooled,
 }
 
 /// The water-fill revision new LSQ points take ([`PolicyConfig::Lsq`]).
@@ -289,6 +297,7 @@ impl PolicyConfig {
             PolicyConfig::JiqSpread { .. } => "JIQ-Spread".into(),
             PolicyConfig::WeightedRandom => "WR".into(),
             PolicyConfig::Random => "Random".into(),
+            PolicyConfig::Pooled => "Pooled".into(),
         }
     }
 

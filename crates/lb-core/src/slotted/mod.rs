@@ -16,6 +16,7 @@ pub mod histogram;
 pub mod law;
 pub mod order;
 pub mod policy;
+pub mod pooled;
 pub mod sampling;
 pub mod scan;
 pub mod sim;

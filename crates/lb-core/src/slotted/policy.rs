@@ -342,6 +342,7 @@ impl Policy {
             },
             PolicyConfig::Random => Kind::Random,
             PolicyConfig::Lsq { .. } => unreachable!("LSQ is L-JSQ-Push with sync"),
+            PolicyConfig::Pooled => unreachable!("the pooled queue dispatches nothing"),
         };
         Policy {
             kind,

@@ -1,7 +1,7 @@
 //! The slot loop of the LED model (SPEC §1; seed 000 §2.1, Eq. (2)):
 //! arrivals, dispatch, service, update — in that order.
 
-use crate::slotted::config::{SlottedConfig, WarmupRule};
+use crate::slotted::config::{PolicyConfig, SlottedConfig, WarmupRule};
 use crate::slotted::fifo::Fifo;
 use crate::slotted::histogram::Histogram;
 use crate::slotted::law::{GeometricTable, Sampler};
@@ -98,6 +98,9 @@ pub fn run_observed<O: Observer>(
 /// server's service is geometric (a table lookup); otherwise each server's
 /// [`Sampler`] draws from its word. All give the same S_n(t).
 fn simulate<O: Observer>(cfg: &SlottedConfig, seeds: &Seeds, r: u64, obs: &mut O) -> RunSummary {
+    if matches!(cfg.policy, PolicyConfig::Pooled) {
+        return crate::slotted::pooled::run_pooled(cfg, seeds, r, obs);
+    }
     let srv: Vec<Sampler> = cfg.system.service.iter().map(|l| l.sampler()).collect();
     let thresholds: Option<Vec<u64>> = srv.iter().map(Sampler::bernoulli_threshold).collect();
     let geometric: Option<Vec<&GeometricTable>> =
@@ -375,25 +378,12 @@ fn depart<const TWO: bool>(
     total
 }
 
-/// The resource-pooled single queue of seed 000 (Lemma 1): arrivals A_Σ(t) and
-/// service S_Σ(t) = Σ_n S_n(t), drawn from the *same* streams as [`run`] with
-/// the same seeds and replication. Pathwise, Q_pool(t) ≤ Σ_n Q_n(t) under any
-/// policy; returns the time-average Q_pool at the start of a slot over the
-/// measured window.
+/// The resource-pooled single queue of Zhou, Shroff and Wierman's Lemma 1:
+/// arrivals A_Σ(t) and service S_Σ(t) = Σ_n S_n(t), drawn from the *same*
+/// streams as [`run`] with the same seeds and replication. Pathwise,
+/// Q_pool(t) ≤ Σ_n Q_n(t) under any policy; returns the time-average Q_pool
+/// at the start of a slot over the measured window (`run.warmup` on,
+/// whatever the warm-up rule): the `Pooled` point's mean_sum_q.
 pub fn pooled_mean_queue(cfg: &SlottedConfig, seeds: &Seeds, r: u64) -> f64 {
-    let mut st = Streams::new(seeds, r, cfg.system.servers());
-    let arr: Vec<Sampler> = cfg.system.arrivals.iter().map(|l| l.sampler()).collect();
-    let srv: Vec<Sampler> = cfg.system.service.iter().map(|l| l.sampler()).collect();
-    let (mut q, mut acc) = (0u64, 0u128);
-    for t in 0..cfg.run.slots {
-        if t >= cfg.run.warmup {
-            acc += q as u128;
-        }
-        let a: u64 = arr.iter().map(|s| s.sample(&mut st.arrivals)).sum();
-        let s: u64 = (0..srv.len())
-            .map(|n| srv[n].sample_word(st.service.word(n, t)))
-            .sum();
-        q = (q + a).saturating_sub(s);
-    }
-    acc as f64 / (cfg.run.slots - cfg.run.warmup) as f64
+    crate::slotted::pooled::run_pooled(cfg, seeds, r, &mut ()).mean_sum_q
 }

@@ -82,11 +82,12 @@ pub const METRICS: [MetricInfo; 12] = [
 ];
 
 /// The named exact references (`expected` or `bound` of a claim).
-pub const REFERENCES: [&str; 5] = [
+pub const REFERENCES: [&str; 6] = [
     "zeta",
     "single_server",
     "wr_sum_q",
     "pooled",
+    "pooled_exact",
     "pod_mean_field",
 ];
 
@@ -196,6 +197,24 @@ pub fn reference(
                 .sum()
         }
         "pooled" => Ok(lb_core::slotted::sim::pooled_mean_queue(c, &seeds(), r)),
+        "pooled_exact" => {
+            // E[Q_pool] in steady state (lb_core::slotted::pooled), on the
+            // scale of the metric: E[ΣQ], ε·E[ΣQ] or ε·E[ΣQ]/ζ.
+            let scale = match metric {
+                "mean_sum_q" | "" => 1.0,
+                "eps_sum_q" => sys.epsilon(),
+                "zeta_ratio" => sys.epsilon() / sys.zeta(),
+                other => {
+                    return Err(format!(
+                        "pooled_exact is E[Q_pool], a reference for mean_sum_q, eps_sum_q \
+                         or zeta_ratio, not {other}"
+                    ));
+                }
+            };
+            lb_core::slotted::pooled::pooled_mean(&sys.arrivals, &sys.service)
+                .map(|p| scale * p.mean)
+                .map_err(|e| format!("pooled_exact: {e}"))
+        }
         "pod_mean_field" => {
             let PolicyConfig::Pod { d, .. } = c.policy else {
                 return Err("pod_mean_field needs a Power-of-d policy".into());
@@ -243,8 +262,9 @@ pub fn reference_applies(name: &str, c: &SlottedConfig) -> Result<(), String> {
 /// reference `name` — what a control variate needs. Only references that
 /// are exact steady-state means qualify: `wr_sum_q` (E[ΣQ] under
 /// state-independent routing, and ε·E[ΣQ], ε·E[ΣQ]/ζ scaled from it) and
-/// `single_server`; `zeta` is a limit, `pooled` a simulation,
-/// `pod_mean_field` an approximation.
+/// `single_server`, and `pooled_exact` (E[Q_pool] of the `Pooled` point);
+/// `zeta` is a limit, `pooled` a simulation, `pod_mean_field` an
+/// approximation.
 pub fn exact_mean(metric: &str, name: &str, c: &SlottedConfig) -> Result<f64, String> {
     let sys = &c.system;
     let scale = match metric {
@@ -254,7 +274,7 @@ pub fn exact_mean(metric: &str, name: &str, c: &SlottedConfig) -> Result<f64, St
         _ => {
             return Err(format!(
                 "`{name}` gives no exact mean of {metric} (exact means: E[ΣQ], ε·E[ΣQ] and \
-                 ε·E[ΣQ]/ζ under wr_sum_q or single_server)"
+                 ε·E[ΣQ]/ζ under wr_sum_q, single_server or pooled_exact)"
             ));
         }
     };
@@ -267,8 +287,22 @@ pub fn exact_mean(metric: &str, name: &str, c: &SlottedConfig) -> Result<f64, St
                 &|| unreachable!("exact means read no seeds"),
                 0,
             )?),
+        "pooled_exact" if c.policy == PolicyConfig::Pooled => Ok(scale
+            * reference(
+                name,
+                "mean_sum_q",
+                c,
+                &|| unreachable!("exact means read no seeds"),
+                0,
+            )?),
+        "pooled_exact" => Err(
+            "pooled_exact is the exact mean of the Pooled point only (`spec = \"Pooled\"`): \
+             make that point the control"
+                .into(),
+        ),
         _ => Err(format!(
-            "`{name}` is not an exact mean (exact means: wr_sum_q, single_server)"
+            "`{name}` is not an exact mean (exact means: wr_sum_q, single_server, \
+             pooled_exact)"
         )),
     }
 }

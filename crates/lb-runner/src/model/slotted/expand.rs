@@ -578,6 +578,7 @@ fn policy_at(l: &Cx, combo: &Combo, i: usize, n: usize) -> Result<PolicyConfig, 
         }
         PolicyKind::WeightedRandom => PolicyConfig::WeightedRandom,
         PolicyKind::Random => PolicyConfig::Random,
+        PolicyKind::Pooled => PolicyConfig::Pooled,
         PolicyKind::Led(dk, uk) => {
             let pod = dk == DispatchKind::LPod;
             let d_here = p.d.or(d_axis);

@@ -388,7 +388,7 @@ pub struct PolicySpec {
 }
 
 /// The policy names `spec` accepts (case-insensitive).
-pub const POLICY_NAMES: [&str; 16] = [
+pub const POLICY_NAMES: [&str; 17] = [
     "JSQ",
     "Power-of-d",
     "Power-of-2 (any k: Power-of-k)",
@@ -405,6 +405,7 @@ pub const POLICY_NAMES: [&str; 16] = [
     "Weighted-Random",
     "LSQ",
     "JIQ-Spread",
+    "Pooled",
 ];
 
 /// A policy family parsed from `spec`.
@@ -419,6 +420,8 @@ pub enum PolicyKind {
     Led(DispatchKind, UpdateKind),
     /// JIQ with batch spreading (the LSQ line's JIQ).
     JiqSpread,
+    /// The resource-pooled single queue of Lemma 1 (a reference system).
+    Pooled,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -449,6 +452,7 @@ impl PolicyKind {
             "random" => PolicyKind::Random,
             "lsq" => PolicyKind::Led(DispatchKind::Lsq, UpdateKind::Push),
             "jiq-spread" => PolicyKind::JiqSpread,
+            "pooled" => PolicyKind::Pooled,
             _ => {
                 if let Some(k) = n.strip_prefix("power-of-") {
                     return k.parse().ok().map(|k| PolicyKind::Pod(Some(k)));
