@@ -14,6 +14,7 @@ pub mod config;
 pub mod fifo;
 pub mod histogram;
 pub mod law;
+pub mod observer;
 pub mod order;
 pub mod policy;
 pub mod pooled;

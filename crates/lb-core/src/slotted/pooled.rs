@@ -31,7 +31,7 @@
 
 use super::config::SlottedConfig;
 use super::law::{Law, Sampler};
-use super::sim::Observer;
+use super::observer::Observer;
 use super::summary::RunSummary;
 use crate::stability::{Trace, stability};
 use crate::streams::{Seeds, Streams};

@@ -61,17 +61,7 @@ pub fn warmup_slots(cfg: &SlottedConfig, seeds: &Seeds, r: u64) -> u64 {
     }
 }
 
-/// Watches a run's exogenous randomness (for tests of common random numbers).
-pub trait Observer {
-    /// A_m(t) for every dispatcher, as drawn.
-    fn arrivals(&mut self, _t: u64, _a: &[u64]) {}
-    /// S_n(t), for a server that had work in slot t.
-    fn service(&mut self, _n: usize, _t: u64, _s: u64) {}
-    /// Σ_n Q_n(t) at the start of slot t.
-    fn sum_q(&mut self, _t: u64, _sum_q: u64) {}
-}
-
-impl Observer for () {}
+pub use crate::slotted::observer::Observer;
 
 /// [`run`] with an [`Observer`].
 pub fn run_observed<O: Observer>(
