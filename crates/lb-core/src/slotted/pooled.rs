@@ -34,7 +34,7 @@ use super::law::{Law, Sampler};
 use super::observer::Observer;
 use super::summary::RunSummary;
 use crate::stability::{Trace, stability};
-use crate::streams::{Seeds, Streams};
+use crate::streams::{Seeds, ServiceWords, Streams};
 
 /// Runs the pooled queue on replication `r`'s arrivals and service (the
 /// streams every policy at the point reads): Q(t+1) = Q(t) + A_Σ(t) −
@@ -48,10 +48,33 @@ pub(crate) fn run_pooled<O: Observer>(
     r: u64,
     obs: &mut O,
 ) -> RunSummary {
+    let srv: Vec<Sampler> = cfg.system.service.iter().map(|l| l.sampler()).collect();
+    // Bernoulli servers (the heavy-traffic experiments'): S_n(t) is one
+    // comparison of its word, in a loop of its own; the same S_n(t) as the
+    // sampler draws.
+    match srv
+        .iter()
+        .map(Sampler::bernoulli_threshold)
+        .collect::<Option<Vec<u64>>>()
+    {
+        Some(thr) => pooled_loop(cfg, seeds, r, obs, |i, u| {
+            crate::slotted::law::bernoulli(thr[i], u)
+        }),
+        None => pooled_loop(cfg, seeds, r, obs, |i, u| srv[i].sample_word(u)),
+    }
+}
+
+/// The slot loop of [`run_pooled`]; `offer(n, word)` is S_n(t) from its word.
+fn pooled_loop<O: Observer>(
+    cfg: &SlottedConfig,
+    seeds: &Seeds,
+    r: u64,
+    obs: &mut O,
+    offer: impl Fn(usize, u64) -> u64,
+) -> RunSummary {
     let n = cfg.system.servers();
     let mut st = Streams::new(seeds, r, n);
     let arr: Vec<Sampler> = cfg.system.arrivals.iter().map(|l| l.sampler()).collect();
-    let srv: Vec<Sampler> = cfg.system.service.iter().map(|l| l.sampler()).collect();
     let (slots, warm) = (cfg.run.slots, cfg.run.warmup);
     let window = slots - warm;
     let mut trace = Trace::new(window, cfg.run.batches);
@@ -79,8 +102,8 @@ pub(crate) fn run_pooled<O: Observer>(
         }
         q += total;
         let mut offered = 0;
-        for (i, s) in srv.iter().enumerate() {
-            let si = s.sample_word(st.service.word(i, t));
+        for (i, &start) in st.service.starts().iter().enumerate() {
+            let si = offer(i, ServiceWords::word_from(start, t));
             obs.service(i, t, si);
             offered += si;
         }
