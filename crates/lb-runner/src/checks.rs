@@ -48,31 +48,16 @@ fn control_applies(
     };
     for p in read_by(plan, filter, c) {
         let point = p.point();
-        let here = |q: &&crate::plan::PlannedPoint| {
-            same_axes(q.axes.iter().map(|x| &**x), p.axes.iter().map(|x| &**x))
-        };
-        let named = plan
+        let here = plan
             .points
             .iter()
-            .filter(here)
-            .find(|q| q.label == k.policy);
-        // The control's policy on this point's own system, when the named
-        // label runs on another (a policy with its own dispatchers pairs
-        // with the control that has them too).
-        let partner = named.map(|q| {
-            if q.point().seeds().system == point.seeds().system {
-                return q;
-            }
-            let name = q.point().policy_name();
-            plan.points
-                .iter()
-                .filter(here)
-                .find(|w| {
-                    w.point().policy_name() == name
-                        && w.point().seeds().system == point.seeds().system
-                })
-                .unwrap_or(q)
-        });
+            .filter(|q| same_axes(q.axes.iter().map(|x| &**x), p.axes.iter().map(|x| &**x)));
+        let partner = k.partner(
+            here,
+            |q| &q.label,
+            |q| Some(q.point()),
+            point.seeds().system,
+        );
         let fail = |msg: String| {
             Err(l.error(
                 &format!("{at}.control"),

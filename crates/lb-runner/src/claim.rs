@@ -16,6 +16,7 @@
 //! kind's own module), its rule in words (`audit/rule.rs`), and its
 //! rendering (`audit/describe.rs`, `audit/markdown.rs`).
 
+use crate::Point;
 use crate::outputs::{Reference, Where};
 use serde::{Deserialize, Serialize};
 
@@ -643,6 +644,41 @@ pub struct Control {
     pub policy: String,
     pub mean: String,
     pub beta: Beta,
+}
+
+impl Control {
+    /// The point this control pairs with at a claim point whose arrivals and
+    /// service come from `system` (its system seed), among `here`, the points
+    /// at the claim point's axis values (`label_of` and `point_of` read each
+    /// one's label and resolved point): the point labelled `policy` if it runs
+    /// on that system, else the point of the same policy that does (a policy
+    /// with its own dispatchers pairs with the control that has them too),
+    /// else the labelled one, whose system then differs and which the caller
+    /// refuses. The manifest check and the audit both pick with it.
+    pub fn partner<'a, T>(
+        &self,
+        here: impl IntoIterator<Item = &'a T> + Clone,
+        label_of: impl Fn(&T) -> &str,
+        point_of: impl Fn(&T) -> Option<&Point>,
+        system: [u8; 32],
+    ) -> Option<&'a T> {
+        let named = here
+            .clone()
+            .into_iter()
+            .find(|q| label_of(q) == self.policy)?;
+        let on_system = |q: &T| point_of(q).is_some_and(|p| p.seeds().system == system);
+        if on_system(named) {
+            return Some(named);
+        }
+        let Some(name) = point_of(named).map(Point::policy_name) else {
+            return Some(named);
+        };
+        Some(
+            here.into_iter()
+                .find(|q| on_system(q) && point_of(q).is_some_and(|p| p.policy_name() == name))
+                .unwrap_or(named),
+        )
+    }
 }
 
 /// The coefficient of a control variate.

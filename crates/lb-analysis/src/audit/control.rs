@@ -73,26 +73,14 @@ pub(super) fn control_estimate(
     results: &[PointResult],
     level: f64,
 ) -> Result<ControlEstimate, String> {
-    let named = results
-        .iter()
-        .find(|w| w.label == k.policy && same_point(w, r));
-    // The control's policy on this point's own system, when the named label
-    // runs on another (as the manifest's check picks it: a policy with its
-    // own dispatchers pairs with the control that has them too).
     let system = |w: &PointResult| w.point.as_ref().map(|p| p.seeds().system);
-    let partner = named.map(|w| {
-        if system(w) == system(r) {
-            return w;
-        }
-        let name = w.point.as_ref().map(|p| p.policy_name());
-        results
-            .iter()
-            .find(|q| {
-                same_point(q, r)
-                    && q.point.as_ref().map(|p| p.policy_name()) == name
-                    && system(q) == system(r)
-            })
-            .unwrap_or(w)
+    let partner = system(r).and_then(|sys| {
+        k.partner(
+            results.iter().filter(|w| same_point(w, r)),
+            |w| &w.label,
+            |w| w.point.as_ref(),
+            sys,
+        )
     });
     let Some(w) = partner else {
         return Err(format!(

@@ -213,38 +213,35 @@ fn read_tail(
         let xs: Vec<f64> = vals.iter().map(|v| v.1).collect();
         let counts: Option<Vec<(u64, u64)>> =
             r.summaries.iter().map(|s| s.counts(m.name())).collect();
-        let pooled = (m.kind() == lb_model::MetricKind::Proportion)
+        let proportion = m.kind() == lb_model::MetricKind::Proportion;
+        let pooled = proportion
             .then(|| crate::stats::estimate(m.kind(), &xs, counts.as_deref(), level))
             .flatten()
             .and_then(|e| Some((e.mean, e.lo?, e.hi?)));
         // A control variate (a reference the same at every replication of
         // the point, as validation requires): the gap is its estimate less
         // the reference, at its half-width.
-        let control = (pooled.is_none() && m.kind() != lb_model::MetricKind::Proportion)
-            .then(|| {
-                c.control
-                    .as_ref()
-                    .map(|k| control_estimate(k, m, r, &vals, results, level))
-            })
-            .flatten();
+        let control = c
+            .control
+            .as_ref()
+            .filter(|_| !proportion)
+            .map(|k| control_estimate(k, m, r, &vals, results, level));
         let (gap, lo, hi) = match (pooled, &control) {
+            (Some((mean, lo, hi)), _) => (mean - reference, lo - reference, hi - reference),
+            // A proportion without a pooled interval decides nothing.
+            (None, _) if proportion => {
+                let gap = stats(&diffs, level).0;
+                (gap, f64::NEG_INFINITY, f64::INFINITY)
+            }
             (None, Some(Ok(e))) => {
                 let gap = e.estimate - reference;
                 (gap, gap - e.half_width, gap + e.half_width)
             }
-            (pooled, _) => match pooled {
-                Some((mean, lo, hi)) => (mean - reference, lo - reference, hi - reference),
-                // A proportion without a pooled interval decides nothing.
-                None if m.kind() == lb_model::MetricKind::Proportion => {
-                    let gap = stats(&diffs, level).0;
-                    (gap, f64::NEG_INFINITY, f64::INFINITY)
-                }
-                None => {
-                    let (gap, hw) = stats(&diffs, level);
-                    let hw = hw.unwrap_or(f64::INFINITY);
-                    (gap, gap - hw, gap + hw)
-                }
-            },
+            (None, _) => {
+                let (gap, hw) = stats(&diffs, level);
+                let hw = hw.unwrap_or(f64::INFINITY);
+                (gap, gap - hw, gap + hw)
+            }
         };
         let control = control.map(|e| match e {
             Ok(e) => e.describe(m),

@@ -279,27 +279,19 @@ pub fn exact_mean(metric: &str, name: &str, c: &SlottedConfig) -> Result<f64, St
         }
     };
     match name {
-        "wr_sum_q" | "single_server" => Ok(scale
-            * reference(
-                name,
-                "mean_sum_q",
-                c,
-                &|| unreachable!("exact means read no seeds"),
-                0,
-            )?),
-        "pooled_exact" if c.policy == PolicyConfig::Pooled => Ok(scale
-            * reference(
-                name,
-                "mean_sum_q",
-                c,
-                &|| unreachable!("exact means read no seeds"),
-                0,
-            )?),
-        "pooled_exact" => Err(
+        "pooled_exact" if c.policy != PolicyConfig::Pooled => Err(
             "pooled_exact is the exact mean of the Pooled point only (`spec = \"Pooled\"`): \
              make that point the control"
                 .into(),
         ),
+        "wr_sum_q" | "single_server" | "pooled_exact" => Ok(scale
+            * reference(
+                name,
+                "mean_sum_q",
+                c,
+                &|| unreachable!("exact means read no seeds"),
+                0,
+            )?),
         _ => Err(format!(
             "`{name}` is not an exact mean (exact means: wr_sum_q, single_server, \
              pooled_exact)"
