@@ -13,6 +13,7 @@ pub mod figure;
 pub mod files;
 pub mod markup;
 pub mod metric;
+pub mod paired;
 pub mod prose;
 pub mod report;
 pub mod results;

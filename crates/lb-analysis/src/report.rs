@@ -86,6 +86,27 @@ fn replications_needed(vals: &[f64], rule: &PrecisionRule) -> Option<u32> {
     None
 }
 
+/// The pairs a control-variate interval (β fitted) needs to meet the rule's
+/// target, from `have` on along its grid, for residual variance `var` and
+/// estimate `mean` ([`PrecisionRule::controlled_half_width`]); None when
+/// the target is 0 or the variance undefined.
+fn controlled_needed(rule: &PrecisionRule, var: f64, mean: f64, have: usize) -> Option<u32> {
+    let target = rule.rel_half_width * mean;
+    if target == 0.0 || !var.is_finite() {
+        return None;
+    }
+    let step = rule.step.max(1);
+    let mut n = rule.min.max(have as u32).max(4);
+    let bound = (9.0 * var / (target * target)).ceil().min(1e9) as u32 + step + 4;
+    while n <= bound.max(rule.max) {
+        if rule.controlled_half_width(n, var) <= target {
+            return Some(n);
+        }
+        n = n.saturating_add(step);
+    }
+    None
+}
+
 /// What was written for one experiment.
 pub struct Written {
     pub files: Vec<PathBuf>,
@@ -98,6 +119,10 @@ pub struct Written {
 
 /// The points whose interval on the precision metric is wider than the
 /// target (relative half-width), with their replications.
+///
+/// With a `control` (the rule's control variate), a point the control pairs
+/// with is held to its control-variate interval (β fitted), as its rule
+/// decided, and what it needs follows the pairs' residual variance.
 pub fn imprecise(results: &[PointResult], rule: &PrecisionRule) -> Vec<Imprecise> {
     let mut out = Vec::new();
     for r in results {
@@ -113,8 +138,23 @@ pub fn imprecise(results: &[PointResult], rule: &PrecisionRule) -> Vec<Imprecise
         if vals.len() < 2 {
             continue;
         }
-        let iv = interval(&vals, LEVEL);
-        let rel = iv.half_width / iv.mean.abs();
+        let metric = crate::metric::Metric::validated(point.config.model(), &rule.metric.0);
+        let (rel, needs) = match crate::paired::controlled(metric, r) {
+            Some(c) => {
+                let (ys, cs): (Vec<f64>, Vec<f64>) = c.pairs.iter().copied().unzip();
+                let var = lb_model::precision::residual_variance(&ys, &cs);
+                let mean = c.estimate.mean.abs();
+                let hw = c.estimate.half_width().unwrap_or(f64::INFINITY);
+                (hw / mean, controlled_needed(rule, var, mean, c.pairs.len()))
+            }
+            None => {
+                let iv = interval(&vals, LEVEL);
+                (
+                    iv.half_width / iv.mean.abs(),
+                    replications_needed(&vals, rule),
+                )
+            }
+        };
         if rel.is_nan() || rel > rule.rel_half_width {
             out.push(Imprecise {
                 policy: r.label.clone(),
@@ -126,7 +166,7 @@ pub fn imprecise(results: &[PointResult], rule: &PrecisionRule) -> Vec<Imprecise
                     .join(", "),
                 rel_half_width: rel,
                 replications: vals.len(),
-                needs: replications_needed(&vals, rule).map(|n| {
+                needs: needs.map(|n| {
                     let per = r.seconds.iter().sum::<f64>() / r.seconds.len().max(1) as f64;
                     (n, per * n.saturating_sub(vals.len() as u32) as f64)
                 }),
@@ -412,6 +452,19 @@ pub fn section(exp: &Experiment, w: &Written) -> String {
     match (&exp.precision, exp.replications) {
         (Some(p), _) => {
             let target = crate::ticks::format_tick(100.0 * p.rel_half_width, None);
+            if let Some(c) = exp.results.iter().find_map(|r| r.control.as_ref()) {
+                let _ = writeln!(
+                    s,
+                    "Precision is read with a control variate: a point is paired with the \
+                     control ({}, exact mean `{}`) on its own arrivals and service, its pilot \
+                     chooses the replications from the variance the control leaves, and its \
+                     interval in the table, the figures and the quotes is the control-variate \
+                     interval (β fitted; the table's column `control`). The control's own points \
+                     are read directly.\n",
+                    c.point.policy_name(),
+                    c.mean
+                );
+            }
             if w.imprecise.is_empty() {
                 let _ = writeln!(
                     s,
@@ -722,6 +775,7 @@ mod tests {
             max,
             step,
             procedure: Procedure::Pilot,
+            control: None,
         };
         // Nine values, mean 10, sample standard deviation exactly 1.
         let k = 1.0;

@@ -35,6 +35,21 @@ pub struct PointResult {
     /// The pilot replications of its precision rule present, and the
     /// seconds they took (no interval reads them; a recompute runs them).
     pub pilot: (usize, f64),
+    /// The control variate its precision rule pairs it with, if any
+    /// ([`lb_model::precision::RuleControl`]): tables, figures and quotes
+    /// then print its control-variate interval ([`crate::paired`]).
+    pub control: Option<ControlPoint>,
+}
+
+/// A precision rule's control point as a paired point reads it.
+#[derive(Debug, Clone)]
+pub struct ControlPoint {
+    pub label: String,
+    pub point: Point,
+    /// The name of its exact mean.
+    pub mean: String,
+    /// Its valid summaries of replications 0..needed.
+    pub summaries: Vec<Summary>,
 }
 
 impl PointResult {
@@ -114,10 +129,45 @@ pub fn model(results: &[PointResult]) -> Model {
 /// Reads every point of `plan` from `cache` (read-only).
 pub fn collect(cache: &Cache, plan: &Plan) -> Vec<PointResult> {
     let status = lb_runner::run::status(cache, plan);
+    let valid = |k: &Key, n: u32| -> Vec<Summary> {
+        (0..n as u64)
+            .filter_map(|r| cache.read_replication(k, r).valid().map(|rec| rec.summary))
+            .collect()
+    };
+    // A precision rule's control: the planned point of that key, its
+    // replications as many as the plan needs of it.
+    // Only where its rule decided to pair with it.
+    let control_of = |(pp, st): (&lb_runner::plan::PlannedPoint, &lb_runner::run::PointStatus)| {
+        let lb_runner::plan::Replications::Precision(rule) = &pp.replications else {
+            return None;
+        };
+        if !st.outcome.as_ref().is_some_and(|o| o.paired) {
+            return None;
+        }
+        let c = rule.control.as_ref()?;
+        let key = lb_runner::run::control_key(rule)?;
+        let (q, st) = plan
+            .points
+            .iter()
+            .zip(&status)
+            .find(|(_, st)| st.key == Some(key))?;
+        let Target::Fixed(point) = &q.target else {
+            return None;
+        };
+        Some(ControlPoint {
+            label: q.label.clone(),
+            point: point.clone(),
+            mean: c.mean.clone(),
+            summaries: valid(&key, st.needed),
+        })
+    };
+    let controls: Vec<Option<ControlPoint>> =
+        plan.points.iter().zip(&status).map(control_of).collect();
     plan.points
         .iter()
-        .zip(status)
-        .map(|(pp, st)| {
+        .zip(status.clone())
+        .zip(controls)
+        .map(|((pp, st), control)| {
             let cal = st.calibration.as_ref().and_then(|(_, r)| r.clone());
             let point = match (&pp.target, &cal) {
                 (Target::Fixed(p), _) => Some(p.clone()),
@@ -169,6 +219,7 @@ pub fn collect(cache: &Cache, plan: &Plan) -> Vec<PointResult> {
                             (n + 1, t + rec.provenance.wall_seconds)
                         })
                 }),
+                control,
             }
         })
         .collect()

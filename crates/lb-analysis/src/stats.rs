@@ -4,7 +4,7 @@
 //! bounds, which stay inside [0, 1].
 
 pub use lb_model::MetricKind;
-pub use lb_model::precision::{Interval, interval};
+pub use lb_model::precision::{Interval, control_variate, interval};
 use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 
 /// The level of every interval lb prints.
@@ -87,55 +87,6 @@ fn t_quantile(level: f64, df: f64) -> f64 {
         .inverse_cdf(0.5 + level / 2.0)
 }
 
-/// A control-variate estimate of E[X] (Lavenberg and Welch): `xs` and `ys`
-/// paired replications (common random numbers) of the metric and of a
-/// control Y whose exact mean `exact` is known. With `fitted = false`,
-/// β = 1: E[Y] + mean(X − Y), the Student-t interval of the differences
-/// (n − 1 degrees of freedom). With `fitted`, β̂ = cov(X, Y)/var(Y) by least
-/// squares: mean(X) − β̂(mean(Y) − E[Y]), with the regression's standard
-/// error of the prediction at E[Y] (n − 2 degrees of freedom). Returns
-/// (estimate, half-width, β); None with too few pairs.
-pub fn control_variate(
-    xs: &[f64],
-    ys: &[f64],
-    exact: f64,
-    level: f64,
-    fitted: bool,
-) -> Option<(f64, f64, f64)> {
-    let n = xs.len().min(ys.len());
-    if n < if fitted { 3 } else { 2 } {
-        return None;
-    }
-    let (xs, ys) = (&xs[..n], &ys[..n]);
-    let nf = n as f64;
-    if !fitted {
-        let d: Vec<f64> = xs.iter().zip(ys).map(|(x, y)| x - y).collect();
-        let iv = interval(&d, level);
-        return Some((exact + iv.mean, iv.half_width, 1.0));
-    }
-    let (mx, my) = (xs.iter().sum::<f64>() / nf, ys.iter().sum::<f64>() / nf);
-    let syy: f64 = ys.iter().map(|y| (y - my).powi(2)).sum();
-    let sxy: f64 = xs.iter().zip(ys).map(|(x, y)| (x - mx) * (y - my)).sum();
-    let beta = if syy > 0.0 { sxy / syy } else { 0.0 };
-    let rss: f64 = xs
-        .iter()
-        .zip(ys)
-        .map(|(x, y)| (x - mx - beta * (y - my)).powi(2))
-        .sum();
-    let s2 = rss / (nf - 2.0);
-    let lever = if syy > 0.0 {
-        (my - exact).powi(2) / syy
-    } else {
-        0.0
-    };
-    let se = (s2 * (1.0 / nf + lever)).sqrt();
-    Some((
-        mx - beta * (my - exact),
-        t_quantile(level, nf - 2.0) * se,
-        beta,
-    ))
-}
-
 /// The Wilson score interval of `x` events in `n` trials at normal quantile
 /// `z` (Wilson 1927): always inside [0, 1], and honest near 0 and 1 where
 /// the Wald interval p̂ ± z·√(p̂(1 − p̂)/n) is not. `x` and `n` may be
@@ -175,6 +126,10 @@ pub enum IntervalKind {
     NoneSeen,
     /// One replication: no interval.
     Single,
+    /// A control-variate interval (Lavenberg and Welch, β fitted) on the
+    /// replications paired with a control of exact mean: the estimate a
+    /// precision rule with a control decides on.
+    ControlVariate,
 }
 
 impl IntervalKind {
@@ -187,6 +142,7 @@ impl IntervalKind {
             IntervalKind::UpperBound => "upper-bound",
             IntervalKind::NoneSeen => "none-seen",
             IntervalKind::Single => "single",
+            IntervalKind::ControlVariate => "control-variate",
         }
     }
 }
@@ -208,7 +164,7 @@ impl Estimate {
     /// The half-width of a symmetric interval (Student-t), else None.
     pub fn half_width(&self) -> Option<f64> {
         match self.kind {
-            IntervalKind::StudentT => Some(self.hi? - self.mean),
+            IntervalKind::StudentT | IntervalKind::ControlVariate => Some(self.hi? - self.mean),
             _ => None,
         }
     }
@@ -472,37 +428,5 @@ mod tests {
         let bm = batch_means(&iid);
         assert_eq!(bm.batches, 64);
         assert!(bm.independent);
-    }
-}
-
-#[cfg(test)]
-mod control_variate_tests {
-    use super::*;
-
-    #[test]
-    fn control_variates_match_a_hand_computation() {
-        // X = Y + 1 + small noise; E[Y] = 10 exactly, the sample mean of Y is 11.
-        let ys = [9.0, 13.0, 10.0, 12.0, 11.0];
-        let noise = [0.01, -0.01, 0.02, -0.02, 0.0];
-        let xs: Vec<f64> = ys.iter().zip(noise).map(|(y, e)| y + 1.0 + e).collect();
-        // β = 1: E[Y] + mean(X − Y) = 10 + 1; the interval of the differences.
-        let (est, hw, beta) = control_variate(&xs, &ys, 10.0, 0.95, false).unwrap();
-        assert!((est - 11.0).abs() < 1e-12 && beta == 1.0);
-        let d: Vec<f64> = xs.iter().zip(&ys).map(|(x, y)| x - y).collect();
-        assert!((hw - interval(&d, 0.95).half_width).abs() < 1e-12);
-        // Fitted: β̂ = Sxy/Syy, mean(X) − β̂(mean(Y) − 10), n − 2 degrees of freedom.
-        let (est, hw_f, beta) = control_variate(&xs, &ys, 10.0, 0.95, true).unwrap();
-        let (mx, my) = (xs.iter().sum::<f64>() / 5.0, 11.0);
-        let syy: f64 = ys.iter().map(|y| (y - my).powi(2)).sum();
-        let sxy: f64 = xs.iter().zip(&ys).map(|(x, y)| (x - mx) * (y - my)).sum();
-        assert!((beta - sxy / syy).abs() < 1e-12);
-        assert!((est - (mx - beta * (my - 10.0))).abs() < 1e-12);
-        // Both far narrower than X's own interval (X varies by ±2).
-        let direct = interval(&xs, 0.95).half_width;
-        assert!(
-            hw < direct / 20.0 && hw_f < direct / 20.0,
-            "{hw} {hw_f} {direct}"
-        );
-        assert!(control_variate(&xs[..2], &ys[..2], 10.0, 0.95, true).is_none());
     }
 }

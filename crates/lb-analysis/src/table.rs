@@ -189,6 +189,11 @@ pub struct PointSummary {
     pub bm_lag1: Option<f64>,
     pub bm_ok: Option<bool>,
     pub mser_cut: Option<f64>,
+    /// Where the experiment's precision rule reads a control variate that
+    /// pairs here: the control and the fitted β, and the cells of the
+    /// metrics it has an exact mean of are its control-variate intervals
+    /// ([`with_control`]).
+    pub control: Option<String>,
 }
 
 /// Reads a point's summary from its partition of the long frame.
@@ -202,6 +207,7 @@ fn point_summary(df: Option<&DataFrame>, metrics: &[Metric]) -> PolarsResult<Poi
             bm_lag1: None,
             bm_ok: None,
             mser_cut: None,
+            control: None,
         });
     };
     let n = df.height() as u32;
@@ -276,10 +282,38 @@ fn point_summary(df: Option<&DataFrame>, metrics: &[Metric]) -> PolarsResult<Poi
         bm_lag1: f64s(df, "bm_lag1")?.into_iter().reduce(f64::max),
         bm_ok: Some(df.column("bm_ok")?.bool()?.iter().flatten().all(|b| b)),
         mser_cut: f64s(df, "mser_cut")?.into_iter().reduce(f64::max),
+        control: None,
     })
 }
 
-/// Every point's summary, in plan order, from the long frame.
+/// Replaces, at each point whose precision rule pairs it with a control
+/// variate, the cells of the metrics the control has an exact mean of by
+/// their control-variate intervals (β fitted): what the rule decided the
+/// point's precision on ([`crate::paired::controlled`]).
+fn with_control(sums: &mut [PointSummary], results: &[PointResult], metrics: &[Metric]) {
+    for (s, r) in sums.iter_mut().zip(results) {
+        for (j, m) in metrics.iter().enumerate() {
+            if s.cells[j].is_none() {
+                continue;
+            }
+            if let Some(c) = crate::paired::controlled(*m, r) {
+                let e = c.estimate;
+                s.cells[j] = Some(Cell {
+                    mean: e.mean,
+                    half_width: e.half_width(),
+                    lo: e.lo,
+                    hi: e.hi,
+                    interval: e.kind.word(),
+                });
+                s.control = Some(format!("{} (β = {})", c.control, fmt_sig(c.beta, 3)));
+            }
+        }
+    }
+}
+
+/// Every point's summary, in plan order, from the long frame; a point its
+/// precision rule pairs with a control variate carries the control-variate
+/// intervals ([`with_control`]).
 pub fn point_summaries(
     results: &[PointResult],
     long: &DataFrame,
@@ -299,10 +333,12 @@ pub fn point_summaries(
             .expect("non-empty partition") as usize;
         by_point[i] = Some(p);
     }
-    by_point
+    let mut sums = by_point
         .into_iter()
         .map(|df| point_summary(df, metrics))
-        .collect()
+        .collect::<PolarsResult<Vec<_>>>()?;
+    with_control(&mut sums, results, metrics);
+    Ok(sums)
 }
 
 /// The summary table: one row per point, from the points' summaries
@@ -342,6 +378,12 @@ pub fn summary_frame(
             .map(|s| (!s.stability.is_empty()).then_some(s.stability))
             .collect::<Vec<_>>(),
     ));
+    if sums.iter().any(|s| s.control.is_some()) {
+        cols.push(Column::new(
+            "control".into(),
+            sums.iter().map(|s| s.control.clone()).collect::<Vec<_>>(),
+        ));
+    }
     for (j, m) in metrics.iter().enumerate() {
         let cells: Vec<Option<Cell>> = sums.iter().map(|s| s.cells[j]).collect();
         // A metric this experiment's points do not define (none gave a

@@ -93,6 +93,7 @@ fn result(
         calibration: None,
         pilot_missing: 0,
         pilot: (0, 0.0),
+        control: None,
     }
 }
 
@@ -900,4 +901,78 @@ fn quotes_print_the_records_and_never_an_unstable_point_as_a_number() {
     );
     let (_, traces) = lb_analysis::prose::expand("{{range mean_response of JSQ}}", &results);
     assert_eq!(traces[0].keys.len(), 2);
+}
+
+/// A point whose precision rule paired it with a control variate
+/// (`PointResult::control`) is printed with the control-variate interval it
+/// was decided on — in the figures' estimate, the quotes and the table's
+/// cells, with the control and β̂ in the table — and only on the metrics the
+/// control has an exact mean of; without the pairing, the direct interval.
+#[test]
+fn a_paired_point_prints_its_control_variate_interval() {
+    use lb_analysis::figure::point_estimate;
+    use lb_analysis::metric::Metric;
+    use lb_analysis::results::ControlPoint;
+    use lb_analysis::stats::{IntervalKind, control_variate, interval};
+    let exact = point(PolicyConfig::Pooled, 0.5)
+        .config
+        .exact_mean("mean_sum_q", "pooled_exact")
+        .unwrap();
+    let noise = [-0.3, 0.2, 0.1, -0.2, 0.2, 0.05];
+    // mean_sum_q is response / 10 in these summaries.
+    let pooled: Vec<f64> = noise.iter().map(|e| 10.0 * (exact + e)).collect();
+    let a: Vec<f64> = pooled
+        .iter()
+        .zip([0.001, -0.002, 0.0, 0.001, -0.001, 0.002])
+        .map(|(y, e)| y + 10.0 * (1.5 + e))
+        .collect();
+    let c = result("Pooled", PolicyConfig::Pooled, "0.5", &pooled, &[true; 6]);
+    let mut r = result("A", JSQ, "0.5", &a, &[true; 6]);
+    let m = Metric::parse(lb_runner::Model::Slotted, "mean_sum_q").unwrap();
+    let point = r.point.clone().unwrap();
+    let direct = point_estimate(m, &point, &r).unwrap();
+    assert_eq!(direct.kind, IntervalKind::StudentT);
+    r.control = Some(ControlPoint {
+        label: c.label.clone(),
+        point: c.point.clone().unwrap(),
+        mean: "pooled_exact".into(),
+        summaries: c.summaries.clone(),
+    });
+    let paired = point_estimate(m, &point, &r).unwrap();
+    assert_eq!(paired.kind, IntervalKind::ControlVariate);
+    let ys: Vec<f64> = a.iter().map(|x| x / 10.0).collect();
+    let cs: Vec<f64> = pooled.iter().map(|x| x / 10.0).collect();
+    let (est, hw, _) = control_variate(&ys, &cs, exact, 0.95, true).unwrap();
+    let close = |x: f64, y: f64| (x - y).abs() <= 1e-12 * y.abs();
+    assert_eq!(paired.mean, est);
+    assert!(close(paired.half_width().unwrap(), hw));
+    assert!(hw < interval(&ys, 0.95).half_width / 20.0);
+    // A metric the control has no exact mean of stays direct.
+    let resp = Metric::parse(lb_runner::Model::Slotted, "mean_response").unwrap();
+    assert_eq!(
+        point_estimate(resp, &point, &r).unwrap().kind,
+        IntervalKind::StudentT
+    );
+    // Quotes read the same estimate.
+    let rs = vec![r.clone(), c.clone()];
+    let q = lb_analysis::prose::expanded("{{mean_sum_q of A where load = 0.5}}", &rs);
+    assert!(
+        q.starts_with(&format!("{:.3}", est)[..4]),
+        "{q} against {est}"
+    );
+    // The table: the cell and the control column.
+    let long = lb_analysis::table::replications_frame("e", &rs, &[m]).unwrap();
+    let sums = lb_analysis::table::point_summaries(&rs, &long, &[m]).unwrap();
+    let cell = sums[0].cells[0].unwrap();
+    assert_eq!((cell.mean, cell.interval), (est, "control-variate"));
+    assert!(close(cell.half_width.unwrap(), hw));
+    assert!(
+        sums[0]
+            .control
+            .as_deref()
+            .unwrap()
+            .starts_with("Pooled (β = ")
+    );
+    assert_eq!(sums[1].control, None);
+    assert_eq!(sums[1].cells[0].unwrap().interval, "student-t");
 }

@@ -88,6 +88,7 @@ pub fn coverage(cache: &Cache, c: &Command) -> Res {
         max: *max,
         step: *step,
         procedure: lb_model::precision::Procedure::Pilot,
+        control: None,
     };
     let procedures: Vec<Procedure> = procedures
         .iter()

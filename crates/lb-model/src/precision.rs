@@ -99,6 +99,33 @@ pub struct PrecisionRule {
         skip_serializing_if = "Procedure::is_sequential"
     )]
     pub procedure: Procedure,
+    /// A control variate the pilot procedure decides with ([`RuleControl`]);
+    /// absent (and out of the record path's hash) without one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub control: Option<RuleControl>,
+}
+
+/// A control variate for a precision rule (Lavenberg and Welch): another
+/// point whose replications pair with this one's by index (common random
+/// numbers: the same arrivals and service), and its exact mean E[C] on the
+/// rule's metric. With it, the pilot chooses n from the variance of the
+/// controlled estimate, Var(Y − β̂·C) with β̂ fitted on the pilot's pairs,
+/// and the point's interval is the control-variate interval of its n pairs
+/// ([`control_variate`], β fitted): where the control follows the point
+/// closely (the resource-pooled queue in heavy traffic) that is a fraction
+/// of the replications the direct interval needs. The control point's
+/// replications 0..n and its pilot are then needed too; the runner asks
+/// for them with the point's.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuleControl {
+    /// The control point's key (hex).
+    pub key: String,
+    /// The name of its exact mean (`pooled_exact`, `wr_sum_q`, …): what
+    /// tables and figures pair other metrics with.
+    pub mean: String,
+    /// Its exact mean on the rule's metric.
+    pub exact: f64,
 }
 
 fn sequential() -> Procedure {
@@ -112,6 +139,19 @@ impl PrecisionRule {
     pub fn half_width_meets(&self, n: u32, var: f64, target: f64) -> bool {
         let t = StudentsT::new(0.0, 1.0, (n - 1).max(1) as f64).expect("n ≥ 2");
         t.inverse_cdf(0.5 + self.level / 2.0) * (var / n as f64).sqrt() <= target
+    }
+
+    /// The expected half-width of the control-variate interval (β fitted)
+    /// of n pairs whose residual variance is `var`:
+    /// t_{n−2}·√(var·(n − 2)/(n(n − 3))), where (n − 2)/(n(n − 3)) =
+    /// E[1/n + (C̄ − E[C])²/S_CC] for normal pairs, the estimated β's share.
+    /// Infinite below 4 pairs.
+    pub fn controlled_half_width(&self, n: u32, var: f64) -> f64 {
+        if n < 4 {
+            return f64::INFINITY;
+        }
+        let nf = n as f64;
+        t_quantile(self.level, nf - 2.0) * (var * (nf - 2.0) / (nf * (nf - 3.0))).sqrt()
     }
 
     /// The most replication records the rule can read: `max` of the point's
@@ -193,6 +233,61 @@ pub fn interval(values: &[f64], level: f64) -> Interval {
     }
 }
 
+/// A control-variate estimate of E[X] (Lavenberg and Welch): `xs` and `ys`
+/// paired replications (common random numbers) of the metric and of a
+/// control Y whose exact mean `exact` is known. With `fitted = false`,
+/// β = 1: E[Y] + mean(X − Y), the Student-t interval of the differences
+/// (n − 1 degrees of freedom). With `fitted`, β̂ = cov(X, Y)/var(Y) by least
+/// squares: mean(X) − β̂(mean(Y) − E[Y]), with the regression's standard
+/// error of the prediction at E[Y] (n − 2 degrees of freedom). Returns
+/// (estimate, half-width, β); None with too few pairs.
+pub fn control_variate(
+    xs: &[f64],
+    ys: &[f64],
+    exact: f64,
+    level: f64,
+    fitted: bool,
+) -> Option<(f64, f64, f64)> {
+    let n = xs.len().min(ys.len());
+    if n < if fitted { 3 } else { 2 } {
+        return None;
+    }
+    let (xs, ys) = (&xs[..n], &ys[..n]);
+    let nf = n as f64;
+    if !fitted {
+        let d: Vec<f64> = xs.iter().zip(ys).map(|(x, y)| x - y).collect();
+        let iv = interval(&d, level);
+        return Some((exact + iv.mean, iv.half_width, 1.0));
+    }
+    let (mx, my) = (xs.iter().sum::<f64>() / nf, ys.iter().sum::<f64>() / nf);
+    let syy: f64 = ys.iter().map(|y| (y - my).powi(2)).sum();
+    let sxy: f64 = xs.iter().zip(ys).map(|(x, y)| (x - mx) * (y - my)).sum();
+    let beta = if syy > 0.0 { sxy / syy } else { 0.0 };
+    let rss: f64 = xs
+        .iter()
+        .zip(ys)
+        .map(|(x, y)| (x - mx - beta * (y - my)).powi(2))
+        .sum();
+    let s2 = rss / (nf - 2.0);
+    let lever = if syy > 0.0 {
+        (my - exact).powi(2) / syy
+    } else {
+        0.0
+    };
+    let se = (s2 * (1.0 / nf + lever)).sqrt();
+    Some((
+        mx - beta * (my - exact),
+        t_quantile(level, nf - 2.0) * se,
+        beta,
+    ))
+}
+
+fn t_quantile(level: f64, df: f64) -> f64 {
+    StudentsT::new(0.0, 1.0, df)
+        .expect("df > 0")
+        .inverse_cdf(0.5 + level / 2.0)
+}
+
 /// Why replications stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -220,6 +315,12 @@ pub struct Outcome {
     pub stop: Stop,
     pub replications: u32,
     pub interval: Option<Interval>,
+    /// A rule with a control ([`RuleControl`]) whose pilot found the control
+    /// worth pairing with: n was chosen, and the interval is, on the
+    /// control-variate estimate. Absent (false) otherwise, and in records
+    /// written before controls existed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub paired: bool,
 }
 
 /// What a precision rule needs next.
@@ -238,9 +339,36 @@ pub enum Decision {
 /// replications 0..j (each in order; the sequential procedure reads no
 /// pilot).
 pub fn decide(rule: &PrecisionRule, summaries: &[Summary], pilot: &[Summary]) -> Decision {
-    match rule.procedure {
-        Procedure::Sequential => decide_sequential(rule, summaries),
-        Procedure::Pilot => decide_pilot(rule, summaries, pilot),
+    decide_paired(rule, summaries, pilot, None)
+}
+
+/// The control point's records a rule with a [`RuleControl`] reads: its
+/// replications 0..k and pilot replications 0..j, in order.
+#[derive(Debug, Clone, Copy)]
+pub struct Paired<'a> {
+    pub summaries: &'a [Summary],
+    pub pilot: &'a [Summary],
+}
+
+/// [`decide`], for a rule with a control: `control` holds the control
+/// point's records (None reads as none present). A rule without a control
+/// ignores it.
+pub fn decide_paired(
+    rule: &PrecisionRule,
+    summaries: &[Summary],
+    pilot: &[Summary],
+    control: Option<Paired>,
+) -> Decision {
+    match (rule.procedure, &rule.control) {
+        (Procedure::Sequential, _) => decide_sequential(rule, summaries),
+        (Procedure::Pilot, None) => decide_pilot(rule, summaries, pilot),
+        (Procedure::Pilot, Some(c)) => {
+            let none = Paired {
+                summaries: &[],
+                pilot: &[],
+            };
+            decide_controlled(rule, c.exact, summaries, pilot, control.unwrap_or(none))
+        }
     }
 }
 
@@ -289,6 +417,7 @@ fn decide_pilot(rule: &PrecisionRule, summaries: &[Summary], pilot: &[Summary]) 
             stop,
             replications: n,
             interval,
+            paired: false,
         })
     };
     if point_unstable(pilot) || point_unstable(upto) {
@@ -308,6 +437,146 @@ fn decide_pilot(rule: &PrecisionRule, summaries: &[Summary], pilot: &[Summary]) 
     done(stop, Some(iv))
 }
 
+/// The values of `rule`'s metric in `ys` and `cs` pairwise, if defined in
+/// every one.
+fn pairs(rule: &PrecisionRule, ys: &[Summary], cs: &[Summary]) -> Option<(Vec<f64>, Vec<f64>)> {
+    ys.iter()
+        .zip(cs)
+        .map(|(y, c)| Some((rule.metric.value(y)?, rule.metric.value(c)?)))
+        .collect::<Option<Vec<_>>>()
+        .map(|v| v.into_iter().unzip())
+}
+
+/// How much narrower a control must make the pilot's interval to be paired
+/// with: at most half the direct half-width. The pilot's β̂ and residual
+/// variance rest on a few pairs; a control that does not halve the interval
+/// there (for a pilot of 8, a squared correlation below about 0.8) gained
+/// nothing reliable on the heavy-traffic sweep's weighted-random points,
+/// whose intervals it widened by up to 1.7× where the pilot chose it with
+/// the bar at 1.
+pub const PAIR_GAIN: f64 = 0.5;
+
+/// What a controlled pilot chooses: Some(n), the fewest n on the grid whose
+/// expected control-variate half-width ([`PrecisionRule::controlled_half_width`],
+/// s_e² the residual variance of the pilot's pairs about their least-squares
+/// line) meets the target r·|m₀|, m₀ the pilot's controlled mean — when the
+/// control is worth pairing with: its expected half-width at the pilot's
+/// size at most [`PAIR_GAIN`] times the direct one's, t_{n−1}·s₀/√n.
+/// None when it is not, or when
+/// the pilot or its control is mostly unstable or the metric undefined:
+/// the plain rule then decides ([`pilot_replications`]). The choice rests
+/// on the pilots alone, seeds of their own, so the n replications and their
+/// interval are an ordinary fixed-size sample either way.
+pub fn controlled_pilot(
+    rule: &PrecisionRule,
+    exact: f64,
+    pilot: &[Summary],
+    control: &[Summary],
+) -> Option<u32> {
+    let (pilot, control) = (&pilot[..rule.min as usize], &control[..rule.min as usize]);
+    if point_unstable(pilot) || point_unstable(control) {
+        return None;
+    }
+    let (ys, cs) = pairs(rule, pilot, control)?;
+    let (mean, _, _) = control_variate(&ys, &cs, exact, rule.level, true)?;
+    let n0 = ys.len() as f64;
+    let my = ys.iter().sum::<f64>() / n0;
+    let var_y = ys.iter().map(|y| (y - my).powi(2)).sum::<f64>() / (n0 - 1.0);
+    let var = residual_variance(&ys, &cs);
+    let direct = t_quantile(rule.level, n0 - 1.0) * (var_y / n0).sqrt();
+    if mean == 0.0 || rule.controlled_half_width(rule.min, var) > PAIR_GAIN * direct {
+        return None;
+    }
+    let target = rule.rel_half_width * mean.abs();
+    Some(
+        rule.checkpoints()
+            .into_iter()
+            .find(|&n| rule.controlled_half_width(n, var) <= target)
+            .unwrap_or(rule.max),
+    )
+}
+
+/// The residual variance of pairs (y, c) about their least-squares line,
+/// on n − 2 degrees of freedom: the variance a control variate with β
+/// fitted leaves (n ≥ 3).
+pub fn residual_variance(ys: &[f64], cs: &[f64]) -> f64 {
+    let n = ys.len().min(cs.len()) as f64;
+    let (my, mc) = (ys.iter().sum::<f64>() / n, cs.iter().sum::<f64>() / n);
+    let scc: f64 = cs.iter().map(|c| (c - mc).powi(2)).sum();
+    let syc: f64 = ys.iter().zip(cs).map(|(y, c)| (y - my) * (c - mc)).sum();
+    let beta = if scc > 0.0 { syc / scc } else { 0.0 };
+    let rss: f64 = ys
+        .iter()
+        .zip(cs)
+        .map(|(y, c)| (y - my - beta * (c - mc)).powi(2))
+        .sum();
+    rss / (n - 2.0)
+}
+
+/// The pilot procedure with a control ([`RuleControl`]): both points'
+/// pilots decide whether to pair and n ([`controlled_pilot`]); paired, the
+/// interval is the control-variate interval (β fitted) of pairs 0..n, else
+/// the plain rule's.
+fn decide_controlled(
+    rule: &PrecisionRule,
+    exact: f64,
+    summaries: &[Summary],
+    pilot: &[Summary],
+    control: Paired,
+) -> Decision {
+    let min = rule.min as usize;
+    if pilot.len() < min || control.pilot.len() < min {
+        return Decision::Need {
+            main: 0,
+            pilot: rule.min,
+        };
+    }
+    let Some(n) = controlled_pilot(rule, exact, pilot, control.pilot) else {
+        return decide_pilot(rule, summaries, pilot);
+    };
+    if summaries.len() < n as usize || control.summaries.len() < n as usize {
+        return Decision::Need {
+            main: n,
+            pilot: rule.min,
+        };
+    }
+    let (upto, cs) = (&summaries[..n as usize], &control.summaries[..n as usize]);
+    let done = |stop, interval, paired| {
+        Decision::Done(Outcome {
+            stop,
+            replications: n,
+            interval,
+            paired,
+        })
+    };
+    if point_unstable(&pilot[..min]) || point_unstable(upto) {
+        return done(Stop::Unstable, None, false);
+    }
+    let Some((ys, xs)) = pairs(rule, upto, cs) else {
+        return done(Stop::Undefined, None, false);
+    };
+    // A control mostly unstable here has no steady-state mean to pair
+    // against: the point's own interval, as without a control.
+    let controlled = (!point_unstable(cs))
+        .then(|| control_variate(&ys, &xs, exact, rule.level, true))
+        .flatten()
+        .map(|(mean, half_width, _)| Interval {
+            n,
+            mean,
+            half_width,
+            rel_half_width: (mean != 0.0).then(|| half_width / mean.abs()),
+        });
+    let paired = controlled.is_some();
+    let iv = controlled.unwrap_or_else(|| interval(&ys, rule.level));
+    let met = iv.rel_half_width.is_some_and(|r| r <= rule.rel_half_width);
+    let stop = match (met, n >= rule.max) {
+        (true, _) => Stop::Met,
+        (false, true) => Stop::Cap,
+        (false, false) => Stop::Short,
+    };
+    done(stop, Some(iv), paired)
+}
+
 fn decide_sequential(rule: &PrecisionRule, summaries: &[Summary]) -> Decision {
     for n in rule.checkpoints() {
         if (summaries.len() as u32) < n {
@@ -319,6 +588,7 @@ fn decide_sequential(rule: &PrecisionRule, summaries: &[Summary]) -> Decision {
                 stop: Stop::Unstable,
                 replications: n,
                 interval: None,
+                paired: false,
             });
         }
         let vals: Option<Vec<f64>> = upto.iter().map(|s| rule.metric.value(s)).collect();
@@ -327,6 +597,7 @@ fn decide_sequential(rule: &PrecisionRule, summaries: &[Summary]) -> Decision {
                 stop: Stop::Undefined,
                 replications: n,
                 interval: None,
+                paired: false,
             });
         };
         let iv = interval(&vals, rule.level);
@@ -336,6 +607,7 @@ fn decide_sequential(rule: &PrecisionRule, summaries: &[Summary]) -> Decision {
                 stop: if met { Stop::Met } else { Stop::Cap },
                 replications: n,
                 interval: Some(iv),
+                paired: false,
             });
         }
     }
@@ -356,6 +628,7 @@ mod tests {
             max: 10,
             step: 4,
             procedure: Procedure::Sequential,
+            control: None,
         };
         assert_eq!(r.checkpoints(), vec![3, 7, 10]);
     }
@@ -366,5 +639,32 @@ mod tests {
         let iv = interval(&[1.0, 2.0, 3.0], 0.95);
         assert!((iv.half_width - 4.302_652_729_911 / 3f64.sqrt()).abs() < 1e-9);
         assert_eq!(iv.mean, 2.0);
+    }
+
+    #[test]
+    fn control_variates_match_a_hand_computation() {
+        // X = Y + 1 + small noise; E[Y] = 10 exactly, the sample mean of Y is 11.
+        let ys = [9.0, 13.0, 10.0, 12.0, 11.0];
+        let noise = [0.01, -0.01, 0.02, -0.02, 0.0];
+        let xs: Vec<f64> = ys.iter().zip(noise).map(|(y, e)| y + 1.0 + e).collect();
+        // β = 1: E[Y] + mean(X − Y) = 10 + 1; the interval of the differences.
+        let (est, hw, beta) = control_variate(&xs, &ys, 10.0, 0.95, false).unwrap();
+        assert!((est - 11.0).abs() < 1e-12 && beta == 1.0);
+        let d: Vec<f64> = xs.iter().zip(&ys).map(|(x, y)| x - y).collect();
+        assert!((hw - interval(&d, 0.95).half_width).abs() < 1e-12);
+        // Fitted: β̂ = Sxy/Syy, mean(X) − β̂(mean(Y) − 10), n − 2 degrees of freedom.
+        let (est, hw_f, beta) = control_variate(&xs, &ys, 10.0, 0.95, true).unwrap();
+        let (mx, my) = (xs.iter().sum::<f64>() / 5.0, 11.0);
+        let syy: f64 = ys.iter().map(|y| (y - my).powi(2)).sum();
+        let sxy: f64 = xs.iter().zip(&ys).map(|(x, y)| (x - mx) * (y - my)).sum();
+        assert!((beta - sxy / syy).abs() < 1e-12);
+        assert!((est - (mx - beta * (my - 10.0))).abs() < 1e-12);
+        // Both far narrower than X's own interval (X varies by ±2).
+        let direct = interval(&xs, 0.95).half_width;
+        assert!(
+            hw < direct / 20.0 && hw_f < direct / 20.0,
+            "{hw} {hw_f} {direct}"
+        );
+        assert!(control_variate(&xs[..2], &ys[..2], 10.0, 0.95, true).is_none());
     }
 }

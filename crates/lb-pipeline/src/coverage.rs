@@ -395,6 +395,7 @@ impl Certificate {
                             max: r.max,
                             step: r.step,
                             procedure: r.procedure,
+                            control: None,
                         };
                         match p.as_str() {
                             "precision" => Procedure::PrecisionStopped { rule },

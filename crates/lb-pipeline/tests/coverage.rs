@@ -112,6 +112,7 @@ fn intervals_cover_the_exact_value_at_their_level() {
                     max: 12,
                     step: 3,
                     procedure: lb_model::precision::Procedure::Pilot,
+                    control: None,
                 },
             },
             Procedure::SkewT { per: 5 },

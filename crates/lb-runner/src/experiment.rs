@@ -55,6 +55,25 @@ pub struct PrecisionSpec {
     /// interval under-covers (90.5–92.8% for a nominal 95%, measured).
     #[serde(default)]
     pub procedure: Procedure,
+    /// A control variate the pilot decides with (slotted model, pilot
+    /// procedure, `min` ≥ 4): `{ policy = "Pooled", mean = "pooled_exact" }`
+    /// pairs each point with the control policy's point on its own system
+    /// (common random numbers) and chooses n from the variance of the
+    /// controlled estimate, Var(Y − β̂·C) with β̂ fitted, instead of Var(Y);
+    /// the control's own points keep the plain rule.
+    #[serde(default)]
+    pub control: Option<PrecisionControl>,
+}
+
+/// A precision rule's control variate: the policy label of the control
+/// and the named exact mean of the rule's metric at its points.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PrecisionControl {
+    /// The control's policy label (a `[[policy]]` of the manifest).
+    pub policy: String,
+    /// Its exact mean on the rule's metric: `pooled_exact`, `wr_sum_q`, …
+    pub mean: String,
 }
 
 fn default_metric() -> MetricName {
@@ -73,6 +92,8 @@ impl PrecisionSpec {
             max: self.max,
             step: self.step.unwrap_or(self.min),
             procedure: self.procedure,
+            // Resolved per point by the model's expansion.
+            control: None,
         }
     }
 }

@@ -33,8 +33,23 @@ pub fn restrict(plan: &Plan, claims: &[&Claim]) -> Plan {
         points: Vec::new(),
         extended: plan.extended.clone(),
     };
+    // The control points that kept points' precision rules read are kept
+    // too: their replications pair with the kept points'.
+    let controls: Vec<Key> = plan
+        .points
+        .iter()
+        .filter(|pp| wanted(pp))
+        .filter_map(|pp| match &pp.replications {
+            crate::plan::Replications::Precision(rule) => crate::run::control_key(rule),
+            crate::plan::Replications::Fixed(_) => None,
+        })
+        .collect();
+    let control = |pp: &PlannedPoint| match &pp.target {
+        Target::Fixed(p) => controls.contains(&p.key()),
+        Target::Calibrated { .. } => false,
+    };
     let mut index: BTreeMap<usize, usize> = BTreeMap::new();
-    for pp in plan.points.iter().filter(|pp| wanted(pp)) {
+    for pp in plan.points.iter().filter(|pp| wanted(pp) || control(pp)) {
         let mut pp = pp.clone();
         if let Target::Calibrated { calibration, .. } = &mut pp.target {
             let c = *calibration;

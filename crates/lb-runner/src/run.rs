@@ -14,7 +14,7 @@ use lb_model::config::Summary;
 use lb_model::key::Key;
 use lb_model::limits::Cost;
 use lb_model::point::Point;
-use lb_model::precision::{Decision, Outcome, PILOT_BASE, PrecisionRule, decide};
+use lb_model::precision::{Decision, Outcome, PILOT_BASE, Paired, PrecisionRule, decide_paired};
 use lb_model::slotted::calibrate::{Calibration, CalibrationResult};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
@@ -74,12 +74,16 @@ pub struct Report {
 #[derive(Debug)]
 pub enum RunError {
     Cache(CacheError),
+    /// A plan that cannot run as it stands (a bug of the plan's builder,
+    /// not of the manifest, which validation has passed).
+    Plan(String),
 }
 
 impl std::fmt::Display for RunError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             RunError::Cache(e) => e.fmt(f),
+            RunError::Plan(why) => f.write_str(why),
         }
     }
 }
@@ -174,10 +178,34 @@ fn contiguous(cache: &Cache, key: &Key, start: u64, limit: u32) -> Vec<Summary> 
 
 /// What `rule` decides at `key` on the records present: replications 0..max
 /// and, for the pilot procedure, the pilot's.
+///
+/// A rule with a control ([`lb_model::precision::RuleControl`]) reads the
+/// control point's records with the same indices.
 pub fn decide_cached(cache: &Cache, key: &Key, rule: &PrecisionRule) -> Decision {
     let p = rule.pilot();
-    let pilot = contiguous(cache, key, p.start, (p.end - p.start) as u32);
-    decide(rule, &contiguous(cache, key, 0, rule.max), &pilot)
+    let read = |k: &Key| {
+        (
+            contiguous(cache, k, 0, rule.max),
+            contiguous(cache, k, p.start, (p.end - p.start) as u32),
+        )
+    };
+    let (main, pilot) = read(key);
+    let control = control_key(rule).map(|k| read(&k));
+    decide_paired(
+        rule,
+        &main,
+        &pilot,
+        control
+            .as_ref()
+            .map(|(summaries, pilot)| Paired { summaries, pilot }),
+    )
+}
+
+/// The key of the point a rule's control variate reads, if it has one.
+pub fn control_key(rule: &PrecisionRule) -> Option<Key> {
+    rule.control
+        .as_ref()
+        .map(|c| Key::parse(&c.key).expect("a precision rule's control key is written by the plan"))
 }
 
 /// The replications a point needs computed: 0..main and the pilot's
@@ -701,6 +729,21 @@ impl Stage<'_> {
                 }
             }
         }
+        // A precision rule's control variate reads another point's
+        // replications: that point must be run too.
+        for (key, (_, reps, _)) in &demands {
+            if let Replications::Precision(rule) = reps
+                && let Some(c) = control_key(rule)
+                && !demands.contains_key(&c)
+            {
+                return Err(RunError::Plan(format!(
+                    "the precision rule of point {} reads the control point {}, which the plan \
+                     does not run",
+                    key.short(),
+                    c.short()
+                )));
+            }
+        }
         for (key, (point, _, _)) in &demands {
             if !self.mine(key, u64::MAX) {
                 continue;
@@ -757,6 +800,7 @@ impl Stage<'_> {
                 )
             })
             .collect();
+        with_controls(demands, &mut need);
         let mut first = true;
         loop {
             let jobs: Vec<PairJob> = need
@@ -804,6 +848,7 @@ impl Stage<'_> {
                 let n = need.entry(k).or_default();
                 *n = n.max(w);
             }
+            with_controls(demands, &mut need);
         }
     }
 
@@ -854,6 +899,21 @@ impl Stage<'_> {
             }
         }
         Ok(more)
+    }
+}
+
+/// A point whose precision rule reads a control variate needs the control
+/// point's replications with the same indices: its wants are the control's
+/// too (the larger of the two).
+fn with_controls(demands: &Demands, need: &mut BTreeMap<Key, Want>) {
+    for (k, (_, reps, _)) in demands {
+        if let Replications::Precision(rule) = reps
+            && let Some(c) = control_key(rule)
+        {
+            let w = need.get(k).copied().unwrap_or_default();
+            let n = need.entry(c).or_default();
+            *n = n.max(w);
+        }
     }
 }
 

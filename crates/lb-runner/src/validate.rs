@@ -160,6 +160,34 @@ fn replications(l: &Parsed) -> R {
             if p.step == Some(0) {
                 return Err(l.error("run.precision.step", "must be ≥ 1, got 0"));
             }
+            if p.control.is_some() {
+                if model.name() != "slotted" {
+                    return Err(l.error(
+                        "run.precision.control",
+                        format!(
+                            "control variates need an exact mean, which only the slotted model \
+                             has; the {} model's precision rule takes none",
+                            model.name()
+                        ),
+                    ));
+                }
+                if p.procedure.is_sequential() {
+                    return Err(l.error(
+                        "run.precision.control",
+                        "a control variate decides with the pilot: drop procedure = \"sequential\"",
+                    ));
+                }
+                if p.min < 4 {
+                    return Err(l.error(
+                        "run.precision.min",
+                        format!(
+                            "with a control, the pilot fits β on its pairs and needs at least 4 \
+                             of them, got {}",
+                            p.min
+                        ),
+                    ));
+                }
+            }
             Ok(())
         }
     }

@@ -6,7 +6,7 @@ use crate::cache::{Cache, FileKind, PrecisionRecord, Read, classify, read_record
 use crate::run::Progress;
 use lb_model::canonical::canonical;
 use lb_model::key::{Key, sha256};
-use lb_model::precision::{Decision, decide};
+use lb_model::precision::{Decision, Paired, decide_paired};
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
@@ -129,20 +129,33 @@ fn verify_precision(cache: &Cache, key: &Key, path: &std::path::Path) -> Option<
         Read::Damaged(why) => return Some(format!("damaged: {why}")),
         Read::Missing => return Some("not where its rule puts it".into()),
     };
-    let read = |rs: std::ops::Range<u64>| -> Result<Vec<_>, String> {
+    let read = |key: &Key, rs: std::ops::Range<u64>| -> Result<Vec<_>, String> {
         rs.map(|r| match cache.read_replication(key, r) {
             Read::Valid(x) => Ok(x.summary),
             _ => Err(format!(
-                "replication {r}, on which it rests, is missing or damaged"
+                "replication {r} of {}, on which it rests, is missing or damaged",
+                key.short()
             )),
         })
         .collect()
     };
-    let (summaries, pilot) = match (read(0..rec.outcome.replications as u64), read(rule.pilot())) {
+    let n = rec.outcome.replications as u64;
+    let (summaries, pilot) = match (read(key, 0..n), read(key, rule.pilot())) {
         (Ok(s), Ok(p)) => (s, p),
         (Err(why), _) | (_, Err(why)) => return Some(why),
     };
-    match decide(&rule, &summaries, &pilot) {
+    // A control variate's records, with the same indices.
+    let control = match crate::run::control_key(&rule) {
+        None => None,
+        Some(c) => match (read(&c, 0..n), read(&c, rule.pilot())) {
+            (Ok(s), Ok(p)) => Some((s, p)),
+            (Err(why), _) | (_, Err(why)) => return Some(why),
+        },
+    };
+    let paired = control
+        .as_ref()
+        .map(|(summaries, pilot)| Paired { summaries, pilot });
+    match decide_paired(&rule, &summaries, &pilot, paired) {
         Decision::Done(again) => differ(&rec.outcome, &again),
         Decision::Need { main, .. } => Some(format!(
             "the rule needs {main} replications before deciding, but the record says it stopped at {}",

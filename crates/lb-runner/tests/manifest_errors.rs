@@ -610,3 +610,57 @@ fn a_lower_case_spec_is_labelled_by_its_canonical_name() {
     let e = load_str(Path::new("exp/ok.toml"), &t, Profile::Full).unwrap_or_else(|e| panic!("{e}"));
     assert!(e.plan.points.iter().any(|p| p.label == "JSQ"));
 }
+
+/// A precision rule's control variate: a label that is no policy of the
+/// manifest, a pilot too small to fit β, the sequential procedure and a
+/// reference that is not an exact mean of the control are each refused at
+/// their field; the rule with the pooled queue as control loads.
+#[test]
+fn a_precision_rules_control_is_checked() {
+    let rule = |extra: &str| {
+        replace(
+            "replications = 2",
+            &format!(
+                "precision = {{ metric = \"mean_sum_q\", rel_half_width = 0.05, min = 4, max = 8, \
+                 step = 4, {extra} }}"
+            ),
+        )
+        .replace(
+            "[[policy]]\nspec = \"JSQ\"\n",
+            "[[policy]]\nspec = \"JSQ\"\n\n[[policy]]\nspec = \"Pooled\"\n",
+        )
+    };
+    let pooled = "control = { policy = \"Pooled\", mean = \"pooled_exact\" }";
+    load_str(Path::new("exp/ok.toml"), &rule(pooled), Profile::Full)
+        .unwrap_or_else(|e| panic!("{e}"));
+    let t = rule("control = { policy = \"WR\", mean = \"wr_sum_q\" }");
+    let e = err(&t);
+    check(
+        &e,
+        &t,
+        "\"WR\"",
+        "run.precision.control.policy",
+        "no policy labelled \"WR\"",
+    );
+    let t = rule(pooled).replace("min = 4", "min = 3");
+    let e = err(&t);
+    check(&e, &t, "3, max", "run.precision.min", "at least 4");
+    let t = rule(&format!("procedure = \"sequential\", {pooled}"));
+    let e = err(&t);
+    check(
+        &e,
+        &t,
+        "{ policy = \"Pooled\"",
+        "run.precision.control",
+        "pilot",
+    );
+    let t = rule("control = { policy = \"Pooled\", mean = \"wr_sum_q\" }");
+    let e = err(&t);
+    check(
+        &e,
+        &t,
+        "\"wr_sum_q\"",
+        "run.precision.control.mean",
+        "wr_sum_q",
+    );
+}

@@ -784,3 +784,126 @@ fn adopting_keeps_a_format_1_record_of_the_same_numbers() {
     assert_eq!(a.kept, before.len());
     assert_eq!(std::fs::read(&path).unwrap(), old);
 }
+
+/// A precision rule with a control variate (the pooled queue): the pilot
+/// chooses n from the pairs' residual variance, the control point runs the
+/// replications the pairs need, the record's interval is the control-variate
+/// interval of pairs 0..n, and all of it is the same on 1 and 2 threads,
+/// sharded stage by stage, and when `lb verify` decides again. Near heavy
+/// traffic JSQ follows the pooled queue, so it needs fewer replications
+/// than its own variance asks for under the same rule without the control.
+#[test]
+fn a_control_variate_lets_the_pilot_decide_on_the_controlled_variance() {
+    use lb_model::precision::{PILOT_BASE, Stop, control_variate, controlled_pilot};
+    use lb_runner::run::{Shard, run_plans_sharded, stages};
+    use lb_runner::verify::{Item, items, verify};
+    let rule = "{ metric = \"mean_sum_q\", rel_half_width = 0.01, min = 4, max = 64, step = 4 }";
+    let text = TINY
+        .replace("load = [0.6, 0.9]", "load = [0.97]")
+        .replace(
+            "[[policy]]\nspec = \"L-JBA-Pull\"\np_hat = 0.3\n\n[[policy]]\nspec = \"Power-of-2\"\n",
+            "[[policy]]\nspec = \"Pooled\"\n",
+        )
+        .replace("slots = 3000\nwarmup = 300", "slots = 40000\nwarmup = 4000");
+    let controlled = text.replace(
+        "replications = 3",
+        &format!(
+            "precision = {}, control = {{ policy = \"Pooled\", mean = \"pooled_exact\" }} }}",
+            &rule[..rule.len() - 2]
+        ),
+    );
+    let plain = plan(
+        &text.replace("replications = 3", &format!("precision = {rule}")),
+        Profile::Full,
+    );
+    let p = plan(&controlled, Profile::Full);
+    let jsq = &p.points[0];
+    let lb_runner::plan::Replications::Precision(r) = &jsq.replications else {
+        unreachable!()
+    };
+    let c = r.control.clone().expect("JSQ pairs with the pooled queue");
+    let ck = lb_runner::Key::parse(&c.key).unwrap();
+    assert_eq!(ck, fixed(&p.points[1].target).key());
+    assert!(matches!(&p.points[1].replications,
+        lb_runner::plan::Replications::Precision(r) if r.control.is_none()));
+    let key = fixed(&jsq.target).key();
+
+    let (d1, d2, d3, d5) = (
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+        tempfile::tempdir().unwrap(),
+    );
+    let (c1, c2) = (Cache::new(d1.path()), Cache::new(d2.path()));
+    let r1 = run(&c1, std::slice::from_ref(&p), 1);
+    run(&c2, std::slice::from_ref(&p), 2);
+    assert_eq!(records(&c1), records(&c2));
+    let o = &r1.precision.iter().find(|(k, _)| *k == key).unwrap().1;
+    let read = |k: &lb_runner::Key, rs: std::ops::Range<u64>| -> Vec<_> {
+        rs.map(|i| c1.read_replication(k, i).valid().unwrap().summary)
+            .collect()
+    };
+    let n = o.replications;
+    assert_eq!(
+        Some(n),
+        controlled_pilot(
+            r,
+            c.exact,
+            &read(&key, PILOT_BASE..PILOT_BASE + 4),
+            &read(&ck, PILOT_BASE..PILOT_BASE + 4)
+        )
+    );
+    assert!(o.paired, "{o:?}");
+    let v = |s: &Vec<lb_model::config::Summary>| -> Vec<f64> {
+        s.iter().map(|s| r.metric.value(s).unwrap()).collect()
+    };
+    let (ys, cs) = (v(&read(&key, 0..n as u64)), v(&read(&ck, 0..n as u64)));
+    let (est, hw, _) = control_variate(&ys, &cs, c.exact, 0.95, true).unwrap();
+    let iv = o.interval.as_ref().unwrap();
+    assert_eq!((iv.mean, iv.half_width), (est, hw));
+    assert_eq!(o.stop == Stop::Met, hw / est <= 0.01, "{o:?}");
+    // Without the control the same rule asks for more of JSQ's replications.
+    let c5 = Cache::new(d5.path());
+    let r5 = run(&c5, std::slice::from_ref(&plain), 2);
+    let direct = &r5.precision.iter().find(|(k, _)| *k == key).unwrap().1;
+    eprintln!(
+        "JSQ: {} replications direct, {n} with the control ({o:?})",
+        direct.replications
+    );
+    assert!(
+        direct.replications > n,
+        "direct {} replications, controlled {n}",
+        direct.replications
+    );
+
+    // Sharded, stage by stage: the same records, and nothing left over.
+    let c3 = Cache::new(d3.path());
+    let ctx = Context::capture(1, vec![]);
+    for _ in 0..stages(std::slice::from_ref(&p)) {
+        for index in 0..2 {
+            run_plans_sharded(
+                &c3,
+                std::slice::from_ref(&p),
+                &ctx,
+                &Silent,
+                Some(Shard { index, count: 2 }),
+            )
+            .unwrap();
+        }
+    }
+    let last = run(&c3, std::slice::from_ref(&p), 1);
+    assert_eq!(last.computed, 0, "the stages left work: {last:?}");
+    assert_eq!(records(&c3), records(&c1));
+
+    // `lb verify` decides again from both points' records.
+    let precision: Vec<Item> = items(&c1, None)
+        .into_iter()
+        .filter(|i| matches!(i, Item::Precision(..)))
+        .collect();
+    assert_eq!(precision.len(), 2);
+    assert!(
+        verify(&c1, &precision, &Silent)
+            .iter()
+            .all(|v| v.problem.is_none())
+    );
+}

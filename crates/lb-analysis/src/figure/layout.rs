@@ -384,6 +384,11 @@ pub fn bars_note(fig: &Figure, caption: &str) -> Option<String> {
         .filter(|d| matches!(d.est.kind, StudentT | Clipped))
         .map(|d| d.est.n)
         .collect();
+    let cv: Vec<usize> = dots
+        .iter()
+        .filter(|d| d.est.kind == ControlVariate)
+        .map(|d| d.est.n)
+        .collect();
     let wilson = dots.iter().any(|d| d.est.kind == Wilson);
     let bound = dots.iter().any(|d| d.est.kind == UpperBound);
     let mut parts = Vec::new();
@@ -395,6 +400,17 @@ pub fn bars_note(fig: &Figure, caption: &str) -> Option<String> {
         };
         parts.push(format!(
             "95% Student-t intervals over {n} independent replications"
+        ));
+    }
+    if let (Some(lo), Some(hi)) = (cv.iter().min(), cv.iter().max()) {
+        let n = if lo == hi {
+            format!("{lo}")
+        } else {
+            format!("{lo}–{hi}")
+        };
+        parts.push(format!(
+            "where a point's precision rule pairs it with a control of exact mean, the 95% \
+             control-variate interval (β fitted) over its {n} pairs"
         ));
     }
     if wilson {

@@ -34,8 +34,13 @@ pub struct Series {
     pub dots: Vec<Dot>,
 }
 
-/// The estimate of metric `m` at one point from its replications.
+/// The estimate of metric `m` at one point from its replications: with the
+/// control variate its precision rule decided on, where it has one
+/// ([`crate::paired::controlled`]), else directly.
 pub fn point_estimate(m: Metric, point: &Point, r: &PointResult) -> Option<Estimate> {
+    if let Some(c) = crate::paired::controlled(m, r) {
+        return Some(c.estimate);
+    }
     let values: Vec<f64> = r
         .summaries
         .iter()

@@ -7,7 +7,7 @@
 use super::validate::{d_axis_applies, label, p_hat_axis_applies};
 use super::{Cx, DispatchKind, PolicyKind, Split, UpdateKind};
 use crate::diag::ManifestError;
-use crate::plan::{Plan, PlannedPoint, Replications, Target};
+use crate::plan::{Plan, PlannedPoint, Replications, Target, same_axes};
 use lb_core::slotted::{
     Granularity, LedDispatch, LedUpdate, PolicyConfig, RunLength, SlottedConfig, SystemConfig,
     TieBreak, WarmupRule,
@@ -279,7 +279,105 @@ pub fn expand(l: &Cx, profile: Profile) -> Result<Plan, ManifestError> {
             });
         }
     }
+    if profile == Profile::Full
+        && let Some(spec) = &l.m.run.precision
+        && let Some(control) = &spec.control
+    {
+        with_precision_control(l, &mut plan, control)?;
+    }
     Ok(plan)
+}
+
+/// Gives each point's precision rule its control variate: the control
+/// policy's point at the same axis values on the point's own system
+/// ([`crate::claim::Control::partner`], as claims pair), its key and exact
+/// mean. The control's own points keep the plain rule.
+fn with_precision_control(
+    l: &Cx,
+    plan: &mut Plan,
+    spec: &crate::experiment::PrecisionControl,
+) -> Result<(), ManifestError> {
+    let at = "run.precision.control";
+    let control = crate::claim::Control {
+        policy: spec.policy.clone(),
+        mean: spec.mean.clone(),
+        beta: crate::claim::Beta::Fitted,
+    };
+    fn fixed(q: &PlannedPoint) -> Option<&Point> {
+        match &q.target {
+            Target::Fixed(p) => Some(p),
+            Target::Calibrated { .. } => None,
+        }
+    }
+    let mut resolved = Vec::with_capacity(plan.points.len());
+    for pp in &plan.points {
+        let Replications::Precision(rule) = &pp.replications else {
+            resolved.push(None);
+            continue;
+        };
+        let here = plan.points.iter().filter(|q| {
+            same_axes(
+                pp.axes.iter().map(String::as_str),
+                q.axes.iter().map(String::as_str),
+            )
+        });
+        let system = pp.point().seeds().system;
+        let Some(partner) = control.partner(here, |q| q.label.as_str(), fixed, system) else {
+            return Err(l.error(
+                &format!("{at}.policy"),
+                format!(
+                    "no policy labelled \"{}\" at {} (the control must be a [[policy]] of this \
+                     manifest)",
+                    spec.policy,
+                    crate::plan::axes_words(
+                        plan.axes
+                            .iter()
+                            .copied()
+                            .zip(pp.axes.iter().map(String::as_str))
+                    )
+                ),
+            ));
+        };
+        let Some(cp) = fixed(partner) else {
+            return Err(l.error(
+                &format!("{at}.policy"),
+                format!(
+                    "the control \"{}\" has a calibrated p̂, so its key is not known before it \
+                     runs; name a policy without a message budget",
+                    partner.label
+                ),
+            ));
+        };
+        if cp.key() == pp.point().key() || pp.label == partner.label {
+            resolved.push(None);
+            continue;
+        }
+        if cp.seeds().system != system {
+            return Err(l.error(
+                &format!("{at}.policy"),
+                format!(
+                    "{} runs on another system than {} (other arrivals and service), so their \
+                     replications do not pair; give {} a control of its own dispatchers",
+                    partner.label, pp.label, pp.label
+                ),
+            ));
+        }
+        let exact = cp
+            .config
+            .exact_mean(&rule.metric.0, &spec.mean)
+            .map_err(|e| l.error(&format!("{at}.mean"), e))?;
+        resolved.push(Some(lb_model::precision::RuleControl {
+            key: cp.key().hex(),
+            mean: spec.mean.clone(),
+            exact,
+        }));
+    }
+    for (pp, c) in plan.points.iter_mut().zip(resolved) {
+        if let (Replications::Precision(rule), Some(c)) = (&mut pp.replications, c) {
+            rule.control = Some(c);
+        }
+    }
+    Ok(())
 }
 
 /// Where the load of a combination comes from: (path, how λ_Σ follows from μ_Σ).
