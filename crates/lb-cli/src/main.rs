@@ -283,8 +283,9 @@ pub enum Command {
         /// With --certificate: recompute entries that have a record.
         #[arg(long, requires = "certificate")]
         again: bool,
-        /// The cache of the replications a certificate reads (about 10⁵,
-        /// which RESULTS does not keep).
+        /// The cache of the replications a coverage run reads (about 10⁵ for
+        /// the certificate; macros × per for one manifest), which RESULTS
+        /// does not keep.
         #[arg(long, default_value = ".lb-scratch/coverage")]
         scratch: PathBuf,
         /// The metric (a name of the model's, as `lb table --columns` lists).
