@@ -598,7 +598,9 @@ pub fn figure(
             continue;
         }
         let dot = Dot {
-            x: c.load,
+            // The distance from capacity, on a log axis: heavy traffic down
+            // to 1 − ρ = 0.001 spreads out as the heavy-traffic figures' ε does.
+            x: 1.0 - c.load,
             est: Estimate {
                 mean: 100.0 * c.coverage(),
                 lo: Some(100.0 * c.coverage_interval.0),
@@ -629,13 +631,14 @@ pub fn figure(
         title: title.into(),
         kind: lb_runner::outputs::FigureKind::Lines,
         x: "load".into(),
-        x_label: "Load ρ (the bottleneck's in a network)".into(),
+        x_label: "1 − ρ, the distance from capacity (ρ the load; the bottleneck's in a network)"
+            .into(),
         y: None,
         y_label: "Coverage (%), with its 95% Clopper–Pearson interval".into(),
         series: vec![],
         filter: vec![],
         policies: vec![],
-        log_x: false,
+        log_x: true,
         log_y: false,
         y_range: Some([y_floor, 100.0]),
         difference: None,

@@ -455,12 +455,13 @@ pub fn section(exp: &Experiment, w: &Written) -> String {
             if let Some(c) = exp.results.iter().find_map(|r| r.control.as_ref()) {
                 let _ = writeln!(
                     s,
-                    "Precision is read with a control variate: a point is paired with the \
-                     control ({}, exact mean `{}`) on its own arrivals and service, its pilot \
-                     chooses the replications from the variance the control leaves, and its \
-                     interval in the table, the figures and the quotes is the control-variate \
-                     interval (β fitted; the table's column `control`). The control's own points \
-                     are read directly.\n",
+                    "Precision is read with a control variate: where a point's pilot finds that \
+                     the control ({}, exact mean `{}`) on its own arrivals and service at least \
+                     halves its interval, the point is paired with it, its replications are \
+                     chosen on the variance the control leaves, and its interval in the table, \
+                     the figures and the quotes is the control-variate interval (β fitted; the \
+                     table's column `control` names the paired points). The others, and the \
+                     control's own points, are read directly.\n",
                     c.point.policy_name(),
                     c.mean
                 );

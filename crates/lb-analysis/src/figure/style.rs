@@ -99,11 +99,14 @@ pub fn styles(series: &[(String, String)]) -> Vec<Style> {
             let pi = policies.iter().position(|x| x == p).expect("listed");
             let vi = variants.iter().position(|x| x == v).expect("listed");
             let di = if has_variants { vi } else { pi };
+            // Past the palette's 8, a policy's colour and marker repeat: it
+            // is drawn hollow and with the next dash, so no two look alike.
+            let round = pi / PALETTE.len();
             Style {
                 colour: PALETTE[pi % PALETTE.len()],
                 marker: MARKERS[pi % MARKERS.len()],
-                dash: DASHES[di % DASHES.len()].to_vec(),
-                hollow: has_variants && vi % 2 == 1,
+                dash: DASHES[(di + round) % DASHES.len()].to_vec(),
+                hollow: (has_variants && vi % 2 == 1) != (round % 2 == 1),
             }
         })
         .collect()
