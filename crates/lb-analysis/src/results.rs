@@ -146,19 +146,22 @@ pub fn collect(cache: &Cache, plan: &Plan) -> Vec<PointResult> {
         }
         let c = rule.control.as_ref()?;
         let key = lb_runner::run::control_key(rule)?;
-        let (q, st) = plan
+        let (q, cst) = plan
             .points
             .iter()
             .zip(&status)
-            .find(|(_, st)| st.key == Some(key))?;
+            .find(|(_, cst)| cst.key == Some(key))?;
         let Target::Fixed(point) = &q.target else {
             return None;
         };
+        // The pairs the rule decided on: as many of the control's
+        // replications as the point has, beyond the control's own count if
+        // the point ran more.
         Some(ControlPoint {
             label: q.label.clone(),
             point: point.clone(),
             mean: c.mean.clone(),
-            summaries: valid(&key, st.needed),
+            summaries: valid(&key, cst.needed.max(st.needed)),
         })
     };
     let controls: Vec<Option<ControlPoint>> =
