@@ -379,35 +379,28 @@ pub fn bars_note(fig: &Figure, caption: &str) -> Option<String> {
         return None;
     }
     let dots: Vec<&super::series::Dot> = fig.series.iter().flat_map(|s| &s.dots).collect();
-    let t: Vec<usize> = dots
-        .iter()
-        .filter(|d| matches!(d.est.kind, StudentT | Clipped))
-        .map(|d| d.est.n)
-        .collect();
-    let cv: Vec<usize> = dots
-        .iter()
-        .filter(|d| d.est.kind == ControlVariate)
-        .map(|d| d.est.n)
-        .collect();
-    let wilson = dots.iter().any(|d| d.est.kind == Wilson);
-    let bound = dots.iter().any(|d| d.est.kind == UpperBound);
-    let mut parts = Vec::new();
-    if let (Some(lo), Some(hi)) = (t.iter().min(), t.iter().max()) {
-        let n = if lo == hi {
+    // The replications behind the intervals of some kinds: "8" or "4–40".
+    let span = |kinds: &[crate::stats::IntervalKind]| {
+        let ns = dots
+            .iter()
+            .filter(|d| kinds.contains(&d.est.kind))
+            .map(|d| d.est.n);
+        let (lo, hi) = (ns.clone().min()?, ns.max()?);
+        Some(if lo == hi {
             format!("{lo}")
         } else {
             format!("{lo}–{hi}")
-        };
+        })
+    };
+    let wilson = dots.iter().any(|d| d.est.kind == Wilson);
+    let bound = dots.iter().any(|d| d.est.kind == UpperBound);
+    let mut parts = Vec::new();
+    if let Some(n) = span(&[StudentT, Clipped]) {
         parts.push(format!(
             "95% Student-t intervals over {n} independent replications"
         ));
     }
-    if let (Some(lo), Some(hi)) = (cv.iter().min(), cv.iter().max()) {
-        let n = if lo == hi {
-            format!("{lo}")
-        } else {
-            format!("{lo}–{hi}")
-        };
+    if let Some(n) = span(&[ControlVariate]) {
         parts.push(format!(
             "where a point's precision rule pairs it with a control of exact mean, the 95% \
              control-variate interval (β fitted) over its {n} pairs"
