@@ -73,17 +73,9 @@ fn replications_needed(vals: &[f64], rule: &PrecisionRule) -> Option<u32> {
     if target == 0.0 || !var.is_finite() {
         return None;
     }
-    let step = rule.step.max(1);
-    let mut n = rule.min.max(vals.len() as u32);
-    // Far enough for any reachable target: z²·var/target² with z < 3.
-    let bound = (9.0 * var / (target * target)).ceil().min(1e9) as u32 + step;
-    while n <= bound.max(rule.max) {
-        if rule.half_width_meets(n, var, target) {
-            return Some(n);
-        }
-        n = n.saturating_add(step);
-    }
-    None
+    first_meeting(rule, vals.len(), var, target, |n| {
+        rule.half_width_meets(n, var, target)
+    })
 }
 
 /// The pairs a control-variate interval (β fitted) needs to meet the rule's
@@ -95,11 +87,26 @@ fn controlled_needed(rule: &PrecisionRule, var: f64, mean: f64, have: usize) -> 
     if target == 0.0 || !var.is_finite() {
         return None;
     }
+    first_meeting(rule, have.max(4), var, target, |n| {
+        rule.controlled_half_width(n, var) <= target
+    })
+}
+
+/// The fewest n from `have` (and the rule's `min`) up in the rule's steps,
+/// past its `max` if need be, for which `meets(n)`: far enough for any
+/// reachable target, z²·var/target² with z < 3.
+fn first_meeting(
+    rule: &PrecisionRule,
+    have: usize,
+    var: f64,
+    target: f64,
+    meets: impl Fn(u32) -> bool,
+) -> Option<u32> {
     let step = rule.step.max(1);
-    let mut n = rule.min.max(have as u32).max(4);
-    let bound = (9.0 * var / (target * target)).ceil().min(1e9) as u32 + step + 4;
+    let mut n = rule.min.max(have as u32);
+    let bound = (9.0 * var / (target * target)).ceil().min(1e9) as u32 + step;
     while n <= bound.max(rule.max) {
-        if rule.controlled_half_width(n, var) <= target {
+        if meets(n) {
             return Some(n);
         }
         n = n.saturating_add(step);
@@ -118,11 +125,10 @@ pub struct Written {
 }
 
 /// The points whose interval on the precision metric is wider than the
-/// target (relative half-width), with their replications.
-///
-/// With a `control` (the rule's control variate), a point the control pairs
-/// with is held to its control-variate interval (β fitted), as its rule
-/// decided, and what it needs follows the pairs' residual variance.
+/// target (relative half-width), with their replications. A point its rule
+/// paired with a control variate ([`crate::paired`]) is held to its
+/// control-variate interval (β fitted), as its rule decided, and what it
+/// needs follows the pairs' residual variance.
 pub fn imprecise(results: &[PointResult], rule: &PrecisionRule) -> Vec<Imprecise> {
     let mut out = Vec::new();
     for r in results {

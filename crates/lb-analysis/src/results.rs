@@ -134,9 +134,8 @@ pub fn collect(cache: &Cache, plan: &Plan) -> Vec<PointResult> {
             .filter_map(|r| cache.read_replication(k, r).valid().map(|rec| rec.summary))
             .collect()
     };
-    // A precision rule's control: the planned point of that key, its
-    // replications as many as the plan needs of it.
-    // Only where its rule decided to pair with it.
+    // A precision rule's control, where the rule decided to pair with it:
+    // the planned point of that key and its replications.
     let control_of = |(pp, st): (&lb_runner::plan::PlannedPoint, &lb_runner::run::PointStatus)| {
         let lb_runner::plan::Replications::Precision(rule) = &pp.replications else {
             return None;
@@ -168,7 +167,7 @@ pub fn collect(cache: &Cache, plan: &Plan) -> Vec<PointResult> {
         plan.points.iter().zip(&status).map(control_of).collect();
     plan.points
         .iter()
-        .zip(status.clone())
+        .zip(&status)
         .zip(controls)
         .map(|((pp, st), control)| {
             let cal = st.calibration.as_ref().and_then(|(_, r)| r.clone());

@@ -259,15 +259,13 @@ pub fn control_variate(
         let iv = interval(&d, level);
         return Some((exact + iv.mean, iv.half_width, 1.0));
     }
-    let (mx, my) = (xs.iter().sum::<f64>() / nf, ys.iter().sum::<f64>() / nf);
-    let syy: f64 = ys.iter().map(|y| (y - my).powi(2)).sum();
-    let sxy: f64 = xs.iter().zip(ys).map(|(x, y)| (x - mx) * (y - my)).sum();
-    let beta = if syy > 0.0 { sxy / syy } else { 0.0 };
-    let rss: f64 = xs
-        .iter()
-        .zip(ys)
-        .map(|(x, y)| (x - mx - beta * (y - my)).powi(2))
-        .sum();
+    let LeastSquares {
+        mean_y: mx,
+        mean_c: my,
+        scc: syy,
+        beta,
+        rss,
+    } = least_squares(xs, ys);
     let s2 = rss / (nf - 2.0);
     let lever = if syy > 0.0 {
         (my - exact).powi(2) / syy
@@ -396,6 +394,17 @@ pub fn pilot_replications(rule: &PrecisionRule, pilot: &[Summary]) -> u32 {
         .unwrap_or(rule.max)
 }
 
+/// How the pilot procedure ends on n replications whose interval is `iv`:
+/// met, or short of the target below `max`, or capped at it.
+fn stop_at(rule: &PrecisionRule, iv: &Interval, n: u32) -> Stop {
+    let met = iv.rel_half_width.is_some_and(|r| r <= rule.rel_half_width);
+    match (met, n >= rule.max) {
+        (true, _) => Stop::Met,
+        (false, true) => Stop::Cap,
+        (false, false) => Stop::Short,
+    }
+}
+
 fn decide_pilot(rule: &PrecisionRule, summaries: &[Summary], pilot: &[Summary]) -> Decision {
     if (pilot.len() as u32) < rule.min {
         return Decision::Need {
@@ -428,13 +437,7 @@ fn decide_pilot(rule: &PrecisionRule, summaries: &[Summary], pilot: &[Summary]) 
         return done(Stop::Undefined, None);
     };
     let iv = interval(&vals, rule.level);
-    let met = iv.rel_half_width.is_some_and(|r| r <= rule.rel_half_width);
-    let stop = match (met, n >= rule.max) {
-        (true, _) => Stop::Met,
-        (false, true) => Stop::Cap,
-        (false, false) => Stop::Short,
-    };
-    done(stop, Some(iv))
+    done(stop_at(rule, &iv, n), Some(iv))
 }
 
 /// The values of `rule`'s metric in `ys` and `cs` pairwise, if defined in
@@ -479,11 +482,8 @@ pub fn controlled_pilot(
     }
     let (ys, cs) = pairs(rule, pilot, control)?;
     let (mean, _, _) = control_variate(&ys, &cs, exact, rule.level, true)?;
-    let n0 = ys.len() as f64;
-    let my = ys.iter().sum::<f64>() / n0;
-    let var_y = ys.iter().map(|y| (y - my).powi(2)).sum::<f64>() / (n0 - 1.0);
     let var = residual_variance(&ys, &cs);
-    let direct = t_quantile(rule.level, n0 - 1.0) * (var_y / n0).sqrt();
+    let direct = interval(&ys, rule.level).half_width;
     if mean == 0.0 || rule.controlled_half_width(rule.min, var) > PAIR_GAIN * direct {
         return None;
     }
@@ -496,10 +496,18 @@ pub fn controlled_pilot(
     )
 }
 
-/// The residual variance of pairs (y, c) about their least-squares line,
-/// on n − 2 degrees of freedom: the variance a control variate with β
-/// fitted leaves (n ≥ 3).
-pub fn residual_variance(ys: &[f64], cs: &[f64]) -> f64 {
+/// The least-squares line of `ys` on `cs` (paired): the means, S_CC, the
+/// slope β̂ = S_YC/S_CC (0 when the cs do not vary) and the residual sum of
+/// squares.
+struct LeastSquares {
+    mean_y: f64,
+    mean_c: f64,
+    scc: f64,
+    beta: f64,
+    rss: f64,
+}
+
+fn least_squares(ys: &[f64], cs: &[f64]) -> LeastSquares {
     let n = ys.len().min(cs.len()) as f64;
     let (my, mc) = (ys.iter().sum::<f64>() / n, cs.iter().sum::<f64>() / n);
     let scc: f64 = cs.iter().map(|c| (c - mc).powi(2)).sum();
@@ -510,7 +518,20 @@ pub fn residual_variance(ys: &[f64], cs: &[f64]) -> f64 {
         .zip(cs)
         .map(|(y, c)| (y - my - beta * (c - mc)).powi(2))
         .sum();
-    rss / (n - 2.0)
+    LeastSquares {
+        mean_y: my,
+        mean_c: mc,
+        scc,
+        beta,
+        rss,
+    }
+}
+
+/// The residual variance of pairs (y, c) about their least-squares line,
+/// on n − 2 degrees of freedom: the variance a control variate with β
+/// fitted leaves (n ≥ 3).
+pub fn residual_variance(ys: &[f64], cs: &[f64]) -> f64 {
+    least_squares(ys, cs).rss / (ys.len().min(cs.len()) as f64 - 2.0)
 }
 
 /// The pilot procedure with a control ([`RuleControl`]): both points'
@@ -568,13 +589,7 @@ fn decide_controlled(
         });
     let paired = controlled.is_some();
     let iv = controlled.unwrap_or_else(|| interval(&ys, rule.level));
-    let met = iv.rel_half_width.is_some_and(|r| r <= rule.rel_half_width);
-    let stop = match (met, n >= rule.max) {
-        (true, _) => Stop::Met,
-        (false, true) => Stop::Cap,
-        (false, false) => Stop::Short,
-    };
-    done(stop, Some(iv), paired)
+    done(stop_at(rule, &iv, n), Some(iv), paired)
 }
 
 fn decide_sequential(rule: &PrecisionRule, summaries: &[Summary]) -> Decision {
