@@ -14,7 +14,9 @@ use lb_model::config::Summary;
 use lb_model::key::Key;
 use lb_model::limits::Cost;
 use lb_model::point::Point;
-use lb_model::precision::{Decision, Outcome, PILOT_BASE, Paired, PrecisionRule, decide_paired};
+use lb_model::precision::{
+    Decision, Outcome, PILOT_BASE, Paired, PrecisionRule, controlled_pilot, decide_paired,
+};
 use lb_model::slotted::calibrate::{Calibration, CalibrationResult};
 use rayon::prelude::*;
 use std::collections::BTreeMap;
@@ -800,7 +802,7 @@ impl Stage<'_> {
                 )
             })
             .collect();
-        with_controls(demands, &mut need);
+        with_controls(cache, demands, &mut need);
         let mut first = true;
         loop {
             let jobs: Vec<PairJob> = need
@@ -848,7 +850,7 @@ impl Stage<'_> {
                 let n = need.entry(k).or_default();
                 *n = n.max(w);
             }
-            with_controls(demands, &mut need);
+            with_controls(cache, demands, &mut need);
         }
     }
 
@@ -903,18 +905,46 @@ impl Stage<'_> {
 }
 
 /// A point whose precision rule reads a control variate needs the control
-/// point's replications with the same indices: its wants are the control's
-/// too (the larger of the two).
-fn with_controls(demands: &Demands, need: &mut BTreeMap<Key, Want>) {
+/// point's replications with the same indices: its pilot's always (the
+/// decision whether to pair reads both pilots), its replications 0..n only
+/// once the pilots chose to pair ([`pairs_with_control`]). Those wants are
+/// the control's too (the larger of the two). An unpaired point's interval
+/// reads none of the control's replications, so it does not raise the
+/// control's count: JIQ's 616 replications at an unstable load would
+/// otherwise run 608 of the pooled control that nothing reads.
+fn with_controls(cache: &Cache, demands: &Demands, need: &mut BTreeMap<Key, Want>) {
     for (k, (_, reps, _)) in demands {
         if let Replications::Precision(rule) = reps
             && let Some(c) = control_key(rule)
         {
             let w = need.get(k).copied().unwrap_or_default();
+            let w = if pairs_with_control(cache, k, rule) {
+                w
+            } else {
+                Want {
+                    main: 0,
+                    pilot: w.pilot,
+                }
+            };
             let n = need.entry(c).or_default();
             *n = n.max(w);
         }
     }
+}
+
+/// Whether the pilots present of the point `key` and of its rule's control
+/// choose to pair ([`lb_model::precision::controlled_pilot`]); false while
+/// either pilot is incomplete.
+fn pairs_with_control(cache: &Cache, key: &Key, rule: &PrecisionRule) -> bool {
+    let (Some(c), Some(ck)) = (&rule.control, control_key(rule)) else {
+        return false;
+    };
+    let p = rule.pilot();
+    let read = |k: &Key| contiguous(cache, k, p.start, rule.min);
+    let (pilot, control) = (read(key), read(&ck));
+    pilot.len() >= rule.min as usize
+        && control.len() >= rule.min as usize
+        && controlled_pilot(rule, c.exact, &pilot, &control).is_some()
 }
 
 fn record_precision(

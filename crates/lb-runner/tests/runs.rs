@@ -907,3 +907,52 @@ fn a_control_variate_lets_the_pilot_decide_on_the_controlled_variance() {
             .all(|v| v.problem.is_none())
     );
 }
+
+/// A point whose pilot does not pair with its rule's control (weighted
+/// random barely follows the pooled queue) reads none of the control's
+/// replications, so the control runs only its own: the point's larger n
+/// does not raise it. The same records on 1 and 2 threads.
+#[test]
+fn an_unpaired_point_leaves_its_control_at_its_own_count() {
+    let text = TINY
+        .replace("load = [0.6, 0.9]", "load = [0.8]")
+        .replace("rates = [0.3, 0.5, 0.9]", "rates = [0.1, 0.2, 0.9]")
+        .replace(
+            "[[policy]]\nspec = \"JSQ\"\n\n[[policy]]\nspec = \"L-JBA-Pull\"\np_hat = 0.3\n\n[[policy]]\nspec = \"Power-of-2\"\n",
+            "[[policy]]\nspec = \"WR\"\n\n[[policy]]\nspec = \"Pooled\"\n",
+        )
+        .replace("slots = 3000\nwarmup = 300", "slots = 20000\nwarmup = 2000")
+        .replace(
+            "replications = 3",
+            "precision = { metric = \"mean_sum_q\", rel_half_width = 0.03, min = 8, max = 400, \
+             step = 4, control = { policy = \"Pooled\", mean = \"pooled_exact\" } }",
+        );
+    let p = plan(&text, Profile::Full);
+    let (wr, pooled) = (
+        fixed(&p.points[0].target).key(),
+        fixed(&p.points[1].target).key(),
+    );
+    let (d1, d2) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let (c1, c2) = (Cache::new(d1.path()), Cache::new(d2.path()));
+    let r = run(&c1, std::slice::from_ref(&p), 1);
+    run(&c2, std::slice::from_ref(&p), 2);
+    assert_eq!(records(&c1), records(&c2));
+    let outcome = |k| &r.precision.iter().find(|(key, _)| *key == k).unwrap().1;
+    let (o, own) = (outcome(wr), outcome(pooled));
+    eprintln!("weighted random {o:?}, its control {own:?}");
+    assert!(!o.paired, "{o:?}");
+    assert!(
+        o.replications > own.replications,
+        "the test needs the unpaired point to run more than its control: {o:?} {own:?}"
+    );
+    let main: Vec<u64> = c1
+        .replication_files(&pooled)
+        .into_iter()
+        .filter(|r| !lb_model::precision::is_pilot(*r))
+        .collect();
+    assert_eq!(
+        main,
+        (0..own.replications as u64).collect::<Vec<_>>(),
+        "the control ran replications no interval reads"
+    );
+}
