@@ -227,6 +227,35 @@ pub struct Coverage {
     /// before it was counted.
     #[serde(default)]
     pub ungated: Option<(usize, usize)>,
+    /// The same printed macro-replications read again at higher levels
+    /// ([`read_levels`]): how often the wider interval covers, lies wholly
+    /// above and wholly below. What a decision read at that level would
+    /// refute, the same runs and n (the precision rule's n is its pilot's,
+    /// at its own level). Empty in records written before it was counted,
+    /// and for procedures whose level also chooses n (the two-stage ones).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub read_at: Vec<ReadAt>,
+}
+
+/// One procedure's printed macro-replications read at another level
+/// ([`Coverage::read_at`]).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ReadAt {
+    pub level: f64,
+    pub covered: usize,
+    pub above: usize,
+    pub below: usize,
+}
+
+/// The levels the certificate reads its nominal-level macro-replications at
+/// again, to calibrate a decision level: 1 − f·α for f = 0.9, 0.8, …, 0.4
+/// of the nominal α = 1 − `level` (95%: 95.5%, 96%, …, 98%).
+pub fn read_levels(level: f64) -> Vec<f64> {
+    let alpha = 1.0 - level;
+    [0.9, 0.8, 0.7, 0.6, 0.5, 0.4]
+        .iter()
+        .map(|f| 1.0 - f * alpha)
+        .collect()
 }
 
 impl Coverage {
@@ -445,6 +474,32 @@ fn one(
     }
 }
 
+/// The interval of `p` on a macro-replication already read at its own
+/// level (n replications), read again at `level`: the same n. None for the
+/// two-stage procedures, whose level also chooses n (the caller reads
+/// them at their own level only).
+fn reread(
+    p: &Procedure,
+    m: Metric,
+    r: &PointResult,
+    (group, control): (&[Summary], Option<Paired<'_>>),
+    n: usize,
+    level: f64,
+) -> Option<(f64, f64)> {
+    match p {
+        Procedure::TwoStage { .. } => None,
+        // The pilot's n stands; its n replications' Student-t interval at
+        // the other level.
+        Procedure::PrecisionStopped { .. } => {
+            let point = r.point.as_ref()?;
+            let xs: Option<Vec<f64>> = group[..n].iter().map(|s| m.value(point, s)).collect();
+            let iv = interval(&xs?, level);
+            Some((iv.mean - iv.half_width, iv.mean + iv.half_width))
+        }
+        _ => one(p, m, r, (group, control), level).map(|(lo, hi, _)| (lo, hi)),
+    }
+}
+
 /// Willink's interval of `xs`, the metric's values of the runs `group`,
 /// whose traces are the metric's own series (checked before anything
 /// runs): the skewness of a replication mean read off their batch means.
@@ -470,6 +525,7 @@ pub fn coverage(
     exact: f64,
     (level, macros_wanted): (f64, usize),
     control: Option<(&PointResult, f64)>,
+    read_levels: &[f64],
 ) -> Coverage {
     let sorted = |r: &PointResult| {
         let mut ss: Vec<Summary> = r.summaries.clone();
@@ -483,6 +539,20 @@ pub fn coverage(
     let (mut above, mut below) = (0, 0);
     let (mut hw, mut reps) = (0.0, 0usize);
     let (mut all, mut all_covered) = (0usize, 0usize);
+    // The two-stage procedures' level also chooses n: not read again.
+    let read_levels = match p {
+        Procedure::TwoStage { .. } => &[][..],
+        _ => read_levels,
+    };
+    let mut read_at: Vec<ReadAt> = read_levels
+        .iter()
+        .map(|&level| ReadAt {
+            level,
+            covered: 0,
+            above: 0,
+            below: 0,
+        })
+        .collect();
     for (i, group) in ss.chunks_exact(per).take(macros_wanted).enumerate() {
         // The control's replications of the same indices (common random
         // numbers pair them).
@@ -512,6 +582,15 @@ pub fn coverage(
             below += usize::from(hi < exact);
             hw += (hi - lo) / 2.0;
             reps += n;
+            for at in &mut read_at {
+                // An interval read at the nominal level can be read at
+                // another (none is computed that could not be).
+                if let Some((lo, hi)) = reread(p, m, r, (group, paired), n, at.level) {
+                    at.covered += usize::from(lo <= exact && exact <= hi);
+                    at.above += usize::from(lo > exact);
+                    at.below += usize::from(hi < exact);
+                }
+            }
         } else {
             unsettled += 1;
         }
@@ -543,6 +622,7 @@ pub fn coverage(
             0.0
         },
         ungated: Some((all, all_covered)),
+        read_at,
     }
 }
 
@@ -844,6 +924,82 @@ fn where_(c: &Coverage) -> String {
     } else {
         c.at.replace('=', " = ")
     }
+}
+
+/// The nominal level's printed macro-replications read again at higher
+/// levels ([`Coverage::read_at`]): the pooled rate at which a true value
+/// claim would be refuted at each, on the rows that carry the reading, and
+/// the lowest level that keeps it within the nominal α.
+fn read_again_paragraph(
+    s: &mut String,
+    rows: &[(String, &Coverage)],
+    level: f64,
+    printed: &dyn Fn(&Coverage) -> bool,
+) {
+    use std::fmt::Write as _;
+    let at: Vec<&Coverage> = rows
+        .iter()
+        .map(|(_, c)| *c)
+        .filter(|c| (c.level - level).abs() < 1e-12 && c.macros > 0 && printed(c))
+        .collect();
+    let with: Vec<&Coverage> = at
+        .iter()
+        .copied()
+        .filter(|c| !c.read_at.is_empty())
+        .collect();
+    let Some(first) = with.first() else {
+        return;
+    };
+    let n: usize = with.iter().map(|c| c.macros).sum();
+    let rate = |k: usize| {
+        let (lo, hi) = clopper_pearson(k, n, 0.95);
+        format!(
+            "{:.2}% [{:.2}, {:.2}]",
+            100.0 * k as f64 / n as f64,
+            100.0 * lo,
+            100.0 * hi
+        )
+    };
+    let base: usize = with.iter().map(|c| c.above + c.below).sum();
+    let mut parts = vec![format!("{:.1}%: {}", 100.0 * level, rate(base))];
+    let mut lowest = None;
+    for (i, a) in first.read_at.iter().enumerate() {
+        let k: usize = with
+            .iter()
+            .filter_map(|c| c.read_at.get(i))
+            .map(|r| r.above + r.below)
+            .sum();
+        parts.push(format!("{:.1}%: {}", 100.0 * a.level, rate(k)));
+        if lowest.is_none() && k as f64 / n as f64 <= 1.0 - level {
+            lowest = Some(a.level);
+        }
+    }
+    let left_out = at.len() - with.len();
+    let _ = writeln!(
+        s,
+        "\n**Read at a higher level** (a calibration of the decision level, not adopted): the \
+         same printed macro-replications, the same runs and n, read with wider intervals. A true \
+         value claim would be refuted in {} of {n} macro-replications ({} procedure-and-point \
+         pairs{}). {}",
+        parts.join("; "),
+        with.len(),
+        if left_out > 0 {
+            format!("; {left_out} more have records written before this reading and are left out")
+        } else {
+            String::new()
+        },
+        match lowest {
+            Some(l) => format!(
+                "Read at {:.1}%, the pooled rate is within the nominal {:.1}%.",
+                100.0 * l,
+                100.0 * (1.0 - level)
+            ),
+            None => format!(
+                "None of these levels brings the pooled rate within the nominal {:.1}%.",
+                100.0 * (1.0 - level)
+            ),
+        }
+    );
 }
 
 /// The certificate's part of the report: `dir/report.md` (a section the
@@ -1167,6 +1323,7 @@ pub fn write_report(
             );
         }
     }
+    read_again_paragraph(&mut s, &rows, level, &printed);
     s.push('\n');
     if !befores.is_empty() {
         let _ = writeln!(

@@ -174,8 +174,21 @@ pub fn certify_with(
                         | Procedure::SkewPrecision { .. }
                 )
             });
+            // The nominal level's macro-replications are read again at
+            // higher levels too (a decision level's calibration); the
+            // strict level's are not.
+            let reads = lb_analysis::coverage::read_levels(spec.level);
             for level in std::iter::once(spec.level).chain(strict) {
-                coverages.push(coverage(p, metric, r, exact, (level, spec.macros), paired));
+                let again: &[f64] = if level == spec.level { &reads } else { &[] };
+                coverages.push(coverage(
+                    p,
+                    metric,
+                    r,
+                    exact,
+                    (level, spec.macros),
+                    paired,
+                    again,
+                ));
             }
         }
     }

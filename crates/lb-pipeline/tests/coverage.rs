@@ -143,6 +143,40 @@ fn intervals_cover_the_exact_value_at_their_level() {
     within_nominal(w);
     assert_eq!(w.macros, t.macros);
     assert!(w.mean_half_width != t.mean_half_width, "{w:?}");
+    // Read again at higher levels, on the same macro-replications: a
+    // wider interval covers at least as often, every one is counted, and
+    // Student-t read at 96% is what certifying at 96% finds.
+    let levels = lb_analysis::coverage::read_levels(0.95);
+    for c in &done.coverages {
+        assert_eq!(
+            c.read_at.iter().map(|a| a.level).collect::<Vec<_>>(),
+            levels
+        );
+        assert!(c.read_at[0].covered >= c.covered, "{c:?}");
+        for w in c.read_at.windows(2) {
+            assert!(w[1].covered >= w[0].covered, "{c:?}");
+        }
+        for a in &c.read_at {
+            assert_eq!(a.covered + a.above + a.below, c.macros, "{c:?}");
+        }
+    }
+    assert!(t.read_at.last().unwrap().covered > t.covered, "{t:?}");
+    let at96 = Spec {
+        metric: spec.metric.clone(),
+        reference: spec.reference.clone(),
+        procedures: vec![Procedure::StudentT { per: 5 }],
+        macros: spec.macros,
+        level: levels[1],
+        strict: None,
+    };
+    let t96 = &certify(&cache, &e, &at96, &opts(), &Silent)
+        .unwrap()
+        .coverages[0];
+    let r = t.read_at[1];
+    assert_eq!(
+        (t96.covered, t96.above, t96.below),
+        (r.covered, r.above, r.below)
+    );
     // Deterministic: the same certificate from the cache, bit for bit.
     let again = certify(&cache, &e, &spec, &opts(), &Silent).unwrap();
     assert_eq!(again.computed, 0);
