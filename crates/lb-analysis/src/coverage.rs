@@ -475,8 +475,8 @@ fn one(
 }
 
 /// The interval of `p` on a macro-replication already read at its own
-/// level (n replications), read again at `level`: the same n. None for the
-/// two-stage procedures, whose level also chooses n (the caller reads
+/// level (n replications), read again at `level`: the same n. Not for the
+/// two-stage procedures, whose level also chooses n ([`coverage`] reads
 /// them at their own level only).
 fn reread(
     p: &Procedure,
@@ -487,7 +487,7 @@ fn reread(
     level: f64,
 ) -> Option<(f64, f64)> {
     match p {
-        Procedure::TwoStage { .. } => None,
+        Procedure::TwoStage { .. } => unreachable!("a two-stage procedure is not read again"),
         // The pilot's n stands; its n replications' Student-t interval at
         // the other level.
         Procedure::PrecisionStopped { .. } => {
@@ -930,18 +930,9 @@ fn where_(c: &Coverage) -> String {
 /// levels ([`Coverage::read_at`]): the pooled rate at which a true value
 /// claim would be refuted at each, on the rows that carry the reading, and
 /// the lowest level that keeps it within the nominal α.
-fn read_again_paragraph(
-    s: &mut String,
-    rows: &[(String, &Coverage)],
-    level: f64,
-    printed: &dyn Fn(&Coverage) -> bool,
-) {
+/// `at` holds the nominal level's printed rows (the report's `decided`).
+fn read_again_paragraph(s: &mut String, at: &[&Coverage], level: f64) {
     use std::fmt::Write as _;
-    let at: Vec<&Coverage> = rows
-        .iter()
-        .map(|(_, c)| *c)
-        .filter(|c| (c.level - level).abs() < 1e-12 && c.macros > 0 && printed(c))
-        .collect();
     let with: Vec<&Coverage> = at
         .iter()
         .copied()
@@ -1323,7 +1314,8 @@ pub fn write_report(
             );
         }
     }
-    read_again_paragraph(&mut s, &rows, level, &printed);
+    let printed_rows: Vec<&Coverage> = decided.iter().map(|(_, c)| *c).collect();
+    read_again_paragraph(&mut s, &printed_rows, level);
     s.push('\n');
     if !befores.is_empty() {
         let _ = writeln!(
