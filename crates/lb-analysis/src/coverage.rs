@@ -926,11 +926,17 @@ fn where_(c: &Coverage) -> String {
     }
 }
 
-/// The nominal level's printed macro-replications read again at higher
-/// levels ([`Coverage::read_at`]): the pooled rate at which a true value
-/// claim would be refuted at each, on the rows that carry the reading, and
-/// the lowest level that keeps it within the nominal α.
-/// `at` holds the nominal level's printed rows (the report's `decided`).
+/// A level as a percentage with the digits it has (95.5, 99.91), not
+/// rounded to one place (99.91% would print as 99.9%).
+fn level_pct(level: f64) -> String {
+    format!("{}%", (level * 1e5).round() / 1e3)
+}
+
+/// A level's printed macro-replications read again at higher levels
+/// ([`Coverage::read_at`]): the pooled rate at which a true value claim
+/// would be refuted at each, on the rows that carry the reading, and the
+/// lowest level that keeps it within the level's α. `at` holds the level's
+/// printed rows.
 fn read_again_paragraph(s: &mut String, at: &[&Coverage], level: f64) {
     use std::fmt::Write as _;
     let with: Vec<&Coverage> = at
@@ -952,7 +958,7 @@ fn read_again_paragraph(s: &mut String, at: &[&Coverage], level: f64) {
         )
     };
     let base: usize = with.iter().map(|c| c.above + c.below).sum();
-    let mut parts = vec![format!("{:.1}%: {}", 100.0 * level, rate(base))];
+    let mut parts = vec![format!("{}: {}", level_pct(level), rate(base))];
     let mut lowest = None;
     for (i, a) in first.read_at.iter().enumerate() {
         let k: usize = with
@@ -960,7 +966,7 @@ fn read_again_paragraph(s: &mut String, at: &[&Coverage], level: f64) {
             .filter_map(|c| c.read_at.get(i))
             .map(|r| r.above + r.below)
             .sum();
-        parts.push(format!("{:.1}%: {}", 100.0 * a.level, rate(k)));
+        parts.push(format!("{}: {}", level_pct(a.level), rate(k)));
         if lowest.is_none() && k as f64 / n as f64 <= 1.0 - level {
             lowest = Some(a.level);
         }
@@ -968,10 +974,12 @@ fn read_again_paragraph(s: &mut String, at: &[&Coverage], level: f64) {
     let left_out = at.len() - with.len();
     let _ = writeln!(
         s,
-        "\n**Read at a higher level** (a calibration of the decision level, not adopted): the \
-         same printed macro-replications, the same runs and n, read with wider intervals. A true \
+        "\n**Read at a higher level than {}** (a calibration of the decision level, not \
+         adopted): the same printed macro-replications, the same runs and n, read with wider \
+         intervals. A true \
          value claim would be refuted in {} of {n} macro-replications ({} procedure-and-point \
          pairs{}). {}",
+        level_pct(level),
         parts.join("; "),
         with.len(),
         if left_out > 0 {
@@ -981,13 +989,13 @@ fn read_again_paragraph(s: &mut String, at: &[&Coverage], level: f64) {
         },
         match lowest {
             Some(l) => format!(
-                "Read at {:.1}%, the pooled rate is within the nominal {:.1}%.",
-                100.0 * l,
-                100.0 * (1.0 - level)
+                "Read at {}, the pooled rate is within the allowed {}.",
+                level_pct(l),
+                level_pct(1.0 - level)
             ),
             None => format!(
-                "None of these levels brings the pooled rate within the nominal {:.1}%.",
-                100.0 * (1.0 - level)
+                "None of these levels brings the pooled rate within the allowed {}.",
+                level_pct(1.0 - level)
             ),
         }
     );
@@ -1273,6 +1281,7 @@ pub fn write_report(
             diagnostic.len()
         );
     }
+    let mut read_again = Vec::new();
     for (lv, name) in std::iter::once((level, "nominal")).chain(strict.map(|s| (s, "strict"))) {
         let at: Vec<&Coverage> = rows
             .iter()
@@ -1313,9 +1322,11 @@ pub fn write_report(
                 where_(bc)
             );
         }
+        read_again.push((at, lv));
     }
-    let printed_rows: Vec<&Coverage> = decided.iter().map(|(_, c)| *c).collect();
-    read_again_paragraph(&mut s, &printed_rows, level);
+    for (at, lv) in &read_again {
+        read_again_paragraph(&mut s, at, *lv);
+    }
     s.push('\n');
     if !befores.is_empty() {
         let _ = writeln!(

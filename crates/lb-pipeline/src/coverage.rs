@@ -174,12 +174,10 @@ pub fn certify_with(
                         | Procedure::SkewPrecision { .. }
                 )
             });
-            // The nominal level's macro-replications are read again at
-            // higher levels too (a decision level's calibration); the
-            // strict level's are not.
-            let reads = lb_analysis::coverage::read_levels(spec.level);
+            // Each level's macro-replications are read again at higher
+            // levels too (a decision level's calibration).
             for level in std::iter::once(spec.level).chain(strict) {
-                let again: &[f64] = if level == spec.level { &reads } else { &[] };
+                let again = lb_analysis::coverage::read_levels(level);
                 coverages.push(coverage(
                     p,
                     metric,
@@ -187,7 +185,7 @@ pub fn certify_with(
                     exact,
                     (level, spec.macros),
                     paired,
-                    again,
+                    &again,
                 ));
             }
         }
