@@ -926,6 +926,106 @@ fn where_(c: &Coverage) -> String {
     }
 }
 
+/// What lb prints an interval of and decides claims on: every procedure
+/// but batch means within one run (which serve the settling diagnostic
+/// only) and the candidates measured beside the adopted procedures
+/// ([`is_candidate`]).
+pub fn is_printed(c: &Coverage) -> bool {
+    !c.kind.starts_with("batch means") && !is_candidate(&c.kind)
+}
+
+/// Whether `c` is a "before": of an entry the certificate keeps to show a
+/// failure, or the pre-certificate form of a procedure.
+fn is_before(e: &EntryView, c: &Coverage) -> bool {
+    e.before || after_kind(&c.kind).is_some()
+}
+
+/// The rows the audit's error rates at `level` are read on: the printed
+/// procedures of every entry but the befores, at `level`, with
+/// macro-replications lb would print.
+pub fn decided_at(entries: &[EntryView], level: f64) -> Vec<&Coverage> {
+    entries
+        .iter()
+        .flat_map(|e| {
+            e.coverages
+                .iter()
+                .flatten()
+                .filter(move |c| !is_before(e, c))
+        })
+        .filter(|c| (c.level - level).abs() < 1e-12 && c.macros > 0 && is_printed(c))
+        .collect()
+}
+
+/// The certificate's calibration of `level` on `rows` (read again,
+/// [`Coverage::read_at`]): the lowest level — `level` itself, then those
+/// read again — at which a true value claim is refuted in at most
+/// 1 − `level` of the pooled macro-replications, as (that level, its α
+/// factor (1 − it)/(1 − level), the refutations, the macro-replications);
+/// None if no level does it or no row carries the reading.
+pub fn calibration(rows: &[&Coverage], level: f64) -> Option<(f64, f64, usize, usize)> {
+    let with: Vec<&Coverage> = rows
+        .iter()
+        .copied()
+        .filter(|c| !c.read_at.is_empty())
+        .collect();
+    let n: usize = with.iter().map(|c| c.macros).sum();
+    let first = with.first()?;
+    let base: usize = with.iter().map(|c| c.above + c.below).sum();
+    std::iter::once((level, base))
+        .chain((0..first.read_at.len()).map(|i| {
+            let k: usize = with
+                .iter()
+                .filter_map(|c| c.read_at.get(i))
+                .map(|r| r.above + r.below)
+                .sum();
+            (first.read_at[i].level, k)
+        }))
+        .find(|(_, k)| *k as f64 <= (1.0 - level) * n as f64)
+        .map(|(at, k)| (at, (1.0 - at) / (1.0 - level), k, n))
+}
+
+/// The same procedure at the same point measured by another entry (on
+/// seeds of its own), and the two together: ", measured again (LABEL):
+/// x% [lo, hi]; together y% [lo, hi] of n" (empty if none did).
+fn measured_again(c: &Coverage, label: &str, rows: &[&&(String, &Coverage)]) -> String {
+    let same = |d: &Coverage| {
+        d.procedure == c.procedure
+            && d.policy == c.policy
+            && d.at == c.at
+            && d.metric == c.metric
+            && d.exact == c.exact
+            && (d.level - c.level).abs() < 1e-12
+    };
+    let again: Vec<&(String, &Coverage)> = rows
+        .iter()
+        .map(|r| **r)
+        .filter(|(l, d)| l != label && same(d))
+        .collect();
+    if again.is_empty() {
+        return String::new();
+    }
+    let pct = |k: usize, n: usize| {
+        let (lo, hi) = clopper_pearson(k, n, 0.95);
+        format!(
+            "{:.1}% [{:.1}, {:.1}]",
+            100.0 * k as f64 / n as f64,
+            100.0 * lo,
+            100.0 * hi
+        )
+    };
+    let each: Vec<String> = again
+        .iter()
+        .map(|(l, d)| format!("{l}: {}", pct(d.covered, d.macros)))
+        .collect();
+    let k = c.covered + again.iter().map(|(_, d)| d.covered).sum::<usize>();
+    let n = c.macros + again.iter().map(|(_, d)| d.macros).sum::<usize>();
+    format!(
+        ", measured again on seeds of their own ({}), together {} of {n}",
+        each.join("; "),
+        pct(k, n)
+    )
+}
+
 /// A level as a percentage with the digits it has (95.5, 99.91), not
 /// rounded to one place (99.91% would print as 99.9%).
 fn level_pct(level: f64) -> String {
@@ -959,7 +1059,6 @@ fn read_again_paragraph(s: &mut String, at: &[&Coverage], level: f64) {
     };
     let base: usize = with.iter().map(|c| c.above + c.below).sum();
     let mut parts = vec![format!("{}: {}", level_pct(level), rate(base))];
-    let mut lowest = None;
     for (i, a) in first.read_at.iter().enumerate() {
         let k: usize = with
             .iter()
@@ -967,18 +1066,17 @@ fn read_again_paragraph(s: &mut String, at: &[&Coverage], level: f64) {
             .map(|r| r.above + r.below)
             .sum();
         parts.push(format!("{}: {}", level_pct(a.level), rate(k)));
-        if lowest.is_none() && k as f64 / n as f64 <= 1.0 - level {
-            lowest = Some(a.level);
-        }
     }
+    let lowest = calibration(at, level).map(|c| c.0);
     let left_out = at.len() - with.len();
+    use lb_runner::calibration::{DecideAt, decision_level};
+    let adopted = decision_level(level, DecideAt::Calibrated);
     let _ = writeln!(
         s,
-        "\n**Read at a higher level than {}** (a calibration of the decision level, not \
-         adopted): the same printed macro-replications, the same runs and n, read with wider \
-         intervals. A true \
+        "\n**Read at a higher level than {}** (the decision level's calibration): the same \
+         printed macro-replications, the same runs and n, read with wider intervals. A true \
          value claim would be refuted in {} of {n} macro-replications ({} procedure-and-point \
-         pairs{}). {}",
+         pairs{}). {} {}",
         level_pct(level),
         parts.join("; "),
         with.len(),
@@ -997,6 +1095,22 @@ fn read_again_paragraph(s: &mut String, at: &[&Coverage], level: f64) {
                 "None of these levels brings the pooled rate within the allowed {}.",
                 level_pct(1.0 - level)
             ),
+        },
+        if lowest.is_some_and(|l| (l - adopted).abs() < 1e-12) {
+            format!(
+                "The audit decides every claim of level {} at {} (a claim can ask for its \
+                 stated level with `decide_at = \"nominal\"`); the audit prints its intervals \
+                 at the level that decides.",
+                level_pct(level),
+                level_pct(adopted)
+            )
+        } else {
+            format!(
+                "The audit decides claims of level {} at {}, which is not this calibration: \
+                 the records and lb's calibration disagree (lb-runner's `CALIBRATION`).",
+                level_pct(level),
+                level_pct(adopted)
+            )
         }
     );
 }
@@ -1014,14 +1128,7 @@ pub fn write_report(
     std::fs::create_dir_all(dir)?;
     let mut files = Vec::new();
     let nominal = |c: &&Coverage| (c.level - level).abs() < 1e-12;
-    // A "before" is an entry the certificate keeps to show a failure, or
-    // the batch-means interval lb read before it.
-    let is_before = |e: &EntryView, c: &Coverage| e.before || after_kind(&c.kind).is_some();
-    // What lb prints an interval of: every procedure but batch means within
-    // one run, which serve the settling diagnostic only, and the two-stage
-    // procedures, corrections measured beside the precision rule's pilot
-    // and not adopted.
-    let printed = |c: &Coverage| !c.kind.starts_with("batch means") && !is_candidate(&c.kind);
+    let printed = is_printed;
     let all_rows: Vec<(String, &Coverage, bool)> = entries
         .iter()
         .flat_map(|e| {
@@ -1182,13 +1289,14 @@ pub fn write_report(
                 .filter(|(_, c)| !inside(c))
                 .map(|(l, c)| {
                     format!(
-                        "{}{} at {} ({l}): {:.1}% [{:.1}, {:.1}]",
+                        "{}{} at {} ({l}): {:.1}% [{:.1}, {:.1}]{}",
                         c.kind,
                         first_look(c),
                         where_(c),
                         100.0 * c.coverage(),
                         100.0 * c.coverage_interval.0,
-                        100.0 * c.coverage_interval.1
+                        100.0 * c.coverage_interval.1,
+                        measured_again(c, l, &decided)
                     )
                 })
                 .collect();
@@ -1283,11 +1391,7 @@ pub fn write_report(
     }
     let mut read_again = Vec::new();
     for (lv, name) in std::iter::once((level, "nominal")).chain(strict.map(|s| (s, "strict"))) {
-        let at: Vec<&Coverage> = rows
-            .iter()
-            .map(|(_, c)| *c)
-            .filter(|c| (c.level - lv).abs() < 1e-12 && c.macros > 0 && printed(c))
-            .collect();
+        let at = decided_at(entries, lv);
         if at.is_empty() {
             continue;
         }
@@ -1405,5 +1509,61 @@ mod tests {
         assert!((hi - 0.9836).abs() < 5e-4, "{hi}");
         assert_eq!(clopper_pearson(0, 10, 0.95).0, 0.0);
         assert_eq!(clopper_pearson(10, 10, 0.95).1, 1.0);
+    }
+
+    /// The calibration is the lowest level read again whose pooled
+    /// refutations are within α: pooled over rows, not per row.
+    #[test]
+    fn calibration_pools_the_rows_and_takes_the_lowest_level_within_alpha() {
+        use super::{Coverage, ReadAt, calibration, read_levels};
+        let row = |missed: &[usize]| Coverage {
+            policy: "p".into(),
+            at: "a".into(),
+            load: 0.5,
+            metric: "m".into(),
+            procedure: "t".into(),
+            kind: "Student-t".into(),
+            level: 0.95,
+            exact: 1.0,
+            macros: 1000,
+            covered: 1000 - missed[0],
+            above: 0,
+            below: missed[0],
+            unsettled: 0,
+            coverage_interval: (0.0, 1.0),
+            mean_half_width: 1.0,
+            mean_replications: 5.0,
+            ungated: None,
+            read_at: read_levels(0.95)
+                .into_iter()
+                .zip(&missed[1..])
+                .map(|(level, &m)| ReadAt {
+                    level,
+                    covered: 1000 - m,
+                    above: m / 2,
+                    below: m - m / 2,
+                })
+                .collect(),
+        };
+        // 61 and 40 missed at 95%: 5.05% pooled; at 95.5% 56 + 46 = 5.1%
+        // (a row may miss more: another row's draw), 96% 4.9%.
+        let a = row(&[61, 56, 52, 45, 40, 35, 30]);
+        let b = row(&[40, 46, 46, 40, 35, 30, 25]);
+        let (at, f, k, n) = calibration(&[&a, &b], 0.95).unwrap();
+        assert_eq!((k, n), (98, 2000));
+        assert!(
+            (at - 0.96).abs() < 1e-12 && (f - 0.8).abs() < 1e-9,
+            "{at} {f}"
+        );
+        // Within α as printed: the level itself, factor 1.
+        let e = row(&[50, 50, 40, 30, 20, 10, 5]);
+        assert_eq!(calibration(&[&e], 0.95), Some((0.95, 1.0, 50, 1000)));
+        // Nothing within α: none.
+        let c = row(&[90; 7]);
+        assert!(calibration(&[&c], 0.95).is_none());
+        // No row read again: none.
+        let mut d = row(&[10; 7]);
+        d.read_at.clear();
+        assert!(calibration(&[&d], 0.95).is_none());
     }
 }

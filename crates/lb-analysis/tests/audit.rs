@@ -108,6 +108,8 @@ fn claim(check: Check) -> Claim {
         stands_for: None,
         filter: Default::default(),
         level: claim::DEFAULT_LEVEL,
+        stated_level: claim::DEFAULT_LEVEL,
+        decide_at: lb_runner::calibration::DecideAt::Nominal,
         why: None,
         why_checks: vec![],
         check,

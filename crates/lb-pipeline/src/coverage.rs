@@ -466,6 +466,25 @@ impl Certificate {
     }
 }
 
+impl Certificate {
+    /// Each entry with its record in `cache` (None: not yet certified), as
+    /// the report reads them.
+    pub fn views(&self, cache: &Cache) -> Result<Vec<lb_analysis::coverage::EntryView>, Error> {
+        let mut views = Vec::new();
+        for e in &self.toml.entries {
+            let rec = self.read_record(cache, e)?;
+            views.push(lb_analysis::coverage::EntryView {
+                label: e.label.clone(),
+                before: e.before,
+                manifest: self.manifest(e).display().to_string(),
+                cpu_seconds: rec.as_ref().map_or(0.0, |r| r.cpu_seconds),
+                coverages: rec.map(|r| r.coverages),
+            });
+        }
+        Ok(views)
+    }
+}
+
 /// Certifies every entry of `c` whose record is missing (or all, with
 /// `again`): runs its replications in `scratch` (a cache of their own: a
 /// certificate reads about 10⁵ replications, which the results directory
@@ -562,17 +581,7 @@ pub fn write_section(cache: &Cache, path: &Path, out: &Path) -> Result<Vec<PathB
         return Ok(Vec::new());
     }
     let c = Certificate::read(path)?;
-    let mut views = Vec::new();
-    for e in &c.toml.entries {
-        let rec = c.read_record(cache, e)?;
-        views.push(lb_analysis::coverage::EntryView {
-            label: e.label.clone(),
-            before: e.before,
-            manifest: c.manifest(e).display().to_string(),
-            cpu_seconds: rec.as_ref().map_or(0.0, |r| r.cpu_seconds),
-            coverages: rec.map(|r| r.coverages),
-        });
-    }
+    let views = c.views(cache)?;
     let h = &c.toml.certificate;
     lb_analysis::coverage::write_report(
         &out.join("coverage"),

@@ -430,6 +430,49 @@ fn the_committed_certificate_is_current() {
     }
 }
 
+/// The audit decides a claim of level 1 − α at 1 − f·α
+/// (lb-runner's `calibration`): f is what the committed certificate
+/// measured, at each level it certifies — the lowest level read again at
+/// which a true value claim is refuted in at most α of the pooled printed
+/// macro-replications.
+#[test]
+fn the_calibration_is_the_certificates() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let c = Certificate::read(&root.join("experiments/coverage/certificate.toml")).unwrap();
+    let views = c.views(&Cache::new(root.join("results"))).unwrap();
+    let h = &c.toml.certificate;
+    let levels: Vec<f64> = std::iter::once(h.level).chain(h.strict).collect();
+    assert_eq!(
+        levels,
+        lb_runner::calibration::CALIBRATION
+            .iter()
+            .map(|c| c.0)
+            .collect::<Vec<_>>()
+    );
+    for (level, f) in lb_runner::calibration::CALIBRATION {
+        let rows = lb_analysis::coverage::decided_at(&views, level);
+        // Records written before the certificate read its runs again are
+        // left out (the report says how many); those of the pooled queue
+        // toward heavy traffic only, which take 8,000 CPU-seconds to rerun.
+        let without: Vec<&str> = rows
+            .iter()
+            .filter(|c| c.read_at.is_empty())
+            .map(|c| c.policy.as_str())
+            .collect();
+        assert!(
+            without.iter().all(|p| *p == "Pooled") && without.len() <= 3,
+            "{level}: records without their reading again: {without:?} (rerun `lb coverage \
+             --certificate experiments/coverage/certificate.toml --again`)"
+        );
+        let (_, measured, k, n) = lb_analysis::coverage::calibration(&rows, level)
+            .unwrap_or_else(|| panic!("{level}: no level read keeps the refutations within α"));
+        assert!(
+            (measured - f).abs() < 1e-9,
+            "{level}: the certificate's factor is {measured} ({k} of {n} refuted), lb decides at {f}"
+        );
+    }
+}
+
 /// `lb coverage --certificate` removes the records of entries that changed
 /// or went, and keeps the current ones.
 #[test]

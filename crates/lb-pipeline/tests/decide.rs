@@ -105,16 +105,23 @@ fn decided(dir: &Path, threads: usize) -> (Decided, Vec<u8>) {
     (d, ledger)
 }
 
-/// 1 − α·6/(π² j²) with α = 0.05.
+/// 1 − α·6/(π² j²), α the manifest's 5% as the coverage certificate
+/// calibrates it (the level a claim of 95% is decided at).
 fn level_at(j: u32) -> f64 {
-    1.0 - 0.05 * 6.0 / (std::f64::consts::PI.powi(2) * (j * j) as f64)
+    1.0 - (1.0 - decided_at()) * 6.0 / (std::f64::consts::PI.powi(2) * (j * j) as f64)
+}
+
+fn decided_at() -> f64 {
+    use lb_runner::calibration::{DecideAt, decision_level};
+    decision_level(0.95, DecideAt::Calibrated)
 }
 
 #[test]
 fn an_inconclusive_claim_is_decided_and_a_fresh_clone_audits_it_the_same() {
     let tmp = tempfile::tempdir().unwrap();
 
-    // Before: inconclusive with the manifest's 2 replications, at 95%.
+    // Before: inconclusive with the manifest's 2 replications, at 95% as
+    // calibrated.
     let (manifest, cache) = clone(&tmp.path().join("a"));
     let loaded = load_all(std::slice::from_ref(&manifest), Profile::Full).unwrap();
     run(
@@ -128,7 +135,7 @@ fn an_inconclusive_claim_is_decided_and_a_fresh_clone_audits_it_the_same() {
     assert_eq!(before[0].verdict, Verdict::Inconclusive, "{:?}", before[0]);
     assert_eq!(
         (before[0].level, before[0].checks[0].replications),
-        (0.95, 2)
+        (decided_at(), 2)
     );
     assert_eq!(before[1].verdict, Verdict::Confirmed);
 

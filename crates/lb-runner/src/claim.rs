@@ -17,6 +17,7 @@
 //! rendering (`audit/describe.rs`, `audit/markdown.rs`).
 
 use crate::Point;
+pub use crate::calibration::DecideAt;
 use crate::outputs::{Reference, Where};
 use serde::{Deserialize, Serialize};
 
@@ -245,6 +246,11 @@ claim_tables! {
     /// Confidence level of the intervals (default 0.95).
     #[serde(default)]
     level: Option<f64>,
+    /// The level the audit decides at: "calibrated" (default: `level` as
+    /// lb's coverage certificate calibrated it, [`crate::calibration`]) or
+    /// "nominal" (`level` itself).
+    #[serde(default)]
+    decide_at: Option<DecideAt>,
 }
 
 /// `control = { policy = "WR", mean = "wr_sum_q", beta = "fitted" }` as
@@ -326,8 +332,14 @@ pub struct Claim {
     pub stands_for: Option<StandsFor>,
     /// The points read (`where`); empty: every point of the policies named.
     pub filter: Where,
-    /// Confidence level of the intervals.
+    /// The level its intervals decide at: `stated_level` as the coverage
+    /// certificate calibrated it, unless `decide_at = "nominal"`
+    /// ([`crate::calibration::decision_level`]).
     pub level: f64,
+    /// The confidence level the manifest states (`level`, default 0.95).
+    pub stated_level: f64,
+    /// Whether `level` is `stated_level` calibrated (`decide_at`).
+    pub decide_at: DecideAt,
     /// Why the claim fails in our setting (refuted or inconclusive), in a
     /// sentence or two; the report prints it beside the verdict.
     pub why: Option<String>,
@@ -346,7 +358,11 @@ pub struct WhyCheck {
     /// What the check shows, in words (the report prints it).
     pub says: String,
     pub filter: Where,
+    /// The level it decides at, and the one its table states (as a
+    /// claim's).
     pub level: f64,
+    pub stated_level: f64,
+    pub decide_at: DecideAt,
     pub check: Check,
 }
 
@@ -363,6 +379,8 @@ impl WhyCheck {
             stands_for: None,
             filter: self.filter.clone(),
             level: self.level,
+            stated_level: self.stated_level,
+            decide_at: self.decide_at,
             why: None,
             why_checks: Vec::new(),
             check: self.check.clone(),

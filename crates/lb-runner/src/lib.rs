@@ -8,6 +8,9 @@
 //! [`validate`] (claims typed) → expand into a [`Plan`] ([`plan`]) → claim
 //! [`checks`] → [`robustness`] variants.
 //!
+//! A claim is decided at its level as lb's coverage certificate calibrated
+//! it ([`calibration`]).
+//!
 //! A [`ledger`] (beside the manifests) records points run beyond their
 //! rule and claims looked at more than once (`lb run --decide`).
 //!
@@ -21,6 +24,7 @@
 //! reverse.
 
 pub mod cache;
+pub mod calibration;
 pub mod checks;
 pub mod claim;
 pub mod diag;

@@ -8,6 +8,7 @@
 //! [`Check`] has exactly the keys of its kind. A key of another kind is a
 //! located error naming the kind's keys.
 
+use crate::calibration::decision_level;
 use crate::claim::{
     Beta, Bound, Check, CheckToml, Claim, ClaimKind, ClaimToml, Control, ControlToml,
     DEFAULT_LEVEL, Direction, Limit, Ordering, Origin, Side, Stability, StandsFor, Tolerance,
@@ -676,7 +677,12 @@ fn claim(l: &Parsed, i: usize, c: &ClaimToml, before: &[Claim]) -> Result<Claim,
             says: w.says.clone(),
             check: typed(l, &at, &keys)?,
             filter: keys.filter,
-            level: keys.level.unwrap_or(DEFAULT_LEVEL),
+            level: decision_level(
+                keys.level.unwrap_or(DEFAULT_LEVEL),
+                keys.decide_at.unwrap_or_default(),
+            ),
+            stated_level: keys.level.unwrap_or(DEFAULT_LEVEL),
+            decide_at: keys.decide_at.unwrap_or_default(),
         });
     }
     Ok(Claim {
@@ -688,7 +694,12 @@ fn claim(l: &Parsed, i: usize, c: &ClaimToml, before: &[Claim]) -> Result<Claim,
         paper,
         stands_for,
         filter: keys.filter,
-        level: keys.level.unwrap_or(DEFAULT_LEVEL),
+        level: decision_level(
+            keys.level.unwrap_or(DEFAULT_LEVEL),
+            keys.decide_at.unwrap_or_default(),
+        ),
+        stated_level: keys.level.unwrap_or(DEFAULT_LEVEL),
+        decide_at: keys.decide_at.unwrap_or_default(),
         why: c.why.clone(),
         why_checks,
         check,

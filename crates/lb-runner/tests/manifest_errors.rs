@@ -664,3 +664,41 @@ fn a_precision_rules_control_is_checked() {
         "wr_sum_q",
     );
 }
+
+/// A claim is decided at its level as the coverage certificate calibrated
+/// it, or as stated with `decide_at = "nominal"`; another word is an error
+/// at the key that says what is allowed.
+#[test]
+fn decide_at_is_calibrated_nominal_or_an_error() {
+    use lb_runner::calibration::{DecideAt, decision_level};
+    let claim = |extra: &str| {
+        format!(
+            "{GOOD}\n[[claim]]\norigin = \"check\"\nid = \"c\"\nstatement = \"s\"\nsource = \"x\"\n\
+             kind = \"ordering\"\nmetric = \"mean_response\"\nbetter = \"JSQ\"\n\
+             worse = \"L-JSQ-Push\"\n{extra}"
+        )
+    };
+    let level = |extra: &str| {
+        let e = load_str(Path::new("exp/c.toml"), &claim(extra), Profile::Full).unwrap();
+        let c = &e.loaded.claims()[0];
+        (c.level, c.stated_level, c.decide_at)
+    };
+    let calibrated = decision_level(0.95, DecideAt::Calibrated);
+    assert!(calibrated > 0.95);
+    assert_eq!(level(""), (calibrated, 0.95, DecideAt::Calibrated));
+    assert_eq!(
+        level("decide_at = \"nominal\"\n"),
+        (0.95, 0.95, DecideAt::Nominal)
+    );
+    assert_eq!(
+        level("level = 0.999\ndecide_at = \"calibrated\"\n").0,
+        decision_level(0.999, DecideAt::Calibrated)
+    );
+    let t = claim("decide_at = \"strict\"\n");
+    let e = err(&t);
+    assert_eq!(e.field, "claim[0].decide_at", "{e}");
+    assert!(
+        e.message.contains("calibrated") && e.message.contains("nominal"),
+        "{e}"
+    );
+}

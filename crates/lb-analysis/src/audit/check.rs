@@ -303,7 +303,14 @@ pub struct ClaimResult {
     /// What a stand-in stands for: the paper claim it tests (an id) or the
     /// paper's words.
     pub stands_for: Option<String>,
+    /// The level its intervals decide at (and are printed at): its stated
+    /// level as lb's coverage certificate calibrated it, or as stated
+    /// (`decide_at = "nominal"`).
     pub level: f64,
+    /// The level its manifest states, and whether the certificate's
+    /// calibration applies to it.
+    pub stated_level: f64,
+    pub decide_at: lb_runner::calibration::DecideAt,
     pub verdict: Verdict,
     /// A confirmed claim that holds but does not test its statement (its
     /// metric identically 0, or the bound loose by far at every point),

@@ -75,6 +75,8 @@ pub(super) fn audit_shifted(
             StandsFor::Quote(q) => q.clone(),
         }),
         level,
+        stated_level: c.stated_level,
+        decide_at: c.decide_at,
         verdict,
         untested,
         margin,

@@ -101,9 +101,10 @@ fn section_head(s: &mut String, c: &ClaimResult, depth: usize) {
     );
     let _ = writeln!(
         s,
-        "- Holds when: {}; {} intervals",
+        "- Holds when: {}; {} intervals{}",
         md(&c.rule),
-        percent(c.level)
+        percent(c.level),
+        level_note(c)
     );
     let _ = writeln!(
         s,
@@ -372,4 +373,30 @@ pub fn terminal(experiments: &[(ExperimentClaims, String)]) -> String {
         .map_or(0, |i| p[..i].rfind('\n').map_or(0, |j| j + 1));
     let end = p.find("\n<a id=").unwrap_or(p.len());
     p[start..end].trim_end().to_string() + "\n"
+}
+
+/// Why a claim's intervals are not at the level its manifest states: the
+/// coverage certificate's calibration, a further look's alpha spending, or
+/// both (empty when they are at it).
+fn level_note(c: &ClaimResult) -> String {
+    use lb_runner::calibration::{DecideAt, decision_level};
+    let decided = decision_level(c.stated_level, c.decide_at);
+    let mut why = Vec::new();
+    if c.decide_at == DecideAt::Calibrated && decided != c.stated_level {
+        why.push(format!(
+            "{} as lb's coverage certificate calibrates it",
+            percent(decided)
+        ));
+    }
+    if (c.level - decided).abs() > 1e-12 {
+        why.push("then spent over the further looks its decide ledger lists".into());
+    }
+    if why.is_empty() {
+        return String::new();
+    }
+    format!(
+        " (its stated {}: {})",
+        percent(c.stated_level),
+        why.join(", ")
+    )
 }

@@ -1,0 +1,87 @@
+//! The decision level: the level at which the audit reads a claim's
+//! intervals, calibrated by lb's coverage certificate.
+//!
+//! The certificate (`experiments/coverage/certificate.toml`, the report's
+//! "Coverage certificate") measured that a true value claim — the exact
+//! value, no tolerance — is refuted in more than α of its macro-replications
+//! when lb's nominal intervals decide: 5.55% at 95%, 0.17% at 99.9%. The
+//! cause is the skew of a queue's time average over a run: the Student-t
+//! interval over a few replications misses below the truth more often than
+//! α/2, and more replications hardly help (Bahadur and Savage: no interval
+//! for a mean holds its level over every distribution with that mean, so
+//! one that holds it on the distributions lb simulates is slightly
+//! conservative on them). The certificate reads the same macro-replications
+//! again at levels 1 − f·α, f = 0.9 … 0.4 ([`CALIBRATION`] keeps the f that
+//! brought the pooled rate within α); a claim of level 1 − α is decided at
+//! 1 − f·α, and its intervals printed at that level.
+//!
+//! `decide_at = "nominal"` on a claim decides it at its stated level (the
+//! option the report's certificate section measures against).
+
+use serde::{Deserialize, Serialize};
+
+/// At which level a claim's intervals decide it (`decide_at`).
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum DecideAt {
+    /// Its level as the coverage certificate calibrated it
+    /// ([`decision_level`]): the default.
+    #[default]
+    Calibrated,
+    /// Its level as stated.
+    Nominal,
+}
+
+/// The coverage certificate's calibration: for each level it certifies
+/// (1 − α), the factor f such that intervals read at 1 − f·α refute a true
+/// value claim in at most α of the certificate's macro-replications, pooled
+/// over every printed procedure and point (the lowest such level read).
+/// lb-pipeline's `the_calibration_is_the_certificates` test holds these to
+/// the committed certificate records.
+pub const CALIBRATION: [(f64, f64); 2] = [(0.95, 0.8), (0.999, 0.5)];
+
+/// The α factor of `level`: the certificate's where it certifies that
+/// level, else the smallest it measured (a level the certificate did not
+/// read is given the largest correction it found).
+pub fn alpha_factor(level: f64) -> f64 {
+    CALIBRATION
+        .iter()
+        .find(|(l, _)| (l - level).abs() < 1e-12)
+        .map(|(_, f)| *f)
+        .unwrap_or_else(|| {
+            CALIBRATION
+                .iter()
+                .map(|(_, f)| *f)
+                .fold(f64::INFINITY, f64::min)
+        })
+}
+
+/// The level a claim of level `level` is decided at.
+pub fn decision_level(level: f64, at: DecideAt) -> f64 {
+    match at {
+        DecideAt::Nominal => level,
+        DecideAt::Calibrated => 1.0 - alpha_factor(level) * (1.0 - level),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_calibrated_level_is_stricter_and_nominal_is_the_level() {
+        for (l, f) in CALIBRATION {
+            assert!(f > 0.0 && f <= 1.0);
+            let d = decision_level(l, DecideAt::Calibrated);
+            assert!(d >= l && d < 1.0, "{l} → {d}");
+            assert!(((1.0 - d) - f * (1.0 - l)).abs() < 1e-15);
+            assert_eq!(decision_level(l, DecideAt::Nominal), l);
+        }
+        // A level the certificate did not read takes the smallest factor.
+        let smallest = CALIBRATION.iter().map(|c| c.1).fold(1.0, f64::min);
+        let d = decision_level(0.99, DecideAt::Calibrated);
+        assert!((1.0 - d - smallest * 0.01).abs() < 1e-15);
+    }
+}
