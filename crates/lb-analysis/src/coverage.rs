@@ -984,22 +984,25 @@ pub fn calibration(rows: &[&Coverage], level: f64) -> Option<(f64, f64, usize, u
         .map(|(at, k)| (at, (1.0 - at) / (1.0 - level), k, n))
 }
 
+/// Whether `a` and `b` measure the same procedure at the same point, metric
+/// and level (two entries doing so: a second measurement on other seeds).
+fn same_point_and_procedure(a: &Coverage, b: &Coverage) -> bool {
+    a.procedure == b.procedure
+        && a.policy == b.policy
+        && a.at == b.at
+        && a.metric == b.metric
+        && a.exact == b.exact
+        && (a.level - b.level).abs() < 1e-12
+}
+
 /// The same procedure at the same point measured by another entry (on
 /// seeds of its own), and the two together: ", measured again (LABEL):
 /// x% [lo, hi]; together y% [lo, hi] of n" (empty if none did).
 fn measured_again(c: &Coverage, label: &str, rows: &[&&(String, &Coverage)]) -> String {
-    let same = |d: &Coverage| {
-        d.procedure == c.procedure
-            && d.policy == c.policy
-            && d.at == c.at
-            && d.metric == c.metric
-            && d.exact == c.exact
-            && (d.level - c.level).abs() < 1e-12
-    };
     let again: Vec<&(String, &Coverage)> = rows
         .iter()
         .map(|r| **r)
-        .filter(|(l, d)| l != label && same(d))
+        .filter(|(l, d)| l != label && same_point_and_procedure(c, d))
         .collect();
     if again.is_empty() {
         return String::new();
@@ -1442,17 +1445,23 @@ pub fn write_report(
             // The after: the same procedure kind (batch means for its
             // pre-certificate form) at the same load and metric, outside
             // the befores; for a before entry, prefer the entry of the same
-            // point family (its label's first word).
+            // point family (its label's first word). A second measurement
+            // of a point by another entry is not an after: the first is.
             let kind = after_kind(&c.kind).unwrap_or(c.kind.as_str());
             let family = l.split(',').next().unwrap_or(l);
             let after = rows
                 .iter()
-                .filter(|(_, a)| {
+                .enumerate()
+                .filter(|(i, (al, a))| {
                     nominal(a)
                         && a.kind == kind
                         && a.metric == c.metric
                         && (a.load - c.load).abs() < 1e-9
+                        && !rows[..*i]
+                            .iter()
+                            .any(|(bl, b)| bl != al && same_point_and_procedure(a, b))
                 })
+                .map(|(_, r)| r)
                 .max_by_key(|(al, _)| al.starts_with(family));
             let pct = |c: &Coverage| {
                 format!(
