@@ -963,15 +963,27 @@ pub fn decided_at(entries: &[EntryView], level: f64) -> Vec<&Coverage> {
 /// factor (1 − it)/(1 − level), the refutations, the macro-replications);
 /// None if no level does it or no row carries the reading.
 pub fn calibration(rows: &[&Coverage], level: f64) -> Option<(f64, f64, usize, usize)> {
+    let (n, read) = read_again(rows, level);
+    read.into_iter()
+        .find(|(_, k)| *k as f64 <= (1.0 - level) * n as f64)
+        .map(|(at, k)| (at, (1.0 - at) / (1.0 - level), k, n))
+}
+
+/// The rows of `rows` that carry the reading again, pooled: their
+/// macro-replications, and the refutations of a true value claim at
+/// `level` and at each level read again (empty when no row carries it).
+fn read_again(rows: &[&Coverage], level: f64) -> (usize, Vec<(f64, usize)>) {
     let with: Vec<&Coverage> = rows
         .iter()
         .copied()
         .filter(|c| !c.read_at.is_empty())
         .collect();
     let n: usize = with.iter().map(|c| c.macros).sum();
-    let first = with.first()?;
+    let Some(first) = with.first() else {
+        return (0, Vec::new());
+    };
     let base: usize = with.iter().map(|c| c.above + c.below).sum();
-    std::iter::once((level, base))
+    let read = std::iter::once((level, base))
         .chain((0..first.read_at.len()).map(|i| {
             let k: usize = with
                 .iter()
@@ -980,8 +992,8 @@ pub fn calibration(rows: &[&Coverage], level: f64) -> Option<(f64, f64, usize, u
                 .sum();
             (first.read_at[i].level, k)
         }))
-        .find(|(_, k)| *k as f64 <= (1.0 - level) * n as f64)
-        .map(|(at, k)| (at, (1.0 - at) / (1.0 - level), k, n))
+        .collect();
+    (n, read)
 }
 
 /// Whether `a` and `b` measure the same procedure at the same point, metric
@@ -1042,15 +1054,11 @@ fn level_pct(level: f64) -> String {
 /// printed rows.
 fn read_again_paragraph(s: &mut String, at: &[&Coverage], level: f64) {
     use std::fmt::Write as _;
-    let with: Vec<&Coverage> = at
-        .iter()
-        .copied()
-        .filter(|c| !c.read_at.is_empty())
-        .collect();
-    let Some(first) = with.first() else {
+    let (n, read) = read_again(at, level);
+    if read.is_empty() {
         return;
-    };
-    let n: usize = with.iter().map(|c| c.macros).sum();
+    }
+    let with = at.iter().filter(|c| !c.read_at.is_empty()).count();
     let rate = |k: usize| {
         let (lo, hi) = clopper_pearson(k, n, 0.95);
         format!(
@@ -1060,18 +1068,12 @@ fn read_again_paragraph(s: &mut String, at: &[&Coverage], level: f64) {
             100.0 * hi
         )
     };
-    let base: usize = with.iter().map(|c| c.above + c.below).sum();
-    let mut parts = vec![format!("{}: {}", level_pct(level), rate(base))];
-    for (i, a) in first.read_at.iter().enumerate() {
-        let k: usize = with
-            .iter()
-            .filter_map(|c| c.read_at.get(i))
-            .map(|r| r.above + r.below)
-            .sum();
-        parts.push(format!("{}: {}", level_pct(a.level), rate(k)));
-    }
+    let parts: Vec<String> = read
+        .iter()
+        .map(|(l, k)| format!("{}: {}", level_pct(*l), rate(*k)))
+        .collect();
     let lowest = calibration(at, level).map(|c| c.0);
-    let left_out = at.len() - with.len();
+    let left_out = at.len() - with;
     use lb_runner::calibration::{DecideAt, decision_level};
     let adopted = decision_level(level, DecideAt::Calibrated);
     let _ = writeln!(
@@ -1082,7 +1084,7 @@ fn read_again_paragraph(s: &mut String, at: &[&Coverage], level: f64) {
          pairs{}). {} {}",
         level_pct(level),
         parts.join("; "),
-        with.len(),
+        with,
         if left_out > 0 {
             format!("; {left_out} more have records written before this reading and are left out")
         } else {
@@ -1131,7 +1133,6 @@ pub fn write_report(
     std::fs::create_dir_all(dir)?;
     let mut files = Vec::new();
     let nominal = |c: &&Coverage| (c.level - level).abs() < 1e-12;
-    let printed = is_printed;
     let all_rows: Vec<(String, &Coverage, bool)> = entries
         .iter()
         .flat_map(|e| {
@@ -1273,7 +1274,7 @@ pub fn write_report(
     // claims on, then batch means, which lb prints no interval of.
     let decided: Vec<&&(String, &Coverage)> = decided_rows
         .iter()
-        .filter(|(_, c)| c.macros > 0 && printed(c))
+        .filter(|(_, c)| c.macros > 0 && is_printed(c))
         .collect();
     let inside = |c: &Coverage| (0.93..=0.97).contains(&c.coverage());
     let within = decided.iter().filter(|(_, c)| inside(c)).count();
@@ -1375,7 +1376,7 @@ pub fn write_report(
                 .join("; ")
         );
     }
-    skew_paragraph(&mut s, &rows, (level, strict), &printed);
+    skew_paragraph(&mut s, &rows, (level, strict), &is_printed);
     if !diagnostic.is_empty() {
         let bm_within = diagnostic.iter().filter(|(_, c)| inside(c)).count();
         let worst = diagnostic
