@@ -996,6 +996,19 @@ fn read_again(rows: &[&Coverage], level: f64) -> (usize, Vec<(f64, usize)>) {
     (n, read)
 }
 
+/// k of n as a percentage with its 95% Clopper–Pearson interval, to
+/// `digits` decimals: "93.2% [92.0, 94.3]".
+fn rate_with_interval(k: usize, n: usize, digits: usize) -> String {
+    let (lo, hi) = clopper_pearson(k, n, 0.95);
+    format!(
+        "{:.d$}% [{:.d$}, {:.d$}]",
+        100.0 * k as f64 / n as f64,
+        100.0 * lo,
+        100.0 * hi,
+        d = digits
+    )
+}
+
 /// Whether `a` and `b` measure the same procedure at the same point, metric
 /// and level (two entries doing so: a second measurement on other seeds).
 fn same_point_and_procedure(a: &Coverage, b: &Coverage) -> bool {
@@ -1019,15 +1032,7 @@ fn measured_again(c: &Coverage, label: &str, rows: &[&&(String, &Coverage)]) -> 
     if again.is_empty() {
         return String::new();
     }
-    let pct = |k: usize, n: usize| {
-        let (lo, hi) = clopper_pearson(k, n, 0.95);
-        format!(
-            "{:.1}% [{:.1}, {:.1}]",
-            100.0 * k as f64 / n as f64,
-            100.0 * lo,
-            100.0 * hi
-        )
-    };
+    let pct = |k: usize, n: usize| rate_with_interval(k, n, 1);
     let each: Vec<String> = again
         .iter()
         .map(|(l, d)| format!("{l}: {}", pct(d.covered, d.macros)))
@@ -1059,15 +1064,7 @@ fn read_again_paragraph(s: &mut String, at: &[&Coverage], level: f64) {
         return;
     }
     let with = at.iter().filter(|c| !c.read_at.is_empty()).count();
-    let rate = |k: usize| {
-        let (lo, hi) = clopper_pearson(k, n, 0.95);
-        format!(
-            "{:.2}% [{:.2}, {:.2}]",
-            100.0 * k as f64 / n as f64,
-            100.0 * lo,
-            100.0 * hi
-        )
-    };
+    let rate = |k: usize| rate_with_interval(k, n, 2);
     let parts: Vec<String> = read
         .iter()
         .map(|(l, k)| format!("{}: {}", level_pct(*l), rate(*k)))
