@@ -248,8 +248,13 @@ pub struct Policy {
     /// One dispatcher's jobs of the slot (destination sync), and a stamp
     /// per server (JIQ-Spread's distinct listed servers).
     mine: Assignment,
-    /// Scratch of LSQ's water-fills.
+    /// Scratch of the scanned water-fills (LSQ; L-JSQ and JSQ with
+    /// lowest-index ties).
     scan: ScanFill,
+    /// JSQ's copy of the snapshot Q(t) a dispatcher fills (lowest-index
+    /// ties), and the last fill's level (where the next starts looking).
+    view: Vec<u64>,
+    view_level: u64,
     stamp: Vec<u64>,
     stamps: u64,
 }
@@ -302,9 +307,12 @@ impl Policy {
                             && !(cfg.granularity == Granularity::Job && cfg.count_own);
                         let fills = dispatch == LedDispatch::LJsq
                             && cfg.granularity == Granularity::Job
-                            && cfg.count_own
-                            && tie == TieBreak::Random
-                            && n <= ORDER_MAX;
+                            && cfg.count_own;
+                        // Lowest-index ties fill by a scan (no random word,
+                        // the sorted fill's placement); uniform ties keep an
+                        // order, or scan under LSQ's destination sync.
+                        let scans = scans || tie == TieBreak::Lowest;
+                        let fills = fills && (scans || n <= ORDER_MAX);
                         Estimates::new(
                             n,
                             if fills && scans {
@@ -363,7 +371,9 @@ impl Policy {
             spread_splits: spread_splits(cfg),
             shared: SharedFill::default(),
             mine: Assignment::new(if sync { n } else { 0 }),
-            scan: ScanFill::default(),
+            scan: ScanFill::with_ties(tie == TieBreak::Random),
+            view: Vec::new(),
+            view_level: 0,
             stamp: vec![0; n],
             stamps: 0,
         }
@@ -576,9 +586,13 @@ impl Policy {
                             for &(s, c) in adds.iter() {
                                 e.add(s, c);
                             }
-                        } else {
+                        } else if random_ties {
                             e.argmin_set(&mut self.set);
                             split_ties(rng, a, &self.set, random_ties, out);
+                        } else {
+                            // Every job to the lowest-index least estimate
+                            // (`split_ties`' set[0]), without listing the ties.
+                            out.add(e.argmin(false, rng), a);
                         }
                     }
                     LedDispatch::LJba => {
@@ -615,7 +629,17 @@ impl Policy {
                 0
             }
             Kind::Jsq => {
-                if job && self.count_own {
+                if job && self.count_own && !random_ties {
+                    // Lowest-index ties: the scan's fill of a copy of Q(t),
+                    // the sorted fill's placement without the sort.
+                    let view = &mut self.view;
+                    view.clear();
+                    view.extend_from_slice(q);
+                    let sum = q.iter().sum();
+                    let hint = &mut self.view_level;
+                    self.scan
+                        .fill(rng, view, sum, a, hint, |s, c| out.add(s, c));
+                } else if job && self.count_own {
                     water_fill(rng, q, a, random_ties, &mut self.order, |s, c| {
                         out.add(s, c)
                     });

@@ -27,21 +27,38 @@
 //!
 //! **The subset.** A partial Fisher–Yates shuffle of the head's servers (in
 //! index order) draws the min(r, c − r) of them that differ from the rest.
+//! With lowest-index ties the one-by-one placement gives the r extra jobs to
+//! the head's r lowest indices, as the sorted
+//! [`water_fill`](crate::slotted::sampling::water_fill) does with
+//! `random_ties = false`: the same placement, without a random word, so
+//! L-JSQ with lowest-index ties fills here too, bit for bit as before.
 
 use crate::streams::below;
 use rand::Rng;
 
-/// Scratch for [`ScanFill::fill`]: the head's servers.
+/// Scratch for [`ScanFill::fill`]: the head's servers, and the tie rule
+/// (uniform by default).
 #[derive(Clone, Debug, Default)]
 pub struct ScanFill {
     head: Vec<u32>,
+    lowest: bool,
 }
 
 impl ScanFill {
+    /// A fill whose ties are uniform (`random_ties`) or go to the lowest
+    /// indices.
+    pub fn with_ties(random_ties: bool) -> ScanFill {
+        ScanFill {
+            head: Vec::new(),
+            lowest: !random_ties,
+        }
+    }
+
     /// Water-fills `a` ≥ 1 jobs onto the estimates `vals` (whose sum is
-    /// `sum`), raising them (`count_own`), ties uniform; calls
-    /// `put(server, jobs)` once for each server sent jobs (in the head's
-    /// shuffled order).
+    /// `sum`), raising them (`count_own`), ties uniform or (built
+    /// [`with_ties`](Self::with_ties)`(false)`) to the lowest indices; calls `put(server, jobs)` once for each
+    /// server sent jobs (in the head's shuffled order; in index order with
+    /// lowest-index ties, which draw nothing from `rng`).
     /// `hint` is where the search for the level starts, any value (the last
     /// fill's level, which it is set to, saves passes); the outcome does not
     /// depend on it.
@@ -91,11 +108,19 @@ impl ScanFill {
         debug_assert_eq!(k, c);
         let head = &mut self.head[..c];
         // The first j of the head become a uniform j-subset: those at L + 1
-        // when r ≤ c/2, else those left at L.
-        let (j, plus) = if 2 * r <= c { (r, 1) } else { (c - r, 0) };
-        for i in 0..j {
-            let t = i + below(rng, c - i);
-            head.swap(i, t);
+        // when r ≤ c/2, else those left at L. Lowest-index ties: the first r
+        // in index order are those at L + 1.
+        let random_ties = !self.lowest;
+        let (j, plus) = if !random_ties || 2 * r <= c {
+            (r, 1)
+        } else {
+            (c - r, 0)
+        };
+        if random_ties {
+            for i in 0..j {
+                let t = i + below(rng, c - i);
+                head.swap(i, t);
+            }
         }
         for (pos, &s) in head.iter().enumerate() {
             let s = s as usize;
@@ -171,6 +196,53 @@ mod tests {
                 assert!((0..n).all(|s| got[s] == vals[s] + x[s]));
             }
         }
+    }
+
+    /// With lowest-index ties a fill is the sorted `water_fill`'s placement
+    /// exactly (every server's jobs, from random estimates of N = 1 to 300
+    /// and batches of every size), and neither draws a random word: the two
+    /// generators stay in step.
+    #[test]
+    fn lowest_ties_fill_as_the_sorted_water_fill() {
+        let mut rng = ChaCha8Rng::seed_from_u64(11);
+        let (mut r1, mut r2) = (ChaCha8Rng::seed_from_u64(5), ChaCha8Rng::seed_from_u64(5));
+        let mut scan = ScanFill::with_ties(false);
+        let mut order = Vec::new();
+        let mut hint = 0;
+        for n in [1usize, 2, 3, 10, 64, 100, 300] {
+            for case in 0..400 {
+                let spread = [1, 2, 5, 40, 1000][case % 5];
+                let base = below(&mut rng, 50) as u64;
+                let vals: Vec<u64> = (0..n)
+                    .map(|_| base + below(&mut rng, spread) as u64)
+                    .collect();
+                let a = 1 + below(&mut rng, [1, n, 3 * n, 100 * n][case / 5 % 4]) as u64;
+                let mut got = vals.clone();
+                let mut x = vec![0u64; n];
+                let mut calls = Vec::new();
+                scan.fill(
+                    &mut r1,
+                    &mut got,
+                    vals.iter().sum(),
+                    a,
+                    &mut hint,
+                    |s, c| {
+                        x[s] += c;
+                        calls.push(s);
+                    },
+                );
+                let mut want = vec![0u64; n];
+                let mut want_calls = Vec::new();
+                water_fill(&mut r2, &vals, a, false, &mut order, |s, c| {
+                    want[s] += c;
+                    want_calls.push(s);
+                });
+                assert_eq!(x, want, "n {n} case {case} a {a}");
+                assert_eq!(calls, want_calls, "n {n} case {case}: put in index order");
+                assert!((0..n).all(|s| got[s] == vals[s] + x[s]));
+            }
+        }
+        assert_eq!(r1.random::<u64>(), r2.random::<u64>());
     }
 
     /// From random states, a fill has the law of `water_fill` with uniform
