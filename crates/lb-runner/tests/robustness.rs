@@ -163,3 +163,78 @@ fn the_maps_are_checked_after_the_rest_of_the_manifest() {
     assert_eq!(e.field, "run.replications", "{e}");
     assert!(e.message.contains("give exactly one of"), "{e}");
 }
+
+/// L-JBA breaks no ties (a server at or below the mean estimate, drawn ∝ μ):
+/// a map that varies `tie_break` for every policy that breaks ties plans
+/// L-JBA's own key at both values, not the same process twice on other
+/// seeds. A `tie_break` on L-JBA, in a policy or in a
+/// map's `policies`, is an error that says why.
+#[test]
+fn tie_break_leaves_l_jba_alone() {
+    let text = MANIFEST
+        .replace(
+            "[[policy]]\nspec = \"Random\"",
+            "[[policy]]\nspec = \"L-JBA-Push\"\np_hat = 0.5\n\n[[policy]]\nspec = \"Random\"",
+        )
+        .replace("claims = [\"push-beats-jsq\"]", "claims = [\"jba\"]")
+        .replace("policies = [\"JSQ\"]\n", "")
+        .replace(
+            "[[robustness]]",
+            "[[claim]]\norigin = \"check\"\nid = \"jba\"\nstatement = \"s\"\nsource = \"src\"\n\
+             kind = \"ordering\"\nmetric = \"mean_response\"\nbetter = \"L-JBA-Push\"\n\
+             worse = \"L-JSQ-Push\"\nwhere = { load = 0.9 }\n\n[[robustness]]",
+        )
+        .replace(
+            "servers = [\n  { classes = [{ count = 2, rate = 0.4 }, { count = 2, rate = 0.8 }] },\n  { count = 4, rate = 0.6 },\n]\n",
+            "",
+        )
+        .replace("count_own = [true, false]\n", "");
+    let e = load_str(Path::new("t.toml"), &text, Profile::Full).unwrap();
+    let vs = &e.variants;
+    assert_eq!(vs.len(), 2, "tie_break random and lowest");
+    let key = |v: usize, label: &str| {
+        let p = vs[v]
+            .plan
+            .points
+            .iter()
+            .find(|p| p.label == label)
+            .unwrap_or_else(|| panic!("{label} in {}", vs[v].describe()));
+        match &p.target {
+            Target::Fixed(c) => format!("{:?}", c.key()),
+            Target::Calibrated { .. } => format!("calibrated {label}"),
+        }
+    };
+    assert_eq!(key(0, "L-JBA-Push"), key(1, "L-JBA-Push"));
+    let own = e
+        .plan
+        .points
+        .iter()
+        .find(|p| p.label == "L-JBA-Push" && p.axes == ["0.9"])
+        .unwrap();
+    let Target::Fixed(own) = &own.target else {
+        panic!()
+    };
+    assert_eq!(key(1, "L-JBA-Push"), format!("{:?}", own.key()));
+    // A tie_break on L-JBA: refused, located, with the reason.
+    let bad = text.replace(
+        "spec = \"L-JBA-Push\"\n",
+        "spec = \"L-JBA-Push\"\ntie_break = \"lowest\"\n",
+    );
+    let err = load_str(Path::new("t.toml"), &bad, Profile::Full)
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("tie_break") && err.contains("L-JBA") && err.contains("remove it"),
+        "{err}"
+    );
+    let bad = text.replace(
+        "tie_break = [\"random\", \"lowest\"]\n",
+        "tie_break = [\"random\", \"lowest\"]\npolicies = [\"L-JBA-Push\"]\n",
+    );
+    let err = load_str(Path::new("t.toml"), &bad, Profile::Full)
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("breaks no ties"), "{err}");
+}

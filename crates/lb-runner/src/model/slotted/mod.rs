@@ -489,10 +489,17 @@ impl PolicyKind {
         )
     }
 
+    /// Whether the policy reads `tie_break`: JSQ, Power-of-d and the LED
+    /// policies that take a least estimate (L-JSQ, L-Pod, LSQ). L-JBA does
+    /// not (Zhou, Shroff and Wierman, Example 2: a server at or below the mean
+    /// estimate, drawn with probability ∝ μ_n), so a `tie_break` on it would
+    /// only give the same process another key and other seeds.
     pub fn has_tie_break(&self) -> bool {
         matches!(
             self,
-            PolicyKind::Jsq | PolicyKind::Pod(_) | PolicyKind::Led(..)
+            PolicyKind::Jsq
+                | PolicyKind::Pod(_)
+                | PolicyKind::Led(DispatchKind::LJsq | DispatchKind::LPod | DispatchKind::Lsq, _)
         )
     }
 }

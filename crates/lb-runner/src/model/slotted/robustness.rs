@@ -501,8 +501,9 @@ fn map_policies(
                 return Err(l.error(
                     &path,
                     format!(
-                        "{p} breaks no ties; tie_break applies to JSQ, Power-of-d and LED \
-                         policies"
+                        "{p} breaks no ties; tie_break applies to JSQ, Power-of-d, L-JSQ, \
+                         L-Pod and LSQ (L-JBA draws among the servers at or below its mean \
+                         estimate): remove it from policies"
                     ),
                 ));
             }

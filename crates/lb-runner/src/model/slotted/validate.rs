@@ -497,7 +497,11 @@ fn tie_break_and_p_hat(l: &Cx, i: usize, kind: PolicyKind) -> R {
     if p.tie_break.is_some() && !kind.has_tie_break() {
         return Err(l.error(
             &policy_key(i, "tie_break"),
-            format!("{name} breaks no ties; tie_break applies to JSQ, Power-of-d and LED"),
+            format!(
+                "{name} breaks no ties; tie_break applies to JSQ, Power-of-d, L-JSQ, L-Pod \
+                 and LSQ (L-JBA draws among the servers at or below its mean estimate): \
+                 remove it"
+            ),
         ));
     }
     if let Some(x) = p.p_hat {
