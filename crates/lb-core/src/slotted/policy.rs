@@ -596,14 +596,13 @@ impl Policy {
                         }
                     }
                     LedDispatch::LJba => {
-                        if !job || self.count_own {
-                            let per = if job { 1 } else { a };
-                            for _ in 0..a / per {
-                                let s = jba_pick(&e.vals, e.sum, &self.mu, rng);
-                                out.add(s, per);
-                                if self.count_own {
-                                    e.add(s, per);
-                                }
+                        if job && self.count_own {
+                            jba_jobs(e, a, &self.mu, &mut self.set, rng, out);
+                        } else if !job {
+                            let s = jba_pick(&e.vals, e.sum, &self.mu, rng);
+                            out.add(s, a);
+                            if self.count_own {
+                                e.add(s, a);
                             }
                         } else {
                             let n = e.vals.len() as u64;
@@ -922,15 +921,29 @@ fn split_ties(rng: &mut StreamRng, a: u64, set: &[usize], random_ties: bool, out
     }
 }
 
-/// L-JBA (seed 000, Example 2): n ∈ A = {n : Q̃_n ≤ mean Q̃} with probability
-/// μ_n / Σ_{i∈A} μ_i. The test N·Q̃_n ≤ ΣQ̃ is exact in integers.
+/// L-JBA (Zhou, Shroff and Wierman, Example 2): n ∈ A = {n : Q̃_n ≤ mean Q̃}
+/// with probability μ_n / Σ_{i∈A} μ_i. The test N·Q̃_n ≤ ΣQ̃ is exact in
+/// integers.
 fn jba_pick(vals: &[u64], sum: u64, mu: &[f64], rng: &mut StreamRng) -> usize {
     let n = vals.len() as u64;
     let in_a = |s: usize| vals[s] * n <= sum;
     let total: f64 = (0..vals.len()).filter(|&s| in_a(s)).map(|s| mu[s]).sum();
-    let mut u = rng.random::<f64>() * total;
+    a_pick(
+        (0..vals.len()).filter(|&s| in_a(s)),
+        total,
+        mu,
+        rng.random::<f64>(),
+    )
+}
+
+/// The member of A (listed in index order) that the uniform `u` picks:
+/// the first whose running μ passes u·total, by the same floating-point
+/// steps whatever lists A.
+#[inline]
+fn a_pick(members: impl Iterator<Item = usize>, total: f64, mu: &[f64], u: f64) -> usize {
+    let mut u = u * total;
     let mut last = 0;
-    for s in (0..vals.len()).filter(|&s| in_a(s)) {
+    for s in members {
         last = s;
         u -= mu[s];
         if u < 0.0 {
@@ -938,6 +951,44 @@ fn jba_pick(vals: &[u64], sum: u64, mu: &[f64], rng: &mut StreamRng) -> usize {
         }
     }
     last
+}
+
+/// L-JBA's `a` jobs one at a time under `job` granularity with
+/// `count_own`: each [`jba_pick`]'s law and bits, but A (in index order, in
+/// `set`) and its μ total are kept across the jobs instead of found again
+/// for each. A job to s raises Q̃_s and ΣQ̃ by one, so only s can leave A,
+/// and a server can join only when N divides the new sum (N·Q̃_t = ΣQ̃);
+/// the total is summed again, in the same order, only when A changed.
+fn jba_jobs(
+    e: &mut Estimates,
+    a: u64,
+    mu: &[f64],
+    set: &mut Vec<usize>,
+    rng: &mut StreamRng,
+    out: &mut Assignment,
+) {
+    let n = e.vals.len() as u64;
+    let list = |set: &mut Vec<usize>, vals: &[u64], sum: u64| {
+        set.clear();
+        set.extend((0..vals.len()).filter(|&s| vals[s] * n <= sum));
+    };
+    let total = |set: &[usize]| set.iter().map(|&s| mu[s]).sum::<f64>();
+    list(set, &e.vals, e.sum);
+    let mut t = total(set);
+    for _ in 0..a {
+        let s = a_pick(set.iter().copied(), t, mu, rng.random::<f64>());
+        out.add(s, 1);
+        e.add(s, 1);
+        if e.sum.is_multiple_of(n) {
+            list(set, &e.vals, e.sum);
+        } else if e.vals[s] * n > e.sum {
+            let i = set.binary_search(&s).expect("s was in A");
+            set.remove(i);
+        } else {
+            continue;
+        }
+        t = total(set);
+    }
 }
 
 #[cfg(test)]
@@ -1112,6 +1163,54 @@ mod tests {
         assert!(idle[0].is_empty());
         for (&r, &x) in reported.iter().zip(&out.inc) {
             assert_eq!(r, x == 0);
+        }
+    }
+
+    /// L-JBA's jobs with A kept across them pick, word for word, what
+    /// [`jba_pick`] on the raised estimates picks job by job: the same
+    /// servers from the same generator, on homogeneous and heterogeneous
+    /// rates (whose μ sums round), from random estimates where A is large,
+    /// small, or changes at every job.
+    #[test]
+    fn jba_jobs_pick_as_jba_pick_job_by_job() {
+        let mut draw = StreamRng::seed_from_u64(21);
+        for case in 0..600 {
+            let n = [1usize, 2, 3, 7, 10, 100][case % 6];
+            let mu: Vec<f64> = if case % 2 == 0 {
+                vec![0.5; n]
+            } else {
+                (0..n).map(|i| 0.2 + 0.1 * (i % 7) as f64).collect()
+            };
+            let spread = [1, 2, 5, 60][case / 6 % 4];
+            let vals: Vec<u64> = (0..n).map(|_| below(&mut draw, spread) as u64).collect();
+            let a = 1 + below(&mut draw, [1, n, 5 * n][case % 3]) as u64;
+            let seed = draw.random::<u64>();
+            // Kept across the jobs.
+            let mut e = Estimates::new(n, |_| Index::Scan);
+            for (s, &v) in vals.iter().enumerate() {
+                e.set(s, v);
+            }
+            let (mut rng, mut out, mut set) = (
+                StreamRng::seed_from_u64(seed),
+                Assignment::new(n),
+                Vec::new(),
+            );
+            jba_jobs(&mut e, a, &mu, &mut set, &mut rng, &mut out);
+            let mut got = vec![0u64; n];
+            out.drain(|s, c| got[s] += c);
+            // Found again for each job.
+            let (mut v2, mut sum) = (vals.clone(), vals.iter().sum::<u64>());
+            let mut rng2 = StreamRng::seed_from_u64(seed);
+            let mut want = vec![0u64; n];
+            for _ in 0..a {
+                let s = jba_pick(&v2, sum, &mu, &mut rng2);
+                want[s] += 1;
+                v2[s] += 1;
+                sum += 1;
+            }
+            assert_eq!(got, want, "case {case}: n {n}, a {a}, estimates {vals:?}");
+            assert_eq!(e.vals, v2);
+            assert_eq!(rng.random::<u64>(), rng2.random::<u64>());
         }
     }
 
