@@ -890,7 +890,7 @@ fn skew_paragraph(
     let ((skew_below, skew_above), (t_below, t_above)) = (tails(true), tails(false));
     let within = pairs
         .iter()
-        .filter(|(_, t)| (0.93..=0.97).contains(&t.coverage()))
+        .filter(|(_, t)| within_band(t.covered, t.macros))
         .count();
     let _ = writeln!(
         s,
@@ -1007,6 +1007,47 @@ fn rate_with_interval(k: usize, n: usize, digits: usize) -> String {
         100.0 * hi,
         d = digits
     )
+}
+
+/// The acceptance band a nominal 95% interval's coverage is held to.
+pub const BAND: (f64, f64) = (0.93, 0.97);
+
+/// Whether x of n lies within [`BAND`] (as a fraction, ends included).
+fn within_band(x: usize, n: usize) -> bool {
+    n > 0 && (BAND.0..=BAND.1).contains(&(x as f64 / n as f64))
+}
+
+/// The probability that at least one of independent estimates, each of
+/// `n_i` macro-replications of a procedure that truly covers `p`, falls
+/// outside [`BAND`]: 1 − Π_i P(X_i/n_i ∈ BAND), X_i ~ Binomial(n_i, p),
+/// summed exactly over the band's counts. How often the per-pair criterion
+/// fails by chance alone.
+pub fn band_missed_by_chance(ns: &[usize], p: f64) -> f64 {
+    use statrs::distribution::{Binomial, Discrete};
+    let inside: f64 = ns
+        .iter()
+        .map(|&n| {
+            Binomial::new(p, n as u64).map_or(0.0, |b| {
+                (0..=n)
+                    .filter(|&x| within_band(x, n))
+                    .map(|x| b.pmf(x as u64))
+                    .sum::<f64>()
+            })
+        })
+        .product();
+    1.0 - inside
+}
+
+/// The per-pair criterion read against each estimate's sampling error: how
+/// many of `rows` have a Clopper–Pearson interval at `conf` that meets
+/// [`BAND`] (a coverage the band holds is not ruled out).
+pub fn meets_band(rows: &[&Coverage], conf: f64) -> usize {
+    rows.iter()
+        .filter(|c| {
+            let (lo, hi) = clopper_pearson(c.covered, c.macros, conf);
+            lo <= BAND.1 && hi >= BAND.0
+        })
+        .count()
 }
 
 /// Whether `a` and `b` measure the same procedure at the same point, metric
@@ -1273,7 +1314,7 @@ pub fn write_report(
         .iter()
         .filter(|(_, c)| c.macros > 0 && is_printed(c))
         .collect();
-    let inside = |c: &Coverage| (0.93..=0.97).contains(&c.coverage());
+    let inside = |c: &Coverage| within_band(c.covered, c.macros);
     let within = decided.iter().filter(|(_, c)| inside(c)).count();
     let diagnostic: Vec<&&(String, &Coverage)> = decided_rows
         .iter()
@@ -1308,6 +1349,31 @@ pub fn write_report(
             }
         }
     );
+    // The per-pair criterion against the estimates' own sampling error.
+    if !decided.is_empty() {
+        let rows: Vec<&Coverage> = decided.iter().map(|(_, c)| *c).collect();
+        let m = rows.len();
+        let ns: Vec<usize> = rows.iter().map(|c| c.macros).collect();
+        let k: usize = rows.iter().map(|c| c.covered).sum();
+        let n: usize = ns.iter().sum();
+        let pooled = k as f64 / n as f64;
+        let _ = writeln!(
+            s,
+            "**Read against their own sampling error.** An estimate from about 1,000 \
+             macro-replications has a standard error near 0.7 points, so the band is a test \
+             that fails by chance: if every one of these {m} procedures truly covered 95%, at \
+             least one estimate would fall outside 93–97% with probability {:.1}%; if each \
+             covered {:.1}% (the pooled coverage of all {n}), {:.0}%. Asked instead whether each \
+             pair's own 95% Clopper–Pearson interval meets the band, {} of {m} do; at \
+             {} each (Bonferroni over the {m}), {} of {m}.\n",
+            100.0 * band_missed_by_chance(&ns, 0.95),
+            100.0 * pooled,
+            100.0 * band_missed_by_chance(&ns, pooled),
+            meets_band(&rows, 0.95),
+            level_pct(1.0 - 0.05 / m as f64),
+            meets_band(&rows, 1.0 - 0.05 / m as f64),
+        );
+    }
     // Whether leaving out what has not settled biases what lb prints: the
     // same pairs with the settling rule off, where it left out the most.
     let mut gated: Vec<(&String, &Coverage, usize, usize)> = decided
@@ -1516,6 +1582,20 @@ mod tests {
         assert!((hi - 0.9836).abs() < 5e-4, "{hi}");
         assert_eq!(clopper_pearson(0, 10, 0.95).0, 0.0);
         assert_eq!(clopper_pearson(10, 10, 0.95).1, 1.0);
+    }
+
+    /// The chance that the band is missed: one estimate of 1,000 at a true
+    /// 95% falls outside 93–97% with probability 0.30495% (the binomial
+    /// sums P(X ≤ 929) + P(X ≥ 971)); thirty of them, 1 − (1 − that)³⁰.
+    #[test]
+    fn the_band_is_missed_by_chance_as_the_binomial_says() {
+        use super::band_missed_by_chance;
+        let one = band_missed_by_chance(&[1000], 0.95);
+        assert!((one - 0.003_049_50).abs() < 1e-7, "{one}");
+        let thirty = band_missed_by_chance(&[1000; 30], 0.95);
+        assert!((thirty - 0.087_552_5).abs() < 1e-6, "{thirty}");
+        let lower = band_missed_by_chance(&[1000; 30], 0.945);
+        assert!((lower - 0.431_092_7).abs() < 1e-6, "{lower}");
     }
 
     /// The calibration is the lowest level read again whose pooled

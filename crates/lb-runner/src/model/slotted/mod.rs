@@ -499,7 +499,10 @@ impl PolicyKind {
             self,
             PolicyKind::Jsq
                 | PolicyKind::Pod(_)
-                | PolicyKind::Led(DispatchKind::LJsq | DispatchKind::LPod | DispatchKind::Lsq, _)
+                | PolicyKind::Led(
+                    DispatchKind::LJsq | DispatchKind::LPod | DispatchKind::Lsq,
+                    _
+                )
         )
     }
 }
