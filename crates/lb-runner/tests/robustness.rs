@@ -216,25 +216,23 @@ fn tie_break_leaves_l_jba_alone() {
     };
     assert_eq!(key(1, "L-JBA-Push"), format!("{:?}", own.key()));
     // A tie_break on L-JBA: refused, located, with the reason.
-    let bad = text.replace(
+    let refused = |from: &str, to: &str| {
+        load_str(Path::new("t.toml"), &text.replace(from, to), Profile::Full)
+            .map(|_| ())
+            .unwrap_err()
+            .to_string()
+    };
+    let err = refused(
         "spec = \"L-JBA-Push\"\n",
         "spec = \"L-JBA-Push\"\ntie_break = \"lowest\"\n",
     );
-    let err = load_str(Path::new("t.toml"), &bad, Profile::Full)
-        .map(|_| ())
-        .unwrap_err()
-        .to_string();
     assert!(
         err.contains("tie_break") && err.contains("L-JBA") && err.contains("remove it"),
         "{err}"
     );
-    let bad = text.replace(
+    let err = refused(
         "tie_break = [\"random\", \"lowest\"]\n",
         "tie_break = [\"random\", \"lowest\"]\npolicies = [\"L-JBA-Push\"]\n",
     );
-    let err = load_str(Path::new("t.toml"), &bad, Profile::Full)
-        .map(|_| ())
-        .unwrap_err()
-        .to_string();
     assert!(err.contains("breaks no ties"), "{err}");
 }
