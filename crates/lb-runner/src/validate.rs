@@ -8,7 +8,7 @@
 //! [`Check`] has exactly the keys of its kind. A key of another kind is a
 //! located error naming the kind's keys.
 
-use crate::calibration::decision_level;
+use crate::calibration::{DecideAt, decision_level};
 use crate::claim::{
     Beta, Bound, Check, CheckToml, Claim, ClaimKind, ClaimToml, Control, ControlToml,
     DEFAULT_LEVEL, Direction, Limit, Ordering, Origin, Side, Stability, StandsFor, Tolerance,
@@ -646,6 +646,15 @@ fn tests_in_this_manifest(l: &Parsed, claims: &[Claim]) -> R {
     Ok(())
 }
 
+/// A claim's (or why-check's) levels from its `level` and `decide_at`: the
+/// level it decides at, the level it states (default [`DEFAULT_LEVEL`]), and
+/// the rule between them.
+fn levels(level: Option<f64>, at: Option<DecideAt>) -> (f64, f64, DecideAt) {
+    let stated = level.unwrap_or(DEFAULT_LEVEL);
+    let at = at.unwrap_or_default();
+    (decision_level(stated, at), stated, at)
+}
+
 /// `claim[i]`, checked and typed; `before` are the claims before it.
 fn claim(l: &Parsed, i: usize, c: &ClaimToml, before: &[Claim]) -> Result<Claim, ManifestError> {
     let at = format!("claim[{i}]");
@@ -673,18 +682,17 @@ fn claim(l: &Parsed, i: usize, c: &ClaimToml, before: &[Claim]) -> Result<Claim,
             return Err(l.error(&format!("{at}.says"), "say in words what the check shows"));
         }
         let keys = w.check();
+        let (level, stated_level, decide_at) = levels(keys.level, keys.decide_at);
         why_checks.push(WhyCheck {
             says: w.says.clone(),
             check: typed(l, &at, &keys)?,
             filter: keys.filter,
-            level: decision_level(
-                keys.level.unwrap_or(DEFAULT_LEVEL),
-                keys.decide_at.unwrap_or_default(),
-            ),
-            stated_level: keys.level.unwrap_or(DEFAULT_LEVEL),
-            decide_at: keys.decide_at.unwrap_or_default(),
+            level,
+            stated_level,
+            decide_at,
         });
     }
+    let (level, stated_level, decide_at) = levels(keys.level, keys.decide_at);
     Ok(Claim {
         id: c.id.clone(),
         statement: c.statement.clone(),
@@ -694,12 +702,9 @@ fn claim(l: &Parsed, i: usize, c: &ClaimToml, before: &[Claim]) -> Result<Claim,
         paper,
         stands_for,
         filter: keys.filter,
-        level: decision_level(
-            keys.level.unwrap_or(DEFAULT_LEVEL),
-            keys.decide_at.unwrap_or_default(),
-        ),
-        stated_level: keys.level.unwrap_or(DEFAULT_LEVEL),
-        decide_at: keys.decide_at.unwrap_or_default(),
+        level,
+        stated_level,
+        decide_at,
         why: c.why.clone(),
         why_checks,
         check,
