@@ -1357,16 +1357,20 @@ pub fn write_report(
         let k: usize = rows.iter().map(|c| c.covered).sum();
         let n: usize = ns.iter().sum();
         let pooled = k as f64 / n as f64;
+        let se = 100.0 * (level * (1.0 - level) / macros as f64).sqrt();
         let _ = writeln!(
             s,
-            "**Read against their own sampling error.** An estimate from about 1,000 \
-             macro-replications has a standard error near 0.7 points, so the band is a test \
-             that fails by chance: if every one of these {m} procedures truly covered 95%, at \
-             least one estimate would fall outside 93–97% with probability {:.1}%; if each \
+            "**Read against their own sampling error.** An estimate from about {macros} \
+             macro-replications has a standard error near {se:.1} points, so the band is a test \
+             that fails by chance: if every one of these {m} procedures truly covered {}, at \
+             least one estimate would fall outside {:.0}–{:.0}% with probability {:.1}%; if each \
              covered {:.1}% (the pooled coverage of all {n}), {:.0}%. Asked instead whether each \
              pair's own 95% Clopper–Pearson interval meets the band, {} of {m} do; at \
              {} each (Bonferroni over the {m}), {} of {m}.\n",
-            100.0 * band_missed_by_chance(&ns, 0.95),
+            level_pct(level),
+            100.0 * BAND.0,
+            100.0 * BAND.1,
+            100.0 * band_missed_by_chance(&ns, level),
             100.0 * pooled,
             100.0 * band_missed_by_chance(&ns, pooled),
             meets_band(&rows, 0.95),
