@@ -95,6 +95,7 @@ mod tests {
                 warmup: 1_000,
                 batches: 32,
                 warmup_rule: Default::default(),
+                advance: Default::default(),
             },
         };
         let point = Point {

@@ -31,6 +31,7 @@ fn point(policy: PolicyConfig, load: f64) -> Point {
                 warmup: 100,
                 batches: 8,
                 warmup_rule: Default::default(),
+                advance: Default::default(),
             },
         }),
     }
@@ -58,6 +59,7 @@ fn summary(r: u64, response: f64, stable: bool) -> RunSummary {
         mean_queue: vec![response / 10.0],
         imbalance: 0.0,
         trace: vec![1.0; 8],
+        blocks: None,
         stability: Stability {
             stable,
             slope: 0.0,

@@ -47,6 +47,7 @@ fn cfg(
             warmup: slots / 10,
             batches: 64,
             warmup_rule: Default::default(),
+            advance: Default::default(),
         },
     }
 }

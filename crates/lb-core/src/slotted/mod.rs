@@ -9,6 +9,7 @@
 //! [`Seeds`] and a replication index.
 
 pub mod argmin;
+pub mod blocks;
 pub mod buckets;
 pub mod config;
 pub mod fifo;
@@ -27,8 +28,8 @@ pub mod theory;
 pub use crate::stability::Stability;
 pub use crate::streams::Seeds;
 pub use config::{
-    Granularity, JIQ_SPREAD_REVISION, LSQ_REVISION, LedDispatch, LedUpdate, PolicyConfig, PushWhen,
-    RunLength, SlottedConfig, SystemConfig, TieBreak, WarmupRule,
+    Advance, Granularity, JIQ_SPREAD_REVISION, LSQ_REVISION, LedDispatch, LedUpdate, PolicyConfig,
+    PushWhen, RunLength, SlottedConfig, SystemConfig, TieBreak, WarmupRule,
 };
 pub use law::Law;
 pub use sim::run;

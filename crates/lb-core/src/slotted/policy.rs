@@ -1023,6 +1023,7 @@ mod tests {
                 warmup: 1,
                 batches: 6,
                 warmup_rule: Default::default(),
+                advance: Default::default(),
             },
         }
     }
@@ -1041,6 +1042,7 @@ mod tests {
                 warmup: 1,
                 batches: 6,
                 warmup_rule: Default::default(),
+                advance: Default::default(),
             },
         }
     }

@@ -143,6 +143,7 @@ fn pooled_loop<O: Observer>(
         imbalance: 0.0,
         stability: stability(&trace),
         trace,
+        blocks: None,
     }
 }
 

@@ -73,6 +73,10 @@ pub fn run_observed<O: Observer>(
     if let Err(e) = cfg.validate() {
         panic!("invalid configuration: {e}");
     }
+    if cfg.run.advance == crate::slotted::config::Advance::Blocks {
+        // No slot to observe: see [`crate::slotted::blocks`].
+        return crate::slotted::blocks::run_blocks(cfg, seeds, r);
+    }
     if cfg.run.warmup_rule == WarmupRule::Fixed {
         return simulate(cfg, seeds, r, obs);
     }
@@ -258,6 +262,7 @@ fn slot_loop<O: Observer, const SEPARATE: bool>(
         imbalance: acc_imb as f64 / w,
         stability: stability(&trace),
         trace,
+        blocks: None,
     }
 }
 

@@ -52,6 +52,22 @@ pub struct RunSummary {
     pub trace: Vec<f64>,
     /// Whether ΣQ settled.
     pub stability: Stability,
+    /// Present when the run advanced in blocks of slots
+    /// ([`crate::slotted::blocks`]): its time averages are conditional
+    /// expectations given each block's totals, and it measured no response
+    /// times and no imbalance (`imbalance` is 0 and means nothing).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub blocks: Option<Blocks>,
+}
+
+/// How a block run advanced ([`crate::slotted::blocks`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Blocks {
+    /// Steps of two slots or more.
+    pub blocks: u64,
+    /// Steps of one slot, drawn in full (some queue below 2).
+    pub single_slots: u64,
 }
 
 /// A point is judged unstable when more than half of its replications are:

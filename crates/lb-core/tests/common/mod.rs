@@ -60,6 +60,7 @@ pub fn cfg(system: SystemConfig, policy: PolicyConfig, slots: u64, warmup: u64) 
             warmup,
             batches: 64,
             warmup_rule: Default::default(),
+            advance: Default::default(),
         },
     }
 }

@@ -105,7 +105,8 @@ pub fn precision_value(name: &str, s: &RunSummary) -> Option<f64> {
         "p50" => s.p50.map(|v| v as f64),
         "p90" => s.p90.map(|v| v as f64),
         "p99" => s.p99.map(|v| v as f64),
-        "imbalance" => Some(s.imbalance),
+        // A block run measures no imbalance (lb_core::slotted::blocks).
+        "imbalance" => s.blocks.is_none().then_some(s.imbalance),
         "little_gap" => Some(s.mean_response? - s.little_response?),
         _ => None,
     }
@@ -354,6 +355,7 @@ mod tests {
                 warmup: 100,
                 batches: 32,
                 warmup_rule: Default::default(),
+                advance: Default::default(),
             },
         }
     }

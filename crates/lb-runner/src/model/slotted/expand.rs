@@ -65,6 +65,7 @@ fn settings(l: &Cx, profile: Profile, combo: &Combo) -> Result<Settings, Manifes
                 warmup,
                 batches,
                 warmup_rule: r.warmup_rule,
+                advance: r.advance,
             },
             replications: full_reps,
             pilot: RunLength {
@@ -72,6 +73,7 @@ fn settings(l: &Cx, profile: Profile, combo: &Combo) -> Result<Settings, Manifes
                 warmup: pilot_warmup,
                 batches,
                 warmup_rule: WarmupRule::Fixed,
+                advance: Default::default(),
             },
             pilot_replications: pilot_reps,
             iterations,
@@ -100,6 +102,7 @@ fn settings(l: &Cx, profile: Profile, combo: &Combo) -> Result<Settings, Manifes
                     warmup,
                     batches: batches.min(window(slots, warmup) as u32).max(6),
                     warmup_rule: r.warmup_rule,
+                    advance: r.advance,
                 },
                 replications: Replications::Fixed(reps),
                 pilot: RunLength {
@@ -107,6 +110,7 @@ fn settings(l: &Cx, profile: Profile, combo: &Combo) -> Result<Settings, Manifes
                     warmup: pw,
                     batches: batches.min(window(ps, pw) as u32).max(6),
                     warmup_rule: WarmupRule::Fixed,
+                    advance: Default::default(),
                 },
                 pilot_replications: 1,
                 iterations: iterations.min(8),

@@ -520,6 +520,11 @@ pub struct RunSpec {
     /// `"fixed"` (default) or `"mser5"` (SPEC §4).
     #[serde(default)]
     pub warmup_rule: lb_core::slotted::WarmupRule,
+    /// `"slot"` (default) or `"blocks"`: weighted random advanced in blocks of
+    /// slots, exact at block boundaries, its time averages by conditional
+    /// expectation; for runs toward heavy traffic (SPEC §4).
+    #[serde(default)]
+    pub advance: lb_core::slotted::Advance,
     /// Batches of the measured window (batch means, stability verdict).
     #[serde(default)]
     pub batches: Option<u32>,
