@@ -50,7 +50,7 @@
 //! the metrics read none of them. Under `batch` granularity `decisions` counts
 //! every dispatcher-slot (a pick for a batch of none changes nothing).
 
-use super::config::{Granularity, PolicyConfig, SlottedConfig};
+use super::config::{Granularity, SlottedConfig};
 use super::law::Law;
 use super::sampling::multinomial;
 use super::summary::{Blocks, RunSummary};
@@ -58,50 +58,6 @@ use crate::stability::stability;
 use crate::streams::{Seeds, Streams};
 use rand::Rng;
 use rand_distr::{Binomial, Distribution, Hypergeometric, Poisson};
-
-/// Why `cfg` cannot be advanced in blocks, if it cannot: the message names the
-/// field and what to change.
-pub(crate) fn check(cfg: &SlottedConfig) -> Result<(), String> {
-    if !matches!(cfg.policy, PolicyConfig::WeightedRandom) {
-        return Err(format!(
-            "run.advance: \"blocks\" is exact for weighted random only (no decision reads a \
-             queue), not for {}; leave advance at \"slot\"",
-            cfg.policy.name()
-        ));
-    }
-    if let Some(n) = cfg
-        .system
-        .service
-        .iter()
-        .position(|l| !matches!(l, Law::Bernoulli { .. }))
-    {
-        return Err(format!(
-            "run.advance: \"blocks\" needs Bernoulli service (at most one departure a slot), \
-             server {n} has {:?}; use service = \"bernoulli\" or advance = \"slot\"",
-            cfg.system.service[n]
-        ));
-    }
-    if let Some(m) = cfg
-        .system
-        .arrivals
-        .iter()
-        .position(|l| !matches!(l, Law::Poisson { .. }))
-    {
-        return Err(format!(
-            "run.advance: \"blocks\" needs Poisson arrivals, dispatcher {m} has {:?}; use \
-             arrivals = \"poisson\" or advance = \"slot\"",
-            cfg.system.arrivals[m]
-        ));
-    }
-    if cfg.run.warmup_rule != super::config::WarmupRule::Fixed {
-        return Err(
-            "run.advance: \"blocks\" keeps no per-slot path for MSER-5 to read; \
-                    use warmup_rule = \"fixed\" with a load-scaled warmup"
-                .into(),
-        );
-    }
-    Ok(())
-}
 
 /// Twice E[Σ_{j<k} Q(t+j) | Q(t) = q, totals A = a, S = d]: 2k·q + (a − d)(k − 1),
 /// positive since q ≥ k ≥ d (see the module documentation).

@@ -481,7 +481,7 @@ impl SlottedConfig {
             );
         }
         if self.run.advance == Advance::Blocks {
-            crate::slotted::blocks::check(self)?;
+            check_blocks(self)?;
         }
         if self.run.slots <= self.run.warmup {
             return Err(format!(
@@ -502,6 +502,50 @@ impl SlottedConfig {
         }
         Ok(())
     }
+}
+
+/// Why `cfg` cannot be advanced in blocks, if it cannot: the message names
+/// the field and what to change.
+fn check_blocks(cfg: &SlottedConfig) -> Result<(), String> {
+    if !matches!(cfg.policy, PolicyConfig::WeightedRandom) {
+        return Err(format!(
+            "run.advance: \"blocks\" is exact for weighted random only (no decision reads a \
+             queue), not for {}; leave advance at \"slot\"",
+            cfg.policy.name()
+        ));
+    }
+    if let Some(n) = cfg
+        .system
+        .service
+        .iter()
+        .position(|l| !matches!(l, Law::Bernoulli { .. }))
+    {
+        return Err(format!(
+            "run.advance: \"blocks\" needs Bernoulli service (at most one departure a slot), \
+             server {n} has {:?}; use service = \"bernoulli\" or advance = \"slot\"",
+            cfg.system.service[n]
+        ));
+    }
+    if let Some(m) = cfg
+        .system
+        .arrivals
+        .iter()
+        .position(|l| !matches!(l, Law::Poisson { .. }))
+    {
+        return Err(format!(
+            "run.advance: \"blocks\" needs Poisson arrivals, dispatcher {m} has {:?}; use \
+             arrivals = \"poisson\" or advance = \"slot\"",
+            cfg.system.arrivals[m]
+        ));
+    }
+    if cfg.run.warmup_rule != WarmupRule::Fixed {
+        return Err(
+            "run.advance: \"blocks\" keeps no per-slot path for MSER-5 to read; \
+                    use warmup_rule = \"fixed\" with a load-scaled warmup"
+                .into(),
+        );
+    }
+    Ok(())
 }
 
 #[cfg(test)]
