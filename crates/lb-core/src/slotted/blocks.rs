@@ -23,10 +23,14 @@
 //!
 //! That is exact: the state at block boundaries has the slot loop's law. A
 //! block shorter than 2 slots (some queue below 2) is one slot, drawn in full:
-//! D_n = min(Q_n + A_n, S_n). Under `job` granularity the servers are
-//! independent queues, so each advances alone, in blocks as long as its own
-//! queue (server 0's whole run first); under `batch` they advance together,
-//! in blocks as long as the shortest queue.
+//! D_n = min(Q_n + A_n, S_n). Under `batch` the servers advance together, in
+//! blocks as long as the shortest queue. Under `job` granularity the servers
+//! are independent queues, so each advances alone (server 0's whole run
+//! first), and its block may be longer than its queue: what keeps the queue
+//! from emptying is S_n ≤ Q_n, not k ≤ Q_n. Its blocks are sized so that
+//! E[S_n] = k·μ_n stays a standard deviation below Q_n (at least k = Q_n,
+//! always accepted); a block whose drawn S_n exceeds Q_n is cut in two with
+//! the halves' totals drawn from their exact conditional law (`Block`).
 //!
 //! # The area, by conditional expectation
 //! Time averages need Σ_{j<k} Q_n(t+j), which depends on the order of the
