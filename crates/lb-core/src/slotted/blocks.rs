@@ -187,7 +187,7 @@ pub(crate) fn run_blocks(cfg: &SlottedConfig, seeds: &Seeds, r: u64) -> RunSumma
                 let edge = boundary(t, &mut b);
                 let (k, an, d, twice) = if qs >= SHORT {
                     // k = Q is always accepted (S ≤ k); longer, while E[S] =
-                    // k·μ stays three standard deviations below Q.
+                    // k·μ stays √Q (about a standard deviation) below Q.
                     let room = qs as f64 - 1.0 * (qs as f64).sqrt();
                     let k = ((room / mu[s]) as u64).max(qs).min(edge - t);
                     let an = poisson(&mut st.arrivals, k as f64 * lam_n);
