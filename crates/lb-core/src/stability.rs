@@ -184,9 +184,21 @@ pub(crate) struct Trace {
     next_start: u64,
 }
 
+/// How many batches a window of `len` slots is cut into when `batches` are
+/// asked for: at most one per slot, and at least one.
+pub(crate) fn batch_count(len: u64, batches: u32) -> u64 {
+    (batches as u64).min(len).max(1)
+}
+
+/// First slot index of batch `b` of `nb` over a window of `len` slots:
+/// ⌈b·len/B⌉ (so batch b ends where batch b + 1 starts, and b = B gives `len`).
+pub(crate) fn batch_start(b: u64, len: u64, nb: u64) -> u64 {
+    ((b as u128 * len as u128).div_ceil(nb as u128)) as u64
+}
+
 impl Trace {
     pub(crate) fn new(len: u64, batches: u32) -> Trace {
-        let b = (batches as u64).min(len).max(1) as usize;
+        let b = batch_count(len, batches) as usize;
         let mut t = Trace {
             sums: vec![0; b],
             counts: vec![0; b],
@@ -197,10 +209,9 @@ impl Trace {
         t.next_start = t.start(1);
         t
     }
-    /// First slot index of batch b: ⌈b·len/B⌉.
+    /// First slot index of batch b.
     fn start(&self, b: usize) -> u64 {
-        let nb = self.sums.len() as u128;
-        ((b as u128 * self.len as u128).div_ceil(nb)) as u64
+        batch_start(b as u64, self.len, self.sums.len() as u64)
     }
     /// Adds ΣQ of the `i`-th measured slot; slots come in order.
     #[inline]

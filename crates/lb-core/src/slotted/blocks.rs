@@ -58,7 +58,7 @@ use super::config::{Granularity, SlottedConfig};
 use super::law::Law;
 use super::sampling::multinomial;
 use super::summary::{Blocks, RunSummary};
-use crate::stability::stability;
+use crate::stability::{batch_count, batch_start, stability};
 use crate::streams::{Seeds, Streams};
 use rand::Rng;
 use rand_distr::{Binomial, Distribution, Hypergeometric, Poisson};
@@ -103,8 +103,8 @@ impl<R: Rng> Block<'_, R> {
             return q + a - s;
         }
         if k == 1 {
-            let d = s.min(q + a);
-            self.twice += 2 * q as u128;
+            let (d, twice) = one_slot(q, a, s);
+            self.twice += twice;
             self.served += d;
             self.steps += 1;
             return q + a - d;
@@ -123,6 +123,13 @@ impl<R: Rng> Block<'_, R> {
         let mid = self.advance(q, k1, a1, s1);
         self.advance(mid, k - k1, a - a1, s - s1)
     }
+}
+
+/// One slot from queue `q` with `a` arrivals and `s` service offers: the
+/// departures D = min(Q + A, S), and twice the slot's area, 2Q (the slot loop
+/// reads Q at the slot's start).
+fn one_slot(q: u64, a: u64, s: u64) -> (u64, u128) {
+    (s.min(q + a), 2 * q as u128)
 }
 
 /// Poisson(mean), 0 for a mean of 0.
@@ -149,9 +156,9 @@ pub(crate) fn run_blocks(cfg: &SlottedConfig, seeds: &Seeds, r: u64) -> RunSumma
 
     let (slots, warm) = (cfg.run.slots, cfg.run.warmup);
     let window = slots - warm;
-    let nb = (cfg.run.batches as u64).min(window).max(1);
-    // First measured slot of batch b: ⌈b·window/B⌉, as the slot loop's trace.
-    let start = |b: u64| ((b as u128 * window as u128).div_ceil(nb as u128)) as u64;
+    // The batches are the slot loop's trace's.
+    let nb = batch_count(window, cfg.run.batches);
+    let start = |b: u64| batch_start(b, window, nb);
     let mut batch_twice = vec![0u128; nb as usize];
     // The slot each batch ends at (the last, the run's end).
     let edges: Vec<u64> = (0..nb).map(|b| warm + start(b + 1)).collect();
@@ -188,7 +195,7 @@ pub(crate) fn run_blocks(cfg: &SlottedConfig, seeds: &Seeds, r: u64) -> RunSumma
                 let (k, an, d, twice) = if qs >= SHORT {
                     // k = Q is always accepted (S ≤ k); longer, while E[S] =
                     // k·μ stays √Q (about a standard deviation) below Q.
-                    let room = qs as f64 - 1.0 * (qs as f64).sqrt();
+                    let room = qs as f64 - (qs as f64).sqrt();
                     let k = ((room / mu[s]) as u64).max(qs).min(edge - t);
                     let an = poisson(&mut st.arrivals, k as f64 * lam_n);
                     let sn = Binomial::new(k, mu[s])
@@ -209,7 +216,8 @@ pub(crate) fn run_blocks(cfg: &SlottedConfig, seeds: &Seeds, r: u64) -> RunSumma
                     let an = one.map_or(0, |p| p.sample(&mut st.arrivals) as u64);
                     let offer = (st.arrivals.random::<f64>() < mu[s]) as u64;
                     slot_steps += 1;
-                    (1, an, offer.min(qs + an), 2 * qs as u128)
+                    let (d, twice) = one_slot(qs, an, offer);
+                    (1, an, d, twice)
                 };
                 if measuring {
                     twice_area[s] += twice;
@@ -257,7 +265,7 @@ pub(crate) fn run_blocks(cfg: &SlottedConfig, seeds: &Seeds, r: u64) -> RunSumma
                 let (qs, an) = (q[s], a[s]);
                 let (d, twice) = if k == 1 {
                     let offer = (st.arrivals.random::<f64>() < mu[s]) as u64;
-                    (offer.min(qs + an), 2 * qs as u128)
+                    one_slot(qs, an, offer)
                 } else {
                     let d = Binomial::new(k, mu[s])
                         .expect("μ_n in [0, 1]")
