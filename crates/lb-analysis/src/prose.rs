@@ -157,12 +157,14 @@ fn unsettled(r: &PointResult) -> String {
     if s.settled() {
         return String::new();
     }
-    match s.longer() {
-        Some(f) => format!(
-            " (not settled: runs about {}× as long would settle it)",
-            f.ceil()
-        ),
-        None => " (not settled: its replications disagree on stability)".into(),
+    let f = s.longer().unwrap_or(2.0).ceil();
+    if s.mixed() {
+        format!(
+            " (not settled: its replications disagree on stability; runs at least {f}× as \
+             long are needed for them to agree)"
+        )
+    } else {
+        format!(" (not settled: runs at least {f}× as long are needed to settle it)")
     }
 }
 

@@ -32,10 +32,10 @@ stability       stable (every replication), unstable (a majority not: steady-sta
                 eps_sum_q and zeta_ratio appear only in heavy-traffic sweeps (epsilon, epsilon_frac)
 bm_lag1         worst |lag-1 autocorrelation| of within-run batch means of ΣQ; bm_ok: all within 2/√k
 mser_cut        largest fraction of a run's measured window that MSER-5 would still cut as warm-up
-settled         yes, or no: ×k (the runs have not settled — MSER-5 at its cap or batch means still
-                correlated in more replications than chance allows — and about k times as long should
-                settle them), or no: mixed (replications disagree on stability); a point not settled
-                decides no claim
+settled         yes, or no: ≥×k (the runs have not settled — MSER-5 at its cap or batch means still
+                correlated in more replications than chance allows — and runs at least k times as long
+                are needed), or no: mixed, ≥×k (replications disagree on stability; at least k times as
+                long is needed for them to agree); a point not settled decides no claim
 key             the point's key (lb show KEY); every replication's record is under it
 
 replications.csv: one row per (point, replication): point (row index), experiment, the point's
@@ -445,22 +445,13 @@ pub fn summary_frame(
 }
 
 /// Whether a point's runs have settled ([`lb_runner::settle`]), in a
-/// table cell: "yes"; "no: ×k" (runs about k times as long should settle
-/// it); "no: mixed" (its replications disagree on stability); empty with
-/// no replication. A point not settled decides no claim.
+/// table cell ([`lb_runner::settle::Settling::cell`]); empty with no
+/// replication. A point not settled decides no claim.
 fn settled_word(r: &PointResult) -> Option<String> {
     if r.summaries.is_empty() {
         return None;
     }
-    let s = lb_runner::settle::Settling::of(&r.summaries);
-    Some(if s.settled() {
-        "yes".into()
-    } else {
-        match s.longer() {
-            Some(f) => format!("no: ×{}", f.ceil()),
-            None => "no: mixed".into(),
-        }
-    })
+    Some(lb_runner::settle::Settling::of(&r.summaries).cell())
 }
 
 /// CSV text of a frame.
@@ -611,8 +602,10 @@ pub fn markdown(df: &DataFrame) -> PolarsResult<String> {
              still cut half a run's window, or its batch means stay correlated, in more \
              replications than chance allows), or its replications disagree on stability. \
              Its numbers are shown but decide no claim; the settled column says what would \
-             settle it (×k: runs about k times as long; mixed: its replications disagree, so \
-             more and longer ones).\n",
+             settle it (≥×k: runs at least k times as long; mixed, ≥×k: its replications \
+             disagree on stability, and runs at least k times as long are needed for them to \
+             agree). k is a lower bound read off the runs themselves: a run too short to have \
+             relaxed cannot show how slowly it relaxes.\n",
         );
     }
     Ok(out)

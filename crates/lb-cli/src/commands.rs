@@ -329,14 +329,9 @@ pub fn render_plan(cache: &Cache, plan: &Plan) -> String {
         let settling = lb_runner::settle::Settling::of(&r.summaries);
         let settled = if r.summaries.is_empty() {
             "-".to_string()
-        } else if settling.settled() {
-            "yes".into()
         } else {
-            unsettled += 1;
-            match settling.longer() {
-                Some(f) => format!("no: ×{}", f.ceil()),
-                None => "no: mixed".into(),
-            }
+            unsettled += usize::from(!settling.settled());
+            settling.cell()
         };
         let mut row = vec![key, ps.word().to_string(), reps, settled, pp.label.clone()];
         row.extend(pp.axes.iter().cloned());
@@ -368,9 +363,10 @@ pub fn render_plan(cache: &Cache, plan: &Plan) -> String {
     if unsettled > 0 {
         let _ = writeln!(
             s,
-            "  settled no: ×k: the cached runs have not settled (MSER-5 at its cap, or batch \
-             means still correlated) and decide no steady-state claim; runs about k times as \
-             long should settle them. no: mixed: its replications disagree on stability \
+            "  settled no: ≥×k: the cached runs have not settled (MSER-5 at its cap, or batch \
+             means still correlated) and decide no steady-state claim; runs at least k times \
+             as long are needed to settle them. no: mixed, ≥×k: its replications disagree on \
+             stability, and runs at least k times as long are needed for them to agree \
              ({unsettled} point(s) in all; the audit says which claims they hold up)"
         );
     }

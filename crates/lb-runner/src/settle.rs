@@ -75,6 +75,9 @@ pub struct Settling {
     /// The largest |lag-1 autocorrelation| of the final batch means of a
     /// correlated replication, with its number of batches.
     pub worst_lag1: Option<(f64, usize)>,
+    /// The longest any replication, stable or not, asks its run to be, as a
+    /// multiple of its length ([`length_factor`]); 1 when none asks for more.
+    pub need: f64,
 }
 
 impl Settling {
@@ -82,17 +85,24 @@ impl Settling {
     pub fn of(summaries: &[Summary]) -> Settling {
         let mut s = Settling {
             replications: summaries.len(),
+            need: 1.0,
             ..Settling::default()
         };
         for r in summaries {
-            if !r.stable() {
-                s.unstable += 1;
-                continue;
-            }
             let t = r.trace();
             let capped = t.len() >= 8 && mser(t) >= t.len() / 2;
             let (b, lag1, independent) = merged_batch_means(t);
             let correlated = t.len() >= 8 && !independent;
+            if capped {
+                s.need = s.need.max(2.0);
+            }
+            if correlated {
+                s.need = s.need.max(length_factor(lag1, b.len()));
+            }
+            if !r.stable() {
+                s.unstable += 1;
+                continue;
+            }
             s.capped += usize::from(capped);
             s.correlated += usize::from(correlated);
             s.failed += usize::from(capped || correlated);
@@ -150,33 +160,203 @@ impl Settling {
         Some(format!("not settled: {}", parts.join("; ")))
     }
 
-    /// How many times longer the runs should be to settle, roughly, when a
-    /// longer run can settle them (None for a stability disagreement, which
-    /// is for more replications or a stability claim to resolve):
+    /// At least how many times longer the runs must be to settle (None when
+    /// they have): the most any replication asks for, and at least 2. A
+    /// lower bound: a run too short to have relaxed cannot show how slowly
+    /// it relaxes (its batch means' correlation, and its transient, are read
+    /// within its own window), so runs this long may still not settle.
     ///
     /// - MSER-5 at its cap: the transient is at least half the window, so at
     ///   least 2× (a lower bound);
-    /// - correlated batch means: the lag-1 autocorrelation of batch means of
-    ///   size m falls about as 1/m once m exceeds the correlation time, so
-    ///   |r| must shrink below 2/√k: × |r|·√k/2.
+    /// - batch means still correlated: [`length_factor`] of their lag-1
+    ///   autocorrelation;
+    /// - replications that disagree on stability: the same, read on every
+    ///   replication, those judged unstable too (a queue that has not relaxed
+    ///   drifts, and its drift is what the stability test saw). Longer runs
+    ///   then either agree that the policy is stable, or that it is not.
     pub fn longer(&self) -> Option<f64> {
-        if self.settled() || !self.too_many() {
+        if self.settled() {
             return None;
         }
-        let mut f: f64 = 1.0;
-        if self.capped > 0 {
-            f = f.max(2.0);
-        }
-        if let Some((r, k)) = self.worst_lag1 {
-            f = f.max(r * (k as f64).sqrt() / 2.0).max(2.0);
-        }
-        Some(f)
+        Some(self.need.max(2.0))
     }
+
+    /// The point's `settled` cell in a table or plan: "yes", "no: ≥×k" (runs
+    /// at least k times as long are needed to settle it) or "no: mixed, ≥×k"
+    /// (its replications disagree on stability; runs at least k times as
+    /// long are needed for them to agree).
+    pub fn cell(&self) -> String {
+        match self.longer() {
+            None => "yes".into(),
+            Some(f) if self.mixed() => format!("no: mixed, ≥×{}", f.ceil()),
+            Some(f) => format!("no: ≥×{}", f.ceil()),
+        }
+    }
+}
+
+/// Lag-1 autocorrelation of adjacent means of batches of x·τ slots, for a
+/// stationary series whose autocorrelation decays as e^{−h/τ} (an AR(1)
+/// series; a queue's decays so once past its initial spread):
+/// (1 − e^{−x})² / (2(x − 1 + e^{−x})). It falls from 1 (x → 0) as 1/(2x)
+/// (x large).
+pub fn batch_lag1(x: f64) -> f64 {
+    let em1 = (-x).exp_m1(); // e^{−x} − 1
+    em1 * em1 / (2.0 * (x + em1))
+}
+
+/// The x at which [`batch_lag1`] is `r` (0 < r < 1), by bisection on log x.
+fn batch_size_at(r: f64) -> f64 {
+    let (mut lo, mut hi) = (1e-6f64, 1e6f64);
+    for _ in 0..200 {
+        let mid = (lo * hi).sqrt();
+        if batch_lag1(mid) > r {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    (lo * hi).sqrt()
+}
+
+/// How many times longer a run must be for `k` batch means whose lag-1
+/// autocorrelation is `r` to pass the independence test (|r| < 2/√k, the
+/// same number of batches): their size must grow from x·τ to x*·τ, where
+/// [`batch_lag1`] gives r at x and 2/√k at x*, so the factor is x*/x. Where
+/// |r| is small this is r·√k/2 (the 1/m decay); near 1 it grows much faster.
+/// An |r| of 0.99 or more is read as 0.99, so the factor is then a lower
+/// bound. At most 1 when the test passes.
+pub fn length_factor(r: f64, k: usize) -> f64 {
+    let target = 2.0 / (k.max(1) as f64).sqrt();
+    let r = r.abs().min(0.99);
+    if r <= target || target >= 1.0 {
+        return 1.0;
+    }
+    batch_size_at(target) / batch_size_at(r)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::allowed;
+    use super::{Settling, allowed, batch_lag1, batch_size_at, length_factor};
+    use lb_core::slotted::RunSummary;
+    use lb_core::stability::Stability;
+    use lb_model::Summary;
+    use rand::{Rng, SeedableRng};
+
+    /// [`batch_lag1`] against an AR(1) series with φ = e^{−1/τ} (so its
+    /// autocorrelation is e^{−h/τ}): the lag-1 autocorrelation of 4,096
+    /// adjacent batch means of x·τ steps, within four standard errors
+    /// ((1 − r²)/√n) and the estimator's bias ((1 + 3r)/n), plus the
+    /// discretisation of τ = 200 steps (below 1/τ).
+    #[test]
+    fn batch_lag1_is_the_batch_correlation_of_an_ar1_series() {
+        let tau = 200.0f64;
+        let phi = (-1.0 / tau).exp();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        let normal = |rng: &mut rand_chacha::ChaCha8Rng| {
+            // Box–Muller: one standard normal.
+            let (u, v): (f64, f64) = (1.0 - rng.random::<f64>(), rng.random());
+            (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos()
+        };
+        for x in [0.25, 1.0, 4.0] {
+            let m = (x * tau) as usize;
+            let n = 4096;
+            let mut y = normal(&mut rng);
+            let means: Vec<f64> = (0..n)
+                .map(|_| {
+                    let mut sum = 0.0;
+                    for _ in 0..m {
+                        y = phi * y + (1.0 - phi * phi).sqrt() * normal(&mut rng);
+                        sum += y;
+                    }
+                    sum / m as f64
+                })
+                .collect();
+            let r = lb_core::stability::autocorrelation_lag1(&means);
+            let want = batch_lag1(x);
+            let tol = 4.0 * (1.0 - want * want) / (n as f64).sqrt()
+                + (1.0 + 3.0 * want) / n as f64
+                + 1.0 / tau;
+            assert!(
+                (r - want).abs() < tol,
+                "x = {x}: measured {r:.4}, formula {want:.4}, tolerance {tol:.4}"
+            );
+        }
+    }
+
+    /// The factor is r·√k/2 where r is small (lag-1 falling as 1/m), grows
+    /// faster as r nears 1, is 1 when the test passes, and inverts exactly.
+    #[test]
+    fn the_length_factor_follows_the_batch_correlation() {
+        for r in [0.05, 0.3, 0.7, 0.95] {
+            assert!((batch_lag1(batch_size_at(r)) - r).abs() < 1e-9);
+        }
+        let small = length_factor(0.3, 64);
+        assert!((small / (0.3 * 8.0 / 2.0) - 1.0).abs() < 0.1, "{small}");
+        let near = length_factor(0.95, 8);
+        assert!(near > 3.0 * (0.95 * 8f64.sqrt() / 2.0), "{near}");
+        assert!(length_factor(0.95, 8) < length_factor(0.99, 8));
+        assert_eq!(length_factor(0.99, 8), length_factor(1.0, 8));
+        assert_eq!(length_factor(0.6, 8), 1.0);
+        assert_eq!(length_factor(-0.1, 64), 1.0);
+    }
+
+    fn run(trace: Vec<f64>, stable: bool) -> Summary {
+        Summary::Slotted(RunSummary {
+            replication: 0,
+            measured_slots: 6400,
+            arrivals: 0,
+            completed: 0,
+            in_system_end: 0,
+            mean_sum_q: 1.0,
+            mean_sum_q_after_arrivals: 1.0,
+            mean_response: None,
+            little_response: None,
+            p50: None,
+            p90: None,
+            p99: None,
+            max_response: 0,
+            messages: 0,
+            decisions: 0,
+            completion_events: 0,
+            messages_per_arrival: None,
+            mean_queue: vec![1.0],
+            imbalance: 0.0,
+            trace,
+            blocks: None,
+            stability: Stability {
+                stable,
+                slope: 0.0,
+                p_value: 1.0,
+                growth: 0.0,
+            },
+        })
+    }
+
+    /// Settled replications say "yes"; a point whose replications disagree
+    /// on stability gets a length too, read on the drifting one as well
+    /// (before, it said only "mixed").
+    #[test]
+    fn every_unsettled_point_says_at_least_how_much_longer() {
+        let noise = |i: usize| ((i * 7919) % 13) as f64 - 6.0;
+        let flat: Vec<f64> = (0..64).map(|i| 100.0 + noise(i)).collect();
+        // Still rising the whole window: MSER-5 cuts half of it.
+        let rising: Vec<f64> = (0..64).map(|i| 10.0 * i as f64 + noise(i)).collect();
+        let settled = Settling::of(&[run(flat.clone(), true), run(flat.clone(), true)]);
+        assert_eq!(settled.cell(), "yes");
+        assert_eq!(settled.longer(), None);
+        let mixed = Settling::of(&[
+            run(flat.clone(), true),
+            run(flat.clone(), true),
+            run(rising.clone(), false),
+        ]);
+        assert!(mixed.mixed());
+        // The drifting run takes MSER-5 to its cap: at least twice as long.
+        let k = mixed.longer().expect("not settled");
+        assert!(k >= 2.0, "{k}");
+        assert_eq!(mixed.cell(), format!("no: mixed, ≥×{}", k.ceil()));
+        let capped = Settling::of(&[run(rising.clone(), true), run(rising, true)]);
+        assert!(capped.cell().starts_with("no: ≥×"), "{}", capped.cell());
+    }
 
     /// The failures chance allows grow with the replications: none up to
     /// 1, one up to 11, a few percent in hundreds.

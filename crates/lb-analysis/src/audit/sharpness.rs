@@ -121,13 +121,10 @@ pub fn to_decide(k: &Check) -> String {
     if let Some(why) = &k.unsettled {
         return match k.longer {
             Some(f) => format!(
-                "runs about {}× as long, so that every replication settles ({why})",
+                "runs at least {}× as long, so that its replications settle ({why})",
                 num(f.ceil(), 2)
             ),
-            None => format!(
-                "replications that agree on stability: more of them, or a load farther from \
-                 the stability boundary ({why})"
-            ),
+            None => format!("runs long enough to settle ({why})"),
         };
     }
     let Some(d) = k.decision else {
