@@ -654,13 +654,13 @@ mod tests {
             "policy" => ["WR", "JSQ"],
             "mean_sum_q" => [1003.0, 30.2],
             "mean_sum_q_hw" => [39.0, 0.08],
-            "settled" => ["no: ×2", "yes"],
+            "settled" => ["no: ≥×2", "yes"],
         )
         .unwrap();
         let md = super::markdown(&df).unwrap();
         let rows: Vec<&str> = md.lines().collect();
         assert!(rows[2].contains("1003 ± 39 †"), "{md}");
-        assert!(rows[2].contains("no: ×2"), "{md}");
+        assert!(rows[2].contains("no: ≥×2"), "{md}");
         assert!(!rows[3].contains('†'), "{md}");
         assert!(
             md.contains("† Not settled") && md.contains("decide no claim"),

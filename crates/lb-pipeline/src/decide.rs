@@ -776,7 +776,7 @@ impl State {
                 "at {}: {u}; more replications cannot settle it{}",
                 k.at,
                 k.longer
-                    .map(|f| format!(", runs about {}× as long would", f.ceil()))
+                    .map(|f| format!(", runs at least {}× as long are needed", f.ceil()))
                     .unwrap_or_default()
             )));
         }

@@ -13,7 +13,8 @@
 //!   half the window;
 //! - **its batch means pass the independence test** after merging
 //!   ([`lb_core::stability::merged_batch_means`]): |lag-1 autocorrelation|
-//!   < 2/√k with at least 16 batches left.
+//!   < 2/√k on the k batches left (merging stops once fewer than 16 would
+//!   remain, so a run of 64 batches that stays correlated is judged on 8).
 //!
 //! A point has settled when its replications agree on stability (some
 //! stable and some not is no steady state to read) and no more of its
@@ -224,13 +225,19 @@ fn batch_size_at(r: f64) -> f64 {
 /// [`batch_lag1`] gives r at x and 2/√k at x*, so the factor is x*/x. Where
 /// |r| is small this is r·√k/2 (the 1/m decay); near 1 it grows much faster.
 /// An |r| of 0.99 or more is read as 0.99, so the factor is then a lower
-/// bound. At most 1 when the test passes.
+/// bound. 1 when the test passes; 2 for a failing negative r, which no
+/// exponential decay gives.
 pub fn length_factor(r: f64, k: usize) -> f64 {
     let target = 2.0 / (k.max(1) as f64).sqrt();
-    let r = r.abs().min(0.99);
-    if r <= target || target >= 1.0 {
+    if r.abs() <= target || target >= 1.0 {
         return 1.0;
     }
+    if r < 0.0 {
+        // Failing on a negative r: no exponential decay gives one, so the
+        // length says nothing more than "longer" (the caller's floor of 2).
+        return 2.0;
+    }
+    let r = r.min(0.99);
     batch_size_at(target) / batch_size_at(r)
 }
 
@@ -298,6 +305,7 @@ mod tests {
         assert_eq!(length_factor(0.99, 8), length_factor(1.0, 8));
         assert_eq!(length_factor(0.6, 8), 1.0);
         assert_eq!(length_factor(-0.1, 64), 1.0);
+        assert_eq!(length_factor(-0.5, 64), 2.0);
     }
 
     fn run(trace: Vec<f64>, stable: bool) -> Summary {
@@ -337,22 +345,26 @@ mod tests {
     /// (before, it said only "mixed").
     #[test]
     fn every_unsettled_point_says_at_least_how_much_longer() {
-        let noise = |i: usize| ((i * 7919) % 13) as f64 - 6.0;
-        let flat: Vec<f64> = (0..64).map(|i| 100.0 + noise(i)).collect();
+        // Noise with lag-1 −0.05 (a multiplicative hash), so flat runs pass.
+        let noise = |i: u64| ((((i * 2_654_435_761) & 0xffff_ffff) >> 3) % 13) as f64 - 6.0;
+        let flat: Vec<f64> = (0..64u64).map(|i| 100.0 + noise(i)).collect();
         // Still rising the whole window: MSER-5 cuts half of it.
-        let rising: Vec<f64> = (0..64).map(|i| 10.0 * i as f64 + noise(i)).collect();
+        let rising: Vec<f64> = (0..64u64).map(|i| 10.0 * i as f64 + noise(i)).collect();
         let settled = Settling::of(&[run(flat.clone(), true), run(flat.clone(), true)]);
         assert_eq!(settled.cell(), "yes");
-        assert_eq!(settled.longer(), None);
+        assert_eq!((settled.longer(), settled.need), (None, 1.0));
+        // Disagreeing on stability, none still relaxing: the floor only.
+        let disagree = Settling::of(&[run(flat.clone(), true), run(flat.clone(), false)]);
+        assert_eq!((disagree.need, disagree.longer()), (1.0, Some(2.0)));
         let mixed = Settling::of(&[
             run(flat.clone(), true),
             run(flat.clone(), true),
             run(rising.clone(), false),
         ]);
         assert!(mixed.mixed());
-        // The drifting run takes MSER-5 to its cap: at least twice as long.
+        // The drifting run, judged unstable, is read too: MSER-5 at its cap.
+        assert_eq!(mixed.need, 2.0);
         let k = mixed.longer().expect("not settled");
-        assert!(k >= 2.0, "{k}");
         assert_eq!(mixed.cell(), format!("no: mixed, ≥×{}", k.ceil()));
         let capped = Settling::of(&[run(rising.clone(), true), run(rising, true)]);
         assert!(capped.cell().starts_with("no: ≥×"), "{}", capped.cell());

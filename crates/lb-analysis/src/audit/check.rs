@@ -250,8 +250,8 @@ pub struct Check {
     /// Why a point read has not settled ([`lb_runner::settle`]); such a
     /// check decides nothing.
     pub unsettled: Option<String>,
-    /// How many times longer the runs of the points read should be to
-    /// settle, roughly.
+    /// At least how many times longer the runs of the points read must be
+    /// to settle ([`lb_runner::settle::Settling::longer`], a lower bound).
     pub longer: Option<f64>,
 }
 
