@@ -1460,6 +1460,14 @@ pub fn write_report(
             diagnostic.len()
         );
     }
+    let _ = writeln!(
+        s,
+        "**Limit-claim gaps** are no interval of their own: a limit claim's gap at a point is the \
+         interval of its metric there less the limit, a constant (the same half-width and level \
+         as a value claim of that metric at that point, as lb's audit tests hold it), so its \
+         coverage is that interval's above: Student-t or the control variate for the \
+         heavy-traffic limits of ε·E[ΣQ]/ζ, the proportions' for a limit of a probability.\n"
+    );
     let mut read_again = Vec::new();
     for (lv, name) in std::iter::once((level, "nominal")).chain(strict.map(|s| (s, "strict"))) {
         let at = decided_at(entries, lv);

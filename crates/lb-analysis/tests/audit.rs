@@ -577,6 +577,57 @@ fn a_limit_is_judged_on_the_points_nearest_it_with_its_rate() {
     assert_eq!(r.checks[0].at, "load=0.2");
 }
 
+/// A limit claim's gap at a point is its metric's interval there less the
+/// (constant) limit: the same half-width and level as a value claim of the
+/// same metric at that point, so the coverage certificate's rows of the
+/// metric's interval (Student-t, control variate, proportions) are the
+/// gap's too. lb has no interval of its own for a gap.
+#[test]
+fn a_limit_claims_gap_is_the_value_interval_less_the_limit() {
+    let limit = claim(Check::Limit(claim::Limit {
+        metric: "mean_response".into(),
+        policies: vec!["A".into()],
+        along: "load".into(),
+        toward: Toward::Infinity,
+        expected: Reference::Number(10.0),
+        tolerance: relative(0.01),
+        last: claim::Limit::DEFAULT_LAST,
+        min_rate: None,
+        control: None,
+    }));
+    let near = [10.31, 10.02, 10.17, 9.93, 10.24];
+    let rs: Vec<PointResult> = [("0.2", 14.0), ("0.4", 12.0)]
+        .iter()
+        .map(|&(x, m)| result("A", JSQ, x, &around(m), &ALL_STABLE))
+        .chain(std::iter::once(result("A", JSQ, "0.8", &near, &ALL_STABLE)))
+        .collect();
+    let gap = &audit_claim("e", &limit, &rs).checks[0];
+    let value = audit_claim(
+        "e",
+        &value_of("mean_response", Reference::Number(10.0), relative(0.01)),
+        &rs[2..],
+    );
+    let v = &value.checks[0];
+    assert_eq!(gap.at, "load=0.8");
+    let mean = near.iter().sum::<f64>() / 5.0;
+    assert!((v.measured - mean).abs() < 1e-12, "{v:?}");
+    assert!((gap.measured - mean).abs() < 1e-12, "{gap:?}");
+    let (hg, hv) = (gap.half_width.unwrap(), v.half_width.unwrap());
+    assert!(hv > 0.0 && (hg - hv).abs() < 1e-12, "{hg} against {hv}");
+    // Both decide on the deviation from 10 with that half-width.
+    let within = |k: &lb_analysis::audit::Check| match k.decision {
+        Some(lb_analysis::audit::Decision::Within {
+            deviation,
+            half_width,
+            ..
+        }) => (deviation, half_width),
+        ref d => panic!("{d:?}"),
+    };
+    let ((dg, wg), (dv, wv)) = (within(gap), within(v));
+    assert!((dg - (mean - 10.0)).abs() < 1e-12 && (dg - dv).abs() < 1e-12);
+    assert!((wg - wv).abs() < 1e-12);
+}
+
 /// A control variate in a bound claim: A's replications move with WR's
 /// (common random numbers) and WR's E[ΣQ] is known exactly, so the margin
 /// is decided on A − WR plus the exact mean, with an interval far narrower
