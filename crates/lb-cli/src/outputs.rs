@@ -207,19 +207,47 @@ pub fn reproduce(
         );
     }
     // What each experiment's records cost (their own single-thread times):
-    // a recompute from an empty cache, and for experiments with a
-    // precision target, the CPU that target takes.
-    let mut total = 0.0;
+    // what a recompute from an empty cache runs, robustness combinations
+    // and calibrations included, each key counted once.
     eprintln!(
-        "CPU of the records behind each experiment's own points (a recompute from an empty \
-         cache; robustness variants and calibrations not counted):"
+        "CPU-seconds of the records a recompute from an empty cache runs (each record's own \
+         single-thread time; a point two experiments plan counted once, where it first appears):"
     );
+    eprintln!(
+        "  {:<40} {:>16} {:>16} {:>14} {:>10}",
+        "experiment", "own points", "robustness", "calibrations", "all"
+    );
+    let cell = |c: lb_pipeline::compute::Spent| {
+        if c.records == 0 {
+            "–".to_string()
+        } else {
+            format!("{:.1} ({})", c.seconds, c.records)
+        }
+    };
+    let mut seen = std::collections::BTreeSet::new();
+    let mut total = lb_pipeline::compute::ExperimentCost::default();
     for e in &loaded {
-        let (n, secs) = lb_pipeline::compute::cost_of(cache, &e.plan);
-        total += secs;
-        eprintln!("  {:<40} {n:>6} records  {:>9.1} s", e.plan.name, secs);
+        let c = lb_pipeline::compute::experiment_cost(cache, e, &mut seen);
+        total.own += c.own;
+        total.robustness += c.robustness;
+        total.calibrations += c.calibrations;
+        eprintln!(
+            "  {:<40} {:>16} {:>16} {:>14} {:>10.1}",
+            e.plan.name,
+            cell(c.own),
+            cell(c.robustness),
+            cell(c.calibrations),
+            c.total().seconds
+        );
     }
-    eprintln!("  {:<40} {:>6}          {:>9.1} s", "all", "", total);
+    eprintln!(
+        "  {:<40} {:>16} {:>16} {:>14} {:>10.1}",
+        "all",
+        cell(total.own),
+        cell(total.robustness),
+        cell(total.calibrations),
+        total.total().seconds
+    );
     for c in r.audited.claims.iter().flatten() {
         eprintln!("  {:<12} {} / {}", c.verdict.word(), c.experiment, c.id);
     }

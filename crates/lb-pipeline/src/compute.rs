@@ -136,15 +136,80 @@ pub fn referenced(cache: &Cache, manifests: &[PathBuf]) -> Result<BTreeSet<Key>,
     Ok(keep)
 }
 
-/// What the records behind an experiment cost: (replication records read,
-/// the CPU seconds they took — each record's own single-thread wall time,
-/// from its provenance — and the calibrations' records). Read from the
-/// cache, so it is the cost of a recompute from an empty cache, whatever
-/// this run computed.
-pub fn cost_of(cache: &Cache, plan: &lb_runner::plan::Plan) -> (u64, f64) {
-    let mut seen = std::collections::BTreeSet::new();
-    let (mut records, mut seconds) = (0u64, 0.0f64);
-    for ps in lb_runner::run::status(cache, plan) {
+/// Records and the CPU seconds they took: each record's own single-thread
+/// wall time, from its provenance.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Spent {
+    pub records: u64,
+    pub seconds: f64,
+}
+
+impl Spent {
+    fn add(&mut self, seconds: f64) {
+        self.records += 1;
+        self.seconds += seconds;
+    }
+}
+
+impl std::ops::AddAssign for Spent {
+    fn add_assign(&mut self, o: Spent) {
+        self.records += o.records;
+        self.seconds += o.seconds;
+    }
+}
+
+/// What a recompute of one experiment from an empty cache runs, read from
+/// the cache whatever this run computed: its own points' replications (the
+/// precision pilots included, though no interval reads them), its
+/// robustness combinations' points that are not its own, and the
+/// message-budget calibrations of both.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct ExperimentCost {
+    pub own: Spent,
+    pub robustness: Spent,
+    pub calibrations: Spent,
+}
+
+impl ExperimentCost {
+    pub fn total(&self) -> Spent {
+        let mut t = self.own;
+        t += self.robustness;
+        t += self.calibrations;
+        t
+    }
+}
+
+/// [`ExperimentCost`] of `e`, counting only the keys not yet in `seen` (and
+/// adding them to it): with one `seen` over several experiments, a point
+/// or calibration two of them plan is counted once, where it first
+/// appears, so the costs add up to what a recompute of them all runs.
+pub fn experiment_cost(cache: &Cache, e: &Experiment, seen: &mut BTreeSet<Key>) -> ExperimentCost {
+    let mut c = ExperimentCost::default();
+    for (i, plan) in e.all_plans().enumerate() {
+        let points = if i == 0 {
+            &mut c.own
+        } else {
+            &mut c.robustness
+        };
+        *points += replications_cost(cache, plan, seen);
+        for cal in &plan.calibrations {
+            let k = cal.key();
+            if seen.insert(k)
+                && let Some(rec) = cache.read_calibration(&k).valid()
+            {
+                c.calibrations.add(rec.provenance.wall_seconds);
+            }
+        }
+    }
+    c
+}
+
+/// The replication records behind `plan`'s points whose keys are not in
+/// `seen`: replications 0..n its precision rule or ledger needs, and the
+/// pilot's.
+fn replications_cost(cache: &Cache, plan: &Plan, seen: &mut BTreeSet<Key>) -> Spent {
+    let mut spent = Spent::default();
+    for ps in status(cache, plan) {
         let Some(k) = ps.key else { continue };
         if !seen.insert(k) {
             continue;
@@ -158,10 +223,9 @@ pub fn cost_of(cache: &Cache, plan: &lb_runner::plan::Plan) -> (u64, f64) {
             .filter(|&r| lb_model::precision::is_pilot(r));
         for r in main.chain(pilots) {
             if let Some(rec) = cache.read_replication(&k, r).valid() {
-                records += 1;
-                seconds += rec.provenance.wall_seconds;
+                spent.add(rec.provenance.wall_seconds);
             }
         }
     }
-    (records, seconds)
+    spent
 }

@@ -134,3 +134,123 @@ fn reproduce_from_rust_runs_draws_audits_and_then_reuses_the_cache() {
         first.audited.claims[0][0].verdict.word()
     );
 }
+
+/// A precision rule (pilots), a calibrated p̂ and a robustness map, so that a
+/// recompute runs every kind of record the cost summary counts.
+fn costed_manifest(name: &str, map: bool) -> String {
+    let mut m = format!(
+        r#"[experiment]
+name = "{name}"
+title = "every kind of record"
+model = "slotted"
+
+[system]
+dispatchers = 2
+servers = {{ count = 6, rate = 0.5 }}
+service = "bernoulli"
+arrivals = "poisson"
+load = 0.8
+
+[[policy]]
+spec = "Power-of-2"
+
+[[policy]]
+spec = "L-JSQ-Pull"
+budget = {{ same_as = "Power-of-2" }}
+
+[run]
+slots = 4_000
+warmup = 400
+seed = 9
+precision = {{ metric = "mean_sum_q", rel_half_width = 0.05, min = 4, max = 8, step = 4 }}
+
+[calibration]
+slots = 2_000
+warmup = 200
+replications = 2
+
+[[claim]]
+origin = "check"
+id = "stable"
+statement = "L-JSQ-Pull is stable"
+source = "test"
+kind = "stability"
+policies = ["L-JSQ-Pull"]
+stable = true
+"#
+    );
+    if map {
+        m.push_str(
+            r#"
+[[robustness]]
+name = "ties"
+claims = ["stable"]
+tie_break = ["random", "lowest"]
+"#,
+        );
+    }
+    m
+}
+
+/// The cost `lb reproduce` prints is what a recompute from an empty cache
+/// runs: over two experiments that plan the same points, the own points
+/// (pilots included), the robustness combinations and the calibrations add
+/// up to every record the run wrote, each once, to the second.
+#[test]
+fn the_recompute_cost_counts_every_record_the_run_wrote_once() {
+    use lb_pipeline::compute::{ExperimentCost, experiment_cost};
+    let tmp = tempfile::tempdir().unwrap();
+    let paths: Vec<PathBuf> = [("mapped", true), ("copy", false)]
+        .iter()
+        .map(|&(name, map)| {
+            let p = tmp.path().join(format!("{name}.toml"));
+            std::fs::write(&p, costed_manifest(name, map)).unwrap();
+            p
+        })
+        .collect();
+    let (results, out) = (tmp.path().join("results"), tmp.path().join("out"));
+    let cache = Cache::new(&results);
+    let loaded = load_all(&paths, Profile::Full).unwrap();
+    let o = RunOptions {
+        threads: Some(2),
+        force: false,
+        shard: None,
+        args: vec!["test".into()],
+        manifests: paths.clone(),
+    };
+    reproduce(&cache, &loaded, &o, &out, true, &Silent).unwrap();
+
+    // Every record in the cache, by kind.
+    let (mut written, mut seconds) = (0u64, 0.0f64);
+    for (p, bytes) in files(&results) {
+        if p.extension().is_none_or(|e| e != "json") {
+            continue;
+        }
+        let v: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+        if matches!(v["kind"].as_str(), Some("replication" | "calibration")) {
+            written += 1;
+            seconds += v["provenance"]["wall_seconds"].as_f64().unwrap();
+        }
+    }
+
+    let mut seen = std::collections::BTreeSet::new();
+    let costs: Vec<ExperimentCost> = loaded
+        .iter()
+        .map(|e| experiment_cost(&cache, e, &mut seen))
+        .collect();
+    let (mapped, copy) = (costs[0], costs[1]);
+    // A pilot of 4 and then at least 4 replications at each of the 2 points,
+    // and at the claim's point of the map's other combination.
+    assert!(mapped.own.records >= 16, "{mapped:?}");
+    assert!(mapped.robustness.records >= 8, "{mapped:?}");
+    assert!(mapped.calibrations.records >= 2, "{mapped:?}");
+    // The copy plans the very same points and calibration: counted once.
+    assert_eq!(copy.total().records, 0, "{copy:?}");
+    let total = costs.iter().fold(0.0, |t, c| t + c.total().seconds);
+    let records: u64 = costs.iter().map(|c| c.total().records).sum();
+    assert_eq!(records, written);
+    assert!(
+        (total - seconds).abs() <= 1e-9 * seconds.max(1.0),
+        "{total} against {seconds}"
+    );
+}
