@@ -39,6 +39,12 @@ pub struct Experiment<'a> {
     pub replications: Option<u32>,
     /// Its claim robustness maps, audited.
     pub robustness: &'a [crate::robustness::MapResult],
+    /// What a recompute runs beside its own points, as (records, CPU-seconds
+    /// on one thread, their provenance's own times): the points of its
+    /// robustness maps' combinations other than its own, and its
+    /// message-budget calibrations.
+    pub robustness_cost: (u64, f64),
+    pub calibration_cost: (u64, f64),
     /// Its prose fields that may quote measured values, as written, with
     /// their paths (`lb_runner::prose::fields`): their quotes' records are
     /// listed in `quotes.csv`.
@@ -439,12 +445,35 @@ pub fn section(exp: &Experiment, w: &Written) -> String {
             )
         });
     if records > 0 {
+        let beside = |(n, t): (u64, f64), what: &str| {
+            (n > 0).then(|| {
+                format!(
+                    "{what}: {n} records, {} CPU-seconds",
+                    crate::table::fmt_sig(t, 3)
+                )
+            })
+        };
+        let besides: Vec<String> = [
+            beside(
+                exp.robustness_cost,
+                "its robustness maps' other combinations",
+            ),
+            beside(exp.calibration_cost, "its message-budget calibrations"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
         let _ = writeln!(
             s,
             "Cost: {records} replication records, {} CPU-seconds on one thread (the sum of \
              their own times, as their provenance states: what a recompute from an empty cache \
-             takes; precision pilots included, robustness variants and calibrations apart).\n",
-            crate::table::fmt_sig(cpu, 3)
+             takes; precision pilots included){}.\n",
+            crate::table::fmt_sig(cpu, 3),
+            if besides.is_empty() {
+                String::new()
+            } else {
+                format!("; beside them, {}", besides.join("; "))
+            }
         );
     }
     if w.missing > 0 {

@@ -985,6 +985,12 @@ fn a_robustness_map_is_planned_run_and_audited() {
     ok(d.run(&["reproduce", "m.toml", "--out", "pf"]));
     let report = std::fs::read_to_string(d.path.join("pf/robust/report.md")).unwrap();
     assert!(report.contains("robust/robustness-mix.svg"), "{report}");
+    // Its cost says what the map's three other combinations ran: one point
+    // of 4 replications each.
+    assert!(
+        report.contains("beside them, its robustness maps' other combinations: 12 records"),
+        "{report}"
+    );
     assert!(d.path.join("pf/robust/robustness-mix.png").exists());
 }
 

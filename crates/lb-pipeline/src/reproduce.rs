@@ -75,6 +75,7 @@ pub fn reproduce(
         let l = &x.loaded;
         let e = l.experiment();
         let (replications, precision) = l.manifest.replications();
+        let cost = crate::compute::experiment_cost(cache, x, &mut Default::default());
         pages.push(Page {
             name: &e.name,
             title: &e.title,
@@ -87,6 +88,8 @@ pub fn reproduce(
             precision: precision.map(|p| p.rule()),
             replications,
             robustness: ms,
+            robustness_cost: (cost.robustness.records, cost.robustness.seconds),
+            calibration_cost: (cost.calibrations.records, cost.calibrations.seconds),
             prose: lb_runner::prose::fields(l)
                 .into_iter()
                 .map(|(f, t)| (f, t.to_string()))
