@@ -72,7 +72,19 @@ pub enum Procedure {
     /// not, which is what makes it under-cover. With `stein` false, the
     /// same n but the Student-t interval of the n replications — what lb's
     /// tables print at a point whatever rule chose its replications.
-    TwoStage { rule: PrecisionRule, stein: bool },
+    ///
+    /// With `chosen_by`, n is chosen on that metric's first stage (the rule's
+    /// own), and the certified metric is another column at the point, as the
+    /// tables' other columns are: Stein's interval of it reads its own
+    /// first-stage s₀, still exact for normal data — the sample mean vector
+    /// of the first stage is independent of its sample covariance matrix, so
+    /// given that matrix (which fixes n) the mean of n is N(μ, σ²/n) and
+    /// independent of s₀.
+    TwoStage {
+        rule: PrecisionRule,
+        stein: bool,
+        chosen_by: Option<String>,
+    },
     /// A control variate (Lavenberg and Welch) on `per` pairs: β = 1, or
     /// fitted by least squares ([`crate::stats::control_variate`]).
     ControlVariate { per: usize, fitted: bool },
@@ -149,12 +161,20 @@ impl Procedure {
             Procedure::ClopperPearson { per } => {
                 format!("Clopper–Pearson, {per} replications")
             }
-            Procedure::TwoStage { rule, stein } => format!(
-                "two-stage precision rule ±{}% (first stage {}, looks +{}, ≤ {}){}",
+            Procedure::TwoStage {
+                rule,
+                stein,
+                chosen_by,
+            } => format!(
+                "two-stage precision rule ±{}% (first stage {}, looks +{}, ≤ {}){}{}",
                 100.0 * rule.rel_half_width,
                 rule.min,
                 rule.step,
                 rule.max,
+                match chosen_by {
+                    Some(by) => format!(", n chosen on {by}"),
+                    None => String::new(),
+                },
                 if *stein { "" } else { ", Student-t on its n" }
             ),
             Procedure::ControlVariate { per, fitted } => format!(
@@ -391,7 +411,11 @@ fn one(
             let (lo, hi) = clopper_pearson_real(p * n, n, level);
             Some((lo, hi, group.len()))
         }
-        Procedure::TwoStage { rule, stein } => {
+        Procedure::TwoStage {
+            rule,
+            stein,
+            chosen_by,
+        } => {
             let n0 = (rule.min as usize).max(2);
             let first: Option<Vec<f64>> = group[..n0].iter().map(|s| m.value(point, s)).collect();
             let first = first?;
@@ -404,9 +428,19 @@ fn one(
             } else {
                 0.0
             };
-            let want = if iv0.mean != 0.0 {
-                (iv0.half_width * iv0.half_width * n0 as f64
-                    / (rule.rel_half_width * iv0.mean).powi(2))
+            // n from the first stage of the metric the rule reads.
+            let rule_iv = match chosen_by {
+                None => iv0,
+                Some(by) => {
+                    let by = Metric::parse(m.model, by)?;
+                    let xs: Option<Vec<f64>> =
+                        group[..n0].iter().map(|s| by.value(point, s)).collect();
+                    lb_model::precision::interval(&xs?, level)
+                }
+            };
+            let want = if rule_iv.mean != 0.0 {
+                (rule_iv.half_width * rule_iv.half_width * n0 as f64
+                    / (rule.rel_half_width * rule_iv.mean).powi(2))
                 .ceil() as usize
             } else {
                 rule.max as usize
@@ -777,13 +811,23 @@ fn render_into(
 /// two rules at one point differ by it.
 fn first_look(c: &Coverage) -> String {
     if c.kind.starts_with("two-stage") {
-        return c
+        let first = c
             .procedure
             .split("first stage ")
             .nth(1)
             .and_then(|s| s.split(',').next())
             .map(|n| format!(", first stage {n}"))
             .unwrap_or_default();
+        // n chosen on another metric: the certified one is a column the
+        // rule did not read.
+        let by = c
+            .procedure
+            .split(", n chosen on ")
+            .nth(1)
+            .and_then(|s| s.split(',').next())
+            .map(|m| format!(", n chosen on {m}"))
+            .unwrap_or_default();
+        return first + &by;
     }
     if !c.kind.starts_with("precision rule") {
         return String::new();
@@ -1431,8 +1475,13 @@ pub fn write_report(
             "**Corrections measured, not adopted** (kept out of the counts): {}. In these the \
              first stage's replications choose how many run and are read again. The Student-t \
              interval of all of them is then too narrow, as the first stage's variance both sets \
-             n and is part of the interval; Stein's interval covers, but only on the rule's own \
-             metric. lb's precision rule instead runs a pilot on replications of its own \
+             n and is part of the interval (least so where n is chosen on a metric whose \
+             variance the certified one's does not follow). Stein's interval, which reads each \
+             metric's own \
+             first-stage variance, covers on the rule's metric and on a column the rule did not \
+             read alike (n chosen on another metric); lb does not print it, as every interval at \
+             the point, every paired comparison and every control variate would need its Stein \
+             form. lb's precision rule instead runs a pilot on replications of its own \
              (`procedure = \"pilot\"`, the default): n depends on the pilot alone, so every \
              interval at the point — every metric, every paired comparison — is an ordinary \
              fixed-n Student-t interval. The sequential rule it replaces is kept as an option \

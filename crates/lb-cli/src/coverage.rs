@@ -109,6 +109,7 @@ pub fn coverage(cache: &Cache, c: &Command) -> Res {
             "two-stage" | "two-stage-t" => Ok(Procedure::TwoStage {
                 rule: rule.clone(),
                 stein: p == "two-stage",
+                chosen_by: None,
             }),
             other => Err(format!(
                 "--procedures: unknown \"{other}\"; allowed: t, bm, wilson, cp, precision, sequential, two-stage, two-stage-t, \

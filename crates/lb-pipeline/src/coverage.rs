@@ -71,6 +71,21 @@ pub fn certify_with(
             spec.metric
         )
     })?;
+    for p in &spec.procedures {
+        if let Procedure::TwoStage {
+            chosen_by: Some(by),
+            ..
+        } = p
+            && Metric::parse(model, by).is_none()
+        {
+            return Err(format!(
+                "precision.metric: {} has no metric \"{by}\" (lb table prints the metrics a \
+                 model has)",
+                model.name()
+            )
+            .into());
+        }
+    }
     if spec.procedures.iter().any(|p| {
         matches!(
             p,
@@ -279,6 +294,11 @@ pub struct RuleToml {
         skip_serializing_if = "lb_model::precision::Procedure::is_sequential"
     )]
     pub procedure: lb_model::precision::Procedure,
+    /// The metric whose first stage chooses n, for the two-stage procedures
+    /// only (default: the entry's own): the entry's metric is then a column
+    /// the rule did not read, as a table's other columns are.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub metric: Option<String>,
 }
 
 fn sequential() -> lb_model::precision::Procedure {
@@ -408,12 +428,20 @@ impl Certificate {
                             procedure: r.procedure,
                             control: None,
                         };
-                        match p.as_str() {
-                            "precision" => Procedure::PrecisionStopped { rule },
-                            "precision-skew" => Procedure::SkewPrecision { rule },
+                        match (p.as_str(), &r.metric) {
+                            ("precision" | "precision-skew", Some(by)) => {
+                                return Err(format!(
+                                    "precision.metric = \"{by}\": only the two-stage \
+                                     procedures choose n on another metric; drop it, or \
+                                     give {p} an entry of its own"
+                                ));
+                            }
+                            ("precision", None) => Procedure::PrecisionStopped { rule },
+                            ("precision-skew", None) => Procedure::SkewPrecision { rule },
                             _ => Procedure::TwoStage {
                                 rule,
                                 stein: p == "two-stage",
+                                chosen_by: r.metric.clone(),
                             },
                         }
                     }

@@ -305,6 +305,90 @@ fn a_jackson_network_is_covered() {
     within_nominal(t);
 }
 
+/// A two-stage procedure can choose n on another metric's first stage
+/// (`precision.metric`), so that the certified metric is a column the rule
+/// did not read: naming the certified metric itself changes nothing, naming
+/// another changes the n chosen (and so the intervals), and a metric the
+/// model lacks, or `precision.metric` on the pilot rule, is refused naming
+/// the field.
+#[test]
+fn a_two_stage_rule_chooses_n_on_the_metric_it_names() {
+    let d = tempfile::tempdir().unwrap();
+    let cache = Cache::new(d.path());
+    let e = load_str(Path::new("g.toml"), GEO, Profile::Full).unwrap();
+    let two = |by: Option<&str>| Procedure::TwoStage {
+        rule: PrecisionRule {
+            metric: MetricName("mean_sum_q".into()),
+            rel_half_width: 0.05,
+            level: 0.95,
+            min: 4,
+            max: 12,
+            step: 4,
+            procedure: lb_model::precision::Procedure::Sequential,
+            control: None,
+        },
+        stein: true,
+        chosen_by: by.map(String::from),
+    };
+    let spec = Spec {
+        metric: "mean_sum_q".into(),
+        reference: "single_server".into(),
+        procedures: vec![two(None), two(Some("mean_sum_q")), two(Some("p99"))],
+        macros: 40,
+        level: 0.95,
+        strict: None,
+    };
+    let done = certify(&cache, &e, &spec, &opts(), &Silent).unwrap();
+    let [own, same, other] = &done.coverages[..] else {
+        panic!("{:?}", done.coverages)
+    };
+    assert!(
+        other.procedure.contains("n chosen on p99"),
+        "{}",
+        other.procedure
+    );
+    assert_eq!(
+        (own.covered, own.mean_replications, own.mean_half_width),
+        (same.covered, same.mean_replications, same.mean_half_width)
+    );
+    assert_ne!(own.mean_replications, other.mean_replications);
+    let spec = Spec {
+        procedures: vec![two(Some("no_such_metric"))],
+        ..spec
+    };
+    let err = certify(&cache, &e, &spec, &opts(), &Silent)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        err.contains("precision.metric") && err.contains("no_such_metric"),
+        "{err}"
+    );
+    let cert = d.path().join("c.toml");
+    std::fs::write(
+        &cert,
+        r#"[certificate]
+level = 0.95
+macros = 10
+
+[[entry]]
+label = "x"
+manifest = "m.toml"
+metric = "mean_sum_q"
+reference = "single_server"
+per = 5
+procedures = ["precision"]
+precision = { rel_half_width = 0.05, min = 4, step = 4, max = 12, procedure = "pilot", metric = "p99" }
+"#,
+    )
+    .unwrap();
+    let err = Certificate::read(&cert).err().unwrap().to_string();
+    assert!(
+        err.contains("c.toml") && err.contains("precision.metric") && err.contains("two-stage"),
+        "{err}"
+    );
+}
+
 /// The certificate file: a bad procedure is refused naming the file, the
 /// entry and the field; the shipped certificate reads.
 #[test]
