@@ -40,7 +40,7 @@ certify *ARGS:
     {{lb}} coverage --certificate experiments/coverage/certificate.toml {{ARGS}}
 
 # Times the whole certificate from scratch (every replication recomputed into a fresh
-# scratch cache: its records' own times sum to 767 CPU-minutes on 2026-12-03, on a machine
+# scratch cache: its records' own times sum to 796 CPU-minutes on 2026-12-03, on a machine
 # that ran the same replications 2.1 times slower than the day before); its records in
 # results/coverage/ are rewritten with the same numbers (the replications are lb's own,
 # deterministic).
