@@ -810,35 +810,27 @@ fn render_into(
 /// A precision rule's first look, in words (" with a first look at 4"):
 /// two rules at one point differ by it.
 fn first_look(c: &Coverage) -> String {
-    if c.kind.starts_with("two-stage") {
-        let first = c
-            .procedure
-            .split("first stage ")
+    // The words of the procedure's name after `marker`, up to the next comma.
+    let after = |marker: &str| {
+        c.procedure
+            .split(marker)
             .nth(1)
             .and_then(|s| s.split(',').next())
-            .map(|n| format!(", first stage {n}"))
-            .unwrap_or_default();
+    };
+    if c.kind.starts_with("two-stage") {
+        let first = after("first stage ").map(|n| format!(", first stage {n}"));
         // n chosen on another metric: the certified one is a column the
         // rule did not read.
-        let by = c
-            .procedure
-            .split(", n chosen on ")
-            .nth(1)
-            .and_then(|s| s.split(',').next())
-            .map(|m| format!(", n chosen on {m}"))
-            .unwrap_or_default();
-        return first + &by;
+        let by = after(", n chosen on ").map(|m| format!(", n chosen on {m}"));
+        return first.unwrap_or_default() + &by.unwrap_or_default();
     }
     if !c.kind.starts_with("precision rule") {
         return String::new();
     }
-    if let Some(n) = c.procedure.split("pilot of ").nth(1) {
-        return format!(", pilot of {}", n.split(',').next().unwrap_or(n));
+    if let Some(n) = after("pilot of ") {
+        return format!(", pilot of {n}");
     }
-    c.procedure
-        .split("replications ")
-        .nth(1)
-        .and_then(|s| s.split(',').next())
+    after("replications ")
         .map(|n| format!(", first look at {n}"))
         .unwrap_or_default()
 }

@@ -305,6 +305,18 @@ fn a_jackson_network_is_covered() {
     within_nominal(t);
 }
 
+/// Why a certificate file `c.toml` in `dir` of the one entry `entry` (its
+/// lines after `[[entry]]`) is refused.
+fn refused(dir: &Path, entry: &str) -> String {
+    let cert = dir.join("c.toml");
+    std::fs::write(
+        &cert,
+        format!("[certificate]\nlevel = 0.95\nmacros = 10\n\n[[entry]]\n{entry}"),
+    )
+    .unwrap();
+    Certificate::read(&cert).err().unwrap().to_string()
+}
+
 /// A two-stage procedure can choose n on another metric's first stage
 /// (`precision.metric`), so that the certified metric is a column the rule
 /// did not read: naming the certified metric itself changes nothing, naming
@@ -364,15 +376,9 @@ fn a_two_stage_rule_chooses_n_on_the_metric_it_names() {
         err.contains("precision.metric") && err.contains("no_such_metric"),
         "{err}"
     );
-    let cert = d.path().join("c.toml");
-    std::fs::write(
-        &cert,
-        r#"[certificate]
-level = 0.95
-macros = 10
-
-[[entry]]
-label = "x"
+    let err = refused(
+        d.path(),
+        r#"label = "x"
 manifest = "m.toml"
 metric = "mean_sum_q"
 reference = "single_server"
@@ -380,9 +386,7 @@ per = 5
 procedures = ["precision"]
 precision = { rel_half_width = 0.05, min = 4, step = 4, max = 12, procedure = "pilot", metric = "p99" }
 "#,
-    )
-    .unwrap();
-    let err = Certificate::read(&cert).err().unwrap().to_string();
+    );
     assert!(
         err.contains("c.toml") && err.contains("precision.metric") && err.contains("two-stage"),
         "{err}"
@@ -394,24 +398,16 @@ precision = { rel_half_width = 0.05, min = 4, step = 4, max = 12, procedure = "p
 #[test]
 fn certificate_errors_name_the_entry_and_field() {
     let d = tempfile::tempdir().unwrap();
-    let cert = d.path().join("c.toml");
-    std::fs::write(
-        &cert,
-        r#"[certificate]
-level = 0.95
-macros = 10
-
-[[entry]]
-label = "x"
+    let err = refused(
+        d.path(),
+        r#"label = "x"
 manifest = "m.toml"
 metric = "mean_jobs"
 reference = "mm1"
 per = 5
 procedures = ["t", "cv-one"]
 "#,
-    )
-    .unwrap();
-    let err = Certificate::read(&cert).err().unwrap().to_string();
+    );
     assert!(err.contains("c.toml") && err.contains("entry 1"), "{err}");
     assert!(err.contains("cv-one needs control"), "{err}");
     let shipped =
