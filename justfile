@@ -40,11 +40,11 @@ certify *ARGS:
     {{lb}} coverage --certificate experiments/coverage/certificate.toml {{ARGS}}
 
 # Times the whole certificate from scratch (every replication recomputed into a fresh
-# scratch cache: its records' own times sum to 796 CPU-minutes on 2026-12-03, on a machine
-# that ran the same replications 2.1 times slower than the day before); its records in
+# scratch cache: their own times sum to 538 CPU-minutes on 2026-12-03, each replication
+# counted once though several entries read it); its records in
 # results/coverage/ are rewritten with the same numbers (the replications are lb's own,
 # deterministic).
-[doc("Time the whole coverage certificate from scratch (about 13 CPU-hours)")]
+[doc("Time the whole coverage certificate from scratch (about 9 CPU-hours)")]
 bench-certificate:
     scratch=$(mktemp -d) && time {{lb}} coverage --certificate experiments/coverage/certificate.toml --again --scratch "$scratch" > /dev/null && rm -rf "$scratch"
 

@@ -505,6 +505,7 @@ impl Certificate {
                 label: e.label.clone(),
                 before: e.before,
                 manifest: self.manifest(e).display().to_string(),
+                replications: rec.as_ref().map_or(0, |r| r.replications),
                 cpu_seconds: rec.as_ref().map_or(0.0, |r| r.cpu_seconds),
                 coverages: rec.map(|r| r.coverages),
             });
