@@ -431,9 +431,10 @@ impl Certificate {
                         match (p.as_str(), &r.metric) {
                             ("precision" | "precision-skew", Some(by)) => {
                                 return Err(format!(
-                                    "precision.metric = \"{by}\": only the two-stage \
-                                     procedures choose n on another metric; drop it, or \
-                                     give {p} an entry of its own"
+                                    "precision.metric = \"{by}\": {p} chooses n on the \
+                                     entry's own metric, only two-stage and two-stage-t on \
+                                     another; drop `metric` from precision, or move the \
+                                     two-stage procedures to an entry of their own"
                                 ));
                             }
                             ("precision", None) => Procedure::PrecisionStopped { rule },
