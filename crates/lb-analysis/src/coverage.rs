@@ -1298,20 +1298,25 @@ pub fn write_report(
         ),
         (
             "coverage-precision",
-            "Coverage of the precision rule's intervals: with its pilot, sequential (before), and two-stage corrections",
+            "Coverage of the precision rule's intervals: with its pilot, and sequential (before)",
             80.0,
-            series(
-                &|c| c.kind == "precision rule" || c.kind.starts_with("two-stage"),
-                &|l, c| {
-                    let look = first_look(c);
-                    let kind = if c.kind == "precision rule" && look.contains("first look") {
-                        "sequential precision rule (before)"
-                    } else {
-                        c.kind.as_str()
-                    };
-                    format!("{kind}{look} — {l}")
-                },
-            ),
+            series(&|c| c.kind == "precision rule", &|l, c| {
+                let look = first_look(c);
+                let kind = if look.contains("first look") {
+                    "sequential precision rule (before)"
+                } else {
+                    c.kind.as_str()
+                };
+                format!("{kind}{look} — {l}")
+            }),
+        ),
+        (
+            "coverage-two-stage",
+            "Coverage of the two-stage corrections (candidates): Stein's interval, and Student-t on the same n",
+            80.0,
+            series(&|c| c.kind.starts_with("two-stage"), &|l, c| {
+                format!("{}{} — {l}", c.kind, first_look(c))
+            }),
         ),
         (
             "coverage-other",
