@@ -1352,8 +1352,9 @@ pub fn write_report(
          variate — and the coverage is the fraction whose interval contains the exact value, \
          with its own 95% Clopper–Pearson interval. A macro-replication whose runs lb judges \
          not settled is counted apart (\"not settled\"): lb never prints it as a bare number. The \
-         records are in `results/coverage/`, keyed by the entry and its points' keys; \
-         rerun with `{rerun}` ({:.0} CPU-minutes of replications, single thread).\n",
+         records are in `results/coverage/`, keyed by the entry and its points' keys: `{rerun}` \
+         computes the entries without one, and `{rerun} --again` recomputes every entry from \
+         scratch ({:.0} CPU-minutes of replications, single thread).\n",
         cpu / 60.0
     );
     let missing: Vec<&EntryView> = entries.iter().filter(|e| e.coverages.is_none()).collect();
