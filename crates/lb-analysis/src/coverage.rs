@@ -197,6 +197,14 @@ impl Procedure {
                     rule.step,
                     rule.max
                 ),
+                lb_model::precision::Procedure::Stein => format!(
+                    "precision rule ±{}% (Stein: first stage {} of its own, then {} + {}k, ≤ {})",
+                    100.0 * rule.rel_half_width,
+                    rule.min,
+                    rule.min,
+                    rule.step,
+                    rule.max
+                ),
             },
             Procedure::SkewT { per } => format!("Student-t, {per} replications{SKEW}"),
             Procedure::SkewPrecision { rule } => format!(
@@ -385,7 +393,7 @@ fn one(
         Procedure::Wilson { .. } => {
             let xs: Option<Vec<f64>> = group.iter().map(|s| m.value(point, s)).collect();
             let cs: Option<Vec<(u64, u64)>> = group.iter().map(|s| s.counts(m.name())).collect();
-            let e = estimate(MetricKind::Proportion, &xs?, cs.as_deref(), level)?;
+            let e = estimate(MetricKind::Proportion, &xs?, cs.as_deref(), None, level)?;
             Some((e.lo?, e.hi?, group.len()))
         }
         Procedure::WilsonFloored { .. } => {
@@ -394,7 +402,7 @@ fn one(
             let (xs, cs) = (xs?, cs?);
             if cs.iter().all(|c| c.0 == 0) {
                 // No events: the same one-sided bound as Wilson's.
-                let e = estimate(MetricKind::Proportion, &xs, Some(&cs), level)?;
+                let e = estimate(MetricKind::Proportion, &xs, Some(&cs), None, level)?;
                 return Some((e.lo?, e.hi?, group.len()));
             }
             let (p, n) = crate::stats::effective_trials_floored(&cs, level)?;
@@ -522,12 +530,12 @@ fn reread(
 ) -> Option<(f64, f64)> {
     match p {
         Procedure::TwoStage { .. } => unreachable!("a two-stage procedure is not read again"),
-        // The pilot's n stands; its n replications' Student-t interval at
-        // the other level.
-        Procedure::PrecisionStopped { .. } => {
+        // The rule's n stands; its n replications' interval at the other
+        // level (Stein's, on the first stage, for Stein's rule).
+        Procedure::PrecisionStopped { rule } => {
             let point = r.point.as_ref()?;
             let xs: Option<Vec<f64>> = group[..n].iter().map(|s| m.value(point, s)).collect();
-            let iv = interval(&xs?, level);
+            let iv = lb_model::precision::interval_of(&xs?, rule.first_stage(), level);
             Some((iv.mean - iv.half_width, iv.mean + iv.half_width))
         }
         _ => one(p, m, r, (group, control), level).map(|(lo, hi, _)| (lo, hi)),
@@ -849,9 +857,22 @@ fn first_look(c: &Coverage) -> String {
     if let Some(n) = after("pilot of ") {
         return format!(", pilot of {n}");
     }
+    if let Some(n) = after("Stein: first stage ") {
+        let n = n.split(' ').next().unwrap_or(n);
+        return format!(", Stein, first stage {n}");
+    }
     after("replications ")
         .map(|n| format!(", first look at {n}"))
         .unwrap_or_default()
+}
+
+/// How many replications a precision rule looks at first (its pilot, its
+/// first stage, its first look), read from its name; None for the others.
+fn first_size(c: &Coverage) -> Option<&str> {
+    ["pilot of ", "first stage ", "replications "]
+        .iter()
+        .find_map(|m| c.procedure.split(m).nth(1))
+        .and_then(|s| s.split([',', ' ']).next())
 }
 
 /// For a procedure kind that is itself a before (a form lb computed by
@@ -1298,7 +1319,7 @@ pub fn write_report(
         ),
         (
             "coverage-precision",
-            "Coverage of the precision rule's intervals: with its pilot, and sequential (before)",
+            "Coverage of the precision rule's intervals: with its pilot, with Stein's first stage, and sequential (before)",
             80.0,
             series(&|c| c.kind == "precision rule", &|l, c| {
                 let look = first_look(c);
@@ -1312,7 +1333,7 @@ pub fn write_report(
         ),
         (
             "coverage-two-stage",
-            "Coverage of the two-stage corrections (candidates): Stein's interval, and Student-t on the same n",
+            "Coverage of the two-stage corrections by hand: Stein's interval, and Student-t on the same n",
             80.0,
             series(&|c| c.kind.starts_with("two-stage"), &|l, c| {
                 format!("{}{} — {l}", c.kind, first_look(c))
@@ -1489,20 +1510,23 @@ pub fn write_report(
         }
         let _ = writeln!(
             s,
-            "**Corrections measured, not adopted** (kept out of the counts): {}. In these the \
+            "**Two-stage corrections measured by hand** (kept out of the counts): {}. In these the \
              first stage's replications choose how many run and are read again. The Student-t \
              interval of all of them is then too narrow, as the first stage's variance both sets \
              n and is part of the interval (least so where n is chosen on a metric whose \
              variance the certified one's does not follow). Stein's interval, which reads each \
              metric's own \
              first-stage variance, covers on the rule's metric and on a column the rule did not \
-             read alike (n chosen on another metric); lb does not print it, as every interval at \
-             the point, every paired comparison and every control variate would need its Stein \
-             form. lb's precision rule instead runs a pilot on replications of its own \
-             (`procedure = \"pilot\"`, the default): n depends on the pilot alone, so every \
-             interval at the point — every metric, every paired comparison — is an ordinary \
-             fixed-n Student-t interval. The sequential rule it replaces is kept as an option \
-             (`procedure = \"sequential\"`) and listed among the befores.\n",
+             read alike (n chosen on another metric). It is what a manifest's `procedure = \
+             \"stein\"` prints, for every metric and every paired comparison at the point (the \
+             LED figure experiments use it); the certificate's entry of that rule runs lb's \
+             precision rule itself and measures the same coverages as the two-stage entry by \
+             hand. A control variate has no Stein form in lb, so a rule with one keeps the \
+             default, a pilot on replications of its own (`procedure = \"pilot\"`): n depends \
+             on the pilot alone, so every interval at the point — every metric, every paired \
+             comparison — is an ordinary fixed-n Student-t interval. The sequential rule both \
+             replace is kept as an option (`procedure = \"sequential\"`) and listed among the \
+             befores.\n",
             by.iter()
                 .map(|(n, lo, hi)| format!("{n}: {lo:.1}–{hi:.1}%"))
                 .collect::<Vec<_>>()
@@ -1587,8 +1611,10 @@ pub fn write_report(
             // The after: the same procedure kind (batch means for its
             // pre-certificate form) at the same load and metric, outside
             // the befores; for a before entry, prefer the entry of the same
-            // point family (its label's first word). A second measurement
-            // of a point by another entry is not an after: the first is.
+            // point family (its label's first word), and for a precision
+            // rule the one that looks first at as many replications. A
+            // second measurement of a point by another entry is not an
+            // after: the first is.
             let kind = after_kind(&c.kind).unwrap_or(c.kind.as_str());
             let family = l.split(',').next().unwrap_or(l);
             let after = rows
@@ -1604,7 +1630,7 @@ pub fn write_report(
                             .any(|(bl, b)| bl != al && same_point_and_procedure(a, b))
                 })
                 .map(|(_, r)| r)
-                .max_by_key(|(al, _)| al.starts_with(family));
+                .max_by_key(|(al, a)| (al.starts_with(family), first_size(a) == first_size(c)));
             let pct = |c: &Coverage| {
                 format!(
                     "{:.1}% [{:.1}, {:.1}]",

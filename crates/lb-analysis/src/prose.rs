@@ -146,6 +146,7 @@ fn estimate_of(metric: Option<Metric>, r: &PointResult) -> Option<Estimate> {
             lb_model::MetricKind::Real,
             &r.seconds,
             None,
+            None,
             crate::stats::LEVEL,
         ),
     }
@@ -188,10 +189,20 @@ fn mean(e: &Estimate) -> String {
 /// The estimate with its interval, as the tables print it.
 fn ci(e: &Estimate) -> String {
     match (e.kind, e.half_width(), e.lo, e.hi) {
-        (IntervalKind::StudentT | IntervalKind::ControlVariate, Some(h), _, _) if h >= 1e-4 => {
+        (
+            IntervalKind::StudentT | IntervalKind::Stein | IntervalKind::ControlVariate,
+            Some(h),
+            _,
+            _,
+        ) if h >= 1e-4 => {
             format!("{} ± {:.*}", mean(e), decimals(h), h)
         }
-        (IntervalKind::StudentT | IntervalKind::ControlVariate, Some(h), _, _) => {
+        (
+            IntervalKind::StudentT | IntervalKind::Stein | IntervalKind::ControlVariate,
+            Some(h),
+            _,
+            _,
+        ) => {
             format!("{} ± {}", fmt_sig(e.mean, 3), fmt_sig(h, 2))
         }
         (IntervalKind::UpperBound, _, _, Some(hi)) => format!("≤ {}", fmt_sig(hi, 2)),

@@ -18,6 +18,7 @@ use crate::results::PointResult;
 use crate::stats::{LEVEL, interval};
 use crate::table::{csv, json, markdown, point_summaries, replications_frame, summary_frame};
 use lb_model::precision::PrecisionRule;
+use lb_model::precision::stein_interval;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -82,6 +83,25 @@ fn replications_needed(vals: &[f64], rule: &PrecisionRule) -> Option<u32> {
     first_meeting(rule, vals.len(), var, target, |n| {
         rule.half_width_meets(n, var, target)
     })
+}
+
+/// The replications Stein's interval needs to meet the rule's target, from
+/// `vals.len()` on along its grid: its half-width t_{f−1}·s₀/√n on the
+/// first stage's s₀ (the first `f` values) against the target at the mean
+/// of all; None when the target is 0 or the variance undefined.
+fn stein_needed(vals: &[f64], f: usize, rule: &PrecisionRule) -> Option<u32> {
+    let first = interval(&vals[..f], LEVEL);
+    let mean = vals.iter().sum::<f64>() / vals.len() as f64;
+    let target = rule.rel_half_width * mean.abs();
+    if target == 0.0 || !first.half_width.is_finite() {
+        return None;
+    }
+    // Stein's half-width at n is the first stage's at f times √(f/n).
+    let want = ((first.half_width / target).powi(2) * f as f64).ceil();
+    let step = rule.step.max(1) as f64;
+    let have = (rule.min as f64).max(vals.len() as f64);
+    let k = ((want - have) / step).ceil().max(0.0);
+    Some((have + k * step).min(u32::MAX as f64) as u32)
 }
 
 /// The pairs a control-variate interval (β fitted) needs to meet the rule's
@@ -159,13 +179,19 @@ pub fn imprecise(results: &[PointResult], rule: &PrecisionRule) -> Vec<Imprecise
                 let hw = c.estimate.half_width().unwrap_or(f64::INFINITY);
                 (hw / mean, controlled_needed(rule, var, mean, c.pairs.len()))
             }
-            None => {
-                let iv = interval(&vals, LEVEL);
-                (
-                    iv.half_width / iv.mean.abs(),
-                    replications_needed(&vals, rule),
-                )
-            }
+            None => match r.first_stage.filter(|&f| f < vals.len()) {
+                Some(f) => {
+                    let iv = stein_interval(&vals, f, LEVEL);
+                    (iv.half_width / iv.mean.abs(), stein_needed(&vals, f, rule))
+                }
+                None => {
+                    let iv = interval(&vals, LEVEL);
+                    (
+                        iv.half_width / iv.mean.abs(),
+                        replications_needed(&vals, rule),
+                    )
+                }
+            },
         };
         if rel.is_nan() || rel > rule.rel_half_width {
             out.push(Imprecise {

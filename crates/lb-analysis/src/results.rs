@@ -35,6 +35,11 @@ pub struct PointResult {
     /// The pilot replications of its precision rule present, and the
     /// seconds they took (no interval reads them; a recompute runs them).
     pub pilot: (usize, f64),
+    /// The first stage of its precision rule when that is Stein's
+    /// ([`lb_model::precision::PrecisionRule::first_stage`]): every
+    /// interval on its replications is then Stein's, on the first stage's
+    /// variance ([`crate::stats::estimate`]'s `first`).
+    pub first_stage: Option<usize>,
     /// The control variate its precision rule pairs it with, if any
     /// ([`lb_model::precision::RuleControl`]): tables, figures and quotes
     /// then print its control-variate interval ([`crate::paired`]).
@@ -211,20 +216,37 @@ pub fn collect(cache: &Cache, plan: &Plan) -> Vec<PointResult> {
                 damaged,
                 calibration: cal.map(|r| (r.p_hat, r.target, r.achieved)),
                 pilot_missing: st.pilot_missing,
+                // Its rule's pilot only: a cache may hold the pilot records
+                // of a rule the manifest no longer states.
                 pilot: st.key.as_ref().map_or((0, 0.0), |k| {
+                    let pilot = match &pp.replications {
+                        lb_runner::plan::Replications::Precision(rule) => rule.pilot(),
+                        _ => 0..0,
+                    };
                     cache
                         .replication_files(k)
                         .into_iter()
-                        .filter(|&r| lb_model::precision::is_pilot(r))
+                        .filter(|r| pilot.contains(r))
                         .filter_map(|r| cache.read_replication(k, r).valid())
                         .fold((0, 0.0), |(n, t), rec| {
                             (n + 1, t + rec.provenance.wall_seconds)
                         })
                 }),
+                first_stage: match &pp.replications {
+                    lb_runner::plan::Replications::Precision(rule) => rule.first_stage(),
+                    _ => None,
+                },
                 control,
             }
         })
         .collect()
+}
+
+/// The first stage the intervals of paired differences between `a` and `b`
+/// read their variance on: Stein's, where either point's precision rule
+/// chose its replications so (the larger, were both to).
+pub fn pair_first_stage(a: &PointResult, b: &PointResult) -> Option<usize> {
+    a.first_stage.max(b.first_stage)
 }
 
 /// The differences `b − a` of metric `m`, replication by replication

@@ -4,7 +4,7 @@
 //! bounds, which stay inside [0, 1].
 
 pub use lb_model::MetricKind;
-pub use lb_model::precision::{Interval, control_variate, interval};
+pub use lb_model::precision::{Interval, control_variate, interval, interval_of, stein_interval};
 use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 
 /// The level of every interval lb prints.
@@ -115,6 +115,9 @@ pub fn clopper_pearson_upper_zero(n: f64, level: f64) -> f64 {
 pub enum IntervalKind {
     /// Mean ± Student-t half-width across replications.
     StudentT,
+    /// Stein's two-stage interval: mean ± t_{n₀−1}·s₀/√n with s₀ from the
+    /// first n₀ replications, those that chose n (Stein's precision rule).
+    Stein,
     /// The Student-t interval cut to [0, 1] (a bounded fraction).
     Clipped,
     /// Wilson, on events pooled across replications.
@@ -137,6 +140,7 @@ impl IntervalKind {
     pub fn word(self) -> &'static str {
         match self {
             IntervalKind::StudentT => "student-t",
+            IntervalKind::Stein => "stein",
             IntervalKind::Clipped => "student-t-clipped",
             IntervalKind::Wilson => "wilson",
             IntervalKind::UpperBound => "upper-bound",
@@ -164,7 +168,9 @@ impl Estimate {
     /// The half-width of a symmetric interval (Student-t), else None.
     pub fn half_width(&self) -> Option<f64> {
         match self.kind {
-            IntervalKind::StudentT | IntervalKind::ControlVariate => Some(self.hi? - self.mean),
+            IntervalKind::StudentT | IntervalKind::Stein | IntervalKind::ControlVariate => {
+                Some(self.hi? - self.mean)
+            }
             _ => None,
         }
     }
@@ -182,16 +188,24 @@ impl Estimate {
 /// of 3% in lb's coverage certificate. [`effective_trials_floored`] keeps
 /// the truncated form for the certificate's before.
 pub fn effective_trials(c: &[(u64, u64)], level: f64) -> Option<(f64, f64)> {
-    effective_trials_with(c, level, false)
+    effective_trials_with(c, level, false, None)
 }
 
 /// [`effective_trials`] with the design effect held at 1 or more.
 pub fn effective_trials_floored(c: &[(u64, u64)], level: f64) -> Option<(f64, f64)> {
-    effective_trials_with(c, level, true)
+    effective_trials_with(c, level, true, None)
 }
 
-fn effective_trials_with(c: &[(u64, u64)], level: f64, floor: bool) -> Option<(f64, f64)> {
-    let n = c.len();
+/// [`effective_trials`] with the design effect read on a first stage, as
+/// Stein's interval reads its variance (`first` of the replications, when
+/// fewer than all): the trials of every replication over the first stage's
+/// design effect, times (z/t_{first−1})².
+fn effective_trials_with(
+    c: &[(u64, u64)],
+    level: f64,
+    floor: bool,
+    first: Option<usize>,
+) -> Option<(f64, f64)> {
     let x: u64 = c.iter().map(|c| c.0).sum();
     let trials: u64 = c.iter().map(|c| c.1).sum();
     if trials == 0 {
@@ -199,10 +213,13 @@ fn effective_trials_with(c: &[(u64, u64)], level: f64, floor: bool) -> Option<(f
     }
     let p = x as f64 / trials as f64;
     let z = z_quantile(level);
-    let mean_trials = trials as f64 / n as f64;
+    // The replications the design effect is estimated on.
+    let stage = &c[..first.filter(|&f| f >= 2).unwrap_or(c.len()).min(c.len())];
+    let n = stage.len();
+    let mean_trials = stage.iter().map(|c| c.1).sum::<u64>() as f64 / n as f64;
     let mut n_eff = trials as f64;
     if n >= 2 && mean_trials > 1.0 {
-        let ps: Vec<f64> = c
+        let ps: Vec<f64> = stage
             .iter()
             .map(|&(x, t)| if t > 0 { x as f64 / t as f64 } else { p })
             .collect();
@@ -235,10 +252,16 @@ fn effective_trials_with(c: &[(u64, u64)], level: f64, floor: bool) -> Option<(f
 /// independent this is Wilson's interval on Σn. When no event was seen the
 /// estimate is 0 with the one-sided Clopper–Pearson upper bound on Σn trials
 /// (no design effect can be estimated from zeros).
+///
+/// `first`: the first stage of a point whose precision rule is Stein's
+/// ([`lb_model::precision::PrecisionRule::first_stage`]): the Student-t
+/// interval is then Stein's ([`lb_model::precision::stein_interval`]) and
+/// the design effect is read on the first stage too.
 pub fn estimate(
     kind: MetricKind,
     values: &[f64],
     counts: Option<&[(u64, u64)]>,
+    first: Option<usize>,
     level: f64,
 ) -> Option<Estimate> {
     if values.is_empty() {
@@ -265,7 +288,7 @@ pub fn estimate(
                 events,
             });
         }
-        let (p, n_eff) = effective_trials(c, level)?;
+        let (p, n_eff) = effective_trials_with(c, level, false, first)?;
         let z = z_quantile(level);
         let (lo, hi) = wilson(p * n_eff, n_eff, z);
         return Some(Estimate {
@@ -298,7 +321,7 @@ pub fn estimate(
             events: None,
         });
     }
-    let iv = interval(values, level);
+    let iv = interval_of(values, first, level);
     let (lo, hi) = (iv.mean - iv.half_width, iv.mean + iv.half_width);
     if bounded && (lo < 0.0 || hi > 1.0) {
         return Some(Estimate {
@@ -314,7 +337,11 @@ pub fn estimate(
         mean: iv.mean,
         lo: Some(lo),
         hi: Some(hi),
-        kind: IntervalKind::StudentT,
+        kind: if first.is_some_and(|f| f < n) {
+            IntervalKind::Stein
+        } else {
+            IntervalKind::StudentT
+        },
         n,
         events: None,
     })
@@ -378,7 +405,7 @@ mod tests {
             (0, 393_000),
         ];
         let v: Vec<f64> = c.iter().map(|&(x, n)| x as f64 / n as f64).collect();
-        let e = estimate(MetricKind::Proportion, &v, Some(&c), 0.95).unwrap();
+        let e = estimate(MetricKind::Proportion, &v, Some(&c), None, 0.95).unwrap();
         assert_eq!(e.kind, IntervalKind::Wilson);
         assert!(e.lo.unwrap() > 0.0 && e.lo.unwrap() < e.mean && e.hi.unwrap() > e.mean);
         // The design effect widens the interval beyond Wilson's on 1,965,000
@@ -387,14 +414,14 @@ mod tests {
         assert!(e.hi.unwrap() > hi_iid);
         // No event: 0 with the upper bound, not 0 ± 0.
         let c = [(0, 1_000_000), (0, 1_000_000)];
-        let e = estimate(MetricKind::Proportion, &[0.0, 0.0], Some(&c), 0.95).unwrap();
+        let e = estimate(MetricKind::Proportion, &[0.0, 0.0], Some(&c), None, 0.95).unwrap();
         assert_eq!(e.kind, IntervalKind::UpperBound);
         assert!(close(e.hi.unwrap(), 1.4979e-6, 1e-9));
         // A fraction's Student-t interval is cut at 0.
-        let e = estimate(MetricKind::Fraction, &[0.0, 0.0, 1e-4], None, 0.95).unwrap();
+        let e = estimate(MetricKind::Fraction, &[0.0, 0.0, 1e-4], None, None, 0.95).unwrap();
         assert_eq!(e.kind, IntervalKind::Clipped);
         assert_eq!(e.lo, Some(0.0));
-        let e = estimate(MetricKind::Fraction, &[0.0, 0.0], None, 0.95).unwrap();
+        let e = estimate(MetricKind::Fraction, &[0.0, 0.0], None, None, 0.95).unwrap();
         assert_eq!(e.kind, IntervalKind::NoneSeen);
     }
 

@@ -8,7 +8,7 @@
 
 use crate::metric::Metric;
 use crate::results::{PointResult, axis_names};
-use crate::stats::{LEVEL, MetricKind, batch_means, estimate, interval, mser};
+use crate::stats::{IntervalKind, LEVEL, MetricKind, batch_means, estimate, interval_of, mser};
 use polars::prelude::*;
 
 /// The columns of a summary table, for `lb table --help` and the docs.
@@ -197,7 +197,13 @@ pub struct PointSummary {
 }
 
 /// Reads a point's summary from its partition of the long frame.
-fn point_summary(df: Option<&DataFrame>, metrics: &[Metric]) -> PolarsResult<PointSummary> {
+/// `first`: the point's first stage under Stein's precision rule, whose
+/// intervals read their variance there ([`crate::stats::estimate`]).
+fn point_summary(
+    df: Option<&DataFrame>,
+    metrics: &[Metric],
+    first: Option<usize>,
+) -> PolarsResult<PointSummary> {
     let Some(df) = df else {
         return Ok(PointSummary {
             n: 0,
@@ -243,13 +249,17 @@ fn point_summary(df: Option<&DataFrame>, metrics: &[Metric]) -> PolarsResult<Poi
                     interval: "single",
                 }),
                 _ => {
-                    let iv = interval(&xs, LEVEL);
+                    let iv = interval_of(&xs, first, LEVEL);
                     Some(Cell {
                         mean: iv.mean,
                         half_width: Some(iv.half_width),
                         lo: Some(iv.mean - iv.half_width),
                         hi: Some(iv.mean + iv.half_width),
-                        interval: "student-t",
+                        interval: if first.is_some_and(|f| f < xs.len()) {
+                            IntervalKind::Stein.word()
+                        } else {
+                            IntervalKind::StudentT.word()
+                        },
                     })
                 }
             }
@@ -264,7 +274,7 @@ fn point_summary(df: Option<&DataFrame>, metrics: &[Metric]) -> PolarsResult<Poi
             } else {
                 None
             };
-            estimate(m.kind(), &xs, counts.as_deref(), LEVEL).map(|e| Cell {
+            estimate(m.kind(), &xs, counts.as_deref(), first, LEVEL).map(|e| Cell {
                 mean: e.mean,
                 half_width: None,
                 lo: e.lo,
@@ -335,7 +345,8 @@ pub fn point_summaries(
     }
     let mut sums = by_point
         .into_iter()
-        .map(|df| point_summary(df, metrics))
+        .zip(results)
+        .map(|(df, r)| point_summary(df, metrics, r.first_stage))
         .collect::<PolarsResult<Vec<_>>>()?;
     with_control(&mut sums, results, metrics);
     Ok(sums)

@@ -95,6 +95,7 @@ fn result(
         calibration: None,
         pilot_missing: 0,
         pilot: (0, 0.0),
+        first_stage: None,
         control: None,
     }
 }
@@ -1030,4 +1031,49 @@ fn a_paired_point_prints_its_control_variate_interval() {
     );
     assert_eq!(sums[1].control, None);
     assert_eq!(sums[1].cells[0].unwrap().interval, "student-t");
+}
+
+/// A point whose precision rule is Stein's (`PointResult::first_stage`)
+/// reads every interval's variance on its first stage: the table's cell,
+/// the figures' estimate and a paired ordering. Here the first stage
+/// spreads widely and the rest does not, so Stein's interval is wide where
+/// the Student-t interval of all replications would be narrow: the same
+/// ordering confirmed without the first stage is inconclusive with it.
+#[test]
+fn a_stein_point_reads_its_intervals_variance_on_its_first_stage() {
+    use lb_analysis::figure::point_estimate;
+    use lb_analysis::metric::Metric;
+    use lb_analysis::stats::{IntervalKind, interval, stein_interval};
+    let a = [10.0, 20.0, 30.0, 40.0, 50.0, 60.0, 70.0, 80.0];
+    // B − A: −1, 3, 1 on the first stage (s₀ = 2), then 1 five times.
+    let d = [-1.0, 3.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0];
+    let b: Vec<f64> = a.iter().zip(d).map(|(x, e)| x + e).collect();
+    let mut rs = vec![
+        result("A", JSQ, "0.5", &a, &[true; 8]),
+        result("B", WR, "0.5", &b, &[true; 8]),
+    ];
+    assert_eq!(
+        audit_claim("e", &ordering(), &rs).verdict,
+        Verdict::Confirmed
+    );
+    for r in &mut rs {
+        r.first_stage = Some(3);
+    }
+    let c = audit_claim("e", &ordering(), &rs);
+    assert_eq!(c.verdict, Verdict::Inconclusive, "{c:?}");
+    let want = stein_interval(&d, 3, 0.95).half_width;
+    let hw = c.checks[0].half_width.unwrap();
+    assert!((hw - want).abs() < 1e-9 * want, "{hw} against {want}");
+    assert!(want > 3.0 * interval(&d, 0.95).half_width);
+    // The point's own estimate, in figures and in the table.
+    let m = Metric::parse(Model::Slotted, "mean_response").unwrap();
+    let e = point_estimate(m, rs[1].point.as_ref().unwrap(), &rs[1]).unwrap();
+    assert_eq!(e.kind, IntervalKind::Stein);
+    let s = stein_interval(&b, 3, 0.95);
+    assert!((e.half_width().unwrap() - s.half_width).abs() < 1e-9);
+    let long = lb_analysis::table::replications_frame("e", &rs, &[m]).unwrap();
+    let sums = lb_analysis::table::point_summaries(&rs, &long, &[m]).unwrap();
+    let cell = sums[1].cells[0].unwrap();
+    assert_eq!(cell.interval, "stein");
+    assert!((cell.half_width.unwrap() - s.half_width).abs() < 1e-9);
 }

@@ -67,6 +67,7 @@ seed = 3
                 calibration: None,
                 pilot_missing: 0,
                 pilot: (0, 0.0),
+                first_stage: None,
                 control: None,
             }
         })

@@ -19,6 +19,20 @@
 //!   certificate measured 90.5–92.8% for a nominal 95% with a first look at 4
 //!   (docs/MODEL.md, "Coverage"). Kept as an option for manifests that want
 //!   the target met at every point.
+//! - [`Procedure::Stein`]: Stein's two-stage procedure (Stein 1945). The
+//!   point's own replications 0..min are the first stage; their variance
+//!   s₀² alone chooses n, the fewest on the grid with n ≥ (t_{min−1}·s₀/h)²
+//!   for the target half-width h, and every interval read on replications
+//!   0..n is Stein's, X̄_n ± t_{min−1}·s₀/√n, each column on its own
+//!   first-stage s₀ ([`stein_interval`]). For normal replications and a
+//!   target fixed in advance, (X̄_n − μ)·√n/s₀ is Student-t on min − 1
+//!   degrees of freedom whatever n the first stage chose, for every column
+//!   and for paired differences (X̄ is independent of the first stage's
+//!   covariances); lb's target is relative to the first stage's mean, so n
+//!   also leans on it, and the coverage certificate measured the rule as
+//!   shipped instead: 93.5–95.4% for a nominal 95% (docs/MODEL.md,
+//!   "Coverage"). Where n = min it is the ordinary Student-t interval. No
+//!   pilot: the first stage is part of the sample.
 //!
 //! Either rule is evaluated only at fixed checkpoints on replications 0..n
 //! (and the pilot's), so the decision is a function of the (deterministic)
@@ -69,6 +83,9 @@ pub enum Procedure {
     /// Replications added `step` at a time until the target is met: meets it
     /// everywhere, but the interval it stops at under-covers.
     Sequential,
+    /// Stein's two-stage procedure: replications 0..min choose n, and
+    /// every interval on 0..n is Stein's ([`stein_interval`]).
+    Stein,
 }
 
 impl Procedure {
@@ -159,8 +176,14 @@ impl PrecisionRule {
     pub fn most(&self) -> u32 {
         match self.procedure {
             Procedure::Pilot => self.max + self.min,
-            Procedure::Sequential => self.max,
+            Procedure::Sequential | Procedure::Stein => self.max,
         }
+    }
+
+    /// The first stage every interval of the point reads its variance on
+    /// (Stein's procedure: replications 0..min), None for the others.
+    pub fn first_stage(&self) -> Option<usize> {
+        (self.procedure == Procedure::Stein).then_some(self.min as usize)
     }
 
     /// The replication indices of its pilot: PILOT_BASE..PILOT_BASE + min,
@@ -168,7 +191,7 @@ impl PrecisionRule {
     pub fn pilot(&self) -> std::ops::Range<u64> {
         let n = match self.procedure {
             Procedure::Pilot => self.min as u64,
-            Procedure::Sequential => 0,
+            Procedure::Sequential | Procedure::Stein => 0,
         };
         PILOT_BASE..PILOT_BASE + n
     }
@@ -183,10 +206,11 @@ impl PrecisionRule {
     }
 
     /// How many rounds of replications it can take (one per stage of a
-    /// sharded run): the pilot, then the point's; or one per checkpoint.
+    /// sharded run): the pilot (or Stein's first stage), then the point's;
+    /// or one per checkpoint.
     pub fn rounds(&self) -> usize {
         match self.procedure {
-            Procedure::Pilot => 2,
+            Procedure::Pilot | Procedure::Stein => 2,
             Procedure::Sequential => self.checkpoints().len(),
         }
     }
@@ -230,6 +254,41 @@ pub fn interval(values: &[f64], level: f64) -> Interval {
         mean,
         half_width,
         rel_half_width: (mean != 0.0).then(|| half_width / mean.abs()),
+    }
+}
+
+/// Stein's two-stage interval (Stein 1945) of `values`, replications 0..n
+/// of a point whose first `first` chose n: the mean of all n, half-width
+/// t_{first−1}·s₀/√n with s₀ the standard deviation of the first `first`.
+/// For normal replications (X̄_n − μ)·√n/s₀ is Student-t on first − 1
+/// degrees of freedom whatever n the first stage's variance chose (module
+/// docs: what a relative target changes, and the coverage measured); with
+/// n = first it is [`interval`].
+pub fn stein_interval(values: &[f64], first: usize, level: f64) -> Interval {
+    let n = values.len();
+    if first >= n {
+        return interval(values, level);
+    }
+    assert!(first >= 2, "a first stage needs two values");
+    let iv0 = interval(&values[..first], level);
+    let sd0 = iv0.half_width * (first as f64).sqrt() / t_quantile(level, (first - 1) as f64);
+    let mean = values.iter().sum::<f64>() / n as f64;
+    let half_width = t_quantile(level, (first - 1) as f64) * sd0 / (n as f64).sqrt();
+    Interval {
+        n: n as u32,
+        mean,
+        half_width,
+        rel_half_width: (mean != 0.0).then(|| half_width / mean.abs()),
+    }
+}
+
+/// The interval every table reads on a point's replications `values`:
+/// Stein's when its precision rule has a first stage
+/// ([`PrecisionRule::first_stage`]), else the Student-t [`interval`].
+pub fn interval_of(values: &[f64], first: Option<usize>, level: f64) -> Interval {
+    match first {
+        Some(f) => stein_interval(values, f, level),
+        None => interval(values, level),
     }
 }
 
@@ -359,6 +418,9 @@ pub fn decide_paired(
 ) -> Decision {
     match (rule.procedure, &rule.control) {
         (Procedure::Sequential, _) => decide_sequential(rule, summaries),
+        // A control is refused with Stein's procedure when the manifest is
+        // validated; were one given, the plain procedure decides.
+        (Procedure::Stein, _) => decide_stein(rule, summaries),
         (Procedure::Pilot, None) => decide_pilot(rule, summaries, pilot),
         (Procedure::Pilot, Some(c)) => {
             let none = Paired {
@@ -394,7 +456,8 @@ pub fn pilot_replications(rule: &PrecisionRule, pilot: &[Summary]) -> u32 {
         .unwrap_or(rule.max)
 }
 
-/// How the pilot procedure ends on n replications whose interval is `iv`:
+/// How the pilot (or Stein's) procedure ends on n replications whose
+/// interval is `iv`:
 /// met, or short of the target below `max`, or capped at it.
 fn stop_at(rule: &PrecisionRule, iv: &Interval, n: u32) -> Stop {
     let met = iv.rel_half_width.is_some_and(|r| r <= rule.rel_half_width);
@@ -592,6 +655,63 @@ fn decide_controlled(
     done(stop_at(rule, &iv, n), Some(iv), paired)
 }
 
+/// The replications Stein's procedure asks for, given its first stage
+/// `first` (replications 0..min of the point): the fewest n ≥ min on the
+/// grid min + k·step, at most max, with n ≥ (t_{min−1}·s₀/h)², h = r·|m₀|
+/// the target at the first stage's mean m₀ and s₀ its standard deviation
+/// (so Stein's half-width t_{min−1}·s₀/√n meets h). `min` when the first
+/// stage is mostly unstable or its metric undefined (the point then
+/// reports that); `max` when its mean is 0.
+pub fn stein_replications(rule: &PrecisionRule, first: &[Summary]) -> u32 {
+    let first = &first[..rule.min as usize];
+    let vals: Option<Vec<f64>> = first.iter().map(|s| rule.metric.value(s)).collect();
+    let (Some(vals), false) = (vals, point_unstable(first)) else {
+        return rule.min;
+    };
+    let iv = interval(&vals, rule.level);
+    if iv.mean == 0.0 {
+        return rule.max;
+    }
+    let target = rule.rel_half_width * iv.mean.abs();
+    // Stein's half-width at n is the first stage's at min times √(min/n).
+    let want = (iv.half_width / target).powi(2) * rule.min as f64;
+    rule.checkpoints()
+        .into_iter()
+        .find(|&n| n as f64 >= want)
+        .unwrap_or(rule.max)
+}
+
+fn decide_stein(rule: &PrecisionRule, summaries: &[Summary]) -> Decision {
+    if (summaries.len() as u32) < rule.min {
+        return Decision::Need {
+            main: rule.min,
+            pilot: 0,
+        };
+    }
+    let n = stein_replications(rule, summaries);
+    if (summaries.len() as u32) < n {
+        return Decision::Need { main: n, pilot: 0 };
+    }
+    let upto = &summaries[..n as usize];
+    let done = |stop, interval| {
+        Decision::Done(Outcome {
+            stop,
+            replications: n,
+            interval,
+            paired: false,
+        })
+    };
+    if point_unstable(&upto[..rule.min as usize]) || point_unstable(upto) {
+        return done(Stop::Unstable, None);
+    }
+    let vals: Option<Vec<f64>> = upto.iter().map(|s| rule.metric.value(s)).collect();
+    let Some(vals) = vals else {
+        return done(Stop::Undefined, None);
+    };
+    let iv = stein_interval(&vals, rule.min as usize, rule.level);
+    done(stop_at(rule, &iv, n), Some(iv))
+}
+
 fn decide_sequential(rule: &PrecisionRule, summaries: &[Summary]) -> Decision {
     for n in rule.checkpoints() {
         if (summaries.len() as u32) < n {
@@ -654,6 +774,20 @@ mod tests {
         let iv = interval(&[1.0, 2.0, 3.0], 0.95);
         assert!((iv.half_width - 4.302_652_729_911 / 3f64.sqrt()).abs() < 1e-9);
         assert_eq!(iv.mean, 2.0);
+    }
+
+    #[test]
+    fn steins_interval_reads_the_first_stages_variance() {
+        // First stage [1, 2, 3]: s₀ = 1, t_{0.975, 2} = 4.302653; then 7 more.
+        let xs = [1.0, 2.0, 3.0, 10.0, 10.0, 10.0, 10.0, 10.0, 10.0, 10.0];
+        let iv = stein_interval(&xs, 3, 0.95);
+        assert_eq!(iv.n, 10);
+        assert!((iv.mean - 7.6).abs() < 1e-12);
+        assert!((iv.half_width - 4.302_652_729_911 / 10f64.sqrt()).abs() < 1e-9);
+        // With n = the first stage it is the Student-t interval.
+        assert_eq!(stein_interval(&xs[..3], 3, 0.95), interval(&xs[..3], 0.95));
+        assert_eq!(interval_of(&xs, None, 0.95), interval(&xs, 0.95));
+        assert_eq!(interval_of(&xs, Some(3), 0.95), iv);
     }
 
     #[test]

@@ -209,18 +209,19 @@ pub fn experiment_cost(cache: &Cache, e: &Experiment, seen: &mut BTreeSet<Key>) 
 /// pilot's.
 fn replications_cost(cache: &Cache, plan: &Plan, seen: &mut BTreeSet<Key>) -> Spent {
     let mut spent = Spent::default();
-    for ps in status(cache, plan) {
+    for (pp, ps) in plan.points.iter().zip(status(cache, plan)) {
         let Some(k) = ps.key else { continue };
         if !seen.insert(k) {
             continue;
         }
         // The pilot's replications too: no interval reads them, but a
-        // recompute runs them.
+        // recompute runs them. Its rule's pilot only: a cache may hold the
+        // pilot records of a rule the manifest no longer states.
         let main = 0..u64::from(ps.needed);
-        let pilots = cache
-            .replication_files(&k)
-            .into_iter()
-            .filter(|&r| lb_model::precision::is_pilot(r));
+        let pilots = match &pp.replications {
+            lb_runner::plan::Replications::Precision(rule) => rule.pilot(),
+            _ => 0..0,
+        };
         for r in main.chain(pilots) {
             if let Some(rec) = cache.read_replication(&k, r).valid() {
                 spent.add(rec.provenance.wall_seconds);

@@ -287,8 +287,9 @@ pub struct RuleToml {
     pub min: u32,
     pub step: u32,
     pub max: u32,
-    /// "pilot" or "sequential" (the default here: the certificate's first
-    /// entries measured the sequential rule, and their keys stay).
+    /// "pilot", "stein" or "sequential" (the default here: the
+    /// certificate's first entries measured the sequential rule, and their
+    /// keys stay).
     #[serde(
         default = "sequential",
         skip_serializing_if = "lb_model::precision::Procedure::is_sequential"

@@ -496,6 +496,10 @@ struct Open {
     h: f64,
     n: u32,
     level: f64,
+    /// The first stage its points' intervals read their variance on, under
+    /// Stein's precision rule: the half-width is then t_{first−1}·s₀/√n at
+    /// every n.
+    first: Option<u32>,
     /// The points to extend.
     keys: Vec<Key>,
     at: String,
@@ -871,6 +875,14 @@ impl State {
                 k.at
             )));
         }
+        let first = self
+            .results
+            .iter()
+            .filter(|r| r.key.is_some_and(|key| keys.contains(&key)))
+            .filter_map(|r| r.first_stage)
+            .max()
+            .map(|f| f as u32)
+            .filter(|&f| f < k.replications as u32);
         Ok(Open {
             lean: if signed > 0.0 {
                 Lean::Confirm
@@ -881,6 +893,7 @@ impl State {
             h,
             n: k.replications as u32,
             level,
+            first,
             keys,
             at: format!("{} ({})", k.at, k.policy),
         })
@@ -975,8 +988,10 @@ fn t_quantile(level: f64, df: u32) -> f64 {
 /// The half-width a check would have with `n` replications at `level`, its
 /// replications' spread staying as measured.
 fn half_width_at(x: &Open, n: u32, level: f64) -> f64 {
-    let s = x.h * (x.n as f64).sqrt() / t_quantile(x.level, x.n - 1);
-    t_quantile(level, n - 1) * s / (n as f64).sqrt()
+    // Degrees of freedom: Stein's first stage's, else the replications'.
+    let df = |n: u32| x.first.unwrap_or(n) - 1;
+    let s = x.h * (x.n as f64).sqrt() / t_quantile(x.level, df(x.n));
+    t_quantile(level, df(n)) * s / (n as f64).sqrt()
 }
 
 /// The rounds of doubling (from look `looks`) after which the check is
@@ -1044,6 +1059,25 @@ mod tests {
         assert_eq!((t3(2), t3(3), t3(5)), (2.0, 2.7, 3.8));
     }
 
+    /// Under Stein's rule the t quantile stays the first stage's: at one
+    /// level the half-width falls exactly as 1/√n.
+    #[test]
+    fn a_stein_points_half_width_keeps_its_first_stages_quantile() {
+        let x = Open {
+            lean: Lean::Confirm,
+            d: 0.5,
+            h: 1.0,
+            n: 8,
+            level: 0.95,
+            first: Some(4),
+            keys: Vec::new(),
+            at: String::new(),
+        };
+        assert!((half_width_at(&x, 32, 0.95) - 0.5).abs() < 1e-12);
+        let plain = Open { first: None, ..x };
+        assert!(half_width_at(&plain, 32, 0.95) < 0.45);
+    }
+
     #[test]
     fn predictions_follow_the_ladder() {
         // h = 1 with 10 replications at 95%, d = 0.5.
@@ -1053,6 +1087,7 @@ mod tests {
             h: 1.0,
             n: 10,
             level: 0.95,
+            first: None,
             keys: Vec::new(),
             at: String::new(),
         };

@@ -35,8 +35,9 @@ pub struct ExperimentSpec {
 /// relative half-width of at most `rel_half_width`, on at most `max`
 /// replications. By default `min` pilot replications on seeds of their own
 /// choose how many the point runs, so its intervals keep their coverage;
-/// `procedure = "sequential"` adds `step` at a time until the target is met
-/// instead.
+/// `procedure = "stein"` reads the point's own first `min` instead (Stein's
+/// two-stage intervals, no pilot); `procedure = "sequential"` adds `step` at
+/// a time until the target is met.
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PrecisionSpec {
@@ -51,6 +52,9 @@ pub struct PrecisionSpec {
     pub step: Option<u32>,
     /// `"pilot"` (the default): `min` replications on seeds of their own
     /// choose n, and the point's intervals read replications 0..n only.
+    /// `"stein"`: the point's own replications 0..min are the first stage
+    /// and choose n; every interval on 0..n is Stein's, X̄ ± t_{min−1}·s₀/√n
+    /// with s₀ from the first stage (covers at its level; no pilot to pay).
     /// `"sequential"`: rounds of `step` until the target is met, whose
     /// interval under-covers (90.5–92.8% for a nominal 95%, measured).
     #[serde(default)]

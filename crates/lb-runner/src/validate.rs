@@ -19,6 +19,7 @@ use crate::manifest::{Loaded, Parsed};
 use crate::outputs::{FigureKind, Reference};
 use lb_model::limits::MAX_REPLICATIONS;
 use lb_model::model::Profile;
+use lb_model::precision::Procedure;
 use std::collections::BTreeSet;
 
 type R = Result<(), ManifestError>;
@@ -172,10 +173,17 @@ fn replications(l: &Parsed) -> R {
                         ),
                     ));
                 }
-                if p.procedure.is_sequential() {
+                if p.procedure != Procedure::Pilot {
+                    let word = if p.procedure.is_sequential() {
+                        "sequential"
+                    } else {
+                        "stein"
+                    };
                     return Err(l.error(
                         "run.precision.control",
-                        "a control variate decides with the pilot: drop procedure = \"sequential\"",
+                        format!(
+                            "a control variate decides with the pilot: drop procedure = \"{word}\""
+                        ),
                     ));
                 }
                 if p.min < 4 {
@@ -1057,6 +1065,20 @@ fn control(
         return Err(l.error(
             &at("control"),
             "a control variate estimates the metric of a value, bound or limit claim; remove it",
+        ));
+    }
+    // Stein's first stage chose n on the direct variance: a control-variate
+    // interval of those n pairs has no Stein form, and lb has not measured
+    // its coverage there.
+    if l.manifest
+        .replications()
+        .1
+        .is_some_and(|p| p.procedure == Procedure::Stein)
+    {
+        return Err(l.error(
+            &at("control"),
+            "a control variate's interval is not defined under precision procedure = \"stein\": \
+             remove `control`, or use the pilot procedure (drop `procedure`)",
         ));
     }
     one_of(l, &at("control.policy"), "policy label", &k.policy, labels)?;

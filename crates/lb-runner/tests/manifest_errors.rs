@@ -654,6 +654,15 @@ fn a_precision_rules_control_is_checked() {
         "run.precision.control",
         "pilot",
     );
+    let t = rule(&format!("procedure = \"stein\", {pooled}"));
+    let e = err(&t);
+    check(
+        &e,
+        &t,
+        "{ policy = \"Pooled\"",
+        "run.precision.control",
+        "drop procedure = \"stein\"",
+    );
     let t = rule("control = { policy = \"Pooled\", mean = \"wr_sum_q\" }");
     let e = err(&t);
     check(
@@ -662,6 +671,38 @@ fn a_precision_rules_control_is_checked() {
         "\"wr_sum_q\"",
         "run.precision.control.mean",
         "wr_sum_q",
+    );
+}
+
+/// Under Stein's procedure a claim's control variate is refused at its
+/// `control` (its interval has no Stein form); under the pilot it loads.
+#[test]
+fn a_claims_control_variate_is_refused_under_stein() {
+    let claim = "\n[[claim]]\norigin = \"check\"\nid = \"c\"\nstatement = \"s\"\nsource = \"x\"\n\
+        kind = \"value\"\nmetric = \"mean_sum_q\"\npolicies = [\"L-JSQ-Push\"]\nexpected = 1.0\n\
+        tolerance = 0.5\ncontrol = { policy = \"WR\", mean = \"wr_sum_q\" }\n";
+    let rule = |procedure: &str| {
+        let t = replace(
+            "replications = 2",
+            &format!(
+                "precision = {{ metric = \"mean_sum_q\", rel_half_width = 0.05, min = 4, max = 8, \
+                 step = 4{procedure} }}"
+            ),
+        )
+        .replace(
+            "[[policy]]\nspec = \"JSQ\"\n",
+            "[[policy]]\nspec = \"JSQ\"\n\n[[policy]]\nspec = \"WR\"\n",
+        );
+        format!("{t}{claim}")
+    };
+    load_str(Path::new("exp/ok.toml"), &rule(""), Profile::Full).unwrap_or_else(|e| panic!("{e}"));
+    let t = rule(", procedure = \"stein\"");
+    check_last(
+        &err(&t),
+        &t,
+        "{ policy = \"WR\"",
+        "claim[0].control",
+        "procedure = \"stein\"",
     );
 }
 

@@ -316,6 +316,49 @@ fn a_pilot_chooses_the_replications_deterministically() {
     assert_eq!(records(&c1), records(&c2));
 }
 
+/// Stein's procedure: the point's own replications 0..min choose n (no
+/// pilot records), the point runs 0..n, and the rule's interval is Stein's,
+/// on the first stage's variance.
+#[test]
+fn steins_first_stage_is_the_points_own_and_chooses_n() {
+    use lb_model::precision::{Stop, stein_interval, stein_replications};
+    let (p, (c1, c2), (r1, r2), _dirs) = precision_runs(
+        "{ metric = \"mean_sum_q\", rel_half_width = 0.02, min = 3, max = 9, step = 2, procedure = \"stein\" }",
+    );
+    assert_eq!(r1.precision.len(), 3);
+    assert_eq!(records(&c1), records(&c2));
+    assert_eq!(
+        r1.precision.iter().map(|x| x.1.clone()).collect::<Vec<_>>(),
+        r2.precision.iter().map(|x| x.1.clone()).collect::<Vec<_>>()
+    );
+    let lb_runner::plan::Replications::Precision(rule) = &p.points[0].replications else {
+        unreachable!()
+    };
+    let mut above_first = 0;
+    for (key, o) in &r1.precision {
+        // No pilot: replications 0..n and nothing else.
+        let files = c1.replication_files(key);
+        assert_eq!(files, (0..o.replications as u64).collect::<Vec<_>>());
+        let all: Vec<_> = files
+            .iter()
+            .map(|&i| c1.read_replication(key, i).valid().unwrap().summary)
+            .collect();
+        assert_eq!(o.replications, stein_replications(rule, &all[..3]), "{o:?}");
+        let vals: Vec<f64> = all.iter().map(|s| rule.metric.value(s).unwrap()).collect();
+        assert_eq!(o.interval.as_ref(), Some(&stein_interval(&vals, 3, 0.95)));
+        above_first += usize::from(o.replications > 3);
+        let met = o.interval.as_ref().unwrap().rel_half_width.unwrap() <= 0.02;
+        match o.stop {
+            Stop::Met => assert!(met),
+            Stop::Short => assert!(!met && o.replications < 9),
+            Stop::Cap => assert!(!met && o.replications == 9),
+            s => panic!("{s:?}"),
+        }
+    }
+    // The target is tight enough that some point needs a second stage.
+    assert!(above_first > 0, "{:?}", r1.precision);
+}
+
 /// `lb verify` re-decides a precision record from the replications it rests
 /// on: a record edited and resealed (its checksum recomputed, so the cache
 /// check passes it) is caught.

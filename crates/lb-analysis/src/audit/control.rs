@@ -125,7 +125,7 @@ pub(super) fn control_estimate(
         )
     })?;
     let other = crate::stats::control_variate(&xs, &ys, exact, level, !fitted).map(|e| e.1);
-    let direct = stats(&xs, level);
+    let direct = stats(&xs, r.first_stage, level);
     Ok(ControlEstimate {
         control: w.label.clone(),
         mean_name: k.mean.clone(),

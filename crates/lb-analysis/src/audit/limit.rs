@@ -215,7 +215,7 @@ fn read_tail(
             r.summaries.iter().map(|s| s.counts(m.name())).collect();
         let proportion = m.kind() == lb_model::MetricKind::Proportion;
         let pooled = proportion
-            .then(|| crate::stats::estimate(m.kind(), &xs, counts.as_deref(), level))
+            .then(|| crate::stats::estimate(m.kind(), &xs, counts.as_deref(), r.first_stage, level))
             .flatten()
             .and_then(|e| Some((e.mean, e.lo?, e.hi?)));
         // A control variate (a reference the same at every replication of
@@ -230,7 +230,7 @@ fn read_tail(
             (Some((mean, lo, hi)), _) => (mean - reference, lo - reference, hi - reference),
             // A proportion without a pooled interval decides nothing.
             (None, _) if proportion => {
-                let gap = stats(&diffs, level).0;
+                let gap = stats(&diffs, r.first_stage, level).0;
                 (gap, f64::NEG_INFINITY, f64::INFINITY)
             }
             (None, Some(Ok(e))) => {
@@ -238,7 +238,7 @@ fn read_tail(
                 (gap, gap - e.half_width, gap + e.half_width)
             }
             (None, _) => {
-                let (gap, hw) = stats(&diffs, level);
+                let (gap, hw) = stats(&diffs, r.first_stage, level);
                 let hw = hw.unwrap_or(f64::INFINITY);
                 (gap, gap - hw, gap + hw)
             }

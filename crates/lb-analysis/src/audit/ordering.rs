@@ -76,7 +76,7 @@ fn paired(
     if diffs.is_empty() {
         return None;
     }
-    let (mean, hw) = stats(&diffs, level);
+    let (mean, hw) = stats(&diffs, crate::results::pair_first_stage(b, w), level);
     let (sb, sw) = if m.transient() {
         (true, true)
     } else {

@@ -5,7 +5,6 @@
 use super::check::{Check, Verdict};
 use crate::metric::Metric;
 use crate::results::PointResult;
-use crate::stats::interval;
 use lb_runner::outputs::{Reference, Where, where_matches};
 use lb_runner::{Point, Summary};
 
@@ -66,9 +65,11 @@ pub(super) fn values(m: Metric, point: &Point, ss: &[Summary]) -> Vec<(u64, f64)
         .collect()
 }
 
-pub(super) fn stats(xs: &[f64], level: f64) -> (f64, Option<f64>) {
+/// The mean of `xs` and its interval's half-width (Stein's on a first stage
+/// `first`, where the point's precision rule has one).
+pub(super) fn stats(xs: &[f64], first: Option<usize>, level: f64) -> (f64, Option<f64>) {
     if xs.len() >= 2 {
-        let iv = interval(xs, level);
+        let iv = crate::stats::interval_of(xs, first, level);
         (iv.mean, Some(iv.half_width))
     } else {
         (xs.first().copied().unwrap_or(f64::NAN), None)

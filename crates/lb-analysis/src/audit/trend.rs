@@ -76,7 +76,7 @@ fn trend_step(
     let est = |r: &PointResult, p: &Point| {
         let xs: Vec<f64> = values(m, p, &r.summaries).iter().map(|v| v.1).collect();
         let cs: Option<Vec<(u64, u64)>> = r.summaries.iter().map(|s| s.counts(m.name())).collect();
-        crate::stats::estimate(m.kind(), &xs, cs.as_deref(), level)
+        crate::stats::estimate(m.kind(), &xs, cs.as_deref(), r.first_stage, level)
     };
     let apart = if m.kind() == lb_model::MetricKind::Proportion {
         match (est(a, pa), est(b, pb)) {
@@ -114,7 +114,7 @@ fn trend_step(
             (eb.mean - ea.mean, None, verdict, Some(note))
         }
         None => {
-            let (mean, hw) = stats(&diffs, level);
+            let (mean, hw) = stats(&diffs, crate::results::pair_first_stage(a, b), level);
             let before = va.iter().map(|v| v.1).sum::<f64>() / va.len() as f64;
             let d = Decision::Above {
                 estimate: if up { mean } else { -mean } - held.shift,

@@ -169,7 +169,7 @@ fn value_check(c: &Value, at: &Reading, shift: f64) -> Check {
     let diffs: Vec<f64> = xs.iter().zip(refs).map(|(x, e)| x - e).collect();
     let (dmean, hw) = match &at.cv {
         Some(Ok(e)) => (e.estimate - expected, Some(e.half_width)),
-        _ => stats(&diffs, level),
+        _ => stats(&diffs, r.first_stage, level),
     };
     let mean = dmean + expected;
     let tol = c.tolerance.around(expected);
@@ -237,7 +237,7 @@ fn bound_check(c: &Bound, m: Metric, at: &Reading, shift: f64) -> Check {
             };
             (margin, Some(e.half_width))
         }
-        _ => stats(&margins, level),
+        _ => stats(&margins, r.first_stage, level),
     };
     let metric_mean = xs.iter().sum::<f64>() / xs.len() as f64;
     let decision = Decision::Above {

@@ -47,7 +47,7 @@ pub fn point_estimate(m: Metric, point: &Point, r: &PointResult) -> Option<Estim
         .filter_map(|s| m.value(point, s))
         .collect();
     let counts: Option<Vec<(u64, u64)>> = r.summaries.iter().map(|s| s.counts(m.name())).collect();
-    estimate(m.kind(), &values, counts.as_deref(), LEVEL)
+    estimate(m.kind(), &values, counts.as_deref(), r.first_stage, LEVEL)
 }
 
 /// The paired difference `worse − better` of metric `m` between two points
@@ -56,7 +56,8 @@ pub fn point_estimate(m: Metric, point: &Point, r: &PointResult) -> Option<Estim
 /// differences, as the audit's ordering claims decide on.
 fn paired_estimate(m: Metric, b: &PointResult, w: &PointResult) -> Option<Estimate> {
     let diffs = crate::results::paired_differences(m, b, w)?;
-    estimate(lb_model::MetricKind::Real, &diffs, None, LEVEL)
+    let first = crate::results::pair_first_stage(b, w);
+    estimate(lb_model::MetricKind::Real, &diffs, None, first, LEVEL)
 }
 
 /// The series of a difference figure: per variant, `worse − better` at
