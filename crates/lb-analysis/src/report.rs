@@ -572,10 +572,19 @@ pub fn section(exp: &Experiment, w: &Written) -> String {
                         s,
                         "\nThe stated precision at every point would take about {} CPU-seconds \
                          more, {}% of what the experiment cost (each point's replications from \
-                         its own variance, at its own CPU a replication; run as a larger pilot, \
-                         so that the count does not depend on the replications it reads).",
+                         its own variance, at its own CPU a replication; {}).",
                         crate::table::fmt_sig(more, 2),
-                        crate::table::fmt_sig(100.0 * more / cpu.max(f64::MIN_POSITIVE), 2)
+                        crate::table::fmt_sig(100.0 * more / cpu.max(f64::MIN_POSITIVE), 2),
+                        match p.procedure {
+                            lb_model::precision::Procedure::Stein => {
+                                "run as a larger first stage, whose variance Stein's intervals \
+                                 then read"
+                            }
+                            _ => {
+                                "run as a larger pilot, so that the count does not depend on \
+                                 the replications it reads"
+                            }
+                        },
                     );
                 }
                 s.push('\n');
