@@ -99,9 +99,13 @@ pub fn coverage(cache: &Cache, c: &Command) -> Res {
             "wilson" => Ok(Procedure::Wilson { per: *per }),
             "precision" => Ok(Procedure::PrecisionStopped { rule: rule.clone() }),
             "precision-skew" => Ok(Procedure::SkewPrecision { rule: rule.clone() }),
-            "sequential" => Ok(Procedure::PrecisionStopped {
+            "sequential" | "stein" => Ok(Procedure::PrecisionStopped {
                 rule: PrecisionRule {
-                    procedure: lb_model::precision::Procedure::Sequential,
+                    procedure: if p == "stein" {
+                        lb_model::precision::Procedure::Stein
+                    } else {
+                        lb_model::precision::Procedure::Sequential
+                    },
                     ..rule.clone()
                 },
             }),
@@ -112,7 +116,7 @@ pub fn coverage(cache: &Cache, c: &Command) -> Res {
                 chosen_by: None,
             }),
             other => Err(format!(
-                "--procedures: unknown \"{other}\"; allowed: t, bm, wilson, cp, precision, sequential, two-stage, two-stage-t, \
+                "--procedures: unknown \"{other}\"; allowed: t, bm, wilson, cp, precision, sequential, stein, two-stage, two-stage-t, \
                  t-skew, precision-skew \
                  (control variates: a --certificate entry with a control)"
             )),

@@ -305,8 +305,9 @@ pub enum Command {
         /// and cp (a proportion: Wilson, Clopper–Pearson), precision (the
         /// interval of the precision rule with its pilot: --rel, --min,
         /// --step, --max), sequential (the sequential precision rule's
-        /// stopping interval), two-stage (Stein's two-stage procedure on
-        /// the same target), t-skew and precision-skew (Willink's
+        /// stopping interval), stein (the precision rule with Stein's
+        /// first stage, as `procedure = "stein"` runs it), two-stage
+        /// (Stein's two-stage procedure by hand on the same target), t-skew and precision-skew (Willink's
         /// skewness-adjusted interval, the skewness read off the runs'
         /// batch means: a candidate).
         #[arg(long, value_delimiter = ',', default_value = "t,bm")]
@@ -314,7 +315,8 @@ pub enum Command {
         /// precision: the relative half-width the rule stops at.
         #[arg(long, default_value_t = 0.05)]
         rel: f64,
-        /// precision: the pilot's replications (sequential: its first look).
+        /// precision: the pilot's replications (sequential: its first look;
+        /// stein: its first stage).
         #[arg(long, default_value_t = 4)]
         min: u32,
         /// precision: the grid n is rounded up to (sequential: replications
