@@ -393,6 +393,29 @@ mod tests {
         assert!(close(clopper_pearson_upper_zero(n, 0.95) * n, 2.9957, 1e-3));
     }
 
+    /// Under Stein's rule a proportion's design effect is read on the first
+    /// stage (with t on its degrees of freedom), the trials on every
+    /// replication: a first stage as long as the sample changes nothing, a
+    /// first stage that spreads more than the rest widens the interval.
+    #[test]
+    fn a_proportions_design_effect_reads_the_first_stage() {
+        let c = [
+            (10, 1_000),
+            (40, 1_000),
+            (25, 1_000),
+            (25, 1_000),
+            (25, 1_000),
+            (25, 1_000),
+        ];
+        let v: Vec<f64> = c.iter().map(|&(x, n)| x as f64 / n as f64).collect();
+        let at = |first| estimate(MetricKind::Proportion, &v, Some(&c), first, 0.95).unwrap();
+        assert_eq!(at(Some(6)), at(None));
+        let (all, staged) = (at(None), at(Some(3)));
+        assert_eq!((staged.kind, staged.mean), (IntervalKind::Wilson, all.mean));
+        let width = |e: Estimate| e.hi.unwrap() - e.lo.unwrap();
+        assert!(width(staged) > 1.5 * width(all), "{staged:?} {all:?}");
+    }
+
     #[test]
     fn proportions_stay_inside_zero_one() {
         // sub-Halfin-Whitt, JSQ at N = 1000: 5 events in one replication of
