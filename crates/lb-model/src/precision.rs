@@ -482,25 +482,41 @@ fn decide_pilot(rule: &PrecisionRule, summaries: &[Summary], pilot: &[Summary]) 
             pilot: rule.min,
         };
     }
-    let upto = &summaries[..n as usize];
-    let pilot = &pilot[..rule.min as usize];
+    conclude(
+        rule,
+        &summaries[..n as usize],
+        &pilot[..rule.min as usize],
+        |v| interval(v, rule.level),
+    )
+}
+
+/// How a rule that chose n on `chooser` (its pilot, or Stein's first
+/// stage) ends on replications 0..n, `upto`: unstable if either is, the
+/// metric undefined if it is in one of them, else `read`'s interval of
+/// their values, met, short or capped ([`stop_at`]).
+fn conclude(
+    rule: &PrecisionRule,
+    upto: &[Summary],
+    chooser: &[Summary],
+    read: impl Fn(&[f64]) -> Interval,
+) -> Decision {
     let done = |stop, interval| {
         Decision::Done(Outcome {
             stop,
-            replications: n,
+            replications: upto.len() as u32,
             interval,
             paired: false,
         })
     };
-    if point_unstable(pilot) || point_unstable(upto) {
+    if point_unstable(chooser) || point_unstable(upto) {
         return done(Stop::Unstable, None);
     }
     let vals: Option<Vec<f64>> = upto.iter().map(|s| rule.metric.value(s)).collect();
     let Some(vals) = vals else {
         return done(Stop::Undefined, None);
     };
-    let iv = interval(&vals, rule.level);
-    done(stop_at(rule, &iv, n), Some(iv))
+    let iv = read(&vals);
+    done(stop_at(rule, &iv, upto.len() as u32), Some(iv))
 }
 
 /// The values of `rule`'s metric in `ys` and `cs` pairwise, if defined in
@@ -692,24 +708,10 @@ fn decide_stein(rule: &PrecisionRule, summaries: &[Summary]) -> Decision {
     if (summaries.len() as u32) < n {
         return Decision::Need { main: n, pilot: 0 };
     }
-    let upto = &summaries[..n as usize];
-    let done = |stop, interval| {
-        Decision::Done(Outcome {
-            stop,
-            replications: n,
-            interval,
-            paired: false,
-        })
-    };
-    if point_unstable(&upto[..rule.min as usize]) || point_unstable(upto) {
-        return done(Stop::Unstable, None);
-    }
-    let vals: Option<Vec<f64>> = upto.iter().map(|s| rule.metric.value(s)).collect();
-    let Some(vals) = vals else {
-        return done(Stop::Undefined, None);
-    };
-    let iv = stein_interval(&vals, rule.min as usize, rule.level);
-    done(stop_at(rule, &iv, n), Some(iv))
+    let first = rule.min as usize;
+    conclude(rule, &summaries[..n as usize], &summaries[..first], |v| {
+        stein_interval(v, first, rule.level)
+    })
 }
 
 fn decide_sequential(rule: &PrecisionRule, summaries: &[Summary]) -> Decision {

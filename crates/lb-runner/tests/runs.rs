@@ -258,6 +258,20 @@ fn drawn_rates_are_fixed_by_the_seed_and_nested_in_n() {
     assert_ne!(uniform_rates(5, 0.3, 0.9, 3), a);
 }
 
+/// A precision outcome's stop agrees with its interval: met when the
+/// relative half-width is within `target`, else short below `max`
+/// replications or capped at it.
+fn assert_stop_says_the_target(o: &lb_model::precision::Outcome, target: f64, max: u32) {
+    use lb_model::precision::Stop;
+    let met = o.interval.as_ref().unwrap().rel_half_width.unwrap() <= target;
+    match o.stop {
+        Stop::Met => assert!(met, "{o:?}"),
+        Stop::Short => assert!(!met && o.replications < max, "{o:?}"),
+        Stop::Cap => assert!(!met && o.replications == max, "{o:?}"),
+        s => panic!("{s:?}"),
+    }
+}
+
 /// The pilot procedure: the pilot's own replications (indices from
 /// PILOT_BASE) alone choose n, the point runs replications 0..n, and the
 /// record says whether the interval on them met the target.
@@ -293,15 +307,7 @@ fn a_pilot_chooses_the_replications_deterministically() {
         let mut want = main.clone();
         want.extend(PILOT_BASE..PILOT_BASE + 3);
         assert_eq!(files, want);
-        let iv = o.interval.as_ref().unwrap();
-        let met = iv.rel_half_width.unwrap() <= 0.02;
-        use lb_model::precision::Stop;
-        match o.stop {
-            Stop::Met => assert!(met),
-            Stop::Short => assert!(!met && o.replications < 9),
-            Stop::Cap => assert!(!met && o.replications == 9),
-            s => panic!("{s:?}"),
-        }
+        assert_stop_says_the_target(o, 0.02, 9);
     }
     // A second run computes nothing and decides the same.
     let again = run(&c1, std::slice::from_ref(&p), 2);
@@ -321,7 +327,7 @@ fn a_pilot_chooses_the_replications_deterministically() {
 /// on the first stage's variance.
 #[test]
 fn steins_first_stage_is_the_points_own_and_chooses_n() {
-    use lb_model::precision::{Stop, stein_interval, stein_replications};
+    use lb_model::precision::{stein_interval, stein_replications};
     let (p, (c1, c2), (r1, r2), _dirs) = precision_runs(
         "{ metric = \"mean_sum_q\", rel_half_width = 0.02, min = 3, max = 9, step = 2, procedure = \"stein\" }",
     );
@@ -347,13 +353,7 @@ fn steins_first_stage_is_the_points_own_and_chooses_n() {
         let vals: Vec<f64> = all.iter().map(|s| rule.metric.value(s).unwrap()).collect();
         assert_eq!(o.interval.as_ref(), Some(&stein_interval(&vals, 3, 0.95)));
         above_first += usize::from(o.replications > 3);
-        let met = o.interval.as_ref().unwrap().rel_half_width.unwrap() <= 0.02;
-        match o.stop {
-            Stop::Met => assert!(met),
-            Stop::Short => assert!(!met && o.replications < 9),
-            Stop::Cap => assert!(!met && o.replications == 9),
-            s => panic!("{s:?}"),
-        }
+        assert_stop_says_the_target(o, 0.02, 9);
     }
     // The target is tight enough that some point needs a second stage.
     assert!(above_first > 0, "{:?}", r1.precision);
