@@ -645,24 +645,16 @@ fn a_precision_rules_control_is_checked() {
     let t = rule(pooled).replace("min = 4", "min = 3");
     let e = err(&t);
     check(&e, &t, "3, max", "run.precision.min", "at least 4");
-    let t = rule(&format!("procedure = \"sequential\", {pooled}"));
-    let e = err(&t);
-    check(
-        &e,
-        &t,
-        "{ policy = \"Pooled\"",
-        "run.precision.control",
-        "pilot",
-    );
-    let t = rule(&format!("procedure = \"stein\", {pooled}"));
-    let e = err(&t);
-    check(
-        &e,
-        &t,
-        "{ policy = \"Pooled\"",
-        "run.precision.control",
-        "drop procedure = \"stein\"",
-    );
+    for procedure in ["sequential", "stein"] {
+        let t = rule(&format!("procedure = \"{procedure}\", {pooled}"));
+        check(
+            &err(&t),
+            &t,
+            "{ policy = \"Pooled\"",
+            "run.precision.control",
+            &format!("decides with the pilot: drop procedure = \"{procedure}\""),
+        );
+    }
     let t = rule("control = { policy = \"Pooled\", mean = \"wr_sum_q\" }");
     let e = err(&t);
     check(
