@@ -216,26 +216,15 @@ pub fn collect(cache: &Cache, plan: &Plan) -> Vec<PointResult> {
                 damaged,
                 calibration: cal.map(|r| (r.p_hat, r.target, r.achieved)),
                 pilot_missing: st.pilot_missing,
-                // Its rule's pilot only: a cache may hold the pilot records
-                // of a rule the manifest no longer states.
                 pilot: st.key.as_ref().map_or((0, 0.0), |k| {
-                    let pilot = match &pp.replications {
-                        lb_runner::plan::Replications::Precision(rule) => rule.pilot(),
-                        _ => 0..0,
-                    };
-                    cache
-                        .replication_files(k)
-                        .into_iter()
-                        .filter(|r| pilot.contains(r))
+                    pp.replications
+                        .pilot()
                         .filter_map(|r| cache.read_replication(k, r).valid())
                         .fold((0, 0.0), |(n, t), rec| {
                             (n + 1, t + rec.provenance.wall_seconds)
                         })
                 }),
-                first_stage: match &pp.replications {
-                    lb_runner::plan::Replications::Precision(rule) => rule.first_stage(),
-                    _ => None,
-                },
+                first_stage: pp.replications.first_stage(),
                 control,
             }
         })

@@ -136,6 +136,17 @@ pub enum IntervalKind {
 }
 
 impl IntervalKind {
+    /// The kind of a mean ± t interval on `n` replications: Stein's where a
+    /// first stage shorter than n read its variance
+    /// ([`lb_model::precision::interval_of`]), else Student-t.
+    pub fn t_on(first: Option<usize>, n: usize) -> IntervalKind {
+        if first.is_some_and(|f| f < n) {
+            IntervalKind::Stein
+        } else {
+            IntervalKind::StudentT
+        }
+    }
+
     /// The word in tables and sidecars.
     pub fn word(self) -> &'static str {
         match self {
@@ -337,11 +348,7 @@ pub fn estimate(
         mean: iv.mean,
         lo: Some(lo),
         hi: Some(hi),
-        kind: if first.is_some_and(|f| f < n) {
-            IntervalKind::Stein
-        } else {
-            IntervalKind::StudentT
-        },
+        kind: IntervalKind::t_on(first, n),
         n,
         events: None,
     })

@@ -255,11 +255,7 @@ fn point_summary(
                         half_width: Some(iv.half_width),
                         lo: Some(iv.mean - iv.half_width),
                         hi: Some(iv.mean + iv.half_width),
-                        interval: if first.is_some_and(|f| f < xs.len()) {
-                            IntervalKind::Stein.word()
-                        } else {
-                            IntervalKind::StudentT.word()
-                        },
+                        interval: IntervalKind::t_on(first, xs.len()).word(),
                     })
                 }
             }

@@ -215,14 +215,9 @@ fn replications_cost(cache: &Cache, plan: &Plan, seen: &mut BTreeSet<Key>) -> Sp
             continue;
         }
         // The pilot's replications too: no interval reads them, but a
-        // recompute runs them. Its rule's pilot only: a cache may hold the
-        // pilot records of a rule the manifest no longer states.
+        // recompute runs them.
         let main = 0..u64::from(ps.needed);
-        let pilots = match &pp.replications {
-            lb_runner::plan::Replications::Precision(rule) => rule.pilot(),
-            _ => 0..0,
-        };
-        for r in main.chain(pilots) {
+        for r in main.chain(pp.replications.pilot()) {
             if let Some(rec) = cache.read_replication(&k, r).valid() {
                 spent.add(rec.provenance.wall_seconds);
             }

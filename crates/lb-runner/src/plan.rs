@@ -61,6 +61,26 @@ impl Replications {
             Replications::Precision(p) => p.min,
         }
     }
+
+    /// The replication indices of its precision rule's pilot
+    /// ([`PrecisionRule::pilot`]); none without a rule. A cache may hold
+    /// the pilot records of a rule the manifest no longer states: these
+    /// are the ones it runs.
+    pub fn pilot(&self) -> std::ops::Range<u64> {
+        match self {
+            Replications::Fixed(_) => 0..0,
+            Replications::Precision(p) => p.pilot(),
+        }
+    }
+
+    /// Its precision rule's first stage ([`PrecisionRule::first_stage`]):
+    /// Some under Stein's procedure.
+    pub fn first_stage(&self) -> Option<usize> {
+        match self {
+            Replications::Fixed(_) => None,
+            Replications::Precision(p) => p.first_stage(),
+        }
+    }
 }
 
 /// What a planned point runs: a point, or a point whose p̂ a calibration sets.
