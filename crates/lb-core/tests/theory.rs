@@ -220,3 +220,25 @@ fn heavy_traffic_epsilon_sum_q_approaches_zeta() {
         );
     }
 }
+
+/// JSQ on two identical servers, one dispatcher, Bernoulli arrivals: the
+/// exact mean of its banded chain (lb_core::slotted::jsq_pair) against the
+/// simulator, at load 0.9, where JSQ is well apart from both the pooled
+/// queue below it and random routing above it.
+#[test]
+fn jsq_on_two_servers_has_its_exact_mean() {
+    let (p, q) = (0.9, 0.5);
+    let c = cfg(
+        system(vec![bern(p)], vec![bern(q), bern(q)]),
+        jsq(),
+        200_000,
+        5_000,
+    );
+    let rs = replicate(&c, 43, 12);
+    let exact = lb_core::slotted::jsq_pair::jsq_pair_mean(p, q).unwrap();
+    assert_covers(
+        "JSQ on two servers, load 0.9",
+        &field(&rs, |s| s.mean_sum_q),
+        exact,
+    );
+}

@@ -14,6 +14,7 @@ pub mod buckets;
 pub mod config;
 pub mod fifo;
 pub mod histogram;
+pub mod jsq_pair;
 pub mod law;
 pub mod observer;
 pub mod order;

@@ -82,12 +82,13 @@ pub const METRICS: [MetricInfo; 12] = [
 ];
 
 /// The named exact references (`expected` or `bound` of a claim).
-pub const REFERENCES: [&str; 6] = [
+pub const REFERENCES: [&str; 7] = [
     "zeta",
     "single_server",
     "wr_sum_q",
     "pooled",
     "pooled_exact",
+    "jsq_pair_exact",
     "pod_mean_field",
 ];
 
@@ -216,6 +217,29 @@ pub fn reference(
                 .map(|p| scale * p.mean)
                 .map_err(|e| format!("pooled_exact: {e}"))
         }
+        "jsq_pair_exact" => {
+            // JSQ's exact chain on two identical Bernoulli servers
+            // (lb_core::slotted::jsq_pair): one dispatcher, Bernoulli
+            // arrivals, so at most one job a slot and the snapshot is exact.
+            let (
+                PolicyConfig::Jsq { .. },
+                [Law::Bernoulli { p }],
+                [Law::Bernoulli { p: q }, Law::Bernoulli { p: q2 }],
+            ) = (&c.policy, &sys.arrivals[..], &sys.service[..])
+            else {
+                return Err(
+                    "jsq_pair_exact is E[ΣQ] of JSQ with one dispatcher of Bernoulli \
+                            arrivals and two identical Bernoulli servers"
+                        .into(),
+                );
+            };
+            if q != q2 {
+                return Err(format!(
+                    "jsq_pair_exact needs two identical servers (rates {q} and {q2})"
+                ));
+            }
+            lb_core::slotted::jsq_pair::jsq_pair_mean(*p, *q)
+        }
         "pod_mean_field" => {
             let PolicyConfig::Pod { d, .. } = c.policy else {
                 return Err("pod_mean_field needs a Power-of-d policy".into());
@@ -263,7 +287,8 @@ pub fn reference_applies(name: &str, c: &SlottedConfig) -> Result<(), String> {
 /// reference `name` — what a control variate needs. Only references that
 /// are exact steady-state means qualify: `wr_sum_q` (E[ΣQ] under
 /// state-independent routing, and ε·E[ΣQ], ε·E[ΣQ]/ζ scaled from it) and
-/// `single_server`, and `pooled_exact` (E[Q_pool] of the `Pooled` point);
+/// `single_server`, `pooled_exact` (E[Q_pool] of the `Pooled` point) and
+/// `jsq_pair_exact` (JSQ on two identical servers, one dispatcher);
 /// `zeta` is a limit, `pooled` a simulation, `pod_mean_field` an
 /// approximation.
 pub fn exact_mean(metric: &str, name: &str, c: &SlottedConfig) -> Result<f64, String> {
@@ -275,7 +300,7 @@ pub fn exact_mean(metric: &str, name: &str, c: &SlottedConfig) -> Result<f64, St
         _ => {
             return Err(format!(
                 "`{name}` gives no exact mean of {metric} (exact means: E[ΣQ], ε·E[ΣQ] and \
-                 ε·E[ΣQ]/ζ under wr_sum_q, single_server or pooled_exact)"
+                 ε·E[ΣQ]/ζ under wr_sum_q, single_server, pooled_exact or jsq_pair_exact)"
             ));
         }
     };
@@ -285,7 +310,7 @@ pub fn exact_mean(metric: &str, name: &str, c: &SlottedConfig) -> Result<f64, St
              make that point the control"
                 .into(),
         ),
-        "wr_sum_q" | "single_server" | "pooled_exact" => Ok(scale
+        "wr_sum_q" | "single_server" | "pooled_exact" | "jsq_pair_exact" => Ok(scale
             * reference(
                 name,
                 "mean_sum_q",
@@ -295,7 +320,7 @@ pub fn exact_mean(metric: &str, name: &str, c: &SlottedConfig) -> Result<f64, St
             )?),
         _ => Err(format!(
             "`{name}` is not an exact mean (exact means: wr_sum_q, single_server, \
-             pooled_exact)"
+             pooled_exact, jsq_pair_exact)"
         )),
     }
 }
