@@ -24,7 +24,9 @@ use crate::metric::Metric;
 use crate::results::PointResult;
 use crate::stats::{MetricKind, batch_means_at, estimate};
 use lb_model::Summary;
-use lb_model::precision::{Decision, PrecisionRule, decide, interval};
+use lb_model::precision::{
+    Decision, Outcome, PrecisionRule, RuleControl, decide, decide_paired, interval,
+};
 use lb_runner::settle::Settling;
 use serde::{Deserialize, Serialize};
 use statrs::distribution::{Beta, ContinuousCDF};
@@ -180,6 +182,17 @@ impl Procedure {
             Procedure::ControlVariate { per, fitted } => format!(
                 "control variate, β {}, {per} pairs",
                 if *fitted { "fitted" } else { "= 1" }
+            ),
+            Procedure::PrecisionStopped { rule } if rule.control.is_some() => format!(
+                "{}, control {}",
+                Procedure::PrecisionStopped {
+                    rule: PrecisionRule {
+                        control: None,
+                        ..rule.clone()
+                    }
+                }
+                .name(),
+                rule.control.as_ref().map_or("", |c| c.mean.as_str())
             ),
             Procedure::PrecisionStopped { rule } => match rule.procedure {
                 lb_model::precision::Procedure::Sequential => format!(
@@ -499,20 +512,44 @@ fn one(
             let (lo, hi) = skew_adjusted(&xs?, &group[..n], level)?;
             Some((lo, hi, n))
         }
-        Procedure::PrecisionStopped { rule } => match decide(
-            rule,
-            &group[..rule.max as usize],
-            // The pilot procedure's own replications: the group's last
-            // `min` (empty for the sequential rule).
-            &group[rule.max as usize..],
-        ) {
-            Decision::Done(o) => {
-                let n = o.replications as usize;
-                let iv = o.interval?;
-                Some((iv.mean - iv.half_width, iv.mean + iv.half_width, n))
-            }
-            Decision::Need { .. } => None,
-        },
+        Procedure::PrecisionStopped { rule } => {
+            let o = precision_outcome(rule, group, control)?;
+            let n = o.replications as usize;
+            let iv = o.interval?;
+            Some((iv.mean - iv.half_width, iv.mean + iv.half_width, n))
+        }
+    }
+}
+
+/// What the precision rule `rule` decides on a macro-replication: its
+/// replications 0..max in `group`, then the pilot procedure's own (the
+/// group's last `min`; none for the others). A rule with a control decides
+/// with the control's replications of the same indices, as a manifest's
+/// rule with `control` does; None without them, or undecided.
+fn precision_outcome(
+    rule: &PrecisionRule,
+    group: &[Summary],
+    control: Option<Paired<'_>>,
+) -> Option<Outcome> {
+    let max = rule.max as usize;
+    let decision = match (&rule.control, control) {
+        (None, _) => decide(rule, &group[..max], &group[max..]),
+        (Some(_), None) => return None,
+        (Some(c), Some((_, cgroup, exact))) => {
+            let rule = PrecisionRule {
+                control: Some(RuleControl { exact, ..c.clone() }),
+                ..rule.clone()
+            };
+            let paired = lb_model::precision::Paired {
+                summaries: &cgroup[..max],
+                pilot: &cgroup[max..],
+            };
+            decide_paired(&rule, &group[..max], &group[max..], Some(paired))
+        }
+    };
+    match decision {
+        Decision::Done(o) => Some(o),
+        Decision::Need { .. } => None,
     }
 }
 
@@ -535,7 +572,25 @@ fn reread(
         Procedure::PrecisionStopped { rule } => {
             let point = r.point.as_ref()?;
             let xs: Option<Vec<f64>> = group[..n].iter().map(|s| m.value(point, s)).collect();
-            let iv = lb_model::precision::interval_of(&xs?, rule.first_stage(), level);
+            let xs = xs?;
+            // Paired with its control: the control-variate interval of the
+            // same n pairs (Stein's form under Stein's rule).
+            if let Some((cr, cgroup, exact)) = control
+                && precision_outcome(rule, group, control).is_some_and(|o| o.paired)
+            {
+                let cpoint = cr.point.as_ref()?;
+                let cs: Option<Vec<f64>> = cgroup[..n].iter().map(|s| m.value(cpoint, s)).collect();
+                let (est, hw, _) = lb_model::precision::control_variate_of(
+                    &xs,
+                    &cs?,
+                    exact,
+                    rule.first_stage(),
+                    level,
+                    true,
+                )?;
+                return Some((est - hw, est + hw));
+            }
+            let iv = lb_model::precision::interval_of(&xs, rule.first_stage(), level);
             Some((iv.mean - iv.half_width, iv.mean + iv.half_width))
         }
         _ => one(p, m, r, (group, control), level).map(|(lo, hi, _)| (lo, hi)),
@@ -612,9 +667,13 @@ pub fn coverage(
         };
         all += 1;
         all_covered += usize::from(lo <= exact && exact <= hi);
-        // A control variate reads the control's runs too.
+        // A control variate reads the control's runs too (a precision rule
+        // with one, the same n).
         let control_settled = match (p, paired) {
             (Procedure::ControlVariate { .. }, Some((_, g, _))) => settled(g),
+            (Procedure::PrecisionStopped { rule }, Some((_, g, _))) if rule.control.is_some() => {
+                settled(&g[..n])
+            }
             _ => true,
         };
         if settled(&group[..n]) && control_settled {
@@ -1289,7 +1348,7 @@ pub fn write_report(
     let figs = [
         (
             "coverage-student-t",
-            "Coverage of Student-t intervals over 5 replications",
+            "Coverage of Student-t intervals over 5 replications (8 where the entry pairs 8 with a control)",
             80.0,
             series(&|c| c.kind == "Student-t", &|l, _| l.to_string()),
         ),
@@ -1521,10 +1580,13 @@ pub fn write_report(
              \"stein\"` prints, for every metric and every paired comparison at the point (the \
              LED figure experiments use it); the certificate's entry of that rule runs lb's \
              precision rule itself and measures the same coverages as the two-stage entry by \
-             hand. A control variate has no Stein form in lb, so a rule with one keeps the \
-             default, a pilot on replications of its own (`procedure = \"pilot\"`): n depends \
-             on the pilot alone, so every interval at the point — every metric, every paired \
-             comparison — is an ordinary fixed-n Student-t interval. The sequential rule both \
+             hand. With a control variate the first stage's pairs decide and the interval is \
+             Stein's form of the control variate (the first stage's residual variance); its \
+             entries, JSQ on two servers against the pooled queue, measure it beside the \
+             pilot's rule (the heavy-traffic experiments use it). The default remains a pilot \
+             on replications of its own (`procedure = \"pilot\"`): n depends on the pilot \
+             alone, so every interval at the point — every metric, every paired comparison — \
+             is an ordinary fixed-n interval. The sequential rule both \
              replace is kept as an option (`procedure = \"sequential\"`) and listed among the \
              befores.\n",
             by.iter()

@@ -2,13 +2,14 @@
 //! Welch): the control point runs on the same arrivals and service
 //! (common random numbers), its mean is exact, and the point's estimate is
 //! mean(Y) − β̂(mean(C) − E[C]) with β̂ fitted by least squares
-//! ([`crate::stats::control_variate`]). Where the rule chose the number of
+//! ([`crate::stats::control_variate`]; Stein's form of it,
+//! [`lb_model::precision::stein_control_variate`], under Stein's rule). Where the rule chose the number of
 //! replications on that estimate's variance, the table, the figures and
 //! the quotes print it, so that what is printed is what met the target.
 
 use crate::metric::Metric;
 use crate::results::PointResult;
-use crate::stats::{Estimate, IntervalKind, LEVEL, control_variate};
+use crate::stats::{Estimate, IntervalKind, LEVEL, control_variate_of};
 
 /// A metric at one point, read with its control.
 #[derive(Debug, Clone)]
@@ -57,7 +58,8 @@ pub fn controlled(m: Metric, r: &PointResult) -> Option<Controlled> {
         return None;
     }
     let (ys, cs): (Vec<f64>, Vec<f64>) = pairs.iter().copied().unzip();
-    let (mean, hw, beta) = control_variate(&ys, &cs, exact, LEVEL, true)?;
+    // Stein's form where the rule's first stage chose n.
+    let (mean, hw, beta) = control_variate_of(&ys, &cs, exact, r.first_stage, LEVEL, true)?;
     hw.is_finite().then(|| Controlled {
         estimate: Estimate {
             mean,

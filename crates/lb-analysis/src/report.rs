@@ -106,15 +106,27 @@ fn stein_needed(vals: &[f64], f: usize, rule: &PrecisionRule) -> Option<u32> {
 
 /// The pairs a control-variate interval (β fitted) needs to meet the rule's
 /// target, from `have` on along its grid, for residual variance `var` and
-/// estimate `mean` ([`PrecisionRule::controlled_half_width`]); None when
-/// the target is 0 or the variance undefined.
-fn controlled_needed(rule: &PrecisionRule, var: f64, mean: f64, have: usize) -> Option<u32> {
+/// estimate `mean` ([`PrecisionRule::controlled_half_width`]; under Stein's
+/// rule, with a first stage of `first` pairs,
+/// [`PrecisionRule::stein_controlled_half_width`]); None when the target is
+/// 0 or the variance undefined.
+fn controlled_needed(
+    rule: &PrecisionRule,
+    first: Option<u32>,
+    var: f64,
+    mean: f64,
+    have: usize,
+) -> Option<u32> {
     let target = rule.rel_half_width * mean;
     if target == 0.0 || !var.is_finite() {
         return None;
     }
     first_meeting(rule, have.max(4), var, target, |n| {
-        rule.controlled_half_width(n, var) <= target
+        let hw = match first {
+            Some(f) => rule.stein_controlled_half_width(f, n, var),
+            None => rule.controlled_half_width(n, var),
+        };
+        hw <= target
     })
 }
 
@@ -174,10 +186,16 @@ pub fn imprecise(results: &[PointResult], rule: &PrecisionRule) -> Vec<Imprecise
         let (rel, needs) = match crate::paired::controlled(metric, r) {
             Some(c) => {
                 let (ys, cs): (Vec<f64>, Vec<f64>) = c.pairs.iter().copied().unzip();
-                let var = lb_model::precision::residual_variance(&ys, &cs);
+                // Under Stein's rule the first stage's residual variance.
+                let f = r.first_stage.filter(|&f| f < ys.len()).unwrap_or(ys.len());
+                let var = lb_model::precision::residual_variance(&ys[..f], &cs[..f]);
                 let mean = c.estimate.mean.abs();
                 let hw = c.estimate.half_width().unwrap_or(f64::INFINITY);
-                (hw / mean, controlled_needed(rule, var, mean, c.pairs.len()))
+                let first = r.first_stage.map(|f| f as u32);
+                (
+                    hw / mean,
+                    controlled_needed(rule, first, var, mean, c.pairs.len()),
+                )
             }
             None => match r.first_stage.filter(|&f| f < vals.len()) {
                 Some(f) => {

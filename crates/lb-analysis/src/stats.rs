@@ -4,7 +4,9 @@
 //! bounds, which stay inside [0, 1].
 
 pub use lb_model::MetricKind;
-pub use lb_model::precision::{Interval, control_variate, interval, interval_of, stein_interval};
+pub use lb_model::precision::{
+    Interval, control_variate, control_variate_of, interval, interval_of, stein_interval,
+};
 use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
 
 /// The level of every interval lb prints.

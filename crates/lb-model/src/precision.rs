@@ -32,7 +32,11 @@
 //!   also leans on it, and the coverage certificate measured the rule as
 //!   shipped instead: 93.5–95.4% for a nominal 95% (docs/MODEL.md,
 //!   "Coverage"). Where n = min it is the ordinary Student-t interval. No
-//!   pilot: the first stage is part of the sample.
+//!   pilot: the first stage is part of the sample. With a control variate
+//!   ([`RuleControl`]) the first stage's pairs decide, and the interval is
+//!   Stein's form of the control variate ([`stein_control_variate`]),
+//!   measured where the control pairs (JSQ on two servers against the
+//!   pooled queue): 93.7–96.1%.
 //!
 //! Either rule is evaluated only at fixed checkpoints on replications 0..n
 //! (and the pilot's), so the decision is a function of the (deterministic)
@@ -116,7 +120,8 @@ pub struct PrecisionRule {
         skip_serializing_if = "Procedure::is_sequential"
     )]
     pub procedure: Procedure,
-    /// A control variate the pilot procedure decides with ([`RuleControl`]);
+    /// A control variate the pilot (or Stein's first stage) decides with
+    /// ([`RuleControl`]);
     /// absent (and out of the record path's hash) without one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub control: Option<RuleControl>,
@@ -132,7 +137,9 @@ pub struct PrecisionRule {
 /// closely (the resource-pooled queue in heavy traffic) that is a fraction
 /// of the replications the direct interval needs. The control point's
 /// replications 0..n and its pilot are then needed too; the runner asks
-/// for them with the point's.
+/// for them with the point's. Under Stein's procedure the first stage's
+/// pairs decide instead ([`stein_controlled`]) and the interval is
+/// [`stein_control_variate`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RuleControl {
@@ -169,6 +176,19 @@ impl PrecisionRule {
         }
         let nf = n as f64;
         t_quantile(self.level, nf - 2.0) * (var * (nf - 2.0) / (nf * (nf - 3.0))).sqrt()
+    }
+
+    /// The expected half-width of Stein's control-variate interval
+    /// ([`stein_control_variate`]) of n pairs whose first `first` left
+    /// residual variance `var`: t_{first−2}·√(var·(n − 2)/(n(n − 3))), the
+    /// root's factor as in [`controlled_half_width`](Self::controlled_half_width).
+    /// Infinite below 4 pairs.
+    pub fn stein_controlled_half_width(&self, first: u32, n: u32, var: f64) -> f64 {
+        if n < 4 || first < 3 {
+            return f64::INFINITY;
+        }
+        let nf = n as f64;
+        t_quantile(self.level, (first - 2) as f64) * (var * (nf - 2.0) / (nf * (nf - 3.0))).sqrt()
     }
 
     /// The most replication records the rule can read: `max` of the point's
@@ -339,6 +359,70 @@ pub fn control_variate(
     ))
 }
 
+/// Stein's form of the control-variate interval (β fitted) of pairs
+/// 0..n whose first `first` chose n: the full sample's estimate
+/// mean(Y) − β̂(mean(C) − E[C]), with the first stage's residual variance
+/// s_e₀² (on first − 2 degrees of freedom) in place of the full sample's:
+/// half-width t_{first−2}·s_e₀·√(1/n + (C̄ − E[C])²/S_CC). For pairs normal
+/// given the controls (Y = α + βC + e), the full sample's estimate is a
+/// combination of the Y's whose first-stage weights lie in the span of the
+/// first stage's regressors, so it is independent of that stage's
+/// residuals, and the ratio is Student-t on first − 2 degrees of freedom
+/// whatever n the residuals chose (Stein's argument, with the regression's
+/// residuals for the sample variance). With β = 1 (`fitted = false`), Stein's
+/// interval of the differences Y − C. With n = first, [`control_variate`].
+pub fn stein_control_variate(
+    ys: &[f64],
+    cs: &[f64],
+    exact: f64,
+    first: usize,
+    level: f64,
+    fitted: bool,
+) -> Option<(f64, f64, f64)> {
+    let n = ys.len().min(cs.len());
+    if first >= n {
+        return control_variate(ys, cs, exact, level, fitted);
+    }
+    if first < if fitted { 3 } else { 2 } {
+        return None;
+    }
+    let (ys, cs) = (&ys[..n], &cs[..n]);
+    if !fitted {
+        let d: Vec<f64> = ys.iter().zip(cs).map(|(y, c)| y - c).collect();
+        let iv = stein_interval(&d, first, level);
+        return Some((exact + iv.mean, iv.half_width, 1.0));
+    }
+    let all = least_squares(ys, cs);
+    let s2 = residual_variance(&ys[..first], &cs[..first]);
+    let lever = if all.scc > 0.0 {
+        (all.mean_c - exact).powi(2) / all.scc
+    } else {
+        0.0
+    };
+    let se = (s2 * (1.0 / n as f64 + lever)).sqrt();
+    Some((
+        all.mean_y - all.beta * (all.mean_c - exact),
+        t_quantile(level, (first - 2) as f64) * se,
+        all.beta,
+    ))
+}
+
+/// [`control_variate`], or its Stein form ([`stein_control_variate`]) where
+/// the point's precision rule has a first stage.
+pub fn control_variate_of(
+    ys: &[f64],
+    cs: &[f64],
+    exact: f64,
+    first: Option<usize>,
+    level: f64,
+    fitted: bool,
+) -> Option<(f64, f64, f64)> {
+    match first {
+        Some(f) => stein_control_variate(ys, cs, exact, f, level, fitted),
+        None => control_variate(ys, cs, exact, level, fitted),
+    }
+}
+
 fn t_quantile(level: f64, df: f64) -> f64 {
     StudentsT::new(0.0, 1.0, df)
         .expect("df > 0")
@@ -372,7 +456,7 @@ pub struct Outcome {
     pub stop: Stop,
     pub replications: u32,
     pub interval: Option<Interval>,
-    /// A rule with a control ([`RuleControl`]) whose pilot found the control
+    /// A rule with a control ([`RuleControl`]) whose pilot (or first stage) found the control
     /// worth pairing with: n was chosen, and the interval is, on the
     /// control-variate estimate. Absent (false) otherwise, and in records
     /// written before controls existed.
@@ -418,9 +502,13 @@ pub fn decide_paired(
 ) -> Decision {
     match (rule.procedure, &rule.control) {
         (Procedure::Sequential, _) => decide_sequential(rule, summaries),
-        // A control is refused with Stein's procedure when the manifest is
-        // validated; were one given, the plain procedure decides.
-        (Procedure::Stein, _) => decide_stein(rule, summaries),
+        (Procedure::Stein, None) => decide_stein(rule, summaries),
+        (Procedure::Stein, Some(c)) => decide_stein_controlled(
+            rule,
+            c.exact,
+            summaries,
+            control.map_or(&[], |p| p.summaries),
+        ),
         (Procedure::Pilot, None) => decide_pilot(rule, summaries, pilot),
         (Procedure::Pilot, Some(c)) => {
             let none = Paired {
@@ -697,6 +785,99 @@ pub fn stein_replications(rule: &PrecisionRule, first: &[Summary]) -> u32 {
         .unwrap_or(rule.max)
 }
 
+/// What Stein's procedure with a control chooses on its first stage, the
+/// pairs 0..min of the point and its control: Some(n) when the control is
+/// worth pairing with (the same test as [`controlled_pilot`], on these
+/// pairs): `min` if the first stage's own control-variate interval meets
+/// the target r·|m₀|, m₀ its estimate; else the fewest n on the grid whose
+/// expected Stein half-width t_{min−2}·s_e₀·√((n − 2)/(n(n − 3))) meets it
+/// (s_e₀² the first stage's residual variance; the root's factor is the
+/// expected E[1/n + (C̄ − E[C])²/S_CC] of [`PrecisionRule::controlled_half_width`]).
+/// None where the plain procedure decides.
+pub fn stein_controlled(
+    rule: &PrecisionRule,
+    exact: f64,
+    first: &[Summary],
+    control: &[Summary],
+) -> Option<u32> {
+    let min = rule.min as usize;
+    let (first, control) = (&first[..min], &control[..min]);
+    if point_unstable(first) || point_unstable(control) {
+        return None;
+    }
+    let (ys, cs) = pairs(rule, first, control)?;
+    let (mean, half_width, _) = control_variate(&ys, &cs, exact, rule.level, true)?;
+    let var = residual_variance(&ys, &cs);
+    let direct = interval(&ys, rule.level).half_width;
+    if mean == 0.0 || rule.controlled_half_width(rule.min, var) > PAIR_GAIN * direct {
+        return None;
+    }
+    let target = rule.rel_half_width * mean.abs();
+    if half_width <= target {
+        return Some(rule.min);
+    }
+    Some(
+        rule.checkpoints()
+            .into_iter()
+            .filter(|&n| n > rule.min)
+            .find(|&n| rule.stein_controlled_half_width(rule.min, n, var) <= target)
+            .unwrap_or(rule.max),
+    )
+}
+
+/// Stein's procedure with a control ([`RuleControl`]): the first stage's
+/// pairs decide whether to pair and n ([`stein_controlled`]); paired, the
+/// interval is Stein's control-variate interval of pairs 0..n
+/// ([`stein_control_variate`], β fitted), else the plain procedure's.
+fn decide_stein_controlled(
+    rule: &PrecisionRule,
+    exact: f64,
+    summaries: &[Summary],
+    control: &[Summary],
+) -> Decision {
+    let min = rule.min as usize;
+    if summaries.len() < min || control.len() < min {
+        return Decision::Need {
+            main: rule.min,
+            pilot: 0,
+        };
+    }
+    let Some(n) = stein_controlled(rule, exact, summaries, control) else {
+        return decide_stein(rule, summaries);
+    };
+    if summaries.len() < n as usize || control.len() < n as usize {
+        return Decision::Need { main: n, pilot: 0 };
+    }
+    let (upto, cs) = (&summaries[..n as usize], &control[..n as usize]);
+    let done = |stop, interval, paired| {
+        Decision::Done(Outcome {
+            stop,
+            replications: n,
+            interval,
+            paired,
+        })
+    };
+    if point_unstable(upto) {
+        return done(Stop::Unstable, None, false);
+    }
+    let Some((ys, xs)) = pairs(rule, upto, cs) else {
+        return done(Stop::Undefined, None, false);
+    };
+    // A control mostly unstable here: Stein's interval of the point's own.
+    let controlled = (!point_unstable(cs))
+        .then(|| stein_control_variate(&ys, &xs, exact, min, rule.level, true))
+        .flatten()
+        .map(|(mean, half_width, _)| Interval {
+            n,
+            mean,
+            half_width,
+            rel_half_width: (mean != 0.0).then(|| half_width / mean.abs()),
+        });
+    let paired = controlled.is_some();
+    let iv = controlled.unwrap_or_else(|| stein_interval(&ys, min, rule.level));
+    done(stop_at(rule, &iv, n), Some(iv), paired)
+}
+
 fn decide_stein(rule: &PrecisionRule, summaries: &[Summary]) -> Decision {
     if (summaries.len() as u32) < rule.min {
         return Decision::Need {
@@ -817,5 +998,41 @@ mod tests {
             "{hw} {hw_f} {direct}"
         );
         assert!(control_variate(&xs[..2], &ys[..2], 10.0, 0.95, true).is_none());
+    }
+
+    #[test]
+    fn steins_control_variate_reads_the_first_stages_residuals() {
+        // Y = 2 + 3C + e; the first 4 pairs' residuals alone set the width.
+        let cs = [1.0, 2.0, 3.0, 4.0, 1.5, 2.5, 3.5, 0.5, 4.5, 2.0];
+        let e = [0.1, -0.2, 0.15, -0.05, 0.3, -0.3, 0.0, 0.2, -0.1, 0.05];
+        let ys: Vec<f64> = cs.iter().zip(e).map(|(c, e)| 2.0 + 3.0 * c + e).collect();
+        let exact = 2.5;
+        // With n = the first stage it is the ordinary interval.
+        assert_eq!(
+            stein_control_variate(&ys[..4], &cs[..4], exact, 4, 0.95, true),
+            control_variate(&ys[..4], &cs[..4], exact, 0.95, true)
+        );
+        let (est, hw, beta) = stein_control_variate(&ys, &cs, exact, 4, 0.95, true).unwrap();
+        // The estimate and β̂ are the full sample's.
+        let (est_all, hw_all, beta_all) = control_variate(&ys, &cs, exact, 0.95, true).unwrap();
+        assert_eq!((est, beta), (est_all, beta_all));
+        // The width: t_{0.975, 2} = 4.302653 on the first stage's residual
+        // variance, times the full sample's √(1/n + (C̄ − E[C])²/S_CC).
+        let s2 = residual_variance(&ys[..4], &cs[..4]);
+        let mc = cs.iter().sum::<f64>() / 10.0;
+        let scc: f64 = cs.iter().map(|c| (c - mc).powi(2)).sum();
+        let want = 4.302_652_729_911 * (s2 * (0.1 + (mc - exact).powi(2) / scc)).sqrt();
+        assert!((hw - want).abs() < 1e-9, "{hw} against {want}");
+        assert!(hw != hw_all);
+        // β = 1: Stein's interval of the differences.
+        let d: Vec<f64> = ys.iter().zip(&cs).map(|(y, c)| y - c).collect();
+        let (est1, hw1, _) = stein_control_variate(&ys, &cs, exact, 4, 0.95, false).unwrap();
+        let iv = stein_interval(&d, 4, 0.95);
+        assert_eq!((est1, hw1), (exact + iv.mean, iv.half_width));
+        assert_eq!(
+            control_variate_of(&ys, &cs, exact, Some(4), 0.95, true),
+            Some((est, hw, beta))
+        );
+        assert!(stein_control_variate(&ys, &cs, exact, 2, 0.95, true).is_none());
     }
 }

@@ -419,6 +419,18 @@ impl Certificate {
                                  step, max }}"
                             ));
                         };
+                        // With the entry's control, `precision` decides as a
+                        // manifest's rule with that control does (its exact
+                        // mean is the control point's, filled in there).
+                        let control = e
+                            .control
+                            .as_ref()
+                            .filter(|_| p == "precision")
+                            .map(|c| lb_model::precision::RuleControl {
+                                key: String::new(),
+                                mean: c.mean.clone(),
+                                exact: f64::NAN,
+                            });
                         let rule = PrecisionRule {
                             metric: MetricName(e.metric.clone()),
                             rel_half_width: r.rel_half_width,
@@ -427,7 +439,7 @@ impl Certificate {
                             max: r.max,
                             step: r.step,
                             procedure: r.procedure,
-                            control: None,
+                            control,
                         };
                         match (p.as_str(), &r.metric) {
                             ("precision" | "precision-skew", Some(by)) => {

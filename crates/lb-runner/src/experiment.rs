@@ -59,12 +59,15 @@ pub struct PrecisionSpec {
     /// interval under-covers (90.5–92.8% for a nominal 95%, measured).
     #[serde(default)]
     pub procedure: Procedure,
-    /// A control variate the pilot decides with (slotted model, pilot
-    /// procedure, `min` ≥ 4): `{ policy = "Pooled", mean = "pooled_exact" }`
-    /// pairs each point with the control policy's point on its own system
-    /// (common random numbers) and chooses n from the variance of the
-    /// controlled estimate, Var(Y − β̂·C) with β̂ fitted, instead of Var(Y);
-    /// the control's own points keep the plain rule.
+    /// A control variate the pilot or Stein's first stage decides with
+    /// (slotted model, `min` ≥ 4, not sequential):
+    /// `{ policy = "Pooled", mean = "pooled_exact" }` pairs each point with
+    /// the control policy's point on its own system (common random numbers)
+    /// and chooses n from the variance of the controlled estimate,
+    /// Var(Y − β̂·C) with β̂ fitted, instead of Var(Y); under Stein's
+    /// procedure the interval is Stein's form of the control variate (the
+    /// first stage's residual variance). The control's own points keep the
+    /// plain rule.
     #[serde(default)]
     pub control: Option<PrecisionControl>,
 }

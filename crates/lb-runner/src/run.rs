@@ -16,6 +16,7 @@ use lb_model::limits::Cost;
 use lb_model::point::Point;
 use lb_model::precision::{
     Decision, Outcome, PILOT_BASE, Paired, PrecisionRule, controlled_pilot, decide_paired,
+    stein_controlled,
 };
 use lb_model::slotted::calibrate::{Calibration, CalibrationResult};
 use rayon::prelude::*;
@@ -921,8 +922,10 @@ fn with_controls(cache: &Cache, demands: &Demands, need: &mut BTreeMap<Key, Want
             let w = if pairs_with_control(cache, k, rule) {
                 w
             } else {
+                // Undecided or unpaired: what the decision reads, the
+                // pilot's or Stein's first stage.
                 Want {
-                    main: 0,
+                    main: w.main.min(rule.first_stage().unwrap_or(0) as u32),
                     pilot: w.pilot,
                 }
             };
@@ -932,19 +935,27 @@ fn with_controls(cache: &Cache, demands: &Demands, need: &mut BTreeMap<Key, Want
     }
 }
 
-/// Whether the pilots present of the point `key` and of its rule's control
-/// choose to pair ([`lb_model::precision::controlled_pilot`]); false while
-/// either pilot is incomplete.
+/// Whether the pilots (Stein's procedure: the first stages) present of the
+/// point `key` and of its rule's control choose to pair
+/// ([`lb_model::precision::controlled_pilot`],
+/// [`lb_model::precision::stein_controlled`]); false while either is
+/// incomplete.
 fn pairs_with_control(cache: &Cache, key: &Key, rule: &PrecisionRule) -> bool {
     let (Some(c), Some(ck)) = (&rule.control, control_key(rule)) else {
         return false;
     };
-    let p = rule.pilot();
-    let read = |k: &Key| contiguous(cache, k, p.start, rule.min);
-    let (pilot, control) = (read(key), read(&ck));
-    pilot.len() >= rule.min as usize
+    let start = match rule.first_stage() {
+        Some(_) => 0,
+        None => rule.pilot().start,
+    };
+    let read = |k: &Key| contiguous(cache, k, start, rule.min);
+    let (first, control) = (read(key), read(&ck));
+    first.len() >= rule.min as usize
         && control.len() >= rule.min as usize
-        && controlled_pilot(rule, c.exact, &pilot, &control).is_some()
+        && match rule.first_stage() {
+            Some(_) => stein_controlled(rule, c.exact, &first, &control).is_some(),
+            None => controlled_pilot(rule, c.exact, &first, &control).is_some(),
+        }
 }
 
 fn record_precision(

@@ -173,24 +173,23 @@ fn replications(l: &Parsed) -> R {
                         ),
                     ));
                 }
-                if p.procedure != Procedure::Pilot {
-                    let word = if p.procedure.is_sequential() {
-                        "sequential"
-                    } else {
-                        "stein"
-                    };
+                if p.procedure.is_sequential() {
                     return Err(l.error(
                         "run.precision.control",
-                        format!(
-                            "a control variate decides with the pilot: drop procedure = \"{word}\""
-                        ),
+                        "a control variate decides with the pilot or Stein's first stage: drop \
+                         procedure = \"sequential\"",
                     ));
                 }
                 if p.min < 4 {
+                    let stage = if p.procedure == Procedure::Stein {
+                        "Stein's first stage"
+                    } else {
+                        "the pilot"
+                    };
                     return Err(l.error(
                         "run.precision.min",
                         format!(
-                            "with a control, the pilot fits β on its pairs and needs at least 4 \
+                            "with a control, {stage} fits β on its pairs and needs at least 4 \
                              of them, got {}",
                             p.min
                         ),
@@ -1065,20 +1064,6 @@ fn control(
         return Err(l.error(
             &at("control"),
             "a control variate estimates the metric of a value, bound or limit claim; remove it",
-        ));
-    }
-    // Stein's first stage chose n on the direct variance: a control-variate
-    // interval of those n pairs has no Stein form, and lb has not measured
-    // its coverage there.
-    if l.manifest
-        .replications()
-        .1
-        .is_some_and(|p| p.procedure == Procedure::Stein)
-    {
-        return Err(l.error(
-            &at("control"),
-            "a control variate's interval is not defined under precision procedure = \"stein\": \
-             remove `control`, or use the pilot procedure (drop `procedure`)",
         ));
     }
     one_of(l, &at("control.policy"), "policy label", &k.policy, labels)?;

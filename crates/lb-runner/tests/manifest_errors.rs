@@ -645,16 +645,29 @@ fn a_precision_rules_control_is_checked() {
     let t = rule(pooled).replace("min = 4", "min = 3");
     let e = err(&t);
     check(&e, &t, "3, max", "run.precision.min", "at least 4");
-    for procedure in ["sequential", "stein"] {
-        let t = rule(&format!("procedure = \"{procedure}\", {pooled}"));
-        check(
-            &err(&t),
-            &t,
-            "{ policy = \"Pooled\"",
-            "run.precision.control",
-            &format!("decides with the pilot: drop procedure = \"{procedure}\""),
-        );
-    }
+    let t = rule(&format!("procedure = \"sequential\", {pooled}"));
+    check(
+        &err(&t),
+        &t,
+        "{ policy = \"Pooled\"",
+        "run.precision.control",
+        "drop procedure = \"sequential\"",
+    );
+    // Stein's first stage decides with it too, on at least 4 pairs.
+    load_str(
+        Path::new("exp/ok.toml"),
+        &rule(&format!("procedure = \"stein\", {pooled}")),
+        Profile::Full,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let t = rule(&format!("procedure = \"stein\", {pooled}")).replace("min = 4", "min = 3");
+    check(
+        &err(&t),
+        &t,
+        "3, max",
+        "run.precision.min",
+        "Stein's first stage",
+    );
     let t = rule("control = { policy = \"Pooled\", mean = \"wr_sum_q\" }");
     let e = err(&t);
     check(
@@ -666,10 +679,10 @@ fn a_precision_rules_control_is_checked() {
     );
 }
 
-/// Under Stein's procedure a claim's control variate is refused at its
-/// `control` (its interval has no Stein form); under the pilot it loads.
+/// A claim's control variate loads under Stein's procedure as under the
+/// pilot (its interval is then Stein's form of the control variate).
 #[test]
-fn a_claims_control_variate_is_refused_under_stein() {
+fn a_claims_control_variate_loads_under_stein() {
     let claim = "\n[[claim]]\norigin = \"check\"\nid = \"c\"\nstatement = \"s\"\nsource = \"x\"\n\
         kind = \"value\"\nmetric = \"mean_sum_q\"\npolicies = [\"L-JSQ-Push\"]\nexpected = 1.0\n\
         tolerance = 0.5\ncontrol = { policy = \"WR\", mean = \"wr_sum_q\" }\n";
@@ -687,15 +700,10 @@ fn a_claims_control_variate_is_refused_under_stein() {
         );
         format!("{t}{claim}")
     };
-    load_str(Path::new("exp/ok.toml"), &rule(""), Profile::Full).unwrap_or_else(|e| panic!("{e}"));
-    let t = rule(", procedure = \"stein\"");
-    check_last(
-        &err(&t),
-        &t,
-        "{ policy = \"WR\"",
-        "claim[0].control",
-        "procedure = \"stein\"",
-    );
+    for procedure in ["", ", procedure = \"stein\""] {
+        load_str(Path::new("exp/ok.toml"), &rule(procedure), Profile::Full)
+            .unwrap_or_else(|e| panic!("{e}"));
+    }
 }
 
 /// A claim is decided at its level as the coverage certificate calibrated

@@ -824,10 +824,26 @@ fn adopting_keeps_a_format_1_record_of_the_same_numbers() {
 /// than its own variance asks for under the same rule without the control.
 #[test]
 fn a_control_variate_lets_the_pilot_decide_on_the_controlled_variance() {
-    use lb_model::precision::{PILOT_BASE, Stop, control_variate, controlled_pilot};
+    control_variate_decides("");
+}
+
+/// The same under Stein's procedure: the first stage's 4 pairs (the
+/// point's own replications 0..4 and the control's) choose n, and the
+/// interval is Stein's form of the control variate on pairs 0..n.
+#[test]
+fn a_control_variate_lets_steins_first_stage_decide() {
+    control_variate_decides(", procedure = \"stein\"");
+}
+
+fn control_variate_decides(procedure: &str) {
+    use lb_model::precision::{
+        PILOT_BASE, Stop, control_variate_of, controlled_pilot, stein_controlled,
+    };
     use lb_runner::run::{Shard, run_plans_sharded, stages};
     use lb_runner::verify::{Item, items, verify};
-    let rule = "{ metric = \"mean_sum_q\", rel_half_width = 0.01, min = 4, max = 64, step = 4 }";
+    let rule = format!(
+        "{{ metric = \"mean_sum_q\", rel_half_width = 0.01, min = 4, max = 64, step = 4{procedure} }}"
+    );
     let text = TINY
         .replace("load = [0.6, 0.9]", "load = [0.97]")
         .replace(
@@ -874,21 +890,22 @@ fn a_control_variate_lets_the_pilot_decide_on_the_controlled_variance() {
             .collect()
     };
     let n = o.replications;
-    assert_eq!(
-        Some(n),
-        controlled_pilot(
+    let chose = match r.first_stage() {
+        Some(_) => stein_controlled(r, c.exact, &read(&key, 0..4), &read(&ck, 0..4)),
+        None => controlled_pilot(
             r,
             c.exact,
             &read(&key, PILOT_BASE..PILOT_BASE + 4),
-            &read(&ck, PILOT_BASE..PILOT_BASE + 4)
-        )
-    );
+            &read(&ck, PILOT_BASE..PILOT_BASE + 4),
+        ),
+    };
+    assert_eq!(Some(n), chose);
     assert!(o.paired, "{o:?}");
     let v = |s: &Vec<lb_model::config::Summary>| -> Vec<f64> {
         s.iter().map(|s| r.metric.value(s).unwrap()).collect()
     };
     let (ys, cs) = (v(&read(&key, 0..n as u64)), v(&read(&ck, 0..n as u64)));
-    let (est, hw, _) = control_variate(&ys, &cs, c.exact, 0.95, true).unwrap();
+    let (est, hw, _) = control_variate_of(&ys, &cs, c.exact, r.first_stage(), 0.95, true).unwrap();
     let iv = o.interval.as_ref().unwrap();
     assert_eq!((iv.mean, iv.half_width), (est, hw));
     assert_eq!(o.stop == Stop::Met, hw / est <= 0.01, "{o:?}");

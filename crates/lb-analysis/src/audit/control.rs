@@ -117,14 +117,18 @@ pub(super) fn control_estimate(
         .filter_map(|(rep, x)| ys.iter().find(|(ry, _)| ry == rep).map(|(_, y)| (*x, *y)))
         .unzip();
     let fitted = k.beta == Beta::Fitted;
-    let est = crate::stats::control_variate(&xs, &ys, exact, level, fitted).ok_or_else(|| {
-        format!(
-            "control {}: {} paired replications are too few; direct estimate",
-            k.policy,
-            xs.len()
-        )
-    })?;
-    let other = crate::stats::control_variate(&xs, &ys, exact, level, !fitted).map(|e| e.1);
+    let first = r.first_stage;
+    let est = crate::stats::control_variate_of(&xs, &ys, exact, first, level, fitted).ok_or_else(
+        || {
+            format!(
+                "control {}: {} paired replications are too few; direct estimate",
+                k.policy,
+                xs.len()
+            )
+        },
+    )?;
+    let other =
+        crate::stats::control_variate_of(&xs, &ys, exact, first, level, !fitted).map(|e| e.1);
     let direct = stats(&xs, r.first_stage, level);
     Ok(ControlEstimate {
         control: w.label.clone(),
