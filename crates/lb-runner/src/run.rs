@@ -168,7 +168,7 @@ fn resolved(
 
 /// The summaries of valid replications start, start + 1, … up to the first
 /// that is not valid, at most `limit` of them.
-fn contiguous(cache: &Cache, key: &Key, start: u64, limit: u32) -> Vec<Summary> {
+pub(crate) fn contiguous(cache: &Cache, key: &Key, start: u64, limit: u32) -> Vec<Summary> {
     let mut out = Vec::new();
     for r in start..start + limit as u64 {
         match cache.read_replication(key, r) {

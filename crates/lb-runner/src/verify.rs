@@ -144,12 +144,15 @@ fn verify_precision(cache: &Cache, key: &Key, path: &std::path::Path) -> Option<
         (Ok(s), Ok(p)) => (s, p),
         (Err(why), _) | (_, Err(why)) => return Some(why),
     };
-    // A control variate's records, with the same indices.
+    // A control variate's records, with the same indices: those present
+    // (an unpaired point reads none past the control's pilot or first
+    // stage, and the control need not have run them; were any missing that
+    // the rule reads, it would ask for them below).
     let control = match crate::run::control_key(&rule) {
         None => None,
-        Some(c) => match (read(&c, 0..n), read(&c, rule.pilot())) {
-            (Ok(s), Ok(p)) => Some((s, p)),
-            (Err(why), _) | (_, Err(why)) => return Some(why),
+        Some(c) => match read(&c, rule.pilot()) {
+            Ok(p) => Some((crate::run::contiguous(cache, &c, 0, n as u32), p)),
+            Err(why) => return Some(why),
         },
     };
     let paired = control
