@@ -643,17 +643,7 @@ pub fn controlled_pilot(
     pilot: &[Summary],
     control: &[Summary],
 ) -> Option<u32> {
-    let (pilot, control) = (&pilot[..rule.min as usize], &control[..rule.min as usize]);
-    if point_unstable(pilot) || point_unstable(control) {
-        return None;
-    }
-    let (ys, cs) = pairs(rule, pilot, control)?;
-    let (mean, _, _) = control_variate(&ys, &cs, exact, rule.level, true)?;
-    let var = residual_variance(&ys, &cs);
-    let direct = interval(&ys, rule.level).half_width;
-    if mean == 0.0 || rule.controlled_half_width(rule.min, var) > PAIR_GAIN * direct {
-        return None;
-    }
+    let (mean, _, var) = worth_pairing(rule, exact, pilot, control)?;
     let target = rule.rel_half_width * mean.abs();
     Some(
         rule.checkpoints()
@@ -661,6 +651,27 @@ pub fn controlled_pilot(
             .find(|&n| rule.controlled_half_width(n, var) <= target)
             .unwrap_or(rule.max),
     )
+}
+
+/// The first `min` pairs of `ys` and its control `cs`, when the control is
+/// worth pairing with ([`controlled_pilot`]'s test): their control-variate
+/// estimate (β fitted), its half-width and their residual variance.
+fn worth_pairing(
+    rule: &PrecisionRule,
+    exact: f64,
+    ys: &[Summary],
+    cs: &[Summary],
+) -> Option<(f64, f64, f64)> {
+    let (ys, cs) = (&ys[..rule.min as usize], &cs[..rule.min as usize]);
+    if point_unstable(ys) || point_unstable(cs) {
+        return None;
+    }
+    let (ys, cs) = pairs(rule, ys, cs)?;
+    let (mean, half_width, _) = control_variate(&ys, &cs, exact, rule.level, true)?;
+    let var = residual_variance(&ys, &cs);
+    let direct = interval(&ys, rule.level).half_width;
+    (mean != 0.0 && rule.controlled_half_width(rule.min, var) <= PAIR_GAIN * direct)
+        .then_some((mean, half_width, var))
 }
 
 /// The least-squares line of `ys` on `cs` (paired): the means, S_CC, the
@@ -728,7 +739,30 @@ fn decide_controlled(
             pilot: rule.min,
         };
     }
-    let (upto, cs) = (&summaries[..n as usize], &control.summaries[..n as usize]);
+    let n = n as usize;
+    conclude_paired(
+        rule,
+        exact,
+        (&summaries[..n], &control.summaries[..n]),
+        &pilot[..min],
+        None,
+    )
+}
+
+/// How a rule paired with its control ends on pairs 0..n, (`upto`, `cs`),
+/// chosen on `chooser` (the pilot, or Stein's first stage): unstable if
+/// either is, the metric undefined if it is in a pair, else the control-
+/// variate interval (β fitted; Stein's form with a `first` stage) — or, with
+/// the control mostly unstable here, which has no steady-state mean to pair
+/// against, the point's own interval as without a control.
+fn conclude_paired(
+    rule: &PrecisionRule,
+    exact: f64,
+    (upto, cs): (&[Summary], &[Summary]),
+    chooser: &[Summary],
+    first: Option<usize>,
+) -> Decision {
+    let n = upto.len() as u32;
     let done = |stop, interval, paired| {
         Decision::Done(Outcome {
             stop,
@@ -737,16 +771,14 @@ fn decide_controlled(
             paired,
         })
     };
-    if point_unstable(&pilot[..min]) || point_unstable(upto) {
+    if point_unstable(chooser) || point_unstable(upto) {
         return done(Stop::Unstable, None, false);
     }
     let Some((ys, xs)) = pairs(rule, upto, cs) else {
         return done(Stop::Undefined, None, false);
     };
-    // A control mostly unstable here has no steady-state mean to pair
-    // against: the point's own interval, as without a control.
     let controlled = (!point_unstable(cs))
-        .then(|| control_variate(&ys, &xs, exact, rule.level, true))
+        .then(|| control_variate_of(&ys, &xs, exact, first, rule.level, true))
         .flatten()
         .map(|(mean, half_width, _)| Interval {
             n,
@@ -755,7 +787,7 @@ fn decide_controlled(
             rel_half_width: (mean != 0.0).then(|| half_width / mean.abs()),
         });
     let paired = controlled.is_some();
-    let iv = controlled.unwrap_or_else(|| interval(&ys, rule.level));
+    let iv = controlled.unwrap_or_else(|| interval_of(&ys, first, rule.level));
     done(stop_at(rule, &iv, n), Some(iv), paired)
 }
 
@@ -800,18 +832,7 @@ pub fn stein_controlled(
     first: &[Summary],
     control: &[Summary],
 ) -> Option<u32> {
-    let min = rule.min as usize;
-    let (first, control) = (&first[..min], &control[..min]);
-    if point_unstable(first) || point_unstable(control) {
-        return None;
-    }
-    let (ys, cs) = pairs(rule, first, control)?;
-    let (mean, half_width, _) = control_variate(&ys, &cs, exact, rule.level, true)?;
-    let var = residual_variance(&ys, &cs);
-    let direct = interval(&ys, rule.level).half_width;
-    if mean == 0.0 || rule.controlled_half_width(rule.min, var) > PAIR_GAIN * direct {
-        return None;
-    }
+    let (mean, half_width, var) = worth_pairing(rule, exact, first, control)?;
     let target = rule.rel_half_width * mean.abs();
     if half_width <= target {
         return Some(rule.min);
@@ -848,34 +869,14 @@ fn decide_stein_controlled(
     if summaries.len() < n as usize || control.len() < n as usize {
         return Decision::Need { main: n, pilot: 0 };
     }
-    let (upto, cs) = (&summaries[..n as usize], &control[..n as usize]);
-    let done = |stop, interval, paired| {
-        Decision::Done(Outcome {
-            stop,
-            replications: n,
-            interval,
-            paired,
-        })
-    };
-    if point_unstable(upto) {
-        return done(Stop::Unstable, None, false);
-    }
-    let Some((ys, xs)) = pairs(rule, upto, cs) else {
-        return done(Stop::Undefined, None, false);
-    };
-    // A control mostly unstable here: Stein's interval of the point's own.
-    let controlled = (!point_unstable(cs))
-        .then(|| stein_control_variate(&ys, &xs, exact, min, rule.level, true))
-        .flatten()
-        .map(|(mean, half_width, _)| Interval {
-            n,
-            mean,
-            half_width,
-            rel_half_width: (mean != 0.0).then(|| half_width / mean.abs()),
-        });
-    let paired = controlled.is_some();
-    let iv = controlled.unwrap_or_else(|| stein_interval(&ys, min, rule.level));
-    done(stop_at(rule, &iv, n), Some(iv), paired)
+    let n = n as usize;
+    conclude_paired(
+        rule,
+        exact,
+        (&summaries[..n], &control[..n]),
+        &summaries[..min],
+        Some(min),
+    )
 }
 
 fn decide_stein(rule: &PrecisionRule, summaries: &[Summary]) -> Decision {
