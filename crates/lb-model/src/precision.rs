@@ -171,11 +171,8 @@ impl PrecisionRule {
     /// E[1/n + (C̄ − E[C])²/S_CC] for normal pairs, the estimated β's share.
     /// Infinite below 4 pairs.
     pub fn controlled_half_width(&self, n: u32, var: f64) -> f64 {
-        if n < 4 {
-            return f64::INFINITY;
-        }
-        let nf = n as f64;
-        t_quantile(self.level, nf - 2.0) * (var * (nf - 2.0) / (nf * (nf - 3.0))).sqrt()
+        // Stein's with the whole sample as its first stage.
+        self.stein_controlled_half_width(n, n, var)
     }
 
     /// The expected half-width of Stein's control-variate interval
