@@ -326,7 +326,7 @@ fn geometric(inv_ln_1mq: f64, u: u64) -> u64 {
 }
 
 #[inline]
-fn geometric_m(inv_ln_1mq: f64, m: u64) -> u64 {
+pub(crate) fn geometric_m(inv_ln_1mq: f64, m: u64) -> u64 {
     let unif = m as f64 * (1.0 / 9_007_199_254_740_992.0);
     (unif.ln() * inv_ln_1mq) as u64
 }
@@ -381,6 +381,12 @@ impl GeometricTable {
             },
             ln: &LN_TABLE,
         }
+    }
+
+    /// (1/ln(1−q), the fast path's factor, the margin's absolute part) and
+    /// the shared table, for [`super::service`]'s lanes.
+    pub(crate) fn parts(&self) -> (f64, f64, f64, &'static [(f64, f64); 256]) {
+        (self.inv, self.fast, self.margin, self.ln)
     }
 
     /// The draw for the word `u`: exactly `geometric(inv, u)`.

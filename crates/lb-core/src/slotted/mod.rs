@@ -22,6 +22,7 @@ pub mod policy;
 pub mod pooled;
 pub mod sampling;
 pub mod scan;
+pub mod service;
 pub mod sim;
 pub mod summary;
 pub mod theory;

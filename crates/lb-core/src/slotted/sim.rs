@@ -6,6 +6,7 @@ use crate::slotted::fifo::Fifo;
 use crate::slotted::histogram::Histogram;
 use crate::slotted::law::{GeometricTable, Sampler};
 use crate::slotted::policy::{Assignment, Policy};
+use crate::slotted::service::{self, Service};
 use crate::slotted::summary::RunSummary;
 use crate::stability::{Trace, stability};
 use crate::streams::{Seeds, ServiceWords, Streams};
@@ -97,25 +98,22 @@ fn simulate<O: Observer>(cfg: &SlottedConfig, seeds: &Seeds, r: u64, obs: &mut O
     }
     let srv: Vec<Sampler> = cfg.system.service.iter().map(|l| l.sampler()).collect();
     let thresholds: Option<Vec<u64>> = srv.iter().map(Sampler::bernoulli_threshold).collect();
-    let geometric: Option<Vec<&GeometricTable>> =
-        srv.iter().map(Sampler::geometric_table).collect();
+    let geometric: Option<Vec<GeometricTable>> =
+        srv.iter().map(|s| s.geometric_table().cloned()).collect();
     match (thresholds, geometric) {
-        (Some(thr), _) => slot_loop::<_, false>(cfg, seeds, r, obs, |s, u| {
-            crate::slotted::law::bernoulli(thr[s], u)
-        }),
-        (None, Some(geo)) => slot_loop::<_, true>(cfg, seeds, r, obs, |s, u| geo[s].sample_word(u)),
-        (None, None) => slot_loop::<_, true>(cfg, seeds, r, obs, |s, u| srv[s].sample_word(u)),
+        (Some(thr), _) => slot_loop(cfg, seeds, r, obs, &service::Bernoulli(thr)),
+        (None, Some(geo)) => slot_loop(cfg, seeds, r, obs, &service::Geometric::new(geo)),
+        (None, None) => slot_loop(cfg, seeds, r, obs, &service::Samplers(srv)),
     }
 }
 
-/// The slot loop proper; `offer(n, word)` is S_n(t) drawn from its word,
-/// in a loop of its own when `SEPARATE` (see [`serve`]).
-fn slot_loop<O: Observer, const SEPARATE: bool>(
+/// The slot loop proper; `service` draws S_n(t) (see [`serve`]).
+fn slot_loop<O: Observer, S: Service>(
     cfg: &SlottedConfig,
     seeds: &Seeds,
     r: u64,
     obs: &mut O,
-    offer: impl Fn(usize, u64) -> u64,
+    service: &S,
 ) -> RunSummary {
     let mut st = Streams::new(seeds, r, cfg.system.servers());
     let n = cfg.system.servers();
@@ -163,6 +161,8 @@ fn slot_loop<O: Observer, const SEPARATE: bool>(
     };
     // This slot's departures (server, D_n(t)), filled without a branch on D.
     let mut served: Vec<(usize, u64)> = vec![(0, 0); n];
+    // This slot's offers S_n(t), when drawn in a pass of their own.
+    let mut offers: Vec<u64> = vec![0; if S::INLINE { 0 } else { n }];
     let mut trace = Trace::new(window, cfg.run.batches);
 
     let (mut acc_q, mut acc_q_after, mut acc_imb) = (0u128, 0u128, 0u128);
@@ -210,14 +210,15 @@ fn slot_loop<O: Observer, const SEPARATE: bool>(
         //    adds nothing to the area and makes the minimum 0).
         let next_measured = t + 1 >= warm && t + 1 < slots;
         let k;
-        (k, imbalance) = serve::<_, SEPARATE>(
+        (k, imbalance) = serve(
             &q,
             &mut part,
             &mut served,
+            &mut offers,
             next_measured,
             t,
             &st.service,
-            &offer,
+            service,
             obs,
         );
         sum_q -= if spreads {
@@ -273,14 +274,15 @@ fn slot_loop<O: Observer, const SEPARATE: bool>(
 /// its state in registers.
 #[inline(never)]
 #[allow(clippy::too_many_arguments)]
-fn serve<O: Observer, const SEPARATE: bool>(
+fn serve<O: Observer, S: Service>(
     q: &[u64],
     part: &mut [u64],
     served: &mut [(usize, u64)],
+    offers: &mut [u64],
     next_measured: bool,
     t: u64,
     words: &ServiceWords,
-    offer: &impl Fn(usize, u64) -> u64,
+    service: &S,
     obs: &mut O,
 ) -> (usize, u64) {
     let next_measured = next_measured as u64;
@@ -288,19 +290,12 @@ fn serve<O: Observer, const SEPARATE: bool>(
     let mut k = 0;
     let served = &mut served[..q.len()];
     // An expensive draw (a geometric's, dozens of instructions with a long
-    // dependency chain) goes in a loop of its own, which keeps many
-    // independent draws in flight: the offers of the busy servers (S_n(t),
-    // or 0 for an idle one) into `served`, read back below before entry s
-    // is overwritten (k ≤ s). A Bernoulli draw is cheaper inline.
-    if SEPARATE {
-        for (s, (&qs, &start)) in q.iter().zip(words.starts()).enumerate() {
-            let offered = if qs == 0 {
-                0
-            } else {
-                offer(s, ServiceWords::word_from(start, t))
-            };
-            served[s].1 = offered;
-        }
+    // dependency chain) goes in a pass of its own, which keeps many
+    // independent draws in flight (and, for the geometric, eight lanes at a
+    // time where the processor has them): the offers of the busy servers
+    // (S_n(t), or 0 for an idle one). A Bernoulli draw is cheaper inline.
+    if !S::INLINE {
+        service.offers(q, words.starts(), t, offers);
     }
     for (s, ((&qs, p), &start)) in q
         .iter()
@@ -312,10 +307,11 @@ fn serve<O: Observer, const SEPARATE: bool>(
             idle = true;
             continue;
         }
-        let offered = if SEPARATE {
-            served[s].1
+        let offered = if S::INLINE {
+            service.one(s, ServiceWords::word_from(start, t))
         } else {
-            offer(s, ServiceWords::word_from(start, t))
+            // SAFETY: offers holds n entries when the draws are not inline.
+            unsafe { *offers.get_unchecked(s) }
         };
         obs.service(s, t, offered);
         let d = offered.min(qs);
@@ -381,4 +377,73 @@ fn depart<const TWO: bool>(
 /// whatever the warm-up rule): the `Pooled` point's mean_sum_q.
 pub fn pooled_mean_queue(cfg: &SlottedConfig, seeds: &Seeds, r: u64) -> f64 {
     crate::slotted::pooled::run_pooled(cfg, seeds, r, &mut ()).mean_sum_q
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::slotted::config::{Granularity, RunLength, SystemConfig, TieBreak};
+    use crate::slotted::law::Law;
+
+    /// The three ways of drawing geometric service — eight lanes at a time
+    /// (where the processor has AVX-512), the table server by server, and
+    /// each server's general sampler — give the same run bit for bit: the
+    /// lanes change no number. N = 21 leaves a tail of 5 servers to the
+    /// scalar path; JSQ and WR under `job` with count_own, and L-JSQ-Pull.
+    #[test]
+    fn geometric_service_paths_give_the_same_run() {
+        let service: Vec<Law> = (0..21)
+            .map(|i| Law::Geometric {
+                mean: 1.0 + 99.0 * (i as f64 + 0.5) / 21.0,
+            })
+            .collect();
+        let mu: f64 = service.iter().map(Law::mean).sum();
+        let arrivals = Law::Poisson { mean: 1.0 }
+            .with_mean(0.9 * mu / 4.0)
+            .unwrap();
+        let policies = [
+            PolicyConfig::Jsq {
+                tie_break: TieBreak::Random,
+            },
+            PolicyConfig::WeightedRandom,
+            PolicyConfig::Led {
+                dispatch: crate::slotted::config::LedDispatch::LJsq,
+                update: crate::slotted::config::LedUpdate::Pull { p_hat: 0.5 },
+                tie_break: TieBreak::Random,
+            },
+        ];
+        for policy in policies {
+            let cfg = SlottedConfig {
+                system: SystemConfig {
+                    arrivals: vec![arrivals; 4],
+                    service: service.clone(),
+                },
+                policy,
+                granularity: Granularity::Job,
+                count_own: true,
+                run: RunLength {
+                    slots: 6_000,
+                    warmup: 600,
+                    batches: 20,
+                    warmup_rule: Default::default(),
+                    advance: Default::default(),
+                },
+            };
+            let seeds = Seeds::from_u64(3, 4);
+            let tables: Vec<GeometricTable> = service
+                .iter()
+                .map(|l| l.sampler().geometric_table().unwrap().clone())
+                .collect();
+            let lanes = service::Geometric::with_lanes(tables.clone(), true);
+            let by_one = service::Geometric::with_lanes(tables, false);
+            let general = service::Samplers(service.iter().map(|l| l.sampler()).collect());
+            let a = slot_loop(&cfg, &seeds, 1, &mut (), &lanes);
+            let b = slot_loop(&cfg, &seeds, 1, &mut (), &by_one);
+            let c = slot_loop(&cfg, &seeds, 1, &mut (), &general);
+            assert!(a.arrivals > 0 && a.completed > 0);
+            assert_eq!(format!("{a:?}"), format!("{b:?}"), "{policy:?}: lanes");
+            assert_eq!(format!("{b:?}"), format!("{c:?}"), "{policy:?}: sampler");
+            assert_eq!(format!("{a:?}"), format!("{:?}", run(&cfg, &seeds, 1)));
+        }
+    }
 }
