@@ -281,8 +281,10 @@ fn wyrand8(x: std::arch::x86_64::__m512i) -> std::arch::x86_64::__m512i {
     _mm512_xor_si512(lo, hi)
 }
 
-/// Whether this processor has the eight-lane pass's instructions.
-fn lanes_available() -> bool {
+/// Whether this processor has the eight-lane pass's instructions (AVX-512
+/// F, DQ and CD): where it has not, geometric service is drawn server by
+/// server, to the same numbers.
+pub fn lanes_available() -> bool {
     #[cfg(target_arch = "x86_64")]
     {
         std::is_x86_feature_detected!("avx512f")
