@@ -331,6 +331,11 @@ pub(crate) fn geometric_m(inv_ln_1mq: f64, m: u64) -> u64 {
     (unif.ln() * inv_ln_1mq) as u64
 }
 
+/// The table of (c_i, −ln c_i) every [`GeometricTable`] shares.
+pub(crate) fn ln_table() -> &'static [(f64, f64); 256] {
+    &LN_TABLE
+}
+
 /// For i = 0..256: c_i ≈ 1/(1 + (i + ½)/256), as rounded, and −ln c_i.
 static LN_TABLE: std::sync::LazyLock<[(f64, f64); 256]> = std::sync::LazyLock::new(|| {
     std::array::from_fn(|i| {
@@ -383,10 +388,10 @@ impl GeometricTable {
         }
     }
 
-    /// (1/ln(1−q), the fast path's factor, the margin's absolute part) and
-    /// the shared table, for [`super::service`]'s lanes.
-    pub(crate) fn parts(&self) -> (f64, f64, f64, &'static [(f64, f64); 256]) {
-        (self.inv, self.fast, self.margin, self.ln)
+    /// (1/ln(1−q), the fast path's factor, the margin's absolute part), for
+    /// [`super::service`]'s lanes.
+    pub(crate) fn parts(&self) -> (f64, f64, f64) {
+        (self.inv, self.fast, self.margin)
     }
 
     /// The draw for the word `u`: exactly `geometric(inv, u)`.

@@ -12,7 +12,7 @@
 //! - [`Samplers`]: any other law, each server's [`Sampler`] in a pass of its
 //!   own.
 
-use crate::slotted::law::{GeometricTable, Sampler, geometric_m};
+use crate::slotted::law::{GeometricTable, Sampler, geometric_m, ln_table};
 use crate::streams::ServiceWords;
 
 /// A slot's service draws. `INLINE` ones are drawn server by server inside
@@ -26,13 +26,25 @@ pub trait Service {
     /// S_n(t) of every server with work (`q[s]` > 0) into `out[s]`, 0 for an
     /// idle one, for slot `t` and the servers' word starts.
     fn offers(&self, q: &[u64], starts: &[u64], t: u64, out: &mut [u64]) {
-        for (s, ((o, &qs), &start)) in out.iter_mut().zip(q).zip(starts).enumerate() {
-            *o = if qs == 0 {
-                0
-            } else {
-                self.one(s, ServiceWords::word_from(start, t))
-            };
-        }
+        one_by_one(self, 0, q, starts, t, out);
+    }
+}
+
+/// Servers `from..` of [`Service::offers`], server by server.
+fn one_by_one<S: Service + ?Sized>(
+    service: &S,
+    from: usize,
+    q: &[u64],
+    starts: &[u64],
+    t: u64,
+    out: &mut [u64],
+) {
+    for (s, ((o, &qs), &start)) in out.iter_mut().zip(q).zip(starts).enumerate().skip(from) {
+        *o = if qs == 0 {
+            0
+        } else {
+            service.one(s, ServiceWords::word_from(start, t))
+        };
     }
 }
 
@@ -83,14 +95,11 @@ impl Geometric {
     /// As [`new`](Self::new), choosing the lanes (`true` only takes effect
     /// where the processor has them): the tests compare the two.
     pub fn with_lanes(tables: Vec<GeometricTable>, lanes: bool) -> Geometric {
-        let ln = tables
-            .first()
-            .map_or_else(|| GeometricTable::new(-1.0).parts().3, |t| t.parts().3);
         Geometric {
             fast: tables.iter().map(|t| t.parts().1).collect(),
             margin: tables.iter().map(|t| t.parts().2).collect(),
             tables,
-            ln,
+            ln: ln_table(),
             lanes: lanes && lanes_available(),
         }
     }
@@ -114,9 +123,9 @@ impl Service for Geometric {
     /// (gathered), and the same floating-point operations in the same order
     /// as [`GeometricTable::sample_word`] — no fused multiply-add, IEEE
     /// rounding lane by lane — so every lane's K is the scalar draw's. A lane
-    /// whose y lies within the margin of an integer is drawn again by the
-    /// scalar path (which then takes the formula), as are the last N mod 8
-    /// servers.
+    /// whose y lies within the margin of an integer is drawn by the formula,
+    /// as the scalar draw does there; the last N mod 8 servers are drawn
+    /// server by server.
     fn offers(&self, q: &[u64], starts: &[u64], t: u64, out: &mut [u64]) {
         let n = q
             .len()
@@ -135,13 +144,7 @@ impl Service for Geometric {
         } else {
             0
         };
-        for s in done..n {
-            out[s] = if q[s] == 0 {
-                0
-            } else {
-                self.one(s, ServiceWords::word_from(starts[s], t))
-            };
-        }
+        one_by_one(self, done, &q[..n], &starts[..n], t, &mut out[..n]);
     }
 }
 
