@@ -79,8 +79,6 @@ pub struct Geometric {
     /// Per server: the fast path's factor and the margin's absolute part.
     fast: Vec<f64>,
     margin: Vec<f64>,
-    /// The shared table of (c_i, −ln c_i).
-    ln: &'static [(f64, f64); 256],
     /// Eight lanes at a time (AVX-512 F, DQ and CD present).
     lanes: bool,
 }
@@ -99,7 +97,6 @@ impl Geometric {
             fast: tables.iter().map(|t| t.parts().1).collect(),
             margin: tables.iter().map(|t| t.parts().2).collect(),
             tables,
-            ln: ln_table(),
             lanes: lanes && lanes_available(),
         }
     }
@@ -184,7 +181,7 @@ impl Geometric {
     ) {
         use std::arch::x86_64::*;
         let half = _mm512_set1_pd(0.5);
-        let table = self.ln.as_ptr() as *const f64;
+        let table = ln_table().as_ptr() as *const f64;
         // SAFETY: the caller gives i + 8 ≤ the servers and out's length;
         // the table's indices are below 512.
         unsafe {
@@ -321,10 +318,10 @@ mod tests {
 
     /// The eight-lane pass gives every server the scalar draw's S_n(t), idle
     /// servers 0, at random starts and slots, over means from 10⁻⁹ to 10¹⁷
-    /// (where the fast path is off and every lane falls back), and on servers
-    /// whose words sit next to a threshold of K (the fallback lanes). Where
-    /// the processor has no AVX-512 both sides take the scalar path and the
-    /// test says so.
+    /// (at 10¹⁷ the fast path is off and every lane falls back to the
+    /// formula; the words next to a threshold of K are the next test's).
+    /// Where the processor has no AVX-512 both sides take the scalar path
+    /// and the test says so.
     #[test]
     fn lanes_draw_what_the_scalar_path_draws() {
         // The extremes first, so that they fall in lanes (not the tail).
