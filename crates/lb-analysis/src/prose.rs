@@ -159,10 +159,11 @@ fn unsettled(r: &PointResult) -> String {
         return String::new();
     }
     let f = s.longer().unwrap_or(2.0).ceil();
-    if s.mixed() {
+    if s.rising() {
         format!(
-            " (not settled: its replications disagree on stability; runs at least {f}× as \
-             long are needed for them to agree)"
+            " (not settled: ΣQ still rising, but slowing: a run that has not relaxed, not \
+             divergence; runs at least {f}× as long are needed to settle it or show it \
+             diverging)"
         )
     } else {
         format!(" (not settled: runs at least {f}× as long are needed to settle it)")

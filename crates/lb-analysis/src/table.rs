@@ -9,6 +9,7 @@
 use crate::metric::Metric;
 use crate::results::{PointResult, axis_names};
 use crate::stats::{IntervalKind, LEVEL, MetricKind, batch_means, estimate, interval_of, mser};
+use lb_core::stability::PointStability;
 use polars::prelude::*;
 
 /// The columns of a summary table, for `lb table --help` and the docs.
@@ -20,8 +21,10 @@ p_hat           the update probability p̂ used, where a policy has one (calibra
                 where the manifest asks)
 n               replications present in the cache; needed: replications the plan asks for
 stable          replications judged stable (no significant growth of ΣQ over the second half of the run)
-stability       stable (every replication), unstable (a majority not: steady-state metrics are left
-                empty, Markdown says unstable), mixed (some not)
+stability       stable (no more replications flagged by the trend test than its 2% false alarms allow),
+                unstable (most flagged and ΣQ growing at a steady rate through the run: divergence;
+                steady-state metrics are left empty, Markdown says unstable), rising (flagged, but the
+                growth slowing: a run that has not relaxed, not divergence; it has not settled)
 <metric>        mean over replications; <metric>_hw: half-width of its 95% Student-t interval (empty when n < 2)
                 a fraction or proportion (values in [0, 1]) has <metric>_lo, <metric>_hi instead, and
                 <metric>_interval: wilson (events pooled over replications, Wilson interval on the
@@ -34,8 +37,9 @@ bm_lag1         worst |lag-1 autocorrelation| of within-run batch means of ΣQ; 
 mser_cut        largest fraction of a run's measured window that MSER-5 would still cut as warm-up
 settled         yes, or no: ≥×k (the runs have not settled — MSER-5 at its cap or batch means still
                 correlated in more replications than chance allows — and runs at least k times as long
-                are needed), or no: mixed, ≥×k (replications disagree on stability; at least k times as
-                long is needed for them to agree); a point not settled decides no claim
+                are needed), or no: rising, ≥×k (ΣQ still rising but slowing: a transient; at least k
+                times as long is needed to settle it or show it diverging); a point not settled decides
+                no claim
 key             the point's key (lb show KEY); every replication's record is under it
 
 replications.csv: one row per (point, replication): point (row index), experiment, the point's
@@ -180,8 +184,11 @@ pub struct PointSummary {
     /// Replications read, and how many of them were judged stable.
     pub n: u32,
     pub stable: u32,
-    /// `stable` (every replication), `unstable` (a majority not), `mixed`
-    /// (some not), or empty with no replication.
+    /// `stable` (no more replications flagged than the trend test's false
+    /// alarms allow), `unstable` (most flagged, growing at a steady rate:
+    /// divergence), `rising` (flagged, but slowing: not relaxed yet), or
+    /// empty with no replication
+    /// ([`lb_core::stability::point_stability`]).
     pub stability: &'static str,
     /// One per metric; None where undefined, and for steady-state metrics at
     /// an unstable point (its numbers describe no steady state).
@@ -202,8 +209,9 @@ pub struct PointSummary {
 fn point_summary(
     df: Option<&DataFrame>,
     metrics: &[Metric],
-    first: Option<usize>,
+    r: &PointResult,
 ) -> PolarsResult<PointSummary> {
+    let first = r.first_stage;
     let Some(df) = df else {
         return Ok(PointSummary {
             n: 0,
@@ -224,12 +232,10 @@ fn point_summary(
         .flatten()
         .filter(|&b| b)
         .count() as u32;
-    let stability = if stable == n {
-        "stable"
-    } else if 2 * (n - stable) > n {
-        "unstable"
-    } else {
-        "mixed"
+    let stability = match lb_model::config::point_stability(&r.summaries).0 {
+        PointStability::Stable => "stable",
+        PointStability::Unstable => "unstable",
+        PointStability::Rising => "rising",
     };
     let mut cells = Vec::with_capacity(metrics.len());
     for m in metrics {
@@ -342,7 +348,7 @@ pub fn point_summaries(
     let mut sums = by_point
         .into_iter()
         .zip(results)
-        .map(|(df, r)| point_summary(df, metrics, r.first_stage))
+        .map(|(df, r)| point_summary(df, metrics, r))
         .collect::<PolarsResult<Vec<_>>>()?;
     with_control(&mut sums, results, metrics);
     Ok(sums)
@@ -607,11 +613,11 @@ pub fn markdown(df: &DataFrame) -> PolarsResult<String> {
         out.push_str(
             "\n† Not settled: the point's runs have not reached steady state (MSER-5 would \
              still cut half a run's window, or its batch means stay correlated, in more \
-             replications than chance allows), or its replications disagree on stability. \
-             Its numbers are shown but decide no claim; the settled column says what would \
-             settle it (≥×k: runs at least k times as long; mixed, ≥×k: its replications \
-             disagree on stability, and runs at least k times as long are needed for them to \
-             agree). k is a lower bound read off the runs themselves: a run too short to have \
+             replications than chance allows), or its ΣQ is still rising but slowing (a run \
+             that has not relaxed, not divergence). Its numbers are shown but decide no claim; \
+             the settled column says what would settle it (≥×k: runs at least k times as long; \
+             rising, ≥×k: ΣQ still rising, and runs at least k times as long are needed to \
+             settle it or show it diverging). k is a lower bound read off the runs themselves: a run too short to have \
              relaxed cannot show how slowly it relaxes.\n",
         );
     }

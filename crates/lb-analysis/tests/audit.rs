@@ -109,6 +109,7 @@ fn claim(check: Check) -> Claim {
         origin: claim::Origin::Paper,
         paper: Some("Zhou, Shroff and Wierman".into()),
         stands_for: None,
+        reading: Some("the test's setting".into()),
         filter: Default::default(),
         level: claim::DEFAULT_LEVEL,
         stated_level: claim::DEFAULT_LEVEL,

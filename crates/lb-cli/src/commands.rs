@@ -365,8 +365,9 @@ pub fn render_plan(cache: &Cache, plan: &Plan) -> String {
             s,
             "  settled no: ≥×k: the cached runs have not settled (MSER-5 at its cap, or batch \
              means still correlated) and decide no steady-state claim; runs at least k times \
-             as long are needed to settle them. no: mixed, ≥×k: its replications disagree on \
-             stability, and runs at least k times as long are needed for them to agree \
+             as long are needed to settle them. no: rising, ≥×k: ΣQ still rising but slowing (a \
+             transient, not divergence), and runs at least k times as long are needed to settle \
+             it or show it diverging \
              ({unsettled} point(s) in all; the audit says which claims they hold up)"
         );
     }

@@ -232,12 +232,20 @@ pub enum Summary {
     Spn(SpnSummary),
 }
 
-/// Whether a majority of the replications were judged unstable (as
+/// Whether the replications show divergence (as
 /// `lb_core::slotted::point_unstable`, for either model's summaries): a
 /// point that has no steady state.
 pub fn point_unstable(summaries: &[Summary]) -> bool {
-    let bad = summaries.iter().filter(|s| !s.stable()).count();
-    2 * bad > summaries.len()
+    point_stability(summaries).0 == lb_core::stability::PointStability::Unstable
+}
+
+/// A point's stability read on its replications: the label, the flagged
+/// count and the median share of growth the flagged ones keep
+/// ([`lb_core::stability::point_stability`]).
+pub fn point_stability(
+    summaries: &[Summary],
+) -> (lb_core::stability::PointStability, usize, Option<f64>) {
+    lb_core::stability::point_stability(summaries.iter().map(|s| (s.stable(), s.trace())))
 }
 
 impl Summary {

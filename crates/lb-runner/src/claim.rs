@@ -141,6 +141,12 @@ macro_rules! claim_tables {
             /// statement, quoted, with where it is.
             #[serde(default)]
             pub stands_for: Option<String>,
+            /// A paper's statement: the setting its paper states or implies
+            /// for it, with the sentence that implies it quoted and where it
+            /// is. The claim is decided there; what the text leaves open goes
+            /// to a robustness map.
+            #[serde(default)]
+            pub reading: Option<String>,
             $( $(#[doc = $doc])* #[serde($($serde)*)] $(#[schemars($($sch)*)])? pub $key: $ty, )*
             /// Why the claim fails in our setting (refuted or inconclusive),
             /// in a sentence or two; the report prints it beside the verdict.
@@ -330,6 +336,9 @@ pub struct Claim {
     pub paper: Option<String>,
     /// A stand-in's statement: the claim it tests or the paper's words.
     pub stands_for: Option<StandsFor>,
+    /// A paper's statement: the setting its paper states or implies, with
+    /// the sentence that implies it (`reading`).
+    pub reading: Option<String>,
     /// The points read (`where`); empty: every point of the policies named.
     pub filter: Where,
     /// The level its intervals decide at: `stated_level` as the coverage
@@ -377,6 +386,7 @@ impl WhyCheck {
             origin: Origin::Check,
             paper: None,
             stands_for: None,
+            reading: None,
             filter: self.filter.clone(),
             level: self.level,
             stated_level: self.stated_level,

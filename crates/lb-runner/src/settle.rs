@@ -16,18 +16,23 @@
 //!   < 2/√k on the k batches left (merging stops once fewer than 16 would
 //!   remain, so a run of 64 batches that stays correlated is judged on 8).
 //!
-//! A point has settled when its replications agree on stability (some
-//! stable and some not is no steady state to read) and no more of its
-//! stable replications fail the rule than chance allows a settled point:
+//! A point has settled when its replications' stability reads clearly
+//! ([`lb_core::stability::point_stability`]: stable, with no more flags of
+//! the trend test than its false alarms allow, or unstable, most flagged and
+//! growing at a steady rate; a point still rising, its growth slowing, is a
+//! run that has not relaxed and has not settled) and no more of its
+//! replications held to the rule fail it than chance allows a settled point:
 //! at most [`allowed`]`(n)`, the count a settled point exceeds with
 //! probability at most 5% were each replication to fail with probability
 //! [`FALSE_FAIL`]. With up to 10 replications that is none; with 72, two;
 //! with 444, five. (A rule that refused any failure would flag ever more
-//! settled points as replications are added.) Replications judged unstable are not held to the rule:
-//! whether a policy is stable is the stability claims' to decide, and an
-//! unstable policy loses an ordering whatever its warm-up.
+//! settled points as replications are added.) At an unstable point the
+//! flagged replications are not held to the rule: whether a policy is
+//! stable is the stability claims' to decide, and an unstable policy loses
+//! an ordering whatever its warm-up. At a stable point every replication is,
+//! the trend test's false alarms too.
 
-use lb_core::stability::{merged_batch_means, mser};
+use lb_core::stability::{PointStability, merged_batch_means, mser};
 use lb_model::Summary;
 
 /// The chance that a settled replication fails the rule anyway, as the
@@ -65,8 +70,15 @@ pub fn allowed(n: usize) -> usize {
 pub struct Settling {
     /// Replications read.
     pub replications: usize,
-    /// Of them, judged unstable.
+    /// Of them, flagged by the trend test.
     pub unstable: usize,
+    /// The point's stability, read on all of them.
+    pub label: Option<PointStability>,
+    /// The median share of growth its flagged replications keep through
+    /// their runs ([`lb_core::stability::growth_kept`]).
+    pub kept: Option<f64>,
+    /// Replications held to the rule.
+    pub held: usize,
     /// Stable ones whose MSER-5 cut reached half the window.
     pub capped: usize,
     /// Stable ones that fail the rule, either way.
@@ -84,8 +96,12 @@ pub struct Settling {
 impl Settling {
     /// The rule applied to a point's replications.
     pub fn of(summaries: &[Summary]) -> Settling {
+        let (label, flagged, kept) = lb_model::config::point_stability(summaries);
         let mut s = Settling {
             replications: summaries.len(),
+            unstable: flagged,
+            label: Some(label),
+            kept,
             need: 1.0,
             ..Settling::default()
         };
@@ -100,10 +116,10 @@ impl Settling {
             if correlated {
                 s.need = s.need.max(length_factor(lag1, b.len()));
             }
-            if !r.stable() {
-                s.unstable += 1;
+            if !r.stable() && label != PointStability::Stable {
                 continue;
             }
+            s.held += 1;
             s.capped += usize::from(capped);
             s.correlated += usize::from(correlated);
             s.failed += usize::from(capped || correlated);
@@ -114,19 +130,21 @@ impl Settling {
         s
     }
 
-    /// Whether the replications disagree on stability.
-    pub fn mixed(&self) -> bool {
-        self.unstable > 0 && self.unstable < self.replications
+    /// Whether the point is still rising: more replications flagged than
+    /// the trend test's false alarms allow, but their growth slowing (or
+    /// only a minority flagged): a run that has not relaxed.
+    pub fn rising(&self) -> bool {
+        self.label == Some(PointStability::Rising)
     }
 
     /// Whether the point may decide a claim.
     pub fn settled(&self) -> bool {
-        !self.mixed() && !self.too_many()
+        !self.rising() && !self.too_many()
     }
 
     /// Whether more stable replications fail than chance allows.
     fn too_many(&self) -> bool {
-        self.failed > allowed(self.replications - self.unstable)
+        self.failed > allowed(self.held)
     }
 
     /// Why it has not settled, in words; None when it has.
@@ -136,9 +154,20 @@ impl Settling {
         }
         let n = self.replications;
         let mut parts = Vec::new();
-        if self.mixed() {
+        if self.rising() {
+            let kept = self
+                .kept
+                .map(|k| {
+                    format!(
+                        ", their growth slowing (the second half of the window keeps {:.0}% \
+                         of the first half's rate; divergence keeps it all)",
+                        100.0 * k
+                    )
+                })
+                .unwrap_or_default();
             parts.push(format!(
-                "{} of {n} replications unstable, the others not",
+                "ΣQ still rising in {} of {n} replications{kept}: a transient, not \
+                 divergence",
                 self.unstable
             ));
         }
@@ -183,13 +212,13 @@ impl Settling {
     }
 
     /// The point's `settled` cell in a table or plan: "yes", "no: ≥×k" (runs
-    /// at least k times as long are needed to settle it) or "no: mixed, ≥×k"
+    /// at least k times as long are needed to settle it) or "no: rising, ≥×k"
     /// (its replications disagree on stability; runs at least k times as
     /// long are needed for them to agree).
     pub fn cell(&self) -> String {
         match self.longer() {
             None => "yes".into(),
-            Some(f) if self.mixed() => format!("no: mixed, ≥×{}", f.ceil()),
+            Some(f) if self.rising() => format!("no: rising, ≥×{}", f.ceil()),
             Some(f) => format!("no: ≥×{}", f.ceil()),
         }
     }
@@ -361,7 +390,7 @@ mod tests {
             run(flat.clone(), true),
             run(rising.clone(), false),
         ]);
-        assert!(mixed.mixed());
+        assert!(mixed.rising());
         // The drifting run, judged unstable, is read too: MSER-5 at its cap.
         assert_eq!(mixed.need, 2.0);
         let k = mixed.longer().expect("not settled");

@@ -565,6 +565,7 @@ fn origin(
         ("paper", &c.paper),
         ("tests", &c.tests),
         ("stands_for", &c.stands_for),
+        ("reading", &c.reading),
     ] {
         if v.as_deref().is_some_and(|v| v.trim().is_empty()) {
             return Err(l.error(&format!("{at}.{k}"), "must not be empty"));
@@ -579,6 +580,27 @@ fn origin(
                 origin.name()
             ),
         ));
+    }
+    match (origin, &c.reading) {
+        (Origin::Paper, None) => {
+            return Err(l.error(
+                &format!("{at}.reading"),
+                "a paper's statement is decided at the setting its paper states or implies: \
+                 reading = \"<that setting> (<where>: \\\"<the sentence that implies it>\\\")\"; \
+                 what the text leaves open goes to a [[robustness]] map",
+            ));
+        }
+        (Origin::Paper, Some(_)) | (_, None) => {}
+        (o, Some(_)) => {
+            return Err(l.error(
+                &format!("{at}.reading"),
+                format!(
+                    "only a paper's statement (origin = \"paper\") has the paper's reading; \
+                     this claim's origin is \"{}\": remove `reading`",
+                    o.name()
+                ),
+            ));
+        }
     }
     let stands_for = match (origin, &c.tests, &c.stands_for) {
         (Origin::StandIn, Some(t), _) => Some(StandsFor::Claim(t.clone())),
@@ -708,6 +730,7 @@ fn claim(l: &Parsed, i: usize, c: &ClaimToml, before: &[Claim]) -> Result<Claim,
         origin,
         paper,
         stands_for,
+        reading: c.reading.clone(),
         filter: keys.filter,
         level,
         stated_level,

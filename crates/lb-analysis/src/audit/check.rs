@@ -303,6 +303,9 @@ pub struct ClaimResult {
     /// What a stand-in stands for: the paper claim it tests (an id) or the
     /// paper's words.
     pub stands_for: Option<String>,
+    /// A paper's statement: the setting its paper states or implies, with
+    /// the sentence that implies it.
+    pub reading: Option<String>,
     /// The level its intervals decide at (and are printed at): its stated
     /// level as lb's coverage certificate calibrated it, or as stated
     /// (`decide_at = "nominal"`).

@@ -74,6 +74,7 @@ pub(super) fn audit_shifted(
             StandsFor::Claim(id) => id.clone(),
             StandsFor::Quote(q) => q.clone(),
         }),
+        reading: c.reading.clone(),
         level,
         stated_level: c.stated_level,
         decide_at: c.decide_at,

@@ -7,6 +7,10 @@ use lb_runner::claim::ClaimKind;
 
 /// "mean ± half-width", or the value alone.
 pub(super) fn measured(c: &Check) -> String {
+    // An unsettled point's mean decides nothing, and is not shown as if it did.
+    if c.unsettled.is_some() {
+        return "— (not settled)".into();
+    }
     if c.measured.is_nan() {
         return "—".into();
     }
@@ -58,7 +62,15 @@ pub fn describe(c: &ClaimResult, k: &Check) -> String {
         format!(" at {at}")
     };
     match c.kind {
-        ClaimKind::Ordering => format!("{label}: {} = {}{at}", k.policy, measured_at(c.level, k)),
+        ClaimKind::Ordering => format!(
+            "{label}: {} = {}{at}{}",
+            k.policy,
+            measured_at(c.level, k),
+            match (&k.note, k.measured.is_nan()) {
+                (Some(n), true) => format!(" ({n})"),
+                _ => String::new(),
+            }
+        ),
         ClaimKind::Value => format!(
             "{label} of {} = {}{at}; expected {}",
             k.policy,

@@ -99,6 +99,9 @@ fn section_head(s: &mut String, c: &ClaimResult, depth: usize) {
             }
         }
     );
+    if let Some(r) = &c.reading {
+        let _ = writeln!(s, "- Decided at the paper's reading: {}", md(r));
+    }
     let _ = writeln!(
         s,
         "- Holds when: {}; {} intervals{}",

@@ -90,21 +90,31 @@ fn paired(
         equivalence,
         scale,
     };
+    // Where a side diverges the point is decided by stability, and no mean
+    // is read: an unstable point's mean describes no steady state.
     let (verdict, note) = match (sb, sw) {
         (true, true) => (decision.verdict(), None),
         (true, false) => (
             Verdict::Confirmed,
-            Some(format!("{worse} is unstable here")),
+            Some(format!(
+                "{better} is stable where {worse} is not (decided by stability, not by means)"
+            )),
         ),
-        (false, true) => (Verdict::Refuted, Some(format!("{better} is unstable here"))),
+        (false, true) => (
+            Verdict::Refuted,
+            Some(format!(
+                "{worse} is stable where {better} is not (decided by stability, not by means)"
+            )),
+        ),
         (false, false) => (Verdict::Inconclusive, Some("both unstable".to_string())),
     };
+    let (measured, half_width) = if sb && sw { (mean, hw) } else { (f64::NAN, None) };
     Some(Check {
         at: at_string(b),
         axes: b.axes.clone(),
         policy: format!("{worse} − {better}"),
-        measured: mean,
-        half_width: hw,
+        measured,
+        half_width,
         replications: diffs.len(),
         threshold: if equivalence > 0.0 {
             format!(

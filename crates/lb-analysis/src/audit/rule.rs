@@ -54,10 +54,11 @@ pub(super) fn rule(c: &Check, metric: Option<Metric>) -> String {
             c.last
         ),
         Check::Stability(c) => format!(
-            "every replication at the point is judged {} (all {} refute it; replications \
-             that disagree decide nothing)",
+            "the point's replications read {} together: stable when no more of them are \
+             flagged by the trend test than its 2% false alarms allow, unstable when most are \
+             and their ΣQ keeps growing at a steady rate through the run (divergence); a point \
+             still rising but slowing has not relaxed and decides nothing",
             if c.stable { "stable" } else { "unstable" },
-            if c.stable { "unstable" } else { "stable" }
         ),
     }
 }

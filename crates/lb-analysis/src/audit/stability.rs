@@ -1,15 +1,18 @@
 //! Stability claims ("the policy is (un)stable here"): at every point, the
-//! fraction of replications judged unstable. A point decides only when its
-//! replications agree: all of them as claimed confirms, all of them
-//! contrary refutes, and replications that disagree decide nothing (the
-//! point is inconclusive, and says so): one unstable replication among
-//! twenty is either a run that did not settle or a detector's false alarm,
-//! and the audit cannot tell which.
+//! label its replications give together
+//! ([`lb_core::stability::point_stability`]). Stable: no more replications
+//! flagged by the trend test than its false alarms allow (so more
+//! replications only make the label surer). Unstable: most flagged, and
+//! their ΣQ growing at a steady rate through the run (divergence, which
+//! survives a longer run). Rising: flagged, but the growth slowing — a run
+//! that has not relaxed, which decides nothing until longer runs settle it
+//! or show it diverging.
 
 use super::check::{Check, Verdict};
 use super::points::{at_string, keys, selected};
 use crate::results::PointResult;
 use lb_runner::claim::Stability;
+use lb_core::stability::PointStability;
 use lb_runner::outputs::Where;
 
 /// The checks of a stability claim: one per point of each policy that has
@@ -32,16 +35,12 @@ pub(super) fn checks(c: &Stability, filter: &Where, results: &[PointResult]) -> 
 /// unstable there.
 fn check_at(r: &PointResult, label: &str, claimed: bool) -> Check {
     let n = r.summaries.len();
-    let unstable = r.summaries.iter().filter(|s| !s.stable()).count();
+    let (read, unstable, kept) = lb_model::config::point_stability(&r.summaries);
     let frac = unstable as f64 / n as f64;
-    // Unanimous replications decide; disagreeing ones do not.
-    let as_claimed = if claimed { n - unstable } else { unstable };
-    let verdict = if as_claimed == n {
-        Verdict::Confirmed
-    } else if as_claimed == 0 {
-        Verdict::Refuted
-    } else {
-        Verdict::Inconclusive
+    let verdict = match (read, claimed) {
+        (PointStability::Stable, true) | (PointStability::Unstable, false) => Verdict::Confirmed,
+        (PointStability::Stable, false) | (PointStability::Unstable, true) => Verdict::Refuted,
+        (PointStability::Rising, _) => Verdict::Inconclusive,
     };
     let growth = r
         .summaries
@@ -57,19 +56,36 @@ fn check_at(r: &PointResult, label: &str, claimed: bool) -> Check {
         half_width: None,
         replications: n,
         threshold: format!(
-            "claimed {}: every replication {}",
+            "claimed {}: {}",
             if claimed { "stable" } else { "unstable" },
-            if claimed { "stable" } else { "unstable" }
+            if claimed {
+                format!(
+                    "at most {} of {n} replications flagged (the trend test's false alarms)",
+                    lb_core::stability::alarms_allowed(n)
+                )
+            } else {
+                format!(
+                    "most replications flagged, ΣQ growing at a steady rate (the second half \
+                     keeping ≥ {:.0}% of the first half's)",
+                    100.0 * lb_core::stability::GROWTH_KEPT
+                )
+            }
         ),
         verdict,
         note: Some(format!(
-            "{}largest ΣQ growth over the second half: {:.0}%",
-            if verdict == Verdict::Inconclusive {
-                "the replications disagree, so the point decides nothing; "
+            "{}largest ΣQ growth over the second half: {:.0}%{}",
+            if read == PointStability::Rising {
+                "ΣQ still rising, but slowing: a run that has not relaxed, not divergence, so \
+                 the point decides nothing until longer runs settle it; "
             } else {
                 ""
             },
-            100.0 * growth
+            100.0 * growth,
+            kept.map(|k| format!(
+                "; the flagged runs' second half keeps {:.0}% of the first half's growth rate",
+                100.0 * k
+            ))
+            .unwrap_or_default()
         )),
         keys: keys(&[r]),
         decision: None,

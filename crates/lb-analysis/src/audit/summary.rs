@@ -17,6 +17,9 @@ pub struct ClaimRow {
     pub paper: Option<String>,
     /// What a stand-in stands for: a claim id or the paper's words.
     pub stands_for: Option<String>,
+    /// A paper's statement: the setting its paper states or implies.
+    #[serde(default)]
+    pub reading: Option<String>,
     /// The level of its intervals.
     pub level: f64,
     /// Why a confirmed claim does not test its statement, if it does not.
@@ -159,6 +162,7 @@ fn row(c: &ClaimResult) -> ClaimRow {
         origin: c.origin.name().to_string(),
         paper: c.paper.clone(),
         stands_for: c.stands_for.clone(),
+        reading: c.reading.clone(),
         level: c.level,
         untested: c.untested.clone(),
         margin: c.margin.clone(),

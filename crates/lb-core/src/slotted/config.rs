@@ -103,6 +103,15 @@ pub enum TieBreak {
     Random,
     /// The lowest server index.
     Lowest,
+    /// One uniform draw per slot that every dispatcher uses (JSQ only): the
+    /// dispatchers agree on the tie, as Zhou, Shroff and Wierman's §4.2 reads
+    /// JSQ with many dispatchers ("all the dispatchers will route arrivals to
+    /// the single shortest queue"). Under `batch` granularity, or `job`
+    /// without `count_own`, every dispatcher sends its jobs to the same
+    /// uniform member of the snapshot's argmin; under `job` with `count_own`
+    /// every dispatcher water-fills the snapshot with ties in one uniform
+    /// order of the servers, drawn for the slot.
+    Shared,
 }
 
 /// The dispatching strategy of an LED policy (seed 000 §3.2, Examples 1–3).
@@ -328,6 +337,18 @@ impl PolicyConfig {
 
     /// Checks the policy against a system of `n` servers.
     pub fn validate(&self, n: usize) -> Result<(), String> {
+        let shared = match *self {
+            PolicyConfig::Led { tie_break, .. }
+            | PolicyConfig::Pod { tie_break, .. }
+            | PolicyConfig::Lsq { tie_break, .. } => tie_break == TieBreak::Shared,
+            _ => false,
+        };
+        if shared {
+            return Err("tie_break: \"shared\" (one draw per slot for every dispatcher) is \
+                        JSQ's, whose dispatchers all read one snapshot; use \"random\" or \
+                        \"lowest\""
+                .into());
+        }
         let check_d = |field: &str, d: usize| {
             if d == 0 || d > n {
                 Err(format!("{field}: d must lie in 1..={n} (N), got {d}"))

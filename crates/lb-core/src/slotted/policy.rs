@@ -238,6 +238,14 @@ pub struct Policy {
     adds: Vec<(usize, u64)>,
     /// The argmin set of the snapshot Q(t), computed once per slot (JSQ).
     snapshot_min: Option<Vec<usize>>,
+    /// JSQ with ties shared by the dispatchers ([`TieBreak::Shared`]): the
+    /// slot's one pick from the argmin set, and the slot's uniform order of
+    /// the servers (`job` with `count_own`), drawn at the slot's first
+    /// dispatch.
+    shared_ties: bool,
+    shared_pick: Option<usize>,
+    shared_order: Vec<usize>,
+    shared_order_drawn: bool,
     /// The slot's split under `job` granularity (WR, Random, JIQ).
     split: Option<FixedSplit>,
     /// JIQ-Spread (revision 1): the split of the jobs of j dispatchers
@@ -367,6 +375,10 @@ impl Policy {
             own: vec![0; n],
             adds: Vec::new(),
             snapshot_min: None,
+            shared_ties: tie == TieBreak::Shared,
+            shared_pick: None,
+            shared_order: Vec::new(),
+            shared_order_drawn: false,
             split: fixed_split(cfg),
             spread_splits: spread_splits(cfg),
             shared: SharedFill::default(),
@@ -398,6 +410,8 @@ impl Policy {
     #[inline]
     pub fn begin_slot(&mut self) {
         self.snapshot_min = None;
+        self.shared_pick = None;
+        self.shared_order_drawn = false;
     }
 
     /// A whole slot's dispatch: [`begin_slot`](Self::begin_slot), then every
@@ -628,7 +642,28 @@ impl Policy {
                 0
             }
             Kind::Jsq => {
-                if job && self.count_own && !random_ties {
+                if job && self.count_own && self.shared_ties {
+                    // Ties shared: every dispatcher fills a copy of Q(t) read
+                    // in the slot's one uniform order of the servers, with
+                    // lowest-position ties (the scan's placement).
+                    if !self.shared_order_drawn {
+                        let order = &mut self.shared_order;
+                        order.clear();
+                        order.extend(0..self.n);
+                        for i in (1..self.n).rev() {
+                            order.swap(i, below(rng, i + 1));
+                        }
+                        self.shared_order_drawn = true;
+                    }
+                    let order = &self.shared_order;
+                    let view = &mut self.view;
+                    view.clear();
+                    view.extend(order.iter().map(|&s| q[s]));
+                    let sum = q.iter().sum();
+                    let hint = &mut self.view_level;
+                    self.scan
+                        .fill(rng, view, sum, a, hint, |s, c| out.add(order[s], c));
+                } else if job && self.count_own && !random_ties {
                     // Lowest-index ties: the scan's fill of a copy of Q(t),
                     // the sorted fill's placement without the sort.
                     let view = &mut self.view;
@@ -647,7 +682,14 @@ impl Policy {
                         let mn = *q.iter().min().expect("N ≥ 1");
                         (0..q.len()).filter(|&s| q[s] == mn).collect()
                     });
-                    if job {
+                    if self.shared_ties {
+                        // One pick for the slot, whichever dispatcher asks
+                        // first: all of them send their jobs there.
+                        let s = *self
+                            .shared_pick
+                            .get_or_insert_with(|| set[below(rng, set.len())]);
+                        out.add(s, a);
+                    } else if job {
                         split_ties(rng, a, set, random_ties, out);
                     } else {
                         let s = if random_ties {

@@ -70,11 +70,16 @@ pub struct Blocks {
     pub single_slots: u64,
 }
 
-/// A point is judged unstable when more than half of its replications are:
-/// a truly unstable system is flagged in every replication, while a stable
-/// but slowly mixing one is flagged now and then by chance (see
-/// [`stability`]).
+/// A point is judged unstable when its replications show divergence
+/// ([`crate::stability::point_stability`]): more than half flagged by the
+/// trend test, and their growth keeping its rate through the run. A stable
+/// but slowly mixing system is flagged now and then by chance, and one that
+/// has not relaxed grows ever more slowly.
 pub fn point_unstable(summaries: &[RunSummary]) -> bool {
-    let bad = summaries.iter().filter(|s| !s.stability.stable).count();
-    2 * bad > summaries.len()
+    crate::stability::point_stability(
+        summaries
+            .iter()
+            .map(|s| (s.stability.stable, s.trace.as_slice())),
+    )
+    .0 == crate::stability::PointStability::Unstable
 }

@@ -182,6 +182,7 @@ impl Value {
             Value::Servers(s) => servers_word(s),
             Value::TieBreak(TieBreak::Random) => "random".into(),
             Value::TieBreak(TieBreak::Lowest) => "lowest".into(),
+            Value::TieBreak(TieBreak::Shared) => "shared".into(),
         }
     }
 

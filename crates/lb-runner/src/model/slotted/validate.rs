@@ -494,6 +494,16 @@ fn push_keys(l: &Cx, i: usize, kind: PolicyKind) -> R {
 fn tie_break_and_p_hat(l: &Cx, i: usize, kind: PolicyKind) -> R {
     let p = &l.m.policies[i];
     let name = p.spec.trim();
+    if p.tie_break == Some(lb_core::slotted::TieBreak::Shared) && kind != PolicyKind::Jsq {
+        return Err(l.error(
+            &policy_key(i, "tie_break"),
+            format!(
+                "{name} reads its own estimates or samples, so its dispatchers have no one \
+                 snapshot to agree on; tie_break = \"shared\" applies to JSQ only: use \
+                 \"random\" or \"lowest\""
+            ),
+        ));
+    }
     if p.tie_break.is_some() && !kind.has_tie_break() {
         return Err(l.error(
             &policy_key(i, "tie_break"),
