@@ -219,6 +219,12 @@ fn jiq_is_unstable_with_heterogeneous_servers_and_l_jsq_pull_is_not() {
 fn every_policy_and_granularity_conserves_jobs() {
     let policies = [
         jsq(),
+        PolicyConfig::Jsq {
+            tie_break: TieBreak::Shared,
+        },
+        PolicyConfig::Jsq {
+            tie_break: TieBreak::Lowest,
+        },
         PolicyConfig::Pod {
             d: 2,
             tie_break: TieBreak::Lowest,

@@ -1089,6 +1089,76 @@ mod tests {
         }
     }
 
+    /// JSQ with ties shared by the dispatchers (Zhou, Shroff and Wierman,
+    /// §4.2: "all the dispatchers will route arrivals to the single
+    /// shortest queue"): under `batch` and under `job` without `count_own`,
+    /// every job of the slot goes to one server of the snapshot's argmin,
+    /// uniform over it across slots; under `job` with `count_own` each
+    /// dispatcher water-fills Q(t), and the dispatchers' fills agree (each
+    /// fills the servers in the slot's one order). Independent ties spread
+    /// the dispatchers over the tied servers: the foil, which the first
+    /// assertion must not pass.
+    #[test]
+    fn shared_ties_send_every_dispatcher_to_one_server() {
+        let jsq = |tie_break| PolicyConfig::Jsq { tie_break };
+        let mut rng = StreamRng::seed_from_u64(47);
+        // Servers 2, 5 and 8 tie at the minimum.
+        let q: Vec<u64> = (0..10).map(|s| if s % 3 == 2 { 1 } else { 4 }).collect();
+        let a = vec![3u64, 1, 2, 5];
+        for (granularity, count_own) in [
+            (Granularity::Batch, true),
+            (Granularity::Batch, false),
+            (Granularity::Job, false),
+        ] {
+            let mut spread = 0;
+            for tie in [TieBreak::Shared, TieBreak::Random] {
+                let mut cfg = small(jsq(tie), 4, granularity);
+                cfg.count_own = count_own;
+                let mut p = Policy::new(&cfg, &mut rng);
+                let mut hits = [0u32; 10];
+                for _ in 0..3000 {
+                    let mut out = Assignment::new(10);
+                    p.dispatch_slot(&a, &q, &mut rng, &mut out);
+                    let used: Vec<usize> = (0..10).filter(|&s| out.inc[s] > 0).collect();
+                    assert_eq!(out.inc.iter().sum::<u64>(), 11);
+                    assert!(used.iter().all(|&s| s % 3 == 2), "{used:?}");
+                    if tie == TieBreak::Shared {
+                        assert_eq!(used.len(), 1, "{granularity:?}: {used:?}");
+                        hits[used[0]] += 1;
+                    } else {
+                        spread += usize::from(used.len() > 1);
+                    }
+                }
+                if tie == TieBreak::Shared {
+                    // Uniform over the three: 1000 each, sd ≈ 26.
+                    for s in [2, 5, 8] {
+                        assert!((hits[s] as i64 - 1000).abs() < 130, "{hits:?}");
+                    }
+                }
+            }
+            assert!(spread > 1000, "independent ties should spread: {spread}");
+        }
+        // `job` with `count_own`: 11 jobs on three servers tied at 1 and the
+        // rest at 4. Each dispatcher's fill is a prefix of the slot's order
+        // of the tied servers, so the dispatchers' heads nest: the servers
+        // given the most jobs form a prefix of those given any.
+        let mut cfg = small(jsq(TieBreak::Shared), 4, Granularity::Job);
+        cfg.count_own = true;
+        let mut p = Policy::new(&cfg, &mut rng);
+        let mut firsts = [0u32; 10];
+        for _ in 0..3000 {
+            let mut out = Assignment::new(10);
+            p.dispatch_slot(&[1, 1, 1, 0], &q, &mut rng, &mut out);
+            let used: Vec<usize> = (0..10).filter(|&s| out.inc[s] > 0).collect();
+            assert_eq!(used.len(), 1, "three single jobs, one shared order: {used:?}");
+            assert!(used[0] % 3 == 2);
+            firsts[used[0]] += 1;
+        }
+        for s in [2, 5, 8] {
+            assert!((firsts[s] as i64 - 1000).abs() < 130, "{firsts:?}");
+        }
+    }
+
     fn estimates(p: &Policy) -> Vec<Vec<u64>> {
         match &p.kind {
             Kind::Led { est, .. } => est.iter().map(|e| e.vals.clone()).collect(),
