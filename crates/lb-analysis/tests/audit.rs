@@ -58,7 +58,12 @@ fn summary(r: u64, response: f64, stable: bool) -> RunSummary {
         messages_per_arrival: Some(0.0),
         mean_queue: vec![response / 10.0],
         imbalance: 0.0,
-        trace: vec![1.0; 8],
+        // A flagged run grows at a steady rate (divergence); a stable one is flat.
+        trace: if stable {
+            vec![1.0; 8]
+        } else {
+            (0..8).map(|i| 1.0 + i as f64).collect()
+        },
         blocks: None,
         stability: Stability {
             stable,
@@ -275,25 +280,17 @@ fn a_named_reference_is_computed_from_the_point() {
 }
 
 #[test]
-fn stability_is_decided_by_unanimous_replications_only() {
+fn stability_is_read_on_the_replications_together() {
     let stability = |stable: bool| {
         claim(Check::Stability(claim::Stability {
             policies: vec!["A".into()],
             stable,
         }))
     };
-    // Four of five unstable: the replications disagree, and decide nothing
-    // either way (a majority used to decide).
+    // Four of five flagged, growing at a steady rate: divergence (a
+    // unanimous vote used to be needed).
     let mostly = [false, false, false, true, false];
     let rs = [result("A", JSQ, "0.99", &[1.0; 5], &mostly)];
-    for claimed in [false, true] {
-        let c = audit_claim("e", &stability(claimed), &rs);
-        assert_eq!(c.verdict, Verdict::Inconclusive);
-        let note = c.checks[0].note.as_deref().unwrap_or_default();
-        assert!(note.contains("replications disagree"), "{note}");
-    }
-    // All five unstable: confirms "unstable", refutes "stable".
-    let rs = [result("A", JSQ, "0.99", &[1.0; 5], &[false; 5])];
     assert_eq!(
         audit_claim("e", &stability(false), &rs).verdict,
         Verdict::Confirmed
@@ -302,7 +299,31 @@ fn stability_is_decided_by_unanimous_replications_only() {
         audit_claim("e", &stability(true), &rs).verdict,
         Verdict::Refuted
     );
-    // All five stable: the other way round.
+    // The same runs rising ever more slowly: a transient, which decides
+    // nothing either way, and says so.
+    let mut slowing = result("A", JSQ, "0.99", &[1.0; 5], &mostly);
+    for s in &mut slowing.summaries {
+        if let Summary::Slotted(r) = s
+            && !r.stability.stable
+        {
+            r.trace = (0..8).map(|i| (1.0 + i as f64).sqrt()).collect();
+        }
+    }
+    for claimed in [false, true] {
+        let c = audit_claim("e", &stability(claimed), std::slice::from_ref(&slowing));
+        assert_eq!(c.verdict, Verdict::Inconclusive);
+        let note = c.checks[0].note.as_deref().unwrap_or_default();
+        assert!(note.contains("still rising"), "{note}");
+    }
+    // One of five flagged: the trend test's false alarm, and the point is
+    // stable (before, it decided nothing).
+    let once = [true, true, false, true, true];
+    let rs = [result("A", JSQ, "0.99", &[1.0; 5], &once)];
+    assert_eq!(
+        audit_claim("e", &stability(true), &rs).verdict,
+        Verdict::Confirmed
+    );
+    // All five stable: confirms "stable", refutes "unstable".
     let rs = [result("A", JSQ, "0.99", &[1.0; 5], &[true; 5])];
     assert_eq!(
         audit_claim("e", &stability(true), &rs).verdict,

@@ -451,7 +451,10 @@ mod tests {
         };
         let relaxing: Vec<_> = (0..20).map(|r| infinite_server(1e-3, 1_500, r)).collect();
         let (flagged, label, kept) = point(&relaxing);
-        assert!(flagged > alarms_allowed(20), "only {flagged} of 20 flagged: no test");
+        assert!(
+            flagged > alarms_allowed(20),
+            "only {flagged} of 20 flagged: no test"
+        );
         assert_eq!(label, PointStability::Rising, "kept {kept:?}");
         let slow: Vec<_> = (0..20).map(|r| geo_geo_1(0.499, 0.5, 100_000, r)).collect();
         let (_, label, kept) = point(&slow);
@@ -472,9 +475,13 @@ mod tests {
         let ramp: Vec<f64> = (0..64).map(|i| 10.0 * i as f64 + 5.0).collect();
         let flat = vec![100.0; 64];
         let point = |n: usize, flagged: usize| {
-            point_stability(
-                (0..n).map(|i| if i < flagged { (false, &ramp[..]) } else { (true, &flat[..]) }),
-            )
+            point_stability((0..n).map(|i| {
+                if i < flagged {
+                    (false, &ramp[..])
+                } else {
+                    (true, &flat[..])
+                }
+            }))
             .0
         };
         assert_eq!(point(8, 1), PointStability::Stable);

@@ -369,9 +369,9 @@ mod tests {
         })
     }
 
-    /// Settled replications say "yes"; a point whose replications disagree
-    /// on stability gets a length too, read on the drifting one as well
-    /// (before, it said only "mixed").
+    /// Settled replications say "yes"; a point still rising gets a length
+    /// too, read on its flagged runs as well; one flagged run among three
+    /// is the trend test's false alarm, and the point settles.
     #[test]
     fn every_unsettled_point_says_at_least_how_much_longer() {
         // Noise with lag-1 −0.05 (a multiplicative hash), so flat runs pass.
@@ -379,22 +379,42 @@ mod tests {
         let flat: Vec<f64> = (0..64u64).map(|i| 100.0 + noise(i)).collect();
         // Still rising the whole window: MSER-5 cuts half of it.
         let rising: Vec<f64> = (0..64u64).map(|i| 10.0 * i as f64 + noise(i)).collect();
+        // Rising ever more slowly, as a queue relaxing toward its steady state.
+        let slowing: Vec<f64> = (0..64u64)
+            .map(|i| 1000.0 * (1.0 - (-(i as f64) / 40.0).exp()) + noise(i))
+            .collect();
         let settled = Settling::of(&[run(flat.clone(), true), run(flat.clone(), true)]);
         assert_eq!(settled.cell(), "yes");
         assert_eq!((settled.longer(), settled.need), (None, 1.0));
-        // Disagreeing on stability, none still relaxing: the floor only.
+        // One of two flagged: more than the false alarms allow, no majority.
         let disagree = Settling::of(&[run(flat.clone(), true), run(flat.clone(), false)]);
+        assert!(disagree.rising());
         assert_eq!((disagree.need, disagree.longer()), (1.0, Some(2.0)));
-        let mixed = Settling::of(&[
+        // One of three flagged: a false alarm, and the point reads stable.
+        let alarm = Settling::of(&[
             run(flat.clone(), true),
             run(flat.clone(), true),
-            run(rising.clone(), false),
+            run(flat.clone(), false),
         ]);
-        assert!(mixed.rising());
-        // The drifting run, judged unstable, is read too: MSER-5 at its cap.
-        assert_eq!(mixed.need, 2.0);
-        let k = mixed.longer().expect("not settled");
-        assert_eq!(mixed.cell(), format!("no: mixed, ≥×{}", k.ceil()));
+        assert_eq!(alarm.cell(), "yes");
+        // Two of three flagged, growth slowing: rising, and the flagged runs,
+        // MSER-5 at its cap, say how much longer.
+        let slow = Settling::of(&[
+            run(flat.clone(), true),
+            run(slowing.clone(), false),
+            run(slowing.clone(), false),
+        ]);
+        assert!(slow.rising(), "{slow:?}");
+        assert_eq!(slow.need, 2.0);
+        let k = slow.longer().expect("not settled");
+        assert_eq!(slow.cell(), format!("no: rising, ≥×{}", k.ceil()));
+        // Flagged and growing at a steady rate: divergence, which settles.
+        let diverging = Settling::of(&[
+            run(rising.clone(), false),
+            run(rising.clone(), false),
+            run(flat.clone(), true),
+        ]);
+        assert!(!diverging.rising() && diverging.settled(), "{diverging:?}");
         let capped = Settling::of(&[run(rising.clone(), true), run(rising, true)]);
         assert!(capped.cell().starts_with("no: ≥×"), "{}", capped.cell());
     }

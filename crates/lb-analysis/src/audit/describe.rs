@@ -24,7 +24,9 @@ pub(super) fn measured(c: &Check) -> String {
 /// read away from the claim's section (summaries, the report).
 pub(super) fn measured_at(level: f64, c: &Check) -> String {
     match c.half_width {
-        Some(_) if !c.measured.is_nan() => format!("{} ({})", measured(c), percent(level)),
+        Some(_) if !c.measured.is_nan() && c.unsettled.is_none() => {
+            format!("{} ({})", measured(c), percent(level))
+        }
         _ => measured(c),
     }
 }

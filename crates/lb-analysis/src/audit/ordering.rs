@@ -108,7 +108,11 @@ fn paired(
         ),
         (false, false) => (Verdict::Inconclusive, Some("both unstable".to_string())),
     };
-    let (measured, half_width) = if sb && sw { (mean, hw) } else { (f64::NAN, None) };
+    let (measured, half_width) = if sb && sw {
+        (mean, hw)
+    } else {
+        (f64::NAN, None)
+    };
     Some(Check {
         at: at_string(b),
         axes: b.axes.clone(),

@@ -344,10 +344,12 @@ impl PolicyConfig {
             _ => false,
         };
         if shared {
-            return Err("tie_break: \"shared\" (one draw per slot for every dispatcher) is \
+            return Err(
+                "tie_break: \"shared\" (one draw per slot for every dispatcher) is \
                         JSQ's, whose dispatchers all read one snapshot; use \"random\" or \
                         \"lowest\""
-                .into());
+                    .into(),
+            );
         }
         let check_d = |field: &str, d: usize| {
             if d == 0 || d > n {

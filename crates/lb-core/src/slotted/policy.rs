@@ -1150,7 +1150,11 @@ mod tests {
             let mut out = Assignment::new(10);
             p.dispatch_slot(&[1, 1, 1, 0], &q, &mut rng, &mut out);
             let used: Vec<usize> = (0..10).filter(|&s| out.inc[s] > 0).collect();
-            assert_eq!(used.len(), 1, "three single jobs, one shared order: {used:?}");
+            assert_eq!(
+                used.len(),
+                1,
+                "three single jobs, one shared order: {used:?}"
+            );
             assert!(used[0] % 3 == 2);
             firsts[used[0]] += 1;
         }
