@@ -84,7 +84,11 @@ fn other_side(against: &str, manifests: &[PathBuf], profile: Profile) -> Result<
         .map(|m| tmp.path().join(m))
         .filter(|m| m.exists())
         .collect();
-    let loaded = lb_runner::load_all(&theirs, profile).map_err(|e| format!("at {against}: {e}"))?;
+    // An older revision's paper claims may predate `reading`.
+    lb_runner::validate::accept_claims_without_reading(true);
+    let loaded = lb_runner::load_all(&theirs, profile).map_err(|e| format!("at {against}: {e}"));
+    lb_runner::validate::accept_claims_without_reading(false);
+    let loaded = loaded?;
     Ok(Side {
         name: format!("{against} ({})", &commit[..commit.len().min(10)]),
         cache: Cache::new(tmp.path().join("results")),

@@ -582,7 +582,7 @@ fn origin(
         ));
     }
     match (origin, &c.reading) {
-        (Origin::Paper, None) => {
+        (Origin::Paper, None) if !OLD_MANIFESTS.load(std::sync::atomic::Ordering::Relaxed) => {
             return Err(l.error(
                 &format!("{at}.reading"),
                 "a paper's statement is decided at the setting its paper states or implies: \
@@ -631,6 +631,17 @@ fn origin(
         _ => None,
     };
     Ok((origin, paper, stands_for))
+}
+
+/// Whether manifests from before paper claims carried their `reading` are
+/// read as they are (`lb diff --against` an older revision), not refused.
+static OLD_MANIFESTS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Reads (true) or refuses (false, the default) a paper's statement without
+/// its `reading`: `lb diff` compares against revisions whose manifests
+/// predate it.
+pub fn accept_claims_without_reading(yes: bool) {
+    OLD_MANIFESTS.store(yes, std::sync::atomic::Ordering::Relaxed);
 }
 
 /// Every `tests` naming a claim of this manifest names one, and one that is
