@@ -185,7 +185,16 @@ pub const FALSE_ALARM: f64 = 0.02;
 /// with no more flags than this reads stable: adding replications can then
 /// only make its label surer, never undo it.
 pub fn alarms_allowed(n: usize) -> usize {
-    let p = FALSE_ALARM;
+    chance_allows(n, FALSE_ALARM)
+}
+
+/// The most of `n` independent trials, each failing with probability `p`,
+/// that fail by chance at 5%: the least c with P(Binomial(n, p) > c) ≤ 0.05.
+/// What a point's replications may show of a rule they pass in truth: the
+/// trend test's false alarms ([`alarms_allowed`]), the settle rule's
+/// failures (`lb_runner::settle::allowed`).
+pub fn chance_allows(n: usize, p: f64) -> usize {
+    // P(X = k), summed up from k = 0 until the tail is at most 5%.
     let mut pk = (1.0 - p).powi(n as i32);
     let mut cdf = pk;
     let mut c = 0;
@@ -226,10 +235,11 @@ pub fn growth_kept(trace: &[f64]) -> Option<f64> {
 pub const GROWTH_KEPT: f64 = 0.8;
 
 /// What a point's replications say of its stability, read together.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub enum PointStability {
     /// No more flagged replications than the trend test's false alarms
-    /// allow ([`alarms_allowed`]).
+    /// allow ([`alarms_allowed`]); also what no replication says.
+    #[default]
     Stable,
     /// More flagged than chance allows, but the growth is slowing, or only a
     /// minority is flagged: a run that has not relaxed, which longer runs

@@ -23,6 +23,20 @@ fn shipped() -> (Cache, Vec<lb_runner::Experiment>) {
     (Cache::new(root.join("results")), loaded)
 }
 
+/// The audited claim `id` of experiment `exp`.
+fn claim_of<'a>(
+    audited: &'a lb_pipeline::audit::Audited,
+    exp: &str,
+    id: &str,
+) -> &'a lb_analysis::audit::ClaimResult {
+    audited
+        .claims
+        .iter()
+        .flatten()
+        .find(|c| c.experiment == exp && c.id == id)
+        .unwrap_or_else(|| panic!("{exp}/{id}"))
+}
+
 #[test]
 fn every_mutant_beyond_three_half_widths_is_caught_or_the_claim_says_why_not() {
     let (cache, loaded) = shipped();
@@ -40,14 +54,7 @@ fn every_mutant_beyond_three_half_widths_is_caught_or_the_claim_says_why_not() {
 fn the_vacuous_confirmations_are_not_counted_as_reproductions() {
     let (cache, loaded) = shipped();
     let audited = lb_pipeline::audit::audit(&cache, &loaded);
-    let of = |exp: &str, id: &str| {
-        audited
-            .claims
-            .iter()
-            .flatten()
-            .find(|c| c.experiment == exp && c.id == id)
-            .unwrap_or_else(|| panic!("{exp}/{id}"))
-    };
+    let of = |exp: &str, id: &str| claim_of(&audited, exp, id);
     // Liu and Ying's excess is identically 0 (N = 10^6) or tiny beside a
     // loose bound: confirmed, it tests nothing. Neither experiment counts it
     // as a reproduction; one may be inconclusive instead, when one of its
@@ -120,14 +127,7 @@ fn the_papers_statements_are_read_as_their_authors_would() {
             }
         }
     }
-    let of = |exp: &str, id: &str| {
-        audited
-            .claims
-            .iter()
-            .flatten()
-            .find(|c| c.experiment == exp && c.id == id)
-            .unwrap_or_else(|| panic!("{exp}/{id}"))
-    };
+    let of = |exp: &str, id: &str| claim_of(&audited, exp, id);
     let t1 = of("led-fig2-long", "theorem1-ljsq-push-stable");
     assert_eq!(t1.verdict, Verdict::Confirmed, "{t1:#?}");
     // Fig. 1 at the paper's reading: JSQ's dispatchers share their ties.

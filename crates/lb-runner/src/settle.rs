@@ -52,17 +52,7 @@ pub const FALSE_FAIL: f64 = 0.03;
 /// The most of `n` settled replications that fail the rule by chance, at
 /// 5%: the least c with P(Binomial(n, [`FALSE_FAIL`]) > c) ≤ 0.05.
 pub fn allowed(n: usize) -> usize {
-    let p = FALSE_FAIL;
-    // P(X = k), summed up from k = 0 until the tail is at most 5%.
-    let mut pk = (1.0 - p).powi(n as i32);
-    let mut cdf = pk;
-    let mut c = 0;
-    while 1.0 - cdf > 0.05 && c < n {
-        pk *= (n - c) as f64 / (c + 1) as f64 * p / (1.0 - p);
-        cdf += pk;
-        c += 1;
-    }
-    c
+    lb_core::stability::chance_allows(n, FALSE_FAIL)
 }
 
 /// How a point's replications fare under the rule.
@@ -73,7 +63,7 @@ pub struct Settling {
     /// Of them, flagged by the trend test.
     pub unstable: usize,
     /// The point's stability, read on all of them.
-    pub label: Option<PointStability>,
+    pub label: PointStability,
     /// The median share of growth its flagged replications keep through
     /// their runs ([`lb_core::stability::growth_kept`]).
     pub kept: Option<f64>,
@@ -100,7 +90,7 @@ impl Settling {
         let mut s = Settling {
             replications: summaries.len(),
             unstable: flagged,
-            label: Some(label),
+            label,
             kept,
             need: 1.0,
             ..Settling::default()
@@ -134,7 +124,7 @@ impl Settling {
     /// the trend test's false alarms allow, but their growth slowing (or
     /// only a minority flagged): a run that has not relaxed.
     pub fn rising(&self) -> bool {
-        self.label == Some(PointStability::Rising)
+        self.label == PointStability::Rising
     }
 
     /// Whether the point may decide a claim.

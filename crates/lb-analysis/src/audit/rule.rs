@@ -55,10 +55,13 @@ pub(super) fn rule(c: &Check, metric: Option<Metric>) -> String {
         ),
         Check::Stability(c) => format!(
             "the point's replications read {} together: stable when no more of them are \
-             flagged by the trend test than its 2% false alarms allow, unstable when most are \
-             and their ΣQ keeps growing at a steady rate through the run (divergence); a point \
-             still rising but slowing has not relaxed and decides nothing",
+             flagged by the trend test than its {:.0}% false alarms allow, unstable when most \
+             are and their ΣQ keeps growing at a steady rate through the run (the second half \
+             at least {:.0}% of the first half's: divergence); a point still rising but slowing \
+             has not relaxed and decides nothing",
             if c.stable { "stable" } else { "unstable" },
+            100.0 * lb_core::stability::FALSE_ALARM,
+            100.0 * lb_core::stability::GROWTH_KEPT,
         ),
     }
 }

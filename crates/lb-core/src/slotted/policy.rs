@@ -240,12 +240,11 @@ pub struct Policy {
     snapshot_min: Option<Vec<usize>>,
     /// JSQ with ties shared by the dispatchers ([`TieBreak::Shared`]): the
     /// slot's one pick from the argmin set, and the slot's uniform order of
-    /// the servers (`job` with `count_own`), drawn at the slot's first
-    /// dispatch.
+    /// the servers (`job` with `count_own`; empty until the slot's first
+    /// dispatch draws it).
     shared_ties: bool,
     shared_pick: Option<usize>,
     shared_order: Vec<usize>,
-    shared_order_drawn: bool,
     /// The slot's split under `job` granularity (WR, Random, JIQ).
     split: Option<FixedSplit>,
     /// JIQ-Spread (revision 1): the split of the jobs of j dispatchers
@@ -378,7 +377,6 @@ impl Policy {
             shared_ties: tie == TieBreak::Shared,
             shared_pick: None,
             shared_order: Vec::new(),
-            shared_order_drawn: false,
             split: fixed_split(cfg),
             spread_splits: spread_splits(cfg),
             shared: SharedFill::default(),
@@ -411,7 +409,7 @@ impl Policy {
     pub fn begin_slot(&mut self) {
         self.snapshot_min = None;
         self.shared_pick = None;
-        self.shared_order_drawn = false;
+        self.shared_order.clear();
     }
 
     /// A whole slot's dispatch: [`begin_slot`](Self::begin_slot), then every
@@ -642,37 +640,32 @@ impl Policy {
                 0
             }
             Kind::Jsq => {
-                if job && self.count_own && self.shared_ties {
-                    // Ties shared: every dispatcher fills a copy of Q(t) read
-                    // in the slot's one uniform order of the servers, with
-                    // lowest-position ties (the scan's placement).
-                    if !self.shared_order_drawn {
-                        let order = &mut self.shared_order;
-                        order.clear();
+                if job && self.count_own && !random_ties {
+                    // Lowest-index ties: the scan's fill of a copy of Q(t),
+                    // the sorted fill's placement without the sort. Shared
+                    // ties: the same, on Q(t) read in the slot's one uniform
+                    // order of the servers, so that every dispatcher breaks
+                    // ties alike.
+                    let order = &mut self.shared_order;
+                    if self.shared_ties && order.is_empty() {
                         order.extend(0..self.n);
                         for i in (1..self.n).rev() {
                             order.swap(i, below(rng, i + 1));
                         }
-                        self.shared_order_drawn = true;
                     }
-                    let order = &self.shared_order;
+                    let order = &*order;
                     let view = &mut self.view;
                     view.clear();
-                    view.extend(order.iter().map(|&s| q[s]));
+                    if order.is_empty() {
+                        view.extend_from_slice(q);
+                    } else {
+                        view.extend(order.iter().map(|&s| q[s]));
+                    }
                     let sum = q.iter().sum();
                     let hint = &mut self.view_level;
+                    let server = |s: usize| if order.is_empty() { s } else { order[s] };
                     self.scan
-                        .fill(rng, view, sum, a, hint, |s, c| out.add(order[s], c));
-                } else if job && self.count_own && !random_ties {
-                    // Lowest-index ties: the scan's fill of a copy of Q(t),
-                    // the sorted fill's placement without the sort.
-                    let view = &mut self.view;
-                    view.clear();
-                    view.extend_from_slice(q);
-                    let sum = q.iter().sum();
-                    let hint = &mut self.view_level;
-                    self.scan
-                        .fill(rng, view, sum, a, hint, |s, c| out.add(s, c));
+                        .fill(rng, view, sum, a, hint, |s, c| out.add(server(s), c));
                 } else if job && self.count_own {
                     water_fill(rng, q, a, random_ties, &mut self.order, |s, c| {
                         out.add(s, c)

@@ -1,4 +1,4 @@
-//! How a slot draws its servers' service S_n(t) (SPEC §1: S_n(t) is the
+//! How a slot draws its servers' service S_n(t) (docs/MODEL.md §1: S_n(t) is the
 //! number of jobs server n can serve in slot t, drawn from its own
 //! counter-based word, [`crate::streams::ServiceWords`]).
 //!
