@@ -190,10 +190,10 @@ impl Settling {
     ///   least 2× (a lower bound);
     /// - batch means still correlated: [`length_factor`] of their lag-1
     ///   autocorrelation;
-    /// - replications that disagree on stability: the same, read on every
-    ///   replication, those judged unstable too (a queue that has not relaxed
-    ///   drifts, and its drift is what the stability test saw). Longer runs
-    ///   then either agree that the policy is stable, or that it is not.
+    /// - a point still rising: the same, read on every replication, the
+    ///   flagged ones too (a queue that has not relaxed drifts, and its drift
+    ///   is what the trend test saw). Longer runs then either settle it, or
+    ///   show it diverging.
     pub fn longer(&self) -> Option<f64> {
         if self.settled() {
             return None;
@@ -203,8 +203,8 @@ impl Settling {
 
     /// The point's `settled` cell in a table or plan: "yes", "no: ≥×k" (runs
     /// at least k times as long are needed to settle it) or "no: rising, ≥×k"
-    /// (its replications disagree on stability; runs at least k times as
-    /// long are needed for them to agree).
+    /// (ΣQ still rising, but slowing; runs at least k times as long are
+    /// needed to settle it or show it diverging).
     pub fn cell(&self) -> String {
         match self.longer() {
             None => "yes".into(),

@@ -417,8 +417,8 @@ pub fn bars_note(fig: &Figure, caption: &str) -> Option<String> {
 
 /// What the caption adds when a figure rings a point.
 pub const UNSETTLED_NOTE: &str = "A dashed ring marks a point whose runs have not settled (MSER-5 \
-     would still cut half a run's window, its batch means stay correlated, or its replications \
-     disagree on stability): drawn, but it decides no claim.";
+     would still cut half a run's window, its batch means stay correlated, or its ΣQ is still rising, \
+     but slowing): drawn, but it decides no claim.";
 
 /// The marks of every point of `fig` on the plan `p`: at their value, in
 /// the row of zeros, or in the unstable band (a row per series).
