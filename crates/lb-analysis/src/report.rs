@@ -19,6 +19,7 @@ use crate::stats::{LEVEL, interval};
 use crate::table::{csv, json, markdown, point_summaries, replications_frame, summary_frame};
 use lb_model::precision::PrecisionRule;
 use lb_model::precision::stein_interval;
+use lb_runner::claim::Origin;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -382,6 +383,53 @@ pub fn quotes_csv(prose: &[(String, String)], results: &[PointResult]) -> String
     out
 }
 
+/// Who makes a figure's claim line, from the origins of the experiment's
+/// claims (so that a caption never calls a conjecture of ours the paper's).
+fn claim_label(claims: &[ClaimResult]) -> &'static str {
+    let has = |o: Origin| claims.iter().any(|c| c.origin == o);
+    if has(Origin::Paper) {
+        "The paper claims"
+    } else if has(Origin::StandIn) {
+        "The paper claims (audited here through our stand-ins)"
+    } else if has(Origin::Ours) {
+        "We conjecture"
+    } else {
+        "lb checks"
+    }
+}
+
+/// The verdicts of the claims behind a figure's claim line, from the audit:
+/// " Audited: `id` (the paper's) **confirmed**, …".
+fn verdicts_line(experiment: &str, claims: &[ClaimResult]) -> String {
+    let parts: Vec<String> = claims
+        .iter()
+        .filter(|c| !c.required && c.origin != Origin::Check)
+        .map(|c| {
+            let whose = match c.origin {
+                Origin::Paper => "the paper's",
+                Origin::StandIn => "our stand-in",
+                Origin::Ours => "ours",
+                Origin::Check => "lb's check",
+            };
+            let v = if c.verdict == crate::audit::Verdict::Confirmed && c.untested.is_some() {
+                "confirmed, does not discriminate".to_string()
+            } else {
+                c.verdict.word().to_string()
+            };
+            format!(
+                "[`{}`](audit.md#{}) ({whose}) **{v}**",
+                c.id,
+                anchor(experiment, &c.id)
+            )
+        })
+        .collect();
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" Audited: {}.", parts.join(", "))
+    }
+}
+
 /// The experiment's section of the report page.
 pub fn section(exp: &Experiment, w: &Written) -> String {
     let mut s = String::new();
@@ -414,7 +462,13 @@ pub fn section(exp: &Experiment, w: &Written) -> String {
             .unwrap_or_default();
         let _ = writeln!(s, "{}{bars}\n", quoted(&spec.caption));
         if let Some(claim) = &spec.claim {
-            let _ = writeln!(s, "*The paper claims:* {}\n", quoted(claim));
+            let _ = writeln!(
+                s,
+                "*{}:* {}{}\n",
+                claim_label(exp.claims),
+                quoted(claim),
+                verdicts_line(exp.name, exp.claims)
+            );
         }
     }
     if !exp.claims.is_empty() {
@@ -436,6 +490,10 @@ pub fn section(exp: &Experiment, w: &Written) -> String {
                 .map(|k| describe(c, k))
                 .unwrap_or_else(|| "no points computed".into());
             let why = match (&c.why, c.verdict) {
+                (None, crate::audit::Verdict::Confirmed) if c.untested.is_some() => format!(
+                    "does not discriminate: {}",
+                    md(c.untested.as_deref().unwrap_or_default())
+                ),
                 (Some(w), _) => {
                     let mut t = md(w);
                     for wc in &c.why_checks {
@@ -450,7 +508,10 @@ pub fn section(exp: &Experiment, w: &Written) -> String {
                 }
                 (None, crate::audit::Verdict::Confirmed) => String::new(),
                 (None, _) if c.required => String::new(),
-                (None, _) => "not given in the manifest".into(),
+                (None, _) => match &c.to_decide {
+                    Some(t) => format!("undecided; what would decide it: {}", md(t)),
+                    None => "not given in the manifest".into(),
+                },
             };
             let _ = writeln!(
                 s,
@@ -643,24 +704,30 @@ pub fn page(experiments: &[(ExperimentClaims, String)], coverage: &str) -> Strin
         s,
         "{} A *statement* is the paper's own, as it makes it; a *stand-in* is ours for one (a \
          finite N or ε, a tolerance or a setting the paper leaves open), and its verdict is \
-         about our reading, not the paper; lb's *checks* hold the engines to exact theory. A \
-         confirmation whose margin dwarfs the effect, or whose metric is identically 0, holds \
-         but does not test its claim, and is not counted as a reproduction. Each verdict links \
-         to its section of the audit, with its margin or what would decide it.\n",
+         about our reading, not the paper; lb's *checks* hold the engines to exact theory. Each \
+         statement and stand-in names a *foil*, a policy, graph, size or setting where the \
+         property should fail, and the audit holds the foil to the same check. A confirmation \
+         whose foil holds too (or is undecided), that no setting could fail, whose margin \
+         dwarfs the effect or whose metric is identically 0 does not discriminate: it is \
+         listed below and not counted as a reproduction. Each verdict links to its section of \
+         the audit, with its margin or what would decide it.\n",
         crate::audit::counts_line(&exps)
     );
     s.push_str(&crate::audit::per_paper(&exps, "audit.md"));
     s.push('\n');
-    s.push_str("| experiment | claims | confirmed | refuted | inconclusive |\n");
-    s.push_str("| --- | ---: | ---: | ---: | ---: |\n");
+    s.push_str(
+        "| experiment | claims | confirmed | does not discriminate | refuted | inconclusive |\n",
+    );
+    s.push_str("| --- | ---: | ---: | ---: | ---: | ---: |\n");
     for (e, _) in experiments {
         let t = |o: &str| e.tally(o);
         let (mut all, req) = (t("paper"), e.claims.iter().any(|c| c.required));
         all.add(&t("stand-in"));
         all.add(&t("check"));
         all.add(&t("ours"));
-        let (c, r, i) = (
-            all.reproduced + all.untested,
+        let (c, u, r, i) = (
+            all.reproduced,
+            all.untested,
             all.refuted,
             all.inconclusive + all.no_difference,
         );
@@ -679,10 +746,11 @@ pub fn page(experiments: &[(ExperimentClaims, String)], coverage: &str) -> Strin
         };
         let _ = writeln!(
             s,
-            "| [{0}](#{0}) — {1}{own} | {n} | {2} | {3} | {4} |",
+            "| [{0}](#{0}) — {1}{own} | {n} | {2} | {3} | {4} | {5} |",
             e.experiment,
             md(&e.title),
             link(c),
+            link(u),
             link(r),
             link(i)
         );

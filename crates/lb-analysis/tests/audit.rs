@@ -111,16 +111,18 @@ fn claim(check: Check) -> Claim {
         statement: "s".into(),
         source: "test".into(),
         required: false,
-        origin: claim::Origin::Paper,
+        origin: claim::Origin::Ours,
         paper: Some("Zhou, Shroff and Wierman".into()),
         stands_for: None,
-        reading: Some("the test's setting".into()),
+        reading: None,
         filter: Default::default(),
         level: claim::DEFAULT_LEVEL,
         stated_level: claim::DEFAULT_LEVEL,
         decide_at: lb_runner::calibration::DecideAt::Nominal,
         why: None,
         why_checks: vec![],
+        foil: None,
+        no_foil: None,
         check,
     }
 }
@@ -191,6 +193,75 @@ fn ordering_is_decided_on_paired_differences() {
     // The reverse claim is refuted.
     let rev = ordering_of("B", "A");
     assert_eq!(audit_claim("e", &rev, &rs).verdict, Verdict::Refuted);
+}
+
+/// A paper's confirmation counts only if its foil fails: A beats B, and the
+/// foil (C, which should not beat B) is refuted; with a foil that beats B
+/// too, the same confirmation does not discriminate; a statement naming no
+/// foil, or whose foil is undecided, is not counted either.
+#[test]
+fn a_confirmation_counts_only_if_its_foil_fails() {
+    let a = [10.0, 20.0, 30.0, 40.0, 50.0];
+    let b: Vec<f64> = a.iter().map(|x| x + 1.0).collect();
+    let worse: Vec<f64> = a.iter().map(|x| x + 2.0).collect();
+    let noisy = [12.0, 19.0, 33.0, 39.0, 53.0];
+    let rs = [
+        result("A", JSQ, "0.5", &a, &ALL_STABLE),
+        result("B", WR, "0.5", &b, &ALL_STABLE),
+        result("C", WR, "0.5", &worse, &ALL_STABLE),
+        result("D", WR, "0.5", &a, &ALL_STABLE),
+        result("E", WR, "0.5", &noisy, &ALL_STABLE),
+    ];
+    let with_foil = |better: &str| {
+        let mut c = ordering();
+        c.origin = claim::Origin::Paper;
+        c.reading = Some("the test's setting".into());
+        let f = ordering_of(better, "B");
+        c.foil = Some(claim::WhyCheck {
+            says: format!("{better} should not beat B"),
+            filter: f.filter,
+            level: f.level,
+            stated_level: f.stated_level,
+            decide_at: f.decide_at,
+            check: f.check,
+        });
+        c
+    };
+    let fails = audit_claim("e", &with_foil("C"), &rs);
+    assert_eq!(fails.verdict, Verdict::Confirmed, "{fails:?}");
+    assert_eq!(
+        fails.foil.as_ref().map(|f| f.verdict),
+        Some(Verdict::Refuted)
+    );
+    assert!(fails.untested.is_none(), "{fails:?}");
+    let holds = audit_claim("e", &with_foil("D"), &rs);
+    assert_eq!(holds.verdict, Verdict::Confirmed);
+    assert_eq!(
+        holds.foil.as_ref().map(|f| f.verdict),
+        Some(Verdict::Confirmed)
+    );
+    let why = holds.untested.as_deref().expect("a foil that holds");
+    assert!(why.contains("foil holds too"), "{why}");
+    let open = audit_claim("e", &with_foil("E"), &rs);
+    assert_eq!(
+        open.foil.as_ref().map(|f| f.verdict),
+        Some(Verdict::Inconclusive)
+    );
+    assert!(
+        open.untested
+            .as_deref()
+            .is_some_and(|u| u.contains("undecided"))
+    );
+    let mut none = ordering();
+    none.origin = claim::Origin::Paper;
+    let none = audit_claim("e", &none, &rs);
+    assert_eq!(none.untested.as_deref(), Some("it names no foil"));
+    // A refuted claim is refuted whatever its foil.
+    let mut rev = with_foil("D");
+    rev.check = ordering_of("B", "A").check;
+    let rev = audit_claim("e", &rev, &rs);
+    assert_eq!(rev.verdict, Verdict::Refuted);
+    assert!(rev.untested.is_none());
 }
 
 #[test]
@@ -535,6 +606,7 @@ fn a_limit_is_judged_on_the_points_nearest_it_with_its_rate() {
             tolerance: relative(0.01),
             last: claim::Limit::DEFAULT_LAST,
             min_rate,
+            rate_decides: false,
             control: None,
         }))
     };
@@ -572,6 +644,28 @@ fn a_limit_is_judged_on_the_points_nearest_it_with_its_rate() {
     );
     assert_eq!(
         audit_claim("e", &c(Some(0.5)), &stalled).verdict,
+        Verdict::Refuted
+    );
+    // With `rate_decides`, a gap closing faster than min_rate confirms
+    // (rate 1 against 0.5); one closing slower than it still refutes, and
+    // without a rate to hold it to the approach stays open.
+    let by_rate = |min: f64| {
+        let mut k = c(Some(min));
+        if let Check::Limit(l) = &mut k.check {
+            l.rate_decides = true;
+        }
+        k
+    };
+    assert_eq!(
+        audit_claim("e", &by_rate(0.5), &series([18.0, 14.0, 12.0])).verdict,
+        Verdict::Confirmed
+    );
+    assert_eq!(
+        audit_claim("e", &by_rate(2.0), &series([18.0, 14.0, 12.0])).verdict,
+        Verdict::Refuted
+    );
+    assert_eq!(
+        audit_claim("e", &by_rate(0.5), &stalled).verdict,
         Verdict::Refuted
     );
     // Crossing the reference is not moving away from it.
@@ -616,6 +710,7 @@ fn a_limit_claims_gap_is_the_value_interval_less_the_limit() {
         tolerance: relative(0.01),
         last: claim::Limit::DEFAULT_LAST,
         min_rate: None,
+        rate_decides: false,
         control: None,
     }));
     let near = [10.31, 10.02, 10.17, 9.93, 10.24];
@@ -746,6 +841,7 @@ fn a_control_variate_resolves_a_limit_claims_gaps() {
             tolerance: relative(0.1),
             last: claim::Limit::DEFAULT_LAST,
             min_rate: None,
+            rate_decides: false,
             control,
         }))
     };

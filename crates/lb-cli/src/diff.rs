@@ -85,9 +85,9 @@ fn other_side(against: &str, manifests: &[PathBuf], profile: Profile) -> Result<
         .filter(|m| m.exists())
         .collect();
     // An older revision's paper claims may predate `reading`.
-    lb_runner::validate::accept_claims_without_reading(true);
+    lb_runner::validate::accept_claims_of_old_manifests(true);
     let loaded = lb_runner::load_all(&theirs, profile).map_err(|e| format!("at {against}: {e}"));
-    lb_runner::validate::accept_claims_without_reading(false);
+    lb_runner::validate::accept_claims_of_old_manifests(false);
     let loaded = loaded?;
     Ok(Side {
         name: format!("{against} ({})", &commit[..commit.len().min(10)]),

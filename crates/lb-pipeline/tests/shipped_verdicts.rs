@@ -198,3 +198,52 @@ fn the_report_cites_every_paper_in_full() {
         }
     }
 }
+
+/// A confirmation counts only if something could have failed it (issue
+/// 47): every paper's statement and stand-in names a foil or why none can
+/// fail; each that counts as a reproduction has a foil that the audit shows
+/// failing; and the confirmations the review found blind are shown as not
+/// discriminating, with their reason.
+#[test]
+fn every_counted_confirmation_has_a_foil_that_fails() {
+    let (cache, loaded) = shipped();
+    let audited = lb_pipeline::audit::audit(&cache, &loaded);
+    let mut counted = 0;
+    for c in audited.claims.iter().flatten() {
+        let at = format!("{}/{}", c.experiment, c.id);
+        if !matches!(c.origin, Origin::Paper | Origin::StandIn) {
+            continue;
+        }
+        if c.verdict == Verdict::Confirmed && c.untested.is_none() {
+            let f = c.foil.as_deref().unwrap_or_else(|| panic!("{at}: no foil"));
+            assert!(
+                matches!(f.verdict, Verdict::Refuted | Verdict::NoPracticalDifference),
+                "{at}: its foil is {:?}",
+                f.verdict
+            );
+            counted += 1;
+        }
+        if let Some(f) = &c.foil {
+            assert_eq!(f.kind, c.kind, "{at}");
+        }
+    }
+    assert!(counted >= 20, "only {counted} counted confirmations");
+    let of = |exp: &str, id: &str| claim_of(&audited, exp, id);
+    // Not reaching the clique is told from reaching it: the N-optimal graph
+    // is within the margin at the largest N.
+    for id in ["ring-does-not-reach-clique", "torus-does-not-reach-clique"] {
+        let c = of("topologies", id);
+        assert_eq!(c.verdict, Verdict::Confirmed, "{c:#?}");
+        assert!(c.untested.is_none(), "{c:#?}");
+    }
+    // A decrease along N does not tell a degree that grows from one that
+    // does not: shown, not counted.
+    let d = of("topologies", "growing-degree-occupancy-decreases");
+    if d.verdict == Verdict::Confirmed {
+        let u = d.untested.as_deref().unwrap_or_default();
+        assert!(u.contains("foil holds too"), "{d:#?}");
+    }
+    // The pooled server is a floor for every policy: no foil can fail it.
+    let floor = of("max-pressure-heavy-traffic", "buffer-0-first-above-pooled");
+    assert!(floor.untested.is_some(), "{floor:#?}");
+}

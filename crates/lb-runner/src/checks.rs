@@ -94,14 +94,7 @@ fn control_applies(
 /// found before anything runs rather than audited as "inconclusive".
 pub fn references_apply(l: &SpanIndex, claims: &[Claim], plan: &Plan) -> Result<(), ManifestError> {
     for (i, c) in claims.iter().enumerate() {
-        let mut all = vec![(format!("claim[{i}]"), &c.filter, &c.check)];
-        all.extend(
-            c.why_checks
-                .iter()
-                .enumerate()
-                .map(|(j, w)| (format!("claim[{i}].why_check[{j}]"), &w.filter, &w.check)),
-        );
-        for (at, filter, c) in all {
+        for (at, filter, c) in c.all_checks(i) {
             control_applies(l, plan, &at, filter, c)?;
             let Some((k, Reference::Named(name))) = c.reference() else {
                 continue;

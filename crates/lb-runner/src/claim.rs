@@ -155,6 +155,19 @@ macro_rules! claim_tables {
             /// Checks of the `why` against the data.
             #[serde(default)]
             pub why_check: Vec<WhyCheckToml>,
+            /// The claim's foil: the same check (its `kind`) at a policy,
+            /// graph, size or setting where the claimed property should
+            /// fail, with `says` naming it and why. A confirmation counts
+            /// only if its foil is refuted: one whose foil holds too does
+            /// not discriminate. A paper's statement and a stand-in name a
+            /// foil or say, in `no_foil`, why none can fail.
+            #[serde(default)]
+            pub foil: Option<WhyCheckToml>,
+            /// Why no setting could fail the claim (a floor every policy
+            /// meets by construction, a bound of the whole class): its
+            /// confirmation is shown and not counted.
+            #[serde(default)]
+            pub no_foil: Option<String>,
         }
 
         /// `[[claim.why_check]]` as written: a claim's keys but id,
@@ -242,6 +255,11 @@ claim_tables! {
     /// `limit`: the slowest rate of approach counted as one.
     #[serde(default)]
     min_rate: Option<f64>,
+    /// `limit`, with `min_rate`: a gap outside the tolerance that closes
+    /// faster than `min_rate` with confidence confirms (the limit read
+    /// through the rate of its gap).
+    #[serde(default)]
+    rate_decides: Option<bool>,
     /// `value`, `bound`: a control variate.
     #[serde(default)]
     control: Option<ControlToml>,
@@ -357,8 +375,45 @@ pub struct Claim {
     /// claims of the paper, and are not counted among the experiment's
     /// claims.
     pub why_checks: Vec<WhyCheck>,
+    /// Its foil (`[claim.foil]`): the same check where the property should
+    /// fail. A confirmation counts only if the foil is refuted.
+    pub foil: Option<WhyCheck>,
+    /// Why no setting could fail it (`no_foil`): a confirmation that
+    /// cannot discriminate, shown and not counted.
+    pub no_foil: Option<String>,
     /// What the claim holds the points to.
     pub check: Check,
+}
+
+impl Claim {
+    /// Its own check and those it carries (its `why`'s checks, its foil),
+    /// each with its key path for errors (`claim[i]`,
+    /// `claim[i].why_check[j]`, `claim[i].foil`) and the points it reads.
+    pub fn all_checks(&self, i: usize) -> Vec<(String, &Where, &Check)> {
+        let mut all = vec![(format!("claim[{i}]"), &self.filter, &self.check)];
+        all.extend(
+            self.why_checks
+                .iter()
+                .enumerate()
+                .map(|(j, w)| (format!("claim[{i}].why_check[{j}]"), &w.filter, &w.check)),
+        );
+        all.extend(
+            self.foil
+                .iter()
+                .map(|f| (format!("claim[{i}].foil"), &f.filter, &f.check)),
+        );
+        all
+    }
+
+    /// Its foil as a claim of its own, `<claim id>/foil`.
+    pub fn foil_claim(&self) -> Option<Claim> {
+        self.foil.as_ref().map(|f| {
+            let mut c = f.as_claim(self, 0);
+            c.id = format!("{}/foil", self.id);
+            c.source = format!("foil of {}", self.id);
+            c
+        })
+    }
 }
 
 /// `[[claim.why_check]]`, validated: a check of a claim's `why`.
@@ -393,6 +448,8 @@ impl WhyCheck {
             decide_at: self.decide_at,
             why: None,
             why_checks: Vec::new(),
+            foil: None,
+            no_foil: None,
             check: self.check.clone(),
         }
     }
@@ -584,6 +641,11 @@ pub struct Limit {
     /// below it with confidence refutes the claim; without it only a gap
     /// that grows refutes.
     pub min_rate: Option<f64>,
+    /// With `min_rate`: a gap outside the tolerance that closes faster than
+    /// `min_rate` with confidence confirms the claim (`rate_decides`): a
+    /// limit read through the rate of its gap, as a stand-in for a limit
+    /// stated without a rate.
+    pub rate_decides: bool,
     /// A control variate for each point's gap, as a value claim's.
     pub control: Option<Control>,
 }
@@ -599,6 +661,7 @@ impl Limit {
         "abs_tolerance",
         "last",
         "min_rate",
+        "rate_decides",
         "control",
     ];
 

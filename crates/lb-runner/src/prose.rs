@@ -39,7 +39,8 @@ use crate::outputs::Where;
 
 /// Every field of a manifest that may quote, with its path for errors:
 /// `experiment.notes`, `figure[i].caption`, `figure[i].claim`,
-/// `claim[i].why` and `claim[i].why_check[j].says`.
+/// `claim[i].why`, `claim[i].why_check[j].says`, `claim[i].foil.says` and
+/// `claim[i].no_foil`.
 pub fn fields(l: &Parsed) -> Vec<(String, &str)> {
     let mut out = Vec::new();
     if let Some(n) = &l.experiment().notes {
@@ -57,6 +58,12 @@ pub fn fields(l: &Parsed) -> Vec<(String, &str)> {
         }
         for (j, w) in c.why_check.iter().enumerate() {
             out.push((format!("claim[{i}].why_check[{j}].says"), w.says.as_str()));
+        }
+        if let Some(f) = &c.foil {
+            out.push((format!("claim[{i}].foil.says"), f.says.as_str()));
+        }
+        if let Some(n) = &c.no_foil {
+            out.push((format!("claim[{i}].no_foil"), n.as_str()));
         }
     }
     out

@@ -12,7 +12,7 @@ use crate::calibration::{DecideAt, decision_level};
 use crate::claim::{
     Beta, Bound, Check, CheckToml, Claim, ClaimKind, ClaimToml, Control, ControlToml,
     DEFAULT_LEVEL, Direction, Limit, Ordering, Origin, Side, Stability, StandsFor, Tolerance,
-    Toward, Trend, Value, WhyCheck,
+    Toward, Trend, Value, WhyCheck, WhyCheckToml,
 };
 use crate::diag::{ManifestError, one_of};
 use crate::manifest::{Loaded, Parsed};
@@ -633,14 +633,15 @@ fn origin(
     Ok((origin, paper, stands_for))
 }
 
-/// Whether manifests from before paper claims carried their `reading` are
-/// read as they are (`lb diff --against` an older revision), not refused.
+/// Whether manifests from before paper claims carried their `reading` and
+/// their foil are read as they are (`lb diff --against` an older revision),
+/// not refused.
 static OLD_MANIFESTS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Reads (true) or refuses (false, the default) a paper's statement without
-/// its `reading`: `lb diff` compares against revisions whose manifests
-/// predate it.
-pub fn accept_claims_without_reading(yes: bool) {
+/// its `reading`, and a paper's statement or stand-in without a foil:
+/// `lb diff` compares against revisions whose manifests predate them.
+pub fn accept_claims_of_old_manifests(yes: bool) {
     OLD_MANIFESTS.store(yes, std::sync::atomic::Ordering::Relaxed);
 }
 
@@ -717,21 +718,13 @@ fn claim(l: &Parsed, i: usize, c: &ClaimToml, before: &[Claim]) -> Result<Claim,
     let check = typed(l, &at, &keys)?;
     let mut why_checks = Vec::new();
     for (j, w) in c.why_check.iter().enumerate() {
-        let at = format!("{at}.why_check[{j}]");
-        if w.says.trim().is_empty() {
-            return Err(l.error(&format!("{at}.says"), "say in words what the check shows"));
-        }
-        let keys = w.check();
-        let (level, stated_level, decide_at) = levels(keys.level, keys.decide_at);
-        why_checks.push(WhyCheck {
-            says: w.says.clone(),
-            check: typed(l, &at, &keys)?,
-            filter: keys.filter,
-            level,
-            stated_level,
-            decide_at,
-        });
+        why_checks.push(carried(l, &format!("{at}.why_check[{j}]"), w)?);
     }
+    foil_or_reason(l, &at, c, origin)?;
+    let foil = match &c.foil {
+        Some(f) => Some(carried(l, &format!("{at}.foil"), f)?),
+        None => None,
+    };
     let (level, stated_level, decide_at) = levels(keys.level, keys.decide_at);
     Ok(Claim {
         id: c.id.clone(),
@@ -748,8 +741,69 @@ fn claim(l: &Parsed, i: usize, c: &ClaimToml, before: &[Claim]) -> Result<Claim,
         decide_at,
         why: c.why.clone(),
         why_checks,
+        foil,
+        no_foil: c.no_foil.clone(),
         check,
     })
+}
+
+/// A check a claim carries (`[[claim.why_check]]`, `[claim.foil]`) at key
+/// path `at`, checked and typed.
+fn carried(l: &Parsed, at: &str, w: &WhyCheckToml) -> Result<WhyCheck, ManifestError> {
+    if w.says.trim().is_empty() {
+        return Err(l.error(&format!("{at}.says"), "say in words what the check shows"));
+    }
+    let keys = w.check();
+    let (level, stated_level, decide_at) = levels(keys.level, keys.decide_at);
+    Ok(WhyCheck {
+        says: w.says.clone(),
+        check: typed(l, at, &keys)?,
+        filter: keys.filter,
+        level,
+        stated_level,
+        decide_at,
+    })
+}
+
+/// A paper's statement and a stand-in name a foil (the same check where the
+/// property should fail) or say why none can fail (`no_foil`); not both,
+/// and the foil is a check of the claim's own kind.
+fn foil_or_reason(l: &Parsed, at: &str, c: &ClaimToml, origin: Origin) -> R {
+    if let Some(f) = &c.foil
+        && f.kind != c.kind
+    {
+        return Err(l.error(
+            &format!("{at}.foil.kind"),
+            format!(
+                "a foil is the claim's own check where the property should fail: kind = \"{}\",                  not \"{}\"",
+                c.kind.name(),
+                f.kind.name()
+            ),
+        ));
+    }
+    if c.no_foil.as_deref().is_some_and(|n| n.trim().is_empty()) {
+        return Err(l.error(&format!("{at}.no_foil"), "must not be empty"));
+    }
+    let old = OLD_MANIFESTS.load(std::sync::atomic::Ordering::Relaxed);
+    match (&c.foil, &c.no_foil) {
+        (Some(_), Some(_)) => Err(l.error(
+            &format!("{at}.no_foil"),
+            "the claim names a foil: remove `no_foil` (or the foil, if no setting could fail \
+             the claim)",
+        )),
+        (None, None) if matches!(origin, Origin::Paper | Origin::StandIn) && !old => Err(l.error(
+            &format!("{at}.foil"),
+            format!(
+                "a {} claim's confirmation counts only if something could have failed it: \
+                     name a foil, [claim.foil] with says = \"<the policy, graph, size or setting \
+                     where the property should fail, and why>\" and the claim's keys at that \
+                     foil; or, if no setting could fail it (a floor every policy meets), say \
+                     why in no_foil = \"…\"",
+                origin.name()
+            ),
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// The check of a claim (or of a check of a `why`) at key path `at`, from
@@ -1024,6 +1078,7 @@ fn along_an_axis(
             tolerance: k.tolerance(),
             last,
             min_rate: k.c.min_rate,
+            rate_decides: k.c.rate_decides.unwrap_or(false),
             control,
         })
     } else {
@@ -1193,6 +1248,13 @@ fn limit(
         return Err(l.error(
             &at("min_rate"),
             format!("the slowest rate of approach counted as one: a number > 0, got {r}"),
+        ));
+    }
+    if c.rate_decides == Some(true) && c.min_rate.is_none() {
+        return Err(l.error(
+            &at("rate_decides"),
+            "the rate decides against `min_rate`: give min_rate = <the slowest rate of \
+             approach counted as one>",
         ));
     }
     Ok((toward, expected, last))

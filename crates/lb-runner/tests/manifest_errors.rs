@@ -517,7 +517,7 @@ fn a_claim_says_who_claimed_it() {
     let to_check = format!(
         "{GOOD}\n[[claim]]\nid = \"a\"\nstatement = \"s\"\nsource = \"x\"\norigin = \
          \"check\"\n{body}\n[[claim]]\nid = \"b\"\nstatement = \"s\"\nsource = \"x\"\n\
-         origin = \"stand-in\"\npaper = \"P\"\ntests = \"a\"\n{body}"
+         origin = \"stand-in\"\npaper = \"P\"\ntests = \"a\"\nno_foil = \"f\"\n{body}"
     );
     let e = err(&to_check);
     assert_eq!(e.field, "claim[1].tests", "{e}");
@@ -742,4 +742,44 @@ fn decide_at_is_calibrated_nominal_or_an_error() {
         e.message.contains("calibrated") && e.message.contains("nominal"),
         "{e}"
     );
+}
+
+/// A paper's statement or a stand-in names a foil (the claim's own check
+/// where the property should fail) or says in `no_foil` why none can fail;
+/// the foil is of the claim's kind, and not both are given.
+#[test]
+fn a_statement_names_its_foil() {
+    let body = "kind = \"ordering\"\nmetric = \"mean_response\"\nbetter = \"JSQ\"\n\
+                worse = \"L-JSQ-Push\"\n";
+    let head = format!(
+        "{GOOD}\n[[claim]]\nid = \"c\"\nstatement = \"s\"\nsource = \"x\"\norigin = \
+         \"stand-in\"\npaper = \"P\"\nstands_for = \"q\"\n{body}"
+    );
+    let e = err(&head);
+    assert_eq!(e.field, "claim[0].foil", "{e}");
+    assert!(e.message.contains("no_foil"), "{e}");
+    let foil = |kind: &str| {
+        format!(
+            "\n[claim.foil]\nsays = \"L-JSQ-Push should not lose\"\nkind = \"{kind}\"\n\
+             metric = \"mean_response\"\nbetter = \"L-JSQ-Push\"\nworse = \"JSQ\"\n"
+        )
+    };
+    let e = err(&format!("{head}{}", foil("trend")));
+    assert_eq!(e.field, "claim[0].foil.kind", "{e}");
+    let e = err(&format!(
+        "{head}no_foil = \"a floor\"\n{}",
+        foil("ordering")
+    ));
+    assert_eq!(e.field, "claim[0].no_foil", "{e}");
+    let e = err(&format!(
+        "{head}\n[claim.foil]\nsays = \"x\"\nkind = \"ordering\"\nmetric = \"mean_response\"\n\
+         better = \"Nobody\"\nworse = \"JSQ\"\n"
+    ));
+    assert_eq!(e.field, "claim[0].foil.better", "{e}");
+    for ok in [
+        format!("{head}{}", foil("ordering")),
+        format!("{head}no_foil = \"a floor every policy meets\"\n"),
+    ] {
+        load_str(Path::new("exp/ok.toml"), &ok, Profile::Full).unwrap_or_else(|e| panic!("{e}"));
+    }
 }

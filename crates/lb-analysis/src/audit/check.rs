@@ -315,10 +315,14 @@ pub struct ClaimResult {
     pub stated_level: f64,
     pub decide_at: lb_runner::calibration::DecideAt,
     pub verdict: Verdict,
-    /// A confirmed claim that holds but does not test its statement (its
-    /// metric identically 0, or the bound loose by far at every point),
-    /// with the reason. Not counted as a reproduction.
+    /// A confirmed claim that does not discriminate, with the reason: its
+    /// foil holds too (or is undecided), no setting could fail it
+    /// (`no_foil`), it names no foil, its metric is identically 0, or its
+    /// bound is loose by far at every point. Not counted as a reproduction.
     pub untested: Option<String>,
+    /// Its foil, audited as a claim of its own: the same check where the
+    /// property should fail.
+    pub foil: Option<Box<ClaimResult>>,
     /// The deciding check's margin in words (decided claims).
     pub margin: Option<String>,
     /// What would decide an inconclusive claim, in words.

@@ -11,7 +11,7 @@ use super::rule::rule;
 use super::{limit, ordering, sharpness, stability, trend, value};
 use crate::metric::Metric;
 use crate::results::PointResult;
-use lb_runner::claim::{Check as ClaimCheck, Claim, StandsFor};
+use lb_runner::claim::{Check as ClaimCheck, Claim, Origin, StandsFor};
 use lb_runner::outputs::where_matches;
 use lb_runner::settle::Settling;
 
@@ -53,8 +53,14 @@ pub(super) fn audit_shifted(
     }
     let verdict = overall(&checks);
     let rule = rule(&c.check, metric);
+    // The foil is the audit's, not the mutants': they move the claim's own
+    // threshold.
+    let foil = (shift == 0.0)
+        .then(|| c.foil_claim())
+        .flatten()
+        .map(|f| Box::new(audit_claim(experiment, &f, results)));
     let untested = (verdict == Verdict::Confirmed)
-        .then(|| sharpness::untested(&c.check, &checks))
+        .then(|| undiscriminating(c, &checks, foil.as_deref()))
         .flatten();
     let deciding = ClaimResult::deciding_of(&checks);
     let margin = deciding.and_then(|d| sharpness::margin_words(d, verdict));
@@ -80,6 +86,7 @@ pub(super) fn audit_shifted(
         decide_at: c.decide_at,
         verdict,
         untested,
+        foil,
         margin,
         to_decide,
         metric: metric.map(|m| m.name().to_string()),
@@ -89,6 +96,32 @@ pub(super) fn audit_shifted(
         why: c.why.as_deref().map(|w| crate::prose::expanded(w, results)),
         why_checks: why_checks(experiment, c, results),
         missing: gaps(c, results),
+    }
+}
+
+/// Why a confirmed claim does not discriminate, if it does not: its bound or
+/// metric tests nothing ([`sharpness::untested`]); no setting could fail it
+/// (`no_foil`); its foil holds too or is undecided; or, a paper's statement
+/// or a stand-in, it names no foil. A foil refuted, or of no practical
+/// difference (the ordering absent there), is the property failing where it
+/// should.
+fn undiscriminating(c: &Claim, checks: &[Check], foil: Option<&ClaimResult>) -> Option<String> {
+    if let Some(u) = sharpness::untested(&c.check, checks) {
+        return Some(u);
+    }
+    if let Some(n) = &c.no_foil {
+        return Some(format!("no setting could fail it: {n}"));
+    }
+    match foil {
+        Some(f) => match f.verdict {
+            Verdict::Refuted | Verdict::NoPracticalDifference => None,
+            Verdict::Confirmed => Some(format!("its foil holds too ({})", f.statement)),
+            Verdict::Inconclusive => Some(format!("its foil is undecided ({})", f.statement)),
+        },
+        None => match c.origin {
+            Origin::Paper | Origin::StandIn => Some("it names no foil".into()),
+            Origin::Check | Origin::Ours => None,
+        },
     }
 }
 

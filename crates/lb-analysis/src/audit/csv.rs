@@ -37,6 +37,13 @@ pub fn csv(claims: &[&ClaimResult]) -> polars::prelude::PolarsResult<String> {
                 .collect::<Vec<_>>(),
         ),
         Column::new(
+            "foil".into(),
+            claims
+                .iter()
+                .map(|c| c.foil.as_ref().map(|f| f.verdict.word().to_string()))
+                .collect::<Vec<_>>(),
+        ),
+        Column::new(
             "to_decide".into(),
             claims
                 .iter()

@@ -157,7 +157,7 @@ fn in_words(
             }
             "confirmed" if c.untested.is_some() => {
                 out.push(format!(
-                    "{} holds but does not test the claim ({}).",
+                    "{} holds but does not discriminate ({}).",
                     link(e, c),
                     md(c.untested.as_deref().unwrap_or_default())
                 ));

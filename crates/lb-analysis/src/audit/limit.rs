@@ -311,12 +311,18 @@ fn judge(c: &Limit, gaps: &[Gap], first: &Gap, near: &Gap, stable: bool) -> Judg
         (Some(min), Some((rate, hw))) => rate + hw < min,
         _ => false,
     };
+    let fast = match (c.min_rate, end_rate) {
+        (Some(min), Some((rate, hw))) => c.rate_decides && rate - hw > min,
+        _ => false,
+    };
     let verdict = if !stable || !near.hw.is_finite() || gaps.len() < 2 {
         Verdict::Inconclusive
     } else if within && last_step != 1 {
         Verdict::Confirmed
     } else if outside && (away || too_slow) {
         Verdict::Refuted
+    } else if outside && fast && last_step != 1 {
+        Verdict::Confirmed
     } else {
         Verdict::Inconclusive
     };

@@ -125,10 +125,21 @@ fn section_head(s: &mut String, c: &ClaimResult, depth: usize) {
             md(m)
         );
     }
+    if let Some(f) = &c.foil {
+        let _ = writeln!(
+            s,
+            "- Foil: {} — **{}**{}",
+            md(&f.statement),
+            f.verdict.word(),
+            f.deciding()
+                .map(|d| format!(" ({})", md(&describe(f, d))))
+                .unwrap_or_default()
+        );
+    }
     if let Some(u) = &c.untested {
         let _ = writeln!(
             s,
-            "- **Holds, but does not test the claim**: {}; not counted as a reproduction",
+            "- **Confirmed, but does not discriminate**: {}; not counted as a reproduction",
             md(u)
         );
     }
@@ -343,11 +354,11 @@ pub fn page(experiments: &[(ExperimentClaims, String)]) -> String {
 }
 
 /// A summary row's verdict: bold, "(required)" for lb's guarantees, and a
-/// confirmation that does not test its statement said so.
+/// confirmation that does not discriminate said so.
 fn row_verdict(c: &ClaimRow) -> String {
     let v = verdict_cell(&c.verdict, c.required);
     if c.untested.is_some() {
-        format!("{v}, does not test it")
+        format!("{v}, does not discriminate")
     } else {
         v
     }

@@ -14,6 +14,14 @@ pub(super) fn rule(c: &Check, metric: Option<Metric>) -> String {
         Reference::Named(n) => format!("`{n}` computed at each point"),
     };
     match c {
+        Check::Ordering(c) if c.equivalence > 0.0 => format!(
+            "{label}: the paired difference {} − {} across replications (common random \
+             numbers) is > {e} (its interval above it); within ± {e} it is no practical \
+             difference",
+            c.worse,
+            c.better,
+            e = sig5(c.equivalence)
+        ),
         Check::Ordering(c) => format!(
             "{label}: the paired difference {} − {} across replications (common random \
              numbers) is > 0",
@@ -42,7 +50,7 @@ pub(super) fn rule(c: &Check, metric: Option<Metric>) -> String {
         ),
         Check::Limit(c) => format!(
             "{label} tends to {} as {} → {}: at the point nearest the limit the interval \
-             lies within {}, and the gap has not grown significantly over the last {} points",
+             lies within {}, and the gap has not grown significantly over the last {} points{}",
             reference(&c.expected),
             c.along,
             match c.toward {
@@ -51,7 +59,21 @@ pub(super) fn rule(c: &Check, metric: Option<Metric>) -> String {
             },
             tolerance_words(&c.tolerance)
                 .unwrap_or_else(|| "the interval of the gap (covering it)".into()),
-            c.last
+            c.last,
+            match (c.min_rate, c.rate_decides) {
+                (Some(r), true) => format!(
+                    "; or, outside it, the gap closes faster than {along}^{r} between the ends \
+                     (the rate's interval wholly above {r}); it fails where the gap grows or \
+                     closes slower than that",
+                    along = c.along
+                ),
+                (Some(r), false) => format!(
+                    "; it fails where the gap grows, or closes slower than {}^{r} with \
+                     confidence",
+                    c.along
+                ),
+                (None, _) => String::new(),
+            }
         ),
         Check::Stability(c) => format!(
             "the point's replications read {} together: stable when no more of them are \

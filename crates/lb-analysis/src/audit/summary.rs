@@ -22,8 +22,13 @@ pub struct ClaimRow {
     pub reading: Option<String>,
     /// The level of its intervals.
     pub level: f64,
-    /// Why a confirmed claim does not test its statement, if it does not.
+    /// Why a confirmed claim does not discriminate, if it does not (its
+    /// foil holds too, no setting could fail it, its bound tests nothing).
     pub untested: Option<String>,
+    /// Its foil in words, with its verdict: "Power-of-2 should not beat
+    /// JSQ: refuted".
+    #[serde(default)]
+    pub foil: Option<String>,
     /// The deciding check's margin in words (decided claims).
     pub margin: Option<String>,
     /// What would decide it (inconclusive claims).
@@ -68,12 +73,12 @@ impl ExperimentClaims {
 }
 
 /// Verdicts counted as a reader counts them: a confirmation that does not
-/// test its statement is not a reproduction.
+/// discriminate is not a reproduction.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Tally {
-    /// Confirmed, and the confirmation tests the statement.
+    /// Confirmed, and the confirmation discriminates (its foil fails).
     pub reproduced: usize,
-    /// Confirmed without testing it ([`ClaimRow::untested`]).
+    /// Confirmed without discriminating ([`ClaimRow::untested`]).
     pub untested: usize,
     pub refuted: usize,
     pub inconclusive: usize,
@@ -132,7 +137,7 @@ impl Tally {
         ];
         if self.untested > 0 {
             parts.push(format!(
-                "{} {} but {} not test the claim",
+                "{} {} but {} not discriminate",
                 self.untested,
                 if self.untested == 1 { "holds" } else { "hold" },
                 if self.untested == 1 { "does" } else { "do" }
@@ -165,6 +170,10 @@ fn row(c: &ClaimResult) -> ClaimRow {
         reading: c.reading.clone(),
         level: c.level,
         untested: c.untested.clone(),
+        foil: c
+            .foil
+            .as_ref()
+            .map(|f| format!("{}: {}", f.statement, f.verdict.word())),
         margin: c.margin.clone(),
         to_decide: c.to_decide.clone(),
         robustness: Vec::new(),

@@ -558,11 +558,7 @@ fn references(l: &SpanIndex, m: &Manifest, claims: &[Claim]) -> R {
             .any(|i| m.label(i) == label && m.policies[i].spec.trim().eq_ignore_ascii_case("pod"))
     };
     for (i, c) in claims.iter().enumerate() {
-        let mut all = vec![(format!("claim[{i}]"), &c.check)];
-        for (j, w) in c.why_checks.iter().enumerate() {
-            all.push((format!("claim[{i}].why_check[{j}]"), &w.check));
-        }
-        for (at, c) in all {
+        for (at, _, c) in c.all_checks(i) {
             let Some((k, r)) = c.reference() else {
                 continue;
             };
