@@ -11,6 +11,7 @@ pub mod canvas;
 pub mod coverage;
 pub mod figure;
 pub mod files;
+pub mod inventory;
 pub mod markup;
 pub mod metric;
 pub mod paired;

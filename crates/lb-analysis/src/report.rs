@@ -684,7 +684,11 @@ pub fn section(exp: &Experiment, w: &Written) -> String {
 /// (linked to the audit), then each experiment's section (`sections`, in
 /// order), the coverage certificate's section (`coverage`, Markdown), the
 /// glossary and the references.
-pub fn page(experiments: &[(ExperimentClaims, String)], coverage: &str) -> String {
+pub fn page(
+    experiments: &[(ExperimentClaims, String)],
+    coverage: &str,
+    inventories: &[lb_runner::inventory::Inventory],
+) -> String {
     let mut s = String::new();
     s.push_str("# lb — reproduced figures and tables\n\n");
     s.push_str(
@@ -713,7 +717,7 @@ pub fn page(experiments: &[(ExperimentClaims, String)], coverage: &str) -> Strin
          the audit, with its margin or what would decide it.\n",
         crate::audit::counts_line(&exps)
     );
-    s.push_str(&crate::audit::per_paper(&exps, "audit.md"));
+    s.push_str(&crate::audit::per_paper(&exps, "audit.md", inventories));
     s.push('\n');
     s.push_str(
         "| experiment | claims | confirmed | does not discriminate | refuted | inconclusive |\n",
@@ -862,12 +866,13 @@ the Shortest of Two Queues: An Asymptotic Approach*. Problems of Information Tra
 Heterogeneous Systems with Multiple Dispatchers*.\n";
 
 /// Reads the parts of the experiments `names` under `out` and assembles
-/// `README.md` (when `report`) and `audit.md` from them. An experiment
-/// without parts is left out.
+/// `README.md` (when `report`), `audit.md` and, with `inventories`,
+/// `inventory.md` from them. An experiment without parts is left out.
 pub fn assemble(
     out: &Path,
     names: &[String],
     report: bool,
+    inventories: &[lb_runner::inventory::Inventory],
 ) -> Result<(), Box<dyn std::error::Error>> {
     let mut reports = Vec::new();
     let mut audits = Vec::new();
@@ -889,12 +894,22 @@ pub fn assemble(
         // The coverage certificate's section, when `lb reproduce` wrote one.
         let coverage =
             std::fs::read_to_string(out.join("coverage").join("report.md")).unwrap_or_default();
-        write_if_changed(&out.join("README.md"), page(&reports, &coverage).as_bytes())?;
+        write_if_changed(
+            &out.join("README.md"),
+            page(&reports, &coverage, inventories).as_bytes(),
+        )?;
     }
     write_if_changed(
         &out.join("audit.md"),
-        crate::audit::page(&audits).as_bytes(),
+        crate::audit::page(&audits, inventories).as_bytes(),
     )?;
+    if !inventories.is_empty() {
+        let exps: Vec<&ExperimentClaims> = audits.iter().map(|(e, _)| e).collect();
+        write_if_changed(
+            &out.join("inventory.md"),
+            crate::inventory::page(inventories, &exps, "audit.md").as_bytes(),
+        )?;
+    }
     Ok(())
 }
 

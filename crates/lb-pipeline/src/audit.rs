@@ -129,7 +129,7 @@ impl Audited {
     /// summary links to, and its robustness maps).
     pub fn markdown(&self, loaded: &[Experiment]) -> String {
         let parts = self.parts(loaded);
-        let mut s = lb_analysis::audit::terminal(&parts);
+        let mut s = lb_analysis::audit::terminal(&parts, &inventories(loaded));
         for (_, section) in &parts {
             s.push('\n');
             s.push_str(section);
@@ -157,7 +157,12 @@ impl Audited {
             write_if_changed(&dir.join("audit.md"), frag.as_bytes())?;
             write_if_changed(&dir.join("claims.json"), claims_json(c).as_bytes())?;
         }
-        assemble(out, &page_names(all, loaded, out), false)?;
+        assemble(
+            out,
+            &page_names(all, loaded, out),
+            false,
+            &inventories(loaded),
+        )?;
         Ok(())
     }
 
@@ -210,6 +215,19 @@ pub struct Gate {
 /// The experiments whose parts make up the report pages under `out`: every
 /// manifest's when all were given (so a removed experiment drops out),
 /// else the ones already there plus those just written.
+/// The statement inventories beside the loaded manifests
+/// (`experiments/inventory/`); none when there are none, or when they do
+/// not read (loading the manifests checked them).
+pub fn inventories(loaded: &[Experiment]) -> Vec<lb_runner::inventory::Inventory> {
+    let files: Vec<std::path::PathBuf> = loaded
+        .iter()
+        .map(|e| e.loaded.file().to_path_buf())
+        .collect();
+    lb_runner::inventory::beside(&files)
+        .and_then(|d| lb_runner::inventory::load_dir(&d).ok())
+        .unwrap_or_default()
+}
+
 pub fn page_names(all: bool, loaded: &[Experiment], out: &Path) -> Vec<String> {
     if all {
         let mut v: Vec<String> = loaded.iter().map(|e| e.name().to_string()).collect();

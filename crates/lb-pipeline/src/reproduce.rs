@@ -108,7 +108,12 @@ pub fn reproduce(
     } else {
         Vec::new()
     };
-    assemble(out, &page_names(all, loaded, out), true)?;
+    assemble(
+        out,
+        &page_names(all, loaded, out),
+        true,
+        &crate::audit::inventories(loaded),
+    )?;
     // Points above a precision target exist only in experiments that set one.
     let targets = pages.iter().filter(|p| p.precision.is_some()).count();
     drop(pages);

@@ -247,3 +247,43 @@ fn every_counted_confirmation_has_a_foil_that_fails() {
     let floor = of("max-pressure-heavy-traffic", "buffer-0-first-above-pooled");
     assert!(floor.untested.is_some(), "{floor:#?}");
 }
+
+/// Every statement of the seed papers accounted for (issue 48): each
+/// paper's line in the report counts its inventory, the counts add up, and
+/// every paper's statement lb audits is an entry's claim.
+#[test]
+fn the_per_paper_lines_agree_with_the_inventories() {
+    let (cache, loaded) = shipped();
+    let inventories = lb_pipeline::audit::inventories(&loaded);
+    assert!(inventories.len() >= 3, "{} inventories", inventories.len());
+    let audited = lb_pipeline::audit::audit(&cache, &loaded);
+    let parts = audited.parts(&loaded);
+    let exps: Vec<&lb_analysis::audit::ExperimentClaims> = parts.iter().map(|(e, _)| e).collect();
+    let lines = lb_analysis::audit::per_paper(&exps, "audit.md", &inventories);
+    for inv in &inventories {
+        let [a, s, y, o] = lb_analysis::inventory::counts(inv, &exps);
+        assert_eq!(a + s + y + o, inv.statements.len());
+        let line = lines
+            .lines()
+            .find(|l| l.starts_with(&format!("- **{}**", inv.paper.authors)))
+            .unwrap_or_else(|| panic!("no line for {}", inv.paper.authors));
+        assert!(
+            line.contains(&format!("lists {} statement", inv.statements.len()))
+                && line.contains(&format!("{a} audited as stated")),
+            "{line}"
+        );
+        // Each paper's statement of this paper is in an entry.
+        for e in &exps {
+            for c in e.claims.iter().filter(|c| c.origin == "paper") {
+                if c.paper.as_deref() == Some(inv.paper.authors.as_str()) {
+                    let name = format!("{}/{}", e.experiment, c.id);
+                    assert!(
+                        inv.statements.iter().any(|s| s.claims.contains(&name)),
+                        "{name} is in no entry of {}",
+                        inv.file.display()
+                    );
+                }
+            }
+        }
+    }
+}

@@ -29,6 +29,7 @@ pub mod checks;
 pub mod claim;
 pub mod diag;
 pub mod experiment;
+pub mod inventory;
 pub mod ledger;
 pub mod load;
 pub mod maintain;

@@ -145,6 +145,10 @@ pub fn load_all(paths: &[PathBuf], profile: Profile) -> Result<Vec<Experiment>, 
         out.push(e);
     }
     tests_across(&out)?;
+    if let Some(dir) = crate::inventory::beside(paths) {
+        let inventories = crate::inventory::load_dir(&dir)?;
+        crate::inventory::check(&inventories, &out, dir.parent())?;
+    }
     Ok(out)
 }
 

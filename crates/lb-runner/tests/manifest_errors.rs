@@ -783,3 +783,49 @@ fn a_statement_names_its_foil() {
         load_str(Path::new("exp/ok.toml"), &ok, Profile::Full).unwrap_or_else(|e| panic!("{e}"));
     }
 }
+
+/// A statement inventory names claims that exist and are its paper's, and
+/// every paper's statement of a paper with an inventory is in it: each
+/// mistake is refused with the file, the field and the fix.
+#[test]
+fn an_inventory_keeps_the_papers_statements_honest() {
+    let d = std::env::temp_dir().join(format!("lb-inventory-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(d.join("inventory")).unwrap();
+    let claim = "\n[[claim]]\nid = \"c\"\nstatement = \"s\"\nsource = \"x\"\norigin = \"paper\"\n\
+                 paper = \"P\"\nreading = \"r (\\\"q\\\")\"\nno_foil = \"n\"\nkind = \"ordering\"\n\
+                 metric = \"mean_response\"\nbetter = \"JSQ\"\nworse = \"L-JSQ-Push\"\n";
+    let manifest = d.join("exp.toml");
+    std::fs::write(&manifest, format!("{GOOD}{claim}")).unwrap();
+    let name = load(&manifest, Profile::Full)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .name()
+        .to_string();
+    let inv = |claims: &str| {
+        format!(
+            "[paper]\nauthors = \"P\"\ntitle = \"T\"\n\n[[statement]]\nid = \"theorem-1\"\n\
+             kind = \"theorem\"\nwhere = \"§1\"\nquote = \"q\"\nsetting = \"s\"\n{claims}\n"
+        )
+    };
+    let load = |text: &str| {
+        std::fs::write(d.join("inventory/p.toml"), text).unwrap();
+        lb_runner::load_all(std::slice::from_ref(&manifest), Profile::Full)
+    };
+    // Named: loads.
+    load(&inv(&format!("claims = [\"{name}/c\"]"))).unwrap_or_else(|e| panic!("{e}"));
+    // A claim that does not exist.
+    let e = load(&inv(&format!("claims = [\"{name}/nope\"]"))).unwrap_err();
+    assert_eq!(e.field, "statement[0].claims[0]", "{e}");
+    assert!(e.message.contains("no claim \"nope\""), "{e}");
+    // Neither claims nor a reason.
+    let e = load(&inv("")).unwrap_err();
+    assert_eq!(e.field, "statement[0].claims", "{e}");
+    // "not yet" says how.
+    let e = load(&inv("out_of_reach = \"not yet\"")).unwrap_err();
+    assert_eq!(e.field, "statement[0].could_audit", "{e}");
+    // The paper's statement is in no entry.
+    let e = load(&inv("out_of_reach = \"a proof device\"")).unwrap_err();
+    assert_eq!(e.field, "claim[0]", "{e}");
+    assert!(e.message.contains("does not list"), "{e}");
+    let _ = std::fs::remove_dir_all(&d);
+}

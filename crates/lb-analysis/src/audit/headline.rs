@@ -5,6 +5,7 @@
 
 use super::summary::{ClaimRow, ExperimentClaims, Tally};
 use super::words::{md, num};
+use lb_runner::inventory::Inventory;
 use std::fmt::Write as _;
 
 /// The count line: statements, stand-ins, checks ("12 statements of the
@@ -44,10 +45,15 @@ pub fn counts_line(experiments: &[&ExperimentClaims]) -> String {
     )
 }
 
-/// Per paper: its statements and stand-ins counted, the verdict in words,
-/// and the family's error.
-/// `audit` is the link to the audit page ("" on the page itself).
-pub fn per_paper(experiments: &[&ExperimentClaims], audit: &str) -> String {
+/// Per paper: its statements counted against its inventory (where it has
+/// one), its statements and stand-ins counted, the verdict in words, and
+/// the family's error. `audit` is the link to the audit page ("" on the
+/// page itself).
+pub fn per_paper(
+    experiments: &[&ExperimentClaims],
+    audit: &str,
+    inventories: &[Inventory],
+) -> String {
     let rows: Vec<(&str, &ClaimRow)> = experiments
         .iter()
         .flat_map(|e| e.claims.iter().map(move |c| (e.experiment.as_str(), c)))
@@ -68,6 +74,13 @@ pub fn per_paper(experiments: &[&ExperimentClaims], audit: &str) -> String {
         let ps = Tally::of(of("paper").map(|x| x.1));
         let ss = Tally::of(of("stand-in").map(|x| x.1));
         let _ = write!(s, "- **{}**: ", md(paper));
+        if let Some(inv) = inventories.iter().find(|i| i.paper.authors == paper) {
+            let _ = write!(
+                s,
+                "{} ",
+                crate::inventory::paper_line(inv, experiments, "inventory.md")
+            );
+        }
         if ps.total() > 0 {
             let _ = write!(
                 s,

@@ -144,15 +144,27 @@ pub fn series(spec: &FigureSpec, results: &[PointResult]) -> Vec<Series> {
         let Some(x) = r.axis(&spec.x).and_then(|v| v.parse::<f64>().ok()) else {
             continue;
         };
-        let Some(est) = point_estimate(m, point, r) else {
-            continue;
+        let unstable = !m.transient() && crate::results::point_unstable(&r.summaries);
+        // A diverging point may have no value at all (no job that arrived
+        // after the warm-up left): it is still marked in the unstable band.
+        let est = match point_estimate(m, point, r) {
+            Some(e) => e,
+            None if unstable => Estimate {
+                mean: f64::NAN,
+                lo: None,
+                hi: None,
+                kind: crate::stats::IntervalKind::StudentT,
+                n: r.summaries.len(),
+                events: None,
+            },
+            None => continue,
         };
         let (name, variant) = spec.series_of(r);
         let dot = Dot {
             x,
             est,
             // A transient metric (a growth rate) is read on unstable points too.
-            stable: m.transient() || !crate::results::point_unstable(&r.summaries),
+            stable: !unstable,
             settled: m.transient() || lb_runner::settle::Settling::of(&r.summaries).settled(),
             key: key.hex(),
         };

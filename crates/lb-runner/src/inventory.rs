@@ -1,0 +1,278 @@
+//! Statement inventories (`experiments/inventory/<paper>.toml`): every
+//! statement a paper makes — theorem, lemma, proposition, definition that
+//! asserts something, example, figure claim, headline sentence — quoted,
+//! with where it stands, the setting its text states or implies, and either
+//! the claims that audit it or why it is out of reach.
+//!
+//! Loading every manifest checks the inventories against the claims
+//! ([`check`]): an entry naming a claim that does not exist, or that is not
+//! that paper's statement or a stand-in for it, is refused; so is a paper's
+//! statement (`origin = "paper"`) of a paper with an inventory that no entry
+//! names. The report counts each paper's statements against its inventory.
+
+use crate::Experiment;
+use crate::claim::Origin;
+use crate::diag::{ManifestError, SpanIndex, serde_error};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// The directory of the inventories beside the manifests.
+pub const DIR: &str = "inventory";
+
+/// One paper's inventory as written.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Inventory {
+    pub paper: Paper,
+    #[serde(default, rename = "statement")]
+    pub statements: Vec<Statement>,
+    /// The file it was read from (not written).
+    #[serde(skip)]
+    pub file: PathBuf,
+}
+
+/// The paper an inventory covers.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Paper {
+    /// As claims' `paper` spells it: "Zhou, Shroff and Wierman".
+    pub authors: String,
+    pub title: String,
+    /// What lb holds of its text (the whole paper, its abstract).
+    #[serde(default)]
+    pub held: Option<String>,
+}
+
+/// One statement of the paper.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Statement {
+    /// Unique in the inventory: lower-case letters, digits and '-'.
+    pub id: String,
+    /// theorem, lemma, proposition, corollary, definition, example, figure,
+    /// remark or headline.
+    pub kind: StatementKind,
+    /// Where it stands: section, number, page.
+    #[serde(rename = "where")]
+    pub at: String,
+    /// The statement, quoted.
+    pub quote: String,
+    /// The setting the text states or implies, with the sentence that
+    /// implies it.
+    pub setting: String,
+    /// The claims that audit it, `experiment/id`.
+    #[serde(default)]
+    pub claims: Vec<String>,
+    /// Why lb does not audit it; "not yet" where it could.
+    #[serde(default)]
+    pub out_of_reach: Option<String>,
+    /// With "not yet": the experiment and claim that would audit it.
+    #[serde(default)]
+    pub could_audit: Option<String>,
+}
+
+/// The kinds of statement an inventory lists.
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum StatementKind {
+    Theorem,
+    Lemma,
+    Proposition,
+    Corollary,
+    Definition,
+    Example,
+    Figure,
+    Remark,
+    Headline,
+}
+
+impl Statement {
+    /// Whether it waits for a claim lb could make ("not yet").
+    pub fn not_yet(&self) -> bool {
+        self.out_of_reach
+            .as_deref()
+            .is_some_and(|w| w.trim().eq_ignore_ascii_case("not yet"))
+    }
+}
+
+/// The inventories in `dir` (`experiments/inventory`), sorted by file; none
+/// when the directory does not exist.
+pub fn load_dir(dir: &Path) -> Result<Vec<Inventory>, ManifestError> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(Vec::new());
+    };
+    let mut paths: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    paths.sort();
+    paths.iter().map(|p| load(p)).collect()
+}
+
+/// The inventory beside a set of manifests: `<their directory>/inventory`.
+pub fn beside(manifests: &[PathBuf]) -> Option<PathBuf> {
+    let dir = manifests.first()?.parent()?;
+    Some(dir.join(DIR))
+}
+
+/// One inventory, parsed and checked on its own.
+pub fn load(path: &Path) -> Result<Inventory, ManifestError> {
+    let text = std::fs::read_to_string(path).map_err(|e| ManifestError {
+        file: path.to_path_buf(),
+        line: 0,
+        col: 0,
+        field: String::new(),
+        message: format!("cannot read the inventory: {e}"),
+    })?;
+    let spans = SpanIndex::parse(path, &text)?;
+    let mut inv: Inventory = toml::from_str(&text).map_err(|e| serde_error(&spans, &e))?;
+    inv.file = path.to_path_buf();
+    for (i, s) in inv.statements.iter().enumerate() {
+        let at = |k: &str| format!("statement[{i}].{k}");
+        let id_ok = !s.id.is_empty()
+            && s.id
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-');
+        if !id_ok || inv.statements[..i].iter().any(|t| t.id == s.id) {
+            return Err(spans.error(
+                &at("id"),
+                "needs an id of lower-case letters, digits and '-', unique in the inventory",
+            ));
+        }
+        for (k, v) in [
+            ("where", &s.at),
+            ("quote", &s.quote),
+            ("setting", &s.setting),
+        ] {
+            if v.trim().is_empty() {
+                return Err(spans.error(&at(k), "must not be empty"));
+            }
+        }
+        match (s.claims.is_empty(), &s.out_of_reach) {
+            (true, None) => {
+                return Err(spans.error(
+                    &at("claims"),
+                    "name the claims that audit it (claims = [\"<experiment>/<id>\"]) or say \
+                     why lb does not (out_of_reach = \"…\", or \"not yet\" with could_audit)",
+                ));
+            }
+            (false, Some(_)) => {
+                return Err(spans.error(
+                    &at("out_of_reach"),
+                    "the statement names claims that audit it: remove out_of_reach",
+                ));
+            }
+            _ => {}
+        }
+        if s.not_yet() && s.could_audit.as_deref().is_none_or(|c| c.trim().is_empty()) {
+            return Err(spans.error(
+                &at("could_audit"),
+                "a statement lb could audit says how: could_audit = \"<experiment, claim and \
+                 foil>\"",
+            ));
+        }
+        if let Some(c) = s.claims.iter().find(|c| c.split_once('/').is_none()) {
+            return Err(spans.error(
+                &at("claims"),
+                format!("\"{c}\": name a claim as \"<experiment>/<id>\""),
+            ));
+        }
+    }
+    Ok(inv)
+}
+
+/// The inventories against the loaded experiments: each claim an entry
+/// names exists (where its experiment is loaded; its manifest must exist
+/// beside the others otherwise), and is its paper's statement or a stand-in
+/// for it; and every paper's statement of a paper that has an inventory is
+/// named by an entry of it.
+pub fn check(
+    inventories: &[Inventory],
+    experiments: &[Experiment],
+    manifests_dir: Option<&Path>,
+) -> Result<(), ManifestError> {
+    let located = |inv: &Inventory, path: &str, message: String| -> ManifestError {
+        let text = std::fs::read_to_string(&inv.file).unwrap_or_default();
+        match SpanIndex::parse(&inv.file, &text) {
+            Ok(spans) => spans.error(path, message),
+            Err(e) => e,
+        }
+    };
+    for inv in inventories {
+        for (i, s) in inv.statements.iter().enumerate() {
+            for (j, c) in s.claims.iter().enumerate() {
+                let path = format!("statement[{i}].claims[{j}]");
+                let (exp, id) = c.split_once('/').unwrap_or((c, ""));
+                let Some(x) = experiments.iter().find(|x| x.name() == exp) else {
+                    let exists =
+                        manifests_dir.is_some_and(|d| d.join(format!("{exp}.toml")).exists());
+                    if exists {
+                        continue;
+                    }
+                    return Err(located(
+                        inv,
+                        &path,
+                        format!("no experiment \"{exp}\": name a claim as \"<experiment>/<id>\""),
+                    ));
+                };
+                let Some(d) = x.loaded.claims().iter().find(|d| d.id == id) else {
+                    return Err(located(
+                        inv,
+                        &path,
+                        format!(
+                            "experiment {exp} has no claim \"{id}\"; its ids: {}",
+                            x.loaded
+                                .claims()
+                                .iter()
+                                .map(|d| d.id.as_str())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                    ));
+                };
+                let ok = matches!(d.origin, Origin::Paper | Origin::StandIn)
+                    && d.paper.as_deref() == Some(inv.paper.authors.as_str());
+                if !ok {
+                    return Err(located(
+                        inv,
+                        &path,
+                        format!(
+                            "\"{c}\" is a {} claim of {}: an inventory of {} names that \
+                             paper's statements and the stand-ins for them",
+                            d.origin.name(),
+                            d.paper.as_deref().unwrap_or("no paper"),
+                            inv.paper.authors
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    for e in experiments {
+        for (i, c) in e.loaded.claims().iter().enumerate() {
+            if c.origin != Origin::Paper {
+                continue;
+            }
+            let Some(inv) = inventories
+                .iter()
+                .find(|v| Some(v.paper.authors.as_str()) == c.paper.as_deref())
+            else {
+                continue;
+            };
+            let name = format!("{}/{}", e.name(), c.id);
+            if !inv.statements.iter().any(|s| s.claims.contains(&name)) {
+                return Err(e.loaded.error(
+                    &format!("claim[{i}]"),
+                    format!(
+                        "a statement of {} that its inventory ({}) does not list: add \
+                         \"{name}\" to the `claims` of the statement it audits",
+                        inv.paper.authors,
+                        inv.file.display()
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
