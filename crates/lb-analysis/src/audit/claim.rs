@@ -99,18 +99,18 @@ pub(super) fn audit_shifted(
     }
 }
 
-/// Why a confirmed claim does not discriminate, if it does not: its bound or
-/// metric tests nothing ([`sharpness::untested`]); no setting could fail it
-/// (`no_foil`); its foil holds too or is undecided; or, a paper's statement
+/// Why a confirmed claim does not discriminate, if it does not: no setting
+/// could fail it (`no_foil`); its bound or metric tests nothing
+/// ([`sharpness::untested`]); its foil holds too or is undecided; or, a paper's statement
 /// or a stand-in, it names no foil. A foil refuted, or of no practical
 /// difference (the ordering absent there), is the property failing where it
 /// should.
 fn undiscriminating(c: &Claim, checks: &[Check], foil: Option<&ClaimResult>) -> Option<String> {
-    if let Some(u) = sharpness::untested(&c.check, checks) {
-        return Some(u);
-    }
     if let Some(n) = &c.no_foil {
         return Some(format!("no setting could fail it: {n}"));
+    }
+    if let Some(u) = sharpness::untested(&c.check, checks) {
+        return Some(u);
     }
     match foil {
         Some(f) => match f.verdict {
