@@ -17,7 +17,7 @@ const HEAVY_TRAFFIC: &[&str] = &["epsilon", "epsilon_frac"];
 /// The metrics, the table's first and in its column order. Labels are
 /// figure markup (`_x`/`_{…}` subscripts, `^x`/`^{…}` superscripts), units
 /// in parentheses: the slotted model's time unit is the slot.
-pub const METRICS: [MetricInfo; 12] = [
+pub const METRICS: [MetricInfo; 13] = [
     m(
         "mean_response",
         "Mean response time (slots)",
@@ -49,6 +49,17 @@ pub const METRICS: [MetricInfo; 12] = [
         Real,
     ),
     m("zeta_ratio", "ε·E[ΣQ] / ζ", true, false, Real).only_with(HEAVY_TRAFFIC),
+    // State-space collapse (Zhou, Shroff and Wierman, Proposition 1): the
+    // imbalance stays bounded as ε → 0, so ε times it vanishes at rate 1,
+    // where a policy without collapse keeps it at a constant.
+    m(
+        "eps_imbalance",
+        "ε·E[max_n Q_n − min_n Q_n]",
+        false,
+        false,
+        Real,
+    )
+    .only_with(HEAVY_TRAFFIC),
     m("p50", "Median response time (slots)", false, true, Real),
     m(
         "p90",
@@ -128,6 +139,7 @@ pub fn value(name: &str, c: &SlottedConfig, s: &RunSummary) -> Option<f64> {
     match name {
         "eps_sum_q" => Some(sys.epsilon() * s.mean_sum_q),
         "zeta_ratio" => Some(sys.epsilon() * s.mean_sum_q / sys.zeta()),
+        "eps_imbalance" => s.blocks.is_none().then(|| sys.epsilon() * s.imbalance),
         "p_unstable" => Some(if s.stability.stable { 0.0 } else { 1.0 }),
         _ => precision_value(name, s),
     }
