@@ -147,7 +147,7 @@ fn many_server_runs_are_deterministic() {
 }
 
 /// JIQ, I1F and JSQ keep the occupancy far below random routing's at high
-/// load (S_2 ≪ λ²), and a ring lies in between (seed 003: bounded degree does
+/// load (S_2 ≪ λ²), and a ring lies in between (Mukherjee, Borst and van Leeuwaarden: bounded degree does
 /// not reach the clique).
 #[test]
 fn idle_seeking_policies_beat_random_and_a_ring_does_not_reach_jsq() {
@@ -202,7 +202,7 @@ fn a_run_without_a_measured_window_is_refused() {
     assert!(c.validate().unwrap_err().contains("run.horizon"));
 }
 
-/// Seed 004, sub-Halfin-Whitt regime λ = 1 − N^(−α): under JSQ the probability
+/// Liu and Ying, sub-Halfin-Whitt regime λ = 1 − N^(−α): under JSQ the probability
 /// that a job is sent to a non-idle server falls as N grows (it tends to 0).
 /// Checked between N = 100 and N = 10,000 at α = 0.45 (near Halfin–Whitt,
 /// where the probability is far from 0 at N = 100), each with its 99.99%

@@ -186,7 +186,7 @@ fn policies_share_arrivals_and_service() {
     assert!(shared > 10_000, "too few common service draws: {shared}");
 }
 
-/// Seed 000 §1: JIQ is not stable for heterogeneous servers; L-JSQ-Pull is.
+/// Zhou, Shroff and Wierman §1: JIQ is not stable for heterogeneous servers; L-JSQ-Pull is.
 /// Five servers at rate 0.1 and five at 0.9, load 0.9: once the idle lists run
 /// dry JIQ routes uniformly, 0.9 × 0.5 = 0.45 jobs a slot per server, far over
 /// the slow servers' 0.1. (With rates 0.2/0.8 at this load and N = 10, JIQ's

@@ -100,7 +100,7 @@ fn littles_law_holds_for_every_policy() {
     }
 }
 
-/// Seed 000, Lemma 1: the resource-pooled queue (same arrivals, service
+/// Zhou, Shroff and Wierman, Lemma 1: the resource-pooled queue (same arrivals, service
 /// Σ_n S_n) is a pathwise lower bound: run as the `Pooled` point on the same
 /// seeds, its queue lies below every policy's ΣQ in every slot, which also
 /// shows the two read the same arrivals and service.
@@ -179,7 +179,7 @@ fn the_simulated_pooled_queue_has_the_exact_mean() {
     assert_covers("pooled queue, load 0.9", &xs, exact.mean);
 }
 
-/// Seed 000, Lemma 1 and Theorem 2: at small ε, ε·E[ΣQ] is near ζ for JSQ
+/// Zhou, Shroff and Wierman, Lemma 1 and Theorem 2: at small ε, ε·E[ΣQ] is near ζ for JSQ
 /// and a δ-tilted LED policy; weighted random stays near its own limit
 /// Σ_n ε·E[Q_n] (each server a single queue), clearly above ζ.
 #[test]

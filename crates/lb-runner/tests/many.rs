@@ -165,7 +165,7 @@ fn a_graph_the_engine_cannot_build_is_located_at_the_point() {
     assert!(e.message.contains("N = 21"), "{e}");
 }
 
-/// Seed 003's d(N) → ∞: an Erdős–Rényi mean degree N^β is resolved per point;
+/// Mukherjee, Borst and van Leeuwaarden's d(N) → ∞: an Erdős–Rényi mean degree N^β is resolved per point;
 /// giving it with a fixed mean degree, or β outside (0, 1], is refused.
 #[test]
 fn an_erdos_renyi_degree_can_grow_with_n() {

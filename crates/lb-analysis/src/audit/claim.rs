@@ -115,8 +115,8 @@ fn undiscriminating(c: &Claim, checks: &[Check], foil: Option<&ClaimResult>) -> 
     match foil {
         Some(f) => match f.verdict {
             Verdict::Refuted | Verdict::NoPracticalDifference => None,
-            Verdict::Confirmed => Some(format!("its foil holds too ({})", f.statement)),
-            Verdict::Inconclusive => Some(format!("its foil is undecided ({})", f.statement)),
+            Verdict::Confirmed => Some(format!("its foil holds too: {}", f.statement)),
+            Verdict::Inconclusive => Some(format!("its foil is undecided: {}", f.statement)),
         },
         None => match c.origin {
             Origin::Paper | Origin::StandIn => Some("it names no foil".into()),

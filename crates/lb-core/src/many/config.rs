@@ -30,7 +30,7 @@ pub enum ManyPolicy {
     /// Join an idle queue if any, else a uniformly random one.
     #[serde(rename = "JIQ")]
     Jiq,
-    /// Idle-one-first (seed 004): an idle server if any, else a server with
+    /// Idle-one-first (Liu and Ying): an idle server if any, else a server with
     /// exactly one job if any, else a uniformly random one.
     #[serde(rename = "I1F")]
     I1f,
@@ -42,7 +42,7 @@ pub enum ManyPolicy {
     },
     /// A uniformly random server.
     Random,
-    /// Seed 003 (Mukherjee, Borst, van Leeuwaarden): every server receives its
+    /// Mukherjee, Borst and van Leeuwaarden: every server receives its
     /// own Poisson(λ) stream, and a task joins the shortest queue among that
     /// server and its neighbours in G_N (ties uniform).
     Graph {
@@ -60,7 +60,7 @@ pub enum PodD {
         /// d.
         d: usize,
     },
-    /// d = ⌈N^α · ln N⌉ (seed 004), capped at N.
+    /// d = ⌈N^α · ln N⌉ (Liu and Ying), capped at N.
     Scaled {
         /// α.
         alpha: f64,
@@ -80,7 +80,7 @@ impl PodD {
     }
 }
 
-/// The graph G_N of seed 003.
+/// The graph G_N of Mukherjee, Borst and van Leeuwaarden.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum GraphSpec {

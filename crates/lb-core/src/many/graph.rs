@@ -1,4 +1,4 @@
-//! The graphs G_N of seed 003 (Mukherjee, Borst, van Leeuwaarden), as
+//! The graphs G_N of Mukherjee, Borst and van Leeuwaarden, as
 //! adjacency lists in one array (compressed rows).
 
 use super::config::GraphSpec;

@@ -4,7 +4,7 @@
 //! servers with at least i jobs — as the object of study.
 //!
 //! - [`config`]: the resolved configuration — JSQ, JIQ, I1F, Pod(d) with d
-//!   fixed or ⌈N^α ln N⌉, Random, and the graph topologies of seed 003.
+//!   fixed or ⌈N^α ln N⌉, Random, and the graph topologies of Mukherjee, Borst and van Leeuwaarden.
 //! - [`classes`]: the occupancy (n_k, servers with exactly k jobs), on which the
 //!   exchangeable policies act in O(log K) per event whatever N.
 //! - [`graph`]: G_N — clique, Erdős–Rényi, random regular, ring, torus.

@@ -41,14 +41,14 @@ pub struct ManySummary {
     /// Of those, sent to a server that was not idle (lost ones included).
     pub to_busy: u64,
     /// S_i for i = 1, 2, …: the time-averaged fraction of servers with at
-    /// least i jobs (seed 004), up to the last non-zero one.
+    /// least i jobs (Liu and Ying), up to the last non-zero one.
     pub occupancy: Vec<f64>,
     /// Σ_i S_i: the mean number of jobs per server.
     pub mean_jobs: f64,
     /// lost / arrivals.
     pub loss_fraction: Option<f64>,
     /// to_busy / arrivals: the probability that a job is routed to a non-idle
-    /// server (seed 004: → 0 for JSQ, I1F, JIQ, Pod(N^α log N)).
+    /// server (Liu and Ying: → 0 for JSQ, I1F, JIQ, Pod(N^α log N)).
     pub p_to_busy: Option<f64>,
     /// Mean response time by Little's law: jobs in system / admitted rate.
     pub mean_response: Option<f64>,
@@ -108,7 +108,7 @@ pub fn run_many(cfg: &ManyConfig, seeds: &Seeds, r: u64) -> ManySummary {
         }
         let sys = &mut st.arrivals;
         if bernoulli(arrival, sys.next_u64()) == 1 {
-            // The server the task arrives at (seed 003: its own stream) is
+            // The server the task arrives at (Mukherjee, Borst and van Leeuwaarden: its own stream) is
             // drawn for every policy, so that all policies read the same
             // system words; only a graph router looks at it.
             let at = below(sys, n);
@@ -170,7 +170,7 @@ pub fn run_many(cfg: &ManyConfig, seeds: &Seeds, r: u64) -> ManySummary {
 enum Router {
     /// JSQ, JIQ, I1F, Pod(d), Random on the occupancy.
     Exchangeable { policy: ManyPolicy, d: u64, n: u64 },
-    /// Seed 003: the queues, the graph, and the last server chosen.
+    /// Mukherjee, Borst and van Leeuwaarden: the queues, the graph, and the last server chosen.
     Graph {
         graph: Graph,
         q: Vec<u32>,

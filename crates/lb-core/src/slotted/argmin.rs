@@ -1,7 +1,7 @@
 //! A tournament tree over N values that keeps, at every node, the minimum of
 //! its subtree and how many leaves attain it. Updates and a uniformly random
 //! argmin both cost O(log N). Used by L-JSQ on each dispatcher's estimates and
-//! by JSQ on the true queue lengths (seed 000 §4.1 suggests a min-heap; the
+//! by JSQ on the true queue lengths (Zhou, Shroff and Wierman §4.1 suggests a min-heap; the
 //! counts are what make uniform tie-breaking exact).
 
 /// Min-with-multiplicity tournament tree.

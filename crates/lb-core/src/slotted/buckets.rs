@@ -1,5 +1,5 @@
 //! Servers bucketed by the value of an estimate, for L-JSQ's uniformly random
-//! argmin in O(1) (seed 000 §4.1 uses a min-heap; with random tie-breaking
+//! argmin in O(1) (Zhou, Shroff and Wierman §4.1 uses a min-heap; with random tie-breaking
 //! what a dispatcher needs is the *set* of minimisers, and a bucket keeps it
 //! as a slice).
 //!

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 )]
 #[serde(rename_all = "snake_case")]
 pub enum Granularity {
-    /// All A_m(t) jobs go to one server (seed 000's wording, Definition 1).
+    /// All A_m(t) jobs go to one server (Zhou, Shroff and Wierman's wording, Definition 1).
     #[default]
     Batch,
     /// Jobs are placed one at a time, so a batch can be spread over servers.
@@ -61,7 +61,7 @@ impl SystemConfig {
     pub fn nu2_sum(&self) -> f64 {
         self.service.iter().map(Law::variance).sum()
     }
-    /// ε = μ_Σ − λ_Σ (seed 000 §2.1).
+    /// ε = μ_Σ − λ_Σ (Zhou, Shroff and Wierman §2.1).
     pub fn epsilon(&self) -> f64 {
         self.mu_sum() - self.lambda_sum()
     }
@@ -69,7 +69,7 @@ impl SystemConfig {
     pub fn load(&self) -> f64 {
         self.lambda_sum() / self.mu_sum()
     }
-    /// ζ = (σ_Σ² + ν_Σ²)/2, the heavy-traffic limit of ε·E[ΣQ] (seed 000, Lemma 1).
+    /// ζ = (σ_Σ² + ν_Σ²)/2, the heavy-traffic limit of ε·E[ΣQ] (Zhou, Shroff and Wierman, Lemma 1).
     pub fn zeta(&self) -> f64 {
         (self.sigma2_sum() + self.nu2_sum()) / 2.0
     }
@@ -114,7 +114,7 @@ pub enum TieBreak {
     Shared,
 }
 
-/// The dispatching strategy of an LED policy (seed 000 §3.2, Examples 1–3).
+/// The dispatching strategy of an LED policy (Zhou, Shroff and Wierman §3.2, Examples 1–3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum LedDispatch {
@@ -136,7 +136,7 @@ pub enum LedDispatch {
 )]
 #[serde(rename_all = "snake_case")]
 pub enum PushWhen {
-    /// Only dispatchers that had arrivals this slot (seed 000, Definition 7).
+    /// Only dispatchers that had arrivals this slot (Zhou, Shroff and Wierman, Definition 7).
     #[default]
     Arrivals,
     /// Every dispatcher every slot, as the LSQ line's updates (Goren,
@@ -146,7 +146,7 @@ pub enum PushWhen {
     Always,
 }
 
-/// The update strategy of an LED policy (seed 000 §3.2, Definitions 7–8).
+/// The update strategy of an LED policy (Zhou, Shroff and Wierman §3.2, Definitions 7–8).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum LedUpdate {
@@ -173,7 +173,7 @@ pub enum LedUpdate {
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "policy", rename_all = "snake_case", deny_unknown_fields)]
 pub enum PolicyConfig {
-    /// A Local-Estimation-Driven policy (seed 000, Definition 1).
+    /// A Local-Estimation-Driven policy (Zhou, Shroff and Wierman, Definition 1).
     Led {
         /// How a dispatcher picks a server from its estimates.
         dispatch: LedDispatch,

@@ -1,9 +1,9 @@
 //! The policies at run time: dispatch (SPEC §1 step 2) and update (step 4),
 //! with exact message accounting.
 //!
-//! LED policies (seed 000 §3.2) read only their dispatcher's estimates Q̃_m;
+//! LED policies (Zhou, Shroff and Wierman §3.2) read only their dispatcher's estimates Q̃_m;
 //! full-information baselines read the true start-of-slot snapshot Q(t), the
-//! same for every dispatcher — the source of herd behaviour (seed 000 §4.2).
+//! same for every dispatcher — the source of herd behaviour (Zhou, Shroff and Wierman §4.2).
 
 use crate::slotted::argmin::ArgminTree;
 use crate::slotted::buckets::{BITS_MAX, BitBuckets, MinBuckets};
@@ -92,7 +92,7 @@ enum Index {
     Fill(u64),
 }
 
-/// Dispatcher m's local estimates Q̃_m (seed 000, Definition 1), with the sum
+/// Dispatcher m's local estimates Q̃_m (Zhou, Shroff and Wierman, Definition 1), with the sum
 /// for L-JBA's mean and, for L-JSQ, an index of the minimum.
 #[derive(Clone, Debug)]
 struct Estimates {

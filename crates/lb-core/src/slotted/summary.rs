@@ -19,7 +19,7 @@ pub struct RunSummary {
     pub completed: u64,
     /// ΣQ at the end of the run.
     pub in_system_end: u64,
-    /// Time-average ΣQ at the start of a slot: E[Σ_n Q_n] of seed 000.
+    /// Time-average ΣQ at the start of a slot: E[Σ_n Q_n] of Zhou, Shroff and Wierman.
     pub mean_sum_q: f64,
     /// Time-average ΣQ after the slot's arrivals (what Little's law counts).
     pub mean_sum_q_after_arrivals: f64,
@@ -46,7 +46,7 @@ pub struct RunSummary {
     pub messages_per_arrival: Option<f64>,
     /// Time-average Q_n per server.
     pub mean_queue: Vec<f64>,
-    /// Degree of queue imbalance E[max_n Q_n − min_n Q_n] (seed 000 §4.3, [28]).
+    /// Degree of queue imbalance E[max_n Q_n − min_n Q_n] (Zhou, Shroff and Wierman §4.3, [28]).
     pub imbalance: f64,
     /// ΣQ (start of slot) averaged over equal batches of the window.
     pub trace: Vec<f64>,

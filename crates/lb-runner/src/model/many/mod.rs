@@ -76,7 +76,7 @@ pub struct ManySystemSpec {
     /// λ, the arrival rate per server.
     #[serde(default)]
     pub lambda: Option<f64>,
-    /// λ = 1 − N^(−α) (seed 004's sub-Halfin-Whitt regime).
+    /// λ = 1 − N^(−α) (Liu and Ying's sub-Halfin-Whitt regime).
     #[serde(default)]
     pub alpha: Option<f64>,
     /// b: at most b jobs per server; default unbounded.
@@ -120,7 +120,7 @@ impl ManySweepSpec {
     }
 }
 
-/// A graph G_N (seed 003): a name, or a table with `kind` and its parameter.
+/// A graph G_N (Mukherjee, Borst and van Leeuwaarden): a name, or a table with `kind` and its parameter.
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum GraphToml {
@@ -135,7 +135,7 @@ pub struct GraphTable {
     #[serde(default)]
     pub mean_degree: Option<f64>,
     /// Erdős–Rényi with a mean degree growing with N: d̄ = N^β (capped at
-    /// N − 1), seed 003's d(N) → ∞.
+    /// N − 1), Mukherjee, Borst and van Leeuwaarden's d(N) → ∞.
     #[serde(default)]
     pub degree_exponent: Option<f64>,
     #[serde(default)]
