@@ -700,7 +700,10 @@ pub fn page(
          runs have not settled is drawn with a dashed ring: it decides no claim. Each figure has a \
          `.keys.csv` sidecar naming the record behind every point (`lb show KEY`). The \
          [audit](audit.md) holds every claim against the records, at the level its manifest \
-         sets, printed beside each of its intervals.\n\n",
+         sets, printed beside each of its intervals: figures draw 95% intervals, while a claim \
+         stated at 95% is decided at 95.5% (the level at which lb's coverage certificate \
+         measured its intervals to cover 95%) and a claim looked at again is decided at a \
+         higher one, so a figure's interval and a verdict's may differ slightly.\n\n",
     );
     s.push_str("## What reproduced\n\n");
     let exps: Vec<&ExperimentClaims> = experiments.iter().map(|(e, _)| e).collect();

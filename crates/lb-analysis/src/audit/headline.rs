@@ -112,18 +112,12 @@ pub fn per_paper(
         if decided > 0 {
             let _ = write!(
                 s,
-                " *Family:* {decided} decided verdict{} at {} expect{} at most {} false \
-                 one{} were every claim exactly on its threshold; the chance of any is at most \
-                 {}% (Bonferroni).",
-                if decided == 1 { "" } else { "s" },
-                if decided == 1 {
-                    "its level"
-                } else {
-                    "their levels"
-                },
-                if decided == 1 { "s" } else { "" },
+                " *Chance of a wrong verdict:* {decided} verdict{} decided here, each at its \
+                 confidence level; even if every claim sat exactly on its threshold, at most {} \
+                 of them would be wrong on average, and the chance that any is wrong is at most \
+                 {}% (the sum of their error rates, Bonferroni).",
+                if decided == 1 { " is" } else { "s are" },
                 num(family.alpha_sum, 2),
-                if family.alpha_sum == 1.0 { "" } else { "s" },
                 num((100.0 * family.alpha_sum).min(100.0), 2)
             );
         }

@@ -328,11 +328,12 @@ pub fn page(experiments: &[(ExperimentClaims, String)], inventories: &[Inventory
     );
     let exps: Vec<&ExperimentClaims> = experiments.iter().map(|(e, _)| e).collect();
     let _ = writeln!(s, "{}\n", headline::counts_line(&exps));
-    let _ = writeln!(
-        s,
-        "### Per paper\n\n{}",
-        headline::per_paper(&exps, "", inventories)
-    );
+    // Only where some claim is a paper's (or stands for one): lb's own
+    // checks and our conjectures name no paper.
+    let papers = headline::per_paper(&exps, "", inventories);
+    if !papers.trim().is_empty() {
+        let _ = writeln!(s, "### Per paper\n\n{papers}");
+    }
     s.push_str("## Summary\n\n");
     s.push_str("| verdict | who claimed it | claim | experiment | at the deciding point |\n");
     s.push_str("| --- | --- | --- | --- | --- |\n");
