@@ -197,9 +197,10 @@ pub enum Command {
         #[arg(long, value_name = "DIR", default_value = "paper-figures")]
         out: PathBuf,
     },
-    /// The verdicts of two results directories side by side (--results
-    /// and --against): every claim whose verdict moved, with the deciding
-    /// measurement on each side; exits non-zero if a required one moved.
+    /// The verdicts of two sides side by side: --results against --against,
+    /// another results directory or a git revision: every claim whose
+    /// verdict moved, with the deciding measurement on each side; exits
+    /// non-zero if a required one moved.
     Diff {
         /// Manifests (default: every experiments/*.toml).
         #[arg(value_name = "MANIFEST")]

@@ -100,7 +100,7 @@ pub fn text(name: &str, model: &str, policies: &[String], loads: &[f64]) -> Resu
              warmup = 10_000      # slots discarded at the start\n",
         ),
         _ => s.push_str(
-            "horizon = 2000.0     # time units per replication, after the warm-up\n\
+            "horizon = 2000.0     # time units per replication, the warm-up included\n\
              warmup = 200.0       # time discarded at the start\n",
         ),
     }
