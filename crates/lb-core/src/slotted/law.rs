@@ -1,5 +1,5 @@
 //! Integer-valued laws of arrivals per dispatcher, A_m(t), and of service per
-//! server, S_n(t) (SPEC §1 "Distributions"; Zhou, Shroff and Wierman §2.1.1–2.1.2).
+//! server, S_n(t) (docs/MODEL.md §1; Zhou, Shroff and Wierman §2.1.1–2.1.2).
 //!
 //! All laws are light-tailed, as Zhou, Shroff and Wierman's Eq. (3) assumes.
 

@@ -1,4 +1,4 @@
-//! The slot loop of the LED model (SPEC §1; Zhou, Shroff and Wierman §2.1, Eq. (2)):
+//! The slot loop of the LED model (docs/MODEL.md §1; Zhou, Shroff and Wierman §2.1, Eq. (2)):
 //! arrivals, dispatch, service, update — in that order.
 
 use crate::slotted::config::{PolicyConfig, SlottedConfig, WarmupRule};

@@ -1,4 +1,4 @@
-//! Message budgets (SPEC §1 "Policies"; Zhou, Shroff and Wierman Fig. 1: "LED policies
+//! Message budgets (docs/MODEL.md §1; Zhou, Shroff and Wierman Fig. 1: "LED policies
 //! configured to have the same average message overhead as Power-of-2").
 //!
 //! The update probability p̂ of an LED policy is found by bisection on p̂ ∈
