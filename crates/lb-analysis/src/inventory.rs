@@ -134,11 +134,7 @@ pub fn page(inventories: &[Inventory], exps: &[&ExperimentClaims], audit: &str) 
             let _ = writeln!(s, "> {}\n", md(&st.quote));
             let _ = writeln!(s, "- Setting: {}", md(&st.setting));
             for (e, r) in rows(st, exps) {
-                let v = if r.verdict == "confirmed" && r.untested.is_some() {
-                    "confirmed, does not discriminate".to_string()
-                } else {
-                    r.verdict.clone()
-                };
+                let v = crate::audit::verdict_words(&r.verdict, r.untested.is_some());
                 let whose = if r.origin == "paper" {
                     "the paper's statement"
                 } else {

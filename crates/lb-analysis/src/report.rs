@@ -411,11 +411,7 @@ fn verdicts_line(experiment: &str, claims: &[ClaimResult]) -> String {
                 Origin::Ours => "ours",
                 Origin::Check => "lb's check",
             };
-            let v = if c.verdict == crate::audit::Verdict::Confirmed && c.untested.is_some() {
-                "confirmed, does not discriminate".to_string()
-            } else {
-                c.verdict.word().to_string()
-            };
+            let v = crate::audit::verdict_words(c.verdict.word(), c.untested.is_some());
             format!(
                 "[`{}`](audit.md#{}) ({whose}) **{v}**",
                 c.id,

@@ -217,19 +217,7 @@ pub fn check(
                     ));
                 };
                 let Some(d) = x.loaded.claims().iter().find(|d| d.id == id) else {
-                    return Err(located(
-                        inv,
-                        &path,
-                        format!(
-                            "experiment {exp} has no claim \"{id}\"; its ids: {}",
-                            x.loaded
-                                .claims()
-                                .iter()
-                                .map(|d| d.id.as_str())
-                                .collect::<Vec<_>>()
-                                .join(", ")
-                        ),
-                    ));
+                    return Err(located(inv, &path, x.no_claim(id)));
                 };
                 let ok = matches!(d.origin, Origin::Paper | Origin::StandIn)
                     && d.paper.as_deref() == Some(inv.paper.authors.as_str());

@@ -50,6 +50,21 @@ impl Experiment {
         &self.loaded.experiment().name
     }
 
+    /// Why `id` names no claim of the experiment, with the ids it has: what
+    /// a reference to `<experiment>/<id>` is refused with.
+    pub fn no_claim(&self, id: &str) -> String {
+        format!(
+            "experiment {} has no claim \"{id}\"; its ids: {}",
+            self.name(),
+            self.loaded
+                .claims()
+                .iter()
+                .map(|d| d.id.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    }
+
     /// The plans of the robustness combinations other than the manifest's
     /// own (whose points are the experiment's).
     pub fn variant_plans(&self) -> impl Iterator<Item = &Plan> {
@@ -177,15 +192,7 @@ fn tests_across(experiments: &[Experiment]) -> Result<(), ManifestError> {
                      with origin = \"paper\"",
                     d.origin.name()
                 ),
-                None => format!(
-                    "experiment {exp} has no claim \"{id}\"; its ids: {}",
-                    x.loaded
-                        .claims()
-                        .iter()
-                        .map(|d| d.id.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
+                None => x.no_claim(id),
             };
             return Err(e.loaded.error(&format!("claim[{i}].tests"), why));
         }

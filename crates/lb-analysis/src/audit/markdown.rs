@@ -127,15 +127,7 @@ fn section_head(s: &mut String, c: &ClaimResult, depth: usize) {
         );
     }
     if let Some(f) = &c.foil {
-        let _ = writeln!(
-            s,
-            "- Foil: {} — **{}**{}",
-            md(&f.statement),
-            f.verdict.word(),
-            f.deciding()
-                .map(|d| format!(" ({})", md(&describe(f, d))))
-                .unwrap_or_default()
-        );
+        let _ = writeln!(s, "- Foil: {}", carried(f));
     }
     if let Some(u) = &c.untested {
         let _ = writeln!(
@@ -174,16 +166,21 @@ fn section_head(s: &mut String, c: &ClaimResult, depth: usize) {
         }
     }
     for w in &c.why_checks {
-        let _ = writeln!(
-            s,
-            "  - Check of the why: {} — **{}**{}",
-            md(&w.statement),
-            w.verdict.word(),
-            w.deciding()
-                .map(|d| format!(" ({})", md(&describe(w, d))))
-                .unwrap_or_default()
-        );
+        let _ = writeln!(s, "  - Check of the why: {}", carried(w));
     }
+}
+
+/// A check a claim carries (its foil, a check of its `why`) in a line: what
+/// it says, its verdict, and its deciding point.
+fn carried(c: &ClaimResult) -> String {
+    format!(
+        "{} — **{}**{}",
+        md(&c.statement),
+        c.verdict.word(),
+        c.deciding()
+            .map(|d| format!(" ({})", md(&describe(c, d))))
+            .unwrap_or_default()
+    )
 }
 
 /// The table of a claim's points: one row per point, one column per axis.
@@ -362,12 +359,7 @@ pub fn page(experiments: &[(ExperimentClaims, String)], inventories: &[Inventory
 /// A summary row's verdict: bold, "(required)" for lb's guarantees, and a
 /// confirmation that does not discriminate said so.
 fn row_verdict(c: &ClaimRow) -> String {
-    let v = verdict_cell(&c.verdict, c.required);
-    if c.untested.is_some() {
-        format!("{v}, does not discriminate")
-    } else {
-        v
-    }
+    super::summary::verdict_words(&verdict_cell(&c.verdict, c.required), c.untested.is_some())
 }
 
 /// Who claimed it, in a table cell: "paper (Zhou, …)", "stand-in for

@@ -49,4 +49,4 @@ pub use csv::csv;
 pub use describe::describe;
 pub use headline::{counts_line, per_paper};
 pub use markdown::{anchor, fragment, page, terminal, verdict_cell};
-pub use summary::{ClaimRow, ExperimentClaims, Tally};
+pub use summary::{ClaimRow, ExperimentClaims, Tally, verdict_words};

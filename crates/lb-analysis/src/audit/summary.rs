@@ -48,6 +48,16 @@ pub struct ClaimRow {
     pub why_checks: Vec<(String, String)>,
 }
 
+/// A verdict in words, saying so of a confirmation that does not
+/// discriminate (`untested`, set only on confirmations).
+pub fn verdict_words(verdict: &str, untested: bool) -> String {
+    if untested {
+        format!("{verdict}, does not discriminate")
+    } else {
+        verdict.to_string()
+    }
+}
+
 /// The claims of one experiment, as `<experiment>/claims.json`.
 #[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq)]
 pub struct ExperimentClaims {
