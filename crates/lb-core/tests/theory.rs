@@ -242,3 +242,60 @@ fn jsq_on_two_servers_has_its_exact_mean() {
         exact,
     );
 }
+
+/// The message cost of a policy that pays per decision or per Push
+/// (theory::messages_per_arrival) against the counts of the simulator, under
+/// both granularities and both Push rules: Definition 7's Push at p̂ < 1, JSQ's
+/// snapshot and Power-of-d's samples. Power-of-d under `job` granularity pays
+/// exactly 2d per job in every replication: no interval, the value itself.
+#[test]
+fn message_counts_have_their_exact_cost() {
+    use lb_core::slotted::theory::messages_per_arrival;
+    use lb_core::slotted::{PushWhen, TieBreak};
+    let service = vec![bern(0.5); 8];
+    let pod = PolicyConfig::Pod {
+        d: 2,
+        tie_break: TieBreak::Random,
+    };
+    let always = LedUpdate::Push {
+        d: 3,
+        p_hat: 0.3,
+        when: PushWhen::Always,
+    };
+    let policies = [
+        led(LedDispatch::LJsq, push(2, 0.4)),
+        led(LedDispatch::LJba, always),
+        jsq(),
+        pod,
+    ];
+    for granularity in [Granularity::Job, Granularity::Batch] {
+        for (i, policy) in policies.into_iter().enumerate() {
+            // Load 0.3 over 3 dispatchers: about 0.4 jobs per dispatcher-slot,
+            // so P(A_m > 0) is far from 1 and a wrong count shows.
+            let mut c = cfg(poisson_system(3, service.clone(), 0.3), policy, 40_000, 400);
+            c.granularity = granularity;
+            let exact = messages_per_arrival(&c).unwrap();
+            let rs = replicate(&c, 70 + i as u64, 10);
+            let xs = field(&rs, |s| s.messages_per_arrival.unwrap());
+            let what = format!("{granularity:?} {}", policy.name());
+            if granularity == Granularity::Job && matches!(policy, PolicyConfig::Pod { .. }) {
+                assert!(
+                    xs.iter().all(|x| (x - exact).abs() < 1e-12),
+                    "{what}: {xs:?} ≠ {exact}"
+                );
+            } else {
+                assert_covers(&what, &xs, exact);
+            }
+        }
+    }
+    let pull = cfg(
+        poisson_system(3, service, 0.3),
+        led(LedDispatch::LJsq, LedUpdate::Pull { p_hat: 0.5 }),
+        1_000,
+        10,
+    );
+    assert!(
+        messages_per_arrival(&pull).is_err(),
+        "Pull has no closed form"
+    );
+}

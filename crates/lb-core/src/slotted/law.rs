@@ -68,6 +68,18 @@ impl Law {
         }
     }
 
+    /// P(X = 0): the chance a dispatcher has no arrivals in a slot, so takes
+    /// no decision and (Zhou, Shroff and Wierman, Definition 7) sends no Push.
+    pub fn p_zero(&self) -> f64 {
+        match *self {
+            Law::Poisson { mean } => (-mean).exp(),
+            Law::Bernoulli { p } => 1.0 - p,
+            Law::Binomial { n, p } => (1.0 - p).powf(n as f64),
+            Law::Deterministic { k } => f64::from(u8::from(k == 0)),
+            Law::Geometric { mean } => 1.0 / (1.0 + mean),
+        }
+    }
+
     /// A short name with parameters, for captions and error messages.
     pub fn label(&self) -> String {
         match *self {

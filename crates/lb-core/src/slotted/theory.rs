@@ -1,6 +1,7 @@
 //! Exact results the simulator is held against (issue 2's tests, and the
 //! `validation` experiment's claims).
 
+use crate::slotted::config::{Granularity, LedUpdate, PolicyConfig, PushWhen, SlottedConfig};
 use crate::slotted::law::Law;
 
 /// E[Q] at the start of a slot for one discrete-time queue with i.i.d.
@@ -59,6 +60,52 @@ pub fn pod_mean_field(lambda: f64, d: u32) -> f64 {
         }
     }
     t
+}
+
+/// The long-run messages per arrival of a policy whose cost does not depend
+/// on the queues, exactly: E[messages a slot] / λ_Σ. A dispatcher with
+/// arrivals in a slot (probability 1 − P(A_m = 0)) takes one decision under
+/// `batch` granularity and one per job under `job`. Per decision JSQ queries
+/// every server (2N messages: a request and a reply each) and Power-of-d
+/// samples d (2d). A Push update (Zhou, Shroff and Wierman, Definition 7)
+/// costs 2d with probability p̂, at each dispatcher that had arrivals (or at
+/// every dispatcher, with `when = always`). Random routing costs nothing.
+/// Pull (Definition 8), JIQ and LSQ's destination sync pay per departure
+/// or per queue state: no closed form, an error.
+pub fn messages_per_arrival(c: &SlottedConfig) -> Result<f64, String> {
+    let sys = &c.system;
+    let lambda = sys.lambda_sum();
+    if lambda <= 0.0 {
+        return Err("no arrivals: messages per arrival is undefined".into());
+    }
+    let busy: f64 = sys.arrivals.iter().map(|a| 1.0 - a.p_zero()).sum();
+    let decisions = match c.granularity {
+        Granularity::Job => lambda,
+        Granularity::Batch => busy,
+    };
+    let per_slot = match c.policy {
+        PolicyConfig::Led {
+            update: LedUpdate::Push { d, p_hat, when },
+            ..
+        } => {
+            let updating = match when {
+                PushWhen::Arrivals => busy,
+                PushWhen::Always => sys.dispatchers() as f64,
+            };
+            2.0 * d as f64 * p_hat * updating
+        }
+        PolicyConfig::Jsq { .. } => 2.0 * sys.servers() as f64 * busy,
+        PolicyConfig::Pod { d, .. } => 2.0 * d as f64 * decisions,
+        PolicyConfig::WeightedRandom | PolicyConfig::Random => 0.0,
+        _ => {
+            return Err(format!(
+                "{} pays per departure or per queue state: its messages per arrival \
+                 have no closed form (a Push update, JSQ, Power-of-d or random routing do)",
+                c.policy.name()
+            ));
+        }
+    };
+    Ok(per_slot / lambda)
 }
 
 #[cfg(test)]

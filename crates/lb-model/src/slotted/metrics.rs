@@ -93,7 +93,7 @@ pub const METRICS: [MetricInfo; 13] = [
 ];
 
 /// The named exact references (`expected` or `bound` of a claim).
-pub const REFERENCES: [&str; 7] = [
+pub const REFERENCES: [&str; 8] = [
     "zeta",
     "single_server",
     "wr_sum_q",
@@ -101,6 +101,7 @@ pub const REFERENCES: [&str; 7] = [
     "pooled_exact",
     "jsq_pair_exact",
     "pod_mean_field",
+    "messages_exact",
 ];
 
 /// The references drawn per replication, on its own arrivals and service:
@@ -271,6 +272,13 @@ pub fn reference(
             };
             Ok(theory::pod_mean_field(sys.load(), d as u32) / mu)
         }
+        "messages_exact" => match metric {
+            "messages_per_arrival" | "" => lb_core::slotted::theory::messages_per_arrival(c)
+                .map_err(|e| format!("messages_exact: {e}")),
+            other => Err(format!(
+                "messages_exact is a reference for messages_per_arrival, not {other}"
+            )),
+        },
         other => Err(format!(
             "{other} is not a reference of the slotted model (it has {})",
             REFERENCES.join(", ")
