@@ -20,25 +20,6 @@ use std::process::ExitCode;
 type Res = Result<ExitCode, Box<dyn std::error::Error>>;
 
 pub fn dispatch(cli: &Cli) -> Res {
-    if cli.results == std::path::Path::new("results")
-        && !matches!(
-            cli.command,
-            Command::Schema { .. }
-                | Command::Diff {
-                    report: Some(_),
-                    ..
-                }
-        )
-        && let Some(root) = project_root_above()
-    {
-        return Err(format!(
-            "this directory is inside the project at {0}, not its root: lb reads \
-             `results/` and `experiments/` where it runs, and here it would start an empty \
-             cache. Run it from the root (cd {0}), or name the cache with --results",
-            root.display()
-        )
-        .into());
-    }
     let cache = Cache::new(&cli.results);
     match &cli.command {
         Command::Plan {
@@ -1060,20 +1041,4 @@ fn schema(out: &std::path::Path, check: bool) -> Res {
         stale.join(", ")
     )
     .into())
-}
-
-/// The project root above the working directory, when the working directory
-/// is not one: the nearest ancestor holding `experiments/` and `results/`
-/// (as cargo and git find theirs), if the working directory holds neither.
-fn project_root_above() -> Option<std::path::PathBuf> {
-    let here = std::env::current_dir().ok()?;
-    let is_root =
-        |d: &std::path::Path| d.join("experiments").is_dir() && d.join("results").is_dir();
-    if here.join("experiments").is_dir() || here.join("results").exists() {
-        return None;
-    }
-    here.ancestors()
-        .skip(1)
-        .find(|d| is_root(d))
-        .map(|d| d.to_path_buf())
 }

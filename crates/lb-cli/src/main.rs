@@ -10,6 +10,7 @@ mod diff;
 mod new;
 mod outputs;
 mod progress;
+mod project;
 mod ran;
 mod slurm;
 
@@ -258,8 +259,11 @@ pub enum Command {
         /// many (N exponential servers), spn (a processing network).
         #[arg(long, default_value = "slotted")]
         model: String,
-        /// The policies, by their manifest names (experiments/README.md).
-        #[arg(long, value_delimiter = ',', required = true)]
+        /// The policies, by their manifest names (experiments/README.md),
+        /// separated by commas; a policy's keys in parentheses, e.g.
+        /// 'JSQ,L-JSQ-Push(p_hat=0.01,d=2),L-JBA-Pull(budget=Power-of-2)'.
+        /// A key a policy needs and is not given gets a value to edit.
+        #[arg(long, required = true)]
         policies: Vec<String>,
         /// The loads swept (λ per server in the many-server model).
         #[arg(long, value_delimiter = ',', default_value = "0.5,0.9")]
@@ -477,7 +481,24 @@ fn main() -> ExitCode {
         libc::signal(libc::SIGINT, h as libc::sighandler_t);
         libc::signal(libc::SIGTERM, h as libc::sighandler_t);
     }
-    let cli = Cli::parse();
+    // Where lb runs: the project above the working directory, as git finds
+    // its repository (project.rs).
+    let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+    let args = match project::locate(&cwd, std::env::args_os().collect()) {
+        Ok(project::Located::Here(args)) => args,
+        Ok(project::Located::Root(root, args)) => {
+            if let Err(e) = std::env::set_current_dir(&root) {
+                eprintln!("error: cannot enter the project at {}: {e}", root.display());
+                return ExitCode::FAILURE;
+            }
+            args
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let cli = Cli::parse_from(args);
     match commands::dispatch(&cli) {
         Ok(code) => code,
         Err(e) => {

@@ -10,8 +10,152 @@ use std::process::ExitCode;
 
 type Res = Result<ExitCode, Box<dyn std::error::Error>>;
 
+/// A policy as `--policies` names it: `NAME` or `NAME(key=value,…)`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PolicyArg {
+    /// The manifest's `spec`.
+    pub spec: String,
+    /// Its keys, in the order given, values as typed.
+    pub keys: Vec<(String, String)>,
+}
+
+impl PolicyArg {
+    /// The policy's label in the manifest: its name, with its keys when
+    /// another policy has the same name.
+    fn label(&self, all: &[PolicyArg]) -> String {
+        let twins = all
+            .iter()
+            .filter(|p| p.spec.eq_ignore_ascii_case(&self.spec))
+            .count();
+        if twins > 1 && !self.keys.is_empty() {
+            let keys: Vec<String> = self
+                .keys
+                .iter()
+                .map(|(k, v)| format!("{k} = {v}"))
+                .collect();
+            format!("{} ({})", self.spec, keys.join(", "))
+        } else {
+            self.spec.clone()
+        }
+    }
+}
+
+/// The policies of `--policies`: names separated by commas, each with
+/// optional keys in parentheses (`JSQ,L-JSQ-Push(p_hat=0.01,d=2)`).
+pub fn parse_policies(args: &[String]) -> Result<Vec<PolicyArg>, String> {
+    let joined = args.join(",");
+    let mut items = Vec::new();
+    let (mut depth, mut cur) = (0i32, String::new());
+    for c in joined.chars() {
+        match c {
+            '(' => depth += 1,
+            ')' => depth -= 1,
+            _ => {}
+        }
+        if c == ',' && depth == 0 {
+            items.push(std::mem::take(&mut cur));
+        } else {
+            cur.push(c);
+        }
+    }
+    items.push(cur);
+    let mut out = Vec::new();
+    for item in items.iter().map(|i| i.trim()).filter(|i| !i.is_empty()) {
+        let (spec, keys) = match item.split_once('(') {
+            None => (item, ""),
+            Some((spec, rest)) => {
+                let Some(keys) = rest.strip_suffix(')') else {
+                    return Err(format!(
+                        "--policies: \"{item}\" opens a parenthesis it does not close; \
+                         write NAME(key=value,…), e.g. 'L-JSQ-Push(p_hat=0.01,d=2)'"
+                    ));
+                };
+                (spec, keys)
+            }
+        };
+        let mut kv = Vec::new();
+        for pair in keys.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let Some((k, v)) = pair.split_once('=') else {
+                return Err(format!(
+                    "--policies: \"{pair}\" in \"{item}\" is not key=value; e.g. \
+                     'L-JSQ-Push(p_hat=0.01,d=2)' (the keys are in experiments/README.md)"
+                ));
+            };
+            kv.push((k.trim().to_string(), v.trim().to_string()));
+        }
+        out.push(PolicyArg {
+            spec: spec.trim().to_string(),
+            keys: kv,
+        });
+    }
+    if out.is_empty() {
+        return Err("--policies: name at least one policy (e.g. JSQ,Random)".into());
+    }
+    Ok(out)
+}
+
+/// A key's value as TOML: numbers, booleans, arrays, tables and quoted
+/// strings as typed, any other word quoted; `budget` as a calibration
+/// target (a number of messages per arrival, or the policy to match).
+fn toml_value(key: &str, v: &str) -> String {
+    let raw =
+        v.parse::<f64>().is_ok() || v == "true" || v == "false" || v.starts_with(['[', '{', '"']);
+    match key {
+        "budget" if v.parse::<f64>().is_ok() => format!("{{ messages_per_arrival = {v} }}"),
+        "budget" if !v.starts_with('{') => {
+            format!("{{ same_as = \"{}\" }}", v.trim_matches('"'))
+        }
+        _ if raw => v.to_string(),
+        _ => format!("\"{v}\""),
+    }
+}
+
+/// The keys a policy cannot go without, with a value to edit, where the
+/// command line gave none.
+fn required_keys(model: &str, p: &PolicyArg) -> Vec<(&'static str, &'static str)> {
+    let has = |k: &str| p.keys.iter().any(|(key, _)| key == k);
+    let name = p.spec.to_ascii_lowercase();
+    let mut out = Vec::new();
+    match model {
+        "slotted" => {
+            let led = lb_runner::model::slotted::PolicyKind::parse(&p.spec)
+                .is_some_and(|k| k.is_led());
+            if led && !has("p_hat") && !has("budget") {
+                out.push((
+                    "p_hat",
+                    "0.1            # update probability p̂ (edit; or a `budget` of messages per arrival)",
+                ));
+            }
+            if name == "jiq-spread" && !has("granularity") {
+                out.push((
+                    "granularity",
+                    "\"job\"    # JIQ-Spread spreads a dispatcher's jobs one by one",
+                ));
+            }
+        }
+        "many" if name == "graph" && !has("graph") => out.push((
+            "graph",
+            "\"ring\"         # clique, ring, torus, or { kind = \"random_regular\", degree = 4 } (edit)",
+        )),
+        "spn" if name == "priority" && !has("order") => out.push((
+            "order",
+            "[[0], [1]]     # per station, its activities from the highest priority down",
+        )),
+        "spn" if name == "own-buffer-first" && !has("own") => {
+            out.push(("own", "[0, 1]         # per station, its own buffer"))
+        }
+        _ => {}
+    }
+    out
+}
+
 /// The manifest text of a new experiment.
-pub fn text(name: &str, model: &str, policies: &[String], loads: &[f64]) -> Result<String, String> {
+pub fn text(
+    name: &str,
+    model: &str,
+    policies: &[PolicyArg],
+    loads: &[f64],
+) -> Result<String, String> {
     if policies.is_empty() {
         return Err("--policies: name at least one policy (e.g. JSQ,Random)".into());
     }
@@ -40,7 +184,11 @@ pub fn text(name: &str, model: &str, policies: &[String], loads: &[f64]) -> Resu
         s,
         "title = \"{}: {} against the load\"   # the report's heading",
         name,
-        policies.join(", ")
+        policies
+            .iter()
+            .map(|p| p.spec.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
     );
     let _ = writeln!(
         s,
@@ -91,7 +239,19 @@ pub fn text(name: &str, model: &str, policies: &[String], loads: &[f64]) -> Resu
         list(loads)
     );
     for p in policies {
-        let _ = writeln!(s, "[[policy]]\nspec = \"{p}\"\n");
+        let _ = writeln!(s, "[[policy]]");
+        let label = p.label(policies);
+        if label != p.spec {
+            let _ = writeln!(s, "label = \"{label}\"");
+        }
+        let _ = writeln!(s, "spec = \"{}\"", p.spec);
+        for (k, v) in &p.keys {
+            let _ = writeln!(s, "{k} = {}", toml_value(k, v));
+        }
+        for (k, v) in required_keys(model, p) {
+            let _ = writeln!(s, "{k} = {v}");
+        }
+        s.push('\n');
     }
     s.push_str("[run]\n");
     match model {
@@ -115,8 +275,8 @@ pub fn text(name: &str, model: &str, policies: &[String], loads: &[f64]) -> Resu
          caption = \"(Say what is drawn: the system, the run length, the intervals. Edit.)\"\n"
     );
     let (better, worse) = match policies {
-        [a, b, ..] => (a.clone(), b.clone()),
-        [a] => (a.clone(), a.clone()),
+        [a, b, ..] => (a.label(policies), b.label(policies)),
+        [a] => (a.label(policies), a.label(policies)),
         [] => unreachable!("checked above"),
     };
     if better != worse {
@@ -151,6 +311,7 @@ fn slug(label: &str) -> String {
 
 /// `lb new`: writes `dir/NAME.toml` once it validates.
 pub fn new(name: &str, model: &str, policies: &[String], loads: &[f64], dir: &Path) -> Res {
+    let policies = parse_policies(policies)?;
     let path: PathBuf = dir.join(format!("{name}.toml"));
     if path.exists() {
         return Err(format!(
@@ -159,7 +320,7 @@ pub fn new(name: &str, model: &str, policies: &[String], loads: &[f64], dir: &Pa
         )
         .into());
     }
-    let mut body = text(name, model, policies, loads)?;
+    let mut body = text(name, model, &policies, loads)?;
     // A relative directory under the repository root: name the model's
     // schema, for editors (`lb schema`).
     if dir.is_relative()
@@ -172,7 +333,17 @@ pub fn new(name: &str, model: &str, policies: &[String], loads: &[f64], dir: &Pa
     }
     // Validated as `lb plan` would read it: nothing is written otherwise.
     lb_runner::load_str(&path, &body, Profile::Full).map_err(|e| {
-        format!("{e}\n(nothing written: check the policy names with experiments/README.md)")
+        let at = path.display().to_string();
+        format!(
+            "{}\n(nothing written to {at}. A policy's keys go in --policies \
+             'NAME(key=value,…)', e.g. 'L-JSQ-Push(p_hat=0.01,d=2)'; every key is in \
+             experiments/README.md)",
+            e.to_string().replacen(
+                &at,
+                &format!("the manifest lb new would write ({name}.toml)"),
+                1
+            )
+        )
     })?;
     std::fs::create_dir_all(dir)?;
     std::fs::write(&path, body)?;
@@ -182,4 +353,87 @@ pub fn new(name: &str, model: &str, policies: &[String], loads: &[f64], dir: &Pa
         path.display()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every name a model's `spec` accepts, as a user would type it.
+    fn names(model: &str) -> Vec<String> {
+        let list: Vec<&str> = match model {
+            "slotted" => lb_runner::model::slotted::POLICY_NAMES.to_vec(),
+            "many" => lb_runner::model::many::MANY_POLICY_NAMES.to_vec(),
+            "spn" => lb_runner::model::spn::POLICY_NAMES.to_vec(),
+            _ => unreachable!(),
+        };
+        // "Power-of-2 (any k: Power-of-k)" is one name with a note.
+        list.iter()
+            .map(|n| n.split(" (").next().unwrap().to_string())
+            .collect()
+    }
+
+    /// The manifest `lb new` writes for `policies` plans, as `lb plan` reads it.
+    fn plans(model: &str, policies: &str) -> Result<(), String> {
+        let ps = parse_policies(&[policies.to_string()])?;
+        let body = text("t", model, &ps, &[0.5, 0.9])?;
+        lb_runner::load_str(Path::new("experiments/t.toml"), &body, Profile::Full)
+            .map(|_| ())
+            .map_err(|e| format!("{e}\n{body}"))
+    }
+
+    #[test]
+    fn every_policy_of_every_model_gets_a_manifest_that_plans() {
+        for model in ["slotted", "many", "spn"] {
+            let all = names(model);
+            assert!(all.len() >= 4, "{model}: {all:?}");
+            for name in &all {
+                plans(model, name).unwrap_or_else(|e| panic!("{model} {name}: {e}"));
+            }
+            // All of them in one manifest, as a comparison would.
+            plans(model, &all.join(",")).unwrap_or_else(|e| panic!("{model}: {e}"));
+        }
+    }
+
+    #[test]
+    fn a_policy_takes_its_keys_in_parentheses() {
+        let ps = parse_policies(&[
+            "JSQ,L-JSQ-Push(p_hat=0.01,d=2),L-JSQ-Push(p_hat=1, d=2, tie_break=lowest)".into(),
+            "L-JBA-Pull(budget=Power-of-2),Power-of-2".into(),
+        ])
+        .unwrap();
+        assert_eq!(ps.len(), 5);
+        assert_eq!(
+            ps[1].keys,
+            vec![("p_hat".into(), "0.01".into()), ("d".into(), "2".into())]
+        );
+        let body = text("t", "slotted", &ps, &[0.5]).unwrap();
+        assert!(
+            body.contains("label = \"L-JSQ-Push (p_hat = 0.01, d = 2)\""),
+            "{body}"
+        );
+        assert!(body.contains("tie_break = \"lowest\""), "{body}");
+        assert!(
+            body.contains("budget = { same_as = \"Power-of-2\" }"),
+            "{body}"
+        );
+        lb_runner::load_str(Path::new("experiments/t.toml"), &body, Profile::Full)
+            .unwrap_or_else(|e| panic!("{e}\n{body}"));
+        // A key that does not exist is refused where lb plan would refuse it.
+        let e = plans("slotted", "L-JSQ-Push(p_hat=0.1,q=3)").unwrap_err();
+        assert!(e.contains("q"), "{e}");
+        assert!(parse_policies(&["L-JSQ-Push(p_hat=0.1".into()]).is_err());
+    }
+
+    #[test]
+    fn a_name_of_another_model_is_answered_with_its_name_there() {
+        let e = plans("many", "Power-of-2").unwrap_err();
+        assert!(e.contains("`spec = \"Pod\"` with `d = 2`"), "{e}");
+        let e = plans("many", "L-JSQ-Pull").unwrap_err();
+        assert!(e.contains("model = \"slotted\""), "{e}");
+        let e = plans("slotted", "I1F").unwrap_err();
+        assert!(e.contains("model = \"many\""), "{e}");
+        let e = plans("spn", "JSQ").unwrap_err();
+        assert!(e.contains("processing network"), "{e}");
+    }
 }

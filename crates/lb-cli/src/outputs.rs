@@ -137,7 +137,10 @@ pub fn mutants(
     })
 }
 
-/// `lb reproduce [MANIFEST…] [--fresh] [--quick]`.
+/// `lb reproduce [MANIFEST…] [--fresh] [--quick]`. What it produces (the
+/// runs, the directory written, the cost table, the verdicts) goes to
+/// stdout; progress, the notes of --fresh and warnings to stderr, as cargo
+/// and git do.
 pub fn reproduce(
     cache: &Cache,
     manifests: &[PathBuf],
@@ -176,7 +179,7 @@ pub fn reproduce(
             cache.root().display()
         );
     }
-    eprintln!(
+    println!(
         "runs: {} computed, {} cached, in {:.1}s",
         r.ran.report.computed,
         r.ran.report.reused,
@@ -184,7 +187,7 @@ pub fn reproduce(
     );
     let imprecise: usize = r.written.iter().map(|w| w.imprecise.len()).sum();
     let missing: usize = r.written.iter().map(|w| w.missing).sum();
-    eprintln!(
+    println!(
         "wrote {} ({} experiments, {} figures); {}{} not computed",
         out.display(),
         loaded.len(),
@@ -201,7 +204,7 @@ pub fn reproduce(
         missing
     );
     for p in &r.removed {
-        eprintln!(
+        println!(
             "removed {}: no manifest in experiments/ names this experiment any more",
             p.display()
         );
@@ -209,11 +212,11 @@ pub fn reproduce(
     // What each experiment's records cost (their own single-thread times):
     // what a recompute from an empty cache runs, robustness combinations
     // and calibrations included, each key counted once.
-    eprintln!(
+    println!(
         "CPU-seconds of the records a recompute from an empty cache runs (each record's own \
          single-thread time; a point two experiments plan counted once, where it first appears):"
     );
-    eprintln!(
+    println!(
         "  {:<40} {:>16} {:>16} {:>14} {:>10}",
         "experiment", "own points", "robustness", "calibrations", "all"
     );
@@ -231,7 +234,7 @@ pub fn reproduce(
         total.own += c.own;
         total.robustness += c.robustness;
         total.calibrations += c.calibrations;
-        eprintln!(
+        println!(
             "  {:<40} {:>16} {:>16} {:>14} {:>10.1}",
             e.plan.name,
             cell(c.own),
@@ -240,7 +243,7 @@ pub fn reproduce(
             c.total().seconds
         );
     }
-    eprintln!(
+    println!(
         "  {:<40} {:>16} {:>16} {:>14} {:>10.1}",
         "all",
         cell(total.own),
@@ -249,11 +252,11 @@ pub fn reproduce(
         total.total().seconds
     );
     for c in r.audited.claims.iter().flatten() {
-        eprintln!("  {:<12} {} / {}", c.verdict.word(), c.experiment, c.id);
+        println!("  {:<12} {} / {}", c.verdict.word(), c.experiment, c.id);
     }
     for m in r.audited.maps.iter().flatten() {
         for c in &m.claims {
-            eprintln!(
+            println!(
                 "  robustness {} / {} / {}: {}",
                 m.experiment, m.name, c.id, c.decision.summary
             );

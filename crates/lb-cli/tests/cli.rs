@@ -1128,9 +1128,14 @@ fn lb_new_scaffolds_a_manifest_that_plans_at_once() {
         "--out",
         "rep",
     ]);
-    let (_, err) = text(&rep);
+    let (out, err) = text(&rep);
     assert!(rep.status.success(), "{err}");
-    assert!(err.contains("runs: 0 computed"), "{err}");
+    // What reproduce produces goes to stdout (`lb reproduce > log` keeps it).
+    assert!(
+        out.contains("runs: 0 computed") && out.contains("wrote rep"),
+        "{out}"
+    );
+    assert!(!err.contains("runs: "), "{err}");
     for name in ["s1", "m1", "n1"] {
         let page = std::fs::read_to_string(d.path.join(format!("rep/{name}/report.md")))
             .unwrap_or_else(|e| panic!("rep/{name}/report.md: {e}"));
@@ -1549,13 +1554,13 @@ fn a_removed_manifest_takes_its_report_folder_with_it() {
         "removed by a partial reproduce"
     );
     let all = d.run(&["reproduce"]);
-    let (_, err) = text(&all);
+    let (out, err) = text(&all);
     assert!(all.status.success(), "{err}");
     assert!(!d.path.join("paper-figures/b").exists());
     assert!(d.path.join("paper-figures/a/claims.json").is_file());
     assert!(
-        err.contains("no manifest in experiments/ names this experiment"),
-        "{err}"
+        out.contains("no manifest in experiments/ names this experiment"),
+        "{out}"
     );
     let page = std::fs::read_to_string(d.path.join("paper-figures/README.md")).unwrap();
     assert!(!page.contains("(#b)"), "the page still links b");
@@ -1635,28 +1640,70 @@ fn an_interrupt_says_what_was_kept_and_a_rerun_resumes() {
     assert_eq!(records(&c), records(&d.cache("clean")));
 }
 
-/// Run from a subdirectory of the project, lb refuses with the fix instead
-/// of silently starting an empty cache there (issue 25's stumble); with
-/// --results it does as told.
+/// lb finds its project as git finds its repository: run from a
+/// subdirectory it reads the project's cache (the points are cached, not
+/// missing, and no empty cache starts there); run from outside any project
+/// it refuses with the fix; with --results it does as told.
 #[test]
-fn run_from_a_subdirectory_lb_names_the_project_root() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    let sub = root.join("experiments");
-    let o = Command::new(LB)
-        .current_dir(&sub)
-        .args(["plan", "validation.toml"])
-        .output()
+fn lb_finds_its_project_from_a_subdirectory_and_refuses_outside_one() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
         .unwrap();
-    let (_, err) = text(&o);
-    assert!(!o.status.success());
-    assert!(err.contains("not its root") && err.contains("cd "), "{err}");
-    assert!(!sub.join("results").exists(), "an empty cache was started");
-    let o = Command::new(LB)
-        .current_dir(&sub)
-        .args(["plan", "validation.toml", "--results", "../results"])
-        .output()
-        .unwrap();
-    ok(o);
+    let plan = |dir: &Path, args: &[&str]| {
+        let o = Command::new(LB)
+            .current_dir(dir)
+            .args(args)
+            .output()
+            .unwrap();
+        let (out, err) = text(&o);
+        // The count of cached and missing points (the listing names the
+        // manifest as it was typed).
+        let counts: Vec<String> = out
+            .lines()
+            .filter(|l| l.contains(" cached, "))
+            .map(str::to_string)
+            .collect();
+        (o.status.success(), (counts, err))
+    };
+    let (ok_root, (at_root, _)) = plan(&root, &["plan", "experiments/validation.toml"]);
+    assert!(
+        ok_root && at_root.len() == 1 && at_root[0].contains(" 0 missing"),
+        "{at_root:?}"
+    );
+    for sub in [root.join("experiments"), root.join("crates/lb-cli/src")] {
+        let named = if sub.ends_with("experiments") {
+            "validation.toml"
+        } else {
+            "experiments/validation.toml"
+        };
+        let (ok, (out, err)) = plan(&sub, &["plan", named]);
+        assert!(ok, "{err}");
+        assert_eq!(out, at_root, "from {} lb read another cache", sub.display());
+        assert!(!sub.join("results").exists(), "an empty cache was started");
+    }
+    let outside = tempfile::tempdir().unwrap();
+    let manifest = root.join("experiments/validation.toml");
+    let (ok, (_, err)) = plan(outside.path(), &["plan", manifest.to_str().unwrap()]);
+    assert!(!ok);
+    assert!(
+        err.contains("belongs to the lb project at") && err.contains("cd "),
+        "{err}"
+    );
+    let (ok, (_, err)) = plan(outside.path(), &["audit"]);
+    assert!(!ok && err.contains("not inside an lb project"), "{err}");
+    let results = root.join("results");
+    let (ok, (out, err)) = plan(
+        outside.path(),
+        &[
+            "plan",
+            manifest.to_str().unwrap(),
+            "--results",
+            results.to_str().unwrap(),
+        ],
+    );
+    assert!(ok, "{err}");
+    assert_eq!(out, at_root);
 }
 
 /// Every file under `dir` by its path relative to `dir`, with its bytes.

@@ -176,9 +176,9 @@ fn shards_match_one_run(manifest: &str, stages: usize) {
             "out-sharded",
         ],
     );
-    let stderr = String::from_utf8_lossy(&o.stderr).to_string();
+    let stdout = String::from_utf8_lossy(&o.stdout).to_string();
     ok(o);
-    assert!(stderr.contains("runs: 0 computed"), "{stderr}");
+    assert!(stdout.contains("runs: 0 computed"), "{stdout}");
     assert_eq!(sharded, whole, "each pair once");
     assert_eq!(
         records_in(&dir.join("whole")),

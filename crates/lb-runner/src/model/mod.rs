@@ -192,6 +192,48 @@ impl ModelManifest {
     }
 }
 
+/// One vocabulary across the models: where a policy name belongs to another
+/// model than `model`, the name it has here (Power-of-k is the many-server
+/// model's `Pod` with `d = k`) or the model that runs it. None for a name
+/// no model knows, or one this model knows.
+pub fn bridge(model: &str, spec: &str) -> Option<String> {
+    let s = spec.trim();
+    let lower = s.to_ascii_lowercase();
+    let power = lower
+        .strip_prefix("power-of-")
+        .filter(|k| !k.is_empty() && k.chars().all(|c| c.is_ascii_digit()));
+    let slotted_only = ["wr", "weighted-random", "lsq", "jiq-spread", "pooled"];
+    let is_slotted = power.is_some()
+        || lower == "power-of-d"
+        || slotted_only.contains(&lower.as_str())
+        || crate::model::slotted::PolicyKind::parse(s)
+            .is_some_and(|k| matches!(k, crate::model::slotted::PolicyKind::Led(..)));
+    let is_many = ["i1f", "graph"].contains(&lower.as_str());
+    let shared = ["jsq", "jiq", "pod", "random"].contains(&lower.as_str());
+    match model {
+        "many" if power.is_some() => Some(format!(
+            "the many-server model calls Power-of-{k} `spec = \"Pod\"` with `d = {k}`",
+            k = power.unwrap_or_default()
+        )),
+        "many" if lower == "power-of-d" => {
+            Some("the many-server model calls Power-of-d `spec = \"Pod\"` with its `d`".into())
+        }
+        "many" if is_slotted => Some(format!(
+            "{s} is a policy of the slotted model (model = \"slotted\"), not of the \
+             many-server model"
+        )),
+        "slotted" if is_many => Some(format!(
+            "{s} is a policy of the many-server model (model = \"many\"), not of the slotted \
+             model"
+        )),
+        "spn" if is_slotted || is_many || shared => Some(format!(
+            "{s} dispatches jobs to servers (model = \"slotted\" or \"many\"); a processing \
+             network schedules its stations instead"
+        )),
+        _ => None,
+    }
+}
+
 /// A policy's default label: its `spec` spelled as the model's list of
 /// names spells it ("jsq" → "JSQ", "power-of-3" → "Power-of-3"), since
 /// `spec` is read ignoring case but claims and figures name policies by

@@ -414,8 +414,9 @@ fn policy_kind(l: &Cx, i: usize) -> Result<PolicyKind, ManifestError> {
     let p = &l.m.policies[i];
     PolicyKind::parse(&p.spec).ok_or_else(|| {
         let names: Vec<&str> = POLICY_NAMES.to_vec();
-        let hint = did_you_mean(&p.spec, &names)
-            .map(|s| format!("did you mean \"{s}\"? "))
+        let hint = crate::model::bridge("slotted", &p.spec)
+            .map(|b| format!("{b}; "))
+            .or_else(|| did_you_mean(&p.spec, &names).map(|s| format!("did you mean \"{s}\"? ")))
             .unwrap_or_default();
         l.error(
             &policy_key(i, "spec"),

@@ -334,6 +334,16 @@ pub fn validate(l: &SpanIndex, m: &Manifest) -> R {
     let mut labels = BTreeSet::new();
     for (i, p) in m.policies.iter().enumerate() {
         let at = |k: &str| format!("policy[{i}].{k}");
+        if let Some(other) = crate::model::bridge("spn", &p.spec) {
+            return Err(l.error(
+                &at("spec"),
+                format!(
+                    "unknown policy \"{}\": {other}; valid names: {}",
+                    p.spec.trim(),
+                    POLICY_NAMES.join(", ")
+                ),
+            ));
+        }
         one_of_ignoring_case(l, &at("spec"), "policy", &p.spec, &POLICY_NAMES)?;
         let lab = m.label(i);
         if !labels.insert(lab.clone()) {
