@@ -882,7 +882,7 @@ fn render_into(
     ));
     crate::figure::render(fig, &scratch)?;
     let mut files = Vec::new();
-    for ext in ["svg", "png"] {
+    for ext in ["svg", "png", "pdf"] {
         let from = scratch.with_extension(ext);
         let to = dir.join(&fig.spec.name).with_extension(ext);
         let body = std::fs::read(&from)?;

@@ -15,6 +15,7 @@ pub mod inventory;
 pub mod markup;
 pub mod metric;
 pub mod paired;
+pub mod pdf;
 pub mod prose;
 pub mod report;
 pub mod results;

@@ -272,7 +272,7 @@ pub fn write_experiment(
             spec.name
         ));
         render(&fig, &scratch)?;
-        for ext in ["svg", "png"] {
+        for ext in ["svg", "png", "pdf"] {
             let from = scratch.with_extension(ext);
             let to = dir.join(&spec.name).with_extension(ext);
             let body = std::fs::read(&from)?;
@@ -452,6 +452,12 @@ pub fn section(exp: &Experiment, w: &Written) -> String {
             crate::markup::plain(&spec.title).replace(['[', ']'], ""),
             exp.name,
             spec.name
+        );
+        let _ = writeln!(
+            s,
+            "Files: [SVG]({0}/{1}.svg), [PNG]({0}/{1}.png), [PDF]({0}/{1}.pdf) (vector, \
+             its text searchable, for LaTeX).\n",
+            exp.name, spec.name
         );
         let bars = crate::figure::bars_note(f, &spec.caption)
             .map(|b| format!(" {b}"))

@@ -597,12 +597,15 @@ pub fn svg(m: &MapResult) -> (String, Layout) {
     (s.finish(), p)
 }
 
-/// Writes the map's figure, `<dir>/robustness-<name>.svg|png`, where changed.
+/// Writes the map's figure, `<dir>/robustness-<name>.svg|png|pdf`, where
+/// changed.
 pub fn write_figure(dir: &Path, m: &MapResult) -> Result<Vec<PathBuf>, Box<dyn std::error::Error>> {
     let (text, p) = svg(m);
     let stem = dir.join(format!("robustness-{}", m.name));
     let svg_path = stem.with_extension("svg");
     crate::files::write_if_changed(&svg_path, text.as_bytes())?;
+    let pdf_path = stem.with_extension("pdf");
+    crate::files::write_if_changed(&pdf_path, &crate::pdf::from_svg(&text)?)?;
     let scratch = std::env::temp_dir().join(format!(
         "lb-robustness-{}-{}-{}.png",
         std::process::id(),
@@ -622,7 +625,7 @@ pub fn write_figure(dir: &Path, m: &MapResult) -> Result<Vec<PathBuf>, Box<dyn s
     std::fs::remove_file(&scratch)?;
     let png_path = stem.with_extension("png");
     crate::files::write_if_changed(&png_path, &body)?;
-    Ok(vec![svg_path, png_path])
+    Ok(vec![svg_path, png_path, pdf_path])
 }
 
 #[cfg(test)]

@@ -813,3 +813,122 @@ fn every_value_and_limit_claims_region_has_room_in_some_figure() {
         squeezed.join("\n")
     );
 }
+
+/// The page size a PDF declares (its first `/MediaBox`), in points.
+fn media_box(pdf: &[u8]) -> Option<(f64, f64)> {
+    let text = String::from_utf8_lossy(pdf);
+    let at = text.find("/MediaBox [")? + "/MediaBox [".len();
+    let nums: Vec<f64> = text[at..]
+        .split(']')
+        .next()?
+        .split_whitespace()
+        .filter_map(|x| x.parse().ok())
+        .collect();
+    match nums[..] {
+        [x0, y0, x1, y1] => Some((x1 - x0, y1 - y0)),
+        _ => None,
+    }
+}
+
+/// The PDF's streams, inflated where they are compressed.
+fn streams(pdf: &[u8]) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut rest = pdf;
+    while let Some(i) = rest.windows(6).position(|w| w == b"stream") {
+        let mut body = &rest[i + 6..];
+        body = body.strip_prefix(b"\r").unwrap_or(body);
+        body = body.strip_prefix(b"\n").unwrap_or(body);
+        let Some(end) = body.windows(9).position(|w| w == b"endstream") else {
+            break;
+        };
+        let raw = &body[..end];
+        out.push(
+            miniz_oxide::inflate::decompress_to_vec_zlib(raw).unwrap_or_else(|_| raw.to_vec()),
+        );
+        rest = &body[end + 9..];
+    }
+    out
+}
+
+/// What a figure's PDF must be for a paper: one page of the SVG's size in
+/// points, its words set as text (a text object showing glyphs) in an
+/// embedded font that maps back to Unicode, so a reader can search it.
+fn check_pdf(name: &str, pdf: &[u8], width: f64, height: f64) {
+    assert!(pdf.starts_with(b"%PDF-"), "{name}: not a PDF");
+    let (w, h) = media_box(pdf).unwrap_or_else(|| panic!("{name}: no page size"));
+    assert!(
+        (w - width).abs() < 0.01 && (h - height).abs() < 0.01,
+        "{name}: page {w} × {h} pt, the figure is {width} × {height} px"
+    );
+    let text = String::from_utf8_lossy(pdf);
+    assert!(
+        text.contains("/FontFile2") || text.contains("/FontFile3"),
+        "{name}: the font is not embedded"
+    );
+    assert!(
+        text.contains("/ToUnicode"),
+        "{name}: its glyphs map to no text"
+    );
+    let shows_text = streams(pdf).iter().any(|s| {
+        let s = String::from_utf8_lossy(s);
+        s.contains("BT") && (s.contains("Tj") || s.contains("TJ"))
+    });
+    assert!(
+        shows_text,
+        "{name}: no text object: its words were drawn as paths"
+    );
+    // Every glyph shown reads as text (a letter without it cannot be
+    // searched: a p last seen in p̂ once left every p of a figure without).
+    let unmapped = lb_analysis::pdf::unmapped_glyphs(pdf);
+    assert!(
+        unmapped.is_empty(),
+        "{name}: glyphs {unmapped:?} have no text"
+    );
+}
+
+/// Every figure of the repository converts to a PDF a paper can include,
+/// and every figure under paper-figures/ has that PDF beside it.
+#[test]
+fn every_figure_is_also_a_pdf_with_its_text_as_text() {
+    let all = repository_figures();
+    assert!(all.len() > 20, "only {} figures", all.len());
+    for (name, fig, p) in &all {
+        let (text, _) = svg(fig);
+        let pdf = lb_analysis::pdf::from_svg(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        check_pdf(name, &pdf, p.width, p.height);
+        // The same figure gives the same bytes: a PDF that did not change
+        // does not churn the repository.
+        assert_eq!(pdf, lb_analysis::pdf::from_svg(&text).unwrap(), "{name}");
+    }
+    // The committed pages: each SVG's PDF, of its size.
+    let root = repo().join("paper-figures");
+    let mut shipped = 0;
+    for dir in std::fs::read_dir(&root).unwrap().flatten() {
+        for f in std::fs::read_dir(dir.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            let path = f.path();
+            if path.extension().is_none_or(|e| e != "svg") {
+                continue;
+            }
+            let svg_text = std::fs::read_to_string(&path).unwrap();
+            let dim = |attr: &str| -> f64 {
+                let at = svg_text.find(&format!("{attr}=\"")).unwrap() + attr.len() + 2;
+                svg_text[at..].split('"').next().unwrap().parse().unwrap()
+            };
+            let pdf_path = path.with_extension("pdf");
+            let pdf = std::fs::read(&pdf_path)
+                .unwrap_or_else(|e| panic!("{}: {e} (run lb reproduce)", pdf_path.display()));
+            check_pdf(
+                &pdf_path.display().to_string(),
+                &pdf,
+                dim("width"),
+                dim("height"),
+            );
+            shipped += 1;
+        }
+    }
+    assert!(shipped > 20, "only {shipped} figures under paper-figures/");
+}

@@ -1,5 +1,6 @@
-//! A figure as files: its SVG text, and `<stem>.svg` with `<stem>.png`,
-//! each laid out ([`plan`]) then painted ([`paint`]).
+//! A figure as files: its SVG text, and `<stem>.svg` with `<stem>.png` and
+//! `<stem>.pdf` (the SVG converted: [`crate::pdf`]), each laid out
+//! ([`plan`]) then painted ([`paint`]).
 
 use super::geometry::Plan;
 use super::layout::plan;
@@ -19,9 +20,11 @@ pub fn svg(fig: &Figure) -> (String, Plan) {
     (s.finish(), p)
 }
 
-/// Renders `fig` to `<stem>.svg` and `<stem>.png`; returns its plan.
+/// Renders `fig` to `<stem>.svg`, `<stem>.png` and `<stem>.pdf`; returns
+/// its plan.
 pub fn render(fig: &Figure, stem: &Path) -> DrawResult<Plan> {
     let (text, p) = svg(fig);
+    std::fs::write(stem.with_extension("pdf"), crate::pdf::from_svg(&text)?)?;
     std::fs::write(stem.with_extension("svg"), text)?;
     let png = stem.with_extension("png");
     {
