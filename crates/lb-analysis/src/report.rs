@@ -724,10 +724,29 @@ pub fn page(
     );
     s.push_str(&crate::audit::per_paper(&exps, "audit.md", inventories));
     s.push('\n');
+    s.push_str(&how_to_read(&exps));
+    // The table counts the headline's claims again, by experiment and
+    // verdict: one sum, said in words and in its last row.
+    let by_origin = |o: &str| exps.iter().map(|e| e.tally(o).total()).sum::<usize>();
+    let (np, ns, nc, no) = (
+        by_origin("paper"),
+        by_origin("stand-in"),
+        by_origin("check"),
+        by_origin("ours"),
+    );
+    let _ = writeln!(
+        s,
+        "The table counts the same {} claims ({np} statements + {ns} stand-ins + {nc} checks + \
+         {no} conjectures) by experiment and verdict; its last row adds them up. \
+         *Inconclusive* there is the headline's *undecided*, and a claim that holds but does \
+         not discriminate is counted in its own column, not among the confirmed.\n",
+        np + ns + nc + no
+    );
     s.push_str(
         "| experiment | claims | confirmed | does not discriminate | refuted | inconclusive |\n",
     );
     s.push_str("| --- | ---: | ---: | ---: | ---: | ---: |\n");
+    let mut sum = [0usize; 5];
     for (e, _) in experiments {
         let t = |o: &str| e.tally(o);
         let (mut all, req) = (t("paper"), e.claims.iter().any(|c| c.required));
@@ -763,7 +782,15 @@ pub fn page(
             link(r),
             link(i)
         );
+        for (t, k) in sum.iter_mut().zip([n, c, u, r, i]) {
+            *t += k;
+        }
     }
+    let _ = writeln!(
+        s,
+        "| **all** | **{}** | **{}** | **{}** | **{}** | **{}** |",
+        sum[0], sum[1], sum[2], sum[3], sum[4]
+    );
     s.push('\n');
     for (_, sec) in experiments {
         s.push_str(sec);
@@ -772,6 +799,67 @@ pub fn page(
     s.push_str(GLOSSARY);
     s.push_str(&run_words());
     s.push_str(REFERENCES);
+    s
+}
+
+/// "How to read this report": what a verdict rests on, in five short
+/// points, and one statement of a paper followed from its words to its
+/// verdict, drawn from the audit (a paper's statement confirmed with a
+/// margin and a foil that fails; the first in the report's order).
+fn how_to_read(exps: &[&ExperimentClaims]) -> String {
+    let mut s = String::from("### How to read this report\n\n");
+    for point in [
+        "**Who claims it.** A *statement* is a paper's own, quoted and decided at the setting \
+         its text states or implies (its *reading*, with the sentence that implies it); what \
+         the text leaves open is mapped apart, in robustness maps. A *stand-in* is ours for a \
+         statement; a *check* holds an engine to exact theory; a *conjecture* is ours alone.",
+        "**Levels.** Figures draw 95% intervals. A verdict stated at 95% is decided at 95.5%: \
+         the level at which lb's coverage certificate measured its intervals to cover 95%, so \
+         a verdict is wrong no more often than it says.",
+        "**Settled.** A point whose runs have not settled (drawn with a dashed ring) decides \
+         nothing; the audit says how much longer its runs must be.",
+        "**Margin.** How far a claim's threshold could move before its verdict changed, in \
+         half-widths of its interval: a verdict one half-width from its threshold is a close \
+         call.",
+        "**Foil.** A setting where the property should fail. A confirmation counts as a \
+         reproduction only if its foil fails; otherwise it holds but *does not discriminate*.",
+    ] {
+        let _ = writeln!(s, "- {point}");
+    }
+    s.push('\n');
+    let pick = exps.iter().find_map(|e| {
+        e.claims
+            .iter()
+            .filter(|c| {
+                c.origin == "paper"
+                    && c.verdict == "confirmed"
+                    && c.untested.is_none()
+                    && c.reading.is_some()
+                    && c.foil.as_deref().is_some_and(|f| f.ends_with(": refuted"))
+            })
+            .find(|c| c.margin.is_some())
+            .map(|c| (e, c))
+    });
+    if let Some((e, c)) = pick {
+        let foil = c.foil.as_deref().unwrap_or_default();
+        let foil = foil.strip_suffix(": refuted").unwrap_or(foil);
+        let _ = writeln!(
+            s,
+            "*A worked example*, [`{id}`](audit.md#{a}) of {exp}. The paper says: {st}. lb \
+             decides it where the paper's text puts it: {reading}. At the deciding point, \
+             {dec}; margin {margin}. Its foil: {foil}. The foil is **refuted**, so the \
+             statement counts as reproduced; had the foil held too, the statement would be \
+             listed as holding but not discriminating.\n",
+            id = c.id,
+            a = anchor(&e.experiment, &c.id),
+            exp = e.experiment,
+            st = md(&c.statement),
+            reading = md(c.reading.as_deref().unwrap_or_default()),
+            dec = md(&c.deciding),
+            margin = md(c.margin.as_deref().unwrap_or_default()),
+            foil = md(foil),
+        );
+    }
     s
 }
 

@@ -287,3 +287,65 @@ fn the_per_paper_lines_agree_with_the_inventories() {
         }
     }
 }
+
+/// The report's headline and its table count the same claims: the
+/// statements, stand-ins, checks and conjectures of the headline add up to
+/// the table's last row, and its verdict columns add up to its claims.
+#[test]
+fn the_headline_counts_add_up_to_the_table() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let report = std::fs::read_to_string(root.join("paper-figures/README.md")).unwrap();
+    // "N statements of the papers: …. N stand-ins of ours for them: ….
+    // N of lb's own checks (…): …. N conjectures of ours …"
+    let before = |marker: &str| -> usize {
+        let at = report
+            .find(marker)
+            .unwrap_or_else(|| panic!("no \"{marker}\""));
+        report[..at]
+            .rsplit(|c: char| !c.is_ascii_digit())
+            .find(|w| !w.is_empty())
+            .unwrap()
+            .parse()
+            .unwrap()
+    };
+    let headline = [
+        before(" statements of the papers:"),
+        before(" stand-ins of ours for them:"),
+        before(" of lb's own checks"),
+        // (left out of the headline when there are none)
+        if report.contains(" conjectures of ours") {
+            before(" conjectures of ours")
+        } else {
+            0
+        },
+    ];
+    let sentence = report
+        .lines()
+        .find(|l| l.starts_with("The table counts the same "))
+        .expect("the sentence linking headline and table");
+    let said: Vec<usize> = sentence
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|w| !w.is_empty())
+        .take(5)
+        .map(|w| w.parse().unwrap())
+        .collect();
+    assert_eq!(said[1..], headline, "{sentence}");
+    let all = report
+        .lines()
+        .find(|l| l.starts_with("| **all** |"))
+        .expect("the table's last row");
+    let row: Vec<usize> = all
+        .split('|')
+        .filter_map(|c| c.trim().trim_matches('*').parse().ok())
+        .collect();
+    assert_eq!(row.len(), 5, "{all}");
+    assert_eq!(row[0], said[0], "{all} against {sentence}");
+    assert_eq!(headline.iter().sum::<usize>(), row[0], "{all}");
+    assert_eq!(row[1..].iter().sum::<usize>(), row[0], "{all}");
+    // And a newcomer is told how to read it, on one of its own claims.
+    assert!(report.contains("### How to read this report"));
+    assert!(
+        report.contains("*A worked example*, [`"),
+        "no worked example"
+    );
+}
