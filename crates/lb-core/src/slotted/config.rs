@@ -259,6 +259,95 @@ pub enum PolicyConfig {
     Pooled,
 }
 
+/// The kinds of policy the engine defines: every [`PolicyConfig`] variant,
+/// and for an LED policy every dispatching × update pair. A variant added
+/// to either enum fails to compile in [`PolicyConfig::kind`] until it has
+/// a kind here, and the tests that run every kind
+/// ([`PolicyConfig::every_kind`]) then fail until it has an example: a new
+/// policy is tested without anyone listing it in a test.
+pub const POLICY_KINDS: usize = 14;
+
+impl PolicyConfig {
+    /// This policy's kind, in `0..POLICY_KINDS` (no wildcard: a new
+    /// variant must be given one).
+    pub fn kind(&self) -> usize {
+        match self {
+            PolicyConfig::Led {
+                dispatch, update, ..
+            } => {
+                let d = match dispatch {
+                    LedDispatch::LJsq => 0,
+                    LedDispatch::LJba => 1,
+                    LedDispatch::LPod { .. } => 2,
+                };
+                let u = match update {
+                    LedUpdate::Push { .. } => 0,
+                    LedUpdate::Pull { .. } => 1,
+                };
+                2 * d + u
+            }
+            PolicyConfig::Jsq { .. } => 6,
+            PolicyConfig::Pod { .. } => 7,
+            PolicyConfig::Jiq => 8,
+            PolicyConfig::WeightedRandom => 9,
+            PolicyConfig::Random => 10,
+            PolicyConfig::Lsq { .. } => 11,
+            PolicyConfig::JiqSpread { .. } => 12,
+            PolicyConfig::Pooled => 13,
+        }
+    }
+
+    /// One configuration of every kind of policy, with the tie rules and
+    /// options that change its code path: what the conservation tests run.
+    pub fn every_kind() -> Vec<PolicyConfig> {
+        let tie = TieBreak::Random;
+        let push = |d, p_hat| LedUpdate::Push {
+            d,
+            p_hat,
+            when: PushWhen::Arrivals,
+        };
+        let pull = LedUpdate::Pull { p_hat: 0.5 };
+        let led = |dispatch, update| PolicyConfig::Led {
+            dispatch,
+            update,
+            tie_break: tie,
+        };
+        vec![
+            led(LedDispatch::LJsq, push(2, 1.0)),
+            led(LedDispatch::LJsq, pull),
+            led(LedDispatch::LJba, push(2, 0.5)),
+            led(LedDispatch::LJba, pull),
+            led(LedDispatch::LPod { d: 3 }, push(1, 0.5)),
+            led(LedDispatch::LPod { d: 2 }, pull),
+            PolicyConfig::Jsq { tie_break: tie },
+            PolicyConfig::Jsq {
+                tie_break: TieBreak::Shared,
+            },
+            PolicyConfig::Jsq {
+                tie_break: TieBreak::Lowest,
+            },
+            PolicyConfig::Pod {
+                d: 2,
+                tie_break: TieBreak::Lowest,
+            },
+            PolicyConfig::Jiq,
+            PolicyConfig::WeightedRandom,
+            PolicyConfig::Random,
+            PolicyConfig::Lsq {
+                d: 2,
+                p_hat: 0.5,
+                when: PushWhen::Always,
+                tie_break: tie,
+                revision: LSQ_REVISION,
+            },
+            PolicyConfig::JiqSpread {
+                revision: JIQ_SPREAD_REVISION,
+            },
+            PolicyConfig::Pooled,
+        ]
+    }
+}
+
 /// The water-fill revision new LSQ points take ([`PolicyConfig::Lsq`]).
 pub const LSQ_REVISION: u8 = 1;
 
