@@ -128,6 +128,19 @@ fn same_seed_same_bits_different_seed_different_numbers() {
     assert_ne!(a.mean_sum_q, other_policy_seed.mean_sum_q);
     // The policy seed moves decisions only: the arrivals are the same.
     assert_eq!(a.arrivals, other_policy_seed.arrivals);
+    // Every kind of policy the engine defines gives the same bits for the
+    // same seeds, run here and on another thread at once.
+    for p in PolicyConfig::every_kind() {
+        let mut c = cfg(poisson_system(3, het10(), 0.85), p, 3_000, 100);
+        c.granularity = Granularity::Job;
+        let here = serde_json::to_string(&lb_core::slotted::run(&c, &seeds, 2)).unwrap();
+        let there = std::thread::spawn(move || {
+            serde_json::to_string(&lb_core::slotted::run(&c, &Seeds::from_u64(1, 2), 2)).unwrap()
+        })
+        .join()
+        .unwrap();
+        assert_eq!(here, there, "{}", p.name());
+    }
 }
 
 #[derive(Default)]
