@@ -280,7 +280,8 @@ pub fn export(cache: &Cache, manifests: &[PathBuf], out: &Path) -> Res {
     existing(cache)?;
     let manifests = manifests_or_all(manifests)?;
     let x = lb_pipeline::export::export(cache, &manifests, out)?;
-    eprintln!(
+    // What it produced, on stdout (its progress and notes go to stderr).
+    println!(
         "wrote {}: {} rows ({} points) from {}{}",
         out.display(),
         x.rows,
