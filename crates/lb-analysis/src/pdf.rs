@@ -146,7 +146,18 @@ pub fn shown_codes(pdf: &[u8]) -> Vec<u16> {
     codes
 }
 
-fn rewrite_to_unicode(pdf: &[u8]) -> Option<Vec<u8>> {
+/// The `/ToUnicode` CMap's stream: its object's start (`N 0 obj`), the
+/// stream's bytes (`open..close`), whether they are compressed, and its
+/// text.
+struct CMapStream {
+    obj: usize,
+    open: usize,
+    close: usize,
+    flate: bool,
+    text: String,
+}
+
+fn to_unicode(pdf: &[u8]) -> Option<CMapStream> {
     let text = |a: usize, b: usize| std::str::from_utf8(&pdf[a..b]).ok();
     // The CMap's object: `/ToUnicode N 0 R`.
     let at = find(pdf, b"/ToUnicode ", 0)? + b"/ToUnicode ".len();
@@ -156,36 +167,48 @@ fn rewrite_to_unicode(pdf: &[u8]) -> Option<Vec<u8>> {
     let close = find(pdf, b"\nendstream", open)?;
     // svg2pdf writes the CMap plain; a compressed one is read as well.
     let flate = text(obj, open)?.contains("/FlateDecode");
-    let cmap = if flate {
+    let raw = if flate {
         miniz_oxide::inflate::decompress_to_vec_zlib(&pdf[open..close]).ok()?
     } else {
         pdf[open..close].to_vec()
     };
-    let cmap = String::from_utf8(cmap).ok()?;
-    // Each entry `<code> <text>`; the marks' glyphs are those whose text is
-    // a letter and its marks.
-    let entry = |line: &str| -> Option<(u16, Vec<char>)> {
-        let (src, dst) = line.split_once("> <")?;
-        let code = u16::from_str_radix(src.trim().trim_start_matches('<'), 16).ok()?;
-        let units: Vec<u32> = dst
-            .strip_suffix('>')?
-            .as_bytes()
-            .chunks(4)
-            .map(|c| u32::from_str_radix(std::str::from_utf8(c).ok()?, 16).ok())
-            .collect::<Option<_>>()?;
-        Some((
-            code,
-            units
-                .into_iter()
-                .map(char::from_u32)
-                .collect::<Option<_>>()?,
-        ))
-    };
+    Some(CMapStream {
+        obj,
+        open,
+        close,
+        flate,
+        text: String::from_utf8(raw).ok()?,
+    })
+}
+
+/// A CMap line `<code> <text>`: the glyph code and its text (UTF-16 code
+/// units of the Basic Multilingual Plane, as svg2pdf writes them).
+fn entry(line: &str) -> Option<(u16, Vec<char>)> {
+    let (src, dst) = line.split_once("> <")?;
+    let code = u16::from_str_radix(src.trim().trim_start_matches('<'), 16).ok()?;
+    let text = dst
+        .strip_suffix('>')?
+        .as_bytes()
+        .chunks(4)
+        .map(|c| char::from_u32(u32::from_str_radix(std::str::from_utf8(c).ok()?, 16).ok()?))
+        .collect::<Option<_>>()?;
+    Some((code, text))
+}
+
+fn rewrite_to_unicode(pdf: &[u8]) -> Option<Vec<u8>> {
+    let text = |a: usize, b: usize| std::str::from_utf8(&pdf[a..b]).ok();
+    let CMapStream {
+        obj,
+        open,
+        close,
+        flate,
+        text: cmap,
+    } = to_unicode(pdf)?;
+    // The marks' glyphs are those whose text is a letter and its marks.
     let mapped: std::collections::BTreeSet<u16> =
         cmap.lines().filter_map(entry).map(|(c, _)| c).collect();
     let shown = shown_codes(pdf);
     let mut letters: Vec<(u16, char)> = Vec::new();
-    let mut changed = false;
     let mut lines: Vec<String> = Vec::new();
     for line in cmap.lines() {
         let Some((code, text)) = entry(line) else {
@@ -207,7 +230,6 @@ fn rewrite_to_unicode(pdf: &[u8]) -> Option<Vec<u8>> {
         };
         match letter {
             Some(b) => {
-                changed = true;
                 letters.push((b, text[0]));
                 let marks: String = text[1..]
                     .iter()
@@ -218,7 +240,7 @@ fn rewrite_to_unicode(pdf: &[u8]) -> Option<Vec<u8>> {
             None => lines.push(line.to_string()),
         }
     }
-    if !changed {
+    if letters.is_empty() {
         return None;
     }
     // The letters' entries, counted in the block's header.
@@ -340,29 +362,15 @@ fn sorted_resources(pdf: Vec<u8>) -> Vec<u8> {
 /// words with them cannot be searched or copied. Empty for every figure
 /// lb writes (the figure tests hold it).
 pub fn unmapped_glyphs(pdf: &[u8]) -> Vec<u16> {
-    let Some(at) = find(pdf, b"/ToUnicode ", 0) else {
-        return shown_codes(pdf);
-    };
-    let at = at + b"/ToUnicode ".len();
-    let n = std::str::from_utf8(&pdf[at..find(pdf, b" 0 R", at).unwrap_or(at)])
-        .unwrap_or("")
-        .trim()
-        .to_string();
-    let Some(obj) = find(pdf, format!("\n{n} 0 obj\n").as_bytes(), 0) else {
-        return shown_codes(pdf);
-    };
-    let (Some(open), Some(close)) = (find(pdf, b"stream\n", obj), find(pdf, b"\nendstream", obj))
-    else {
-        return shown_codes(pdf);
-    };
-    let raw = &pdf[open + b"stream\n".len()..close];
-    let cmap = miniz_oxide::inflate::decompress_to_vec_zlib(raw).unwrap_or_else(|_| raw.to_vec());
-    let cmap = String::from_utf8_lossy(&cmap);
-    let mapped: std::collections::BTreeSet<u16> = cmap
-        .lines()
-        .filter_map(|l| l.split_once("> <"))
-        .filter_map(|(src, _)| u16::from_str_radix(src.trim().trim_start_matches('<'), 16).ok())
-        .collect();
+    let mapped: std::collections::BTreeSet<u16> = to_unicode(pdf)
+        .map(|c| {
+            c.text
+                .lines()
+                .filter_map(entry)
+                .map(|(code, _)| code)
+                .collect()
+        })
+        .unwrap_or_default();
     let mut out: Vec<u16> = shown_codes(pdf)
         .into_iter()
         .filter(|c| !mapped.contains(c))

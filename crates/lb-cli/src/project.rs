@@ -28,7 +28,7 @@ const PATH_OPTIONS: [&str; 6] = [
 const ANYWHERE: [&str; 3] = ["new", "schema", "help"];
 
 /// Whether `d` is a project root: `experiments/` and `results/` in it.
-pub fn is_root(d: &Path) -> bool {
+fn is_root(d: &Path) -> bool {
     d.join("experiments").is_dir() && d.join("results").is_dir()
 }
 
@@ -66,10 +66,9 @@ pub fn locate(cwd: &Path, args: Vec<OsString>) -> Result<Located, String> {
     if let Some(root) = root_above(cwd) {
         return Ok(Located::Root(root, absolute(cwd, args)));
     }
-    if sub.is_none_or(|s| ANYWHERE.contains(&s.as_str()))
-        || names(&args, "--results")
-        || flags_only(&args)
-    {
+    // No subcommand (`lb --help`, `lb -V`), one that needs no project, or a
+    // cache named: lb runs here.
+    if sub.is_none_or(|s| ANYWHERE.contains(&s.as_str())) || names(&args, "--results") {
         return Ok(Located::Here(args));
     }
     // Outside every project: a manifest named inside one belongs to it.
@@ -107,11 +106,6 @@ fn subcommand(args: &[OsString]) -> Option<String> {
     positional_all(args)
         .next()
         .map(|a| a.to_string_lossy().into_owned())
-}
-
-/// Whether the command line carries only options (`lb --help`, `lb -V`).
-fn flags_only(args: &[OsString]) -> bool {
-    positional_all(args).next().is_none()
 }
 
 /// Whether option `name` is given (as `name VALUE` or `name=VALUE`).

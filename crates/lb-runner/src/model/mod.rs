@@ -234,6 +234,30 @@ pub fn bridge(model: &str, spec: &str) -> Option<String> {
     }
 }
 
+/// A policy's `spec` at `at` in a model whose names are `names` (read
+/// ignoring case): a name of another model is refused with its name here
+/// or the model that runs it ([`bridge`]), any other unknown name with the
+/// nearest known one.
+pub fn policy_spec(
+    l: &SpanIndex,
+    at: &str,
+    model: &str,
+    spec: &str,
+    names: &[&str],
+) -> Result<(), ManifestError> {
+    if let Some(other) = bridge(model, spec) {
+        return Err(l.error(
+            at,
+            format!(
+                "unknown policy \"{}\": {other}; valid names: {}",
+                spec.trim(),
+                names.join(", ")
+            ),
+        ));
+    }
+    crate::diag::one_of_ignoring_case(l, at, "policy", spec, names)
+}
+
 /// A policy's default label: its `spec` spelled as the model's list of
 /// names spells it ("jsq" → "JSQ", "power-of-3" → "Power-of-3"), since
 /// `spec` is read ignoring case but claims and figures name policies by

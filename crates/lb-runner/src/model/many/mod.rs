@@ -425,17 +425,7 @@ fn policies(l: &SpanIndex, m: &Manifest) -> R {
     let mut labels = BTreeSet::new();
     for (i, p) in m.policies.iter().enumerate() {
         let at = |k: &str| format!("policy[{i}].{k}");
-        if let Some(other) = crate::model::bridge("many", &p.spec) {
-            return Err(l.error(
-                &at("spec"),
-                format!(
-                    "unknown policy \"{}\": {other}; valid names: {}",
-                    p.spec.trim(),
-                    MANY_POLICY_NAMES.join(", ")
-                ),
-            ));
-        }
-        one_of_ignoring_case(l, &at("spec"), "policy", &p.spec, &MANY_POLICY_NAMES)?;
+        crate::model::policy_spec(l, &at("spec"), "many", &p.spec, &MANY_POLICY_NAMES)?;
         let name = p.spec.trim().to_ascii_lowercase();
         let lab = m.label(i);
         if !labels.insert(lab.clone()) {

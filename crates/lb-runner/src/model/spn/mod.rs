@@ -38,7 +38,6 @@
 //! ```
 
 use crate::claim::ClaimToml;
-use crate::diag::one_of_ignoring_case;
 use crate::diag::{ManifestError, SpanIndex};
 use crate::experiment::ExperimentSpec;
 use crate::model::continuous::{QuickSpec, RunSpec};
@@ -334,17 +333,7 @@ pub fn validate(l: &SpanIndex, m: &Manifest) -> R {
     let mut labels = BTreeSet::new();
     for (i, p) in m.policies.iter().enumerate() {
         let at = |k: &str| format!("policy[{i}].{k}");
-        if let Some(other) = crate::model::bridge("spn", &p.spec) {
-            return Err(l.error(
-                &at("spec"),
-                format!(
-                    "unknown policy \"{}\": {other}; valid names: {}",
-                    p.spec.trim(),
-                    POLICY_NAMES.join(", ")
-                ),
-            ));
-        }
-        one_of_ignoring_case(l, &at("spec"), "policy", &p.spec, &POLICY_NAMES)?;
+        crate::model::policy_spec(l, &at("spec"), "spn", &p.spec, &POLICY_NAMES)?;
         let lab = m.label(i);
         if !labels.insert(lab.clone()) {
             return Err(l.error(
