@@ -28,7 +28,7 @@ macro_rules! occupancy_metrics {
 const HIGHER_OCCUPANCY: [MetricInfo; 13] =
     occupancy_metrics!(4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16);
 
-const fn metrics() -> [MetricInfo; 24] {
+const fn metrics() -> [MetricInfo; 25] {
     let first = [
         m(
             "p_to_busy",
@@ -89,6 +89,13 @@ const fn metrics() -> [MetricInfo; 24] {
             Real,
         ),
         m(
+            "s2_sqrt_n",
+            "√N·S_2, servers with ≥ 2 jobs on the √N-scale",
+            false,
+            false,
+            Real,
+        ),
+        m(
             "p_unstable",
             "Fraction of unstable replications",
             false,
@@ -97,7 +104,7 @@ const fn metrics() -> [MetricInfo; 24] {
         )
         .transient(),
     ];
-    let mut all = [first[0]; 24];
+    let mut all = [first[0]; 25];
     let mut i = 0;
     while i < first.len() {
         all[i] = first[i];
@@ -114,8 +121,9 @@ const fn metrics() -> [MetricInfo; 24] {
 /// The metrics, the table's first and in its column order. Labels are
 /// figure markup (`_x`/`_{…}` subscripts, `^x`/`^{…}` superscripts), units
 /// in parentheses: the model's time unit is the mean service time. The
-/// occupancy S_i is `s1` … `s16` (tables show S_1–S_3).
-pub const METRICS: [MetricInfo; 24] = metrics();
+/// occupancy S_i is `s1` … `s16` (tables show S_1–S_3); `s2_sqrt_n` is
+/// √N·S_2, the occupancy above one job on the √N-scale.
+pub const METRICS: [MetricInfo; 25] = metrics();
 
 /// The named exact references (`expected` or `bound` of a claim, or a
 /// figure's reference curve). Each is a function of the point, evaluated for
@@ -239,6 +247,10 @@ pub fn value(name: &str, c: &ManyConfig, s: &ManySummary) -> Option<f64> {
             None => s.mean_jobs,
         }),
         "shw_bound" => reference("sub_halfin_whitt", "sum_s_b", c).ok(),
+        // Mukherjee, Borst and van Leeuwaarden's √N-scale: a graph is
+        // √N-optimal when its occupancy matches the clique's there, and the
+        // clique's √N·S_2 vanishes for λ < 1.
+        "s2_sqrt_n" => Some((c.servers as f64).sqrt() * occupancy(s, 2)),
         _ => precision_value(name, s),
     }
 }
