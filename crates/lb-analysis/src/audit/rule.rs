@@ -62,15 +62,15 @@ pub(super) fn rule(c: &Check, metric: Option<Metric>) -> String {
             c.last,
             match (c.min_rate, c.rate_decides) {
                 (Some(r), true) => format!(
-                    "; or, outside it, the gap closes faster than {along}^{r} between the ends \
+                    "; or, outside it, the gap closes faster than {} between the ends \
                      (the rate's interval wholly above {r}); it fails where the gap grows or \
                      closes slower than that",
-                    along = c.along
+                    rate_power(c, r)
                 ),
                 (Some(r), false) => format!(
-                    "; it fails where the gap grows, or closes slower than {}^{r} with \
+                    "; it fails where the gap grows, or closes slower than {} with \
                      confidence",
-                    c.along
+                    rate_power(c, r)
                 ),
                 (None, _) => String::new(),
             }
@@ -86,4 +86,15 @@ pub(super) fn rule(c: &Check, metric: Option<Metric>) -> String {
             100.0 * lb_core::stability::GROWTH_KEPT,
         ),
     }
+}
+
+/// The slowest approach of a limit claim as a power of its axis, in figure
+/// markup (braces, so that `servers^{−0.5}` is one superscript): |gap| ∝ x^r
+/// toward zero, x^−r toward infinity.
+fn rate_power(c: &lb_runner::claim::Limit, r: f64) -> String {
+    let sign = match c.toward {
+        Toward::Zero => "",
+        Toward::Infinity => "−",
+    };
+    format!("{}^{{{sign}{r}}}", c.along)
 }
