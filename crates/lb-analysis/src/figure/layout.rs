@@ -191,6 +191,21 @@ fn data_values(fig: &Figure, path: bool) -> (Vec<f64>, Vec<f64>) {
     (xs, ys)
 }
 
+/// Whether a log y axis needs a row of zeros below it: a point's mean of 0,
+/// or a reference at 0 (a limit of 0, drawn in that row).
+fn has_zeros(fig: &Figure) -> bool {
+    let zero_dot = fig
+        .series
+        .iter()
+        .flat_map(|s| &s.dots)
+        .any(|d| d.stable && d.est.kind != IntervalKind::UpperBound && d.est.mean <= 0.0);
+    let zero_reference = fig.references.iter().any(|r| match &r.shape {
+        RefShape::Constant(v) => *v <= 0.0,
+        RefShape::Curves(cs) => cs.iter().flatten().any(|p| p.1 <= 0.0),
+    });
+    fig.spec.log_y && (zero_dot || zero_reference)
+}
+
 /// The axes over the values `xs` and `ys`, and whether a log y axis needs
 /// a row of zeros below it. The y axis leaves room for the arrows of upper
 /// bounds and has its labels thinned; the x axis is thinned once the plot's
@@ -246,23 +261,14 @@ fn axes(fig: &Figure, xs: &[f64], ys: &[f64], integer_x: bool) -> (Axis, Axis, b
         let inside = |v: f64| v >= lo - tol && v <= hi + tol;
         y.ticks.retain(|t| inside(t.0));
         y.minor.retain(|v| inside(*v));
-        let zeros =
-            spec.log_y
-                && fig.series.iter().flat_map(|s| &s.dots).any(|d| {
-                    d.stable && d.est.kind != IntervalKind::UpperBound && d.est.mean <= 0.0
-                });
+        let zeros = has_zeros(fig);
         let axis_h = PLOT_H - if zeros { ZERO_ROW } else { 0.0 };
         thin_ticks(&mut y, axis_h, |_| TICK, 6.0, false);
         return (x, y, zeros);
     }
     let mut y = axis(ys, spec.log_y, false, unit_y, y_pad);
     // A log axis has no 0: zeros get a row of their own below it.
-    let zeros = spec.log_y
-        && fig
-            .series
-            .iter()
-            .flat_map(|s| &s.dots)
-            .any(|d| d.stable && d.est.kind != IntervalKind::UpperBound && d.est.mean <= 0.0);
+    let zeros = has_zeros(fig);
     let axis_h = PLOT_H - if zeros { ZERO_ROW } else { 0.0 };
     // An upper bound's arrow needs room below it on a log axis.
     let lowest_bound = fig

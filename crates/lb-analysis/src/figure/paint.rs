@@ -217,7 +217,14 @@ fn paint_series(c: &mut dyn Canvas, fig: &Figure, p: &Plan) {
 fn paint_reference_curves(c: &mut dyn Canvas, fig: &Figure, p: &Plan) {
     let plot = p.plot;
     let px = |v: f64| p.px(v);
-    let py = |v: f64| p.py(v);
+    // A value of 0 (or below) on a log axis is drawn in the row of zeros.
+    let py = |v: f64| {
+        if fig.spec.log_y && v <= 0.0 {
+            p.zero_row.unwrap_or(plot.y1)
+        } else {
+            p.py(v)
+        }
+    };
     // Reference curves over the series' lines (they often coincide: a
     // reader must see both), under the markers: dark, on a white halo of
     // the same dashes, so that the lines show through the gaps.
