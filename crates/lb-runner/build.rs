@@ -1,4 +1,4 @@
-//! Captures the compiler's version for provenance (SPEC §4).
+//! Captures the compiler's version for provenance (docs/MODEL.md §4).
 use std::process::Command;
 
 fn main() {

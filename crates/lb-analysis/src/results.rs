@@ -1,5 +1,5 @@
 //! The results of a manifest, read from the cache: one [`PointResult`] per
-//! planned point, with every valid replication's summary (SPEC §4).
+//! planned point, with every valid replication's summary (docs/MODEL.md §4).
 
 use lb_runner::cache::Cache;
 use lb_runner::plan::{Plan, Target};

@@ -1,4 +1,4 @@
-//! Confidence intervals (SPEC §4): Student-t across replications, batch
+//! Confidence intervals (docs/MODEL.md §4): Student-t across replications, batch
 //! means within a run with a lag-1 autocorrelation check, and the MSER-5
 //! warm-up rule; for proportions, Wilson intervals and Clopper–Pearson upper
 //! bounds, which stay inside [0, 1].

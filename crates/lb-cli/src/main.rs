@@ -1,5 +1,5 @@
 //! `lb` — plan, run, inspect and verify the experiments of this workspace
-//! (SPEC §4). Errors go to stderr as `error: <file>:<line>:<col>: <field>:
+//! (docs/MODEL.md §4). Errors go to stderr as `error: <file>:<line>:<col>: <field>:
 //! <what is allowed>`; every failure exits non-zero.
 
 mod archive;

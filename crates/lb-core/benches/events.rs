@@ -1,5 +1,5 @@
 //! `cargo bench -p lb-core --bench events` (or `just bench`): events/s of the
-//! continuous-time engines of SPEC §2 (many servers) and §3 (networks),
+//! continuous-time engines of docs/MODEL.md §2 (many servers) and §3 (networks),
 //! single thread. No targets are set for these (no issue asks for one); the
 //! figures are printed so that a regression shows.
 

@@ -4,12 +4,12 @@
 //! stability verdict:
 //!
 //! - [`slotted`]: Zhou, Shroff and Wierman's Local-Estimation-Driven (LED)
-//!   framework (SPEC §1): M dispatchers route to N heterogeneous servers in
+//!   framework (docs/MODEL.md §1): M dispatchers route to N heterogeneous servers in
 //!   discrete time on stale local estimates (L-JSQ, L-JBA, L-Pod × Push, Pull),
 //!   against JSQ, Power-of-d, JIQ, weighted random and random.
-//! - [`many`]: the many-server continuous-time model (SPEC §2): JSQ, JIQ, I1F,
+//! - [`many`]: the many-server continuous-time model (docs/MODEL.md §2): JSQ, JIQ, I1F,
 //!   Power-of-d and JSQ on graphs, with the occupancy S_i.
-//! - [`spn`]: stochastic processing networks under max-pressure (SPEC §3;
+//! - [`spn`]: stochastic processing networks under max-pressure (docs/MODEL.md §3;
 //!   Dai and Lin), priority and FIFO.
 //!
 //! Shared: [`streams`] (common random numbers from a point's seeds) and

@@ -1,10 +1,10 @@
-//! The stability verdict every model gives a run (SPEC §1 "Metrics of a run"),
+//! The stability verdict every model gives a run (docs/MODEL.md §1 "Metrics of a run"),
 //! batch-mean traces, and MSER.
 
 use serde::{Deserialize, Serialize};
 use statrs::distribution::{ContinuousCDF, StudentsT};
 
-/// The verdict on whether ΣQ settled (SPEC §1): a significant positive trend
+/// The verdict on whether ΣQ settled (docs/MODEL.md §1): a significant positive trend
 /// over the second half of the run, large enough to matter, means unstable.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -1,4 +1,4 @@
-//! Random streams and common random numbers (SPEC §4).
+//! Random streams and common random numbers (docs/MODEL.md §4).
 //!
 //! A run draws from three independent sources:
 //! - **arrivals**: a stream from the *system* seed, one draw per dispatcher

@@ -1,4 +1,4 @@
-//! The many-server model (SPEC §2) against exact queueing theory; tolerances
+//! The many-server model (docs/MODEL.md §2) against exact queueing theory; tolerances
 //! are 99.99% Student-t intervals across replications (see `common`).
 
 mod common;

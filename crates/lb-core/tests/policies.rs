@@ -158,7 +158,7 @@ impl Observer for Record {
     }
 }
 
-/// SPEC §4: arrivals and service depend on the system seed and the
+/// docs/MODEL.md §4: arrivals and service depend on the system seed and the
 /// replication only, so two policies see identical A_m(t) and S_n(t).
 #[test]
 fn policies_share_arrivals_and_service() {
@@ -269,7 +269,7 @@ fn every_policy_and_granularity_conserves_jobs() {
     assert!(ran.iter().all(|&k| k > 0), "kinds never run: {ran:?}");
 }
 
-/// SPEC §4: MSER-5 picks the warm-up on a first pass; the run is then the
+/// docs/MODEL.md §4: MSER-5 picks the warm-up on a first pass; the run is then the
 /// fixed-warm-up run on the same sample path, bit for bit.
 #[test]
 fn mser5_warmup_is_a_fixed_warmup_chosen_on_the_same_path() {

@@ -1,4 +1,4 @@
-//! Stochastic processing networks (SPEC §3) against exact queueing theory,
+//! Stochastic processing networks (docs/MODEL.md §3) against exact queueing theory,
 //! and the policies' allocations against their definitions. Tolerances are
 //! 99.99% Student-t intervals across replications (see `common`).
 
@@ -494,7 +494,7 @@ fn priority_own_buffer_first_and_fifo_by_hand() {
     }
 }
 
-/// Rybko–Stolyar at load 0.7 (Rybko and Stolyar 1992; SPEC §3): priority to
+/// Rybko–Stolyar at load 0.7 (Rybko and Stolyar 1992; docs/MODEL.md §3): priority to
 /// the exiting buffers is unstable (m₂ + m₄ = 1.2 > 1) and max-pressure is
 /// stable. Under the priority the total grows like the fluid model's
 /// 2 − 1/m₂ = 1/3 per unit time (see `rybko_stolyar`).

@@ -1,5 +1,5 @@
 //! Canonical JSON in the style of RFC 8785 (JCS), the byte string a point's key
-//! and a record's checksum are computed from (SPEC §4).
+//! and a record's checksum are computed from (docs/MODEL.md §4).
 //!
 //! - object members sorted by their keys' UTF-16 code units, no duplicates;
 //! - no insignificant whitespace;

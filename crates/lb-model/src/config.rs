@@ -258,7 +258,7 @@ impl Summary {
         }
     }
 
-    /// The stability verdict of the run (SPEC §1).
+    /// The stability verdict of the run (docs/MODEL.md §1).
     pub fn stability(&self) -> &Stability {
         match self {
             Summary::Slotted(s) => &s.stability,

@@ -1,4 +1,4 @@
-//! Keys and seeds (SPEC §4).
+//! Keys and seeds (docs/MODEL.md §4).
 //!
 //! - A point's **key** is the SHA-256 of its canonical JSON ([`crate::canonical`]);
 //!   the JSON includes `model_version`, so a new engine version gives new keys.

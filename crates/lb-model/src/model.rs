@@ -8,12 +8,12 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Model {
-    /// The slotted multi-dispatcher LED model (SPEC §1; Zhou, Shroff and
+    /// The slotted multi-dispatcher LED model (docs/MODEL.md §1; Zhou, Shroff and
     /// Wierman).
     Slotted,
-    /// The many-server continuous-time model (SPEC §2).
+    /// The many-server continuous-time model (docs/MODEL.md §2).
     Many,
-    /// Stochastic processing networks (SPEC §3; Dai and Lin).
+    /// Stochastic processing networks (docs/MODEL.md §3; Dai and Lin).
     Spn,
 }
 

@@ -1,12 +1,12 @@
 //! A point: one fully resolved configuration of an experiment, every default
-//! written out (SPEC §4). Its canonical JSON is what the key hashes.
+//! written out (docs/MODEL.md §4). Its canonical JSON is what the key hashes.
 
 use crate::config::{PointConfig, Summary, SystemPart};
 pub use crate::model::Profile;
 use crate::model::{Model, SystemHead};
 use serde::{Deserialize, Serialize};
 
-/// One fully resolved point (SPEC §4): what lb-core runs, plus the master seed,
+/// One fully resolved point (docs/MODEL.md §4): what lb-core runs, plus the master seed,
 /// the engine's model version and the profile. The key is the SHA-256 of its
 /// canonical JSON ([`crate::key`]).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -1,4 +1,4 @@
-//! Run length by precision (SPEC §4 "Confidence intervals"): how many
+//! Run length by precision (docs/MODEL.md §4 "Intervals"): how many
 //! replications a point runs so that the 95% Student-t interval of its main
 //! metric meets a relative half-width target, by one of two procedures.
 //!
@@ -440,7 +440,7 @@ pub enum Stop {
     /// `max` replications ran without meeting it.
     Cap,
     /// A replication was unstable: more replications cannot give a steady-state
-    /// interval (SPEC §1 "Metrics of a run").
+    /// interval (docs/MODEL.md §1 "Metrics of a run").
     Unstable,
     /// The metric was undefined in a replication (no measured jobs).
     Undefined,

@@ -1,4 +1,4 @@
-//! The result cache (SPEC §4 "Results"), by default `results/`:
+//! The result cache (docs/MODEL.md §4 "Results"), by default `results/`:
 //!
 //! ```text
 //! results/<k0k1>/<key>/point.json            the resolved point

@@ -1,4 +1,4 @@
-//! `[[claim]]` tables (SPEC §5, issue 5): a statement a paper makes that the
+//! `[[claim]]` tables (docs/MODEL.md §5, issue 5): a statement a paper makes that the
 //! results can confirm or refute, and the checks of its `why`.
 //!
 //! A claim is written flat, its `kind` picking which of the other keys it
@@ -21,7 +21,7 @@ pub use crate::calibration::DecideAt;
 use crate::outputs::{Reference, Where};
 use serde::{Deserialize, Serialize};
 
-/// The kinds of claim (SPEC §5), as manifests name them.
+/// The kinds of claim (docs/MODEL.md §5), as manifests name them.
 #[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ClaimKind {

@@ -21,8 +21,8 @@ pub struct ExperimentSpec {
     /// may name another with its own `paper`.
     #[serde(default)]
     pub paper: Option<String>,
-    /// The model: one of [`Model::ALL`] (`"slotted"`, SPEC §1; `"many"`,
-    /// SPEC §2). It decides which schema the rest of the file is read with.
+    /// The model: one of [`Model::ALL`] (`"slotted"`, docs/MODEL.md §1; `"many"`,
+    /// docs/MODEL.md §2). It decides which schema the rest of the file is read with.
     pub model: Model,
     /// The figures and tables this experiment feeds.
     #[serde(default)]

@@ -1,4 +1,4 @@
-//! # lb-runner — experiments as written, and their runs (SPEC §4)
+//! # lb-runner — experiments as written, and their runs (docs/MODEL.md §4)
 //!
 //! A manifest ([`manifest`], strict TOML with located errors, [`diag`])
 //! declares one experiment: the shared sections ([`experiment`], the

@@ -1,5 +1,5 @@
 //! `lb cache ls | verify | gc`: listing, integrity checks and clean-up of a
-//! results directory (SPEC §4 "Results").
+//! results directory (docs/MODEL.md §4 "Results").
 
 use crate::cache::{Cache, FileKind, PrecisionRecord, Read, classify, read_record};
 use fs4::fs_std::FileExt;

@@ -1,4 +1,4 @@
-//! The manifest: one experiment in TOML (SPEC §4; schema in
+//! The manifest: one experiment in TOML (docs/MODEL.md §4; schema in
 //! `experiments/README.md`).
 //!
 //! The top level is shared by every model: `[experiment]` (whose `model` key

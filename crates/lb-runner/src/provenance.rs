@@ -1,4 +1,4 @@
-//! Provenance of a record (SPEC §4): kept in the record, out of the key and out
+//! Provenance of a record (docs/MODEL.md §4): kept in the record, out of the key and out
 //! of the summary — it never changes a simulated number.
 
 use serde::{Deserialize, Serialize};

@@ -1,4 +1,4 @@
-//! Running plans (SPEC §4): the missing (point, replication) pairs, in
+//! Running plans (docs/MODEL.md §4): the missing (point, replication) pairs, in
 //! parallel on a rayon pool, resumable, safe against concurrent runs.
 //!
 //! Every record is a pure function of its point and replication, so the

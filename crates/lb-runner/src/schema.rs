@@ -278,14 +278,15 @@ fn clean(v: &mut serde_json::Value) {
 
 fn words(d: &str) -> String {
     let mut s = d.replace("[`", "`").replace("`]", "`");
-    // "(SPEC §4)", "(issue 21)", and the like.
-    for open in [" (SPEC", " (issue "] {
+    // "(docs/MODEL.md §4)", "(issue 21)", and the like: where the code's
+    // reader reads on, not the manifest's writer.
+    for open in [" (docs/MODEL.md", " (issue "] {
         while let Some(i) = s.find(open) {
             let Some(j) = s[i..].find(')') else { break };
             s.replace_range(i..i + j + 1, "");
         }
     }
-    s.replace("SPEC §", "docs/MODEL.md §")
+    s
 }
 
 #[cfg(test)]
@@ -349,9 +350,12 @@ mod tests {
     #[test]
     fn descriptions_lose_rustdoc_links_and_design_references() {
         assert_eq!(
-            super::words("One experiment (SPEC §4). See [`Length`] (issue 21)."),
+            super::words("One experiment (docs/MODEL.md §4). See [`Length`] (issue 21)."),
             "One experiment. See `Length`."
         );
-        assert_eq!(super::words("as SPEC §1 says"), "as docs/MODEL.md §1 says");
+        assert_eq!(
+            super::words("as docs/MODEL.md §1 says"),
+            "as docs/MODEL.md §1 says"
+        );
     }
 }

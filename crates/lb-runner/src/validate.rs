@@ -509,7 +509,7 @@ fn shows_its_claims_references(l: &Parsed, i: usize, claims: &[Claim]) -> R {
     Ok(())
 }
 
-/// `[[claim]]` (SPEC §5), typed: each kind has the keys it needs and no
+/// `[[claim]]` (docs/MODEL.md §5), typed: each kind has the keys it needs and no
 /// other kind's, and every name it uses exists; so do the checks of its
 /// `why`. The claims typed before the first error, and that error.
 fn claims(l: &Parsed) -> (Vec<Claim>, Option<ManifestError>) {

@@ -1,5 +1,5 @@
 //! `lb verify`: recompute cached records and compare them bit for bit
-//! (SPEC §4: "Same key, same numbers: bit for bit, whatever the thread count,
+//! (docs/MODEL.md §4: "Same key, same numbers: bit for bit, whatever the thread count,
 //! machine, or order of execution").
 
 use crate::cache::{Cache, FileKind, PrecisionRecord, Read, classify, read_record};

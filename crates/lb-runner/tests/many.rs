@@ -1,4 +1,4 @@
-//! Many-server (SPEC §2) manifests: they plan, run, cache and are
+//! Many-server (docs/MODEL.md §2) manifests: they plan, run, cache and are
 //! deterministic across thread counts; bad input gives located errors.
 
 mod common;

@@ -1,5 +1,5 @@
 //! Runs: keys, common random numbers, thread-count independence, resumption,
-//! damaged records, unwritable results, precision and calibration (SPEC §4).
+//! damaged records, unwritable results, precision and calibration (docs/MODEL.md §4).
 
 mod common;
 

@@ -1,9 +1,9 @@
-//! The audit (SPEC §5, issue 5): every `[[claim]]` of a manifest held against
+//! The audit (docs/MODEL.md §5, issue 5): every `[[claim]]` of a manifest held against
 //! the cached records, point by point, with a verdict — confirmed, refuted, or
 //! inconclusive when the interval straddles the threshold.
 //!
 //! Ordering claims use the *paired* difference across replications: the
-//! engine gives every policy at a point the same arrivals and service (SPEC
+//! engine gives every policy at a point the same arrivals and service (docs/MODEL.md
 //! §4), so replication r of two policies is a matched pair and the interval
 //! is that of the difference, not two overlapping intervals.
 //!

@@ -1,6 +1,6 @@
 //! Ordering claims ("`better` beats `worse`"): at every point of `better`,
 //! the *paired* difference `worse − better` across replications. The engine
-//! gives every policy at a point the same arrivals and service (SPEC §4), so
+//! gives every policy at a point the same arrivals and service (docs/MODEL.md §4), so
 //! replication r of the two policies is a matched pair and the interval is
 //! that of the difference, not two overlapping intervals.
 

@@ -1,4 +1,4 @@
-//! The resolved configuration of a many-server run (SPEC §2; seeds 003, 004).
+//! The resolved configuration of a many-server run (docs/MODEL.md §2; seeds 003, 004).
 
 use serde::{Deserialize, Serialize};
 
@@ -20,7 +20,7 @@ pub struct ManyConfig {
     pub run: TimeRun,
 }
 
-/// Dispatching in the many-server model (SPEC §2 "Policies" and "Topologies").
+/// Dispatching in the many-server model (docs/MODEL.md §2).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "name", deny_unknown_fields)]
 pub enum ManyPolicy {

@@ -1,4 +1,4 @@
-//! The many-server continuous-time model (SPEC §2; seeds 003 and 004):
+//! The many-server continuous-time model (docs/MODEL.md §2; seeds 003 and 004):
 //! N exponential servers of rate 1, Poisson arrivals of total rate λN, an
 //! optional buffer b per server, and the occupancy S_i — the fraction of
 //! servers with at least i jobs — as the object of study.

@@ -1,4 +1,4 @@
-//! The many-server run (SPEC §2): the uniformised chain of the continuous-time
+//! The many-server run (docs/MODEL.md §2): the uniformised chain of the continuous-time
 //! system.
 //!
 //! Events come at total rate (1 + λ)N: with probability λ/(1 + λ) an arrival,

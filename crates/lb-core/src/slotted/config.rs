@@ -1,4 +1,4 @@
-//! The resolved configuration of one run of the slotted model (SPEC §1).
+//! The resolved configuration of one run of the slotted model (docs/MODEL.md §1).
 //!
 //! Everything here is *resolved*: every server has its law, every dispatcher its
 //! arrival law. Manifests (lb-runner) expand sweeps and defaults into these.
@@ -6,7 +6,7 @@
 use crate::slotted::law::Law;
 use serde::{Deserialize, Serialize};
 
-/// How a dispatcher places the A_m(t) jobs of a slot (SPEC §1, step 2).
+/// How a dispatcher places the A_m(t) jobs of a slot (docs/MODEL.md §1, step 2).
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
 )]
@@ -19,7 +19,7 @@ pub enum Granularity {
     Job,
 }
 
-/// The system part of a point: everything but the policy (SPEC §4). Arrival and
+/// The system part of a point: everything but the policy (docs/MODEL.md §4). Arrival and
 /// service streams derive from it, so every policy sees the same arrivals and
 /// service opportunities (common random numbers).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -92,7 +92,7 @@ impl SystemConfig {
     }
 }
 
-/// How ties between equally good servers are broken (SPEC §1 "Policies").
+/// How ties between equally good servers are broken (docs/MODEL.md §1 "Policies").
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
 )]
@@ -169,7 +169,7 @@ pub enum LedUpdate {
     },
 }
 
-/// A dispatching policy (SPEC §1 "Policies").
+/// A dispatching policy (docs/MODEL.md §1 "Policies").
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "policy", rename_all = "snake_case", deny_unknown_fields)]
 pub enum PolicyConfig {
@@ -485,7 +485,7 @@ impl PolicyConfig {
     }
 }
 
-/// How the warm-up is removed (SPEC §4).
+/// How the warm-up is removed (docs/MODEL.md §4).
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
 )]
@@ -508,7 +508,7 @@ impl WarmupRule {
     }
 }
 
-/// How a run advances time (SPEC §4).
+/// How a run advances time (docs/MODEL.md §4).
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
 )]
@@ -532,7 +532,7 @@ impl Advance {
     }
 }
 
-/// How long a run lasts and what it discards (SPEC §4).
+/// How long a run lasts and what it discards (docs/MODEL.md §4).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RunLength {
@@ -569,7 +569,7 @@ pub struct SlottedConfig {
     /// `batch` or `job` placement.
     #[serde(default)]
     pub granularity: Granularity,
-    /// A dispatcher adds each job it sends to its own view (SPEC §1, step 2).
+    /// A dispatcher adds each job it sends to its own view (docs/MODEL.md §1, step 2).
     #[serde(default = "yes")]
     pub count_own: bool,
     /// Slots, warm-up and trace batches.

@@ -1,5 +1,5 @@
 //! The slotted multi-dispatcher model of Zhou, Shroff and Wierman's
-//! Local-Estimation-Driven (LED) framework (SPEC §1): M dispatchers, N
+//! Local-Estimation-Driven (LED) framework (docs/MODEL.md §1): M dispatchers, N
 //! heterogeneous servers with FIFO queues, time in slots, dispatching on stale
 //! local estimates Q̃_mn (L-JSQ, L-JBA, L-Pod × Push, Pull), against the
 //! full-information and memoryless baselines (JSQ, Power-of-d, JIQ, weighted

@@ -1,4 +1,4 @@
-//! The policies at run time: dispatch (SPEC §1 step 2) and update (step 4),
+//! The policies at run time: dispatch (docs/MODEL.md §1 step 2) and update (step 4),
 //! with exact message accounting.
 //!
 //! LED policies (Zhou, Shroff and Wierman §3.2) read only their dispatcher's estimates Q̃_m;
@@ -773,7 +773,7 @@ impl Policy {
         }
     }
 
-    /// The end-of-slot update (SPEC §1 step 4) on Q(t+1) = `q`: `arrived[m]` is
+    /// The end-of-slot update (docs/MODEL.md §1 step 4) on Q(t+1) = `q`: `arrived[m]` is
     /// A_m(t), `departed` lists the servers with D_n(t) > 0, with D_n(t), in
     /// index order. Returns the messages it cost.
     pub fn update(

@@ -1,4 +1,4 @@
-//! What a slotted run reports (SPEC §1 "Metrics of a run"; Zhou, Shroff and
+//! What a slotted run reports (docs/MODEL.md §1 "Metrics of a run"; Zhou, Shroff and
 //! Wierman, §4).
 
 use crate::stability::Stability;
@@ -35,7 +35,7 @@ pub struct RunSummary {
     pub p99: Option<u64>,
     /// Largest response time.
     pub max_response: u64,
-    /// Messages in the window (SPEC §1 costs).
+    /// Messages in the window (docs/MODEL.md §1 costs).
     pub messages: u64,
     /// Dispatch decisions in the window: one per dispatcher-slot with arrivals
     /// in `batch` granularity, one per job in `job` granularity.

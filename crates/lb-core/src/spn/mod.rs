@@ -1,4 +1,4 @@
-//! Stochastic processing networks and max-pressure (SPEC §3), in the
+//! Stochastic processing networks and max-pressure (docs/MODEL.md §3), in the
 //! general form of Dai and Lin (2005), §2: buffers j with exogenous Poisson
 //! arrivals λ_j, stations s, and processing activities a, each using one
 //! station to serve jobs of one buffer at an exponential rate μ_a and routing

@@ -23,10 +23,10 @@ fn class(station: usize, buffer: usize, mean: f64, next: Option<usize>) -> Activ
     }
 }
 
-/// The Rybko–Stolyar network (Rybko and Stolyar 1992; SPEC §3) at load ρ at
+/// The Rybko–Stolyar network (Rybko and Stolyar 1992; docs/MODEL.md §3) at load ρ at
 /// each station. Route A is buffer 0 at station 0, then buffer 1 at station
 /// 1; route B is buffer 2 at station 1, then buffer 3 at station 0 (the
-/// SPEC's classes 1–4, numbered from 0; activity a serves buffer a).
+/// docs/MODEL.md §3's classes 1–4, numbered from 0; activity a serves buffer a).
 /// λ₀ = λ₂ = 1, mean service times m = (0.1, 0.6, 0.1, 0.6) · ρ/0.7, so that
 /// ρ = 0.7 gives the classic m₁ = m₃ = 0.1, m₂ = m₄ = 0.6.
 ///

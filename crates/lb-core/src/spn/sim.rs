@@ -1,4 +1,4 @@
-//! The uniformised chain of a stochastic processing network (SPEC §3).
+//! The uniformised chain of a stochastic processing network (docs/MODEL.md §3).
 //!
 //! Events come at total rate Λ = Σ_j λ_j + Σ_s μ̄_s, μ̄_s the largest service
 //! rate at station s: an exogenous arrival to buffer j with probability

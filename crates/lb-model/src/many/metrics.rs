@@ -1,5 +1,5 @@
 //! The many-server model's metrics, named exact references and descriptions
-//! (SPEC §2: the occupancy S_i, Mukherjee, Borst and van Leeuwaarden's
+//! (docs/MODEL.md §2: the occupancy S_i, Mukherjee, Borst and van Leeuwaarden's
 //! topologies; Liu and Ying's sub-Halfin-Whitt bound).
 
 use crate::metric::{MetricInfo, MetricKind, Param};

@@ -1,5 +1,5 @@
 //! The slotted model's metrics, named exact references and descriptions
-//! (SPEC §1 "Metrics of a run"; Zhou, Shroff and Wierman, §2 for ε·E[ΣQ] and
+//! (docs/MODEL.md §1 "Metrics of a run"; Zhou, Shroff and Wierman, §2 for ε·E[ΣQ] and
 //! ζ).
 
 use crate::metric::{MetricInfo, MetricKind, Param};

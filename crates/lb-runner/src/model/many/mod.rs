@@ -1,4 +1,4 @@
-//! The many-server continuous-time model (SPEC §2): `model = "many"`. Parsed as strictly as the slotted ones (unknown
+//! The many-server continuous-time model (docs/MODEL.md §2): `model = "many"`. Parsed as strictly as the slotted ones (unknown
 //! keys, wrong types and values outside their range are located errors), then
 //! expanded into points holding an `lb_core::many::ManyConfig`.
 //!

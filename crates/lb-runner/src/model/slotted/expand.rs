@@ -1,4 +1,4 @@
-//! Expansion of a slotted manifest into points (SPEC §4): the cartesian
+//! Expansion of a slotted manifest into points (docs/MODEL.md §4): the cartesian
 //! product of the sweep axes times the policies, each resolved into a
 //! [`Point`] with every default written out. Per-point checks (d ≤ N at a
 //! swept N, a Bernoulli arrival mean ≤ 1 at each load, …) fail here with

@@ -1,4 +1,4 @@
-//! The slotted LED model (SPEC §1; Zhou, Shroff and Wierman):
+//! The slotted LED model (docs/MODEL.md §1; Zhou, Shroff and Wierman):
 //! `model = "slotted"`. Its manifest sections (`[system]`, `[sweep]`,
 //! `[[policy]]`, `[run]`, `[quick]`, `[calibration]`) are defined here,
 //! checked in [`validate`], expanded into points in [`expand`] (with
@@ -37,7 +37,7 @@ impl Cx<'_> {
     }
 }
 
-/// One slotted experiment (SPEC §4).
+/// One slotted experiment (docs/MODEL.md §4).
 #[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Manifest {
@@ -55,7 +55,7 @@ pub struct Manifest {
     /// Figures drawn from the experiment's points (issue 4).
     #[serde(default, rename = "figure")]
     pub figures: Vec<FigureToml>,
-    /// Claims (SPEC §5) the audit holds the results against.
+    /// Claims (docs/MODEL.md §5) the audit holds the results against.
     #[serde(default, rename = "claim")]
     pub claims: Vec<ClaimToml>,
     /// Claim robustness maps (issue 11): settings the paper leaves unstated,
@@ -80,7 +80,7 @@ const LAW_FAMILIES: &str = "\"poisson\", \"bernoulli\", \"geometric\", \"determi
                             { family = \"binomial\", n = K }";
 
 impl LawFamily {
-    /// The law of this family with mean `mean` (SPEC §1 "Distributions").
+    /// The law of this family with mean `mean` (docs/MODEL.md §1 "Laws").
     pub fn with_mean(&self, mean: f64) -> Result<lb_core::slotted::Law, String> {
         use lb_core::slotted::Law;
         if !(mean.is_finite() && mean >= 0.0) {
@@ -191,7 +191,7 @@ impl<'de> Deserialize<'de> for LawFamily {
     }
 }
 
-/// How the total arrival rate is split over dispatchers (SPEC §1, step 1).
+/// How the total arrival rate is split over dispatchers (docs/MODEL.md §1, step 1).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Split {
@@ -230,7 +230,7 @@ impl<'de> Deserialize<'de> for Split {
     }
 }
 
-/// The servers: exactly one of the forms below (SPEC §1 "Distributions").
+/// The servers: exactly one of the forms below (docs/MODEL.md §1 "Laws").
 #[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ServersSpec {
@@ -258,7 +258,7 @@ pub struct ClassSpec {
     pub rate: f64,
 }
 
-/// `[system]` (SPEC §1).
+/// `[system]` (docs/MODEL.md §1).
 #[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SystemSpec {
@@ -336,7 +336,7 @@ pub const AXES: [&str; 9] = [
     "d",
 ];
 
-/// A message budget for an LED policy (SPEC §1 "Policies"): p̂ is calibrated
+/// A message budget for an LED policy (docs/MODEL.md §1 "Policies"): p̂ is calibrated
 /// by bisection so that the policy's messages per arrival meet the target.
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
@@ -348,7 +348,7 @@ pub struct BudgetSpec {
     pub messages_per_arrival: Option<f64>,
 }
 
-/// `[[policy]]` (SPEC §1 "Policies").
+/// `[[policy]]` (docs/MODEL.md §1 "Policies").
 #[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PolicySpec {
@@ -507,7 +507,7 @@ impl PolicyKind {
     }
 }
 
-/// `[run]`: run length, warm-up, replications and the master seed (SPEC §4).
+/// `[run]`: run length, warm-up, replications and the master seed (docs/MODEL.md §4).
 #[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RunSpec {
@@ -517,12 +517,12 @@ pub struct RunSpec {
     /// Warm-up slots discarded: exactly these (`warmup_rule = "fixed"`), or at
     /// least these, then as many as MSER-5 asks for (`"mser5"`).
     pub warmup: crate::model::length::Length,
-    /// `"fixed"` (default) or `"mser5"` (SPEC §4).
+    /// `"fixed"` (default) or `"mser5"` (docs/MODEL.md §4).
     #[serde(default)]
     pub warmup_rule: lb_core::slotted::WarmupRule,
     /// `"slot"` (default) or `"blocks"`: weighted random advanced in blocks of
     /// slots, exact at block boundaries, its time averages by conditional
-    /// expectation; for runs toward heavy traffic (SPEC §4).
+    /// expectation; for runs toward heavy traffic (docs/MODEL.md §4).
     #[serde(default)]
     pub advance: lb_core::slotted::Advance,
     /// Batches of the measured window (batch means, stability verdict).

@@ -1,4 +1,4 @@
-//! Stochastic processing networks (SPEC §3; Dai and Lin, *Maximum Pressure
+//! Stochastic processing networks (docs/MODEL.md §3; Dai and Lin, *Maximum Pressure
 //! Policies in Stochastic Processing Networks*): `model = "spn"`.
 //!
 //! The network is written out in the manifest in Dai and Lin's general form —
