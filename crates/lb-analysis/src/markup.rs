@@ -165,10 +165,12 @@ pub fn parse(text: &str) -> Vec<Run> {
             '^' => Script::Sup,
             _ => Script::Normal,
         };
-        // A marker needs something before it (`x_1`, not `_1`).
+        // A marker needs something before it (`x_1`, not `_1`), and an
+        // underscore inside a code name is not one.
         if script != Script::Normal
             && i > 0
             && !chars[i - 1].is_whitespace()
+            && !(script == Script::Sub && in_code_name(&chars, i))
             && let Some((inner, next)) = group(&chars, i + 1)
         {
             push(&mut runs, Script::Normal, &normal);
@@ -182,6 +184,43 @@ pub fn parse(text: &str) -> Vec<Run> {
     }
     push(&mut runs, Script::Normal, &normal);
     runs
+}
+
+/// Operators that take a subscript in mathematics (`max_n Q_n`).
+const MATH_OPERATORS: [&str; 8] = ["max", "min", "sup", "inf", "lim", "log", "ln", "arg"];
+
+/// Whether the `_` at `chars[i]` lies inside a code name: an ASCII
+/// identifier with two or more underscores (`mean_sum_q`, `sum_s_b`), or
+/// with one after a lowercase word that is no mathematical operator
+/// (`erlang_c`, `wr_sum` … but not `max_n`). Mathematics keeps its
+/// subscripts: `S_2`, `T_d`, `μ_Σ`, `Σ_{i≤b}`, `max_n`.
+fn in_code_name(chars: &[char], i: usize) -> bool {
+    let word = |c: &char| c.is_ascii_alphanumeric() || *c == '_';
+    let start = chars[..i]
+        .iter()
+        .rposition(|c| !word(c))
+        .map_or(0, |p| p + 1);
+    let end = chars[i..]
+        .iter()
+        .position(|c| !word(c))
+        .map_or(chars.len(), |p| i + p);
+    let token: String = chars[start..end].iter().collect();
+    // A letter that is not ASCII next to the token (`μ_Σ`, `ΣQ_i`) makes it
+    // mathematics.
+    let touches = |j: Option<&char>| j.is_some_and(|c| c.is_alphanumeric());
+    if touches(start.checked_sub(1).and_then(|j| chars.get(j))) || touches(chars.get(end)) {
+        return false;
+    }
+    let base = &token[..i - start];
+    match token.matches('_').count() {
+        0 => false,
+        1 => {
+            base.len() >= 2
+                && base.chars().all(|c| c.is_ascii_lowercase())
+                && !MATH_OPERATORS.contains(&base)
+        }
+        _ => true,
+    }
 }
 
 /// The text without markup (scripts inline).
@@ -224,6 +263,35 @@ pub fn to_markdown(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+
+    /// A code name outside backticks stays as written; mathematics keeps
+    /// its subscripts (the report once wrote `mean_sum<sub>q</sub>`).
+    #[test]
+    fn code_names_are_code_and_math_is_math() {
+        for code in [
+            "mean_sum_q",
+            "wr_sum_q",
+            "sum_s_b",
+            "erlang_c",
+            "pooled_exact",
+        ] {
+            assert_eq!(super::to_markdown(code), code, "{code}");
+            assert_eq!(
+                super::to_markdown(&format!("{code} = 1.5 against")),
+                format!("{code} = 1.5 against")
+            );
+        }
+        for (math, md) in [
+            ("S_2", "S<sub>2</sub>"),
+            ("T_d(λ)", "T<sub>d</sub>(λ)"),
+            ("μ_Σ", "μ<sub>Σ</sub>"),
+            ("E[max_n Q_n]", "E[max<sub>n</sub> Q<sub>n</sub>]"),
+            ("Σ_{i≤b} S_i", "Σ<sub>i≤b</sub> S<sub>i</sub>"),
+            ("ε·E[ΣQ_i]", "ε·E[ΣQ<sub>i</sub>]"),
+        ] {
+            assert_eq!(super::to_markdown(math), md, "{math}");
+        }
+    }
 
     /// A code span keeps its markers as written (issue 23: the audit wrote
     /// `wr_sum<sub>q</sub>` 65 times).
