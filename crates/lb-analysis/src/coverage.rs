@@ -761,6 +761,41 @@ pub fn markdown(all: &[Coverage]) -> String {
     s
 }
 
+/// The coverages as CSV, one row per (point, procedure), numbers as numbers
+/// (fractions, not percentages).
+pub fn csv(all: &[Coverage]) -> polars::prelude::PolarsResult<String> {
+    use polars::prelude::{Column, DataFrame};
+    let text = |name: &str, f: &dyn Fn(&Coverage) -> String| {
+        Column::new(name.into(), all.iter().map(f).collect::<Vec<String>>())
+    };
+    let num = |name: &str, f: &dyn Fn(&Coverage) -> f64| {
+        Column::new(name.into(), all.iter().map(f).collect::<Vec<f64>>())
+    };
+    let count = |name: &str, f: &dyn Fn(&Coverage) -> u64| {
+        Column::new(name.into(), all.iter().map(f).collect::<Vec<u64>>())
+    };
+    let df = DataFrame::new_infer_height(vec![
+        text("policy", &|c| c.policy.clone()),
+        text("at", &|c| c.at.clone()),
+        num("load", &|c| c.load),
+        text("metric", &|c| c.metric.clone()),
+        text("procedure", &|c| c.procedure.clone()),
+        num("level", &|c| c.level),
+        num("exact", &|c| c.exact),
+        count("macros", &|c| c.macros as u64),
+        count("covered", &|c| c.covered as u64),
+        num("coverage", &|c| c.coverage()),
+        num("coverage_lo", &|c| c.coverage_interval.0),
+        num("coverage_hi", &|c| c.coverage_interval.1),
+        count("unsettled", &|c| c.unsettled as u64),
+        num("mean_half_width", &|c| c.mean_half_width),
+        num("mean_replications", &|c| c.mean_replications),
+        num("true_value_refuted", &|c| c.audit_errors().0),
+        num("bound_at_truth_confirmed", &|c| c.audit_errors().1),
+    ])?;
+    crate::table::csv(&df)
+}
+
 /// A figure of the certificate: coverage (%) against the point's load, one
 /// series per name in `rows` (its coverages in load order), each with its
 /// Clopper–Pearson interval, and the nominal 95% with the acceptance band

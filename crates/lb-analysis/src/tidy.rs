@@ -8,7 +8,7 @@
 //!   metric) (`lb export`).
 //!
 //! Both are written as Parquet by [`write_parquet`] and read back by
-//! [`read_parquet`] (and by pandas or polars: README "Tidy data").
+//! [`read_parquet`] (and by pandas or polars: docs/CLI.md, "Tidy data").
 
 use crate::metric::Metric;
 use crate::results::PointResult;

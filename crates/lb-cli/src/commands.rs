@@ -29,13 +29,11 @@ pub fn dispatch(cli: &Cli) -> Res {
             threads,
             why,
         } => plan(&cache, manifests, *quick, (*force, *why), *threads),
-        Command::Run {
+        Command::Decide {
             manifests,
             threads,
             force,
-            decide: true,
             budget_cpu,
-            ..
         } => crate::decide::decide(&cache, manifests, *threads, *force, *budget_cpu),
         Command::Run {
             manifests,
@@ -44,7 +42,6 @@ pub fn dispatch(cli: &Cli) -> Res {
             force,
             shard,
             stage,
-            ..
         } => run(
             &cache,
             manifests,
@@ -60,7 +57,7 @@ pub fn dispatch(cli: &Cli) -> Res {
             partition,
             time,
             cpus,
-            dir,
+            out,
             quick,
             submit,
         } => crate::slurm::slurm(
@@ -71,7 +68,7 @@ pub fn dispatch(cli: &Cli) -> Res {
                 partition: partition.clone(),
                 time: time.clone(),
                 cpus: *cpus,
-                dir: dir.clone(),
+                dir: out.clone(),
                 quick: *quick,
             },
             *submit,
@@ -80,7 +77,7 @@ pub fn dispatch(cli: &Cli) -> Res {
         Command::Show { key, full } => show(&cache, key, *full),
         Command::Cache { action } => match action {
             CacheAction::Ls => cache_ls(&cache),
-            CacheAction::Verify => cache_verify(&cache),
+            CacheAction::Check => cache_check(&cache),
             CacheAction::Lineage { strict } => cache_lineage(&cache, *strict),
             CacheAction::Adopt { from } => cache_adopt(&cache, from),
             CacheAction::Gc {
@@ -88,31 +85,19 @@ pub fn dispatch(cli: &Cli) -> Res {
                 unreferenced,
             } => cache_gc(&cache, *dry_run, unreferenced),
         },
-        Command::Verify {
+        Command::Stamp {
+            manifests,
             sample,
             seed,
             key,
             threads,
-            stamp: true,
-            manifests,
         } => stamp_cmd(&cache, *sample, *seed, key.as_deref(), *threads, manifests),
         Command::Verify {
             sample,
             seed,
             key,
             threads,
-            stamp: false,
-            manifests,
-        } => {
-            if !manifests.is_empty() {
-                return Err(
-                    "--manifest names the manifests of --stamp: add --stamp, or leave \
-                            --manifest out"
-                        .into(),
-                );
-            }
-            verify_cmd(&cache, *sample, *seed, key.as_deref(), *threads)
-        }
+        } => verify_cmd(&cache, *sample, *seed, key.as_deref(), *threads),
         Command::Table {
             manifest,
             format,
@@ -173,21 +158,18 @@ pub fn dispatch(cli: &Cli) -> Res {
             model,
             policies,
             load,
-            dir,
-        } => crate::new::new(name, model, policies, load, dir),
+            out,
+        } => crate::new::new(name, model, policies, load, out),
+        Command::Mutants {
+            manifests,
+            format,
+            quick,
+        } => crate::outputs::mutants(&cache, manifests, *format, *quick),
         Command::Audit {
             manifests,
             format,
             quick,
             out,
-            mutants: true,
-        } => crate::outputs::mutants(&cache, manifests, *format, *quick, out.as_deref()),
-        Command::Audit {
-            manifests,
-            format,
-            quick,
-            out,
-            mutants: false,
         } => crate::outputs::audit(&cache, manifests, *format, *quick, out.as_deref()),
     }
 }
@@ -715,7 +697,7 @@ fn cache_ls(cache: &Cache) -> Res {
     Ok(ExitCode::SUCCESS)
 }
 
-fn cache_verify(cache: &Cache) -> Res {
+fn cache_check(cache: &Cache) -> Res {
     existing(cache)?;
     let checks = maintain::check_all(cache);
     let (mut bad, mut left) = (0, 0);
@@ -835,7 +817,7 @@ fn verify_cmd(
     })
 }
 
-/// `lb verify --stamp`: re-verify, at this clean commit, the records that
+/// `lb stamp`: re-verify, at this clean commit, the records that
 /// lead to no commit of the history, and stamp those that recompute bit for
 /// bit.
 fn stamp_cmd(
@@ -943,7 +925,7 @@ fn cache_adopt(cache: &Cache, from: &std::path::Path) -> Res {
     if !a.skipped.is_empty() {
         eprintln!(
             "{} file(s) of {} are not valid records and were left out; `lb --results {} \
-             cache verify` lists them",
+             cache check` lists them",
             a.skipped.len(),
             from.display(),
             from.display()
@@ -991,7 +973,7 @@ fn cache_lineage(cache: &Cache, strict: bool) -> Res {
         pct(l.with_manifest_hash)
     );
     println!(
-        "  {:>6} ({:.1}%) re-verified bit for bit at a clean commit in HEAD's history (lb verify --stamp)",
+        "  {:>6} ({:.1}%) re-verified bit for bit at a clean commit in HEAD's history (lb stamp)",
         l.verified_in_history,
         pct(l.verified_in_history)
     );
@@ -1011,7 +993,7 @@ fn cache_lineage(cache: &Cache, strict: bool) -> Res {
     }
     Err(format!(
         "{} record(s) lead to no commit of HEAD's history with their manifests' hashes: commit \
-         the manifests and code, then run `lb verify --stamp` from the clean tree (or recompute \
+         the manifests and code, then run `lb stamp` from the clean tree (or recompute \
          them from it)",
         l.nowhere.len()
     )

@@ -65,7 +65,8 @@ pub fn coverage(cache: &Cache, c: &Command) -> Res {
         );
         match format {
             Format::Json => println!("{}", serde_json::to_string_pretty(&recs)?),
-            Format::Md | Format::Csv => print!("{}", lb_analysis::coverage::markdown(&all)),
+            Format::Csv => print!("{}", lb_analysis::coverage::csv(&all)?),
+            Format::Md => print!("{}", lb_analysis::coverage::markdown(&all)),
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -152,7 +153,8 @@ pub fn coverage(cache: &Cache, c: &Command) -> Res {
     );
     match format {
         Format::Json => println!("{}", serde_json::to_string_pretty(&done.coverages)?),
-        Format::Md | Format::Csv => print!("{}", lb_analysis::coverage::markdown(&done.coverages)),
+        Format::Csv => print!("{}", lb_analysis::coverage::csv(&done.coverages)?),
+        Format::Md => print!("{}", lb_analysis::coverage::markdown(&done.coverages)),
     }
     Ok(ExitCode::SUCCESS)
 }

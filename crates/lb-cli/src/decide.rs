@@ -1,4 +1,4 @@
-//! `lb run --decide [--budget-cpu SECONDS] [MANIFEST…]`: lb-pipeline's
+//! `lb decide [--budget-cpu SECONDS] [MANIFEST…]`: lb-pipeline's
 //! `decide`, its outcome printed — a row per claim that was inconclusive
 //! (or was looked at again), then each claim's rounds.
 

@@ -60,13 +60,10 @@ pub enum Command {
         #[arg(long)]
         why: bool,
     },
-    /// Run the missing (point, replication) pairs of the manifests; with
-    /// --decide, then run the points of inconclusive claims further until
-    /// each is decided or the budget is spent.
+    /// Run the missing (point, replication) pairs of the manifests.
     Run {
-        /// Manifests (TOML files under experiments/, or any path; with
-        /// --decide, default: every experiments/*.toml).
-        #[arg(required_unless_present = "decide", value_name = "MANIFEST")]
+        /// Manifests (TOML files under experiments/, or any path).
+        #[arg(required = true, value_name = "MANIFEST")]
         manifests: Vec<PathBuf>,
         /// Worker threads (default: all cores). Results do not depend on it.
         #[arg(long, value_name = "N")]
@@ -89,17 +86,27 @@ pub enum Command {
         /// stage failed), not work left for later. `lb slurm` passes it.
         #[arg(long, value_name = "K", requires = "shard")]
         stage: Option<u32>,
-        /// Then, claim by claim (cheapest first), double the replications of
-        /// the points that leave a claim inconclusive until it is decided,
-        /// holding its j-th look at level 1 − α·6/(π²j²) (alpha spending);
-        /// the extra replications and looks are recorded in
-        /// experiments/decide/<experiment>.json, which lb audit and lb
-        /// reproduce then read.
-        #[arg(long, conflicts_with_all = ["quick", "shard"])]
-        decide: bool,
-        /// The CPU-seconds --decide may spend on its rounds (estimated from
-        /// the records' own timings before each round; default 1800).
-        #[arg(long, value_name = "SECONDS", requires = "decide")]
+    },
+    /// Run the points of inconclusive claims further until each is decided
+    /// or the budget is spent: claim by claim (cheapest first), double the
+    /// replications of the points that leave it inconclusive, holding its
+    /// j-th look at level 1 − α·6/(π²j²) (alpha spending). The extra
+    /// replications and looks are recorded in
+    /// experiments/decide/<experiment>.json, which lb audit and lb
+    /// reproduce then read.
+    Decide {
+        /// Manifests (default: every experiments/*.toml).
+        #[arg(value_name = "MANIFEST")]
+        manifests: Vec<PathBuf>,
+        /// Worker threads (default: all cores). Results do not depend on it.
+        #[arg(long, value_name = "N")]
+        threads: Option<usize>,
+        /// Run even when the work is estimated beyond lb's soft limits.
+        #[arg(long)]
+        force: bool,
+        /// The CPU-seconds it may spend on its rounds (estimated from the
+        /// records' own timings before each round; default 1800).
+        #[arg(long, value_name = "SECONDS")]
         budget_cpu: Option<f64>,
     },
     /// Write (and with --submit, submit) Slurm job arrays that run the
@@ -122,7 +129,7 @@ pub enum Command {
         cpus: u32,
         /// Where the scripts go.
         #[arg(long, default_value = "slurm", value_name = "DIR")]
-        dir: PathBuf,
+        out: PathBuf,
         /// The --quick profile.
         #[arg(long)]
         quick: bool,
@@ -268,9 +275,9 @@ pub enum Command {
         /// The loads swept (λ per server in the many-server model).
         #[arg(long, value_delimiter = ',', default_value = "0.5,0.9")]
         load: Vec<f64>,
-        /// Where to write it.
-        #[arg(long, default_value = "experiments")]
-        dir: PathBuf,
+        /// The directory it is written to.
+        #[arg(long, value_name = "DIR", default_value = "experiments")]
+        out: PathBuf,
     },
     /// Measured coverage of lb's intervals at points whose exact answer is
     /// known: each procedure applied to independent macro-replications of the
@@ -340,12 +347,14 @@ pub enum Command {
         /// Run beyond lb's soft limits.
         #[arg(long)]
         force: bool,
-        /// A Markdown table, or the coverages as JSON.
+        /// A Markdown table, CSV (one row per point and procedure, numbers as
+        /// numbers) or the coverages as JSON.
         #[arg(long, value_enum, default_value = "md")]
         format: outputs::Format,
     },
     /// Verdicts on every claim of the manifests, printed; exits non-zero if a
-    /// required claim is refuted. Writes no file unless --out is given.
+    /// required claim is not confirmed (refuted, undecided, or missing a
+    /// point it reads). Writes no file unless --out is given.
     Audit {
         /// Manifests (default: every experiments/*.toml).
         #[arg(value_name = "MANIFEST")]
@@ -361,13 +370,21 @@ pub enum Command {
         /// experiments' sections there are kept as they are).
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
-        /// The mutation check instead: re-audit every claim with its
-        /// threshold moved k = 1, 2, 3, 5, 10 half-widths past the
-        /// measurement, and its direction flipped; exits non-zero if a
-        /// mutant beyond 3 half-widths is not caught by a claim not flagged
-        /// insensitive.
+    },
+    /// The audit's mutation check: re-audit every claim with its threshold
+    /// moved k = 1, 2, 3, 5, 10 half-widths past the measurement, and its
+    /// direction flipped; exits non-zero if a mutant beyond 3 half-widths is
+    /// not caught by a claim not flagged insensitive.
+    Mutants {
+        /// Manifests (default: every experiments/*.toml).
+        #[arg(value_name = "MANIFEST")]
+        manifests: Vec<PathBuf>,
+        /// Markdown (a table per claim), CSV (one row per mutant) or JSON.
+        #[arg(long, value_enum, default_value = "md")]
+        format: outputs::Format,
+        /// The --quick profile's results.
         #[arg(long)]
-        mutants: bool,
+        quick: bool,
     },
     /// Write the whole cache as one tidy Parquet file: a row per (record,
     /// replication, metric), with the model, policy, fixed parameters and
@@ -396,18 +413,30 @@ pub enum Command {
         /// Worker threads (default: all cores). Results do not depend on it.
         #[arg(long, value_name = "N")]
         threads: Option<usize>,
-        /// Stamp every record that does not lead to a commit of HEAD's
-        /// history (computed from a modified tree, at a commit since
-        /// rewritten, or before lb kept manifest hashes): recompute it bit for
-        /// bit and, if identical, write into its provenance this clean
-        /// commit and the SHA-256 of the manifests that plan its key. Needs a
-        /// clean tree; the numbers are not touched.
-        #[arg(long)]
-        stamp: bool,
-        /// With --stamp: the manifests whose plans name the records' keys
-        /// (default: every experiments/*.toml).
-        #[arg(long = "manifest", value_name = "MANIFEST")]
+    },
+    /// Stamp every record that does not lead to a commit of HEAD's history
+    /// (computed from a modified tree, at a commit since rewritten, or
+    /// before lb kept manifest hashes): recompute it bit for bit and, if
+    /// identical, write into its provenance this clean commit and the
+    /// SHA-256 of the manifests that plan its key. Needs a clean tree; the
+    /// numbers are not touched.
+    Stamp {
+        /// The manifests whose plans name the records' keys (default: every
+        /// experiments/*.toml).
+        #[arg(value_name = "MANIFEST")]
         manifests: Vec<PathBuf>,
+        /// Stamp only K of them, chosen by a seeded shuffle.
+        #[arg(long, value_name = "K")]
+        sample: Option<usize>,
+        /// Seed of the sample.
+        #[arg(long, value_name = "S", default_value_t = 0)]
+        seed: u64,
+        /// Only records whose key starts with this prefix.
+        #[arg(long, value_name = "KEY-PREFIX")]
+        key: Option<String>,
+        /// Worker threads (default: all cores). Results do not depend on it.
+        #[arg(long, value_name = "N")]
+        threads: Option<usize>,
     },
 }
 
@@ -415,8 +444,9 @@ pub enum Command {
 pub enum CacheAction {
     /// One line per key: kind, policy, profile, replications, problems.
     Ls,
-    /// Check every record's checksum and place; exit non-zero if any is damaged.
-    Verify,
+    /// Check every record's checksum and place (no recompute: that is `lb
+    /// verify`); exit non-zero if any is damaged.
+    Check,
     /// Where the replication records came from: how many lead to a commit
     /// in HEAD's history computed from a clean tree, how many were computed
     /// from a modified tree or at a commit not in the history, how many
@@ -424,7 +454,7 @@ pub enum CacheAction {
     Lineage {
         /// Exit non-zero, listing them, if any record leads to no commit of
         /// HEAD's history with its manifests' hashes (computed there from a
-        /// clean tree, or re-verified there by `lb verify --stamp`).
+        /// clean tree, or re-verified there by `lb stamp`).
         #[arg(long)]
         strict: bool,
     },

@@ -95,23 +95,15 @@ pub fn audit(
     })
 }
 
-/// `lb audit --mutants [MANIFEST…]`: the audit's mutation check, printed.
-pub fn mutants(
-    cache: &Cache,
-    manifests: &[PathBuf],
-    format: Format,
-    quick: bool,
-    out: Option<&Path>,
-) -> Res {
+/// `lb mutants [MANIFEST…]`: the audit's mutation check, printed.
+pub fn mutants(cache: &Cache, manifests: &[PathBuf], format: Format, quick: bool) -> Res {
     existing(cache)?;
-    if out.is_some() {
-        return Err("lb audit --mutants writes no file: drop --out".into());
-    }
     let loaded = lb_runner::load_all(&manifests_or_all(manifests)?, Profile::from_quick(quick))?;
     let all = lb_pipeline::audit::mutants(cache, &loaded);
     match format {
         Format::Json => println!("{}", serde_json::to_string_pretty(&all)?),
-        Format::Csv | Format::Md => print!("{}", lb_analysis::audit::mutants::markdown(&all)),
+        Format::Csv => print!("{}", lb_analysis::audit::mutants::csv(&all)?),
+        Format::Md => print!("{}", lb_analysis::audit::mutants::markdown(&all)),
     }
     let failing: Vec<_> = all.iter().filter(|m| !m.passes()).collect();
     let insensitive = all.iter().filter(|m| m.insensitive.is_some()).count();
@@ -289,7 +281,7 @@ pub fn export(cache: &Cache, manifests: &[PathBuf], out: &Path) -> Res {
         cache.root().display(),
         if x.damaged > 0 {
             format!(
-                "; {} damaged record(s) left out (lb cache verify)",
+                "; {} damaged record(s) left out (lb cache check)",
                 x.damaged
             )
         } else {

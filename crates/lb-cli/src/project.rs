@@ -15,10 +15,9 @@ use std::path::{Path, PathBuf};
 
 /// Options whose value is a path, read from the working directory the user
 /// typed it in.
-const PATH_OPTIONS: [&str; 6] = [
+const PATH_OPTIONS: [&str; 5] = [
     "--results",
     "--out",
-    "--dir",
     "--report",
     "--certificate",
     "--scratch",

@@ -1,5 +1,5 @@
 //! What a run did, printed: the counts of `lb run` (and of the rounds of
-//! `lb run --decide`), the damaged records it recomputed, and each point's
+//! `lb decide`), the damaged records it recomputed, and each point's
 //! precision rule, named in words.
 
 use lb_model::key::Key;

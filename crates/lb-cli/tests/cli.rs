@@ -193,7 +193,7 @@ fn plan_run_show_cache_verify() {
         ls.contains("16 keys, 24 replication records, 0 problem files"),
         "{ls}"
     );
-    let v = ok(d.run(&["cache", "verify"]));
+    let v = ok(d.run(&["cache", "check"]));
     assert!(v.contains("0 damaged, 0 leftovers"), "{v}");
     let v = ok(d.run(&["verify", "--sample", "5", "--seed", "3"]));
     assert!(v.contains("5 record(s) recomputed: 5 identical"), "{v}");
@@ -218,16 +218,16 @@ fn plan_run_show_cache_verify() {
     };
     let t = std::fs::read_to_string(&victim).unwrap();
     std::fs::write(&victim, t.replacen("\"key\": \"", "\"key\": \"0", 1)).unwrap();
-    let o = d.run(&["cache", "verify"]);
+    let o = d.run(&["cache", "check"]);
     assert!(!o.status.success());
     assert!(text(&o).0.contains("checksum mismatch"), "{}", text(&o).0);
     let out = ok(d.run(&["run", "m.toml"]));
     assert!(out.contains("1 damaged record(s) recomputed"), "{out}");
-    let v = ok(d.run(&["cache", "verify"]));
+    let v = ok(d.run(&["cache", "check"]));
     assert!(v.contains("0 damaged, 1 leftovers"), "{v}");
     let gc = ok(d.run(&["cache", "gc"]));
     assert!(gc.contains("removed 1 item(s)"), "{gc}");
-    let v = ok(d.run(&["cache", "verify"]));
+    let v = ok(d.run(&["cache", "check"]));
     assert!(v.contains("0 damaged, 0 leftovers"), "{v}");
 }
 
@@ -279,7 +279,7 @@ fn a_kill_mid_run_loses_nothing_and_the_next_run_resumes() {
     ok(d.run(&["run", "m.toml", "--threads", "2", "--results", "clean"]));
     assert_eq!(all_present_valid(&c), total_records(reps as usize));
     assert_eq!(records(&c), records(&d.cache("clean")));
-    ok(d.run(&["cache", "verify"]));
+    ok(d.run(&["cache", "check"]));
 }
 
 #[test]
@@ -323,7 +323,7 @@ fn a_kill_in_the_middle_of_a_write_leaves_no_damaged_record() {
             )
     );
     all_present_valid(&c);
-    let o = d.run(&["cache", "verify"]);
+    let o = d.run(&["cache", "check"]);
     assert!(text(&o).0.contains("temporary file"), "{}", text(&o).0);
     // The next run removes the leftover and completes the cache.
     let out = d.run(&["run", "m.toml"]);
@@ -332,7 +332,7 @@ fn a_kill_in_the_middle_of_a_write_leaves_no_damaged_record() {
     assert!(err.contains("removed a temporary file"), "{err}");
     assert!(!temp.exists());
     assert_eq!(all_present_valid(&c), total_records(2));
-    ok(d.run(&["cache", "verify"]));
+    ok(d.run(&["cache", "check"]));
 }
 
 #[test]
@@ -433,7 +433,7 @@ fn a_resealed_tampered_record_is_caught_by_verify() {
         .unwrap()
         .insert("checksum".into(), sum.into());
     std::fs::write(&path, serde_json::to_vec_pretty(&v).unwrap()).unwrap();
-    let v = ok(d.run(&["cache", "verify"]));
+    let v = ok(d.run(&["cache", "check"]));
     assert!(v.contains("0 damaged"), "{v}");
     let o = d.run(&["verify", "--key", &k.hex()[..12]]);
     assert!(
@@ -610,8 +610,8 @@ fn wrong_input_is_an_error_not_an_empty_success() {
         vec!["verify", "--key", "ffffffffffff"],
         vec!["verify", "--sample", "0"],
         vec!["--results", "nowhere", "cache", "ls"],
-        vec!["--results", "nowhere", "cache", "verify"],
-        vec!["--results", "m.toml", "cache", "verify"],
+        vec!["--results", "nowhere", "cache", "check"],
+        vec!["--results", "m.toml", "cache", "check"],
         vec!["--results", "nowhere", "show", "ab"],
     ] {
         let o = d.run(&args);
@@ -994,7 +994,7 @@ fn a_robustness_map_is_planned_run_and_audited() {
     assert!(d.path.join("pf/robust/robustness-mix.png").exists());
 }
 
-/// `lb run --decide`: the one claim, inconclusive with 2 replications, is
+/// `lb decide`: the one claim, inconclusive with 2 replications, is
 /// decided; the ledger beside the manifest makes `lb audit` agree; the flag
 /// takes no --quick or --shard, and --budget-cpu needs it.
 #[test]
@@ -1037,9 +1037,10 @@ tolerance = 0.03
 "#,
     );
     for bad in [
-        &["run", "--decide", "--quick", "m.toml"][..],
-        &["run", "--decide", "--shard", "0/2", "m.toml"],
+        &["decide", "--quick", "m.toml"][..],
+        &["decide", "--shard", "0/2", "m.toml"],
         &["run", "--budget-cpu", "5", "m.toml"],
+        &["run", "--decide", "m.toml"],
         &["run"],
     ] {
         assert!(!d.run(bad).status.success(), "{bad:?} should fail");
@@ -1047,7 +1048,7 @@ tolerance = 0.03
     ok(d.run(&["run", "m.toml"]));
     let before = ok(d.run(&["audit", "m.toml"]));
     assert!(before.contains("1 undecided"), "{before}");
-    let out = ok(d.run(&["run", "--decide", "--budget-cpu", "100", "m.toml"]));
+    let out = ok(d.run(&["decide", "--budget-cpu", "100", "m.toml"]));
     assert!(
         out.contains("1 of 1 inconclusive claim(s) decided (1 confirmed"),
         "{out}"
@@ -1102,7 +1103,7 @@ fn lb_new_scaffolds_a_manifest_that_plans_at_once() {
             model,
             "--policies",
             policies,
-            "--dir",
+            "--out",
             "exp",
         ]));
         let file = format!("exp/{name}.toml");
@@ -1142,14 +1143,14 @@ fn lb_new_scaffolds_a_manifest_that_plans_at_once() {
         assert!(page.contains("beats"), "{name}: {page}");
         assert!(d.path.join(format!("rep/{name}/table.csv")).is_file());
     }
-    let again = d.run(&["new", "s1", "--policies", "JSQ", "--dir", "exp"]);
+    let again = d.run(&["new", "s1", "--policies", "JSQ", "--out", "exp"]);
     assert!(!again.status.success());
     assert!(
         text(&again).1.contains("never overwrites"),
         "{:?}",
         text(&again)
     );
-    let bad = d.run(&["new", "bad", "--policies", "NoSuch", "--dir", "exp"]);
+    let bad = d.run(&["new", "bad", "--policies", "NoSuch", "--out", "exp"]);
     assert!(!bad.status.success());
     let err = text(&bad).1;
     assert!(
@@ -1205,7 +1206,7 @@ fn git_in(dir: &Path, args: &[&str]) {
 }
 
 /// Provenance that leads to a commit (issue 26): records computed from a
-/// modified tree fail `lb cache lineage --strict`; `lb verify --stamp`
+/// modified tree fail `lb cache lineage --strict`; `lb stamp`
 /// refuses a modified tree, and at a clean commit recomputes them bit for
 /// bit and stamps the commit and the manifest's hash into them without
 /// touching a number; the gate then passes. A record stamped at a commit
@@ -1232,7 +1233,7 @@ fn stamped_records_lead_to_a_clean_commit_and_the_gate_checks_it() {
         text(&o).1
     );
     // A modified tree cannot stamp.
-    let o = d.run(&["verify", "--stamp"]);
+    let o = d.run(&["stamp"]);
     assert!(!o.status.success());
     assert!(
         text(&o).1.contains("modified tracked files"),
@@ -1241,7 +1242,7 @@ fn stamped_records_lead_to_a_clean_commit_and_the_gate_checks_it() {
     );
     // Commit, stamp: every record recomputes identical and leads to the commit.
     git(&["commit", "-q", "-am", "edited"]);
-    let out = ok(d.run(&["verify", "--stamp", "--manifest", "m.toml"]));
+    let out = ok(d.run(&["stamp", "m.toml"]));
     assert!(out.contains("0 not identical"), "{out}");
     assert!(out.contains("0 already leading"), "{out}");
     ok(d.run(&["cache", "lineage", "--strict"]));
@@ -1264,7 +1265,7 @@ fn stamped_records_lead_to_a_clean_commit_and_the_gate_checks_it() {
         sha
     );
     // A second stamp finds nothing to do.
-    let out = ok(d.run(&["verify", "--stamp", "--manifest", "m.toml"]));
+    let out = ok(d.run(&["stamp", "m.toml"]));
     assert!(out.contains(": 0 stamped"), "{out}");
     // History rewritten under the stamp: the gate fails again.
     git(&["commit", "-q", "--amend", "-m", "rewritten"]);
@@ -1773,7 +1774,7 @@ fn cache_adopt_rewrites_only_what_changed() {
     assert!(!o.status.success());
     let (_, err) = text(&o);
     assert!(
-        err.contains("skipped") && err.contains("cache verify"),
+        err.contains("skipped") && err.contains("cache check"),
         "{err}"
     );
     assert_eq!(

@@ -267,7 +267,7 @@ fn a_slurm_job_array_gives_the_records_of_a_local_run() {
             "m.toml",
             "--tasks",
             "4",
-            "--dir",
+            "--out",
             "jobs",
             "--submit",
         ],
@@ -282,7 +282,7 @@ fn a_slurm_job_array_gives_the_records_of_a_local_run() {
     wait_gone(&last);
     let status = ok(lb(&dir, &["--results", "cluster", "status", "m.toml"]));
     assert!(status.contains("shards"), "{status}");
-    ok(lb(&dir, &["--results", "cluster", "cache", "verify"]));
+    ok(lb(&dir, &["--results", "cluster", "cache", "check"]));
     assert!(
         dir.join("paper-figures/README.md").exists(),
         "the final reproduce wrote nothing"
@@ -316,7 +316,7 @@ fn a_cancelled_submission_resubmitted_gives_the_records_of_a_local_run() {
                 "m.toml",
                 "--tasks",
                 "4",
-                "--dir",
+                "--out",
                 jobs,
                 "--submit",
             ],
@@ -342,12 +342,12 @@ fn a_cancelled_submission_resubmitted_gives_the_records_of_a_local_run() {
     }
     // Whatever the cancelled tasks wrote, if anything, is valid.
     if dir.join("cluster").exists() {
-        ok(lb(&dir, &["--results", "cluster", "cache", "verify"]));
+        ok(lb(&dir, &["--results", "cluster", "cache", "check"]));
     }
     let again = submit("jobs-2");
     let last = ids(&again).pop().expect("the final job id");
     wait_gone(&last);
-    ok(lb(&dir, &["--results", "cluster", "cache", "verify"]));
+    ok(lb(&dir, &["--results", "cluster", "cache", "check"]));
     assert_eq!(
         records_in(&dir.join("local")),
         records_in(&dir.join("cluster"))
@@ -378,7 +378,7 @@ fn a_failed_and_a_killed_task_then_a_resubmission_give_the_records_of_a_local_ru
             "m.toml",
             "--tasks",
             "4",
-            "--dir",
+            "--out",
             jobs,
         ];
         if submit {
@@ -472,7 +472,7 @@ fn a_failed_and_a_killed_task_then_a_resubmission_give_the_records_of_a_local_ru
     };
     let before = snapshot(&dir.join("cluster"));
     assert!(!before.is_empty(), "the healthy tasks wrote nothing");
-    ok(lb(&dir, &["--results", "cluster", "cache", "verify"]));
+    ok(lb(&dir, &["--results", "cluster", "cache", "check"]));
     let again = slurm("jobs-2", true);
     let last = again
         .lines()
@@ -481,7 +481,7 @@ fn a_failed_and_a_killed_task_then_a_resubmission_give_the_records_of_a_local_ru
         .trim()
         .to_string();
     wait_gone(&last);
-    ok(lb(&dir, &["--results", "cluster", "cache", "verify"]));
+    ok(lb(&dir, &["--results", "cluster", "cache", "check"]));
     let after = snapshot(&dir.join("cluster"));
     for (p, bytes) in &before {
         assert_eq!(after.get(p), Some(bytes), "{} was rewritten", p.display());

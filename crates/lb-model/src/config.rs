@@ -299,7 +299,7 @@ impl Summary {
     }
 
     /// Why the summary cannot be a correct run's, beyond its checksum (e.g.
-    /// more jobs completed than arrived); `lb cache verify` reports it.
+    /// more jobs completed than arrived); `lb cache check` reports it.
     pub fn consistency(&self) -> Result<(), String> {
         match self {
             Summary::Slotted(s) => slotted::consistency::check(s),

@@ -1,4 +1,4 @@
-//! `lb run --decide`: run the points of inconclusive claims further, claim
+//! `lb decide`: run the points of inconclusive claims further, claim
 //! by claim, until each is decided or a CPU budget is spent — with a
 //! sequential rule whose error stays at the claim's level however often it
 //! looks.

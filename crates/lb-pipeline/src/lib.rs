@@ -13,8 +13,8 @@
 //! - [`coverage`]: measured coverage of the intervals at points with an
 //!   exact answer (`lb coverage`);
 //! - [`decide`]: inconclusive claims run further, claim by claim, until
-//!   decided or out of budget, with alpha spending over their looks (`lb run
-//!   --decide`);
+//!   decided or out of budget, with alpha spending over their looks (`lb
+//!   decide`);
 //! - [`reproduce`]: run, then write each experiment's tables, figures and
 //!   report sections, and assemble the pages;
 //! - [`export`]: the whole cache as one tidy Parquet file;

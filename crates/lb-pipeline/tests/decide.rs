@@ -1,4 +1,4 @@
-//! `lb run --decide` from Rust: a claim inconclusive with the manifest's
+//! `lb decide` from Rust: a claim inconclusive with the manifest's
 //! replications is decided by doubling them, with alpha spending over its
 //! looks; the ledger beside the manifest makes a fresh clone (a new results
 //! directory, plain runs) audit it to the same verdict at the same level;
@@ -173,7 +173,7 @@ fn an_inconclusive_claim_is_decided_and_a_fresh_clone_audits_it_the_same() {
     );
 
     // A fresh clone: the manifest and its ledger, an empty results
-    // directory, a plain run (no --decide) — the same verdicts, numbers and
+    // directory, a plain run (not lb decide) — the same verdicts, numbers and
     // levels.
     let (fresh, fresh_cache) = clone(&tmp.path().join("fresh"));
     std::fs::create_dir_all(tmp.path().join("fresh/decide")).unwrap();

@@ -273,7 +273,7 @@ impl Cache {
 
     /// Reads replication `r` of `key`, checking it belongs there and that
     /// its numbers are ones a correct run can give (the checks of `lb cache
-    /// verify`, [`lb_model::Summary::consistency`]): a record edited and
+    /// check`, [`lb_model::Summary::consistency`]): a record edited and
     /// resealed with a fresh checksum is damaged to every reader — `lb run`
     /// moves it aside and recomputes it; tables, figures and verdicts never
     /// read it.

@@ -1,4 +1,4 @@
-//! The ledger of `lb run --decide`: which points of an experiment were run
+//! The ledger of `lb decide`: which points of an experiment were run
 //! beyond their replication rule, and how many looks each claim has had at
 //! its data, so that a fresh clone reads the same replications and audits
 //! each claim at the same level (lb-pipeline's `decide` writes it; the
@@ -187,7 +187,7 @@ impl Ledger {
             err(
                 e.line(),
                 e.column(),
-                format!("not a decide ledger (written by `lb run --decide`): {e}"),
+                format!("not a decide ledger (written by `lb decide`): {e}"),
             )
         })?;
         let name = &loaded.experiment().name;

@@ -12,7 +12,7 @@
 //! it ([`calibration`]).
 //!
 //! A [`ledger`] (beside the manifests) records points run beyond their
-//! rule and claims looked at more than once (`lb run --decide`).
+//! rule and claims looked at more than once (`lb decide`).
 //!
 //! [`run`] computes the missing (point, replication) pairs of plans in
 //! parallel into the [`cache`], with [`provenance`] kept out of the key;

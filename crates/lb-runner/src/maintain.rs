@@ -206,7 +206,7 @@ pub fn gc(cache: &Cache, keep: Option<&BTreeSet<Key>>, dry_run: bool) -> std::io
 /// Where the records of a cache came from (issue 26): whether each leads
 /// to a commit in the repository's history, computed from a clean tree,
 /// with the hash of the manifests that planned it — or was re-verified so
-/// (`lb verify --stamp`).
+/// (`lb stamp`).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Lineage {
     /// Replication, calibration and precision records read.
@@ -224,7 +224,7 @@ pub struct Lineage {
     /// Carrying the hash of the manifests of their run.
     pub with_manifest_hash: usize,
     /// Recomputed bit for bit at a clean commit of HEAD's history, with the
-    /// manifests that plan them (`lb verify --stamp`).
+    /// manifests that plan them (`lb stamp`).
     pub verified_in_history: usize,
     /// The records that lead nowhere, with why: what `lb cache lineage
     /// --strict` fails on.

@@ -129,7 +129,7 @@ pub struct Plan {
     pub calibrations: Vec<Calibration>,
     pub points: Vec<PlannedPoint>,
     /// Points run beyond their replication rule, by key: replications
-    /// 0..n of each (`lb run --decide`'s ledger, [`crate::ledger`]; empty
+    /// 0..n of each (`lb decide`'s ledger, [`crate::ledger`]; empty
     /// unless the experiment has one). A point has the larger of its
     /// rule's count and this.
     pub extended: BTreeMap<Key, u32>,

@@ -39,7 +39,7 @@ pub struct Provenance {
     pub threads: usize,
     /// The command line of the run.
     pub command: Vec<String>,
-    /// A later re-verification (`lb verify --stamp`): the record recomputed
+    /// A later re-verification (`lb stamp`): the record recomputed
     /// bit for bit at a clean commit, with the manifests that plan it. A
     /// record computed from a modified tree leads to its code and manifest
     /// through it (issue 26).
@@ -47,7 +47,7 @@ pub struct Provenance {
     pub verified: Option<Verification>,
 }
 
-/// A record recomputed bit for bit by `lb verify --stamp` at `commit`, a
+/// A record recomputed bit for bit by `lb stamp` at `commit`, a
 /// clean tree: what a record computed from a modified tree, or before lb
 /// kept manifest hashes, needs to lead to its code and its manifest.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

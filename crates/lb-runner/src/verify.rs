@@ -189,7 +189,7 @@ fn differ<T: serde::Serialize>(stored: &T, again: &T) -> Option<String> {
     }
 }
 
-/// What `lb verify --stamp` did to one record.
+/// What `lb stamp` did to one record.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Stamped {
     /// Recomputed identical; the verification is now in the record.

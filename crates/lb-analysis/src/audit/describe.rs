@@ -32,7 +32,7 @@ pub(super) fn measured_at(level: f64, c: &Check) -> String {
 }
 
 /// A confidence level in percent: "95%", "99.9%".
-/// A level spent over several looks (`lb run --decide`) is rounded to
+/// A level spent over several looks (`lb decide`) is rounded to
 /// hundredths of a percent: "99.81%".
 pub(super) fn percent(level: f64) -> String {
     let p = (1e4 * level).round() / 100.0;

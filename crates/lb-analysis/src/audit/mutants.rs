@@ -1,4 +1,4 @@
-//! The audit's mutation check (issue 21, `lb audit --mutants`): does each
+//! The audit's mutation check (issue 21, `lb mutants`): does each
 //! verdict respond to what the claim says? Every claim is re-audited, on the
 //! same records, with its threshold moved so that the measurement at its
 //! deciding point lies k half-widths on the wrong side of it (k in
@@ -259,4 +259,64 @@ fn short(v: Verdict) -> &'static str {
         Verdict::Inconclusive => "?",
         Verdict::NoPracticalDifference => "≈",
     }
+}
+
+/// The mutation check as CSV, one row per mutant: the claim, its verdict,
+/// the mutant (`k = 1` … `k = 10` half-widths, or `flipped`), the verdict it
+/// got, and whether it was caught (a shifted threshold refuted; a flipped
+/// direction turning a decided verdict over).
+pub fn csv(all: &[Mutants]) -> polars::prelude::PolarsResult<String> {
+    use polars::prelude::{Column, DataFrame};
+    struct Row<'a> {
+        m: &'a Mutants,
+        mutant: String,
+        k: Option<f64>,
+        got: Verdict,
+        caught: bool,
+    }
+    let mut rows: Vec<Row> = Vec::new();
+    for m in all {
+        for &(k, got) in &m.shifted {
+            let caught = got == Verdict::Refuted;
+            let mutant = format!("k = {k}");
+            rows.push(Row {
+                m,
+                mutant,
+                k: Some(k),
+                got,
+                caught,
+            });
+        }
+        if let Some(got) = m.flipped {
+            let caught = match m.verdict {
+                Verdict::Confirmed => got == Verdict::Refuted,
+                Verdict::Refuted => got == Verdict::Confirmed,
+                _ => true,
+            };
+            let mutant = "flipped".to_string();
+            rows.push(Row {
+                m,
+                mutant,
+                k: None,
+                got,
+                caught,
+            });
+        }
+    }
+    let text = |name: &str, f: &dyn Fn(&Row) -> String| {
+        Column::new(name.into(), rows.iter().map(f).collect::<Vec<String>>())
+    };
+    let df = DataFrame::new_infer_height(vec![
+        text("experiment", &|r| r.m.experiment.clone()),
+        text("claim", &|r| r.m.id.clone()),
+        text("verdict", &|r| r.m.verdict.word().to_string()),
+        text("mutant", &|r| r.mutant.clone()),
+        Column::new("k".into(), rows.iter().map(|r| r.k).collect::<Vec<_>>()),
+        text("mutant_verdict", &|r| r.got.word().to_string()),
+        Column::new(
+            "caught".into(),
+            rows.iter().map(|r| r.caught).collect::<Vec<_>>(),
+        ),
+    ])?;
+    crate::table::csv(&df)
 }

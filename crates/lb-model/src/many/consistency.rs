@@ -1,5 +1,5 @@
 //! A many-server record's internal consistency, beyond its checksum: what a
-//! correct run cannot produce (`lb cache verify`).
+//! correct run cannot produce (`lb cache check`).
 
 use lb_core::many::ManySummary;
 

@@ -1,5 +1,5 @@
 //! A slotted record's internal consistency, beyond its checksum: what a
-//! correct run cannot produce (`lb cache verify`).
+//! correct run cannot produce (`lb cache check`).
 
 use lb_core::slotted::RunSummary;
 
