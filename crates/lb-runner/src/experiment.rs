@@ -104,3 +104,32 @@ impl PrecisionSpec {
         }
     }
 }
+
+/// The longest name of an experiment, a figure or a robustness map: they
+/// name files and directories (`robustness-<name>.keys.csv`, under
+/// `paper-figures/<experiment>/`), which must fit every filesystem's limit
+/// of 255 bytes a name with room to spare.
+pub const MAX_NAME: usize = 64;
+
+/// A name that names files: lower-case letters, digits, '-' and '_', at
+/// most [`MAX_NAME`] characters; the error says which rule it breaks.
+pub fn file_name(name: &str) -> Result<(), String> {
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
+    {
+        return Err(format!(
+            "\"{name}\" is not allowed: use lower-case letters, digits, '-' and '_' only (it \
+             names output files)"
+        ));
+    }
+    if name.len() > MAX_NAME {
+        return Err(format!(
+            "{} characters is too long: a name has at most {MAX_NAME} (it names output files \
+             and directories)",
+            name.len()
+        ));
+    }
+    Ok(())
+}

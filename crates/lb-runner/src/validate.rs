@@ -47,38 +47,9 @@ pub fn validate(l: Parsed) -> Result<Loaded, ManifestError> {
     Ok(Loaded::new(l, claims))
 }
 
-/// The longest name of an experiment, a figure or a robustness map: they
-/// name files and directories (`robustness-<name>.keys.csv`, under
-/// `paper-figures/<experiment>/`), which must fit every filesystem's limit
-/// of 255 bytes a name with room to spare.
-pub const MAX_NAME: usize = 64;
-
-/// A name that names files: lower-case letters, digits, '-' and '_', at
-/// most [`MAX_NAME`] characters; the error says which rule it breaks.
-pub(crate) fn file_name(name: &str) -> Result<(), String> {
-    if name.is_empty()
-        || !name
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_')
-    {
-        return Err(format!(
-            "\"{name}\" is not allowed: use lower-case letters, digits, '-' and '_' only (it \
-             names output files)"
-        ));
-    }
-    if name.len() > MAX_NAME {
-        return Err(format!(
-            "{} characters is too long: a name has at most {MAX_NAME} (it names output files \
-             and directories)",
-            name.len()
-        ));
-    }
-    Ok(())
-}
-
 fn experiment(l: &Parsed) -> R {
     let e = l.experiment();
-    file_name(&e.name).map_err(|why| l.error("experiment.name", why))?;
+    crate::experiment::file_name(&e.name).map_err(|why| l.error("experiment.name", why))?;
     if e.title.trim().is_empty() {
         return Err(l.error("experiment.title", "must not be empty"));
     }
@@ -309,7 +280,7 @@ fn figures(l: &Parsed, claims: &[Claim]) -> R {
     let mut names = BTreeSet::new();
     for (i, f) in l.figures().iter().enumerate() {
         let at = |k: &str| format!("figure[{i}].{k}");
-        file_name(&f.name).map_err(|why| l.error(&at("name"), why))?;
+        crate::experiment::file_name(&f.name).map_err(|why| l.error(&at("name"), why))?;
         if !names.insert(f.name.as_str()) {
             return Err(l.error(
                 &at("name"),

@@ -247,7 +247,7 @@ fn calibration_meets_a_budget_and_says_when_it_cannot() {
 
 #[test]
 fn drawn_rates_are_fixed_by_the_seed_and_nested_in_n() {
-    use lb_runner::model::slotted::expand::uniform_rates;
+    use lb_runner::model::slotted::expansion::uniform_rates;
     let a = uniform_rates(4, 0.3, 0.9, 3);
     let b = uniform_rates(4, 0.3, 0.9, 5);
     assert_eq!(a[..], b[..3]);

@@ -26,7 +26,7 @@ use crate::outputs::FigureToml;
 use crate::plan::Plan;
 use crate::robustness::Variant;
 use lb_model::model::{Model, Profile};
-use slotted::robustness::RobustnessToml;
+use slotted::RobustnessToml;
 use sweep::Sweep;
 
 type R = Result<(), ManifestError>;
@@ -104,7 +104,7 @@ impl ModelManifest {
     /// validation has typed, for the model's own checks of them.
     pub fn validate(&self, spans: &SpanIndex, claims: &[Claim]) -> R {
         match self {
-            ModelManifest::Slotted(m) => slotted::validate::validate(&slotted::Cx { m, spans }),
+            ModelManifest::Slotted(m) => slotted::validate(spans, m),
             ModelManifest::Many(m) => many::validate(spans, m, claims),
             ModelManifest::Spn(m) => spn::validate(spans, m),
         }
@@ -115,7 +115,7 @@ impl ModelManifest {
     /// they run after every other check of the manifest has passed.
     pub fn validate_robustness(&self, spans: &SpanIndex) -> R {
         match self {
-            ModelManifest::Slotted(m) => slotted::robustness::validate(spans, m),
+            ModelManifest::Slotted(m) => slotted::validate_robustness(spans, m),
             ModelManifest::Many(_) | ModelManifest::Spn(_) => Ok(()),
         }
     }
@@ -159,9 +159,7 @@ impl ModelManifest {
     /// Expands the manifest into its points.
     pub fn expand(&self, spans: &SpanIndex, profile: Profile) -> Result<Plan, ManifestError> {
         match self {
-            ModelManifest::Slotted(m) => {
-                slotted::expand::expand(&slotted::Cx { m, spans }, profile)
-            }
+            ModelManifest::Slotted(m) => slotted::expand(spans, m, profile),
             ModelManifest::Many(m) => many::expand(spans, m, profile),
             ModelManifest::Spn(m) => spn::expand(spans, m, profile),
         }
@@ -186,7 +184,7 @@ impl ModelManifest {
         profile: Profile,
     ) -> Result<Vec<Variant>, ManifestError> {
         match self {
-            ModelManifest::Slotted(m) => slotted::robustness::variants(spans, m, claims, profile),
+            ModelManifest::Slotted(m) => slotted::variants(spans, m, claims, profile),
             ModelManifest::Many(_) | ModelManifest::Spn(_) => Ok(Vec::new()),
         }
     }

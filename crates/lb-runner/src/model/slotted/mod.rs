@@ -4,16 +4,16 @@
 //! checked in [`validate`], expanded into points in [`expand`] (with
 //! message-budget [`calibrate`]ions), and measured by [`metrics`].
 
-pub mod expand;
+pub mod checks;
+pub mod expansion;
 pub mod robustness;
-pub mod validate;
 
 use crate::claim::ClaimToml;
 use crate::diag::{ManifestError, SpanIndex, did_you_mean};
 use crate::experiment::{ExperimentSpec, PrecisionSpec};
 use crate::outputs::FigureToml;
 use lb_core::slotted::{Granularity, PushWhen, TieBreak};
-use robustness::RobustnessToml;
+pub use robustness::RobustnessToml;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -677,4 +677,33 @@ impl schemars::JsonSchema for Split {
             ]
         })
     }
+}
+
+/// The slotted model's own static checks ([`checks::validate`]).
+pub fn validate(spans: &SpanIndex, m: &Manifest) -> Result<(), ManifestError> {
+    checks::validate(&Cx { m, spans })
+}
+
+/// The checks of the robustness maps ([`robustness::validate`]).
+pub fn validate_robustness(spans: &SpanIndex, m: &Manifest) -> Result<(), ManifestError> {
+    robustness::validate(spans, m)
+}
+
+/// The manifest's points ([`expansion::expand`]).
+pub fn expand(
+    spans: &SpanIndex,
+    m: &Manifest,
+    profile: lb_model::model::Profile,
+) -> Result<crate::plan::Plan, ManifestError> {
+    expansion::expand(&Cx { m, spans }, profile)
+}
+
+/// Every combination of every robustness map ([`robustness::variants`]).
+pub fn variants(
+    spans: &SpanIndex,
+    m: &Manifest,
+    claims: &[crate::claim::Claim],
+    profile: lb_model::model::Profile,
+) -> Result<Vec<crate::robustness::Variant>, ManifestError> {
+    robustness::variants(spans, m, claims, profile)
 }

@@ -267,7 +267,7 @@ pub fn variants(
     if m.robustness.is_empty() {
         return Ok(Vec::new());
     }
-    let base = super::expand::expand(&Cx { m, spans: l }, profile)?;
+    let base = super::expansion::expand(&Cx { m, spans: l }, profile)?;
     let mut out = Vec::new();
     for (i, r) in m.robustness.iter().enumerate() {
         let claims: Vec<&Claim> = r
@@ -279,7 +279,7 @@ pub fn variants(
         for combo in combos(r) {
             let vm = apply(m, r, &combo);
             let plan = restrict(
-                &super::expand::expand(&Cx { m: &vm, spans: l }, profile).map_err(|e| {
+                &super::expansion::expand(&Cx { m: &vm, spans: l }, profile).map_err(|e| {
                     l.error(
                         &format!("robustness[{i}]"),
                         format!(
@@ -347,7 +347,7 @@ fn map_name<'a>(
     r: &'a RobustnessToml,
     names: &mut BTreeSet<&'a str>,
 ) -> Result<(), ManifestError> {
-    crate::validate::file_name(&r.name).map_err(|why| l.error(&map_key(i, "name"), why))?;
+    crate::experiment::file_name(&r.name).map_err(|why| l.error(&map_key(i, "name"), why))?;
     if !names.insert(r.name.as_str()) {
         return Err(l.error(
             &map_key(i, "name"),
@@ -568,9 +568,9 @@ fn check(
 ) -> Result<(), ManifestError> {
     let vm = apply(m, r, combo);
     let cx = Cx { m: &vm, spans: l };
-    super::validate::validate(&cx)?;
+    super::checks::validate(&cx)?;
     for p in [Profile::Full, Profile::Quick] {
-        super::expand::expand(&cx, p)?;
+        super::expansion::expand(&cx, p)?;
     }
     Ok(())
 }

@@ -4,7 +4,7 @@
 //! swept N, a Bernoulli arrival mean ≤ 1 at each load, …) fail here with
 //! located errors.
 
-use super::validate::{d_axis_applies, label, p_hat_axis_applies};
+use super::checks::{d_axis_applies, label, p_hat_axis_applies};
 use super::{Cx, DispatchKind, PolicyKind, Split, UpdateKind};
 use crate::diag::ManifestError;
 use crate::plan::{Plan, PlannedPoint, Replications, Target, same_axes};

@@ -1,5 +1,5 @@
 //! The slotted model's static checks: everything that does not depend on the
-//! sweep (which [`super::expand`] checks per point). Each error names the key
+//! sweep (which [`super::expansion`] checks per point). Each error names the key
 //! path and what is allowed.
 
 use super::{AXES, Cx, POLICY_NAMES, PolicyKind, Split, SweepSpec, UpdateKind};
