@@ -7,7 +7,7 @@
 //! Clopper–Pearson interval.
 //!
 //! A macro-replication that lb would refuse to read — a replication judged
-//! unstable, or runs that have not settled ([`lb_runner::settle`]) — is
+//! unstable, or runs that have not settled ([`lb_store::settle`]) — is
 //! counted apart ("not settled"), as the audit counts it: such an interval
 //! is never printed as a bare number, so it cannot mislead. Coverage is over
 //! the macro-replications lb would print.
@@ -27,7 +27,7 @@ use lb_model::Summary;
 use lb_model::precision::{
     Decision, Outcome, PrecisionRule, RuleControl, decide, decide_paired, interval,
 };
-use lb_runner::settle::Settling;
+use lb_store::settle::Settling;
 use serde::{Deserialize, Serialize};
 use statrs::distribution::{Beta, ContinuousCDF};
 
@@ -35,11 +35,11 @@ use statrs::distribution::{Beta, ContinuousCDF};
 /// model: ΣQ in the slotted model, jobs per server in the many-server one,
 /// jobs in the network (no per-replication metric of its own) in a
 /// stochastic processing network. Batch means apply to that metric only.
-pub fn trace_metric(model: lb_runner::Model) -> Option<&'static str> {
+pub fn trace_metric(model: lb_manifest::Model) -> Option<&'static str> {
     match model {
-        lb_runner::Model::Slotted => Some("mean_sum_q"),
-        lb_runner::Model::Many => Some("mean_jobs"),
-        lb_runner::Model::Spn => Some("mean_total"),
+        lb_manifest::Model::Slotted => Some("mean_sum_q"),
+        lb_manifest::Model::Many => Some("mean_jobs"),
+        lb_manifest::Model::Spn => Some("mean_total"),
     }
 }
 
@@ -845,7 +845,7 @@ pub fn figure(
     let spec = FigureSpec {
         name: name.into(),
         title: title.into(),
-        kind: lb_runner::outputs::FigureKind::Lines,
+        kind: lb_manifest::outputs::FigureKind::Lines,
         x: "load".into(),
         x_label: "1 − ρ, the distance from capacity (ρ the load; the bottleneck's in a network)"
             .into(),
@@ -1282,7 +1282,7 @@ fn read_again_paragraph(s: &mut String, at: &[&Coverage], level: f64) {
         .collect();
     let lowest = calibration(at, level).map(|c| c.0);
     let left_out = at.len() - with;
-    use lb_runner::calibration::{DecideAt, decision_level};
+    use lb_manifest::calibration::{DecideAt, decision_level};
     let adopted = decision_level(level, DecideAt::Calibrated);
     let _ = writeln!(
         s,
@@ -1320,7 +1320,7 @@ fn read_again_paragraph(s: &mut String, at: &[&Coverage], level: f64) {
         } else {
             format!(
                 "The audit decides claims of level {} at {}, which is not this calibration: \
-                 the records and lb's calibration disagree (lb-runner's `CALIBRATION`).",
+                 the records and lb's calibration disagree (lb-manifest's `CALIBRATION`).",
                 level_pct(level),
                 level_pct(adopted)
             )

@@ -7,7 +7,7 @@
 use crate::audit::anchor;
 use crate::audit::{ClaimRow, ExperimentClaims};
 use crate::markup::cell as md;
-use lb_runner::inventory::{Inventory, Statement};
+use lb_manifest::inventory::{Inventory, Statement};
 use std::fmt::Write as _;
 
 /// Where a statement stands.

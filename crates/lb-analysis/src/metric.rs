@@ -1,9 +1,9 @@
 //! The metrics a table or figure can show. Each model defines its own (name,
-//! label, value) in lb-runner's model module ([`lb_runner::model`]); this is a
+//! label, value) in lb-manifest's model module ([`lb_manifest::model`]); this is a
 //! handle on one of them.
 
+use lb_manifest::{Model, Point, Summary};
 use lb_model::MetricInfo;
-use lb_runner::{Model, Point, Summary};
 
 /// A per-replication metric of one model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -101,9 +101,9 @@ mod tests {
         let point = Point {
             model: Model::Slotted,
             model_version: lb_core::MODEL_VERSION,
-            profile: lb_runner::Profile::Full,
+            profile: lb_manifest::Profile::Full,
             seed: 1,
-            config: lb_runner::PointConfig::Slotted(c.clone()),
+            config: lb_manifest::PointConfig::Slotted(c.clone()),
         };
         let s = Summary::Slotted(lb_core::slotted::run(&c, &Seeds::from_u64(1, 2), 0));
         for m in Metric::all(Model::Slotted) {

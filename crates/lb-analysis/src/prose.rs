@@ -1,5 +1,5 @@
 //! Quotes of measured values in a manifest's prose, expanded from the
-//! records ([`lb_runner::prose`] has the syntax). A number in a caption or a
+//! records ([`lb_manifest::prose`] has the syntax). A number in a caption or a
 //! claim's `why` is then the records' number, never a typed copy that goes
 //! stale, and every quote names the records it read (`quotes.csv`).
 
@@ -8,9 +8,9 @@ use crate::metric::Metric;
 use crate::results::{PointResult, point_unstable};
 use crate::stats::{Estimate, IntervalKind};
 use crate::table::fmt_sig;
-use lb_runner::outputs::where_matches;
-use lb_runner::prose::{Form, Piece, Quote, parse};
-use lb_runner::settle::Settling;
+use lb_manifest::outputs::where_matches;
+use lb_manifest::prose::{Form, Piece, Quote, parse};
+use lb_store::settle::Settling;
 
 /// One quote expanded: what was written, what it printed, and the keys of
 /// the records behind it.
@@ -76,7 +76,7 @@ fn value(q: &Quote, chosen: &[&PointResult]) -> String {
         .iter()
         .find_map(|r| r.point.as_ref().map(|p| p.model))
         .unwrap_or(lb_model::model::Model::Slotted);
-    let metric = if q.metric == lb_runner::prose::CPU {
+    let metric = if q.metric == lb_manifest::prose::CPU {
         None
     } else {
         match Metric::parse(model, &q.metric) {

@@ -17,9 +17,9 @@ use crate::metric::Metric;
 use crate::results::PointResult;
 use crate::stats::{LEVEL, interval};
 use crate::table::{csv, json, markdown, point_summaries, replications_frame, summary_frame};
+use lb_manifest::claim::Origin;
 use lb_model::precision::PrecisionRule;
 use lb_model::precision::stein_interval;
-use lb_runner::claim::Origin;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
@@ -48,7 +48,7 @@ pub struct Experiment<'a> {
     pub robustness_cost: (u64, f64),
     pub calibration_cost: (u64, f64),
     /// Its prose fields that may quote measured values, as written, with
-    /// their paths (`lb_runner::prose::fields`): their quotes' records are
+    /// their paths (`lb_manifest::prose::fields`): their quotes' records are
     /// listed in `quotes.csv`.
     pub prose: Vec<(String, String)>,
 }
@@ -689,7 +689,7 @@ pub fn section(exp: &Experiment, w: &Written) -> String {
 pub fn page(
     experiments: &[(ExperimentClaims, String)],
     coverage: &str,
-    inventories: &[lb_runner::inventory::Inventory],
+    inventories: &[lb_manifest::inventory::Inventory],
 ) -> String {
     let mut s = String::new();
     s.push_str("# lb — reproduced figures and tables\n\n");
@@ -898,11 +898,11 @@ replication between runs that share arrivals and service. The **margin** is how 
 threshold could move before its verdict changed.\n";
 
 /// The glossary's entry on stability and settling, its numbers read from
-/// the rules' constants (`lb_core::stability`, `lb_runner::settle`), so the
+/// the rules' constants (`lb_core::stability`, `lb_store::settle`), so the
 /// report states the rule the audit applies.
 fn run_words() -> String {
     use lb_core::stability::{TREND_GROWTH, TREND_P};
-    use lb_runner::settle::{FALSE_FAIL, allowed};
+    use lb_store::settle::{FALSE_FAIL, allowed};
     let pct = |x: f64| crate::ticks::format_tick(100.0 * x, None);
     format!(
         "- **Runs**: a replication is judged **unstable** when ΣQ (the jobs in the system) \
@@ -965,7 +965,7 @@ pub fn assemble(
     out: &Path,
     names: &[String],
     report: bool,
-    inventories: &[lb_runner::inventory::Inventory],
+    inventories: &[lb_manifest::inventory::Inventory],
 ) -> Result<(), Box<dyn std::error::Error>> {
     let mut reports = Vec::new();
     let mut audits = Vec::new();

@@ -1,10 +1,10 @@
 //! The results of a manifest, read from the cache: one [`PointResult`] per
 //! planned point, with every valid replication's summary (docs/MODEL.md §4).
 
-use lb_runner::cache::Cache;
-use lb_runner::plan::{Plan, Target};
-use lb_runner::{Key, Point};
-use lb_runner::{Model, Summary};
+use lb_manifest::plan::{Plan, Target};
+use lb_manifest::{Key, Point};
+use lb_manifest::{Model, Summary};
+use lb_store::cache::Cache;
 
 /// A planned point and what the cache holds for it.
 #[derive(Debug, Clone)]
@@ -133,7 +133,7 @@ pub fn model(results: &[PointResult]) -> Model {
 
 /// Reads every point of `plan` from `cache` (read-only).
 pub fn collect(cache: &Cache, plan: &Plan) -> Vec<PointResult> {
-    let status = lb_runner::run::status(cache, plan);
+    let status = lb_store::run::status(cache, plan);
     let valid = |k: &Key, n: u32| -> Vec<Summary> {
         (0..n as u64)
             .filter_map(|r| cache.read_replication(k, r).valid().map(|rec| rec.summary))
@@ -141,15 +141,18 @@ pub fn collect(cache: &Cache, plan: &Plan) -> Vec<PointResult> {
     };
     // A precision rule's control, where the rule decided to pair with it:
     // the planned point of that key and its replications.
-    let control_of = |(pp, st): (&lb_runner::plan::PlannedPoint, &lb_runner::run::PointStatus)| {
-        let lb_runner::plan::Replications::Precision(rule) = &pp.replications else {
+    let control_of = |(pp, st): (
+        &lb_manifest::plan::PlannedPoint,
+        &lb_store::run::PointStatus,
+    )| {
+        let lb_manifest::plan::Replications::Precision(rule) = &pp.replications else {
             return None;
         };
         if !st.outcome.as_ref().is_some_and(|o| o.paired) {
             return None;
         }
         let c = rule.control.as_ref()?;
-        let key = lb_runner::run::control_key(rule)?;
+        let key = lb_manifest::plan::control_key(rule)?;
         let (q, cst) = plan
             .points
             .iter()
@@ -188,14 +191,14 @@ pub fn collect(cache: &Cache, plan: &Plan) -> Vec<PointResult> {
             let (summaries, seconds) = match &st.key {
                 Some(k) => (0..st.needed as u64)
                     .filter_map(|r| match cache.read_replication(k, r) {
-                        lb_runner::cache::Read::Valid(rec) => {
+                        lb_store::cache::Read::Valid(rec) => {
                             Some((rec.summary, rec.provenance.wall_seconds))
                         }
-                        lb_runner::cache::Read::Damaged(why) => {
+                        lb_store::cache::Read::Damaged(why) => {
                             damaged.push((r, why));
                             None
                         }
-                        lb_runner::cache::Read::Missing => None,
+                        lb_store::cache::Read::Missing => None,
                     })
                     .unzip(),
                 None => (Vec::new(), Vec::new()),

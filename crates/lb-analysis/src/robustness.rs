@@ -1,5 +1,5 @@
 //! Claim robustness maps (issue 11): a map's claims audited at every
-//! combination of the settings it varies (lb-runner's `robustness`), the
+//! combination of the settings it varies (lb-manifest's `robustness`), the
 //! verdicts as a table and a figure, and which settings decide them.
 //!
 //! Each combination's claims are audited by [`crate::audit::audit_claim`],
@@ -14,9 +14,9 @@
 use crate::audit::{ExperimentClaims, Verdict, audit_claim};
 use crate::canvas::{Anchor, BLACK, Canvas, Png, Rgb, Stroke, Svg, TextStyle, text_width, wrap};
 use crate::results::PointResult;
-use lb_runner::manifest::Loaded;
-use lb_runner::model::slotted::robustness::RobustnessToml;
-use lb_runner::robustness::Variant;
+use lb_manifest::manifest::Loaded;
+use lb_manifest::model::slotted::robustness::RobustnessToml;
+use lb_manifest::robustness::Variant;
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -76,7 +76,7 @@ fn setting_label(r: &RobustnessToml, s: &str) -> String {
 }
 
 /// Audits every map of `l`: `variants` are its combinations
-/// (lb-runner's `robustness::variants`) and `results` their points, read
+/// (lb-manifest's `robustness::variants`) and `results` their points, read
 /// from the cache (one list per variant).
 pub fn audit_maps(
     l: &Loaded,

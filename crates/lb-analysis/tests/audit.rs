@@ -6,11 +6,11 @@ use lb_analysis::audit::{Verdict, audit_claim};
 use lb_core::slotted::{
     Granularity, Law, PolicyConfig, RunLength, RunSummary, SlottedConfig, Stability, SystemConfig,
 };
+use lb_manifest::Point;
+use lb_manifest::claim::{self, Check, Claim, Direction, Side, Tolerance, Toward};
+use lb_manifest::outputs::Reference;
+use lb_manifest::{Model, PointConfig, Summary};
 use lb_model::point::Profile;
-use lb_runner::Point;
-use lb_runner::claim::{self, Check, Claim, Direction, Side, Tolerance, Toward};
-use lb_runner::outputs::Reference;
-use lb_runner::{Model, PointConfig, Summary};
 
 fn point(policy: PolicyConfig, load: f64) -> Point {
     Point {
@@ -118,7 +118,7 @@ fn claim(check: Check) -> Claim {
         filter: Default::default(),
         level: claim::DEFAULT_LEVEL,
         stated_level: claim::DEFAULT_LEVEL,
-        decide_at: lb_runner::calibration::DecideAt::Nominal,
+        decide_at: lb_manifest::calibration::DecideAt::Nominal,
         why: None,
         why_checks: vec![],
         foil: None,
@@ -752,7 +752,7 @@ fn a_limit_claims_gap_is_the_value_interval_less_the_limit() {
 /// than A's own, and the direct estimate is printed beside it.
 #[test]
 fn a_control_variate_narrows_a_bound_claim() {
-    use lb_runner::claim::{Beta, Control};
+    use lb_manifest::claim::{Beta, Control};
     // One Bernoulli(0.5) arrival stream and one server of rate 1: WR's
     // E[ΣQ] is the single-server closed form.
     let wr_point = point(WR, 0.5);
@@ -805,7 +805,7 @@ fn a_control_variate_narrows_a_bound_claim() {
 /// leaves the limit open directly is gone, and the note gives both.
 #[test]
 fn a_control_variate_resolves_a_limit_claims_gaps() {
-    use lb_runner::claim::{Beta, Control};
+    use lb_manifest::claim::{Beta, Control};
     // One Bernoulli arrival stream, one server of rate 1: the pooled queue
     // is always empty at the start of a slot, E[Q_pool] = 0 exactly.
     let exact = point(PolicyConfig::Pooled, 0.5)
@@ -1102,7 +1102,7 @@ fn a_paired_point_prints_its_control_variate_interval() {
         .collect();
     let c = result("Pooled", PolicyConfig::Pooled, "0.5", &pooled, &[true; 6]);
     let mut r = result("A", JSQ, "0.5", &a, &[true; 6]);
-    let m = Metric::parse(lb_runner::Model::Slotted, "mean_sum_q").unwrap();
+    let m = Metric::parse(lb_manifest::Model::Slotted, "mean_sum_q").unwrap();
     let point = r.point.clone().unwrap();
     let direct = point_estimate(m, &point, &r).unwrap();
     assert_eq!(direct.kind, IntervalKind::StudentT);
@@ -1122,7 +1122,7 @@ fn a_paired_point_prints_its_control_variate_interval() {
     assert!(close(paired.half_width().unwrap(), hw));
     assert!(hw < interval(&ys, 0.95).half_width / 20.0);
     // A metric the control has no exact mean of stays direct.
-    let resp = Metric::parse(lb_runner::Model::Slotted, "mean_response").unwrap();
+    let resp = Metric::parse(lb_manifest::Model::Slotted, "mean_response").unwrap();
     assert_eq!(
         point_estimate(resp, &point, &r).unwrap().kind,
         IntervalKind::StudentT

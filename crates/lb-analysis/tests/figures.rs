@@ -11,9 +11,9 @@ use lb_analysis::figure::{
     plan, svg,
 };
 use lb_analysis::stats::{Estimate, IntervalKind};
-use lb_runner::cache::Cache;
-use lb_runner::outputs::FigureKind;
-use lb_runner::{Profile, load};
+use lb_manifest::outputs::FigureKind;
+use lb_manifest::{Profile, load};
+use lb_store::cache::Cache;
 use std::path::{Path, PathBuf};
 
 fn repo() -> PathBuf {
@@ -536,7 +536,7 @@ fn y_range_and_at_are_validated() {
     let text = std::fs::read_to_string(repo().join("experiments/max-pressure-heavy-traffic.toml"))
         .unwrap();
     let path = Path::new("m.toml");
-    assert!(lb_runner::load_str(path, &text, Profile::Full).is_ok());
+    assert!(lb_manifest::load_str(path, &text, Profile::Full).is_ok());
     for (bad, why) in [
         ("y_range = [0.56, 0.38]", "lo < hi"),
         ("y_range = [0.38, inf]", "finite"),
@@ -544,7 +544,7 @@ fn y_range_and_at_are_validated() {
     ] {
         let t = text.replace("y_range = [0.38, 0.56]", bad);
         assert_ne!(t, text);
-        let e = lb_runner::load_str(path, &t, Profile::Full)
+        let e = lb_manifest::load_str(path, &t, Profile::Full)
             .err()
             .unwrap_or_else(|| panic!("{bad} accepted"))
             .to_string();
@@ -554,7 +554,7 @@ fn y_range_and_at_are_validated() {
         "label = \"single pooled server\"",
         "label = \"single pooled server\"\nat = 0.9",
     );
-    let Err(e) = lb_runner::load_str(path, &t, Profile::Full) else {
+    let Err(e) = lb_manifest::load_str(path, &t, Profile::Full) else {
         panic!("at on a named reference accepted");
     };
     let e = e.to_string();
@@ -726,7 +726,7 @@ fn a_difference_figure_shows_the_paired_difference() {
 #[test]
 fn every_value_and_limit_claims_region_has_room_in_some_figure() {
     use lb_analysis::audit::audit_experiment;
-    use lb_runner::claim::Check as Kind;
+    use lb_manifest::claim::Check as Kind;
     let cache = Cache::new(repo().join("results"));
     let dir = shipped_manifests();
     let (mut squeezed, mut read) = (Vec::new(), 0);

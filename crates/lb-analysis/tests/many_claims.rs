@@ -4,8 +4,8 @@
 
 use lb_analysis::PointResult;
 use lb_analysis::audit::{Verdict, audit_claim};
-use lb_runner::plan::Target;
-use lb_runner::{Profile, load_str};
+use lb_manifest::plan::Target;
+use lb_manifest::{Profile, load_str};
 use std::path::Path;
 
 /// N = 20 servers, unbounded or with a buffer, Random, JSQ and Pod(1) (the

@@ -6,8 +6,8 @@
 //! report, its inputs and outputs). Unpacked anywhere, `lb verify` and `lb
 //! audit` on it recompute the records and reproduce its verdicts.
 
-use lb_runner::Profile;
-use lb_runner::cache::{Cache, FileKind, classify};
+use lb_manifest::Profile;
+use lb_store::cache::{Cache, FileKind, classify};
 use serde_json::json;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -52,7 +52,7 @@ pub fn archive(cache: &Cache, manifests: &[PathBuf], report: &Path, out: &Path) 
         .into());
     }
     let manifests = lb_pipeline::manifests_or_all(manifests)?;
-    let loaded = lb_runner::load_all(&manifests, Profile::Full)?;
+    let loaded = lb_manifest::load_all(&manifests, Profile::Full)?;
     std::fs::create_dir_all(out)?;
     // The manifests and their ledgers, under experiments/ as in the repository.
     let mut inputs = Vec::new();
@@ -61,7 +61,7 @@ pub fn archive(cache: &Cache, manifests: &[PathBuf], report: &Path, out: &Path) 
         let to = Path::new("experiments").join(name);
         copy(m, &out.join(&to))?;
         inputs.push(to);
-        let ledger = lb_runner::ledger::path(m, e.name());
+        let ledger = lb_manifest::ledger::path(m, e.name());
         if ledger.is_file() {
             let to = Path::new("experiments/decide").join(ledger.file_name().unwrap());
             copy(&ledger, &out.join(&to))?;
@@ -72,7 +72,7 @@ pub fn archive(cache: &Cache, manifests: &[PathBuf], report: &Path, out: &Path) 
     let mut keys = BTreeSet::new();
     for e in &loaded {
         for plan in e.all_plans() {
-            for st in lb_runner::run::status(cache, plan) {
+            for st in lb_store::run::status(cache, plan) {
                 keys.extend(st.key);
                 keys.extend(st.calibration.map(|c| c.0));
             }
@@ -112,7 +112,7 @@ pub fn archive(cache: &Cache, manifests: &[PathBuf], report: &Path, out: &Path) 
     let toolchain = format!(
         "lb {}\n{}\ngit commit {commit}{}\n",
         env!("CARGO_PKG_VERSION"),
-        lb_runner::provenance::rustc_version(),
+        lb_store::provenance::rustc_version(),
         if dirty { " (with modified files)" } else { "" }
     );
     std::fs::write(out.join("TOOLCHAIN.txt"), &toolchain)?;
@@ -172,7 +172,7 @@ fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
 }
 
 /// What a reader of the archive runs.
-fn how_to(loaded: &[lb_runner::Experiment]) -> String {
+fn how_to(loaded: &[lb_manifest::Experiment]) -> String {
     let names: Vec<&str> = loaded.iter().map(|e| e.name()).collect();
     format!(
         "# An lb audit, archived\n\n\
@@ -197,12 +197,12 @@ fn how_to(loaded: &[lb_runner::Experiment]) -> String {
 /// (a CreateAction with the manifests and records as its objects and the
 /// report as its result), and every part.
 fn metadata(
-    loaded: &[lb_runner::Experiment],
+    loaded: &[lb_manifest::Experiment],
     inputs: &[PathBuf],
     records: usize,
     commit: &str,
 ) -> serde_json::Value {
-    let now = lb_runner::provenance::rfc3339(std::time::SystemTime::now());
+    let now = lb_store::provenance::rfc3339(std::time::SystemTime::now());
     let id = |p: &Path| json!({ "@id": p.display().to_string() });
     let titles: Vec<String> = loaded
         .iter()

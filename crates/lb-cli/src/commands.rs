@@ -4,14 +4,14 @@
 use crate::progress;
 use crate::ran::{point_names, print_report};
 use crate::{CacheAction, Cli, Command};
+use lb_manifest::Profile;
+use lb_manifest::plan::{Plan, Replications};
 use lb_model::key::Key;
 use lb_pipeline::compute::RunOptions;
 use lb_pipeline::existing;
-use lb_runner::Profile;
-use lb_runner::cache::{Cache, Read};
-use lb_runner::plan::{Plan, Replications};
-use lb_runner::run::{calibration_line, status};
-use lb_runner::{maintain, verify};
+use lb_store::cache::{Cache, Read};
+use lb_store::run::{calibration_line, status};
+use lb_store::{maintain, verify};
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -184,9 +184,9 @@ fn plan(
     (force, why): (bool, bool),
     threads: Option<usize>,
 ) -> Res {
-    let loaded = lb_runner::load_all(manifests, Profile::from_quick(quick))?;
+    let loaded = lb_manifest::load_all(manifests, Profile::from_quick(quick))?;
     let plans = lb_pipeline::compute::plans(&loaded);
-    let cached = why.then(|| lb_runner::why::Cached::read(cache));
+    let cached = why.then(|| lb_store::why::Cached::read(cache));
     for plan in &plans {
         print!("{}", render_plan(cache, plan));
         if let Some(cached) = &cached {
@@ -201,7 +201,7 @@ fn plan(
 }
 
 /// `lb plan --why`: a line per missing point saying why it is missing.
-pub fn render_why(cache: &Cache, plan: &Plan, cached: &lb_runner::why::Cached) -> String {
+pub fn render_why(cache: &Cache, plan: &Plan, cached: &lb_store::why::Cached) -> String {
     let mut s = String::new();
     let st = status(cache, plan);
     let mut seen = BTreeSet::new();
@@ -212,7 +212,7 @@ pub fn render_why(cache: &Cache, plan: &Plan, cached: &lb_runner::why::Cached) -
         if !seen.insert(k) {
             continue;
         }
-        let lb_runner::plan::Target::Fixed(point) = &pp.target else {
+        let lb_manifest::plan::Target::Fixed(point) = &pp.target else {
             continue;
         };
         let _ = writeln!(
@@ -289,7 +289,7 @@ pub fn render_plan(cache: &Cache, plan: &Plan) -> String {
             }
             (Replications::Fixed(n), None) => format!("{}/{n}", ps.present),
         };
-        let settling = lb_runner::settle::Settling::of(&r.summaries);
+        let settling = lb_store::settle::Settling::of(&r.summaries);
         let settled = if r.summaries.is_empty() {
             "-".to_string()
         } else {
@@ -356,7 +356,7 @@ pub fn render_plan(cache: &Cache, plan: &Plan) -> String {
             ""
         }
     );
-    let e = lb_runner::run::estimate(cache, plan, &st);
+    let e = lb_store::run::estimate(cache, plan, &st);
     if e.runs > 0 {
         use lb_model::limits::{human_bytes, human_seconds};
         let basis = match e.measured {
@@ -396,11 +396,11 @@ fn run(
     shard: Option<&str>,
     stage: Option<u32>,
 ) -> Res {
-    let shard = shard.map(lb_runner::run::Shard::parse).transpose()?;
+    let shard = shard.map(lb_store::run::Shard::parse).transpose()?;
     if stage == Some(0) {
         return Err("--stage counts from 1 (the first stage computes the calibrations)".into());
     }
-    let loaded = lb_runner::load_all(manifests, Profile::from_quick(quick))?;
+    let loaded = lb_manifest::load_all(manifests, Profile::from_quick(quick))?;
     let plans = lb_pipeline::compute::plans(&loaded);
     let o = RunOptions {
         threads,
@@ -623,7 +623,7 @@ fn show(cache: &Cache, prefix: &str, full: bool) -> Res {
         if name.starts_with("precision-")
             && name.ends_with(".json")
             && let Read::Valid(p) =
-                lb_runner::cache::read_record::<lb_runner::cache::PrecisionRecord>(&f.path())
+                lb_store::cache::read_record::<lb_store::cache::PrecisionRecord>(&f.path())
         {
             println!(
                 "\nprecision rule {}:\n{}",
@@ -772,7 +772,7 @@ fn verify_cmd(
         let cpu: f64 = cache
             .keys()
             .iter()
-            .flat_map(|(k, _)| lb_runner::maintain::provenances(cache, k))
+            .flat_map(|(k, _)| lb_store::maintain::provenances(cache, k))
             .map(|(_, p)| p.wall_seconds)
             .sum();
         eprintln!(
@@ -831,16 +831,16 @@ fn stamp_cmd(
     use std::collections::BTreeMap;
     existing(cache)?;
     let repo = std::env::current_dir()?;
-    let at = lb_runner::provenance::Verification::at_clean_commit(&repo)?;
+    let at = lb_store::provenance::Verification::at_clean_commit(&repo)?;
     // The manifests that plan each key, by path, with their text's hash.
     let paths = lb_pipeline::manifests::manifests_or_all(manifests)?;
-    let mut planned: BTreeMap<lb_runner::Key, BTreeMap<String, String>> = BTreeMap::new();
+    let mut planned: BTreeMap<lb_manifest::Key, BTreeMap<String, String>> = BTreeMap::new();
     for m in &paths {
-        let sha = lb_runner::provenance::sha256_hex(&std::fs::read(m)?);
-        for profile in [lb_runner::Profile::Full, lb_runner::Profile::Quick] {
-            let e = lb_runner::load(m, profile)?;
+        let sha = lb_store::provenance::sha256_hex(&std::fs::read(m)?);
+        for profile in [lb_manifest::Profile::Full, lb_manifest::Profile::Quick] {
+            let e = lb_manifest::load(m, profile)?;
             for plan in std::iter::once(&e.plan).chain(e.variant_plans()) {
-                for st in lb_runner::run::status(cache, plan) {
+                for st in lb_store::run::status(cache, plan) {
                     let keys = st.key.into_iter().chain(st.calibration.map(|c| c.0));
                     for k in keys {
                         planned
@@ -861,7 +861,7 @@ fn stamp_cmd(
         if let Some(b) = known.lock().expect("not poisoned").get(c) {
             return *b;
         }
-        let b = lb_runner::provenance::in_history(&repo, c).unwrap_or(false);
+        let b = lb_store::provenance::in_history(&repo, c).unwrap_or(false);
         known.lock().expect("not poisoned").insert(c.to_string(), b);
         b
     };
@@ -1003,7 +1003,7 @@ fn cache_lineage(cache: &Cache, strict: bool) -> Res {
 /// `lb schema`: write (or with `check`, compare) the manifests' JSON Schemas.
 fn schema(out: &std::path::Path, check: bool) -> Res {
     let mut stale = Vec::new();
-    for (file, model, text) in lb_runner::schema::schemas() {
+    for (file, model, text) in lb_manifest::schema::schemas() {
         let p = out.join(file);
         if check {
             if std::fs::read_to_string(&p).ok().as_deref() != Some(text.as_str()) {

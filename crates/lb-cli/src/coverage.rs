@@ -4,11 +4,11 @@
 use crate::Command;
 use crate::outputs::Format;
 use lb_analysis::coverage::Procedure;
+use lb_manifest::Profile;
 use lb_model::precision::{MetricName, PrecisionRule};
 use lb_pipeline::compute::RunOptions;
 use lb_pipeline::coverage::{Certificate, Spec, certify, certify_all};
-use lb_runner::Profile;
-use lb_runner::cache::Cache;
+use lb_store::cache::Cache;
 use std::process::ExitCode;
 
 type Res = Result<ExitCode, Box<dyn std::error::Error>>;
@@ -123,7 +123,7 @@ pub fn coverage(cache: &Cache, c: &Command) -> Res {
             )),
         })
         .collect::<Result<_, _>>()?;
-    let e = lb_runner::load(manifest, Profile::Full)?;
+    let e = lb_manifest::load(manifest, Profile::Full)?;
     let spec = Spec {
         metric: metric.clone(),
         reference: reference.clone(),

@@ -5,10 +5,10 @@
 use crate::progress;
 use crate::ran::{point_names, print_report};
 use lb_analysis::audit::Verdict;
+use lb_manifest::Profile;
 use lb_pipeline::compute::RunOptions;
 use lb_pipeline::decide::{ClaimOutcome, DEFAULT_BUDGET_CPU, Decided, Options, Stop};
-use lb_runner::Profile;
-use lb_runner::cache::Cache;
+use lb_store::cache::Cache;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -27,7 +27,7 @@ pub fn decide(
         return Err(format!("--budget-cpu {budget}: must be a number of seconds ≥ 0").into());
     }
     let manifests = lb_pipeline::manifests_or_all(manifests)?;
-    let loaded = lb_runner::load_all(&manifests, Profile::Full)?;
+    let loaded = lb_manifest::load_all(&manifests, Profile::Full)?;
     let o = Options {
         budget_cpu: budget,
         run: RunOptions {

@@ -11,9 +11,9 @@ use lb_analysis::audit::ClaimResult;
 use lb_analysis::figure::{Figure, FigureSpec, point_estimate};
 use lb_analysis::metric::Metric;
 use lb_analysis::{PointResult, collect};
+use lb_manifest::{Experiment, Profile};
 use lb_pipeline::audit::audit;
-use lb_runner::cache::Cache;
-use lb_runner::{Experiment, Profile};
+use lb_store::cache::Cache;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -35,7 +35,7 @@ struct Side {
 fn other_side(against: &str, manifests: &[PathBuf], profile: Profile) -> Result<Side, String> {
     let p = Path::new(against);
     if p.is_dir() {
-        let loaded = lb_runner::load_all(manifests, profile).map_err(|e| e.to_string())?;
+        let loaded = lb_manifest::load_all(manifests, profile).map_err(|e| e.to_string())?;
         return Ok(Side {
             name: p.display().to_string(),
             cache: Cache::new(p),
@@ -85,9 +85,9 @@ fn other_side(against: &str, manifests: &[PathBuf], profile: Profile) -> Result<
         .filter(|m| m.exists())
         .collect();
     // An older revision's paper claims may predate `reading`.
-    lb_runner::validate::accept_claims_of_old_manifests(true);
-    let loaded = lb_runner::load_all(&theirs, profile).map_err(|e| format!("at {against}: {e}"));
-    lb_runner::validate::accept_claims_of_old_manifests(false);
+    lb_manifest::accept_claims_of_old_manifests(true);
+    let loaded = lb_manifest::load_all(&theirs, profile).map_err(|e| format!("at {against}: {e}"));
+    lb_manifest::accept_claims_of_old_manifests(false);
     let loaded = loaded?;
     Ok(Side {
         name: format!("{against} ({})", &commit[..commit.len().min(10)]),
@@ -117,7 +117,7 @@ pub fn diff(a: &Cache, against: &str, manifests: &[PathBuf], quick: bool) -> Res
     let here = Side {
         name: a.root().display().to_string(),
         cache: Cache::new(a.root()),
-        loaded: lb_runner::load_all(&manifests, profile)?,
+        loaded: lb_manifest::load_all(&manifests, profile)?,
         _tmp: None,
     };
     let there = other_side(against, &manifests, profile)?;

@@ -3,7 +3,7 @@
 //! is validated as `lb plan` would before it is written, so `lb plan` on it
 //! works at once; an existing file is never overwritten.
 
-use lb_runner::Profile;
+use lb_manifest::Profile;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -118,7 +118,7 @@ fn required_keys(model: &str, p: &PolicyArg) -> Vec<(&'static str, &'static str)
     let mut out = Vec::new();
     match model {
         "slotted" => {
-            let led = lb_runner::model::slotted::PolicyKind::parse(&p.spec)
+            let led = lb_manifest::model::slotted::PolicyKind::parse(&p.spec)
                 .is_some_and(|k| k.is_led());
             if led && !has("p_hat") && !has("budget") {
                 out.push((
@@ -329,10 +329,10 @@ pub fn new(name: &str, model: &str, policies: &[String], loads: &[f64], dir: &Pa
             .all(|c| matches!(c, std::path::Component::Normal(_)))
     {
         let depth = dir.components().count();
-        body = format!("{}\n{body}", lb_runner::schema::directive(model, depth));
+        body = format!("{}\n{body}", lb_manifest::schema::directive(model, depth));
     }
     // Validated as `lb plan` would read it: nothing is written otherwise.
-    lb_runner::load_str(&path, &body, Profile::Full).map_err(|e| {
+    lb_manifest::load_str(&path, &body, Profile::Full).map_err(|e| {
         let at = path.display().to_string();
         format!(
             "{}\n(nothing written to {at}. A policy's keys go in --policies \
@@ -362,9 +362,9 @@ mod tests {
     /// Every name a model's `spec` accepts, as a user would type it.
     fn names(model: &str) -> Vec<String> {
         let list: Vec<&str> = match model {
-            "slotted" => lb_runner::model::slotted::POLICY_NAMES.to_vec(),
-            "many" => lb_runner::model::many::MANY_POLICY_NAMES.to_vec(),
-            "spn" => lb_runner::model::spn::POLICY_NAMES.to_vec(),
+            "slotted" => lb_manifest::model::slotted::POLICY_NAMES.to_vec(),
+            "many" => lb_manifest::model::many::MANY_POLICY_NAMES.to_vec(),
+            "spn" => lb_manifest::model::spn::POLICY_NAMES.to_vec(),
             _ => unreachable!(),
         };
         // "Power-of-2 (any k: Power-of-k)" is one name with a note.
@@ -377,7 +377,7 @@ mod tests {
     fn plans(model: &str, policies: &str) -> Result<(), String> {
         let ps = parse_policies(&[policies.to_string()])?;
         let body = text("t", model, &ps, &[0.5, 0.9])?;
-        lb_runner::load_str(Path::new("experiments/t.toml"), &body, Profile::Full)
+        lb_manifest::load_str(Path::new("experiments/t.toml"), &body, Profile::Full)
             .map(|_| ())
             .map_err(|e| format!("{e}\n{body}"))
     }
@@ -417,7 +417,7 @@ mod tests {
             body.contains("budget = { same_as = \"Power-of-2\" }"),
             "{body}"
         );
-        lb_runner::load_str(Path::new("experiments/t.toml"), &body, Profile::Full)
+        lb_manifest::load_str(Path::new("experiments/t.toml"), &body, Profile::Full)
             .unwrap_or_else(|e| panic!("{e}\n{body}"));
         // A key that does not exist is refused where lb plan would refuse it.
         let e = plans("slotted", "L-JSQ-Push(p_hat=0.1,q=3)").unwrap_err();

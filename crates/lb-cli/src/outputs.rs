@@ -2,11 +2,11 @@
 //! lb-pipeline's results printed.
 
 use crate::progress;
+use lb_manifest::Profile;
 use lb_pipeline::compute::RunOptions;
 use lb_pipeline::table::Format as TableFormat;
 use lb_pipeline::{existing, manifests_or_all};
-use lb_runner::Profile;
-use lb_runner::cache::Cache;
+use lb_store::cache::Cache;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -23,7 +23,7 @@ pub enum Format {
 /// `lb table MANIFEST --format csv|md|json`.
 pub fn table(cache: &Cache, manifest: &Path, format: Format, quick: bool, long: bool) -> Res {
     existing(cache)?;
-    let e = lb_runner::load(manifest, Profile::from_quick(quick))?;
+    let e = lb_manifest::load(manifest, Profile::from_quick(quick))?;
     let format = match format {
         Format::Csv => TableFormat::Csv,
         Format::Md => TableFormat::Md,
@@ -58,7 +58,7 @@ pub fn audit(
 ) -> Res {
     existing(cache)?;
     let all = manifests.is_empty();
-    let loaded = lb_runner::load_all(&manifests_or_all(manifests)?, Profile::from_quick(quick))?;
+    let loaded = lb_manifest::load_all(&manifests_or_all(manifests)?, Profile::from_quick(quick))?;
     let audited = lb_pipeline::audit::audit(cache, &loaded);
     match format {
         Format::Json => println!("{}", serde_json::to_string_pretty(&audited.json()?)?),
@@ -98,7 +98,7 @@ pub fn audit(
 /// `lb mutants [MANIFEST…]`: the audit's mutation check, printed.
 pub fn mutants(cache: &Cache, manifests: &[PathBuf], format: Format, quick: bool) -> Res {
     existing(cache)?;
-    let loaded = lb_runner::load_all(&manifests_or_all(manifests)?, Profile::from_quick(quick))?;
+    let loaded = lb_manifest::load_all(&manifests_or_all(manifests)?, Profile::from_quick(quick))?;
     let all = lb_pipeline::audit::mutants(cache, &loaded);
     match format {
         Format::Json => println!("{}", serde_json::to_string_pretty(&all)?),
@@ -144,7 +144,7 @@ pub fn reproduce(
 ) -> Res {
     let all = manifests.is_empty();
     let manifests = manifests_or_all(manifests)?;
-    let loaded = lb_runner::load_all(&manifests, Profile::from_quick(quick))?;
+    let loaded = lb_manifest::load_all(&manifests, Profile::from_quick(quick))?;
     let fresh_cache;
     let cache = if fresh {
         let dir = lb_pipeline::reproduce::fresh_dir(cache);

@@ -2,7 +2,7 @@
 //! ETA on a terminal; plain, throttled log lines otherwise (CI logs, pipes).
 
 use indicatif::{ProgressBar, ProgressStyle};
-use lb_runner::run::Progress;
+use lb_store::run::Progress;
 use std::io::{IsTerminal, Write};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};

@@ -2,10 +2,10 @@
 //! `lb decide`), the damaged records it recomputed, and each point's
 //! precision rule, named in words.
 
+use lb_manifest::plan::Plan;
 use lb_model::key::Key;
-use lb_runner::cache::Cache;
-use lb_runner::plan::Plan;
-use lb_runner::run::{Report, status};
+use lb_store::cache::Cache;
+use lb_store::run::{Report, status};
 use std::collections::BTreeMap;
 
 /// Each planned key's name in words: "experiment: policy at axis=value …".

@@ -3,7 +3,7 @@
 
 use crate::outputs::Res;
 use lb_pipeline::slurm::{Options, Queue, stage, status as plan_status, submit};
-use lb_runner::cache::Cache;
+use lb_store::cache::Cache;
 use std::path::PathBuf;
 use std::process::ExitCode;
 

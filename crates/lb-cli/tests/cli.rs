@@ -1,7 +1,7 @@
 //! The `lb` binary end to end: plan, run, show, cache, verify; thread-count
 //! independence; kills mid-run and mid-write; concurrent runs; bad input.
 
-use lb_runner::cache::{Cache, FileKind, Read, classify};
+use lb_store::cache::{Cache, FileKind, Read, classify};
 use lb_test_support::records;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -96,7 +96,7 @@ fn ok(o: Output) -> String {
 
 /// Every file named like a record is a valid record.
 fn all_present_valid(c: &Cache) -> usize {
-    let checks = lb_runner::maintain::check_all(c);
+    let checks = lb_store::maintain::check_all(c);
     let mut n = 0;
     for ch in &checks {
         let name = ch.path.file_name().unwrap().to_string_lossy().to_string();
@@ -318,7 +318,7 @@ fn a_kill_in_the_middle_of_a_write_leaves_no_damaged_record() {
     assert!(
         !record.exists()
             || matches!(
-                lb_runner::cache::read_record::<serde_json::Value>(&record),
+                lb_store::cache::read_record::<serde_json::Value>(&record),
                 Read::Valid(_)
             )
     );
@@ -428,7 +428,7 @@ fn a_resealed_tampered_record_is_caught_by_verify() {
     for x in summary["mean_queue"].as_array_mut().unwrap() {
         *x = serde_json::json!(x.as_f64().unwrap() * 0.9);
     }
-    let sum = lb_runner::cache::checksum_of(&v);
+    let sum = lb_store::cache::checksum_of(&v);
     v.as_object_mut()
         .unwrap()
         .insert("checksum".into(), sum.into());
@@ -765,10 +765,10 @@ fn the_audit_gate_fails_on_missing_data() {
         .into_iter()
         .filter(|(k, _)| {
             // A WR point the claim reads (load ≤ 0.8).
-            matches!(c.read_point(k), lb_runner::cache::Read::Valid(p)
+            matches!(c.read_point(k), lb_store::cache::Read::Valid(p)
             if p.point.policy_name() == "WR"
                 && p.point.config.parameters().iter().any(|(n, v)| {
-                    *n == "load" && matches!(v, lb_runner::Param::Number(x) if *x < 0.85)
+                    *n == "load" && matches!(v, lb_manifest::Param::Number(x) if *x < 0.85)
                 }))
         })
         .collect();
@@ -840,7 +840,7 @@ fn tidy_tables_and_the_export_read_back() {
     ok(d.run(&["export", "m.toml", "--out", "all.parquet"]));
     let all = read_parquet(&d.path.join("all.parquet")).unwrap();
     let reps = count_replications(&d.cache("results"));
-    let per = lb_runner::Model::Slotted.metrics().len();
+    let per = lb_manifest::Model::Slotted.metrics().len();
     assert_eq!(all.height(), reps * per);
     let exp = all.column("experiment").unwrap().str().unwrap();
     assert!(exp.iter().all(|e| e == Some("many")));
@@ -1259,7 +1259,7 @@ fn stamped_records_lead_to_a_clean_commit_and_the_gate_checks_it() {
         .unwrap();
     let v: serde_json::Value =
         serde_json::from_slice(&std::fs::read(c.replication_path(&k, 0)).unwrap()).unwrap();
-    let sha = lb_runner::provenance::sha256_hex(&std::fs::read(d.path.join("m.toml")).unwrap());
+    let sha = lb_store::provenance::sha256_hex(&std::fs::read(d.path.join("m.toml")).unwrap());
     assert_eq!(
         v["provenance"]["verified"]["manifest_sha256"]["m.toml"],
         sha

@@ -3,7 +3,7 @@
 //! on a machine with a Slurm cluster (`just slurm-test` sets one up), `lb
 //! slurm --submit` runs a manifest as job arrays with the same result.
 
-use lb_runner::cache::Cache;
+use lb_store::cache::Cache;
 use lb_test_support::records;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -11,8 +11,8 @@
 //! replications until an interval is narrow enough; and the slotted model's
 //! message-budget calibrations ([`slotted::calibrate`]).
 //!
-//! Nothing here reads a manifest or touches the disk: lb-runner turns
-//! manifests into points and runs them into the cache.
+//! Nothing here reads a manifest or touches the disk: lb-manifest turns
+//! manifests into points, lb-store runs them into the cache.
 //!
 //! Layering inside the crate, leaves first: [`canonical`], [`limits`],
 //! [`metric`], [`model`] (which model, engine version, profile) → the three

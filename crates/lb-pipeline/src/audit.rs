@@ -4,7 +4,7 @@
 //! claim that is refuted or lacks data.
 //!
 //! A claim is held at the level its experiment's decide ledger leaves it
-//! ([`lb_runner::Experiment::claims_as_audited`]: stricter after more than
+//! ([`lb_manifest::Experiment::claims_as_audited`]: stricter after more than
 //! one look, [`crate::decide`]); a robustness map's row of the manifest's
 //! own settings shows the claims' verdicts at those levels, as the audit
 //! does, and its other rows the manifest's levels.
@@ -14,8 +14,8 @@ use lb_analysis::audit::{ClaimResult, ExperimentClaims, Verdict, audit_experimen
 use lb_analysis::report::{assemble, claims_json, experiments_in, write_if_changed};
 use lb_analysis::robustness::{MapResult, audit_maps};
 use lb_analysis::{PointResult, collect};
-use lb_runner::Experiment;
-use lb_runner::cache::Cache;
+use lb_manifest::Experiment;
+use lb_store::cache::Cache;
 use std::path::Path;
 
 /// The verdicts on a set of experiments, in their order.
@@ -218,13 +218,13 @@ pub struct Gate {
 /// The statement inventories beside the loaded manifests
 /// (`experiments/inventory/`); none when there are none, or when they do
 /// not read (loading the manifests checked them).
-pub fn inventories(loaded: &[Experiment]) -> Vec<lb_runner::inventory::Inventory> {
+pub fn inventories(loaded: &[Experiment]) -> Vec<lb_manifest::inventory::Inventory> {
     let files: Vec<std::path::PathBuf> = loaded
         .iter()
         .map(|e| e.loaded.file().to_path_buf())
         .collect();
-    lb_runner::inventory::beside(&files)
-        .and_then(|d| lb_runner::inventory::load_dir(&d).ok())
+    lb_manifest::inventory::beside(&files)
+        .and_then(|d| lb_manifest::inventory::load_dir(&d).ok())
         .unwrap_or_default()
 }
 

@@ -3,14 +3,14 @@
 //! themselves into the cache.
 
 use crate::Error;
+use lb_manifest::Experiment;
+use lb_manifest::plan::Plan;
 use lb_model::Key;
 use lb_model::limits::{Cost, soft_limit};
 use lb_model::model::Profile;
-use lb_runner::Experiment;
-use lb_runner::cache::Cache;
-use lb_runner::plan::Plan;
-use lb_runner::provenance::Context;
-use lb_runner::run::{Progress, Report, Shard, estimate, run_plans_sharded, status};
+use lb_store::cache::Cache;
+use lb_store::provenance::Context;
+use lb_store::run::{Progress, Report, Shard, estimate, run_plans_sharded, status};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -128,7 +128,7 @@ pub fn run(
 pub fn referenced(cache: &Cache, manifests: &[PathBuf]) -> Result<BTreeSet<Key>, Error> {
     let mut keep = BTreeSet::new();
     for p in [Profile::Full, Profile::Quick] {
-        for plan in plans(&lb_runner::load_all(manifests, p)?) {
+        for plan in plans(&lb_manifest::load_all(manifests, p)?) {
             keep.extend(plan.calibrations.iter().map(|c| c.key()));
             keep.extend(status(cache, &plan).iter().filter_map(|s| s.key));
         }

@@ -10,12 +10,12 @@ use crate::Error;
 use crate::compute::{RunOptions, run};
 use lb_analysis::coverage::{Coverage, Procedure, coverage};
 use lb_analysis::{Metric, collect};
+use lb_manifest::Experiment;
+use lb_manifest::Profile;
+use lb_manifest::plan::Target;
 use lb_model::precision::{MetricName, PrecisionRule};
-use lb_runner::Experiment;
-use lb_runner::Profile;
-use lb_runner::cache::Cache;
-use lb_runner::plan::Target;
-use lb_runner::run::Progress;
+use lb_store::cache::Cache;
+use lb_store::run::Progress;
 use std::path::{Path, PathBuf};
 
 /// What to certify: the metric, the exact reference it is held to, the
@@ -491,12 +491,12 @@ impl Certificate {
             "macros": self.toml.certificate.macros,
             "points": keys,
         });
-        lb_runner::provenance::sha256_hex(body.to_string().as_bytes())
+        lb_store::provenance::sha256_hex(body.to_string().as_bytes())
     }
 
     /// The record of an entry, if the cache holds one at its current key.
     pub fn read_record(&self, cache: &Cache, e: &EntryToml) -> Result<Option<EntryRecord>, Error> {
-        let x = lb_runner::load(&self.manifest(e), Profile::Full)?;
+        let x = lb_manifest::load(&self.manifest(e), Profile::Full)?;
         let key = self.key(e, &x);
         let path = Certificate::dir(cache).join(format!("{}.json", &key[..16]));
         let Ok(text) = std::fs::read_to_string(&path) else {
@@ -547,7 +547,7 @@ pub fn certify_all(
             continue;
         }
         let path = c.manifest(e);
-        let x = lb_runner::load(&path, Profile::Full)?;
+        let x = lb_manifest::load(&path, Profile::Full)?;
         let spec = Spec {
             metric: e.metric.clone(),
             reference: e.reference.clone(),
@@ -580,7 +580,7 @@ pub fn certify_all(
         std::fs::create_dir_all(&dir)
             .map_err(|err| format!("{}: cannot create: {err}", dir.display()))?;
         let file = dir.join(format!("{}.json", &key[..16]));
-        lb_runner::cache::atomic_write(&file, serde_json::to_string_pretty(&rec)?.as_bytes())
+        lb_store::cache::atomic_write(&file, serde_json::to_string_pretty(&rec)?.as_bytes())
             .map_err(|err| format!("{}: {err}", file.display()))?;
         out.push(rec);
     }

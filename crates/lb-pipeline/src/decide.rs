@@ -8,7 +8,7 @@
 //! A claim of level 1 − α is audited at look j = 1 as always, at 1 − α. At
 //! look j ≥ 2 (after j − 1 rounds that changed the replications it reads)
 //! it is audited at 1 − α_j, α_j = α·6/(π² j²)
-//! ([`lb_runner::ledger::spent_level`]); Σ_j α_j = α, since Σ 1/j² = π²/6.
+//! ([`lb_manifest::ledger::spent_level`]); Σ_j α_j = α, since Σ 1/j² = π²/6.
 //!
 //! Why the error stays at α. Let E_j be the event that look j errs (an
 //! interval at level 1 − α_j misses the quantity it estimates, so that a
@@ -93,7 +93,7 @@
 //! # Where the extra replications live
 //!
 //! In the experiment's ledger, `experiments/decide/<experiment>.json`
-//! ([`lb_runner::ledger`]): per claim its looks, per point key the
+//! ([`lb_manifest::ledger`]): per claim its looks, per point key the
 //! replications run. The loader reads it, so every plan (`lb run`, `lb
 //! reproduce`, `lb audit`, a fresh clone) reads those points with that many
 //! replications, and the audit holds each claim at the level of its looks.
@@ -118,13 +118,13 @@ use crate::Error;
 use crate::compute::{Ran, RunOptions, plans, run};
 use lb_analysis::audit::{Check, ClaimResult, Verdict, audit_experiment};
 use lb_analysis::{PointResult, collect};
+use lb_manifest::Experiment;
+use lb_manifest::claim::{Check as ClaimCheck, Claim, Direction};
+use lb_manifest::ledger::{Ledger, spent_level};
 use lb_model::Key;
 use lb_model::limits::MAX_REPLICATIONS;
-use lb_runner::Experiment;
-use lb_runner::cache::{Cache, Read, atomic_write};
-use lb_runner::claim::{Check as ClaimCheck, Claim, Direction};
-use lb_runner::ledger::{Ledger, spent_level};
-use lb_runner::run::Progress;
+use lb_store::cache::{Cache, Read, atomic_write};
+use lb_store::run::Progress;
 use statrs::distribution::{ContinuousCDF, StudentsT};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -338,7 +338,7 @@ pub fn decide(
             spent.charged += round.charged;
             spent.cpu += round.cpu;
             spent.wall_of_records += round.wall_of_records;
-            let file = lb_runner::ledger::path(s.e.loaded.file(), s.e.name());
+            let file = lb_manifest::ledger::path(s.e.loaded.file(), s.e.name());
             write_ledger(&file, &s.e.ledger)?;
             written.insert(file);
             let o = outcomes

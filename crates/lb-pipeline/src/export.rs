@@ -5,7 +5,7 @@
 use crate::Error;
 use lb_model::Key;
 use lb_model::model::Profile;
-use lb_runner::cache::Cache;
+use lb_store::cache::Cache;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -22,8 +22,8 @@ pub struct Exported {
 pub fn export(cache: &Cache, manifests: &[PathBuf], out: &Path) -> Result<Exported, Error> {
     let mut experiments: BTreeMap<Key, Vec<String>> = BTreeMap::new();
     for p in [Profile::Full, Profile::Quick] {
-        for e in lb_runner::load_all(manifests, p)? {
-            for st in lb_runner::run::status(cache, &e.plan) {
+        for e in lb_manifest::load_all(manifests, p)? {
+            for st in lb_store::run::status(cache, &e.plan) {
                 if let Some(k) = st.key {
                     let names = experiments.entry(k).or_default();
                     if !names.iter().any(|n| n == e.name()) {

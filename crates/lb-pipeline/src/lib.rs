@@ -2,7 +2,7 @@
 //!
 //! What the `lb` commands do, callable from Rust (tests, scripts, future
 //! bindings) without a command line: every function here takes loaded
-//! experiments ([`lb_runner::load_all`], the one loader) or manifest paths,
+//! experiments ([`lb_manifest::load_all`], the one loader) or manifest paths,
 //! and returns what it found or wrote; it prints nothing. lb-cli parses
 //! arguments, calls these, and prints.
 //!

@@ -1,7 +1,7 @@
 //! Which manifests a command reads, and whether a results directory exists.
 
 use crate::Error;
-use lb_runner::cache::Cache;
+use lb_store::cache::Cache;
 use std::path::{Path, PathBuf};
 
 /// The manifests named, or every `experiments/*.toml` in name order.

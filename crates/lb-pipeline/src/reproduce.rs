@@ -8,9 +8,9 @@ use crate::compute::{Ran, RunOptions, plans, run};
 use lb_analysis::figure::FigureSpec;
 use lb_analysis::report::{Experiment as Page, Written, assemble, write_experiment};
 use lb_analysis::{PointResult, collect};
-use lb_runner::Experiment;
-use lb_runner::cache::Cache;
-use lb_runner::run::Progress;
+use lb_manifest::Experiment;
+use lb_store::cache::Cache;
+use lb_store::run::Progress;
 use std::path::{Path, PathBuf};
 
 /// What `reproduce` did.
@@ -90,7 +90,7 @@ pub fn reproduce(
             robustness: ms,
             robustness_cost: (cost.robustness.records, cost.robustness.seconds),
             calibration_cost: (cost.calibrations.records, cost.calibrations.seconds),
-            prose: lb_runner::prose::fields(l)
+            prose: lb_manifest::prose::fields(l)
                 .into_iter()
                 .map(|(f, t)| (f, t.to_string()))
                 .collect(),

@@ -1,7 +1,7 @@
 //! Scale-out on Slurm: a sweep as job arrays, and where it stands.
 //!
 //! lb does not schedule anything itself. [`stage`] writes one sbatch script
-//! per stage of the work ([`lb_runner::run::stages`]): a job array of N
+//! per stage of the work ([`lb_store::run::stages`]): a job array of N
 //! tasks, task I running `lb run MANIFEST… --shard I/N`, each stage
 //! depending on the one before (`--dependency=afterok`) — first the
 //! message-budget calibrations, then each round of precision-driven
@@ -12,8 +12,8 @@
 use crate::Error;
 use crate::compute::plans;
 use lb_model::model::Profile;
-use lb_runner::cache::Cache;
-use lb_runner::run::{stages, status as point_status};
+use lb_store::cache::Cache;
+use lb_store::run::{stages, status as point_status};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -53,7 +53,7 @@ fn absolute(p: &Path) -> Result<PathBuf, Error> {
 }
 
 /// The job name of an experiment set: `lb-` and the first experiment's name.
-fn job_name(plans: &[lb_runner::Plan]) -> String {
+fn job_name(plans: &[lb_manifest::Plan]) -> String {
     format!(
         "lb-{}",
         plans.first().map(|p| p.name.as_str()).unwrap_or("run")
@@ -76,7 +76,7 @@ pub fn stage(cache: &Cache, manifests: &[PathBuf], o: &Options) -> Result<Staged
     if o.cpus == 0 || o.cpus > 1024 {
         return Err(format!("--cpus must lie in 1..=1024, got {}", o.cpus).into());
     }
-    let plans = plans(&lb_runner::load_all(
+    let plans = plans(&lb_manifest::load_all(
         manifests,
         Profile::from_quick(o.quick),
     )?);
@@ -262,7 +262,10 @@ pub fn status(
     quick: bool,
 ) -> Result<(Vec<PlanStatus>, Queue), Error> {
     crate::existing(cache)?;
-    let plans = plans(&lb_runner::load_all(manifests, Profile::from_quick(quick))?);
+    let plans = plans(&lb_manifest::load_all(
+        manifests,
+        Profile::from_quick(quick),
+    )?);
     let rows = plans
         .iter()
         .map(|plan| {

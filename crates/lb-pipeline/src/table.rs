@@ -5,8 +5,8 @@ use crate::Error;
 use lb_analysis::collect;
 use lb_analysis::metric::Metric;
 use lb_analysis::table::{csv, json, markdown, point_summaries, replications_frame, summary_frame};
-use lb_runner::Experiment;
-use lb_runner::cache::Cache;
+use lb_manifest::Experiment;
+use lb_store::cache::Cache;
 
 /// The formats of a table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -6,12 +6,12 @@
 //! (P(|Z| > 3.9) ≈ 10⁻⁴).
 
 use lb_analysis::coverage::{Coverage, Procedure};
+use lb_manifest::{Profile, load_str};
 use lb_model::precision::{MetricName, PrecisionRule};
 use lb_pipeline::compute::RunOptions;
 use lb_pipeline::coverage::{Certificate, ControlToml, Spec, certify, certify_all, certify_with};
-use lb_runner::cache::Cache;
-use lb_runner::run::Silent;
-use lb_runner::{Profile, load_str};
+use lb_store::cache::Cache;
+use lb_store::run::Silent;
 use std::path::Path;
 
 /// Random on two servers, each an M/M/1 (or M/M/1/4 with `buffer`) queue.
@@ -511,7 +511,7 @@ fn the_committed_certificate_is_current() {
 }
 
 /// The audit decides a claim of level 1 − α at 1 − f·α
-/// (lb-runner's `calibration`): f is what the committed certificate
+/// (lb-manifest's `calibration`): f is what the committed certificate
 /// measured, at each level it certifies — the lowest level read again at
 /// which a true value claim is refuted in at most α of the pooled printed
 /// macro-replications.
@@ -524,12 +524,12 @@ fn the_calibration_is_the_certificates() {
     let levels: Vec<f64> = std::iter::once(h.level).chain(h.strict).collect();
     assert_eq!(
         levels,
-        lb_runner::calibration::CALIBRATION
+        lb_manifest::calibration::CALIBRATION
             .iter()
             .map(|c| c.0)
             .collect::<Vec<_>>()
     );
-    for (level, f) in lb_runner::calibration::CALIBRATION {
+    for (level, f) in lb_manifest::calibration::CALIBRATION {
         let rows = lb_analysis::coverage::decided_at(&views, level);
         // Every printed row carries its reading at the higher levels: the
         // calibration pools all of them, none left out.

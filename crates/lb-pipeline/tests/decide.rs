@@ -6,12 +6,12 @@
 //! nothing.
 
 use lb_analysis::audit::{ClaimResult, Verdict};
+use lb_manifest::{Profile, load_all};
 use lb_pipeline::audit::audit;
 use lb_pipeline::compute::{RunOptions, plans, run};
 use lb_pipeline::decide::{Decided, Options, Stop, decide};
-use lb_runner::cache::Cache;
-use lb_runner::run::Silent;
-use lb_runner::{Profile, load_all};
+use lb_store::cache::Cache;
+use lb_store::run::Silent;
 use std::path::{Path, PathBuf};
 
 /// Weighted random on three identical Bernoulli servers, whose E[ΣQ] is
@@ -112,7 +112,7 @@ fn level_at(j: u32) -> f64 {
 }
 
 fn decided_at() -> f64 {
-    use lb_runner::calibration::{DecideAt, decision_level};
+    use lb_manifest::calibration::{DecideAt, decision_level};
     decision_level(0.95, DecideAt::Calibrated)
 }
 

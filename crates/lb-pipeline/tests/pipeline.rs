@@ -2,12 +2,12 @@
 //! reproduced into a scratch results directory and report, audited, and
 //! reproduced again from the cache.
 
+use lb_manifest::{Profile, load_all};
 use lb_pipeline::audit::audit;
 use lb_pipeline::compute::RunOptions;
 use lb_pipeline::reproduce::reproduce;
-use lb_runner::cache::Cache;
-use lb_runner::run::Silent;
-use lb_runner::{Profile, load_all};
+use lb_store::cache::Cache;
+use lb_store::run::Silent;
 use std::path::{Path, PathBuf};
 
 /// Weighted random on three identical Bernoulli servers is three independent

@@ -5,12 +5,12 @@
 //! repository; a few seconds.
 
 use lb_analysis::audit::Verdict;
+use lb_manifest::claim::Origin;
 use lb_model::model::Profile;
-use lb_runner::cache::Cache;
-use lb_runner::claim::Origin;
+use lb_store::cache::Cache;
 use std::path::{Path, PathBuf};
 
-fn shipped() -> (Cache, Vec<lb_runner::Experiment>) {
+fn shipped() -> (Cache, Vec<lb_manifest::Experiment>) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut paths: Vec<PathBuf> = std::fs::read_dir(root.join("experiments"))
         .unwrap()
@@ -19,7 +19,7 @@ fn shipped() -> (Cache, Vec<lb_runner::Experiment>) {
         .filter(|p| p.extension().is_some_and(|x| x == "toml"))
         .collect();
     paths.sort();
-    let loaded = lb_runner::load_all(&paths, Profile::Full).unwrap_or_else(|e| panic!("{e}"));
+    let loaded = lb_manifest::load_all(&paths, Profile::Full).unwrap_or_else(|e| panic!("{e}"));
     (Cache::new(root.join("results")), loaded)
 }
 

@@ -7,11 +7,11 @@
 //!   as the panic message;
 //! - [`run`]: plans computed on a pool of a given number of threads.
 
+use lb_manifest::{Plan, Profile, load_str};
 use lb_model::canonical::canonical_value;
-use lb_runner::cache::Cache;
-use lb_runner::provenance::Context;
-use lb_runner::run::{Report, Silent, run_plans};
-use lb_runner::{Plan, Profile, load_str};
+use lb_store::cache::Cache;
+use lb_store::provenance::Context;
+use lb_store::run::{Report, Silent, run_plans};
 use std::collections::BTreeMap;
 use std::path::Path;
 

@@ -2,7 +2,7 @@
 //! and a claim's [`ClaimResult`]. Types only (and their JSON form), used by
 //! every other part of the audit.
 
-use lb_runner::claim::{ClaimKind, Origin};
+use lb_manifest::claim::{ClaimKind, Origin};
 use serde::Serialize;
 
 /// A claim's verdict.
@@ -247,11 +247,11 @@ pub struct Check {
     /// How the verdict was decided, in numbers (None where no threshold
     /// decides it: a stability count, an unstable policy, no interval).
     pub decision: Option<Decision>,
-    /// Why a point read has not settled ([`lb_runner::settle`]); such a
+    /// Why a point read has not settled ([`lb_store::settle`]); such a
     /// check decides nothing.
     pub unsettled: Option<String>,
     /// At least how many times longer the runs of the points read must be
-    /// to settle ([`lb_runner::settle::Settling::longer`], a lower bound).
+    /// to settle ([`lb_store::settle::Settling::longer`], a lower bound).
     pub longer: Option<f64>,
 }
 
@@ -313,7 +313,7 @@ pub struct ClaimResult {
     /// The level its manifest states, and whether the certificate's
     /// calibration applies to it.
     pub stated_level: f64,
-    pub decide_at: lb_runner::calibration::DecideAt,
+    pub decide_at: lb_manifest::calibration::DecideAt,
     pub verdict: Verdict,
     /// A confirmed claim that does not discriminate, with the reason: its
     /// foil holds too (or is undecided), no setting could fail it

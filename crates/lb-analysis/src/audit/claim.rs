@@ -1,5 +1,5 @@
 //! Auditing a claim: the dispatcher that reads a claim's points by its kind
-//! (one `match` on its [`lb_runner::claim::Check`], an arm per kind, each
+//! (one `match` on its [`lb_manifest::claim::Check`], an arm per kind, each
 //! handing its own keys to its module: [`super::ordering`], [`super::value`],
 //! [`super::trend`], [`super::limit`], [`super::stability`]), the verdict of
 //! the claim from the verdicts of its points, the checks of its `why` (each
@@ -11,9 +11,9 @@ use super::rule::rule;
 use super::{limit, ordering, sharpness, stability, trend, value};
 use crate::metric::Metric;
 use crate::results::PointResult;
-use lb_runner::claim::{Check as ClaimCheck, Claim, Origin, StandsFor};
-use lb_runner::outputs::where_matches;
-use lb_runner::settle::Settling;
+use lb_manifest::claim::{Check as ClaimCheck, Claim, Origin, StandsFor};
+use lb_manifest::outputs::where_matches;
+use lb_store::settle::Settling;
 
 /// Audits one claim against the results of its experiment.
 pub fn audit_claim(experiment: &str, c: &Claim, results: &[PointResult]) -> ClaimResult {
@@ -143,7 +143,7 @@ fn overall(checks: &[Check]) -> Verdict {
     }
 }
 
-/// The settling rule ([`lb_runner::settle`]) on every point a check reads:
+/// The settling rule ([`lb_store::settle`]) on every point a check reads:
 /// a check reading one that has not settled decides nothing, and says why
 /// and how much longer its runs should be.
 fn settle(checks: &mut [Check], results: &[PointResult]) {

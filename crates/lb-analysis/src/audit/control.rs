@@ -7,7 +7,7 @@ use super::points::{point_stable, same_point, stats, values};
 use super::words::{num, sig5};
 use crate::metric::Metric;
 use crate::results::PointResult;
-use lb_runner::claim::{Beta, Control};
+use lb_manifest::claim::{Beta, Control};
 
 /// A control-variate estimate of a metric at one point, beside the direct
 /// one.

@@ -3,7 +3,7 @@
 
 use super::check::{Check, ClaimResult};
 use super::words::{lower_first, num, sig5};
-use lb_runner::claim::ClaimKind;
+use lb_manifest::claim::ClaimKind;
 
 /// "mean ± half-width", or the value alone.
 pub(super) fn measured(c: &Check) -> String {
@@ -46,7 +46,7 @@ pub(super) fn unstable_count(k: &Check) -> usize {
 
 /// A check's axis values as a reader reads them: "load = 0.9, count_own = true".
 pub(super) fn at_words(k: &Check) -> String {
-    lb_runner::plan::axes_words(k.axes.iter().map(|(a, v)| (a.as_str(), v.as_str())))
+    lb_manifest::plan::axes_words(k.axes.iter().map(|(a, v)| (a.as_str(), v.as_str())))
 }
 
 /// One check in words, every number labelled: what was measured, its

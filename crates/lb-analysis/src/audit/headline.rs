@@ -5,7 +5,7 @@
 
 use super::summary::{ClaimRow, ExperimentClaims, Tally};
 use super::words::{md, num};
-use lb_runner::inventory::Inventory;
+use lb_manifest::inventory::Inventory;
 use std::fmt::Write as _;
 
 /// The count line: statements, stand-ins, checks ("12 statements of the

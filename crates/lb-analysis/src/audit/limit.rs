@@ -10,8 +10,8 @@ use super::points::{at_string, keys, point_stable, reference, series, stats, und
 use super::words::{num, sig5, with_tolerance};
 use crate::metric::Metric;
 use crate::results::PointResult;
-use lb_runner::claim::{Limit, Toward};
-use lb_runner::outputs::Where;
+use lb_manifest::claim::{Limit, Toward};
+use lb_manifest::outputs::Where;
 
 /// The checks of a limit claim: one per series of each policy along the
 /// claim's axis, on its last points (nearest the limit).

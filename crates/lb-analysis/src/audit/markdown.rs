@@ -8,8 +8,8 @@ use super::describe::{describe, measured, percent, unstable_count};
 use super::headline;
 use super::summary::{ClaimRow, ExperimentClaims};
 use super::words::{md, sig5};
-use lb_runner::claim::{ClaimKind, Origin};
-use lb_runner::inventory::Inventory;
+use lb_manifest::claim::{ClaimKind, Origin};
+use lb_manifest::inventory::Inventory;
 use std::fmt::Write as _;
 
 /// The anchor of a claim's section in the audit.
@@ -391,7 +391,7 @@ pub fn terminal(experiments: &[(ExperimentClaims, String)], inventories: &[Inven
 /// coverage certificate's calibration, a further look's alpha spending, or
 /// both (empty when they are at it).
 fn level_note(c: &ClaimResult) -> String {
-    use lb_runner::calibration::{DecideAt, decision_level};
+    use lb_manifest::calibration::{DecideAt, decision_level};
     let decided = decision_level(c.stated_level, c.decide_at);
     let mut why = Vec::new();
     if c.decide_at == DecideAt::Calibrated && decided != c.stated_level {

@@ -20,7 +20,7 @@
 use super::check::{Check, ClaimResult, Decision, Verdict};
 use super::claim::{audit_claim, audit_shifted};
 use crate::results::PointResult;
-use lb_runner::claim::{Check as ClaimCheck, Claim, Direction, Side};
+use lb_manifest::claim::{Check as ClaimCheck, Claim, Direction, Side};
 use serde::Serialize;
 
 /// The multiples of the half-width the threshold is moved past the

@@ -8,8 +8,8 @@ use super::check::{Check, Decision, Verdict};
 use super::points::{at_string, keys, point_stable, same_point, selected, stats, values};
 use crate::metric::Metric;
 use crate::results::{PointResult, paired_differences};
-use lb_runner::claim::Ordering;
-use lb_runner::outputs::Where;
+use lb_manifest::claim::Ordering;
+use lb_manifest::outputs::Where;
 
 /// The checks of an ordering claim: one per point of `better`, against its
 /// partner of `worse` at the same axis values.

@@ -5,8 +5,8 @@
 use super::check::{Check, Verdict};
 use crate::metric::Metric;
 use crate::results::PointResult;
-use lb_runner::outputs::{Reference, Where, where_matches};
-use lb_runner::{Point, Summary};
+use lb_manifest::outputs::{Reference, Where, where_matches};
+use lb_manifest::{Point, Summary};
 
 /// A point's (axis, value) pairs.
 pub(super) type Axes = Vec<(String, String)>;
@@ -24,9 +24,9 @@ pub(super) fn axes_string(axes: &[(String, String)]) -> String {
 }
 
 /// Whether two points of an experiment sit at the same axis values (an axis
-/// that does not apply to one of them aside: [`lb_runner::plan::same_axes`]).
+/// that does not apply to one of them aside: [`lb_manifest::plan::same_axes`]).
 pub(super) fn same_point(a: &PointResult, b: &PointResult) -> bool {
-    lb_runner::plan::same_axes(
+    lb_manifest::plan::same_axes(
         a.axes.iter().map(|x| x.1.as_str()),
         b.axes.iter().map(|x| x.1.as_str()),
     )
@@ -46,7 +46,7 @@ pub(super) fn selected<'a>(
 }
 
 /// A named or numeric reference at one point and replication (named ones
-/// are the model's: [`lb_runner::Model::references`]).
+/// are the model's: [`lb_manifest::Model::references`]).
 pub(super) fn reference(
     reference: &Reference,
     metric: &str,

@@ -3,8 +3,8 @@
 
 use super::words::{lower_first, sig5, tolerance_words};
 use crate::metric::Metric;
-use lb_runner::claim::{Check, Side, Toward};
-use lb_runner::outputs::Reference;
+use lb_manifest::claim::{Check, Side, Toward};
+use lb_manifest::outputs::Reference;
 
 /// What a claim holds its points to, in words.
 pub(super) fn rule(c: &Check, metric: Option<Metric>) -> String {
@@ -91,7 +91,7 @@ pub(super) fn rule(c: &Check, metric: Option<Metric>) -> String {
 /// The slowest approach of a limit claim as a power of its axis, in figure
 /// markup (braces, so that `servers^{−0.5}` is one superscript): |gap| ∝ x^r
 /// toward zero, x^−r toward infinity.
-fn rate_power(c: &lb_runner::claim::Limit, r: f64) -> String {
+fn rate_power(c: &lb_manifest::claim::Limit, r: f64) -> String {
     let sign = match c.toward {
         Toward::Zero => "",
         Toward::Infinity => "−",

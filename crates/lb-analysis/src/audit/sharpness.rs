@@ -6,7 +6,7 @@
 
 use super::check::{Check, Verdict};
 use super::words::{num, sig5};
-use lb_runner::claim::{Check as ClaimCheck, Side};
+use lb_manifest::claim::{Check as ClaimCheck, Side};
 
 /// A bound this many times the measurement (or under its reciprocal) at
 /// every point read is loose: about two thirds of a decade, where a

@@ -12,8 +12,8 @@ use super::check::{Check, Verdict};
 use super::points::{at_string, keys, selected};
 use crate::results::PointResult;
 use lb_core::stability::PointStability;
-use lb_runner::claim::Stability;
-use lb_runner::outputs::Where;
+use lb_manifest::claim::Stability;
+use lb_manifest::outputs::Where;
 
 /// The checks of a stability claim: one per point of each policy that has
 /// replications.

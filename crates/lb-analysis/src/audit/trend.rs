@@ -7,9 +7,9 @@ use super::points::{axes_string, keys, point_stable, series, stats, values};
 use super::words::sig5;
 use crate::metric::Metric;
 use crate::results::{PointResult, paired_differences};
-use lb_runner::Point;
-use lb_runner::claim::{Direction, Trend};
-use lb_runner::outputs::Where;
+use lb_manifest::Point;
+use lb_manifest::claim::{Direction, Trend};
+use lb_manifest::outputs::Where;
 
 /// The checks of a trend claim: one per step between neighbouring points of
 /// each series of each policy.

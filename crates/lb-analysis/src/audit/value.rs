@@ -1,5 +1,5 @@
 //! Value and bound claims: a metric held, point by point, to a reference (a
-//! number, or one the model computes at each point: [`lb_runner::Model::references`]),
+//! number, or one the model computes at each point: [`lb_manifest::Model::references`]),
 //! as equal to it within a tolerance or on one side of it. Paired per
 //! replication with the reference, and sharpened by a control variate where
 //! the claim names one ([`super::control`]).
@@ -10,8 +10,8 @@ use super::points::{at_string, keys, point_stable, reference, selected, stats, u
 use super::words::{sig5, with_tolerance};
 use crate::metric::Metric;
 use crate::results::PointResult;
-use lb_runner::claim::{Bound, Control, Side, Value};
-use lb_runner::outputs::{Reference, Where};
+use lb_manifest::claim::{Bound, Control, Side, Value};
+use lb_manifest::outputs::{Reference, Where};
 
 /// The checks of a value claim: one per point of each policy.
 pub(super) fn value_checks(

@@ -2,7 +2,7 @@
 //! without trailing zeros, a minus sign, a claim's tolerance in words, text
 //! made safe for a Markdown table.
 
-use lb_runner::claim::Tolerance;
+use lb_manifest::claim::Tolerance;
 
 /// A reference with a claim's tolerance, as a threshold: "1 ± 10%",
 /// "0 ± 0.005", "2 ± (0.1 + 5%)" (the reference alone without one).

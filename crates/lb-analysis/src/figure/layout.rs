@@ -14,7 +14,7 @@ use super::style::styles;
 use crate::canvas::{text_width, wrap};
 use crate::stats::{IntervalKind, MetricKind};
 use crate::ticks;
-use lb_runner::outputs::FigureKind;
+use lb_manifest::outputs::FigureKind;
 
 /// Lays out `fig`.
 pub fn plan(fig: &Figure) -> Plan {

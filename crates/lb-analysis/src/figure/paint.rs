@@ -14,7 +14,7 @@ use super::style::{
     BAND_ALPHA, BAND_COLOUR, BLACK_RGB, Marker, REF_COLOUR, REF_DASHES, Style, marker_points,
 };
 use crate::canvas::{Anchor, Canvas, Rgb, Stroke, TextStyle, WHITE};
-use lb_runner::outputs::FigureKind;
+use lb_manifest::outputs::FigureKind;
 
 /// A marker of `style` centred at (x, y), filled or `hollow`.
 fn draw_marker(c: &mut dyn Canvas, style: &Style, x: f64, y: f64, r: f64, hollow: bool) {

@@ -11,8 +11,8 @@
 use super::spec::FigureSpec;
 use crate::results::PointResult;
 use crate::ticks;
-use lb_runner::outputs::Reference;
-use lb_runner::{Point, PointConfig};
+use lb_manifest::outputs::Reference;
+use lb_manifest::{Point, PointConfig};
 
 /// How many x values a reference curve is evaluated at, between its first
 /// and last point, where the model can evaluate it there.

@@ -8,8 +8,8 @@ use super::spec::FigureSpec;
 use crate::metric::Metric;
 use crate::results::PointResult;
 use crate::stats::{Estimate, LEVEL, estimate};
-use lb_runner::Point;
-use lb_runner::outputs::FigureKind;
+use lb_manifest::Point;
+use lb_manifest::outputs::FigureKind;
 
 /// One plotted point: its x, its estimate with the interval, whether the
 /// run settled, and the key of its records.
@@ -18,7 +18,7 @@ pub struct Dot {
     pub x: f64,
     pub est: Estimate,
     pub stable: bool,
-    /// Whether its runs settled ([`lb_runner::settle`]): an unsettled
+    /// Whether its runs settled ([`lb_store::settle`]): an unsettled
     /// point is drawn, ringed, and decides no claim.
     pub settled: bool,
     pub key: String,
@@ -64,7 +64,7 @@ fn paired_estimate(m: Metric, b: &PointResult, w: &PointResult) -> Option<Estima
 /// each x where both policies have a point.
 fn difference_series(
     spec: &FigureSpec,
-    d: &lb_runner::outputs::Difference,
+    d: &lb_manifest::outputs::Difference,
     m: Metric,
     results: &[PointResult],
 ) -> Vec<Series> {
@@ -80,7 +80,7 @@ fn difference_series(
         }
         let Some(w) = results.iter().find(|w| {
             w.label == d.worse
-                && lb_runner::plan::same_axes(
+                && lb_manifest::plan::same_axes(
                     at(w).iter().map(String::as_str),
                     at(b).iter().map(String::as_str),
                 )
@@ -96,8 +96,8 @@ fn difference_series(
         };
         let stable = !crate::results::point_unstable(&b.summaries)
             && !crate::results::point_unstable(&w.summaries);
-        let settled = lb_runner::settle::Settling::of(&b.summaries).settled()
-            && lb_runner::settle::Settling::of(&w.summaries).settled();
+        let settled = lb_store::settle::Settling::of(&b.summaries).settled()
+            && lb_store::settle::Settling::of(&w.summaries).settled();
         let (_, variant) = spec.series_of(b);
         let name = if variant.is_empty() {
             format!("{} − {}", d.worse, d.better)
@@ -165,7 +165,7 @@ pub fn series(spec: &FigureSpec, results: &[PointResult]) -> Vec<Series> {
             est,
             // A transient metric (a growth rate) is read on unstable points too.
             stable: !unstable,
-            settled: m.transient() || lb_runner::settle::Settling::of(&r.summaries).settled(),
+            settled: m.transient() || lb_store::settle::Settling::of(&r.summaries).settled(),
             key: key.hex(),
         };
         match out.iter_mut().find(|s| s.name == name) {

@@ -4,8 +4,8 @@
 
 use crate::metric::Metric;
 use crate::results::PointResult;
-use lb_runner::Model;
-use lb_runner::outputs::{FigureKind, FigureToml, Reference, ReferenceCurve, WhereTest};
+use lb_manifest::Model;
+use lb_manifest::outputs::{FigureKind, FigureToml, Reference, ReferenceCurve, WhereTest};
 
 /// What a figure shows (the manifest's `[[figure]]`).
 #[derive(Debug, Clone, PartialEq)]
@@ -31,7 +31,7 @@ pub struct FigureSpec {
     /// The y axis's range, where the manifest sets it (`y_range`).
     pub y_range: Option<[f64; 2]>,
     /// The paired difference `worse − better` is drawn instead of `y`.
-    pub difference: Option<lb_runner::outputs::Difference>,
+    pub difference: Option<lb_manifest::outputs::Difference>,
     /// Reference curves (`[[figure.reference]]`, and `zeta_line`).
     pub references: Vec<ReferenceCurve>,
     /// Path figures: replications' paths drawn per series.
@@ -58,7 +58,7 @@ pub fn axis_display(a: &str) -> String {
 }
 
 impl FigureSpec {
-    /// From the manifest's `[[figure]]` (validated by lb-runner).
+    /// From the manifest's `[[figure]]` (validated by lb-manifest).
     pub fn from_toml(model: Model, f: &FigureToml) -> FigureSpec {
         let y = f.y.as_deref().map(|y| Metric::validated(model, y));
         let mut y_label = f

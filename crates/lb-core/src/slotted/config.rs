@@ -1,7 +1,7 @@
 //! The resolved configuration of one run of the slotted model (docs/MODEL.md §1).
 //!
 //! Everything here is *resolved*: every server has its law, every dispatcher its
-//! arrival law. Manifests (lb-runner) expand sweeps and defaults into these.
+//! arrival law. Manifests (lb-manifest) expand sweeps and defaults into these.
 
 use crate::slotted::law::Law;
 use serde::{Deserialize, Serialize};

@@ -142,3 +142,10 @@ impl Plan {
         self.extended.get(key).map_or(by_rule, |&n| n.max(by_rule))
     }
 }
+
+/// The key of the point a rule's control variate reads, if it has one.
+pub fn control_key(rule: &lb_model::precision::PrecisionRule) -> Option<lb_model::Key> {
+    rule.control.as_ref().map(|c| {
+        lb_model::Key::parse(&c.key).expect("a precision rule's control key is written by the plan")
+    })
+}

@@ -13,7 +13,7 @@ fn root() -> &'static Path {
 
 #[test]
 fn the_committed_schemas_are_current() {
-    for (file, _, text) in lb_runner::schema::schemas() {
+    for (file, _, text) in lb_manifest::schema::schemas() {
         let p = root().join("schema").join(file);
         let committed = std::fs::read_to_string(&p).unwrap_or_default();
         assert!(
@@ -43,7 +43,7 @@ fn every_shipped_manifest_names_its_models_schema() {
             let text = std::fs::read_to_string(&p).unwrap();
             let v: toml::Table = toml::from_str(&text).unwrap();
             let model = v["experiment"]["model"].as_str().unwrap();
-            let want = lb_runner::schema::directive(model, dir.split('/').count());
+            let want = lb_manifest::schema::directive(model, dir.split('/').count());
             assert_eq!(
                 text.lines().next(),
                 Some(want.as_str()),

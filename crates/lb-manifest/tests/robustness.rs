@@ -1,9 +1,9 @@
 //! Robustness maps: the expansion of `[[robustness]]` combinations into the
 //! points their claims read (issue 11).
 
-use lb_runner::plan::Target;
-use lb_runner::robustness::{fingerprint, restrict};
-use lb_runner::{Profile, load_str};
+use lb_manifest::plan::Target;
+use lb_manifest::robustness::{fingerprint, restrict};
+use lb_manifest::{Profile, load_str};
 use std::collections::BTreeSet;
 use std::path::Path;
 

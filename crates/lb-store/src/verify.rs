@@ -148,7 +148,7 @@ fn verify_precision(cache: &Cache, key: &Key, path: &std::path::Path) -> Option<
     // (an unpaired point reads none past the control's pilot or first
     // stage, and the control need not have run them; were any missing that
     // the rule reads, it would ask for them below).
-    let control = match crate::run::control_key(&rule) {
+    let control = match lb_manifest::plan::control_key(&rule) {
         None => None,
         Some(c) => match read(&c, rule.pilot()) {
             Ok(p) => Some((crate::run::contiguous(cache, &c, 0, n as u32), p)),

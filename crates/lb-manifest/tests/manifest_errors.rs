@@ -1,7 +1,7 @@
 //! Bad manifests: each gives an error naming the file, line, column and field,
 //! and saying what is allowed (issue 3, "Bad input and faults").
 
-use lb_runner::{ManifestError, Profile, load, load_str};
+use lb_manifest::{ManifestError, Profile, load, load_str};
 use std::path::Path;
 
 const GOOD: &str = r#"[experiment]
@@ -487,14 +487,14 @@ fn two_manifests_with_one_name_are_refused_at_the_second() {
     let (a, b) = (dir.path().join("a.toml"), dir.path().join("b.toml"));
     std::fs::write(&a, GOOD).unwrap();
     std::fs::write(&b, GOOD).unwrap();
-    let e = lb_runner::load_all(&[a.clone(), b.clone()], Profile::Full).unwrap_err();
+    let e = lb_manifest::load_all(&[a.clone(), b.clone()], Profile::Full).unwrap_err();
     assert_eq!(e.file, b, "{e}");
     assert_eq!(e.field, "experiment.name", "{e}");
     assert_eq!((e.line, e.col), pos(GOOD, "\"t\""), "{e}");
     assert!(e.message.contains("also the name of"), "{e}");
     assert!(e.message.contains(&a.display().to_string()), "{e}");
     // Each on its own loads.
-    assert_eq!(lb_runner::load_all(&[a], Profile::Full).unwrap().len(), 1);
+    assert_eq!(lb_manifest::load_all(&[a], Profile::Full).unwrap().len(), 1);
 }
 
 /// Who claimed it: a claim without `origin` is refused with the three
@@ -711,7 +711,7 @@ fn a_claims_control_variate_loads_under_stein() {
 /// at the key that says what is allowed.
 #[test]
 fn decide_at_is_calibrated_nominal_or_an_error() {
-    use lb_runner::calibration::{DecideAt, decision_level};
+    use lb_manifest::calibration::{DecideAt, decision_level};
     let claim = |extra: &str| {
         format!(
             "{GOOD}\n[[claim]]\norigin = \"check\"\nid = \"c\"\nstatement = \"s\"\nsource = \"x\"\n\
@@ -809,7 +809,7 @@ fn an_inventory_keeps_the_papers_statements_honest() {
     };
     let load = |text: &str| {
         std::fs::write(d.join("inventory/p.toml"), text).unwrap();
-        lb_runner::load_all(std::slice::from_ref(&manifest), Profile::Full)
+        lb_manifest::load_all(std::slice::from_ref(&manifest), Profile::Full)
     };
     // Named: loads.
     load(&inv(&format!("claims = [\"{name}/c\"]"))).unwrap_or_else(|e| panic!("{e}"));

@@ -3,8 +3,8 @@
 //! `spec = "JIQ-Spread"` (JIQ with batch spreading, `job` granularity).
 
 use lb_core::slotted::{PolicyConfig, PushWhen, TieBreak};
-use lb_runner::plan::Target;
-use lb_runner::{PointConfig, Profile, load_str};
+use lb_manifest::plan::Target;
+use lb_manifest::{PointConfig, Profile, load_str};
 use std::path::Path;
 
 const LSQ_LINE: &str = r#"[experiment]

@@ -1,7 +1,7 @@
-//! Shared helpers of lb-runner's integration tests.
+//! Shared helpers of lb-store's integration tests.
 #![allow(dead_code)]
 
-use lb_runner::{Plan, Profile};
+use lb_manifest::{Plan, Profile};
 
 /// A tiny experiment: 2 dispatchers, 3 servers, 2 loads × 3 policies, 3
 /// replications of 3000 slots.

@@ -40,7 +40,7 @@ pub fn restrict(plan: &Plan, claims: &[&Claim]) -> Plan {
         .iter()
         .filter(|pp| wanted(pp))
         .filter_map(|pp| match &pp.replications {
-            crate::plan::Replications::Precision(rule) => crate::run::control_key(rule),
+            crate::plan::Replications::Precision(rule) => crate::plan::control_key(rule),
             crate::plan::Replications::Fixed(_) => None,
         })
         .collect();

@@ -5,8 +5,8 @@
 //! and then every point of its plan has a key (canonical JSON) — nothing
 //! panics.
 
-use lb_runner::diag::SpanIndex;
-use lb_runner::{Profile, load_str};
+use lb_manifest::diag::SpanIndex;
+use lb_manifest::{Profile, load_str};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
@@ -48,7 +48,7 @@ fn every_number_of_every_manifest_is_checked_for_finiteness() {
                     for p in &e.plan.points {
                         let _ = p.point().key();
                     }
-                    Ok::<(), lb_runner::ManifestError>(())
+                    Ok::<(), lb_manifest::ManifestError>(())
                 }));
                 let r = r.unwrap_or_else(|_| panic!("{}: {at} = {bad} panicked", path.display()));
                 match (bad, r) {

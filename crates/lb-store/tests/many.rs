@@ -4,11 +4,11 @@
 mod common;
 
 use common::{records, run};
-use lb_runner::cache::Cache;
-use lb_runner::plan::Target;
-use lb_runner::run::status;
-use lb_runner::{ManifestError, Profile, load_str};
-use lb_runner::{Model, PointConfig, Summary};
+use lb_manifest::plan::Target;
+use lb_manifest::{ManifestError, Profile, load_str};
+use lb_manifest::{Model, PointConfig, Summary};
+use lb_store::cache::Cache;
+use lb_store::run::status;
 use std::path::Path;
 
 const MANY: &str = r#"[experiment]
@@ -45,7 +45,7 @@ replications = 2
 seed = 4
 "#;
 
-fn plan(text: &str) -> lb_runner::Plan {
+fn plan(text: &str) -> lb_manifest::Plan {
     load_str(Path::new("many.toml"), text, Profile::Full)
         .unwrap_or_else(|e| panic!("{e}"))
         .plan
@@ -100,9 +100,9 @@ fn a_many_manifest_plans_runs_caches_and_is_deterministic() {
     assert_eq!(s.replication, 1);
     assert!(s.p_to_busy.is_some());
     // Verification recomputes the same bits.
-    let items = lb_runner::verify::items(&c1, None);
+    let items = lb_store::verify::items(&c1, None);
     assert_eq!(items.len(), 16);
-    let v = lb_runner::verify::verify(&c1, &items, &lb_runner::run::Silent);
+    let v = lb_store::verify::verify(&c1, &items, &lb_store::run::Silent);
     assert!(v.iter().all(|x| x.problem.is_none()), "{v:?}");
 }
 
@@ -110,7 +110,7 @@ fn a_many_manifest_plans_runs_caches_and_is_deterministic() {
 fn quick_many_points_have_keys_of_their_own() {
     let plan = |p| load_str(Path::new("many.toml"), MANY, p).unwrap().plan;
     let (f, q) = (plan(Profile::Full), plan(Profile::Quick));
-    let key = |p: &lb_runner::Plan| match &p.points[0].target {
+    let key = |p: &lb_manifest::Plan| match &p.points[0].target {
         Target::Fixed(p) => p.key(),
         _ => unreachable!(),
     };
@@ -213,7 +213,7 @@ fn an_erdos_renyi_degree_can_grow_with_n() {
 }
 
 /// The points of a plan, as many-server configurations.
-fn configs(p: &lb_runner::Plan) -> Vec<lb_core::many::ManyConfig> {
+fn configs(p: &lb_manifest::Plan) -> Vec<lb_core::many::ManyConfig> {
     p.points
         .iter()
         .map(|pp| match &pp.target {
@@ -226,7 +226,7 @@ fn configs(p: &lb_runner::Plan) -> Vec<lb_core::many::ManyConfig> {
         .collect()
 }
 
-use lb_runner::Point;
+use lb_manifest::Point;
 
 const POD_D: &str = r#"[experiment]
 name = "pod-d"
@@ -487,7 +487,7 @@ fn a_horizon_follows_its_sweep_axis_and_a_fixed_one_keeps_its_key() {
             "horizon = 40.0\nwarmup = 4.0",
             "horizon = 100.0\nwarmup = 10.0",
         );
-    let key = |p: &lb_runner::Plan, i: usize| match &p.points[i].target {
+    let key = |p: &lb_manifest::Plan, i: usize| match &p.points[i].target {
         Target::Fixed(pt) => pt.key(),
         _ => unreachable!(),
     };

@@ -1,6 +1,6 @@
 //! No measured number is typed in the prose of a shipped manifest: a
 //! caption, a note, a claim's `why` or a `why_check`'s `says` quotes what
-//! was measured from the records (`{{…}}`, lb_runner::prose), so the report
+//! was measured from the records (`{{…}}`, lb_manifest::prose), so the report
 //! cannot print a number its records no longer hold (issue 23: "every
 //! number in the report's prose traceable to a record").
 //!
@@ -18,7 +18,7 @@
 
 use std::path::Path;
 
-/// The fields whose text may quote (as lb_runner::prose::fields).
+/// The fields whose text may quote (as lb_manifest::prose::fields).
 const PROSE: &[&str] = &["notes", "caption", "claim", "why", "says"];
 
 /// Numbers of every non-prose value of the manifest.

@@ -4,13 +4,13 @@
 mod common;
 
 use common::{TINY, plan, records, run};
-use lb_runner::cache::{Cache, Read};
-use lb_runner::plan::Target;
-use lb_runner::provenance::Context;
-use lb_runner::run::{Silent, run_plans, status};
-use lb_runner::{Key, Profile};
+use lb_manifest::plan::Target;
+use lb_manifest::{Key, Profile};
+use lb_store::cache::{Cache, Read};
+use lb_store::provenance::Context;
+use lb_store::run::{Silent, run_plans, status};
 
-fn fixed(t: &Target) -> &lb_runner::Point {
+fn fixed(t: &Target) -> &lb_manifest::Point {
     match t {
         Target::Fixed(p) => p,
         Target::Calibrated { .. } => panic!("not a fixed point"),
@@ -159,9 +159,9 @@ fn an_unwritable_results_directory_is_a_clear_error() {
 fn precision_runs(
     rule: &str,
 ) -> (
-    lb_runner::plan::Plan,
+    lb_manifest::plan::Plan,
     (Cache, Cache),
-    (lb_runner::run::Report, lb_runner::run::Report),
+    (lb_store::run::Report, lb_store::run::Report),
     (tempfile::TempDir, tempfile::TempDir),
 ) {
     let text = TINY
@@ -178,7 +178,7 @@ fn precision_runs(
 }
 
 /// The precision outcomes of a run, in its order.
-fn outcomes(r: &lb_runner::run::Report) -> Vec<lb_model::precision::Outcome> {
+fn outcomes(r: &lb_store::run::Report) -> Vec<lb_model::precision::Outcome> {
     r.precision.iter().map(|x| x.1.clone()).collect()
 }
 
@@ -247,7 +247,7 @@ fn calibration_meets_a_budget_and_says_when_it_cannot() {
 
 #[test]
 fn drawn_rates_are_fixed_by_the_seed_and_nested_in_n() {
-    use lb_runner::model::slotted::expansion::uniform_rates;
+    use lb_manifest::model::slotted::expansion::uniform_rates;
     let a = uniform_rates(4, 0.3, 0.9, 3);
     let b = uniform_rates(4, 0.3, 0.9, 5);
     assert_eq!(a[..], b[..3]);
@@ -279,7 +279,7 @@ fn a_pilot_chooses_the_replications_deterministically() {
         "{ metric = \"mean_sum_q\", rel_half_width = 0.02, min = 3, max = 9, step = 2 }",
     );
     assert_eq!(r1.precision.len(), 3);
-    let lb_runner::plan::Replications::Precision(rule) = &p.points[0].replications else {
+    let lb_manifest::plan::Replications::Precision(rule) = &p.points[0].replications else {
         unreachable!()
     };
     for (key, o) in &r1.precision {
@@ -324,7 +324,7 @@ fn steins_first_stage_is_the_points_own_and_chooses_n() {
         "{ metric = \"mean_sum_q\", rel_half_width = 0.02, min = 3, max = 9, step = 2, procedure = \"stein\" }",
     );
     assert_eq!(r1.precision.len(), 3);
-    let lb_runner::plan::Replications::Precision(rule) = &p.points[0].replications else {
+    let lb_manifest::plan::Replications::Precision(rule) = &p.points[0].replications else {
         unreachable!()
     };
     let mut above_first = 0;
@@ -351,7 +351,7 @@ fn steins_first_stage_is_the_points_own_and_chooses_n() {
 /// check passes it) is caught.
 #[test]
 fn verify_re_decides_precision_records() {
-    use lb_runner::verify::{Item, items, verify};
+    use lb_store::verify::{Item, items, verify};
     let text = TINY
         .replace("replications = 3", "precision = { metric = \"mean_sum_q\", rel_half_width = 0.02, min = 2, max = 6, step = 2 }")
         .replace("load = [0.6, 0.9]", "load = [0.6]");
@@ -379,7 +379,7 @@ fn verify_re_decides_precision_records() {
     obj.remove("checksum");
     let h = obj["outcome"]["interval"]["half_width"].as_f64().unwrap();
     obj.get_mut("outcome").unwrap()["interval"]["half_width"] = serde_json::json!(h / 2.0);
-    let sum = lb_runner::cache::checksum_of(&v);
+    let sum = lb_store::cache::checksum_of(&v);
     v.as_object_mut()
         .unwrap()
         .insert("checksum".into(), sum.into());
@@ -400,7 +400,7 @@ fn cache_check_reads_a_record_for_consistency_not_only_its_checksum() {
     let c = Cache::new(d.path());
     run(&c, std::slice::from_ref(&p), 1);
     assert!(
-        lb_runner::maintain::check_all(&c)
+        lb_store::maintain::check_all(&c)
             .iter()
             .all(|x| x.problem.is_none())
     );
@@ -413,12 +413,12 @@ fn cache_check_reads_a_record_for_consistency_not_only_its_checksum() {
     obj.remove("checksum");
     let arrivals = obj["summary"]["arrivals"].as_u64().unwrap();
     obj.get_mut("summary").unwrap()["completed"] = serde_json::json!(arrivals + 1);
-    let sum = lb_runner::cache::checksum_of(&v);
+    let sum = lb_store::cache::checksum_of(&v);
     v.as_object_mut()
         .unwrap()
         .insert("checksum".into(), sum.into());
     std::fs::write(&path, serde_json::to_vec_pretty(&v).unwrap()).unwrap();
-    let problems: Vec<String> = lb_runner::maintain::check_all(&c)
+    let problems: Vec<String> = lb_store::maintain::check_all(&c)
         .into_iter()
         .filter_map(|x| x.problem)
         .collect();
@@ -431,14 +431,14 @@ fn cache_check_reads_a_record_for_consistency_not_only_its_checksum() {
     let key = point.key();
     assert!(matches!(
         c.read_replication(&key, 0),
-        lb_runner::cache::Read::Damaged(ref why) if why.contains("exceeds arrivals")
+        lb_store::cache::Read::Damaged(ref why) if why.contains("exceeds arrivals")
     ));
-    let st = lb_runner::run::status(&c, &p);
+    let st = lb_store::run::status(&c, &p);
     assert_eq!(st[0].damaged, 1, "{}", st[0].damaged);
     let report = run(&c, std::slice::from_ref(&p), 1);
     assert_eq!(report.damaged.len(), 1, "{:?}", report.damaged);
     assert!(
-        lb_runner::maintain::check_all(&c)
+        lb_store::maintain::check_all(&c)
             .iter()
             .all(|x| x.problem.is_none() || x.leftover)
     );
@@ -448,7 +448,7 @@ fn cache_check_reads_a_record_for_consistency_not_only_its_checksum() {
     let a = c.read_replication(&key, 0);
     let b = f.read_replication(&key, 0);
     match (a, b) {
-        (lb_runner::cache::Read::Valid(a), lb_runner::cache::Read::Valid(b)) => {
+        (lb_store::cache::Read::Valid(a), lb_store::cache::Read::Valid(b)) => {
             assert_eq!(
                 serde_json::to_value(&a.summary).unwrap(),
                 serde_json::to_value(&b.summary).unwrap()
@@ -466,7 +466,7 @@ fn a_policy_sets_its_own_granularity_and_keeps_its_pairing() {
     );
     let p = plan(&m, Profile::Full);
     let config = |i: usize| match &fixed(&p.points[i].target).config {
-        lb_runner::PointConfig::Slotted(c) => c.clone(),
+        lb_manifest::PointConfig::Slotted(c) => c.clone(),
         _ => unreachable!(),
     };
     use lb_core::slotted::Granularity;
@@ -488,7 +488,7 @@ fn a_run_length_follows_its_sweep_axis() {
         );
     let p = plan(&m, Profile::Full);
     let run = |i: usize| match &fixed(&p.points[i].target).config {
-        lb_runner::PointConfig::Slotted(c) => (c.run.slots, c.run.warmup),
+        lb_manifest::PointConfig::Slotted(c) => (c.run.slots, c.run.warmup),
         _ => unreachable!(),
     };
     // 10/0.4² = 62.5 → the minimum 500; 10/0.1² = 1000; 10/0.05² = 4000.
@@ -514,7 +514,7 @@ fn a_record_carries_its_manifests_hash() {
     let d = tempfile::tempdir().unwrap();
     let path = d.path().join("tiny.toml");
     std::fs::write(&path, TINY).unwrap();
-    let e = lb_runner::load(&path, Profile::Full).unwrap();
+    let e = lb_manifest::load(&path, Profile::Full).unwrap();
     let c = Cache::new(d.path().join("results"));
     let ctx = Context::capture(1, vec!["test".into()]).for_manifests(std::slice::from_ref(&path));
     let pool = rayon::ThreadPoolBuilder::new()
@@ -529,14 +529,14 @@ fn a_record_carries_its_manifests_hash() {
     let Read::Valid(rec) = c.read_replication(&point.key(), 0) else {
         panic!("no record")
     };
-    let want = lb_runner::provenance::sha256_hex(TINY.as_bytes());
+    let want = lb_store::provenance::sha256_hex(TINY.as_bytes());
     assert_eq!(
         rec.provenance
             .manifest_sha256
             .get(&path.display().to_string()),
         Some(&want)
     );
-    let l = lb_runner::maintain::lineage(&c, d.path());
+    let l = lb_store::maintain::lineage(&c, d.path());
     assert!(l.records > 0);
     assert_eq!(l.with_manifest_hash, l.records);
 }
@@ -546,7 +546,7 @@ fn a_record_carries_its_manifests_hash() {
 /// silent skip), and once the calibration is in the cache, nothing waits.
 #[test]
 fn a_shard_reports_the_points_waiting_for_a_calibration() {
-    use lb_runner::run::{Shard, run_plans_sharded};
+    use lb_store::run::{Shard, run_plans_sharded};
     let text = r#"[experiment]
 name = "waiting"
 title = "A calibrated point under sharding"
@@ -575,7 +575,8 @@ warmup = 200
 replications = 1
 seed = 3
 "#;
-    let e = lb_runner::load_str(std::path::Path::new("waiting.toml"), text, Profile::Full).unwrap();
+    let e =
+        lb_manifest::load_str(std::path::Path::new("waiting.toml"), text, Profile::Full).unwrap();
     let plan = e.plan;
     assert_eq!(plan.calibrations.len(), 1);
     let ck = plan.calibrations[0].key();
@@ -649,7 +650,7 @@ seed = 3
 /// its engine version.
 #[test]
 fn why_a_point_is_missing() {
-    use lb_runner::why::Cached;
+    use lb_store::why::Cached;
     let d = tempfile::tempdir().unwrap();
     let cache = Cache::new(d.path());
     let p = plan(TINY, Profile::Full);
@@ -691,7 +692,7 @@ fn why_a_point_is_missing() {
 /// elsewhere.
 #[test]
 fn shards_need_no_file_locks() {
-    use lb_runner::run::{Shard, run_plans_sharded};
+    use lb_store::run::{Shard, run_plans_sharded};
     let p = plan(TINY, Profile::Full);
     let d = tempfile::tempdir().unwrap();
     let cache = Cache::new(d.path().join("locked"));
@@ -727,13 +728,13 @@ fn shards_need_no_file_locks() {
 
 /// Rewrites the replication record at `path` as format 1 wrote it: its
 /// point inside, its checksum resealed.
-fn as_format_1(path: &std::path::Path, point: &lb_runner::Point) {
+fn as_format_1(path: &std::path::Path, point: &lb_manifest::Point) {
     let mut v: serde_json::Value = serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
     let o = v.as_object_mut().unwrap();
     o.remove("checksum");
     o.insert("format".into(), 1.into());
     o.insert("point".into(), serde_json::to_value(point).unwrap());
-    let sum = lb_runner::cache::checksum_of(&v);
+    let sum = lb_store::cache::checksum_of(&v);
     v.as_object_mut()
         .unwrap()
         .insert("checksum".into(), sum.into());
@@ -746,7 +747,7 @@ fn as_format_1(path: &std::path::Path, point: &lb_runner::Point) {
 /// record, and without a valid `point.json` a replication is damaged.
 #[test]
 fn replication_records_leave_the_configuration_to_point_json() {
-    use lb_runner::cache::REPLICATION_FORMAT;
+    use lb_store::cache::REPLICATION_FORMAT;
     let p = plan(TINY, Profile::Full);
     let d = tempfile::tempdir().unwrap();
     let c = Cache::new(d.path());
@@ -806,7 +807,7 @@ fn adopting_keeps_a_format_1_record_of_the_same_numbers() {
     as_format_1(&path, &rec.point);
     let old = std::fs::read(&path).unwrap();
     let before = records(&c);
-    let a = lb_runner::maintain::adopt(&c, &fresh).unwrap();
+    let a = lb_store::maintain::adopt(&c, &fresh).unwrap();
     assert!(
         a.replaced.is_empty() && a.new == 0 && a.skipped.is_empty(),
         "{a:?}"
@@ -839,8 +840,8 @@ fn control_variate_decides(procedure: &str) {
     use lb_model::precision::{
         PILOT_BASE, Stop, control_variate_of, controlled_pilot, stein_controlled,
     };
-    use lb_runner::run::{Shard, run_plans_sharded, stages};
-    use lb_runner::verify::{Item, items, verify};
+    use lb_store::run::{Shard, run_plans_sharded, stages};
+    use lb_store::verify::{Item, items, verify};
     let rule = format!(
         "{{ metric = \"mean_sum_q\", rel_half_width = 0.01, min = 4, max = 64, step = 4{procedure} }}"
     );
@@ -864,14 +865,14 @@ fn control_variate_decides(procedure: &str) {
     );
     let p = plan(&controlled, Profile::Full);
     let jsq = &p.points[0];
-    let lb_runner::plan::Replications::Precision(r) = &jsq.replications else {
+    let lb_manifest::plan::Replications::Precision(r) = &jsq.replications else {
         unreachable!()
     };
     let c = r.control.clone().expect("JSQ pairs with the pooled queue");
-    let ck = lb_runner::Key::parse(&c.key).unwrap();
+    let ck = lb_manifest::Key::parse(&c.key).unwrap();
     assert_eq!(ck, fixed(&p.points[1].target).key());
     assert!(matches!(&p.points[1].replications,
-        lb_runner::plan::Replications::Precision(r) if r.control.is_none()));
+        lb_manifest::plan::Replications::Precision(r) if r.control.is_none()));
     let key = fixed(&jsq.target).key();
 
     let (d1, d2, d3, d5) = (
@@ -885,7 +886,7 @@ fn control_variate_decides(procedure: &str) {
     run(&c2, std::slice::from_ref(&p), 2);
     assert_eq!(records(&c1), records(&c2));
     let o = &r1.precision.iter().find(|(k, _)| *k == key).unwrap().1;
-    let read = |k: &lb_runner::Key, rs: std::ops::Range<u64>| -> Vec<_> {
+    let read = |k: &lb_manifest::Key, rs: std::ops::Range<u64>| -> Vec<_> {
         rs.map(|i| c1.read_replication(k, i).valid().unwrap().summary)
             .collect()
     };

@@ -8,8 +8,8 @@
 use crate::cache::{
     Cache, CacheError, CalibrationRecord, FORMAT, PrecisionRecord, Read, ReplicationRecord,
 };
-use crate::plan::{Plan, PlannedPoint, Replications, Target};
 use crate::provenance::Context;
+use lb_manifest::plan::{Plan, PlannedPoint, Replications, Target, control_key};
 use lb_model::config::Summary;
 use lb_model::key::Key;
 use lb_model::limits::Cost;
@@ -202,13 +202,6 @@ pub fn decide_cached(cache: &Cache, key: &Key, rule: &PrecisionRule) -> Decision
             .as_ref()
             .map(|(summaries, pilot)| Paired { summaries, pilot }),
     )
-}
-
-/// The key of the point a rule's control variate reads, if it has one.
-pub fn control_key(rule: &PrecisionRule) -> Option<Key> {
-    rule.control
-        .as_ref()
-        .map(|c| Key::parse(&c.key).expect("a precision rule's control key is written by the plan"))
 }
 
 /// The replications a point needs computed: 0..main and the pilot's

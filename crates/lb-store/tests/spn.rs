@@ -5,10 +5,10 @@
 mod common;
 
 use common::{records, run};
-use lb_runner::cache::Cache;
-use lb_runner::diag::ManifestError;
-use lb_runner::plan::Target;
-use lb_runner::{Model, PointConfig, Profile, load_str};
+use lb_manifest::diag::ManifestError;
+use lb_manifest::plan::Target;
+use lb_manifest::{Model, PointConfig, Profile, load_str};
+use lb_store::cache::Cache;
 use std::path::Path;
 
 /// A tandem of two exponential stations (a Jackson network), under
@@ -50,7 +50,7 @@ replications = 6
 seed = 3
 "#;
 
-fn plan(text: &str) -> lb_runner::Plan {
+fn plan(text: &str) -> lb_manifest::Plan {
     load_str(Path::new("net.toml"), text, Profile::Full)
         .unwrap_or_else(|e| panic!("{e}"))
         .plan
@@ -83,7 +83,7 @@ fn a_network_manifest_plans_runs_and_is_deterministic() {
     assert!((c2.arrivals[0] - 0.6).abs() < 1e-15);
     // Both policies at a point share the system part, not the key.
     let sys = |i: usize| match &p.points[i].target {
-        Target::Fixed(p) => (lb_runner::Key::of(&p.system_part()).unwrap(), p.key()),
+        Target::Fixed(p) => (lb_manifest::Key::of(&p.system_part()).unwrap(), p.key()),
         _ => unreachable!(),
     };
     assert_eq!(sys(0).0, sys(1).0);
@@ -126,7 +126,7 @@ fn the_tandem_workload_is_the_m_m_1_value() {
         }
         let xs: Vec<f64> = (0..30)
             .map(|r| match cache.read_replication(&pt.key(), r) {
-                lb_runner::cache::Read::Valid(rec) => pt.metric("workload", &rec.summary).unwrap(),
+                lb_store::cache::Read::Valid(rec) => pt.metric("workload", &rec.summary).unwrap(),
                 _ => panic!("replication {r} missing"),
             })
             .collect();
