@@ -27,9 +27,9 @@ use lb_model::Summary;
 use lb_model::precision::{
     Decision, Outcome, PrecisionRule, RuleControl, decide, decide_paired, interval,
 };
+pub use lb_stats::proportion::{clopper_pearson, clopper_pearson_real};
 use lb_store::settle::Settling;
 use serde::{Deserialize, Serialize};
-use statrs::distribution::{Beta, ContinuousCDF};
 
 /// The metric a run's trace (its batch means) is the time series of, by
 /// model: ΣQ in the slotted model, jobs per server in the many-server one,
@@ -91,9 +91,9 @@ pub enum Procedure {
     /// fitted by least squares ([`crate::stats::control_variate`]).
     ControlVariate { per: usize, fitted: bool },
     /// A candidate, measured and not adopted: Willink's skewness-adjusted
-    /// interval ([`crate::skew::willink`]) over `per` replications, the
+    /// interval ([`lb_stats::skew::willink`]) over `per` replications, the
     /// skewness of a replication mean read off their batch means
-    /// ([`crate::skew::replication_skewness`]).
+    /// ([`lb_stats::skew::replication_skewness`]).
     SkewT { per: usize },
     /// A candidate: the precision rule's replications (its pilot chooses
     /// n as for [`Procedure::PrecisionStopped`]) read with Willink's
@@ -329,35 +329,6 @@ pub fn load(p: &lb_model::Point) -> f64 {
         lb_model::PointConfig::Many(c) => c.lambda,
         lb_model::PointConfig::Spn(c) => lb_model::spn::metrics::bottleneck_load(c),
     }
-}
-
-/// The two-sided `conf` Clopper–Pearson interval of x successes in n.
-pub fn clopper_pearson(x: usize, n: usize, conf: f64) -> (f64, f64) {
-    if n == 0 {
-        return (0.0, 1.0);
-    }
-    clopper_pearson_real(x as f64, n as f64, conf)
-}
-
-/// The two-sided `conf` Clopper–Pearson interval of x events in n trials,
-/// both real (effective counts): the beta quantiles with real parameters.
-pub fn clopper_pearson_real(x: f64, n: f64, conf: f64) -> (f64, f64) {
-    let a = (1.0 - conf) / 2.0;
-    let lo = if x <= 0.0 {
-        0.0
-    } else {
-        Beta::new(x, n - x + 1.0)
-            .map(|b| b.inverse_cdf(a))
-            .unwrap_or(0.0)
-    };
-    let hi = if x >= n {
-        1.0
-    } else {
-        Beta::new(x + 1.0, n - x)
-            .map(|b| b.inverse_cdf(1.0 - a))
-            .unwrap_or(1.0)
-    };
-    (lo, hi)
 }
 
 /// A control's point, its replications paired with a macro-replication's,
@@ -602,8 +573,8 @@ fn reread(
 /// runs): the skewness of a replication mean read off their batch means.
 fn skew_adjusted(xs: &[f64], group: &[Summary], level: f64) -> Option<(f64, f64)> {
     let traces: Vec<&[f64]> = group.iter().map(|s| s.trace()).collect();
-    let g = crate::skew::replication_skewness(&traces)?;
-    crate::skew::willink(xs, g, level)
+    let g = lb_stats::skew::replication_skewness(&traces)?;
+    lb_stats::skew::willink(xs, g, level)
 }
 
 /// Whether lb would print an interval read on `ss`: every run stable and

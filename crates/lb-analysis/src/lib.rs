@@ -20,7 +20,6 @@ pub mod prose;
 pub mod report;
 pub mod results;
 pub mod robustness;
-pub mod skew;
 pub mod stats;
 pub mod table;
 pub mod ticks;

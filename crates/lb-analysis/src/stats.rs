@@ -4,10 +4,11 @@
 //! bounds, which stay inside [0, 1].
 
 pub use lb_model::MetricKind;
-pub use lb_model::precision::{
-    Interval, control_variate, control_variate_of, interval, interval_of, stein_interval,
-};
-use statrs::distribution::{ContinuousCDF, Normal, StudentsT};
+pub use lb_stats::control::{control_variate, control_variate_of};
+pub use lb_stats::proportion::{clopper_pearson_upper_zero, wilson};
+use lb_stats::student::t_quantile;
+pub use lb_stats::student::z_quantile;
+pub use lb_stats::student::{Interval, interval, interval_of, stein_interval};
 
 /// The level of every interval lb prints.
 pub const LEVEL: f64 = 0.95;
@@ -64,53 +65,7 @@ pub fn batch_means_at(trace: &[f64], level: f64) -> BatchMeans {
     }
 }
 
-pub use lb_core::stability::mser;
-
-/// MSER-5 proper on raw observations: batches of 5, then [`mser`]; the
-/// truncation is returned in observations.
-pub fn mser5(raw: &[f64]) -> usize {
-    let batches: Vec<f64> = raw
-        .chunks_exact(5)
-        .map(|c| c.iter().sum::<f64>() / 5.0)
-        .collect();
-    5 * mser(&batches)
-}
-
-/// The two-sided normal quantile of `level` (1.96 at 95%).
-pub fn z_quantile(level: f64) -> f64 {
-    Normal::new(0.0, 1.0)
-        .expect("standard normal")
-        .inverse_cdf(0.5 + level / 2.0)
-}
-
-fn t_quantile(level: f64, df: f64) -> f64 {
-    StudentsT::new(0.0, 1.0, df)
-        .expect("df > 0")
-        .inverse_cdf(0.5 + level / 2.0)
-}
-
-/// The Wilson score interval of `x` events in `n` trials at normal quantile
-/// `z` (Wilson 1927): always inside [0, 1], and honest near 0 and 1 where
-/// the Wald interval p̂ ± z·√(p̂(1 − p̂)/n) is not. `x` and `n` may be
-/// effective (non-integer) counts.
-pub fn wilson(x: f64, n: f64, z: f64) -> (f64, f64) {
-    if n <= 0.0 {
-        return (0.0, 1.0);
-    }
-    let p = (x / n).clamp(0.0, 1.0);
-    let z2 = z * z;
-    let denom = 1.0 + z2 / n;
-    let centre = (p + z2 / (2.0 * n)) / denom;
-    let half = z / denom * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
-    ((centre - half).max(0.0), (centre + half).min(1.0))
-}
-
-/// The one-sided Clopper–Pearson upper bound on a proportion when no event
-/// was seen in `n` trials, at confidence `level`: the p with (1 − p)ⁿ =
-/// 1 − level, i.e. 1 − (1 − level)^{1/n} (≈ 3/n at 95%, the "rule of three").
-pub fn clopper_pearson_upper_zero(n: f64, level: f64) -> f64 {
-    -((1.0 - level).ln() / n).exp_m1()
-}
+pub use lb_stats::batch::{mser, mser5};
 
 /// How an [`Estimate`]'s interval was obtained.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -130,7 +130,7 @@ pub fn dispatch(cli: &Cli) -> Res {
                 );
             }
             for d in [here.as_path(), std::path::Path::new(against)] {
-                if !crate::diff::is_report(d) {
+                if !lb_pipeline::diff::is_report(d) {
                     return Err(format!(
                         "{} is not a report (no README.md and audit.md): give two `lb \
                          reproduce --out` directories",
@@ -139,27 +139,32 @@ pub fn dispatch(cli: &Cli) -> Res {
                     .into());
                 }
             }
-            crate::diff::diff_reports(here, std::path::Path::new(against))
+            diffed(lb_pipeline::diff::diff_reports(
+                here,
+                std::path::Path::new(against),
+            )?)
         }
         Command::Diff {
             manifests,
             against,
             quick,
             report: None,
-        } => crate::diff::diff(&cache, against, manifests, *quick),
+        } => diffed(lb_pipeline::diff::diff(&cache, against, manifests, *quick)?),
         Command::Schema { out, check } => schema(out, *check),
         Command::Archive {
             manifests,
             out,
             report,
-        } => crate::archive::archive(&cache, manifests, report, out),
+        } => said(lb_pipeline::archive::archive(
+            &cache, manifests, report, out,
+        )?),
         Command::New {
             name,
             model,
             policies,
             load,
             out,
-        } => crate::new::new(name, model, policies, load, out),
+        } => said(lb_manifest::starter::new(name, model, policies, load, out)?),
         Command::Mutants {
             manifests,
             format,
@@ -172,6 +177,22 @@ pub fn dispatch(cli: &Cli) -> Res {
             out,
         } => crate::outputs::audit(&cache, manifests, *format, *quick, out.as_deref()),
     }
+}
+
+/// A command's one line of what it wrote, printed.
+fn said(line: String) -> Res {
+    println!("{line}");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `lb diff`'s lines, printed; it fails when a required verdict moved.
+fn diffed(d: lb_pipeline::diff::Diffed) -> Res {
+    print!("{}", d.text);
+    Ok(if d.required_moved {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// `lb plan`: each plan's table, then the guard `lb run` applies before

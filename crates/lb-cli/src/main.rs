@@ -2,12 +2,9 @@
 //! (docs/MODEL.md §4). Errors go to stderr as `error: <file>:<line>:<col>: <field>:
 //! <what is allowed>`; every failure exits non-zero.
 
-mod archive;
 mod commands;
 mod coverage;
 mod decide;
-mod diff;
-mod new;
 mod outputs;
 mod progress;
 mod project;

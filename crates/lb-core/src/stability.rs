@@ -2,7 +2,6 @@
 //! batch-mean traces, and MSER.
 
 use serde::{Deserialize, Serialize};
-use statrs::distribution::{ContinuousCDF, StudentsT};
 
 /// The verdict on whether ΣQ settled (docs/MODEL.md §1): a significant positive trend
 /// over the second half of the run, large enough to matter, means unstable.
@@ -27,71 +26,7 @@ pub const TREND_P: f64 = 1e-3;
 /// Relative growth over the second half above which a trend matters.
 pub const TREND_GROWTH: f64 = 0.2;
 
-/// MSER (White 1997) on a series of batch means: the truncation d ≤ n/2
-/// minimising Σ_{i≥d}(x_i − x̄_d)² / (n − d)², the squared standard error of
-/// the mean of what is kept. With batches of 5 observations this is MSER-5.
-/// O(n) with suffix sums.
-pub fn mser(xs: &[f64]) -> usize {
-    let n = xs.len();
-    if n < 2 {
-        return 0;
-    }
-    let (mut s1, mut s2) = (0.0, 0.0);
-    let mut suffix = vec![(0.0, 0.0); n + 1];
-    for i in (0..n).rev() {
-        s1 += xs[i];
-        s2 += xs[i] * xs[i];
-        suffix[i] = (s1, s2);
-    }
-    let mut best = (f64::INFINITY, 0);
-    for (d, &(a, b)) in suffix.iter().enumerate().take(n / 2 + 1) {
-        let k = (n - d) as f64;
-        let ss = (b - a * a / k).max(0.0);
-        let stat = ss / (k * k);
-        if stat < best.0 {
-            best = (stat, d);
-        }
-    }
-    best.1
-}
-
-/// Lag-1 sample autocorrelation of a series (about its mean).
-pub fn autocorrelation_lag1(xs: &[f64]) -> f64 {
-    let n = xs.len();
-    if n < 3 {
-        return 0.0;
-    }
-    let m = xs.iter().sum::<f64>() / n as f64;
-    let var: f64 = xs.iter().map(|x| (x - m) * (x - m)).sum();
-    if var == 0.0 {
-        return 0.0;
-    }
-    let cov: f64 = xs.windows(2).map(|w| (w[0] - m) * (w[1] - m)).sum();
-    cov / var
-}
-
-/// Batch means of one run after merging: `trace`'s equal-sized batch means
-/// are merged pairwise while their lag-1 autocorrelation r is significant
-/// (|r| ≥ 2/√k, about 5%) and at least 16 remain (the usual procedure, e.g.
-/// Law & Kelton §9.5.3). Returns the final batches, their r, and whether
-/// they pass (|r| < 2/√k): if not, the run is too short for its batches to
-/// be treated as independent.
-pub fn merged_batch_means(trace: &[f64]) -> (Vec<f64>, f64, bool) {
-    let mut b: Vec<f64> = trace.to_vec();
-    loop {
-        let k = b.len();
-        let r = autocorrelation_lag1(&b);
-        let independent = r.abs() < 2.0 / (k as f64).sqrt();
-        if independent || k < 16 {
-            return (b, r, independent);
-        }
-        b = b
-            .chunks(2)
-            .filter(|c| c.len() == 2)
-            .map(|c| (c[0] + c[1]) / 2.0)
-            .collect();
-    }
-}
+pub use lb_stats::batch::{autocorrelation_lag1, merged_batch_means, mser};
 
 /// OLS fit of `ys` against 0..k: (slope, residuals, mean, Σ(x−x̄)²).
 fn ols(ys: &[f64]) -> (f64, Vec<f64>, f64, f64) {
@@ -155,8 +90,7 @@ pub fn stability(trace: &[f64]) -> Stability {
     let r1 = lag1(&resid).clamp(0.0, 0.95);
     let se = (rss / (k - 2.0) / sxx).sqrt() * ((1.0 + r1) / (1.0 - r1)).sqrt();
     let p_value = if se > 0.0 {
-        let t = StudentsT::new(0.0, 1.0, k - 2.0).expect("k ≥ 3");
-        1.0 - t.cdf(slope / se)
+        lb_stats::student::t_upper_tail(slope / se, k - 2.0)
     } else if slope > 0.0 {
         0.0
     } else {
@@ -188,23 +122,7 @@ pub fn alarms_allowed(n: usize) -> usize {
     chance_allows(n, FALSE_ALARM)
 }
 
-/// The most of `n` independent trials, each failing with probability `p`,
-/// that fail by chance at 5%: the least c with P(Binomial(n, p) > c) ≤ 0.05.
-/// What a point's replications may show of a rule they pass in truth: the
-/// trend test's false alarms ([`alarms_allowed`]), the settle rule's
-/// failures (`lb_store::settle::allowed`).
-pub fn chance_allows(n: usize, p: f64) -> usize {
-    // P(X = k), summed up from k = 0 until the tail is at most 5%.
-    let mut pk = (1.0 - p).powi(n as i32);
-    let mut cdf = pk;
-    let mut c = 0;
-    while 1.0 - cdf > 0.05 && c < n {
-        pk *= (n - c) as f64 / (c + 1) as f64 * p / (1.0 - p);
-        cdf += pk;
-        c += 1;
-    }
-    c
-}
+pub use lb_stats::proportion::chance_allows;
 
 /// The share of its growth a run keeps from the first half of its measured
 /// window to the second: the least-squares slope of the batch means over the

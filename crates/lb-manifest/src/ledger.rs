@@ -70,10 +70,7 @@ pub const RULE: &str = "alpha spending: a claim of level 1 − α is audited at 
 (j ≥ 2) at level 1 − α·6/(π²·j²), so that the error over every look stays ≤ α; a point \
 listed here is read with replications 0..n (its rule's count if larger)";
 
-/// α_j / α at look `j` ≥ 1: 6/(π² j²), whose sum over j is 1.
-pub fn spending(j: u32) -> f64 {
-    6.0 / (std::f64::consts::PI * std::f64::consts::PI * (j as f64) * (j as f64))
-}
+pub use lb_stats::spending::spending;
 
 /// The level of a claim of level `level` (1 − α) at its `looks`-th look:
 /// `level` itself at the first (the ordinary audit), 1 − α·6/(π² j²) at

@@ -14,7 +14,8 @@
 //!
 //! A [`ledger`] (beside the manifests) records points run beyond their
 //! rule and claims looked at more than once (`lb decide`). [`schema`]
-//! writes the manifests' JSON Schemas from the types that parse them.
+//! writes the manifests' JSON Schemas from the types that parse them;
+//! [`starter`] writes a new manifest to start from (`lb new`).
 //!
 //! What a point is and runs — points, keys, metrics, references, precision
 //! rules, calibrations — is lb-model's; running plans and keeping their
@@ -35,6 +36,7 @@ pub mod plan;
 pub mod prose;
 pub mod robustness;
 pub mod schema;
+pub mod starter;
 mod validate;
 
 pub use diag::ManifestError;

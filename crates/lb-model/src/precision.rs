@@ -44,8 +44,12 @@
 //! replications finished.
 
 use crate::config::{Summary, point_unstable};
+pub use lb_stats::control::{
+    control_variate, control_variate_of, residual_variance, stein_control_variate,
+};
+use lb_stats::student::t_quantile;
+pub use lb_stats::student::{Interval, interval, interval_of, stein_interval};
 use serde::{Deserialize, Serialize};
-use statrs::distribution::{ContinuousCDF, StudentsT};
 
 /// The metric a precision target is on: the name of one of its model's
 /// metrics that a replication's summary defines on its own
@@ -161,8 +165,7 @@ impl PrecisionRule {
     /// t_{n−1}·√(var/n), at the rule's level, within `target`: the pilot's
     /// test ([`pilot_replications`]).
     pub fn half_width_meets(&self, n: u32, var: f64, target: f64) -> bool {
-        let t = StudentsT::new(0.0, 1.0, (n - 1).max(1) as f64).expect("n ≥ 2");
-        t.inverse_cdf(0.5 + self.level / 2.0) * (var / n as f64).sqrt() <= target
+        t_quantile(self.level, (n - 1).max(1) as f64) * (var / n as f64).sqrt() <= target
     }
 
     /// The expected half-width of the control-variate interval (β fitted)
@@ -244,186 +247,6 @@ impl PrecisionRule {
             n = n.saturating_add(self.step);
         }
     }
-}
-
-/// A Student-t interval over replications.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Interval {
-    pub n: u32,
-    pub mean: f64,
-    pub half_width: f64,
-    /// half_width / |mean| (None when the mean is 0).
-    pub rel_half_width: Option<f64>,
-}
-
-/// The `level` Student-t interval of `values` (n ≥ 2).
-pub fn interval(values: &[f64], level: f64) -> Interval {
-    let n = values.len();
-    assert!(n >= 2, "an interval needs two values");
-    let mean = values.iter().sum::<f64>() / n as f64;
-    let var = values.iter().map(|x| (x - mean) * (x - mean)).sum::<f64>() / (n - 1) as f64;
-    let t = StudentsT::new(0.0, 1.0, (n - 1) as f64).expect("n ≥ 2");
-    let q = t.inverse_cdf(0.5 + level / 2.0);
-    let half_width = q * (var / n as f64).sqrt();
-    Interval {
-        n: n as u32,
-        mean,
-        half_width,
-        rel_half_width: (mean != 0.0).then(|| half_width / mean.abs()),
-    }
-}
-
-/// Stein's two-stage interval (Stein 1945) of `values`, replications 0..n
-/// of a point whose first `first` chose n: the mean of all n, half-width
-/// t_{first−1}·s₀/√n with s₀ the standard deviation of the first `first`.
-/// For normal replications (X̄_n − μ)·√n/s₀ is Student-t on first − 1
-/// degrees of freedom whatever n the first stage's variance chose (module
-/// docs: what a relative target changes, and the coverage measured); with
-/// n = first it is [`interval`].
-pub fn stein_interval(values: &[f64], first: usize, level: f64) -> Interval {
-    let n = values.len();
-    if first >= n {
-        return interval(values, level);
-    }
-    assert!(first >= 2, "a first stage needs two values");
-    let iv0 = interval(&values[..first], level);
-    let sd0 = iv0.half_width * (first as f64).sqrt() / t_quantile(level, (first - 1) as f64);
-    let mean = values.iter().sum::<f64>() / n as f64;
-    let half_width = t_quantile(level, (first - 1) as f64) * sd0 / (n as f64).sqrt();
-    Interval {
-        n: n as u32,
-        mean,
-        half_width,
-        rel_half_width: (mean != 0.0).then(|| half_width / mean.abs()),
-    }
-}
-
-/// The interval every table reads on a point's replications `values`:
-/// Stein's when its precision rule has a first stage
-/// ([`PrecisionRule::first_stage`]), else the Student-t [`interval`].
-pub fn interval_of(values: &[f64], first: Option<usize>, level: f64) -> Interval {
-    match first {
-        Some(f) => stein_interval(values, f, level),
-        None => interval(values, level),
-    }
-}
-
-/// A control-variate estimate of E[X] (Lavenberg and Welch): `xs` and `ys`
-/// paired replications (common random numbers) of the metric and of a
-/// control Y whose exact mean `exact` is known. With `fitted = false`,
-/// β = 1: E[Y] + mean(X − Y), the Student-t interval of the differences
-/// (n − 1 degrees of freedom). With `fitted`, β̂ = cov(X, Y)/var(Y) by least
-/// squares: mean(X) − β̂(mean(Y) − E[Y]), with the regression's standard
-/// error of the prediction at E[Y] (n − 2 degrees of freedom). Returns
-/// (estimate, half-width, β); None with too few pairs.
-pub fn control_variate(
-    xs: &[f64],
-    ys: &[f64],
-    exact: f64,
-    level: f64,
-    fitted: bool,
-) -> Option<(f64, f64, f64)> {
-    let n = xs.len().min(ys.len());
-    if n < if fitted { 3 } else { 2 } {
-        return None;
-    }
-    let (xs, ys) = (&xs[..n], &ys[..n]);
-    let nf = n as f64;
-    if !fitted {
-        let d: Vec<f64> = xs.iter().zip(ys).map(|(x, y)| x - y).collect();
-        let iv = interval(&d, level);
-        return Some((exact + iv.mean, iv.half_width, 1.0));
-    }
-    let LeastSquares {
-        mean_y: mx,
-        mean_c: my,
-        scc: syy,
-        beta,
-        rss,
-    } = least_squares(xs, ys);
-    let s2 = rss / (nf - 2.0);
-    let lever = if syy > 0.0 {
-        (my - exact).powi(2) / syy
-    } else {
-        0.0
-    };
-    let se = (s2 * (1.0 / nf + lever)).sqrt();
-    Some((
-        mx - beta * (my - exact),
-        t_quantile(level, nf - 2.0) * se,
-        beta,
-    ))
-}
-
-/// Stein's form of the control-variate interval (β fitted) of pairs
-/// 0..n whose first `first` chose n: the full sample's estimate
-/// mean(Y) − β̂(mean(C) − E[C]), with the first stage's residual variance
-/// s_e₀² (on first − 2 degrees of freedom) in place of the full sample's:
-/// half-width t_{first−2}·s_e₀·√(1/n + (C̄ − E[C])²/S_CC). For pairs normal
-/// given the controls (Y = α + βC + e), the full sample's estimate is a
-/// combination of the Y's whose first-stage weights lie in the span of the
-/// first stage's regressors, so it is independent of that stage's
-/// residuals, and the ratio is Student-t on first − 2 degrees of freedom
-/// whatever n the residuals chose (Stein's argument, with the regression's
-/// residuals for the sample variance). With β = 1 (`fitted = false`), Stein's
-/// interval of the differences Y − C. With n = first, [`control_variate`].
-pub fn stein_control_variate(
-    ys: &[f64],
-    cs: &[f64],
-    exact: f64,
-    first: usize,
-    level: f64,
-    fitted: bool,
-) -> Option<(f64, f64, f64)> {
-    let n = ys.len().min(cs.len());
-    if first >= n {
-        return control_variate(ys, cs, exact, level, fitted);
-    }
-    if first < if fitted { 3 } else { 2 } {
-        return None;
-    }
-    let (ys, cs) = (&ys[..n], &cs[..n]);
-    if !fitted {
-        let d: Vec<f64> = ys.iter().zip(cs).map(|(y, c)| y - c).collect();
-        let iv = stein_interval(&d, first, level);
-        return Some((exact + iv.mean, iv.half_width, 1.0));
-    }
-    let all = least_squares(ys, cs);
-    let s2 = residual_variance(&ys[..first], &cs[..first]);
-    let lever = if all.scc > 0.0 {
-        (all.mean_c - exact).powi(2) / all.scc
-    } else {
-        0.0
-    };
-    let se = (s2 * (1.0 / n as f64 + lever)).sqrt();
-    Some((
-        all.mean_y - all.beta * (all.mean_c - exact),
-        t_quantile(level, (first - 2) as f64) * se,
-        all.beta,
-    ))
-}
-
-/// [`control_variate`], or its Stein form ([`stein_control_variate`]) where
-/// the point's precision rule has a first stage.
-pub fn control_variate_of(
-    ys: &[f64],
-    cs: &[f64],
-    exact: f64,
-    first: Option<usize>,
-    level: f64,
-    fitted: bool,
-) -> Option<(f64, f64, f64)> {
-    match first {
-        Some(f) => stein_control_variate(ys, cs, exact, f, level, fitted),
-        None => control_variate(ys, cs, exact, level, fitted),
-    }
-}
-
-fn t_quantile(level: f64, df: f64) -> f64 {
-    StudentsT::new(0.0, 1.0, df)
-        .expect("df > 0")
-        .inverse_cdf(0.5 + level / 2.0)
 }
 
 /// Why replications stopped.
@@ -669,44 +492,6 @@ fn worth_pairing(
     let direct = interval(&ys, rule.level).half_width;
     (mean != 0.0 && rule.controlled_half_width(rule.min, var) <= PAIR_GAIN * direct)
         .then_some((mean, half_width, var))
-}
-
-/// The least-squares line of `ys` on `cs` (paired): the means, S_CC, the
-/// slope β̂ = S_YC/S_CC (0 when the cs do not vary) and the residual sum of
-/// squares.
-struct LeastSquares {
-    mean_y: f64,
-    mean_c: f64,
-    scc: f64,
-    beta: f64,
-    rss: f64,
-}
-
-fn least_squares(ys: &[f64], cs: &[f64]) -> LeastSquares {
-    let n = ys.len().min(cs.len()) as f64;
-    let (my, mc) = (ys.iter().sum::<f64>() / n, cs.iter().sum::<f64>() / n);
-    let scc: f64 = cs.iter().map(|c| (c - mc).powi(2)).sum();
-    let syc: f64 = ys.iter().zip(cs).map(|(y, c)| (y - my) * (c - mc)).sum();
-    let beta = if scc > 0.0 { syc / scc } else { 0.0 };
-    let rss: f64 = ys
-        .iter()
-        .zip(cs)
-        .map(|(y, c)| (y - my - beta * (c - mc)).powi(2))
-        .sum();
-    LeastSquares {
-        mean_y: my,
-        mean_c: mc,
-        scc,
-        beta,
-        rss,
-    }
-}
-
-/// The residual variance of pairs (y, c) about their least-squares line,
-/// on n − 2 degrees of freedom: the variance a control variate with β
-/// fitted leaves (n ≥ 3).
-pub fn residual_variance(ys: &[f64], cs: &[f64]) -> f64 {
-    least_squares(ys, cs).rss / (ys.len().min(cs.len()) as f64 - 2.0)
 }
 
 /// The pilot procedure with a control ([`RuleControl`]): both points'

@@ -125,7 +125,6 @@ use lb_model::Key;
 use lb_model::limits::MAX_REPLICATIONS;
 use lb_store::cache::{Cache, Read, atomic_write};
 use lb_store::run::Progress;
-use statrs::distribution::{ContinuousCDF, StudentsT};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -978,11 +977,10 @@ impl State {
     }
 }
 
-/// The two-sided Student-t quantile of `level` with `df` degrees of freedom.
+/// The two-sided Student-t quantile of `level` with `df` (at least one)
+/// degrees of freedom.
 fn t_quantile(level: f64, df: u32) -> f64 {
-    StudentsT::new(0.0, 1.0, df.max(1) as f64)
-        .expect("df ≥ 1")
-        .inverse_cdf(0.5 + level / 2.0)
+    lb_stats::t_quantile(level, df.max(1) as f64)
 }
 
 /// The half-width a check would have with `n` replications at `level`, its

@@ -21,10 +21,12 @@
 //! - [`slurm`]: the job-array scripts of sharded work, and their submission;
 //! - [`table`]: one experiment's table.
 
+pub mod archive;
 pub mod audit;
 pub mod compute;
 pub mod coverage;
 pub mod decide;
+pub mod diff;
 pub mod export;
 pub mod manifests;
 pub mod reproduce;

@@ -214,58 +214,15 @@ impl Settling {
     }
 }
 
-/// Lag-1 autocorrelation of adjacent means of batches of x·τ slots, for a
-/// stationary series whose autocorrelation decays as e^{−h/τ} (an AR(1)
-/// series; a queue's decays so once past its initial spread):
-/// (1 − e^{−x})² / (2(x − 1 + e^{−x})). It falls from 1 (x → 0) as 1/(2x)
-/// (x large).
-pub fn batch_lag1(x: f64) -> f64 {
-    let em1 = (-x).exp_m1(); // e^{−x} − 1
-    em1 * em1 / (2.0 * (x + em1))
-}
-
-/// The x at which [`batch_lag1`] is `r` (0 < r < 1), by bisection on log x.
-fn batch_size_at(r: f64) -> f64 {
-    let (mut lo, mut hi) = (1e-6f64, 1e6f64);
-    for _ in 0..200 {
-        let mid = (lo * hi).sqrt();
-        if batch_lag1(mid) > r {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    (lo * hi).sqrt()
-}
-
-/// How many times longer a run must be for `k` batch means whose lag-1
-/// autocorrelation is `r` to pass the independence test (|r| < 2/√k, the
-/// same number of batches): their size must grow from x·τ to x*·τ, where
-/// [`batch_lag1`] gives r at x and 2/√k at x*, so the factor is x*/x. Where
-/// |r| is small this is r·√k/2 (the 1/m decay); near 1 it grows much faster.
-/// An |r| of 0.99 or more is read as 0.99, so the factor is then a lower
-/// bound. 1 when the test passes; 2 for a failing negative r, which no
-/// exponential decay gives.
-pub fn length_factor(r: f64, k: usize) -> f64 {
-    let target = 2.0 / (k.max(1) as f64).sqrt();
-    if r.abs() <= target || target >= 1.0 {
-        return 1.0;
-    }
-    if r < 0.0 {
-        // Failing on a negative r: no exponential decay gives one, so the
-        // length says nothing more than "longer" (the caller's floor of 2).
-        return 2.0;
-    }
-    let r = r.min(0.99);
-    batch_size_at(target) / batch_size_at(r)
-}
+pub use lb_stats::batch::{batch_lag1, length_factor};
 
 #[cfg(test)]
 mod tests {
-    use super::{Settling, allowed, batch_lag1, batch_size_at, length_factor};
+    use super::{Settling, allowed, batch_lag1, length_factor};
     use lb_core::slotted::RunSummary;
     use lb_core::stability::Stability;
     use lb_model::Summary;
+    use lb_stats::batch::batch_size_at;
     use rand::{Rng, SeedableRng};
 
     /// [`batch_lag1`] against an AR(1) series with φ = e^{−1/τ} (so its

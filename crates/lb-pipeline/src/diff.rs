@@ -7,18 +7,25 @@
 //! non-zero when a required claim's verdict moved: a commit that changes
 //! numbers says "no verdict moved" with this, not by hand.
 
+use crate::audit::audit;
 use lb_analysis::audit::ClaimResult;
 use lb_analysis::figure::{Figure, FigureSpec, point_estimate};
 use lb_analysis::metric::Metric;
 use lb_analysis::{PointResult, collect};
 use lb_manifest::{Experiment, Profile};
-use lb_pipeline::audit::audit;
 use lb_store::cache::Cache;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode};
+use std::process::Command;
 
-type Res = Result<ExitCode, Box<dyn std::error::Error>>;
+type Res = Result<Diffed, Box<dyn std::error::Error>>;
+
+/// What `lb diff` found: the lines to print, and whether a required verdict
+/// moved (the command then fails).
+pub struct Diffed {
+    pub text: String,
+    pub required_moved: bool,
+}
 
 /// One side of the comparison: its name, cache and experiments.
 struct Side {
@@ -113,7 +120,7 @@ pub fn diff(a: &Cache, against: &str, manifests: &[PathBuf], quick: bool) -> Res
         .into());
     }
     let profile = Profile::from_quick(quick);
-    let manifests = lb_pipeline::manifests_or_all(manifests)?;
+    let manifests = crate::manifests_or_all(manifests)?;
     let here = Side {
         name: a.root().display().to_string(),
         cache: Cache::new(a.root()),
@@ -210,14 +217,15 @@ pub fn diff(a: &Cache, against: &str, manifests: &[PathBuf], quick: bool) -> Res
                 lines.push(format!("  figure {}: {why}", f.name));
             }
         }
-        Tally::section(name, lines);
+        t.section(name, lines);
     }
     t.finish(&there.name, &here.name)
 }
 
-/// What moved between the two sides, counted as it is printed.
+/// What moved between the two sides, counted as it is written.
 #[derive(Default)]
 struct Tally {
+    out: String,
     claims: usize,
     moved: usize,
     required: usize,
@@ -226,20 +234,20 @@ struct Tally {
 }
 
 impl Tally {
-    /// Prints one experiment's lines under its name (nothing if none moved).
-    fn section(name: &str, lines: Vec<String>) {
+    /// One experiment's lines under its name (nothing if none moved).
+    fn section(&mut self, name: &str, lines: Vec<String>) {
         if lines.is_empty() {
             return;
         }
-        println!("{name}:");
+        self.out += &format!("{name}:\n");
         for l in lines {
-            println!("{l}");
+            self.out += &format!("{l}\n");
         }
     }
 
     /// The closing line; non-zero when a required verdict moved.
-    fn finish(&self, there: &str, here: &str) -> Res {
-        println!(
+    fn finish(mut self, there: &str, here: &str) -> Res {
+        self.out += &format!(
             "{} claims: {} verdict(s) moved between {there} and {here}{}; {} table value(s) \
              moved beyond their intervals; {} figure(s) whose data moved",
             self.claims,
@@ -252,10 +260,10 @@ impl Tally {
             self.values,
             self.figures
         );
-        Ok(if self.required > 0 {
-            ExitCode::FAILURE
-        } else {
-            ExitCode::SUCCESS
+        self.out.push('\n');
+        Ok(Diffed {
+            required_moved: self.required > 0,
+            text: self.out,
         })
     }
 }
@@ -388,7 +396,7 @@ pub fn diff_reports(here: &Path, there: &Path) -> Res {
     for (name, pa) in &ea {
         let mut lines = Vec::new();
         let Some(pb) = eb.get(name) else {
-            println!("{name}: only in {}", here.display());
+            t.out += &format!("{name}: only in {}\n", here.display());
             continue;
         };
         let verdicts = |p: &Path| -> Result<BTreeMap<String, serde_json::Value>, String> {
@@ -495,7 +503,7 @@ pub fn diff_reports(here: &Path, there: &Path) -> Res {
                 ));
             }
         }
-        Tally::section(name, lines);
+        t.section(name, lines);
     }
     t.finish(&there.display().to_string(), &here.display().to_string())
 }

@@ -11,9 +11,9 @@ use lb_store::cache::{Cache, FileKind, classify};
 use serde_json::json;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
-type Res = Result<ExitCode, Box<dyn std::error::Error>>;
+/// The archive written, or why not; Ok is the line that says what it holds.
+type Res = Result<String, Box<dyn std::error::Error>>;
 
 /// The files of the source a user rebuilds lb from (relative to the root).
 const SOURCE: &[&str] = &[
@@ -51,7 +51,7 @@ pub fn archive(cache: &Cache, manifests: &[PathBuf], report: &Path, out: &Path) 
         )
         .into());
     }
-    let manifests = lb_pipeline::manifests_or_all(manifests)?;
+    let manifests = crate::manifests_or_all(manifests)?;
     let loaded = lb_manifest::load_all(&manifests, Profile::Full)?;
     std::fs::create_dir_all(out)?;
     // The manifests and their ledgers, under experiments/ as in the repository.
@@ -121,7 +121,7 @@ pub fn archive(cache: &Cache, manifests: &[PathBuf], report: &Path, out: &Path) 
         out.join("ro-crate-metadata.json"),
         serde_json::to_string_pretty(&metadata(&loaded, &inputs, records, &commit))? + "\n",
     )?;
-    println!(
+    Ok(format!(
         "wrote {}: {} manifest(s), {records} record(s) of {} key(s), the report, the source at \
          {}{}, and its RO-Crate metadata",
         out.display(),
@@ -133,8 +133,7 @@ pub fn archive(cache: &Cache, manifests: &[PathBuf], report: &Path, out: &Path) 
         } else {
             ""
         }
-    );
-    Ok(ExitCode::SUCCESS)
+    ))
 }
 
 fn git(args: &[&str]) -> Option<String> {

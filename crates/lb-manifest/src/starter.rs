@@ -3,12 +3,12 @@
 //! is validated as `lb plan` would before it is written, so `lb plan` on it
 //! works at once; an existing file is never overwritten.
 
-use lb_manifest::Profile;
+use crate::Profile;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::ExitCode;
 
-type Res = Result<ExitCode, Box<dyn std::error::Error>>;
+/// The manifest written, or why not; Ok is the line that says where.
+type Res = Result<String, Box<dyn std::error::Error>>;
 
 /// A policy as `--policies` names it: `NAME` or `NAME(key=value,…)`.
 #[derive(Clone, Debug, PartialEq)]
@@ -118,7 +118,7 @@ fn required_keys(model: &str, p: &PolicyArg) -> Vec<(&'static str, &'static str)
     let mut out = Vec::new();
     match model {
         "slotted" => {
-            let led = lb_manifest::model::slotted::PolicyKind::parse(&p.spec)
+            let led = crate::model::slotted::PolicyKind::parse(&p.spec)
                 .is_some_and(|k| k.is_led());
             if led && !has("p_hat") && !has("budget") {
                 out.push((
@@ -329,10 +329,10 @@ pub fn new(name: &str, model: &str, policies: &[String], loads: &[f64], dir: &Pa
             .all(|c| matches!(c, std::path::Component::Normal(_)))
     {
         let depth = dir.components().count();
-        body = format!("{}\n{body}", lb_manifest::schema::directive(model, depth));
+        body = format!("{}\n{body}", crate::schema::directive(model, depth));
     }
     // Validated as `lb plan` would read it: nothing is written otherwise.
-    lb_manifest::load_str(&path, &body, Profile::Full).map_err(|e| {
+    crate::load_str(&path, &body, Profile::Full).map_err(|e| {
         let at = path.display().to_string();
         format!(
             "{}\n(nothing written to {at}. A policy's keys go in --policies \
@@ -347,12 +347,11 @@ pub fn new(name: &str, model: &str, policies: &[String], loads: &[f64], dir: &Pa
     })?;
     std::fs::create_dir_all(dir)?;
     std::fs::write(&path, body)?;
-    println!(
+    Ok(format!(
         "wrote {}: `lb plan {}` shows its points and cost",
         path.display(),
         path.display()
-    );
-    Ok(ExitCode::SUCCESS)
+    ))
 }
 
 #[cfg(test)]
@@ -362,9 +361,9 @@ mod tests {
     /// Every name a model's `spec` accepts, as a user would type it.
     fn names(model: &str) -> Vec<String> {
         let list: Vec<&str> = match model {
-            "slotted" => lb_manifest::model::slotted::POLICY_NAMES.to_vec(),
-            "many" => lb_manifest::model::many::MANY_POLICY_NAMES.to_vec(),
-            "spn" => lb_manifest::model::spn::POLICY_NAMES.to_vec(),
+            "slotted" => crate::model::slotted::POLICY_NAMES.to_vec(),
+            "many" => crate::model::many::MANY_POLICY_NAMES.to_vec(),
+            "spn" => crate::model::spn::POLICY_NAMES.to_vec(),
             _ => unreachable!(),
         };
         // "Power-of-2 (any k: Power-of-k)" is one name with a note.
@@ -377,7 +376,7 @@ mod tests {
     fn plans(model: &str, policies: &str) -> Result<(), String> {
         let ps = parse_policies(&[policies.to_string()])?;
         let body = text("t", model, &ps, &[0.5, 0.9])?;
-        lb_manifest::load_str(Path::new("experiments/t.toml"), &body, Profile::Full)
+        crate::load_str(Path::new("experiments/t.toml"), &body, Profile::Full)
             .map(|_| ())
             .map_err(|e| format!("{e}\n{body}"))
     }
@@ -417,7 +416,7 @@ mod tests {
             body.contains("budget = { same_as = \"Power-of-2\" }"),
             "{body}"
         );
-        lb_manifest::load_str(Path::new("experiments/t.toml"), &body, Profile::Full)
+        crate::load_str(Path::new("experiments/t.toml"), &body, Profile::Full)
             .unwrap_or_else(|e| panic!("{e}\n{body}"));
         // A key that does not exist is refused where lb plan would refuse it.
         let e = plans("slotted", "L-JSQ-Push(p_hat=0.1,q=3)").unwrap_err();
