@@ -2,18 +2,13 @@
 //! [`crate::outputs`].
 
 use crate::progress;
-use crate::ran::{point_names, print_report};
 use crate::{CacheAction, Cli, Command};
 use lb_manifest::Profile;
-use lb_manifest::plan::{Plan, Replications};
-use lb_model::key::Key;
 use lb_pipeline::compute::RunOptions;
 use lb_pipeline::existing;
-use lb_store::cache::{Cache, Read};
-use lb_store::run::{calibration_line, status};
+use lb_pipeline::run_text::{point_names, report};
+use lb_store::cache::Cache;
 use lb_store::{maintain, verify};
-use std::collections::BTreeSet;
-use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -74,7 +69,10 @@ pub fn dispatch(cli: &Cli) -> Res {
             *submit,
         ),
         Command::Status { manifests, quick } => crate::slurm::status(&cache, manifests, *quick),
-        Command::Show { key, full } => show(&cache, key, *full),
+        Command::Show { key, full } => {
+            print!("{}", lb_pipeline::show::show(&cache, key, *full)?);
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Cache { action } => match action {
             CacheAction::Ls => cache_ls(&cache),
             CacheAction::Check => cache_check(&cache),
@@ -209,9 +207,12 @@ fn plan(
     let plans = lb_pipeline::compute::plans(&loaded);
     let cached = why.then(|| lb_store::why::Cached::read(cache));
     for plan in &plans {
-        print!("{}", render_plan(cache, plan));
+        print!("{}", lb_pipeline::plan_text::render_plan(cache, plan));
         if let Some(cached) = &cached {
-            print!("{}", render_why(cache, plan, cached));
+            print!(
+                "{}",
+                lb_pipeline::plan_text::render_why(cache, plan, cached)
+            );
         }
     }
     let threads = lb_pipeline::compute::pool(threads)?.current_num_threads();
@@ -219,193 +220,6 @@ fn plan(
         eprintln!("warning: {why} (--force)");
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// `lb plan --why`: a line per missing point saying why it is missing.
-pub fn render_why(cache: &Cache, plan: &Plan, cached: &lb_store::why::Cached) -> String {
-    let mut s = String::new();
-    let st = status(cache, plan);
-    let mut seen = BTreeSet::new();
-    for (pp, ps) in plan.points.iter().zip(&st) {
-        let (Some(k), "missing") = (ps.key, ps.word()) else {
-            continue;
-        };
-        if !seen.insert(k) {
-            continue;
-        }
-        let lb_manifest::plan::Target::Fixed(point) = &pp.target else {
-            continue;
-        };
-        let _ = writeln!(
-            s,
-            "  why {} ({}): {}",
-            k.short(),
-            pp.label,
-            cached.why(point)
-        );
-    }
-    s
-}
-
-/// The `lb plan` table of one manifest.
-pub fn render_plan(cache: &Cache, plan: &Plan) -> String {
-    let mut s = String::new();
-    let st = status(cache, plan);
-    let _ = writeln!(
-        s,
-        "experiment {} ({}), profile {}: {} points, {} calibrations, results in {}",
-        plan.name,
-        plan.file.display(),
-        plan.profile.name(),
-        plan.points.len(),
-        plan.calibrations.len(),
-        cache.root().display()
-    );
-    if !plan.calibrations.is_empty() {
-        let _ = writeln!(s, "calibrations (message budgets):");
-        for c in &plan.calibrations {
-            let k = c.key();
-            let what = match cache.read_calibration(&k) {
-                Read::Valid(rec) => format!("cached   {}", calibration_line(c, &rec.result)),
-                Read::Damaged(why) => format!("damaged  {} ({why})", c.describe()),
-                Read::Missing => format!("missing  {}", c.describe()),
-            };
-            let _ = writeln!(s, "  {}  {what}", k.short());
-        }
-    }
-    // Whether the cached replications of each point have settled (the
-    // rule the audit decides by), and if not how much longer its runs
-    // should be.
-    let results = lb_analysis::collect(cache, plan);
-    let mut header = vec![
-        "key".to_string(),
-        "status".into(),
-        "reps".into(),
-        "settled".into(),
-        "policy".into(),
-    ];
-    header.extend(plan.axes.iter().map(|a| a.to_string()));
-    let mut rows = vec![header];
-    let mut unsettled = 0;
-    for ((pp, ps), r) in plan.points.iter().zip(&st).zip(&results) {
-        let key = match (&ps.key, &ps.calibration) {
-            (Some(k), _) => k.short(),
-            (None, Some((ck, _))) => format!("<cal {}>", &ck.short()[..6]),
-            (None, None) => "?".into(),
-        };
-        let reps = match (&pp.replications, &ps.outcome) {
-            (_, Some(o)) => {
-                format!("{}/{} ({:?})", ps.present, o.replications, o.stop).to_lowercase()
-            }
-            (Replications::Precision(p), None) if ps.pilot_missing > 0 => format!(
-                "{}/{}..{}, pilot {}/{}",
-                ps.present,
-                ps.needed.max(p.min),
-                p.max,
-                p.min - ps.pilot_missing,
-                p.min
-            ),
-            (Replications::Precision(p), None) => {
-                format!("{}/{}..{}", ps.present, ps.needed.max(p.min), p.max)
-            }
-            (Replications::Fixed(n), None) => format!("{}/{n}", ps.present),
-        };
-        let settling = lb_store::settle::Settling::of(&r.summaries);
-        let settled = if r.summaries.is_empty() {
-            "-".to_string()
-        } else {
-            unsettled += usize::from(!settling.settled());
-            settling.cell()
-        };
-        let mut row = vec![key, ps.word().to_string(), reps, settled, pp.label.clone()];
-        row.extend(pp.axes.iter().cloned());
-        rows.push(row);
-    }
-    let widths: Vec<usize> = (0..rows[0].len())
-        .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
-        .collect();
-    for r in &rows {
-        let line: Vec<String> = r
-            .iter()
-            .zip(&widths)
-            .map(|(x, w)| format!("{x:<w$}"))
-            .collect();
-        let _ = writeln!(s, "  {}", line.join("  ").trim_end());
-    }
-    if plan
-        .points
-        .iter()
-        .any(|p| matches!(p.replications, Replications::Precision(_)))
-    {
-        let _ = writeln!(
-            s,
-            "  reps a/b..c: a present, b needed so far by the precision rule, at most c; \
-             a/b (stop): the rule's decision; pilot p/q: the pilot's replications present \
-             and needed (they choose b, and no interval reads them)"
-        );
-    }
-    if unsettled > 0 {
-        let _ = writeln!(
-            s,
-            "  settled no: ≥×k: the cached runs have not settled (MSER-5 at its cap, or batch \
-             means still correlated) and decide no steady-state claim; runs at least k times \
-             as long are needed to settle them. no: rising, ≥×k: ΣQ still rising but slowing (a \
-             transient, not divergence), and runs at least k times as long are needed to settle \
-             it or show it diverging \
-             ({unsettled} point(s) in all; the audit says which claims they hold up)"
-        );
-    }
-    let count = |w: &str| st.iter().filter(|p| p.word() == w).count();
-    let mut keys = BTreeSet::new();
-    let to_run: u32 = st
-        .iter()
-        .filter(|p| p.key.is_none_or(|k| keys.insert(k)))
-        .map(|p| p.missing())
-        .sum();
-    let _ = writeln!(
-        s,
-        "  {} cached, {} partial, {} missing, {} damaged, {} waiting for a calibration; \
-         {to_run} replications to run{}",
-        count("cached"),
-        count("partial"),
-        count("missing"),
-        count("damaged"),
-        count("needs-calibration"),
-        if st.iter().any(|p| p.key.is_none()) {
-            " (plus those of calibrated points)"
-        } else {
-            ""
-        }
-    );
-    let e = lb_store::run::estimate(cache, plan, &st);
-    if e.runs > 0 {
-        use lb_model::limits::{human_bytes, human_seconds};
-        let basis = match e.measured {
-            Some((n, r)) => format!(
-                "from the model's cost constants, rescaled by {n} timed cached record(s) \
-                 (measured/estimated = {r:.2})"
-            ),
-            None => "from the model's cost constants (no timed record of this plan yet)".into(),
-        };
-        let _ = writeln!(
-            s,
-            "  estimate: {} run(s), {} of CPU time, at most {} per replication; {basis}",
-            e.runs,
-            human_seconds(e.cost.seconds),
-            human_bytes(e.cost.bytes)
-        );
-        if e.worst.seconds > e.cost.seconds * 1.01 {
-            let _ = writeln!(
-                s,
-                "  precision rules may add replications up to their max: {} of CPU time at most",
-                human_seconds(e.worst.seconds)
-            );
-        }
-        if let Some(why) = lb_model::limits::soft_limit(e.cost, 1) {
-            let _ = writeln!(s, "  beyond a soft limit (lb run needs --force): {why}");
-        }
-    }
-    s
 }
 
 fn run(
@@ -433,11 +247,14 @@ fn run(
     let progress = progress::for_stderr();
     let ran = lb_pipeline::compute::run(cache, &plans, &o, progress.as_ref())?;
     drop(progress);
-    print_report(
-        &ran.report,
-        ran.wall,
-        ran.threads,
-        &point_names(cache, &plans),
+    print!(
+        "{}",
+        report(
+            &ran.report,
+            ran.wall,
+            ran.threads,
+            &point_names(cache, &plans)
+        )
     );
     match stage {
         Some(k) if k > 1 && !ran.report.waiting.is_empty() => Err(format!(
@@ -450,234 +267,6 @@ fn run(
         .into()),
         _ => Ok(ExitCode::SUCCESS),
     }
-}
-
-/// Finds exactly one key by prefix.
-fn find_key(cache: &Cache, prefix: &str) -> Result<Key, Box<dyn std::error::Error>> {
-    if prefix.is_empty() || !prefix.chars().all(|c| c.is_ascii_hexdigit()) {
-        return Err(format!("\"{prefix}\" is not a key prefix (hex digits)").into());
-    }
-    let found = cache.find_prefix(prefix);
-    match found.len() {
-        0 => Err(format!(
-            "no record with a key starting with {prefix} in {}: the keys are in a figure's \
-             .keys.csv, a table's key column and `lb plan MANIFEST`; a point not yet computed \
-             has none until `lb run MANIFEST`",
-            cache.root().display()
-        )
-        .into()),
-        1 => Ok(found[0]),
-        n => Err(format!(
-            "{n} keys start with {prefix}: {}; give more digits",
-            found
-                .iter()
-                .take(8)
-                .map(|k| k.short())
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
-        .into()),
-    }
-}
-
-fn pretty<T: serde::Serialize>(t: &T) -> String {
-    serde_json::to_string_pretty(t).unwrap_or_else(|e| format!("<{e}>"))
-}
-
-/// `t` as pretty JSON, each list of more than [`LIST`] entries in one line
-/// (unless `full`): the entry repeated ("10 × {…}"), or a list of numbers
-/// as its count, range and first values. A configuration of 50 servers
-/// reads in a screen instead of 279 lines.
-fn summarised<T: serde::Serialize>(t: &T, full: bool) -> String {
-    if full {
-        return pretty(t);
-    }
-    match serde_json::to_value(t) {
-        Ok(v) => pretty(&summarise(v)),
-        Err(e) => format!("<{e}>"),
-    }
-}
-
-/// Lists longer than this are summarised by [`summarised`].
-const LIST: usize = 6;
-
-fn summarise(v: serde_json::Value) -> serde_json::Value {
-    use serde_json::Value;
-    match v {
-        Value::Object(m) => Value::Object(m.into_iter().map(|(k, v)| (k, summarise(v))).collect()),
-        Value::Array(a) if a.len() > LIST => {
-            let n = a.len();
-            // Runs of equal entries ("50 × {…}").
-            let mut runs: Vec<(usize, &Value)> = Vec::new();
-            for x in &a {
-                match runs.last_mut() {
-                    Some((k, y)) if *y == x => *k += 1,
-                    _ => runs.push((1, x)),
-                }
-            }
-            let run = |(k, x): (usize, &Value)| format!("{k} × {}", compact(&summarise(x.clone())));
-            if runs.len() == 1 {
-                return Value::String(run(runs[0]));
-            }
-            let nums: Option<Vec<f64>> = a.iter().map(|x| x.as_f64()).collect();
-            if let Some(xs) = nums {
-                let (lo, hi) = xs
-                    .iter()
-                    .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), x| {
-                        (l.min(*x), h.max(*x))
-                    });
-                let first: Vec<String> = a.iter().take(3).map(compact).collect();
-                return Value::String(format!(
-                    "{n} values in [{lo}, {hi}]: {}, … (lb show --full lists them)",
-                    first.join(", ")
-                ));
-            }
-            if runs.len() <= LIST {
-                return Value::Array(runs.into_iter().map(|r| Value::String(run(r))).collect());
-            }
-            // Distinct entries: the first few and how many more.
-            let mut kept: Vec<Value> = a.into_iter().take(3).map(summarise).collect();
-            kept.push(Value::String(format!(
-                "… {} more (lb show --full lists them)",
-                n - 3
-            )));
-            Value::Array(kept)
-        }
-        Value::Array(a) => Value::Array(a.into_iter().map(summarise).collect()),
-        other => other,
-    }
-}
-
-fn compact(v: &serde_json::Value) -> String {
-    serde_json::to_string(v).unwrap_or_default()
-}
-
-fn opt(x: Option<f64>) -> String {
-    x.map_or("-".into(), |v| format!("{v:.4}"))
-}
-
-fn show(cache: &Cache, prefix: &str, full: bool) -> Res {
-    existing(cache)?;
-    let key = find_key(cache, prefix)?;
-    let dir = cache.key_dir(&key);
-    if let Read::Valid(c) = cache.read_calibration(&key) {
-        println!("calibration {key}");
-        println!("{}", calibration_line(&c.calibration, &c.result));
-        println!("\ncalibration:\n{}", summarised(&c.calibration, full));
-        println!("\nprobes (p̂ → messages per arrival):");
-        for p in &c.result.probes {
-            println!("  {:.8} → {:.6}", p.p_hat, p.messages_per_arrival);
-        }
-        println!("\nprovenance:\n{}", pretty(&c.provenance));
-        println!("\nrecompute and compare: lb verify --key {}", key.short());
-        return Ok(ExitCode::SUCCESS);
-    }
-    let point = match cache.read_point(&key) {
-        Read::Valid(p) => p.point,
-        Read::Damaged(why) => {
-            return Err(format!(
-                "{}: damaged point record: {why}",
-                cache.point_path(&key).display()
-            )
-            .into());
-        }
-        Read::Missing => return Err(format!("{}: no point.json", dir.display()).into()),
-    };
-    println!("point {key}");
-    println!(
-        "policy {}, profile {}",
-        point.policy_name(),
-        point.profile.name()
-    );
-    for line in point.config.describe() {
-        println!("{line}");
-    }
-    println!("\nconfiguration:\n{}", summarised(&point, full));
-    println!("\nreplications (p0, p1, …: a precision rule's pilot, read by the rule only):");
-    // The model's metrics that a replication defines on its own.
-    let columns: Vec<&str> = point
-        .model
-        .metrics()
-        .iter()
-        .filter(|m| m.precision)
-        .map(|m| m.name)
-        .collect();
-    let width = |c: &str| c.chars().count().max(10);
-    let mut head = format!("  {:>5}", "r");
-    for c in &columns {
-        head += &format!("  {c:>w$}", w = width(c));
-    }
-    println!("{head}  {:>6}", "stable");
-    let mut provs = Vec::new();
-    for r in cache.replication_files(&key) {
-        match cache.read_replication(&key, r) {
-            Read::Valid(rec) => {
-                // A precision rule's pilot replications: p0, p1, …
-                let name = if lb_model::precision::is_pilot(r) {
-                    format!("p{}", r - lb_model::precision::PILOT_BASE)
-                } else {
-                    r.to_string()
-                };
-                let mut row = format!("  {name:>5}");
-                for c in &columns {
-                    let v = rec.summary.precision_value(c);
-                    row += &format!("  {:>w$}", opt(v), w = width(c));
-                }
-                println!("{row}  {:>6}", rec.summary.stable());
-                if let Some(path) = rec.summary.path()
-                    && r == 0
-                {
-                    let shown: Vec<String> = path
-                        .iter()
-                        .map(|(t, z)| format!("{}:{z}", lb_model::canonical::number_to_string(*t)))
-                        .collect();
-                    println!("         sample path (time:jobs): {}", shown.join(" "));
-                }
-                provs.push((r, rec.provenance));
-            }
-            Read::Damaged(why) => println!("  {r:>5}  DAMAGED: {why}"),
-            Read::Missing => {}
-        }
-    }
-    for f in std::fs::read_dir(&dir)?.flatten() {
-        let name = f.file_name().to_string_lossy().to_string();
-        if name.starts_with("precision-")
-            && name.ends_with(".json")
-            && let Read::Valid(p) =
-                lb_store::cache::read_record::<lb_store::cache::PrecisionRecord>(&f.path())
-        {
-            println!(
-                "\nprecision rule {}:\n{}",
-                pretty(&p.rule),
-                pretty(&p.outcome)
-            );
-        }
-    }
-    if let Some((r, p)) = provs.first() {
-        println!("\nprovenance (replication {r}):\n{}", pretty(p));
-        let others: Vec<String> = provs
-            .iter()
-            .filter(|(_, q)| {
-                q.git_commit != p.git_commit || q.host != p.host || q.lb_version != p.lb_version
-            })
-            .map(|(r, q)| {
-                format!(
-                    "  r{r}: lb {} commit {} host {}",
-                    q.lb_version,
-                    q.git_commit.as_deref().unwrap_or("?"),
-                    q.host
-                )
-            })
-            .collect();
-        if !others.is_empty() {
-            println!("replications computed elsewhere:\n{}", others.join("\n"));
-        }
-        println!("\nrecompute and compare: lb verify --key {}", key.short());
-        println!("computed by: {}", p.command.join(" "));
-    } else {
-        println!("  (none yet)");
-    }
-    Ok(ExitCode::SUCCESS)
 }
 
 fn human(bytes: u64) -> String {
@@ -780,7 +369,7 @@ fn verify_cmd(
     existing(cache)?;
     if let Some(p) = prefix {
         // The same rule as `lb show`: a hex prefix of exactly one key.
-        find_key(cache, p)?;
+        lb_pipeline::show::find_key(cache, p)?;
     }
     if sample == Some(0) {
         return Err("--sample 0 verifies nothing: give a sample size ≥ 1, or leave it out".into());

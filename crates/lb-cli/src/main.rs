@@ -8,7 +8,6 @@ mod decide;
 mod outputs;
 mod progress;
 mod project;
-mod ran;
 mod slurm;
 
 use clap::{Parser, Subcommand};

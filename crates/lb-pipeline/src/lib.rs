@@ -29,7 +29,10 @@ pub mod decide;
 pub mod diff;
 pub mod export;
 pub mod manifests;
+pub mod plan_text;
 pub mod reproduce;
+pub mod run_text;
+pub mod show;
 pub mod slurm;
 pub mod table;
 

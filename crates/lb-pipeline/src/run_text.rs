@@ -1,4 +1,4 @@
-//! What a run did, printed: the counts of `lb run` (and of the rounds of
+//! What a run did, as text: the counts of `lb run` (and of the rounds of
 //! `lb decide`), the damaged records it recomputed, and each point's
 //! precision rule, named in words.
 
@@ -7,6 +7,7 @@ use lb_model::key::Key;
 use lb_store::cache::Cache;
 use lb_store::run::{Report, status};
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 
 /// Each planned key's name in words: "experiment: policy at axis=value …".
 pub fn point_names(cache: &Cache, plans: &[Plan]) -> BTreeMap<Key, String> {
@@ -34,13 +35,15 @@ pub fn point_names(cache: &Cache, plans: &[Plan]) -> BTreeMap<Key, String> {
 }
 
 /// The report of a run: counts, damaged records, precision rules.
-pub fn print_report(
+pub fn report(
     r: &Report,
     wall: std::time::Duration,
     threads: usize,
     names: &BTreeMap<Key, String>,
-) {
-    println!(
+) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
         "done in {:.1}s on {threads} thread(s): {} record(s) computed, {} already cached, \
          {} computed by another process, {} damaged record(s) recomputed",
         wall.as_secs_f64(),
@@ -50,16 +53,18 @@ pub fn print_report(
         r.damaged.len()
     );
     for (path, why) in &r.damaged {
-        println!("  damaged: {}: {why}", path.display());
+        let _ = writeln!(out, "  damaged: {}: {why}", path.display());
     }
     if !r.waiting.is_empty() {
-        println!(
+        let _ = writeln!(
+            out,
             "  {} point(s) left for a later stage: their p̂ calibration is not in the cache yet \
              (another shard's); the next stage or the final lb reproduce computes them",
             r.waiting.len()
         );
         for (experiment, label, ck) in &r.waiting {
-            println!(
+            let _ = writeln!(
+                out,
                 "    waiting: {experiment} / {label} (calibration {})",
                 &ck.hex()[..12]
             );
@@ -78,7 +83,8 @@ pub fn print_report(
                 )
             })
             .unwrap_or_default();
-        println!(
+        let _ = writeln!(
+            out,
             "  precision of {} ({}): {:?} after {} replications{iv}",
             names.get(k).map_or("a point", String::as_str),
             k.short(),
@@ -86,4 +92,5 @@ pub fn print_report(
             o.replications
         );
     }
+    out
 }
