@@ -5,10 +5,9 @@ use crate::progress;
 use crate::{CacheAction, Cli, Command};
 use lb_manifest::Profile;
 use lb_pipeline::compute::RunOptions;
-use lb_pipeline::existing;
 use lb_pipeline::run_text::{point_names, report};
+use lb_pipeline::store_text;
 use lb_store::cache::Cache;
-use lb_store::{maintain, verify};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -74,28 +73,26 @@ pub fn dispatch(cli: &Cli) -> Res {
             Ok(ExitCode::SUCCESS)
         }
         Command::Cache { action } => match action {
-            CacheAction::Ls => cache_ls(&cache),
-            CacheAction::Check => cache_check(&cache),
-            CacheAction::Lineage { strict } => cache_lineage(&cache, *strict),
-            CacheAction::Adopt { from } => cache_adopt(&cache, from),
+            CacheAction::Ls => shown(store_text::list(&cache)?),
+            CacheAction::Check => shown(store_text::check(&cache)?),
+            CacheAction::Lineage { strict } => shown(store_text::lineage(&cache, *strict)?),
+            CacheAction::Adopt { from } => shown(store_text::adopt(&cache, from)?),
             CacheAction::Gc {
                 dry_run,
                 unreferenced,
-            } => cache_gc(&cache, *dry_run, unreferenced),
+            } => shown(store_text::gc(&cache, *dry_run, unreferenced)?),
         },
         Command::Stamp {
             manifests,
-            sample,
-            seed,
-            key,
-            threads,
-        } => stamp_cmd(&cache, *sample, *seed, key.as_deref(), *threads, manifests),
-        Command::Verify {
-            sample,
-            seed,
-            key,
-            threads,
-        } => verify_cmd(&cache, *sample, *seed, key.as_deref(), *threads),
+            records: r,
+        } => with_progress(|p| {
+            let key = r.key.as_deref();
+            store_text::stamp(&cache, r.sample, r.seed, key, r.threads, manifests, p)
+        }),
+        Command::Verify { records: r } => with_progress(|p| {
+            let key = r.key.as_deref();
+            store_text::verify(&cache, r.sample, r.seed, key, r.threads, p)
+        }),
         Command::Table {
             manifest,
             format,
@@ -175,6 +172,26 @@ pub fn dispatch(cli: &Cli) -> Res {
             out,
         } => crate::outputs::audit(&cache, manifests, *format, *quick, out.as_deref()),
     }
+}
+
+/// A command on the store run with a progress display, its text printed.
+fn with_progress(f: impl FnOnce(&dyn lb_store::run::Progress) -> store_text::Said) -> Res {
+    let progress = progress::for_stderr();
+    let t = f(progress.as_ref());
+    drop(progress);
+    shown(t?)
+}
+
+/// A command's text printed: standard output, then standard error; it
+/// fails as the text says.
+fn shown(t: store_text::Text) -> Res {
+    print!("{}", t.out);
+    eprint!("{}", t.err);
+    Ok(if t.ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }
 
 /// A command's one line of what it wrote, printed.
@@ -267,347 +284,6 @@ fn run(
         .into()),
         _ => Ok(ExitCode::SUCCESS),
     }
-}
-
-fn human(bytes: u64) -> String {
-    if bytes >= 1 << 20 {
-        format!("{:.1}M", bytes as f64 / (1 << 20) as f64)
-    } else {
-        format!("{:.1}K", bytes as f64 / 1024.0)
-    }
-}
-
-/// A command that only reads the cache needs one to read: a directory.
-fn cache_ls(cache: &Cache) -> Res {
-    existing(cache)?;
-    let entries = maintain::list(cache);
-    println!(
-        "{:<12}  {:<11}  {:<6}  {:>5}  {:>8}  {:>7}  what",
-        "key", "kind", "profile", "reps", "problems", "size"
-    );
-    for e in &entries {
-        println!(
-            "{:<12}  {:<11}  {:<7} {:>5}  {:>8}  {:>7}  {}",
-            e.key.short(),
-            e.kind,
-            e.profile,
-            e.replications,
-            e.problems,
-            human(e.bytes),
-            e.what
-        );
-    }
-    println!(
-        "{} keys, {} replication records, {} problem files in {}",
-        entries.len(),
-        entries.iter().map(|e| e.replications as u64).sum::<u64>(),
-        entries.iter().map(|e| e.problems as u64).sum::<u64>(),
-        cache.root().display()
-    );
-    Ok(ExitCode::SUCCESS)
-}
-
-fn cache_check(cache: &Cache) -> Res {
-    existing(cache)?;
-    let checks = maintain::check_all(cache);
-    let (mut bad, mut left) = (0, 0);
-    for c in &checks {
-        if let Some(why) = &c.problem {
-            if c.leftover {
-                left += 1;
-                println!("LEFTOVER {}: {why}", c.path.display());
-            } else {
-                bad += 1;
-                println!("BAD {}: {why}", c.path.display());
-            }
-        }
-    }
-    println!(
-        "{} files checked: {} valid records, {bad} damaged, {left} leftovers",
-        checks.len(),
-        checks.len() - bad - left,
-    );
-    if bad + left > 0 {
-        println!("`lb run` recomputes damaged records; `lb cache gc` removes leftovers");
-    }
-    Ok(if bad == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
-}
-
-fn cache_gc(cache: &Cache, dry_run: bool, unreferenced: &[PathBuf]) -> Res {
-    let keep = if unreferenced.is_empty() {
-        None
-    } else {
-        Some(lb_pipeline::compute::referenced(cache, unreferenced)?)
-    };
-    let g = maintain::gc(cache, keep.as_ref(), dry_run)?;
-    for (p, why) in &g.removed {
-        println!(
-            "{} {}: {why}",
-            if dry_run { "would remove" } else { "removed" },
-            p.display()
-        );
-    }
-    println!(
-        "{} {} item(s)",
-        if dry_run { "would remove" } else { "removed" },
-        g.removed.len()
-    );
-    Ok(ExitCode::SUCCESS)
-}
-
-fn verify_cmd(
-    cache: &Cache,
-    sample: Option<usize>,
-    seed: u64,
-    prefix: Option<&str>,
-    threads: Option<usize>,
-) -> Res {
-    existing(cache)?;
-    if let Some(p) = prefix {
-        // The same rule as `lb show`: a hex prefix of exactly one key.
-        lb_pipeline::show::find_key(cache, p)?;
-    }
-    if sample == Some(0) {
-        return Err("--sample 0 verifies nothing: give a sample size ≥ 1, or leave it out".into());
-    }
-    let mut items = verify::items(cache, prefix);
-    if let Some(k) = sample {
-        items = verify::sample(items, k, seed);
-    } else if prefix.is_none() && items.len() > 100 {
-        // The whole cache: say what it costs before it starts.
-        let cpu: f64 = cache
-            .keys()
-            .iter()
-            .flat_map(|(k, _)| lb_store::maintain::provenances(cache, k))
-            .map(|(_, p)| p.wall_seconds)
-            .sum();
-        eprintln!(
-            "verifying all {} records: about {:.0} CPU-seconds, as long as computing them took \
-             (their provenance), spread over the threads; `lb verify --sample K` checks K of \
-             them, `--key PREFIX` one point",
-            items.len(),
-            cpu
-        );
-    }
-    if items.is_empty() {
-        return Err(format!(
-            "nothing to verify: {} holds no record{}",
-            cache.root().display(),
-            prefix
-                .map(|p| format!(" under key {p}"))
-                .unwrap_or_default()
-        )
-        .into());
-    }
-    let progress = progress::for_stderr();
-    let verdicts = lb_pipeline::compute::pool(threads)?
-        .install(|| verify::verify(cache, &items, progress.as_ref()));
-    let bad: Vec<_> = verdicts.iter().filter(|v| v.problem.is_some()).collect();
-    for v in &bad {
-        println!(
-            "MISMATCH {}: {}",
-            v.path.display(),
-            v.problem.as_deref().unwrap_or("")
-        );
-    }
-    println!(
-        "{} record(s) recomputed: {} identical, {} not",
-        verdicts.len(),
-        verdicts.len() - bad.len(),
-        bad.len()
-    );
-    Ok(if bad.is_empty() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
-}
-
-/// `lb stamp`: re-verify, at this clean commit, the records that
-/// lead to no commit of the history, and stamp those that recompute bit for
-/// bit.
-fn stamp_cmd(
-    cache: &Cache,
-    sample: Option<usize>,
-    seed: u64,
-    prefix: Option<&str>,
-    threads: Option<usize>,
-    manifests: &[PathBuf],
-) -> Res {
-    use std::collections::BTreeMap;
-    existing(cache)?;
-    let repo = std::env::current_dir()?;
-    let at = lb_store::provenance::Verification::at_clean_commit(&repo)?;
-    // The manifests that plan each key, by path, with their text's hash.
-    let paths = lb_pipeline::manifests::manifests_or_all(manifests)?;
-    let mut planned: BTreeMap<lb_manifest::Key, BTreeMap<String, String>> = BTreeMap::new();
-    for m in &paths {
-        let sha = lb_store::provenance::sha256_hex(&std::fs::read(m)?);
-        for profile in [lb_manifest::Profile::Full, lb_manifest::Profile::Quick] {
-            let e = lb_manifest::load(m, profile)?;
-            for plan in std::iter::once(&e.plan).chain(e.variant_plans()) {
-                for st in lb_store::run::status(cache, plan) {
-                    let keys = st.key.into_iter().chain(st.calibration.map(|c| c.0));
-                    for k in keys {
-                        planned
-                            .entry(k)
-                            .or_default()
-                            .insert(m.display().to_string(), sha.clone());
-                    }
-                }
-            }
-        }
-    }
-    let mut items = verify::items(cache, prefix);
-    if let Some(k) = sample {
-        items = verify::sample(items, k, seed);
-    }
-    let known = std::sync::Mutex::new(BTreeMap::<String, bool>::new());
-    let in_history = |c: &str| {
-        if let Some(b) = known.lock().expect("not poisoned").get(c) {
-            return *b;
-        }
-        let b = lb_store::provenance::in_history(&repo, c).unwrap_or(false);
-        known.lock().expect("not poisoned").insert(c.to_string(), b);
-        b
-    };
-    let progress = progress::for_stderr();
-    let done = lb_pipeline::compute::pool(threads)?
-        .install(|| verify::stamp(cache, &items, &planned, &at, &in_history, progress.as_ref()));
-    let count = |f: &dyn Fn(&verify::Stamped) -> bool| done.iter().filter(|(_, s)| f(s)).count();
-    for (item, s) in &done {
-        match s {
-            verify::Stamped::Problem(why) => println!("NOT STAMPED {item:?}: {why}"),
-            verify::Stamped::Unplanned => {
-                println!(
-                    "NOT STAMPED {item:?}: no manifest of {} plans its key",
-                    paths.len()
-                )
-            }
-            _ => {}
-        }
-    }
-    let problems = count(&|s| matches!(s, verify::Stamped::Problem(_)));
-    let unplanned = count(&|s| *s == verify::Stamped::Unplanned);
-    println!(
-        "{} record(s): {} stamped at {} (recomputed bit for bit), {} already leading to a \
-         commit, {} planned by no manifest, {} not identical or unreadable",
-        done.len(),
-        count(&|s| *s == verify::Stamped::Stamped),
-        &at.commit[..at.commit.len().min(10)],
-        count(&|s| *s == verify::Stamped::Leads),
-        unplanned,
-        problems
-    );
-    Ok(if problems == 0 {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
-}
-
-/// `lb cache adopt DIR`: the records of a recompute taken into the cache,
-/// only what changed rewritten.
-fn cache_adopt(cache: &Cache, from: &std::path::Path) -> Res {
-    let source = Cache::new(from);
-    existing(&source)?;
-    let a = maintain::adopt(cache, &source)?;
-    println!(
-        "{} into {}: {} record(s) kept as they are, {} replaced, {} new (kept: the same \
-         numbers, file and provenance unchanged; replaced: numbers that differ, or a damaged \
-         record)",
-        from.display(),
-        cache.root().display(),
-        a.kept,
-        a.replaced.len(),
-        a.new
-    );
-    for p in &a.replaced {
-        println!("  replaced {}", p.display());
-    }
-    for (p, why) in &a.skipped {
-        eprintln!("  skipped {}: {why}", p.display());
-    }
-    if !a.skipped.is_empty() {
-        eprintln!(
-            "{} file(s) of {} are not valid records and were left out; `lb --results {} \
-             cache check` lists them",
-            a.skipped.len(),
-            from.display(),
-            from.display()
-        );
-        return Ok(ExitCode::FAILURE);
-    }
-    Ok(ExitCode::SUCCESS)
-}
-
-/// `lb cache lineage`: where the records came from; with `strict`, a
-/// failure listing every record that leads to no commit of the history.
-fn cache_lineage(cache: &Cache, strict: bool) -> Res {
-    existing(cache)?;
-    let repo = std::env::current_dir()?;
-    let l = maintain::lineage(cache, &repo);
-    let pct = |n: usize| 100.0 * n as f64 / l.records.max(1) as f64;
-    println!(
-        "{} records (replications, calibrations, precision outcomes) in {}:",
-        l.records,
-        cache.root().display()
-    );
-    println!(
-        "  {:>6} ({:.1}%) computed from a clean tree at a commit in HEAD's history",
-        l.clean_in_history,
-        pct(l.clean_in_history)
-    );
-    println!(
-        "  {:>6} ({:.1}%) computed from a modified tree (tracked files or manifests)",
-        l.dirty,
-        pct(l.dirty)
-    );
-    println!(
-        "  {:>6} ({:.1}%) naming a commit not in HEAD's history",
-        l.not_in_history,
-        pct(l.not_in_history)
-    );
-    println!(
-        "  {:>6} ({:.1}%) naming no commit",
-        l.no_commit,
-        pct(l.no_commit)
-    );
-    println!(
-        "  {:>6} ({:.1}%) carrying their manifests' hashes",
-        l.with_manifest_hash,
-        pct(l.with_manifest_hash)
-    );
-    println!(
-        "  {:>6} ({:.1}%) re-verified bit for bit at a clean commit in HEAD's history (lb stamp)",
-        l.verified_in_history,
-        pct(l.verified_in_history)
-    );
-    println!(
-        "  {:>6} ({:.1}%) leading to no commit of the history with their manifests' hashes",
-        l.nowhere.len(),
-        pct(l.nowhere.len())
-    );
-    if !strict || l.nowhere.is_empty() {
-        return Ok(ExitCode::SUCCESS);
-    }
-    for (path, why) in l.nowhere.iter().take(20) {
-        eprintln!("  {}: {why}", path.display());
-    }
-    if l.nowhere.len() > 20 {
-        eprintln!("  … and {} more", l.nowhere.len() - 20);
-    }
-    Err(format!(
-        "{} record(s) lead to no commit of HEAD's history with their manifests' hashes: commit \
-         the manifests and code, then run `lb stamp` from the clean tree (or recompute \
-         them from it)",
-        l.nowhere.len()
-    )
-    .into())
 }
 
 /// `lb schema`: write (or with `check`, compare) the manifests' JSON Schemas.

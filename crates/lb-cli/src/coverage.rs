@@ -3,7 +3,6 @@
 
 use crate::Command;
 use crate::outputs::Format;
-use lb_analysis::coverage::Procedure;
 use lb_manifest::Profile;
 use lb_model::precision::{MetricName, PrecisionRule};
 use lb_pipeline::compute::RunOptions;
@@ -91,38 +90,7 @@ pub fn coverage(cache: &Cache, c: &Command) -> Res {
         procedure: lb_model::precision::Procedure::Pilot,
         control: None,
     };
-    let procedures: Vec<Procedure> = procedures
-        .iter()
-        .map(|p| match p.as_str() {
-            "t" => Ok(Procedure::StudentT { per: *per }),
-            "t-skew" => Ok(Procedure::SkewT { per: *per }),
-            "bm" => Ok(Procedure::BatchMeans),
-            "wilson" => Ok(Procedure::Wilson { per: *per }),
-            "precision" => Ok(Procedure::PrecisionStopped { rule: rule.clone() }),
-            "precision-skew" => Ok(Procedure::SkewPrecision { rule: rule.clone() }),
-            "sequential" | "stein" => Ok(Procedure::PrecisionStopped {
-                rule: PrecisionRule {
-                    procedure: if p == "stein" {
-                        lb_model::precision::Procedure::Stein
-                    } else {
-                        lb_model::precision::Procedure::Sequential
-                    },
-                    ..rule.clone()
-                },
-            }),
-            "cp" => Ok(Procedure::ClopperPearson { per: *per }),
-            "two-stage" | "two-stage-t" => Ok(Procedure::TwoStage {
-                rule: rule.clone(),
-                stein: p == "two-stage",
-                chosen_by: None,
-            }),
-            other => Err(format!(
-                "--procedures: unknown \"{other}\"; allowed: t, bm, wilson, cp, precision, sequential, stein, two-stage, two-stage-t, \
-                 t-skew, precision-skew \
-                 (control variates: a --certificate entry with a control)"
-            )),
-        })
-        .collect::<Result<_, _>>()?;
+    let procedures = lb_pipeline::coverage::procedures(procedures, *per, &rule)?;
     let e = lb_manifest::load(manifest, Profile::Full)?;
     let spec = Spec {
         metric: metric.clone(),

@@ -7,7 +7,6 @@ mod coverage;
 mod decide;
 mod outputs;
 mod progress;
-mod project;
 mod slurm;
 
 use clap::{Parser, Subcommand};
@@ -397,18 +396,8 @@ pub enum Command {
     },
     /// Recompute cached records and compare them bit for bit.
     Verify {
-        /// Recompute only K records, chosen by a seeded shuffle.
-        #[arg(long, value_name = "K")]
-        sample: Option<usize>,
-        /// Seed of the sample.
-        #[arg(long, value_name = "S", default_value_t = 0)]
-        seed: u64,
-        /// Only records whose key starts with this prefix.
-        #[arg(long, value_name = "KEY-PREFIX")]
-        key: Option<String>,
-        /// Worker threads (default: all cores). Results do not depend on it.
-        #[arg(long, value_name = "N")]
-        threads: Option<usize>,
+        #[command(flatten)]
+        records: Records,
     },
     /// Stamp every record that does not lead to a commit of HEAD's history
     /// (computed from a modified tree, at a commit since rewritten, or
@@ -421,19 +410,26 @@ pub enum Command {
         /// experiments/*.toml).
         #[arg(value_name = "MANIFEST")]
         manifests: Vec<PathBuf>,
-        /// Stamp only K of them, chosen by a seeded shuffle.
-        #[arg(long, value_name = "K")]
-        sample: Option<usize>,
-        /// Seed of the sample.
-        #[arg(long, value_name = "S", default_value_t = 0)]
-        seed: u64,
-        /// Only records whose key starts with this prefix.
-        #[arg(long, value_name = "KEY-PREFIX")]
-        key: Option<String>,
-        /// Worker threads (default: all cores). Results do not depend on it.
-        #[arg(long, value_name = "N")]
-        threads: Option<usize>,
+        #[command(flatten)]
+        records: Records,
     },
+}
+
+/// The records `lb verify` and `lb stamp` recompute, and on how many threads.
+#[derive(clap::Args, Debug)]
+pub struct Records {
+    /// Only K records, chosen by a seeded shuffle.
+    #[arg(long, value_name = "K")]
+    pub sample: Option<usize>,
+    /// Seed of the sample.
+    #[arg(long, value_name = "S", default_value_t = 0)]
+    pub seed: u64,
+    /// Only records whose key starts with this prefix.
+    #[arg(long, value_name = "KEY-PREFIX")]
+    pub key: Option<String>,
+    /// Worker threads (default: all cores). Results do not depend on it.
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -508,11 +504,11 @@ fn main() -> ExitCode {
         libc::signal(libc::SIGTERM, h as libc::sighandler_t);
     }
     // Where lb runs: the project above the working directory, as git finds
-    // its repository (project.rs).
+    // its repository (lb-pipeline's `project`).
     let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
-    let args = match project::locate(&cwd, std::env::args_os().collect()) {
-        Ok(project::Located::Here(args)) => args,
-        Ok(project::Located::Root(root, args)) => {
+    let args = match lb_pipeline::project::locate(&cwd, std::env::args_os().collect()) {
+        Ok(lb_pipeline::project::Located::Here(args)) => args,
+        Ok(lb_pipeline::project::Located::Root(root, args)) => {
             if let Err(e) = std::env::set_current_dir(&root) {
                 eprintln!("error: cannot enter the project at {}: {e}", root.display());
                 return ExitCode::FAILURE;

@@ -105,27 +105,12 @@ pub fn mutants(cache: &Cache, manifests: &[PathBuf], format: Format, quick: bool
         Format::Csv => print!("{}", lb_analysis::audit::mutants::csv(&all)?),
         Format::Md => print!("{}", lb_analysis::audit::mutants::markdown(&all)),
     }
-    let failing: Vec<_> = all.iter().filter(|m| !m.passes()).collect();
-    let insensitive = all.iter().filter(|m| m.insensitive.is_some()).count();
-    eprintln!(
-        "{} claims: {} caught by every mutant, {insensitive} insensitive (with the reason), {} \
-         not caught",
-        all.len(),
-        all.len() - insensitive - failing.len(),
-        failing.len()
-    );
-    for m in &failing {
-        eprintln!(
-            "error: {} / {}: a mutant {:?} half-widths past the measurement was not caught",
-            m.experiment,
-            m.id,
-            m.missed()
-        );
-    }
-    Ok(if failing.is_empty() {
-        ExitCode::SUCCESS
-    } else {
+    let (verdict, failed) = lb_analysis::audit::mutants::verdict(&all);
+    eprint!("{verdict}");
+    Ok(if failed {
         ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
     })
 }
 
@@ -171,89 +156,10 @@ pub fn reproduce(
             cache.root().display()
         );
     }
-    println!(
-        "runs: {} computed, {} cached, in {:.1}s",
-        r.ran.report.computed,
-        r.ran.report.reused,
-        r.ran.wall.as_secs_f64()
+    print!(
+        "{}",
+        lb_pipeline::reproduce::summary(cache, &loaded, &r, out)
     );
-    let imprecise: usize = r.written.iter().map(|w| w.imprecise.len()).sum();
-    let missing: usize = r.written.iter().map(|w| w.missing).sum();
-    println!(
-        "wrote {} ({} experiments, {} figures); {}{} not computed",
-        out.display(),
-        loaded.len(),
-        r.written.iter().map(|w| w.figures.len()).sum::<usize>(),
-        if r.targets > 0 {
-            format!(
-                "{imprecise} point(s) above their precision target (in the {} \
-                 experiment(s) that set one), ",
-                r.targets
-            )
-        } else {
-            String::new()
-        },
-        missing
-    );
-    for p in &r.removed {
-        println!(
-            "removed {}: no manifest in experiments/ names this experiment any more",
-            p.display()
-        );
-    }
-    // What each experiment's records cost (their own single-thread times):
-    // what a recompute from an empty cache runs, robustness combinations
-    // and calibrations included, each key counted once.
-    println!(
-        "CPU-seconds of the records a recompute from an empty cache runs (each record's own \
-         single-thread time; a point two experiments plan counted once, where it first appears):"
-    );
-    println!(
-        "  {:<40} {:>16} {:>16} {:>14} {:>10}",
-        "experiment", "own points", "robustness", "calibrations", "all"
-    );
-    let cell = |c: lb_pipeline::compute::Spent| {
-        if c.records == 0 {
-            "–".to_string()
-        } else {
-            format!("{:.1} ({})", c.seconds, c.records)
-        }
-    };
-    let mut seen = std::collections::BTreeSet::new();
-    let mut total = lb_pipeline::compute::ExperimentCost::default();
-    for e in &loaded {
-        let c = lb_pipeline::compute::experiment_cost(cache, e, &mut seen);
-        total.own += c.own;
-        total.robustness += c.robustness;
-        total.calibrations += c.calibrations;
-        println!(
-            "  {:<40} {:>16} {:>16} {:>14} {:>10.1}",
-            e.plan.name,
-            cell(c.own),
-            cell(c.robustness),
-            cell(c.calibrations),
-            c.total().seconds
-        );
-    }
-    println!(
-        "  {:<40} {:>16} {:>16} {:>14} {:>10.1}",
-        "all",
-        cell(total.own),
-        cell(total.robustness),
-        cell(total.calibrations),
-        total.total().seconds
-    );
-    for c in r.audited.claims.iter().flatten() {
-        println!("  {:<12} {} / {}", c.verdict.word(), c.experiment, c.id);
-    }
-    for m in r.audited.maps.iter().flatten() {
-        for c in &m.claims {
-            println!(
-                "  robustness {} / {} / {}: {}",
-                m.experiment, m.name, c.id, c.decision.summary
-            );
-        }
-    }
     // Verdicts are findings here; `lb audit` is the gate that fails on a
     // required claim that is not confirmed.
     for (c, why) in r.audited.required_not_confirmed() {

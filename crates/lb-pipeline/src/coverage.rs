@@ -633,3 +633,46 @@ pub fn write_section(cache: &Cache, path: &Path, out: &Path) -> Result<Vec<PathB
         "just certify",
     )
 }
+
+/// The interval procedures `lb coverage --procedures` names, each with `per`
+/// replications or the precision `rule` it applies.
+pub fn procedures(
+    names: &[String],
+    per: usize,
+    rule: &lb_model::precision::PrecisionRule,
+) -> Result<Vec<lb_analysis::coverage::Procedure>, String> {
+    use lb_analysis::coverage::Procedure;
+    use lb_model::precision::PrecisionRule;
+    names
+        .iter()
+        .map(|p| match p.as_str() {
+            "t" => Ok(Procedure::StudentT { per }),
+            "t-skew" => Ok(Procedure::SkewT { per }),
+            "bm" => Ok(Procedure::BatchMeans),
+            "wilson" => Ok(Procedure::Wilson { per }),
+            "precision" => Ok(Procedure::PrecisionStopped { rule: rule.clone() }),
+            "precision-skew" => Ok(Procedure::SkewPrecision { rule: rule.clone() }),
+            "sequential" | "stein" => Ok(Procedure::PrecisionStopped {
+                rule: PrecisionRule {
+                    procedure: if p == "stein" {
+                        lb_model::precision::Procedure::Stein
+                    } else {
+                        lb_model::precision::Procedure::Sequential
+                    },
+                    ..rule.clone()
+                },
+            }),
+            "cp" => Ok(Procedure::ClopperPearson { per }),
+            "two-stage" | "two-stage-t" => Ok(Procedure::TwoStage {
+                rule: rule.clone(),
+                stein: p == "two-stage",
+                chosen_by: None,
+            }),
+            other => Err(format!(
+                "--procedures: unknown \"{other}\"; allowed: t, bm, wilson, cp, precision, sequential, stein, two-stage, two-stage-t, \
+                 t-skew, precision-skew \
+                 (control variates: a --certificate entry with a control)"
+            )),
+        })
+        .collect()
+}

@@ -30,10 +30,12 @@ pub mod diff;
 pub mod export;
 pub mod manifests;
 pub mod plan_text;
+pub mod project;
 pub mod reproduce;
 pub mod run_text;
 pub mod show;
 pub mod slurm;
+pub mod store_text;
 pub mod table;
 
 /// Errors of the pipeline: a located manifest error, an I/O error, a

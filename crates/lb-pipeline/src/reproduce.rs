@@ -147,3 +147,120 @@ fn remove_stale(out: &Path, loaded: &[Experiment]) -> Result<Vec<PathBuf>, Error
     removed.sort();
     Ok(removed)
 }
+
+/// What `lb reproduce` says on standard output: the runs, what it wrote,
+/// what each experiment's records cost, and each claim's verdict.
+pub fn summary(cache: &Cache, loaded: &[Experiment], r: &Reproduced, out: &Path) -> String {
+    use std::fmt::Write as _;
+    let mut text = String::new();
+    macro_rules! say {
+        ($($t:tt)*) => {{
+            let _ = writeln!($($t)*);
+        }};
+    }
+    say!(
+        text,
+        "runs: {} computed, {} cached, in {:.1}s",
+        r.ran.report.computed,
+        r.ran.report.reused,
+        r.ran.wall.as_secs_f64()
+    );
+    let imprecise: usize = r.written.iter().map(|w| w.imprecise.len()).sum();
+    let missing: usize = r.written.iter().map(|w| w.missing).sum();
+    say!(
+        text,
+        "wrote {} ({} experiments, {} figures); {}{} not computed",
+        out.display(),
+        loaded.len(),
+        r.written.iter().map(|w| w.figures.len()).sum::<usize>(),
+        if r.targets > 0 {
+            format!(
+                "{imprecise} point(s) above their precision target (in the {} \
+                 experiment(s) that set one), ",
+                r.targets
+            )
+        } else {
+            String::new()
+        },
+        missing
+    );
+    for p in &r.removed {
+        say!(
+            text,
+            "removed {}: no manifest in experiments/ names this experiment any more",
+            p.display()
+        );
+    }
+    // What each experiment's records cost (their own single-thread times):
+    // what a recompute from an empty cache runs, robustness combinations
+    // and calibrations included, each key counted once.
+    say!(
+        text,
+        "CPU-seconds of the records a recompute from an empty cache runs (each record's own \
+         single-thread time; a point two experiments plan counted once, where it first appears):"
+    );
+    say!(
+        text,
+        "  {:<40} {:>16} {:>16} {:>14} {:>10}",
+        "experiment",
+        "own points",
+        "robustness",
+        "calibrations",
+        "all"
+    );
+    let cell = |c: crate::compute::Spent| {
+        if c.records == 0 {
+            "–".to_string()
+        } else {
+            format!("{:.1} ({})", c.seconds, c.records)
+        }
+    };
+    let mut seen = std::collections::BTreeSet::new();
+    let mut total = crate::compute::ExperimentCost::default();
+    for e in loaded {
+        let c = crate::compute::experiment_cost(cache, e, &mut seen);
+        total.own += c.own;
+        total.robustness += c.robustness;
+        total.calibrations += c.calibrations;
+        say!(
+            text,
+            "  {:<40} {:>16} {:>16} {:>14} {:>10.1}",
+            e.plan.name,
+            cell(c.own),
+            cell(c.robustness),
+            cell(c.calibrations),
+            c.total().seconds
+        );
+    }
+    say!(
+        text,
+        "  {:<40} {:>16} {:>16} {:>14} {:>10.1}",
+        "all",
+        cell(total.own),
+        cell(total.robustness),
+        cell(total.calibrations),
+        total.total().seconds
+    );
+    for c in r.audited.claims.iter().flatten() {
+        say!(
+            text,
+            "  {:<12} {} / {}",
+            c.verdict.word(),
+            c.experiment,
+            c.id
+        );
+    }
+    for m in r.audited.maps.iter().flatten() {
+        for c in &m.claims {
+            say!(
+                text,
+                "  robustness {} / {} / {}: {}",
+                m.experiment,
+                m.name,
+                c.id,
+                c.decision.summary
+            );
+        }
+    }
+    text
+}

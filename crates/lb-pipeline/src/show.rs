@@ -8,9 +8,9 @@ use std::fmt::Write as _;
 
 /// A line into the text (writing to a String cannot fail).
 macro_rules! say {
-    ($($t:tt)*) => {
+    ($($t:tt)*) => {{
         let _ = writeln!($($t)*);
-    };
+    }};
 }
 
 /// Finds exactly one key by prefix.

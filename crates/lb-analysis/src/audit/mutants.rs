@@ -320,3 +320,29 @@ pub fn csv(all: &[Mutants]) -> polars::prelude::PolarsResult<String> {
     ])?;
     crate::table::csv(&df)
 }
+
+/// The check's verdict in words (the counts, then each claim a mutant beyond
+/// [`MUST_CATCH`] half-widths slipped past, as an error line), and whether
+/// any did.
+pub fn verdict(all: &[Mutants]) -> (String, bool) {
+    use std::fmt::Write as _;
+    let failing: Vec<_> = all.iter().filter(|m| !m.passes()).collect();
+    let insensitive = all.iter().filter(|m| m.insensitive.is_some()).count();
+    let mut s = format!(
+        "{} claims: {} caught by every mutant, {insensitive} insensitive (with the reason), {} \
+         not caught\n",
+        all.len(),
+        all.len() - insensitive - failing.len(),
+        failing.len()
+    );
+    for m in &failing {
+        let _ = writeln!(
+            s,
+            "error: {} / {}: a mutant {:?} half-widths past the measurement was not caught",
+            m.experiment,
+            m.id,
+            m.missed()
+        );
+    }
+    (s, !failing.is_empty())
+}
