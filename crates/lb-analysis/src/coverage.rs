@@ -407,54 +407,7 @@ fn one(
             rule,
             stein,
             chosen_by,
-        } => {
-            let n0 = (rule.min as usize).max(2);
-            let first: Option<Vec<f64>> = group[..n0].iter().map(|s| m.value(point, s)).collect();
-            let first = first?;
-            let iv0 = lb_model::precision::interval(&first, level);
-            let var0 = first.iter().map(|x| (x - iv0.mean).powi(2)).sum::<f64>() / (n0 - 1) as f64;
-            let sd0 = var0.sqrt();
-            // t_{n0−1} at the level: the first stage's half-width over s₀/√n0.
-            let t = if sd0 > 0.0 {
-                iv0.half_width * (n0 as f64).sqrt() / sd0
-            } else {
-                0.0
-            };
-            // n from the first stage of the metric the rule reads.
-            let rule_iv = match chosen_by {
-                None => iv0,
-                Some(by) => {
-                    let by = Metric::parse(m.model, by)?;
-                    let xs: Option<Vec<f64>> =
-                        group[..n0].iter().map(|s| by.value(point, s)).collect();
-                    lb_model::precision::interval(&xs?, level)
-                }
-            };
-            let want = if rule_iv.mean != 0.0 {
-                (rule_iv.half_width * rule_iv.half_width * n0 as f64
-                    / (rule.rel_half_width * rule_iv.mean).powi(2))
-                .ceil() as usize
-            } else {
-                rule.max as usize
-            };
-            // Up to a look of the rule (min, min + step, …), at most max.
-            let looks = rule.checkpoints();
-            let n = looks
-                .iter()
-                .map(|&k| k as usize)
-                .find(|&k| k >= want)
-                .unwrap_or(rule.max as usize)
-                .min(group.len());
-            let xs: Option<Vec<f64>> = group[..n].iter().map(|s| m.value(point, s)).collect();
-            let xs = xs?;
-            if !*stein {
-                let iv = lb_model::precision::interval(&xs, level);
-                return Some((iv.mean - iv.half_width, iv.mean + iv.half_width, n));
-            }
-            let mean = xs.iter().sum::<f64>() / n as f64;
-            let hw = t * sd0 / (n as f64).sqrt();
-            Some((mean - hw, mean + hw, n))
-        }
+        } => two_stage(rule, *stein, chosen_by.as_deref(), m, point, group, level),
         Procedure::ControlVariate { fitted, .. } => {
             let (cr, cgroup, exact) = control?;
             if cgroup.len() != group.len() {
@@ -490,6 +443,66 @@ fn one(
             Some((iv.mean - iv.half_width, iv.mean + iv.half_width, n))
         }
     }
+}
+
+/// Stein's two-stage procedure by hand (`two-stage`), or with a plain
+/// Student-t interval on the n it chose (`two-stage-t`): the first `min`
+/// replications choose n from the relative target of `rule` (on the metric
+/// `chosen_by` names, else `m`), rounded up to one of the rule's looks.
+fn two_stage(
+    rule: &lb_model::precision::PrecisionRule,
+    stein: bool,
+    chosen_by: Option<&str>,
+    m: Metric,
+    point: &lb_model::Point,
+    group: &[Summary],
+    level: f64,
+) -> Option<(f64, f64, usize)> {
+    let n0 = (rule.min as usize).max(2);
+    let first: Option<Vec<f64>> = group[..n0].iter().map(|s| m.value(point, s)).collect();
+    let first = first?;
+    let iv0 = lb_model::precision::interval(&first, level);
+    let var0 = first.iter().map(|x| (x - iv0.mean).powi(2)).sum::<f64>() / (n0 - 1) as f64;
+    let sd0 = var0.sqrt();
+    // t_{n0−1} at the level: the first stage's half-width over s₀/√n0.
+    let t = if sd0 > 0.0 {
+        iv0.half_width * (n0 as f64).sqrt() / sd0
+    } else {
+        0.0
+    };
+    // n from the first stage of the metric the rule reads.
+    let rule_iv = match chosen_by {
+        None => iv0,
+        Some(by) => {
+            let by = Metric::parse(m.model, by)?;
+            let xs: Option<Vec<f64>> = group[..n0].iter().map(|s| by.value(point, s)).collect();
+            lb_model::precision::interval(&xs?, level)
+        }
+    };
+    let want = if rule_iv.mean != 0.0 {
+        (rule_iv.half_width * rule_iv.half_width * n0 as f64
+            / (rule.rel_half_width * rule_iv.mean).powi(2))
+        .ceil() as usize
+    } else {
+        rule.max as usize
+    };
+    // Up to a look of the rule (min, min + step, …), at most max.
+    let looks = rule.checkpoints();
+    let n = looks
+        .iter()
+        .map(|&k| k as usize)
+        .find(|&k| k >= want)
+        .unwrap_or(rule.max as usize)
+        .min(group.len());
+    let xs: Option<Vec<f64>> = group[..n].iter().map(|s| m.value(point, s)).collect();
+    let xs = xs?;
+    if !stein {
+        let iv = lb_model::precision::interval(&xs, level);
+        return Some((iv.mean - iv.half_width, iv.mean + iv.half_width, n));
+    }
+    let mean = xs.iter().sum::<f64>() / n as f64;
+    let hw = t * sd0 / (n as f64).sqrt();
+    Some((mean - hw, mean + hw, n))
 }
 
 /// What the precision rule `rule` decides on a macro-replication: its
@@ -1299,6 +1312,9 @@ fn read_again_paragraph(s: &mut String, at: &[&Coverage], level: f64) {
     );
 }
 
+/// A coverage with the label of its certificate entry.
+type Row<'a> = (String, &'a Coverage);
+
 /// The certificate's part of the report: `dir/report.md` (a section the
 /// report page includes), its figures, and `dir/coverage.csv`. `rerun` is
 /// the command that recomputes it.
@@ -1334,6 +1350,150 @@ pub fn write_report(
         .map(|(l, c, _)| (l.clone(), *c))
         .collect();
     let decided_rows: Vec<&(String, &Coverage)> = rows.iter().filter(|(_, c)| nominal(c)).collect();
+    let band = 100.0 * level;
+    let figs = coverage_figures(&at_level);
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "## Coverage certificate — do lb's intervals hold their level?\n"
+    );
+    intro(&mut s, entries, (level, macros), rerun);
+    // The verdict in numbers: first the intervals lb prints and decides
+    // claims on, then batch means, which lb prints no interval of.
+    let decided: Vec<&&(String, &Coverage)> = decided_rows
+        .iter()
+        .filter(|(_, c)| c.macros > 0 && is_printed(c))
+        .collect();
+    let inside = |c: &Coverage| within_band(c.covered, c.macros);
+    let within = decided.iter().filter(|(_, c)| inside(c)).count();
+    let diagnostic: Vec<&&(String, &Coverage)> = decided_rows
+        .iter()
+        .filter(|(_, c)| c.macros > 0 && c.kind.starts_with("batch means"))
+        .collect();
+    let _ = writeln!(
+        s,
+        "**Of the intervals lb prints and decides claims on, {within} of {} procedure-and-point \
+         pairs cover within 93–97%.**{}\n",
+        decided.len(),
+        {
+            let out: Vec<String> = decided
+                .iter()
+                .filter(|(_, c)| !inside(c))
+                .map(|(l, c)| {
+                    format!(
+                        "{}{} at {} ({l}): {:.1}% [{:.1}, {:.1}]{}",
+                        c.kind,
+                        first_look(c),
+                        where_(c),
+                        100.0 * c.coverage(),
+                        100.0 * c.coverage_interval.0,
+                        100.0 * c.coverage_interval.1,
+                        measured_again(c, l, &decided)
+                    )
+                })
+                .collect();
+            if out.is_empty() {
+                String::new()
+            } else {
+                format!(" Outside: {}.", out.join("; "))
+            }
+        }
+    );
+    sampling_error_paragraph(&mut s, &decided, level, macros);
+    settling_bias_paragraph(&mut s, &decided);
+    two_stage_paragraph(&mut s, &decided_rows);
+    skew_paragraph(&mut s, &rows, (level, strict), &is_printed);
+    if !diagnostic.is_empty() {
+        let bm_within = diagnostic.iter().filter(|(_, c)| inside(c)).count();
+        let worst = diagnostic
+            .iter()
+            .min_by(|a, b| a.1.coverage().total_cmp(&b.1.coverage()))
+            .map(|(l, c)| format!("{:.1}% at {} ({l})", 100.0 * c.coverage(), where_(c)))
+            .unwrap_or_default();
+        let _ = writeln!(
+            s,
+            "**Batch means within one run**, which lb prints no interval of (they feed the settling \
+             diagnostic `bm_ok` only): {bm_within} of {} pairs cover within 93–97%, the worst \
+             {worst}. A run whose batch means would be read as an interval must be far longer \
+             at heavy load; lb replicates instead, and the error rates below leave them out.\n",
+            diagnostic.len()
+        );
+    }
+    let _ = writeln!(
+        s,
+        "**Limit-claim gaps** are no interval of their own: a limit claim's gap at a point is the \
+         interval of its metric there less the limit, a constant (the same half-width and level \
+         as a value claim of that metric at that point, as lb's audit tests hold it), so its \
+         coverage is that interval's above: Student-t or the control variate for the \
+         heavy-traffic limits of ε·E[ΣQ]/ζ, the proportions' for a limit of a probability.\n"
+    );
+    error_rates(&mut s, entries, level, strict);
+    s.push('\n');
+    befores_paragraph(&mut s, &befores, &rows, level);
+    for (name, title, floor, rs) in figs {
+        if rs.is_empty() {
+            continue;
+        }
+        let caption = figure_caption(level, macros, floor);
+        let fig = figure((name, title, &caption), &rs, floor);
+        files.extend(render_into(dir, &fig)?);
+        let _ = writeln!(
+            s,
+            "### {title}\n\n![{title}](coverage/{name}.png)\n\n{caption}\n"
+        );
+    }
+    let all: Vec<Coverage> = at_level.iter().map(|(_, c)| (*c).clone()).collect();
+    let _ = writeln!(s, "### Every procedure at every point ({band}%)\n");
+    s.push_str(&markdown(&all));
+    s.push('\n');
+    let p = dir.join("report.md");
+    crate::files::write_if_changed(&p, s.as_bytes())?;
+    files.push(p);
+    Ok(files)
+}
+
+/// The certificate's opening: what it measures and how to recompute it, and
+/// the entries not yet certified.
+fn intro(s: &mut String, entries: &[EntryView], (level, macros): (f64, usize), rerun: &str) {
+    use std::fmt::Write as _;
+    let band = 100.0 * level;
+    let cpu = rerun_cpu_seconds(entries);
+    let _ = writeln!(
+        s,
+        "Every verdict rests on an interval. Here lb measures how often its nominal {band}% \
+         intervals cover the exact value, at points whose exact answer is known in closed form \
+         (manifests in `experiments/coverage/`, listed in `experiments/coverage/certificate.toml`). \
+         Each procedure is repeated on {macros} independent macro-replications of the point — \
+         the replications, the settling rule, batch means, the precision rule, the control \
+         variate — and the coverage is the fraction whose interval contains the exact value, \
+         with its own 95% Clopper–Pearson interval. A macro-replication whose runs lb judges \
+         not settled is counted apart (\"not settled\"): lb never prints it as a bare number. The \
+         records are in `results/coverage/`, keyed by the entry and its points' keys: `{rerun}` \
+         computes the entries without one, and `{rerun} --again` recomputes every entry from \
+         scratch ({:.0} CPU-minutes of replications, single thread).\n",
+        cpu / 60.0
+    );
+    let missing: Vec<&EntryView> = entries.iter().filter(|e| e.coverages.is_none()).collect();
+    if !missing.is_empty() {
+        let _ = writeln!(
+            s,
+            "**Not yet certified** (no record at the entry's current key): {}.\n",
+            missing
+                .iter()
+                .map(|e| format!("{} (`{}`)", e.label, e.manifest))
+                .collect::<Vec<_>>()
+                .join("; ")
+        );
+    }
+}
+
+/// A certificate figure: its file name, title, the floor of its y axis, and
+/// its series.
+type CoverageFigure<'a> = (&'static str, &'static str, f64, Vec<Row<'a>>);
+
+/// The certificate's figures: for each, its file name, title, the floor of
+/// its y axis, and its series (a name and a coverage per point).
+fn coverage_figures<'a>(at_level: &[(String, &'a Coverage)]) -> [CoverageFigure<'a>; 6] {
     let series = |keep: &dyn Fn(&Coverage) -> bool, name: &dyn Fn(&str, &Coverage) -> String| {
         at_level
             .iter()
@@ -1341,17 +1501,7 @@ pub fn write_report(
             .map(|(l, c)| (name(l, c), *c))
             .collect::<Vec<_>>()
     };
-    let band = 100.0 * level;
-    let caption = |floor: f64| {
-        format!(
-            "Each point: the fraction of {macros} independent macro-replications whose {band}% \
-             interval contains the point's exact value (a closed form), among those lb would \
-             print (runs settled), with its 95% Clopper–Pearson interval. Shaded: the \
-             acceptance band 93–97%. A point below {floor}% is marked at the lower edge with its \
-             value."
-        )
-    };
-    let figs = [
+    [
         (
             "coverage-student-t",
             "Coverage of Student-t intervals over 5 replications (8 where the entry pairs 8 with a control)",
@@ -1421,82 +1571,25 @@ pub fn write_report(
                 },
             ),
         ),
-    ];
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "## Coverage certificate — do lb's intervals hold their level?\n"
-    );
-    let cpu = rerun_cpu_seconds(entries);
-    let _ = writeln!(
-        s,
-        "Every verdict rests on an interval. Here lb measures how often its nominal {band}% \
-         intervals cover the exact value, at points whose exact answer is known in closed form \
-         (manifests in `experiments/coverage/`, listed in `experiments/coverage/certificate.toml`). \
-         Each procedure is repeated on {macros} independent macro-replications of the point — \
-         the replications, the settling rule, batch means, the precision rule, the control \
-         variate — and the coverage is the fraction whose interval contains the exact value, \
-         with its own 95% Clopper–Pearson interval. A macro-replication whose runs lb judges \
-         not settled is counted apart (\"not settled\"): lb never prints it as a bare number. The \
-         records are in `results/coverage/`, keyed by the entry and its points' keys: `{rerun}` \
-         computes the entries without one, and `{rerun} --again` recomputes every entry from \
-         scratch ({:.0} CPU-minutes of replications, single thread).\n",
-        cpu / 60.0
-    );
-    let missing: Vec<&EntryView> = entries.iter().filter(|e| e.coverages.is_none()).collect();
-    if !missing.is_empty() {
-        let _ = writeln!(
-            s,
-            "**Not yet certified** (no record at the entry's current key): {}.\n",
-            missing
-                .iter()
-                .map(|e| format!("{} (`{}`)", e.label, e.manifest))
-                .collect::<Vec<_>>()
-                .join("; ")
-        );
-    }
-    // The verdict in numbers: first the intervals lb prints and decides
-    // claims on, then batch means, which lb prints no interval of.
-    let decided: Vec<&&(String, &Coverage)> = decided_rows
-        .iter()
-        .filter(|(_, c)| c.macros > 0 && is_printed(c))
-        .collect();
-    let inside = |c: &Coverage| within_band(c.covered, c.macros);
-    let within = decided.iter().filter(|(_, c)| inside(c)).count();
-    let diagnostic: Vec<&&(String, &Coverage)> = decided_rows
-        .iter()
-        .filter(|(_, c)| c.macros > 0 && c.kind.starts_with("batch means"))
-        .collect();
-    let _ = writeln!(
-        s,
-        "**Of the intervals lb prints and decides claims on, {within} of {} procedure-and-point \
-         pairs cover within 93–97%.**{}\n",
-        decided.len(),
-        {
-            let out: Vec<String> = decided
-                .iter()
-                .filter(|(_, c)| !inside(c))
-                .map(|(l, c)| {
-                    format!(
-                        "{}{} at {} ({l}): {:.1}% [{:.1}, {:.1}]{}",
-                        c.kind,
-                        first_look(c),
-                        where_(c),
-                        100.0 * c.coverage(),
-                        100.0 * c.coverage_interval.0,
-                        100.0 * c.coverage_interval.1,
-                        measured_again(c, l, &decided)
-                    )
-                })
-                .collect();
-            if out.is_empty() {
-                String::new()
-            } else {
-                format!(" Outside: {}.", out.join("; "))
-            }
-        }
-    );
-    // The per-pair criterion against the estimates' own sampling error.
+    ]
+}
+
+/// A certificate figure's caption, `floor` its y axis's lowest percent.
+fn figure_caption(level: f64, macros: usize, floor: f64) -> String {
+    let band = 100.0 * level;
+    format!(
+        "Each point: the fraction of {macros} independent macro-replications whose {band}% \
+         interval contains the point's exact value (a closed form), among those lb would \
+         print (runs settled), with its 95% Clopper–Pearson interval. Shaded: the \
+         acceptance band 93–97%. A point below {floor}% is marked at the lower edge with its \
+         value."
+    )
+}
+
+/// The per-pair criterion read against the estimates' own sampling error:
+/// how often the band fails by chance, and which pairs' own intervals meet it.
+fn sampling_error_paragraph(s: &mut String, decided: &[&&Row], level: f64, macros: usize) {
+    use std::fmt::Write as _;
     if !decided.is_empty() {
         let rows: Vec<&Coverage> = decided.iter().map(|(_, c)| *c).collect();
         let m = rows.len();
@@ -1525,8 +1618,12 @@ pub fn write_report(
             meets_band(&rows, 1.0 - 0.05 / m as f64),
         );
     }
-    // Whether leaving out what has not settled biases what lb prints: the
-    // same pairs with the settling rule off, where it left out the most.
+}
+
+/// Whether leaving out what has not settled biases what lb prints: the
+/// same pairs with the settling rule off, where it left out the most.
+fn settling_bias_paragraph(s: &mut String, decided: &[&&Row]) {
+    use std::fmt::Write as _;
     let mut gated: Vec<(&String, &Coverage, usize, usize)> = decided
         .iter()
         .filter_map(|(l, c)| c.ungated.map(|(n, k)| (l, *c, n, k)))
@@ -1556,6 +1653,11 @@ pub fn write_report(
                 .join("; ")
         );
     }
+}
+
+/// The two-stage corrections measured by hand, kept out of the counts.
+fn two_stage_paragraph(s: &mut String, decided_rows: &[&Row]) {
+    use std::fmt::Write as _;
     let candidates: Vec<&&(String, &Coverage)> = decided_rows
         .iter()
         .filter(|(_, c)| c.macros > 0 && c.kind.starts_with("two-stage"))
@@ -1601,31 +1703,13 @@ pub fn write_report(
                 .join("; ")
         );
     }
-    skew_paragraph(&mut s, &rows, (level, strict), &is_printed);
-    if !diagnostic.is_empty() {
-        let bm_within = diagnostic.iter().filter(|(_, c)| inside(c)).count();
-        let worst = diagnostic
-            .iter()
-            .min_by(|a, b| a.1.coverage().total_cmp(&b.1.coverage()))
-            .map(|(l, c)| format!("{:.1}% at {} ({l})", 100.0 * c.coverage(), where_(c)))
-            .unwrap_or_default();
-        let _ = writeln!(
-            s,
-            "**Batch means within one run**, which lb prints no interval of (they feed the settling \
-             diagnostic `bm_ok` only): {bm_within} of {} pairs cover within 93–97%, the worst \
-             {worst}. A run whose batch means would be read as an interval must be far longer \
-             at heavy load; lb replicates instead, and the error rates below leave them out.\n",
-            diagnostic.len()
-        );
-    }
-    let _ = writeln!(
-        s,
-        "**Limit-claim gaps** are no interval of their own: a limit claim's gap at a point is the \
-         interval of its metric there less the limit, a constant (the same half-width and level \
-         as a value claim of that metric at that point, as lb's audit tests hold it), so its \
-         coverage is that interval's above: Student-t or the control variate for the \
-         heavy-traffic limits of ε·E[ΣQ]/ζ, the proportions' for a limit of a probability.\n"
-    );
+}
+
+/// The audit's error rates at the nominal (and strict) level: how often a
+/// true value claim is refuted and a bound at the truth confirmed, then the
+/// same runs read again at higher levels.
+fn error_rates(s: &mut String, entries: &[EntryView], level: f64, strict: Option<f64>) {
+    use std::fmt::Write as _;
     let mut read_again = Vec::new();
     for (lv, name) in std::iter::once((level, "nominal")).chain(strict.map(|s| (s, "strict"))) {
         let at = decided_at(entries, lv);
@@ -1666,16 +1750,27 @@ pub fn write_report(
         read_again.push((at, lv));
     }
     for (at, lv) in &read_again {
-        read_again_paragraph(&mut s, at, *lv);
+        read_again_paragraph(s, at, *lv);
     }
-    s.push('\n');
+}
+
+/// What the certificate changed: each measurement from before it beside
+/// the same procedure's now.
+fn befores_paragraph(
+    s: &mut String,
+    befores: &[&(String, &Coverage, bool)],
+    rows: &[Row],
+    level: f64,
+) {
+    use std::fmt::Write as _;
+    let nominal = |c: &&Coverage| (c.level - level).abs() < 1e-12;
     if !befores.is_empty() {
         let _ = writeln!(
             s,
             "**What the certificate changed** (before → after; the befores are kept out of the \
              counts above):\n"
         );
-        for (l, c, _) in &befores {
+        for (l, c, _) in befores {
             // The after: the same procedure kind (batch means for its
             // pre-certificate form) at the same load and metric, outside
             // the befores; for a before entry, prefer the entry of the same
@@ -1720,26 +1815,6 @@ pub fn write_report(
         }
         s.push('\n');
     }
-    for (name, title, floor, rs) in figs {
-        if rs.is_empty() {
-            continue;
-        }
-        let caption = caption(floor);
-        let fig = figure((name, title, &caption), &rs, floor);
-        files.extend(render_into(dir, &fig)?);
-        let _ = writeln!(
-            s,
-            "### {title}\n\n![{title}](coverage/{name}.png)\n\n{caption}\n"
-        );
-    }
-    let all: Vec<Coverage> = at_level.iter().map(|(_, c)| (*c).clone()).collect();
-    let _ = writeln!(s, "### Every procedure at every point ({band}%)\n");
-    s.push_str(&markdown(&all));
-    s.push('\n');
-    let p = dir.join("report.md");
-    crate::files::write_if_changed(&p, s.as_bytes())?;
-    files.push(p);
-    Ok(files)
 }
 
 #[cfg(test)]

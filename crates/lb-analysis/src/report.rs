@@ -473,61 +473,7 @@ pub fn section(exp: &Experiment, w: &Written) -> String {
             );
         }
     }
-    if !exp.claims.is_empty() {
-        let _ = writeln!(
-            s,
-            "**Verdicts** on the claims ([audit](audit.md#{})):\n",
-            exp.name
-        );
-        s.push_str("| verdict | the claim | what we measured | why |\n");
-        s.push_str("| --- | --- | --- | --- |\n");
-        for c in exp.claims {
-            let ok = c
-                .checks
-                .iter()
-                .filter(|k| k.verdict == crate::audit::Verdict::Confirmed)
-                .count();
-            let deciding = c
-                .deciding()
-                .map(|k| describe(c, k))
-                .unwrap_or_else(|| "no points computed".into());
-            let why = match (&c.why, c.verdict) {
-                (None, crate::audit::Verdict::Confirmed) if c.untested.is_some() => format!(
-                    "does not discriminate: {}",
-                    md(c.untested.as_deref().unwrap_or_default())
-                ),
-                (Some(w), _) => {
-                    let mut t = md(w);
-                    for wc in &c.why_checks {
-                        let _ = write!(
-                            t,
-                            " *Check:* {} — **{}**.",
-                            md(&wc.statement),
-                            wc.verdict.word()
-                        );
-                    }
-                    t
-                }
-                (None, crate::audit::Verdict::Confirmed) => String::new(),
-                (None, _) if c.required => String::new(),
-                (None, _) => match &c.to_decide {
-                    Some(t) => format!("undecided; what would decide it: {}", md(t)),
-                    None => "not given in the manifest".into(),
-                },
-            };
-            let _ = writeln!(
-                s,
-                "| [{}](audit.md#{}) | {} | {} ({ok} of {} points confirmed) | {} |",
-                verdict_cell(c.verdict.word(), c.required),
-                anchor(exp.name, &c.id),
-                md(&c.statement),
-                md(&deciding),
-                c.checks.len(),
-                why
-            );
-        }
-        s.push('\n');
-    }
+    verdicts_table(&mut s, exp);
     s.push_str(&crate::robustness::markdown(
         exp.robustness,
         Some(Path::new(exp.name)),
@@ -591,6 +537,74 @@ pub fn section(exp: &Experiment, w: &Written) -> String {
             exp.manifest.display()
         );
     }
+    precision_part(&mut s, exp, w, cpu);
+    s
+}
+
+/// An experiment's verdicts as a table: each claim, what was measured at its
+/// deciding point, and why one did not reproduce.
+fn verdicts_table(s: &mut String, exp: &Experiment) {
+    if !exp.claims.is_empty() {
+        let _ = writeln!(
+            s,
+            "**Verdicts** on the claims ([audit](audit.md#{})):\n",
+            exp.name
+        );
+        s.push_str("| verdict | the claim | what we measured | why |\n");
+        s.push_str("| --- | --- | --- | --- |\n");
+        for c in exp.claims {
+            let ok = c
+                .checks
+                .iter()
+                .filter(|k| k.verdict == crate::audit::Verdict::Confirmed)
+                .count();
+            let deciding = c
+                .deciding()
+                .map(|k| describe(c, k))
+                .unwrap_or_else(|| "no points computed".into());
+            let why = match (&c.why, c.verdict) {
+                (None, crate::audit::Verdict::Confirmed) if c.untested.is_some() => format!(
+                    "does not discriminate: {}",
+                    md(c.untested.as_deref().unwrap_or_default())
+                ),
+                (Some(w), _) => {
+                    let mut t = md(w);
+                    for wc in &c.why_checks {
+                        let _ = write!(
+                            t,
+                            " *Check:* {} — **{}**.",
+                            md(&wc.statement),
+                            wc.verdict.word()
+                        );
+                    }
+                    t
+                }
+                (None, crate::audit::Verdict::Confirmed) => String::new(),
+                (None, _) if c.required => String::new(),
+                (None, _) => match &c.to_decide {
+                    Some(t) => format!("undecided; what would decide it: {}", md(t)),
+                    None => "not given in the manifest".into(),
+                },
+            };
+            let _ = writeln!(
+                s,
+                "| [{}](audit.md#{}) | {} | {} ({ok} of {} points confirmed) | {} |",
+                verdict_cell(c.verdict.word(), c.required),
+                anchor(exp.name, &c.id),
+                md(&c.statement),
+                md(&deciding),
+                c.checks.len(),
+                why
+            );
+        }
+        s.push('\n');
+    }
+}
+
+/// What an experiment's precision rule achieved (the points above their
+/// target, what meeting it would cost), or its fixed replications; `cpu` is
+/// what the experiment's records cost.
+fn precision_part(s: &mut String, exp: &Experiment, w: &Written, cpu: f64) {
     match (&exp.precision, exp.replications) {
         (Some(p), _) => {
             let target = crate::ticks::format_tick(100.0 * p.rel_half_width, None);
@@ -679,7 +693,6 @@ pub fn section(exp: &Experiment, w: &Written) -> String {
         }
         (None, None) => {}
     }
-    s
 }
 
 /// The report page: the intro, the verdict summary of every experiment

@@ -72,16 +72,7 @@ pub fn dispatch(cli: &Cli) -> Res {
             print!("{}", lb_pipeline::show::show(&cache, key, *full)?);
             Ok(ExitCode::SUCCESS)
         }
-        Command::Cache { action } => match action {
-            CacheAction::Ls => shown(store_text::list(&cache)?),
-            CacheAction::Check => shown(store_text::check(&cache)?),
-            CacheAction::Lineage { strict } => shown(store_text::lineage(&cache, *strict)?),
-            CacheAction::Adopt { from } => shown(store_text::adopt(&cache, from)?),
-            CacheAction::Gc {
-                dry_run,
-                unreferenced,
-            } => shown(store_text::gc(&cache, *dry_run, unreferenced)?),
-        },
+        Command::Cache { action } => cache_action(&cache, action),
         Command::Stamp {
             manifests,
             records: r,
@@ -118,27 +109,7 @@ pub fn dispatch(cli: &Cli) -> Res {
             against,
             quick,
             report: Some(here),
-        } => {
-            if !manifests.is_empty() || *quick {
-                return Err(
-                    "--report compares two reports as written: no manifests or --quick".into(),
-                );
-            }
-            for d in [here.as_path(), std::path::Path::new(against)] {
-                if !lb_pipeline::diff::is_report(d) {
-                    return Err(format!(
-                        "{} is not a report (no README.md and audit.md): give two `lb \
-                         reproduce --out` directories",
-                        d.display()
-                    )
-                    .into());
-                }
-            }
-            diffed(lb_pipeline::diff::diff_reports(
-                here,
-                std::path::Path::new(against),
-            )?)
-        }
+        } => diff_reports(manifests, against, *quick, here),
         Command::Diff {
             manifests,
             against,
@@ -171,6 +142,41 @@ pub fn dispatch(cli: &Cli) -> Res {
             quick,
             out,
         } => crate::outputs::audit(&cache, manifests, *format, *quick, out.as_deref()),
+    }
+}
+
+/// `lb diff --report HERE --against THERE`: two reports as written.
+fn diff_reports(manifests: &[PathBuf], against: &str, quick: bool, here: &std::path::Path) -> Res {
+    if !manifests.is_empty() || quick {
+        return Err("--report compares two reports as written: no manifests or --quick".into());
+    }
+    for d in [here, std::path::Path::new(against)] {
+        if !lb_pipeline::diff::is_report(d) {
+            return Err(format!(
+                "{} is not a report (no README.md and audit.md): give two `lb \
+                 reproduce --out` directories",
+                d.display()
+            )
+            .into());
+        }
+    }
+    diffed(lb_pipeline::diff::diff_reports(
+        here,
+        std::path::Path::new(against),
+    )?)
+}
+
+/// `lb cache …`: the store's own commands.
+fn cache_action(cache: &Cache, action: &CacheAction) -> Res {
+    match action {
+        CacheAction::Ls => shown(store_text::list(cache)?),
+        CacheAction::Check => shown(store_text::check(cache)?),
+        CacheAction::Lineage { strict } => shown(store_text::lineage(cache, *strict)?),
+        CacheAction::Adopt { from } => shown(store_text::adopt(cache, from)?),
+        CacheAction::Gc {
+            dry_run,
+            unreferenced,
+        } => shown(store_text::gc(cache, *dry_run, unreferenced)?),
     }
 }
 

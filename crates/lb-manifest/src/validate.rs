@@ -376,44 +376,7 @@ fn figures(l: &Parsed, claims: &[Claim]) -> R {
                 return Err(l.error(&at(k), "must not be empty (leave it out for the default)"));
             }
         }
-        for (j, r) in f.references.iter().enumerate() {
-            let at = |k: &str| format!("figure[{i}].reference[{j}].{k}");
-            match &r.value {
-                Reference::Named(n) => {
-                    one_of(l, &at("value"), "reference", n, l.model().references())?
-                }
-                Reference::Number(x) if !x.is_finite() => {
-                    return Err(l.error(&at("value"), "must be a finite number or a name"));
-                }
-                Reference::Number(_) => {}
-            }
-            if let Some(b) = r.band
-                && !(b >= 0.0 && b.is_finite())
-            {
-                return Err(l.error(&at("band"), format!("a relative width ≥ 0, got {b}")));
-            }
-            if let Some(x) = r.at {
-                if !x.is_finite() {
-                    return Err(l.error(&at("at"), format!("must be a finite x, got {x}")));
-                }
-                if matches!(r.value, Reference::Named(_)) {
-                    return Err(l.error(
-                        &at("at"),
-                        "`at` places a number at one x; a named reference is computed at \
-                         every point shown",
-                    ));
-                }
-            }
-            for (k, p) in r.policies.iter().enumerate() {
-                one_of(
-                    l,
-                    &format!("{}[{k}]", at("policies")),
-                    "policy label",
-                    p,
-                    &labels,
-                )?;
-            }
-        }
+        figure_references(l, i, f, &labels)?;
         if let Some([lo, hi]) = f.y_range {
             if !(lo.is_finite() && hi.is_finite() && lo < hi) {
                 return Err(l.error(
@@ -435,6 +398,48 @@ fn figures(l: &Parsed, claims: &[Claim]) -> R {
             ));
         }
         shows_its_claims_references(l, i, claims)?;
+    }
+    Ok(())
+}
+
+/// A figure's `[[figure.reference]]` tables: a named reference of the model
+/// or a finite number, a band ≥ 0, `at` only for a number, known policies.
+fn figure_references(l: &Parsed, i: usize, f: &crate::outputs::FigureToml, labels: &[&str]) -> R {
+    for (j, r) in f.references.iter().enumerate() {
+        let at = |k: &str| format!("figure[{i}].reference[{j}].{k}");
+        match &r.value {
+            Reference::Named(n) => one_of(l, &at("value"), "reference", n, l.model().references())?,
+            Reference::Number(x) if !x.is_finite() => {
+                return Err(l.error(&at("value"), "must be a finite number or a name"));
+            }
+            Reference::Number(_) => {}
+        }
+        if let Some(b) = r.band
+            && !(b >= 0.0 && b.is_finite())
+        {
+            return Err(l.error(&at("band"), format!("a relative width ≥ 0, got {b}")));
+        }
+        if let Some(x) = r.at {
+            if !x.is_finite() {
+                return Err(l.error(&at("at"), format!("must be a finite x, got {x}")));
+            }
+            if matches!(r.value, Reference::Named(_)) {
+                return Err(l.error(
+                    &at("at"),
+                    "`at` places a number at one x; a named reference is computed at \
+                     every point shown",
+                ));
+            }
+        }
+        for (k, p) in r.policies.iter().enumerate() {
+            one_of(
+                l,
+                &format!("{}[{k}]", at("policies")),
+                "policy label",
+                p,
+                labels,
+            )?;
+        }
     }
     Ok(())
 }

@@ -53,16 +53,11 @@ pub fn certify(
     certify_with(cache, e, spec, None, o, progress)
 }
 
-/// [`certify`], with a control policy for control-variate procedures: its
-/// points (same axes) are run and paired, not certified.
-pub fn certify_with(
-    cache: &Cache,
-    e: &Experiment,
-    spec: &Spec,
-    control: Option<&ControlToml>,
-    o: &RunOptions,
-    progress: &dyn Progress,
-) -> Result<Certified, Error> {
+/// What a coverage `spec` asks of the experiment, checked: its metric and
+/// every procedure's exist in the model, batch-means procedures read the
+/// model's trace metric, and the replications it needs at a point
+/// (macro-replications × the most a procedure reads) are within lb's limit.
+fn checked(e: &Experiment, spec: &Spec) -> Result<(Metric, u32), Error> {
     let model = e.loaded.model();
     let metric = Metric::parse(model, &spec.metric).ok_or_else(|| {
         format!(
@@ -123,6 +118,20 @@ pub fn certify_with(
                 lb_model::limits::MAX_REPLICATIONS
             )
         })?;
+    Ok((metric, needed))
+}
+
+/// [`certify`], with a control policy for control-variate procedures: its
+/// points (same axes) are run and paired, not certified.
+pub fn certify_with(
+    cache: &Cache,
+    e: &Experiment,
+    spec: &Spec,
+    control: Option<&ControlToml>,
+    o: &RunOptions,
+    progress: &dyn Progress,
+) -> Result<Certified, Error> {
+    let (metric, needed) = checked(e, spec)?;
     let mut plan = e.plan.clone();
     for pp in &plan.points {
         let Target::Fixed(point) = &pp.target else {

@@ -141,6 +141,13 @@ pub fn render_plan(cache: &Cache, plan: &Plan) -> String {
              ({unsettled} point(s) in all; the audit says which claims they hold up)"
         );
     }
+    totals(&mut s, cache, plan, &st);
+    s
+}
+
+/// The plan's totals: its points by state, the replications to run, and
+/// what they are estimated to cost against lb's soft limits.
+fn totals(s: &mut String, cache: &Cache, plan: &Plan, st: &[lb_store::run::PointStatus]) {
     let count = |w: &str| st.iter().filter(|p| p.word() == w).count();
     let mut keys = BTreeSet::new();
     let to_run: u32 = st
@@ -163,7 +170,7 @@ pub fn render_plan(cache: &Cache, plan: &Plan) -> String {
             ""
         }
     );
-    let e = lb_store::run::estimate(cache, plan, &st);
+    let e = lb_store::run::estimate(cache, plan, st);
     if e.runs > 0 {
         use lb_model::limits::{human_bytes, human_seconds};
         let basis = match e.measured {
@@ -191,5 +198,4 @@ pub fn render_plan(cache: &Cache, plan: &Plan) -> String {
             let _ = writeln!(s, "  beyond a soft limit (lb run needs --force): {why}");
         }
     }
-    s
 }
