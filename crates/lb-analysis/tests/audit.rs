@@ -733,7 +733,7 @@ fn a_limit_claims_gap_is_the_value_interval_less_the_limit() {
     let (hg, hv) = (gap.half_width.unwrap(), v.half_width.unwrap());
     assert!(hv > 0.0 && (hg - hv).abs() < 1e-12, "{hg} against {hv}");
     // Both decide on the deviation from 10 with that half-width.
-    let within = |k: &lb_analysis::audit::Check| match k.decision {
+    let within = |k: &lb_analysis::audit::PointCheck| match k.decision {
         Some(lb_analysis::audit::Decision::Within {
             deviation,
             half_width,

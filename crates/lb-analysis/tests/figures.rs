@@ -7,7 +7,7 @@
 
 use lb_analysis::collect;
 use lb_analysis::figure::{
-    Dot, Figure, FigureSpec, MarkKind, PathSeries, Plan, RefDrawn, RefShape, Series, mean_path,
+    Dot, Figure, FigureSpec, Layout, MarkKind, PathSeries, RefDrawn, RefShape, Series, mean_path,
     plan, svg,
 };
 use lb_analysis::stats::{Estimate, IntervalKind};
@@ -21,7 +21,7 @@ fn repo() -> PathBuf {
 }
 
 /// What every figure must satisfy.
-fn check(name: &str, p: &Plan) {
+fn check(name: &str, p: &Layout) {
     let canvas = lb_analysis::figure::Rect {
         x0: 0.0,
         y0: 0.0,
@@ -350,7 +350,7 @@ fn shipped_manifests() -> Vec<PathBuf> {
     dir
 }
 
-fn repository_figures() -> Vec<(String, Figure, Plan)> {
+fn repository_figures() -> Vec<(String, Figure, Layout)> {
     let cache = Cache::new(repo().join("results"));
     let dir = shipped_manifests();
     let mut out = Vec::new();
@@ -371,7 +371,7 @@ fn repository_figures() -> Vec<(String, Figure, Plan)> {
     out
 }
 
-fn figure<'a>(all: &'a [(String, Figure, Plan)], name: &str) -> &'a (String, Figure, Plan) {
+fn figure<'a>(all: &'a [(String, Figure, Layout)], name: &str) -> &'a (String, Figure, Layout) {
     all.iter()
         .find(|f| f.0 == name)
         .unwrap_or_else(|| panic!("no figure {name}"))
@@ -733,7 +733,7 @@ fn every_value_and_limit_claims_region_has_room_in_some_figure() {
     for m in dir {
         let e = load(&m, Profile::Full).unwrap_or_else(|e| panic!("{e}"));
         let results = collect(&cache, &e.plan);
-        let plans: Vec<(String, Figure, Plan)> = e
+        let plans: Vec<(String, Figure, Layout)> = e
             .loaded
             .figures()
             .iter()

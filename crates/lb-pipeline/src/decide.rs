@@ -116,7 +116,7 @@
 
 use crate::Error;
 use crate::compute::{Ran, RunOptions, plans, run};
-use lb_analysis::audit::{Check, ClaimResult, Verdict, audit_experiment};
+use lb_analysis::audit::{ClaimResult, PointCheck, Verdict, audit_experiment};
 use lb_analysis::{PointResult, collect};
 use lb_manifest::Experiment;
 use lb_manifest::claim::{Check as ClaimCheck, Claim, Direction};
@@ -771,7 +771,7 @@ impl State {
 
     /// An inconclusive check as something to extend, or why more
     /// replications cannot decide it.
-    fn open(&self, claim: &Claim, k: &Check, level: f64) -> Result<Open, Stop> {
+    fn open(&self, claim: &Claim, k: &PointCheck, level: f64) -> Result<Open, Stop> {
         let note = k.note.clone().unwrap_or_default();
         // A point that has not settled decides nothing however many
         // replications it has: its runs must be longer.

@@ -70,7 +70,7 @@ pub fn list(cache: &Cache) -> Vec<Entry> {
 
 /// The integrity verdict on one file.
 #[derive(Debug, Clone)]
-pub struct Check {
+pub struct RecordCheck {
     pub path: PathBuf,
     /// None: a valid record; Some(reason): damaged or a leftover.
     pub problem: Option<String>,
@@ -80,7 +80,7 @@ pub struct Check {
 }
 
 /// Checks every record's checksum and place (no recomputation; that is `lb verify`).
-pub fn check_all(cache: &Cache) -> Vec<Check> {
+pub fn check_all(cache: &Cache) -> Vec<RecordCheck> {
     cache
         .keys()
         .into_iter()
@@ -89,7 +89,7 @@ pub fn check_all(cache: &Cache) -> Vec<Check> {
 }
 
 /// Checks the files of one key directory.
-pub fn check_key(cache: &Cache, key: &Key) -> Vec<Check> {
+pub fn check_key(cache: &Cache, key: &Key) -> Vec<RecordCheck> {
     let mut out = Vec::new();
     let key = *key;
     let dir = cache.key_dir(&key);
@@ -97,7 +97,7 @@ pub fn check_key(cache: &Cache, key: &Key) -> Vec<Check> {
         let entries = match fs::read_dir(&dir) {
             Ok(e) => e,
             Err(e) => {
-                out.push(Check {
+                out.push(RecordCheck {
                     path: dir.clone(),
                     problem: Some(format!("cannot read the key directory: {e}")),
                     leftover: false,
@@ -128,7 +128,7 @@ pub fn check_key(cache: &Cache, key: &Key) -> Vec<Check> {
                 FileKind::Damaged => Some("a damaged record moved aside".into()),
                 FileKind::Other => Some("not a file lb writes".into()),
             };
-            out.push(Check {
+            out.push(RecordCheck {
                 path,
                 problem,
                 leftover,

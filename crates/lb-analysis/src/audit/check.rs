@@ -1,4 +1,4 @@
-//! What the audit finds: a claim's [`Verdict`], the [`Check`] at one point,
+//! What the audit finds: a claim's [`Verdict`], the [`PointCheck`] at one point,
 //! and a claim's [`ClaimResult`]. Types only (and their JSON form), used by
 //! every other part of the audit.
 
@@ -220,7 +220,7 @@ impl Decision {
 
 /// The check at one point (or one pair of points for an ordering).
 #[derive(Debug, Clone, Serialize)]
-pub struct Check {
+pub struct PointCheck {
     /// The point's axis values, "load=0.9 count_own=true" (JSON: `at` is
     /// the object of `axes`).
     #[serde(skip)]
@@ -255,7 +255,7 @@ pub struct Check {
     pub longer: Option<f64>,
 }
 
-impl Check {
+impl PointCheck {
     /// The margin of its verdict in the metric's unit, if decided by a
     /// threshold.
     pub fn margin(&self) -> Option<f64> {
@@ -332,7 +332,7 @@ pub struct ClaimResult {
     pub metric_label: Option<String>,
     /// What the points are held to, in words (the same at every point).
     pub rule: String,
-    pub checks: Vec<Check>,
+    pub checks: Vec<PointCheck>,
     /// Why the claim fails here, from the manifest.
     pub why: Option<String>,
     /// The checks of the `why`, audited.
@@ -348,19 +348,19 @@ impl ClaimResult {
     /// inconclusive, else the first of no practical difference, else the
     /// confirmed one with the smallest margin in half-widths (the point
     /// where the claim is tested hardest).
-    pub fn deciding(&self) -> Option<&Check> {
+    pub fn deciding(&self) -> Option<&PointCheck> {
         ClaimResult::deciding_of(&self.checks)
     }
 
     /// The deciding check among `checks` ([`ClaimResult::deciding`]).
-    pub fn deciding_of(checks: &[Check]) -> Option<&Check> {
+    pub fn deciding_of(checks: &[PointCheck]) -> Option<&PointCheck> {
         let first = |v: Verdict| checks.iter().find(|c| c.verdict == v);
         first(Verdict::Refuted)
             .or_else(|| first(Verdict::Inconclusive))
             .or_else(|| first(Verdict::NoPracticalDifference))
             .or_else(|| {
                 checks.iter().min_by(|a, b| {
-                    let k = |c: &Check| {
+                    let k = |c: &PointCheck| {
                         c.decision
                             .and_then(|d| Some(d.margin()? / d.half_width()))
                             .filter(|x| x.is_finite())

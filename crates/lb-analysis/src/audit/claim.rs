@@ -5,7 +5,7 @@
 //! the claim from the verdicts of its points, the checks of its `why` (each
 //! audited as a claim of its own), and the points it lacks.
 
-use super::check::{Check, ClaimResult, Verdict};
+use super::check::{ClaimResult, PointCheck, Verdict};
 use super::points::selected;
 use super::rule::rule;
 use super::{limit, ordering, sharpness, stability, trend, value};
@@ -105,7 +105,11 @@ pub(super) fn audit_shifted(
 /// or a stand-in, it names no foil. A foil refuted, or of no practical
 /// difference (the ordering absent there), is the property failing where it
 /// should.
-fn undiscriminating(c: &Claim, checks: &[Check], foil: Option<&ClaimResult>) -> Option<String> {
+fn undiscriminating(
+    c: &Claim,
+    checks: &[PointCheck],
+    foil: Option<&ClaimResult>,
+) -> Option<String> {
     if let Some(n) = &c.no_foil {
         return Some(format!("no setting could fail it: {n}"));
     }
@@ -128,7 +132,7 @@ fn undiscriminating(c: &Claim, checks: &[Check], foil: Option<&ClaimResult>) -> 
 /// A claim's verdict from its points': refuted if one is, confirmed if all
 /// are, no practical difference if every point is that or confirmed,
 /// inconclusive otherwise (and with no point).
-fn overall(checks: &[Check]) -> Verdict {
+fn overall(checks: &[PointCheck]) -> Verdict {
     let all = |f: &dyn Fn(Verdict) -> bool| checks.iter().all(|c| f(c.verdict));
     if checks.is_empty() {
         Verdict::Inconclusive
@@ -146,7 +150,7 @@ fn overall(checks: &[Check]) -> Verdict {
 /// The settling rule ([`lb_store::settle`]) on every point a check reads:
 /// a check reading one that has not settled decides nothing, and says why
 /// and how much longer its runs should be.
-fn settle(checks: &mut [Check], results: &[PointResult]) {
+fn settle(checks: &mut [PointCheck], results: &[PointResult]) {
     for k in checks {
         let read = results.iter().filter(|r| {
             r.key

@@ -1,12 +1,12 @@
 //! The verdicts as CSV (`lb audit --csv`), one row per claim.
 
-use super::check::{Check, ClaimResult};
+use super::check::{ClaimResult, PointCheck};
 
 /// The verdicts as CSV, one row per claim: its deciding point, what was
 /// measured there and against what.
 pub fn csv(claims: &[&ClaimResult]) -> polars::prelude::PolarsResult<String> {
     use polars::prelude::{Column, DataFrame};
-    let d: Vec<Option<&Check>> = claims.iter().map(|c| c.deciding()).collect();
+    let d: Vec<Option<&PointCheck>> = claims.iter().map(|c| c.deciding()).collect();
     let s = |f: &dyn Fn(&ClaimResult) -> String| -> Vec<String> {
         claims.iter().map(|c| f(c)).collect()
     };

@@ -1,12 +1,12 @@
 //! One check in words, every number labelled (the deciding point of a claim
 //! in the summaries and on the audit page).
 
-use super::check::{Check, ClaimResult};
+use super::check::{ClaimResult, PointCheck};
 use super::words::{lower_first, num, sig5};
 use lb_manifest::claim::ClaimKind;
 
 /// "mean ± half-width", or the value alone.
-pub(super) fn measured(c: &Check) -> String {
+pub(super) fn measured(c: &PointCheck) -> String {
     // An unsettled point's mean decides nothing, and is not shown as if it did.
     if c.unsettled.is_some() {
         return "— (not settled)".into();
@@ -22,7 +22,7 @@ pub(super) fn measured(c: &Check) -> String {
 
 /// "mean ± half-width (99.9%)": the interval with its own level, for text
 /// read away from the claim's section (summaries, the report).
-pub(super) fn measured_at(level: f64, c: &Check) -> String {
+pub(super) fn measured_at(level: f64, c: &PointCheck) -> String {
     match c.half_width {
         Some(_) if !c.measured.is_nan() && c.unsettled.is_none() => {
             format!("{} ({})", measured(c), percent(level))
@@ -40,18 +40,18 @@ pub(super) fn percent(level: f64) -> String {
 }
 
 /// The number of unstable replications of a stability check.
-pub(super) fn unstable_count(k: &Check) -> usize {
+pub(super) fn unstable_count(k: &PointCheck) -> usize {
     (k.measured * k.replications as f64).round() as usize
 }
 
 /// A check's axis values as a reader reads them: "load = 0.9, count_own = true".
-pub(super) fn at_words(k: &Check) -> String {
+pub(super) fn at_words(k: &PointCheck) -> String {
     lb_manifest::plan::axes_words(k.axes.iter().map(|(a, v)| (a.as_str(), v.as_str())))
 }
 
 /// One check in words, every number labelled: what was measured, its
 /// value and interval, where, and against what.
-pub fn describe(c: &ClaimResult, k: &Check) -> String {
+pub fn describe(c: &ClaimResult, k: &PointCheck) -> String {
     let label = c
         .metric_label
         .as_deref()

@@ -4,7 +4,7 @@
 //! still moves away; the note gives the rate of approach and, by
 //! extrapolation, where the gap would come within the tolerance.
 
-use super::check::{Check, Decision, Verdict};
+use super::check::{Decision, PointCheck, Verdict};
 use super::control::control_estimate;
 use super::points::{at_string, keys, point_stable, reference, series, stats, undecided, values};
 use super::words::{num, sig5, with_tolerance};
@@ -22,7 +22,7 @@ pub(super) fn checks(
     results: &[PointResult],
     level: f64,
     shift: f64,
-) -> Vec<Check> {
+) -> Vec<PointCheck> {
     let along = c.along.as_str();
     let to_zero = c.toward == Toward::Zero;
     let last = c.last as usize;
@@ -111,7 +111,7 @@ fn limit_check(
     to_zero: bool,
     (level, shift): (f64, f64),
     label: &str,
-) -> Option<Check> {
+) -> Option<PointCheck> {
     let (mut gaps, stable) = match read_tail(c, m, (tail, results), along, level, label) {
         Ok(read) => read,
         Err(done) => return done.map(|check| *check),
@@ -138,7 +138,7 @@ fn limit_check(
         }
     }
     let r = tail.last()?;
-    Some(Check {
+    Some(PointCheck {
         at: at_string(r),
         axes: r.axes.clone(),
         policy: label.to_string(),
@@ -180,7 +180,7 @@ fn read_tail(
     along: &str,
     level: f64,
     label: &str,
-) -> Result<(Vec<Gap>, bool), Option<Box<Check>>> {
+) -> Result<(Vec<Gap>, bool), Option<Box<PointCheck>>> {
     let refv = &c.expected;
     let mut gaps = Vec::new();
     let mut stable = true;
@@ -197,7 +197,7 @@ fn read_tail(
         {
             Ok(v) => v,
             Err(e) => {
-                return Err(Some(Box::new(Check {
+                return Err(Some(Box::new(PointCheck {
                     keys: keys(tail),
                     ..undecided(r, label, vals.len(), e)
                 })));

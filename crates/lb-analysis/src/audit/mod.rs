@@ -43,7 +43,7 @@ mod trend;
 mod value;
 mod words;
 
-pub use check::{Check, ClaimResult, Decision, Verdict, typed_value};
+pub use check::{ClaimResult, Decision, PointCheck, Verdict, typed_value};
 pub use claim::{audit_claim, audit_experiment, gaps};
 pub use csv::csv;
 pub use describe::describe;

@@ -17,7 +17,7 @@
 //! settled, or one without an interval has no threshold to move; a metric
 //! that does not vary has a half-width of 0 to move it by.
 
-use super::check::{Check, ClaimResult, Decision, Verdict};
+use super::check::{ClaimResult, Decision, PointCheck, Verdict};
 use super::claim::{audit_claim, audit_shifted};
 use crate::results::PointResult;
 use lb_manifest::claim::{Check as ClaimCheck, Claim, Direction, Side};
@@ -167,7 +167,7 @@ pub fn mutants(experiment: &str, claim: &Claim, results: &[PointResult]) -> Muta
 }
 
 /// The check of `audited` at the point (and policy) of `k`.
-fn at_point<'a>(audited: &'a ClaimResult, k: &Check) -> Option<&'a Check> {
+fn at_point<'a>(audited: &'a ClaimResult, k: &PointCheck) -> Option<&'a PointCheck> {
     audited
         .checks
         .iter()

@@ -4,7 +4,7 @@
 //! replication r of the two policies is a matched pair and the interval is
 //! that of the difference, not two overlapping intervals.
 
-use super::check::{Check, Decision, Verdict};
+use super::check::{Decision, PointCheck, Verdict};
 use super::points::{at_string, keys, point_stable, same_point, selected, stats, values};
 use crate::metric::Metric;
 use crate::results::{PointResult, paired_differences};
@@ -20,7 +20,7 @@ pub(super) fn checks(
     results: &[PointResult],
     level: f64,
     shift: f64,
-) -> Vec<Check> {
+) -> Vec<PointCheck> {
     let (better, worse) = (c.better.as_str(), c.worse.as_str());
     let mut checks = Vec::new();
     for b in selected(filter, results, better) {
@@ -29,7 +29,7 @@ pub(super) fn checks(
             .into_iter()
             .find(|w| same_point(w, b))
         else {
-            checks.push(Check {
+            checks.push(PointCheck {
                 at: at_string(b),
                 axes: b.axes.clone(),
                 policy: format!("{worse} − {better}"),
@@ -69,7 +69,7 @@ fn paired(
     w: &PointResult,
     (better, worse): (&str, &str),
     (equivalence, level, shift): (f64, f64, f64),
-) -> Option<Check> {
+) -> Option<PointCheck> {
     // Matched pairs: replication r of each policy shares arrivals and service.
     let diffs = paired_differences(m, b, w)?;
     let vb = values(m, b.point.as_ref()?, &b.summaries);
@@ -113,7 +113,7 @@ fn paired(
     } else {
         (f64::NAN, None)
     };
-    Some(Check {
+    Some(PointCheck {
         at: at_string(b),
         axes: b.axes.clone(),
         policy: format!("{worse} − {better}"),

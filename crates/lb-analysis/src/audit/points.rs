@@ -2,7 +2,7 @@
 //! their values by replication, named references, intervals, and the
 //! verdict of a sign — what every kind of claim reads its points with.
 
-use super::check::{Check, Verdict};
+use super::check::{PointCheck, Verdict};
 use crate::metric::Metric;
 use crate::results::PointResult;
 use lb_manifest::outputs::{Reference, Where, where_matches};
@@ -88,8 +88,13 @@ pub(super) fn keys(rs: &[&PointResult]) -> Vec<String> {
 
 /// A check at `r` that nothing decides (a reference undefined there), with
 /// the reason as its note.
-pub(super) fn undecided(r: &PointResult, label: &str, replications: usize, why: String) -> Check {
-    Check {
+pub(super) fn undecided(
+    r: &PointResult,
+    label: &str,
+    replications: usize,
+    why: String,
+) -> PointCheck {
+    PointCheck {
         at: at_string(r),
         axes: r.axes.clone(),
         policy: label.to_string(),

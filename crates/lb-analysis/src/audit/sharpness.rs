@@ -4,7 +4,7 @@
 //! confirmation tests its statement at all, and, for an inconclusive claim,
 //! what would decide it.
 
-use super::check::{Check, Verdict};
+use super::check::{PointCheck, Verdict};
 use super::words::{num, sig5};
 use lb_manifest::claim::{Check as ClaimCheck, Side};
 
@@ -22,22 +22,22 @@ pub const LOOSE_BOUND: f64 = 4.0;
 /// is a claim on a sign (a growth rate above 0 with confidence), which a
 /// ratio does not measure; a stability claim counts replications, and 0
 /// unstable of n is what it claims.
-pub fn untested(claim: &ClaimCheck, checks: &[Check]) -> Option<String> {
+pub fn untested(claim: &ClaimCheck, checks: &[PointCheck]) -> Option<String> {
     if checks.is_empty() || matches!(claim, ClaimCheck::Stability(_)) {
         return None;
     }
-    let zero = |k: &Check| k.measured == 0.0 && k.half_width.is_none_or(|h| h == 0.0);
+    let zero = |k: &PointCheck| k.measured == 0.0 && k.half_width.is_none_or(|h| h == 0.0);
     if let ClaimCheck::Bound(b) = claim {
         // The metric's mean from the margin: bound − margin (≤), bound +
         // margin (≥).
-        let metric = |k: &Check| {
+        let metric = |k: &PointCheck| {
             let bound = k.reference?;
             Some(match b.side {
                 Side::Le => bound - k.measured,
                 Side::Ge => bound + k.measured,
             })
         };
-        let ratio = |k: &Check| -> Option<f64> {
+        let ratio = |k: &PointCheck| -> Option<f64> {
             let (x, bound) = (metric(k)?, k.reference?);
             if bound == 0.0 {
                 return None;
@@ -87,7 +87,7 @@ pub fn untested(claim: &ClaimCheck, checks: &[Check]) -> Option<String> {
 
 /// The margin of the deciding check of a decided claim, in words: "0.12
 /// (5.2 half-widths; 3.1% of the bound)".
-pub fn margin_words(k: &Check, verdict: Verdict) -> Option<String> {
+pub fn margin_words(k: &PointCheck, verdict: Verdict) -> Option<String> {
     if verdict == Verdict::Inconclusive {
         return None;
     }
@@ -117,7 +117,7 @@ pub fn margin_words(k: &Check, verdict: Verdict) -> Option<String> {
 /// distance from the estimate to the nearest deciding edge (half-widths
 /// shrink as 1/√n; the Student-t quantile shrinks too, so this is a
 /// slight overestimate); or why neither would.
-pub fn to_decide(k: &Check) -> String {
+pub fn to_decide(k: &PointCheck) -> String {
     if let Some(why) = &k.unsettled {
         return match k.longer {
             Some(f) => format!(

@@ -8,7 +8,7 @@
 //! that has not relaxed, which decides nothing until longer runs settle it
 //! or show it diverging.
 
-use super::check::{Check, Verdict};
+use super::check::{PointCheck, Verdict};
 use super::points::{at_string, keys, selected};
 use crate::results::PointResult;
 use lb_core::stability::PointStability;
@@ -17,7 +17,7 @@ use lb_manifest::outputs::Where;
 
 /// The checks of a stability claim: one per point of each policy that has
 /// replications.
-pub(super) fn checks(c: &Stability, filter: &Where, results: &[PointResult]) -> Vec<Check> {
+pub(super) fn checks(c: &Stability, filter: &Where, results: &[PointResult]) -> Vec<PointCheck> {
     let claimed = c.stable;
     let mut checks = Vec::new();
     for label in &c.policies {
@@ -33,7 +33,7 @@ pub(super) fn checks(c: &Stability, filter: &Where, results: &[PointResult]) -> 
 
 /// The check at `r` of the claim that the policy is stable (`claimed`) or
 /// unstable there.
-fn check_at(r: &PointResult, label: &str, claimed: bool) -> Check {
+fn check_at(r: &PointResult, label: &str, claimed: bool) -> PointCheck {
     let n = r.summaries.len();
     let (read, unstable, kept) = lb_model::config::point_stability(&r.summaries);
     let frac = unstable as f64 / n as f64;
@@ -47,7 +47,7 @@ fn check_at(r: &PointResult, label: &str, claimed: bool) -> Check {
         .iter()
         .map(|s| s.stability().growth)
         .fold(f64::NEG_INFINITY, f64::max);
-    Check {
+    PointCheck {
         at: at_string(r),
         axes: r.axes.clone(),
         reference: None,

@@ -2,7 +2,7 @@
 //! between neighbouring points of a series, other axes fixed, judged on the
 //! interval of the change.
 
-use super::check::{Check, Decision, Verdict};
+use super::check::{Decision, PointCheck, Verdict};
 use super::points::{axes_string, keys, point_stable, series, stats, values};
 use super::words::sig5;
 use crate::metric::Metric;
@@ -20,7 +20,7 @@ pub(super) fn checks(
     results: &[PointResult],
     level: f64,
     shift: f64,
-) -> Vec<Check> {
+) -> Vec<PointCheck> {
     let along = c.along.as_str();
     let up = c.direction == Direction::Increasing;
     let held = Held {
@@ -62,7 +62,7 @@ fn trend_step(
     along: &str,
     held: &Held,
     label: &str,
-) -> Option<Check> {
+) -> Option<PointCheck> {
     let (up, level) = (held.up, held.level);
     let (pa, pb) = (a.point.as_ref()?, b.point.as_ref()?);
     let va = values(m, pa, &a.summaries);
@@ -139,7 +139,7 @@ fn trend_step(
             *v = format!("{xa}→{xb}");
         }
     }
-    Some(Check {
+    Some(PointCheck {
         at: axes_string(&axes),
         axes,
         policy: label.to_string(),

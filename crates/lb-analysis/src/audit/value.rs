@@ -4,7 +4,7 @@
 //! replication with the reference, and sharpened by a control variate where
 //! the claim names one ([`super::control`]).
 
-use super::check::{Check, Decision, Verdict};
+use super::check::{Decision, PointCheck, Verdict};
 use super::control::{ControlEstimate, control_estimate};
 use super::points::{at_string, keys, point_stable, reference, selected, stats, undecided, values};
 use super::words::{sig5, with_tolerance};
@@ -21,7 +21,7 @@ pub(super) fn value_checks(
     results: &[PointResult],
     level: f64,
     shift: f64,
-) -> Vec<Check> {
+) -> Vec<PointCheck> {
     let held = Held {
         policies: &c.policies,
         filter,
@@ -39,7 +39,7 @@ pub(super) fn bound_checks(
     results: &[PointResult],
     level: f64,
     shift: f64,
-) -> Vec<Check> {
+) -> Vec<PointCheck> {
     let held = Held {
         policies: &c.policies,
         filter,
@@ -67,8 +67,8 @@ impl Held<'_> {
         m: Metric,
         results: &[PointResult],
         level: f64,
-        judge: impl Fn(&Reading) -> Check,
-    ) -> Vec<Check> {
+        judge: impl Fn(&Reading) -> PointCheck,
+    ) -> Vec<PointCheck> {
         let mut checks = Vec::new();
         for label in self.policies {
             for r in selected(self.filter, results, label) {
@@ -86,8 +86,8 @@ impl Held<'_> {
         label: &str,
         results: &[PointResult],
         level: f64,
-        judge: &impl Fn(&Reading) -> Check,
-    ) -> Option<Check> {
+        judge: &impl Fn(&Reading) -> PointCheck,
+    ) -> Option<PointCheck> {
         let p = r.point.as_ref()?;
         let vals = values(m, p, &r.summaries);
         if vals.is_empty() {
@@ -159,7 +159,7 @@ struct Reading<'a> {
 /// A value claim at one point: the interval of metric − expected within the
 /// tolerance (or covering 0 without one); `shift` moves the expected value
 /// away from the measurement (the audit's mutants).
-fn value_check(c: &Value, at: &Reading, shift: f64) -> Check {
+fn value_check(c: &Value, at: &Reading, shift: f64) -> PointCheck {
     let (r, label, xs, refs, stable, level) =
         (at.r, at.label, &at.xs, &at.refs, at.stable, at.level);
     // Paired per replication: a reference drawn on the same
@@ -191,7 +191,7 @@ fn value_check(c: &Value, at: &Reading, shift: f64) -> Check {
     } else {
         with_tolerance(expected, &c.tolerance)
     };
-    Check {
+    PointCheck {
         at: at_string(r),
         axes: r.axes.clone(),
         policy: label.to_string(),
@@ -218,7 +218,7 @@ fn value_check(c: &Value, at: &Reading, shift: f64) -> Check {
 /// A bound claim at one point: the paired margin metric − bound (≥ side)
 /// or bound − metric (≤ side) per replication, its interval above 0;
 /// `shift` moves the bound toward the measurement (the audit's mutants).
-fn bound_check(c: &Bound, m: Metric, at: &Reading, shift: f64) -> Check {
+fn bound_check(c: &Bound, m: Metric, at: &Reading, shift: f64) -> PointCheck {
     let (r, label, xs, refs, stable, level) =
         (at.r, at.label, &at.xs, &at.refs, at.stable, at.level);
     let ge = c.side == Side::Ge;
@@ -250,7 +250,7 @@ fn bound_check(c: &Bound, m: Metric, at: &Reading, shift: f64) -> Check {
     // Measured: the paired margin (on the claimed side when
     // > 0) with its own interval; the metric's mean is in
     // the note.
-    Check {
+    PointCheck {
         at: at_string(r),
         axes: r.axes.clone(),
         reference: Some(bound),

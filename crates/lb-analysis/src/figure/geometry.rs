@@ -1,5 +1,5 @@
 //! A figure laid out, as data: rectangles, marks, legend entries and the
-//! [`Plan`] that holds them all in pixels, and the sizes (fonts, margins,
+//! [`Layout`] that holds them all in pixels, and the sizes (fonts, margins,
 //! plot height) every layout uses.
 
 use super::axis::Axis;
@@ -89,7 +89,7 @@ pub struct LegendEntry {
 /// A figure laid out: every rectangle and mark in pixels. [`paint`](super::paint()) draws
 /// exactly this.
 #[derive(Debug, Clone)]
-pub struct Plan {
+pub struct Layout {
     pub width: f64,
     pub height: f64,
     pub title: Vec<String>,
@@ -113,7 +113,7 @@ pub struct Plan {
     pub zero_row: Option<f64>,
 }
 
-impl Plan {
+impl Layout {
     /// The pixel column of x value `v`.
     pub fn px(&self, v: f64) -> f64 {
         self.plot.x0 + self.x.frac(v) * self.plot.w()

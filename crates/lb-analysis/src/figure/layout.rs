@@ -5,8 +5,8 @@
 
 use super::axis::{Axis, axis, thin_ticks};
 use super::geometry::{
-    ARROW_ROOM, AXIS_TITLE, CAPTION, LEGEND, LEGEND_TEXT_MAX, LegendEntry, MARGIN, Mark, MarkKind,
-    PLOT_H, Plan, R, ROW, Rect, Sample, TICK, TITLE, W, ZERO_ROW,
+    ARROW_ROOM, AXIS_TITLE, CAPTION, LEGEND, LEGEND_TEXT_MAX, Layout, LegendEntry, MARGIN, Mark,
+    MarkKind, PLOT_H, R, ROW, Rect, Sample, TICK, TITLE, W, ZERO_ROW,
 };
 use super::references::RefShape;
 use super::series::Figure;
@@ -17,7 +17,7 @@ use crate::ticks;
 use lb_manifest::outputs::FigureKind;
 
 /// Lays out `fig`.
-pub fn plan(fig: &Figure) -> Plan {
+pub fn plan(fig: &Figure) -> Layout {
     let spec = &fig.spec;
     let path = spec.kind == FigureKind::Path;
     // Series, styles and the data range.
@@ -121,7 +121,7 @@ pub fn plan(fig: &Figure) -> Plan {
     let height = (caption_top + caption.len() as f64 * (CAPTION + 5.0) + MARGIN).ceil();
     let y_px = (plot.y1 - if zeros { ZERO_ROW } else { 0.0 }, plot.y0);
     let zero_row = zeros.then_some(plot.y1 - ZERO_ROW / 2.0);
-    let mut p = Plan {
+    let mut p = Layout {
         width: W,
         height,
         title,
@@ -428,7 +428,7 @@ pub const UNSETTLED_NOTE: &str = "A dashed ring marks a point whose runs have no
 
 /// The marks of every point of `fig` on the plan `p`: at their value, in
 /// the row of zeros, or in the unstable band (a row per series).
-fn place_marks(fig: &Figure, p: &Plan) -> Vec<Mark> {
+fn place_marks(fig: &Figure, p: &Layout) -> Vec<Mark> {
     let (unstable_rows, unstable, zero_row) = (&p.unstable_rows, p.unstable, p.zero_row);
     let px = |v: f64| p.px(v);
     let py = |v: f64| p.py(v);

@@ -10,7 +10,7 @@
 //!   `count_own` true and false) share its colour and marker and differ by
 //!   dash and fill;
 //! - the legend sits outside the plot area, so it covers no data
-//!   ([`Plan::legend`] and [`Plan::marks`] let a test check it);
+//!   ([`Layout::legend`] and [`Layout::marks`] let a test check it);
 //! - log axes are labelled at 1, 2, 5 × 10ᵏ, integer axes at integers, and
 //!   no label carries decimals its step does not need;
 //! - a proportion's interval stays inside [0, 1], and a proportion with no
@@ -31,7 +31,7 @@
 //!   `references`, `paths` (sample paths);
 //! - `style`: palette, markers and dashes;
 //! - `axis`: ranges, ticks and their labels;
-//! - `geometry`: the laid-out figure as data ([`Plan`]) and its sizes;
+//! - `geometry`: the laid-out figure as data ([`Layout`]) and its sizes;
 //! - `layout`: [`plan`], every rectangle and mark in pixels;
 //! - `paint`: drawing a plan on a canvas ([`paint()`]), with `clip`: lines
 //!   cut at the plot's frame;
@@ -50,7 +50,7 @@ mod spec;
 mod style;
 
 pub use axis::Axis;
-pub use geometry::{LegendEntry, Mark, MarkKind, Plan, Rect, Sample};
+pub use geometry::{Layout, LegendEntry, Mark, MarkKind, Rect, Sample};
 pub use layout::{bars_note, plan};
 pub use paint::paint;
 pub use paths::{PathSeries, mean_path, path_series};

@@ -1,11 +1,11 @@
 //! Painting a laid-out figure on a [`Canvas`] (SVG written by hand, PNG by
-//! plotters): exactly what the [`Plan`] holds, layer by layer — grid,
+//! plotters): exactly what the [`Layout`] holds, layer by layer — grid,
 //! reference bands, paths, series, reference curves, markers, axes, the
 //! unstable band, the legend, title and caption.
 
 use super::clip::clipped;
 use super::geometry::{
-    ARROW_ROOM, AXIS_TITLE, CAPTION, LEGEND, MARGIN, Mark, MarkKind, Plan, R, Rect, Sample, TICK,
+    ARROW_ROOM, AXIS_TITLE, CAPTION, LEGEND, Layout, MARGIN, Mark, MarkKind, R, Rect, Sample, TICK,
     TITLE, ZERO_ROW,
 };
 use super::references::RefShape;
@@ -57,7 +57,7 @@ fn arrow_down(c: &mut dyn Canvas, colour: Rgb, x: f64, y: f64, len: f64) {
 }
 
 /// Paints `plan` of `fig` on `c`.
-pub fn paint(c: &mut dyn Canvas, fig: &Figure, p: &Plan) {
+pub fn paint(c: &mut dyn Canvas, fig: &Figure, p: &Layout) {
     paint_grid(c, p);
     paint_bands(c, fig, p);
     paint_paths(c, fig, p);
@@ -73,7 +73,7 @@ pub fn paint(c: &mut dyn Canvas, fig: &Figure, p: &Plan) {
 }
 
 /// The grid: minor lines, then the lines of labelled ticks.
-fn paint_grid(c: &mut dyn Canvas, p: &Plan) {
+fn paint_grid(c: &mut dyn Canvas, p: &Layout) {
     let plot = p.plot;
     let px = |v: f64| p.px(v);
     let py = |v: f64| p.py(v);
@@ -94,7 +94,7 @@ fn paint_grid(c: &mut dyn Canvas, p: &Plan) {
 }
 
 /// The bands of references with a tolerance, under everything else.
-fn paint_bands(c: &mut dyn Canvas, fig: &Figure, p: &Plan) {
+fn paint_bands(c: &mut dyn Canvas, fig: &Figure, p: &Layout) {
     let plot = p.plot;
     let px = |v: f64| p.px(v);
     let py = |v: f64| p.py(v);
@@ -134,7 +134,7 @@ fn paint_bands(c: &mut dyn Canvas, fig: &Figure, p: &Plan) {
 
 /// The sample paths of a path figure: single replications thin, the mean
 /// in the series' dash.
-fn paint_paths(c: &mut dyn Canvas, fig: &Figure, p: &Plan) {
+fn paint_paths(c: &mut dyn Canvas, fig: &Figure, p: &Layout) {
     let plot = p.plot;
     let px = |v: f64| p.px(v);
     let py = |v: f64| p.py(v);
@@ -188,7 +188,7 @@ fn arrow_head(c: &mut dyn Canvas, colour: Rgb, x: f64, y: f64, up: bool) {
 
 /// Each series' intervals (an arrow where the axis cuts one) and the line
 /// through its points.
-fn paint_series(c: &mut dyn Canvas, fig: &Figure, p: &Plan) {
+fn paint_series(c: &mut dyn Canvas, fig: &Figure, p: &Layout) {
     for (i, _) in fig.series.iter().enumerate() {
         let st = &p.styles[i];
         let marks: Vec<&Mark> = p.marks.iter().filter(|m| m.series == i).collect();
@@ -214,7 +214,7 @@ fn paint_series(c: &mut dyn Canvas, fig: &Figure, p: &Plan) {
 }
 
 /// Reference curves and lines (clipped to the plot).
-fn paint_reference_curves(c: &mut dyn Canvas, fig: &Figure, p: &Plan) {
+fn paint_reference_curves(c: &mut dyn Canvas, fig: &Figure, p: &Layout) {
     let plot = p.plot;
     let px = |v: f64| p.px(v);
     // A value of 0 (or below) on a log axis is drawn in the row of zeros.
@@ -255,7 +255,7 @@ fn paint_reference_curves(c: &mut dyn Canvas, fig: &Figure, p: &Plan) {
 }
 
 /// The series' markers: points, upper bounds with their arrow, zeros.
-fn paint_markers(c: &mut dyn Canvas, fig: &Figure, p: &Plan) {
+fn paint_markers(c: &mut dyn Canvas, fig: &Figure, p: &Layout) {
     // The value labels of off-scale points placed so far, each its box
     // and 1 px around: a label that would overprint one moves a line
     // further from the edge.
@@ -340,7 +340,7 @@ fn paint_markers(c: &mut dyn Canvas, fig: &Figure, p: &Plan) {
 }
 
 /// References known at a single x only.
-fn paint_single_x_references(c: &mut dyn Canvas, fig: &Figure, p: &Plan) {
+fn paint_single_x_references(c: &mut dyn Canvas, fig: &Figure, p: &Layout) {
     let px = |v: f64| p.px(v);
     let py = |v: f64| p.py(v);
     // A reference at a single x: a bar across the markers there, over them.
@@ -359,7 +359,7 @@ fn paint_single_x_references(c: &mut dyn Canvas, fig: &Figure, p: &Plan) {
 }
 
 /// The row of zeros below a log y axis, if any.
-fn paint_zero_row(c: &mut dyn Canvas, p: &Plan) {
+fn paint_zero_row(c: &mut dyn Canvas, p: &Layout) {
     let plot = p.plot;
     // The row of zeros of a log axis, apart from the axis.
     if let Some(z) = p.zero_row {
@@ -382,7 +382,7 @@ fn paint_zero_row(c: &mut dyn Canvas, p: &Plan) {
 }
 
 /// The frame of the plot, its ticks, tick labels and axis titles.
-fn paint_axes(c: &mut dyn Canvas, fig: &Figure, p: &Plan) {
+fn paint_axes(c: &mut dyn Canvas, fig: &Figure, p: &Layout) {
     let spec = &fig.spec;
     let plot = p.plot;
     let px = |v: f64| p.px(v);
@@ -441,7 +441,7 @@ fn paint_axes(c: &mut dyn Canvas, fig: &Figure, p: &Plan) {
 }
 
 /// The band of unstable points above the plot, with their markers.
-fn paint_unstable_band(c: &mut dyn Canvas, p: &Plan) {
+fn paint_unstable_band(c: &mut dyn Canvas, p: &Layout) {
     let plot = p.plot;
     // The unstable band.
     if let Some(b) = p.unstable {
@@ -466,7 +466,7 @@ fn paint_unstable_band(c: &mut dyn Canvas, p: &Plan) {
 }
 
 /// The legend: its box, and each entry's sample and label lines.
-fn paint_legend(c: &mut dyn Canvas, fig: &Figure, p: &Plan) {
+fn paint_legend(c: &mut dyn Canvas, fig: &Figure, p: &Layout) {
     // The legend.
     if let Some(l) = p.legend {
         c.polygon(
@@ -548,7 +548,7 @@ fn paint_legend(c: &mut dyn Canvas, fig: &Figure, p: &Plan) {
 }
 
 /// The note of a path figure without paths, the title and the caption.
-fn paint_texts(c: &mut dyn Canvas, fig: &Figure, p: &Plan) {
+fn paint_texts(c: &mut dyn Canvas, fig: &Figure, p: &Layout) {
     let spec = &fig.spec;
     let plot = p.plot;
     if fig.paths.is_empty() && spec.kind == FigureKind::Path {

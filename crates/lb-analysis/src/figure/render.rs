@@ -2,7 +2,7 @@
 //! `<stem>.pdf` (the SVG converted: [`crate::pdf`]), each laid out
 //! ([`plan`]) then painted ([`paint`]).
 
-use super::geometry::Plan;
+use super::geometry::Layout;
 use super::layout::plan;
 use super::paint::paint;
 use super::series::Figure;
@@ -13,7 +13,7 @@ use std::path::Path;
 type DrawResult<T> = Result<T, Box<dyn std::error::Error>>;
 
 /// The SVG text of `fig` and its plan.
-pub fn svg(fig: &Figure) -> (String, Plan) {
+pub fn svg(fig: &Figure) -> (String, Layout) {
     let p = plan(fig);
     let mut s = Svg::new(p.width, p.height);
     paint(&mut s, fig, &p);
@@ -22,7 +22,7 @@ pub fn svg(fig: &Figure) -> (String, Plan) {
 
 /// Renders `fig` to `<stem>.svg`, `<stem>.png` and `<stem>.pdf`; returns
 /// its plan.
-pub fn render(fig: &Figure, stem: &Path) -> DrawResult<Plan> {
+pub fn render(fig: &Figure, stem: &Path) -> DrawResult<Layout> {
     let (text, p) = svg(fig);
     std::fs::write(stem.with_extension("pdf"), crate::pdf::from_svg(&text)?)?;
     std::fs::write(stem.with_extension("svg"), text)?;

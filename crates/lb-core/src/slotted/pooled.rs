@@ -149,45 +149,45 @@ fn pooled_loop<O: Observer>(
 
 /// A complex number, for the zeros of z^c − K(z).
 #[derive(Clone, Copy, Debug, PartialEq)]
-struct Cx {
+struct Complex {
     re: f64,
     im: f64,
 }
 
-impl Cx {
-    const ONE: Cx = Cx { re: 1.0, im: 0.0 };
-    const ZERO: Cx = Cx { re: 0.0, im: 0.0 };
+impl Complex {
+    const ONE: Complex = Complex { re: 1.0, im: 0.0 };
+    const ZERO: Complex = Complex { re: 0.0, im: 0.0 };
 
-    fn real(re: f64) -> Cx {
-        Cx { re, im: 0.0 }
+    fn real(re: f64) -> Complex {
+        Complex { re, im: 0.0 }
     }
-    fn add(self, o: Cx) -> Cx {
-        Cx {
+    fn add(self, o: Complex) -> Complex {
+        Complex {
             re: self.re + o.re,
             im: self.im + o.im,
         }
     }
-    fn sub(self, o: Cx) -> Cx {
-        Cx {
+    fn sub(self, o: Complex) -> Complex {
+        Complex {
             re: self.re - o.re,
             im: self.im - o.im,
         }
     }
-    fn mul(self, o: Cx) -> Cx {
-        Cx {
+    fn mul(self, o: Complex) -> Complex {
+        Complex {
             re: self.re * o.re - self.im * o.im,
             im: self.re * o.im + self.im * o.re,
         }
     }
-    fn scale(self, s: f64) -> Cx {
-        Cx {
+    fn scale(self, s: f64) -> Complex {
+        Complex {
             re: self.re * s,
             im: self.im * s,
         }
     }
-    fn div(self, o: Cx) -> Cx {
+    fn div(self, o: Complex) -> Complex {
         let d = o.re * o.re + o.im * o.im;
-        Cx {
+        Complex {
             re: (self.re * o.re + self.im * o.im) / d,
             im: (self.im * o.re - self.re * o.im) / d,
         }
@@ -195,15 +195,15 @@ impl Cx {
     fn abs(self) -> f64 {
         self.re.hypot(self.im)
     }
-    fn exp(self) -> Cx {
+    fn exp(self) -> Complex {
         let m = self.re.exp();
-        Cx {
+        Complex {
             re: m * self.im.cos(),
             im: m * self.im.sin(),
         }
     }
-    fn powi(self, k: u64) -> Cx {
-        let (mut acc, mut base, mut k) = (Cx::ONE, self, k);
+    fn powi(self, k: u64) -> Complex {
+        let (mut acc, mut base, mut k) = (Complex::ONE, self, k);
         while k > 0 {
             if k & 1 == 1 {
                 acc = acc.mul(base);
@@ -216,34 +216,34 @@ impl Cx {
 }
 
 /// A factor of K(z) and its derivative at z.
-type Jet = (Cx, Cx);
+type Jet = (Complex, Complex);
 
 fn jet_mul((u, du): Jet, (v, dv): Jet) -> Jet {
     (u.mul(v), du.mul(v).add(u.mul(dv)))
 }
 
 /// (1 − p + p·z)^n and its derivative: Binomial(n, p)'s generating function.
-fn binomial_jet(n: u64, p: f64, z: Cx) -> Jet {
-    let base = Cx::real(1.0 - p).add(z.scale(p));
+fn binomial_jet(n: u64, p: f64, z: Complex) -> Jet {
+    let base = Complex::real(1.0 - p).add(z.scale(p));
     if n == 0 {
-        return (Cx::ONE, Cx::ZERO);
+        return (Complex::ONE, Complex::ZERO);
     }
     let below = base.powi(n - 1);
     (below.mul(base), below.scale(n as f64 * p))
 }
 
 /// E[z^A] and its derivative for an arrival law.
-fn arrival_jet(law: &Law, z: Cx) -> Jet {
+fn arrival_jet(law: &Law, z: Complex) -> Jet {
     match *law {
         Law::Poisson { mean } => {
-            let v = z.sub(Cx::ONE).scale(mean).exp();
+            let v = z.sub(Complex::ONE).scale(mean).exp();
             (v, v.scale(mean))
         }
         Law::Bernoulli { p } => binomial_jet(1, p, z),
         Law::Binomial { n, p } => binomial_jet(n, p, z),
         Law::Deterministic { k } => {
             if k == 0 {
-                (Cx::ONE, Cx::ZERO)
+                (Complex::ONE, Complex::ZERO)
             } else {
                 let below = z.powi(k - 1);
                 (below.mul(z), below.scale(k as f64))
@@ -252,8 +252,8 @@ fn arrival_jet(law: &Law, z: Cx) -> Jet {
         Law::Geometric { mean } => {
             // q/(1 − (1 − q)z), q = 1/(1 + μ).
             let q = 1.0 / (1.0 + mean);
-            let d = Cx::ONE.sub(z.scale(1.0 - q));
-            let v = Cx::real(q).div(d);
+            let d = Complex::ONE.sub(z.scale(1.0 - q));
+            let v = Complex::real(q).div(d);
             (v, v.scale(1.0 - q).div(d))
         }
     }
@@ -272,11 +272,11 @@ fn service_bound(law: &Law) -> Option<u64> {
 
 /// E[z^{c_n − S_n}] and its derivative: c_n − S_n is Binomial(c_n, 1 − p)
 /// for Bernoulli and binomial service, 0 for deterministic.
-fn service_jet(law: &Law, z: Cx) -> Jet {
+fn service_jet(law: &Law, z: Complex) -> Jet {
     match *law {
         Law::Bernoulli { p } => binomial_jet(1, 1.0 - p, z),
         Law::Binomial { n, p } => binomial_jet(n, 1.0 - p, z),
-        _ => (Cx::ONE, Cx::ZERO),
+        _ => (Complex::ONE, Complex::ZERO),
     }
 }
 
@@ -289,8 +289,8 @@ struct Pooled<'a> {
 
 impl Pooled<'_> {
     /// f(z) = z^c − K(z) and f'(z).
-    fn f(&self, z: Cx) -> Jet {
-        let mut k: Jet = (Cx::ONE, Cx::ZERO);
+    fn f(&self, z: Complex) -> Jet {
+        let mut k: Jet = (Complex::ONE, Complex::ZERO);
         for a in self.arrivals {
             k = jet_mul(k, arrival_jet(a, z));
         }
@@ -345,7 +345,10 @@ pub fn pooled_mean(arrivals: &[Law], service: &[Law]) -> Result<PooledBoundary, 
     };
     let zeros = aberth(&p)?;
     let boundary = boundary_probabilities(&zeros, eps)?;
-    let sum: f64 = zeros.iter().map(|&z| Cx::ONE.div(Cx::ONE.sub(z)).re).sum();
+    let sum: f64 = zeros
+        .iter()
+        .map(|&z| Complex::ONE.div(Complex::ONE.sub(z)).re)
+        .sum();
     let mean = (sigma2 + eps * eps + eps) / (2.0 * eps) - c as f64 + sum;
     Ok(PooledBoundary {
         zeros: zeros.iter().map(|z| (z.re, z.im)).collect(),
@@ -357,15 +360,15 @@ pub fn pooled_mean(arrivals: &[Law], service: &[Law]) -> Result<PooledBoundary, 
 /// The c − 1 zeros of f inside the unit disk other than z = 1, by the
 /// Aberth–Ehrlich iteration (Newton's step with the other estimates and
 /// z = 1 deflated), started on a circle inside the disk.
-fn aberth(p: &Pooled) -> Result<Vec<Cx>, String> {
+fn aberth(p: &Pooled) -> Result<Vec<Complex>, String> {
     let m = (p.c - 1) as usize;
     if m == 0 {
         return Ok(Vec::new());
     }
-    let mut z: Vec<Cx> = (0..m)
+    let mut z: Vec<Complex> = (0..m)
         .map(|j| {
             let angle = std::f64::consts::TAU * (j as f64 + 0.5) / (m as f64 + 1.0) + 0.1;
-            Cx {
+            Complex {
                 re: 0.5 * angle.cos(),
                 im: 0.5 * angle.sin(),
             }
@@ -380,13 +383,13 @@ fn aberth(p: &Pooled) -> Result<Vec<Cx>, String> {
                 continue;
             }
             let newton = f.div(df);
-            let mut repel = Cx::ONE.div(z[k].sub(Cx::ONE));
+            let mut repel = Complex::ONE.div(z[k].sub(Complex::ONE));
             for (j, zj) in z.iter().enumerate() {
                 if j != k {
-                    repel = repel.add(Cx::ONE.div(z[k].sub(*zj)));
+                    repel = repel.add(Complex::ONE.div(z[k].sub(*zj)));
                 }
             }
-            let step = newton.div(Cx::ONE.sub(newton.mul(repel)));
+            let step = newton.div(Complex::ONE.sub(newton.mul(repel)));
             z[k] = z[k].sub(step);
             largest = largest.max(step.abs());
         }
@@ -416,20 +419,20 @@ fn aberth(p: &Pooled) -> Result<Vec<Cx>, String> {
 /// P(W = j), j < c, from the zeros: Σ_j P(W = j)(z^c − z^j) =
 /// C·(z − 1)·Π_k (z − z_k) with C·Π_k (1 − z_k) = ε, so P(W = j) is minus
 /// the coefficient of z^j. Err unless they are real and non-negative.
-fn boundary_probabilities(zeros: &[Cx], eps: f64) -> Result<Vec<f64>, String> {
+fn boundary_probabilities(zeros: &[Complex], eps: f64) -> Result<Vec<f64>, String> {
     // Coefficients of (z − 1)·Π_k (z − z_k), lowest degree first.
-    let mut poly = vec![Cx::real(-1.0), Cx::ONE];
-    let mut norm = Cx::ONE;
+    let mut poly = vec![Complex::real(-1.0), Complex::ONE];
+    let mut norm = Complex::ONE;
     for &zk in zeros {
-        let mut next = vec![Cx::ZERO; poly.len() + 1];
+        let mut next = vec![Complex::ZERO; poly.len() + 1];
         for (i, &a) in poly.iter().enumerate() {
             next[i + 1] = next[i + 1].add(a);
             next[i] = next[i].sub(a.mul(zk));
         }
         poly = next;
-        norm = norm.mul(Cx::ONE.sub(zk));
+        norm = norm.mul(Complex::ONE.sub(zk));
     }
-    let scale = Cx::real(eps).div(norm);
+    let scale = Complex::real(eps).div(norm);
     let c = poly.len() - 1;
     let mut out = Vec::with_capacity(c);
     for a in &poly[..c] {

@@ -2,14 +2,14 @@
 //! sweep (which [`super::expansion`] checks per point). Each error names the key
 //! path and what is allowed.
 
-use super::{AXES, Cx, POLICY_NAMES, PolicyKind, Split, SweepSpec, UpdateKind};
+use super::{AXES, POLICY_NAMES, PolicyKind, SpannedManifest, Split, SweepSpec, UpdateKind};
 use crate::diag::{ManifestError, did_you_mean};
 use std::collections::BTreeSet;
 
 type R = Result<(), ManifestError>;
 
 /// Runs the slotted model's checks of a parsed manifest.
-pub fn validate(l: &Cx) -> R {
+pub fn validate(l: &SpannedManifest) -> R {
     system(l)?;
     sweep(l)?;
     policies(l)?;
@@ -21,7 +21,7 @@ fn is_prob(p: f64) -> bool {
     (0.0..=1.0).contains(&p)
 }
 
-fn system(l: &Cx) -> R {
+fn system(l: &SpannedManifest) -> R {
     let m = l.m;
     let s = &m.system;
     let sw = &m.sweep;
@@ -116,7 +116,7 @@ fn system(l: &Cx) -> R {
 }
 
 /// ρ must be a positive number, below 1 unless `allow_unstable`.
-pub fn load_value(l: &Cx, path: &str, x: f64) -> R {
+pub fn load_value(l: &SpannedManifest, path: &str, x: f64) -> R {
     if !(x.is_finite() && x > 0.0) {
         return Err(l.error(path, format!("a load must be a number > 0, got {x}")));
     }
@@ -132,7 +132,7 @@ pub fn load_value(l: &Cx, path: &str, x: f64) -> R {
     Ok(())
 }
 
-fn epsilon_value(l: &Cx, path: &str, x: f64) -> R {
+fn epsilon_value(l: &SpannedManifest, path: &str, x: f64) -> R {
     if !x.is_finite() {
         return Err(l.error(path, format!("ε must be a finite number, got {x}")));
     }
@@ -148,7 +148,7 @@ fn epsilon_value(l: &Cx, path: &str, x: f64) -> R {
     Ok(())
 }
 
-fn epsilon_frac_value(l: &Cx, path: &str, x: f64) -> R {
+fn epsilon_frac_value(l: &SpannedManifest, path: &str, x: f64) -> R {
     if !(x.is_finite() && x < 1.0) {
         return Err(l.error(
             path,
@@ -167,7 +167,7 @@ fn epsilon_frac_value(l: &Cx, path: &str, x: f64) -> R {
     Ok(())
 }
 
-fn servers(l: &Cx) -> R {
+fn servers(l: &SpannedManifest) -> R {
     let s = &l.m.system;
     let sv = &s.servers;
     let swept = l.m.sweep.servers_count.is_some();
@@ -283,9 +283,13 @@ fn servers(l: &Cx) -> R {
     Ok(())
 }
 
-fn sweep(l: &Cx) -> R {
+fn sweep(l: &SpannedManifest) -> R {
     let sw = &l.m.sweep;
-    fn nonempty<T: PartialEq + std::fmt::Debug>(l: &Cx, axis: &str, v: &Option<Vec<T>>) -> R {
+    fn nonempty<T: PartialEq + std::fmt::Debug>(
+        l: &SpannedManifest,
+        axis: &str,
+        v: &Option<Vec<T>>,
+    ) -> R {
         let Some(v) = v else { return Ok(()) };
         let path = format!("sweep.{axis}");
         if v.is_empty() {
@@ -350,7 +354,7 @@ fn sweep(l: &Cx) -> R {
 
 /// Whether `sweep.p_hat` applies to policy `i`: LED, with neither its own
 /// p_hat nor a budget.
-pub fn p_hat_axis_applies(l: &Cx, i: usize) -> bool {
+pub fn p_hat_axis_applies(l: &SpannedManifest, i: usize) -> bool {
     let p = &l.m.policies[i];
     l.m.sweep.p_hat.is_some()
         && PolicyKind::parse(&p.spec).is_some_and(|k| k.is_led())
@@ -359,7 +363,7 @@ pub fn p_hat_axis_applies(l: &Cx, i: usize) -> bool {
 }
 
 /// Whether `sweep.d` applies to policy `i`: it has a `d` and sets none itself.
-pub fn d_axis_applies(l: &Cx, i: usize) -> bool {
+pub fn d_axis_applies(l: &SpannedManifest, i: usize) -> bool {
     let p = &l.m.policies[i];
     l.m.sweep.d.is_some()
         && PolicyKind::parse(&p.spec)
@@ -369,14 +373,14 @@ pub fn d_axis_applies(l: &Cx, i: usize) -> bool {
 
 /// The label of policy `i`: its `label`, else its name as the list of
 /// names spells it (the manifest's own rule: [`super::Manifest::label`]).
-pub fn label(l: &Cx, i: usize) -> String {
+pub fn label(l: &SpannedManifest, i: usize) -> String {
     l.m.label(i)
 }
 
 /// `[[policy]]`: at least one; each a known policy with a label of its own
 /// and only the keys its kind has, each in range; then the sweep axes of
 /// policy keys (`sweep.p_hat`, `sweep.d`) must apply to some policy.
-fn policies(l: &Cx) -> R {
+fn policies(l: &SpannedManifest) -> R {
     let ps = &l.m.policies;
     if ps.is_empty() {
         return Err(l.error("policy", "at least one [[policy]] is needed"));
@@ -410,7 +414,7 @@ fn policy_key(i: usize, k: &str) -> String {
 
 /// The kind of policy `i`, from its `spec`: one of [`POLICY_NAMES`], or an
 /// error suggesting the nearest.
-fn policy_kind(l: &Cx, i: usize) -> Result<PolicyKind, ManifestError> {
+fn policy_kind(l: &SpannedManifest, i: usize) -> Result<PolicyKind, ManifestError> {
     let p = &l.m.policies[i];
     PolicyKind::parse(&p.spec).ok_or_else(|| {
         let names: Vec<&str> = POLICY_NAMES.to_vec();
@@ -432,7 +436,7 @@ fn policy_kind(l: &Cx, i: usize) -> Result<PolicyKind, ManifestError> {
 /// Policy `i`'s `d`: only of a kind that has one (Power-of-d, L-Pod-* and
 /// *-Push), at least 1, and not other than the d its name fixes
 /// ("Power-of-2").
-fn d_key(l: &Cx, i: usize, kind: PolicyKind) -> R {
+fn d_key(l: &SpannedManifest, i: usize, kind: PolicyKind) -> R {
     let p = &l.m.policies[i];
     let name = p.spec.trim();
     if let Some(d) = p.d {
@@ -460,7 +464,7 @@ fn d_key(l: &Cx, i: usize, kind: PolicyKind) -> R {
 /// Policy `i`'s Push keys, of *-Push policies only: `push_d` at least 1 (and
 /// not beside `d`, which is the Push sample size but for L-Pod-Push), and
 /// `push_when`.
-fn push_keys(l: &Cx, i: usize, kind: PolicyKind) -> R {
+fn push_keys(l: &SpannedManifest, i: usize, kind: PolicyKind) -> R {
     let p = &l.m.policies[i];
     let name = p.spec.trim();
     let push = matches!(kind, PolicyKind::Led(_, UpdateKind::Push));
@@ -492,7 +496,7 @@ fn push_keys(l: &Cx, i: usize, kind: PolicyKind) -> R {
 
 /// Policy `i`'s `tie_break`, of a kind that breaks ties (JSQ, Power-of-d and
 /// LED), and `p_hat`, of an LED policy and a probability.
-fn tie_break_and_p_hat(l: &Cx, i: usize, kind: PolicyKind) -> R {
+fn tie_break_and_p_hat(l: &SpannedManifest, i: usize, kind: PolicyKind) -> R {
     let p = &l.m.policies[i];
     let name = p.spec.trim();
     if p.tie_break == Some(lb_core::slotted::TieBreak::Shared) && kind != PolicyKind::Jsq {
@@ -534,7 +538,7 @@ fn tie_break_and_p_hat(l: &Cx, i: usize, kind: PolicyKind) -> R {
 
 /// Policy `i`'s own system keys: no `granularity` where the manifest sweeps
 /// it (the policy's would ignore the axis), and `dispatchers` at least 1.
-fn own_system_keys(l: &Cx, i: usize) -> R {
+fn own_system_keys(l: &SpannedManifest, i: usize) -> R {
     let p = &l.m.policies[i];
     if p.granularity.is_some() && l.m.sweep.granularity.is_some() {
         return Err(l.error(
@@ -554,7 +558,7 @@ fn own_system_keys(l: &Cx, i: usize) -> R {
 /// Policy `i`'s `budget` `b`, which calibrates p̂: of an LED policy without
 /// its own `p_hat`, and exactly one of `same_as`, another policy's label
 /// that has no budget itself, and `messages_per_arrival` > 0.
-fn budget(l: &Cx, i: usize, kind: PolicyKind, b: &super::BudgetSpec) -> R {
+fn budget(l: &SpannedManifest, i: usize, kind: PolicyKind, b: &super::BudgetSpec) -> R {
     let ps = &l.m.policies;
     let p = &ps[i];
     if !kind.is_led() {
@@ -611,7 +615,7 @@ fn budget(l: &Cx, i: usize, kind: PolicyKind, b: &super::BudgetSpec) -> R {
 
 /// An LED policy `i` needs an update probability: its own `p_hat`, a
 /// `budget` that calibrates it, or a `sweep.p_hat` axis that applies to it.
-fn update_probability(l: &Cx, i: usize, kind: PolicyKind) -> R {
+fn update_probability(l: &SpannedManifest, i: usize, kind: PolicyKind) -> R {
     let p = &l.m.policies[i];
     if kind.is_led() && p.p_hat.is_none() && p.budget.is_none() && !p_hat_axis_applies(l, i) {
         return Err(l.error(
@@ -628,7 +632,7 @@ fn update_probability(l: &Cx, i: usize, kind: PolicyKind) -> R {
 
 /// `sweep.p_hat` and `sweep.d` each apply to some policy (one without its
 /// own value, of a kind that has the key).
-fn policy_axes_apply(l: &Cx) -> R {
+fn policy_axes_apply(l: &SpannedManifest) -> R {
     let (ps, sw) = (&l.m.policies, &l.m.sweep);
     if sw.p_hat.is_some() && !(0..ps.len()).any(|i| p_hat_axis_applies(l, i)) {
         return Err(l.error(
@@ -647,7 +651,7 @@ fn policy_axes_apply(l: &Cx) -> R {
 
 /// The run lengths at every value of the axes they follow: (where, as a
 /// located phrase, slots, warm-up).
-pub fn run_lengths(l: &Cx) -> Result<Vec<(String, u64, u64)>, ManifestError> {
+pub fn run_lengths(l: &SpannedManifest) -> Result<Vec<(String, u64, u64)>, ManifestError> {
     let r = &l.m.run;
     let keys = [("slots", r.slots.scaled()), ("warmup", r.warmup.scaled())];
     Ok(crate::model::length::samples(l.spans, l.m, keys)?
@@ -656,7 +660,7 @@ pub fn run_lengths(l: &Cx) -> Result<Vec<(String, u64, u64)>, ManifestError> {
         .collect())
 }
 
-fn run(l: &Cx) -> R {
+fn run(l: &SpannedManifest) -> R {
     let r = &l.m.run;
     for (at, slots, warmup) in run_lengths(l)? {
         if slots <= warmup {
@@ -747,7 +751,7 @@ impl SweepSpec {
 
 /// The hard limits of [`crate::limits`] on every size a slotted manifest can
 /// set, checked before anything is allocated.
-fn limits(l: &Cx) -> R {
+fn limits(l: &SpannedManifest) -> R {
     use lb_model::limits::*;
     let m = l.m;
     let over = |path: &str, what: &str, v: u64, max: u64| -> R {

@@ -5,7 +5,7 @@
 //! located errors.
 
 use super::checks::{d_axis_applies, label, p_hat_axis_applies};
-use super::{Cx, DispatchKind, PolicyKind, Split, UpdateKind};
+use super::{DispatchKind, PolicyKind, SpannedManifest, Split, UpdateKind};
 use crate::diag::ManifestError;
 use crate::plan::{Plan, PlannedPoint, Replications, Target, same_axes};
 use lb_core::slotted::{
@@ -35,7 +35,11 @@ struct Settings {
 
 /// The run settings of a profile at one combination of the axes (a run
 /// length may follow a sweep axis).
-fn settings(l: &Cx, profile: Profile, combo: &Combo) -> Result<Settings, ManifestError> {
+fn settings(
+    l: &SpannedManifest,
+    profile: Profile,
+    combo: &Combo,
+) -> Result<Settings, ManifestError> {
     let m = l.m;
     let r = &m.run;
     let batches = r.batches.unwrap_or(64);
@@ -153,7 +157,7 @@ impl AxisValue {
 }
 
 /// The axes present and their values, in expansion order.
-fn axes(l: &Cx) -> Vec<(&'static str, Vec<AxisValue>)> {
+fn axes(l: &SpannedManifest) -> Vec<(&'static str, Vec<AxisValue>)> {
     let sw = &l.m.sweep;
     let f = |v: &Option<Vec<f64>>| {
         v.as_ref()
@@ -193,7 +197,7 @@ fn axes(l: &Cx) -> Vec<(&'static str, Vec<AxisValue>)> {
 type Combo = BTreeMap<&'static str, (usize, AxisValue)>;
 
 /// Expands a validated manifest into its points.
-pub fn expand(l: &Cx, profile: Profile) -> Result<Plan, ManifestError> {
+pub fn expand(l: &SpannedManifest, profile: Profile) -> Result<Plan, ManifestError> {
     let axes = axes(l);
     let names: Vec<&'static str> = axes.iter().map(|(n, _)| *n).collect();
     let mut plan = Plan {
@@ -297,7 +301,7 @@ pub fn expand(l: &Cx, profile: Profile) -> Result<Plan, ManifestError> {
 /// ([`crate::claim::Control::partner`], as claims pair), its key and exact
 /// mean. The control's own points keep the plain rule.
 fn with_precision_control(
-    l: &Cx,
+    l: &SpannedManifest,
     plan: &mut Plan,
     spec: &crate::experiment::PrecisionControl,
 ) -> Result<(), ManifestError> {
@@ -385,7 +389,7 @@ fn with_precision_control(
 }
 
 /// Where the load of a combination comes from: (path, how λ_Σ follows from μ_Σ).
-fn load_source(l: &Cx, combo: &Combo) -> (String, LoadRule) {
+fn load_source(l: &SpannedManifest, combo: &Combo) -> (String, LoadRule) {
     let s = &l.m.system;
     if let Some(x) = s.load {
         return ("system.load".into(), LoadRule::Load(x));
@@ -415,7 +419,7 @@ enum LoadRule {
 }
 
 /// The service rates μ_n, and the key path that gave N.
-fn service_rates(l: &Cx, combo: &Combo) -> Vec<f64> {
+fn service_rates(l: &SpannedManifest, combo: &Combo) -> Vec<f64> {
     let sv = &l.m.system.servers;
     if let Some(classes) = &sv.classes {
         return classes
@@ -465,7 +469,7 @@ pub fn uniform_rates(seed: u64, a: f64, b: f64, n: usize) -> Vec<f64> {
 
 /// Resolves policy `i` at a combination into a point with run length `run`.
 fn resolve(
-    l: &Cx,
+    l: &SpannedManifest,
     combo: &Combo,
     i: usize,
     profile: Profile,
@@ -511,7 +515,7 @@ fn resolve(
 /// the axis and `[system]`): the servers' laws S_n from their rates, and
 /// the dispatchers' arrival laws A_m from λ_Σ split by their weights.
 fn system_at(
-    l: &Cx,
+    l: &SpannedManifest,
     combo: &Combo,
     i: usize,
     run: &RunLength,
@@ -612,7 +616,12 @@ fn system_at(
 /// Policy `i` at `combo` on `n` servers: its parameters from the policy's
 /// own keys, else the sweep's `d` and `p_hat` axes, else the defaults; d is
 /// checked against N where it is resolved, located at the key that set it.
-fn policy_at(l: &Cx, combo: &Combo, i: usize, n: usize) -> Result<PolicyConfig, ManifestError> {
+fn policy_at(
+    l: &SpannedManifest,
+    combo: &Combo,
+    i: usize,
+    n: usize,
+) -> Result<PolicyConfig, ManifestError> {
     let p = &l.m.policies[i];
     let at = |k: &str| format!("policy[{i}].{k}");
     let kind = PolicyKind::parse(&p.spec).expect("validated");

@@ -22,12 +22,12 @@ use std::path::Path;
 /// What the slotted model's checks and expansion read: its own manifest and
 /// the spans of the text it was parsed from (for located errors).
 #[derive(Clone, Copy)]
-pub struct Cx<'a> {
+pub struct SpannedManifest<'a> {
     pub m: &'a Manifest,
     pub spans: &'a SpanIndex,
 }
 
-impl Cx<'_> {
+impl SpannedManifest<'_> {
     /// A located error at key path `path`.
     pub fn error(&self, path: &str, message: impl Into<String>) -> ManifestError {
         self.spans.error(path, message)
@@ -681,7 +681,7 @@ impl schemars::JsonSchema for Split {
 
 /// The slotted model's own static checks ([`checks::validate`]).
 pub fn validate(spans: &SpanIndex, m: &Manifest) -> Result<(), ManifestError> {
-    checks::validate(&Cx { m, spans })
+    checks::validate(&SpannedManifest { m, spans })
 }
 
 /// The checks of the robustness maps ([`robustness::validate`]).
@@ -695,7 +695,7 @@ pub fn expand(
     m: &Manifest,
     profile: lb_model::model::Profile,
 ) -> Result<crate::plan::Plan, ManifestError> {
-    expansion::expand(&Cx { m, spans }, profile)
+    expansion::expand(&SpannedManifest { m, spans }, profile)
 }
 
 /// Every combination of every robustness map ([`robustness::variants`]).

@@ -34,7 +34,7 @@
 //! The slotted model's settings: the ones the LED paper leaves open. The audit of a map (the verdict at every combination, and which
 //! settings decide it) is lb-analysis's `robustness` module.
 
-use super::{Cx, LawFamily, Manifest, PolicyKind, ServersSpec};
+use super::{LawFamily, Manifest, PolicyKind, ServersSpec, SpannedManifest};
 use crate::claim::Claim;
 use crate::diag::{ManifestError, SpanIndex, did_you_mean};
 use crate::robustness::{Variant, fingerprint, restrict};
@@ -267,7 +267,7 @@ pub fn variants(
     if m.robustness.is_empty() {
         return Ok(Vec::new());
     }
-    let base = super::expansion::expand(&Cx { m, spans: l }, profile)?;
+    let base = super::expansion::expand(&SpannedManifest { m, spans: l }, profile)?;
     let mut out = Vec::new();
     for (i, r) in m.robustness.iter().enumerate() {
         let claims: Vec<&Claim> = r
@@ -279,16 +279,18 @@ pub fn variants(
         for combo in combos(r) {
             let vm = apply(m, r, &combo);
             let plan = restrict(
-                &super::expansion::expand(&Cx { m: &vm, spans: l }, profile).map_err(|e| {
-                    l.error(
-                        &format!("robustness[{i}]"),
-                        format!(
-                            "the combination {} gives an invalid point: {}",
-                            words(&combo),
-                            e.message
-                        ),
-                    )
-                })?,
+                &super::expansion::expand(&SpannedManifest { m: &vm, spans: l }, profile).map_err(
+                    |e| {
+                        l.error(
+                            &format!("robustness[{i}]"),
+                            format!(
+                                "the combination {} gives an invalid point: {}",
+                                words(&combo),
+                                e.message
+                            ),
+                        )
+                    },
+                )?,
                 &claims,
             );
             let describe = words(&combo);
@@ -567,7 +569,7 @@ fn check(
     combo: &[(&str, Value)],
 ) -> Result<(), ManifestError> {
     let vm = apply(m, r, combo);
-    let cx = Cx { m: &vm, spans: l };
+    let cx = SpannedManifest { m: &vm, spans: l };
     super::checks::validate(&cx)?;
     for p in [Profile::Full, Profile::Quick] {
         super::expansion::expand(&cx, p)?;
