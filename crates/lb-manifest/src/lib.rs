@@ -25,7 +25,7 @@ pub mod calibration;
 mod checks;
 pub mod claim;
 pub mod diag;
-pub mod experiment;
+mod experiment;
 pub mod inventory;
 pub mod ledger;
 pub mod load;
