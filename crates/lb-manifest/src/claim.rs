@@ -3,7 +3,7 @@
 //!
 //! A claim is written flat, its `kind` picking which of the other keys it
 //! takes ([`ClaimToml`], [`WhyCheckToml`]: what the parser reads, strictly,
-//! with serde's located errors). Validation ([`crate::validate`]) turns each
+//! with serde's located errors). Validation (`validate`) turns each
 //! into a [`Claim`]: the keys every claim has, and a [`Check`] with exactly
 //! the keys of its kind, typed — one variant per kind, so that a consumer
 //! matches on it and a new kind is a compile error wherever it has no arm.
@@ -11,7 +11,7 @@
 //! Adding a kind: its variant of [`Check`] and its struct here, with its
 //! keys (`KEYS`); then the compiler lists every other place — here
 //! [`ClaimKind`] (its name, keys and count) and the accessors of [`Check`],
-//! the conversion and the figure check in [`crate::validate`], and in
+//! the conversion and the figure check in `validate`, and in
 //! lb-analysis the audit's dispatch (`audit/claim.rs`, which calls the
 //! kind's own module), its rule in words (`audit/rule.rs`), and its
 //! rendering (`audit/describe.rs`, `audit/markdown.rs`).

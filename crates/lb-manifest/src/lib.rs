@@ -1,12 +1,12 @@
 //! # lb-manifest — experiments as written (docs/MODEL.md §4)
 //!
 //! A manifest ([`manifest`], strict TOML with located errors, [`diag`])
-//! declares one experiment: the shared sections ([`experiment`], the
+//! declares one experiment: the shared sections (`experiment`, the
 //! `[[figure]]` schema of [`outputs`], the `[[claim]]` schema of [`claim`])
 //! and the model's own ([`model`]: each model's schema, validation and
 //! expansion). [`load`] is the one loader every command uses: parse →
-//! [`validate`] (claims typed) → expand into a [`Plan`] ([`plan`]) → claim
-//! [`checks`] → [`robustness`] variants.
+//! `validate` (claims typed) → expand into a [`Plan`] ([`plan`]) → claim
+//! `checks` → [`robustness`] variants.
 //!
 //! A claim is decided at its level as lb's coverage certificate calibrated
 //! it ([`calibration`]). Prose fields quote measured values ([`prose`]); a

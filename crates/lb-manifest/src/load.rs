@@ -3,13 +3,13 @@
 //!
 //! 1. read and parse strictly with the model's schema ([`crate::manifest`]);
 //! 2. validate what does not depend on the sweep: the shared sections
-//!    ([`crate::validate`], which types the claims once: [`Loaded::claims`]),
+//!    (`validate`, which types the claims once: [`Loaded::claims`]),
 //!    the model's own, and last the robustness maps (each combination is
 //!    written into the manifest and checked like it, so only once the rest
 //!    has passed);
 //! 3. expand with the chosen [`Profile`] into a [`Plan`] (the model checks
 //!    what does depend on the sweep, per point);
-//! 4. check the claims against the points ([`crate::checks`]: named
+//! 4. check the claims against the points (`checks`: named
 //!    references that apply, control variates with a partner);
 //! 5. expand every combination of the robustness maps into the points its
 //!    claims read ([`Variant`]s);

@@ -23,7 +23,7 @@ use std::path::Path;
 
 /// A manifest as parsed: the model's manifest (its own schema, with the
 /// shared sections as written) and the spans of its text for errors.
-/// Validation ([`crate::validate`]) makes it a [`Loaded`].
+/// Validation (`validate`) makes it a [`Loaded`].
 #[derive(Debug, Clone)]
 pub struct Parsed {
     pub manifest: ModelManifest,
@@ -59,7 +59,7 @@ impl Parsed {
     }
 }
 
-/// A manifest validated ([`crate::validate`]): as parsed, with its claims
+/// A manifest validated (`validate`): as parsed, with its claims
 /// typed ([`Claim`]) once, for everything that reads them.
 #[derive(Debug, Clone)]
 pub struct Loaded {

@@ -32,7 +32,7 @@
 //!
 //! Every form but `range` needs the selection to be exactly one point.
 //! Parsing and the names a quote uses are checked with the manifest
-//! ([`crate::validate`]); lb-analysis expands quotes.
+//! (`validate`); lb-analysis expands quotes.
 
 use crate::manifest::Parsed;
 use crate::outputs::Where;

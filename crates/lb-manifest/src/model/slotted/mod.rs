@@ -2,7 +2,8 @@
 //! `model = "slotted"`. Its manifest sections (`[system]`, `[sweep]`,
 //! `[[policy]]`, `[run]`, `[quick]`, `[calibration]`) are defined here,
 //! checked in [`validate`], expanded into points in [`expand`] (with
-//! message-budget [`calibrate`]ions), and measured by [`metrics`].
+//! message-budget calibrations, lb-model's `slotted::calibrate`), and
+//! measured by lb-model's `slotted::metrics`.
 
 pub mod checks;
 pub mod expansion;
