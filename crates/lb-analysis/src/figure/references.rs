@@ -198,6 +198,14 @@ fn fine_curve(
             .ok()
             .filter(|v| v.is_finite())
     };
+    // Whether a rule for the configuration at x reproduces every point shown.
+    let reproduces = |f: &dyn Fn(f64) -> Option<PointConfig>| {
+        at.iter().zip(vals).all(|((x, _), (_, v))| {
+            f(*x)
+                .and_then(value)
+                .is_some_and(|w| (w - v).abs() <= 1e-9 * v.abs().max(1e-12))
+        })
+    };
     // The configuration at x, by a rule that reproduces every point shown.
     let at_x: Box<dyn Fn(f64) -> Option<PointConfig>> = match &p0.config {
         PointConfig::Many(c0) => {
@@ -206,26 +214,16 @@ fn fine_curve(
             if axis == "servers" && c0.lambda < 1.0 && x0 > 1.0 {
                 rules.push(Some(-(1.0 - c0.lambda).ln() / x0.ln()));
             }
-            let rule = rules.into_iter().find(|rule| {
-                at.iter().zip(vals).all(|((x, _), (_, v))| {
-                    many_at(c0, axis, *x, *rule)
-                        .map(PointConfig::Many)
-                        .and_then(value)
-                        .is_some_and(|w| (w - v).abs() <= 1e-9 * v.abs().max(1e-12))
-                })
-            })?;
+            let rule = rules
+                .into_iter()
+                .find(|rule| reproduces(&|x| many_at(c0, axis, x, *rule).map(PointConfig::Many)))?;
             let c0 = c0.clone();
             Box::new(move |x| many_at(&c0, axis, x, rule).map(PointConfig::Many))
         }
         PointConfig::Slotted(c0) => {
             let c0 = c0.clone();
             let f = move |x| slotted_at(&c0, axis, x).map(PointConfig::Slotted);
-            let reproduces = at.iter().zip(vals).all(|((x, _), (_, v))| {
-                f(*x)
-                    .and_then(value)
-                    .is_some_and(|w| (w - v).abs() <= 1e-9 * v.abs().max(1e-12))
-            });
-            if !reproduces {
+            if !reproduces(&f) {
                 return None;
             }
             Box::new(f)
@@ -243,12 +241,7 @@ fn fine_curve(
                 }
                 Some(PointConfig::Spn(c))
             };
-            let reproduces = at.iter().zip(vals).all(|((x, _), (_, v))| {
-                f(*x)
-                    .and_then(value)
-                    .is_some_and(|w| (w - v).abs() <= 1e-9 * v.abs().max(1e-12))
-            });
-            if !reproduces {
+            if !reproduces(&f) {
                 return None;
             }
             Box::new(f)
