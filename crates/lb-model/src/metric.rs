@@ -43,6 +43,18 @@ pub enum MetricKind {
     Proportion,
 }
 
+/// `p_unstable`, the fraction of a point's replications the trend test
+/// flags as unstable: every model has it, a proportion read at the end of
+/// the runs (transient).
+pub const P_UNSTABLE: MetricInfo = metric(
+    "p_unstable",
+    "Fraction of unstable replications",
+    false,
+    false,
+    MetricKind::Proportion,
+)
+.transient();
+
 /// A metric of `kind` (for the models' constant lists).
 pub const fn metric(
     name: &'static str,

@@ -95,14 +95,7 @@ const fn metrics() -> [MetricInfo; 25] {
             false,
             Real,
         ),
-        m(
-            "p_unstable",
-            "Fraction of unstable replications",
-            false,
-            false,
-            Proportion,
-        )
-        .transient(),
+        crate::metric::P_UNSTABLE,
     ];
     let mut all = [first[0]; 25];
     let mut i = 0;

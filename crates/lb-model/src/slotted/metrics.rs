@@ -8,7 +8,7 @@ use lb_core::slotted::{Granularity, Law, PolicyConfig, RunSummary, SlottedConfig
 
 use crate::metric::metric as m;
 
-use MetricKind::{Proportion, Real};
+use MetricKind::Real;
 
 /// The axes of a heavy-traffic sweep: tables show ε·E[ΣQ] and its ratio to
 /// ζ only along them.
@@ -82,14 +82,7 @@ pub const METRICS: [MetricInfo; 13] = [
         true,
         Real,
     ),
-    m(
-        "p_unstable",
-        "Fraction of unstable replications",
-        false,
-        false,
-        Proportion,
-    )
-    .transient(),
+    crate::metric::P_UNSTABLE,
 ];
 
 /// The named exact references (`expected` or `bound` of a claim).

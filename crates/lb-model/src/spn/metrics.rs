@@ -43,13 +43,7 @@ pub const METRICS: [MetricInfo; 8] = [
         true,
     )
     .transient(),
-    M::new(
-        "p_unstable",
-        "Fraction of unstable replications",
-        false,
-        false,
-    )
-    .transient(),
+    crate::metric::P_UNSTABLE,
 ];
 
 /// The named exact references.
