@@ -115,7 +115,7 @@ pub fn dispatch(cli: &Cli) -> Res {
             against,
             quick,
             report: None,
-        } => diffed(lb_pipeline::diff::diff(&cache, against, manifests, *quick)?),
+        } => shown(lb_pipeline::diff::diff(&cache, against, manifests, *quick)?),
         Command::Schema { out, check } => schema(out, *check),
         Command::Archive {
             manifests,
@@ -160,7 +160,7 @@ fn diff_reports(manifests: &[PathBuf], against: &str, quick: bool, here: &std::p
             .into());
         }
     }
-    diffed(lb_pipeline::diff::diff_reports(
+    shown(lb_pipeline::diff::diff_reports(
         here,
         std::path::Path::new(against),
     )?)
@@ -181,7 +181,7 @@ fn cache_action(cache: &Cache, action: &CacheAction) -> Res {
 }
 
 /// A command on the store run with a progress display, its text printed.
-fn with_progress(f: impl FnOnce(&dyn lb_store::run::Progress) -> store_text::Said) -> Res {
+fn with_progress(f: impl FnOnce(&dyn lb_store::run::Progress) -> lb_pipeline::Said) -> Res {
     let progress = progress::for_stderr();
     let t = f(progress.as_ref());
     drop(progress);
@@ -190,7 +190,7 @@ fn with_progress(f: impl FnOnce(&dyn lb_store::run::Progress) -> store_text::Sai
 
 /// A command's text printed: standard output, then standard error; it
 /// fails as the text says.
-fn shown(t: store_text::Text) -> Res {
+fn shown(t: lb_pipeline::Text) -> Res {
     print!("{}", t.out);
     eprint!("{}", t.err);
     Ok(if t.ok {
@@ -204,16 +204,6 @@ fn shown(t: store_text::Text) -> Res {
 fn said(line: String) -> Res {
     println!("{line}");
     Ok(ExitCode::SUCCESS)
-}
-
-/// `lb diff`'s lines, printed; it fails when a required verdict moved.
-fn diffed(d: lb_pipeline::diff::Diffed) -> Res {
-    print!("{}", d.text);
-    Ok(if d.required_moved {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    })
 }
 
 /// `lb plan`: each plan's table, then the guard `lb run` applies before

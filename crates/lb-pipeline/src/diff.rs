@@ -18,14 +18,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-type Res = Result<Diffed, Box<dyn std::error::Error>>;
-
-/// What `lb diff` found: the lines to print, and whether a required verdict
-/// moved (the command then fails).
-pub struct Diffed {
-    pub text: String,
-    pub required_moved: bool,
-}
+/// What `lb diff` found: its lines, failing when a required verdict moved.
+type Res = crate::Said;
 
 /// One side of the comparison: its name, cache and experiments.
 struct Side {
@@ -261,9 +255,10 @@ impl Tally {
             self.figures
         );
         self.out.push('\n');
-        Ok(Diffed {
-            required_moved: self.required > 0,
-            text: self.out,
+        Ok(crate::Text {
+            out: self.out,
+            err: String::new(),
+            ok: self.required == 0,
         })
     }
 }

@@ -21,6 +21,13 @@
 //! - [`slurm`]: the job-array scripts of sharded work, and their submission;
 //! - [`table`]: one experiment's table.
 
+/// A line into a text (writing to a String cannot fail).
+macro_rules! say {
+    ($($t:tt)*) => {{
+        let _ = writeln!($($t)*);
+    }};
+}
+
 pub mod archive;
 pub mod audit;
 pub mod compute;
@@ -43,3 +50,25 @@ pub mod table;
 pub type Error = Box<dyn std::error::Error>;
 
 pub use manifests::{existing, manifests_or_all};
+
+/// What a command says, on standard output and standard error, and whether
+/// it succeeded: lb-cli prints it and exits accordingly.
+#[derive(Debug)]
+pub struct Text {
+    pub out: String,
+    pub err: String,
+    pub ok: bool,
+}
+
+impl Default for Text {
+    fn default() -> Text {
+        Text {
+            out: String::new(),
+            err: String::new(),
+            ok: true,
+        }
+    }
+}
+
+/// A command's text, or why it could not run.
+pub type Said = Result<Text, Box<dyn std::error::Error>>;

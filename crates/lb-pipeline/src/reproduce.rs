@@ -153,11 +153,6 @@ fn remove_stale(out: &Path, loaded: &[Experiment]) -> Result<Vec<PathBuf>, Error
 pub fn summary(cache: &Cache, loaded: &[Experiment], r: &Reproduced, out: &Path) -> String {
     use std::fmt::Write as _;
     let mut text = String::new();
-    macro_rules! say {
-        ($($t:tt)*) => {{
-            let _ = writeln!($($t)*);
-        }};
-    }
     say!(
         text,
         "runs: {} computed, {} cached, in {:.1}s",

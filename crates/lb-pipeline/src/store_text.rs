@@ -1,42 +1,14 @@
 //! The text of the commands on the results store: `lb cache ls`, `check`,
-//! `gc`, `adopt`, `lineage`, `lb verify` and `lb stamp`. Each returns what
-//! to print on standard output and on standard error, and whether the
+//! `gc`, `adopt`, `lineage`, `lb verify` and `lb stamp`, each a [`Text`]:
+//! what to print on standard output and on standard error, and whether the
 //! command succeeded; lb-cli prints it.
 
-use crate::existing;
+use crate::{Said, Text, existing};
 use lb_store::cache::Cache;
 use lb_store::run::Progress;
 use lb_store::{maintain, verify};
 use std::fmt::Write as _;
 use std::path::PathBuf;
-
-/// What a command says, and whether it succeeded.
-#[derive(Debug)]
-pub struct Text {
-    pub out: String,
-    pub err: String,
-    pub ok: bool,
-}
-
-impl Default for Text {
-    fn default() -> Text {
-        Text {
-            out: String::new(),
-            err: String::new(),
-            ok: true,
-        }
-    }
-}
-
-/// A command's text, or why it could not run.
-pub type Said = Result<Text, Box<dyn std::error::Error>>;
-
-/// A line into a text (writing to a String cannot fail).
-macro_rules! say {
-    ($($t:tt)*) => {{
-        let _ = writeln!($($t)*);
-    }};
-}
 
 fn human(bytes: u64) -> String {
     if bytes >= 1 << 20 {
@@ -114,10 +86,8 @@ pub fn check(cache: &Cache) -> Said {
             "`lb run` recomputes damaged records; `lb cache gc` removes leftovers"
         );
     }
-    {
-        text.ok = bad == 0;
-        Ok(text)
-    }
+    text.ok = bad == 0;
+    Ok(text)
 }
 
 /// `lb cache gc`: temporary files of dead runs, damaged records, unheld
@@ -212,10 +182,8 @@ pub fn verify(
         verdicts.len() - bad.len(),
         bad.len()
     );
-    {
-        text.ok = bad.is_empty();
-        Ok(text)
-    }
+    text.ok = bad.is_empty();
+    Ok(text)
 }
 
 /// `lb stamp`: re-verify, at this clean commit, the records that
@@ -297,10 +265,8 @@ pub fn stamp(
         unplanned,
         problems
     );
-    {
-        text.ok = problems == 0;
-        Ok(text)
-    }
+    text.ok = problems == 0;
+    Ok(text)
 }
 
 /// `lb cache adopt DIR`: the records of a recompute taken into the cache,
