@@ -266,7 +266,6 @@ pub struct Coverage {
     /// not. Beside `covered`/`macros` it shows whether leaving out what
     /// has not settled biases what lb prints. Absent in records written
     /// before it was counted.
-    #[serde(default)]
     pub ungated: Option<(usize, usize)>,
     /// The same printed macro-replications read again at higher levels
     /// ([`read_levels`]): how often the wider interval covers, lies wholly

@@ -332,17 +332,22 @@ pub fn claims_json(c: &ExperimentClaims) -> String {
 pub fn keys_csv(fig: &Figure) -> String {
     let mut keys = String::from("series,x,mean,lo,hi,interval,stable,key\n");
     let opt = |v: Option<f64>| v.map(|h| h.to_string()).unwrap_or_default();
+    let quoted = |name: &str| format!("\"{}\"", name.replace('"', "\"\""));
     for ser in &fig.series {
         for d in &ser.dots {
+            let (lo, hi, kind) = (opt(d.est.lo), opt(d.est.hi), d.est.kind.word());
+            let row = [
+                d.x.to_string(),
+                d.est.mean.to_string(),
+                lo,
+                hi,
+                kind.to_string(),
+            ];
             let _ = writeln!(
                 keys,
-                "\"{}\",{},{},{},{},{},{},{}",
-                ser.name.replace('"', "\"\""),
-                d.x,
-                d.est.mean,
-                opt(d.est.lo),
-                opt(d.est.hi),
-                d.est.kind.word(),
+                "{},{},{},{}",
+                quoted(&ser.name),
+                row.join(","),
                 d.stable,
                 d.key
             );
@@ -353,8 +358,8 @@ pub fn keys_csv(fig: &Figure) -> String {
     for ps in &fig.paths {
         let _ = writeln!(
             keys,
-            "\"{}\",,,,,path,{},{}",
-            ps.name.replace('"', "\"\""),
+            "{},,,,,path,{},{}",
+            quoted(&ps.name),
             ps.stable,
             ps.key
         );

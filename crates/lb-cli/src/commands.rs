@@ -131,17 +131,12 @@ pub fn dispatch(cli: &Cli) -> Res {
             load,
             out,
         } => said(lb_manifest::starter::new(name, model, policies, load, out)?),
-        Command::Mutants {
-            manifests,
-            format,
-            quick,
-        } => crate::outputs::mutants(&cache, manifests, *format, *quick),
-        Command::Audit {
-            manifests,
-            format,
-            quick,
-            out,
-        } => crate::outputs::audit(&cache, manifests, *format, *quick, out.as_deref()),
+        Command::Mutants { claims: c } => {
+            crate::outputs::mutants(&cache, &c.manifests, c.format, c.quick)
+        }
+        Command::Audit { claims: c, out } => {
+            crate::outputs::audit(&cache, &c.manifests, c.format, c.quick, out.as_deref())
+        }
     }
 }
 

@@ -351,16 +351,8 @@ pub enum Command {
     /// required claim is not confirmed (refuted, undecided, or missing a
     /// point it reads). Writes no file unless --out is given.
     Audit {
-        /// Manifests (default: every experiments/*.toml).
-        #[arg(value_name = "MANIFEST")]
-        manifests: Vec<PathBuf>,
-        /// Markdown (summary and per-claim sections), CSV (one row per claim)
-        /// or JSON (the claims with their deciding points).
-        #[arg(long, value_enum, default_value = "md")]
-        format: outputs::Format,
-        /// Audit the --quick profile's results.
-        #[arg(long)]
-        quick: bool,
+        #[command(flatten)]
+        claims: Claims,
         /// Also write these experiments' sections of DIR/audit.md (the other
         /// experiments' sections there are kept as they are).
         #[arg(long, value_name = "DIR")]
@@ -371,15 +363,8 @@ pub enum Command {
     /// direction flipped; exits non-zero if a mutant beyond 3 half-widths is
     /// not caught by a claim not flagged insensitive.
     Mutants {
-        /// Manifests (default: every experiments/*.toml).
-        #[arg(value_name = "MANIFEST")]
-        manifests: Vec<PathBuf>,
-        /// Markdown (a table per claim), CSV (one row per mutant) or JSON.
-        #[arg(long, value_enum, default_value = "md")]
-        format: outputs::Format,
-        /// The --quick profile's results.
-        #[arg(long)]
-        quick: bool,
+        #[command(flatten)]
+        claims: Claims,
     },
     /// Write the whole cache as one tidy Parquet file: a row per (record,
     /// replication, metric), with the model, policy, fixed parameters and
@@ -413,6 +398,21 @@ pub enum Command {
         #[command(flatten)]
         records: Records,
     },
+}
+
+/// The claims `lb audit` and `lb mutants` read, and how they print.
+#[derive(clap::Args, Debug)]
+pub struct Claims {
+    /// Manifests (default: every experiments/*.toml).
+    #[arg(value_name = "MANIFEST")]
+    pub manifests: Vec<PathBuf>,
+    /// Markdown (a section per claim), CSV (a row per claim, or per mutant)
+    /// or JSON (the claims with their deciding points, or the mutants).
+    #[arg(long, value_enum, default_value = "md")]
+    pub format: outputs::Format,
+    /// The --quick profile's results.
+    #[arg(long)]
+    pub quick: bool,
 }
 
 /// The records `lb verify` and `lb stamp` recompute, and on how many threads.

@@ -106,7 +106,7 @@ impl ClaimKind {
 /// of those keys: each is declared once, in the invocation below. (serde's
 /// `flatten` would share them too, but not with `deny_unknown_fields`.)
 macro_rules! claim_tables {
-    ($( $(#[doc = $doc:literal])* #[serde($($serde:tt)*)] $(#[schemars($($sch:tt)*)])? $key:ident: $ty:ty, )*) => {
+    ($( $(#[doc = $doc:literal])* $(#[serde($($serde:tt)*)])? $(#[schemars($($sch:tt)*)])? $key:ident: $ty:ty, )*) => {
         /// `[[claim]]` as written: every key of every kind, checked and
         /// typed into a [`Claim`] by validation.
         #[derive(Debug, Clone, Deserialize, Serialize, PartialEq, schemars::JsonSchema)]
@@ -127,30 +127,24 @@ macro_rules! claim_tables {
             /// Who claimed it: the paper itself, our stand-in for one of its
             /// statements, or lb's own check ([`Origin`]). Required but for a
             /// `required` claim, which is lb's check.
-            #[serde(default)]
             pub origin: Option<Origin>,
             /// The paper whose statement it is (or stands in for), when not
             /// the experiment's `paper`.
-            #[serde(default)]
             pub paper: Option<String>,
             /// A stand-in: the id of the paper's statement it tests, a claim
             /// of this manifest (`id`) or of another (`experiment/id`).
-            #[serde(default)]
             pub tests: Option<String>,
             /// A stand-in whose statement is no claim of ours: the paper's
             /// statement, quoted, with where it is.
-            #[serde(default)]
             pub stands_for: Option<String>,
             /// A paper's statement: the setting its paper states or implies
             /// for it, with the sentence that implies it quoted and where it
             /// is. The claim is decided there; what the text leaves open goes
             /// to a robustness map.
-            #[serde(default)]
             pub reading: Option<String>,
-            $( $(#[doc = $doc])* #[serde($($serde)*)] $(#[schemars($($sch)*)])? pub $key: $ty, )*
+            $( $(#[doc = $doc])* $(#[serde($($serde)*)])? $(#[schemars($($sch)*)])? pub $key: $ty, )*
             /// Why the claim fails in our setting (refuted or inconclusive),
             /// in a sentence or two; the report prints it beside the verdict.
-            #[serde(default)]
             pub why: Option<String>,
             /// Checks of the `why` against the data.
             #[serde(default)]
@@ -161,12 +155,10 @@ macro_rules! claim_tables {
             /// only if its foil is refuted: one whose foil holds too does
             /// not discriminate. A paper's statement and a stand-in name a
             /// foil or say, in `no_foil`, why none can fail.
-            #[serde(default)]
             pub foil: Option<WhyCheckToml>,
             /// Why no setting could fail the claim (a floor every policy
             /// meets by construction, a bound of the whole class): its
             /// confirmation is shown and not counted.
-            #[serde(default)]
             pub no_foil: Option<String>,
         }
 
@@ -178,7 +170,7 @@ macro_rules! claim_tables {
             /// What the check shows, in words (the report prints it).
             pub says: String,
             pub kind: ClaimKind,
-            $( $(#[doc = $doc])* #[serde($($serde)*)] $(#[schemars($($sch)*)])? pub $key: $ty, )*
+            $( $(#[doc = $doc])* $(#[serde($($serde)*)])? $(#[schemars($($sch)*)])? pub $key: $ty, )*
         }
 
         /// The keys of a check as written, whichever table holds them:
@@ -207,73 +199,53 @@ macro_rules! claim_tables {
 
 claim_tables! {
     /// The metric read (not for `stability`).
-    #[serde(default)]
     metric: Option<String>,
     /// The points read; default: every point of the policies named.
     #[serde(default, rename = "where")]
     #[schemars(with = "crate::outputs::WhereSchema")]
     filter: Where,
     /// `ordering`: the policy claimed better (lower metric) …
-    #[serde(default)]
     better: Option<String>,
     /// … and the one it beats.
-    #[serde(default)]
     worse: Option<String>,
     /// The policies the claim is about (every kind but `ordering`).
-    #[serde(default)]
     policies: Option<Vec<String>>,
     /// `value`, `limit`: the reference.
-    #[serde(default)]
     expected: Option<Reference>,
     /// `value`, `limit`: the relative tolerance.
-    #[serde(default)]
     tolerance: Option<f64>,
     /// `value`, `limit`: the absolute tolerance.
-    #[serde(default)]
     abs_tolerance: Option<f64>,
     /// `stability`: the claimed verdict.
-    #[serde(default)]
     stable: Option<bool>,
     /// `bound`: the bound …
-    #[serde(default)]
     bound: Option<Reference>,
     /// … and its side, "le" or "ge".
-    #[serde(default)]
     side: Option<String>,
     /// `trend`, `limit`: the sweep axis.
-    #[serde(default)]
     along: Option<String>,
     /// `trend`: "increasing" or "decreasing".
-    #[serde(default)]
     direction: Option<String>,
     /// `limit`: "zero" or "infinity".
-    #[serde(default)]
     toward: Option<String>,
     /// `limit`: how many points nearest the limit are read.
-    #[serde(default)]
     last: Option<u32>,
     /// `limit`: the slowest rate of approach counted as one.
-    #[serde(default)]
     min_rate: Option<f64>,
     /// `limit`, with `min_rate`: a gap outside the tolerance that closes
     /// faster than `min_rate` with confidence confirms (the limit read
     /// through the rate of its gap).
-    #[serde(default)]
     rate_decides: Option<bool>,
     /// `value`, `bound`: a control variate.
-    #[serde(default)]
     control: Option<ControlToml>,
     /// `ordering`, `trend`: the equivalence margin, in the metric's unit: a
     /// difference within ± it is no practical difference.
-    #[serde(default)]
     equivalence: Option<f64>,
     /// Confidence level of the intervals (default 0.95).
-    #[serde(default)]
     level: Option<f64>,
     /// The level the audit decides at: "calibrated" (default: `level` as
     /// lb's coverage certificate calibrated it, [`crate::calibration`]) or
     /// "nominal" (`level` itself).
-    #[serde(default)]
     decide_at: Option<DecideAt>,
 }
 
@@ -284,7 +256,6 @@ claim_tables! {
 pub struct ControlToml {
     pub policy: String,
     pub mean: String,
-    #[serde(default)]
     pub beta: Option<String>,
 }
 

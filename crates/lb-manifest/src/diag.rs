@@ -313,18 +313,15 @@ pub fn one_of(
     Err(unknown(l, at, what, v, allowed))
 }
 
-/// `v` must be one of `allowed`, ignoring case and surrounding blanks.
-pub fn one_of_ignoring_case(
-    l: &SpanIndex,
-    at: &str,
-    what: &str,
-    v: &str,
-    allowed: &[&str],
-) -> Result<(), ManifestError> {
-    if allowed.iter().any(|a| a.eq_ignore_ascii_case(v.trim())) {
-        return Ok(());
-    }
-    Err(unknown(l, at, what, v, allowed))
+/// The spelling in `allowed` of `v`, ignoring case and surrounding blanks;
+/// `v` itself if none matches. `one_of(…, spelled_as_in(v, allowed), allowed)`
+/// accepts a value in any case.
+pub fn spelled_as_in<'a>(v: &'a str, allowed: &[&'a str]) -> &'a str {
+    allowed
+        .iter()
+        .find(|a| a.eq_ignore_ascii_case(v.trim()))
+        .copied()
+        .unwrap_or(v)
 }
 
 fn unknown(l: &SpanIndex, at: &str, what: &str, v: &str, allowed: &[&str]) -> ManifestError {

@@ -14,12 +14,10 @@ pub struct ExperimentSpec {
     pub name: String,
     pub title: String,
     /// The paper, figure and page the experiment reproduces.
-    #[serde(default)]
     pub source: Option<String>,
     /// The paper its claims state or stand in for, by its authors ("Zhou,
     /// Shroff and Wierman"): the report counts verdicts per paper. A claim
     /// may name another with its own `paper`.
-    #[serde(default)]
     pub paper: Option<String>,
     /// The model: one of [`Model::ALL`] (`"slotted"`, docs/MODEL.md §1; `"many"`,
     /// docs/MODEL.md §2). It decides which schema the rest of the file is read with.
@@ -27,7 +25,6 @@ pub struct ExperimentSpec {
     /// The figures and tables this experiment feeds.
     #[serde(default)]
     pub feeds: Vec<String>,
-    #[serde(default)]
     pub notes: Option<String>,
 }
 
@@ -48,7 +45,6 @@ pub struct PrecisionSpec {
     pub max: u32,
     /// Replications added per round (default: `min`); with a pilot, the
     /// grid n = min + k·step that its choice is rounded up to.
-    #[serde(default)]
     pub step: Option<u32>,
     /// `"pilot"` (the default): `min` replications on seeds of their own
     /// choose n, and the point's intervals read replications 0..n only.
@@ -68,7 +64,6 @@ pub struct PrecisionSpec {
     /// procedure the interval is Stein's form of the control variate (the
     /// first stage's residual variance). The control's own points keep the
     /// plain rule.
-    #[serde(default)]
     pub control: Option<PrecisionControl>,
 }
 

@@ -39,7 +39,6 @@ pub struct Paper {
     pub authors: String,
     pub title: String,
     /// What lb holds of its text (the whole paper, its abstract).
-    #[serde(default)]
     pub held: Option<String>,
 }
 
@@ -64,10 +63,8 @@ pub struct Statement {
     #[serde(default)]
     pub claims: Vec<String>,
     /// Why lb does not audit it; "not yet" where it could.
-    #[serde(default)]
     pub out_of_reach: Option<String>,
     /// With "not yet": the experiment and claim that would audit it.
-    #[serde(default)]
     pub could_audit: Option<String>,
 }
 

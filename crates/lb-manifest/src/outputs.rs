@@ -188,21 +188,16 @@ pub struct FigureToml {
     #[serde(default)]
     pub kind: FigureKind,
     /// The sweep axis on the x axis (`lines`; a path figure's x is time).
-    #[serde(default)]
     pub x: Option<String>,
     /// Its label; default: the axis name (path figures: time in the model's
     /// unit).
-    #[serde(default)]
     pub x_label: Option<String>,
     /// The metric on the y axis (`lines`): one of the model's metrics.
-    #[serde(default)]
     pub y: Option<String>,
     /// The y axis label; default: the metric's label. Figure markup:
     /// `_x`, `_{…}` subscripts, `^x`, `^{…}` superscripts.
-    #[serde(default)]
     pub y_label: Option<String>,
     /// The unit of y, printed in parentheses after `y_label`.
-    #[serde(default)]
     pub y_unit: Option<String>,
     /// Sweep axes that, besides the policy, tell series apart.
     #[serde(default)]
@@ -221,13 +216,11 @@ pub struct FigureToml {
     /// The y axis's range `[lo, hi]` (default: the data's): a point outside
     /// it is drawn at the edge with an arrow and its value. Finite, lo < hi,
     /// and positive on a log axis. Drawing only: no point depends on it.
-    #[serde(default)]
     pub y_range: Option<[f64; 2]>,
     /// Draw the paired difference of `y` between two policies instead of
     /// the metric itself: `worse − better` at each x, across replications
     /// (common random numbers), with its interval — what an ordering claim
     /// is decided on, which overplotted curves cannot show.
-    #[serde(default)]
     pub difference: Option<Difference>,
     /// Draw ζ(ε) of each point's system (heavy-traffic figures): the same
     /// as a `reference` with `value = "zeta"`.
@@ -238,12 +231,10 @@ pub struct FigureToml {
     pub references: Vec<ReferenceCurve>,
     /// Path figures: how many replications' paths to draw per series
     /// (default 5; their mean is over every replication).
-    #[serde(default)]
     pub paths: Option<u32>,
     /// The caption: the setting and every assumption a reader needs.
     pub caption: String,
     /// What the seed claims this figure shows, in one line.
-    #[serde(default)]
     pub claim: Option<String>,
 }
 
@@ -265,10 +256,8 @@ pub struct ReferenceCurve {
     /// A number, or a named reference (`zeta`, `pod_mean_field`, `lambda`, …).
     pub value: Reference,
     /// Its legend entry (figure markup); default: the value.
-    #[serde(default)]
     pub label: Option<String>,
     /// Shade value × (1 ± band): a claim's relative tolerance.
-    #[serde(default)]
     pub band: Option<f64>,
     /// Compute a named reference at these policies' points only (default:
     /// every point shown).
@@ -276,7 +265,6 @@ pub struct ReferenceCurve {
     pub policies: Vec<String>,
     /// The one x at which a number holds (a bound derived at one load):
     /// drawn there only, not across the plot.
-    #[serde(default)]
     pub at: Option<f64>,
 }
 

@@ -136,6 +136,25 @@ pub struct Plan {
 }
 
 impl Plan {
+    /// An empty plan of the manifest `file`, experiment `name`: its points
+    /// and calibrations still to add.
+    pub fn empty(
+        file: &std::path::Path,
+        name: &str,
+        profile: Profile,
+        axes: &[&'static str],
+    ) -> Plan {
+        Plan {
+            file: file.to_path_buf(),
+            name: name.to_string(),
+            profile,
+            axes: axes.to_vec(),
+            calibrations: Vec::new(),
+            points: Vec::new(),
+            extended: BTreeMap::new(),
+        }
+    }
+
     /// The replications of the point `key` when its rule asks for `by_rule`:
     /// the ledger's count if that is larger.
     pub fn needed(&self, key: &Key, by_rule: u32) -> u32 {

@@ -61,31 +61,34 @@ fn write_value(out: &mut String, v: &Value) {
         Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
         Value::Number(n) => write_number(out, n),
         Value::String(s) => write_string(out, s),
-        Value::Array(a) => {
-            out.push('[');
-            for (i, x) in a.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                write_value(out, x);
-            }
-            out.push(']');
-        }
+        Value::Array(a) => write_list(out, ('[', ']'), a, write_value),
         Value::Object(m) => {
             let mut keys: Vec<&String> = m.keys().collect();
             keys.sort_by(|a, b| a.encode_utf16().cmp(b.encode_utf16()));
-            out.push('{');
-            for (i, k) in keys.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
+            write_list(out, ('{', '}'), &keys, |out, k| {
                 write_string(out, k);
                 out.push(':');
                 write_value(out, &m[*k]);
-            }
-            out.push('}');
+            });
         }
     }
+}
+
+/// `items` between `brackets`, separated by commas, each written by `item`.
+fn write_list<T>(
+    out: &mut String,
+    brackets: (char, char),
+    items: &[T],
+    item: impl Fn(&mut String, &T),
+) {
+    out.push(brackets.0);
+    for (i, x) in items.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        item(out, x);
+    }
+    out.push(brackets.1);
 }
 
 fn write_number(out: &mut String, n: &Number) {
@@ -273,6 +276,14 @@ mod probe {
                 fn end(self) -> R { Ok(()) }
             }
         };
+        ($tr:ident, field $m:ident) => {
+            impl ser::$tr for &mut NonFiniteProbe {
+                type Ok = ();
+                type Error = Never;
+                fn $m<T: ?Sized + Serialize>(&mut self, _: &'static str, v: &T) -> R { v.serialize(&mut **self) }
+                fn end(self) -> R { Ok(()) }
+            }
+        };
     }
     compound!(SerializeSeq, serialize_element);
     compound!(SerializeTuple, serialize_element);
@@ -280,26 +291,8 @@ mod probe {
     compound!(SerializeTupleVariant, serialize_field);
     compound!(SerializeMap, serialize_key, serialize_value);
 
-    impl ser::SerializeStruct for &mut NonFiniteProbe {
-        type Ok = ();
-        type Error = Never;
-        fn serialize_field<T: ?Sized + Serialize>(&mut self, _: &'static str, v: &T) -> R {
-            v.serialize(&mut **self)
-        }
-        fn end(self) -> R {
-            Ok(())
-        }
-    }
-    impl ser::SerializeStructVariant for &mut NonFiniteProbe {
-        type Ok = ();
-        type Error = Never;
-        fn serialize_field<T: ?Sized + Serialize>(&mut self, _: &'static str, v: &T) -> R {
-            v.serialize(&mut **self)
-        }
-        fn end(self) -> R {
-            Ok(())
-        }
-    }
+    compound!(SerializeStruct, field serialize_field);
+    compound!(SerializeStructVariant, field serialize_field);
 }
 
 #[cfg(test)]

@@ -256,7 +256,6 @@ pub struct CertificateHead {
     /// A stricter level the same macro-replications are also read at (the
     /// audit's error rates at 99.9%); not for the precision rule, whose
     /// level is its own.
-    #[serde(default)]
     pub strict: Option<f64>,
     pub macros: usize,
 }
@@ -281,11 +280,9 @@ pub struct EntryToml {
     /// t, bm, wilson, cp, precision, cv-one, cv-fitted.
     pub procedures: Vec<String>,
     /// The precision rule's relative half-width and looks (`precision`).
-    #[serde(default)]
     pub precision: Option<RuleToml>,
     /// The control policy and its exact mean (`cv-one`, `cv-fitted`); the
     /// control's own points are run but not certified.
-    #[serde(default)]
     pub control: Option<ControlToml>,
 }
 

@@ -298,53 +298,39 @@ trait Job: Sync {
     /// The record's path (its lock is `<path>.lock`).
     fn path(&self, cache: &Cache) -> PathBuf;
     /// Whether a valid record exists; a damaged one is reported and moved aside.
-    fn done(
-        &self,
-        cache: &Cache,
-        report: &Mutex<Report>,
-        progress: &dyn Progress,
-    ) -> Result<bool, CacheError>;
+    fn done(&self, stage: &Stage) -> Result<bool, CacheError>;
     fn compute(&self, cache: &Cache, ctx: &Context) -> Result<(), CacheError>;
 }
 
 /// Whether a valid record is present; a damaged one is moved aside (and will
 /// be recomputed).
-fn present<T>(
-    read: Read<T>,
-    cache: &Cache,
-    path: &Path,
-    report: &Mutex<Report>,
-    progress: &dyn Progress,
-) -> Result<bool, CacheError> {
+fn present<T>(read: Read<T>, stage: &Stage, path: &Path) -> Result<bool, CacheError> {
     match read {
         Read::Valid(_) => Ok(true),
         Read::Missing => Ok(false),
         Read::Damaged(why) => {
-            note_damaged(cache, path, &why, report, progress)?;
+            stage.note_damaged(path, &why)?;
             Ok(false)
         }
     }
 }
 
-fn note_damaged(
-    cache: &Cache,
-    path: &Path,
-    why: &str,
-    report: &Mutex<Report>,
-    progress: &dyn Progress,
-) -> Result<(), CacheError> {
-    let to = cache.quarantine(path)?;
-    progress.log(&format!(
-        "warning: damaged record {}: {why}; moved to {} and recomputing",
-        path.display(),
-        to.display()
-    ));
-    report
-        .lock()
-        .unwrap()
-        .damaged
-        .push((path.to_path_buf(), why.to_string()));
-    Ok(())
+impl Stage<'_> {
+    /// Moves the damaged record at `path` aside, and says so.
+    fn note_damaged(&self, path: &Path, why: &str) -> Result<(), CacheError> {
+        let to = self.cache.quarantine(path)?;
+        self.progress.log(&format!(
+            "warning: damaged record {}: {why}; moved to {} and recomputing",
+            path.display(),
+            to.display()
+        ));
+        self.report
+            .lock()
+            .unwrap()
+            .damaged
+            .push((path.to_path_buf(), why.to_string()));
+        Ok(())
+    }
 }
 
 struct PairJob {
@@ -357,14 +343,9 @@ impl Job for PairJob {
     fn path(&self, cache: &Cache) -> PathBuf {
         cache.replication_path(&self.key, self.r)
     }
-    fn done(
-        &self,
-        cache: &Cache,
-        report: &Mutex<Report>,
-        progress: &dyn Progress,
-    ) -> Result<bool, CacheError> {
-        let read = cache.read_replication(&self.key, self.r);
-        present(read, cache, &self.path(cache), report, progress)
+    fn done(&self, stage: &Stage) -> Result<bool, CacheError> {
+        let read = stage.cache.read_replication(&self.key, self.r);
+        present(read, stage, &self.path(stage.cache))
     }
     fn compute(&self, cache: &Cache, ctx: &Context) -> Result<(), CacheError> {
         let start = SystemTime::now();
@@ -392,14 +373,9 @@ impl Job for CalibrationJob {
     fn path(&self, cache: &Cache) -> PathBuf {
         cache.calibration_path(&self.key)
     }
-    fn done(
-        &self,
-        cache: &Cache,
-        report: &Mutex<Report>,
-        progress: &dyn Progress,
-    ) -> Result<bool, CacheError> {
-        let read = cache.read_calibration(&self.key);
-        present(read, cache, &self.path(cache), report, progress)
+    fn done(&self, stage: &Stage) -> Result<bool, CacheError> {
+        let read = stage.cache.read_calibration(&self.key);
+        present(read, stage, &self.path(stage.cache))
     }
     fn compute(&self, cache: &Cache, ctx: &Context) -> Result<(), CacheError> {
         let start = SystemTime::now();
@@ -422,14 +398,9 @@ impl Job for CalibrationJob {
 /// (`locks` false) takes no lock at all: it owns its jobs, and records
 /// appear by atomic rename, so it runs where the filesystem has no file
 /// locks (many NFS mounts) or lock files cannot be made.
-fn execute<J: Job>(
-    jobs: &[J],
-    cache: &Cache,
-    ctx: &Context,
-    report: &Mutex<Report>,
-    progress: &dyn Progress,
-    locks: bool,
-) -> Result<(), CacheError> {
+fn execute<J: Job>(jobs: &[J], stage: &Stage) -> Result<(), CacheError> {
+    let (cache, ctx, report, progress) = (stage.cache, stage.ctx, stage.report, stage.progress);
+    let locks = stage.shard.is_none();
     let failed = AtomicBool::new(false);
     let first_error: Mutex<Option<CacheError>> = Mutex::new(None);
     let fail = |e: CacheError| {
@@ -465,7 +436,7 @@ fn execute<J: Job>(
         if locks && guard.is_none() {
             return Some(i);
         }
-        let outcome = j.done(cache, report, progress);
+        let outcome = j.done(stage);
         match outcome {
             // Listed as missing, found valid under the lock: another process
             // computed it meanwhile.
@@ -661,14 +632,7 @@ impl Stage<'_> {
             return Ok(());
         }
         progress.start("calibrations", cal_jobs.len() as u64);
-        execute(
-            &cal_jobs,
-            cache,
-            self.ctx,
-            self.report,
-            progress,
-            self.shard.is_none(),
-        )?;
+        execute(&cal_jobs, self)?;
         progress.finish();
         for j in &cal_jobs {
             if let Read::Valid(rec) = cache.read_calibration(&j.key) {
@@ -749,13 +713,7 @@ impl Stage<'_> {
                 Read::Valid(_) => {}
                 Read::Missing => cache.write_point(point, stamp())?,
                 Read::Damaged(why) => {
-                    note_damaged(
-                        cache,
-                        &cache.point_path(key),
-                        &why,
-                        self.report,
-                        self.progress,
-                    )?;
+                    self.note_damaged(&cache.point_path(key), &why)?;
                     cache.write_point(point, stamp())?;
                 }
             }
@@ -828,14 +786,7 @@ impl Stage<'_> {
             } else {
                 self.progress.grow(jobs.len() as u64);
             }
-            execute(
-                &jobs,
-                cache,
-                self.ctx,
-                self.report,
-                self.progress,
-                self.shard.is_none(),
-            )?;
+            execute(&jobs, self)?;
             let more = self.decide_round(demands, &need)?;
             if more.is_empty() {
                 return Ok(());
@@ -855,7 +806,7 @@ impl Stage<'_> {
         demands: &Demands,
         need: &BTreeMap<Key, Want>,
     ) -> Result<BTreeMap<Key, Want>, RunError> {
-        let (cache, ctx, report, progress) = (self.cache, self.ctx, self.report, self.progress);
+        let (cache, report) = (self.cache, self.report);
         let mut more = BTreeMap::new();
         for (key, (_, reps, _)) in demands {
             let Replications::Precision(rule) = reps else {
@@ -877,7 +828,7 @@ impl Stage<'_> {
                 if let Decision::Done(outcome) = decision
                     && self.mine(key, u64::MAX)
                 {
-                    record_precision(cache, ctx, key, rule, &outcome, report, progress)?;
+                    self.record_precision(key, rule, &outcome)?;
                     report.lock().unwrap().precision.push((*key, outcome));
                 }
                 continue;
@@ -889,7 +840,7 @@ impl Stage<'_> {
                     more.insert(*key, Want { main, pilot }.max(need[key]));
                 }
                 Decision::Done(outcome) => {
-                    record_precision(cache, ctx, key, rule, &outcome, report, progress)?;
+                    self.record_precision(key, rule, &outcome)?;
                     report.lock().unwrap().precision.push((*key, outcome));
                 }
             }
@@ -951,49 +902,42 @@ fn pairs_with_control(cache: &Cache, key: &Key, rule: &PrecisionRule) -> bool {
         }
 }
 
-fn record_precision(
-    cache: &Cache,
-    ctx: &Context,
-    key: &Key,
-    rule: &PrecisionRule,
-    outcome: &Outcome,
-    report: &Mutex<Report>,
-    progress: &dyn Progress,
-) -> Result<(), CacheError> {
-    match cache.read_precision(key, rule) {
-        Read::Valid(rec) if rec.outcome == *outcome => return Ok(()),
-        Read::Valid(rec) => {
-            // Replications are deterministic, so a decision can only differ
-            // if its records were recomputed differently: say so, keep the old
-            // one aside.
-            let path = cache.precision_path(key, rule);
-            note_damaged(
-                cache,
-                &path,
-                &format!(
+impl Stage<'_> {
+    /// Writes the decision of `key`'s precision rule, unless the same one
+    /// is there; a different or damaged one is moved aside.
+    fn record_precision(
+        &self,
+        key: &Key,
+        rule: &PrecisionRule,
+        outcome: &Outcome,
+    ) -> Result<(), CacheError> {
+        let path = self.cache.precision_path(key, rule);
+        match self.cache.read_precision(key, rule) {
+            Read::Valid(rec) if rec.outcome == *outcome => return Ok(()),
+            Read::Valid(rec) => {
+                // Replications are deterministic, so a decision can only
+                // differ if its records were recomputed differently: say so,
+                // keep the old one aside.
+                let why = format!(
                     "its decision ({:?} after {} replications) differs from the one the \
                      replications give now ({:?} after {})",
                     rec.outcome.stop, rec.outcome.replications, outcome.stop, outcome.replications
-                ),
-                report,
-                progress,
-            )?;
+                );
+                self.note_damaged(&path, &why)?;
+            }
+            Read::Damaged(why) => self.note_damaged(&path, &why)?,
+            Read::Missing => {}
         }
-        Read::Damaged(why) => {
-            let path = cache.precision_path(key, rule);
-            note_damaged(cache, &path, &why, report, progress)?;
-        }
-        Read::Missing => {}
+        let rec = PrecisionRecord {
+            format: FORMAT,
+            kind: "precision".into(),
+            key: key.hex(),
+            rule: rule.clone(),
+            outcome: outcome.clone(),
+            provenance: self.ctx.stamp(SystemTime::now(), std::time::Duration::ZERO),
+        };
+        self.cache.write_precision(&rec)
     }
-    let rec = PrecisionRecord {
-        format: FORMAT,
-        kind: "precision".into(),
-        key: key.hex(),
-        rule: rule.clone(),
-        outcome: outcome.clone(),
-        provenance: ctx.stamp(SystemTime::now(), std::time::Duration::ZERO),
-    };
-    cache.write_precision(&rec)
 }
 
 /// Whether the cache already holds everything the plans need (every

@@ -286,33 +286,14 @@ mod tests {
 
     fn run(trace: Vec<f64>, stable: bool) -> Summary {
         Summary::Slotted(RunSummary {
-            replication: 0,
-            measured_slots: 6400,
-            arrivals: 0,
-            completed: 0,
-            in_system_end: 0,
-            mean_sum_q: 1.0,
-            mean_sum_q_after_arrivals: 1.0,
-            mean_response: None,
-            little_response: None,
-            p50: None,
-            p90: None,
-            p99: None,
-            max_response: 0,
-            messages: 0,
-            decisions: 0,
-            completion_events: 0,
-            messages_per_arrival: None,
             mean_queue: vec![1.0],
-            imbalance: 0.0,
-            trace,
-            blocks: None,
             stability: Stability {
                 stable,
                 slope: 0.0,
                 p_value: 1.0,
                 growth: 0.0,
             },
+            ..RunSummary::unfollowed((0, 6400, 0), (1.0, 1.0), trace)
         })
     }
 

@@ -6,7 +6,7 @@
 //! audited as a claim of its own), and the points it lacks.
 
 use super::check::{ClaimResult, PointCheck, Verdict};
-use super::points::selected;
+use super::points::{Scope, selected};
 use super::rule::rule;
 use super::{limit, ordering, sharpness, stability, trend, value};
 use crate::metric::Metric;
@@ -33,13 +33,20 @@ pub(super) fn audit_shifted(
     let m = |name: &str| Metric::validated(crate::results::model(results), name);
     let metric = c.check.metric().map(m);
     let f = &c.filter;
+    let scope = |name: &str| Scope {
+        filter: f,
+        metric: m(name),
+        results,
+        level,
+        shift,
+    };
     let mut checks = match &c.check {
-        ClaimCheck::Ordering(k) => ordering::checks(k, f, m(&k.metric), results, level, shift),
-        ClaimCheck::Value(k) => value::value_checks(k, f, m(&k.metric), results, level, shift),
+        ClaimCheck::Ordering(k) => ordering::checks(k, scope(&k.metric)),
+        ClaimCheck::Value(k) => value::value_checks(k, scope(&k.metric)),
         ClaimCheck::Stability(k) => stability::checks(k, f, results),
-        ClaimCheck::Bound(k) => value::bound_checks(k, f, m(&k.metric), results, level, shift),
-        ClaimCheck::Trend(k) => trend::checks(k, f, m(&k.metric), results, level, shift),
-        ClaimCheck::Limit(k) => limit::checks(k, f, m(&k.metric), results, level, shift),
+        ClaimCheck::Bound(k) => value::bound_checks(k, scope(&k.metric)),
+        ClaimCheck::Trend(k) => trend::checks(k, scope(&k.metric)),
+        ClaimCheck::Limit(k) => limit::checks(k, scope(&k.metric)),
     };
     // A steady-state reading decides only on points that have settled; a
     // stability claim and a transient metric (a growth rate, a level at the

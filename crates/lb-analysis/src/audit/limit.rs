@@ -6,23 +6,19 @@
 
 use super::check::{Decision, PointCheck, Verdict};
 use super::control::control_estimate;
-use super::points::{at_string, keys, point_stable, reference, series, stats, undecided, values};
+use super::points::{
+    Scope, at_string, keys, point_stable, reference, series, stats, undecided, values,
+};
 use super::words::{num, sig5, with_tolerance};
 use crate::metric::Metric;
 use crate::results::PointResult;
 use lb_manifest::claim::{Limit, Toward};
-use lb_manifest::outputs::Where;
 
 /// The checks of a limit claim: one per series of each policy along the
 /// claim's axis, on its last points (nearest the limit).
-pub(super) fn checks(
-    c: &Limit,
-    filter: &Where,
-    m: Metric,
-    results: &[PointResult],
-    level: f64,
-    shift: f64,
-) -> Vec<PointCheck> {
+pub(super) fn checks(c: &Limit, s: Scope) -> Vec<PointCheck> {
+    let (filter, m, results) = (s.filter, s.metric, s.results);
+    let (level, shift) = (s.level, s.shift);
     let along = c.along.as_str();
     let to_zero = c.toward == Toward::Zero;
     let last = c.last as usize;

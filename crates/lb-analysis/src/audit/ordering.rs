@@ -5,22 +5,16 @@
 //! that of the difference, not two overlapping intervals.
 
 use super::check::{Decision, PointCheck, Verdict};
-use super::points::{at_string, keys, point_stable, same_point, selected, stats, values};
+use super::points::{Scope, at_string, keys, point_stable, same_point, selected, stats, values};
 use crate::metric::Metric;
 use crate::results::{PointResult, paired_differences};
 use lb_manifest::claim::Ordering;
-use lb_manifest::outputs::Where;
 
 /// The checks of an ordering claim: one per point of `better`, against its
 /// partner of `worse` at the same axis values.
-pub(super) fn checks(
-    c: &Ordering,
-    filter: &Where,
-    m: Metric,
-    results: &[PointResult],
-    level: f64,
-    shift: f64,
-) -> Vec<PointCheck> {
+pub(super) fn checks(c: &Ordering, s: Scope) -> Vec<PointCheck> {
+    let (filter, m, results) = (s.filter, s.metric, s.results);
+    let (level, shift) = (s.level, s.shift);
     let (better, worse) = (c.better.as_str(), c.worse.as_str());
     let mut checks = Vec::new();
     for b in selected(filter, results, better) {

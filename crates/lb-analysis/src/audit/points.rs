@@ -8,6 +8,19 @@ use crate::results::PointResult;
 use lb_manifest::outputs::{Reference, Where, where_matches};
 use lb_manifest::{Point, Summary};
 
+/// What a claim of any kind is read with: the points its `where` selects
+/// from `results`, the metric, the confidence level, and `shift`, which
+/// moves the claim's threshold toward the measurement (the audit's mutants;
+/// 0 for the audit itself).
+#[derive(Clone, Copy)]
+pub(super) struct Scope<'a> {
+    pub filter: &'a Where,
+    pub metric: Metric,
+    pub results: &'a [PointResult],
+    pub level: f64,
+    pub shift: f64,
+}
+
 /// A point's (axis, value) pairs.
 pub(super) type Axes = Vec<(String, String)>;
 

@@ -18,7 +18,6 @@ pub struct ClaimRow {
     /// What a stand-in stands for: a claim id or the paper's words.
     pub stands_for: Option<String>,
     /// A paper's statement: the setting its paper states or implies.
-    #[serde(default)]
     pub reading: Option<String>,
     /// The level of its intervals.
     pub level: f64,
@@ -27,7 +26,6 @@ pub struct ClaimRow {
     pub untested: Option<String>,
     /// Its foil in words, with its verdict: "Power-of-2 should not beat
     /// JSQ: refuted".
-    #[serde(default)]
     pub foil: Option<String>,
     /// The deciding check's margin in words (decided claims).
     pub margin: Option<String>,

@@ -3,24 +3,18 @@
 //! interval of the change.
 
 use super::check::{Decision, PointCheck, Verdict};
-use super::points::{axes_string, keys, point_stable, series, stats, values};
+use super::points::{Scope, axes_string, keys, point_stable, series, stats, values};
 use super::words::sig5;
 use crate::metric::Metric;
 use crate::results::{PointResult, paired_differences};
 use lb_manifest::Point;
 use lb_manifest::claim::{Direction, Trend};
-use lb_manifest::outputs::Where;
 
 /// The checks of a trend claim: one per step between neighbouring points of
 /// each series of each policy.
-pub(super) fn checks(
-    c: &Trend,
-    filter: &Where,
-    m: Metric,
-    results: &[PointResult],
-    level: f64,
-    shift: f64,
-) -> Vec<PointCheck> {
+pub(super) fn checks(c: &Trend, s: Scope) -> Vec<PointCheck> {
+    let (filter, m, results) = (s.filter, s.metric, s.results);
+    let (level, shift) = (s.level, s.shift);
     let along = c.along.as_str();
     let up = c.direction == Direction::Increasing;
     let held = Held {

@@ -6,55 +6,40 @@
 
 use super::check::{Decision, PointCheck, Verdict};
 use super::control::{ControlEstimate, control_estimate};
-use super::points::{at_string, keys, point_stable, reference, selected, stats, undecided, values};
+use super::points::{
+    Scope, at_string, keys, point_stable, reference, selected, stats, undecided, values,
+};
 use super::words::{sig5, with_tolerance};
 use crate::metric::Metric;
 use crate::results::PointResult;
 use lb_manifest::claim::{Bound, Control, Side, Value};
-use lb_manifest::outputs::{Reference, Where};
+use lb_manifest::outputs::Reference;
 
 /// The checks of a value claim: one per point of each policy.
-pub(super) fn value_checks(
-    c: &Value,
-    filter: &Where,
-    m: Metric,
-    results: &[PointResult],
-    level: f64,
-    shift: f64,
-) -> Vec<PointCheck> {
+pub(super) fn value_checks(c: &Value, s: Scope) -> Vec<PointCheck> {
     let held = Held {
         policies: &c.policies,
-        filter,
         reference: &c.expected,
         control: c.control.as_ref(),
     };
-    held.checks(m, results, level, |at| value_check(c, at, shift))
+    held.checks(s, |at| value_check(c, at, s.shift))
 }
 
 /// The checks of a bound claim: one per point of each policy.
-pub(super) fn bound_checks(
-    c: &Bound,
-    filter: &Where,
-    m: Metric,
-    results: &[PointResult],
-    level: f64,
-    shift: f64,
-) -> Vec<PointCheck> {
+pub(super) fn bound_checks(c: &Bound, s: Scope) -> Vec<PointCheck> {
     let held = Held {
         policies: &c.policies,
-        filter,
         reference: &c.bound,
         control: c.control.as_ref(),
     };
-    held.checks(m, results, level, |at| bound_check(c, m, at, shift))
+    held.checks(s, |at| bound_check(c, s.metric, at, s.shift))
 }
 
 /// What a value and a bound claim share: the metric of `policies` within
-/// `filter`, held point by point to a reference, estimated with a control
-/// variate if the claim names one.
+/// the scope's `where`, held point by point to a reference, estimated with a
+/// control variate if the claim names one.
 struct Held<'a> {
     policies: &'a [String],
-    filter: &'a Where,
     reference: &'a Reference,
     control: Option<&'a Control>,
 }
@@ -62,17 +47,11 @@ struct Held<'a> {
 impl Held<'_> {
     /// One check per point of each policy that has replications, `judge`
     /// deciding it from the point's reading.
-    fn checks(
-        &self,
-        m: Metric,
-        results: &[PointResult],
-        level: f64,
-        judge: impl Fn(&Reading) -> PointCheck,
-    ) -> Vec<PointCheck> {
+    fn checks(&self, s: Scope, judge: impl Fn(&Reading) -> PointCheck) -> Vec<PointCheck> {
         let mut checks = Vec::new();
         for label in self.policies {
-            for r in selected(self.filter, results, label) {
-                checks.extend(self.check_at(m, r, label, results, level, &judge));
+            for r in selected(s.filter, s.results, label) {
+                checks.extend(self.check_at(s, r, label, &judge));
             }
         }
         checks
@@ -81,13 +60,12 @@ impl Held<'_> {
     /// The check at `r`; None when the point has no replications yet.
     fn check_at(
         &self,
-        m: Metric,
+        s: Scope,
         r: &PointResult,
         label: &str,
-        results: &[PointResult],
-        level: f64,
         judge: &impl Fn(&Reading) -> PointCheck,
     ) -> Option<PointCheck> {
+        let (m, results, level) = (s.metric, s.results, s.level);
         let p = r.point.as_ref()?;
         let vals = values(m, p, &r.summaries);
         if vals.is_empty() {

@@ -58,7 +58,7 @@ use super::config::{Granularity, SlottedConfig};
 use super::law::Law;
 use super::sampling::multinomial;
 use super::summary::{Blocks, RunSummary};
-use crate::stability::{batch_count, batch_start, stability};
+use crate::stability::{batch_count, batch_start};
 use crate::streams::{Seeds, Streams};
 use rand::Rng;
 use rand_distr::{Binomial, Distribution, Hypergeometric, Poisson};
@@ -309,20 +309,8 @@ pub(crate) fn run_blocks(cfg: &SlottedConfig, seeds: &Seeds, r: u64) -> RunSumma
         .map(|(&d, &b)| d.saturating_sub(b))
         .sum();
     RunSummary {
-        replication: r,
-        measured_slots: window,
-        arrivals,
         completed,
         in_system_end: q.iter().sum(),
-        mean_sum_q,
-        mean_sum_q_after_arrivals: mean_after,
-        mean_response: None,
-        little_response: (arrivals > 0).then(|| mean_after / (arrivals as f64 / w)),
-        p50: None,
-        p90: None,
-        p99: None,
-        max_response: 0,
-        messages: 0,
         decisions: if job {
             arrivals
         } else {
@@ -331,13 +319,11 @@ pub(crate) fn run_blocks(cfg: &SlottedConfig, seeds: &Seeds, r: u64) -> RunSumma
         completion_events: events,
         messages_per_arrival: (arrivals > 0).then_some(0.0),
         mean_queue: twice_area.iter().map(|&x| x as f64 / (2.0 * w)).collect(),
-        imbalance: 0.0,
-        stability: stability(&trace),
-        trace,
         blocks: Some(Blocks {
             blocks: block_steps,
             single_slots: slot_steps,
         }),
+        ..RunSummary::unfollowed((r, window, arrivals), (mean_sum_q, mean_after), trace)
     }
 }
 

@@ -33,7 +33,7 @@ use super::config::SlottedConfig;
 use super::law::{Law, Sampler};
 use super::observer::Observer;
 use super::summary::RunSummary;
-use crate::stability::{Trace, stability};
+use crate::stability::Trace;
 use crate::streams::{Seeds, ServiceWords, Streams};
 
 /// Runs the pooled queue on replication `r`'s arrivals and service (the
@@ -120,30 +120,13 @@ fn pooled_loop<O: Observer>(
     let mean_after = acc_after as f64 / w;
     let trace = trace.means();
     RunSummary {
-        replication: r,
-        measured_slots: window,
-        arrivals,
         // Jobs that arrived in the window and left in it, as for a policy:
         // in FIFO order, what was served beyond the opening backlog.
         completed: served.saturating_sub(backlog),
         in_system_end: q,
-        mean_sum_q: mean,
-        mean_sum_q_after_arrivals: mean_after,
-        mean_response: None,
-        little_response: (arrivals > 0).then(|| mean_after / (arrivals as f64 / w)),
-        p50: None,
-        p90: None,
-        p99: None,
-        max_response: 0,
-        messages: 0,
-        decisions: 0,
         completion_events: busy_slots,
-        messages_per_arrival: None,
         mean_queue: vec![mean],
-        imbalance: 0.0,
-        stability: stability(&trace),
-        trace,
-        blocks: None,
+        ..RunSummary::unfollowed((r, window, arrivals), (mean, mean_after), trace)
     }
 }
 

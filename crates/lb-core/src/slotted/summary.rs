@@ -60,6 +60,44 @@ pub struct RunSummary {
     pub blocks: Option<Blocks>,
 }
 
+impl RunSummary {
+    /// The summary of a run that follows no job (the pooled queue, a run
+    /// advanced in blocks): its window, arrivals and time averages, with
+    /// Little's law for the response time, and no FIFO response times, no
+    /// messages and no imbalance. Set the rest by struct update.
+    pub fn unfollowed(
+        (replication, measured_slots, arrivals): (u64, u64, u64),
+        (mean_sum_q, mean_after): (f64, f64),
+        trace: Vec<f64>,
+    ) -> RunSummary {
+        let w = measured_slots as f64;
+        RunSummary {
+            replication,
+            measured_slots,
+            arrivals,
+            completed: 0,
+            in_system_end: 0,
+            mean_sum_q,
+            mean_sum_q_after_arrivals: mean_after,
+            mean_response: None,
+            little_response: (arrivals > 0).then(|| mean_after / (arrivals as f64 / w)),
+            p50: None,
+            p90: None,
+            p99: None,
+            max_response: 0,
+            messages: 0,
+            decisions: 0,
+            completion_events: 0,
+            messages_per_arrival: None,
+            mean_queue: Vec::new(),
+            imbalance: 0.0,
+            stability: crate::stability::stability(&trace),
+            trace,
+            blocks: None,
+        }
+    }
+}
+
 /// How a block run advanced ([`crate::slotted::blocks`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

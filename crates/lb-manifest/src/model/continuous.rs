@@ -5,45 +5,28 @@
 use super::length::TimeLength;
 use super::sweep::Sweep;
 use crate::diag::{ManifestError, SpanIndex};
-use crate::experiment::PrecisionSpec;
 use crate::plan::Replications;
 use lb_core::many::TimeRun;
 use lb_model::limits::{MAX_BATCHES, MAX_REPLICATIONS};
 use lb_model::model::Profile;
-use serde::{Deserialize, Serialize};
 
-/// `[run]` of a continuous-time model.
-#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct RunSpec {
-    /// Time simulated per replication, warm-up included: a number, or a time
-    /// that follows a sweep axis ([`TimeLength`]).
-    pub horizon: TimeLength,
-    /// Time discarded at the start (a number or a [`TimeLength`] too).
-    pub warmup: TimeLength,
-    #[serde(default)]
-    pub batches: Option<u32>,
-    /// Networks only: points of the recorded sample path of the total jobs
-    /// (default 64).
-    #[serde(default)]
-    pub path_points: Option<u32>,
-    #[serde(default)]
-    pub replications: Option<u32>,
-    #[serde(default)]
-    pub precision: Option<PrecisionSpec>,
-    pub seed: u64,
-}
-
-/// `[quick]` of a continuous-time model: what `lb run --quick` uses.
-#[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct QuickSpec {
-    #[serde(default)]
-    pub horizon: Option<f64>,
-    #[serde(default)]
-    pub warmup: Option<f64>,
-    #[serde(default)]
-    pub replications: Option<u32>,
+run_sections! {
+    /// `[run]` of a continuous-time model.
+    run {
+        /// Time simulated per replication, warm-up included: a number, or a time
+        /// that follows a sweep axis ([`TimeLength`]).
+        horizon: TimeLength,
+        /// Time discarded at the start (a number or a [`TimeLength`] too).
+        warmup: TimeLength,
+        /// Networks only: points of the recorded sample path of the total jobs
+        /// (default 64).
+        path_points: Option<u32>,
+    }
+    /// `[quick]` of a continuous-time model: what `lb run --quick` uses.
+    quick {
+        horizon: Option<f64>,
+        warmup: Option<f64>,
+    }
 }
 
 /// The static checks of the two sections (the replication rule is checked

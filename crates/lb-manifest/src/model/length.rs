@@ -63,9 +63,7 @@ pub struct Scaled {
     /// Read 1 − x instead of x (a load ρ: the distance 1 − ρ from capacity).
     #[serde(default)]
     pub complement: bool,
-    #[serde(default)]
     pub min: Option<f64>,
-    #[serde(default)]
     pub max: Option<f64>,
 }
 

@@ -12,6 +12,77 @@
 //! Model functions take their own manifest type and the spans of its text
 //! ([`SpanIndex`], for located errors), never the loaded file.
 
+/// Declares a model's `Manifest`: the sections every model shares
+/// (`[experiment]`, `[sweep]`, `[[policy]]`, `[run]`, `[quick]`,
+/// `[[figure]]`, `[[claim]]`) written once here, the model's own sections
+/// given at the call. Each model names its types for `[sweep]`, `[[policy]]`,
+/// `[run]` and `[quick]`. (serde's `flatten` would share the sections too,
+/// but not with `deny_unknown_fields`.)
+macro_rules! model_manifest {
+    (
+        $(#[doc = $doc:literal])*
+        sweep: $sweep:ty, policy: $policy:ty, run: $run:ty, quick: $quick:ty;
+        $( $(#[$meta:meta])* $key:ident: $ty:ty, )*
+    ) => {
+        $(#[doc = $doc])*
+        #[derive(Debug, Clone, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+        #[serde(deny_unknown_fields)]
+        pub struct Manifest {
+            pub experiment: $crate::experiment::ExperimentSpec,
+            $( $(#[$meta])* pub $key: $ty, )*
+            #[serde(default)]
+            pub sweep: $sweep,
+            #[serde(rename = "policy")]
+            pub policies: Vec<$policy>,
+            pub run: $run,
+            #[serde(default)]
+            pub quick: $quick,
+            /// Figures drawn from the experiment's points.
+            #[serde(default, rename = "figure")]
+            pub figures: Vec<$crate::outputs::FigureToml>,
+            /// Claims (docs/MODEL.md §5) the audit holds the results against.
+            #[serde(default, rename = "claim")]
+            pub claims: Vec<$crate::claim::ClaimToml>,
+        }
+    };
+}
+
+/// Declares a model's `[run]` and `[quick]` tables (`RunSpec`, `QuickSpec`):
+/// the keys every model shares (batches, replications or a precision, the
+/// seed; the quick replications) written once here, the model's run length
+/// given at the call.
+macro_rules! run_sections {
+    (
+        $(#[doc = $rdoc:literal])*
+        run { $( $(#[$rmeta:meta])* $rkey:ident: $rty:ty, )* }
+        $(#[doc = $qdoc:literal])*
+        quick { $( $(#[$qmeta:meta])* $qkey:ident: $qty:ty, )* }
+    ) => {
+        $(#[doc = $rdoc])*
+        #[derive(Debug, Clone, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+        #[serde(deny_unknown_fields)]
+        pub struct RunSpec {
+            $( $(#[$rmeta])* pub $rkey: $rty, )*
+            /// Batches of the measured window (batch means, stability verdict).
+            pub batches: Option<u32>,
+            /// A fixed number of replications, or …
+            pub replications: Option<u32>,
+            /// … a target precision.
+            pub precision: Option<$crate::experiment::PrecisionSpec>,
+            /// The master seed.
+            pub seed: u64,
+        }
+
+        $(#[doc = $qdoc])*
+        #[derive(Debug, Clone, Default, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+        #[serde(deny_unknown_fields)]
+        pub struct QuickSpec {
+            $( $(#[$qmeta])* pub $qkey: $qty, )*
+            pub replications: Option<u32>,
+        }
+    };
+}
+
 pub mod continuous;
 pub mod length;
 pub mod many;
@@ -253,7 +324,13 @@ pub fn policy_spec(
             ),
         ));
     }
-    crate::diag::one_of_ignoring_case(l, at, "policy", spec, names)
+    crate::diag::one_of(
+        l,
+        at,
+        "policy",
+        crate::diag::spelled_as_in(spec, names),
+        names,
+    )
 }
 
 /// A policy's default label: its `spec` spelled as the model's list of

@@ -28,12 +28,10 @@
 //! [quick]                # optional: horizon, warmup, replications
 //! ```
 
-use crate::claim::{Claim, ClaimToml};
-use crate::diag::one_of_ignoring_case;
+use crate::claim::Claim;
 use crate::diag::{ManifestError, SpanIndex};
-use crate::experiment::ExperimentSpec;
+use crate::diag::{one_of, spelled_as_in};
 use crate::model::continuous::{QuickSpec, RunSpec};
-use crate::outputs::FigureToml;
 use crate::plan::{Plan, PlannedPoint, Replications, Target};
 use lb_core::many::{GraphSpec, ManyConfig, ManyPolicy, PodD, TimeRun};
 use lb_model::config::PointConfig;
@@ -46,24 +44,11 @@ use std::collections::BTreeSet;
 
 type R = Result<(), ManifestError>;
 
-/// A many-server experiment.
-#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Manifest {
-    pub experiment: ExperimentSpec,
+model_manifest! {
+    /// A many-server experiment.
+    sweep: ManySweepSpec, policy: ManyPolicySpec, run: RunSpec, quick: QuickSpec;
     #[serde(default)]
-    pub system: ManySystemSpec,
-    #[serde(default)]
-    pub sweep: ManySweepSpec,
-    #[serde(rename = "policy")]
-    pub policies: Vec<ManyPolicySpec>,
-    pub run: RunSpec,
-    #[serde(default)]
-    pub quick: QuickSpec,
-    #[serde(default, rename = "figure")]
-    pub figures: Vec<FigureToml>,
-    #[serde(default, rename = "claim")]
-    pub claims: Vec<ClaimToml>,
+    system: ManySystemSpec,
 }
 
 /// `[system]` of the many-server model.
@@ -71,16 +56,12 @@ pub struct Manifest {
 #[serde(deny_unknown_fields)]
 pub struct ManySystemSpec {
     /// N.
-    #[serde(default)]
     pub servers: Option<u64>,
     /// λ, the arrival rate per server.
-    #[serde(default)]
     pub lambda: Option<f64>,
     /// λ = 1 − N^(−α) (Liu and Ying's sub-Halfin-Whitt regime).
-    #[serde(default)]
     pub alpha: Option<f64>,
     /// b: at most b jobs per server; default unbounded.
-    #[serde(default)]
     pub buffer: Option<u32>,
 }
 
@@ -88,14 +69,10 @@ pub struct ManySystemSpec {
 #[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ManySweepSpec {
-    #[serde(default)]
     pub servers: Option<Vec<u64>>,
-    #[serde(default)]
     pub alpha: Option<Vec<f64>>,
-    #[serde(default)]
     pub lambda: Option<Vec<f64>>,
     /// Power-of-d's d, for Pod policies that set neither `d` nor `alpha`.
-    #[serde(default)]
     pub d: Option<Vec<u64>>,
 }
 
@@ -132,13 +109,10 @@ pub enum GraphToml {
 #[serde(deny_unknown_fields)]
 pub struct GraphTable {
     pub kind: String,
-    #[serde(default)]
     pub mean_degree: Option<f64>,
     /// Erdős–Rényi with a mean degree growing with N: d̄ = N^β (capped at
     /// N − 1), Mukherjee, Borst and van Leeuwaarden's d(N) → ∞.
-    #[serde(default)]
     pub degree_exponent: Option<f64>,
-    #[serde(default)]
     pub degree: Option<u64>,
 }
 
@@ -148,19 +122,15 @@ const GRAPH_KINDS: [&str; 5] = ["clique", "erdos_renyi", "random_regular", "ring
 #[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ManyPolicySpec {
-    #[serde(default)]
     pub label: Option<String>,
     /// JSQ, JIQ, I1F, Pod, Random or Graph (case-insensitive).
     pub spec: String,
     /// Pod: a fixed d.
-    #[serde(default)]
     pub d: Option<u64>,
     /// Pod: d = ⌈N^α ln N⌉, α a number or "load" (the point's own α of
     /// λ = 1 − N^(−α), as in Liu and Ying).
-    #[serde(default)]
     pub alpha: Option<PodAlpha>,
     /// Graph: G_N.
-    #[serde(default)]
     pub graph: Option<GraphToml>,
 }
 
@@ -602,7 +572,13 @@ fn graph_spec(
         GraphToml::Name(k) => (k.as_str(), None, None, None),
         GraphToml::Table(t) => (t.kind.as_str(), t.mean_degree, t.degree_exponent, t.degree),
     };
-    one_of_ignoring_case(l, at, "graph kind", kind, &GRAPH_KINDS)?;
+    one_of(
+        l,
+        at,
+        "graph kind",
+        spelled_as_in(kind, &GRAPH_KINDS),
+        &GRAPH_KINDS,
+    )?;
     let kind = kind.trim().to_ascii_lowercase();
     let extra = |k: &str| {
         l.error(
@@ -696,15 +672,7 @@ fn graph_spec(
 pub fn expand(l: &SpanIndex, m: &Manifest, profile: Profile) -> Result<Plan, ManifestError> {
     let axes = m.sweep.present();
     let lists: Vec<Vec<f64>> = axes.iter().map(|a| sweep_values(m, a)).collect();
-    let mut plan = Plan {
-        file: l.file().to_path_buf(),
-        name: m.experiment.name.clone(),
-        profile,
-        axes: axes.clone(),
-        calibrations: Vec::new(),
-        points: Vec::new(),
-        extended: Default::default(),
-    };
+    let mut plan = Plan::empty(l.file(), &m.experiment.name, profile, &axes);
     let total: usize = lists.iter().map(Vec::len).product();
     for mut c in 0..total {
         let mut combo = vec![0.0; axes.len()];

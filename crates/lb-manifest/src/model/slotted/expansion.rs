@@ -200,15 +200,7 @@ type Combo = BTreeMap<&'static str, (usize, AxisValue)>;
 pub fn expand(l: &SpannedManifest, profile: Profile) -> Result<Plan, ManifestError> {
     let axes = axes(l);
     let names: Vec<&'static str> = axes.iter().map(|(n, _)| *n).collect();
-    let mut plan = Plan {
-        file: l.file().to_path_buf(),
-        name: l.m.experiment.name.clone(),
-        profile,
-        axes: names.clone(),
-        calibrations: Vec::new(),
-        points: Vec::new(),
-        extended: Default::default(),
-    };
+    let mut plan = Plan::empty(l.file(), &l.m.experiment.name, profile, &names);
     // Rows are (policy label, axis values as shown): a policy that an axis does
     // not apply to appears once per value of the other axes. Two rows may share
     // a key (Pod at d = 2 is Power-of-2); the run computes each key once.

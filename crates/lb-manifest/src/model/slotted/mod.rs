@@ -9,10 +9,7 @@ pub mod checks;
 pub mod expansion;
 pub mod robustness;
 
-use crate::claim::ClaimToml;
 use crate::diag::{ManifestError, SpanIndex, did_you_mean};
-use crate::experiment::{ExperimentSpec, PrecisionSpec};
-use crate::outputs::FigureToml;
 use lb_core::slotted::{Granularity, PushWhen, TieBreak};
 pub use robustness::RobustnessToml;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
@@ -38,31 +35,16 @@ impl SpannedManifest<'_> {
     }
 }
 
-/// One slotted experiment (docs/MODEL.md §4).
-#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Manifest {
-    pub experiment: ExperimentSpec,
-    pub system: SystemSpec,
+model_manifest! {
+    /// One slotted experiment (docs/MODEL.md §4).
+    sweep: SweepSpec, policy: PolicySpec, run: RunSpec, quick: QuickSpec;
+    system: SystemSpec,
     #[serde(default)]
-    pub sweep: SweepSpec,
-    #[serde(rename = "policy")]
-    pub policies: Vec<PolicySpec>,
-    pub run: RunSpec,
-    #[serde(default)]
-    pub quick: QuickSpec,
-    #[serde(default)]
-    pub calibration: CalibrationSpec,
-    /// Figures drawn from the experiment's points (issue 4).
-    #[serde(default, rename = "figure")]
-    pub figures: Vec<FigureToml>,
-    /// Claims (docs/MODEL.md §5) the audit holds the results against.
-    #[serde(default, rename = "claim")]
-    pub claims: Vec<ClaimToml>,
-    /// Claim robustness maps (issue 11): settings the paper leaves unstated,
-    /// varied under some of the claims ([`robustness`]).
+    calibration: CalibrationSpec,
+    /// Claim robustness maps: settings the paper leaves unstated, varied
+    /// under some of the claims ([`robustness`]).
     #[serde(default, rename = "robustness")]
-    pub robustness: Vec<RobustnessToml>,
+    robustness: Vec<RobustnessToml>,
 }
 
 /// A law family for arrivals or service; the mean is set by the load (arrivals)
@@ -236,19 +218,14 @@ impl<'de> Deserialize<'de> for Split {
 #[serde(deny_unknown_fields)]
 pub struct ServersSpec {
     /// `classes = [{ count = 50, rate = 0.2 }, …]`
-    #[serde(default)]
     pub classes: Option<Vec<ClassSpec>>,
     /// `rates = [0.2, 0.5, …]`, one per server.
-    #[serde(default)]
     pub rates: Option<Vec<f64>>,
     /// `count = N` with `rate` (homogeneous) or `uniform` (drawn once).
-    #[serde(default)]
     pub count: Option<u64>,
-    #[serde(default)]
     pub rate: Option<f64>,
     /// `uniform = [a, b]`: rates drawn i.i.d. uniform on [a, b] from the master
     /// seed; the drawn rates are written into each point.
-    #[serde(default)]
     pub uniform: Option<[f64; 2]>,
 }
 
@@ -264,7 +241,6 @@ pub struct ClassSpec {
 #[serde(deny_unknown_fields)]
 pub struct SystemSpec {
     /// M (or the `dispatchers` sweep axis).
-    #[serde(default)]
     pub dispatchers: Option<u64>,
     pub servers: ServersSpec,
     /// The family of S_n(t); each server's mean is its rate.
@@ -275,17 +251,12 @@ pub struct SystemSpec {
     #[serde(default = "default_split")]
     pub split: Split,
     /// ρ = λ_Σ/μ_Σ. Exactly one of load, epsilon, epsilon_frac (here or swept).
-    #[serde(default)]
     pub load: Option<f64>,
     /// ε = μ_Σ − λ_Σ, absolute.
-    #[serde(default)]
     pub epsilon: Option<f64>,
     /// ε as a fraction of μ_Σ: λ_Σ = (1 − epsilon_frac)·μ_Σ.
-    #[serde(default)]
     pub epsilon_frac: Option<f64>,
-    #[serde(default)]
     pub granularity: Option<Granularity>,
-    #[serde(default)]
     pub count_own: Option<bool>,
     /// Allows load ≥ 1 (ε ≤ 0): the run is then expected to be unstable.
     #[serde(default)]
@@ -304,23 +275,14 @@ fn default_split() -> Split {
 #[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SweepSpec {
-    #[serde(default)]
     pub load: Option<Vec<f64>>,
-    #[serde(default)]
     pub epsilon: Option<Vec<f64>>,
-    #[serde(default)]
     pub epsilon_frac: Option<Vec<f64>>,
-    #[serde(default)]
     pub dispatchers: Option<Vec<u64>>,
-    #[serde(default)]
     pub servers_count: Option<Vec<u64>>,
-    #[serde(default)]
     pub granularity: Option<Vec<Granularity>>,
-    #[serde(default)]
     pub count_own: Option<Vec<bool>>,
-    #[serde(default)]
     pub p_hat: Option<Vec<f64>>,
-    #[serde(default)]
     pub d: Option<Vec<u64>>,
 }
 
@@ -343,9 +305,7 @@ pub const AXES: [&str; 9] = [
 #[serde(deny_unknown_fields)]
 pub struct BudgetSpec {
     /// The label of another policy of this manifest, measured at the same point.
-    #[serde(default)]
     pub same_as: Option<String>,
-    #[serde(default)]
     pub messages_per_arrival: Option<f64>,
 }
 
@@ -355,36 +315,27 @@ pub struct BudgetSpec {
 pub struct PolicySpec {
     /// Display name and reference for `budget.same_as`; default: the policy's
     /// name from `spec`. Unique within the manifest.
-    #[serde(default)]
     pub label: Option<String>,
     /// The policy: see [`POLICY_NAMES`].
     pub spec: String,
     /// Pod and L-Pod: the dispatch sample size (default 2); other Push
     /// policies: the Push sample size (default 1).
-    #[serde(default)]
     pub d: Option<u64>,
     /// Push update's sample size (default 1); for L-Pod-Push, where `d` is the
     /// dispatch's.
-    #[serde(default)]
     pub push_d: Option<u64>,
-    #[serde(default)]
     pub p_hat: Option<f64>,
-    #[serde(default)]
     pub push_when: Option<PushWhen>,
-    #[serde(default)]
     pub tie_break: Option<TieBreak>,
-    #[serde(default)]
     pub budget: Option<BudgetSpec>,
     /// Overrides M for this policy (e.g. "JSQ with one dispatcher" in the
     /// heavy-traffic experiment). Its system then differs, and so do its
     /// arrival streams: it is not paired with the other policies.
-    #[serde(default)]
     pub dispatchers: Option<u64>,
     /// Overrides `system.granularity` for this policy: how it places a
     /// dispatcher's jobs of a slot ("batch": all on one server; "job": one
     /// decision per job). Arrivals and service are those of the other
     /// policies, so it stays paired with them.
-    #[serde(default)]
     pub granularity: Option<Granularity>,
 }
 
@@ -508,65 +459,41 @@ impl PolicyKind {
     }
 }
 
-/// `[run]`: run length, warm-up, replications and the master seed (docs/MODEL.md §4).
-#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct RunSpec {
-    /// Slots per replication, warm-up included: a number, or a length that
-    /// follows a sweep axis ([`crate::model::length::Length`]).
-    pub slots: crate::model::length::Length,
-    /// Warm-up slots discarded: exactly these (`warmup_rule = "fixed"`), or at
-    /// least these, then as many as MSER-5 asks for (`"mser5"`).
-    pub warmup: crate::model::length::Length,
-    /// `"fixed"` (default) or `"mser5"` (docs/MODEL.md §4).
-    #[serde(default)]
-    pub warmup_rule: lb_core::slotted::WarmupRule,
-    /// `"slot"` (default) or `"blocks"`: weighted random advanced in blocks of
-    /// slots, exact at block boundaries, its time averages by conditional
-    /// expectation; for runs toward heavy traffic (docs/MODEL.md §4).
-    #[serde(default)]
-    pub advance: lb_core::slotted::Advance,
-    /// Batches of the measured window (batch means, stability verdict).
-    #[serde(default)]
-    pub batches: Option<u32>,
-    /// A fixed number of replications, or …
-    #[serde(default)]
-    pub replications: Option<u32>,
-    /// … a target precision.
-    #[serde(default)]
-    pub precision: Option<PrecisionSpec>,
-    /// The master seed.
-    pub seed: u64,
-}
-
-/// `[quick]`: what `lb run --quick` uses instead of `[run]`.
-#[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct QuickSpec {
-    #[serde(default)]
-    pub slots: Option<u64>,
-    #[serde(default)]
-    pub warmup: Option<u64>,
-    #[serde(default)]
-    pub replications: Option<u32>,
-    /// Pilot slots of message-budget calibrations.
-    #[serde(default)]
-    pub pilot_slots: Option<u64>,
+run_sections! {
+    /// `[run]`: run length, warm-up, replications and the master seed (docs/MODEL.md §4).
+    run {
+        /// Slots per replication, warm-up included: a number, or a length that
+        /// follows a sweep axis ([`crate::model::length::Length`]).
+        slots: crate::model::length::Length,
+        /// Warm-up slots discarded: exactly these (`warmup_rule = "fixed"`), or at
+        /// least these, then as many as MSER-5 asks for (`"mser5"`).
+        warmup: crate::model::length::Length,
+        /// `"fixed"` (default) or `"mser5"` (docs/MODEL.md §4).
+        #[serde(default)]
+        warmup_rule: lb_core::slotted::WarmupRule,
+        /// `"slot"` (default) or `"blocks"`: weighted random advanced in blocks of
+        /// slots, exact at block boundaries, its time averages by conditional
+        /// expectation; for runs toward heavy traffic (docs/MODEL.md §4).
+        #[serde(default)]
+        advance: lb_core::slotted::Advance,
+    }
+    /// `[quick]`: what `lb run --quick` uses instead of `[run]`.
+    quick {
+        slots: Option<u64>,
+        warmup: Option<u64>,
+        /// Pilot slots of message-budget calibrations.
+        pilot_slots: Option<u64>,
+    }
 }
 
 /// `[calibration]`: pilot runs of the message-budget bisection.
 #[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CalibrationSpec {
-    #[serde(default)]
     pub slots: Option<u64>,
-    #[serde(default)]
     pub warmup: Option<u64>,
-    #[serde(default)]
     pub replications: Option<u32>,
-    #[serde(default)]
     pub iterations: Option<u32>,
-    #[serde(default)]
     pub rel_tol: Option<f64>,
 }
 

@@ -62,26 +62,19 @@ pub struct RobustnessToml {
     /// Ids of the manifest's claims, audited at every combination.
     pub claims: Vec<String>,
     /// `system.count_own` values.
-    #[serde(default)]
     pub count_own: Option<Vec<bool>>,
     /// `system.granularity` values.
-    #[serde(default)]
     pub granularity: Option<Vec<Granularity>>,
     /// `system.arrivals` law families.
-    #[serde(default)]
     pub arrivals: Option<Vec<LawFamily>>,
     /// `system.service` law families.
-    #[serde(default)]
     pub service: Option<Vec<LawFamily>>,
     /// `system.servers` values, each in one of its four forms.
-    #[serde(default)]
     pub servers: Option<Vec<ServersSpec>>,
     /// `tie_break` of the policies in `policies`.
-    #[serde(default)]
     pub tie_break: Option<Vec<TieBreak>>,
     /// The policies (labels) whose policy keys (`tie_break`) the map varies;
     /// default: every policy of the manifest that takes the key.
-    #[serde(default)]
     pub policies: Option<Vec<String>>,
 }
 

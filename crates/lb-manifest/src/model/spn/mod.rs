@@ -37,11 +37,8 @@
 //! seed = 7
 //! ```
 
-use crate::claim::ClaimToml;
 use crate::diag::{ManifestError, SpanIndex};
-use crate::experiment::ExperimentSpec;
 use crate::model::continuous::{QuickSpec, RunSpec};
-use crate::outputs::FigureToml;
 use crate::plan::{Plan, PlannedPoint, Target};
 use lb_core::many::TimeRun;
 use lb_core::spn::{Activity, Route, SpnConfig, SpnPolicy};
@@ -54,23 +51,10 @@ use std::collections::BTreeSet;
 
 type R = Result<(), ManifestError>;
 
-/// A network experiment.
-#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Manifest {
-    pub experiment: ExperimentSpec,
-    pub network: NetworkSpec,
-    #[serde(default)]
-    pub sweep: SweepSpec,
-    #[serde(rename = "policy")]
-    pub policies: Vec<PolicySpec>,
-    pub run: RunSpec,
-    #[serde(default)]
-    pub quick: QuickSpec,
-    #[serde(default, rename = "figure")]
-    pub figures: Vec<FigureToml>,
-    #[serde(default, rename = "claim")]
-    pub claims: Vec<ClaimToml>,
+model_manifest! {
+    /// A network experiment.
+    sweep: SweepSpec, policy: PolicySpec, run: RunSpec, quick: QuickSpec;
+    network: NetworkSpec,
 }
 
 /// `[network]`: the network in Dai and Lin's general form.
@@ -85,7 +69,6 @@ pub struct NetworkSpec {
     /// the largest station load (computed, and checked if given); for a
     /// parallel-server network the static planning problem's optimum, which
     /// the manifest must state for `sweep.load`.
-    #[serde(default)]
     pub load: Option<f64>,
     /// Per resource, the expected work a job in each buffer still brings.
     #[serde(default)]
@@ -101,9 +84,7 @@ pub struct ActivitySpec {
     pub station: u64,
     pub buffer: u64,
     /// μ_a; or give `mean` = 1/μ_a.
-    #[serde(default)]
     pub rate: Option<f64>,
-    #[serde(default)]
     pub mean: Option<f64>,
     #[serde(default)]
     pub routing: Vec<RouteSpec>,
@@ -122,7 +103,6 @@ pub struct RouteSpec {
 #[serde(deny_unknown_fields)]
 pub struct SweepSpec {
     /// Target loads: every λ_j is scaled by load / `network.load`.
-    #[serde(default)]
     pub load: Option<Vec<f64>>,
 }
 
@@ -130,15 +110,12 @@ pub struct SweepSpec {
 #[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PolicySpec {
-    #[serde(default)]
     pub label: Option<String>,
     /// max-pressure, priority, own-buffer-first or FIFO (case-insensitive).
     pub spec: String,
     /// priority: per station, all its activities, highest priority first.
-    #[serde(default)]
     pub order: Option<Vec<Vec<u64>>>,
     /// own-buffer-first: per station, its own buffer.
-    #[serde(default)]
     pub own: Option<Vec<u64>>,
 }
 
@@ -426,15 +403,7 @@ pub fn expand(l: &SpanIndex, m: &Manifest, profile: Profile) -> Result<Plan, Man
         Some(v) => v.iter().map(|x| Some(*x)).collect(),
         None => vec![None],
     };
-    let mut plan = Plan {
-        file: l.file().to_path_buf(),
-        name: m.experiment.name.clone(),
-        profile,
-        axes: axes.clone(),
-        calibrations: Vec::new(),
-        points: Vec::new(),
-        extended: Default::default(),
-    };
+    let mut plan = Plan::empty(l.file(), &m.experiment.name, profile, &axes);
     for (k, load) in loads.iter().enumerate() {
         // A run length may follow the load.
         let at_load = |a: &str| (a == "load").then_some(*load).flatten();
