@@ -31,18 +31,6 @@ pub use lb_stats::proportion::{clopper_pearson, clopper_pearson_real};
 use lb_store::settle::Settling;
 use serde::{Deserialize, Serialize};
 
-/// The metric a run's trace (its batch means) is the time series of, by
-/// model: ΣQ in the slotted model, jobs per server in the many-server one,
-/// jobs in the network (no per-replication metric of its own) in a
-/// stochastic processing network. Batch means apply to that metric only.
-pub fn trace_metric(model: lb_manifest::Model) -> Option<&'static str> {
-    match model {
-        lb_manifest::Model::Slotted => Some("mean_sum_q"),
-        lb_manifest::Model::Many => Some("mean_jobs"),
-        lb_manifest::Model::Spn => Some("mean_total"),
-    }
-}
-
 /// An interval procedure whose coverage is measured.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]
@@ -320,16 +308,6 @@ impl Coverage {
     }
 }
 
-/// A point's load ρ: λ_Σ/μ_Σ in slots, λ per server in the many-server
-/// model, the bottleneck station's in a network.
-pub fn load(p: &lb_model::Point) -> f64 {
-    match &p.config {
-        lb_model::PointConfig::Slotted(c) => c.system.load(),
-        lb_model::PointConfig::Many(c) => c.lambda,
-        lb_model::PointConfig::Spn(c) => lb_model::spn::metrics::bottleneck_load(c),
-    }
-}
-
 /// A control's point, its replications paired with a macro-replication's,
 /// and its exact mean.
 type Paired<'a> = (&'a PointResult, &'a [Summary], f64);
@@ -362,7 +340,7 @@ fn one(
             if !bm.independent {
                 return None;
             }
-            // The trace is the metric's own series ([`trace_metric`],
+            // The trace is the metric's own series ([`lb_model::Model::trace_metric`],
             // checked before anything runs); its batch means are read on a
             // grid of events or slots, so their mean is the estimate.
             let iv = if *p == Procedure::BatchMeansTestBatches {
@@ -681,7 +659,7 @@ pub fn coverage(
     }
     Coverage {
         policy: r.label.clone(),
-        load: r.point.as_ref().map_or(0.0, load),
+        load: r.point.as_ref().map_or(0.0, |p| p.config.load()),
         at: r
             .axes
             .iter()

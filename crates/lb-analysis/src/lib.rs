@@ -7,14 +7,14 @@
 //! content changed, [`files`]).
 
 pub mod audit;
-pub mod canvas;
+mod canvas;
 pub mod coverage;
 pub mod figure;
 pub mod files;
 pub mod inventory;
-pub mod markup;
+mod markup;
 pub mod metric;
-pub mod paired;
+mod paired;
 pub mod pdf;
 pub mod prose;
 pub mod report;
@@ -22,7 +22,7 @@ pub mod results;
 pub mod robustness;
 pub mod stats;
 pub mod table;
-pub mod ticks;
+mod ticks;
 pub mod tidy;
 
 pub use metric::Metric;

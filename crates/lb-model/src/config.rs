@@ -68,6 +68,16 @@ pub enum PointConfig {
 }
 
 impl PointConfig {
+    /// Its load ρ: λ_Σ/μ_Σ in slots, λ per server in the many-server
+    /// model, the bottleneck station's in a network.
+    pub fn load(&self) -> f64 {
+        match self {
+            PointConfig::Slotted(c) => c.system.load(),
+            PointConfig::Many(c) => c.lambda,
+            PointConfig::Spn(c) => crate::spn::metrics::bottleneck_load(c),
+        }
+    }
+
     /// The model of this configuration.
     pub fn model(&self) -> Model {
         match self {

@@ -24,12 +24,12 @@ pub mod config;
 pub mod key;
 pub mod limits;
 pub mod many;
-pub mod metric;
+mod metric;
 pub mod model;
 pub mod point;
 pub mod precision;
 pub mod slotted;
-pub mod spn;
+mod spn;
 
 pub use config::{PointConfig, Summary, SystemPart};
 pub use key::Key;

@@ -45,6 +45,18 @@ impl Model {
         }
     }
 
+    /// The metric a run's trace (its batch means) is the time series of:
+    /// ΣQ in the slotted model, jobs per server in the many-server one,
+    /// jobs in the network (no per-replication metric of its own) in a
+    /// stochastic processing network. Batch means apply to that metric only.
+    pub fn trace_metric(self) -> Option<&'static str> {
+        match self {
+            Model::Slotted => Some("mean_sum_q"),
+            Model::Many => Some("mean_jobs"),
+            Model::Spn => Some("mean_total"),
+        }
+    }
+
     /// The unit of time of the model's runs, for axis labels.
     pub fn time_unit(self) -> &'static str {
         match self {

@@ -89,14 +89,14 @@ fn checked(e: &Experiment, spec: &Spec) -> Result<(Metric, u32), Error> {
                 | Procedure::SkewT { .. }
                 | Procedure::SkewPrecision { .. }
         )
-    }) && lb_analysis::coverage::trace_metric(model) != Some(spec.metric.as_str())
+    }) && model.trace_metric() != Some(spec.metric.as_str())
     {
         return Err(format!(
             "batch means (bm, and the skewness of t-skew and precision-skew) read a run's \
              trace, which in the {} model is the series of {}: not of {}; drop them from the \
              procedures",
             model.name(),
-            lb_analysis::coverage::trace_metric(model).unwrap_or("no per-replication metric"),
+            model.trace_metric().unwrap_or("no per-replication metric"),
             spec.metric
         )
         .into());

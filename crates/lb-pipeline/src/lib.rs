@@ -35,7 +35,7 @@ pub mod coverage;
 pub mod decide;
 pub mod diff;
 pub mod export;
-pub mod manifests;
+mod manifests;
 pub mod plan_text;
 pub mod project;
 pub mod reproduce;
