@@ -168,6 +168,7 @@ fn cache_action(cache: &Cache, action: &CacheAction) -> Res {
         CacheAction::Check => shown(store_text::check(cache)?),
         CacheAction::Lineage { strict } => shown(store_text::lineage(cache, *strict)?),
         CacheAction::Adopt { from } => shown(store_text::adopt(cache, from)?),
+        CacheAction::Pack { check } => shown(store_text::pack(cache, *check)?),
         CacheAction::Gc {
             dry_run,
             unreferenced,

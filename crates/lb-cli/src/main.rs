@@ -460,6 +460,15 @@ pub enum CacheAction {
         #[arg(value_name = "DIR")]
         from: PathBuf,
     },
+    /// Fold the loose records (one file each, as runs write them) into
+    /// their buckets' packs, and remove the loose files packed. Packs are
+    /// deterministic: the same records give the same bytes.
+    Pack {
+        /// Write nothing; exit non-zero if any record is loose or any pack
+        /// cannot be read (the committed cache is packed).
+        #[arg(long)]
+        check: bool,
+    },
     /// Remove temporary files of dead runs, damaged records and unheld locks.
     Gc {
         /// Say what would be removed, remove nothing.

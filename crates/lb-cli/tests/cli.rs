@@ -1716,57 +1716,67 @@ fn relative_snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
 }
 
 /// `lb cache adopt` takes a recompute into the cache rewriting only what
-/// changed: a recompute of the same records keeps every file of the cache
-/// byte for byte (their provenance differs, their numbers do not); a record
-/// the cache lacks is added, a damaged one replaced, and a damaged record
-/// of the recompute is left out with a failing status.
+/// changed, then packs: a recompute of the same records keeps every record
+/// of the cache byte for byte (their provenance differs, their numbers do
+/// not), and the packs too; a record the cache lacks is added, a damaged one
+/// replaced, and a damaged record of the recompute is left out with a
+/// failing status.
 #[test]
 fn cache_adopt_rewrites_only_what_changed() {
+    use lb_test_support::texts;
     let d = Dir::new(&manifest(1000, 2));
     ok(d.run(&["run", "m.toml", "--threads", "1"]));
     ok(d.run(&["--results", "fresh", "run", "m.toml", "--threads", "2"]));
-    let results = d.path.join("results");
-    let before = relative_snapshot(&results);
-    let fresh = relative_snapshot(&d.path.join("fresh"));
+    let (cache, fresh_cache) = (d.cache("results"), d.cache("fresh"));
+    let before = texts(&cache);
+    let fresh = texts(&fresh_cache);
     assert_eq!(before.len(), fresh.len());
     assert_ne!(before, fresh, "a recompute writes its own provenance");
     let out = ok(d.run(&["cache", "adopt", "fresh"]));
-    let records = before
-        .keys()
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .count();
     assert!(
-        out.contains(&format!("{records} record(s) kept as they are"))
+        out.contains(&format!("{} record(s) kept as they are", before.len()))
             && out.contains("0 replaced, 0 new"),
         "{out}"
     );
     assert_eq!(
-        relative_snapshot(&results),
+        texts(&cache),
         before,
-        "adopting the same numbers changes no file"
+        "adopting the same numbers changes no record"
     );
-    // One replication missing from the cache, another damaged there.
-    let reps: Vec<&PathBuf> = before
-        .keys()
-        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("r0"))
-        .collect();
-    std::fs::remove_file(results.join(reps[0])).unwrap();
-    let damaged = results.join(reps[1]);
-    let body = std::fs::read_to_string(&damaged).unwrap();
+    assert!(
+        lb_store::pack::loose_records(&cache).is_empty(),
+        "adopt ends in packs"
+    );
+    let packs = relative_snapshot(&d.path.join("results"));
+    ok(d.run(&["cache", "adopt", "fresh"]));
+    assert_eq!(
+        relative_snapshot(&d.path.join("results")),
+        packs,
+        "nor any pack"
+    );
+    // One replication missing from the cache, another damaged there (a
+    // loose file over its packed record).
+    let reps: Vec<&String> = before.keys().filter(|p| p.contains("/r0")).collect();
+    let key_of = |rel: &str| lb_model::Key::parse(rel.split('/').nth(1).unwrap()).unwrap();
+    let name_of = |rel: &str| rel.rsplit('/').next().unwrap().to_string();
+    cache
+        .drop_packed(&[(key_of(reps[0]), name_of(reps[0]))])
+        .unwrap();
+    let damaged = d.path.join("results").join(reps[1]);
+    std::fs::create_dir_all(damaged.parent().unwrap()).unwrap();
     std::fs::write(
         &damaged,
-        body.replacen("\"replication\"", "\"replication\" ", 1)
+        before[reps[1]]
+            .replacen("\"replication\"", "\"replication\" ", 1)
             .replacen('1', "2", 1),
     )
     .unwrap();
     let out = ok(d.run(&["cache", "adopt", "fresh"]));
     assert!(out.contains("1 replaced, 1 new"), "{out}");
-    assert_eq!(
-        std::fs::read(results.join(reps[0])).unwrap(),
-        fresh[reps[0]]
-    );
-    assert_eq!(std::fs::read(&damaged).unwrap(), fresh[reps[1]]);
-    all_present_valid(&d.cache("results"));
+    let after = texts(&cache);
+    assert_eq!(after[reps[0]], fresh[reps[0]]);
+    assert_eq!(after[reps[1]], fresh[reps[1]]);
+    all_present_valid(&cache);
     // A damaged record of the recompute is not taken.
     let bad = d.path.join("fresh").join(reps[2]);
     std::fs::write(&bad, "{").unwrap();
@@ -1777,8 +1787,5 @@ fn cache_adopt_rewrites_only_what_changed() {
         err.contains("skipped") && err.contains("cache check"),
         "{err}"
     );
-    assert_eq!(
-        std::fs::read(results.join(reps[2])).unwrap(),
-        before[reps[2]]
-    );
+    assert_eq!(texts(&cache)[reps[2]], before[reps[2]]);
 }

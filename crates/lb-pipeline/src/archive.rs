@@ -82,17 +82,19 @@ pub fn archive(cache: &Cache, manifests: &[PathBuf], report: &Path, out: &Path) 
     let mut records = 0usize;
     for k in &keys {
         let dir = cache.key_dir(k);
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for f in entries.flatten() {
-            let name = f.file_name().to_string_lossy().to_string();
+        // Loose files and packed records alike, written loose.
+        for name in cache.file_names(k) {
             if matches!(classify(&name), FileKind::Temp | FileKind::Lock)
                 || !name.ends_with(".json")
             {
                 continue;
             }
-            copy(&f.path(), &archived.key_dir(k).join(&name))?;
+            let Some(text) = cache.record_text(&dir.join(&name)) else {
+                continue;
+            };
+            let to = archived.key_dir(k).join(&name);
+            std::fs::create_dir_all(archived.key_dir(k))?;
+            std::fs::write(&to, text)?;
             records += 1;
         }
     }

@@ -70,5 +70,14 @@ impl Default for Text {
     }
 }
 
+impl Text {
+    /// Adds what `more` says after this text; fails if either fails.
+    pub fn append(&mut self, more: Text) {
+        self.out.push_str(&more.out);
+        self.err.push_str(&more.err);
+        self.ok &= more.ok;
+    }
+}
+
 /// A command's text, or why it could not run.
 pub type Said = Result<Text, Box<dyn std::error::Error>>;

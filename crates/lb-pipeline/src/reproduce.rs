@@ -52,6 +52,12 @@ pub fn reproduce(
     progress: &dyn Progress,
 ) -> Result<Reproduced, Error> {
     let ran = run(cache, &plans(loaded), o, progress)?;
+    // The cache it leaves is packed: what this run and any shard wrote loose
+    // is folded into the packs before anything reads it.
+    if !lb_store::pack::loose_records(cache).is_empty() {
+        progress.log("packing the loose records (lb cache pack)");
+        lb_store::pack::pack_all(cache)?;
+    }
     let results: Vec<Vec<PointResult>> = loaded.iter().map(|e| collect(cache, &e.plan)).collect();
     let audited = audit_with(cache, loaded, &results);
     let figures: Vec<Vec<FigureSpec>> = loaded

@@ -214,12 +214,11 @@ pub fn show(cache: &Cache, prefix: &str, full: bool) -> Result<String, Box<dyn s
             Read::Missing => {}
         }
     }
-    for f in std::fs::read_dir(&dir)?.flatten() {
-        let name = f.file_name().to_string_lossy().to_string();
+    for name in cache.file_names(&key) {
         if name.starts_with("precision-")
             && name.ends_with(".json")
             && let Read::Valid(p) =
-                lb_store::cache::read_record::<lb_store::cache::PrecisionRecord>(&f.path())
+                cache.read_at::<lb_store::cache::PrecisionRecord>(&dir.join(&name))
         {
             say!(
                 out,

@@ -269,8 +269,67 @@ pub fn stamp(
     Ok(text)
 }
 
+/// `lb cache pack`: every bucket's loose records folded into its pack;
+/// with `check`, nothing written, and a failure if any record is loose or
+/// any pack cannot be read (what CI asks of the committed cache).
+pub fn pack(cache: &Cache, check: bool) -> Said {
+    let mut text = Text::default();
+    existing(cache)?;
+    if check {
+        let loose = lb_store::pack::loose_records(cache);
+        for p in &loose {
+            say!(text.out, "LOOSE {}", p.display());
+        }
+        let mut damaged = 0;
+        for b in cache.buckets() {
+            if let Some(Err(why)) = cache.pack(&b) {
+                damaged += 1;
+                say!(text.out, "BAD {}: {why}", cache.pack_path(&b).display());
+            }
+        }
+        say!(
+            text.out,
+            "{} loose record(s), {damaged} damaged pack(s) in {}",
+            loose.len(),
+            cache.root().display()
+        );
+        if !loose.is_empty() {
+            say!(
+                text.out,
+                "`lb cache pack` folds loose records into their packs"
+            );
+        }
+        text.ok = loose.is_empty() && damaged == 0;
+        return Ok(text);
+    }
+    text.append(packed(cache)?);
+    Ok(text)
+}
+
+/// Folds the loose records into packs, and says what it did.
+fn packed(cache: &Cache) -> Said {
+    let mut text = Text::default();
+    let done = lb_store::pack::pack_all(cache)?;
+    for p in &done {
+        for (path, why) in &p.left {
+            say!(text.err, "  left loose {}: {why}", path.display());
+        }
+        if let Some(d) = &p.damaged_pack {
+            say!(text.err, "  a damaged pack moved aside to {}", d.display());
+        }
+    }
+    say!(
+        text.out,
+        "packed {} loose record(s); {} of {} pack(s) rewritten",
+        done.iter().map(|p| p.packed).sum::<usize>(),
+        done.iter().filter(|p| p.rewritten).count(),
+        done.len()
+    );
+    Ok(text)
+}
+
 /// `lb cache adopt DIR`: the records of a recompute taken into the cache,
-/// only what changed rewritten.
+/// only what changed rewritten, then packed.
 pub fn adopt(cache: &Cache, from: &std::path::Path) -> Said {
     let mut text = Text::default();
     let source = Cache::new(from);
@@ -305,6 +364,7 @@ pub fn adopt(cache: &Cache, from: &std::path::Path) -> Said {
         text.ok = false;
         return Ok(text);
     }
+    text.append(packed(cache)?);
     Ok(text)
 }
 

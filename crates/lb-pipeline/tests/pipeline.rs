@@ -222,11 +222,8 @@ fn the_recompute_cost_counts_every_record_the_run_wrote_once() {
 
     // Every record in the cache, by kind.
     let (mut written, mut seconds) = (0u64, 0.0f64);
-    for (p, bytes) in files(&results) {
-        if p.extension().is_none_or(|e| e != "json") {
-            continue;
-        }
-        let v: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+    for text in lb_test_support::texts(&cache).values() {
+        let v: serde_json::Value = serde_json::from_str(text).unwrap();
         if matches!(v["kind"].as_str(), Some("replication" | "calibration")) {
             written += 1;
             seconds += v["provenance"]["wall_seconds"].as_f64().unwrap();

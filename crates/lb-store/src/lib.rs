@@ -11,6 +11,7 @@
 
 pub mod cache;
 pub mod maintain;
+pub mod pack;
 pub mod provenance;
 pub mod run;
 pub mod settle;

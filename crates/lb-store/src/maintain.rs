@@ -1,7 +1,7 @@
 //! `lb cache ls | verify | gc`: listing, integrity checks and clean-up of a
 //! results directory (docs/MODEL.md §4 "Results").
 
-use crate::cache::{Cache, FileKind, PrecisionRecord, Read, classify, read_record};
+use crate::cache::{Cache, FileKind, PrecisionRecord, Read, classify};
 use fs4::fs_std::FileExt;
 use lb_model::key::Key;
 use std::collections::BTreeSet;
@@ -51,9 +51,13 @@ pub fn list(cache: &Cache) -> Vec<Entry> {
                 e.what = format!("{} → p̂={}", c.calibration.describe(), c.result.p_hat);
                 e.profile = c.calibration.point.profile.name().into();
             }
-            for f in fs::read_dir(&dir).into_iter().flatten().flatten() {
-                e.bytes += f.metadata().map_or(0, |m| m.len());
-                let name = f.file_name().to_string_lossy().to_string();
+            for name in cache.file_names(&key) {
+                let path = dir.join(&name);
+                e.bytes += fs::metadata(&path)
+                    .map(|m| m.len())
+                    .ok()
+                    .or_else(|| cache.record_text(&path).map(|t| t.len() as u64))
+                    .unwrap_or(0);
                 match classify(&name) {
                     FileKind::Replication(r) => match cache.read_replication(&key, r) {
                         Read::Valid(_) => e.replications += 1,
@@ -80,12 +84,28 @@ pub struct RecordCheck {
 }
 
 /// Checks every record's checksum and place (no recomputation; that is `lb verify`).
+/// A pack that cannot be read is damaged as a whole (its records are
+/// recomputed by the next run).
 pub fn check_all(cache: &Cache) -> Vec<RecordCheck> {
-    cache
-        .keys()
+    let mut out: Vec<RecordCheck> = cache
+        .buckets()
         .into_iter()
-        .flat_map(|(key, _)| check_key(cache, &key))
-        .collect()
+        .filter_map(|b| match cache.pack(&b)? {
+            Ok(_) => None,
+            Err(why) => Some(RecordCheck {
+                path: cache.pack_path(&b),
+                problem: Some(format!("a damaged pack: {why}")),
+                leftover: false,
+            }),
+        })
+        .collect();
+    out.extend(
+        cache
+            .keys()
+            .into_iter()
+            .flat_map(|(key, _)| check_key(cache, &key)),
+    );
+    out
 }
 
 /// Checks the files of one key directory.
@@ -94,28 +114,16 @@ pub fn check_key(cache: &Cache, key: &Key) -> Vec<RecordCheck> {
     let key = *key;
     let dir = cache.key_dir(&key);
     {
-        let entries = match fs::read_dir(&dir) {
-            Ok(e) => e,
-            Err(e) => {
-                out.push(RecordCheck {
-                    path: dir.clone(),
-                    problem: Some(format!("cannot read the key directory: {e}")),
-                    leftover: false,
-                });
-                return out;
-            }
-        };
-        let mut files: Vec<_> = entries.flatten().map(|f| f.path()).collect();
-        files.sort();
-        for path in files {
-            let name = path.file_name().unwrap().to_string_lossy().to_string();
+        // Loose files and packed records alike.
+        for name in cache.file_names(&key) {
+            let path = dir.join(&name);
             let kind = classify(&name);
             let leftover = matches!(kind, FileKind::Temp | FileKind::Damaged | FileKind::Other);
             let problem = match kind {
                 FileKind::Point => damaged(cache.read_point(&key)),
                 FileKind::Replication(r) => damaged(cache.read_replication(&key, r)),
                 FileKind::Calibration => damaged(cache.read_calibration(&key)),
-                FileKind::Precision => match read_record::<PrecisionRecord>(&path) {
+                FileKind::Precision => match cache.read_at::<PrecisionRecord>(&path) {
                     Read::Valid(rec) if rec.key == key.hex() => {
                         damaged(cache.read_precision(&key, &rec.rule))
                     }
@@ -161,13 +169,15 @@ pub fn gc(cache: &Cache, keep: Option<&BTreeSet<Key>>, dry_run: bool) -> std::io
         if !dry_run {
             if p.is_dir() {
                 fs::remove_dir_all(&p)?;
-            } else {
+            } else if p.exists() {
                 fs::remove_file(&p)?;
             }
         }
         g.removed.push((p, why.to_string()));
         Ok(())
     };
+    // Packed records to drop, each pack rewritten once at the end.
+    let mut unpack: Vec<(Key, String)> = Vec::new();
     for t in cache.stale_temps() {
         rm(t, "temporary file of an interrupted write", &mut g)?;
     }
@@ -175,6 +185,11 @@ pub fn gc(cache: &Cache, keep: Option<&BTreeSet<Key>>, dry_run: bool) -> std::io
         if let Some(keep) = keep
             && !keep.contains(&key)
         {
+            for name in cache.file_names(&key) {
+                if cache.is_packed(&dir.join(&name)) {
+                    unpack.push((key, name));
+                }
+            }
             rm(dir, "no manifest refers to this key", &mut g)?;
             continue;
         }
@@ -182,6 +197,10 @@ pub fn gc(cache: &Cache, keep: Option<&BTreeSet<Key>>, dry_run: bool) -> std::io
             if let Some(why) = c.problem
                 && !c.path.to_string_lossy().ends_with(".tmp")
             {
+                if cache.is_packed(&c.path) {
+                    let name = c.path.file_name().unwrap().to_string_lossy().to_string();
+                    unpack.push((key, name));
+                }
                 rm(c.path, &why, &mut g)?;
             }
         }
@@ -199,6 +218,9 @@ pub fn gc(cache: &Cache, keep: Option<&BTreeSet<Key>>, dry_run: bool) -> std::io
                 rm(f.path(), "unheld lock file", &mut g)?;
             }
         }
+    }
+    if !dry_run {
+        cache.drop_packed(&unpack).map_err(std::io::Error::other)?;
     }
     Ok(g)
 }
@@ -242,7 +264,8 @@ pub fn provenances(cache: &Cache, key: &Key) -> Vec<(PathBuf, crate::provenance:
                 cache.read_replication(key, r).valid().map(|x| x.provenance)
             }
             FileKind::Calibration => cache.read_calibration(key).valid().map(|x| x.provenance),
-            FileKind::Precision => read_record::<PrecisionRecord>(&path)
+            FileKind::Precision => cache
+                .read_at::<PrecisionRecord>(&path)
                 .valid()
                 .map(|x| x.provenance),
             _ => None,
@@ -320,7 +343,8 @@ pub fn adopt(cache: &Cache, from: &Cache) -> Result<Adopted, crate::cache::Cache
             // are compared as records, whatever each file's format: one of
             // format 1 (its point inside) is the same replication as the
             // recompute's format 2.
-            let same_body = || matches!((body(&src), body(&dst)), (Some(b), Some(c)) if b == c);
+            let same_body =
+                || matches!((body(from, &src), body(cache, &dst)), (Some(b), Some(c)) if b == c);
             let same = match classify(&name) {
                 FileKind::Replication(r) => read_ok(from.read_replication(&key, r)).map(|x| {
                     matches!(cache.read_replication(&key, r), Read::Valid(y)
@@ -331,7 +355,7 @@ pub fn adopt(cache: &Cache, from: &Cache) -> Result<Adopted, crate::cache::Cache
                 FileKind::Point => read_ok(from.read_point(&key)).map(|_| same_body()),
                 FileKind::Calibration => read_ok(from.read_calibration(&key)).map(|_| same_body()),
                 FileKind::Precision => {
-                    read_ok(read_record::<PrecisionRecord>(&src)).map(|_| same_body())
+                    read_ok(from.read_at::<PrecisionRecord>(&src)).map(|_| same_body())
                 }
                 _ => continue,
             };
@@ -347,12 +371,14 @@ pub fn adopt(cache: &Cache, from: &Cache) -> Result<Adopted, crate::cache::Cache
                 continue;
             }
             // A record that differs, or a damaged one, is replaced.
-            let existed = dst.exists();
-            let bytes = fs::read(&src).map_err(|e| crate::cache::CacheError {
-                path: src.clone(),
-                message: format!("cannot read: {e}"),
-            })?;
-            crate::cache::atomic_write(&dst, &bytes)?;
+            let existed = dst.exists() || cache.is_packed(&dst);
+            let text = from
+                .record_text(&src)
+                .ok_or_else(|| crate::cache::CacheError {
+                    path: src.clone(),
+                    message: "cannot read: it vanished".into(),
+                })?;
+            crate::cache::atomic_write(&dst, text.as_bytes())?;
             if existed {
                 a.replaced.push(dst);
             } else {
@@ -373,8 +399,8 @@ fn read_ok<T>(r: Read<T>) -> Result<T, String> {
 
 /// A record's body without its provenance, if it is a record whose
 /// checksum holds (None: missing or damaged).
-fn body(path: &std::path::Path) -> Option<serde_json::Value> {
-    let mut v = read_record::<serde_json::Value>(path).valid()?;
+fn body(cache: &Cache, path: &std::path::Path) -> Option<serde_json::Value> {
+    let mut v = cache.read_at::<serde_json::Value>(path).valid()?;
     v.as_object_mut()?.remove("provenance");
     Some(v)
 }

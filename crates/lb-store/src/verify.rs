@@ -2,7 +2,7 @@
 //! (docs/MODEL.md §4: "Same key, same numbers: bit for bit, whatever the thread count,
 //! machine, or order of execution").
 
-use crate::cache::{Cache, FileKind, PrecisionRecord, Read, classify, read_record};
+use crate::cache::{Cache, FileKind, PrecisionRecord, Read, classify};
 use crate::run::Progress;
 use lb_model::canonical::canonical;
 use lb_model::key::{Key, sha256};
@@ -119,7 +119,7 @@ fn verify_one(cache: &Cache, item: &Item) -> Verdict {
 /// pilot's, for the pilot procedure): decide
 /// again on the cached replications (each verifiable on its own) and compare.
 fn verify_precision(cache: &Cache, key: &Key, path: &std::path::Path) -> Option<String> {
-    let rule = match read_record::<PrecisionRecord>(path) {
+    let rule = match cache.read_at::<PrecisionRecord>(path) {
         Read::Valid(rec) => rec.rule,
         Read::Damaged(why) => return Some(format!("damaged: {why}")),
         Read::Missing => return Some("vanished".into()),
@@ -280,7 +280,7 @@ fn stamp_one(
         },
         Item::Precision(k, name) => {
             let path = cache.key_dir(k).join(name);
-            match read_record::<PrecisionRecord>(&path) {
+            match cache.read_at::<PrecisionRecord>(&path) {
                 Read::Valid(rec) if leads(&rec.provenance, &mut history) => {
                     return Stamped::Leads;
                 }

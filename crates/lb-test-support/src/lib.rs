@@ -15,29 +15,38 @@ use lb_store::run::{Report, Silent, run_plans};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// Every record file (`*.json`) of `cache`: its path relative to the root →
-/// its canonical JSON without `provenance` and `checksum` (which say where
-/// and when it was computed, not what).
-pub fn records(cache: &Cache) -> BTreeMap<String, String> {
+/// Every record of `cache`, loose or packed: its place relative to the
+/// root → its text as a loose file (checksum and provenance included).
+pub fn texts(cache: &Cache) -> BTreeMap<String, String> {
     let mut out = BTreeMap::new();
-    for (_, dir) in cache.keys() {
-        for f in std::fs::read_dir(&dir).unwrap() {
-            let p = f.unwrap().path();
-            if p.extension().is_none_or(|e| e != "json") {
+    for (key, dir) in cache.keys() {
+        for name in cache.file_names(&key) {
+            if !name.ends_with(".json") {
                 continue;
             }
-            let mut v: serde_json::Value =
-                serde_json::from_slice(&std::fs::read(&p).unwrap()).unwrap();
-            let o = v.as_object_mut().unwrap();
-            o.remove("provenance");
-            o.remove("checksum");
+            let p = dir.join(&name);
             let rel = p
                 .strip_prefix(cache.root())
                 .unwrap()
                 .to_string_lossy()
                 .to_string();
-            out.insert(rel, canonical_value(&v));
+            out.insert(rel, cache.record_text(&p).unwrap());
         }
+    }
+    out
+}
+
+/// Every record (`*.json`, loose or packed) of `cache`: its place relative
+/// to the root → its canonical JSON without `provenance` and `checksum`
+/// (which say where and when it was computed, not what).
+pub fn records(cache: &Cache) -> BTreeMap<String, String> {
+    let mut out = BTreeMap::new();
+    for (rel, text) in texts(cache) {
+        let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let o = v.as_object_mut().unwrap();
+        o.remove("provenance");
+        o.remove("checksum");
+        out.insert(rel, canonical_value(&v));
     }
     out
 }

@@ -1,0 +1,327 @@
+//! The packed tier of the results store, end to end: every record reads
+//! the same through both tiers; packs are deterministic; a kill during
+//! packing, two packers at once, a truncated pack and a packed record
+//! edited and resealed lose nothing and are never read as valid.
+
+use lb_store::cache::{Cache, Read};
+use lb_store::pack::{Pack, Packed, loose_records};
+use lb_test_support::{records, texts};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::Duration;
+
+const LB: &str = env!("CARGO_BIN_EXE_lb");
+
+/// Two policies at three loads, three replications each.
+const MANIFEST: &str = r#"[experiment]
+name = "packed"
+title = "records to pack"
+model = "slotted"
+
+[system]
+dispatchers = 2
+servers = { classes = [{ count = 2, rate = 0.4 }, { count = 2, rate = 0.8 }] }
+service = "bernoulli"
+arrivals = "poisson"
+
+[sweep]
+load = [0.5, 0.7, 0.9]
+
+[[policy]]
+spec = "Power-of-2"
+
+[[policy]]
+spec = "WR"
+
+[run]
+slots = 3000
+warmup = 300
+replications = 3
+seed = 5
+"#;
+
+fn project() -> (tempfile::TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().to_path_buf();
+    std::fs::write(path.join("m.toml"), MANIFEST).unwrap();
+    (tmp, path)
+}
+
+fn lb(dir: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new(LB);
+    c.current_dir(dir).args(args);
+    c
+}
+
+fn ok(o: Output) -> String {
+    let (out, err) = (
+        String::from_utf8_lossy(&o.stdout).to_string(),
+        String::from_utf8_lossy(&o.stderr).to_string(),
+    );
+    assert!(o.status.success(), "{out}\n{err}");
+    out
+}
+
+/// Every pack file of the cache, with its bytes.
+fn packs(c: &Cache) -> Vec<(String, Vec<u8>)> {
+    c.buckets()
+        .into_iter()
+        .filter_map(|b| Some((b.clone(), std::fs::read(c.pack_path(&b)).ok()?)))
+        .collect()
+}
+
+/// A run's records read loose, then packed: the same text, record for
+/// record (checksum and provenance included), the same typed reads; loose
+/// files gone; packing again rewrites nothing.
+#[test]
+fn every_record_reads_the_same_through_both_tiers() {
+    let (_t, dir) = project();
+    ok(lb(&dir, &["run", "m.toml", "--threads", "2"])
+        .output()
+        .unwrap());
+    let c = Cache::new(dir.join("results"));
+    let loose = texts(&c);
+    assert_eq!(
+        loose.len(),
+        6 * 4,
+        "6 points: a point record and 3 replications each"
+    );
+    let typed: Vec<_> = c
+        .keys()
+        .iter()
+        .flat_map(|(k, _)| {
+            (0..3)
+                .map(|r| c.read_replication(k, r).valid().unwrap())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let out = ok(lb(&dir, &["cache", "pack"]).output().unwrap());
+    assert!(out.contains("packed 24 loose record(s)"), "{out}");
+    assert!(loose_records(&c).is_empty());
+    let c = Cache::new(dir.join("results"));
+    assert_eq!(texts(&c), loose, "packing changes no record's text");
+    let typed_packed: Vec<_> = c
+        .keys()
+        .iter()
+        .flat_map(|(k, _)| {
+            (0..3)
+                .map(|r| c.read_replication(k, r).valid().unwrap())
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert_eq!(typed, typed_packed);
+    ok(lb(&dir, &["cache", "check"]).output().unwrap());
+    ok(lb(&dir, &["cache", "pack", "--check"]).output().unwrap());
+    // Deterministic: the same records give the same bytes.
+    let before = packs(&c);
+    let out = ok(lb(&dir, &["cache", "pack"]).output().unwrap());
+    assert!(out.contains("0 of"), "{out}");
+    assert_eq!(packs(&c), before);
+    // A recompute into another cache packs to the very same numbers.
+    ok(lb(
+        &dir,
+        &["--results", "again", "run", "m.toml", "--threads", "1"],
+    )
+    .output()
+    .unwrap());
+    ok(lb(&dir, &["--results", "again", "cache", "pack"])
+        .output()
+        .unwrap());
+    assert_eq!(records(&Cache::new(dir.join("again"))), records(&c));
+}
+
+/// `lb cache pack --check` fails on a loose record, and names it.
+#[test]
+fn pack_check_fails_on_loose_records() {
+    let (_t, dir) = project();
+    ok(lb(&dir, &["run", "m.toml"]).output().unwrap());
+    let o = lb(&dir, &["cache", "pack", "--check"]).output().unwrap();
+    assert!(!o.status.success());
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("LOOSE") && out.contains("24 loose record(s)"),
+        "{out}"
+    );
+}
+
+/// A kill -9 while the pack is being written (between its temporary file
+/// and the rename) leaves every record readable; the next packing finishes.
+#[test]
+fn a_kill_during_packing_loses_nothing() {
+    let (_t, dir) = project();
+    ok(lb(&dir, &["run", "m.toml"]).output().unwrap());
+    let c = Cache::new(dir.join("results"));
+    let before = texts(&c);
+    let mut child = lb(&dir, &["cache", "pack"])
+        .env("LB_FAULT_PAUSE_BEFORE_RENAME_MS", "3000")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Wait for a pack's temporary file: the pack is being written.
+    let t0 = std::time::Instant::now();
+    loop {
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "no pack write started"
+        );
+        let writing = c.buckets().iter().any(|b| {
+            std::fs::read_dir(dir.join("results").join(b))
+                .into_iter()
+                .flatten()
+                .flatten()
+                .any(|e| e.file_name().to_string_lossy().starts_with(".pack.zst."))
+        });
+        if writing {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let c = Cache::new(dir.join("results"));
+    assert_eq!(texts(&c), before, "a kill during packing loses no record");
+    ok(lb(&dir, &["cache", "pack"]).output().unwrap());
+    assert_eq!(texts(&Cache::new(dir.join("results"))), before);
+    ok(lb(&dir, &["cache", "pack", "--check"]).output().unwrap());
+}
+
+/// Two packers at once: each bucket is packed under its lock, so both
+/// finish, and the cache is the one packer's.
+#[test]
+fn two_packers_at_once() {
+    let (_t, dir) = project();
+    ok(lb(&dir, &["run", "m.toml"]).output().unwrap());
+    let before = texts(&Cache::new(dir.join("results")));
+    let a = lb(&dir, &["cache", "pack"])
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let b = lb(&dir, &["cache", "pack"]).output().unwrap();
+    assert!(a.wait_with_output().unwrap().status.success());
+    ok(b);
+    let c = Cache::new(dir.join("results"));
+    assert_eq!(texts(&c), before);
+    assert!(loose_records(&c).is_empty());
+    ok(lb(&dir, &["cache", "check"]).output().unwrap());
+}
+
+/// A truncated pack is damaged to every reader (`lb cache check` fails);
+/// `lb run` recomputes its records, the same numbers; `lb cache pack`
+/// moves the damaged pack aside and packs them again.
+#[test]
+fn a_truncated_pack_is_recomputed() {
+    let (_t, dir) = project();
+    ok(lb(&dir, &["run", "m.toml"]).output().unwrap());
+    ok(lb(&dir, &["cache", "pack"]).output().unwrap());
+    let c = Cache::new(dir.join("results"));
+    let before = records(&c);
+    let b = c
+        .buckets()
+        .into_iter()
+        .find(|b| c.pack_path(b).exists())
+        .unwrap();
+    let p = c.pack_path(&b);
+    let bytes = std::fs::read(&p).unwrap();
+    std::fs::write(&p, &bytes[..bytes.len() / 2]).unwrap();
+    let o = lb(&dir, &["cache", "check"]).output().unwrap();
+    assert!(!o.status.success(), "a truncated pack must fail the check");
+    let o = lb(&dir, &["cache", "pack", "--check"]).output().unwrap();
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stdout).contains("BAD"));
+    ok(lb(&dir, &["run", "m.toml"]).output().unwrap());
+    let out = ok(lb(&dir, &["cache", "pack"]).output().unwrap());
+    assert!(out.contains("packed"), "{out}");
+    assert!(
+        dir.join("results")
+            .join(&b)
+            .join("pack.zst.damaged")
+            .exists()
+    );
+    let c = Cache::new(dir.join("results"));
+    assert_eq!(records(&c), before, "recomputed to the same numbers");
+    ok(lb(&dir, &["cache", "check"]).output().unwrap());
+}
+
+/// A packed replication edited and resealed (its checksum recomputed, the
+/// pack recompressed) fails the record's own checks: it is never read as
+/// valid, `lb run` takes it out of its pack to `<name>.damaged` and
+/// recomputes it.
+#[test]
+fn a_packed_record_edited_and_resealed_is_damaged() {
+    let (_t, dir) = project();
+    ok(lb(&dir, &["run", "m.toml"]).output().unwrap());
+    ok(lb(&dir, &["cache", "pack"]).output().unwrap());
+    let c = Cache::new(dir.join("results"));
+    let before = records(&c);
+    let (key, _) = c.keys()[0];
+    let b = lb_store::cache::bucket_of(&key);
+    let mut pack = Pack::decode(&std::fs::read(c.pack_path(&b)).unwrap()).unwrap();
+    let old = pack.remove(&key, "r0001.json").unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&old.body).unwrap();
+    let q = v["summary"]["mean_sum_q"].as_f64().unwrap();
+    v["summary"]["mean_sum_q"] = (q + 1.0).into();
+    let body = lb_model::canonical::canonical_value(&v);
+    let checksum = lb_model::key::hex(&lb_model::key::sha256(body.as_bytes()));
+    pack.insert(key, "r0001.json".into(), Packed { checksum, body });
+    std::fs::write(c.pack_path(&b), pack.encode()).unwrap();
+    let c = Cache::new(dir.join("results"));
+    assert!(
+        matches!(c.read_replication(&key, 1), Read::Damaged(ref why) if why.contains("inconsistent")),
+        "{:?}",
+        c.read_replication(&key, 1)
+    );
+    assert!(
+        !lb(&dir, &["cache", "check"])
+            .output()
+            .unwrap()
+            .status
+            .success()
+    );
+    let out =
+        String::from_utf8_lossy(&lb(&dir, &["run", "m.toml"]).output().unwrap().stderr).to_string();
+    assert!(out.contains("damaged record"), "{out}");
+    let aside = c.key_dir(&key).join("r0001.json.damaged");
+    assert!(
+        aside.exists(),
+        "the edited record is kept aside for inspection"
+    );
+    ok(lb(&dir, &["cache", "pack"]).output().unwrap());
+    assert_eq!(records(&Cache::new(dir.join("results"))), before);
+}
+
+/// A shard's loose records packed while another shard writes its own: the
+/// packer takes only what it read, the writer's records stay loose for the
+/// next packing, and the cache ends with the records of one unsharded run.
+#[test]
+fn packing_while_a_shard_writes() {
+    let (_t, dir) = project();
+    ok(lb(&dir, &["run", "m.toml", "--shard", "0/2"])
+        .output()
+        .unwrap());
+    let mut writer = lb(&dir, &["run", "m.toml", "--shard", "1/2", "--threads", "1"])
+        .env("LB_FAULT_PAUSE_BEFORE_RENAME_MS", "30")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut rounds = 0;
+    while writer.try_wait().unwrap().is_none() {
+        ok(lb(&dir, &["cache", "pack"]).output().unwrap());
+        rounds += 1;
+    }
+    assert!(writer.wait().unwrap().success());
+    assert!(
+        rounds >= 2,
+        "the shard finished before packing overlapped it"
+    );
+    ok(lb(&dir, &["run", "m.toml"]).output().unwrap());
+    ok(lb(&dir, &["cache", "pack"]).output().unwrap());
+    ok(lb(&dir, &["--results", "one", "run", "m.toml"])
+        .output()
+        .unwrap());
+    let c = Cache::new(dir.join("results"));
+    assert_eq!(records(&c), records(&Cache::new(dir.join("one"))));
+    assert!(loose_records(&c).is_empty());
+    ok(lb(&dir, &["cache", "check"]).output().unwrap());
+}
