@@ -44,6 +44,10 @@ pub struct PointResult {
     /// ([`lb_model::precision::RuleControl`]): tables, figures and quotes
     /// then print its control-variate interval ([`crate::paired`]).
     pub control: Option<ControlPoint>,
+    /// The references drawn per replication its claims and figures read,
+    /// from their records: (name, replication) → value. One missing here is
+    /// drawn as it is read ([`PointResult::drawn`]).
+    pub drawn: std::collections::BTreeMap<(String, u64), f64>,
 }
 
 /// A precision rule's control point as a paired point reads it.
@@ -58,6 +62,21 @@ pub struct ControlPoint {
 }
 
 impl PointResult {
+    /// The named reference `name` of metric `metric` at replication `r`:
+    /// its record if the run drew it, or else computed from the point.
+    pub fn reference(
+        &self,
+        point: &Point,
+        name: &str,
+        metric: &str,
+        r: u64,
+    ) -> Result<f64, String> {
+        match self.drawn.get(&(name.to_string(), r)) {
+            Some(v) => Ok(*v),
+            None => point.reference(name, metric, r),
+        }
+    }
+
     /// The value of sweep axis `name`, if the plan has it.
     pub fn axis(&self, name: &str) -> Option<&str> {
         self.axes
@@ -177,7 +196,8 @@ pub fn collect(cache: &Cache, plan: &Plan) -> Vec<PointResult> {
         .iter()
         .zip(&status)
         .zip(controls)
-        .map(|((pp, st), control)| {
+        .enumerate()
+        .map(|(i, ((pp, st), control))| {
             let cal = st.calibration.as_ref().and_then(|(_, r)| r.clone());
             let point = match (&pp.target, &cal) {
                 (Target::Fixed(p), _) => Some(p.clone()),
@@ -203,6 +223,7 @@ pub fn collect(cache: &Cache, plan: &Plan) -> Vec<PointResult> {
                     .unzip(),
                 None => (Vec::new(), Vec::new()),
             };
+            let drawn = drawn(cache, st.key.as_ref(), plan.drawn.get(&i), &summaries);
             PointResult {
                 label: pp.label.clone(),
                 axes: plan
@@ -229,9 +250,32 @@ pub fn collect(cache: &Cache, plan: &Plan) -> Vec<PointResult> {
                 }),
                 first_stage: pp.replications.first_stage(),
                 control,
+                drawn,
             }
         })
         .collect()
+}
+
+/// The drawn references `names` of the replications of `summaries`, from
+/// their records.
+fn drawn(
+    cache: &Cache,
+    key: Option<&Key>,
+    names: Option<&std::collections::BTreeSet<String>>,
+    summaries: &[Summary],
+) -> std::collections::BTreeMap<(String, u64), f64> {
+    let (Some(key), Some(names)) = (key, names) else {
+        return Default::default();
+    };
+    let mut out = std::collections::BTreeMap::new();
+    for name in names {
+        for r in summaries.iter().map(Summary::replication) {
+            if let Some(rec) = cache.read_drawn(key, name, r).valid() {
+                out.insert((name.clone(), r), rec.value);
+            }
+        }
+    }
+    out
 }
 
 /// The first stage the intervals of paired differences between `a` and `b`

@@ -102,6 +102,7 @@ fn result(
         pilot: (0, 0.0),
         first_stage: None,
         control: None,
+        drawn: Default::default(),
     }
 }
 

@@ -69,6 +69,7 @@ seed = 3
                 pilot: (0, 0.0),
                 first_stage: None,
                 control: None,
+                drawn: Default::default(),
             }
         })
         .collect();

@@ -325,3 +325,53 @@ fn packing_while_a_shard_writes() {
     assert!(loose_records(&c).is_empty());
     ok(lb(&dir, &["cache", "check"]).output().unwrap());
 }
+
+/// A reference drawn per replication (`pooled`) that a claim reads is a
+/// record, computed by the run with the replications; its value is the one
+/// the model computes, and it is packed with the rest.
+#[test]
+fn references_drawn_per_replication_are_records() {
+    let (_t, dir) = project();
+    let claim = r#"
+[[claim]]
+id = "above-pooled"
+statement = "No policy beats the resource-pooled queue"
+source = "Zhou, Shroff and Wierman, Lemma 1"
+origin = "check"
+kind = "bound"
+metric = "mean_sum_q"
+policies = ["WR"]
+bound = "pooled"
+side = "ge"
+required = true
+"#;
+    std::fs::write(dir.join("m.toml"), format!("{MANIFEST}{claim}")).unwrap();
+    ok(lb(&dir, &["run", "m.toml"]).output().unwrap());
+    let c = Cache::new(dir.join("results"));
+    let plan = lb_manifest::load(&dir.join("m.toml"), lb_manifest::Profile::Full)
+        .unwrap()
+        .plan;
+    // The claim reads WR's three points; Power-of-2's are not drawn.
+    assert_eq!(plan.drawn.len(), 3, "{:?}", plan.drawn);
+    for (&i, names) in &plan.drawn {
+        assert_eq!(plan.points[i].label, "WR");
+        let point = plan.points[i].point();
+        for r in 0..3 {
+            let rec = c.read_drawn(&point.key(), "pooled", r).valid().unwrap();
+            assert_eq!(names.iter().next().unwrap(), "pooled");
+            assert_eq!(rec.value, point.reference("pooled", "", r).unwrap());
+        }
+    }
+    let texts_before = texts(&c);
+    assert_eq!(
+        texts_before
+            .keys()
+            .filter(|p| p.contains("/drawn-pooled-r"))
+            .count(),
+        9
+    );
+    ok(lb(&dir, &["cache", "pack"]).output().unwrap());
+    assert_eq!(texts(&Cache::new(dir.join("results"))), texts_before);
+    ok(lb(&dir, &["audit", "m.toml"]).output().unwrap());
+    ok(lb(&dir, &["cache", "check"]).output().unwrap());
+}

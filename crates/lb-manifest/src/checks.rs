@@ -119,6 +119,44 @@ pub fn references_apply(l: &SpanIndex, claims: &[Claim], plan: &Plan) -> Result<
     Ok(())
 }
 
+/// Marks, in `plan.drawn`, the references drawn per replication that the
+/// claims (foils and why-checks included) and figures read, at the points
+/// they read them: a claim at the points its policies and `where` select, a
+/// figure's reference curve at the points of its `policies` (every point
+/// without them).
+pub fn mark_drawn(plan: &mut Plan, claims: &[Claim], figures: &[crate::outputs::FigureToml]) {
+    let Some(model) = plan.points.first().map(|p| p.point().model) else {
+        return;
+    };
+    let mut drawn: Vec<(usize, String)> = Vec::new();
+    for (i, c) in claims.iter().enumerate() {
+        for (_, filter, c) in c.all_checks(i) {
+            if let Some((_, Reference::Named(name))) = c.reference()
+                && model.per_replication(name)
+            {
+                for p in read_by(plan, filter, c) {
+                    let at = plan.points.iter().position(|q| std::ptr::eq(q, p));
+                    drawn.extend(at.map(|j| (j, name.clone())));
+                }
+            }
+        }
+    }
+    for rc in figures.iter().flat_map(|f| &f.references) {
+        if let Reference::Named(name) = &rc.value
+            && model.per_replication(name)
+        {
+            for (j, p) in plan.points.iter().enumerate() {
+                if rc.policies.is_empty() || rc.policies.contains(&p.label) {
+                    drawn.push((j, name.clone()));
+                }
+            }
+        }
+    }
+    for (j, name) in drawn {
+        plan.drawn.entry(j).or_default().insert(name);
+    }
+}
+
 /// Every quote of a measured value in prose ([`crate::prose`]) selects the
 /// points its form reads: exactly one, or at least one for a `range`. Run on
 /// the full plan (a quick run holds fewer points, and its report says a

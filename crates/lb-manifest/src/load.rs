@@ -114,8 +114,9 @@ pub fn load(path: &Path, profile: Profile) -> Result<Experiment, ManifestError> 
 /// Loads manifest text; `path` is used in errors only.
 pub fn load_str(path: &Path, text: &str, profile: Profile) -> Result<Experiment, ManifestError> {
     let loaded = crate::validate::validate(manifest::parse(path, text)?)?;
-    let plan = loaded.manifest.expand(&loaded.spans, profile)?;
+    let mut plan = loaded.manifest.expand(&loaded.spans, profile)?;
     crate::checks::references_apply(&loaded.spans, loaded.claims(), &plan)?;
+    crate::checks::mark_drawn(&mut plan, loaded.claims(), loaded.figures());
     if profile == Profile::Full {
         crate::checks::quotes_select(&loaded, &plan)?;
     }

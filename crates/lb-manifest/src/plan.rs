@@ -9,7 +9,7 @@ use lb_model::point::{Point, Profile};
 use lb_model::precision::PrecisionRule;
 use lb_model::slotted::calibrate::Calibration;
 use serde::Serialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
 /// Whether two rows' axis values (in the plan's axis order) name the same
@@ -133,6 +133,12 @@ pub struct Plan {
     /// unless the experiment has one). A point has the larger of its
     /// rule's count and this.
     pub extended: BTreeMap<Key, u32>,
+    /// References drawn per replication (the slotted model's `pooled`) that
+    /// a claim or figure of the experiment reads, by the index of the
+    /// planned point they are read at: the run computes them with the
+    /// point's replications and the cache keeps them as records, so that
+    /// reading them simulates nothing.
+    pub drawn: BTreeMap<usize, BTreeSet<String>>,
 }
 
 impl Plan {
@@ -152,6 +158,7 @@ impl Plan {
             calibrations: Vec::new(),
             points: Vec::new(),
             extended: BTreeMap::new(),
+            drawn: BTreeMap::new(),
         }
     }
 

@@ -32,6 +32,8 @@ pub fn restrict(plan: &Plan, claims: &[&Claim]) -> Plan {
         calibrations: Vec::new(),
         points: Vec::new(),
         extended: plan.extended.clone(),
+        // A variant's per-replication references are drawn as it is read.
+        drawn: BTreeMap::new(),
     };
     // The control points that kept points' precision rules read are kept
     // too: their replications pair with the kept points'.

@@ -6,6 +6,8 @@
 //!                                             without the point, which point.json holds)
 //! results/<k0k1>/<key>/precision-<h>.json    outcome of a precision rule (h: its hash)
 //! results/<k0k1>/<key>/calibration.json      a message-budget calibration (its own key)
+//! results/<k0k1>/<key>/drawn-<name>-r0000.json  a reference drawn on replication 0's own
+//!                                             random numbers (the slotted model's `pooled`)
 //! results/<k0k1>/pack.zst                     the bucket's packed records ([`crate::pack`])
 //! ```
 //!
@@ -114,6 +116,24 @@ pub struct CalibrationRecord {
     pub provenance: Provenance,
 }
 
+/// `drawn-<name>-rNNNN.json`: a named reference drawn on a replication's
+/// own random numbers (the slotted model's `pooled`: the resource-pooled
+/// queue fed the replication's arrivals and service), computed once with
+/// the point's replications for the claims and figures that read it, so
+/// that reading it simulates nothing. One number per replication,
+/// whatever the metric it is compared with.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DrawnRecord {
+    pub format: u32,
+    pub kind: String,
+    pub key: String,
+    pub name: String,
+    pub replication: u64,
+    pub value: f64,
+    pub provenance: Provenance,
+}
+
 /// The result of looking a record up.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Read<T> {
@@ -192,6 +212,7 @@ pub enum FileKind {
     Replication(u64),
     Precision,
     Calibration,
+    Drawn,
     Lock,
     Temp,
     Damaged,
@@ -212,6 +233,8 @@ pub fn classify(name: &str) -> FileKind {
         FileKind::Calibration
     } else if name.starts_with("precision-") && name.ends_with(".json") {
         FileKind::Precision
+    } else if name.starts_with("drawn-") && name.ends_with(".json") {
+        FileKind::Drawn
     } else if let Some(r) = name
         .strip_prefix('r')
         .and_then(|s| s.strip_suffix(".json"))
@@ -292,6 +315,36 @@ impl Cache {
         let h = Key::of(rule).expect("finite").hex();
         self.key_dir(key)
             .join(format!("precision-{}.json", &h[..12]))
+    }
+
+    pub fn drawn_path(&self, key: &Key, name: &str, r: u64) -> PathBuf {
+        self.key_dir(key).join(format!("drawn-{name}-r{r:04}.json"))
+    }
+
+    /// The reference `name` drawn on replication `r` of `key`.
+    pub fn read_drawn(&self, key: &Key, name: &str, r: u64) -> Read<DrawnRecord> {
+        check(
+            self.read_at(&self.drawn_path(key, name, r)),
+            |rec: &DrawnRecord| {
+                expect_kind(rec.format, &rec.kind, "drawn")?;
+                expect_key(&rec.key, key)?;
+                if rec.name != name || rec.replication != r {
+                    return Err(format!(
+                        "it holds {} of replication {} in the place of {name} of {r}",
+                        rec.name, rec.replication
+                    ));
+                }
+                if !rec.value.is_finite() {
+                    return Err(format!("its value {} is not a number", rec.value));
+                }
+                Ok(())
+            },
+        )
+    }
+
+    pub fn write_drawn(&self, rec: &DrawnRecord) -> Result<(), CacheError> {
+        let key = Key::parse(&rec.key).expect("a record's key is a key");
+        write_record(&self.drawn_path(&key, &rec.name, rec.replication), rec)
     }
 
     pub fn calibration_path(&self, key: &Key) -> PathBuf {

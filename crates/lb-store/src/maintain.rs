@@ -1,7 +1,7 @@
 //! `lb cache ls | verify | gc`: listing, integrity checks and clean-up of a
 //! results directory (docs/MODEL.md §4 "Results").
 
-use crate::cache::{Cache, FileKind, PrecisionRecord, Read, classify};
+use crate::cache::{Cache, DrawnRecord, FileKind, PrecisionRecord, Read, classify};
 use fs4::fs_std::FileExt;
 use lb_model::key::Key;
 use std::collections::BTreeSet;
@@ -128,6 +128,11 @@ pub fn check_key(cache: &Cache, key: &Key) -> Vec<RecordCheck> {
                         damaged(cache.read_precision(&key, &rec.rule))
                     }
                     Read::Valid(rec) => Some(format!("it names key {}", rec.key)),
+                    Read::Damaged(why) => Some(why),
+                    Read::Missing => None,
+                },
+                FileKind::Drawn => match cache.read_at::<DrawnRecord>(&path) {
+                    Read::Valid(rec) => damaged(cache.read_drawn(&key, &rec.name, rec.replication)),
                     Read::Damaged(why) => Some(why),
                     Read::Missing => None,
                 },
@@ -268,6 +273,10 @@ pub fn provenances(cache: &Cache, key: &Key) -> Vec<(PathBuf, crate::provenance:
                 .read_at::<PrecisionRecord>(&path)
                 .valid()
                 .map(|x| x.provenance),
+            FileKind::Drawn => cache
+                .read_at::<DrawnRecord>(&path)
+                .valid()
+                .map(|x| x.provenance),
             _ => None,
         };
         if let Some(p) = p {
@@ -357,6 +366,7 @@ pub fn adopt(cache: &Cache, from: &Cache) -> Result<Adopted, crate::cache::Cache
                 FileKind::Precision => {
                     read_ok(from.read_at::<PrecisionRecord>(&src)).map(|_| same_body())
                 }
+                FileKind::Drawn => read_ok(from.read_at::<DrawnRecord>(&src)).map(|_| same_body()),
                 _ => continue,
             };
             let same = match same {

@@ -254,6 +254,7 @@ pub fn loose_records(cache: &crate::cache::Cache) -> Vec<std::path::PathBuf> {
                         | FileKind::Replication(_)
                         | FileKind::Precision
                         | FileKind::Calibration
+                        | FileKind::Drawn
                 ) {
                     out.push(e.path());
                 }
@@ -343,6 +344,13 @@ pub fn pack_bucket(
                         crate::cache::Read::Missing => Err("vanished".into()),
                     }
                 }
+                FileKind::Drawn => match cache.read_at::<crate::cache::DrawnRecord>(&path) {
+                    crate::cache::Read::Valid(rec) => {
+                        ok(cache.read_drawn(&key, &rec.name, rec.replication))
+                    }
+                    crate::cache::Read::Damaged(why) => Err(why),
+                    crate::cache::Read::Missing => Err("vanished".into()),
+                },
                 _ => continue,
             };
             match valid.and_then(|()| packed_of(&path).ok_or_else(|| "unreadable".to_string())) {

@@ -6,7 +6,8 @@
 //! thread count or the order of execution.
 
 use crate::cache::{
-    Cache, CacheError, CalibrationRecord, FORMAT, PrecisionRecord, Read, ReplicationRecord,
+    Cache, CacheError, CalibrationRecord, DrawnRecord, FORMAT, PrecisionRecord, Read,
+    ReplicationRecord,
 };
 use crate::provenance::Context;
 use lb_manifest::plan::{Plan, PlannedPoint, Replications, Target, control_key};
@@ -393,6 +394,44 @@ impl Job for CalibrationJob {
     }
 }
 
+/// A reference drawn on one replication's random numbers.
+struct DrawnJob {
+    key: Key,
+    point: Point,
+    name: String,
+    r: u64,
+}
+
+impl Job for DrawnJob {
+    fn path(&self, cache: &Cache) -> PathBuf {
+        cache.drawn_path(&self.key, &self.name, self.r)
+    }
+    fn done(&self, stage: &Stage) -> Result<bool, CacheError> {
+        let read = stage.cache.read_drawn(&self.key, &self.name, self.r);
+        present(read, stage, &self.path(stage.cache))
+    }
+    fn compute(&self, cache: &Cache, ctx: &Context) -> Result<(), CacheError> {
+        let start = SystemTime::now();
+        let t0 = Instant::now();
+        let value = self
+            .point
+            .reference(&self.name, "", self.r)
+            .map_err(|e| CacheError {
+                path: self.path(cache),
+                message: format!("cannot draw the reference: {e}"),
+            })?;
+        cache.write_drawn(&DrawnRecord {
+            format: FORMAT,
+            kind: "drawn".into(),
+            key: self.key.hex(),
+            name: self.name.clone(),
+            replication: self.r,
+            value,
+            provenance: ctx.stamp(start, t0.elapsed()),
+        })
+    }
+}
+
 /// Runs jobs in parallel: each under its lock; jobs locked by another process
 /// are waited for at the end and computed only if still missing. A shard
 /// (`locks` false) takes no lock at all: it owns its jobs, and records
@@ -590,6 +629,7 @@ pub fn run_plans_sharded(
     stage.calibrations(plans)?;
     let demands = stage.points(plans)?;
     stage.replications(&demands)?;
+    stage.drawn(plans)?;
     progress.finish();
     Ok(report.into_inner().unwrap())
 }
@@ -719,6 +759,46 @@ impl Stage<'_> {
             }
         }
         Ok(demands)
+    }
+
+    /// Then, references drawn per replication that claims and figures read
+    /// ([`lb_manifest::Plan::drawn`]): one record per replication present.
+    fn drawn(&self, plans: &[Plan]) -> Result<(), RunError> {
+        let cache = self.cache;
+        let mut jobs: BTreeMap<(Key, String, u64), DrawnJob> = BTreeMap::new();
+        for plan in plans {
+            for (&i, names) in &plan.drawn {
+                let Some(point) = resolved(cache, plan, &plan.points[i]).0 else {
+                    continue;
+                };
+                let key = point.key();
+                for name in names {
+                    if point.config.reference_applies(name, "").is_err() {
+                        continue;
+                    }
+                    for r in cache.replication_files(&key) {
+                        let missing = cache.read_drawn(&key, name, r).valid().is_none();
+                        if missing && self.mine(&key, r) {
+                            jobs.entry((key, name.clone(), r))
+                                .or_insert_with(|| DrawnJob {
+                                    key,
+                                    point: point.clone(),
+                                    name: name.clone(),
+                                    r,
+                                });
+                        }
+                    }
+                }
+            }
+        }
+        if jobs.is_empty() {
+            return Ok(());
+        }
+        let jobs: Vec<DrawnJob> = jobs.into_values().collect();
+        self.progress.start("drawn references", jobs.len() as u64);
+        execute(&jobs, self)?;
+        self.progress.finish();
+        Ok(())
     }
 
     /// 3. Replications, in rounds until every precision rule has decided.

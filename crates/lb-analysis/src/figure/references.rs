@@ -46,7 +46,7 @@ fn named_reference(spec: &FigureSpec, name: &str, point: &Point, r: &PointResult
     };
     let vals: Result<Vec<f64>, String> = reps
         .iter()
-        .map(|&rep| point.reference(name, metric, rep))
+        .map(|&rep| r.reference(point, name, metric, rep))
         .collect();
     let vals = vals.ok()?;
     Some(vals.iter().sum::<f64>() / vals.len() as f64)
