@@ -2,7 +2,7 @@
 //! (docs/MODEL.md §4: "Same key, same numbers: bit for bit, whatever the thread count,
 //! machine, or order of execution").
 
-use crate::cache::{Cache, FileKind, PrecisionRecord, Read, classify};
+use crate::cache::{Cache, DrawnRecord, FileKind, PrecisionRecord, Read, classify};
 use crate::run::Progress;
 use lb_model::canonical::canonical;
 use lb_model::key::{Key, sha256};
@@ -20,6 +20,9 @@ pub enum Item {
     /// A precision rule's outcome (the file's name): its decision is
     /// recomputed from the cached replications it rests on.
     Precision(Key, String),
+    /// A reference drawn on a replication's random numbers (the file's
+    /// name): drawn again and compared.
+    Drawn(Key, String),
 }
 
 /// The verdict on one record.
@@ -44,6 +47,7 @@ pub fn items(cache: &Cache, prefix: Option<&str>) -> Vec<Item> {
                 FileKind::Replication(r) => out.push(Item::Replication(key, r)),
                 FileKind::Calibration => out.push(Item::Calibration(key)),
                 FileKind::Precision => out.push(Item::Precision(key, n.clone())),
+                FileKind::Drawn => out.push(Item::Drawn(key, n.clone())),
                 _ => {}
             }
         }
@@ -107,11 +111,34 @@ fn verify_one(cache: &Cache, item: &Item) -> Verdict {
             let problem = verify_precision(cache, key, &path);
             (path, problem)
         }
+        Item::Drawn(key, name) => {
+            let path = cache.key_dir(key).join(name);
+            let problem = drawn(cache, key, &path).err();
+            (path, problem)
+        }
     };
     Verdict {
         path,
         item: item.clone(),
         problem,
+    }
+}
+
+/// A drawn reference, read and drawn again: its record, or why it differs.
+fn drawn(cache: &Cache, key: &Key, path: &std::path::Path) -> Result<DrawnRecord, String> {
+    let rec = match cache.read_at::<DrawnRecord>(path) {
+        Read::Valid(rec) => rec,
+        Read::Damaged(why) => return Err(format!("damaged: {why}")),
+        Read::Missing => return Err("vanished".into()),
+    };
+    let point = match cache.read_point(key) {
+        Read::Valid(p) => p.point,
+        _ => return Err("its point record is missing or damaged".into()),
+    };
+    let again = point.reference(&rec.name, "", rec.replication)?;
+    match differ(&rec.value, &again) {
+        None => Ok(rec),
+        Some(why) => Err(why),
     }
 }
 
@@ -236,7 +263,10 @@ fn stamp_one(
     in_history: &(dyn Fn(&str) -> bool + Sync),
 ) -> Stamped {
     let key = match item {
-        Item::Replication(k, _) | Item::Calibration(k) | Item::Precision(k, _) => *k,
+        Item::Replication(k, _)
+        | Item::Calibration(k)
+        | Item::Precision(k, _)
+        | Item::Drawn(k, _) => *k,
     };
     let mut history = |c: &str| in_history(c);
     let leads = |p: &crate::provenance::Provenance, h: &mut dyn FnMut(&str) -> bool| {
@@ -296,6 +326,15 @@ fn stamp_one(
                 Read::Missing => return Stamped::Problem("vanished".into()),
             }
         }
+        Item::Drawn(k, name) => match drawn(cache, k, &cache.key_dir(k).join(name)) {
+            Ok(rec) if leads(&rec.provenance, &mut history) => return Stamped::Leads,
+            Ok(_) if verification.is_none() => return Stamped::Unplanned,
+            Ok(mut rec) => {
+                rec.provenance.verified = verification;
+                cache.write_drawn(&rec)
+            }
+            Err(why) => return Stamped::Problem(why),
+        },
     };
     match written {
         Ok(()) => Stamped::Stamped,
