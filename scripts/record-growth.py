@@ -1,25 +1,28 @@
 #!/usr/bin/env python3
 """What one full recompute of the committed cache adds to a git repository.
 
-Copies the records of RESULTS (default results/, without the coverage
-certificate's) into a new repository, commits and packs them
-(git gc --aggressive), then rewrites every record as a recompute would and
-commits and packs again; prints the packed size before and the growth.
+Copies RESULTS (default results/: its packs) into a new repository, commits
+and packs it (git gc --aggressive), then takes a recompute of every record
+in with `lb cache adopt` (which keeps the records whose numbers did not
+change and ends in packs), commits and packs again; prints the packed size
+before and the growth.
 
   --scenario provenance  a recompute that reproduces every record bit for bit
                          (same numbers, new provenance: commit, time, CPU
-                         seconds, checksum) -- what `lb reproduce --force`
-                         into an empty cache gives at the same engine versions
+                         seconds, checksum) -- what `lb reproduce --fresh`
+                         gives at the same engine versions
   --scenario numbers     a recompute whose numbers all move (an engine
-                         version bump): every float of every summary changed
-  --format pretty        records as lb writes them (indented JSON)
-  --format lean          indented JSON without the configuration a
-                         replication record repeats from its point.json
-  --format compact       the same on one line
+                         version bump): every float of every summary and
+                         drawn reference scaled by its own factor 1 + O(1e-6)
+                         (the identities `lb cache check` holds a summary to
+                         stay true, so no record is refused)
 
-Needs only git and Python. About a minute per scenario on 13,000 records.
+The recompute is written as loose records, sealed with lb's checksum (the
+SHA-256 of the record's canonical JSON, RFC 8785). Needs git, zstd, Python
+and an lb binary (--lb, default target/release/lb). About a minute.
 """
 import argparse
+import decimal
 import hashlib
 import json
 import os
@@ -29,93 +32,135 @@ import subprocess
 import tempfile
 
 
+def number(x):
+    """ECMAScript Number.prototype.toString of a float (RFC 8785 3.2.2.3)."""
+    if x == 0:
+        return "0"
+    sign = "-" if x < 0 else ""
+    t = decimal.Decimal(repr(abs(x))).normalize().as_tuple()
+    digits = "".join(map(str, t.digits))
+    k = len(digits)
+    n = t.exponent + k
+    if k <= n <= 21:
+        body = digits + "0" * (n - k)
+    elif 0 < n <= 21:
+        body = digits[:n] + "." + digits[n:]
+    elif -6 < n <= 0:
+        body = "0." + "0" * (-n) + digits
+    else:
+        e = n - 1
+        es = f"+{e}" if e >= 0 else str(e)
+        body = digits + "e" + es if k == 1 else digits[0] + "." + digits[1:] + "e" + es
+    return sign + body
+
+
+def canonical(v):
+    """RFC 8785 canonical JSON, as lb writes it (lb_model::canonical)."""
+    if v is None or isinstance(v, bool):
+        return json.dumps(v)
+    if isinstance(v, int):
+        return str(v)
+    if isinstance(v, float):
+        return number(v)
+    if isinstance(v, str):
+        return json.dumps(v, ensure_ascii=False)
+    if isinstance(v, list):
+        return "[" + ",".join(canonical(x) for x in v) + "]"
+    keys = sorted(v, key=lambda s: s.encode("utf-16-be"))
+    return "{" + ",".join(json.dumps(k, ensure_ascii=False) + ":" + canonical(v[k]) for k in keys) + "}"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--results", default="results")
+    ap.add_argument("--lb", default="target/release/lb")
     ap.add_argument("--scenario", choices=["provenance", "numbers"], default="provenance")
-    ap.add_argument("--format", choices=["pretty", "lean", "compact"], default="pretty")
     a = ap.parse_args()
-    src = os.path.abspath(a.results)
-    files = [
-        os.path.join(r, f)
-        for r, _, fs in os.walk(src)
-        if os.path.relpath(r, src).split(os.sep)[0] != "coverage"
-        for f in fs
-        if f.endswith(".json")
-    ]
-    out = tempfile.mkdtemp(prefix="lb-growth-")
+    src, lb = os.path.abspath(a.results), os.path.abspath(a.lb)
+    tmp = tempfile.mkdtemp(prefix="lb-growth-")
+    repo, fresh = os.path.join(tmp, "repo"), os.path.join(tmp, "fresh")
 
     def git(*args):
         return subprocess.run(
-            ["git", "-C", out, *args], check=True, capture_output=True, text=True
+            ["git", "-C", repo, *args], check=True, capture_output=True, text=True
         ).stdout
 
+    shutil.copytree(src, os.path.join(repo, "results"))
     git("init", "-q")
     for k, v in [("user.email", "growth@lb"), ("user.name", "growth"), ("gc.auto", "0")]:
         git("config", k, v)
-
-    def dump(d):
-        if a.format != "pretty" and d.get("kind") == "replication":
-            d = {k: v for k, v in d.items() if k != "point"}
-        if a.format == "compact":
-            return json.dumps(d, separators=(",", ":")) + "\n"
-        return json.dumps(d, indent=2) + "\n"
-
-    rnd = random.Random(1)
-
-    def moved(v):
-        if isinstance(v, float):
-            return v * (1 + 1e-3 * rnd.gauss(0, 1))
-        if isinstance(v, list):
-            return [moved(x) for x in v]
-        if isinstance(v, dict):
-            return {k: moved(x) for k, x in v.items()}
-        return v
-
-    def write(recompute):
-        for p in files:
-            with open(p) as f:
-                d = json.load(f)
-            if recompute:
-                pv = d.get("provenance")
-                if pv:
-                    pv["git_commit"] = hashlib.sha1(b"recompute").hexdigest()
-                    pv["started_at"] = "2027-01-01T00:00:%02dZ" % rnd.randrange(60)
-                    if "wall_seconds" in pv:
-                        pv["wall_seconds"] *= 1 + 0.1 * rnd.random()
-                    pv.pop("verified", None)
-                if a.scenario == "numbers" and "summary" in d:
-                    d["summary"] = moved(d["summary"])
-                d["checksum"] = hashlib.sha256(json.dumps(d).encode()).hexdigest()
-            q = os.path.join(out, os.path.relpath(p, src))
-            os.makedirs(os.path.dirname(q), exist_ok=True)
-            with open(q, "w") as f:
-                f.write(dump(d))
 
     def packed():
         git("gc", "-q", "--aggressive", "--prune=now")
         line = [x for x in git("count-objects", "-v").splitlines() if x.startswith("size-pack")]
         return int(line[0].split()[1]) / 1024
 
-    write(False)
     git("add", "-A")
     git("commit", "-qm", "records")
     before = packed()
     disk = sum(
         os.path.getsize(os.path.join(r, f))
-        for r, _, fs in os.walk(out)
-        if ".git" not in r.split(os.sep)
+        for r, _, fs in os.walk(os.path.join(repo, "results"))
         for f in fs
     )
-    write(True)
+
+    rnd = random.Random(1)
+
+    def moved(v, f):
+        if isinstance(v, float):
+            return v * f
+        if isinstance(v, list):
+            return [moved(x, f) for x in v]
+        if isinstance(v, dict):
+            return {k: moved(x, f) for k, x in v.items()}
+        return v
+
+    records = 0
+    for bucket in sorted(os.listdir(src)):
+        pack = os.path.join(src, bucket, "pack.zst")
+        if not os.path.isfile(pack):
+            continue
+        text = subprocess.run(["zstd", "-dcq", pack], check=True, capture_output=True).stdout
+        for line in text.decode().splitlines()[1:]:
+            key, name, _, body = line.split(" ", 3)
+            d = json.loads(body)
+            pv = d.get("provenance")
+            if pv:
+                pv["git_commit"] = hashlib.sha1(b"recompute").hexdigest()
+                pv["started_at"] = "2027-01-01T00:00:%02dZ" % rnd.randrange(60)
+                if "wall_seconds" in pv:
+                    pv["wall_seconds"] *= 1 + 0.1 * rnd.random()
+                pv.pop("verified", None)
+            if a.scenario == "numbers":
+                # One factor per record keeps its identities (a mean and its
+                # trace, Little's law) true; p-values and shares stay below 1.
+                f = 1 - 1e-6 * (1 + rnd.random())
+                for field in ("summary", "value"):
+                    if field in d:
+                        d[field] = moved(d[field], f)
+            d["checksum"] = hashlib.sha256(canonical(d).encode()).hexdigest()
+            q = os.path.join(fresh, bucket, key, name)
+            os.makedirs(os.path.dirname(q), exist_ok=True)
+            with open(q, "w") as out:
+                json.dump(d, out, indent=2)
+            records += 1
+
+    adopt = subprocess.run(
+        [lb, "--results", os.path.join(repo, "results"), "cache", "adopt", fresh],
+        capture_output=True, text=True,
+    )
+    said = adopt.stdout.strip().splitlines()
     git("add", "-A")
-    git("commit", "-qm", "recompute")
+    git("commit", "-qm", "recompute", "--allow-empty")
     after = packed()
     print(
-        f"{len(files)} records, format {a.format}: {disk / 2**20:.1f} MiB on disk, "
-        f"{before:.1f} MiB packed; a recompute ({a.scenario}) adds {after - before:.1f} MiB"
+        f"{records} records: {disk / 2**20:.1f} MiB on disk, {before:.1f} MiB packed; "
+        f"a recompute ({a.scenario}) adds {after - before:.2f} MiB"
     )
-    shutil.rmtree(out)
+    print("lb cache adopt:", said[0] if said else adopt.stderr.strip()[:300])
+    if adopt.stderr.strip():
+        print("  " + "\n  ".join(adopt.stderr.strip().splitlines()[:5]))
+    shutil.rmtree(tmp)
 
 
 if __name__ == "__main__":
