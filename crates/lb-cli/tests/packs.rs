@@ -375,3 +375,24 @@ required = true
     ok(lb(&dir, &["audit", "m.toml"]).output().unwrap());
     ok(lb(&dir, &["cache", "check"]).output().unwrap());
 }
+
+/// `lb cache gc --unreferenced` drops packed keys no manifest plans, each
+/// pack rewritten once; the records it keeps read as before.
+#[test]
+fn gc_drops_unreferenced_keys_from_packs() {
+    let (_t, dir) = project();
+    ok(lb(&dir, &["run", "m.toml"]).output().unwrap());
+    ok(lb(&dir, &["cache", "pack"]).output().unwrap());
+    let before = texts(&Cache::new(dir.join("results")));
+    let only_wr = MANIFEST.replace("[[policy]]\nspec = \"Power-of-2\"\n\n", "");
+    std::fs::write(dir.join("wr.toml"), only_wr).unwrap();
+    let out = ok(lb(&dir, &["cache", "gc", "--unreferenced", "wr.toml"])
+        .output()
+        .unwrap());
+    assert!(out.contains("removed 3 item(s)"), "{out}");
+    let after = texts(&Cache::new(dir.join("results")));
+    assert_eq!(after.len(), before.len() / 2);
+    assert!(after.iter().all(|(p, t)| before[p] == *t));
+    ok(lb(&dir, &["cache", "check"]).output().unwrap());
+    ok(lb(&dir, &["cache", "pack", "--check"]).output().unwrap());
+}

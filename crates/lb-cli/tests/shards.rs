@@ -454,22 +454,9 @@ fn a_failed_and_a_killed_task_then_a_resubmission_give_the_records_of_a_local_ru
         .map(|e| std::fs::read_to_string(e.path()).unwrap())
         .collect::<String>();
     assert!(err1.contains("injected fault"), "{err1}");
-    // What tasks 0 and 3 wrote is valid; keep its bytes.
-    let snapshot = |root: &Path| -> BTreeMap<PathBuf, Vec<u8>> {
-        let mut out = BTreeMap::new();
-        let mut stack = vec![root.to_path_buf()];
-        while let Some(d) = stack.pop() {
-            for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-                let p = e.path();
-                if p.is_dir() {
-                    stack.push(p);
-                } else if p.extension().is_some_and(|x| x == "json") {
-                    out.insert(p.clone(), std::fs::read(&p).unwrap());
-                }
-            }
-        }
-        out
-    };
+    // What tasks 0 and 3 wrote is valid; keep its bytes (read through
+    // either tier: the final reproduce packs them).
+    let snapshot = |root: &Path| lb_test_support::texts(&Cache::new(root));
     let before = snapshot(&dir.join("cluster"));
     assert!(!before.is_empty(), "the healthy tasks wrote nothing");
     ok(lb(&dir, &["--results", "cluster", "cache", "check"]));
@@ -484,7 +471,7 @@ fn a_failed_and_a_killed_task_then_a_resubmission_give_the_records_of_a_local_ru
     ok(lb(&dir, &["--results", "cluster", "cache", "check"]));
     let after = snapshot(&dir.join("cluster"));
     for (p, bytes) in &before {
-        assert_eq!(after.get(p), Some(bytes), "{} was rewritten", p.display());
+        assert_eq!(after.get(p), Some(bytes), "{p} was rewritten");
     }
     assert!(
         after.len() > before.len(),
