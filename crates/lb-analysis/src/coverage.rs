@@ -92,7 +92,7 @@ pub enum Procedure {
 /// Whether a coverage's kind is a candidate: a correction measured beside
 /// what lb prints and not adopted (the two-stage procedures, the skewness
 /// adjustment). Candidates are kept out of the counts.
-pub fn is_candidate(kind: &str) -> bool {
+pub(crate) fn is_candidate(kind: &str) -> bool {
     kind.starts_with("two-stage") || kind.ends_with(SKEW)
 }
 
@@ -855,7 +855,7 @@ pub struct EntryView {
 /// entry's are a prefix of another's, and the manifest counts once, at its
 /// record that read the most. (Each record sums its own replications' times,
 /// so the sum over entries would count shared replications once per entry.)
-pub fn rerun_cpu_seconds(entries: &[EntryView]) -> f64 {
+pub(crate) fn rerun_cpu_seconds(entries: &[EntryView]) -> f64 {
     let mut most: std::collections::BTreeMap<&str, (usize, f64)> = Default::default();
     for e in entries {
         let m = most.entry(e.manifest.as_str()).or_insert((0, 0.0));
@@ -1061,7 +1061,7 @@ fn where_(c: &Coverage) -> String {
 /// but batch means within one run (which serve the settling diagnostic
 /// only) and the candidates measured beside the adopted procedures
 /// ([`is_candidate`]).
-pub fn is_printed(c: &Coverage) -> bool {
+pub(crate) fn is_printed(c: &Coverage) -> bool {
     !c.kind.starts_with("batch means") && !is_candidate(&c.kind)
 }
 
@@ -1141,7 +1141,7 @@ fn rate_with_interval(k: usize, n: usize, digits: usize) -> String {
 }
 
 /// The acceptance band a nominal 95% interval's coverage is held to.
-pub const BAND: (f64, f64) = (0.93, 0.97);
+pub(crate) const BAND: (f64, f64) = (0.93, 0.97);
 
 /// Whether x of n lies within [`BAND`] (as a fraction, ends included).
 fn within_band(x: usize, n: usize) -> bool {
@@ -1153,7 +1153,7 @@ fn within_band(x: usize, n: usize) -> bool {
 /// outside [`BAND`]: 1 − Π_i P(X_i/n_i ∈ BAND), X_i ~ Binomial(n_i, p),
 /// summed exactly over the band's counts. How often the per-pair criterion
 /// fails by chance alone.
-pub fn band_missed_by_chance(ns: &[usize], p: f64) -> f64 {
+pub(crate) fn band_missed_by_chance(ns: &[usize], p: f64) -> f64 {
     use statrs::distribution::{Binomial, Discrete};
     let inside: f64 = ns
         .iter()
@@ -1172,7 +1172,7 @@ pub fn band_missed_by_chance(ns: &[usize], p: f64) -> f64 {
 /// The per-pair criterion read against each estimate's sampling error: how
 /// many of `rows` have a Clopper–Pearson interval at `conf` that meets
 /// [`BAND`] (a coverage the band holds is not ruled out).
-pub fn meets_band(rows: &[&Coverage], conf: f64) -> usize {
+pub(crate) fn meets_band(rows: &[&Coverage], conf: f64) -> usize {
     rows.iter()
         .filter(|c| {
             let (lo, hi) = clopper_pearson(c.covered, c.macros, conf);

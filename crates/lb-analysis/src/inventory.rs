@@ -78,7 +78,7 @@ pub fn counts(inv: &Inventory, exps: &[&ExperimentClaims]) -> [usize; 4] {
 /// A paper's line against its inventory: "Its inventory lists 40
 /// statements: 6 audited as stated, 3 through our stand-ins only, 12 not
 /// yet audited, 19 out of reach."; `page` links the inventory page.
-pub fn paper_line(inv: &Inventory, exps: &[&ExperimentClaims], page: &str) -> String {
+pub(crate) fn paper_line(inv: &Inventory, exps: &[&ExperimentClaims], page: &str) -> String {
     let [a, s, y, o] = counts(inv, exps);
     format!(
         "[Its inventory]({page}#{}) lists {} statement{}: {a} audited as stated, {s} through our \

@@ -329,7 +329,7 @@ pub fn claims_json(c: &ExperimentClaims) -> String {
 }
 
 /// The sidecar of a figure: every plotted point with its interval and key.
-pub fn keys_csv(fig: &Figure) -> String {
+pub(crate) fn keys_csv(fig: &Figure) -> String {
     let mut keys = String::from("series,x,mean,lo,hi,interval,stable,key\n");
     let opt = |v: Option<f64>| v.map(|h| h.to_string()).unwrap_or_default();
     let quoted = |name: &str| format!("\"{}\"", name.replace('"', "\"\""));
@@ -370,7 +370,7 @@ pub fn keys_csv(fig: &Figure) -> String {
 /// The sidecar of the quotes in an experiment's prose: each quote, where
 /// it is written, the value the report prints and the keys of the records
 /// it read (`lb show KEY`), space-separated.
-pub fn quotes_csv(prose: &[(String, String)], results: &[PointResult]) -> String {
+pub(crate) fn quotes_csv(prose: &[(String, String)], results: &[PointResult]) -> String {
     let mut out = String::from("field,quote,value,keys\n");
     let q = |s: &str| format!("\"{}\"", s.replace('"', "\"\""));
     for (field, text) in prose {

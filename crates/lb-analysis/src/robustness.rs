@@ -599,7 +599,10 @@ pub fn svg(m: &MapResult) -> (String, Layout) {
 
 /// Writes the map's figure, `<dir>/robustness-<name>.svg|png|pdf`, where
 /// changed.
-pub fn write_figure(dir: &Path, m: &MapResult) -> Result<Vec<PathBuf>, Box<dyn std::error::Error>> {
+pub(crate) fn write_figure(
+    dir: &Path,
+    m: &MapResult,
+) -> Result<Vec<PathBuf>, Box<dyn std::error::Error>> {
     let (text, p) = svg(m);
     let stem = dir.join(format!("robustness-{}", m.name));
     let svg_path = stem.with_extension("svg");

@@ -37,7 +37,7 @@ pub struct BatchMeans {
 /// Random (N = 10, load-scaled runs, 200 macro-replications a load) the
 /// interval on the test's own 16–32 batches covered 87–90% at loads 0.5,
 /// 0.8 and 0.95, on 8 batches 93–94% (docs/MODEL.md, "Coverage").
-pub const INTERVAL_BATCHES: usize = 8;
+pub(crate) const INTERVAL_BATCHES: usize = 8;
 
 /// Lag-1 sample autocorrelation.
 pub use lb_core::stability::autocorrelation_lag1 as lag1;
@@ -46,12 +46,12 @@ pub use lb_core::stability::autocorrelation_lag1 as lag1;
 /// while correlated ([`lb_core::stability::merged_batch_means`]) for the
 /// independence test, then to at most [`INTERVAL_BATCHES`] for the
 /// interval.
-pub fn batch_means(trace: &[f64]) -> BatchMeans {
+pub(crate) fn batch_means(trace: &[f64]) -> BatchMeans {
     batch_means_at(trace, LEVEL)
 }
 
 /// [`batch_means`] with its interval at `level`.
-pub fn batch_means_at(trace: &[f64], level: f64) -> BatchMeans {
+pub(crate) fn batch_means_at(trace: &[f64], level: f64) -> BatchMeans {
     let (b, r, independent) = lb_core::stability::merged_batch_means(trace);
     let mut few = b.clone();
     while few.len() > INTERVAL_BATCHES {
@@ -96,7 +96,7 @@ impl IntervalKind {
     /// The kind of a mean ± t interval on `n` replications: Stein's where a
     /// first stage shorter than n read its variance
     /// ([`lb_model::precision::interval_of`]), else Student-t.
-    pub fn t_on(first: Option<usize>, n: usize) -> IntervalKind {
+    pub(crate) fn t_on(first: Option<usize>, n: usize) -> IntervalKind {
         if first.is_some_and(|f| f < n) {
             IntervalKind::Stein
         } else {
@@ -155,12 +155,12 @@ impl Estimate {
 /// independent — 97.5% coverage for a nominal 95% at a loss probability
 /// of 3% in lb's coverage certificate. [`effective_trials_floored`] keeps
 /// the truncated form for the certificate's before.
-pub fn effective_trials(c: &[(u64, u64)], level: f64) -> Option<(f64, f64)> {
+pub(crate) fn effective_trials(c: &[(u64, u64)], level: f64) -> Option<(f64, f64)> {
     effective_trials_with(c, level, false, None)
 }
 
 /// [`effective_trials`] with the design effect held at 1 or more.
-pub fn effective_trials_floored(c: &[(u64, u64)], level: f64) -> Option<(f64, f64)> {
+pub(crate) fn effective_trials_floored(c: &[(u64, u64)], level: f64) -> Option<(f64, f64)> {
     effective_trials_with(c, level, true, None)
 }
 

@@ -144,7 +144,7 @@ fn identity(
 
 /// A column of values written as text (sweep values): integers, numbers or
 /// booleans when every value reads as one, else text.
-pub fn typed_column(name: &str, values: Vec<Option<String>>) -> Column {
+pub(crate) fn typed_column(name: &str, values: Vec<Option<String>>) -> Column {
     let present = || values.iter().flatten();
     if present().all(|v| v.parse::<i64>().is_ok()) {
         let v: Vec<Option<i64>> = values.iter().map(|v| v.as_ref()?.parse().ok()).collect();

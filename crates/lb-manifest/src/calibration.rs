@@ -48,7 +48,7 @@ pub const CALIBRATION: [(f64, f64); 2] = [(0.95, 0.9), (0.999, 0.6)];
 /// The α factor of `level`: the certificate's where it certifies that
 /// level, else the smallest it measured (a level the certificate did not
 /// read is given the largest correction it found).
-pub fn alpha_factor(level: f64) -> f64 {
+pub(crate) fn alpha_factor(level: f64) -> f64 {
     CALIBRATION
         .iter()
         .find(|(l, _)| (l - level).abs() < 1e-12)

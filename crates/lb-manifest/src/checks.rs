@@ -92,7 +92,11 @@ fn control_applies(
 /// point the claim reads: one that is not (`wr_sum_q` for JSQ,
 /// `pod_mean_field` with several dispatchers) is a mistake in the manifest,
 /// found before anything runs rather than audited as "inconclusive".
-pub fn references_apply(l: &SpanIndex, claims: &[Claim], plan: &Plan) -> Result<(), ManifestError> {
+pub(crate) fn references_apply(
+    l: &SpanIndex,
+    claims: &[Claim],
+    plan: &Plan,
+) -> Result<(), ManifestError> {
     for (i, c) in claims.iter().enumerate() {
         for (at, filter, c) in c.all_checks(i) {
             control_applies(l, plan, &at, filter, c)?;
@@ -124,7 +128,11 @@ pub fn references_apply(l: &SpanIndex, claims: &[Claim], plan: &Plan) -> Result<
 /// they read them: a claim at the points its policies and `where` select, a
 /// figure's reference curve at the points of its `policies` (every point
 /// without them).
-pub fn mark_drawn(plan: &mut Plan, claims: &[Claim], figures: &[crate::outputs::FigureToml]) {
+pub(crate) fn mark_drawn(
+    plan: &mut Plan,
+    claims: &[Claim],
+    figures: &[crate::outputs::FigureToml],
+) {
     let Some(model) = plan.points.first().map(|p| p.point().model) else {
         return;
     };
@@ -161,7 +169,7 @@ pub fn mark_drawn(plan: &mut Plan, claims: &[Claim], figures: &[crate::outputs::
 /// points its form reads: exactly one, or at least one for a `range`. Run on
 /// the full plan (a quick run holds fewer points, and its report says a
 /// quote's point was not run).
-pub fn quotes_select(l: &crate::manifest::Parsed, plan: &Plan) -> Result<(), ManifestError> {
+pub(crate) fn quotes_select(l: &crate::manifest::Parsed, plan: &Plan) -> Result<(), ManifestError> {
     for (at, text) in crate::prose::fields(l) {
         let Ok(quotes) = crate::prose::quotes(text) else {
             continue; // validation reported it

@@ -360,7 +360,7 @@ impl Claim {
     /// Its own check and those it carries (its `why`'s checks, its foil),
     /// each with its key path for errors (`claim[i]`,
     /// `claim[i].why_check[j]`, `claim[i].foil`) and the points it reads.
-    pub fn all_checks(&self, i: usize) -> Vec<(String, &Where, &Check)> {
+    pub(crate) fn all_checks(&self, i: usize) -> Vec<(String, &Where, &Check)> {
         let mut all = vec![(format!("claim[{i}]"), &self.filter, &self.check)];
         all.extend(
             self.why_checks

@@ -122,7 +122,7 @@ impl SpanIndex {
     }
 
     /// 1-based line and column (in characters) of a byte offset.
-    pub fn line_col(&self, offset: usize) -> (usize, usize) {
+    pub(crate) fn line_col(&self, offset: usize) -> (usize, usize) {
         let offset = offset.min(self.text.len());
         let before = &self.text[..offset];
         let line = before.matches('\n').count() + 1;
@@ -131,7 +131,7 @@ impl SpanIndex {
     }
 
     /// An error at a byte span, naming `field`.
-    pub fn error_at_span(
+    pub(crate) fn error_at_span(
         &self,
         span: Range<usize>,
         field: &str,
@@ -154,7 +154,7 @@ impl SpanIndex {
 
     /// The keys of the table at key path `path`, in the order they are
     /// written (as their paths: `claim[0].metric`).
-    pub fn keys_of(&self, path: &str) -> Vec<&str> {
+    pub(crate) fn keys_of(&self, path: &str) -> Vec<&str> {
         let mut keys: Vec<&Entry> = self
             .entries
             .iter()
@@ -180,7 +180,7 @@ impl SpanIndex {
     }
 
     /// The key path whose key or value holds `span` most tightly.
-    pub fn path_at(&self, span: &Range<usize>) -> Option<&str> {
+    pub(crate) fn path_at(&self, span: &Range<usize>) -> Option<&str> {
         let inside = |r: &Range<usize>| r.start <= span.start && span.end <= r.end.max(r.start);
         self.entries
             .iter()
@@ -261,7 +261,7 @@ fn walk_value(v: &DeValue<'_>, path: &str, depth: usize, out: &mut Vec<Entry>) {
 }
 
 /// Levenshtein distance, for "did you mean …".
-pub fn edit_distance(a: &str, b: &str) -> usize {
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut row: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.chars().enumerate() {
@@ -281,7 +281,7 @@ pub fn edit_distance(a: &str, b: &str) -> usize {
 }
 
 /// The closest of `candidates` to `word`, if close enough to be a likely typo.
-pub fn did_you_mean<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
+pub(crate) fn did_you_mean<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
     let lw = word.to_ascii_lowercase();
     let close = candidates
         .iter()
@@ -300,7 +300,7 @@ pub fn did_you_mean<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
 
 /// `v` must be one of `allowed` (exactly); else a located error with the
 /// nearest allowed value.
-pub fn one_of(
+pub(crate) fn one_of(
     l: &SpanIndex,
     at: &str,
     what: &str,
@@ -316,7 +316,7 @@ pub fn one_of(
 /// The spelling in `allowed` of `v`, ignoring case and surrounding blanks;
 /// `v` itself if none matches. `one_of(…, spelled_as_in(v, allowed), allowed)`
 /// accepts a value in any case.
-pub fn spelled_as_in<'a>(v: &'a str, allowed: &[&'a str]) -> &'a str {
+pub(crate) fn spelled_as_in<'a>(v: &'a str, allowed: &[&'a str]) -> &'a str {
     allowed
         .iter()
         .find(|a| a.eq_ignore_ascii_case(v.trim()))
@@ -351,7 +351,7 @@ fn unknown(l: &SpanIndex, at: &str, what: &str, v: &str, allowed: &[&str]) -> Ma
 }
 
 /// A located, explained error from the TOML deserializer.
-pub fn serde_error(spans: &SpanIndex, e: &toml::de::Error) -> ManifestError {
+pub(crate) fn serde_error(spans: &SpanIndex, e: &toml::de::Error) -> ManifestError {
     let mut msg = e.message().trim_end().to_string();
     // Say what is allowed in words rather than Rust types.
     for (ty, words) in [

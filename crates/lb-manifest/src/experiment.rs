@@ -104,7 +104,7 @@ impl PrecisionSpec {
 /// name files and directories (`robustness-<name>.keys.csv`, under
 /// `paper-figures/<experiment>/`), which must fit every filesystem's limit
 /// of 255 bytes a name with room to spare.
-pub const MAX_NAME: usize = 64;
+pub(crate) const MAX_NAME: usize = 64;
 
 /// A name that names files: lower-case letters, digits, '-' and '_', at
 /// most [`MAX_NAME`] characters; the error says which rule it breaks.

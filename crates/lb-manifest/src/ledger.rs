@@ -66,7 +66,7 @@ pub struct PointReplications {
 }
 
 /// The rule as the ledger states it.
-pub const RULE: &str = "alpha spending: a claim of level 1 − α is audited at its j-th look \
+pub(crate) const RULE: &str = "alpha spending: a claim of level 1 − α is audited at its j-th look \
 (j ≥ 2) at level 1 − α·6/(π²·j²), so that the error over every look stays ≤ α; a point \
 listed here is read with replications 0..n (its rule's count if larger)";
 

@@ -52,7 +52,7 @@ impl Experiment {
 
     /// Why `id` names no claim of the experiment, with the ids it has: what
     /// a reference to `<experiment>/<id>` is refused with.
-    pub fn no_claim(&self, id: &str) -> String {
+    pub(crate) fn no_claim(&self, id: &str) -> String {
         format!(
             "experiment {} has no claim \"{id}\"; its ids: {}",
             self.name(),

@@ -89,7 +89,7 @@ impl Loaded {
 }
 
 /// The largest manifest file lb reads (a manifest is a page of TOML).
-pub const MAX_MANIFEST_BYTES: u64 = 1 << 20;
+pub(crate) const MAX_MANIFEST_BYTES: u64 = 1 << 20;
 
 /// Reads a manifest file's text. Only a regular file of at most
 /// [`MAX_MANIFEST_BYTES`] of UTF-8 text is read: a device, a pipe or a

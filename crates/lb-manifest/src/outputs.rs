@@ -20,7 +20,7 @@ pub type WhereSchema = BTreeMap<String, serde_json::Value>;
 
 /// The values of a `where` entry as the plan prints them ("0.9", "true", …);
 /// empty for a range.
-pub fn where_values(v: &toml::Value) -> Vec<String> {
+pub(crate) fn where_values(v: &toml::Value) -> Vec<String> {
     match v {
         toml::Value::Array(a) => a.iter().flat_map(where_values).collect(),
         toml::Value::Float(x) => vec![lb_model::canonical::number_to_string(*x)],

@@ -46,7 +46,10 @@ pub enum Replications {
 impl Replications {
     /// `run.replications` or `run.precision` of a validated manifest (one of
     /// the two is set).
-    pub fn from_run(replications: Option<u32>, precision: Option<&PrecisionSpec>) -> Replications {
+    pub(crate) fn from_run(
+        replications: Option<u32>,
+        precision: Option<&PrecisionSpec>,
+    ) -> Replications {
         match (replications, precision) {
             (Some(n), _) => Replications::Fixed(n),
             (None, Some(p)) => Replications::Precision(p.rule()),

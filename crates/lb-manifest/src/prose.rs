@@ -87,7 +87,7 @@ pub enum Form {
 }
 
 impl Form {
-    pub const WORDS: &[(&str, Form)] = &[
+    pub(crate) const WORDS: &[(&str, Form)] = &[
         ("ci", Form::Ci),
         ("mean", Form::Mean),
         ("hw", Form::HalfWidth),

@@ -70,7 +70,7 @@ pub type Docs = BTreeMap<(String, String, String), String>;
 /// Reads the annotated ```toml blocks of experiments/README.md: the block
 /// whose `[experiment]` names `model = "many"` or `"spn"` documents that
 /// model; the others, the slotted model.
-pub fn readme_docs(readme: &str) -> Docs {
+pub(crate) fn readme_docs(readme: &str) -> Docs {
     let mut docs: Docs = BTreeMap::new();
     let mut in_block = false;
     let mut block: Vec<&str> = Vec::new();

@@ -42,7 +42,7 @@ impl PolicyArg {
 
 /// The policies of `--policies`: names separated by commas, each with
 /// optional keys in parentheses (`JSQ,L-JSQ-Push(p_hat=0.01,d=2)`).
-pub fn parse_policies(args: &[String]) -> Result<Vec<PolicyArg>, String> {
+pub(crate) fn parse_policies(args: &[String]) -> Result<Vec<PolicyArg>, String> {
     let joined = args.join(",");
     let mut items = Vec::new();
     let (mut depth, mut cur) = (0i32, String::new());

@@ -94,7 +94,7 @@ impl Point {
     /// The system seed of this point with the policy seed taken from another key
     /// (message-budget calibration runs every pilot p̂ on the calibration's own
     /// policy stream, so that the bisection compares like with like).
-    pub fn seeds_with_policy_key(&self, policy_key: &Key) -> Seeds {
+    pub(crate) fn seeds_with_policy_key(&self, policy_key: &Key) -> Seeds {
         let system = Key::of(&self.system_part()).expect("finite numbers only");
         Seeds {
             system: system.0,

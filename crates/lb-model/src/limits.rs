@@ -44,7 +44,7 @@ pub const MAX_POINTS: u64 = 100_000;
 pub const MAX_PLAN_LAWS: u64 = 50_000_000;
 
 /// Soft limit: estimated single-core CPU time of a plan's missing work.
-pub const SOFT_CPU_SECONDS: f64 = 24.0 * 3600.0;
+pub(crate) const SOFT_CPU_SECONDS: f64 = 24.0 * 3600.0;
 
 /// What one replication of a point is expected to cost.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
@@ -75,7 +75,7 @@ impl Cost {
 }
 
 /// The machine's memory in bytes (`MemTotal` of /proc/meminfo), if known.
-pub fn machine_memory() -> Option<f64> {
+pub(crate) fn machine_memory() -> Option<f64> {
     let text = std::fs::read_to_string("/proc/meminfo").ok()?;
     let line = text.lines().find(|l| l.starts_with("MemTotal:"))?;
     let kib: f64 = line.split_whitespace().nth(1)?.parse().ok()?;

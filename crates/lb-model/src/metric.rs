@@ -46,7 +46,7 @@ pub enum MetricKind {
 /// `p_unstable`, the fraction of a point's replications the trend test
 /// flags as unstable: every model has it, a proportion read at the end of
 /// the runs (transient).
-pub const P_UNSTABLE: MetricInfo = metric(
+pub(crate) const P_UNSTABLE: MetricInfo = metric(
     "p_unstable",
     "Fraction of unstable replications",
     false,

@@ -444,7 +444,7 @@ fn pairs(rule: &PrecisionRule, ys: &[Summary], cs: &[Summary]) -> Option<(Vec<f6
 /// nothing reliable on the heavy-traffic sweep's weighted-random points,
 /// whose intervals it widened by up to 1.7× where the pilot chose it with
 /// the bar at 1.
-pub const PAIR_GAIN: f64 = 0.5;
+pub(crate) const PAIR_GAIN: f64 = 0.5;
 
 /// What a controlled pilot chooses: Some(n), the fewest n on the grid whose
 /// expected control-variate half-width ([`PrecisionRule::controlled_half_width`],

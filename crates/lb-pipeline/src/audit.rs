@@ -29,7 +29,11 @@ pub struct Audited {
 /// Audits the experiments' claims and robustness maps on the records in
 /// `cache`, from each experiment's own records (`results`, collected by the
 /// caller, in the experiments' order).
-pub fn audit_with(cache: &Cache, loaded: &[Experiment], results: &[Vec<PointResult>]) -> Audited {
+pub(crate) fn audit_with(
+    cache: &Cache,
+    loaded: &[Experiment],
+    results: &[Vec<PointResult>],
+) -> Audited {
     let claims = audit_all(loaded, results);
     let mut maps = maps_of(cache, loaded);
     for ((e, cs), ms) in loaded.iter().zip(&claims).zip(&mut maps) {
@@ -228,7 +232,7 @@ pub fn inventories(loaded: &[Experiment]) -> Vec<lb_manifest::inventory::Invento
         .unwrap_or_default()
 }
 
-pub fn page_names(all: bool, loaded: &[Experiment], out: &Path) -> Vec<String> {
+pub(crate) fn page_names(all: bool, loaded: &[Experiment], out: &Path) -> Vec<String> {
     if all {
         let mut v: Vec<String> = loaded.iter().map(|e| e.name().to_string()).collect();
         v.sort();

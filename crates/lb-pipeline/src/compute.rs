@@ -125,7 +125,7 @@ pub fn run(
 /// Every key the manifests refer to, in both profiles (robustness
 /// combinations included), with the points' calibrations resolved from the
 /// cache: what `lb cache gc --unreferenced` keeps.
-pub fn referenced(cache: &Cache, manifests: &[PathBuf]) -> Result<BTreeSet<Key>, Error> {
+pub(crate) fn referenced(cache: &Cache, manifests: &[PathBuf]) -> Result<BTreeSet<Key>, Error> {
     let mut keep = BTreeSet::new();
     for p in [Profile::Full, Profile::Quick] {
         for plan in plans(&lb_manifest::load_all(manifests, p)?) {

@@ -620,12 +620,12 @@ pub struct Sources {
 }
 
 /// Where the shipped certificate lives.
-pub const CERTIFICATE: &str = "experiments/coverage/certificate.toml";
+pub(crate) const CERTIFICATE: &str = "experiments/coverage/certificate.toml";
 
 /// Writes the certificate's section of the report under `out/coverage/`
 /// from the records in `cache` (computing nothing: an entry without a
 /// record is listed as not yet certified). Nothing when `path` is absent.
-pub fn write_section(cache: &Cache, path: &Path, out: &Path) -> Result<Vec<PathBuf>, Error> {
+pub(crate) fn write_section(cache: &Cache, path: &Path, out: &Path) -> Result<Vec<PathBuf>, Error> {
     if !path.is_file() {
         return Ok(Vec::new());
     }

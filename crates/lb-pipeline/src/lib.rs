@@ -72,7 +72,7 @@ impl Default for Text {
 
 impl Text {
     /// Adds what `more` says after this text; fails if either fails.
-    pub fn append(&mut self, more: Text) {
+    pub(crate) fn append(&mut self, more: Text) {
         self.out.push_str(&more.out);
         self.err.push_str(&more.err);
         self.ok &= more.ok;

@@ -14,7 +14,7 @@ macro_rules! say {
 }
 
 /// Finds exactly one key by prefix.
-pub fn find_key(cache: &Cache, prefix: &str) -> Result<Key, Box<dyn std::error::Error>> {
+pub(crate) fn find_key(cache: &Cache, prefix: &str) -> Result<Key, Box<dyn std::error::Error>> {
     if prefix.is_empty() || !prefix.chars().all(|c| c.is_ascii_hexdigit()) {
         return Err(format!("\"{prefix}\" is not a key prefix (hex digits)").into());
     }

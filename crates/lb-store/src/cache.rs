@@ -47,7 +47,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 /// The record format this lb writes and reads.
-pub const FORMAT: u32 = 1;
+pub(crate) const FORMAT: u32 = 1;
 
 /// `point.json`: the resolved configuration of a key.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -194,7 +194,7 @@ impl LockGuard {
 /// Whether a lock failed because the filesystem has no file locks (ENOLCK,
 /// as an NFS mount without a lock manager says; EOPNOTSUPP; ENOSYS), not
 /// because of the lock itself.
-pub fn locks_unsupported(e: &io::Error) -> bool {
+pub(crate) fn locks_unsupported(e: &io::Error) -> bool {
     e.kind() == io::ErrorKind::Unsupported
         || e.raw_os_error().is_some_and(|n| NO_LOCKS.contains(&n))
 }
@@ -280,7 +280,7 @@ impl Cache {
     }
 
     /// Creates the directory if needed and proves it writable, or says why not.
-    pub fn ensure_writable(&self) -> Result<(), CacheError> {
+    pub(crate) fn ensure_writable(&self) -> Result<(), CacheError> {
         let hint = "choose a writable results directory with --results DIR";
         fs::create_dir_all(&self.root).map_err(|e| CacheError {
             path: self.root.clone(),
@@ -311,13 +311,13 @@ impl Cache {
         self.key_dir(key).join(format!("r{r:04}.json"))
     }
 
-    pub fn precision_path(&self, key: &Key, rule: &PrecisionRule) -> PathBuf {
+    pub(crate) fn precision_path(&self, key: &Key, rule: &PrecisionRule) -> PathBuf {
         let h = Key::of(rule).expect("finite").hex();
         self.key_dir(key)
             .join(format!("precision-{}.json", &h[..12]))
     }
 
-    pub fn drawn_path(&self, key: &Key, name: &str, r: u64) -> PathBuf {
+    pub(crate) fn drawn_path(&self, key: &Key, name: &str, r: u64) -> PathBuf {
         self.key_dir(key).join(format!("drawn-{name}-r{r:04}.json"))
     }
 
@@ -342,7 +342,7 @@ impl Cache {
         )
     }
 
-    pub fn write_drawn(&self, rec: &DrawnRecord) -> Result<(), CacheError> {
+    pub(crate) fn write_drawn(&self, rec: &DrawnRecord) -> Result<(), CacheError> {
         let key = Key::parse(&rec.key).expect("a record's key is a key");
         write_record(&self.drawn_path(&key, &rec.name, rec.replication), rec)
     }
@@ -458,7 +458,7 @@ impl Cache {
         })
     }
 
-    pub fn read_precision(&self, key: &Key, rule: &PrecisionRule) -> Read<PrecisionRecord> {
+    pub(crate) fn read_precision(&self, key: &Key, rule: &PrecisionRule) -> Read<PrecisionRecord> {
         let path = self.precision_path(key, rule);
         check(self.read_at::<PrecisionRecord>(&path), |rec| {
             expect_kind(rec.format, &rec.kind, "precision")?;
@@ -484,7 +484,11 @@ impl Cache {
         )
     }
 
-    pub fn write_point(&self, point: &Point, provenance: Provenance) -> Result<(), CacheError> {
+    pub(crate) fn write_point(
+        &self,
+        point: &Point,
+        provenance: Provenance,
+    ) -> Result<(), CacheError> {
         let key = point.key();
         let rec = PointRecord {
             format: FORMAT,
@@ -499,7 +503,7 @@ impl Cache {
     /// Writes a replication in format 2: its point goes to the key
     /// directory's `point.json` (written first, from the replication's
     /// provenance, where missing or damaged), not into the record.
-    pub fn write_replication(&self, rec: &ReplicationRecord) -> Result<(), CacheError> {
+    pub(crate) fn write_replication(&self, rec: &ReplicationRecord) -> Result<(), CacheError> {
         let key = Key::parse(&rec.key).expect("a record's key is a key");
         if rec.point.key() != key {
             return Err(CacheError {
@@ -522,12 +526,12 @@ impl Cache {
         write_record(&self.replication_path(&key, rec.replication), &file)
     }
 
-    pub fn write_precision(&self, rec: &PrecisionRecord) -> Result<(), CacheError> {
+    pub(crate) fn write_precision(&self, rec: &PrecisionRecord) -> Result<(), CacheError> {
         let key = Key::parse(&rec.key).expect("a record's key is a key");
         write_record(&self.precision_path(&key, &rec.rule), rec)
     }
 
-    pub fn write_calibration(&self, rec: &CalibrationRecord) -> Result<(), CacheError> {
+    pub(crate) fn write_calibration(&self, rec: &CalibrationRecord) -> Result<(), CacheError> {
         let key = Key::parse(&rec.key).expect("a record's key is a key");
         write_record(&self.calibration_path(&key), rec)
     }
@@ -536,7 +540,7 @@ impl Cache {
     /// one), so that it is kept for inspection and never read again.
     /// A packed record is taken out of its pack and written there; a pack
     /// that cannot be read at all is moved aside whole.
-    pub fn quarantine(&self, path: &Path) -> Result<PathBuf, CacheError> {
+    pub(crate) fn quarantine(&self, path: &Path) -> Result<PathBuf, CacheError> {
         let to = damaged_path(path);
         match fs::rename(path, &to) {
             Ok(()) => Ok(to),
@@ -703,7 +707,7 @@ impl Cache {
     }
 
     /// Whether the record at `path` is packed (and has no loose file).
-    pub fn is_packed(&self, path: &Path) -> bool {
+    pub(crate) fn is_packed(&self, path: &Path) -> bool {
         !path.exists()
             && self.place(path).is_some_and(|(key, name)| {
                 matches!(self.pack(&bucket_of(&key)), Some(Ok(p)) if p.get(&key, &name).is_some())
@@ -756,7 +760,7 @@ impl Cache {
     /// mounts: [`locks_unsupported`]) it goes on unlocked: records are
     /// written atomically whatever happens, so two processes computing the
     /// same record only waste work, and shards never do (each owns its own).
-    pub fn try_lock(&self, record: &Path) -> Result<Option<LockGuard>, CacheError> {
+    pub(crate) fn try_lock(&self, record: &Path) -> Result<Option<LockGuard>, CacheError> {
         let (f, path) = self.lock_file(record)?;
         match f.try_lock_exclusive() {
             Ok(true) => Ok(Some(LockGuard { _file: f, path })),
@@ -843,7 +847,7 @@ impl Cache {
     }
 
     /// Temporary files left by processes that no longer run.
-    pub fn stale_temps(&self) -> Vec<PathBuf> {
+    pub(crate) fn stale_temps(&self) -> Vec<PathBuf> {
         let mut out = Vec::new();
         let mut consider = |p: PathBuf| {
             let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
@@ -887,7 +891,7 @@ fn damaged_path(path: &Path) -> PathBuf {
 /// A packed record as its loose file is written ([`write_record`]): the
 /// body with its checksum, pretty-printed. The text of a loose record
 /// packed and taken out again is the file's, byte for byte.
-pub fn loose_text(p: &Packed) -> String {
+pub(crate) fn loose_text(p: &Packed) -> String {
     let Ok(serde_json::Value::Object(mut v)) = serde_json::from_str(&p.body) else {
         // A body that no longer parses: kept as found, for inspection.
         return format!("{}\n{}\n", p.checksum, p.body);
@@ -900,7 +904,7 @@ pub fn loose_text(p: &Packed) -> String {
 
 /// A loose record file as a packed record: its checksum and canonical body.
 /// None if it is not a record whose checksum holds.
-pub fn packed_of(path: &Path) -> Option<Packed> {
+pub(crate) fn packed_of(path: &Path) -> Option<Packed> {
     let mut v = read_record::<serde_json::Value>(path).valid()?;
     // read_record removed the checksum, having verified it.
     v.as_object_mut()?;
@@ -1002,7 +1006,7 @@ pub fn read_record<T: DeserializeOwned>(path: &Path) -> Read<T> {
 
 /// Writes a record atomically with its checksum; refuses a body that would
 /// not read back as itself.
-pub fn write_record<T: Serialize + DeserializeOwned + PartialEq>(
+pub(crate) fn write_record<T: Serialize + DeserializeOwned + PartialEq>(
     path: &Path,
     body: &T,
 ) -> Result<(), CacheError> {

@@ -109,7 +109,7 @@ pub fn check_all(cache: &Cache) -> Vec<RecordCheck> {
 }
 
 /// Checks the files of one key directory.
-pub fn check_key(cache: &Cache, key: &Key) -> Vec<RecordCheck> {
+pub(crate) fn check_key(cache: &Cache, key: &Key) -> Vec<RecordCheck> {
     let mut out = Vec::new();
     let key = *key;
     let dir = cache.key_dir(&key);

@@ -30,7 +30,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// A bucket's pack file, in its bucket directory.
-pub const PACK_FILE: &str = "pack.zst";
+pub(crate) const PACK_FILE: &str = "pack.zst";
 
 /// The first line of a pack.
 const MAGIC: &str = "lb-pack 1";
@@ -49,7 +49,7 @@ pub struct Packed {
 
 impl Packed {
     /// Whether the body still hashes to the checksum.
-    pub fn sound(&self) -> Result<(), String> {
+    pub(crate) fn sound(&self) -> Result<(), String> {
         let actual = hex(&sha256(self.body.as_bytes()));
         if actual == self.checksum {
             return Ok(());
@@ -293,7 +293,7 @@ pub fn pack_all(cache: &crate::cache::Cache) -> Result<Vec<Packing>, crate::cach
 /// loose files it holds removed — each only if it still holds the record
 /// packed — so a kill at any moment loses nothing, and records a shard
 /// writes meanwhile stay loose for the next packing.
-pub fn pack_bucket(
+pub(crate) fn pack_bucket(
     cache: &crate::cache::Cache,
     bucket: &str,
 ) -> Result<Packing, crate::cache::CacheError> {

@@ -100,7 +100,10 @@ impl Verification {
 /// to the manifests that planned it, or None when it does: computed from a
 /// clean tree at a commit `in_history`, with its manifests' hashes; or
 /// re-verified so (`verified`).
-pub fn leads_nowhere(p: &Provenance, in_history: &mut dyn FnMut(&str) -> bool) -> Option<String> {
+pub(crate) fn leads_nowhere(
+    p: &Provenance,
+    in_history: &mut dyn FnMut(&str) -> bool,
+) -> Option<String> {
     if let Some(v) = &p.verified {
         return match (in_history(&v.commit), v.manifest_sha256.is_empty()) {
             (true, false) => None,

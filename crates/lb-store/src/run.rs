@@ -185,7 +185,7 @@ pub(crate) fn contiguous(cache: &Cache, key: &Key, start: u64, limit: u32) -> Ve
 ///
 /// A rule with a control ([`lb_model::precision::RuleControl`]) reads the
 /// control point's records with the same indices.
-pub fn decide_cached(cache: &Cache, key: &Key, rule: &PrecisionRule) -> Decision {
+pub(crate) fn decide_cached(cache: &Cache, key: &Key, rule: &PrecisionRule) -> Decision {
     let p = rule.pilot();
     let read = |k: &Key| {
         (

@@ -154,7 +154,7 @@ impl Decision {
     /// would be decided, for an inconclusive check: the distance `d` the
     /// interval's half-width must shrink to (None when decided, or when no
     /// half-width would decide it: an estimate exactly on the threshold).
-    pub fn distance_to_decide(&self) -> Option<f64> {
+    pub(crate) fn distance_to_decide(&self) -> Option<f64> {
         if self.verdict() != Verdict::Inconclusive {
             return None;
         }
@@ -264,7 +264,7 @@ impl PointCheck {
 }
 
 /// A sweep value as JSON: a number or a boolean where it reads as one.
-pub fn typed_value(v: &str) -> serde_json::Value {
+pub(crate) fn typed_value(v: &str) -> serde_json::Value {
     if let Ok(i) = v.parse::<i64>() {
         return i.into();
     }
@@ -353,7 +353,7 @@ impl ClaimResult {
     }
 
     /// The deciding check among `checks` ([`ClaimResult::deciding`]).
-    pub fn deciding_of(checks: &[PointCheck]) -> Option<&PointCheck> {
+    pub(crate) fn deciding_of(checks: &[PointCheck]) -> Option<&PointCheck> {
         let first = |v: Verdict| checks.iter().find(|c| c.verdict == v);
         first(Verdict::Refuted)
             .or_else(|| first(Verdict::Inconclusive))

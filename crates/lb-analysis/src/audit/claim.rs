@@ -200,7 +200,7 @@ fn why_checks(experiment: &str, c: &Claim, results: &[PointResult]) -> Vec<Claim
 /// The points a claim reads — its policies (or every policy), within its
 /// `where` — that lack replications or hold damaged records; and, when the
 /// claim reads no point at all, a line saying so.
-pub fn gaps(c: &Claim, results: &[PointResult]) -> Vec<String> {
+pub(crate) fn gaps(c: &Claim, results: &[PointResult]) -> Vec<String> {
     let labels = c.check.labels();
     let read: Vec<&PointResult> = if labels.is_empty() {
         results

@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 
 /// The count line: statements, stand-ins, checks ("12 statements of the
 /// papers: 4 reproduced, …").
-pub fn counts_line(experiments: &[&ExperimentClaims]) -> String {
+pub(crate) fn counts_line(experiments: &[&ExperimentClaims]) -> String {
     let t = |o: &str| {
         let mut t = Tally::default();
         for e in experiments {

@@ -18,7 +18,7 @@ pub fn anchor(experiment: &str, id: &str) -> String {
 }
 
 /// The verdict as printed: bold, with "(required)" for lb's own checks.
-pub fn verdict_cell(verdict: &str, required: bool) -> String {
+pub(crate) fn verdict_cell(verdict: &str, required: bool) -> String {
     format!("**{verdict}**{}", if required { " (required)" } else { "" })
 }
 

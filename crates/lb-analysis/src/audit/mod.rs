@@ -43,10 +43,13 @@ mod trend;
 mod value;
 mod words;
 
-pub use check::{ClaimResult, Decision, PointCheck, Verdict, typed_value};
-pub use claim::{audit_claim, audit_experiment, gaps};
+pub use check::{ClaimResult, Decision, PointCheck, Verdict};
+pub use claim::{audit_claim, audit_experiment};
 pub use csv::csv;
 pub use describe::describe;
-pub use headline::{counts_line, per_paper};
-pub use markdown::{anchor, fragment, page, terminal, verdict_cell};
-pub use summary::{ClaimRow, ExperimentClaims, Tally, verdict_words};
+pub(crate) use headline::counts_line;
+pub use headline::per_paper;
+pub(crate) use markdown::verdict_cell;
+pub use markdown::{anchor, fragment, page, terminal};
+pub(crate) use summary::verdict_words;
+pub use summary::{ClaimRow, ExperimentClaims, Tally};

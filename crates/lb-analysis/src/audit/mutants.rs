@@ -25,10 +25,10 @@ use serde::Serialize;
 
 /// The multiples of the half-width the threshold is moved past the
 /// measurement by.
-pub const MULTIPLES: [f64; 5] = [1.0, 2.0, 3.0, 5.0, 10.0];
+pub(crate) const MULTIPLES: [f64; 5] = [1.0, 2.0, 3.0, 5.0, 10.0];
 
 /// Every mutant at or beyond this many half-widths must be caught.
-pub const MUST_CATCH: f64 = 3.0;
+pub(crate) const MUST_CATCH: f64 = 3.0;
 
 /// The mutants of one claim.
 #[derive(Debug, Clone, Serialize)]
@@ -68,7 +68,7 @@ impl Mutants {
     }
 
     /// The multiples at which the mutant was not caught.
-    pub fn missed(&self) -> Vec<f64> {
+    pub(crate) fn missed(&self) -> Vec<f64> {
         self.shifted
             .iter()
             .filter(|(_, v)| *v != Verdict::Refuted)

@@ -13,7 +13,7 @@ use lb_manifest::claim::{Check as ClaimCheck, Side};
 /// confirmation says nothing a cruder bound would not. The rule is
 /// symmetric in bound and measurement, so it applies to ≤ and ≥ alike; a
 /// measurement of 0, or of the other sign, is loose by any factor.
-pub const LOOSE_BOUND: f64 = 4.0;
+pub(crate) const LOOSE_BOUND: f64 = 4.0;
 
 /// Why a confirmed claim holds without testing its statement, or None when
 /// it tests it: its metric is identically 0 at every point read (nothing
@@ -87,7 +87,7 @@ pub fn untested(claim: &ClaimCheck, checks: &[PointCheck]) -> Option<String> {
 
 /// The margin of the deciding check of a decided claim, in words: "0.12
 /// (5.2 half-widths; 3.1% of the bound)".
-pub fn margin_words(k: &PointCheck, verdict: Verdict) -> Option<String> {
+pub(crate) fn margin_words(k: &PointCheck, verdict: Verdict) -> Option<String> {
     if verdict == Verdict::Inconclusive {
         return None;
     }

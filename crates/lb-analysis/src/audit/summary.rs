@@ -48,7 +48,7 @@ pub struct ClaimRow {
 
 /// A verdict in words, saying so of a confirmation that does not
 /// discriminate (`untested`, set only on confirmations).
-pub fn verdict_words(verdict: &str, untested: bool) -> String {
+pub(crate) fn verdict_words(verdict: &str, untested: bool) -> String {
     if untested {
         format!("{verdict}, does not discriminate")
     } else {
@@ -75,7 +75,7 @@ impl ExperimentClaims {
 
     /// The tally of its claims of one origin ("paper", "stand-in",
     /// "check").
-    pub fn tally(&self, origin: &str) -> Tally {
+    pub(crate) fn tally(&self, origin: &str) -> Tally {
         Tally::of(self.claims.iter().filter(|c| c.origin == origin))
     }
 }

@@ -422,7 +422,7 @@ pub fn bars_note(fig: &Figure, caption: &str) -> Option<String> {
 }
 
 /// What the caption adds when a figure rings a point.
-pub const UNSETTLED_NOTE: &str = "A dashed ring marks a point whose runs have not settled (MSER-5 \
+pub(crate) const UNSETTLED_NOTE: &str = "A dashed ring marks a point whose runs have not settled (MSER-5 \
      would still cut half a run's window, its batch means stay correlated, or its ΣQ is still rising, \
      but slowing): drawn, but it decides no claim.";
 

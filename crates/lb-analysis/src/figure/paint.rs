@@ -57,7 +57,7 @@ fn arrow_down(c: &mut dyn Canvas, colour: Rgb, x: f64, y: f64, len: f64) {
 }
 
 /// Paints `plan` of `fig` on `c`.
-pub fn paint(c: &mut dyn Canvas, fig: &Figure, p: &Layout) {
+pub(crate) fn paint(c: &mut dyn Canvas, fig: &Figure, p: &Layout) {
     paint_grid(c, p);
     paint_bands(c, fig, p);
     paint_paths(c, fig, p);

@@ -77,7 +77,7 @@ fn thin_path(p: &[(f64, f64)], n: usize) -> Vec<(f64, f64)> {
 }
 
 /// The sample paths of a path figure (`Summary::path`), per series.
-pub fn path_series(spec: &FigureSpec, results: &[PointResult]) -> Vec<PathSeries> {
+pub(crate) fn path_series(spec: &FigureSpec, results: &[PointResult]) -> Vec<PathSeries> {
     let mut out: Vec<PathSeries> = Vec::new();
     for r in results {
         if !spec.selects(r) {

@@ -16,7 +16,7 @@ use lb_manifest::{Point, PointConfig};
 
 /// How many x values a reference curve is evaluated at, between its first
 /// and last point, where the model can evaluate it there.
-pub const GRID: usize = 160;
+pub(crate) const GRID: usize = 160;
 
 /// A reference as drawn: a constant (a horizontal line across the plot) or
 /// curves of (x, value), one per distinct curve among the series.

@@ -42,7 +42,7 @@ pub struct FigureSpec {
 }
 
 /// How an axis name reads in a label: `p_hat` is p̂, `epsilon_frac` ε/μ_Σ, ….
-pub fn axis_display(a: &str) -> String {
+pub(crate) fn axis_display(a: &str) -> String {
     match a {
         "p_hat" => "p̂",
         "epsilon_frac" => "ε/μ_Σ",

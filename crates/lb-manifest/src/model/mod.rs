@@ -153,7 +153,7 @@ impl ModelManifest {
 
     /// The `[[claim]]` tables as written (validation types them:
     /// [`crate::manifest::Loaded::claims`]).
-    pub fn claim_tables(&self) -> &[ClaimToml] {
+    pub(crate) fn claim_tables(&self) -> &[ClaimToml] {
         match self {
             ModelManifest::Slotted(m) => &m.claims,
             ModelManifest::Many(m) => &m.claims,
@@ -184,7 +184,7 @@ impl ModelManifest {
     /// The checks of the robustness maps: each value, and each combination,
     /// written into the manifest and validated and expanded like it — so
     /// they run after every other check of the manifest has passed.
-    pub fn validate_robustness(&self, spans: &SpanIndex) -> R {
+    pub(crate) fn validate_robustness(&self, spans: &SpanIndex) -> R {
         match self {
             ModelManifest::Slotted(m) => slotted::validate_robustness(spans, m),
             ModelManifest::Many(_) | ModelManifest::Spn(_) => Ok(()),
@@ -214,7 +214,7 @@ impl ModelManifest {
     /// The values of sweep axis `axis` as plans and `where` tables write them
     /// ("0.9", "100", "true", "job"); empty for an axis the manifest does not
     /// sweep.
-    pub fn axis_values(&self, axis: &str) -> Vec<String> {
+    pub(crate) fn axis_values(&self, axis: &str) -> Vec<String> {
         self.sweep().axis_values(axis)
     }
 
@@ -265,7 +265,7 @@ impl ModelManifest {
 /// model than `model`, the name it has here (Power-of-k is the many-server
 /// model's `Pod` with `d = k`) or the model that runs it. None for a name
 /// no model knows, or one this model knows.
-pub fn bridge(model: &str, spec: &str) -> Option<String> {
+pub(crate) fn bridge(model: &str, spec: &str) -> Option<String> {
     let s = spec.trim();
     let lower = s.to_ascii_lowercase();
     let power = lower
@@ -307,7 +307,7 @@ pub fn bridge(model: &str, spec: &str) -> Option<String> {
 /// ignoring case): a name of another model is refused with its name here
 /// or the model that runs it ([`bridge`]), any other unknown name with the
 /// nearest known one.
-pub fn policy_spec(
+pub(crate) fn policy_spec(
     l: &SpanIndex,
     at: &str,
     model: &str,
@@ -337,7 +337,7 @@ pub fn policy_spec(
 /// names spells it ("jsq" → "JSQ", "power-of-3" → "Power-of-3"), since
 /// `spec` is read ignoring case but claims and figures name policies by
 /// label; a spec in no list stays as written.
-pub fn canonical_label(spec: &str, names: &[&str]) -> String {
+pub(crate) fn canonical_label(spec: &str, names: &[&str]) -> String {
     let s = spec.trim();
     if let Some(n) = names.iter().find(|n| n.eq_ignore_ascii_case(s)) {
         return n.to_string();

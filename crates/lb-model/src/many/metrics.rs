@@ -10,7 +10,7 @@ use crate::metric::metric as m;
 use MetricKind::{Fraction, Proportion, Real};
 
 /// S_i for i up to this: the occupancy metrics `s1` … `s16`.
-pub const MAX_OCCUPANCY: u32 = 16;
+pub(crate) const MAX_OCCUPANCY: u32 = 16;
 
 /// The occupancy metric S_i (`s<i>`), shown in tables for i ≤ 3 only.
 macro_rules! occupancy_metrics {
@@ -116,7 +116,7 @@ const fn metrics() -> [MetricInfo; 25] {
 /// in parentheses: the model's time unit is the mean service time. The
 /// occupancy S_i is `s1` … `s16` (tables show S_1–S_3); `s2_sqrt_n` is
 /// √N·S_2, the occupancy above one job on the √N-scale.
-pub const METRICS: [MetricInfo; 25] = metrics();
+pub(crate) const METRICS: [MetricInfo; 25] = metrics();
 
 /// The named exact references (`expected` or `bound` of a claim, or a
 /// figure's reference curve). Each is a function of the point, evaluated for
@@ -132,11 +132,11 @@ pub const REFERENCES: [&str; 6] = [
 ];
 
 /// The references drawn per replication: none (each is one number per point).
-pub const PER_REPLICATION: [&str; 0] = [];
+pub(crate) const PER_REPLICATION: [&str; 0] = [];
 
 /// The metrics each named reference defines (`s<i>`: every occupancy
 /// metric; `*`: any metric).
-pub const REFERENCE_METRICS: [(&str, &[&str]); 6] = [
+pub(crate) const REFERENCE_METRICS: [(&str, &[&str]); 6] = [
     (
         "mm1",
         &[
@@ -159,7 +159,7 @@ pub const REFERENCE_METRICS: [(&str, &[&str]); 6] = [
 ];
 
 /// i of an occupancy metric `s<i>`, 1 ≤ i ≤ [`MAX_OCCUPANCY`].
-pub fn occupancy_index(metric: &str) -> Option<u32> {
+pub(crate) fn occupancy_index(metric: &str) -> Option<u32> {
     let i: u32 = metric.strip_prefix('s')?.parse().ok()?;
     let canonical = format!("s{i}") == metric;
     (canonical && (1..=MAX_OCCUPANCY).contains(&i)).then_some(i)

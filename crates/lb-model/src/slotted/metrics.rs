@@ -17,7 +17,7 @@ const HEAVY_TRAFFIC: &[&str] = &["epsilon", "epsilon_frac"];
 /// The metrics, the table's first and in its column order. Labels are
 /// figure markup (`_x`/`_{…}` subscripts, `^x`/`^{…}` superscripts), units
 /// in parentheses: the slotted model's time unit is the slot.
-pub const METRICS: [MetricInfo; 13] = [
+pub(crate) const METRICS: [MetricInfo; 13] = [
     m(
         "mean_response",
         "Mean response time (slots)",
@@ -99,7 +99,7 @@ pub const REFERENCES: [&str; 8] = [
 
 /// The references drawn per replication, on its own arrivals and service:
 /// already paired with the metric.
-pub const PER_REPLICATION: [&str; 1] = ["pooled"];
+pub(crate) const PER_REPLICATION: [&str; 1] = ["pooled"];
 
 /// A metric that a replication's summary defines on its own.
 pub fn precision_value(name: &str, s: &RunSummary) -> Option<f64> {

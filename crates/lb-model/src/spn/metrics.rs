@@ -7,7 +7,7 @@ use MetricInfo as M;
 use lb_core::spn::{SpnConfig, SpnSummary};
 
 /// The metrics, the table's first and in its column order.
-pub const METRICS: [MetricInfo; 8] = [
+pub(crate) const METRICS: [MetricInfo; 8] = [
     M::new("mean_total", "Jobs in the network E[Σ_j Z_j]", true, true),
     M::new(
         "growth",
@@ -50,7 +50,7 @@ pub const METRICS: [MetricInfo; 8] = [
 pub const REFERENCES: [&str; 3] = ["pooled_workload", "pooled_scaled", "jackson"];
 
 /// The references drawn per replication: none (each is one number per point).
-pub const PER_REPLICATION: [&str; 0] = [];
+pub(crate) const PER_REPLICATION: [&str; 0] = [];
 
 /// A metric that a replication's summary defines on its own.
 pub fn precision_value(name: &str, s: &SpnSummary) -> Option<f64> {
@@ -153,7 +153,7 @@ pub fn traffic(c: &SpnConfig) -> Vec<f64> {
 
 /// The largest station load Σ_{a at s} λ_{buffer(a)}/μ_a, λ from the
 /// traffic equations ([`traffic`]).
-pub fn bottleneck_load(c: &SpnConfig) -> f64 {
+pub(crate) fn bottleneck_load(c: &SpnConfig) -> f64 {
     let lambda = traffic(c);
     let mut per = vec![0.0; c.stations];
     for a in &c.activities {

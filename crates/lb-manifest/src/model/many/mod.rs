@@ -77,7 +77,7 @@ pub struct ManySweepSpec {
 }
 
 /// The sweep axes of the many-server model, in expansion order.
-pub const MANY_AXES: [&str; 4] = ["servers", "alpha", "lambda", "d"];
+pub(crate) const MANY_AXES: [&str; 4] = ["servers", "alpha", "lambda", "d"];
 
 impl ManySweepSpec {
     /// The sweep axes this manifest sets.
@@ -144,11 +144,11 @@ pub enum PodAlpha {
 }
 
 /// The policy names of the many-server model.
-pub const MANY_POLICY_NAMES: [&str; 6] = ["JSQ", "JIQ", "I1F", "Pod", "Random", "Graph"];
+pub(crate) const MANY_POLICY_NAMES: [&str; 6] = ["JSQ", "JIQ", "I1F", "Pod", "Random", "Graph"];
 
 impl Manifest {
     /// The values of a sweep axis, as the plan shows them.
-    pub fn axis_values(&self, axis: &str) -> Vec<String> {
+    pub(crate) fn axis_values(&self, axis: &str) -> Vec<String> {
         let f = |v: &Option<Vec<f64>>| -> Vec<String> {
             v.iter()
                 .flatten()

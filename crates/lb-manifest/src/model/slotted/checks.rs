@@ -116,7 +116,7 @@ fn system(l: &SpannedManifest) -> R {
 }
 
 /// ρ must be a positive number, below 1 unless `allow_unstable`.
-pub fn load_value(l: &SpannedManifest, path: &str, x: f64) -> R {
+pub(crate) fn load_value(l: &SpannedManifest, path: &str, x: f64) -> R {
     if !(x.is_finite() && x > 0.0) {
         return Err(l.error(path, format!("a load must be a number > 0, got {x}")));
     }
@@ -354,7 +354,7 @@ fn sweep(l: &SpannedManifest) -> R {
 
 /// Whether `sweep.p_hat` applies to policy `i`: LED, with neither its own
 /// p_hat nor a budget.
-pub fn p_hat_axis_applies(l: &SpannedManifest, i: usize) -> bool {
+pub(crate) fn p_hat_axis_applies(l: &SpannedManifest, i: usize) -> bool {
     let p = &l.m.policies[i];
     l.m.sweep.p_hat.is_some()
         && PolicyKind::parse(&p.spec).is_some_and(|k| k.is_led())
@@ -363,7 +363,7 @@ pub fn p_hat_axis_applies(l: &SpannedManifest, i: usize) -> bool {
 }
 
 /// Whether `sweep.d` applies to policy `i`: it has a `d` and sets none itself.
-pub fn d_axis_applies(l: &SpannedManifest, i: usize) -> bool {
+pub(crate) fn d_axis_applies(l: &SpannedManifest, i: usize) -> bool {
     let p = &l.m.policies[i];
     l.m.sweep.d.is_some()
         && PolicyKind::parse(&p.spec)
@@ -651,7 +651,7 @@ fn policy_axes_apply(l: &SpannedManifest) -> R {
 
 /// The run lengths at every value of the axes they follow: (where, as a
 /// located phrase, slots, warm-up).
-pub fn run_lengths(l: &SpannedManifest) -> Result<Vec<(String, u64, u64)>, ManifestError> {
+pub(crate) fn run_lengths(l: &SpannedManifest) -> Result<Vec<(String, u64, u64)>, ManifestError> {
     let r = &l.m.run;
     let keys = [("slots", r.slots.scaled()), ("warmup", r.warmup.scaled())];
     Ok(crate::model::length::samples(l.spans, l.m, keys)?

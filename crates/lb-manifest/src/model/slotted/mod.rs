@@ -105,7 +105,7 @@ impl LawFamily {
     }
 
     /// Whether means above 1 are impossible.
-    pub fn max_mean(&self) -> Option<f64> {
+    pub(crate) fn max_mean(&self) -> Option<f64> {
         match self {
             LawFamily::Bernoulli => Some(1.0),
             LawFamily::Binomial { n } => Some(*n as f64),
@@ -287,7 +287,7 @@ pub struct SweepSpec {
 }
 
 /// The sweep axes, in expansion order.
-pub const AXES: [&str; 9] = [
+pub(crate) const AXES: [&str; 9] = [
     "load",
     "epsilon",
     "epsilon_frac",
@@ -340,7 +340,7 @@ pub struct PolicySpec {
 }
 
 /// The policy names `spec` accepts (case-insensitive).
-pub const POLICY_NAMES: [&str; 17] = [
+pub(crate) const POLICY_NAMES: [&str; 17] = [
     "JSQ",
     "Power-of-d",
     "Power-of-2 (any k: Power-of-k)",
@@ -427,12 +427,12 @@ impl PolicyKind {
         })
     }
 
-    pub fn is_led(&self) -> bool {
+    pub(crate) fn is_led(&self) -> bool {
         matches!(self, PolicyKind::Led(..))
     }
 
     /// Whether the policy has a `d` (in the sense of [`PolicySpec::d`]).
-    pub fn has_d(&self) -> bool {
+    pub(crate) fn has_d(&self) -> bool {
         matches!(
             self,
             PolicyKind::Pod(_)
@@ -446,7 +446,7 @@ impl PolicyKind {
     /// not (Zhou, Shroff and Wierman, Example 2: a server at or below the mean
     /// estimate, drawn with probability ∝ μ_n), so a `tie_break` on it would
     /// only give the same process another key and other seeds.
-    pub fn has_tie_break(&self) -> bool {
+    pub(crate) fn has_tie_break(&self) -> bool {
         matches!(
             self,
             PolicyKind::Jsq
@@ -499,7 +499,7 @@ pub struct CalibrationSpec {
 
 impl Manifest {
     /// The values of a sweep axis, as the plan shows them.
-    pub fn axis_values(&self, axis: &str) -> Vec<String> {
+    pub(crate) fn axis_values(&self, axis: &str) -> Vec<String> {
         let sw = &self.sweep;
         let f = |v: &Option<Vec<f64>>| -> Vec<String> {
             v.iter()
@@ -613,7 +613,7 @@ pub fn validate(spans: &SpanIndex, m: &Manifest) -> Result<(), ManifestError> {
 }
 
 /// The checks of the robustness maps ([`robustness::validate`]).
-pub fn validate_robustness(spans: &SpanIndex, m: &Manifest) -> Result<(), ManifestError> {
+pub(crate) fn validate_robustness(spans: &SpanIndex, m: &Manifest) -> Result<(), ManifestError> {
     robustness::validate(spans, m)
 }
 

@@ -44,7 +44,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
 /// The settings a map may vary, in the order a combination lists them.
-pub const SETTINGS: [&str; 6] = [
+pub(crate) const SETTINGS: [&str; 6] = [
     "count_own",
     "granularity",
     "arrivals",
@@ -143,7 +143,7 @@ fn law_word(f: &LawFamily) -> String {
 
 /// Servers in a few characters: "50×0.2 + 50×0.8", "100×0.5",
 /// "100×U[0.3, 0.9]", "3 rates (0.2 … 0.9)".
-pub fn servers_word(s: &ServersSpec) -> String {
+pub(crate) fn servers_word(s: &ServersSpec) -> String {
     let num = |x: f64| lb_model::canonical::number_to_string(x);
     if let Some(cs) = &s.classes {
         return cs

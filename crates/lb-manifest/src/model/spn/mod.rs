@@ -120,7 +120,7 @@ pub struct PolicySpec {
 }
 
 /// The policy names of the network model.
-pub const POLICY_NAMES: [&str; 4] = ["max-pressure", "priority", "own-buffer-first", "FIFO"];
+pub(crate) const POLICY_NAMES: [&str; 4] = ["max-pressure", "priority", "own-buffer-first", "FIFO"];
 
 impl Manifest {
     /// The label of policy `i`: its `label`, else its `spec`.
@@ -141,7 +141,7 @@ impl Manifest {
     }
 
     /// The values of a sweep axis, as the plan shows them.
-    pub fn axis_values(&self, axis: &str) -> Vec<String> {
+    pub(crate) fn axis_values(&self, axis: &str) -> Vec<String> {
         match axis {
             "load" => self
                 .sweep
