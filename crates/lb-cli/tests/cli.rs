@@ -1744,7 +1744,7 @@ fn cache_adopt_rewrites_only_what_changed() {
         "adopting the same numbers changes no record"
     );
     assert!(
-        lb_store::pack::loose_records(&cache).is_empty(),
+        lb_store::packing::loose_records(&cache).is_empty(),
         "adopt ends in packs"
     );
     let packs = relative_snapshot(&d.path.join("results"));

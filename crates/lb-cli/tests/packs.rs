@@ -4,7 +4,8 @@
 //! edited and resealed lose nothing and are never read as valid.
 
 use lb_store::cache::{Cache, Read};
-use lb_store::pack::{Pack, Packed, loose_records};
+use lb_store::pack::{Pack, Packed};
+use lb_store::packing::loose_records;
 use lb_test_support::{records, texts};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

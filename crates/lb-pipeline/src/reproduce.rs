@@ -54,9 +54,9 @@ pub fn reproduce(
     let ran = run(cache, &plans(loaded), o, progress)?;
     // The cache it leaves is packed: what this run and any shard wrote loose
     // is folded into the packs before anything reads it.
-    if !lb_store::pack::loose_records(cache).is_empty() {
+    if !lb_store::packing::loose_records(cache).is_empty() {
         progress.log("packing the loose records (lb cache pack)");
-        lb_store::pack::pack_all(cache)?;
+        lb_store::packing::pack_all(cache)?;
     }
     let results: Vec<Vec<PointResult>> = loaded.iter().map(|e| collect(cache, &e.plan)).collect();
     let audited = audit_with(cache, loaded, &results);

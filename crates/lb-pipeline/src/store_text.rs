@@ -276,7 +276,7 @@ pub fn pack(cache: &Cache, check: bool) -> Said {
     let mut text = Text::default();
     existing(cache)?;
     if check {
-        let loose = lb_store::pack::loose_records(cache);
+        let loose = lb_store::packing::loose_records(cache);
         for p in &loose {
             say!(text.out, "LOOSE {}", p.display());
         }
@@ -309,7 +309,7 @@ pub fn pack(cache: &Cache, check: bool) -> Said {
 /// Folds the loose records into packs, and says what it did.
 fn packed(cache: &Cache) -> Said {
     let mut text = Text::default();
-    let done = lb_store::pack::pack_all(cache)?;
+    let done = lb_store::packing::pack_all(cache)?;
     for p in &done {
         for (path, why) in &p.left {
             say!(text.err, "  left loose {}: {why}", path.display());

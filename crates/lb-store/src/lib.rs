@@ -12,6 +12,7 @@
 pub mod cache;
 pub mod maintain;
 pub mod pack;
+pub mod packing;
 pub mod provenance;
 pub mod run;
 pub mod settle;
