@@ -48,6 +48,14 @@ fn project() -> (tempfile::TempDir, PathBuf) {
     (tmp, path)
 }
 
+/// A project whose manifest has run and whose records are packed.
+fn packed_project() -> (tempfile::TempDir, PathBuf) {
+    let (t, dir) = project();
+    ok(lb(&dir, &["run", "m.toml"]).output().unwrap());
+    ok(lb(&dir, &["cache", "pack"]).output().unwrap());
+    (t, dir)
+}
+
 fn lb(dir: &Path, args: &[&str]) -> Command {
     let mut c = Command::new(LB);
     c.current_dir(dir).args(args);
@@ -212,9 +220,7 @@ fn two_packers_at_once() {
 /// moves the damaged pack aside and packs them again.
 #[test]
 fn a_truncated_pack_is_recomputed() {
-    let (_t, dir) = project();
-    ok(lb(&dir, &["run", "m.toml"]).output().unwrap());
-    ok(lb(&dir, &["cache", "pack"]).output().unwrap());
+    let (_t, dir) = packed_project();
     let c = Cache::new(dir.join("results"));
     let before = records(&c);
     let b = c
@@ -250,9 +256,7 @@ fn a_truncated_pack_is_recomputed() {
 /// recomputes it.
 #[test]
 fn a_packed_record_edited_and_resealed_is_damaged() {
-    let (_t, dir) = project();
-    ok(lb(&dir, &["run", "m.toml"]).output().unwrap());
-    ok(lb(&dir, &["cache", "pack"]).output().unwrap());
+    let (_t, dir) = packed_project();
     let c = Cache::new(dir.join("results"));
     let before = records(&c);
     let (key, _) = c.keys()[0];
@@ -381,9 +385,7 @@ required = true
 /// pack rewritten once; the records it keeps read as before.
 #[test]
 fn gc_drops_unreferenced_keys_from_packs() {
-    let (_t, dir) = project();
-    ok(lb(&dir, &["run", "m.toml"]).output().unwrap());
-    ok(lb(&dir, &["cache", "pack"]).output().unwrap());
+    let (_t, dir) = packed_project();
     let before = texts(&Cache::new(dir.join("results")));
     let only_wr = MANIFEST.replace("[[policy]]\nspec = \"Power-of-2\"\n\n", "");
     std::fs::write(dir.join("wr.toml"), only_wr).unwrap();
