@@ -266,6 +266,11 @@ pub fn stamp(
         problems
     );
     text.ok = problems == 0;
+    // A stamp rewrites records loose, over their packed versions: fold them
+    // back in, so the cache stays packed.
+    if count(&|s| *s == verify::Stamped::Stamped) > 0 {
+        text.append(packed(cache)?);
+    }
     Ok(text)
 }
 
