@@ -1,7 +1,7 @@
 //! A point read with its precision rule's control variate (Lavenberg and
 //! Welch): the control point runs on the same arrivals and service
 //! (common random numbers), its mean is exact, and the point's estimate is
-//! mean(Y) − β̂(mean(C) − E[C]) with β̂ fitted by least squares
+//! mean(Y) − β̂(mean(C) − E\[C\]) with β̂ fitted by least squares
 //! ([`crate::stats::control_variate`]; Stein's form of it,
 //! [`lb_model::precision::stein_control_variate`], under Stein's rule). Where the rule chose the number of
 //! replications on that estimate's variance, the table, the figures and

@@ -28,7 +28,7 @@ fn fonts() -> Arc<usvg::fontdb::Database> {
 }
 
 /// `svg` with a zero-width space after a combining mark that ends a text
-/// or a span of one (p̂ in "… with p̂</tspan>"): usvg 0.45 indexes past its
+/// or a span of one (p̂ in "… with p̂`</tspan>`"): usvg 0.45 indexes past its
 /// glyphs when a span's last cluster holds two glyphs, and panics. The
 /// space draws nothing and the words read the same.
 fn guard_final_marks(svg: &str) -> String {

@@ -87,7 +87,7 @@ pub enum Command {
     /// replications of the points that leave it inconclusive, holding its
     /// j-th look at level 1 − α·6/(π²j²) (alpha spending). The extra
     /// replications and looks are recorded in
-    /// experiments/decide/<experiment>.json, which lb audit and lb
+    /// `experiments/decide/<experiment>.json`, which lb audit and lb
     /// reproduce then read.
     Decide {
         /// Manifests (default: every experiments/*.toml).

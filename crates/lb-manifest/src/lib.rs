@@ -4,7 +4,7 @@
 //! declares one experiment: the shared sections (`experiment`, the
 //! `[[figure]]` schema of [`outputs`], the `[[claim]]` schema of [`claim`])
 //! and the model's own ([`model`]: each model's schema, validation and
-//! expansion). [`load`] is the one loader every command uses: parse →
+//! expansion). [`load()`] is the one loader every command uses: parse →
 //! `validate` (claims typed) → expand into a [`Plan`] ([`plan`]) → claim
 //! `checks` → [`robustness`] variants.
 //!
@@ -20,6 +20,10 @@
 //! What a point is and runs — points, keys, metrics, references, precision
 //! rules, calibrations — is lb-model's; running plans and keeping their
 //! records is lb-store's, which depends on this crate, never the reverse.
+
+// The docs are read with private items (`cargo doc --document-private-items`,
+// as CI builds them): a module may point at its own helpers.
+#![allow(rustdoc::private_intra_doc_links)]
 
 pub mod calibration;
 mod checks;

@@ -9,7 +9,7 @@
 //!
 //! Parsing is strict. Every table denies unknown keys, and every error names
 //! the file, line, column and field ([`ManifestError`]). This module only
-//! reads and parses ([`Parsed`]); [`crate::load`] validates (into a
+//! reads and parses ([`Parsed`]); [`crate::load()`] validates (into a
 //! [`Loaded`], claims typed), expands and checks what was parsed.
 
 use crate::claim::Claim;
@@ -131,7 +131,7 @@ pub fn read(path: &Path) -> Result<String, ManifestError> {
 }
 
 /// Parses manifest text strictly with its model's schema; `path` is used in
-/// errors only. Nothing is validated beyond the schema: [`crate::load`] does
+/// errors only. Nothing is validated beyond the schema: [`crate::load()`] does
 /// that.
 pub fn parse(path: &Path, text: &str) -> Result<Parsed, ManifestError> {
     let spans = SpanIndex::parse(path, text)?;

@@ -136,7 +136,7 @@ impl PointConfig {
     /// give S_i, jobs per server and response time alike), or why it does
     /// not apply. The network model's references are one number whatever
     /// the metric; the slotted model's too, but ζ, which is 1 as a value of
-    /// ε·E[ΣQ]/ζ.
+    /// ε·E\[ΣQ\]/ζ.
     pub fn reference(
         &self,
         name: &str,
@@ -163,7 +163,7 @@ impl PointConfig {
     }
 
     /// The exact mean of `metric` given by the named reference `name` (a
-    /// control variate's E[Y]), or why there is none.
+    /// control variate's E\[Y\]), or why there is none.
     pub fn exact_mean(&self, metric: &str, name: &str) -> Result<f64, String> {
         match self {
             PointConfig::Slotted(c) => slotted::metrics::exact_mean(metric, name, c),
@@ -318,7 +318,7 @@ impl Summary {
         }
     }
 
-    /// The (events, trials) behind a [`MetricKind::Proportion`] metric in
+    /// The (events, trials) behind a [`crate::metric::MetricKind::Proportion`] metric in
     /// this replication (the metric is events / trials); None for other
     /// metrics, or when the summary is of another model.
     pub fn counts(&self, name: &str) -> Option<(u64, u64)> {

@@ -23,9 +23,9 @@ pub struct MetricInfo {
     /// What kind of number it is: how tables and figures give its interval.
     pub kind: MetricKind,
     /// Tables show it only in experiments that sweep one of these axes
-    /// (empty: in every experiment). ε·E[ΣQ] and its ratio to ζ are
+    /// (empty: in every experiment). ε·E\[ΣQ\] and its ratio to ζ are
     /// heavy-traffic quantities: read along a load sweep they say nothing
-    /// E[ΣQ] does not.
+    /// E\[ΣQ\] does not.
     pub only_with_axes: &'static [&'static str],
 }
 
@@ -37,7 +37,7 @@ pub enum MetricKind {
     /// A time-averaged fraction in [0, 1] with no event count behind it
     /// (the occupancy S_i): the Student-t interval, cut to [0, 1].
     Fraction,
-    /// A proportion of counted events ([`Summary::counts`]): events over
+    /// A proportion of counted events ([`crate::config::Summary::counts`]): events over
     /// trials pooled across replications, with a Wilson interval (a
     /// Clopper–Pearson upper bound when no event was seen).
     Proportion,
@@ -114,7 +114,7 @@ impl MetricInfo {
     }
 }
 
-/// A fixed parameter's value (see [`PointConfig::parameters`]).
+/// A fixed parameter's value (see [`crate::config::PointConfig::parameters`]).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Param {
     Number(f64),

@@ -133,7 +133,7 @@ pub struct PrecisionRule {
 
 /// A control variate for a precision rule (Lavenberg and Welch): another
 /// point whose replications pair with this one's by index (common random
-/// numbers: the same arrivals and service), and its exact mean E[C] on the
+/// numbers: the same arrivals and service), and its exact mean E\[C\] on the
 /// rule's metric. With it, the pilot chooses n from the variance of the
 /// controlled estimate, Var(Y − β̂·C) with β̂ fitted on the pilot's pairs,
 /// and the point's interval is the control-variate interval of its n pairs
@@ -171,7 +171,7 @@ impl PrecisionRule {
     /// The expected half-width of the control-variate interval (β fitted)
     /// of n pairs whose residual variance is `var`:
     /// t_{n−2}·√(var·(n − 2)/(n(n − 3))), where (n − 2)/(n(n − 3)) =
-    /// E[1/n + (C̄ − E[C])²/S_CC] for normal pairs, the estimated β's share.
+    /// E[1/n + (C̄ − E\[C\])²/S_CC] for normal pairs, the estimated β's share.
     /// Infinite below 4 pairs.
     pub fn controlled_half_width(&self, n: u32, var: f64) -> f64 {
         // Stein's with the whole sample as its first stage.
@@ -606,7 +606,7 @@ pub fn stein_replications(rule: &PrecisionRule, first: &[Summary]) -> u32 {
 /// the target r·|m₀|, m₀ its estimate; else the fewest n on the grid whose
 /// expected Stein half-width t_{min−2}·s_e₀·√((n − 2)/(n(n − 3))) meets it
 /// (s_e₀² the first stage's residual variance; the root's factor is the
-/// expected E[1/n + (C̄ − E[C])²/S_CC] of [`PrecisionRule::controlled_half_width`]).
+/// expected E[1/n + (C̄ − E\[C\])²/S_CC] of [`PrecisionRule::controlled_half_width`]).
 /// None where the plain procedure decides.
 pub fn stein_controlled(
     rule: &PrecisionRule,

@@ -21,6 +21,10 @@
 //! - [`slurm`]: the job-array scripts of sharded work, and their submission;
 //! - [`table`]: one experiment's table.
 
+// The docs are read with private items (`cargo doc --document-private-items`,
+// as CI builds them): a module may point at its own helpers.
+#![allow(rustdoc::private_intra_doc_links)]
+
 /// A line into a text (writing to a String cannot fail).
 macro_rules! say {
     ($($t:tt)*) => {{

@@ -4,13 +4,13 @@
 
 use crate::student::{interval, stein_interval, t_quantile};
 
-/// A control-variate estimate of E[X] (Lavenberg and Welch): `xs` and `ys`
+/// A control-variate estimate of E\[X\] (Lavenberg and Welch): `xs` and `ys`
 /// paired replications (common random numbers) of the metric and of a
 /// control Y whose exact mean `exact` is known. With `fitted = false`,
-/// β = 1: E[Y] + mean(X − Y), the Student-t interval of the differences
+/// β = 1: E\[Y\] + mean(X − Y), the Student-t interval of the differences
 /// (n − 1 degrees of freedom). With `fitted`, β̂ = cov(X, Y)/var(Y) by least
-/// squares: mean(X) − β̂(mean(Y) − E[Y]), with the regression's standard
-/// error of the prediction at E[Y] (n − 2 degrees of freedom). Returns
+/// squares: mean(X) − β̂(mean(Y) − E\[Y\]), with the regression's standard
+/// error of the prediction at E\[Y\] (n − 2 degrees of freedom). Returns
 /// (estimate, half-width, β); None with too few pairs.
 pub fn control_variate(
     xs: &[f64],
@@ -53,9 +53,9 @@ pub fn control_variate(
 
 /// Stein's form of the control-variate interval (β fitted) of pairs
 /// 0..n whose first `first` chose n: the full sample's estimate
-/// mean(Y) − β̂(mean(C) − E[C]), with the first stage's residual variance
+/// mean(Y) − β̂(mean(C) − E\[C\]), with the first stage's residual variance
 /// s_e₀² (on first − 2 degrees of freedom) in place of the full sample's:
-/// half-width t_{first−2}·s_e₀·√(1/n + (C̄ − E[C])²/S_CC). For pairs normal
+/// half-width t_{first−2}·s_e₀·√(1/n + (C̄ − E\[C\])²/S_CC). For pairs normal
 /// given the controls (Y = α + βC + e), the full sample's estimate is a
 /// combination of the Y's whose first-stage weights lie in the span of the
 /// first stage's regressors, so it is independent of that stage's

@@ -1072,7 +1072,7 @@ pub fn calibration_line(c: &Calibration, r: &CalibrationResult) -> String {
     )
 }
 
-/// What a plan's missing work is expected to cost ([`crate::limits`]).
+/// What a plan's missing work is expected to cost ([`lb_model::limits`]).
 #[derive(Debug, Clone, Default)]
 pub struct Estimate {
     /// Replications (and calibration pilot runs) still to run.

@@ -86,7 +86,7 @@ pub struct LegendEntry {
     pub rect: Rect,
 }
 
-/// A figure laid out: every rectangle and mark in pixels. [`paint`](super::paint()) draws
+/// A figure laid out: every rectangle and mark in pixels. [`paint`](super::paint::paint()) draws
 /// exactly this.
 #[derive(Debug, Clone)]
 pub struct Layout {

@@ -1,7 +1,7 @@
 //! Laying out a figure ([`plan`], pure): every rectangle and mark in
 //! pixels — the axes, the plot, the unstable band above it, the legend
 //! outside it (so it covers no data), the markers (dodged apart where series
-//! coincide) and the caption. [`paint`](super::paint()) draws exactly this.
+//! coincide) and the caption. [`paint`](super::paint::paint()) draws exactly this.
 
 use super::axis::{Axis, axis, thin_ticks};
 use super::geometry::{

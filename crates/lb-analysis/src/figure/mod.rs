@@ -33,7 +33,7 @@
 //! - `axis`: ranges, ticks and their labels;
 //! - `geometry`: the laid-out figure as data ([`Layout`]) and its sizes;
 //! - `layout`: [`plan`], every rectangle and mark in pixels;
-//! - `paint`: drawing a plan on a canvas ([`paint()`]), with `clip`: lines
+//! - `paint`: drawing a plan on a canvas ([`paint::paint()`]), with `clip`: lines
 //!   cut at the plot's frame;
 //! - `render`: the SVG and PNG files ([`svg`], [`render()`]).
 

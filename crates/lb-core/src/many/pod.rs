@@ -3,7 +3,7 @@
 //! Power-of-d sends a job to the shortest of d servers drawn uniformly
 //! without replacement. Only the class (queue length) of that server matters
 //! to the chain: the servers are exchangeable, so given its class the server
-//! is a uniform one of that class, and [`Classes`](super::classes::Classes)
+//! is a uniform one of that class, and [`Classes`]
 //! moves "a server of class k" without naming it. The class of the shortest
 //! of the d has a closed-form law given the class counts n_k: with
 //! n_{≥k} = Σ_{i≥k} n_i servers in classes k and above,

@@ -79,7 +79,7 @@ impl Mm1 {
         }
     }
 
-    /// E[Q] = Σ_i P(Q ≥ i): λ/(1 − λ) unbounded.
+    /// E\[Q\] = Σ_i P(Q ≥ i): λ/(1 − λ) unbounded.
     pub fn mean_jobs(&self) -> f64 {
         match self.buffer {
             None => self.lambda / (1.0 - self.lambda),
@@ -87,7 +87,7 @@ impl Mm1 {
         }
     }
 
-    /// Mean response time by Little's law: E[Q] over the admitted rate
+    /// Mean response time by Little's law: E\[Q\] over the admitted rate
     /// λ(1 − loss); 1/(1 − λ) unbounded.
     pub fn mean_response(&self) -> f64 {
         self.mean_jobs() / (self.lambda * (1.0 - self.loss()))

@@ -28,7 +28,7 @@
 //! are independent queues, so each advances alone (server 0's whole run
 //! first), and its block may be longer than its queue: what keeps the queue
 //! from emptying is S_n ≤ Q_n, not k ≤ Q_n. Its blocks are sized so that
-//! E[S_n] = k·μ_n stays a standard deviation below Q_n (at least k = Q_n,
+//! E\[S_n\] = k·μ_n stays a standard deviation below Q_n (at least k = Q_n,
 //! always accepted); a block whose drawn S_n exceeds Q_n is cut in two with
 //! the halves' totals drawn from their exact conditional law (`Block`).
 //!

@@ -69,7 +69,7 @@ impl SystemConfig {
     pub fn load(&self) -> f64 {
         self.lambda_sum() / self.mu_sum()
     }
-    /// ζ = (σ_Σ² + ν_Σ²)/2, the heavy-traffic limit of ε·E[ΣQ] (Zhou, Shroff and Wierman, Lemma 1).
+    /// ζ = (σ_Σ² + ν_Σ²)/2, the heavy-traffic limit of ε·E\[ΣQ\] (Zhou, Shroff and Wierman, Lemma 1).
     pub fn zeta(&self) -> f64 {
         (self.sigma2_sum() + self.nu2_sum()) / 2.0
     }
@@ -254,8 +254,8 @@ pub enum PolicyConfig {
     /// S_Σ(t) = Σ_n S_n(t), on the arrivals and service every policy at the
     /// point sees (common random numbers). Pathwise no policy's ΣQ goes below
     /// it, its replication r is paired with every policy's replication r, and
-    /// its E[Q] is exact ([`crate::slotted::pooled`]): in heavy traffic, a
-    /// control variate for E[ΣQ].
+    /// its E\[Q\] is exact ([`crate::slotted::pooled`]): in heavy traffic, a
+    /// control variate for E\[ΣQ\].
     Pooled,
 }
 

@@ -47,7 +47,7 @@ pub enum Law {
 pub const MAX_LAW_MEAN: f64 = 1e9;
 
 impl Law {
-    /// E[X].
+    /// E\[X\].
     pub fn mean(&self) -> f64 {
         match *self {
             Law::Poisson { mean } | Law::Geometric { mean } => mean,
@@ -57,7 +57,7 @@ impl Law {
         }
     }
 
-    /// Var[X].
+    /// Var\[X\].
     pub fn variance(&self) -> f64 {
         match *self {
             Law::Poisson { mean } => mean,

@@ -4,7 +4,7 @@
 //! [`super::sim::pooled_mean_queue`] runs on a replication's own arrivals and
 //! service. Pathwise it lies below every policy's ΣQ, and in heavy traffic a
 //! policy with state-space collapse follows it closely, which makes it a
-//! control variate for E[ΣQ] once its own mean is known exactly.
+//! control variate for E\[ΣQ\] once its own mean is known exactly.
 //!
 //! # The mean
 //! This is the discrete-time bulk-service queue (Bailey's, in slots): the
@@ -19,7 +19,7 @@
 //! z = 1 and z_1, …, z_{c−1} with |z_k| < 1, so it is C·(z − 1)·Π_k (z − z_k).
 //! Differentiating log Q(z) at z = 1 gives
 //!
-//! E[Q] = (σ² + ε² + ε)/(2ε) − c + Σ_k 1/(1 − z_k),
+//! E\[Q\] = (σ² + ε² + ε)/(2ε) − c + Σ_k 1/(1 − z_k),
 //!
 //! σ² = Var A_Σ + Var S_Σ. With c = 1 the sum is empty and this is the
 //! single-server formula of [`super::theory::single_server_bernoulli_service`].
@@ -294,11 +294,11 @@ pub struct PooledBoundary {
     /// P(W = j) for j = 0, …, c − 1: P(Q + A_Σ − S_Σ = j − c), the slots in
     /// which c − j of the service goes unused.
     pub boundary: Vec<f64>,
-    /// E[Q] at the start of a slot.
+    /// E\[Q\] at the start of a slot.
     pub mean: f64,
 }
 
-/// E[Q_pool] at the start of a slot, in steady state, for arrivals
+/// E\[Q_pool\] at the start of a slot, in steady state, for arrivals
 /// `arrivals` (one law per dispatcher) and service `service` (one bounded
 /// law per server), with its certificate: the zeros and the boundary
 /// probabilities. Err (in words) when the queue has no steady state, a

@@ -404,7 +404,7 @@ pub struct SharedFill {
     keys: Vec<u64>,
     raw: Vec<u64>,
     count: Vec<u32>,
-    /// prefix[i] = the sum of the first i values.
+    /// prefix\[i\] = the sum of the first i values.
     prefix: Vec<u64>,
     /// The threshold (a value), adapted slot by slot.
     thresh: u64,

@@ -46,7 +46,7 @@ pub struct RunSummary {
     pub messages_per_arrival: Option<f64>,
     /// Time-average Q_n per server.
     pub mean_queue: Vec<f64>,
-    /// Degree of queue imbalance E[max_n Q_n − min_n Q_n] (Zhou, Shroff and Wierman §4.3, [28]).
+    /// Degree of queue imbalance E[max_n Q_n − min_n Q_n] (Zhou, Shroff and Wierman §4.3, \[28\]).
     pub imbalance: f64,
     /// ΣQ (start of slot) averaged over equal batches of the window.
     pub trace: Vec<f64>,

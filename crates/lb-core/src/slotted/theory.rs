@@ -4,9 +4,9 @@
 use crate::slotted::config::{Granularity, LedUpdate, PolicyConfig, PushWhen, SlottedConfig};
 use crate::slotted::law::Law;
 
-/// E[Q] at the start of a slot for one discrete-time queue with i.i.d.
+/// E\[Q\] at the start of a slot for one discrete-time queue with i.i.d.
 /// arrivals (mean λ, variance σ²) and Bernoulli(q) service, arrivals before
-/// service and D = min(Q + A, S): E[Q] = (σ² + ν² + ε² − ε)/(2ε), ε = q − λ,
+/// service and D = min(Q + A, S): E\[Q\] = (σ² + ν² + ε² − ε)/(2ε), ε = q − λ,
 /// ν² = q(1−q). With Bernoulli(p) arrivals this is p(1−q)/(q−p); with
 /// Poisson(λ), (λ + q(1−q) + ε² − ε)/(2ε). Derivation: the Lindley recursion
 /// Q' = Q + A − S + U with U ∈ {0,1} and U·(Q+A−S+U) = 0 when S ≤ 1, squared
@@ -16,7 +16,7 @@ pub fn single_server_bernoulli_service(lambda: f64, sigma2: f64, q: f64) -> f64 
     (sigma2 + q * (1.0 - q) + eps * eps - eps) / (2.0 * eps)
 }
 
-/// E[Q] for one server with arrival law `a` and Bernoulli(`q`) service.
+/// E\[Q\] for one server with arrival law `a` and Bernoulli(`q`) service.
 pub fn single_server(a: &Law, q: f64) -> f64 {
     single_server_bernoulli_service(a.mean(), a.variance(), q)
 }
@@ -25,7 +25,7 @@ pub fn single_server(a: &Law, q: f64) -> f64 {
 /// each dispatcher's A_m is routed to n with probability w. With `job`
 /// granularity the split is a thinning: Var = Σ_m (w²·Var A_m + w(1−w)·E A_m).
 /// With `batch` granularity the whole A_m goes to n with probability w:
-/// Var = Σ_m (w·E[A_m²] − w²·E[A_m]²).
+/// Var = Σ_m (w·E\[A_m²\] − w²·E\[A_m\]²).
 pub fn routed_variance(arrivals: &[Law], w: f64, batch: bool) -> f64 {
     arrivals
         .iter()

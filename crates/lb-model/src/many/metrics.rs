@@ -120,7 +120,7 @@ pub(crate) const METRICS: [MetricInfo; 25] = metrics();
 
 /// The named exact references (`expected` or `bound` of a claim, or a
 /// figure's reference curve). Each is a function of the point, evaluated for
-/// the metric it is compared with ([`reference`]); [`REFERENCE_METRICS`]
+/// the metric it is compared with ([`reference()`]); [`REFERENCE_METRICS`]
 /// lists the metrics each defines.
 pub const REFERENCES: [&str; 6] = [
     "mm1",

@@ -1,5 +1,5 @@
 //! The slotted model's metrics, named exact references and descriptions
-//! (docs/MODEL.md §1 "Metrics of a run"; Zhou, Shroff and Wierman, §2 for ε·E[ΣQ] and
+//! (docs/MODEL.md §1 "Metrics of a run"; Zhou, Shroff and Wierman, §2 for ε·E\[ΣQ\] and
 //! ζ).
 
 use crate::metric::{MetricInfo, MetricKind, Param};
@@ -10,7 +10,7 @@ use crate::metric::metric as m;
 
 use MetricKind::Real;
 
-/// The axes of a heavy-traffic sweep: tables show ε·E[ΣQ] and its ratio to
+/// The axes of a heavy-traffic sweep: tables show ε·E\[ΣQ\] and its ratio to
 /// ζ only along them.
 const HEAVY_TRAFFIC: &[&str] = &["epsilon", "epsilon_frac"];
 
@@ -143,7 +143,7 @@ pub fn value(name: &str, c: &SlottedConfig, s: &RunSummary) -> Option<f64> {
 /// `r` for `pooled`, which runs the resource-pooled queue on the
 /// replication's own arrivals and service, from the point's `seeds`). Each
 /// is one number whatever the metric, but ζ, which on the ζ-ratio scale
-/// ε·E[ΣQ]/ζ is 1.
+/// ε·E\[ΣQ\]/ζ is 1.
 pub fn reference(
     name: &str,
     metric: &str,
@@ -298,9 +298,9 @@ pub fn reference_applies(name: &str, c: &SlottedConfig) -> Result<(), String> {
 
 /// The exact mean of metric `metric` at a point, given by the named
 /// reference `name` — what a control variate needs. Only references that
-/// are exact steady-state means qualify: `wr_sum_q` (E[ΣQ] under
-/// state-independent routing, and ε·E[ΣQ], ε·E[ΣQ]/ζ scaled from it) and
-/// `single_server`, `pooled_exact` (E[Q_pool] of the `Pooled` point) and
+/// are exact steady-state means qualify: `wr_sum_q` (E\[ΣQ\] under
+/// state-independent routing, and ε·E\[ΣQ\], ε·E\[ΣQ\]/ζ scaled from it) and
+/// `single_server`, `pooled_exact` (E\[Q_pool\] of the `Pooled` point) and
 /// `jsq_pair_exact` (JSQ on two identical servers, one dispatcher);
 /// `zeta` is a limit, `pooled` a simulation, `pod_mean_field` an
 /// approximation.

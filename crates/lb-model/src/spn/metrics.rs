@@ -93,13 +93,13 @@ pub fn value(name: &str, c: &SpnConfig, s: &SpnSummary) -> Option<f64> {
 /// - `pooled_workload`: the mean workload of the single pooled server that
 ///   the first resource becomes under complete resource pooling — an M/G/1
 ///   queue whose jobs of buffer j bring exponential work of mean w_j:
-///   E[W] = Σ_j λ_j w_j² / (1 − ρ) (Pollaczek–Khinchine, E[S²] = 2w_j²).
+///   E\[W\] = Σ_j λ_j w_j² / (1 − ρ) (Pollaczek–Khinchine, E\[S²\] = 2w_j²).
 /// - `pooled_scaled`: (1 − ρ) times that, Σ_j λ_j w_j², the heavy-traffic
-///   limit of (1 − ρ)·E[W] under a policy that pools the resource.
+///   limit of (1 − ρ)·E\[W\] under a policy that pools the resource.
 /// - `jackson`: E[Σ_j Z_j] of a Jackson network (Jackson, "Jobshop-like
 ///   queueing systems", 1963), where each station runs one activity on one
 ///   buffer of its own: whatever non-idling policy the stations follow,
-///   each is then an M/M/1 queue in the product form, E[Z] = ρ/(1 − ρ)
+///   each is then an M/M/1 queue in the product form, E\[Z\] = ρ/(1 − ρ)
 ///   with ρ = λ_j/μ_a, λ the solution of the traffic equations
 ///   λ_k = α_k + Σ_a λ_{buffer(a)}·P_a\[k\]. Only as a value of
 ///   `mean_total`.
@@ -162,7 +162,7 @@ pub(crate) fn bottleneck_load(c: &SpnConfig) -> f64 {
     per.into_iter().fold(0.0, f64::max)
 }
 
-/// The `jackson` reference: see [`reference`].
+/// The `jackson` reference: see [`reference()`].
 fn jackson(metric: &str, c: &SpnConfig) -> Result<f64, String> {
     if metric != "mean_total" {
         return Err(format!(

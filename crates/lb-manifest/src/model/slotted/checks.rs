@@ -749,7 +749,7 @@ impl SweepSpec {
     }
 }
 
-/// The hard limits of [`crate::limits`] on every size a slotted manifest can
+/// The hard limits of [`lb_model::limits`] on every size a slotted manifest can
 /// set, checked before anything is allocated.
 fn limits(l: &SpannedManifest) -> R {
     use lb_model::limits::*;

@@ -212,7 +212,7 @@ impl Manifest {
     }
 }
 
-/// Maps an error of `SpnConfig::validate` ("activities[2].routing: …") to its
+/// Maps an error of `SpnConfig::validate` ("activities\[2\].routing: …") to its
 /// key path in the manifest.
 fn located(l: &SpanIndex, e: &str, policy_at: &str) -> ManifestError {
     // lb-core's messages start with the field they are about
