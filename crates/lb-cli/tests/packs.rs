@@ -190,6 +190,31 @@ fn a_kill_during_packing_loses_nothing() {
     child.wait().unwrap();
     let c = Cache::new(dir.join("results"));
     assert_eq!(texts(&c), before, "a kill during packing loses no record");
+    // What the killed packing left (its temporary pack, its lock) is
+    // removed by gc, and nothing else.
+    let leftovers = |root: &Path| -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        let mut stack = vec![root.to_path_buf()];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+                let (p, n) = (e.path(), e.file_name().to_string_lossy().to_string());
+                if p.is_dir() {
+                    stack.push(p);
+                } else if n.ends_with(".tmp") || n.ends_with(".lock") {
+                    out.push(p);
+                }
+            }
+        }
+        out
+    };
+    let left = leftovers(&dir.join("results"));
+    assert!(
+        left.iter().any(|p| p.ends_with("pack.zst.lock")),
+        "the kill left no pack lock: {left:?}"
+    );
+    ok(lb(&dir, &["cache", "gc"]).output().unwrap());
+    assert_eq!(leftovers(&dir.join("results")), Vec::<PathBuf>::new());
+    assert_eq!(texts(&Cache::new(dir.join("results"))), before);
     ok(lb(&dir, &["cache", "pack"]).output().unwrap());
     assert_eq!(texts(&Cache::new(dir.join("results"))), before);
     ok(lb(&dir, &["cache", "pack", "--check"]).output().unwrap());

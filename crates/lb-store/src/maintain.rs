@@ -210,24 +210,31 @@ pub fn gc(cache: &Cache, keep: Option<&BTreeSet<Key>>, dry_run: bool) -> std::io
             }
         }
         for f in fs::read_dir(&dir).into_iter().flatten().flatten() {
-            let name = f.file_name().to_string_lossy().to_string();
-            if classify(&name) != FileKind::Lock {
-                continue;
-            }
-            // Only a lock nobody holds may go; a racing run that opened it
-            // before the removal at worst computes a record twice (the
-            // writes are atomic and identical).
-            if let Ok(file) = fs::File::open(f.path())
-                && file.try_lock_exclusive().unwrap_or(false)
-            {
+            if unheld_lock(&f.path()) {
                 rm(f.path(), "unheld lock file", &mut g)?;
             }
+        }
+    }
+    // A pack's lock, left by a packing that was killed.
+    for b in cache.buckets() {
+        let lock = cache.pack_path(&b).with_extension("zst.lock");
+        if unheld_lock(&lock) {
+            rm(lock, "unheld lock file", &mut g)?;
         }
     }
     if !dry_run {
         cache.drop_packed(&unpack).map_err(std::io::Error::other)?;
     }
     Ok(g)
+}
+
+/// Whether `path` is a lock file nobody holds. Only such a lock may go; a
+/// racing run that opened it before the removal at worst computes a record
+/// twice (the writes are atomic and identical).
+fn unheld_lock(path: &std::path::Path) -> bool {
+    let name = path.file_name().map(|n| n.to_string_lossy().to_string());
+    name.is_some_and(|n| classify(&n) == FileKind::Lock)
+        && fs::File::open(path).is_ok_and(|file| file.try_lock_exclusive().unwrap_or(false))
 }
 
 /// Where the records of a cache came from (issue 26): whether each leads
