@@ -30,7 +30,7 @@
 //!   Locks are released by the kernel when a process dies; a lock file is
 //!   removed once its record is valid.
 
-use crate::pack::{Loaded, PACK_FILE, Pack, Packed};
+use crate::pack::{PACK_FILE, Pack, Packed};
 use crate::provenance::Provenance;
 use fs4::fs_std::FileExt;
 use lb_model::canonical::{canonical, canonical_value};
@@ -258,12 +258,45 @@ pub struct Cache {
     points: Arc<Mutex<HashMap<Key, ReadPoint>>>,
 }
 
-/// A point as read from its record, with where it was read from.
-type ReadPoint = (Point, Option<FileStamp>);
+/// A point as read from its record, with where it was read from: its
+/// loose file (true) or its bucket's pack (false), and that file's stamp.
+type ReadPoint = (Point, Option<(bool, FileStamp)>);
 
 /// A file's identity as far as a reader needs it: length and modification
-/// time (a record rewritten, moved aside or packed changes it).
-type FileStamp = (bool, u64, std::time::SystemTime);
+/// time (a record or pack rewritten, moved aside or packed changes it).
+type FileStamp = (u64, std::time::SystemTime);
+
+/// The stamp of the file at `path`; None if there is none.
+fn file_stamp(path: &Path) -> Option<FileStamp> {
+    let m = fs::metadata(path).ok()?;
+    Some((m.len(), m.modified().ok()?))
+}
+
+/// A bucket's pack as this process last read it: the file's stamp and its
+/// decoding, so that a pack rewritten by another process is read again.
+#[derive(Debug, Clone)]
+struct Loaded {
+    stamp: FileStamp,
+    pack: Result<Arc<Pack>, String>,
+}
+
+/// A bucket's pack edited under its lock ([`Cache::edit_pack`]): what the
+/// edit returned, whether the pack was written, and where an unreadable
+/// pack was moved aside. The lock is held, and its file removed, until this
+/// is dropped.
+pub(crate) struct Edited<T> {
+    pub value: T,
+    pub rewritten: bool,
+    pub aside: Option<PathBuf>,
+    lock: LockGuard,
+}
+
+impl<T> Drop for Edited<T> {
+    fn drop(&mut self) {
+        // The lock file goes first, then the lock (as LockGuard::remove).
+        let _ = fs::remove_file(&self.lock.path);
+    }
+}
 
 impl Cache {
     /// The cache at `root` (nothing is touched until used).
@@ -438,13 +471,9 @@ impl Cache {
     /// Where `key`'s point record is read from now: its loose file, or else
     /// its bucket's pack (None: neither), so that a point record changed,
     /// moved aside or packed is read again.
-    fn point_stamp(&self, key: &Key) -> Option<FileStamp> {
-        let stamp = |loose: bool, p: &Path| {
-            let m = fs::metadata(p).ok()?;
-            Some((loose, m.len(), m.modified().ok()?))
-        };
-        stamp(true, &self.point_path(key))
-            .or_else(|| stamp(false, &self.pack_path(&bucket_of(key))))
+    fn point_stamp(&self, key: &Key) -> Option<(bool, FileStamp)> {
+        let loose = file_stamp(&self.point_path(key)).map(|s| (true, s));
+        loose.or_else(|| file_stamp(&self.pack_path(&bucket_of(key))).map(|s| (false, s)))
     }
 
     pub fn read_point(&self, key: &Key) -> Read<PointRecord> {
@@ -556,28 +585,59 @@ impl Cache {
     /// Takes `key`'s record `name` out of its pack into `to`, under the
     /// pack's lock; moves the pack aside if it cannot be read.
     fn unpack_damaged(&self, key: &Key, name: &str, to: &Path) -> Result<PathBuf, CacheError> {
-        let bucket = bucket_of(key);
-        let pack_path = self.pack_path(&bucket);
-        let _lock = self.lock(&pack_path)?;
-        let out = match self.pack_on_disk(&bucket)? {
-            Err(_) => {
-                let aside = damaged_path(&pack_path);
-                fs::rename(&pack_path, &aside)
-                    .map_err(|e| io_err(&pack_path, "cannot move a damaged pack aside", e))?;
-                aside
+        let edited = self.edit_pack(&bucket_of(key), |pack| {
+            // None: another process took it out first.
+            match pack.remove(key, name) {
+                Some(p) => atomic_write(to, loose_text(&p).as_bytes()),
+                None => Ok(()),
             }
-            Ok(mut pack) => {
-                // Another process took it out first.
-                let Some(p) = pack.remove(key, name) else {
-                    return Ok(to.to_path_buf());
-                };
-                atomic_write(to, loose_text(&p).as_bytes())?;
-                self.write_pack(&bucket, &pack)?;
-                to.to_path_buf()
-            }
+        })?;
+        Ok(edited.aside.clone().unwrap_or_else(|| to.to_path_buf()))
+    }
+
+    /// Edits `bucket`'s pack under its lock: reads it as on disk (one that
+    /// does not decode is moved aside to `pack.zst.damaged` and read as
+    /// empty), lets `edit` change it, writes it back if it changed (removes
+    /// it if empty), and forgets what this process had read of it. The
+    /// lock is held until the result is dropped.
+    pub(crate) fn edit_pack<T>(
+        &self,
+        bucket: &str,
+        edit: impl FnOnce(&mut Pack) -> Result<T, CacheError>,
+    ) -> Result<Edited<T>, CacheError> {
+        let path = self.pack_path(bucket);
+        let lock = self.lock(&path)?;
+        let (mut pack, aside) = match fs::read(&path) {
+            Ok(bytes) => match Pack::decode(&bytes) {
+                Ok(pack) => (pack, None),
+                Err(why) => {
+                    let aside = damaged_path(&path);
+                    fs::rename(&path, &aside).map_err(|e| {
+                        io_err(
+                            &path,
+                            &format!("cannot move a damaged pack aside ({why})"),
+                            e,
+                        )
+                    })?;
+                    (Pack::default(), Some(aside))
+                }
+            },
+            Err(e) if e.kind() == io::ErrorKind::NotFound => (Pack::default(), None),
+            Err(e) => return Err(io_err(&path, "cannot read a pack", e)),
         };
-        self.packs.lock().unwrap().remove(&bucket);
-        Ok(out)
+        let before = pack.clone();
+        let value = edit(&mut pack)?;
+        let rewritten = pack != before;
+        if rewritten {
+            self.write_pack(bucket, &pack)?;
+        }
+        self.packs.lock().unwrap().remove(bucket);
+        Ok(Edited {
+            value,
+            rewritten,
+            aside,
+            lock,
+        })
     }
 
     /// The pack file of a bucket (the first two hex digits of its keys).
@@ -602,17 +662,17 @@ impl Cache {
     /// The pack of `bucket` as the file is now, read once per version of
     /// the file: None without a pack, an error if it cannot be read.
     pub fn pack(&self, bucket: &str) -> Option<Result<Arc<Pack>, String>> {
-        let meta = fs::metadata(self.pack_path(bucket)).ok()?;
-        let stamp = (meta.len(), meta.modified().unwrap_or(std::time::UNIX_EPOCH));
+        let path = self.pack_path(bucket);
+        let stamp = file_stamp(&path)?;
         if let Some(l) = self.packs.lock().unwrap().get(bucket)
             && l.stamp == stamp
         {
             return Some(l.pack.clone());
         }
-        let pack = match self.pack_on_disk(bucket) {
-            Ok(p) => p.map(Arc::new),
-            Err(e) => Err(e.message),
-        };
+        let pack = fs::read(&path)
+            .map_err(|e| format!("cannot read it: {e}"))
+            .and_then(|bytes| Pack::decode(&bytes))
+            .map(Arc::new);
         let loaded = Loaded {
             stamp,
             pack: pack.clone(),
@@ -624,20 +684,8 @@ impl Cache {
         Some(pack)
     }
 
-    /// The pack of `bucket` read from disk now: an empty one if there is
-    /// none, `Ok(Err(why))` if it cannot be decoded.
-    pub(crate) fn pack_on_disk(&self, bucket: &str) -> Result<Result<Pack, String>, CacheError> {
-        let path = self.pack_path(bucket);
-        match fs::read(&path) {
-            Ok(bytes) => Ok(Pack::decode(&bytes)),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(Ok(Pack::default())),
-            Err(e) => Err(io_err(&path, "cannot read a pack", e)),
-        }
-    }
-
-    /// Writes a bucket's pack atomically (removes it when empty), unless
-    /// the file already holds these bytes.
-    pub(crate) fn write_pack(&self, bucket: &str, pack: &Pack) -> Result<(), CacheError> {
+    /// Writes a bucket's pack atomically (removes it when empty).
+    fn write_pack(&self, bucket: &str, pack: &Pack) -> Result<(), CacheError> {
         let path = self.pack_path(bucket);
         if pack.is_empty() {
             return match fs::remove_file(&path) {
@@ -647,11 +695,7 @@ impl Cache {
                 _ => Ok(()),
             };
         }
-        let bytes = pack.encode();
-        if fs::read(&path).is_ok_and(|old| old == bytes) {
-            return Ok(());
-        }
-        atomic_write(&path, &bytes)
+        atomic_write(&path, &pack.encode())
     }
 
     /// The key and record name of a place in this cache
@@ -723,14 +767,12 @@ impl Cache {
             by_bucket.entry(bucket_of(&r.0)).or_default().push(r);
         }
         for (bucket, rs) in by_bucket {
-            let _lock = self.lock(&self.pack_path(&bucket))?;
-            if let Ok(mut pack) = self.pack_on_disk(&bucket)? {
+            self.edit_pack(&bucket, |pack| {
                 for (key, name) in rs {
                     pack.remove(key, name);
                 }
-                self.write_pack(&bucket, &pack)?;
-            }
-            self.packs.lock().unwrap().remove(&bucket);
+                Ok(())
+            })?;
         }
         Ok(())
     }
@@ -892,12 +934,18 @@ fn damaged_path(path: &Path) -> PathBuf {
 /// body with its checksum, pretty-printed. The text of a loose record
 /// packed and taken out again is the file's, byte for byte.
 pub(crate) fn loose_text(p: &Packed) -> String {
-    let Ok(serde_json::Value::Object(mut v)) = serde_json::from_str(&p.body) else {
+    let Ok(serde_json::Value::Object(v)) = serde_json::from_str(&p.body) else {
         // A body that no longer parses: kept as found, for inspection.
         return format!("{}\n{}\n", p.checksum, p.body);
     };
-    v.insert("checksum".into(), p.checksum.clone().into());
-    let mut text = serde_json::to_string_pretty(&v).expect("a JSON value prints");
+    sealed_text(v, &p.checksum)
+}
+
+/// A record's body with its checksum, as a loose file holds it: pretty
+/// JSON, keys in order, and a final newline.
+fn sealed_text(mut body: serde_json::Map<String, serde_json::Value>, checksum: &str) -> String {
+    body.insert("checksum".into(), checksum.into());
+    let mut text = serde_json::to_string_pretty(&body).expect("a JSON value prints");
     text.push('\n');
     text
 }
@@ -905,14 +953,7 @@ pub(crate) fn loose_text(p: &Packed) -> String {
 /// A loose record file as a packed record: its checksum and canonical body.
 /// None if it is not a record whose checksum holds.
 pub(crate) fn packed_of(path: &Path) -> Option<Packed> {
-    let mut v = read_record::<serde_json::Value>(path).valid()?;
-    // read_record removed the checksum, having verified it.
-    v.as_object_mut()?;
-    let body = canonical_value(&v);
-    Some(Packed {
-        checksum: hex(&sha256(body.as_bytes())),
-        body,
-    })
+    unseal(&fs::read(path).ok()?).ok().map(|(_, packed)| packed)
 }
 
 /// Whether the process that owns a temporary file (`.<name>.<pid>.<nanos>.tmp`)
@@ -979,29 +1020,39 @@ pub fn read_record<T: DeserializeOwned>(path: &Path) -> Read<T> {
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Read::Missing,
         Err(e) => return Read::Damaged(format!("unreadable: {e}")),
     };
-    let mut v: serde_json::Value = match serde_json::from_slice(&bytes) {
-        Ok(v) => v,
-        Err(e) => return Read::Damaged(format!("not valid JSON (truncated?): {e}")),
+    let v = match unseal(&bytes) {
+        Ok((v, _)) => v,
+        Err(why) => return Read::Damaged(why),
     };
-    let Some(obj) = v.as_object_mut() else {
-        return Read::Damaged("not a JSON object".into());
-    };
-    let sum = match obj.remove("checksum") {
-        Some(serde_json::Value::String(s)) => s,
-        _ => return Read::Damaged("it has no checksum".into()),
-    };
-    let actual = checksum_of(&v);
-    if sum != actual {
-        return Read::Damaged(format!(
-            "checksum mismatch (stored {}…, body hashes to {}…): the body was modified",
-            &sum[..sum.len().min(12)],
-            &actual[..12]
-        ));
-    }
     match serde_json::from_value(v) {
         Ok(t) => Read::Valid(t),
         Err(e) => Read::Damaged(format!("it does not match the record schema: {e}")),
     }
+}
+
+/// A loose record's bytes checked against their checksum: the body (the
+/// record without its checksum) as a value and as its packed form; or why
+/// they are damaged.
+fn unseal(bytes: &[u8]) -> Result<(serde_json::Value, Packed), String> {
+    let mut v: serde_json::Value =
+        serde_json::from_slice(bytes).map_err(|e| format!("not valid JSON (truncated?): {e}"))?;
+    let obj = v.as_object_mut().ok_or("not a JSON object")?;
+    let Some(serde_json::Value::String(checksum)) = obj.remove("checksum") else {
+        return Err("it has no checksum".into());
+    };
+    let packed = Packed {
+        checksum,
+        body: canonical_value(&v),
+    };
+    packed.sound().map_err(|_| {
+        let actual = checksum_of(&v);
+        format!(
+            "checksum mismatch (stored {}…, body hashes to {}…): the body was modified",
+            &packed.checksum[..packed.checksum.len().min(12)],
+            &actual[..12]
+        )
+    })?;
+    Ok((v, packed))
 }
 
 /// Writes a record atomically with its checksum; refuses a body that would
@@ -1014,13 +1065,10 @@ pub(crate) fn write_record<T: Serialize + DeserializeOwned + PartialEq>(
         path: path.to_path_buf(),
         message: format!("cannot write a record: {e}"),
     })?;
-    let mut v: serde_json::Value = serde_json::from_str(&canon).expect("canonical JSON parses");
-    let sum = checksum_of(&v);
-    v.as_object_mut()
-        .expect("records are objects")
-        .insert("checksum".into(), sum.into());
-    let mut text = serde_json::to_string_pretty(&v).expect("a JSON value prints");
-    text.push('\n');
+    let text = sealed_text(
+        serde_json::from_str(&canon).expect("a record is a JSON object"),
+        &hex(&sha256(canon.as_bytes())),
+    );
     match read_back::<T>(&text) {
         Some(back) if back == *body => {}
         _ => {

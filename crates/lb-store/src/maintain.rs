@@ -110,45 +110,53 @@ pub fn check_all(cache: &Cache) -> Vec<RecordCheck> {
 
 /// Checks the files of one key directory.
 pub(crate) fn check_key(cache: &Cache, key: &Key) -> Vec<RecordCheck> {
+    let dir = cache.key_dir(key);
     let mut out = Vec::new();
-    let key = *key;
-    let dir = cache.key_dir(&key);
-    {
-        // Loose files and packed records alike.
-        for name in cache.file_names(&key) {
-            let path = dir.join(&name);
-            let kind = classify(&name);
-            let leftover = matches!(kind, FileKind::Temp | FileKind::Damaged | FileKind::Other);
-            let problem = match kind {
-                FileKind::Point => damaged(cache.read_point(&key)),
-                FileKind::Replication(r) => damaged(cache.read_replication(&key, r)),
-                FileKind::Calibration => damaged(cache.read_calibration(&key)),
-                FileKind::Precision => match cache.read_at::<PrecisionRecord>(&path) {
-                    Read::Valid(rec) if rec.key == key.hex() => {
-                        damaged(cache.read_precision(&key, &rec.rule))
-                    }
-                    Read::Valid(rec) => Some(format!("it names key {}", rec.key)),
-                    Read::Damaged(why) => Some(why),
-                    Read::Missing => None,
-                },
-                FileKind::Drawn => match cache.read_at::<DrawnRecord>(&path) {
-                    Read::Valid(rec) => damaged(cache.read_drawn(&key, &rec.name, rec.replication)),
-                    Read::Damaged(why) => Some(why),
-                    Read::Missing => None,
-                },
-                FileKind::Lock => continue,
-                FileKind::Temp => Some("a temporary file (an interrupted or running write)".into()),
-                FileKind::Damaged => Some("a damaged record moved aside".into()),
-                FileKind::Other => Some("not a file lb writes".into()),
-            };
-            out.push(RecordCheck {
-                path,
-                problem,
-                leftover,
-            });
-        }
+    // Loose files and packed records alike.
+    for name in cache.file_names(key) {
+        let kind = classify(&name);
+        let problem = match kind {
+            FileKind::Lock => continue,
+            FileKind::Temp => Some("a temporary file (an interrupted or running write)".into()),
+            FileKind::Damaged => Some("a damaged record moved aside".into()),
+            FileKind::Other => Some("not a file lb writes".into()),
+            _ => record_problem(cache, key, &name).flatten(),
+        };
+        out.push(RecordCheck {
+            path: dir.join(&name),
+            problem,
+            leftover: matches!(kind, FileKind::Temp | FileKind::Damaged | FileKind::Other),
+        });
     }
     out
+}
+
+/// The record `name` of `key`, read from either tier and held to its own
+/// checks (checksum, place, consistency): `Some(None)` if valid,
+/// `Some(Some(why))` if damaged; None if `name` is no record (a lock, a
+/// temporary file, a record moved aside). What `lb cache check` reports
+/// and what `lb cache pack` packs.
+pub(crate) fn record_problem(cache: &Cache, key: &Key, name: &str) -> Option<Option<String>> {
+    let path = cache.key_dir(key).join(name);
+    Some(match classify(name) {
+        FileKind::Point => damaged(cache.read_point(key)),
+        FileKind::Replication(r) => damaged(cache.read_replication(key, r)),
+        FileKind::Calibration => damaged(cache.read_calibration(key)),
+        FileKind::Precision => match cache.read_at::<PrecisionRecord>(&path) {
+            Read::Valid(rec) if rec.key == key.hex() => {
+                damaged(cache.read_precision(key, &rec.rule))
+            }
+            Read::Valid(rec) => Some(format!("it names key {}", rec.key)),
+            Read::Damaged(why) => Some(why),
+            Read::Missing => None,
+        },
+        FileKind::Drawn => match cache.read_at::<DrawnRecord>(&path) {
+            Read::Valid(rec) => damaged(cache.read_drawn(key, &rec.name, rec.replication)),
+            Read::Damaged(why) => Some(why),
+            Read::Missing => None,
+        },
+        FileKind::Lock | FileKind::Temp | FileKind::Damaged | FileKind::Other => return None,
+    })
 }
 
 fn damaged<T>(r: Read<T>) -> Option<String> {

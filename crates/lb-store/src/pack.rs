@@ -27,7 +27,6 @@
 
 use lb_model::key::{Key, hex, sha256};
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 /// A bucket's pack file, in its bucket directory.
 pub(crate) const PACK_FILE: &str = "pack.zst";
@@ -168,15 +167,6 @@ impl Pack {
     pub fn records(&self) -> impl Iterator<Item = (&Key, &str, &Packed)> {
         self.records.iter().map(|((k, n), p)| (k, n.as_str(), p))
     }
-}
-
-/// A bucket's pack as a process last read it: the file's identity (length,
-/// modification time) and its decoding, so that a pack rewritten by
-/// another process is read again.
-#[derive(Debug, Clone)]
-pub(crate) struct Loaded {
-    pub stamp: (u64, std::time::SystemTime),
-    pub pack: Result<Arc<Pack>, String>,
 }
 
 #[cfg(test)]
