@@ -64,16 +64,11 @@ pub struct ControlPoint {
 impl PointResult {
     /// The named reference `name` of metric `metric` at replication `r`:
     /// its record if the run drew it, or else computed from the point.
-    pub fn reference(
-        &self,
-        point: &Point,
-        name: &str,
-        metric: &str,
-        r: u64,
-    ) -> Result<f64, String> {
-        match self.drawn.get(&(name.to_string(), r)) {
-            Some(v) => Ok(*v),
-            None => point.reference(name, metric, r),
+    pub fn reference(&self, name: &str, metric: &str, r: u64) -> Result<f64, String> {
+        match (self.drawn.get(&(name.to_string(), r)), &self.point) {
+            (Some(v), _) => Ok(*v),
+            (None, Some(point)) => point.reference(name, metric, r),
+            (None, None) => Err("the point is not resolved yet (its calibration)".into()),
         }
     }
 

@@ -15,15 +15,21 @@ fn read_by<'a>(
     filter: &'a Where,
     c: &'a Check,
 ) -> impl Iterator<Item = &'a PlannedPoint> {
-    plan.points.iter().filter(move |p| {
-        c.policies().contains(&p.label)
-            && where_matches(filter, |a: &str| {
-                plan.axes
-                    .iter()
-                    .position(|x| *x == a)
-                    .map(|j| p.axes[j].as_str())
-            })
-    })
+    plan.points
+        .iter()
+        .filter(move |p| reads(plan, filter, c, p))
+}
+
+/// Whether a check reads the planned point `p`: one of its policies,
+/// within `filter`.
+fn reads(plan: &Plan, filter: &Where, c: &Check, p: &PlannedPoint) -> bool {
+    c.policies().contains(&p.label)
+        && where_matches(filter, |a: &str| {
+            plan.axes
+                .iter()
+                .position(|x| *x == a)
+                .map(|j| p.axes[j].as_str())
+        })
 }
 
 /// The axis values of a planned point in words (" at load = 0.9, d = 2").
@@ -142,9 +148,10 @@ pub(crate) fn mark_drawn(
             if let Some((_, Reference::Named(name))) = c.reference()
                 && model.per_replication(name)
             {
-                for p in read_by(plan, filter, c) {
-                    let at = plan.points.iter().position(|q| std::ptr::eq(q, p));
-                    drawn.extend(at.map(|j| (j, name.clone())));
+                for (j, p) in plan.points.iter().enumerate() {
+                    if reads(plan, filter, c, p) {
+                        drawn.push((j, name.clone()));
+                    }
                 }
             }
         }

@@ -772,11 +772,12 @@ impl Stage<'_> {
                     continue;
                 };
                 let key = point.key();
+                let replications = cache.replication_files(&key);
                 for name in names {
                     if point.config.reference_applies(name, "").is_err() {
                         continue;
                     }
-                    for r in cache.replication_files(&key) {
+                    for &r in &replications {
                         let missing = cache.read_drawn(&key, name, r).valid().is_none();
                         if missing && self.mine(&key, r) {
                             jobs.entry((key, name.clone(), r))

@@ -126,7 +126,12 @@ fn verify_one(cache: &Cache, item: &Item) -> Verdict {
 
 /// A drawn reference, read and drawn again: its record, or why it differs.
 fn drawn(cache: &Cache, key: &Key, path: &std::path::Path) -> Result<DrawnRecord, String> {
-    let rec = match cache.read_at::<DrawnRecord>(path) {
+    // Read where it lies, then held to its place (name, replication).
+    let read = match cache.read_at::<DrawnRecord>(path) {
+        Read::Valid(rec) => cache.read_drawn(key, &rec.name, rec.replication),
+        other => other,
+    };
+    let rec = match read {
         Read::Valid(rec) => rec,
         Read::Damaged(why) => return Err(format!("damaged: {why}")),
         Read::Missing => return Err("vanished".into()),

@@ -188,7 +188,7 @@ fn read_tail(
         }
         let refs: Vec<f64> = match vals
             .iter()
-            .map(|(rep, _)| reference(refv, m.name(), (p, r), *rep))
+            .map(|(rep, _)| reference(refv, m.name(), r, *rep))
             .collect::<Result<_, _>>()
         {
             Ok(v) => v,

@@ -63,12 +63,12 @@ pub(super) fn selected<'a>(
 pub(super) fn reference(
     reference: &Reference,
     metric: &str,
-    (point, at): (&Point, &PointResult),
+    at: &PointResult,
     r: u64,
 ) -> Result<f64, String> {
     match reference {
         Reference::Number(x) => Ok(*x),
-        Reference::Named(n) => at.reference(point, n, metric, r),
+        Reference::Named(n) => at.reference(n, metric, r),
     }
 }
 

@@ -73,7 +73,7 @@ impl Held<'_> {
         }
         let refs: Result<Vec<f64>, String> = vals
             .iter()
-            .map(|(rep, _)| reference(self.reference, m.name(), (p, r), *rep))
+            .map(|(rep, _)| reference(self.reference, m.name(), r, *rep))
             .collect();
         let refs = match refs {
             Ok(v) => v,

@@ -37,7 +37,7 @@ pub struct RefDrawn {
 /// The value of named reference `name` at a point: the mean over the
 /// replications present (a reference may run on a replication's own random
 /// numbers, as `pooled` does).
-fn named_reference(spec: &FigureSpec, name: &str, point: &Point, r: &PointResult) -> Option<f64> {
+fn named_reference(spec: &FigureSpec, name: &str, r: &PointResult) -> Option<f64> {
     let metric = spec.y.map_or("", |m| m.name());
     let reps: Vec<u64> = if r.summaries.is_empty() {
         vec![0]
@@ -46,7 +46,7 @@ fn named_reference(spec: &FigureSpec, name: &str, point: &Point, r: &PointResult
     };
     let vals: Result<Vec<f64>, String> = reps
         .iter()
-        .map(|&rep| r.reference(point, name, metric, rep))
+        .map(|&rep| r.reference(name, metric, rep))
         .collect();
     let vals = vals.ok()?;
     Some(vals.iter().sum::<f64>() / vals.len() as f64)
@@ -79,7 +79,7 @@ pub fn references(spec: &FigureSpec, results: &[PointResult]) -> Vec<RefDrawn> {
                         let Some(x) = r.axis(&spec.x).and_then(|v| v.parse::<f64>().ok()) else {
                             continue;
                         };
-                        let Some(v) = named_reference(spec, n, point, r) else {
+                        let Some(v) = named_reference(spec, n, r) else {
                             continue;
                         };
                         let (name, _) = spec.series_of(r);
