@@ -56,7 +56,11 @@ pub fn reproduce(
     // is folded into the packs before anything reads it.
     if !lb_store::packing::loose_records(cache).is_empty() {
         progress.log("packing the loose records (lb cache pack)");
-        lb_store::packing::pack_all(cache)?;
+        for p in lb_store::packing::pack_all(cache)? {
+            for (path, why) in &p.left {
+                progress.log(&format!("warning: left loose {}: {why}", path.display()));
+            }
+        }
     }
     let results: Vec<Vec<PointResult>> = loaded.iter().map(|e| collect(cache, &e.plan)).collect();
     let audited = audit_with(cache, loaded, &results);

@@ -278,36 +278,35 @@ pub fn stamp(
 /// with `check`, nothing written, and a failure if any record is loose or
 /// any pack cannot be read (what CI asks of the committed cache).
 pub fn pack(cache: &Cache, check: bool) -> Said {
-    let mut text = Text::default();
     existing(cache)?;
-    if check {
-        let loose = lb_store::packing::loose_records(cache);
-        for p in &loose {
-            say!(text.out, "LOOSE {}", p.display());
+    if !check {
+        return packed(cache);
+    }
+    let mut text = Text::default();
+    let loose = lb_store::packing::loose_records(cache);
+    for p in &loose {
+        say!(text.out, "LOOSE {}", p.display());
+    }
+    let mut damaged = 0;
+    for b in cache.buckets() {
+        if let Some(Err(why)) = cache.pack(&b) {
+            damaged += 1;
+            say!(text.out, "BAD {}: {why}", cache.pack_path(&b).display());
         }
-        let mut damaged = 0;
-        for b in cache.buckets() {
-            if let Some(Err(why)) = cache.pack(&b) {
-                damaged += 1;
-                say!(text.out, "BAD {}: {why}", cache.pack_path(&b).display());
-            }
-        }
+    }
+    say!(
+        text.out,
+        "{} loose record(s), {damaged} damaged pack(s) in {}",
+        loose.len(),
+        cache.root().display()
+    );
+    if !loose.is_empty() {
         say!(
             text.out,
-            "{} loose record(s), {damaged} damaged pack(s) in {}",
-            loose.len(),
-            cache.root().display()
+            "`lb cache pack` folds loose records into their packs"
         );
-        if !loose.is_empty() {
-            say!(
-                text.out,
-                "`lb cache pack` folds loose records into their packs"
-            );
-        }
-        text.ok = loose.is_empty() && damaged == 0;
-        return Ok(text);
     }
-    text.append(packed(cache)?);
+    text.ok = loose.is_empty() && damaged == 0;
     Ok(text)
 }
 
