@@ -143,10 +143,6 @@ impl Pack {
         self.records.is_empty()
     }
 
-    pub fn len(&self) -> usize {
-        self.records.len()
-    }
-
     /// The keys with a record here, in order.
     pub fn keys(&self) -> Vec<Key> {
         let mut keys: Vec<Key> = self.records.keys().map(|(k, _)| *k).collect();
@@ -161,11 +157,6 @@ impl Pack {
             .take_while(|((k, _), _)| k == key)
             .map(|((_, n), _)| n.clone())
             .collect()
-    }
-
-    /// Every record, in order.
-    pub fn records(&self) -> impl Iterator<Item = (&Key, &str, &Packed)> {
-        self.records.iter().map(|((k, n), p)| (k, n.as_str(), p))
     }
 }
 
