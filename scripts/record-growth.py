@@ -11,11 +11,21 @@ before and the growth.
                          (same numbers, new provenance: commit, time, CPU
                          seconds, checksum) -- what `lb reproduce --fresh`
                          gives at the same engine versions
-  --scenario numbers     a recompute whose numbers all move (an engine
-                         version bump): every float of every summary and
-                         drawn reference scaled by its own factor 1 + O(1e-6)
-                         (the identities `lb cache check` holds a summary to
-                         stay true, so no record is refused)
+  --scenario numbers     a recompute whose numbers all move as an engine
+                         version bump moves them: each replication of a point
+                         takes the numbers of the point's next replication
+                         (r <- r+1 mod n), so every number is a new draw of
+                         its own law with its own decimal length; a point's
+                         drawn references rotate the same way; the records
+                         that are not replications (points, precision
+                         decisions, calibrations) and points of one
+                         replication have every float scaled by their own
+                         factor 1 - O(1e-6). The identities `lb cache check`
+                         holds a summary to stay true, so no record is refused
+  --scenario scaled      every float of every summary and drawn reference
+                         scaled by its own factor 1 - O(1e-6) (the scenario
+                         measured before 2026-12-05: it lengthens decimal
+                         forms, so it overstates an engine change)
 
 The recompute is written as loose records, sealed with lb's checksum (the
 SHA-256 of the record's canonical JSON, RFC 8785). Needs git, zstd, Python
@@ -27,6 +37,7 @@ import hashlib
 import json
 import os
 import random
+import re
 import shutil
 import subprocess
 import tempfile
@@ -74,7 +85,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--results", default="results")
     ap.add_argument("--lb", default="target/release/lb")
-    ap.add_argument("--scenario", choices=["provenance", "numbers"], default="provenance")
+    ap.add_argument("--scenario", choices=["provenance", "numbers", "scaled"], default="provenance")
     a = ap.parse_args()
     src, lb = os.path.abspath(a.results), os.path.abspath(a.lb)
     tmp = tempfile.mkdtemp(prefix="lb-growth-")
@@ -115,7 +126,8 @@ def main():
             return {k: moved(x, f) for k, x in v.items()}
         return v
 
-    records = 0
+    # Every record, by bucket and key: {(bucket, key): {name: record}}.
+    points = {}
     for bucket in sorted(os.listdir(src)):
         pack = os.path.join(src, bucket, "pack.zst")
         if not os.path.isfile(pack):
@@ -123,7 +135,30 @@ def main():
         text = subprocess.run(["zstd", "-dcq", pack], check=True, capture_output=True).stdout
         for line in text.decode().splitlines()[1:]:
             key, name, _, body = line.split(" ", 3)
-            d = json.loads(body)
+            points.setdefault((bucket, key), {})[name] = json.loads(body)
+
+    def rotated(records):
+        """{name: the field that moves} for the names whose numbers rotate:
+        each family (replications, each drawn reference) of two or more takes
+        its next member's numbers."""
+        families = {}
+        for name in records:
+            m = re.fullmatch(r"(r|drawn-[a-z-]+-r)(\d+)\.json", name)
+            if m:
+                families.setdefault(m.group(1), []).append((int(m.group(2)), name))
+        out = {}
+        for members in families.values():
+            members.sort()
+            for i, (_, name) in enumerate(members):
+                if len(members) > 1:
+                    out[name] = members[(i + 1) % len(members)][1]
+        return out
+
+    records = 0
+    for (bucket, key), named in sorted(points.items()):
+        source = rotated(named) if a.scenario == "numbers" else {}
+        for name, d in sorted(named.items()):
+            d = json.loads(json.dumps(d))
             pv = d.get("provenance")
             if pv:
                 pv["git_commit"] = hashlib.sha1(b"recompute").hexdigest()
@@ -131,13 +166,22 @@ def main():
                 if "wall_seconds" in pv:
                     pv["wall_seconds"] *= 1 + 0.1 * rnd.random()
                 pv.pop("verified", None)
-            if a.scenario == "numbers":
+            if name in source:
+                other = named[source[name]]
+                for field in ("summary", "value"):
+                    if field in d:
+                        moved_in = json.loads(json.dumps(other[field]))
+                        if isinstance(moved_in, dict) and "replication" in moved_in:
+                            moved_in["replication"] = d[field]["replication"]
+                        d[field] = moved_in
+            elif a.scenario in ("numbers", "scaled"):
                 # One factor per record keeps its identities (a mean and its
                 # trace, Little's law) true; p-values and shares stay below 1.
                 f = 1 - 1e-6 * (1 + rnd.random())
                 for field in ("summary", "value"):
                     if field in d:
                         d[field] = moved(d[field], f)
+            d.pop("checksum", None)
             d["checksum"] = hashlib.sha256(canonical(d).encode()).hexdigest()
             q = os.path.join(fresh, bucket, key, name)
             os.makedirs(os.path.dirname(q), exist_ok=True)
