@@ -1269,6 +1269,30 @@ fn stamped_records_lead_to_a_clean_commit_and_the_gate_checks_it() {
     // A second stamp finds nothing to do.
     let out = ok(d.run(&["stamp", "m.toml"]));
     assert!(out.contains(": 0 stamped"), "{out}");
+    // A shallow clone one commit past the stamp lacks the stamped commit:
+    // the gate fails and says to fetch the history, not to stamp again.
+    std::fs::write(d.path.join("NOTES"), "later\n").unwrap();
+    git(&["add", "NOTES"]);
+    git(&["commit", "-q", "-m", "later"]);
+    let shallow = tempfile::tempdir().unwrap();
+    let url = format!("file://{}", d.path.display());
+    git_in(shallow.path(), &["clone", "-q", "--depth", "1", &url, "c"]);
+    let o = Command::new(LB)
+        .current_dir(shallow.path().join("c"))
+        .arg("--results")
+        .arg(d.path.join("results"))
+        .args(["cache", "lineage", "--strict"])
+        .output()
+        .unwrap();
+    let err = text(&o).1;
+    assert!(!o.status.success(), "{err}");
+    assert!(
+        err.contains("this clone is shallow") && err.contains("git fetch --unshallow"),
+        "{err}"
+    );
+    assert!(!err.contains("run `lb stamp`"), "{err}");
+    ok(d.run(&["cache", "lineage", "--strict"]));
+    git(&["reset", "-q", "--hard", "HEAD~1"]);
     // History rewritten under the stamp: the gate fails again.
     git(&["commit", "-q", "--amend", "-m", "rewritten"]);
     let o = d.run(&["cache", "lineage", "--strict"]);

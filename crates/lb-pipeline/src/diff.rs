@@ -46,10 +46,18 @@ fn other_side(against: &str, manifests: &[PathBuf], profile: Profile) -> Result<
     }
     let commit =
         git(&["rev-parse", "--verify", &format!("{against}^{{commit}}")]).ok_or_else(|| {
+            let shallow =
+                std::env::current_dir().is_ok_and(|d| lb_store::provenance::is_shallow(&d));
             format!(
                 "--against {against}: neither a results directory nor a git revision of the \
                  repository here (give a directory such as results-before/, or a revision such \
-                 as HEAD~1 or a commit)"
+                 as HEAD~1 or a commit){}",
+                if shallow {
+                    "; this clone is shallow (`git clone --depth`): `git fetch --unshallow` \
+                     brings the revisions it left out"
+                } else {
+                    ""
+                }
             )
         })?;
     let tmp = tempfile::tempdir().map_err(|e| format!("a scratch directory: {e}"))?;

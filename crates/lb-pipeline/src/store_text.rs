@@ -400,9 +400,14 @@ pub fn lineage(cache: &Cache, strict: bool) -> Said {
     );
     say!(
         text.out,
-        "  {:>6} ({:.1}%) naming a commit not in HEAD's history",
+        "  {:>6} ({:.1}%) naming a commit not in HEAD's history{}",
         l.not_in_history,
-        pct(l.not_in_history)
+        pct(l.not_in_history),
+        if l.shallow {
+            " (this clone is shallow: `git fetch --unshallow` brings the rest)"
+        } else {
+            ""
+        }
     );
     say!(
         text.out,
@@ -437,13 +442,23 @@ pub fn lineage(cache: &Cache, strict: bool) -> Said {
     if l.nowhere.len() > 20 {
         say!(text.err, "  … and {} more", l.nowhere.len() - 20);
     }
-    say!(
-        text.err,
-        "error: {} record(s) lead to no commit of HEAD's history with their manifests' hashes: \
-         commit the manifests and code, then run `lb stamp` from the clean tree (or recompute \
-         them from it)",
-        l.nowhere.len()
-    );
+    if l.shallow {
+        say!(
+            text.err,
+            "error: {} record(s) lead to no commit of HEAD's history, and this clone is shallow \
+             (`git clone --depth`): the commits they name may be in the history it left out. \
+             Fetch it with `git fetch --unshallow`, then run `lb cache lineage` again",
+            l.nowhere.len()
+        );
+    } else {
+        say!(
+            text.err,
+            "error: {} record(s) lead to no commit of HEAD's history with their manifests' hashes: \
+             commit the manifests and code, then run `lb stamp` from the clean tree (or recompute \
+             them from it)",
+            l.nowhere.len()
+        );
+    }
     text.ok = false;
     Ok(text)
 }

@@ -271,6 +271,9 @@ pub struct Lineage {
     /// The records that lead nowhere, with why: what `lb cache lineage
     /// --strict` fails on.
     pub nowhere: Vec<(PathBuf, String)>,
+    /// The repository is a shallow clone: a commit missing from it may be
+    /// in the project's history all the same.
+    pub shallow: bool,
 }
 
 /// The provenance of every valid record of a key directory that has one:
@@ -311,7 +314,10 @@ pub fn lineage(cache: &Cache, repo: &std::path::Path) -> Lineage {
             .entry(commit.to_string())
             .or_insert_with(|| crate::provenance::in_history(repo, commit).unwrap_or(false))
     };
-    let mut l = Lineage::default();
+    let mut l = Lineage {
+        shallow: crate::provenance::is_shallow(repo),
+        ..Lineage::default()
+    };
     for (key, _) in cache.keys() {
         for (path, p) in provenances(cache, &key) {
             l.records += 1;

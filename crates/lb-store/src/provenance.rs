@@ -273,6 +273,13 @@ pub fn in_history(dir: &Path, commit: &str) -> Option<bool> {
     )
 }
 
+/// Whether the repository at `dir` is a shallow clone (`git clone
+/// --depth`): its history stops short, so a commit a record names may be
+/// missing from it though it is in the project's history.
+pub fn is_shallow(dir: &Path) -> bool {
+    git(dir, &["rev-parse", "--is-shallow-repository"]).is_some_and(|s| s.trim() == "true")
+}
+
 /// `git ARGS` in `dir`, read-only (`--no-optional-locks`): its output, or
 /// None outside a repository or without git.
 fn git(dir: &Path, args: &[&str]) -> Option<String> {
