@@ -179,6 +179,25 @@ fn io_err(path: &Path, what: &str, e: io::Error) -> CacheError {
 pub struct LockGuard {
     _file: File,
     path: PathBuf,
+    /// False where the filesystem has no file locks: the guard holds
+    /// nothing ([`locks_unsupported`]).
+    held: bool,
+}
+
+/// Whether the open file `f` is the file at `path` now (same device and
+/// inode): false once it was removed or replaced.
+pub(crate) fn still_at(f: &File, path: &Path) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        matches!((f.metadata(), fs::metadata(path)),
+            (Ok(a), Ok(b)) if a.dev() == b.dev() && a.ino() == b.ino())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (f, path);
+        true
+    }
 }
 
 impl LockGuard {
@@ -607,6 +626,17 @@ impl Cache {
     ) -> Result<Edited<T>, CacheError> {
         let path = self.pack_path(bucket);
         let lock = self.lock(&path)?;
+        if !lock.held {
+            return Err(CacheError {
+                path,
+                message: "cannot edit a pack: this filesystem has no file locks (an NFS mount \
+                          without a lock manager?), and a pack is read, changed and written \
+                          whole, so two unlocked edits could lose records. The records stay \
+                          loose, and are read as they are; pack them where the results \
+                          directory has file locks (`lb cache pack`)"
+                    .into(),
+            });
+        }
         let (mut pack, aside) = match fs::read(&path) {
             Ok(bytes) => match Pack::decode(&bytes) {
                 Ok(pack) => (pack, None),
@@ -803,26 +833,54 @@ impl Cache {
     /// written atomically whatever happens, so two processes computing the
     /// same record only waste work, and shards never do (each owns its own).
     pub(crate) fn try_lock(&self, record: &Path) -> Result<Option<LockGuard>, CacheError> {
-        let (f, path) = self.lock_file(record)?;
-        match f.try_lock_exclusive() {
-            Ok(true) => Ok(Some(LockGuard { _file: f, path })),
-            Ok(false) => Ok(None),
-            Err(e) if e.kind() == io::ErrorKind::WouldBlock => Ok(None),
-            Err(e) if locks_unsupported(&e) => Ok(Some(LockGuard { _file: f, path })),
-            Err(e) => Err(io_err(record, "cannot lock", e)),
-        }
+        self.acquire(record, false)
     }
 
     /// Waits for the lock of the record at `record` (unlocked where the
     /// filesystem has no locks, as [`Cache::try_lock`]).
     pub fn lock(&self, record: &Path) -> Result<LockGuard, CacheError> {
-        let (f, path) = self.lock_file(record)?;
-        match f.lock_exclusive() {
-            Ok(()) => {}
-            Err(e) if locks_unsupported(&e) => {}
-            Err(e) => return Err(io_err(record, "cannot lock", e)),
+        Ok(self
+            .acquire(record, true)?
+            .expect("a lock waited for is taken"))
+    }
+
+    /// Takes the lock of `record`, waiting for it if `wait`. A lock is
+    /// held only on the lock file that is at its path: a holder removes the
+    /// file before it lets go ([`LockGuard::remove`], [`Edited`], `lb cache
+    /// gc`), so a process that was waiting on the removed file gets a lock
+    /// on nothing, while a newcomer locks a fresh file. Such a lock is let
+    /// go and taken again on the file now there, so no two processes ever
+    /// hold the lock of one record or pack at once.
+    fn acquire(&self, record: &Path, wait: bool) -> Result<Option<LockGuard>, CacheError> {
+        loop {
+            let (f, path) = self.lock_file(record)?;
+            let taken = if wait {
+                f.lock_exclusive().map(|()| true)
+            } else {
+                f.try_lock_exclusive()
+            };
+            match taken {
+                Ok(true) if still_at(&f, &path) => {
+                    return Ok(Some(LockGuard {
+                        _file: f,
+                        path,
+                        held: true,
+                    }));
+                }
+                // The file was removed under us: lock the one there now.
+                Ok(true) => continue,
+                Ok(false) => return Ok(None),
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(None),
+                Err(e) if locks_unsupported(&e) => {
+                    return Ok(Some(LockGuard {
+                        _file: f,
+                        path,
+                        held: false,
+                    }));
+                }
+                Err(e) => return Err(io_err(record, "cannot lock", e)),
+            }
         }
-        Ok(LockGuard { _file: f, path })
     }
 
     /// The names of the files of a key's directory, sorted (none if it

@@ -218,7 +218,8 @@ pub fn gc(cache: &Cache, keep: Option<&BTreeSet<Key>>, dry_run: bool) -> std::io
             }
         }
         for f in fs::read_dir(&dir).into_iter().flatten().flatten() {
-            if unheld_lock(&f.path()) {
+            // Removed while held, so that no one else locks it meanwhile.
+            if let Some(_held) = unheld_lock(&f.path()) {
                 rm(f.path(), "unheld lock file", &mut g)?;
             }
         }
@@ -226,7 +227,7 @@ pub fn gc(cache: &Cache, keep: Option<&BTreeSet<Key>>, dry_run: bool) -> std::io
     // A pack's lock, left by a packing that was killed.
     for b in cache.buckets() {
         let lock = cache.pack_path(&b).with_extension("zst.lock");
-        if unheld_lock(&lock) {
+        if let Some(_held) = unheld_lock(&lock) {
             rm(lock, "unheld lock file", &mut g)?;
         }
     }
@@ -236,13 +237,19 @@ pub fn gc(cache: &Cache, keep: Option<&BTreeSet<Key>>, dry_run: bool) -> std::io
     Ok(g)
 }
 
-/// Whether `path` is a lock file nobody holds. Only such a lock may go; a
-/// racing run that opened it before the removal at worst computes a record
-/// twice (the writes are atomic and identical).
-fn unheld_lock(path: &std::path::Path) -> bool {
-    let name = path.file_name().map(|n| n.to_string_lossy().to_string());
-    name.is_some_and(|n| classify(&n) == FileKind::Lock)
-        && fs::File::open(path).is_ok_and(|file| file.try_lock_exclusive().unwrap_or(false))
+/// A lock file nobody holds, locked now: the lock to hold while removing
+/// it. A process that opened the file before the removal finds, once it
+/// gets the lock, that the file is no longer at its path, and locks the one
+/// there ([`crate::cache::still_at`]), so the removal never lets two
+/// processes hold one lock.
+fn unheld_lock(path: &std::path::Path) -> Option<fs::File> {
+    let name = path.file_name()?.to_string_lossy().to_string();
+    if classify(&name) != FileKind::Lock {
+        return None;
+    }
+    let file = fs::File::open(path).ok()?;
+    (file.try_lock_exclusive().unwrap_or(false) && crate::cache::still_at(&file, path))
+        .then_some(file)
 }
 
 /// Where the records of a cache came from (issue 26): whether each leads
