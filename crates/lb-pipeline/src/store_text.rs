@@ -294,6 +294,14 @@ pub fn pack(cache: &Cache, check: bool) -> Said {
             say!(text.out, "BAD {}: {why}", cache.pack_path(&b).display());
         }
     }
+    for p in cache.packs_aside() {
+        damaged += 1;
+        say!(
+            text.out,
+            "BAD {}: a damaged pack moved aside (`lb cache gc` removes it)",
+            p.display()
+        );
+    }
     say!(
         text.out,
         "{} loose record(s), {damaged} damaged pack(s) in {}",

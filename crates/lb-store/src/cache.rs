@@ -641,7 +641,18 @@ impl Cache {
             Ok(bytes) => match Pack::decode(&bytes) {
                 Ok(pack) => (pack, None),
                 Err(why) => {
-                    let aside = damaged_path(&path);
+                    if let Some(format) = crate::pack::foreign_format(&bytes) {
+                        return Err(CacheError {
+                            path,
+                            message: format!(
+                                "a pack of format `{format}`, which this lb does not read \
+                                 (it reads `{}`): it was written by another version of lb; \
+                                 use that version, or a later one. The pack is left as it is",
+                                crate::pack::MAGIC
+                            ),
+                        });
+                    }
+                    let aside = unused_damaged_path(&path);
                     fs::rename(&path, &aside).map_err(|e| {
                         io_err(
                             &path,
@@ -778,6 +789,29 @@ impl Cache {
         let (key, name) = self.place(path)?;
         let pack = self.pack(&bucket_of(&key))?.ok()?;
         pack.get(&key, &name).map(loose_text)
+    }
+
+    /// Whether `key`'s record `name` is in its bucket's pack (whether or
+    /// not a loose file stands over it).
+    pub(crate) fn in_pack(&self, key: &Key, name: &str) -> bool {
+        matches!(self.pack(&bucket_of(key)), Some(Ok(p)) if p.get(key, name).is_some())
+    }
+
+    /// Damaged packs moved aside (`<kk>/pack.zst*.damaged`).
+    pub fn packs_aside(&self) -> Vec<PathBuf> {
+        let mut out: Vec<PathBuf> = self
+            .buckets()
+            .into_iter()
+            .flat_map(|b| fs::read_dir(self.root.join(b)).into_iter().flatten().flatten())
+            .map(|e| e.path())
+            .filter(|p| {
+                p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with(PACK_FILE) && n.ends_with(".damaged"))
+            })
+            .collect();
+        out.sort();
+        out
     }
 
     /// Whether the record at `path` is packed (and has no loose file).
@@ -988,6 +1022,25 @@ fn damaged_path(path: &Path) -> PathBuf {
     PathBuf::from(to)
 }
 
+/// Where a damaged pack is moved aside: `pack.zst.damaged`, or
+/// `pack.zst.<n>.damaged` when earlier ones are there (each keeps records
+/// that are in no other file).
+fn unused_damaged_path(path: &Path) -> PathBuf {
+    let first = damaged_path(path);
+    (1..)
+        .map(|n| {
+            if n == 1 {
+                first.clone()
+            } else {
+                let mut p = path.as_os_str().to_owned();
+                p.push(format!(".{n}.damaged"));
+                PathBuf::from(p)
+            }
+        })
+        .find(|p| !p.exists())
+        .expect("some name is free")
+}
+
 /// A packed record as its loose file is written ([`write_record`]): the
 /// body with its checksum, pretty-printed. The text of a loose record
 /// packed and taken out again is the file's, byte for byte.
@@ -1106,7 +1159,7 @@ fn unseal(bytes: &[u8]) -> Result<(serde_json::Value, Packed), String> {
         let actual = checksum_of(&v);
         format!(
             "checksum mismatch (stored {}…, body hashes to {}…): the body was modified",
-            &packed.checksum[..packed.checksum.len().min(12)],
+            packed.checksum.chars().take(12).collect::<String>(),
             &actual[..12]
         )
     })?;

@@ -99,6 +99,15 @@ pub fn check_all(cache: &Cache) -> Vec<RecordCheck> {
             }),
         })
         .collect();
+    out.extend(cache.packs_aside().into_iter().map(|path| RecordCheck {
+        path,
+        problem: Some(
+            "a damaged pack moved aside (its records are recomputed by the next run; \
+             `lb cache gc` removes it)"
+                .into(),
+        ),
+        leftover: true,
+    }));
     out.extend(
         cache
             .keys()
@@ -138,20 +147,37 @@ pub(crate) fn check_key(cache: &Cache, key: &Key) -> Vec<RecordCheck> {
 /// and what `lb cache pack` packs.
 pub(crate) fn record_problem(cache: &Cache, key: &Key, name: &str) -> Option<Option<String>> {
     let path = cache.key_dir(key).join(name);
+    // A record is read at its own name only: a copy under another name
+    // (`r00003.json`, `precision-… copy.json`) is no record of this cache.
+    let named = |own: PathBuf, read: &dyn Fn() -> Option<String>| {
+        let own = own.file_name().map(|n| n.to_string_lossy().to_string());
+        match own {
+            Some(own) if own != name => Some(format!(
+                "misnamed: the record it holds is named {own}; remove the copy"
+            )),
+            _ => read(),
+        }
+    };
     Some(match classify(name) {
         FileKind::Point => damaged(cache.read_point(key)),
-        FileKind::Replication(r) => damaged(cache.read_replication(key, r)),
+        FileKind::Replication(r) => named(cache.replication_path(key, r), &|| {
+            damaged(cache.read_replication(key, r))
+        }),
         FileKind::Calibration => damaged(cache.read_calibration(key)),
         FileKind::Precision => match cache.read_at::<PrecisionRecord>(&path) {
             Read::Valid(rec) if rec.key == key.hex() => {
-                damaged(cache.read_precision(key, &rec.rule))
+                named(cache.precision_path(key, &rec.rule), &|| {
+                    damaged(cache.read_precision(key, &rec.rule))
+                })
             }
             Read::Valid(rec) => Some(format!("it names key {}", rec.key)),
             Read::Damaged(why) => Some(why),
             Read::Missing => None,
         },
         FileKind::Drawn => match cache.read_at::<DrawnRecord>(&path) {
-            Read::Valid(rec) => damaged(cache.read_drawn(key, &rec.name, rec.replication)),
+            Read::Valid(rec) => named(cache.drawn_path(key, &rec.name, rec.replication), &|| {
+                damaged(cache.read_drawn(key, &rec.name, rec.replication))
+            }),
             Read::Damaged(why) => Some(why),
             Read::Missing => None,
         },
@@ -198,8 +224,9 @@ pub fn gc(cache: &Cache, keep: Option<&BTreeSet<Key>>, dry_run: bool) -> std::io
         if let Some(keep) = keep
             && !keep.contains(&key)
         {
+            // Its packed records go too, loose copies or not.
             for name in cache.file_names(&key) {
-                if cache.is_packed(&dir.join(&name)) {
+                if cache.in_pack(&key, &name) {
                     unpack.push((key, name));
                 }
             }
@@ -223,6 +250,9 @@ pub fn gc(cache: &Cache, keep: Option<&BTreeSet<Key>>, dry_run: bool) -> std::io
                 rm(f.path(), "unheld lock file", &mut g)?;
             }
         }
+    }
+    for p in cache.packs_aside() {
+        rm(p, "a damaged pack moved aside", &mut g)?;
     }
     // A pack's lock, left by a packing that was killed.
     for b in cache.buckets() {

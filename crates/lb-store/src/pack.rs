@@ -32,7 +32,7 @@ use std::collections::BTreeMap;
 pub(crate) const PACK_FILE: &str = "pack.zst";
 
 /// The first line of a pack.
-const MAGIC: &str = "lb-pack 1";
+pub(crate) const MAGIC: &str = "lb-pack 1";
 
 /// The zstd level packs are written at. A pack is written once per change
 /// of its bucket and read at every run: the strongest level costs seconds
@@ -56,10 +56,20 @@ impl Packed {
         Err(format!(
             "checksum mismatch in its pack (stored {}…, body hashes to {}…): the body was \
              modified",
-            &self.checksum[..self.checksum.len().min(12)],
+            self.checksum.chars().take(12).collect::<String>(),
             &actual[..12]
         ))
     }
+}
+
+/// The first line of a pack that decompresses and names a pack format
+/// other than this lb's (`lb-pack 2`, written by a later lb): such a pack
+/// is not damaged, only foreign, and is left alone.
+pub(crate) fn foreign_format(bytes: &[u8]) -> Option<String> {
+    let text = zstd::stream::decode_all(bytes).ok()?;
+    let first = text.split(|&b| b == b'\n').next()?;
+    let first = std::str::from_utf8(first).ok()?;
+    (first.starts_with("lb-pack ") && first != MAGIC).then(|| first.to_string())
 }
 
 /// A bucket's pack, decoded: (key, name) → record.
@@ -131,7 +141,17 @@ impl Pack {
         self.records.get(&(*key, name.to_string()))
     }
 
+    /// Adds or replaces a record. Its name and checksum are single words
+    /// (a line is `<key> <name> <checksum> <body>`); the packer only packs
+    /// records at their own names, which are.
     pub fn insert(&mut self, key: Key, name: String, packed: Packed) {
+        assert!(
+            !name.is_empty()
+                && !packed.checksum.is_empty()
+                && !(name.chars().chain(packed.checksum.chars())).any(char::is_whitespace),
+            "a packed record's name and checksum are single words: {name:?} {:?}",
+            packed.checksum
+        );
         self.records.insert((key, name), packed);
     }
 

@@ -49,13 +49,20 @@ pub fn loose_records(cache: &Cache) -> Vec<std::path::PathBuf> {
     out
 }
 
-/// The key directories of a bucket, sorted.
+/// The key directories of a bucket, sorted: only keys of that bucket (a
+/// key directory under another bucket is read by no one, and packed by no
+/// one).
 fn key_dirs(cache: &Cache, bucket: &str) -> Vec<std::path::PathBuf> {
     let mut dirs: Vec<std::path::PathBuf> = std::fs::read_dir(cache.root().join(bucket))
         .into_iter()
         .flatten()
         .flatten()
-        .filter(|e| e.file_name().to_str().and_then(Key::parse).is_some())
+        .filter(|e| {
+            e.file_name()
+                .to_str()
+                .and_then(Key::parse)
+                .is_some_and(|k| crate::cache::bucket_of(&k) == bucket)
+        })
         .map(|e| e.path())
         .collect();
     dirs.sort();
