@@ -436,7 +436,11 @@ fn gc_drops_unreferenced_keys_from_packs() {
 fn records_under_other_names_are_never_packed() {
     let (_t, dir) = project();
     let rule = "precision = { metric = \"mean_sum_q\", rel_half_width = 0.02, min = 2, max = 6, step = 2 }";
-    std::fs::write(dir.join("m.toml"), MANIFEST.replace("replications = 3", rule)).unwrap();
+    std::fs::write(
+        dir.join("m.toml"),
+        MANIFEST.replace("replications = 3", rule),
+    )
+    .unwrap();
     ok(lb(&dir, &["run", "m.toml"]).output().unwrap());
     let c = Cache::new(dir.join("results"));
     let (key, kdir) = c.keys()[0].clone();
@@ -525,5 +529,8 @@ fn a_checksum_that_is_not_hex_is_damage_not_a_crash() {
     let out = String::from_utf8_lossy(&o.stdout).to_string();
     assert_eq!(o.status.code(), Some(1), "{out}");
     let shown: String = "xéééééééééééééééé".chars().take(12).collect();
-    assert!(out.contains(&format!("checksum mismatch (stored {shown}…")), "{out}");
+    assert!(
+        out.contains(&format!("checksum mismatch (stored {shown}…")),
+        "{out}"
+    );
 }

@@ -281,14 +281,20 @@ pub struct Cache {
 /// loose file (true) or its bucket's pack (false), and that file's stamp.
 type ReadPoint = (Point, Option<(bool, FileStamp)>);
 
-/// A file's identity as far as a reader needs it: length and modification
-/// time (a record or pack rewritten, moved aside or packed changes it).
-type FileStamp = (u64, std::time::SystemTime);
+/// A file's identity as far as a reader needs it: length, modification
+/// time and inode (a record or pack rewritten, moved aside or packed
+/// changes it: every write is a new file renamed into place, so a new
+/// inode, even within one tick of a coarse clock at the same length).
+type FileStamp = (u64, std::time::SystemTime, u64);
 
 /// The stamp of the file at `path`; None if there is none.
 fn file_stamp(path: &Path) -> Option<FileStamp> {
     let m = fs::metadata(path).ok()?;
-    Some((m.len(), m.modified().ok()?))
+    #[cfg(unix)]
+    let inode = std::os::unix::fs::MetadataExt::ino(&m);
+    #[cfg(not(unix))]
+    let inode = 0;
+    Some((m.len(), m.modified().ok()?, inode))
 }
 
 /// A bucket's pack as this process last read it: the file's stamp and its
@@ -604,11 +610,23 @@ impl Cache {
     /// Takes `key`'s record `name` out of its pack into `to`, under the
     /// pack's lock; moves the pack aside if it cannot be read.
     fn unpack_damaged(&self, key: &Key, name: &str, to: &Path) -> Result<PathBuf, CacheError> {
-        let edited = self.edit_pack(&bucket_of(key), |pack| {
+        let bucket = bucket_of(key);
+        // The record as this process read it and found it damaged: only that
+        // one is taken out, not one another process packed since.
+        let seen = self
+            .packs
+            .lock()
+            .unwrap()
+            .get(&bucket)
+            .and_then(|l| l.pack.as_ref().ok().and_then(|p| p.get(key, name).cloned()));
+        let edited = self.edit_pack(&bucket, |pack| {
             // None: another process took it out first.
-            match pack.remove(key, name) {
-                Some(p) => atomic_write(to, loose_text(&p).as_bytes()),
-                None => Ok(()),
+            match pack.get(key, name) {
+                Some(now) if seen.as_ref().is_none_or(|s| s == now) => {
+                    let p = pack.remove(key, name).expect("just found");
+                    atomic_write(to, loose_text(&p).as_bytes())
+                }
+                _ => Ok(()),
             }
         })?;
         Ok(edited.aside.clone().unwrap_or_else(|| to.to_path_buf()))
@@ -802,7 +820,12 @@ impl Cache {
         let mut out: Vec<PathBuf> = self
             .buckets()
             .into_iter()
-            .flat_map(|b| fs::read_dir(self.root.join(b)).into_iter().flatten().flatten())
+            .flat_map(|b| {
+                fs::read_dir(self.root.join(b))
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+            })
             .map(|e| e.path())
             .filter(|p| {
                 p.file_name()
@@ -1198,11 +1221,11 @@ fn read_back<T: DeserializeOwned>(text: &str) -> Option<T> {
     serde_json::from_value(v).ok()
 }
 
-/// Writes `bytes` to `path` atomically: temporary file in the same directory,
-/// fsync, rename over `path`, fsync of the directory.
-pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), CacheError> {
+/// A temporary file of this process beside `path`:
+/// `.<name>.<pid>.<nanos>.tmp` (`lb cache gc` removes those of processes
+/// that no longer run).
+pub(crate) fn temp_path(path: &Path) -> PathBuf {
     let dir = path.parent().expect("a record path has a directory");
-    fs::create_dir_all(dir).map_err(|e| io_err(dir, "cannot create directory", e))?;
     let name = path
         .file_name()
         .and_then(|n| n.to_str())
@@ -1210,7 +1233,22 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), CacheError> {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());
-    let tmp = dir.join(format!(".{name}.{}.{nanos}.tmp", std::process::id()));
+    dir.join(format!(".{name}.{}.{nanos}.tmp", std::process::id()))
+}
+
+/// Writes `bytes` to `path` atomically: temporary file in the same directory,
+/// fsync, rename over `path`, fsync of the directory.
+pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), CacheError> {
+    let dir = path.parent().expect("a record path has a directory");
+    if !dir.is_dir() {
+        fs::create_dir_all(dir).map_err(|e| io_err(dir, "cannot create directory", e))?;
+        // A new key directory's own entry is made durable too, or a power
+        // cut could take the directory, and the record in it, away.
+        if let Some(parent) = dir.parent() {
+            let _ = File::open(parent).and_then(|d| d.sync_all());
+        }
+    }
+    let tmp = temp_path(path);
     let result = (|| {
         // `lb cache pack` removes key directories it emptied: one removed
         // between the create_dir_all above and this open is made again.

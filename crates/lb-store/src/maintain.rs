@@ -99,14 +99,16 @@ pub fn check_all(cache: &Cache) -> Vec<RecordCheck> {
             }),
         })
         .collect();
-    out.extend(cache.packs_aside().into_iter().map(|path| RecordCheck {
-        path,
-        problem: Some(
-            "a damaged pack moved aside (its records are recomputed by the next run; \
+    out.extend(cache.packs_aside().into_iter().map(|path| {
+        RecordCheck {
+            path,
+            problem: Some(
+                "a damaged pack moved aside (its records are recomputed by the next run; \
              `lb cache gc` removes it)"
-                .into(),
-        ),
-        leftover: true,
+                    .into(),
+            ),
+            leftover: true,
+        }
     }));
     out.extend(
         cache

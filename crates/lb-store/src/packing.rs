@@ -121,12 +121,7 @@ pub(crate) fn pack_bucket(cache: &Cache, bucket: &str) -> Result<Packing, CacheE
     for (path, sum) in folded {
         // A loose file rewritten since it was read stays: it wins over the
         // pack until the next packing.
-        if packed_of(path).is_some_and(|p| p.checksum == *sum) {
-            std::fs::remove_file(path).map_err(|e| CacheError {
-                path: path.clone(),
-                message: format!("cannot remove a packed loose record: {e}"),
-            })?;
-        } else {
+        if !remove_if_holds(path, sum)? {
             left.push((path.clone(), "rewritten while packing".into()));
         }
     }
@@ -141,4 +136,73 @@ pub(crate) fn pack_bucket(cache: &Cache, bucket: &str) -> Result<Packing, CacheE
         left,
         damaged_pack: edited.aside.clone(),
     })
+}
+
+/// Removes the loose record at `path` if it holds the record of checksum
+/// `sum`, and says whether it did. The file is first renamed to a name of
+/// this process's own, then checked there, so that a record another process
+/// renames into place meanwhile (a stamp, an adopt) is never the one
+/// removed. A file that no longer holds `sum` goes back to `path` unless a
+/// newer one stands there already (a hard link fails on an existing name).
+fn remove_if_holds(path: &std::path::Path, sum: &str) -> Result<bool, CacheError> {
+    use std::io::ErrorKind;
+    let err = |what: &str, e: std::io::Error| CacheError {
+        path: path.to_path_buf(),
+        message: format!("{what}: {e}"),
+    };
+    let aside = crate::cache::temp_path(path);
+    match std::fs::rename(path, &aside) {
+        Ok(()) => {}
+        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(err("cannot move a packed loose record aside", e)),
+    }
+    let holds = crate::cache::packed_of(&aside).is_some_and(|p| p.checksum == sum);
+    if !holds {
+        match std::fs::hard_link(&aside, path) {
+            Ok(()) => {}
+            Err(e) if e.kind() == ErrorKind::AlreadyExists => {}
+            // No hard links here: put it back by renaming.
+            Err(_) => {
+                return std::fs::rename(&aside, path)
+                    .map(|()| false)
+                    .map_err(|e| err("cannot put a rewritten loose record back", e));
+            }
+        }
+    }
+    std::fs::remove_file(&aside).map_err(|e| err("cannot remove a packed loose record", e))?;
+    Ok(holds)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::remove_if_holds;
+
+    fn sealed(body: serde_json::Value) -> (String, String) {
+        let sum = crate::cache::checksum_of(&body);
+        let mut v = body;
+        v["checksum"] = sum.clone().into();
+        (v.to_string(), sum)
+    }
+
+    /// A loose record is removed only while it holds the record packed; a
+    /// rewritten one stays, as it was, and nothing of the packer's is left.
+    #[test]
+    fn a_loose_record_goes_only_if_it_holds_what_was_packed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("r0000.json");
+        let (v1, sum1) = sealed(serde_json::json!({"n": 1}));
+        let (v2, _) = sealed(serde_json::json!({"n": 2}));
+        std::fs::write(&path, &v1).unwrap();
+        assert!(remove_if_holds(&path, &sum1).unwrap());
+        assert!(!path.exists());
+        assert!(!remove_if_holds(&path, &sum1).unwrap(), "gone already");
+        std::fs::write(&path, &v2).unwrap();
+        assert!(!remove_if_holds(&path, &sum1).unwrap());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), v2);
+        let names: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, vec![std::ffi::OsString::from("r0000.json")]);
+    }
 }
