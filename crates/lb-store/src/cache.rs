@@ -1090,12 +1090,28 @@ pub(crate) fn packed_of(path: &Path) -> Option<Packed> {
     unseal(&fs::read(path).ok()?).ok().map(|(_, packed)| packed)
 }
 
-/// Whether the process that owns a temporary file (`.<name>.<pid>.<nanos>.tmp`)
-/// still runs. Unknown owners count as alive.
+/// Whether the process that owns a temporary file
+/// (`.<name>.<pid>.<nanos>.<host>.tmp`, or `.<name>.<pid>.<nanos>.tmp` as
+/// lb wrote them before the host tag) still runs. Owners on another
+/// machine, and unknown owners, count as alive: this machine cannot see
+/// their processes.
 fn owner_alive(name: &str) -> bool {
-    let parts: Vec<&str> = name.rsplitn(4, '.').collect();
-    // ["tmp", nanos, pid, rest]
-    let Some(pid) = parts.get(2).and_then(|s| s.parse::<u32>().ok()) else {
+    let Some(rest) = name.strip_suffix(".tmp") else {
+        return true;
+    };
+    let parts: Vec<&str> = rest.rsplitn(4, '.').collect();
+    let tagged = parts.len() == 4
+        && parts[0].len() == 8
+        && parts[0].bytes().all(|b| b.is_ascii_hexdigit())
+        && parts[1].bytes().all(|b| b.is_ascii_digit());
+    if tagged && parts[0] != crate::provenance::host_tag() {
+        return true;
+    }
+    // [nanos, pid, …] untagged; [tag, nanos, pid, …] tagged.
+    let Some(pid) = parts
+        .get(if tagged { 2 } else { 1 })
+        .and_then(|s| s.parse::<u32>().ok())
+    else {
         return true;
     };
     if !Path::new("/proc/self").exists() {
@@ -1222,8 +1238,9 @@ fn read_back<T: DeserializeOwned>(text: &str) -> Option<T> {
 }
 
 /// A temporary file of this process beside `path`:
-/// `.<name>.<pid>.<nanos>.tmp` (`lb cache gc` removes those of processes
-/// that no longer run).
+/// `.<name>.<pid>.<nanos>.<host>.tmp`, `<host>` this machine's tag
+/// (`lb cache gc` removes those of this machine's processes that no longer
+/// run).
 pub(crate) fn temp_path(path: &Path) -> PathBuf {
     let dir = path.parent().expect("a record path has a directory");
     let name = path
@@ -1233,7 +1250,11 @@ pub(crate) fn temp_path(path: &Path) -> PathBuf {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());
-    dir.join(format!(".{name}.{}.{nanos}.tmp", std::process::id()))
+    dir.join(format!(
+        ".{name}.{}.{nanos}.{}.tmp",
+        std::process::id(),
+        crate::provenance::host_tag()
+    ))
 }
 
 /// Writes `bytes` to `path` atomically: temporary file in the same directory,
@@ -1309,6 +1330,24 @@ mod tests {
         let me = format!(".r0000.json.{}.5.tmp", std::process::id());
         assert!(owner_alive(&me));
         assert!(!owner_alive(".r0000.json.4000000000.5.tmp"));
+        // Tagged: this machine's dead process, another machine's process.
+        let here = crate::provenance::host_tag();
+        assert!(!owner_alive(&format!(
+            ".r0000.json.4000000000.5.{here}.tmp"
+        )));
+        let there = if here == "0000abcd" {
+            "1111abcd"
+        } else {
+            "0000abcd"
+        };
+        assert!(owner_alive(&format!(
+            ".r0000.json.4000000000.5.{there}.tmp"
+        )));
+        // What this process writes is recognised as its own.
+        let mine = temp_path(Path::new("/x/r0000.json"));
+        let mine = mine.file_name().unwrap().to_str().unwrap();
+        assert_eq!(classify(mine), FileKind::Temp);
+        assert!(owner_alive(mine));
     }
 }
 

@@ -305,6 +305,17 @@ fn repo_state(dir: &Path) -> (Option<String>, Option<bool>) {
     (commit, dirty)
 }
 
+/// This machine's tag in the names of its temporary files: the first 8
+/// hex digits of the SHA-256 of its host name. On a results directory
+/// shared between nodes (a Slurm cluster's), a temporary file is judged
+/// abandoned only by the machine whose process wrote it.
+pub(crate) fn host_tag() -> &'static str {
+    static TAG: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    TAG.get_or_init(|| {
+        lb_model::key::hex(&lb_model::key::sha256(hostname().as_bytes()))[..8].to_string()
+    })
+}
+
 fn hostname() -> String {
     for f in ["/proc/sys/kernel/hostname", "/etc/hostname"] {
         if let Ok(s) = std::fs::read_to_string(f) {
