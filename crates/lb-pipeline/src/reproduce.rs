@@ -60,6 +60,12 @@ pub fn reproduce(
             for (path, why) in &p.left {
                 progress.log(&format!("warning: left loose {}: {why}", path.display()));
             }
+            if let Some(why) = &p.refused {
+                progress.log(&format!(
+                    "warning: not packed {}: {why}",
+                    cache.pack_path(&p.bucket).display()
+                ));
+            }
         }
     }
     let results: Vec<Vec<PointResult>> = loaded.iter().map(|e| collect(cache, &e.plan)).collect();

@@ -285,7 +285,12 @@ pub fn pack(cache: &Cache, check: bool) -> Said {
     let mut text = Text::default();
     let loose = lb_store::packing::loose_records(cache);
     for p in &loose {
-        say!(text.out, "LOOSE {}", p.display());
+        match cache.place_problem(p) {
+            Some(why) if why.starts_with("misnamed") => {
+                say!(text.out, "MISNAMED {}: {why}", p.display())
+            }
+            _ => say!(text.out, "LOOSE {}", p.display()),
+        }
     }
     let mut damaged = 0;
     for b in cache.buckets() {
@@ -293,6 +298,14 @@ pub fn pack(cache: &Cache, check: bool) -> Said {
             damaged += 1;
             say!(text.out, "BAD {}: {why}", cache.pack_path(&b).display());
         }
+    }
+    for p in cache.misfiled_keys() {
+        damaged += 1;
+        say!(
+            text.out,
+            "MISFILED {}: a key directory under another bucket, where no reader looks",
+            p.display()
+        );
     }
     for p in cache.packs_aside() {
         damaged += 1;
@@ -328,6 +341,14 @@ fn packed(cache: &Cache) -> Said {
         }
         if let Some(d) = &p.damaged_pack {
             say!(text.err, "  a damaged pack moved aside to {}", d.display());
+        }
+        if let Some(why) = &p.refused {
+            say!(
+                text.err,
+                "  not packed {}: {why}",
+                cache.pack_path(&p.bucket).display()
+            );
+            text.ok = false;
         }
     }
     say!(

@@ -174,6 +174,11 @@ fn io_err(path: &Path, what: &str, e: io::Error) -> CacheError {
     }
 }
 
+/// How many times [`Cache::acquire`] takes a lock whose file was replaced
+/// before it gives up: a holder removes the file once per record, so a
+/// live cache needs a few; thousands mean the filesystem cannot tell.
+const LOCK_ATTEMPTS: usize = 10_000;
+
 /// A held record lock; released on drop.
 #[derive(Debug)]
 pub struct LockGuard {
@@ -190,7 +195,10 @@ pub(crate) fn still_at(f: &File, path: &Path) -> bool {
     #[cfg(unix)]
     {
         use std::os::unix::fs::MetadataExt;
-        matches!((f.metadata(), fs::metadata(path)),
+        // The path is opened, not only stat'ed: an NFS client revalidates
+        // on open, where a stat may answer from its attribute cache.
+        let there = File::open(path).and_then(|g| g.metadata());
+        matches!((f.metadata(), there),
             (Ok(a), Ok(b)) if a.dev() == b.dev() && a.ino() == b.ino())
     }
     #[cfg(not(unix))]
@@ -289,12 +297,15 @@ type FileStamp = (u64, std::time::SystemTime, u64);
 
 /// The stamp of the file at `path`; None if there is none.
 fn file_stamp(path: &Path) -> Option<FileStamp> {
-    let m = fs::metadata(path).ok()?;
+    stamp_of(&fs::metadata(path).ok()?).ok()
+}
+
+fn stamp_of(m: &fs::Metadata) -> io::Result<FileStamp> {
     #[cfg(unix)]
-    let inode = std::os::unix::fs::MetadataExt::ino(&m);
+    let inode = std::os::unix::fs::MetadataExt::ino(m);
     #[cfg(not(unix))]
     let inode = 0;
-    Some((m.len(), m.modified().ok()?, inode))
+    Ok((m.len(), m.modified()?, inode))
 }
 
 /// A bucket's pack as this process last read it: the file's stamp and its
@@ -303,6 +314,9 @@ fn file_stamp(path: &Path) -> Option<FileStamp> {
 struct Loaded {
     stamp: FileStamp,
     pack: Result<Arc<Pack>, String>,
+    /// The file read, kept open: while it is, its inode cannot be given to
+    /// a new file, so a pack rewritten since has another stamp.
+    _file: Option<Arc<File>>,
 }
 
 /// A bucket's pack edited under its lock ([`Cache::edit_pack`]): what the
@@ -314,6 +328,26 @@ pub(crate) struct Edited<T> {
     pub rewritten: bool,
     pub aside: Option<PathBuf>,
     lock: LockGuard,
+}
+
+/// What [`Cache::edit_pack`] did: the edit, or why it left the pack alone
+/// (a pack of another format; a filesystem without file locks).
+pub(crate) enum PackEdit<T> {
+    Edited(Edited<T>),
+    Refused { path: PathBuf, why: String },
+}
+
+impl<T> PackEdit<T> {
+    /// The edit, or its refusal as an error.
+    pub(crate) fn done(self) -> Result<Edited<T>, CacheError> {
+        match self {
+            PackEdit::Edited(e) => Ok(e),
+            PackEdit::Refused { path, why } => Err(CacheError {
+                path,
+                message: format!("the pack is left as it is: {why}"),
+            }),
+        }
+    }
 }
 
 impl<T> Drop for Edited<T> {
@@ -594,42 +628,52 @@ impl Cache {
     /// one), so that it is kept for inspection and never read again.
     /// A packed record is taken out of its pack and written there; a pack
     /// that cannot be read at all is moved aside whole.
-    pub(crate) fn quarantine(&self, path: &Path) -> Result<PathBuf, CacheError> {
+    /// Where it went: None if there was nothing left to move (another
+    /// process moved it or replaced it first, or its pack cannot be edited
+    /// here, in which case the recomputed record, written loose, is read
+    /// over it).
+    pub(crate) fn quarantine(&self, path: &Path) -> Result<Option<PathBuf>, CacheError> {
         let to = damaged_path(path);
         match fs::rename(path, &to) {
-            Ok(()) => Ok(to),
+            Ok(()) => Ok(Some(to)),
             Err(e) if e.kind() == io::ErrorKind::NotFound => match self.place(path) {
                 Some((key, name)) => self.unpack_damaged(&key, &name, &to),
-                // Another process moved it aside first.
-                None => Ok(to),
+                None => Ok(None),
             },
             Err(e) => Err(io_err(path, "cannot move a damaged record aside", e)),
         }
     }
 
     /// Takes `key`'s record `name` out of its pack into `to`, under the
-    /// pack's lock; moves the pack aside if it cannot be read.
-    fn unpack_damaged(&self, key: &Key, name: &str, to: &Path) -> Result<PathBuf, CacheError> {
-        let bucket = bucket_of(key);
-        // The record as this process read it and found it damaged: only that
-        // one is taken out, not one another process packed since.
-        let seen = self
-            .packs
-            .lock()
-            .unwrap()
-            .get(&bucket)
-            .and_then(|l| l.pack.as_ref().ok().and_then(|p| p.get(key, name).cloned()));
-        let edited = self.edit_pack(&bucket, |pack| {
-            // None: another process took it out first.
-            match pack.get(key, name) {
-                Some(now) if seen.as_ref().is_none_or(|s| s == now) => {
-                    let p = pack.remove(key, name).expect("just found");
-                    atomic_write(to, loose_text(&p).as_bytes())
-                }
-                _ => Ok(()),
+    /// pack's lock, if it is damaged there now and no loose file stands
+    /// over it (a valid record another process packed since, or one the
+    /// loose file hides, is left where it is); moves the pack aside if it
+    /// cannot be read.
+    fn unpack_damaged(
+        &self,
+        key: &Key,
+        name: &str,
+        to: &Path,
+    ) -> Result<Option<PathBuf>, CacheError> {
+        let loose = self.key_dir(key).join(name);
+        let edited = self.edit_pack(&bucket_of(key), |pack| {
+            if pack.get(key, name).is_none()
+                || loose.exists()
+                || !matches!(self.record_problem(key, name), Some(Some(_)))
+            {
+                return Ok(false);
             }
+            let p = pack.remove(key, name).expect("just found");
+            atomic_write(to, loose_text(&p).as_bytes())?;
+            Ok(true)
         })?;
-        Ok(edited.aside.clone().unwrap_or_else(|| to.to_path_buf()))
+        Ok(match edited {
+            PackEdit::Refused { .. } => None,
+            PackEdit::Edited(e) => e
+                .aside
+                .clone()
+                .or_else(|| e.value.then(|| to.to_path_buf())),
+        })
     }
 
     /// Edits `bucket`'s pack under its lock: reads it as on disk (one that
@@ -641,17 +685,18 @@ impl Cache {
         &self,
         bucket: &str,
         edit: impl FnOnce(&mut Pack) -> Result<T, CacheError>,
-    ) -> Result<Edited<T>, CacheError> {
+    ) -> Result<PackEdit<T>, CacheError> {
         let path = self.pack_path(bucket);
         let lock = self.lock(&path)?;
         if !lock.held {
-            return Err(CacheError {
+            lock.remove();
+            return Ok(PackEdit::Refused {
                 path,
-                message: "cannot edit a pack: this filesystem has no file locks (an NFS mount \
-                          without a lock manager?), and a pack is read, changed and written \
-                          whole, so two unlocked edits could lose records. The records stay \
-                          loose, and are read as they are; pack them where the results \
-                          directory has file locks (`lb cache pack`)"
+                why: "this filesystem has no file locks (an NFS mount without a lock \
+                      manager?), and a pack is read, changed and written whole, so two \
+                      unlocked edits could lose records. The records stay loose and are read \
+                      as they are; pack them where the results directory has file locks \
+                      (`lb cache pack`)"
                     .into(),
             });
         }
@@ -660,14 +705,9 @@ impl Cache {
                 Ok(pack) => (pack, None),
                 Err(why) => {
                     if let Some(format) = crate::pack::foreign_format(&bytes) {
-                        return Err(CacheError {
+                        return Ok(PackEdit::Refused {
                             path,
-                            message: format!(
-                                "a pack of format `{format}`, which this lb does not read \
-                                 (it reads `{}`): it was written by another version of lb; \
-                                 use that version, or a later one. The pack is left as it is",
-                                crate::pack::MAGIC
-                            ),
+                            why: crate::pack::foreign_pack(&format),
                         });
                     }
                     let aside = unused_damaged_path(&path);
@@ -691,12 +731,107 @@ impl Cache {
             self.write_pack(bucket, &pack)?;
         }
         self.packs.lock().unwrap().remove(bucket);
-        Ok(Edited {
+        Ok(PackEdit::Edited(Edited {
             value,
             rewritten,
             aside,
             lock,
+        }))
+    }
+
+    /// The record `name` of `key`, read from either tier and held to its own
+    /// checks (checksum, place, consistency): `Some(None)` if valid,
+    /// `Some(Some(why))` if damaged; None if `name` is no record (a lock, a
+    /// temporary file, a record moved aside). What `lb cache check` reports
+    /// and what `lb cache pack` packs.
+    pub(crate) fn record_problem(&self, key: &Key, name: &str) -> Option<Option<String>> {
+        let cache = self;
+        let path = cache.key_dir(key).join(name);
+        let kind = classify(name);
+        if matches!(
+            kind,
+            FileKind::Lock | FileKind::Temp | FileKind::Damaged | FileKind::Other
+        ) {
+            return None;
+        }
+        // A name lb writes is one word of printable characters: a space or
+        // a control character would break a pack's line.
+        if name.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            return Some(Some(
+                "misnamed: no record of lb has a space or control character in its name; \
+                 remove the copy"
+                    .into(),
+            ));
+        }
+        // A record is read at its own name only: a copy under another name
+        // (`r00003.json`, `precision-… copy.json`) is no record of this cache.
+        let named = |own: PathBuf, read: &dyn Fn() -> Option<String>| {
+            let own = own.file_name().map(|n| n.to_string_lossy().to_string());
+            match own {
+                Some(own) if own != name => Some(format!(
+                    "misnamed: the record it holds is named {own}; remove the copy"
+                )),
+                _ => read(),
+            }
+        };
+        Some(match kind {
+            FileKind::Point => damaged(cache.read_point(key)),
+            FileKind::Replication(r) => named(cache.replication_path(key, r), &|| {
+                damaged(cache.read_replication(key, r))
+            }),
+            FileKind::Calibration => damaged(cache.read_calibration(key)),
+            FileKind::Precision => match cache.read_at::<PrecisionRecord>(&path) {
+                Read::Valid(rec) if rec.key == key.hex() => {
+                    named(cache.precision_path(key, &rec.rule), &|| {
+                        damaged(cache.read_precision(key, &rec.rule))
+                    })
+                }
+                Read::Valid(rec) => Some(format!("it names key {}", rec.key)),
+                Read::Damaged(why) => Some(why),
+                Read::Missing => None,
+            },
+            FileKind::Drawn => match cache.read_at::<DrawnRecord>(&path) {
+                Read::Valid(rec) => {
+                    named(cache.drawn_path(key, &rec.name, rec.replication), &|| {
+                        damaged(cache.read_drawn(key, &rec.name, rec.replication))
+                    })
+                }
+                Read::Damaged(why) => Some(why),
+                Read::Missing => None,
+            },
+            FileKind::Lock | FileKind::Temp | FileKind::Damaged | FileKind::Other => return None,
         })
+    }
+
+    /// What is wrong with the record file at `path`, by its place
+    /// ([`Cache::record_problem`]); None if it is valid or not a record.
+    pub fn place_problem(&self, path: &Path) -> Option<String> {
+        let (key, name) = self.place(path)?;
+        self.record_problem(&key, &name).flatten()
+    }
+
+    /// Key directories filed under a bucket not their own
+    /// (`results/<kk>/<key>` with `<kk>` not the key's first two hex
+    /// digits): no reader looks there.
+    pub fn misfiled_keys(&self) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        for b in self.buckets() {
+            for e in fs::read_dir(self.root.join(&b))
+                .into_iter()
+                .flatten()
+                .flatten()
+            {
+                if e.file_name()
+                    .to_str()
+                    .and_then(Key::parse)
+                    .is_some_and(|k| bucket_of(&k) != b)
+                {
+                    out.push(e.path());
+                }
+            }
+        }
+        out.sort();
+        out
     }
 
     /// The pack file of a bucket (the first two hex digits of its keys).
@@ -728,13 +863,21 @@ impl Cache {
         {
             return Some(l.pack.clone());
         }
-        let pack = fs::read(&path)
-            .map_err(|e| format!("cannot read it: {e}"))
-            .and_then(|bytes| Pack::decode(&bytes))
-            .map(Arc::new);
+        // The stamp and the bytes of one open file.
+        let read = File::open(&path).and_then(|mut f| {
+            let stamp = stamp_of(&f.metadata()?)?;
+            let mut bytes = Vec::new();
+            io::Read::read_to_end(&mut f, &mut bytes)?;
+            Ok((f, stamp, bytes))
+        });
+        let (file, stamp, pack) = match read {
+            Ok((f, stamp, bytes)) => (Some(Arc::new(f)), stamp, Pack::decode(&bytes).map(Arc::new)),
+            Err(e) => (None, stamp, Err(format!("cannot read it: {e}"))),
+        };
         let loaded = Loaded {
             stamp,
             pack: pack.clone(),
+            _file: file,
         };
         self.packs
             .lock()
@@ -859,7 +1002,8 @@ impl Cache {
                     pack.remove(key, name);
                 }
                 Ok(())
-            })?;
+            })?
+            .done()?;
         }
         Ok(())
     }
@@ -870,7 +1014,7 @@ impl Cache {
         p.push(".lock");
         let p = PathBuf::from(p);
         let open = || {
-            fs::create_dir_all(dir)?;
+            ensure_dir(dir)?;
             OpenOptions::new()
                 .create(true)
                 .truncate(false)
@@ -909,7 +1053,7 @@ impl Cache {
     /// go and taken again on the file now there, so no two processes ever
     /// hold the lock of one record or pack at once.
     fn acquire(&self, record: &Path, wait: bool) -> Result<Option<LockGuard>, CacheError> {
-        loop {
+        for _ in 0..LOCK_ATTEMPTS {
             let (f, path) = self.lock_file(record)?;
             let taken = if wait {
                 f.lock_exclusive().map(|()| true)
@@ -938,6 +1082,17 @@ impl Cache {
                 Err(e) => return Err(io_err(record, "cannot lock", e)),
             }
         }
+        let mut p = record.as_os_str().to_owned();
+        p.push(".lock");
+        Err(CacheError {
+            path: PathBuf::from(p),
+            message: format!(
+                "cannot lock: {LOCK_ATTEMPTS} times the lock file was no longer the file at its \
+                 path once locked. Either it is removed and made again without pause, or this \
+                 filesystem does not keep a file's identity (some CIFS or overlay mounts): use \
+                 a results directory on a local filesystem (--results DIR)"
+            ),
+        })
     }
 
     /// The names of the files of a key's directory, sorted (none if it
@@ -967,12 +1122,16 @@ impl Cache {
             let Ok(subs) = fs::read_dir(top.path()) else {
                 continue;
             };
+            let bucket = top.file_name().to_string_lossy().to_string();
             for sub in subs.flatten() {
-                if let Some(k) = sub.file_name().to_str().and_then(Key::parse) {
+                // A key filed under another bucket is no key of this cache
+                // (`lb cache check` names it).
+                if let Some(k) = sub.file_name().to_str().and_then(Key::parse)
+                    && bucket_of(&k) == bucket
+                {
                     out.push((k, sub.path()));
                 }
             }
-            let bucket = top.file_name().to_string_lossy().to_string();
             if let Some(Ok(pack)) = self.pack(&bucket) {
                 out.extend(pack.keys().into_iter().map(|k| (k, self.key_dir(&k))));
             }
@@ -1237,6 +1396,28 @@ fn read_back<T: DeserializeOwned>(text: &str) -> Option<T> {
     serde_json::from_value(v).ok()
 }
 
+/// Makes `dir` and its missing ancestors, each made durable in its parent
+/// (fsync of the parent), or a power cut could take a new key directory,
+/// and the records in it, away.
+fn ensure_dir(dir: &Path) -> io::Result<()> {
+    if dir.is_dir() {
+        return Ok(());
+    }
+    let missing: Vec<&Path> = dir
+        .ancestors()
+        .take_while(|d| !d.as_os_str().is_empty() && !d.is_dir())
+        .collect();
+    fs::create_dir_all(dir)?;
+    for d in missing.iter().rev() {
+        let parent = match d.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        File::open(parent)?.sync_all()?;
+    }
+    Ok(())
+}
+
 /// A temporary file of this process beside `path`:
 /// `.<name>.<pid>.<nanos>.<host>.tmp`, `<host>` this machine's tag
 /// (`lb cache gc` removes those of this machine's processes that no longer
@@ -1261,14 +1442,7 @@ pub(crate) fn temp_path(path: &Path) -> PathBuf {
 /// fsync, rename over `path`, fsync of the directory.
 pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), CacheError> {
     let dir = path.parent().expect("a record path has a directory");
-    if !dir.is_dir() {
-        fs::create_dir_all(dir).map_err(|e| io_err(dir, "cannot create directory", e))?;
-        // A new key directory's own entry is made durable too, or a power
-        // cut could take the directory, and the record in it, away.
-        if let Some(parent) = dir.parent() {
-            let _ = File::open(parent).and_then(|d| d.sync_all());
-        }
-    }
+    ensure_dir(dir).map_err(|e| io_err(dir, "cannot create directory", e))?;
     let tmp = temp_path(path);
     let result = (|| {
         // `lb cache pack` removes key directories it emptied: one removed
@@ -1276,7 +1450,7 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), CacheError> {
         let open = || OpenOptions::new().write(true).create_new(true).open(&tmp);
         let mut f = match open() {
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                fs::create_dir_all(dir)?;
+                ensure_dir(dir)?;
                 open()?
             }
             f => f?,
@@ -1376,5 +1550,13 @@ mod lock_tests {
             io::ErrorKind::WouldBlock
         )));
         assert!(!locks_unsupported(&io::Error::from_raw_os_error(13)));
+    }
+}
+
+fn damaged<T>(r: Read<T>) -> Option<String> {
+    match r {
+        Read::Valid(_) => None,
+        Read::Damaged(why) => Some(why),
+        Read::Missing => Some("vanished while checking".into()),
     }
 }

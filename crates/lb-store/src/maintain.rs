@@ -92,13 +92,33 @@ pub fn check_all(cache: &Cache) -> Vec<RecordCheck> {
         .into_iter()
         .filter_map(|b| match cache.pack(&b)? {
             Ok(_) => None,
-            Err(why) => Some(RecordCheck {
-                path: cache.pack_path(&b),
-                problem: Some(format!("a damaged pack: {why}")),
-                leftover: false,
-            }),
+            Err(why) => {
+                let path = cache.pack_path(&b);
+                let foreign = fs::read(&path)
+                    .ok()
+                    .and_then(|bytes| crate::pack::foreign_format(&bytes));
+                Some(RecordCheck {
+                    problem: Some(match foreign {
+                        Some(format) => crate::pack::foreign_pack(&format),
+                        None => format!("a damaged pack: {why}"),
+                    }),
+                    path,
+                    leftover: false,
+                })
+            }
         })
         .collect();
+    out.extend(cache.misfiled_keys().into_iter().map(|path| {
+        RecordCheck {
+            path,
+            problem: Some(
+                "a key directory under another bucket, where no reader looks (a key's bucket is \
+             its first two hex digits): move it there or remove it"
+                    .into(),
+            ),
+            leftover: true,
+        }
+    }));
     out.extend(cache.packs_aside().into_iter().map(|path| {
         RecordCheck {
             path,
@@ -131,68 +151,20 @@ pub(crate) fn check_key(cache: &Cache, key: &Key) -> Vec<RecordCheck> {
             FileKind::Temp => Some("a temporary file (an interrupted or running write)".into()),
             FileKind::Damaged => Some("a damaged record moved aside".into()),
             FileKind::Other => Some("not a file lb writes".into()),
-            _ => record_problem(cache, key, &name).flatten(),
+            _ => cache.record_problem(key, &name).flatten(),
         };
+        // A copy under another name is a leftover: nothing reads it.
+        let leftover = matches!(kind, FileKind::Temp | FileKind::Damaged | FileKind::Other)
+            || problem
+                .as_deref()
+                .is_some_and(|p| p.starts_with("misnamed"));
         out.push(RecordCheck {
             path: dir.join(&name),
             problem,
-            leftover: matches!(kind, FileKind::Temp | FileKind::Damaged | FileKind::Other),
+            leftover,
         });
     }
     out
-}
-
-/// The record `name` of `key`, read from either tier and held to its own
-/// checks (checksum, place, consistency): `Some(None)` if valid,
-/// `Some(Some(why))` if damaged; None if `name` is no record (a lock, a
-/// temporary file, a record moved aside). What `lb cache check` reports
-/// and what `lb cache pack` packs.
-pub(crate) fn record_problem(cache: &Cache, key: &Key, name: &str) -> Option<Option<String>> {
-    let path = cache.key_dir(key).join(name);
-    // A record is read at its own name only: a copy under another name
-    // (`r00003.json`, `precision-… copy.json`) is no record of this cache.
-    let named = |own: PathBuf, read: &dyn Fn() -> Option<String>| {
-        let own = own.file_name().map(|n| n.to_string_lossy().to_string());
-        match own {
-            Some(own) if own != name => Some(format!(
-                "misnamed: the record it holds is named {own}; remove the copy"
-            )),
-            _ => read(),
-        }
-    };
-    Some(match classify(name) {
-        FileKind::Point => damaged(cache.read_point(key)),
-        FileKind::Replication(r) => named(cache.replication_path(key, r), &|| {
-            damaged(cache.read_replication(key, r))
-        }),
-        FileKind::Calibration => damaged(cache.read_calibration(key)),
-        FileKind::Precision => match cache.read_at::<PrecisionRecord>(&path) {
-            Read::Valid(rec) if rec.key == key.hex() => {
-                named(cache.precision_path(key, &rec.rule), &|| {
-                    damaged(cache.read_precision(key, &rec.rule))
-                })
-            }
-            Read::Valid(rec) => Some(format!("it names key {}", rec.key)),
-            Read::Damaged(why) => Some(why),
-            Read::Missing => None,
-        },
-        FileKind::Drawn => match cache.read_at::<DrawnRecord>(&path) {
-            Read::Valid(rec) => named(cache.drawn_path(key, &rec.name, rec.replication), &|| {
-                damaged(cache.read_drawn(key, &rec.name, rec.replication))
-            }),
-            Read::Damaged(why) => Some(why),
-            Read::Missing => None,
-        },
-        FileKind::Lock | FileKind::Temp | FileKind::Damaged | FileKind::Other => return None,
-    })
-}
-
-fn damaged<T>(r: Read<T>) -> Option<String> {
-    match r {
-        Read::Valid(_) => None,
-        Read::Damaged(why) => Some(why),
-        Read::Missing => Some("vanished while checking".into()),
-    }
 }
 
 /// What `gc` removed (or would remove, with `dry_run`).

@@ -72,6 +72,15 @@ pub(crate) fn foreign_format(bytes: &[u8]) -> Option<String> {
     (first.starts_with("lb-pack ") && first != MAGIC).then(|| first.to_string())
 }
 
+/// Why a pack of another format is not read or edited.
+pub(crate) fn foreign_pack(format: &str) -> String {
+    format!(
+        "a pack of format `{format}`, which this lb does not read (it reads `{}`): it was \
+         written by another version of lb; use that version, or a later one",
+        MAGIC
+    )
+}
+
 /// A bucket's pack, decoded: (key, name) → record.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Pack {
@@ -86,8 +95,12 @@ impl Pack {
             .map_err(|e| format!("it does not decompress (truncated?): {e}"))?;
         let text = String::from_utf8(text).map_err(|_| "it is not UTF-8 text".to_string())?;
         let mut lines = text.lines();
-        if lines.next() != Some(MAGIC) {
-            return Err(format!("it does not begin with {MAGIC:?}"));
+        match lines.next() {
+            Some(MAGIC) => {}
+            Some(other) if other.starts_with("lb-pack ") => {
+                return Err(foreign_pack(other));
+            }
+            _ => return Err(format!("it does not begin with {MAGIC:?}")),
         }
         let mut records = BTreeMap::new();
         for (i, line) in lines.enumerate() {

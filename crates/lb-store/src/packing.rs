@@ -20,6 +20,10 @@ pub struct Packing {
     /// A pack that could not be read, moved aside (its records are
     /// recomputed by the next run).
     pub damaged_pack: Option<std::path::PathBuf>,
+    /// Why the bucket was not packed, if it was not: its pack is of another
+    /// format, or the filesystem has no file locks. Its loose records stay
+    /// loose, and are read as they are.
+    pub refused: Option<String>,
 }
 
 /// The loose record files of a cache (point, replication, precision and
@@ -101,7 +105,7 @@ pub(crate) fn pack_bucket(cache: &Cache, bucket: &str) -> Result<Packing, CacheE
             for name in names {
                 let path = dir.join(&name);
                 // The record's own checks, then its checksum and body.
-                let packed = match crate::maintain::record_problem(cache, &key, &name) {
+                let packed = match cache.record_problem(&key, &name) {
                     None => continue,
                     Some(Some(why)) => Err(why),
                     Some(None) => packed_of(&path).ok_or_else(|| "vanished".to_string()),
@@ -117,6 +121,16 @@ pub(crate) fn pack_bucket(cache: &Cache, bucket: &str) -> Result<Packing, CacheE
         }
         Ok(folded)
     })?;
+    let edited = match edited {
+        crate::cache::PackEdit::Edited(e) => e,
+        crate::cache::PackEdit::Refused { why, .. } => {
+            return Ok(Packing {
+                bucket: bucket.to_string(),
+                refused: Some(why),
+                ..Packing::default()
+            });
+        }
+    };
     let folded = &edited.value;
     for (path, sum) in folded {
         // A loose file rewritten since it was read stays: it wins over the
@@ -135,6 +149,7 @@ pub(crate) fn pack_bucket(cache: &Cache, bucket: &str) -> Result<Packing, CacheE
         rewritten: edited.rewritten,
         left,
         damaged_pack: edited.aside.clone(),
+        refused: None,
     })
 }
 
@@ -162,14 +177,42 @@ fn remove_if_holds(path: &std::path::Path, sum: &str) -> Result<bool, CacheError
             Ok(()) => {}
             Err(e) if e.kind() == ErrorKind::AlreadyExists => {}
             // No hard links here: put it back by renaming.
-            Err(_) => {
-                return std::fs::rename(&aside, path)
-                    .map(|()| false)
-                    .map_err(|e| err("cannot put a rewritten loose record back", e));
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    ErrorKind::Unsupported | ErrorKind::PermissionDenied
+                ) =>
+            {
+                return std::fs::rename(&aside, path).map(|()| false).map_err(|e| {
+                    err(
+                        &format!(
+                            "cannot put a rewritten loose record back from {}",
+                            aside.display()
+                        ),
+                        e,
+                    )
+                });
+            }
+            Err(e) => {
+                return Err(err(
+                    &format!(
+                        "cannot put a rewritten loose record back from {} (move it back by hand)",
+                        aside.display()
+                    ),
+                    e,
+                ));
             }
         }
     }
-    std::fs::remove_file(&aside).map_err(|e| err("cannot remove a packed loose record", e))?;
+    std::fs::remove_file(&aside).map_err(|e| {
+        err(
+            &format!(
+                "cannot remove a packed loose record, moved to {}",
+                aside.display()
+            ),
+            e,
+        )
+    })?;
     Ok(holds)
 }
 

@@ -319,11 +319,15 @@ fn present<T>(read: Read<T>, stage: &Stage, path: &Path) -> Result<bool, CacheEr
 impl Stage<'_> {
     /// Moves the damaged record at `path` aside, and says so.
     fn note_damaged(&self, path: &Path, why: &str) -> Result<(), CacheError> {
-        let to = self.cache.quarantine(path)?;
+        let to = match self.cache.quarantine(path)? {
+            Some(to) => format!("moved to {}", to.display()),
+            None => "left where it is (moved or replaced by another process, or in a pack \
+                     this filesystem cannot edit)"
+                .into(),
+        };
         self.progress.log(&format!(
-            "warning: damaged record {}: {why}; moved to {} and recomputing",
+            "warning: damaged record {}: {why}; {to}, and recomputing",
             path.display(),
-            to.display()
         ));
         self.report
             .lock()
