@@ -500,7 +500,9 @@ fn records_under_other_names_are_never_packed() {
     let o = lb(&dir, &["cache", "pack", "--check"]).output().unwrap();
     assert!(!o.status.success());
     assert!(String::from_utf8_lossy(&o.stdout).contains("MISFILED"));
-    std::fs::remove_dir_all(&misfiled).unwrap();
+    let out = ok(lb(&dir, &["cache", "gc"]).output().unwrap());
+    assert!(out.contains("under another bucket"), "{out}");
+    assert!(!misfiled.exists());
     ok(lb(&dir, &["cache", "pack"]).output().unwrap());
     ok(lb(&dir, &["cache", "check"]).output().unwrap());
     ok(lb(&dir, &["cache", "pack", "--check"]).output().unwrap());

@@ -299,11 +299,12 @@ pub fn pack(cache: &Cache, check: bool) -> Said {
             say!(text.out, "BAD {}: {why}", cache.pack_path(&b).display());
         }
     }
-    for p in cache.misfiled_keys() {
-        damaged += 1;
+    let misfiled = cache.misfiled_keys();
+    for p in &misfiled {
         say!(
             text.out,
-            "MISFILED {}: a key directory under another bucket, where no reader looks",
+            "MISFILED {}: a key directory under another bucket, where no reader looks \
+             (`lb cache gc` removes it)",
             p.display()
         );
     }
@@ -317,8 +318,9 @@ pub fn pack(cache: &Cache, check: bool) -> Said {
     }
     say!(
         text.out,
-        "{} loose record(s), {damaged} damaged pack(s) in {}",
+        "{} loose record(s), {damaged} damaged pack(s), {} misfiled key(s) in {}",
         loose.len(),
+        misfiled.len(),
         cache.root().display()
     );
     if !loose.is_empty() {
@@ -327,7 +329,7 @@ pub fn pack(cache: &Cache, check: bool) -> Said {
             "`lb cache pack` folds loose records into their packs"
         );
     }
-    text.ok = loose.is_empty() && damaged == 0;
+    text.ok = loose.is_empty() && damaged == 0 && misfiled.is_empty();
     Ok(text)
 }
 

@@ -242,6 +242,10 @@ pub enum FileKind {
     Drawn,
     Lock,
     Temp,
+    /// A loose record the packer moved to a name of its own to check it
+    /// (`.<name>.<pid>.<nanos>.<host>.aside`): put back by the next
+    /// packing if its packer died before it could.
+    Aside,
     Damaged,
     Other,
 }
@@ -250,6 +254,8 @@ pub enum FileKind {
 pub fn classify(name: &str) -> FileKind {
     if name.ends_with(".tmp") && name.starts_with('.') {
         FileKind::Temp
+    } else if name.ends_with(".aside") && name.starts_with('.') {
+        FileKind::Aside
     } else if name.ends_with(".lock") {
         FileKind::Lock
     } else if name.ends_with(".damaged") {
@@ -290,10 +296,10 @@ pub struct Cache {
 type ReadPoint = (Point, Option<(bool, FileStamp)>);
 
 /// A file's identity as far as a reader needs it: length, modification
-/// time and inode (a record or pack rewritten, moved aside or packed
-/// changes it: every write is a new file renamed into place, so a new
-/// inode, even within one tick of a coarse clock at the same length).
-type FileStamp = (u64, std::time::SystemTime, u64);
+/// time, device, inode and change time to the nanosecond (a record or pack
+/// rewritten, moved aside or packed changes it: every write is a new file
+/// renamed into place).
+type FileStamp = (u64, std::time::SystemTime, u64, u64, i64, i64);
 
 /// The stamp of the file at `path`; None if there is none.
 fn file_stamp(path: &Path) -> Option<FileStamp> {
@@ -302,10 +308,13 @@ fn file_stamp(path: &Path) -> Option<FileStamp> {
 
 fn stamp_of(m: &fs::Metadata) -> io::Result<FileStamp> {
     #[cfg(unix)]
-    let inode = std::os::unix::fs::MetadataExt::ino(m);
+    let (dev, ino, ctime, ctime_ns) = {
+        use std::os::unix::fs::MetadataExt;
+        (m.dev(), m.ino(), m.ctime(), m.ctime_nsec())
+    };
     #[cfg(not(unix))]
-    let inode = 0;
-    Ok((m.len(), m.modified()?, inode))
+    let (dev, ino, ctime, ctime_ns) = (0, 0, 0, 0);
+    Ok((m.len(), m.modified()?, dev, ino, ctime, ctime_ns))
 }
 
 /// A bucket's pack as this process last read it: the file's stamp and its
@@ -314,9 +323,6 @@ fn stamp_of(m: &fs::Metadata) -> io::Result<FileStamp> {
 struct Loaded {
     stamp: FileStamp,
     pack: Result<Arc<Pack>, String>,
-    /// The file read, kept open: while it is, its inode cannot be given to
-    /// a new file, so a pack rewritten since has another stamp.
-    _file: Option<Arc<File>>,
 }
 
 /// A bucket's pack edited under its lock ([`Cache::edit_pack`]): what the
@@ -374,7 +380,7 @@ impl Cache {
     /// Creates the directory if needed and proves it writable, or says why not.
     pub(crate) fn ensure_writable(&self) -> Result<(), CacheError> {
         let hint = "choose a writable results directory with --results DIR";
-        fs::create_dir_all(&self.root).map_err(|e| CacheError {
+        ensure_dir(&self.root).map_err(|e| CacheError {
             path: self.root.clone(),
             message: format!("cannot create the results directory ({e}); {hint}"),
         })?;
@@ -656,8 +662,17 @@ impl Cache {
         to: &Path,
     ) -> Result<Option<PathBuf>, CacheError> {
         let loose = self.key_dir(key).join(name);
-        let edited = self.edit_pack(&bucket_of(key), |pack| {
-            if pack.get(key, name).is_none()
+        let bucket = bucket_of(key);
+        let edited = self.edit_pack(&bucket, |pack| {
+            // Judged on the pack as it is under the lock: what this process
+            // reads of it must be the record in hand, and damaged.
+            let now = pack.get(key, name);
+            let read = match self.pack(&bucket) {
+                Some(Ok(p)) => p.get(key, name).cloned(),
+                _ => None,
+            };
+            if now.is_none()
+                || read.as_ref() != now
                 || loose.exists()
                 || !matches!(self.record_problem(key, name), Some(Some(_)))
             {
@@ -705,6 +720,7 @@ impl Cache {
                 Ok(pack) => (pack, None),
                 Err(why) => {
                     if let Some(format) = crate::pack::foreign_format(&bytes) {
+                        lock.remove();
                         return Ok(PackEdit::Refused {
                             path,
                             why: crate::pack::foreign_pack(&format),
@@ -750,7 +766,7 @@ impl Cache {
         let kind = classify(name);
         if matches!(
             kind,
-            FileKind::Lock | FileKind::Temp | FileKind::Damaged | FileKind::Other
+            FileKind::Lock | FileKind::Temp | FileKind::Aside | FileKind::Damaged | FileKind::Other
         ) {
             return None;
         }
@@ -799,7 +815,11 @@ impl Cache {
                 Read::Damaged(why) => Some(why),
                 Read::Missing => None,
             },
-            FileKind::Lock | FileKind::Temp | FileKind::Damaged | FileKind::Other => return None,
+            FileKind::Lock
+            | FileKind::Temp
+            | FileKind::Aside
+            | FileKind::Damaged
+            | FileKind::Other => return None,
         })
     }
 
@@ -870,14 +890,15 @@ impl Cache {
             io::Read::read_to_end(&mut f, &mut bytes)?;
             Ok((f, stamp, bytes))
         });
-        let (file, stamp, pack) = match read {
-            Ok((f, stamp, bytes)) => (Some(Arc::new(f)), stamp, Pack::decode(&bytes).map(Arc::new)),
-            Err(e) => (None, stamp, Err(format!("cannot read it: {e}"))),
+        let (stamp, pack) = match read {
+            Ok((_, stamp, bytes)) => (stamp, Pack::decode(&bytes).map(Arc::new)),
+            // Not kept: a read that failed (too many open files, say) says
+            // nothing of the pack, and the next reader tries again.
+            Err(e) => return Some(Err(format!("cannot read it: {e}"))),
         };
         let loaded = Loaded {
             stamp,
             pack: pack.clone(),
-            _file: file,
         };
         self.packs
             .lock()
@@ -1133,7 +1154,12 @@ impl Cache {
                 }
             }
             if let Some(Ok(pack)) = self.pack(&bucket) {
-                out.extend(pack.keys().into_iter().map(|k| (k, self.key_dir(&k))));
+                out.extend(
+                    pack.keys()
+                        .into_iter()
+                        .filter(|k| bucket_of(k) == bucket)
+                        .map(|k| (k, self.key_dir(&k))),
+                );
             }
         }
         out.sort();
@@ -1255,7 +1281,10 @@ pub(crate) fn packed_of(path: &Path) -> Option<Packed> {
 /// machine, and unknown owners, count as alive: this machine cannot see
 /// their processes.
 fn owner_alive(name: &str) -> bool {
-    let Some(rest) = name.strip_suffix(".tmp") else {
+    let Some(rest) = name
+        .strip_suffix(".tmp")
+        .or_else(|| name.strip_suffix(".aside"))
+    else {
         return true;
     };
     let parts: Vec<&str> = rest.rsplitn(4, '.').collect();
@@ -1413,7 +1442,8 @@ fn ensure_dir(dir: &Path) -> io::Result<()> {
             Some(p) if !p.as_os_str().is_empty() => p,
             _ => Path::new("."),
         };
-        File::open(parent)?.sync_all()?;
+        // Durability is best effort above what lb could open.
+        let _ = File::open(parent).and_then(|p| p.sync_all());
     }
     Ok(())
 }
@@ -1423,6 +1453,24 @@ fn ensure_dir(dir: &Path) -> io::Result<()> {
 /// (`lb cache gc` removes those of this machine's processes that no longer
 /// run).
 pub(crate) fn temp_path(path: &Path) -> PathBuf {
+    own_path(path, "tmp")
+}
+
+/// Where the packer moves a loose record to check it
+/// (`.<name>.<pid>.<nanos>.<host>.aside`, [`FileKind::Aside`]).
+pub(crate) fn aside_path(path: &Path) -> PathBuf {
+    own_path(path, "aside")
+}
+
+/// The record name an aside file was moved from, and whether the process
+/// that moved it still runs.
+pub(crate) fn aside_of(name: &str) -> Option<(String, bool)> {
+    let rest = name.strip_prefix('.')?.strip_suffix(".aside")?;
+    let parts: Vec<&str> = rest.rsplitn(4, '.').collect();
+    (parts.len() == 4).then(|| (parts[3].to_string(), owner_alive(name)))
+}
+
+fn own_path(path: &Path, suffix: &str) -> PathBuf {
     let dir = path.parent().expect("a record path has a directory");
     let name = path
         .file_name()
@@ -1432,7 +1480,7 @@ pub(crate) fn temp_path(path: &Path) -> PathBuf {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());
     dir.join(format!(
-        ".{name}.{}.{nanos}.{}.tmp",
+        ".{name}.{}.{nanos}.{}.{suffix}",
         std::process::id(),
         crate::provenance::host_tag()
     ))

@@ -108,6 +108,25 @@ pub fn check_all(cache: &Cache) -> Vec<RecordCheck> {
             }
         })
         .collect();
+    // Records packed in another bucket's pack: no reader looks there.
+    for b in cache.buckets() {
+        if let Some(Ok(pack)) = cache.pack(&b) {
+            for k in pack.keys() {
+                if crate::cache::bucket_of(&k) != b {
+                    out.push(RecordCheck {
+                        path: cache.pack_path(&b),
+                        problem: Some(format!(
+                            "it holds records of key {k}, whose bucket is {}: no reader looks \
+                             for them here (an edited pack?); `lb run` computes them in their \
+                             own bucket",
+                            crate::cache::bucket_of(&k)
+                        )),
+                        leftover: false,
+                    });
+                }
+            }
+        }
+    }
     out.extend(cache.misfiled_keys().into_iter().map(|path| {
         RecordCheck {
             path,
@@ -149,6 +168,14 @@ pub(crate) fn check_key(cache: &Cache, key: &Key) -> Vec<RecordCheck> {
         let problem = match kind {
             FileKind::Lock => continue,
             FileKind::Temp => Some("a temporary file (an interrupted or running write)".into()),
+            FileKind::Aside => match crate::cache::aside_of(&name) {
+                Some((_, true)) => continue,
+                _ => Some(
+                    "a loose record a killed packing moved aside: the next `lb cache pack` puts \
+                     it back"
+                        .into(),
+                ),
+            },
             FileKind::Damaged => Some("a damaged record moved aside".into()),
             FileKind::Other => Some("not a file lb writes".into()),
             _ => cache.record_problem(key, &name).flatten(),
@@ -210,6 +237,8 @@ pub fn gc(cache: &Cache, keep: Option<&BTreeSet<Key>>, dry_run: bool) -> std::io
         for c in check_key(cache, &key) {
             if let Some(why) = c.problem
                 && !c.path.to_string_lossy().ends_with(".tmp")
+                // A record set aside is put back by packing, never removed.
+                && !c.path.to_string_lossy().ends_with(".aside")
             {
                 if cache.is_packed(&c.path) {
                     let name = c.path.file_name().unwrap().to_string_lossy().to_string();
@@ -227,6 +256,9 @@ pub fn gc(cache: &Cache, keep: Option<&BTreeSet<Key>>, dry_run: bool) -> std::io
     }
     for p in cache.packs_aside() {
         rm(p, "a damaged pack moved aside", &mut g)?;
+    }
+    for p in cache.misfiled_keys() {
+        rm(p, "a key directory under another bucket", &mut g)?;
     }
     // A pack's lock, left by a packing that was killed.
     for b in cache.buckets() {

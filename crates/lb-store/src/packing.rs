@@ -43,7 +43,8 @@ pub fn loose_records(cache: &Cache) -> Vec<std::path::PathBuf> {
                         | FileKind::Precision
                         | FileKind::Calibration
                         | FileKind::Drawn
-                ) {
+                ) || classify(&name) == FileKind::Aside
+                {
                     out.push(e.path());
                 }
             }
@@ -102,6 +103,7 @@ pub(crate) fn pack_bucket(cache: &Cache, bucket: &str) -> Result<Packing, CacheE
                 .map(|e| e.file_name().to_string_lossy().to_string())
                 .collect();
             names.sort();
+            restore_asides(&dir, &mut names);
             for name in names {
                 let path = dir.join(&name);
                 // The record's own checks, then its checksum and body.
@@ -153,6 +155,32 @@ pub(crate) fn pack_bucket(cache: &Cache, bucket: &str) -> Result<Packing, CacheE
     })
 }
 
+/// Puts back the loose records a killed packing left aside in `dir`
+/// ([`crate::cache::FileKind::Aside`]): one whose own name is free goes
+/// back to it; one whose name holds a file now is older than that file
+/// (it was moved aside while the name was free) and is removed. Asides
+/// of a packing that still runs are left to it. `names` is updated.
+fn restore_asides(dir: &std::path::Path, names: &mut Vec<String>) {
+    for name in names.clone() {
+        let Some((own, false)) = crate::cache::aside_of(&name) else {
+            continue;
+        };
+        let (from, to) = (dir.join(&name), dir.join(&own));
+        let back = match std::fs::hard_link(&from, &to) {
+            Ok(()) => true,
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => false,
+            Err(_) => continue,
+        };
+        if std::fs::remove_file(&from).is_ok() {
+            names.retain(|n| *n != name);
+            if back && !names.contains(&own) {
+                names.push(own);
+                names.sort();
+            }
+        }
+    }
+}
+
 /// Removes the loose record at `path` if it holds the record of checksum
 /// `sum`, and says whether it did. The file is first renamed to a name of
 /// this process's own, then checked there, so that a record another process
@@ -165,7 +193,7 @@ fn remove_if_holds(path: &std::path::Path, sum: &str) -> Result<bool, CacheError
         path: path.to_path_buf(),
         message: format!("{what}: {e}"),
     };
-    let aside = crate::cache::temp_path(path);
+    let aside = crate::cache::aside_path(path);
     match std::fs::rename(path, &aside) {
         Ok(()) => {}
         Err(e) if e.kind() == ErrorKind::NotFound => return Ok(false),
@@ -247,5 +275,37 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names, vec![std::ffi::OsString::from("r0000.json")]);
+    }
+
+    /// What a packing killed between moving a record aside and putting it
+    /// back left: the next packing puts it back if its name is free, and
+    /// drops it if a newer record took the name; an aside of a live
+    /// packing is left alone.
+    #[test]
+    fn a_record_left_aside_by_a_killed_packing_is_put_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let tag = crate::provenance::host_tag();
+        let dead = format!(".r0000.json.4000000000.5.{tag}.aside");
+        let live = format!(".r0001.json.{}.5.{tag}.aside", std::process::id());
+        std::fs::write(dir.path().join(&dead), "v2").unwrap();
+        std::fs::write(dir.path().join(&live), "v9").unwrap();
+        let mut names = vec![dead.clone(), live.clone()];
+        super::restore_asides(dir.path(), &mut names);
+        assert_eq!(names, vec![live.clone(), "r0000.json".to_string()]);
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("r0000.json")).unwrap(),
+            "v2"
+        );
+        assert!(dir.path().join(&live).exists());
+        // A newer record holds the name: the aside is the older one.
+        std::fs::write(dir.path().join(&dead), "v1").unwrap();
+        let mut names = vec![dead.clone(), "r0000.json".to_string()];
+        super::restore_asides(dir.path(), &mut names);
+        assert_eq!(names, vec!["r0000.json".to_string()]);
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("r0000.json")).unwrap(),
+            "v2"
+        );
+        assert!(!dir.path().join(&dead).exists());
     }
 }
