@@ -71,6 +71,14 @@ fn ok(o: Output) -> String {
     out
 }
 
+/// A bucket that has a pack.
+fn packed_bucket(c: &Cache) -> String {
+    c.buckets()
+        .into_iter()
+        .find(|b| c.pack_path(b).exists())
+        .expect("a packed bucket")
+}
+
 /// Every pack file of the cache, with its bytes.
 fn packs(c: &Cache) -> Vec<(String, Vec<u8>)> {
     c.buckets()
@@ -248,11 +256,7 @@ fn a_truncated_pack_is_recomputed() {
     let (_t, dir) = packed_project();
     let c = Cache::new(dir.join("results"));
     let before = records(&c);
-    let b = c
-        .buckets()
-        .into_iter()
-        .find(|b| c.pack_path(b).exists())
-        .unwrap();
+    let b = packed_bucket(&c);
     let p = c.pack_path(&b);
     let bytes = std::fs::read(&p).unwrap();
     std::fs::write(&p, &bytes[..bytes.len() / 2]).unwrap();
@@ -516,11 +520,7 @@ fn records_under_other_names_are_never_packed() {
 fn a_pack_of_another_format_is_left_alone() {
     let (_t, dir) = packed_project();
     let c = Cache::new(dir.join("results"));
-    let b = c
-        .buckets()
-        .into_iter()
-        .find(|b| c.pack_path(b).exists())
-        .unwrap();
+    let b = packed_bucket(&c);
     let before = records(&c);
     let foreign = zstd::encode_all(&b"lb-pack 2\nwhatever a later lb writes\n"[..], 3).unwrap();
     std::fs::write(c.pack_path(&b), &foreign).unwrap();

@@ -286,7 +286,7 @@ pub fn pack(cache: &Cache, check: bool) -> Said {
     let loose = lb_store::packing::loose_records(cache);
     for p in &loose {
         match cache.place_problem(p) {
-            Some(why) if why.starts_with("misnamed") => {
+            Some(why) if lb_store::cache::is_misnamed(&why) => {
                 say!(text.out, "MISNAMED {}: {why}", p.display())
             }
             _ => say!(text.out, "LOOSE {}", p.display()),

@@ -232,6 +232,16 @@ const NO_LOCKS: [i32; 3] = [37, 38, 95];
 #[cfg(not(target_os = "linux"))]
 const NO_LOCKS: [i32; 0] = [];
 
+/// How [`Cache::record_problem`] begins for a record file under a name not
+/// its own: a copy nothing reads.
+const MISNAMED: &str = "misnamed";
+
+/// Whether a record's problem is that it lies under a name not its own
+/// (a leftover for `lb cache check`, a failure of `lb cache pack --check`).
+pub fn is_misnamed(why: &str) -> bool {
+    why.starts_with(MISNAMED)
+}
+
 /// What a file in the cache is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FileKind {
@@ -248,6 +258,22 @@ pub enum FileKind {
     Aside,
     Damaged,
     Other,
+}
+
+impl FileKind {
+    /// Whether a file of this kind is a record (point, replication,
+    /// precision outcome, calibration, drawn reference): what is checked,
+    /// read and packed.
+    pub fn is_record(self) -> bool {
+        matches!(
+            self,
+            FileKind::Point
+                | FileKind::Replication(_)
+                | FileKind::Precision
+                | FileKind::Calibration
+                | FileKind::Drawn
+        )
+    }
 }
 
 /// Classifies a file name of a key directory.
@@ -719,12 +745,9 @@ impl Cache {
             Ok(bytes) => match Pack::decode(&bytes) {
                 Ok(pack) => (pack, None),
                 Err(why) => {
-                    if let Some(format) = crate::pack::foreign_format(&bytes) {
+                    if crate::pack::is_foreign(&why) {
                         lock.remove();
-                        return Ok(PackEdit::Refused {
-                            path,
-                            why: crate::pack::foreign_pack(&format),
-                        });
+                        return Ok(PackEdit::Refused { path, why });
                     }
                     let aside = unused_damaged_path(&path);
                     fs::rename(&path, &aside).map_err(|e| {
@@ -761,55 +784,50 @@ impl Cache {
     /// temporary file, a record moved aside). What `lb cache check` reports
     /// and what `lb cache pack` packs.
     pub(crate) fn record_problem(&self, key: &Key, name: &str) -> Option<Option<String>> {
-        let cache = self;
-        let path = cache.key_dir(key).join(name);
+        let path = self.key_dir(key).join(name);
         let kind = classify(name);
-        if matches!(
-            kind,
-            FileKind::Lock | FileKind::Temp | FileKind::Aside | FileKind::Damaged | FileKind::Other
-        ) {
+        if !kind.is_record() {
             return None;
         }
         // A name lb writes is one word of printable characters: a space or
         // a control character would break a pack's line.
         if name.chars().any(|c| c.is_whitespace() || c.is_control()) {
-            return Some(Some(
-                "misnamed: no record of lb has a space or control character in its name; \
+            return Some(Some(format!(
+                "{MISNAMED}: no record of lb has a space or control character in its name; \
                  remove the copy"
-                    .into(),
-            ));
+            )));
         }
         // A record is read at its own name only: a copy under another name
-        // (`r00003.json`, `precision-… copy.json`) is no record of this cache.
+        // (`r00003.json`, `precision-… copy.json`) is no record of this self.
         let named = |own: PathBuf, read: &dyn Fn() -> Option<String>| {
             let own = own.file_name().map(|n| n.to_string_lossy().to_string());
             match own {
                 Some(own) if own != name => Some(format!(
-                    "misnamed: the record it holds is named {own}; remove the copy"
+                    "{MISNAMED}: the record it holds is named {own}; remove the copy"
                 )),
                 _ => read(),
             }
         };
         Some(match kind {
-            FileKind::Point => damaged(cache.read_point(key)),
-            FileKind::Replication(r) => named(cache.replication_path(key, r), &|| {
-                damaged(cache.read_replication(key, r))
+            FileKind::Point => damaged(self.read_point(key)),
+            FileKind::Replication(r) => named(self.replication_path(key, r), &|| {
+                damaged(self.read_replication(key, r))
             }),
-            FileKind::Calibration => damaged(cache.read_calibration(key)),
-            FileKind::Precision => match cache.read_at::<PrecisionRecord>(&path) {
+            FileKind::Calibration => damaged(self.read_calibration(key)),
+            FileKind::Precision => match self.read_at::<PrecisionRecord>(&path) {
                 Read::Valid(rec) if rec.key == key.hex() => {
-                    named(cache.precision_path(key, &rec.rule), &|| {
-                        damaged(cache.read_precision(key, &rec.rule))
+                    named(self.precision_path(key, &rec.rule), &|| {
+                        damaged(self.read_precision(key, &rec.rule))
                     })
                 }
                 Read::Valid(rec) => Some(format!("it names key {}", rec.key)),
                 Read::Damaged(why) => Some(why),
                 Read::Missing => None,
             },
-            FileKind::Drawn => match cache.read_at::<DrawnRecord>(&path) {
+            FileKind::Drawn => match self.read_at::<DrawnRecord>(&path) {
                 Read::Valid(rec) => {
-                    named(cache.drawn_path(key, &rec.name, rec.replication), &|| {
-                        damaged(cache.read_drawn(key, &rec.name, rec.replication))
+                    named(self.drawn_path(key, &rec.name, rec.replication), &|| {
+                        damaged(self.read_drawn(key, &rec.name, rec.replication))
                     })
                 }
                 Read::Damaged(why) => Some(why),
@@ -888,10 +906,10 @@ impl Cache {
             let stamp = stamp_of(&f.metadata()?)?;
             let mut bytes = Vec::new();
             io::Read::read_to_end(&mut f, &mut bytes)?;
-            Ok((f, stamp, bytes))
+            Ok((stamp, bytes))
         });
         let (stamp, pack) = match read {
-            Ok((_, stamp, bytes)) => (stamp, Pack::decode(&bytes).map(Arc::new)),
+            Ok((stamp, bytes)) => (stamp, Pack::decode(&bytes).map(Arc::new)),
             // Not kept: a read that failed (too many open files, say) says
             // nothing of the pack, and the next reader tries again.
             Err(e) => return Some(Err(format!("cannot read it: {e}"))),
@@ -1004,9 +1022,9 @@ impl Cache {
     /// Whether the record at `path` is packed (and has no loose file).
     pub(crate) fn is_packed(&self, path: &Path) -> bool {
         !path.exists()
-            && self.place(path).is_some_and(|(key, name)| {
-                matches!(self.pack(&bucket_of(&key)), Some(Ok(p)) if p.get(&key, &name).is_some())
-            })
+            && self
+                .place(path)
+                .is_some_and(|(key, name)| self.in_pack(&key, &name))
     }
 
     /// Drops records from their packs (`lb cache gc`), a pack rewritten
@@ -1031,9 +1049,7 @@ impl Cache {
 
     fn lock_file(&self, record: &Path) -> Result<(File, PathBuf), CacheError> {
         let dir = record.parent().expect("records live in key directories");
-        let mut p = record.as_os_str().to_owned();
-        p.push(".lock");
-        let p = PathBuf::from(p);
+        let p = lock_path(record);
         let open = || {
             ensure_dir(dir)?;
             OpenOptions::new()
@@ -1103,10 +1119,8 @@ impl Cache {
                 Err(e) => return Err(io_err(record, "cannot lock", e)),
             }
         }
-        let mut p = record.as_os_str().to_owned();
-        p.push(".lock");
         Err(CacheError {
-            path: PathBuf::from(p),
+            path: lock_path(record),
             message: format!(
                 "cannot lock: {LOCK_ATTEMPTS} times the lock file was no longer the file at its \
                  path once locked. Either it is removed and made again without pause, or this \
@@ -1234,19 +1248,21 @@ fn damaged_path(path: &Path) -> PathBuf {
 /// `pack.zst.<n>.damaged` when earlier ones are there (each keeps records
 /// that are in no other file).
 fn unused_damaged_path(path: &Path) -> PathBuf {
-    let first = damaged_path(path);
-    (1..)
-        .map(|n| {
-            if n == 1 {
-                first.clone()
-            } else {
-                let mut p = path.as_os_str().to_owned();
-                p.push(format!(".{n}.damaged"));
-                PathBuf::from(p)
-            }
-        })
+    std::iter::once(damaged_path(path))
+        .chain((2..).map(|n| {
+            let mut p = path.as_os_str().to_owned();
+            p.push(format!(".{n}.damaged"));
+            PathBuf::from(p)
+        }))
         .find(|p| !p.exists())
         .expect("some name is free")
+}
+
+/// The lock file of a record or pack: `<name>.lock` beside it.
+pub(crate) fn lock_path(record: &Path) -> PathBuf {
+    let mut p = record.as_os_str().to_owned();
+    p.push(".lock");
+    PathBuf::from(p)
 }
 
 /// A packed record as its loose file is written ([`write_record`]): the
@@ -1494,7 +1510,7 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<(), CacheError> {
     let tmp = temp_path(path);
     let result = (|| {
         // `lb cache pack` removes key directories it emptied: one removed
-        // between the create_dir_all above and this open is made again.
+        // between the ensure_dir above and this open is made again.
         let open = || OpenOptions::new().write(true).create_new(true).open(&tmp);
         let mut f = match open() {
             Err(e) if e.kind() == io::ErrorKind::NotFound => {

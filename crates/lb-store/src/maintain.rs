@@ -87,34 +87,27 @@ pub struct RecordCheck {
 /// A pack that cannot be read is damaged as a whole (its records are
 /// recomputed by the next run).
 pub fn check_all(cache: &Cache) -> Vec<RecordCheck> {
-    let mut out: Vec<RecordCheck> = cache
-        .buckets()
-        .into_iter()
-        .filter_map(|b| match cache.pack(&b)? {
-            Ok(_) => None,
-            Err(why) => {
-                let path = cache.pack_path(&b);
-                let foreign = fs::read(&path)
-                    .ok()
-                    .and_then(|bytes| crate::pack::foreign_format(&bytes));
-                Some(RecordCheck {
-                    problem: Some(match foreign {
-                        Some(format) => crate::pack::foreign_pack(&format),
-                        None => format!("a damaged pack: {why}"),
-                    }),
-                    path,
-                    leftover: false,
-                })
-            }
-        })
-        .collect();
-    // Records packed in another bucket's pack: no reader looks there.
+    let mut out: Vec<RecordCheck> = Vec::new();
     for b in cache.buckets() {
-        if let Some(Ok(pack)) = cache.pack(&b) {
-            for k in pack.keys() {
-                if crate::cache::bucket_of(&k) != b {
-                    out.push(RecordCheck {
-                        path: cache.pack_path(&b),
+        let path = cache.pack_path(&b);
+        match cache.pack(&b) {
+            None => {}
+            Some(Err(why)) => out.push(RecordCheck {
+                problem: Some(if crate::pack::is_foreign(&why) {
+                    why
+                } else {
+                    format!("a damaged pack: {why}")
+                }),
+                path,
+                leftover: false,
+            }),
+            // Records packed in another bucket's pack: no reader looks there.
+            Some(Ok(pack)) => out.extend(
+                pack.keys()
+                    .into_iter()
+                    .filter(|k| crate::cache::bucket_of(k) != b)
+                    .map(|k| RecordCheck {
+                        path: path.clone(),
                         problem: Some(format!(
                             "it holds records of key {k}, whose bucket is {}: no reader looks \
                              for them here (an edited pack?); `lb run` computes them in their \
@@ -122,9 +115,8 @@ pub fn check_all(cache: &Cache) -> Vec<RecordCheck> {
                             crate::cache::bucket_of(&k)
                         )),
                         leftover: false,
-                    });
-                }
-            }
+                    }),
+            ),
         }
     }
     out.extend(cache.misfiled_keys().into_iter().map(|path| {
@@ -182,9 +174,7 @@ pub(crate) fn check_key(cache: &Cache, key: &Key) -> Vec<RecordCheck> {
         };
         // A copy under another name is a leftover: nothing reads it.
         let leftover = matches!(kind, FileKind::Temp | FileKind::Damaged | FileKind::Other)
-            || problem
-                .as_deref()
-                .is_some_and(|p| p.starts_with("misnamed"));
+            || problem.as_deref().is_some_and(crate::cache::is_misnamed);
         out.push(RecordCheck {
             path: dir.join(&name),
             problem,
@@ -235,10 +225,11 @@ pub fn gc(cache: &Cache, keep: Option<&BTreeSet<Key>>, dry_run: bool) -> std::io
             continue;
         }
         for c in check_key(cache, &key) {
+            // Temporary files go by their owner (above); a record set aside
+            // is put back by packing, never removed.
+            let kind = c.path.file_name().map(|n| classify(&n.to_string_lossy()));
             if let Some(why) = c.problem
-                && !c.path.to_string_lossy().ends_with(".tmp")
-                // A record set aside is put back by packing, never removed.
-                && !c.path.to_string_lossy().ends_with(".aside")
+                && !matches!(kind, Some(FileKind::Temp | FileKind::Aside))
             {
                 if cache.is_packed(&c.path) {
                     let name = c.path.file_name().unwrap().to_string_lossy().to_string();
@@ -262,7 +253,7 @@ pub fn gc(cache: &Cache, keep: Option<&BTreeSet<Key>>, dry_run: bool) -> std::io
     }
     // A pack's lock, left by a packing that was killed.
     for b in cache.buckets() {
-        let lock = cache.pack_path(&b).with_extension("zst.lock");
+        let lock = crate::cache::lock_path(&cache.pack_path(&b));
         if let Some(_held) = unheld_lock(&lock) {
             rm(lock, "unheld lock file", &mut g)?;
         }

@@ -62,23 +62,22 @@ impl Packed {
     }
 }
 
-/// The first line of a pack that decompresses and names a pack format
-/// other than this lb's (`lb-pack 2`, written by a later lb): such a pack
-/// is not damaged, only foreign, and is left alone.
-pub(crate) fn foreign_format(bytes: &[u8]) -> Option<String> {
-    let text = zstd::stream::decode_all(bytes).ok()?;
-    let first = text.split(|&b| b == b'\n').next()?;
-    let first = std::str::from_utf8(first).ok()?;
-    (first.starts_with("lb-pack ") && first != MAGIC).then(|| first.to_string())
-}
+/// How [`Pack::decode`]'s error begins for a pack whose first line names
+/// another pack format (`lb-pack 2`, written by a later lb).
+const FOREIGN: &str = "a pack of format";
 
 /// Why a pack of another format is not read or edited.
-pub(crate) fn foreign_pack(format: &str) -> String {
+fn foreign_pack(format: &str) -> String {
     format!(
-        "a pack of format `{format}`, which this lb does not read (it reads `{}`): it was \
-         written by another version of lb; use that version, or a later one",
-        MAGIC
+        "{FOREIGN} `{format}`, which this lb does not read (it reads `{MAGIC}`): it was \
+         written by another version of lb; use that version, or a later one"
     )
+}
+
+/// Whether a [`Pack::decode`] error is that of a pack of another format:
+/// such a pack is not damaged, only foreign, and is left alone.
+pub(crate) fn is_foreign(why: &str) -> bool {
+    why.starts_with(FOREIGN)
 }
 
 /// A bucket's pack, decoded: (key, name) → record.

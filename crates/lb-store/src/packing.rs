@@ -36,15 +36,8 @@ pub fn loose_records(cache: &Cache) -> Vec<std::path::PathBuf> {
         for dir in key_dirs(cache, &b) {
             for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
                 let name = e.file_name().to_string_lossy().to_string();
-                if matches!(
-                    classify(&name),
-                    FileKind::Point
-                        | FileKind::Replication(_)
-                        | FileKind::Precision
-                        | FileKind::Calibration
-                        | FileKind::Drawn
-                ) || classify(&name) == FileKind::Aside
-                {
+                let kind = classify(&name);
+                if kind.is_record() || kind == FileKind::Aside {
                     out.push(e.path());
                 }
             }
@@ -166,10 +159,8 @@ fn restore_asides(dir: &std::path::Path, names: &mut Vec<String>) {
             continue;
         };
         let (from, to) = (dir.join(&name), dir.join(&own));
-        let back = match std::fs::hard_link(&from, &to) {
-            Ok(()) => true,
-            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => false,
-            Err(_) => continue,
+        let Ok(back) = put_back(&from, &to) else {
+            continue;
         };
         if std::fs::remove_file(&from).is_ok() {
             names.retain(|n| *n != name);
@@ -178,6 +169,18 @@ fn restore_asides(dir: &std::path::Path, names: &mut Vec<String>) {
                 names.sort();
             }
         }
+    }
+}
+
+/// Puts the loose record moved to `aside` back at `path`, unless a file
+/// stands there now (a newer record, written after it was moved): whether
+/// it went back. A hard link never replaces a file; `aside` stays for the
+/// caller to remove.
+fn put_back(aside: &std::path::Path, path: &std::path::Path) -> std::io::Result<bool> {
+    match std::fs::hard_link(aside, path) {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
+        Err(e) => Err(e),
     }
 }
 
@@ -201,9 +204,8 @@ fn remove_if_holds(path: &std::path::Path, sum: &str) -> Result<bool, CacheError
     }
     let holds = crate::cache::packed_of(&aside).is_some_and(|p| p.checksum == sum);
     if !holds {
-        match std::fs::hard_link(&aside, path) {
-            Ok(()) => {}
-            Err(e) if e.kind() == ErrorKind::AlreadyExists => {}
+        match put_back(&aside, path) {
+            Ok(_) => {}
             // No hard links here: put it back by renaming.
             Err(e)
                 if matches!(
