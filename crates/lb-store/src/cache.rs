@@ -852,23 +852,31 @@ impl Cache {
     /// (`results/<kk>/<key>` with `<kk>` not the key's first two hex
     /// digits): no reader looks there.
     pub fn misfiled_keys(&self) -> Vec<PathBuf> {
-        let mut out = Vec::new();
-        for b in self.buckets() {
-            for e in fs::read_dir(self.root.join(&b))
-                .into_iter()
-                .flatten()
-                .flatten()
-            {
-                if e.file_name()
-                    .to_str()
-                    .and_then(Key::parse)
-                    .is_some_and(|k| bucket_of(&k) != b)
-                {
-                    out.push(e.path());
-                }
-            }
-        }
-        out.sort();
+        self.bucket_entries()
+            .into_iter()
+            .filter(|(b, name, _)| Key::parse(name).is_some_and(|k| bucket_of(&k) != *b))
+            .map(|(_, _, path)| path)
+            .collect()
+    }
+
+    /// Every entry of every bucket directory (key directories, packs and
+    /// what lies beside them): (bucket, name, path), sorted by path.
+    fn bucket_entries(&self) -> Vec<(String, String, PathBuf)> {
+        let mut out: Vec<(String, String, PathBuf)> = self
+            .buckets()
+            .into_iter()
+            .flat_map(|b| {
+                fs::read_dir(self.root.join(&b))
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+                    .map(move |e| {
+                        let name = e.file_name().to_string_lossy().to_string();
+                        (b.clone(), name, e.path())
+                    })
+            })
+            .collect();
+        out.sort_by(|x, y| x.2.cmp(&y.2));
         out
     }
 
@@ -999,24 +1007,11 @@ impl Cache {
 
     /// Damaged packs moved aside (`<kk>/pack.zst*.damaged`).
     pub fn packs_aside(&self) -> Vec<PathBuf> {
-        let mut out: Vec<PathBuf> = self
-            .buckets()
+        self.bucket_entries()
             .into_iter()
-            .flat_map(|b| {
-                fs::read_dir(self.root.join(b))
-                    .into_iter()
-                    .flatten()
-                    .flatten()
-            })
-            .map(|e| e.path())
-            .filter(|p| {
-                p.file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|n| n.starts_with(PACK_FILE) && n.ends_with(".damaged"))
-            })
-            .collect();
-        out.sort();
-        out
+            .filter(|(_, name, _)| name.starts_with(PACK_FILE) && name.ends_with(".damaged"))
+            .map(|(_, _, path)| path)
+            .collect()
     }
 
     /// Whether the record at `path` is packed (and has no loose file).
@@ -1214,14 +1209,8 @@ impl Cache {
         for e in fs::read_dir(&self.root).into_iter().flatten().flatten() {
             consider(e.path());
         }
-        for b in self.buckets() {
-            for e in fs::read_dir(self.root.join(b))
-                .into_iter()
-                .flatten()
-                .flatten()
-            {
-                consider(e.path());
-            }
+        for (_, _, path) in self.bucket_entries() {
+            consider(path);
         }
         for (_, dir) in self.keys() {
             for e in fs::read_dir(dir).into_iter().flatten().flatten() {
