@@ -60,11 +60,67 @@ pub fn slug(inv: &Inventory) -> String {
         .to_string()
 }
 
-/// The counts of an inventory, in order: as stated, through stand-ins only,
-/// not yet, out of reach.
+/// The one status of an audited statement, from the claims that decide it:
+/// its paper's own claims where it has any, else our stand-ins. The rule
+/// (docs/AUDITING.md, "One count"): refuted if any claim is; else
+/// "reproduced except at some points" if any is; else undecided if any is;
+/// else "holds but does not discriminate" if any confirmation does not;
+/// else reproduced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Status {
+    NotReproduced,
+    Partly,
+    Undecided,
+    DoesNotDiscriminate,
+    Reproduced,
+}
+
+impl Status {
+    pub fn words(self) -> &'static str {
+        match self {
+            Status::NotReproduced => "not reproduced",
+            Status::Partly => "reproduced except at some points",
+            Status::Undecided => "undecided",
+            Status::DoesNotDiscriminate => "holds, does not discriminate",
+            Status::Reproduced => "reproduced",
+        }
+    }
+
+    fn of(r: &ClaimRow) -> Status {
+        match r.verdict.as_str() {
+            "refuted" => Status::NotReproduced,
+            _ if r.untested.is_some() => Status::DoesNotDiscriminate,
+            crate::audit::PARTLY => Status::Partly,
+            "confirmed" => Status::Reproduced,
+            _ => Status::Undecided,
+        }
+    }
+}
+
+/// A statement's status and the claim that sets it (the worst of those that
+/// decide it: [`Status`]), or None where no claim audits it.
+pub fn status<'a>(
+    s: &Statement,
+    exps: &[&'a ExperimentClaims],
+) -> Option<(Status, &'a str, &'a ClaimRow)> {
+    let rs = rows(s, exps);
+    let own: Vec<_> = rs.iter().filter(|(_, r)| r.origin == "paper").collect();
+    let deciding = if own.is_empty() {
+        rs.iter().collect()
+    } else {
+        own
+    };
+    deciding
+        .into_iter()
+        .map(|(e, r)| (Status::of(r), *e, *r))
+        .min_by_key(|x| x.0)
+}
+
+/// The counts of an inventory's statements ([`Statement::counted`]), in
+/// order: as stated, through stand-ins only, not yet, out of reach.
 pub fn counts(inv: &Inventory, exps: &[&ExperimentClaims]) -> [usize; 4] {
     let mut n = [0; 4];
-    for s in &inv.statements {
+    for s in inv.statements.iter().filter(|s| s.counted()) {
         n[match standing(s, exps) {
             Standing::AsStated => 0,
             Standing::StandIns => 1,
@@ -80,12 +136,42 @@ pub fn counts(inv: &Inventory, exps: &[&ExperimentClaims]) -> [usize; 4] {
 /// yet audited, 19 out of reach."; `page` links the inventory page.
 pub(crate) fn paper_line(inv: &Inventory, exps: &[&ExperimentClaims], page: &str) -> String {
     let [a, s, y, o] = counts(inv, exps);
+    let n = a + s + y + o;
+    let defs = inv
+        .statements
+        .iter()
+        .filter(|s| s.kind == lb_manifest::inventory::StatementKind::Definition)
+        .count();
+    let cited = inv.statements.iter().filter(|s| s.cited.is_some()).count();
+    let mut statuses = std::collections::BTreeMap::new();
+    for st in inv.statements.iter().filter(|s| s.counted()) {
+        if standing(st, exps) == Standing::AsStated
+            && let Some((v, _, _)) = status(st, exps)
+        {
+            *statuses.entry(v).or_insert(0usize) += 1;
+        }
+    }
+    let as_stated = if statuses.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " ({})",
+            statuses
+                .iter()
+                .rev()
+                .map(|(v, k)| format!("{k} {}", v.words()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
     format!(
-        "[Its inventory]({page}#{}) lists {} statement{}: {a} audited as stated, {s} through our \
-         stand-ins only, {y} not yet audited (lb could), {o} out of reach (why is in each entry).",
+        "[Its inventory]({page}#{}) lists {n} statement{} (theorems, lemmas, propositions, \
+         corollaries, figure claims, examples, remarks and headline sentences; {defs} \
+         definitions and {cited} sentences reporting other papers' results are listed but not \
+         counted): {a} audited as stated{as_stated}, {s} through our stand-ins only, {y} not yet \
+         audited (lb could), {o} out of reach (why is in each entry).",
         slug(inv),
-        inv.statements.len(),
-        if inv.statements.len() == 1 { "" } else { "s" }
+        if n == 1 { "" } else { "s" }
     )
 }
 

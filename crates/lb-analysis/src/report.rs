@@ -708,6 +708,7 @@ pub fn page(
     experiments: &[(ExperimentClaims, String)],
     coverage: &str,
     inventories: &[lb_manifest::inventory::Inventory],
+    answers: &str,
 ) -> String {
     let mut s = String::new();
     s.push_str("# lb — reproduced figures and tables\n\n");
@@ -729,19 +730,18 @@ pub fn page(
     let exps: Vec<&ExperimentClaims> = experiments.iter().map(|(e, _)| e).collect();
     let _ = writeln!(
         s,
-        "{} A *statement* is the paper's own, as it makes it; a *stand-in* is ours for one (a \
-         finite N or ε, a tolerance or a setting the paper leaves open), and its verdict is \
-         about our reading, not the paper; lb's *checks* hold the engines to exact theory. Each \
-         statement and stand-in names a *foil*, a policy, graph, size or setting where the \
-         property should fail, and the audit holds the foil to the same check. A confirmation \
-         whose foil holds too (or is undecided), that no setting could fail, whose margin \
-         dwarfs the effect or whose metric is identically 0 does not discriminate: it is \
-         listed below and not counted as a reproduction. Each verdict links to its section of \
-         the audit, with its margin or what would decide it.\n",
-        crate::audit::counts_line(&exps)
+        "{} Below: each paper lb holds, main paper first, with its results by the paper's own \
+         names, one status each and the claim that sets it; then the papers lb checks against \
+         but does not hold. *How to read this report* after them says what the words mean; \
+         each verdict links to its section of the audit.\n",
+        crate::audit::counts_line(&exps, inventories)
     );
     s.push_str(&crate::audit::per_paper(&exps, "audit.md", inventories));
     s.push('\n');
+    if !answers.trim().is_empty() {
+        s.push_str(answers.trim_end());
+        s.push_str("\n\n");
+    }
     s.push_str(&how_to_read(&exps));
     // The table counts the headline's claims again, by experiment and
     // verdict: one sum, said in words and in its last row.
@@ -761,18 +761,20 @@ pub fn page(
         np + ns + nc + no
     );
     s.push_str(
-        "| experiment | claims | confirmed | does not discriminate | refuted | inconclusive |\n",
+        "| experiment | claims | confirmed | confirmed except at some points | does not \
+         discriminate | refuted | inconclusive |\n",
     );
-    s.push_str("| --- | ---: | ---: | ---: | ---: | ---: |\n");
-    let mut sum = [0usize; 5];
+    s.push_str("| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
+    let mut sum = [0usize; 6];
     for (e, _) in experiments {
         let t = |o: &str| e.tally(o);
         let (mut all, req) = (t("paper"), e.claims.iter().any(|c| c.required));
         all.add(&t("stand-in"));
         all.add(&t("check"));
         all.add(&t("ours"));
-        let (c, u, r, i) = (
+        let (c, pt, u, r, i) = (
             all.reproduced,
+            all.partly,
             all.untested,
             all.refuted,
             all.inconclusive + all.no_difference,
@@ -792,22 +794,23 @@ pub fn page(
         };
         let _ = writeln!(
             s,
-            "| [{0}](#{0}) — {1}{own} | {n} | {2} | {3} | {4} | {5} |",
+            "| [{0}](#{0}) — {1}{own} | {n} | {2} | {3} | {4} | {5} | {6} |",
             e.experiment,
             md(&e.title),
             link(c),
+            link(pt),
             link(u),
             link(r),
             link(i)
         );
-        for (t, k) in sum.iter_mut().zip([n, c, u, r, i]) {
+        for (t, k) in sum.iter_mut().zip([n, c, pt, u, r, i]) {
             *t += k;
         }
     }
     let _ = writeln!(
         s,
-        "| **all** | **{}** | **{}** | **{}** | **{}** | **{}** |",
-        sum[0], sum[1], sum[2], sum[3], sum[4]
+        "| **all** | **{}** | **{}** | **{}** | **{}** | **{}** | **{}** |",
+        sum[0], sum[1], sum[2], sum[3], sum[4], sum[5]
     );
     s.push('\n');
     for (_, sec) in experiments {
@@ -839,8 +842,20 @@ fn how_to_read(exps: &[&ExperimentClaims]) -> String {
         "**Margin.** How far a claim's threshold could move before its verdict changed, in \
          half-widths of its interval: a verdict one half-width from its threshold is a close \
          call.",
-        "**Foil.** A setting where the property should fail. A confirmation counts as a \
-         reproduction only if its foil fails; otherwise it holds but *does not discriminate*.",
+        "**Range.** A paper's statement is decided over the whole range its paper shows (every \
+         load of its figure), never a window of ours: *reproduced* where it holds at every \
+         informative point, *reproduced except at …* where it holds at most of them and fails \
+         at the points named (with the effect there), *not reproduced* where it fails at half \
+         of them or more.",
+        "**Informative points.** A point decides nothing when every side sits within 5% of the \
+         metric's floor (a job that never waits), or when a null or the foil holds there too. \
+         The deciding point shown is the hardest informative one.",
+        "**Nulls and foil.** A claim that credits its property to information or coordination \
+         is held, at its own points, to uniform Random and rate-proportional weighted random in \
+         its subject's place; one that credits stability to tilting toward fast servers, to \
+         Random. Its foil is a policy or setting where the property should fail. A confirmation \
+         counts only at the points where they fail; where none does, it holds but *does not \
+         discriminate*.",
     ] {
         let _ = writeln!(s, "- {point}");
     }
@@ -946,9 +961,18 @@ fn run_words() -> String {
 
 /// The papers the report cites, in full.
 const REFERENCES: &str = "## References\n\n\
+- Anonymous. *Load balancing in large-scale heterogeneous systems with multiple dispatchers*. \
+Anonymous preprint under review, 2018 (ref. [1] of Zhou, Shroff and Wierman, whose LSQ \
+policies it reports).\n\
+- H. Chen and H.-Q. Ye. *Asymptotic optimality of balanced routing*. Operations Research, 2012 \
+(ref. [3] of Zhou, Shroff and Wierman).\n\
 - J. G. Dai and W. Lin. *Maximum Pressure Policies in Stochastic Processing Networks*. \
 Operations Research, 2005; and *Asymptotic Optimality of Maximum Pressure Policies in \
 Stochastic Processing Networks*. Annals of Applied Probability, 2008.\n\
+- A. Eryilmaz and R. Srikant. *Asymptotically tight steady-state queue length bounds implied by \
+drift conditions*. Queueing Systems, 2012 (ref. [4] of Zhou, Shroff and Wierman).\n\
+- G. J. Foschini and J. Salz. *A basic dynamic routing problem and diffusion*. IEEE Transactions \
+on Communications, 1978 (ref. [5] of Zhou, Shroff and Wierman).\n\
 - G. Goren, S. Vargaftik and Y. Moses. *Stochastic Coordination in Heterogeneous Load \
 Balancing Systems*. ACM Symposium on Principles of Distributed Computing (PODC), 2021.\n\
 - J. M. Harrison. *Heavy Traffic Analysis of a System with Parallel Servers: Asymptotic \
@@ -958,21 +982,41 @@ the Efficiency of Monte Carlo Simulations*. Management Science, 1981.\n\
 - A. M. Law and W. D. Kelton. *Simulation Modeling and Analysis* (batch means, §9.5).\n\
 - X. Liu and L. Ying. *A Simple Steady-State Analysis of Load Balancing Algorithms in the \
 Sub-Halfin-Whitt Regime*.\n\
+- Y. Lu, Q. Xie, G. Kliot, A. Geller, J. R. Larus and A. Greenberg. *Join-idle-queue: A novel \
+load balancing algorithm for dynamically scalable web services*. Performance Evaluation, 2011 \
+(ref. [9] of Zhou, Shroff and Wierman).\n\
 - S. H. Lu and P. R. Kumar. *Distributed Scheduling Based on Due Dates and Buffer Priorities*. \
 IEEE Transactions on Automatic Control, 1991.\n\
+- S. T. Maguluri, R. Srikant and L. Ying. *Heavy traffic optimal resource allocation algorithms \
+for cloud computing clusters*. Performance Evaluation, 2014 (ref. [10] of Zhou, Shroff and \
+Wierman).\n\
 - M. Mitzenmacher. *The Power of Two Choices in Randomized Load Balancing*. IEEE Transactions on \
 Parallel and Distributed Systems, 2001.\n\
+- M. Mitzenmacher. *Analyzing distributed join-idle-queue: A fluid limit approach*. Allerton \
+Conference on Communication, Control, and Computing, 2016 (ref. [13] of Zhou, Shroff and \
+Wierman).\n\
 - D. Mukherjee, S. C. Borst and J. S. H. van Leeuwaarden. *Asymptotically Optimal Load Balancing \
 Topologies*.\n\
 - A. N. Rybko and A. L. Stolyar. *Ergodicity of Stochastic Processes Describing the Operation of \
 Open Queueing Networks*. Problems of Information Transmission, 1992.\n\
+- A. L. Stolyar. *Pull-based load distribution in large-scale heterogeneous service systems*. \
+Queueing Systems, 2015; and *Pull-based load distribution among heterogeneous parallel servers: \
+the case of multiple routers*. Queueing Systems, 2017 (refs. [16, 17] of Zhou, Shroff and \
+Wierman).\n\
 - S. Vargaftik, I. Keslassy and A. Orda. *LSQ: Load Balancing in Large-Scale Heterogeneous \
 Systems with Multiple Dispatchers*. IEEE/ACM Transactions on Networking, 2020.\n\
 - N. D. Vvedenskaya, R. L. Dobrushin and F. I. Karpelevich. *Queueing System with Selection of \
 the Shortest of Two Queues: An Asymptotic Approach*. Problems of Information Transmission, \
 1996 (\"VDK\").\n\
+- R. R. Weber. *On the optimal assignment of customers to parallel servers*. Journal of Applied \
+Probability, 1978 (ref. [22] of Zhou, Shroff and Wierman).\n\
 - K. P. White. *An Effective Truncation Heuristic for Bias Reduction in Simulation Output* \
 (MSER). Simulation, 1997.\n\
+- W. Winston. *Optimality of the shortest line discipline* (ref. [23] of Zhou, Shroff and \
+Wierman).\n\
+- X. Zhou, F. Wu, J. Tan, Y. Sun and N. Shroff. *Designing low-complexity heavy-traffic \
+delay-optimal load balancing schemes: Theory to algorithms*. Proceedings of the ACM on Measurement \
+and Analysis of Computing Systems, 2017 (ref. [29] of Zhou, Shroff and Wierman).\n\
 - X. Zhou, N. Shroff and A. Wierman. *Asymptotically Optimal Load Balancing in Large-scale \
 Heterogeneous Systems with Multiple Dispatchers*.\n";
 
@@ -1005,9 +1049,16 @@ pub fn assemble(
         // The coverage certificate's section, when `lb reproduce` wrote one.
         let coverage =
             std::fs::read_to_string(out.join("coverage").join("report.md")).unwrap_or_default();
+        // The objections a referee raised and lb's answers, beside the
+        // inventories (`experiments/inventory/answers.md`), when written.
+        let answers = inventories
+            .first()
+            .and_then(|i| i.file.parent())
+            .and_then(|d| std::fs::read_to_string(d.join("answers.md")).ok())
+            .unwrap_or_default();
         write_if_changed(
             &out.join("README.md"),
-            page(&reports, &coverage, inventories).as_bytes(),
+            page(&reports, &coverage, inventories, &answers).as_bytes(),
         )?;
     }
     write_if_changed(

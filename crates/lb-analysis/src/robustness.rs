@@ -89,10 +89,16 @@ pub fn audit_maps(
         .iter()
         .enumerate()
         .map(|(i, r)| {
+            // A map varies the settings the paper leaves open, not the nulls:
+            // its variants run the claims' own policies only.
             let claims: Vec<_> = r
                 .claims
                 .iter()
                 .filter_map(|id| l.claims().iter().find(|c| c.id == *id))
+                .map(|c| lb_manifest::claim::Claim {
+                    credits: None,
+                    ..c.clone()
+                })
                 .collect();
             let combinations: Vec<Combination> = variants
                 .iter()
@@ -283,6 +289,7 @@ fn mark(v: Verdict) -> &'static str {
         Verdict::Refuted => "✗ refuted",
         Verdict::Inconclusive => "? inconclusive",
         Verdict::NoPracticalDifference => "≈ no practical difference",
+        Verdict::Partly => "◐ partly",
     }
 }
 
@@ -401,6 +408,7 @@ pub fn colour(v: Verdict) -> Rgb {
         Verdict::Refuted => Rgb(213, 94, 0),
         Verdict::Inconclusive => Rgb(190, 190, 190),
         Verdict::NoPracticalDifference => Rgb(86, 180, 233),
+        Verdict::Partly => Rgb(230, 159, 0),
     }
 }
 
@@ -567,13 +575,28 @@ fn paint(c: &mut dyn Canvas, m: &MapResult, p: &Layout) {
     }
     // Legend.
     let mut x = PAD;
-    for v in [Verdict::Confirmed, Verdict::Refuted, Verdict::Inconclusive] {
+    let partly = m
+        .combinations
+        .iter()
+        .any(|comb| comb.verdicts.contains(&Verdict::Partly));
+    let legend: &[Verdict] = if partly {
+        &[
+            Verdict::Confirmed,
+            Verdict::Partly,
+            Verdict::Refuted,
+            Verdict::Inconclusive,
+        ]
+    } else {
+        &[Verdict::Confirmed, Verdict::Refuted, Verdict::Inconclusive]
+    };
+    for &v in legend {
         rect(c, x, p.legend_y - 12.0, 16.0, 16.0, Some(colour(v)), None);
         let word = match v {
             Verdict::Confirmed => "claim holds (confirmed)",
             Verdict::Refuted => "refuted",
             Verdict::Inconclusive => "inconclusive",
             Verdict::NoPracticalDifference => "no practical difference",
+            Verdict::Partly => "holds except at some points",
         };
         c.text(word, x + 22.0, p.legend_y + 1.0, &TextStyle::new(TEXT));
         x += 22.0 + text_width(word, TEXT) + 24.0;

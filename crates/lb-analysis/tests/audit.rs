@@ -124,6 +124,8 @@ fn claim(check: Check) -> Claim {
         why_checks: vec![],
         foil: None,
         no_foil: None,
+        credits: None,
+        hypothesis: None,
         check,
     }
 }
@@ -242,7 +244,7 @@ fn a_confirmation_counts_only_if_its_foil_fails() {
         Some(Verdict::Confirmed)
     );
     let why = holds.untested.as_deref().expect("a foil that holds");
-    assert!(why.contains("foil holds too"), "{why}");
+    assert!(why.contains("foil holds here too"), "{why}");
     let open = audit_claim("e", &with_foil("E"), &rs);
     assert_eq!(
         open.foil.as_ref().map(|f| f.verdict),
@@ -1195,4 +1197,158 @@ fn a_stein_point_reads_its_intervals_variance_on_its_first_stage() {
     let cell = sums[1].cells[0].unwrap();
     assert_eq!(cell.interval, "stein");
     assert!((cell.half_width.unwrap() - s.half_width).abs() < 1e-9);
+}
+
+/// The same replications at several loads: `at(load)` gives each side's
+/// responses there.
+fn sweep(label: &str, policy: PolicyConfig, at: &[(&str, [f64; 5])]) -> Vec<PointResult> {
+    at.iter()
+        .map(|(load, xs)| result(label, policy, load, xs, &ALL_STABLE))
+        .collect()
+}
+
+fn plus(xs: [f64; 5], d: f64) -> [f64; 5] {
+    xs.map(|x| x + d)
+}
+
+/// Service is Bernoulli(1) here, so a job that never waits takes 1 slot:
+/// where both policies sit within 5% of it, the point decides nothing,
+/// whichever way it leans, and is never the deciding point.
+#[test]
+fn a_point_at_the_floor_decides_nothing_and_is_never_the_deciding_point() {
+    let floor = [1.0, 1.01, 1.0, 1.02, 1.0];
+    let high = [10.0, 20.0, 30.0, 40.0, 50.0];
+    let mut rs = sweep("A", JSQ, &[("0.3", plus(floor, 0.01)), ("0.9", high)]);
+    rs.extend(sweep("B", WR, &[("0.3", floor), ("0.9", plus(high, 1.0))]));
+    // At 0.3 A is worse than B by 0.01 on every replication: refuted there,
+    // were the point informative.
+    let c = audit_claim("e", &ordering(), &rs);
+    assert_eq!(c.verdict, Verdict::Confirmed, "{c:?}");
+    assert_eq!(c.informative, (1, 2));
+    let at_floor = c.checks.iter().find(|k| k.at == "load=0.3").unwrap();
+    assert_eq!(at_floor.verdict, Verdict::Refuted);
+    assert!(
+        at_floor
+            .uninformative
+            .as_deref()
+            .is_some_and(|u| u.contains("floor")),
+        "{at_floor:?}"
+    );
+    assert_eq!(c.deciding().map(|k| k.at.as_str()), Some("load=0.9"));
+    // Lift both sides 10% above the floor and the same point refutes.
+    let mut lifted = sweep("A", JSQ, &[("0.3", plus(floor, 0.11)), ("0.9", high)]);
+    lifted.extend(sweep(
+        "B",
+        WR,
+        &[("0.3", plus(floor, 0.1)), ("0.9", plus(high, 1.0))],
+    ));
+    assert_eq!(
+        audit_claim("e", &ordering(), &lifted).verdict,
+        Verdict::Refuted
+    );
+}
+
+/// A paper's statement read over its whole range: it fails at one load of
+/// three and holds at the other two, so it is reproduced except there, with
+/// the effect size named; failing at two of three, it is not reproduced. A
+/// claim of ours keeps the strict rule.
+#[test]
+fn a_paper_statement_failing_at_a_minority_of_its_range_is_reproduced_except_there() {
+    let xs = [10.0, 20.0, 30.0, 40.0, 50.0];
+    let mut rs = sweep(
+        "A",
+        JSQ,
+        &[("0.5", xs), ("0.7", xs), ("0.9", plus(xs, 2.0))],
+    );
+    rs.extend(sweep(
+        "B",
+        WR,
+        &[("0.5", plus(xs, 1.0)), ("0.7", plus(xs, 1.0)), ("0.9", xs)],
+    ));
+    let mut paper = ordering();
+    paper.origin = claim::Origin::Paper;
+    let c = audit_claim("e", &paper, &rs);
+    assert_eq!(c.verdict, Verdict::Partly, "{c:?}");
+    assert_eq!(c.except.len(), 1);
+    assert!(c.except[0].starts_with("load=0.9: −2"), "{:?}", c.except);
+    let ours = audit_claim("e", &ordering(), &rs);
+    assert_eq!(ours.verdict, Verdict::Refuted);
+    let mut worse = sweep(
+        "A",
+        JSQ,
+        &[("0.5", xs), ("0.7", plus(xs, 2.0)), ("0.9", plus(xs, 2.0))],
+    );
+    worse.extend(sweep(
+        "B",
+        WR,
+        &[("0.5", plus(xs, 1.0)), ("0.7", xs), ("0.9", xs)],
+    ));
+    assert_eq!(audit_claim("e", &paper, &worse).verdict, Verdict::Refuted);
+}
+
+/// A claim that credits information is held to uniform Random and weighted
+/// random in its subject's place: where Random beats B too, the point does
+/// not discriminate; where every null fails, it does. Where the nulls pass
+/// everywhere, the confirmation does not discriminate.
+#[test]
+fn a_point_where_a_null_holds_too_does_not_discriminate() {
+    let xs = [10.0, 20.0, 30.0, 40.0, 50.0];
+    let mut rs = sweep("A", JSQ, &[("0.5", xs), ("0.9", xs)]);
+    rs.extend(sweep(
+        "B",
+        WR,
+        &[("0.5", plus(xs, 2.0)), ("0.9", plus(xs, 2.0))],
+    ));
+    rs.extend(sweep(
+        "Random",
+        PolicyConfig::Random,
+        &[("0.5", plus(xs, 1.0)), ("0.9", plus(xs, 5.0))],
+    ));
+    rs.extend(sweep(
+        "WR",
+        WR,
+        &[("0.5", plus(xs, 3.0)), ("0.9", plus(xs, 5.0))],
+    ));
+    let mut c = ordering();
+    c.credits = Some(claim::Credit::Information);
+    let nulls = c.nulls();
+    assert_eq!(
+        nulls.iter().map(|n| n.id.as_str()).collect::<Vec<_>>(),
+        ["c/null-Random", "c/null-WR"]
+    );
+    let r = audit_claim("e", &c, &rs);
+    assert_eq!(r.verdict, Verdict::Confirmed, "{r:?}");
+    assert_eq!(r.informative, (1, 2));
+    let low = r.checks.iter().find(|k| k.at == "load=0.5").unwrap();
+    assert!(
+        low.uninformative
+            .as_deref()
+            .is_some_and(|u| u.contains("null Random holds here too")),
+        "{low:?}"
+    );
+    assert!(r.untested.is_none());
+    // Random beats B at both loads: no point discriminates.
+    let mut everywhere = sweep("A", JSQ, &[("0.5", xs), ("0.9", xs)]);
+    everywhere.extend(sweep(
+        "B",
+        WR,
+        &[("0.5", plus(xs, 2.0)), ("0.9", plus(xs, 2.0))],
+    ));
+    everywhere.extend(sweep(
+        "Random",
+        PolicyConfig::Random,
+        &[("0.5", plus(xs, 1.0)), ("0.9", plus(xs, 1.0))],
+    ));
+    everywhere.extend(sweep(
+        "WR",
+        WR,
+        &[("0.5", plus(xs, 3.0)), ("0.9", plus(xs, 3.0))],
+    ));
+    let r = audit_claim("e", &c, &everywhere);
+    assert!(
+        r.untested
+            .as_deref()
+            .is_some_and(|u| u.contains("none of its 2 points is informative")),
+        "{r:?}"
+    );
 }

@@ -117,6 +117,11 @@ pub fn dispatch(cli: &Cli) -> Res {
             report: None,
         } => shown(lb_pipeline::diff::diff(&cache, against, manifests, *quick)?),
         Command::Schema { out, check } => schema(out, *check),
+        Command::Quotes {
+            paper,
+            texts,
+            manifests,
+        } => quotes(paper, texts, manifests),
         Command::Archive {
             manifests,
             out,
@@ -301,4 +306,59 @@ fn schema(out: &std::path::Path, check: bool) -> Res {
         stale.join(", ")
     )
     .into())
+}
+
+fn quotes(paper: &str, texts: &[PathBuf], manifests: &[PathBuf]) -> Res {
+    let manifests = lb_pipeline::manifests_or_all(manifests)?;
+    let dir = lb_manifest::inventory::beside(&manifests)
+        .ok_or("no manifests: name them, or run lb in the project")?;
+    let inventories = lb_manifest::inventory::load_dir(&dir)?;
+    let papers: Vec<&str> = inventories
+        .iter()
+        .map(|i| i.paper.authors.as_str())
+        .collect();
+    if !papers.contains(&paper) {
+        return Err(format!(
+            "--paper \"{paper}\": no inventory in {} has these authors; they are: {}",
+            dir.display(),
+            papers.join("; ")
+        )
+        .into());
+    }
+    let mut held = Vec::new();
+    for t in texts {
+        held.push(
+            std::fs::read_to_string(t)
+                .map_err(|e| format!("{}: cannot read the paper's text: {e}", t.display()))?,
+        );
+    }
+    let all = lb_manifest::quotes::collect(&manifests, &dir, &papers)?;
+    let n = all.iter().filter(|q| q.paper == paper).count();
+    let missing = lb_manifest::quotes::check(&all, paper, &held);
+    for m in &missing {
+        eprintln!(
+            "{}: {}: quote not in the text: \"{}\"\n  first part missing (normalised): {}\n  \
+             the text nearest it (normalised): {}\n  fix: quote the text as it stands; \
+             restore characters it lost in [brackets]",
+            m.quote.file.display(),
+            m.quote.place,
+            m.quote.text,
+            m.part,
+            m.nearest
+        );
+    }
+    println!(
+        "{paper}: {} of {n} quotes stand in {}",
+        n - missing.len(),
+        texts
+            .iter()
+            .map(|t| t.display().to_string())
+            .collect::<Vec<_>>()
+            .join(" and ")
+    );
+    Ok(if missing.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }

@@ -366,6 +366,26 @@ pub enum Command {
         #[command(flatten)]
         claims: Claims,
     },
+    /// Check every quote of a paper — claims' statements, readings and
+    /// stands_for, its inventory's quotes and settings — against your copy
+    /// of its text (plain text, as extracted from its PDF), under the
+    /// normalisation docs/AUDITING.md ("Quotes") states. Fails naming each
+    /// quote the text does not hold, with the stretch of the text nearest
+    /// it.
+    Quotes {
+        /// The paper, as its inventory's `authors` spells it ("Zhou,
+        /// Shroff and Wierman").
+        #[arg(long, value_name = "AUTHORS")]
+        paper: String,
+        /// Its text: one or more files (a quote passes if one holds it,
+        /// e.g. the paper and a second version of its abstract).
+        #[arg(value_name = "TEXT", required = true)]
+        texts: Vec<PathBuf>,
+        /// Manifests to read (default: every experiments/*.toml, and the
+        /// inventories beside them).
+        #[arg(long, value_name = "MANIFEST")]
+        manifests: Vec<PathBuf>,
+    },
     /// Write the whole cache as one tidy Parquet file: a row per (record,
     /// replication, metric), with the model, policy, fixed parameters and
     /// the experiments that plan the record.

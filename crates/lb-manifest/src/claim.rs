@@ -160,6 +160,14 @@ macro_rules! claim_tables {
             /// meets by construction, a bound of the whole class): its
             /// confirmation is shown and not counted.
             pub no_foil: Option<String>,
+            /// What the claim credits its property to ([`Credit`]): lb
+            /// derives its nulls from it, policies just outside what it
+            /// credits, and counts only the points where every null fails.
+            pub credits: Option<Credit>,
+            /// A theorem's hypothesis as a condition on each point, by name
+            /// (the model's: "liu-ying"): a point outside it decides nothing,
+            /// and the audit says how many of the claim's points are inside.
+            pub hypothesis: Option<String>,
         }
 
         /// `[[claim.why_check]]` as written: a claim's keys but id,
@@ -293,6 +301,65 @@ impl Origin {
     }
 }
 
+/// What a claim credits its property to: the rule that computes its nulls
+/// ([`Claim::nulls`], docs/AUDITING.md "Nulls"). A null is the claim's own
+/// check with its subject replaced by a policy just outside what the claim
+/// credits; a point where a null passes too does not discriminate.
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Credit {
+    /// A performance ordering credited to the information a policy keeps or
+    /// the coordination it achieves: uniform Random and rate-proportional
+    /// weighted random (WR), which use neither, take `better`'s place.
+    Information,
+    /// Stability credited to tilting toward fast servers (Zhou, Shroff and
+    /// Wierman, Theorem 1's condition): uniform Random, which does not
+    /// tilt, takes the place of `policies`.
+    Tilt,
+    /// A property credited to membership of Liu and Ying's class (Pod with
+    /// d = N^α ln N among its members): Pod with d = N^α, without ln N, just
+    /// outside the class, takes the place of `policies`.
+    Class,
+}
+
+impl Credit {
+    /// As manifests write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Credit::Information => "information",
+            Credit::Tilt => "tilt",
+            Credit::Class => "class",
+        }
+    }
+
+    /// The policies (labels) of its nulls.
+    pub fn null_labels(self) -> &'static [&'static str] {
+        match self {
+            Credit::Information => &["Random", "WR"],
+            Credit::Tilt => &["Random"],
+            Credit::Class => &["Pod(N^α)"],
+        }
+    }
+
+    /// Whether it applies to a claim of kind `k`.
+    pub fn applies_to(self, k: ClaimKind) -> bool {
+        match self {
+            Credit::Information => k == ClaimKind::Ordering,
+            Credit::Tilt => k == ClaimKind::Stability,
+            Credit::Class => k != ClaimKind::Ordering,
+        }
+    }
+
+    /// What the nulls use none of, in words.
+    fn outside(self) -> &'static str {
+        match self {
+            Credit::Information => "information or coordination",
+            Credit::Tilt => "tilt toward fast servers",
+            Credit::Class => "membership of Liu and Ying's class (no ln N factor in d)",
+        }
+    }
+}
+
 /// What a stand-in stands for: a paper claim of ours, or the paper's words.
 #[derive(Debug, Clone, PartialEq)]
 pub enum StandsFor {
@@ -352,6 +419,11 @@ pub struct Claim {
     /// Why no setting could fail it (`no_foil`): a confirmation that
     /// cannot discriminate, shown and not counted.
     pub no_foil: Option<String>,
+    /// What it credits its property to: the rule of its nulls.
+    pub credits: Option<Credit>,
+    /// A theorem's hypothesis, by name, as a condition on each point
+    /// ([`lb_model::config::PointConfig::hypothesis`]).
+    pub hypothesis: Option<String>,
     /// What the claim holds the points to.
     pub check: Check,
 }
@@ -374,6 +446,64 @@ impl Claim {
                 .map(|f| (format!("claim[{i}].foil"), &f.filter, &f.check)),
         );
         all
+    }
+
+    /// Its nulls ([`Credit`]), each as a claim of its own,
+    /// `<claim id>/null-<label>`: its own check at its own points with its
+    /// subject replaced by a policy just outside what it credits. The rule
+    /// is here, once, for every manifest.
+    pub fn nulls(&self) -> Vec<Claim> {
+        let Some(credit) = self.credits else {
+            return Vec::new();
+        };
+        credit
+            .null_labels()
+            .iter()
+            .filter_map(|&null| {
+                let check = match (&self.check, credit) {
+                    (Check::Ordering(o), Credit::Information) => {
+                        (o.better != null && o.worse != null).then(|| {
+                            Check::Ordering(Ordering {
+                                better: null.to_string(),
+                                ..o.clone()
+                            })
+                        })?
+                    }
+                    (Check::Ordering(_), Credit::Tilt | Credit::Class) => return None,
+                    (c, _) if credit.applies_to(c.kind()) => {
+                        (!c.policies().iter().any(|p| p == null))
+                            .then(|| c.with_policies(vec![null.to_string()]))?
+                    }
+                    _ => return None,
+                };
+                Some(Claim {
+                    id: format!("{}/null-{null}", self.id),
+                    statement: format!(
+                        "null of {} ({} in the subject's place: it uses no {})",
+                        self.id,
+                        null,
+                        credit.outside()
+                    ),
+                    source: format!("null of {}", self.id),
+                    required: false,
+                    origin: Origin::Check,
+                    paper: None,
+                    stands_for: None,
+                    reading: None,
+                    filter: self.filter.clone(),
+                    level: self.level,
+                    stated_level: self.stated_level,
+                    decide_at: self.decide_at,
+                    why: None,
+                    why_checks: Vec::new(),
+                    foil: None,
+                    no_foil: None,
+                    credits: None,
+                    hypothesis: None,
+                    check,
+                })
+            })
+            .collect()
     }
 
     /// Its foil as a claim of its own, `<claim id>/foil`.
@@ -421,6 +551,8 @@ impl WhyCheck {
             why_checks: Vec::new(),
             foil: None,
             no_foil: None,
+            credits: None,
+            hypothesis: None,
             check: self.check.clone(),
         }
     }
@@ -473,6 +605,34 @@ impl Check {
             Check::Bound(c) => &c.policies,
             Check::Trend(c) => &c.policies,
             Check::Limit(c) => &c.policies,
+        }
+    }
+
+    /// The same check about `policies` instead of its own (every kind but
+    /// an ordering, which is returned as it is).
+    pub fn with_policies(&self, policies: Vec<String>) -> Check {
+        match self {
+            Check::Ordering(_) => self.clone(),
+            Check::Value(c) => Check::Value(Value {
+                policies,
+                ..c.clone()
+            }),
+            Check::Stability(c) => Check::Stability(Stability {
+                policies,
+                ..c.clone()
+            }),
+            Check::Bound(c) => Check::Bound(Bound {
+                policies,
+                ..c.clone()
+            }),
+            Check::Trend(c) => Check::Trend(Trend {
+                policies,
+                ..c.clone()
+            }),
+            Check::Limit(c) => Check::Limit(Limit {
+                policies,
+                ..c.clone()
+            }),
         }
     }
 

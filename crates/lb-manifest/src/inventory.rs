@@ -66,6 +66,15 @@ pub struct Statement {
     pub out_of_reach: Option<String>,
     /// With "not yet": the experiment and claim that would audit it.
     pub could_audit: Option<String>,
+    /// The paper's name for the result it belongs to, where `where` does not
+    /// carry one ("Main result", "Fig. 1"): the first screen's row.
+    pub result: Option<String>,
+    /// A sentence that reports another paper's result (its simulations,
+    /// its theorem): that paper, as its claims' `paper` spells it. The
+    /// sentence is listed, quoted, but is not counted among this paper's
+    /// statements, and the claims that audit it are counted under the
+    /// paper cited.
+    pub cited: Option<String>,
 }
 
 /// The kinds of statement an inventory lists.
@@ -84,6 +93,13 @@ pub enum StatementKind {
 }
 
 impl Statement {
+    /// Whether it counts among its paper's statements: definitions (and the
+    /// hypotheses they set) are not statements, and a sentence reporting
+    /// another paper's result is that paper's ([`Statement::cited`]).
+    pub fn counted(&self) -> bool {
+        self.kind != StatementKind::Definition && self.cited.is_none()
+    }
+
     /// Whether it waits for a claim lb could make ("not yet").
     pub fn not_yet(&self) -> bool {
         self.out_of_reach
@@ -216,18 +232,35 @@ pub fn check(
                 let Some(d) = x.loaded.claims().iter().find(|d| d.id == id) else {
                     return Err(located(inv, &path, x.no_claim(id)));
                 };
-                let ok = matches!(d.origin, Origin::Paper | Origin::StandIn)
-                    && d.paper.as_deref() == Some(inv.paper.authors.as_str());
+                // A cited sentence names stand-ins of the papers it cites (or
+                // of the held paper, where its claims serve its own
+                // statements too); any other entry, its paper's claims.
+                let whose = s.cited.as_deref().unwrap_or(inv.paper.authors.as_str());
+                let paper = d.paper.as_deref().unwrap_or_default();
+                let ok = match &s.cited {
+                    None => {
+                        matches!(d.origin, Origin::Paper | Origin::StandIn)
+                            && paper == inv.paper.authors
+                    }
+                    Some(c) => {
+                        d.origin == Origin::StandIn
+                            && (paper == inv.paper.authors
+                                || c.split(';')
+                                    .any(|x| paper.split(';').any(|y| x.trim() == y.trim())))
+                    }
+                };
                 if !ok {
                     return Err(located(
                         inv,
                         &path,
                         format!(
-                            "\"{c}\" is a {} claim of {}: an inventory of {} names that \
-                             paper's statements and the stand-ins for them",
+                            "\"{c}\" is a {} claim of {}: this entry names {}'s \
+                             statements and the stand-ins for them (a sentence reporting \
+                             another paper's result says cited = \"<that paper>\", and its \
+                             claims are stand-ins with that paper)",
                             d.origin.name(),
                             d.paper.as_deref().unwrap_or("no paper"),
-                            inv.paper.authors
+                            whose
                         ),
                     ));
                 }

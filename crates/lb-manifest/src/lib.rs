@@ -38,6 +38,7 @@ pub mod model;
 pub mod outputs;
 pub mod plan;
 pub mod prose;
+pub mod quotes;
 pub mod robustness;
 pub mod schema;
 pub mod starter;

@@ -496,8 +496,148 @@ fn claims(l: &Parsed) -> (Vec<Claim>, Option<ManifestError>) {
             Err(e) => return (out, Some(e)),
         }
     }
-    let e = tests_in_this_manifest(l, &out).err();
+    let e = tests_in_this_manifest(l, &out)
+        .and_then(|()| ranges_foils_and_nulls(l, &out))
+        .err();
     (out, e)
+}
+
+/// The rules that keep a verdict from following a choice
+/// (docs/AUDITING.md, "Verdicts decided by rules"):
+///
+/// - a paper's statement is decided over the range its paper shows: its
+///   `where` does not narrow an axis a figure of the manifest plots (the
+///   audit says where in that range it holds and where it fails);
+/// - a foil is read at exactly the claim's points (the same `where`), and is
+///   not the claim itself;
+/// - a claim that credits its property (`credits`) is held to the nulls of
+///   that credit, which the manifest must run.
+fn ranges_foils_and_nulls(l: &Parsed, claims: &[Claim]) -> R {
+    let labels = l.labels();
+    for (i, c) in claims.iter().enumerate() {
+        let at = format!("claim[{i}]");
+        if c.origin == Origin::Paper {
+            for f in l.figures() {
+                let Some(x) = f.x.as_deref() else { continue };
+                let Some(sel) = c.filter.get(x) else { continue };
+                let all = l.manifest.axis_values(x);
+                let test = crate::outputs::WhereTest::parse(sel).ok();
+                let kept = all
+                    .iter()
+                    .filter(|v| test.as_ref().is_some_and(|t| t.matches(v)))
+                    .count();
+                if all.len() > 1 && kept < all.len() {
+                    return Err(l.error(
+                        &format!("{at}.where.{x}"),
+                        format!(
+                            "a paper's statement is decided over the range its paper shows: \
+                             figure `{}` plots {x} at {} values and this `where` keeps \
+                             {kept}. Remove `where.{x}`: the audit reads every value and says \
+                             where the statement holds and where it fails (\"reproduced \
+                             except at …\"); a narrower reading is a stand-in (origin = \
+                             \"stand-in\")",
+                            f.name,
+                            all.len()
+                        ),
+                    ));
+                }
+            }
+        }
+        if let Some(f) = &c.foil {
+            let selected = |w: &crate::outputs::Where, axis: &str| -> Vec<String> {
+                let all = l.manifest.axis_values(axis);
+                match w.get(axis).map(crate::outputs::WhereTest::parse) {
+                    Some(Ok(t)) => all.into_iter().filter(|v| t.matches(v)).collect(),
+                    _ => all,
+                }
+            };
+            // A foil changes one thing: the policy, read at the claim's own
+            // points, or the setting, with (some of) the claim's own policies.
+            let same_policies = {
+                let claim = c.check.labels();
+                f.check.labels().iter().all(|x| claim.contains(x))
+            };
+            let outside = f
+                .filter
+                .keys()
+                .chain(c.filter.keys())
+                .filter(|_| !same_policies)
+                .find(|a| {
+                    let claim = selected(&c.filter, a);
+                    selected(&f.filter, a).iter().any(|v| !claim.contains(v))
+                });
+            if let Some(a) = outside {
+                return Err(l.error(
+                    &format!("{at}.foil.where"),
+                    format!(
+                        "a foil that changes the policy is read at the claim's points: its \
+                         `where.{a}` selects values the claim does not read ({}, against the claim's {}). Give it the \
+                         claim's `where` (a foil elsewhere says nothing about the claim's \
+                         points)",
+                        selected(&f.filter, a).join(", "),
+                        selected(&c.filter, a).join(", ")
+                    ),
+                ));
+            }
+            if f.check == c.check && f.filter == c.filter {
+                return Err(l.error(
+                    &format!("{at}.foil"),
+                    "the foil is the claim itself (the same check at the same points): a foil \
+                     changes the policy, graph, size or setting that the claim credits",
+                ));
+            }
+        }
+        if let Some(h) = &c.hypothesis {
+            let known = lb_model::many::metrics::HYPOTHESES;
+            if l.model() != lb_model::model::Model::Many || !known.contains(&h.as_str()) {
+                return Err(l.error(
+                    &format!("{at}.hypothesis"),
+                    format!(
+                        "no hypothesis \"{h}\" for the {} model; the many-server model has: {}",
+                        l.model().name(),
+                        known.join(", ")
+                    ),
+                ));
+            }
+        }
+        if let Some(credit) = c.credits {
+            if !credit.applies_to(c.check.kind()) {
+                return Err(l.error(
+                    &format!("{at}.credits"),
+                    format!(
+                        "credits = \"{}\" does not apply to {} claim (docs/AUDITING.md, \
+                         \"Nulls\", lists what each credit applies to)",
+                        credit.name(),
+                        c.check.kind().a()
+                    ),
+                ));
+            }
+            let missing: Vec<&str> = credit
+                .null_labels()
+                .iter()
+                .copied()
+                .filter(|n| !labels.iter().any(|l| l == n))
+                .collect();
+            if !missing.is_empty() {
+                return Err(l.error(
+                    &format!("{at}.credits"),
+                    format!(
+                        "a claim that credits {} is held to its nulls ({}) at its own \
+                         points; this manifest does not run {}: add {}",
+                        credit.name(),
+                        credit.null_labels().join(" and "),
+                        missing.join(" or "),
+                        missing
+                            .iter()
+                            .map(|m| format!("[[policy]] spec = \"{m}\""))
+                            .collect::<Vec<_>>()
+                            .join(" and ")
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Who claimed `claim[i]` (`c`): its origin, its paper, and for a stand-in
@@ -719,6 +859,8 @@ fn claim(l: &Parsed, i: usize, c: &ClaimToml, before: &[Claim]) -> Result<Claim,
         why_checks,
         foil,
         no_foil: c.no_foil.clone(),
+        credits: c.credits,
+        hypothesis: c.hypothesis.clone(),
         check,
     })
 }
@@ -751,7 +893,8 @@ fn foil_or_reason(l: &Parsed, at: &str, c: &ClaimToml, origin: Origin) -> R {
         return Err(l.error(
             &format!("{at}.foil.kind"),
             format!(
-                "a foil is the claim's own check where the property should fail: kind = \"{}\",                  not \"{}\"",
+                "a foil is the claim's own check where the property should fail: kind = \
+                 \"{}\", not \"{}\"",
                 c.kind.name(),
                 f.kind.name()
             ),

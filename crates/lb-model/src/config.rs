@@ -162,6 +162,33 @@ impl PointConfig {
         }
     }
 
+    /// Whether the point lies inside theorem `name`'s hypothesis: None where
+    /// it does, Some(why not) where it does not, Err where the model has no
+    /// such hypothesis (docs/AUDITING.md, "Hypotheses").
+    pub fn hypothesis(&self, name: &str) -> Result<Option<String>, String> {
+        match self {
+            PointConfig::Many(c) => many::metrics::hypothesis(name, c),
+            PointConfig::Slotted(_) | PointConfig::Spn(_) => Err(format!(
+                "no hypothesis \"{name}\" in this model; the many-server model has: {}",
+                many::metrics::HYPOTHESES.join(", ")
+            )),
+        }
+    }
+
+    /// The floor of `metric` at this point: the least value any policy
+    /// could give it (for a mean response time, the response of a job that
+    /// never waits: the fastest server's mean service time), or None where
+    /// the model states none. A point where every side of a comparison sits
+    /// at its floor cannot tell policies apart (docs/AUDITING.md,
+    /// "Uninformative points").
+    pub fn floor(&self, metric: &str) -> Option<f64> {
+        match self {
+            PointConfig::Slotted(c) => slotted::metrics::floor(metric, c),
+            PointConfig::Many(c) => many::metrics::floor(metric, c),
+            PointConfig::Spn(_) => None,
+        }
+    }
+
     /// The exact mean of `metric` given by the named reference `name` (a
     /// control variate's E\[Y\]), or why there is none.
     pub fn exact_mean(&self, metric: &str, name: &str) -> Result<f64, String> {

@@ -15,6 +15,10 @@ pub enum Verdict {
     /// The interval lies within the claim's equivalence margin: a
     /// difference too small to matter, neither confirming nor refuting.
     NoPracticalDifference,
+    /// A paper's statement that holds at most of the informative points of
+    /// its range and fails at the others, which the claim names with their
+    /// effect sizes ([`ClaimResult::except`]): "confirmed except at …".
+    Partly,
 }
 
 impl Verdict {
@@ -24,6 +28,7 @@ impl Verdict {
             Verdict::Refuted => "refuted",
             Verdict::Inconclusive => "inconclusive",
             Verdict::NoPracticalDifference => "no practical difference",
+            Verdict::Partly => "confirmed except at some points",
         }
     }
 }
@@ -132,7 +137,7 @@ impl Decision {
                 Verdict::Confirmed => s - h - e,
                 Verdict::Refuted => -e - (s + h),
                 Verdict::NoPracticalDifference => (e - (s + h)).min(s - h + e),
-                Verdict::Inconclusive => return None,
+                Verdict::Inconclusive | Verdict::Partly => return None,
             },
             Decision::Within {
                 deviation: d,
@@ -144,7 +149,9 @@ impl Decision {
                 Verdict::Confirmed => t - d.abs() - h,
                 Verdict::Refuted if t == 0.0 => d.abs() - h,
                 Verdict::Refuted => d.abs() - h - t,
-                Verdict::Inconclusive | Verdict::NoPracticalDifference => return None,
+                Verdict::Inconclusive | Verdict::NoPracticalDifference | Verdict::Partly => {
+                    return None;
+                }
             },
         };
         Some(m.max(0.0))
@@ -253,6 +260,12 @@ pub struct PointCheck {
     /// At least how many times longer the runs of the points read must be
     /// to settle ([`lb_store::settle::Settling::longer`], a lower bound).
     pub longer: Option<f64>,
+    /// Why the point cannot tell the claim from its denial, if it cannot
+    /// (docs/AUDITING.md, "Uninformative points"): every side at the
+    /// metric's floor, or a null that passes here too. Such a point decides
+    /// nothing and is never shown as the deciding one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uninformative: Option<String>,
 }
 
 impl PointCheck {
@@ -323,8 +336,24 @@ pub struct ClaimResult {
     /// Its foil, audited as a claim of its own: the same check where the
     /// property should fail.
     pub foil: Option<Box<ClaimResult>>,
+    /// Its nulls ([`lb_manifest::claim::Claim::nulls`]), audited: where one
+    /// holds too, the claim's point does not discriminate.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub nulls: Vec<ClaimResult>,
     /// The deciding check's margin in words (decided claims).
     pub margin: Option<String>,
+    /// Where a paper's statement fails inside its range while holding at
+    /// most of it ([`Verdict::Partly`]): each failing point with its effect
+    /// size, in words.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub except: Vec<String>,
+    /// How many of its points inform the verdict, of how many read
+    /// (uninformative points: [`PointCheck::uninformative`]).
+    pub informative: (usize, usize),
+    /// A claim with a theorem's hypothesis: how many of its points lie
+    /// inside it, of how many.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inside: Option<(usize, usize)>,
     /// What would decide an inconclusive claim, in words.
     pub to_decide: Option<String>,
     /// The metric read and its label (unit included), if any.
@@ -354,12 +383,22 @@ impl ClaimResult {
 
     /// The deciding check among `checks` ([`ClaimResult::deciding`]).
     pub(crate) fn deciding_of(checks: &[PointCheck]) -> Option<&PointCheck> {
-        let first = |v: Verdict| checks.iter().find(|c| c.verdict == v);
+        // Only an informative point decides (all of them, where none is).
+        let informative: Vec<&PointCheck> = checks
+            .iter()
+            .filter(|c| c.uninformative.is_none())
+            .collect();
+        let checks: Vec<&PointCheck> = if informative.is_empty() {
+            checks.iter().collect()
+        } else {
+            informative
+        };
+        let first = |v: Verdict| checks.iter().copied().find(|c| c.verdict == v);
         first(Verdict::Refuted)
             .or_else(|| first(Verdict::Inconclusive))
             .or_else(|| first(Verdict::NoPracticalDifference))
             .or_else(|| {
-                checks.iter().min_by(|a, b| {
+                checks.iter().copied().min_by(|a, b| {
                     let k = |c: &PointCheck| {
                         c.decision
                             .and_then(|d| Some(d.margin()? / d.half_width()))

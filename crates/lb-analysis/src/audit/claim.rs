@@ -58,7 +58,31 @@ pub(super) fn audit_shifted(
     if steady {
         settle(&mut checks, results);
     }
-    let verdict = overall(&checks);
+    let inside = c
+        .hypothesis
+        .as_deref()
+        .map(|h| outside_hypothesis(h, &mut checks, results));
+    // The nulls are the audit's, as the foil: the mutants move the claim's
+    // own threshold.
+    let nulls: Vec<ClaimResult> = c
+        .nulls()
+        .iter()
+        .map(|n| audit_claim(experiment, n, results))
+        .collect();
+    // A foil that changes the policy is read at the claim's points: like a
+    // null, it discriminates point by point (a setting foil, elsewhere, as
+    // a whole).
+    let point_foil = (shift == 0.0)
+        .then(|| c.foil_claim().filter(|f| changes_policy(c, f)))
+        .flatten()
+        .map(|f| audit_claim(experiment, &f, results));
+    let by_point: Vec<&ClaimResult> = nulls.iter().chain(point_foil.as_ref()).collect();
+    discriminates(&mut checks, &by_point);
+    let (verdict, except) = overall(&checks, c.origin);
+    let informative = (
+        checks.iter().filter(|k| k.uninformative.is_none()).count(),
+        checks.len(),
+    );
     let rule = rule(&c.check, metric);
     // The foil is the audit's, not the mutants': they move the claim's own
     // threshold.
@@ -66,7 +90,7 @@ pub(super) fn audit_shifted(
         .then(|| c.foil_claim())
         .flatten()
         .map(|f| Box::new(audit_claim(experiment, &f, results)));
-    let untested = (verdict == Verdict::Confirmed)
+    let untested = matches!(verdict, Verdict::Confirmed | Verdict::Partly)
         .then(|| undiscriminating(c, &checks, foil.as_deref()))
         .flatten();
     let deciding = ClaimResult::deciding_of(&checks);
@@ -94,7 +118,11 @@ pub(super) fn audit_shifted(
         verdict,
         untested,
         foil,
+        nulls,
         margin,
+        except,
+        informative,
+        inside,
         to_decide,
         metric: metric.map(|m| m.name().to_string()),
         metric_label: metric.map(|m| m.label().to_string()),
@@ -120,13 +148,51 @@ fn undiscriminating(
     if let Some(n) = &c.no_foil {
         return Some(format!("no setting could fail it: {n}"));
     }
+    if !checks.is_empty() && checks.iter().all(|k| k.uninformative.is_some()) {
+        // The reasons, each with the points it holds at.
+        let mut reasons: Vec<(String, Vec<String>)> = Vec::new();
+        for k in checks {
+            let why = k.uninformative.as_deref().unwrap_or_default();
+            // The reason without its numbers, or the policy it names first.
+            let why = match why.split_once(": ") {
+                Some((label, rest)) if !label.contains(' ') || label.starts_with("L-") => rest,
+                _ => why,
+            };
+            let kind = why
+                .split([':', '('])
+                .next()
+                .unwrap_or(why)
+                .trim()
+                .to_string();
+            let at = super::describe::at_words(k);
+            match reasons.iter_mut().find(|r| r.0 == kind) {
+                Some(r) if !r.1.contains(&at) => r.1.push(at),
+                Some(_) => {}
+                None => reasons.push((kind, vec![at])),
+            }
+        }
+        return Some(format!(
+            "none of its {} points is informative: {}",
+            checks.len(),
+            reasons
+                .iter()
+                .map(|(w, at)| format!("{w} at {}", at.join("; ")))
+                .collect::<Vec<_>>()
+                .join("; ")
+        ));
+    }
     if let Some(u) = sharpness::untested(&c.check, checks) {
         return Some(u);
     }
     match foil {
+        // A foil that changes the policy was read point by point
+        // ([`discriminates`]).
+        Some(_) if c.foil_claim().is_some_and(|f| changes_policy(c, &f)) => None,
         Some(f) => match f.verdict {
             Verdict::Refuted | Verdict::NoPracticalDifference => None,
-            Verdict::Confirmed => Some(format!("its foil holds too: {}", f.statement)),
+            Verdict::Confirmed | Verdict::Partly => {
+                Some(format!("its foil holds too: {}", f.statement))
+            }
             Verdict::Inconclusive => Some(format!("its foil is undecided: {}", f.statement)),
         },
         None => match c.origin {
@@ -136,10 +202,153 @@ fn undiscriminating(
     }
 }
 
-/// A claim's verdict from its points': refuted if one is, confirmed if all
+/// Marks the checks that read a point outside the theorem's hypothesis `h`
+/// ([`lb_model::config::PointConfig::hypothesis`]): they decide nothing.
+/// Returns how many checks lie inside, of how many.
+fn outside_hypothesis(
+    h: &str,
+    checks: &mut [PointCheck],
+    results: &[PointResult],
+) -> (usize, usize) {
+    let mut inside = 0;
+    for k in checks.iter_mut() {
+        let why = results
+            .iter()
+            .filter(|r| {
+                r.key
+                    .as_ref()
+                    .is_some_and(|key| k.keys.contains(&key.hex()))
+            })
+            .filter_map(|r| {
+                let p = r.point.as_ref()?;
+                match p.config.hypothesis(h) {
+                    Ok(None) => None,
+                    Ok(Some(w)) => Some(format!("{w} ({})", r.label)),
+                    Err(e) => Some(e),
+                }
+            })
+            .next();
+        match why {
+            Some(w) => {
+                if k.uninformative.is_none() {
+                    k.uninformative = Some(w);
+                }
+            }
+            None => inside += 1,
+        }
+    }
+    (inside, checks.len())
+}
+
+/// Whether a foil changes the claim's policy (reading some other label),
+/// rather than its setting.
+fn changes_policy(c: &Claim, f: &Claim) -> bool {
+    let own = c.check.labels();
+    f.check.labels().iter().any(|l| !own.contains(l))
+}
+
+/// Marks the points where the claim holds and a null (or a foil that
+/// changes the policy) holds too, is undecided, or has no point there:
+/// they do not discriminate (docs/AUDITING.md, "Nulls"). A point where the
+/// claim fails is informative whatever its nulls do.
+fn discriminates(checks: &mut [PointCheck], nulls: &[&ClaimResult]) {
+    for k in checks.iter_mut() {
+        if k.verdict != Verdict::Confirmed || k.uninformative.is_some() {
+            continue;
+        }
+        for n in nulls {
+            let label = match n.id.rsplit_once("/null-") {
+                Some((_, l)) => format!("null {l}"),
+                None => "foil".to_string(),
+            };
+            let at = |x: &PointCheck| {
+                lb_manifest::plan::same_axes(
+                    x.axes.iter().map(|a| a.1.as_str()),
+                    k.axes.iter().map(|a| a.1.as_str()),
+                )
+            };
+            let why = match n.checks.iter().find(|x| at(x)) {
+                None => Some(format!("its {label} has no point here")),
+                Some(x) => match x.verdict {
+                    Verdict::Confirmed => Some(format!(
+                        "its {label} holds here too ({})",
+                        super::describe::short(x)
+                    )),
+                    Verdict::Inconclusive => Some(format!("its {label} is undecided here")),
+                    Verdict::Refuted | Verdict::NoPracticalDifference | Verdict::Partly => None,
+                },
+            };
+            if let Some(w) = why {
+                k.uninformative = Some(w);
+                break;
+            }
+        }
+    }
+}
+
+/// A claim's verdict from its informative points' (all of them where none
+/// is informative), and for a paper's statement the points where it fails
+/// while holding at most of its range:
+///
+/// - refuted if one is (a paper's statement: if it fails at as many
+///   informative points as it holds at or more; where it holds at most, it
+///   is [`Verdict::Partly`], its failures named with their effect sizes);
+/// - confirmed if all are; no practical difference if every point is that
+///   or confirmed; inconclusive otherwise (and with no point).
+fn overall(checks: &[PointCheck], origin: Origin) -> (Verdict, Vec<String>) {
+    let informative: Vec<PointCheck> = checks
+        .iter()
+        .filter(|k| k.uninformative.is_none())
+        .cloned()
+        .collect();
+    let read = if informative.is_empty() {
+        checks
+    } else {
+        &informative[..]
+    };
+    let v = strict(read);
+    if v != Verdict::Refuted || origin != Origin::Paper {
+        return (v, Vec::new());
+    }
+    let failed: Vec<&PointCheck> = read
+        .iter()
+        .filter(|k| k.verdict == Verdict::Refuted)
+        .collect();
+    let held = read
+        .iter()
+        .filter(|k| k.verdict == Verdict::Confirmed)
+        .count();
+    if 2 * held <= read.len() {
+        return (Verdict::Refuted, Vec::new());
+    }
+    let except = failed
+        .iter()
+        .map(|k| {
+            let effect = match (k.measured.is_finite(), k.half_width, k.decision) {
+                (true, Some(h), Some(d)) if d.scale().abs() > 0.0 => format!(
+                    "{} ± {} ({:.0}% of {})",
+                    super::words::num(k.measured, 3),
+                    super::words::num(h, 2),
+                    100.0 * (k.measured / d.scale()).abs(),
+                    super::words::num(d.scale(), 4)
+                ),
+                (true, Some(h), _) => format!(
+                    "{} ± {}",
+                    super::words::num(k.measured, 3),
+                    super::words::num(h, 2)
+                ),
+                _ => k.note.clone().unwrap_or_else(|| "refuted".into()),
+            };
+            format!("{}: {effect}", k.at)
+        })
+        .collect();
+    (Verdict::Partly, except)
+}
+
+/// The verdict of a set of points: refuted if one is, confirmed if all
 /// are, no practical difference if every point is that or confirmed,
 /// inconclusive otherwise (and with no point).
-fn overall(checks: &[PointCheck]) -> Verdict {
+fn strict(checks: &[PointCheck]) -> Verdict {
     let all = |f: &dyn Fn(Verdict) -> bool| checks.iter().all(|c| f(c.verdict));
     if checks.is_empty() {
         Verdict::Inconclusive

@@ -112,3 +112,12 @@ pub fn describe(c: &ClaimResult, k: &PointCheck) -> String {
         ),
     }
 }
+
+/// A check in a few words: its quantity and interval ("JSQ − Random =
+/// 3.2 ± 0.4"), or its note where no interval decides it.
+pub(super) fn short(k: &PointCheck) -> String {
+    if k.measured.is_nan() {
+        return k.note.clone().unwrap_or_else(|| k.verdict.word().into());
+    }
+    format!("{} = {}", k.policy, measured(k))
+}

@@ -8,9 +8,13 @@ use super::words::{md, num};
 use lb_manifest::inventory::Inventory;
 use std::fmt::Write as _;
 
-/// The count line: statements, stand-ins, checks ("12 statements of the
-/// papers: 4 reproduced, …").
-pub(crate) fn counts_line(experiments: &[&ExperimentClaims]) -> String {
+/// The count line. First the unit the inventories count: the statements of
+/// the papers lb holds (definitions and sentences reporting another
+/// paper's result aside), each with one status
+/// ([`crate::inventory::Status`]); then the claims that decide them, by
+/// origin.
+pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inventory]) -> String {
+    use crate::inventory::{Standing, counts, standing, status};
     let t = |o: &str| {
         let mut t = Tally::default();
         for e in experiments {
@@ -24,9 +28,48 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims]) -> String {
         .flat_map(|e| &e.claims)
         .filter(|c| c.required)
         .count();
+    let mut n = [0usize; 4];
+    let mut statuses = std::collections::BTreeMap::new();
+    for inv in inventories {
+        let k = counts(inv, experiments);
+        for i in 0..4 {
+            n[i] += k[i];
+        }
+        for st in inv.statements.iter().filter(|s| s.counted()) {
+            if standing(st, experiments) == Standing::AsStated
+                && let Some((v, _, _)) = status(st, experiments)
+            {
+                *statuses.entry(v).or_insert(0usize) += 1;
+            }
+        }
+    }
+    let statements = if inventories.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "**{} statements of the {} papers lb holds** (their inventories' unit: theorems, \
+             lemmas, propositions, corollaries, figure claims, examples, remarks and headline \
+             sentences; definitions, and sentences reporting another paper's result, are not \
+             counted): {} audited as stated ({}), {} through our stand-ins only, {} not yet \
+             audited (lb could), {} out of reach. ",
+            n.iter().sum::<usize>(),
+            inventories.len(),
+            n[0],
+            statuses
+                .iter()
+                .rev()
+                .map(|(v, k)| format!("{k} {}", v.words()))
+                .collect::<Vec<_>>()
+                .join(", "),
+            n[1],
+            n[2],
+            n[3]
+        )
+    };
     format!(
-        "{} statements of the papers: {}. {} stand-ins of ours for them: {}. {} of lb's own \
-         checks ({required} required): {}.{}",
+        "{statements}**The claims that decide them:** {} of the papers' own statements (origin \
+         `paper`): {}. {} stand-ins of ours: {}. {} of lb's own checks ({required} required): \
+         {}.{}",
         p.total(),
         p.words("reproduced", "not reproduced"),
         s.total(),
@@ -45,10 +88,12 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims]) -> String {
     )
 }
 
-/// Per paper: its statements counted against its inventory (where it has
-/// one), its statements and stand-ins counted, the verdict in words, and
-/// the family's error. `audit` is the link to the audit page ("" on the
-/// page itself).
+/// Per paper: first each paper lb holds (an inventory), the main paper
+/// first (the one most experiments read), with its statements counted
+/// against its inventory and a table of its results by the paper's own
+/// names (Theorem 1, Fig. 1, …), one status and one line of why each; then
+/// the papers lb checks against but does not hold, apart. `audit` is the
+/// link to the audit page ("" on the page itself).
 pub fn per_paper(
     experiments: &[&ExperimentClaims],
     audit: &str,
@@ -59,71 +104,247 @@ pub fn per_paper(
         .flat_map(|e| e.claims.iter().map(move |c| (e.experiment.as_str(), c)))
         .filter(|(_, c)| c.origin == "paper" || c.origin == "stand-in")
         .collect();
-    let mut papers: Vec<&str> = rows
-        .iter()
-        .filter_map(|(_, c)| c.paper.as_deref())
-        .collect();
-    papers.sort();
-    papers.dedup();
+    let reads = |paper: &str| {
+        experiments
+            .iter()
+            .filter(|e| e.claims.iter().any(|c| c.paper.as_deref() == Some(paper)))
+            .count()
+    };
+    let mut held: Vec<&Inventory> = inventories.iter().collect();
+    held.sort_by_key(|i| std::cmp::Reverse(reads(&i.paper.authors)));
     let mut s = String::new();
-    for paper in papers {
+    for inv in &held {
+        let paper = inv.paper.authors.as_str();
+        let _ = writeln!(s, "#### {} — *{}*\n", md(paper), md(&inv.paper.title));
+        let _ = writeln!(
+            s,
+            "{}\n",
+            crate::inventory::paper_line(inv, experiments, "inventory.md")
+        );
+        s.push_str(&results_table(inv, experiments, audit));
         let of = |o: &'static str| {
             rows.iter()
                 .filter(move |(_, c)| c.paper.as_deref() == Some(paper) && c.origin == o)
         };
-        let ps = Tally::of(of("paper").map(|x| x.1));
+        let mut family = Tally::of(of("paper").map(|x| x.1));
+        family.add(&Tally::of(of("stand-in").map(|x| x.1)));
+        s.push_str(&error_rate(&family));
+        s.push('\n');
+    }
+    let mut others: Vec<&str> = rows
+        .iter()
+        .filter_map(|(_, c)| c.paper.as_deref())
+        .filter(|p| !inventories.iter().any(|i| i.paper.authors == *p))
+        .collect();
+    others.sort();
+    others.dedup();
+    if !others.is_empty() {
+        s.push_str(
+            "#### Papers lb checks against but does not hold\n\nResults the held papers cite, \
+             or classical results lb's own claims lean on. lb holds no text of them: each is \
+             audited through stand-ins of ours, counted here and not under the held papers.\n\n",
+        );
+    }
+    for paper in others {
+        let of = |o: &'static str| {
+            rows.iter()
+                .filter(move |(_, c)| c.paper.as_deref() == Some(paper) && c.origin == o)
+        };
         let ss = Tally::of(of("stand-in").map(|x| x.1));
-        let _ = write!(s, "- **{}**: ", md(paper));
-        if let Some(inv) = inventories.iter().find(|i| i.paper.authors == paper) {
-            let _ = write!(
-                s,
-                "{} ",
-                crate::inventory::paper_line(inv, experiments, "inventory.md")
-            );
-        }
-        if ps.total() > 0 {
-            let _ = write!(
-                s,
-                "{} of its statements audited — {}",
-                ps.total(),
-                ps.words("reproduced", "not reproduced")
-            );
-        } else {
-            s.push_str("none of its statements audited as the paper states it");
-        }
+        let ps = Tally::of(of("paper").map(|x| x.1));
         let _ = write!(
             s,
-            "; {} stand-in{} — {}.",
-            ss.total(),
-            if ss.total() == 1 { "" } else { "s" },
-            ss.words("hold", "fail")
+            "- **{}**: {} stand-in{} — {}.",
+            md(paper),
+            ss.total() + ps.total(),
+            if ss.total() + ps.total() == 1 {
+                ""
+            } else {
+                "s"
+            },
+            {
+                let mut t = ss;
+                t.add(&ps);
+                t.words("hold", "fail")
+            }
         );
         let words = in_words(
             audit,
-            of("paper").copied().collect(),
-            of("stand-in").copied().collect(),
+            Vec::new(),
+            of("stand-in").chain(of("paper")).copied().collect(),
         );
         if !words.is_empty() {
             let _ = write!(s, " {words}");
         }
-        let mut family = ps;
-        family.add(&ss);
-        let decided = family.total() - family.inconclusive;
-        if decided > 0 {
-            let _ = write!(
-                s,
-                " *Chance of a wrong verdict:* {decided} verdict{} decided here, each at its \
-                 confidence level; even if every claim sat exactly on its threshold, at most {} \
-                 of them would be wrong on average, and the chance that any is wrong is at most \
-                 {}% (the sum of their error rates, Bonferroni).",
-                if decided == 1 { " is" } else { "s are" },
-                num(family.alpha_sum, 2),
-                num((100.0 * family.alpha_sum).min(100.0), 2)
-            );
-        }
         s.push('\n');
     }
     s
+}
+
+/// The paper's name for the result a statement belongs to, read from where
+/// it stands: "Theorem 1", "Fig. 2", "Lemma 3"; else its place ("Abstract",
+/// "§4.1").
+pub(crate) fn result_name(at: &str) -> String {
+    for key in [
+        "Theorem ",
+        "Lemma ",
+        "Proposition ",
+        "Corollary ",
+        "Fig. ",
+        "Example ",
+        "Remark ",
+        "Claim ",
+        "Definition ",
+    ] {
+        if let Some(i) = at.find(key) {
+            let rest = &at[i + key.len()..];
+            let n: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '.')
+                .collect();
+            let n = n.trim_end_matches('.');
+            if n.starts_with(|c: char| c.is_ascii_digit()) {
+                return format!("{key}{n}");
+            }
+        }
+    }
+    let cut = at.find([',', '(']).unwrap_or(at.len());
+    at[..cut].trim().to_string()
+}
+
+/// A held paper's results by its own names: one row per result, its one
+/// status (the worst of its audited statements', [`crate::inventory::Status`];
+/// "not yet audited" or "out of reach" where none is audited) and one line
+/// of why.
+fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> String {
+    use crate::inventory::{Standing, standing, status};
+    let mut names: Vec<String> = Vec::new();
+    for st in inv.statements.iter().filter(|s| s.counted()) {
+        let n = st.result.clone().unwrap_or_else(|| result_name(&st.at));
+        if !names.contains(&n) {
+            names.push(n);
+        }
+    }
+    let mut s =
+        String::from("| result | statements | status | why |\n| --- | ---: | --- | --- |\n");
+    for name in names {
+        let sts: Vec<_> = inv
+            .statements
+            .iter()
+            .filter(|st| {
+                st.counted() && st.result.clone().unwrap_or_else(|| result_name(&st.at)) == name
+            })
+            .collect();
+        let audited: Vec<_> = sts.iter().filter_map(|st| status(st, exps)).collect();
+        let not_yet = sts
+            .iter()
+            .filter(|st| standing(st, exps) == Standing::NotYet)
+            .count();
+        let (word, why) = match audited.iter().min_by_key(|x| x.0) {
+            Some((v, e, r)) => {
+                let link = format!("[`{}`]({audit}#{e}--{})", r.id, r.id);
+                let detail = match v {
+                    crate::inventory::Status::NotReproduced => {
+                        r.why.clone().unwrap_or_else(|| r.deciding.clone())
+                    }
+                    crate::inventory::Status::Partly => {
+                        format!("fails at {}", r.except.join("; "))
+                    }
+                    crate::inventory::Status::Undecided => {
+                        r.to_decide.clone().unwrap_or_else(|| r.deciding.clone())
+                    }
+                    crate::inventory::Status::DoesNotDiscriminate => {
+                        r.untested.clone().unwrap_or_default()
+                    }
+                    crate::inventory::Status::Reproduced => {
+                        format!("hardest informative point: {}", r.deciding)
+                    }
+                };
+                let through = if r.origin == "paper" {
+                    ""
+                } else {
+                    " (through our stand-in)"
+                };
+                let detail = match r.inside {
+                    Some((i, n)) => format!(
+                        "{} ({i} of its {n} points inside the theorem's hypothesis)",
+                        first_sentence(&detail)
+                    ),
+                    None => detail,
+                };
+                (
+                    format!("**{}**{through}", v.words()),
+                    format!("{link}: {}", first_sentence(&detail)),
+                )
+            }
+            None if not_yet > 0 => (
+                "not yet audited (lb could)".to_string(),
+                sts.iter()
+                    .find_map(|st| st.could_audit.as_deref())
+                    .map(first_sentence)
+                    .unwrap_or_default(),
+            ),
+            None => (
+                "out of reach".to_string(),
+                sts.iter()
+                    .find_map(|st| st.out_of_reach.as_deref())
+                    .map(first_sentence)
+                    .unwrap_or_default(),
+            ),
+        };
+        let counted = if audited.is_empty() || audited.len() == sts.len() {
+            sts.len().to_string()
+        } else {
+            format!("{} ({} audited)", sts.len(), audited.len())
+        };
+        let _ = writeln!(s, "| {} | {counted} | {word} | {} |", md(&name), md(&why));
+    }
+    s.push('\n');
+    s
+}
+
+/// The first sentence of a text (up to ". " outside a number), at most 220
+/// characters.
+fn first_sentence(t: &str) -> String {
+    let cut = t
+        .char_indices()
+        .find(|&(i, c)| {
+            c == '.'
+                && t[i + 1..].starts_with(' ')
+                && !t[..i].ends_with(|d: char| d.is_ascii_digit())
+        })
+        .map(|(i, _)| i + 1)
+        .unwrap_or(t.len());
+    let out = &t[..cut];
+    if out.chars().count() > 220 {
+        format!("{}…", out.chars().take(219).collect::<String>())
+    } else {
+        out.to_string()
+    }
+}
+
+/// The family's error at the chosen levels, in a sentence a reader can use.
+fn error_rate(family: &Tally) -> String {
+    let decided = family.total() - family.inconclusive;
+    if decided == 0 {
+        return String::new();
+    }
+    let bound = if family.alpha_sum < 0.5 {
+        format!(
+            ", and the chance that any is wrong is at most {}% (Bonferroni)",
+            num(100.0 * family.alpha_sum, 2)
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "*Chance of a wrong verdict:* {decided} verdict{} of its statements and stand-ins are \
+         decided, each at its own level (95.5% or more): were every claim exactly on its \
+         threshold, about {} of them would be wrong on average{bound}. A verdict far from its \
+         threshold (its margin, in the audit) is far less likely wrong.\n",
+        if decided == 1 { "" } else { "s" },
+        num(family.alpha_sum, 2)
+    )
 }
 
 /// A paper's verdict in plain words, from its statements (and, where they
@@ -162,7 +383,20 @@ fn in_words(
                 };
                 out.push(format!("{what}: {}{where_}.", link(e, c)));
             }
-            "confirmed" if c.untested.is_some() => {
+            super::summary::PARTLY if c.untested.is_none() => {
+                out.push(format!(
+                    "{} {}: {} except at {}.",
+                    if c.origin == "paper" {
+                        "Reproduced"
+                    } else {
+                        "Our stand-in holds"
+                    },
+                    link(e, c),
+                    md(&c.statement),
+                    md(&c.except.join("; "))
+                ));
+            }
+            "confirmed" | super::summary::PARTLY if c.untested.is_some() => {
                 out.push(format!(
                     "{} holds but does not discriminate ({}).",
                     link(e, c),

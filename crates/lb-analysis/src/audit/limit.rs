@@ -161,6 +161,7 @@ fn limit_check(
         }),
         unsettled: None,
         longer: None,
+        uninformative: None,
     })
 }
 

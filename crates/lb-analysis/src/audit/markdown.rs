@@ -116,8 +116,38 @@ fn section_head(s: &mut String, c: &ClaimResult, depth: usize) {
         c.checks.len(),
         c.checks.len() - ok - refuted
     );
+    if let Some((inside, read)) = c.inside {
+        let _ = writeln!(
+            s,
+            "- Inside the theorem's hypothesis: {inside} of its {read} points (the others decide \
+             nothing)"
+        );
+    }
+    let (informative, read) = c.informative;
+    if informative < read {
+        let _ = writeln!(
+            s,
+            "- Informative points: {informative} of {read}; the others decide nothing (the \
+             table says why: at the metric's floor, or a null or the foil holds there too)"
+        );
+    }
     if let Some(d) = c.deciding() {
-        let _ = writeln!(s, "- Deciding point: {}", md(&describe(c, d)));
+        let _ = writeln!(
+            s,
+            "- Deciding point (the hardest informative one): {}",
+            md(&describe(c, d))
+        );
+    }
+    if !c.except.is_empty() {
+        let _ = writeln!(
+            s,
+            "- **Holds except at**: {} (the paper's statement holds at most of its range and \
+             fails there)",
+            md(&c.except.join("; "))
+        );
+    }
+    for n in &c.nulls {
+        let _ = writeln!(s, "- Null: {}", carried(n));
     }
     if let Some(m) = &c.margin {
         let _ = writeln!(
@@ -240,7 +270,7 @@ fn checks_table(s: &mut String, c: &ClaimResult) {
     let notes = c
         .checks
         .iter()
-        .any(|k| k.note.is_some() || k.unsettled.is_some());
+        .any(|k| k.note.is_some() || k.unsettled.is_some() || k.uninformative.is_some());
     let mut head: Vec<String> = axes.clone();
     if policy_col {
         head.push("policy".into());
@@ -290,11 +320,17 @@ fn checks_table(s: &mut String, c: &ClaimResult) {
         }
         cells.push(k.verdict.word().to_string());
         if notes {
-            let note = match (&k.unsettled, &k.note) {
+            let mut note = match (&k.unsettled, &k.note) {
                 (Some(u), Some(n)) => format!("{u}; {n}"),
                 (Some(u), None) => u.clone(),
                 (None, n) => n.clone().unwrap_or_default(),
             };
+            if let Some(u) = &k.uninformative {
+                if !note.is_empty() {
+                    note.push_str("; ");
+                }
+                note.push_str(&format!("uninformative: {u}"));
+            }
             cells.push(md(&note));
         }
         cells.push(
@@ -324,7 +360,7 @@ pub fn page(experiments: &[(ExperimentClaims, String)], inventories: &[Inventory
          (*why*), with the verdicts of the checks of that explanation where it has them.\n\n",
     );
     let exps: Vec<&ExperimentClaims> = experiments.iter().map(|(e, _)| e).collect();
-    let _ = writeln!(s, "{}\n", headline::counts_line(&exps));
+    let _ = writeln!(s, "{}\n", headline::counts_line(&exps, inventories));
     // Only where some claim is a paper's (or stands for one): lb's own
     // checks and our conjectures name no paper.
     let papers = headline::per_paper(&exps, "", inventories);

@@ -258,6 +258,7 @@ fn short(v: Verdict) -> &'static str {
         Verdict::Refuted => "✗",
         Verdict::Inconclusive => "?",
         Verdict::NoPracticalDifference => "≈",
+        Verdict::Partly => "◐",
     }
 }
 

@@ -38,6 +38,7 @@ pub(super) fn checks(c: &Ordering, s: Scope) -> Vec<PointCheck> {
                 decision: None,
                 unsettled: None,
                 longer: None,
+                uninformative: None,
             });
             continue;
         };
@@ -102,6 +103,9 @@ fn paired(
         ),
         (false, false) => (Verdict::Inconclusive, Some("both unstable".to_string())),
     };
+    let uninformative = (sb && sw)
+        .then(|| super::points::at_floor(m, &[b, w], level))
+        .flatten();
     let (measured, half_width) = if sb && sw {
         (mean, hw)
     } else {
@@ -130,5 +134,6 @@ fn paired(
         decision: (sb && sw).then_some(decision),
         unsettled: None,
         longer: None,
+        uninformative,
     })
 }

@@ -89,6 +89,50 @@ pub(super) fn stats(xs: &[f64], first: Option<usize>, level: f64) -> (f64, Optio
     }
 }
 
+/// How near its floor a side's interval must lie, as a fraction of the
+/// floor, for a point to be uninformative (docs/AUDITING.md,
+/// "Uninformative points").
+pub const FLOOR_DELTA: f64 = 0.05;
+
+/// Why a point cannot tell policies apart on metric `m`, if it cannot:
+/// every side's interval (at `level`) lies within [`FLOOR_DELTA`] of the
+/// metric's floor at that point ([`lb_model::config::PointConfig::floor`]):
+/// no policy waits measurably there, so no ordering is decided. None where
+/// a side lies above, or the metric has no floor.
+pub(super) fn at_floor(m: Metric, sides: &[&PointResult], level: f64) -> Option<String> {
+    let mut read = Vec::new();
+    let mut floor = f64::NAN;
+    for r in sides {
+        let p = r.point.as_ref()?;
+        let f = p.config.floor(m.name())?;
+        let xs: Vec<f64> = values(m, p, &r.summaries)
+            .into_iter()
+            .map(|v| v.1)
+            .collect();
+        let (mean, hw) = stats(&xs, r.first_stage, level);
+        let within = (mean + hw?).partial_cmp(&(f * (1.0 + FLOOR_DELTA)));
+        if !matches!(
+            within,
+            Some(std::cmp::Ordering::Less | std::cmp::Ordering::Equal)
+        ) {
+            return None;
+        }
+        floor = f;
+        read.push(format!(
+            "{} {} ± {}",
+            r.label,
+            super::words::num(mean, 4),
+            super::words::num(hw?, 2)
+        ));
+    }
+    Some(format!(
+        "every side within {:.0}% of the floor {} (no job waits measurably): {}",
+        100.0 * FLOOR_DELTA,
+        super::words::num(floor, 4),
+        read.join(", ")
+    ))
+}
+
 pub(super) fn point_stable(r: &PointResult) -> bool {
     !crate::results::point_unstable(&r.summaries)
 }
@@ -122,6 +166,7 @@ pub(super) fn undecided(
         decision: None,
         unsettled: None,
         longer: None,
+        uninformative: None,
     }
 }
 

@@ -91,5 +91,6 @@ fn check_at(r: &PointResult, label: &str, claimed: bool) -> PointCheck {
         decision: None,
         unsettled: None,
         longer: None,
+        uninformative: None,
     }
 }

@@ -44,7 +44,25 @@ pub struct ClaimRow {
     pub why: Option<String>,
     /// The verdicts of the checks of the why.
     pub why_checks: Vec<(String, String)>,
+    /// Where a paper's statement fails while holding at most of its range
+    /// (verdict "confirmed except at some points"), with effect sizes.
+    #[serde(default)]
+    pub except: Vec<String>,
+    /// Informative points of points read.
+    #[serde(default)]
+    pub informative: (usize, usize),
+    /// Points inside the theorem's hypothesis of points read, where the
+    /// claim carries one.
+    #[serde(default)]
+    pub inside: Option<(usize, usize)>,
+    /// Its nulls with their verdicts: "Random in L-JSQ-Push's place:
+    /// refuted".
+    #[serde(default)]
+    pub nulls: Vec<String>,
 }
+
+/// The verdict word of [`Verdict::Partly`].
+pub(crate) const PARTLY: &str = "confirmed except at some points";
 
 /// A verdict in words, saying so of a confirmation that does not
 /// discriminate (`untested`, set only on confirmations).
@@ -91,6 +109,9 @@ pub struct Tally {
     pub refuted: usize,
     pub inconclusive: usize,
     pub no_difference: usize,
+    /// A paper's statement that holds at most of its range and fails at
+    /// the rest ("confirmed except at some points").
+    pub partly: usize,
     /// Σ (1 − level) over the decided claims: the family's expected number
     /// of false verdicts were every claim exactly on its threshold, and a
     /// Bonferroni bound on the chance of any.
@@ -102,8 +123,9 @@ impl Tally {
         let mut t = Tally::default();
         for c in rows {
             match c.verdict.as_str() {
-                "confirmed" if c.untested.is_some() => t.untested += 1,
+                "confirmed" | PARTLY if c.untested.is_some() => t.untested += 1,
                 "confirmed" => t.reproduced += 1,
+                PARTLY => t.partly += 1,
                 "refuted" => t.refuted += 1,
                 "no practical difference" => t.no_difference += 1,
                 _ => t.inconclusive += 1,
@@ -116,7 +138,12 @@ impl Tally {
     }
 
     pub fn total(&self) -> usize {
-        self.reproduced + self.untested + self.refuted + self.inconclusive + self.no_difference
+        self.reproduced
+            + self.untested
+            + self.refuted
+            + self.inconclusive
+            + self.no_difference
+            + self.partly
     }
 
     /// "2 reproduced, 1 not reproduced, 2 undecided" (parts that are 0
@@ -143,6 +170,9 @@ impl Tally {
             ),
             format!("{} undecided", self.inconclusive),
         ];
+        if self.partly > 0 {
+            parts.insert(1, format!("{} {yes} except at some points", self.partly));
+        }
         if self.untested > 0 {
             parts.push(format!(
                 "{} {} but {} not discriminate",
@@ -163,6 +193,7 @@ impl Tally {
         self.refuted += o.refuted;
         self.inconclusive += o.inconclusive;
         self.no_difference += o.no_difference;
+        self.partly += o.partly;
         self.alpha_sum += o.alpha_sum;
     }
 }
@@ -201,6 +232,14 @@ fn row(c: &ClaimResult) -> ClaimRow {
             .why_checks
             .iter()
             .map(|w| (w.statement.clone(), w.verdict.word().to_string()))
+            .collect(),
+        except: c.except.clone(),
+        informative: c.informative,
+        inside: c.inside,
+        nulls: c
+            .nulls
+            .iter()
+            .map(|n| format!("{}: {}", n.statement, n.verdict.word()))
             .collect(),
     }
 }

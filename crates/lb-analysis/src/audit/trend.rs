@@ -156,5 +156,6 @@ fn trend_step(
         decision,
         unsettled: None,
         longer: None,
+        uninformative: None,
     })
 }

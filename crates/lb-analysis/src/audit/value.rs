@@ -159,8 +159,11 @@ fn value_check(c: &Value, at: &Reading, shift: f64) -> PointCheck {
         scale: expected,
     }
     .shifted(shift);
+    // A policy with no steady state has no finite value to equal.
     let verdict = if decided {
         decision.verdict()
+    } else if !stable {
+        Verdict::Refuted
     } else {
         Verdict::Inconclusive
     };
@@ -180,7 +183,7 @@ fn value_check(c: &Value, at: &Reading, shift: f64) -> PointCheck {
         reference: Some(expected),
         verdict,
         note: if !stable {
-            Some("unstable: no steady state to compare".into())
+            Some("unstable: no steady state, so no finite value to equal".into())
         } else if hw.is_none() {
             Some("one replication: no interval".into())
         } else {
@@ -190,6 +193,7 @@ fn value_check(c: &Value, at: &Reading, shift: f64) -> PointCheck {
         decision: decided.then_some(decision),
         unsettled: None,
         longer: None,
+        uninformative: None,
     }
 }
 
@@ -269,5 +273,6 @@ fn bound_check(c: &Bound, m: Metric, at: &Reading, shift: f64) -> PointCheck {
         decision: stable.then_some(decision),
         unsettled: None,
         longer: None,
+        uninformative: None,
     }
 }

@@ -65,6 +65,13 @@ pub enum PodD {
         /// α.
         alpha: f64,
     },
+    /// d = ⌈N^α⌉, without Liu and Ying's ln N: just outside their class
+    /// (it misses an idle server with probability about λ^d → e^(−1) at
+    /// λ = 1 − N^(−α)), the null of a claim about the class.
+    Power {
+        /// α.
+        alpha: f64,
+    },
 }
 
 impl PodD {
@@ -74,6 +81,10 @@ impl PodD {
             PodD::Fixed { d } => d,
             PodD::Scaled { alpha } => {
                 let x = (n as f64).powf(alpha) * (n as f64).ln();
+                (x.ceil().max(1.0) as usize).min(n)
+            }
+            PodD::Power { alpha } => {
+                let x = (n as f64).powf(alpha);
                 (x.ceil().max(1.0) as usize).min(n)
             }
         }
@@ -176,7 +187,7 @@ impl ManyConfig {
                 return Err(format!("Pod's d must lie in 1..=N = {n}, got {d}"));
             }
             ManyPolicy::Pod {
-                d: PodD::Scaled { alpha },
+                d: PodD::Scaled { alpha } | PodD::Power { alpha },
             } if !(alpha.is_finite() && alpha > 0.0) => {
                 return Err(format!("Pod's alpha must be a number > 0, got {alpha}"));
             }

@@ -209,6 +209,74 @@ fn occupancy(s: &ManySummary, i: usize) -> f64 {
     s.occupancy.get(i - 1).copied().unwrap_or(0.0)
 }
 
+/// The hypotheses a claim may carry ([`hypothesis`]).
+pub const HYPOTHESES: [&str; 1] = ["liu-ying"];
+
+/// Whether the point lies inside theorem `name`'s hypothesis: None where it
+/// does, else why not (Err: no such hypothesis, or it does not apply here).
+///
+/// `liu-ying`: Liu and Ying's main result holds for the policies that route
+/// a job to an idle server with probability at least 1 − 1/√N whenever
+/// S_1 ≤ s = λ + k ln N/√N, k = 1 + 1/(2(b − 1)). Where s ≥ 1 the state
+/// with every server busy meets S_1 ≤ s and has no idle server, so no
+/// policy is in the class. Below: JSQ, JIQ and I1F always find an idle
+/// server when one exists; Power-of-d misses every idle server with
+/// probability C(⌊sN⌋, d)/C(N, d) at S_1 = s, which must be at most 1/√N;
+/// Random misses with probability S_1, which is not; a graph is not in
+/// the class.
+pub fn hypothesis(name: &str, c: &ManyConfig) -> Result<Option<String>, String> {
+    if name != "liu-ying" {
+        return Err(format!(
+            "no hypothesis \"{name}\" in the many-server model; it has: {}",
+            HYPOTHESES.join(", ")
+        ));
+    }
+    let b = match c.buffer {
+        Some(b) if b >= 2 => f64::from(b),
+        _ => return Err("Liu and Ying's hypothesis needs a buffer b ≥ 2".into()),
+    };
+    let n = c.servers as f64;
+    let k = 1.0 + 1.0 / (2.0 * (b - 1.0));
+    let s = c.lambda + k * n.ln() / n.sqrt();
+    let at = format!("λ + k ln N/√N = {s:.4}");
+    if s >= 1.0 {
+        return Ok(Some(format!(
+            "outside Liu and Ying's hypothesis: {at} ≥ 1, so no policy is in the class"
+        )));
+    }
+    let bound = 1.0 / n.sqrt();
+    let miss = match c.policy {
+        ManyPolicy::Jsq | ManyPolicy::Jiq | ManyPolicy::I1f => 0.0,
+        ManyPolicy::Random => s,
+        ManyPolicy::Pod { d } => {
+            // C(⌊sN⌋, d)/C(N, d): every one of d samples busy.
+            let busy = (s * n).floor();
+            (0..d.resolve(c.servers))
+                .map(|j| ((busy - j as f64) / (n - j as f64)).max(0.0))
+                .product()
+        }
+        ManyPolicy::Graph { .. } => {
+            return Ok(Some(
+                "outside Liu and Ying's class: a graph's dispatching is not among its policies"
+                    .into(),
+            ));
+        }
+    };
+    Ok((miss > bound).then(|| {
+        format!(
+            "outside Liu and Ying's class: at S_1 = {at} this policy misses every idle server \
+             with probability {miss:.2e} > 1/√N = {bound:.2e}"
+        )
+    }))
+}
+
+/// The floor of a response-time metric: service is exponential with mean 1
+/// (the time unit), so a job that never waits takes 1. None for every
+/// other metric.
+pub fn floor(name: &str, _c: &ManyConfig) -> Option<f64> {
+    (name == "mean_response").then_some(1.0)
+}
+
 /// A metric that a replication's summary defines on its own.
 pub fn precision_value(name: &str, s: &ManySummary) -> Option<f64> {
     match name {

@@ -49,6 +49,9 @@ pub fn policy_name(p: &ManyPolicy) -> String {
         ManyPolicy::Pod {
             d: PodD::Scaled { alpha },
         } => format!("Pod(N^{alpha} ln N)"),
+        ManyPolicy::Pod {
+            d: PodD::Power { alpha },
+        } => format!("Pod(N^{alpha})"),
         ManyPolicy::Graph { graph } => match graph {
             GraphSpec::Clique => "Graph(clique)".into(),
             GraphSpec::ErdosRenyi { mean_degree } => format!("Graph(ER, d̄ = {mean_degree})"),

@@ -101,6 +101,20 @@ pub const REFERENCES: [&str; 8] = [
 /// already paired with the metric.
 pub(crate) const PER_REPLICATION: [&str; 1] = ["pooled"];
 
+/// The floor of a response-time metric: a job that never waits takes its
+/// server's mean service time 1/μ_n, so no policy's mean response is below
+/// the fastest server's (Zhou, Shroff and Wierman, §2.1: S_n(t) with mean
+/// μ_n). None for every other metric.
+pub fn floor(name: &str, c: &SlottedConfig) -> Option<f64> {
+    match name {
+        "mean_response" | "little_response" => {
+            let fastest = c.system.mu().into_iter().fold(0.0_f64, f64::max);
+            (fastest > 0.0).then(|| 1.0 / fastest)
+        }
+        _ => None,
+    }
+}
+
 /// A metric that a replication's summary defines on its own.
 pub fn precision_value(name: &str, s: &RunSummary) -> Option<f64> {
     match name {

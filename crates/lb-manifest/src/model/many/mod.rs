@@ -130,6 +130,9 @@ pub struct ManyPolicySpec {
     /// Pod: d = ⌈N^α ln N⌉, α a number or "load" (the point's own α of
     /// λ = 1 − N^(−α), as in Liu and Ying).
     pub alpha: Option<PodAlpha>,
+    /// Pod with `alpha`: false for d = ⌈N^α⌉, without the ln N factor (just
+    /// outside Liu and Ying's class; default true).
+    pub ln_n: Option<bool>,
     /// Graph: G_N.
     pub graph: Option<GraphToml>,
 }
@@ -416,7 +419,11 @@ fn policies(l: &SpanIndex, m: &Manifest) -> R {
 
 /// Policy `i`, not a Pod: it sets neither `d` nor `alpha`.
 fn no_pod_keys(l: &SpanIndex, i: usize, p: &ManyPolicySpec) -> R {
-    for (k, set) in [("d", p.d.is_some()), ("alpha", p.alpha.is_some())] {
+    for (k, set) in [
+        ("d", p.d.is_some()),
+        ("alpha", p.alpha.is_some()),
+        ("ln_n", p.ln_n.is_some()),
+    ] {
         if set {
             return Err(l.error(
                 &format!("policy[{i}].{k}"),
@@ -440,6 +447,12 @@ fn pod_keys(l: &SpanIndex, m: &Manifest, i: usize, p: &ManyPolicySpec) -> R {
     }
     if p.d == Some(0) {
         return Err(l.error(&at("d"), "d must be ≥ 1"));
+    }
+    if p.ln_n.is_some() && p.alpha.is_none() {
+        return Err(l.error(
+            &at("ln_n"),
+            "`ln_n` says whether d = ⌈N^α ln N⌉ or ⌈N^α⌉: give `alpha` with it",
+        ));
     }
     if let Some(PodAlpha::Number(a)) = p.alpha
         && !(a.is_finite() && a > 0.0)
@@ -832,10 +845,17 @@ fn policy(
         "random" => ManyPolicy::Random,
         "pod" => ManyPolicy::Pod {
             d: match (&p.alpha, p.d, at.get("d")) {
-                (Some(PodAlpha::Number(alpha)), _, _) => PodD::Scaled { alpha: *alpha },
-                (Some(PodAlpha::Word(_)), _, _) => PodD::Scaled {
-                    alpha: at.load_alpha.expect("validated"),
-                },
+                (Some(a), _, _) => {
+                    let alpha = match a {
+                        PodAlpha::Number(alpha) => *alpha,
+                        PodAlpha::Word(_) => at.load_alpha.expect("validated"),
+                    };
+                    if p.ln_n == Some(false) {
+                        PodD::Power { alpha }
+                    } else {
+                        PodD::Scaled { alpha }
+                    }
+                }
                 (None, Some(d), _) => PodD::Fixed { d: d as usize },
                 (None, None, Some(d)) => PodD::Fixed { d: d as usize },
                 (None, None, None) => PodD::Fixed { d: 2 },
