@@ -137,6 +137,92 @@ pub(crate) fn axis_names(results: &[PointResult]) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// The best evidence lb holds for a claim that reads other experiments
+/// (`reads`): `own`, where some point at a combination of axis values has
+/// not settled, with every point there replaced by a settled point of one
+/// experiment of `others` of the same reading — the same policy label and
+/// the same resolved configuration apart from run length, replication count
+/// and master seed ([`same_reading`]). All points of a combination come
+/// from one experiment, so the policies there still share their random
+/// numbers and pair. Only the points of `labels` (those the claim reads) are
+/// replaced. A replaced point keeps its own label and axes and carries the
+/// other's records and keys.
+pub fn best_evidence(
+    own: &[PointResult],
+    others: &[&[PointResult]],
+    labels: &[&str],
+) -> Vec<PointResult> {
+    let settled = |r: &PointResult| {
+        !r.summaries.is_empty() && lb_store::settle::Settling::of(&r.summaries).why().is_none()
+    };
+    let mut out = own.to_vec();
+    let mut combos: Vec<&Vec<(String, String)>> = Vec::new();
+    for r in own {
+        if !combos.contains(&&r.axes) {
+            combos.push(&r.axes);
+        }
+    }
+    for axes in combos {
+        let here: Vec<usize> = (0..own.len())
+            .filter(|&i| &own[i].axes == axes && labels.contains(&own[i].label.as_str()))
+            .collect();
+        if here.is_empty() {
+            continue;
+        }
+        if here.iter().all(|&i| settled(&own[i])) {
+            continue;
+        }
+        for other in others {
+            let found: Option<Vec<&PointResult>> = here
+                .iter()
+                .map(|&i| {
+                    let p = own[i].point.as_ref()?;
+                    other.iter().find(|q| {
+                        q.label == own[i].label
+                            && settled(q)
+                            && q.point.as_ref().is_some_and(|qp| same_reading(p, qp))
+                    })
+                })
+                .collect();
+            if let Some(found) = found {
+                for (&i, q) in here.iter().zip(found) {
+                    out[i] = PointResult {
+                        label: own[i].label.clone(),
+                        axes: own[i].axes.clone(),
+                        ..q.clone()
+                    };
+                }
+                break;
+            }
+        }
+    }
+    out
+}
+
+/// Whether two points are the same reading: the same model, engine version
+/// and configuration, apart from run length (`run`), replication count and
+/// master seed.
+pub fn same_reading(a: &Point, b: &Point) -> bool {
+    let strip = |p: &Point| {
+        let mut v = serde_json::to_value(&p.config).unwrap_or_default();
+        strip_run(&mut v);
+        v
+    };
+    a.model == b.model && a.model_version == b.model_version && strip(a) == strip(b)
+}
+
+/// A configuration's JSON without its run length, at any depth.
+fn strip_run(v: &mut serde_json::Value) {
+    match v {
+        serde_json::Value::Object(m) => {
+            m.remove("run");
+            m.values_mut().for_each(strip_run);
+        }
+        serde_json::Value::Array(a) => a.iter_mut().for_each(strip_run),
+        _ => {}
+    }
+}
+
 /// The model of an experiment's points (slotted when none is resolved yet).
 pub fn model(results: &[PointResult]) -> Model {
     results

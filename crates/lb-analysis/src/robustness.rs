@@ -89,14 +89,16 @@ pub fn audit_maps(
         .iter()
         .enumerate()
         .map(|(i, r)| {
-            // A map varies the settings the paper leaves open, not the nulls:
-            // its variants run the claims' own policies only.
+            // A map varies the settings the paper leaves open, not the nulls
+            // or the foil: its variants run the claims' own policies only, so
+            // a map says where a claim holds, not where it discriminates.
             let claims: Vec<_> = r
                 .claims
                 .iter()
                 .filter_map(|id| l.claims().iter().find(|c| c.id == *id))
                 .map(|c| lb_manifest::claim::Claim {
                     credits: None,
+                    foil: None,
                     ..c.clone()
                 })
                 .collect();

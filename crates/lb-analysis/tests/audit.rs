@@ -126,6 +126,7 @@ fn claim(check: Check) -> Claim {
         no_foil: None,
         credits: None,
         hypothesis: None,
+        reads: Vec::new(),
         check,
     }
 }
@@ -1235,8 +1236,8 @@ fn a_point_at_the_floor_decides_nothing_and_is_never_the_deciding_point() {
         "{at_floor:?}"
     );
     assert_eq!(c.deciding().map(|k| k.at.as_str()), Some("load=0.9"));
-    // Lift both sides 10% above the floor and the same point refutes.
-    let mut lifted = sweep("A", JSQ, &[("0.3", plus(floor, 0.11)), ("0.9", high)]);
+    // Lift both sides above the floor and the same point refutes.
+    let mut lifted = sweep("A", JSQ, &[("0.3", plus(floor, 0.3)), ("0.9", high)]);
     lifted.extend(sweep(
         "B",
         WR,
@@ -1245,6 +1246,23 @@ fn a_point_at_the_floor_decides_nothing_and_is_never_the_deciding_point() {
     assert_eq!(
         audit_claim("e", &ordering(), &lifted).verdict,
         Verdict::Refuted
+    );
+    // Above the floor but within 1% of the compared mean, no figure could
+    // show the difference: the point decides nothing.
+    let mut tiny = sweep("A", JSQ, &[("0.3", plus(floor, 0.105)), ("0.9", high)]);
+    tiny.extend(sweep(
+        "B",
+        WR,
+        &[("0.3", plus(floor, 0.1)), ("0.9", plus(high, 1.0))],
+    ));
+    let c = audit_claim("e", &ordering(), &tiny);
+    assert_eq!(c.verdict, Verdict::Confirmed, "{c:?}");
+    let k = c.checks.iter().find(|k| k.at == "load=0.3").unwrap();
+    assert!(
+        k.uninformative
+            .as_deref()
+            .is_some_and(|u| u.contains("no effect a figure could show")),
+        "{k:?}"
     );
 }
 

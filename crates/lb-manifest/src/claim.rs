@@ -168,6 +168,12 @@ macro_rules! claim_tables {
             /// (the model's: "liu-ying"): a point outside it decides nothing,
             /// and the audit says how many of the claim's points are inside.
             pub hypothesis: Option<String>,
+            /// Other experiments whose settled records of the same reading
+            /// (the same resolved configuration apart from run length and
+            /// replication count) the claim reads where its own have not
+            /// settled: the best evidence lb holds.
+            #[serde(default)]
+            pub reads: Vec<String>,
         }
 
         /// `[[claim.why_check]]` as written: a claim's keys but id,
@@ -242,7 +248,8 @@ claim_tables! {
     min_rate: Option<f64>,
     /// `limit`, with `min_rate`: a gap outside the tolerance that closes
     /// faster than `min_rate` with confidence confirms (the limit read
-    /// through the rate of its gap).
+    /// through the rate of its gap). Default: true where `min_rate` is
+    /// given, for statements and stand-ins alike.
     rate_decides: Option<bool>,
     /// `value`, `bound`: a control variate.
     control: Option<ControlToml>,
@@ -320,6 +327,10 @@ pub enum Credit {
     /// d = N^α ln N among its members): Pod with d = N^α, without ln N, just
     /// outside the class, takes the place of `policies`.
     Class,
+    /// A property credited to allocating service by pressure (Dai and Lin's
+    /// max-pressure): FIFO and own buffer first, which allocate without
+    /// pressure, take the place of `policies`.
+    Pressure,
 }
 
 impl Credit {
@@ -329,6 +340,7 @@ impl Credit {
             Credit::Information => "information",
             Credit::Tilt => "tilt",
             Credit::Class => "class",
+            Credit::Pressure => "pressure",
         }
     }
 
@@ -338,6 +350,7 @@ impl Credit {
             Credit::Information => &["Random", "WR"],
             Credit::Tilt => &["Random"],
             Credit::Class => &["Pod(N^α)"],
+            Credit::Pressure => &["FIFO", "own buffer first"],
         }
     }
 
@@ -346,7 +359,7 @@ impl Credit {
         match self {
             Credit::Information => k == ClaimKind::Ordering,
             Credit::Tilt => k == ClaimKind::Stability,
-            Credit::Class => k != ClaimKind::Ordering,
+            Credit::Class | Credit::Pressure => k != ClaimKind::Ordering,
         }
     }
 
@@ -356,6 +369,7 @@ impl Credit {
             Credit::Information => "information or coordination",
             Credit::Tilt => "tilt toward fast servers",
             Credit::Class => "membership of Liu and Ying's class (no ln N factor in d)",
+            Credit::Pressure => "allocation by pressure",
         }
     }
 }
@@ -424,6 +438,9 @@ pub struct Claim {
     /// A theorem's hypothesis, by name, as a condition on each point
     /// ([`lb_model::config::PointConfig::hypothesis`]).
     pub hypothesis: Option<String>,
+    /// Other experiments whose settled records of the same reading it reads
+    /// where its own have not settled (`reads`).
+    pub reads: Vec<String>,
     /// What the claim holds the points to.
     pub check: Check,
 }
@@ -469,7 +486,9 @@ impl Claim {
                             })
                         })?
                     }
-                    (Check::Ordering(_), Credit::Tilt | Credit::Class) => return None,
+                    (Check::Ordering(_), Credit::Tilt | Credit::Class | Credit::Pressure) => {
+                        return None;
+                    }
                     (c, _) if credit.applies_to(c.kind()) => {
                         (!c.policies().iter().any(|p| p == null))
                             .then(|| c.with_policies(vec![null.to_string()]))?
@@ -500,6 +519,7 @@ impl Claim {
                     no_foil: None,
                     credits: None,
                     hypothesis: None,
+                    reads: self.reads.clone(),
                     check,
                 })
             })
@@ -553,6 +573,7 @@ impl WhyCheck {
             no_foil: None,
             credits: None,
             hypothesis: None,
+            reads: claim.reads.clone(),
             check: self.check.clone(),
         }
     }

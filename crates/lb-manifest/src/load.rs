@@ -161,11 +161,46 @@ pub fn load_all(paths: &[PathBuf], profile: Profile) -> Result<Vec<Experiment>, 
         out.push(e);
     }
     tests_across(&out)?;
+    reads_across(&out)?;
     if let Some(dir) = crate::inventory::beside(paths) {
         let inventories = crate::inventory::load_dir(&dir)?;
         crate::inventory::check(&inventories, &out, dir.parent())?;
     }
     Ok(out)
+}
+
+/// Every experiment a claim `reads` is another one, loaded with it or a
+/// manifest beside it (`lb reproduce` and `lb audit` load them all).
+fn reads_across(experiments: &[Experiment]) -> Result<(), ManifestError> {
+    for e in experiments {
+        let beside = |r: &str| {
+            e.loaded
+                .file()
+                .parent()
+                .is_some_and(|d| d.join(format!("{r}.toml")).exists())
+        };
+        for (i, c) in e.loaded.claims().iter().enumerate() {
+            for (j, r) in c.reads.iter().enumerate() {
+                let known = experiments.iter().any(|x| x.name() == r) || beside(r);
+                if r == e.name() || !known {
+                    let names: Vec<&str> = experiments
+                        .iter()
+                        .map(|x| x.name())
+                        .filter(|n| *n != e.name())
+                        .collect();
+                    return Err(e.loaded.error(
+                        &format!("claim[{i}].reads[{j}]"),
+                        format!(
+                            "\"{r}\" is not another experiment loaded with this one: name one of \
+                             {}",
+                            names.join(", ")
+                        ),
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Every stand-in's `tests = "experiment/id"` whose experiment is loaded

@@ -861,6 +861,7 @@ fn claim(l: &Parsed, i: usize, c: &ClaimToml, before: &[Claim]) -> Result<Claim,
         no_foil: c.no_foil.clone(),
         credits: c.credits,
         hypothesis: c.hypothesis.clone(),
+        reads: c.reads.clone(),
         check,
     })
 }
@@ -1197,7 +1198,10 @@ fn along_an_axis(
             tolerance: k.tolerance(),
             last,
             min_rate: k.c.min_rate,
-            rate_decides: k.c.rate_decides.unwrap_or(false),
+            // A limit with a slowest rate is decided by its rate where its nearest
+            // point lies outside the tolerance, unless it says otherwise: one rule
+            // for statements and stand-ins.
+            rate_decides: k.c.rate_decides.unwrap_or(k.c.min_rate.is_some()),
             control,
         })
     } else {

@@ -189,6 +189,17 @@ impl PointConfig {
         }
     }
 
+    /// The value of `metric` at this point by the named reference `name`,
+    /// where that reference is exact (an exact mean, or a cost the policy's
+    /// rules fix): what makes a claim about the metric an accounting
+    /// consequence of the formula. None elsewhere.
+    pub fn exact_value(&self, metric: &str, name: &str) -> Option<f64> {
+        match self {
+            PointConfig::Slotted(c) => slotted::metrics::exact_value(metric, name, c),
+            PointConfig::Many(_) | PointConfig::Spn(_) => None,
+        }
+    }
+
     /// The exact mean of `metric` given by the named reference `name` (a
     /// control variate's E\[Y\]), or why there is none.
     pub fn exact_mean(&self, metric: &str, name: &str) -> Result<f64, String> {

@@ -242,11 +242,42 @@ pub(crate) fn page_names(all: bool, loaded: &[Experiment], out: &Path) -> Vec<St
     }
 }
 
+/// Every experiment's claims audited; a claim that `reads` other
+/// experiments reads the best evidence lb holds of its reading
+/// ([`lb_analysis::results::best_evidence`]).
 fn audit_all(loaded: &[Experiment], results: &[Vec<PointResult>]) -> Vec<Vec<ClaimResult>> {
     loaded
         .iter()
         .zip(results)
-        .map(|(e, rs)| audit_experiment(e.name(), &e.claims_as_audited(), rs))
+        .map(|(e, rs)| {
+            e.claims_as_audited()
+                .iter()
+                .map(|c| {
+                    let others: Vec<&[PointResult]> = c
+                        .reads
+                        .iter()
+                        .filter_map(|n| loaded.iter().position(|x| x.name() == n))
+                        .map(|i| &results[i][..])
+                        .collect();
+                    if others.is_empty() {
+                        audit_experiment(e.name(), std::slice::from_ref(c), rs).remove(0)
+                    } else {
+                        // What the claim, its foil and its nulls read.
+                        let mut read: Vec<String> =
+                            c.check.labels().iter().map(|l| l.to_string()).collect();
+                        if let Some(f) = &c.foil {
+                            read.extend(f.check.labels().iter().map(|l| l.to_string()));
+                        }
+                        for n in c.nulls() {
+                            read.extend(n.check.labels().iter().map(|l| l.to_string()));
+                        }
+                        let labels: Vec<&str> = read.iter().map(String::as_str).collect();
+                        let best = lb_analysis::results::best_evidence(rs, &others, &labels);
+                        audit_experiment(e.name(), std::slice::from_ref(c), &best).remove(0)
+                    }
+                })
+                .collect()
+        })
         .collect()
 }
 

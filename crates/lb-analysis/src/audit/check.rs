@@ -383,16 +383,12 @@ impl ClaimResult {
 
     /// The deciding check among `checks` ([`ClaimResult::deciding`]).
     pub(crate) fn deciding_of(checks: &[PointCheck]) -> Option<&PointCheck> {
-        // Only an informative point decides (all of them, where none is).
-        let informative: Vec<&PointCheck> = checks
+        // Only an informative point decides, and none is shown where none
+        // informs.
+        let checks: Vec<&PointCheck> = checks
             .iter()
             .filter(|c| c.uninformative.is_none())
             .collect();
-        let checks: Vec<&PointCheck> = if informative.is_empty() {
-            checks.iter().collect()
-        } else {
-            informative
-        };
         let first = |v: Verdict| checks.iter().copied().find(|c| c.verdict == v);
         first(Verdict::Refuted)
             .or_else(|| first(Verdict::Inconclusive))

@@ -91,7 +91,10 @@ pub(super) fn audit_shifted(
         .flatten()
         .map(|f| Box::new(audit_claim(experiment, &f, results)));
     let untested = matches!(verdict, Verdict::Confirmed | Verdict::Partly)
-        .then(|| undiscriminating(c, &checks, foil.as_deref()))
+        .then(|| {
+            accounting(c, &checks, results)
+                .or_else(|| undiscriminating(c, &checks, foil.as_deref()))
+        })
         .flatten();
     let deciding = ClaimResult::deciding_of(&checks);
     let margin = deciding.and_then(|d| sharpness::margin_words(d, verdict));
@@ -202,9 +205,11 @@ fn undiscriminating(
     }
 }
 
-/// Marks the checks that read a point outside the theorem's hypothesis `h`
-/// ([`lb_model::config::PointConfig::hypothesis`]): they decide nothing.
-/// Returns how many checks lie inside, of how many.
+/// Marks the checks whose point lies outside the theorem's hypothesis `h`
+/// ([`lb_model::config::PointConfig::hypothesis`]): they decide nothing. A
+/// check's point is the one at its own axis values (a limit's point nearest
+/// the limit, whose neighbours only give the rate). Returns how many checks
+/// lie inside, of how many.
 fn outside_hypothesis(
     h: &str,
     checks: &mut [PointCheck],
@@ -212,13 +217,28 @@ fn outside_hypothesis(
 ) -> (usize, usize) {
     let mut inside = 0;
     for k in checks.iter_mut() {
-        let why = results
+        let read: Vec<&PointResult> = results
             .iter()
             .filter(|r| {
                 r.key
                     .as_ref()
                     .is_some_and(|key| k.keys.contains(&key.hex()))
             })
+            .collect();
+        let own: Vec<&PointResult> = read
+            .iter()
+            .copied()
+            .filter(|r| {
+                r.axes.len() == k.axes.len()
+                    && r.axes
+                        .iter()
+                        .zip(&k.axes)
+                        .all(|(a, b)| a.1 == b.1 || b.1 == "-")
+            })
+            .collect();
+        let at = if own.is_empty() { read } else { own };
+        let why = at
+            .iter()
             .filter_map(|r| {
                 let p = r.point.as_ref()?;
                 match p.config.hypothesis(h) {
@@ -238,6 +258,67 @@ fn outside_hypothesis(
         }
     }
     (inside, checks.len())
+}
+
+/// Why a claim is an accounting consequence of an exact formula, if it is:
+/// at every point it reads, the quantity it is about is a named exact value
+/// of the model ([`lb_model::config::PointConfig::exact_value`]): for a
+/// claim of stability, E\[ΣQ\], finite (`wr_sum_q` under state-independent
+/// routing); for a value, bound or trend, its metric (`messages_exact` for
+/// the messages per arrival). lb's required checks hold the engine to these
+/// formulas, so such a claim tests nothing they do not.
+fn accounting(c: &Claim, checks: &[PointCheck], results: &[PointResult]) -> Option<String> {
+    // lb's own checks are the tests of the formulas.
+    if !matches!(c.origin, Origin::Paper | Origin::StandIn) {
+        return None;
+    }
+    let metric = match &c.check {
+        ClaimCheck::Stability(s) if s.stable => "mean_sum_q",
+        ClaimCheck::Stability(_) | ClaimCheck::Ordering(_) | ClaimCheck::Limit(_) => {
+            return None;
+        }
+        ClaimCheck::Value(_) | ClaimCheck::Bound(_) | ClaimCheck::Trend(_) => c.check.metric()?,
+    };
+    if checks.is_empty() {
+        return None;
+    }
+    let model = crate::results::model(results);
+    let mut names: Vec<&str> = Vec::new();
+    for k in checks {
+        let read: Vec<&PointResult> = results
+            .iter()
+            .filter(|r| {
+                r.key
+                    .as_ref()
+                    .is_some_and(|key| k.keys.contains(&key.hex()))
+            })
+            .collect();
+        if read.is_empty() {
+            return None;
+        }
+        for r in read {
+            let p = r.point.as_ref()?;
+            let name = model.references().iter().find(|n| {
+                p.config
+                    .exact_value(metric, n)
+                    .is_some_and(|v| v.is_finite() && v >= 0.0)
+            })?;
+            if !names.contains(name) {
+                names.push(name);
+            }
+        }
+    }
+    Some(format!(
+        "an accounting consequence of an exact formula: at every point read the {} of its \
+         policies is the exact `{}`, which lb's required checks hold the engine to, so the \
+         claim follows from it and tests nothing more",
+        if metric == "mean_sum_q" {
+            "E[ΣQ] (finite: hence stability)"
+        } else {
+            metric
+        },
+        names.join("`, `")
+    ))
 }
 
 /// Whether a foil changes the claim's policy (reading some other label),

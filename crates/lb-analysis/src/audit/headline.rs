@@ -235,12 +235,24 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
                 st.counted() && st.result.clone().unwrap_or_else(|| result_name(&st.at)) == name
             })
             .collect();
+        // A result's status comes from its statements audited as stated where
+        // it has any, else from those audited through our stand-ins.
+        let as_stated: Vec<_> = sts
+            .iter()
+            .filter(|st| standing(st, exps) == Standing::AsStated)
+            .filter_map(|st| status(st, exps))
+            .collect();
         let audited: Vec<_> = sts.iter().filter_map(|st| status(st, exps)).collect();
+        let deciding = if as_stated.is_empty() {
+            &audited
+        } else {
+            &as_stated
+        };
         let not_yet = sts
             .iter()
             .filter(|st| standing(st, exps) == Standing::NotYet)
             .count();
-        let (word, why) = match audited.iter().min_by_key(|x| x.0) {
+        let (word, why) = match deciding.iter().min_by_key(|x| x.0) {
             Some((v, e, r)) => {
                 let link = format!("[`{}`]({audit}#{e}--{})", r.id, r.id);
                 let detail = match v {

@@ -103,8 +103,25 @@ fn paired(
         ),
         (false, false) => (Verdict::Inconclusive, Some("both unstable".to_string())),
     };
+    let negligible = super::points::NEGLIGIBLE * scale.abs();
     let uninformative = (sb && sw)
-        .then(|| super::points::at_floor(m, &[b, w], level))
+        .then(|| {
+            super::points::at_floor(m, &[b, w], level).or_else(|| {
+                let h = hw?;
+                (equivalence == 0.0 && (mean - h) >= -negligible && (mean + h) <= negligible).then(
+                    || {
+                        format!(
+                            "no effect a figure could show: the difference {} ± {} lies within \
+                             ±{:.0}% of {}",
+                            super::words::num(mean, 3),
+                            super::words::num(h, 2),
+                            100.0 * super::points::NEGLIGIBLE,
+                            super::words::num(scale, 4)
+                        )
+                    },
+                )
+            })
+        })
         .flatten();
     let (measured, half_width) = if sb && sw {
         (mean, hw)

@@ -89,6 +89,11 @@ pub(super) fn stats(xs: &[f64], first: Option<usize>, level: f64) -> (f64, Optio
     }
 }
 
+/// The largest effect no figure could show, as a fraction of the compared
+/// mean: an ordering's point whose paired difference lies wholly within
+/// ± it decides nothing (docs/AUDITING.md, "Uninformative points").
+pub const NEGLIGIBLE: f64 = 0.01;
+
 /// How near its floor a side's interval must lie, as a fraction of the
 /// floor, for a point to be uninformative (docs/AUDITING.md,
 /// "Uninformative points").

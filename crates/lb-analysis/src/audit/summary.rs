@@ -217,10 +217,15 @@ fn row(c: &ClaimResult) -> ClaimRow {
         to_decide: c.to_decide.clone(),
         robustness: Vec::new(),
         statement: c.statement.clone(),
-        deciding: c
-            .deciding()
-            .map(|k| describe(c, k))
-            .unwrap_or_else(|| "no points computed".into()),
+        deciding: c.deciding().map(|k| describe(c, k)).unwrap_or_else(|| {
+            if c.checks.is_empty() {
+                "no points computed".into()
+            } else {
+                "no informative point (each is at the metric's floor, shows no effect, lies \
+                     outside the theorem's hypothesis, or is matched by a null or the foil)"
+                    .into()
+            }
+        }),
         confirmed: c
             .checks
             .iter()

@@ -241,7 +241,9 @@ pub fn hypothesis(name: &str, c: &ManyConfig) -> Result<Option<String>, String> 
     let at = format!("λ + k ln N/√N = {s:.4}");
     if s >= 1.0 {
         return Ok(Some(format!(
-            "outside Liu and Ying's hypothesis: {at} ≥ 1, so no policy is in the class"
+            "outside Liu and Ying's hypothesis at this N and α: {at} ≥ 1, so here no policy \
+             meets the class condition (it asks for an idle server even when every server may \
+             be busy); it is met only at larger N"
         )));
     }
     let bound = 1.0 / n.sqrt();

@@ -293,6 +293,20 @@ pub fn reference(
     }
 }
 
+/// The value of `metric` at the point by the named reference `name`, where
+/// that reference is exact there: an exact mean ([`exact_mean`]), or the
+/// message cost per arrival, which the update rules fix (`messages_exact`:
+/// 2d·p̂ per dispatcher-slot with arrivals for Push, a report per
+/// departure for Pull). None where `name` is no exact value of `metric`.
+pub fn exact_value(metric: &str, name: &str, c: &SlottedConfig) -> Option<f64> {
+    match (metric, name) {
+        ("messages_per_arrival", "messages_exact") => {
+            lb_core::slotted::theory::messages_per_arrival(c).ok()
+        }
+        _ => exact_mean(metric, name, c).ok(),
+    }
+}
+
 /// Whether the named reference `name` is defined at a point (Err: why not),
 /// without running anything: `pooled`, which runs on a replication's random
 /// numbers, is checked, not computed.
