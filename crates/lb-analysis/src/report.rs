@@ -730,10 +730,13 @@ pub fn page(
     let exps: Vec<&ExperimentClaims> = experiments.iter().map(|(e, _)| e).collect();
     let _ = writeln!(
         s,
-        "{} Below: each paper lb holds, main paper first, with its results by the paper's own \
-         names, one status each and the claim that sets it; then the papers lb checks against \
-         but does not hold. *How to read this report* after them says what the words mean; \
-         each verdict links to its section of the audit.\n",
+        "{}\n\nBelow: each paper lb holds, main paper first, with its results by the paper's \
+         own names, one status each and the claim that sets it; then the papers lb checks \
+         against but does not hold. A *statement* is the paper's own; a *stand-in* is our \
+         reading of one; a *foil* or a *null* is a policy or setting where the property should \
+         fail; a point is *informative* when it could tell the claim from its denial. *How to \
+         read this report*, after the tables, says more; each verdict links to its section of \
+         the audit.\n",
         crate::audit::counts_line(&exps, inventories)
     );
     s.push_str(&crate::audit::per_paper(&exps, "audit.md", inventories));

@@ -159,7 +159,7 @@ pub fn diff(a: &Cache, against: &str, manifests: &[PathBuf], quick: bool) -> Res
                 lines.push(format!("  claim {id}: new here ({})", c.verdict.word()));
                 continue;
             };
-            if c.verdict == d.verdict {
+            if c.verdict == d.verdict && c.untested.is_some() == d.untested.is_some() {
                 continue;
             }
             t.moved += 1;
@@ -171,8 +171,8 @@ pub fn diff(a: &Cache, against: &str, manifests: &[PathBuf], quick: bool) -> Res
                 } else {
                     ""
                 },
-                d.verdict.word(),
-                c.verdict.word(),
+                lb_analysis::audit::verdict_words(d.verdict.word(), d.untested.is_some()),
+                lb_analysis::audit::verdict_words(c.verdict.word(), c.untested.is_some()),
                 there.name,
                 side_words(d),
                 here.name,
@@ -417,7 +417,14 @@ pub fn diff_reports(here: &Path, there: &Path) -> Res {
         let (va, vb) = (verdicts(pa)?, verdicts(pb)?);
         for (id, c) in &va {
             t.claims += 1;
-            let word = |c: &serde_json::Value| c["verdict"].as_str().unwrap_or("?").to_string();
+            // A confirmation that stopped (or started) discriminating moved too.
+            let word = |c: &serde_json::Value| {
+                let v = c["verdict"].as_str().unwrap_or("?");
+                match c["untested"].as_str() {
+                    Some(_) => format!("{v}, does not discriminate"),
+                    None => v.to_string(),
+                }
+            };
             match vb.get(id) {
                 None => lines.push(format!("  claim {id}: new here ({})", word(c))),
                 Some(d) if word(c) != word(d) => {

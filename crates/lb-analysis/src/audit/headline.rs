@@ -67,7 +67,7 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
         )
     };
     format!(
-        "{statements}**The claims that decide them:** {} of the papers' own statements (origin \
+        "{statements}\n\n**The claims that decide them:** {} of the papers' own statements (origin \
          `paper`): {}. {} stand-ins of ours: {}. {} of lb's own checks ({required} required): \
          {}.{}",
         p.total(),

@@ -52,4 +52,5 @@ pub use headline::per_paper;
 pub(crate) use markdown::verdict_cell;
 pub use markdown::{anchor, fragment, page, terminal};
 pub use summary::{ClaimRow, ExperimentClaims, Tally};
-pub(crate) use summary::{PARTLY, verdict_words};
+pub(crate) use summary::PARTLY;
+pub use summary::verdict_words;

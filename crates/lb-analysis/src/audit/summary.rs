@@ -66,7 +66,7 @@ pub(crate) const PARTLY: &str = "confirmed except at some points";
 
 /// A verdict in words, saying so of a confirmation that does not
 /// discriminate (`untested`, set only on confirmations).
-pub(crate) fn verdict_words(verdict: &str, untested: bool) -> String {
+pub fn verdict_words(verdict: &str, untested: bool) -> String {
     if untested {
         format!("{verdict}, does not discriminate")
     } else {
