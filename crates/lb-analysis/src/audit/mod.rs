@@ -51,6 +51,6 @@ pub(crate) use headline::counts_line;
 pub use headline::per_paper;
 pub(crate) use markdown::verdict_cell;
 pub use markdown::{anchor, fragment, page, terminal};
-pub use summary::{ClaimRow, ExperimentClaims, Tally};
 pub(crate) use summary::PARTLY;
 pub use summary::verdict_words;
+pub use summary::{ClaimRow, ExperimentClaims, Tally};
