@@ -394,14 +394,25 @@ impl ClaimResult {
             .or_else(|| first(Verdict::Inconclusive))
             .or_else(|| first(Verdict::NoPracticalDifference))
             .or_else(|| {
-                checks.iter().copied().min_by(|a, b| {
+                // The smallest margin in half-widths; where no threshold
+                // decides (a stability count), the point nearest failing:
+                // the most unstable replications, and of those the last
+                // (the highest load of a sweep).
+                checks.iter().copied().rev().min_by(|a, b| {
                     let k = |c: &PointCheck| {
                         c.decision
                             .and_then(|d| Some(d.margin()? / d.half_width()))
                             .filter(|x| x.is_finite())
                             .unwrap_or(f64::INFINITY)
                     };
-                    k(a).total_cmp(&k(b))
+                    let u = |c: &PointCheck| {
+                        if c.measured.is_finite() {
+                            -c.measured
+                        } else {
+                            0.0
+                        }
+                    };
+                    k(a).total_cmp(&k(b)).then(u(a).total_cmp(&u(b)))
                 })
             })
     }
