@@ -563,10 +563,13 @@ fn verdicts_table(s: &mut String, exp: &Experiment) {
                 .iter()
                 .filter(|k| k.verdict == crate::audit::Verdict::Confirmed)
                 .count();
-            let deciding = c
-                .deciding()
-                .map(|k| describe(c, k))
-                .unwrap_or_else(|| "no points computed".into());
+            let deciding = c.deciding().map(|k| describe(c, k)).unwrap_or_else(|| {
+                if c.checks.is_empty() {
+                    "no points computed".into()
+                } else {
+                    "no informative point".into()
+                }
+            });
             let why = match (&c.why, c.verdict) {
                 (None, crate::audit::Verdict::Confirmed) if c.untested.is_some() => format!(
                     "does not discriminate: {}",

@@ -184,9 +184,13 @@ pub fn decide(settings: &[String], combos: &[(Vec<String>, Verdict)]) -> Decisio
         .iter()
         .filter(|(_, v)| *v == Verdict::Refuted)
         .count();
-    let inconclusive = n - k - refuted;
+    let partly = combos.iter().filter(|(_, v)| *v == Verdict::Partly).count();
+    let inconclusive = n - k - refuted - partly;
     let rest = || {
         let mut parts = Vec::new();
+        if partly > 0 {
+            parts.push(format!("holds except at some points at {partly}"));
+        }
         if refuted > 0 {
             parts.push(format!("refuted at {refuted}"));
         }
@@ -312,8 +316,10 @@ pub fn markdown(maps: &[MapResult], figures: Option<&Path>) -> String {
         let _ = writeln!(
             s,
             "The claims below, audited at every combination of settings the paper leaves \
-             unstated ({}); the row marked *manifest* is the experiment's own setting, whose \
-             verdicts are the ones above.\n",
+             unstated ({}); the row marked *manifest* is the experiment's own setting. A map says \
+             where a claim holds on the experiment's own records: it reads neither nulls, foils \
+             nor other experiments' records, so a verdict above that does not discriminate, or \
+             that reads another experiment's settled runs, may differ from its manifest row.\n",
             m.settings.join(" × ")
         );
         if let Some(dir) = figures {

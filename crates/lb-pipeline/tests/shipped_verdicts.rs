@@ -366,3 +366,42 @@ fn the_headline_counts_add_up_to_the_table() {
         "no worked example"
     );
 }
+
+/// One count: the report's headline counts the held papers' statements in
+/// the inventories' unit (definitions and cited sentences aside), and its
+/// "audited as stated" is the sum of the per-paper lines'.
+#[test]
+fn the_headline_counts_the_inventories_statements() {
+    let (cache, loaded) = shipped();
+    let inventories = lb_pipeline::audit::inventories(&loaded);
+    let audited = lb_pipeline::audit::audit(&cache, &loaded);
+    let parts = audited.parts(&loaded);
+    let exps: Vec<&lb_analysis::audit::ExperimentClaims> = parts.iter().map(|(e, _)| e).collect();
+    let counted: usize = inventories
+        .iter()
+        .map(|i| i.statements.iter().filter(|s| s.counted()).count())
+        .sum();
+    let as_stated: usize = inventories
+        .iter()
+        .map(|i| lb_analysis::inventory::counts(i, &exps)[0])
+        .sum();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let report = std::fs::read_to_string(root.join("paper-figures/README.md")).unwrap();
+    let head = format!(
+        "**{counted} statements of the {} papers lb holds**",
+        inventories.len()
+    );
+    assert!(report.contains(&head), "no \"{head}\" in the report");
+    assert!(
+        report.contains(&format!("{as_stated} audited as stated (")),
+        "the headline's audited-as-stated count is not {as_stated}"
+    );
+    // Definitions are not statements.
+    for inv in &inventories {
+        for s in &inv.statements {
+            if s.kind == lb_manifest::inventory::StatementKind::Definition {
+                assert!(!s.counted(), "{}: a definition counted", s.id);
+            }
+        }
+    }
+}

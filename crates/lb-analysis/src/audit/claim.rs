@@ -72,11 +72,27 @@ pub(super) fn audit_shifted(
     // A foil that changes the policy is read at the claim's points: like a
     // null, it discriminates point by point (a setting foil, elsewhere, as
     // a whole).
+    // The foil too is read point by point where its points meet the claim's:
+    // a foil that changes the policy at the claim's points, and one that
+    // changes a setting (an axis its `where` pins elsewhere), matched on the
+    // other axes. Elsewhere (a foil at other points) it is read as a whole.
+    let setting = c
+        .foil_claim()
+        .map(|f| changed_axes(c, &f))
+        .unwrap_or_default();
     let point_foil = (shift == 0.0)
-        .then(|| c.foil_claim().filter(|f| changes_policy(c, f)))
+        .then(|| c.foil_claim())
         .flatten()
-        .map(|f| audit_claim(experiment, &f, results));
-    let by_point: Vec<&ClaimResult> = nulls.iter().chain(point_foil.as_ref()).collect();
+        .map(|f| audit_claim(experiment, &f, results))
+        .filter(|f| {
+            f.checks
+                .iter()
+                .any(|x| checks.iter().any(|k| same_at(x, k, &setting)))
+        });
+    let mut by_point: Vec<(&ClaimResult, &[String])> = nulls.iter().map(|n| (n, &[][..])).collect();
+    if let Some(f) = &point_foil {
+        by_point.push((f, &setting[..]));
+    }
     discriminates(&mut checks, &by_point);
     let (verdict, except) = overall(&checks, c.origin);
     let informative = (
@@ -93,7 +109,7 @@ pub(super) fn audit_shifted(
     let untested = matches!(verdict, Verdict::Confirmed | Verdict::Partly)
         .then(|| {
             accounting(c, &checks, results)
-                .or_else(|| undiscriminating(c, &checks, foil.as_deref()))
+                .or_else(|| undiscriminating(c, &checks, foil.as_deref(), point_foil.is_some()))
         })
         .flatten();
     let deciding = ClaimResult::deciding_of(&checks);
@@ -147,6 +163,7 @@ fn undiscriminating(
     c: &Claim,
     checks: &[PointCheck],
     foil: Option<&ClaimResult>,
+    foil_by_point: bool,
 ) -> Option<String> {
     if let Some(n) = &c.no_foil {
         return Some(format!("no setting could fail it: {n}"));
@@ -188,9 +205,9 @@ fn undiscriminating(
         return Some(u);
     }
     match foil {
-        // A foil that changes the policy was read point by point
+        // A foil whose points meet the claim's was read point by point
         // ([`discriminates`]).
-        Some(_) if c.foil_claim().is_some_and(|f| changes_policy(c, &f)) => None,
+        Some(_) if foil_by_point => None,
         Some(f) => match f.verdict {
             Verdict::Refuted | Verdict::NoPracticalDifference => None,
             Verdict::Confirmed | Verdict::Partly => {
@@ -321,33 +338,41 @@ fn accounting(c: &Claim, checks: &[PointCheck], results: &[PointResult]) -> Opti
     ))
 }
 
-/// Whether a foil changes the claim's policy (reading some other label),
-/// rather than its setting.
-fn changes_policy(c: &Claim, f: &Claim) -> bool {
-    let own = c.check.labels();
-    f.check.labels().iter().any(|l| !own.contains(l))
+/// The axes a foil's `where` pins to other values than the claim's: the
+/// setting it changes.
+fn changed_axes(c: &Claim, f: &Claim) -> Vec<String> {
+    f.filter
+        .iter()
+        .filter(|(a, v)| c.filter.get(*a) != Some(*v))
+        .map(|(a, _)| a.clone())
+        .collect()
+}
+
+/// Whether two checks sit at the same point, the axes in `skip` aside (an
+/// axis that does not apply to one of them, "-", matches any value).
+fn same_at(x: &PointCheck, k: &PointCheck, skip: &[String]) -> bool {
+    x.axes.len() == k.axes.len()
+        && x.axes
+            .iter()
+            .zip(&k.axes)
+            .all(|(a, b)| skip.contains(&a.0) || a.1 == b.1 || a.1 == "-" || b.1 == "-")
 }
 
 /// Marks the points where the claim holds and a null (or a foil that
 /// changes the policy) holds too, is undecided, or has no point there:
 /// they do not discriminate (docs/AUDITING.md, "Nulls"). A point where the
 /// claim fails is informative whatever its nulls do.
-fn discriminates(checks: &mut [PointCheck], nulls: &[&ClaimResult]) {
+fn discriminates(checks: &mut [PointCheck], nulls: &[(&ClaimResult, &[String])]) {
     for k in checks.iter_mut() {
         if k.verdict != Verdict::Confirmed || k.uninformative.is_some() {
             continue;
         }
-        for n in nulls {
+        for (n, setting) in nulls {
             let label = match n.id.rsplit_once("/null-") {
                 Some((_, l)) => format!("null {l}"),
                 None => "foil".to_string(),
             };
-            let at = |x: &PointCheck| {
-                lb_manifest::plan::same_axes(
-                    x.axes.iter().map(|a| a.1.as_str()),
-                    k.axes.iter().map(|a| a.1.as_str()),
-                )
-            };
+            let at = |x: &PointCheck| same_at(x, k, setting);
             let why = match n.checks.iter().find(|x| at(x)) {
                 None => Some(format!("its {label} has no point here")),
                 Some(x) => match x.verdict {

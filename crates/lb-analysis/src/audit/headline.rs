@@ -185,6 +185,16 @@ pub fn per_paper(
 /// it stands: "Theorem 1", "Fig. 2", "Lemma 3"; else its place ("Abstract",
 /// "§4.1").
 pub(crate) fn result_name(at: &str) -> String {
+    // A sentence before or after a result is not that result: it is named
+    // by its section.
+    let named = at
+        .split([',', '('])
+        .map(str::trim)
+        .find(|p| !p.is_empty())
+        .unwrap_or(at);
+    if at.contains("after ") || at.contains("before ") {
+        return named.to_string();
+    }
     for key in [
         "Theorem ",
         "Lemma ",
