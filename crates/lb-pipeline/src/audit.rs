@@ -82,16 +82,50 @@ pub fn audit(cache: &Cache, loaded: &[Experiment]) -> Audited {
 /// The audit's mutation check ([`lb_analysis::audit::mutants`]) of every
 /// claim of the experiments, on the records in `cache`.
 pub fn mutants(cache: &Cache, loaded: &[Experiment]) -> Vec<lb_analysis::audit::mutants::Mutants> {
+    let all: Vec<Vec<PointResult>> = loaded.iter().map(|e| collect(cache, &e.plan)).collect();
     loaded
         .iter()
-        .flat_map(|e| {
-            let results = collect(cache, &e.plan);
+        .zip(&all)
+        .flat_map(|(e, results)| {
             e.claims_as_audited()
                 .iter()
-                .map(|c| lb_analysis::audit::mutants::mutants(e.name(), c, &results))
+                .map(|c| {
+                    let best = evidence(loaded, &all, c, results);
+                    lb_analysis::audit::mutants::mutants(e.name(), c, &best)
+                })
                 .collect::<Vec<_>>()
         })
         .collect()
+}
+
+/// The records a claim is audited on: its experiment's, or where it
+/// `reads` others, the best evidence lb holds of its reading
+/// ([`lb_analysis::results::best_evidence`]).
+fn evidence(
+    loaded: &[Experiment],
+    all: &[Vec<PointResult>],
+    c: &lb_manifest::claim::Claim,
+    rs: &[PointResult],
+) -> Vec<PointResult> {
+    let others: Vec<&[PointResult]> = c
+        .reads
+        .iter()
+        .filter_map(|n| loaded.iter().position(|x| x.name() == n))
+        .map(|i| &all[i][..])
+        .collect();
+    if others.is_empty() {
+        return rs.to_vec();
+    }
+    // What the claim, its foil and its nulls read.
+    let mut read: Vec<String> = c.check.labels().iter().map(|l| l.to_string()).collect();
+    if let Some(f) = &c.foil {
+        read.extend(f.check.labels().iter().map(|l| l.to_string()));
+    }
+    for n in c.nulls() {
+        read.extend(n.check.labels().iter().map(|l| l.to_string()));
+    }
+    let labels: Vec<&str> = read.iter().map(String::as_str).collect();
+    lb_analysis::results::best_evidence(rs, &others, &labels)
 }
 
 /// Each manifest's robustness maps, audited on the records in `cache`.
@@ -253,28 +287,8 @@ fn audit_all(loaded: &[Experiment], results: &[Vec<PointResult>]) -> Vec<Vec<Cla
             e.claims_as_audited()
                 .iter()
                 .map(|c| {
-                    let others: Vec<&[PointResult]> = c
-                        .reads
-                        .iter()
-                        .filter_map(|n| loaded.iter().position(|x| x.name() == n))
-                        .map(|i| &results[i][..])
-                        .collect();
-                    if others.is_empty() {
-                        audit_experiment(e.name(), std::slice::from_ref(c), rs).remove(0)
-                    } else {
-                        // What the claim, its foil and its nulls read.
-                        let mut read: Vec<String> =
-                            c.check.labels().iter().map(|l| l.to_string()).collect();
-                        if let Some(f) = &c.foil {
-                            read.extend(f.check.labels().iter().map(|l| l.to_string()));
-                        }
-                        for n in c.nulls() {
-                            read.extend(n.check.labels().iter().map(|l| l.to_string()));
-                        }
-                        let labels: Vec<&str> = read.iter().map(String::as_str).collect();
-                        let best = lb_analysis::results::best_evidence(rs, &others, &labels);
-                        audit_experiment(e.name(), std::slice::from_ref(c), &best).remove(0)
-                    }
+                    let best = evidence(loaded, results, c, rs);
+                    audit_experiment(e.name(), std::slice::from_ref(c), &best).remove(0)
                 })
                 .collect()
         })

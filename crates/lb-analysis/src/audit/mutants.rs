@@ -100,7 +100,11 @@ pub fn mutants(experiment: &str, claim: &Claim, results: &[PointResult]) -> Muta
         _ => None,
     };
     let Some(deciding) = original.deciding() else {
-        m.insensitive = Some("no point read".into());
+        m.insensitive = Some(if original.checks.is_empty() {
+            "no point read".into()
+        } else {
+            "no informative point: the claim decides nothing a threshold could move".into()
+        });
         return m;
     };
     m.flipped = flip(&claim.check).map(|c| {
