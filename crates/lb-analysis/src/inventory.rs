@@ -64,13 +64,16 @@ pub fn slug(inv: &Inventory) -> String {
 /// its paper's own claims where it has any, else our stand-ins. The rule
 /// (docs/AUDITING.md, "One count"): refuted if any claim is; else
 /// "reproduced except at some points" if any is; else undecided if any is;
-/// else "holds but does not discriminate" if any confirmation does not;
-/// else reproduced.
+/// else "no informative point" if a claim has none (every point at a floor,
+/// outside the theorem's hypothesis, or matched by a null); else "holds
+/// but does not discriminate" if any confirmation does not; else
+/// reproduced.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Status {
     NotReproduced,
     Partly,
     Undecided,
+    NoInformativePoint,
     DoesNotDiscriminate,
     Reproduced,
 }
@@ -81,6 +84,7 @@ impl Status {
             Status::NotReproduced => "not reproduced",
             Status::Partly => "reproduced except at some points",
             Status::Undecided => "undecided",
+            Status::NoInformativePoint => "decides nothing (no informative point)",
             Status::DoesNotDiscriminate => "holds, does not discriminate",
             Status::Reproduced => "reproduced",
         }
@@ -89,6 +93,9 @@ impl Status {
     fn of(r: &ClaimRow) -> Status {
         match r.verdict.as_str() {
             "refuted" => Status::NotReproduced,
+            _ if r.untested.is_some() && r.informative.0 == 0 && r.informative.1 > 0 => {
+                Status::NoInformativePoint
+            }
             _ if r.untested.is_some() => Status::DoesNotDiscriminate,
             crate::audit::PARTLY => Status::Partly,
             "confirmed" => Status::Reproduced,

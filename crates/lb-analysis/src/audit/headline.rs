@@ -275,7 +275,8 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
                     crate::inventory::Status::Undecided => {
                         r.to_decide.clone().unwrap_or_else(|| r.deciding.clone())
                     }
-                    crate::inventory::Status::DoesNotDiscriminate => {
+                    crate::inventory::Status::NoInformativePoint
+                    | crate::inventory::Status::DoesNotDiscriminate => {
                         r.untested.clone().unwrap_or_default()
                     }
                     crate::inventory::Status::Reproduced => {
