@@ -742,10 +742,21 @@ pub fn page(
          the audit.\n",
         crate::audit::counts_line(&exps, inventories)
     );
+    // The findings a reader should know first come before the tables; the
+    // comparison with the previous report and the objections after them.
+    let (first, rest) = match answers.find("\n### ") {
+        Some(i) if answers.starts_with("### Findings") => answers.split_at(i + 1),
+        _ => ("", answers),
+    };
+    if !first.trim().is_empty() {
+        s.push_str(first.trim_end());
+        s.push_str("\n\n");
+    }
+    s.push_str("### Each paper's results\n\n");
     s.push_str(&crate::audit::per_paper(&exps, "audit.md", inventories));
     s.push('\n');
-    if !answers.trim().is_empty() {
-        s.push_str(answers.trim_end());
+    if !rest.trim().is_empty() {
+        s.push_str(rest.trim_end());
         s.push_str("\n\n");
     }
     s.push_str(&how_to_read(&exps));
