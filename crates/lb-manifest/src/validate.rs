@@ -548,11 +548,32 @@ fn ranges_foils_and_nulls(l: &Parsed, claims: &[Claim]) -> R {
             }
         }
         if let Some(f) = &c.foil {
-            let selected = |w: &crate::outputs::Where, axis: &str| -> Vec<String> {
+            // The values of `axis` a check reads under `w`: a limit reads
+            // only its `last` values nearest the limit along its axis.
+            let read = |w: &crate::outputs::Where, check: &Check, axis: &str| -> Vec<String> {
                 let all = l.manifest.axis_values(axis);
-                match w.get(axis).map(crate::outputs::WhereTest::parse) {
+                let mut v: Vec<String> = match w.get(axis).map(crate::outputs::WhereTest::parse) {
                     Some(Ok(t)) => all.into_iter().filter(|v| t.matches(v)).collect(),
                     _ => all,
+                };
+                if let Check::Limit(k) = check
+                    && k.along == axis
+                {
+                    let num = |s: &String| s.parse::<f64>().unwrap_or(f64::NAN);
+                    v.sort_by(|a, b| num(a).total_cmp(&num(b)));
+                    let n = (k.last as usize).min(v.len());
+                    v = match k.toward {
+                        crate::claim::Toward::Zero => v[..n].to_vec(),
+                        crate::claim::Toward::Infinity => v[v.len() - n..].to_vec(),
+                    };
+                }
+                v
+            };
+            let selected = |w: &crate::outputs::Where, axis: &str| -> Vec<String> {
+                if std::ptr::eq(w, &f.filter) {
+                    read(w, &f.check, axis)
+                } else {
+                    read(w, &c.check, axis)
                 }
             };
             // A foil changes one thing: the policy, read at the claim's own
@@ -561,10 +582,15 @@ fn ranges_foils_and_nulls(l: &Parsed, claims: &[Claim]) -> R {
                 let claim = c.check.labels();
                 f.check.labels().iter().all(|x| claim.contains(x))
             };
+            let along = match &c.check {
+                Check::Limit(k) => Some(&k.along),
+                _ => None,
+            };
             let outside = f
                 .filter
                 .keys()
                 .chain(c.filter.keys())
+                .chain(along)
                 .filter(|_| !same_policies)
                 .find(|a| {
                     let claim = selected(&c.filter, a);
