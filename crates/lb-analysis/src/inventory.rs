@@ -123,6 +123,23 @@ pub fn status<'a>(
         .min_by_key(|x| x.0)
 }
 
+/// How many of an inventory's statements audited as stated have each
+/// status.
+pub fn statuses(
+    inv: &Inventory,
+    exps: &[&ExperimentClaims],
+) -> std::collections::BTreeMap<Status, usize> {
+    let mut out = std::collections::BTreeMap::new();
+    for st in inv.statements.iter().filter(|s| s.counted()) {
+        if standing(st, exps) == Standing::AsStated
+            && let Some((v, _, _)) = status(st, exps)
+        {
+            *out.entry(v).or_insert(0) += 1;
+        }
+    }
+    out
+}
+
 /// The counts of an inventory's statements ([`Statement::counted`]), in
 /// order: as stated, through stand-ins only, not yet, out of reach.
 pub fn counts(inv: &Inventory, exps: &[&ExperimentClaims]) -> [usize; 4] {
@@ -150,14 +167,7 @@ pub(crate) fn paper_line(inv: &Inventory, exps: &[&ExperimentClaims], page: &str
         .filter(|s| s.kind == lb_manifest::inventory::StatementKind::Definition)
         .count();
     let cited = inv.statements.iter().filter(|s| s.cited.is_some()).count();
-    let mut statuses = std::collections::BTreeMap::new();
-    for st in inv.statements.iter().filter(|s| s.counted()) {
-        if standing(st, exps) == Standing::AsStated
-            && let Some((v, _, _)) = status(st, exps)
-        {
-            *statuses.entry(v).or_insert(0usize) += 1;
-        }
-    }
+    let statuses = statuses(inv, exps);
     let as_stated = if statuses.is_empty() {
         String::new()
     } else {

@@ -222,6 +222,18 @@ fn undiscriminating(
     }
 }
 
+/// The points a check read (by their keys).
+fn read_by<'a>(k: &PointCheck, results: &'a [PointResult]) -> Vec<&'a PointResult> {
+    results
+        .iter()
+        .filter(|r| {
+            r.key
+                .as_ref()
+                .is_some_and(|key| k.keys.contains(&key.hex()))
+        })
+        .collect()
+}
+
 /// Marks the checks whose point lies outside the theorem's hypothesis `h`
 /// ([`lb_model::config::PointConfig::hypothesis`]): they decide nothing. A
 /// check's point is the one at its own axis values (a limit's point nearest
@@ -234,14 +246,7 @@ fn outside_hypothesis(
 ) -> (usize, usize) {
     let mut inside = 0;
     for k in checks.iter_mut() {
-        let read: Vec<&PointResult> = results
-            .iter()
-            .filter(|r| {
-                r.key
-                    .as_ref()
-                    .is_some_and(|key| k.keys.contains(&key.hex()))
-            })
-            .collect();
+        let read = read_by(k, results);
         let own: Vec<&PointResult> = read
             .iter()
             .copied()
@@ -302,14 +307,7 @@ fn accounting(c: &Claim, checks: &[PointCheck], results: &[PointResult]) -> Opti
     let model = crate::results::model(results);
     let mut names: Vec<&str> = Vec::new();
     for k in checks {
-        let read: Vec<&PointResult> = results
-            .iter()
-            .filter(|r| {
-                r.key
-                    .as_ref()
-                    .is_some_and(|key| k.keys.contains(&key.hex()))
-            })
-            .collect();
+        let read = read_by(k, results);
         if read.is_empty() {
             return None;
         }
@@ -474,11 +472,7 @@ fn strict(checks: &[PointCheck]) -> Verdict {
 /// and how much longer its runs should be.
 fn settle(checks: &mut [PointCheck], results: &[PointResult]) {
     for k in checks {
-        let read = results.iter().filter(|r| {
-            r.key
-                .as_ref()
-                .is_some_and(|key| k.keys.contains(&key.hex()))
-        });
+        let read = read_by(k, results);
         let mut why = Vec::new();
         let mut longer: Option<f64> = None;
         for r in read {

@@ -14,7 +14,7 @@ use std::fmt::Write as _;
 /// ([`crate::inventory::Status`]); then the claims that decide them, by
 /// origin.
 pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inventory]) -> String {
-    use crate::inventory::{Standing, counts, standing, status};
+    use crate::inventory::counts;
     let t = |o: &str| {
         let mut t = Tally::default();
         for e in experiments {
@@ -35,12 +35,8 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
         for i in 0..4 {
             n[i] += k[i];
         }
-        for st in inv.statements.iter().filter(|s| s.counted()) {
-            if standing(st, experiments) == Standing::AsStated
-                && let Some((v, _, _)) = status(st, experiments)
-            {
-                *statuses.entry(v).or_insert(0usize) += 1;
-            }
+        for (v, k) in crate::inventory::statuses(inv, experiments) {
+            *statuses.entry(v).or_insert(0usize) += k;
         }
     }
     let statements = if inventories.is_empty() {
