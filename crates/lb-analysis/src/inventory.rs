@@ -93,7 +93,18 @@ impl Status {
     fn of(r: &ClaimRow) -> Status {
         match r.verdict.as_str() {
             "refuted" => Status::NotReproduced,
-            _ if r.untested.is_some() && r.informative.0 == 0 && r.informative.1 > 0 => {
+            // No informative point, and not because a null or the foil held
+            // too (that is a confirmation that does not discriminate): every
+            // point at a floor, without effect, outside the hypothesis or
+            // unsettled.
+            _ if r.untested.is_some()
+                && r.informative.0 == 0
+                && r.informative.1 > 0
+                && !r
+                    .untested
+                    .as_deref()
+                    .is_some_and(|u| u.contains("holds here too")) =>
+            {
                 Status::NoInformativePoint
             }
             _ if r.untested.is_some() => Status::DoesNotDiscriminate,
@@ -227,11 +238,13 @@ pub fn page(inventories: &[Inventory], exps: &[&ExperimentClaims], audit: &str) 
                 "### {} — {} ({})\n",
                 st.id,
                 md(&st.at),
-                match standing(st, exps) {
-                    Standing::AsStated => "audited as stated",
-                    Standing::StandIns => "through our stand-ins only",
-                    Standing::NotYet => "not yet audited",
-                    Standing::OutOfReach => "out of reach",
+                match (st.counted(), standing(st, exps)) {
+                    (false, _) if st.cited.is_some() => "another paper's result: not counted",
+                    (false, _) => "a definition: not counted",
+                    (true, Standing::AsStated) => "audited as stated",
+                    (true, Standing::StandIns) => "through our stand-ins only",
+                    (true, Standing::NotYet) => "not yet audited",
+                    (true, Standing::OutOfReach) => "out of reach",
                 }
             );
             let _ = writeln!(s, "> {}\n", md(&st.quote));

@@ -93,7 +93,9 @@ pub(super) fn audit_shifted(
     if let Some(f) = &point_foil {
         by_point.push((f, &setting[..]));
     }
-    discriminates(&mut checks, &by_point);
+    discriminates(&mut checks, &by_point, &|x: &PointCheck| {
+        exact_fails(c, x, results)
+    });
     let (verdict, except) = overall(&checks, c.origin);
     let informative = (
         checks.iter().filter(|k| k.uninformative.is_none()).count(),
@@ -336,6 +338,50 @@ fn accounting(c: &Claim, checks: &[PointCheck], results: &[PointResult]) -> Opti
     ))
 }
 
+/// Whether a null's or foil's check `x`, whose runs have not settled, fails
+/// the claim's check on an exact value: the metric at its own point is a
+/// named exact formula of the model ([`lb_model::config::PointConfig::exact_value`],
+/// such as `wr_sum_q` for weighted random, which lb's required checks hold
+/// the engine to) lying outside the claim's tolerance around its expected
+/// value. For value and limit claims only; false elsewhere.
+fn exact_fails(c: &Claim, x: &PointCheck, results: &[PointResult]) -> bool {
+    let (metric, expected, tolerance) = match &c.check {
+        ClaimCheck::Value(v) => (&v.metric, &v.expected, &v.tolerance),
+        ClaimCheck::Limit(l) => (&l.metric, &l.expected, &l.tolerance),
+        _ => return false,
+    };
+    let model = crate::results::model(results);
+    read_by(x, results)
+        .into_iter()
+        .filter(|r| {
+            r.axes.len() == x.axes.len()
+                && r.axes
+                    .iter()
+                    .zip(&x.axes)
+                    .all(|(a, b)| a.1 == b.1 || b.1 == "-")
+        })
+        .any(|r| {
+            let Some(p) = r.point.as_ref() else {
+                return false;
+            };
+            let Some(v) = model
+                .references()
+                .iter()
+                .find_map(|n| p.config.exact_value(metric, n))
+            else {
+                return false;
+            };
+            let e = match expected {
+                lb_manifest::outputs::Reference::Number(e) => *e,
+                lb_manifest::outputs::Reference::Named(n) => match r.reference(n, metric, 0) {
+                    Ok(e) => e,
+                    Err(_) => return false,
+                },
+            };
+            (v - e).abs() > tolerance.around(e)
+        })
+}
+
 /// The axes a foil's `where` pins to other values than the claim's: the
 /// setting it changes.
 fn changed_axes(c: &Claim, f: &Claim) -> Vec<String> {
@@ -360,7 +406,11 @@ fn same_at(x: &PointCheck, k: &PointCheck, skip: &[String]) -> bool {
 /// changes the policy) holds too, is undecided, or has no point there:
 /// they do not discriminate (docs/AUDITING.md, "Nulls"). A point where the
 /// claim fails is informative whatever its nulls do.
-fn discriminates(checks: &mut [PointCheck], nulls: &[(&ClaimResult, &[String])]) {
+fn discriminates(
+    checks: &mut [PointCheck],
+    nulls: &[(&ClaimResult, &[String])],
+    exact_fails: &dyn Fn(&PointCheck) -> bool,
+) {
     for k in checks.iter_mut() {
         if k.verdict != Verdict::Confirmed || k.uninformative.is_some() {
             continue;
@@ -378,6 +428,9 @@ fn discriminates(checks: &mut [PointCheck], nulls: &[(&ClaimResult, &[String])])
                         "its {label} holds here too ({})",
                         super::describe::short(x)
                     )),
+                    // Unsettled, but its value is an exact formula that fails
+                    // the claim's check: it fails here.
+                    Verdict::Inconclusive if x.unsettled.is_some() && exact_fails(x) => None,
                     Verdict::Inconclusive => Some(format!("its {label} is undecided here")),
                     Verdict::Refuted | Verdict::NoPracticalDifference | Verdict::Partly => None,
                 },
