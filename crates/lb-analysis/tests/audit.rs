@@ -1370,3 +1370,64 @@ fn a_point_where_a_null_holds_too_does_not_discriminate() {
         "{r:?}"
     );
 }
+
+/// A foil whose runs have not settled is undecided, and a point where the
+/// claim holds while its foil is undecided does not discriminate; but where
+/// the foil's metric is an exact formula of the model (weighted random's
+/// `wr_sum_q`) lying outside the claim's tolerance, the foil fails there.
+#[test]
+fn an_unsettled_foil_fails_on_its_exact_value() {
+    let a = [10.0, 11.0, 12.0, 13.0, 14.0];
+    let mut wr = result("WR", WR, "0.5", &a, &ALL_STABLE);
+    // Replications of WR still drifting through their window: not settled.
+    for r in [1, 2, 3] {
+        if let Summary::Slotted(s) = &mut wr.summaries[r] {
+            s.trace = (0..64).map(|i| 100.0 - i as f64).collect();
+        }
+    }
+    let mut rs = [result("A", JSQ, "0.5", &a, &ALL_STABLE), wr];
+    // Two unequal servers: no exact formula holds for JSQ there (the
+    // single-server and JSQ-pair ones need one or two identical servers),
+    // while WR's E[ΣQ] is exact.
+    for r in &mut rs {
+        if let Some(PointConfig::Slotted(c)) = r.point.as_mut().map(|p| &mut p.config) {
+            c.system.service = vec![Law::Bernoulli { p: 0.6 }, Law::Bernoulli { p: 0.8 }];
+        }
+    }
+    let value = |policy: &str, expected: f64| {
+        value_of("mean_sum_q", Reference::Number(expected), relative(0.5))
+            .check
+            .with_policies(vec![policy.into()])
+    };
+    // mean_sum_q is a tenth of the response: 1.0–1.4, mean 1.2.
+    let exact = rs[1]
+        .point
+        .as_ref()
+        .unwrap()
+        .config
+        .exact_value("mean_sum_q", "wr_sum_q")
+        .expect("WR's E[ΣQ] is exact here");
+    let with_foil = |expected: f64| {
+        let mut c = claim(value("A", expected));
+        c.origin = claim::Origin::StandIn;
+        c.stands_for = Some(claim::StandsFor::Quote("the test's statement".into()));
+        c.foil = Some(claim::WhyCheck {
+            says: "WR should not".into(),
+            filter: Default::default(),
+            level: c.level,
+            stated_level: c.stated_level,
+            decide_at: c.decide_at,
+            check: value("WR", expected),
+        });
+        c
+    };
+    // The exact value lies far outside ±50% of 1.2: the foil fails.
+    assert!((exact - 1.2).abs() > 0.6, "exact {exact}");
+    let c = audit_claim("e", &with_foil(1.2), &rs);
+    assert_eq!(c.verdict, Verdict::Confirmed, "{c:?}");
+    assert_eq!(
+        c.foil.as_ref().map(|f| f.verdict),
+        Some(Verdict::Inconclusive)
+    );
+    assert!(c.untested.is_none(), "{:?}", c.untested);
+}
