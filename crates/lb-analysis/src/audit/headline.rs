@@ -303,13 +303,28 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
                     .map(first_sentence)
                     .unwrap_or_default(),
             ),
-            None => (
-                "out of reach".to_string(),
-                sts.iter()
-                    .find_map(|st| st.out_of_reach.as_deref())
-                    .map(first_sentence)
-                    .unwrap_or_default(),
-            ),
+            None => {
+                let reasons: Vec<&str> = sts
+                    .iter()
+                    .filter_map(|st| st.out_of_reach.as_deref())
+                    .collect();
+                let first = reasons
+                    .first()
+                    .map(|r| first_sentence(r))
+                    .unwrap_or_default();
+                let others = reasons.iter().skip(1).filter(|r| **r != reasons[0]).count();
+                (
+                    "out of reach".to_string(),
+                    if others == 0 {
+                        first
+                    } else {
+                        format!(
+                            "{first} (the first statement's reason; each of the others gives its \
+                             own in the inventory)"
+                        )
+                    },
+                )
+            }
         };
         let counted = if audited.is_empty() || audited.len() == sts.len() {
             sts.len().to_string()
