@@ -326,10 +326,33 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
                 )
             }
         };
-        let counted = if audited.is_empty() || audited.len() == sts.len() {
+        // Where a row holds several audited statements, how each stands.
+        let mut each = std::collections::BTreeMap::new();
+        for (v, _, _) in deciding {
+            *each.entry(*v).or_insert(0usize) += 1;
+        }
+        let breakdown = if deciding.len() > 1 && each.len() > 1 {
+            format!(
+                "; {}: {}",
+                if as_stated.is_empty() {
+                    "through our stand-ins"
+                } else {
+                    "as stated"
+                },
+                each.iter()
+                    .rev()
+                    .map(|(v, k)| format!("{k} {}", v.words()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        } else {
+            String::new()
+        };
+        let counted = if audited.is_empty() || (audited.len() == sts.len() && breakdown.is_empty())
+        {
             sts.len().to_string()
         } else {
-            format!("{} ({} audited)", sts.len(), audited.len())
+            format!("{} ({} audited{breakdown})", sts.len(), audited.len())
         };
         let _ = writeln!(s, "| {} | {counted} | {word} | {} |", md(&name), md(&why));
     }

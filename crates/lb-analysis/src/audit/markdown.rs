@@ -157,7 +157,25 @@ fn section_head(s: &mut String, c: &ClaimResult, depth: usize) {
         );
     }
     if let Some(f) = &c.foil {
-        let _ = writeln!(s, "- Foil: {}", carried(f));
+        // The foil's verdict said as what it means for the claim: its check
+        // holding there is the property holding where it should fail.
+        let meaning = match f.verdict {
+            Verdict::Confirmed | Verdict::Partly => {
+                "the same check **holds there too** (where it should fail)"
+            }
+            Verdict::Refuted | Verdict::NoPracticalDifference => {
+                "the same check **fails there**, as it should"
+            }
+            Verdict::Inconclusive => "the same check **is undecided there**",
+        };
+        let _ = writeln!(
+            s,
+            "- Foil: {} — {meaning}{}",
+            md(&f.statement),
+            f.deciding()
+                .map(|d| format!(" ({})", md(&describe(f, d))))
+                .unwrap_or_default()
+        );
     }
     if let Some(u) = &c.untested {
         let _ = writeln!(
