@@ -495,33 +495,25 @@ impl Claim {
                     }
                     _ => return None,
                 };
-                Some(Claim {
-                    id: format!("{}/null-{null}", self.id),
-                    statement: format!(
+                // A check the claim carries, as its foil is: the claim's own
+                // points and levels.
+                let carried = WhyCheck {
+                    says: format!(
                         "null of {} ({} in the subject's place: it uses no {})",
                         self.id,
                         null,
                         credit.outside()
                     ),
-                    source: format!("null of {}", self.id),
-                    required: false,
-                    origin: Origin::Check,
-                    paper: None,
-                    stands_for: None,
-                    reading: None,
                     filter: self.filter.clone(),
                     level: self.level,
                     stated_level: self.stated_level,
                     decide_at: self.decide_at,
-                    why: None,
-                    why_checks: Vec::new(),
-                    foil: None,
-                    no_foil: None,
-                    credits: None,
-                    hypothesis: None,
-                    reads: self.reads.clone(),
                     check,
-                })
+                };
+                let mut c = carried.as_claim(self, 0);
+                c.id = format!("{}/null-{null}", self.id);
+                c.source = format!("null of {}", self.id);
+                Some(c)
             })
             .collect()
     }

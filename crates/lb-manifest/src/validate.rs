@@ -569,13 +569,8 @@ fn ranges_foils_and_nulls(l: &Parsed, claims: &[Claim]) -> R {
                 }
                 v
             };
-            let selected = |w: &crate::outputs::Where, axis: &str| -> Vec<String> {
-                if std::ptr::eq(w, &f.filter) {
-                    read(w, &f.check, axis)
-                } else {
-                    read(w, &c.check, axis)
-                }
-            };
+            let claim_reads = |axis: &str| read(&c.filter, &c.check, axis);
+            let foil_reads = |axis: &str| read(&f.filter, &f.check, axis);
             // A foil changes one thing: the policy, read at the claim's own
             // points, or the setting, with (some of) the claim's own policies.
             let same_policies = {
@@ -593,19 +588,19 @@ fn ranges_foils_and_nulls(l: &Parsed, claims: &[Claim]) -> R {
                 .chain(along)
                 .filter(|_| !same_policies)
                 .find(|a| {
-                    let claim = selected(&c.filter, a);
-                    selected(&f.filter, a).iter().any(|v| !claim.contains(v))
+                    let claim = claim_reads(a);
+                    foil_reads(a).iter().any(|v| !claim.contains(v))
                 });
             if let Some(a) = outside {
                 return Err(l.error(
                     &format!("{at}.foil.where"),
                     format!(
                         "a foil that changes the policy is read at the claim's points: its \
-                         `where.{a}` selects values the claim does not read ({}, against the claim's {}). Give it the \
-                         claim's `where` (a foil elsewhere says nothing about the claim's \
-                         points)",
-                        selected(&f.filter, a).join(", "),
-                        selected(&c.filter, a).join(", ")
+                         `where.{a}` selects values the claim does not read ({}, against the \
+                         claim's {}). Give it the claim's `where` (a foil elsewhere says nothing \
+                         about the claim's points)",
+                        foil_reads(a).join(", "),
+                        claim_reads(a).join(", ")
                     ),
                 ));
             }

@@ -236,6 +236,21 @@ fn read_by<'a>(k: &PointCheck, results: &'a [PointResult]) -> Vec<&'a PointResul
         .collect()
 }
 
+/// The points a check read at its own axis values (a limit's point nearest
+/// the limit, not the neighbours that give its rate).
+fn own_points<'a>(k: &PointCheck, results: &'a [PointResult]) -> Vec<&'a PointResult> {
+    read_by(k, results)
+        .into_iter()
+        .filter(|r| {
+            r.axes.len() == k.axes.len()
+                && r.axes
+                    .iter()
+                    .zip(&k.axes)
+                    .all(|(a, b)| a.1 == b.1 || b.1 == "-")
+        })
+        .collect()
+}
+
 /// Marks the checks whose point lies outside the theorem's hypothesis `h`
 /// ([`lb_model::config::PointConfig::hypothesis`]): they decide nothing. A
 /// check's point is the one at its own axis values (a limit's point nearest
@@ -248,19 +263,12 @@ fn outside_hypothesis(
 ) -> (usize, usize) {
     let mut inside = 0;
     for k in checks.iter_mut() {
-        let read = read_by(k, results);
-        let own: Vec<&PointResult> = read
-            .iter()
-            .copied()
-            .filter(|r| {
-                r.axes.len() == k.axes.len()
-                    && r.axes
-                        .iter()
-                        .zip(&k.axes)
-                        .all(|(a, b)| a.1 == b.1 || b.1 == "-")
-            })
-            .collect();
-        let at = if own.is_empty() { read } else { own };
+        let own = own_points(k, results);
+        let at = if own.is_empty() {
+            read_by(k, results)
+        } else {
+            own
+        };
         let why = at
             .iter()
             .filter_map(|r| {
@@ -351,35 +359,26 @@ fn exact_fails(c: &Claim, x: &PointCheck, results: &[PointResult]) -> bool {
         _ => return false,
     };
     let model = crate::results::model(results);
-    read_by(x, results)
-        .into_iter()
-        .filter(|r| {
-            r.axes.len() == x.axes.len()
-                && r.axes
-                    .iter()
-                    .zip(&x.axes)
-                    .all(|(a, b)| a.1 == b.1 || b.1 == "-")
-        })
-        .any(|r| {
-            let Some(p) = r.point.as_ref() else {
-                return false;
-            };
-            let Some(v) = model
-                .references()
-                .iter()
-                .find_map(|n| p.config.exact_value(metric, n))
-            else {
-                return false;
-            };
-            let e = match expected {
-                lb_manifest::outputs::Reference::Number(e) => *e,
-                lb_manifest::outputs::Reference::Named(n) => match r.reference(n, metric, 0) {
-                    Ok(e) => e,
-                    Err(_) => return false,
-                },
-            };
-            (v - e).abs() > tolerance.around(e)
-        })
+    own_points(x, results).into_iter().any(|r| {
+        let Some(p) = r.point.as_ref() else {
+            return false;
+        };
+        let Some(v) = model
+            .references()
+            .iter()
+            .find_map(|n| p.config.exact_value(metric, n))
+        else {
+            return false;
+        };
+        let e = match expected {
+            lb_manifest::outputs::Reference::Number(e) => *e,
+            lb_manifest::outputs::Reference::Named(n) => match r.reference(n, metric, 0) {
+                Ok(e) => e,
+                Err(_) => return false,
+            },
+        };
+        (v - e).abs() > tolerance.around(e)
+    })
 }
 
 /// The axes a foil's `where` pins to other values than the claim's: the
