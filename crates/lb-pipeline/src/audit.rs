@@ -100,13 +100,14 @@ pub fn mutants(cache: &Cache, loaded: &[Experiment]) -> Vec<lb_analysis::audit::
 
 /// The records a claim is audited on: its experiment's, or where it
 /// `reads` others, the best evidence lb holds of its reading
-/// ([`lb_analysis::results::best_evidence`]).
-fn evidence(
+/// ([`lb_analysis::results::best_evidence`]). Borrowed where it reads only
+/// its own: most claims, which need no copy of their experiment's records.
+fn evidence<'a>(
     loaded: &[Experiment],
     all: &[Vec<PointResult>],
     c: &lb_manifest::claim::Claim,
-    rs: &[PointResult],
-) -> Vec<PointResult> {
+    rs: &'a [PointResult],
+) -> std::borrow::Cow<'a, [PointResult]> {
     let others: Vec<&[PointResult]> = c
         .reads
         .iter()
@@ -114,7 +115,7 @@ fn evidence(
         .map(|i| &all[i][..])
         .collect();
     if others.is_empty() {
-        return rs.to_vec();
+        return std::borrow::Cow::Borrowed(rs);
     }
     // What the claim, its foil and its nulls read.
     let mut read: Vec<String> = c.check.labels().iter().map(|l| l.to_string()).collect();
@@ -125,7 +126,7 @@ fn evidence(
         read.extend(n.check.labels().iter().map(|l| l.to_string()));
     }
     let labels: Vec<&str> = read.iter().map(String::as_str).collect();
-    lb_analysis::results::best_evidence(rs, &others, &labels)
+    std::borrow::Cow::Owned(lb_analysis::results::best_evidence(rs, &others, &labels))
 }
 
 /// Each manifest's robustness maps, audited on the records in `cache`.
