@@ -100,10 +100,7 @@ impl Status {
             _ if r.untested.is_some()
                 && r.informative.0 == 0
                 && r.informative.1 > 0
-                && !r
-                    .untested
-                    .as_deref()
-                    .is_some_and(|u| u.contains("holds here too")) =>
+                && !r.matched =>
             {
                 Status::NoInformativePoint
             }

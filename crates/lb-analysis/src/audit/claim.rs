@@ -93,9 +93,9 @@ pub(super) fn audit_shifted(
     if let Some(f) = &point_foil {
         by_point.push((f, &setting[..]));
     }
-    discriminates(&mut checks, &by_point, &|x: &PointCheck| {
+    let matched = discriminates(&mut checks, &by_point, &|x: &PointCheck| {
         exact_fails(c, x, results)
-    });
+    }) > 0;
     let (verdict, except) = overall(&checks, c.origin);
     let informative = (
         checks.iter().filter(|k| k.uninformative.is_none()).count(),
@@ -143,6 +143,7 @@ pub(super) fn audit_shifted(
         margin,
         except,
         informative,
+        matched,
         inside,
         to_decide,
         metric: metric.map(|m| m.name().to_string()),
@@ -404,12 +405,14 @@ fn same_at(x: &PointCheck, k: &PointCheck, skip: &[String]) -> bool {
 /// Marks the points where the claim holds and a null (or a foil that
 /// changes the policy) holds too, is undecided, or has no point there:
 /// they do not discriminate (docs/AUDITING.md, "Nulls"). A point where the
-/// claim fails is informative whatever its nulls do.
+/// claim fails is informative whatever its nulls do. Returns at how many
+/// points a null or the foil held too.
 fn discriminates(
     checks: &mut [PointCheck],
     nulls: &[(&ClaimResult, &[String])],
     exact_fails: &dyn Fn(&PointCheck) -> bool,
-) {
+) -> usize {
+    let mut held = 0;
     for k in checks.iter_mut() {
         if k.verdict != Verdict::Confirmed || k.uninformative.is_some() {
             continue;
@@ -435,11 +438,17 @@ fn discriminates(
                 },
             };
             if let Some(w) = why {
+                held += usize::from(
+                    n.checks
+                        .iter()
+                        .any(|x| at(x) && x.verdict == Verdict::Confirmed),
+                );
                 k.uninformative = Some(w);
                 break;
             }
         }
     }
+    held
 }
 
 /// A claim's verdict from its informative points' (all of them where none

@@ -51,6 +51,9 @@ pub struct ClaimRow {
     /// Informative points of points read.
     #[serde(default)]
     pub informative: (usize, usize),
+    /// Whether a null or the foil held too at some point.
+    #[serde(default)]
+    pub matched: bool,
     /// Points inside the theorem's hypothesis of points read, where the
     /// claim carries one.
     #[serde(default)]
@@ -240,6 +243,7 @@ fn row(c: &ClaimResult) -> ClaimRow {
             .collect(),
         except: c.except.clone(),
         informative: c.informative,
+        matched: c.matched,
         inside: c.inside,
         nulls: c
             .nulls
