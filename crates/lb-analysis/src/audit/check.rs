@@ -390,10 +390,17 @@ impl ClaimResult {
     pub(crate) fn deciding_of(checks: &[PointCheck]) -> Option<&PointCheck> {
         // Only an informative point decides, and none is shown where none
         // informs.
-        let checks: Vec<&PointCheck> = checks
-            .iter()
-            .filter(|c| c.uninformative.is_none())
-            .collect();
+        Self::hardest(checks.iter().filter(|c| c.uninformative.is_none()))
+    }
+
+    /// The hardest of all the points read, informative or not: where the
+    /// check itself is tested (`lb mutants`) when no point informs.
+    pub(crate) fn hardest_read(&self) -> Option<&PointCheck> {
+        Self::hardest(self.checks.iter())
+    }
+
+    fn hardest<'a>(checks: impl Iterator<Item = &'a PointCheck>) -> Option<&'a PointCheck> {
+        let checks: Vec<&PointCheck> = checks.collect();
         let first = |v: Verdict| checks.iter().copied().find(|c| c.verdict == v);
         first(Verdict::Refuted)
             .or_else(|| first(Verdict::Inconclusive))

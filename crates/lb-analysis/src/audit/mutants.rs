@@ -15,7 +15,9 @@
 //! refuted only by a gap that grows or closes too slowly, which a moved
 //! limit does not change; a point decided by an unstable policy, one not
 //! settled, or one without an interval has no threshold to move; a metric
-//! that does not vary has a half-width of 0 to move it by.
+//! that does not vary has a half-width of 0 to move it by. A claim none of
+//! whose points informs is not counted, but its check is still tested, at
+//! the hardest point it reads.
 
 use super::check::{ClaimResult, Decision, PointCheck, Verdict};
 use super::claim::{audit_claim, audit_shifted};
@@ -44,6 +46,9 @@ pub struct Mutants {
     pub flipped: Option<Verdict>,
     /// Why the mutants cannot test the claim, if they cannot.
     pub insensitive: Option<String>,
+    /// No point of the claim informs: the mutants are read at the hardest
+    /// point it reads, and `verdict` is that point's.
+    pub uninformative: bool,
 }
 
 impl Mutants {
@@ -87,6 +92,7 @@ pub fn mutants(experiment: &str, claim: &Claim, results: &[PointResult]) -> Muta
         shifted: Vec::new(),
         flipped: None,
         insensitive: None,
+        uninformative: false,
     };
     let structural = match &claim.check {
         ClaimCheck::Stability(_) => Some(
@@ -99,14 +105,19 @@ pub fn mutants(experiment: &str, claim: &Claim, results: &[PointResult]) -> Muta
         ),
         _ => None,
     };
-    let Some(deciding) = original.deciding() else {
-        m.insensitive = Some(if original.checks.is_empty() {
-            "no point read".into()
-        } else {
-            "no informative point: the claim decides nothing a threshold could move".into()
-        });
+    // A claim with no informative point is not counted, but its check can
+    // still be tested: at the hardest point it reads, whose own verdict must
+    // respond to the threshold and the direction as any point's does.
+    let Some(deciding) = original.deciding().or_else(|| {
+        m.uninformative = true;
+        original.hardest_read()
+    }) else {
+        m.insensitive = Some("no point read".into());
         return m;
     };
+    if m.uninformative {
+        m.verdict = deciding.verdict;
+    }
     m.flipped = flip(&claim.check).map(|c| {
         let flipped = Claim {
             check: c,
@@ -232,6 +243,9 @@ pub fn markdown(all: &[Mutants]) -> String {
         };
         let verdict = match (&m.insensitive, m.passes()) {
             (Some(why), _) => format!("insensitive: {why}"),
+            (None, true) if m.uninformative => "every mutant caught, at the hardest point read \
+                                                (no point informs: the claim is not counted)"
+                .into(),
             (None, true) => "every mutant caught".into(),
             (None, false) => format!(
                 "**NOT CAUGHT** at k = {}",
