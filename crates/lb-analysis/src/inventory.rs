@@ -255,9 +255,10 @@ pub fn page(inventories: &[Inventory], exps: &[&ExperimentClaims], audit: &str) 
                 };
                 let _ = writeln!(
                     s,
-                    "- [`{e}/{}`]({audit}#{}) ({whose}): **{v}**",
+                    "- [`{e}/{}`]({audit}#{}) ({whose}): **{v}**; reads {}",
                     r.id,
-                    anchor(e, &r.id)
+                    anchor(e, &r.id),
+                    md(&r.reads)
                 );
             }
             if let Some(o) = &st.out_of_reach {

@@ -267,6 +267,7 @@ pub fn check(
             }
         }
     }
+    names_in_texts(inventories, experiments, manifests_dir, &located)?;
     for e in experiments {
         for (i, c) in e.loaded.claims().iter().enumerate() {
             if c.origin != Origin::Paper {
@@ -293,4 +294,84 @@ pub fn check(
         }
     }
     Ok(())
+}
+
+/// What an entry's free texts (`setting`, `out_of_reach`, `could_audit`)
+/// name of lb's own: a claim, an experiment or a statement, written as a
+/// lower-case word of three or more hyphenated parts (`ht-led-limit`,
+/// `led-fig1/fig1-led-stable`). What a claim reads is generated beside its
+/// verdict on the inventory page; a name typed in the text must still be a
+/// name, so one close to a name but not one (renamed, mistyped) is refused
+/// with the name it is close to. Checked only where every manifest beside
+/// the inventories is loaded, so that a name of an unloaded one is not
+/// taken for a slip.
+fn names_in_texts(
+    inventories: &[Inventory],
+    experiments: &[Experiment],
+    manifests_dir: Option<&Path>,
+    located: &dyn Fn(&Inventory, &str, String) -> ManifestError,
+) -> Result<(), ManifestError> {
+    let on_disk = manifests_dir
+        .and_then(|d| std::fs::read_dir(d).ok())
+        .map(|r| {
+            r.filter_map(|e| e.ok())
+                .filter(|e| e.path().extension().is_some_and(|x| x == "toml"))
+                .count()
+        })
+        .unwrap_or(0);
+    if experiments.len() < on_disk {
+        return Ok(());
+    }
+    let mut known: Vec<&str> = Vec::new();
+    for e in experiments {
+        known.push(e.name());
+        known.extend(e.loaded.claims().iter().map(|c| c.id.as_str()));
+    }
+    for inv in inventories {
+        known.extend(inv.statements.iter().map(|s| s.id.as_str()));
+    }
+    for inv in inventories {
+        for (i, s) in inv.statements.iter().enumerate() {
+            let texts = [
+                ("setting", Some(&s.setting)),
+                ("out_of_reach", s.out_of_reach.as_ref()),
+                ("could_audit", s.could_audit.as_ref()),
+            ];
+            for (field, text) in texts {
+                let Some(text) = text else { continue };
+                for word in lb_names(text) {
+                    for part in word.split('/') {
+                        if known.contains(&part) {
+                            continue;
+                        }
+                        if let Some(near) = crate::diag::did_you_mean(part, &known) {
+                            return Err(located(
+                                inv,
+                                &format!("statement[{i}].{field}"),
+                                format!(
+                                    "names \"{part}\", which is no claim, experiment or \
+                                     statement of lb: did you mean \"{near}\"? (what a claim \
+                                     reads is generated on the inventory page; the text need \
+                                     not repeat it)"
+                                ),
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The words of `text` shaped like lb's names: lower-case ASCII letters and
+/// digits in three or more hyphenated parts, optionally `experiment/claim`.
+fn lb_names(text: &str) -> Vec<&str> {
+    text.split(|c: char| !(c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '/'))
+        .map(|w| w.trim_matches(|c| c == '-' || c == '/'))
+        .filter(|w| {
+            w.split('/')
+                .all(|p| p.split('-').filter(|x| !x.is_empty()).count() >= 3)
+        })
+        .collect()
 }

@@ -803,7 +803,7 @@ fn an_inventory_keeps_the_papers_statements_honest() {
         .to_string();
     let inv = |claims: &str| {
         format!(
-            "[paper]\nauthors = \"P\"\ntitle = \"T\"\n\n[[statement]]\nid = \"theorem-1\"\n\
+            "[paper]\nauthors = \"P\"\ntitle = \"T\"\n\n[[statement]]\nid = \"theorem-1-main\"\n\
              kind = \"theorem\"\nwhere = \"§1\"\nquote = \"q\"\nsetting = \"s\"\n{claims}\n"
         )
     };
@@ -827,5 +827,19 @@ fn an_inventory_keeps_the_papers_statements_honest() {
     let e = load(&inv("out_of_reach = \"a proof device\"")).unwrap_err();
     assert_eq!(e.field, "claim[0]", "{e}");
     assert!(e.message.contains("does not list"), "{e}");
+    // A name in the free text that is close to a claim's but is none (a
+    // claim renamed since the text was written) is refused; a name that is
+    // one, and a compound word that is close to none, are not.
+    let said = |setting: &str| {
+        inv(&format!("claims = [\"{name}/c\"]"))
+            .replace("setting = \"s\"", &format!("setting = \"{setting}\""))
+    };
+    load(&said(&format!(
+        "read by {name}/c; state-space-collapse; theorem-1-main"
+    )))
+    .unwrap_or_else(|e| panic!("{e}"));
+    let e = load(&said(&format!("read by {name}/c and theorem-1-mian"))).unwrap_err();
+    assert_eq!(e.field, "statement[0].setting", "{e}");
+    assert!(e.message.contains("did you mean \"theorem-1-main\""), "{e}");
     let _ = std::fs::remove_dir_all(&d);
 }

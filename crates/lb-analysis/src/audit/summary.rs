@@ -58,6 +58,9 @@ pub struct ClaimRow {
     /// claim carries one.
     #[serde(default)]
     pub inside: Option<(usize, usize)>,
+    /// What it reads, generated from its checks ([`reads`]).
+    #[serde(default)]
+    pub reads: String,
     /// Its nulls with their verdicts: "Random in L-JSQ-Push's place:
     /// refuted".
     #[serde(default)]
@@ -250,5 +253,63 @@ fn row(c: &ClaimResult) -> ClaimRow {
             .iter()
             .map(|n| format!("{}: {}", n.statement, n.verdict.word()))
             .collect(),
+        reads: reads(c),
     }
+}
+
+/// What a claim reads, from its checks: the series compared and, per
+/// axis, the values read ("JSQ − L-JBA-Push at load 0.3–0.99 (13 values)"),
+/// with the foil's and the nulls' series. Generated, so that no text about
+/// what lb runs is typed by hand.
+pub(crate) fn reads(c: &ClaimResult) -> String {
+    fn series(c: &ClaimResult) -> Vec<String> {
+        let mut v: Vec<String> = Vec::new();
+        for k in &c.checks {
+            if !v.contains(&k.policy) {
+                v.push(k.policy.clone());
+            }
+        }
+        v
+    }
+    let mut axes: Vec<(String, Vec<String>)> = Vec::new();
+    for k in &c.checks {
+        for (name, value) in &k.axes {
+            match axes.iter_mut().find(|(n, _)| n == name) {
+                Some((_, vs)) if !vs.contains(value) => vs.push(value.clone()),
+                Some(_) => {}
+                None => axes.push((name.clone(), vec![value.clone()])),
+            }
+        }
+    }
+    let axis = |(name, vs): &(String, Vec<String>)| -> String {
+        let nums: Option<Vec<(f64, &String)>> = vs
+            .iter()
+            .map(|v| v.parse::<f64>().ok().map(|x| (x, v)))
+            .collect();
+        match nums {
+            Some(mut x) if x.len() > 3 => {
+                x.sort_by(|a, b| a.0.total_cmp(&b.0));
+                format!(
+                    "{name} {}–{} ({} values)",
+                    x[0].1,
+                    x[x.len() - 1].1,
+                    x.len()
+                )
+            }
+            _ => format!("{name} {}", vs.join(", ")),
+        }
+    };
+    let mut s = series(c).join(", ");
+    if !axes.is_empty() {
+        s.push_str(" at ");
+        s.push_str(&axes.iter().map(axis).collect::<Vec<_>>().join(" × "));
+    }
+    if let Some(f) = &c.foil {
+        s.push_str(&format!("; foil: {}", series(f).join(", ")));
+    }
+    if !c.nulls.is_empty() {
+        let n: Vec<String> = c.nulls.iter().flat_map(series).collect();
+        s.push_str(&format!("; nulls: {}", n.join(", ")));
+    }
+    s
 }
