@@ -12,12 +12,20 @@ lb := "cargo run --release -p lb-cli --"
 reproduce *ARGS:
     {{lb}} reproduce {{ARGS}}
 
+# Puts `lb` on the PATH: the release binary this workspace builds anyway (no
+# second build in a folder of its own), with the lock file's versions, copied
+# to cargo's bin folder (on the PATH wherever rustup installed Rust).
+[doc("Put `lb` on the PATH (the workspace's release build, the lock file's versions)")]
+install:
+    cargo build --release --locked -p lb-cli
+    bin="${CARGO_HOME:-$HOME/.cargo}/bin"; mkdir -p "$bin"; install -m 755 "$(cargo metadata --format-version 1 --no-deps | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/release/lb" "$bin/lb"; echo "installed $bin/lb: $("$bin/lb" --version)"; case ":$PATH:" in *":$bin:"*) ;; *) echo "$bin is not on your PATH: add it (export PATH=\"$bin:\$PATH\")";; esac
+
 # The test suite (fast: heavy simulations are not in the default run). Uses
 # cargo-nextest where installed (`cargo install cargo-nextest`), else cargo test.
 [doc("The test suite (heavy simulations are not in the default run)")]
 test:
     if cargo nextest --version >/dev/null 2>&1; then cargo nextest run --workspace --release --no-fail-fast; else cargo test --workspace --release --no-fail-fast; fi
-    cargo test --workspace --release --doc
+    cargo test --workspace --release --doc 2>&1 | awk -f scripts/doctests.awk
 
 # Slot-loop throughput against the targets of issues 2 and 14, then the event rates of
 # the continuous-time engines (single thread).

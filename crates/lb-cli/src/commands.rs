@@ -101,7 +101,13 @@ pub fn dispatch(cli: &Cli) -> Res {
             threads,
             force,
             out,
-        } => crate::outputs::reproduce(&cache, manifests, *threads, *quick, *fresh, *force, out),
+            cost,
+        } => crate::outputs::reproduce(
+            &cache,
+            manifests,
+            (*threads, *quick, *fresh, *force, *cost),
+            out,
+        ),
         Command::Export { manifests, out } => crate::outputs::export(&cache, manifests, out),
         Command::Coverage { .. } => crate::coverage::coverage(&cache, &cli.command),
         Command::Diff {

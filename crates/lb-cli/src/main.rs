@@ -16,7 +16,7 @@ use std::process::ExitCode;
 #[derive(Parser, Debug)]
 #[command(
     name = "lb",
-    version,
+    version = env!("LB_BUILD_VERSION"),
     about = "Reproducible load-balancing experiments",
     after_help = "Manifests: every key is explained, with a complete annotated example, in \
                   experiments/README.md; `lb new NAME --model slotted --policies JSQ,Random` \
@@ -199,6 +199,10 @@ pub enum Command {
         /// Where figures, tables and the report go.
         #[arg(long, value_name = "DIR", default_value = "paper-figures")]
         out: PathBuf,
+        /// Print the table of what each experiment's records cost even when
+        /// nothing was computed (it is printed whenever something was).
+        #[arg(long)]
+        cost: bool,
     },
     /// The verdicts of two sides side by side: --results against --against,
     /// another results directory or a git revision: every claim whose

@@ -121,10 +121,7 @@ pub fn mutants(cache: &Cache, manifests: &[PathBuf], format: Format, quick: bool
 pub fn reproduce(
     cache: &Cache,
     manifests: &[PathBuf],
-    threads: Option<usize>,
-    quick: bool,
-    fresh: bool,
-    force: bool,
+    (threads, quick, fresh, force, cost): (Option<usize>, bool, bool, bool, bool),
     out: &Path,
 ) -> Res {
     let all = manifests.is_empty();
@@ -158,7 +155,7 @@ pub fn reproduce(
     }
     print!(
         "{}",
-        lb_pipeline::reproduce::summary(cache, &loaded, &r, out)
+        lb_pipeline::reproduce::summary(cache, &loaded, &r, out, cost)
     );
     // Verdicts are findings here; `lb audit` is the gate that fails on a
     // required claim that is not confirmed.

@@ -1815,3 +1815,24 @@ fn cache_adopt_rewrites_only_what_changed() {
     );
     assert_eq!(texts(&cache)[reps[2]], before[reps[2]]);
 }
+
+/// `lb --version` names the commit the binary was built from (with
+/// "modified" where its sources differ from it), or says there was none.
+#[test]
+fn the_version_names_the_build() {
+    let out = Command::new(LB).arg("--version").output().unwrap();
+    assert!(out.status.success());
+    let v = String::from_utf8(out.stdout).unwrap();
+    let v = v.trim();
+    assert!(v.starts_with(&format!("lb {}", env!("CARGO_PKG_VERSION"))), "{v}");
+    let commit = v
+        .split_once("(commit ")
+        .map(|(_, c)| c.trim_end_matches(')').trim_end_matches(", modified"));
+    match commit {
+        Some(c) => assert!(
+            c.len() == 12 && c.chars().all(|x| x.is_ascii_hexdigit()),
+            "{v}"
+        ),
+        None => assert!(v.ends_with("(no git: built outside a repository)"), "{v}"),
+    }
+}

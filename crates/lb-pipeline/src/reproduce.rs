@@ -165,8 +165,15 @@ fn remove_stale(out: &Path, loaded: &[Experiment]) -> Result<Vec<PathBuf>, Error
 }
 
 /// What `lb reproduce` says on standard output: the runs, what it wrote,
-/// what each experiment's records cost, and each claim's verdict.
-pub fn summary(cache: &Cache, loaded: &[Experiment], r: &Reproduced, out: &Path) -> String {
+/// the cost table (each experiment's records' own CPU time) where something
+/// was computed or `cost` asks for it, and each claim's verdict.
+pub fn summary(
+    cache: &Cache,
+    loaded: &[Experiment],
+    r: &Reproduced,
+    out: &Path,
+    cost: bool,
+) -> String {
     use std::fmt::Write as _;
     let mut text = String::new();
     say!(
@@ -205,6 +212,37 @@ pub fn summary(cache: &Cache, loaded: &[Experiment], r: &Reproduced, out: &Path)
     // What each experiment's records cost (their own single-thread times):
     // what a recompute from an empty cache runs, robustness combinations
     // and calibrations included, each key counted once.
+    if cost || r.ran.report.computed > 0 {
+        cost_table(&mut text, cache, loaded);
+    }
+    for c in r.audited.claims.iter().flatten() {
+        say!(
+            text,
+            "  {:<12} {} / {}",
+            c.verdict.word(),
+            c.experiment,
+            c.id
+        );
+    }
+    for m in r.audited.maps.iter().flatten() {
+        for c in &m.claims {
+            say!(
+                text,
+                "  robustness {} / {} / {}: {}",
+                m.experiment,
+                m.name,
+                c.id,
+                c.decision.summary
+            );
+        }
+    }
+    text
+}
+
+/// The cost table: per experiment, the CPU-seconds of its own points, its
+/// robustness combinations and its calibrations.
+fn cost_table(text: &mut String, cache: &Cache, loaded: &[Experiment]) {
+    use std::fmt::Write as _;
     say!(
         text,
         "CPU-seconds of the records a recompute from an empty cache runs (each record's own \
@@ -252,26 +290,4 @@ pub fn summary(cache: &Cache, loaded: &[Experiment], r: &Reproduced, out: &Path)
         cell(total.calibrations),
         total.total().seconds
     );
-    for c in r.audited.claims.iter().flatten() {
-        say!(
-            text,
-            "  {:<12} {} / {}",
-            c.verdict.word(),
-            c.experiment,
-            c.id
-        );
-    }
-    for m in r.audited.maps.iter().flatten() {
-        for c in &m.claims {
-            say!(
-                text,
-                "  robustness {} / {} / {}: {}",
-                m.experiment,
-                m.name,
-                c.id,
-                c.decision.summary
-            );
-        }
-    }
-    text
 }
