@@ -1836,3 +1836,31 @@ fn the_version_names_the_build() {
         None => assert!(v.ends_with("(no git: built outside a repository)"), "{v}"),
     }
 }
+
+/// Every command names a manifest one way: by its path, or by its
+/// experiment's name from the project root; a name that is none is refused
+/// with the nearest one.
+#[test]
+fn a_manifest_is_named_by_path_or_by_name() {
+    let d = Dir::new(&manifest(2_000, 1));
+    std::fs::create_dir_all(d.path.join("experiments")).unwrap();
+    std::fs::rename(d.path.join("m.toml"), d.path.join("experiments/many.toml")).unwrap();
+    for args in [
+        ["plan", "many"],
+        ["plan", "experiments/many.toml"],
+        ["run", "many"],
+        ["table", "many"],
+        ["audit", "many"],
+    ] {
+        let o = d.run(&args);
+        let (out, err) = text(&o);
+        assert!(o.status.success(), "{args:?}: {out}{err}");
+    }
+    let o = d.run(&["table", "mnay"]);
+    let (_, err) = text(&o);
+    assert!(!o.status.success());
+    assert!(
+        err.contains("mnay: no such manifest: did you mean \"many\""),
+        "{err}"
+    );
+}

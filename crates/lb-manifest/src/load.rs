@@ -107,8 +107,11 @@ impl Experiment {
 }
 
 /// Loads the manifest file at `path` with `profile`.
+/// `path` may name the manifest by its experiment's name instead
+/// ([`manifest::resolve`]).
 pub fn load(path: &Path, profile: Profile) -> Result<Experiment, ManifestError> {
-    load_str(path, &manifest::read(path)?, profile)
+    let path = manifest::resolve(path)?;
+    load_str(&path, &manifest::read(&path)?, profile)
 }
 
 /// Loads manifest text; `path` is used in errors only.
@@ -144,6 +147,11 @@ pub fn load_str(path: &Path, text: &str, profile: Profile) -> Result<Experiment,
 /// Two manifests with one experiment name are an error, located at the
 /// second: a name names the outputs, and they would overwrite each other's.
 pub fn load_all(paths: &[PathBuf], profile: Profile) -> Result<Vec<Experiment>, ManifestError> {
+    let paths = paths
+        .iter()
+        .map(|p| manifest::resolve(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    let paths = paths.as_slice();
     let mut out: Vec<Experiment> = Vec::with_capacity(paths.len());
     for p in paths {
         let e = load(p, profile)?;

@@ -94,6 +94,55 @@ pub(crate) const MAX_MANIFEST_BYTES: u64 = 1 << 20;
 /// Reads a manifest file's text. Only a regular file of at most
 /// [`MAX_MANIFEST_BYTES`] of UTF-8 text is read: a device, a pipe or a
 /// directory is refused before it is opened for reading.
+/// A manifest named as every command names one: a path, or an experiment's
+/// name, `experiments/<name>.toml` from the project root (`led-fig1` for
+/// `experiments/led-fig1.toml`). A path that exists is itself; a name that
+/// is none is refused with the nearest experiment's name.
+pub fn resolve(given: &Path) -> Result<std::path::PathBuf, ManifestError> {
+    if given.exists() {
+        return Ok(given.to_path_buf());
+    }
+    let dir = Path::new("experiments");
+    let name = given.to_string_lossy();
+    let bare = given.components().count() == 1 && given.extension().is_none();
+    if bare {
+        let p = dir.join(format!("{name}.toml"));
+        if p.is_file() {
+            return Ok(p);
+        }
+    }
+    let names: Vec<String> = std::fs::read_dir(dir)
+        .map(|r| {
+            r.filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+                .filter_map(|p| Some(p.file_stem()?.to_string_lossy().into_owned()))
+                .collect()
+        })
+        .unwrap_or_default();
+    let stem = given
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let hint = match crate::diag::did_you_mean(&stem, &refs) {
+        Some(n) => format!(": did you mean \"{n}\" (experiments/{n}.toml)?"),
+        None if names.is_empty() => {
+            " (name a manifest by its path, or by its experiment's name from the project \
+             root, where experiments/ is)"
+                .into()
+        }
+        None => " (name a manifest by its path, or by the name of one of experiments/*.toml)"
+            .into(),
+    };
+    Err(ManifestError {
+        file: given.to_path_buf(),
+        line: 0,
+        col: 0,
+        field: String::new(),
+        message: format!("no such manifest{hint}"),
+    })
+}
+
 pub fn read(path: &Path) -> Result<String, ManifestError> {
     let fail = |message: String| ManifestError {
         file: path.to_path_buf(),
