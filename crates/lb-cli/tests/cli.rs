@@ -1824,7 +1824,10 @@ fn the_version_names_the_build() {
     assert!(out.status.success());
     let v = String::from_utf8(out.stdout).unwrap();
     let v = v.trim();
-    assert!(v.starts_with(&format!("lb {}", env!("CARGO_PKG_VERSION"))), "{v}");
+    assert!(
+        v.starts_with(&format!("lb {}", env!("CARGO_PKG_VERSION"))),
+        "{v}"
+    );
     let commit = v
         .split_once("(commit ")
         .map(|(_, c)| c.trim_end_matches(')').trim_end_matches(", modified"));
@@ -1863,4 +1866,23 @@ fn a_manifest_is_named_by_path_or_by_name() {
         err.contains("mnay: no such manifest: did you mean \"many\""),
         "{err}"
     );
+}
+
+/// A reproduce that adds records says which packs it rewrote and how to
+/// leave the cache as it was; one that adds none says nothing of packs.
+#[test]
+fn a_reproduce_says_which_packs_it_rewrote() {
+    let d = Dir::new(&manifest(2_000, 1));
+    let first = d.run(&["reproduce", "m.toml", "--out", "report"]);
+    let (out, err) = text(&first);
+    assert!(first.status.success(), "{out}{err}");
+    assert!(out.contains("new record(s) into"), "{out}");
+    assert!(out.contains("To leave results as it was"), "{out}");
+    let again = d.run(&["reproduce", "m.toml", "--out", "report"]);
+    let (out, err) = text(&again);
+    assert!(again.status.success(), "{out}{err}");
+    assert!(!out.contains("pack(s) of"), "{out}");
+    assert!(!out.contains("CPU-seconds"), "{out}");
+    let cost = d.run(&["reproduce", "m.toml", "--out", "report", "--cost"]);
+    assert!(text(&cost).0.contains("CPU-seconds"));
 }

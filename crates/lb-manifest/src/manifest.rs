@@ -131,8 +131,9 @@ pub fn resolve(given: &Path) -> Result<std::path::PathBuf, ManifestError> {
              root, where experiments/ is)"
                 .into()
         }
-        None => " (name a manifest by its path, or by the name of one of experiments/*.toml)"
-            .into(),
+        None => {
+            " (name a manifest by its path, or by the name of one of experiments/*.toml)".into()
+        }
     };
     Err(ManifestError {
         file: given.to_path_buf(),

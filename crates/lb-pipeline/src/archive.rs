@@ -6,6 +6,7 @@
 //! report, its inputs and outputs). Unpacked anywhere, `lb verify` and `lb
 //! audit` on it recompute the records and reproduce its verdicts.
 
+use crate::git;
 use lb_manifest::Profile;
 use lb_store::cache::{Cache, FileKind, classify};
 use serde_json::json;
@@ -136,13 +137,6 @@ pub fn archive(cache: &Cache, manifests: &[PathBuf], report: &Path, out: &Path) 
             ""
         }
     ))
-}
-
-fn git(args: &[&str]) -> Option<String> {
-    let o = std::process::Command::new("git").args(args).output().ok()?;
-    o.status
-        .success()
-        .then(|| String::from_utf8_lossy(&o.stdout).trim().to_string())
 }
 
 fn copy(from: &Path, to: &Path) -> std::io::Result<()> {

@@ -8,6 +8,7 @@
 //! numbers says "no verdict moved" with this, not by hand.
 
 use crate::audit::audit;
+use crate::git;
 use lb_analysis::audit::ClaimResult;
 use lb_analysis::figure::{Figure, FigureSpec, point_estimate};
 use lb_analysis::metric::Metric;
@@ -104,13 +105,6 @@ fn other_side(against: &str, manifests: &[PathBuf], profile: Profile) -> Result<
         loaded,
         _tmp: Some(tmp),
     })
-}
-
-fn git(args: &[&str]) -> Option<String> {
-    let o = Command::new("git").args(args).output().ok()?;
-    o.status
-        .success()
-        .then(|| String::from_utf8_lossy(&o.stdout).trim().to_string())
 }
 
 pub fn diff(a: &Cache, against: &str, manifests: &[PathBuf], quick: bool) -> Res {

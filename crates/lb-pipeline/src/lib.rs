@@ -32,6 +32,15 @@ macro_rules! say {
     }};
 }
 
+/// `git ARGS` in the current directory: its trimmed standard output, or
+/// None where git is missing, this is no repository, or the command fails.
+pub(crate) fn git(args: &[&str]) -> Option<String> {
+    let o = std::process::Command::new("git").args(args).output().ok()?;
+    o.status
+        .success()
+        .then(|| String::from_utf8_lossy(&o.stdout).trim().to_string())
+}
+
 pub mod archive;
 pub mod audit;
 pub mod compute;

@@ -24,6 +24,8 @@ pub struct Reproduced {
     /// Report folders of experiments no manifest names any more, removed
     /// (a reproduce of every manifest only).
     pub removed: Vec<PathBuf>,
+    /// The packs this run rewrote, each with how many new records it took.
+    pub repacked: Vec<(PathBuf, usize)>,
 }
 
 /// A new results directory beside `cache`'s, for `--fresh`: everything is
@@ -54,9 +56,13 @@ pub fn reproduce(
     let ran = run(cache, &plans(loaded), o, progress)?;
     // The cache it leaves is packed: what this run and any shard wrote loose
     // is folded into the packs before anything reads it.
+    let mut repacked = Vec::new();
     if !lb_store::packing::loose_records(cache).is_empty() {
         progress.log("packing the loose records (lb cache pack)");
         for p in lb_store::packing::pack_all(cache)? {
+            if p.rewritten {
+                repacked.push((cache.pack_path(&p.bucket), p.packed));
+            }
             for (path, why) in &p.left {
                 progress.log(&format!("warning: left loose {}: {why}", path.display()));
             }
@@ -135,6 +141,7 @@ pub fn reproduce(
     drop(pages);
     Ok(Reproduced {
         removed,
+        repacked,
         ran,
         written,
         audited,
@@ -202,6 +209,9 @@ pub fn summary(
         },
         missing
     );
+    if !r.repacked.is_empty() {
+        say!(text, "{}", repacked_line(cache, &r.repacked));
+    }
     for p in &r.removed {
         say!(
             text,
@@ -290,4 +300,27 @@ fn cost_table(text: &mut String, cache: &Cache, loaded: &[Experiment]) {
         cell(total.calibrations),
         total.total().seconds
     );
+}
+
+/// What a run changed in the cache's packs, and how to leave a committed
+/// cache as it was.
+fn repacked_line(cache: &Cache, repacked: &[(PathBuf, usize)]) -> String {
+    let records: usize = repacked.iter().map(|(_, n)| n).sum();
+    let mut shown: Vec<String> = repacked
+        .iter()
+        .take(4)
+        .map(|(p, _)| p.display().to_string())
+        .collect();
+    if repacked.len() > 4 {
+        shown.push(format!("and {} more", repacked.len() - 4));
+    }
+    format!(
+        "packed {records} new record(s) into {} pack(s) of {} ({}): a pack holds the records \
+         of the keys that share its prefix, so new records rewrite packs that other \
+         experiments' records are in too (theirs are kept bit for bit). {}",
+        repacked.len(),
+        cache.root().display(),
+        shown.join(", "),
+        crate::store_text::restore_hint(cache)
+    )
 }

@@ -329,8 +329,45 @@ pub fn pack(cache: &Cache, check: bool) -> Said {
             "`lb cache pack` folds loose records into their packs"
         );
     }
+    let changed = committed_changes(cache);
+    if !changed.is_empty() {
+        say!(
+            text.out,
+            "{} file(s) of {} differ from the last commit. {}",
+            changed.len(),
+            cache.root().display(),
+            restore_hint(cache)
+        );
+    }
     text.ok = loose.is_empty() && damaged == 0 && misfiled.is_empty();
     Ok(text)
+}
+
+/// The files of the cache that differ from the repository's last commit
+/// (`git status`), empty where the cache is not in a repository.
+fn committed_changes(cache: &Cache) -> Vec<String> {
+    let root = cache.root().display().to_string();
+    crate::git(&["status", "--porcelain", "--", &root])
+        .map(|s| s.lines().map(str::to_string).collect())
+        .unwrap_or_default()
+}
+
+/// How to leave a committed cache as it was: restore it from git, or run
+/// against a copy.
+pub(crate) fn restore_hint(cache: &Cache) -> String {
+    let root = cache.root().display();
+    if crate::git(&["rev-parse", "--is-inside-work-tree"]).is_some() {
+        format!(
+            "To leave the committed cache as it was, `git restore --source=HEAD --staged \
+             --worktree -- {root}` and `git clean -fd -- {root}` put it back (the new records \
+             are then recomputed when next needed), or run with `--results DIR` against a copy \
+             (`cp -r {root} DIR`)"
+        )
+    } else {
+        format!(
+            "To leave {root} as it was, run with `--results DIR` against a copy (`cp -r {root} DIR`)"
+        )
+    }
 }
 
 /// Folds the loose records into packs, and says what it did.
