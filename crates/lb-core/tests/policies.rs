@@ -453,3 +453,85 @@ fn lsq_revisions_have_one_law() {
     };
     revisions_agree("LSQ", &run(0), &run(1), &[]);
 }
+
+/// What every kind of policy declares it does (`PolicyConfig::traits`),
+/// held to its runs without listing the policy here:
+/// - JSQ-like: with fresh information (`PolicyConfig::fresh`) on identical
+///   servers, its E[ΣQ] lies nearer JSQ's than uniform Random's (the paired
+///   difference's interval at most half Random's excess over JSQ), which a
+///   policy that routes at random fails by far;
+/// - oblivious: its E[ΣQ] is the exact sum of independent queues fed its
+///   fixed share of the arrivals;
+/// - other: it says why.
+#[test]
+fn every_policy_does_what_it_declares() {
+    use lb_core::slotted::theory::{routed_variance, single_server_bernoulli_service};
+    use lb_core::slotted::{Behaviour, Weights};
+    let n = 6;
+    let identical = || poisson_system(1, vec![bern(0.5); n], 0.9);
+    let sum_q = |p: PolicyConfig| {
+        let c = cfg(identical(), p, 40_000, 4_000);
+        field(&replicate(&c, 31, 10), |s| s.mean_sum_q)
+    };
+    let jsq_q = sum_q(jsq());
+    let random_q = sum_q(PolicyConfig::Random);
+    let paired = |a: &[f64], b: &[f64]| -> Vec<f64> { a.iter().zip(b).map(|(x, y)| x - y).collect() };
+    let (excess, h) = interval(&paired(&random_q, &jsq_q));
+    assert!(excess - h > 0.0, "Random must lose to JSQ here: {excess} ± {h}");
+    for p in PolicyConfig::every_kind() {
+        let t = p.traits();
+        match t.behaviour {
+            Behaviour::JsqLike => {
+                let q = sum_q(p.fresh(n));
+                let (d, hd) = interval(&paired(&q, &jsq_q));
+                assert!(
+                    d + hd <= (excess - h) / 2.0,
+                    "{} declares itself JSQ-like, but with fresh information its E[ΣQ] exceeds \
+                     JSQ's by {d:.3} ± {hd:.3}, not below half of Random's excess ({excess:.3} \
+                     ± {h:.3})",
+                    p.name()
+                );
+            }
+            Behaviour::Oblivious(weights) => {
+                let rates = [0.6, 0.6, 0.6, 0.9, 0.9, 0.9].map(bern).to_vec();
+                let sys = poisson_system(3, rates, 0.6);
+                let mu: f64 = sys.service.iter().map(lb_core::slotted::Law::mean).sum();
+                let lambda: f64 = sys.arrivals.iter().map(lb_core::slotted::Law::mean).sum();
+                let exact: f64 = sys
+                    .service
+                    .iter()
+                    .map(|s| {
+                        let q = s.mean();
+                        let w = match weights {
+                            Weights::Uniform => 1.0 / sys.service.len() as f64,
+                            Weights::Rates => q / mu,
+                        };
+                        let s2 = routed_variance(&sys.arrivals, w, true);
+                        single_server_bernoulli_service(lambda * w, s2, q)
+                    })
+                    .sum();
+                assert!(exact.is_finite() && exact > 0.0, "{exact}");
+                let c = cfg(sys, p, 40_000, 4_000);
+                let q = field(&replicate(&c, 32, 10), |s| s.mean_sum_q);
+                assert_covers(&format!("{}'s E[ΣQ]", p.name()), &q, exact);
+            }
+            Behaviour::Other(why) => assert!(!why.is_empty(), "{}: say why", p.name()),
+        }
+    }
+}
+
+/// Every kind of policy whose messages per arrival have a closed form
+/// (`theory::messages_per_arrival`) pays them in its runs.
+#[test]
+fn every_policy_pays_the_messages_it_declares() {
+    for p in PolicyConfig::every_kind() {
+        let c = cfg(poisson_system(3, het10(), 0.7), p, 20_000, 2_000);
+        let Ok(exact) = lb_core::slotted::theory::messages_per_arrival(&c) else {
+            continue;
+        };
+        let per = field(&replicate(&c, 33, 8), |s| {
+            s.messages as f64 / s.arrivals.max(1) as f64
+        });
+        assert_covers(&format!("{}'s messages per arrival", p.name()), &per, exact);
+    }
+}

@@ -105,11 +105,13 @@ pub fn resolve(given: &Path) -> Result<std::path::PathBuf, ManifestError> {
     let dir = Path::new("experiments");
     let name = given.to_string_lossy();
     let bare = given.components().count() == 1 && given.extension().is_none();
-    if bare {
-        let p = dir.join(format!("{name}.toml"));
-        if p.is_file() {
-            return Ok(p);
-        }
+    if !bare {
+        // A path: reading it says what is wrong with it.
+        return Ok(given.to_path_buf());
+    }
+    let p = dir.join(format!("{name}.toml"));
+    if p.is_file() {
+        return Ok(p);
     }
     let names: Vec<String> = std::fs::read_dir(dir)
         .map(|r| {

@@ -3,6 +3,9 @@
 //! Everything here is *resolved*: every server has its law, every dispatcher its
 //! arrival law. Manifests (lb-manifest) expand sweeps and defaults into these.
 
+// A new policy variant is matched everywhere by name: no wildcard arms.
+#![warn(clippy::wildcard_enum_match_arm)]
+
 use crate::slotted::law::Law;
 use serde::{Deserialize, Serialize};
 
@@ -348,6 +351,138 @@ impl PolicyConfig {
     }
 }
 
+/// What a policy is, declared in one place ([`PolicyConfig::traits`]): the
+/// manifest's checks, the engine and the behaviour tests read it, so a new
+/// policy states it once.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Traits {
+    /// Its rule for equal queues or estimates, where it compares any.
+    pub tie_break: Option<TieBreak>,
+    /// Whether its dispatchers may share one tie draw per slot
+    /// ([`TieBreak::Shared`]): only where they all read one snapshot.
+    pub shared_ties: bool,
+    /// What it does with fresh information on identical servers.
+    pub behaviour: Behaviour,
+}
+
+/// What a policy does on identical servers with fresh information
+/// ([`PolicyConfig::fresh`]), which the behaviour tests hold it to.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Behaviour {
+    /// It sends a decision's jobs to a shortest queue or near one: its
+    /// E\[ΣQ\] lies nearer JSQ's than uniform Random's (Power-of-d and the
+    /// LED policies with fresh estimates; Zhou, Shroff and Wierman, §3).
+    JsqLike,
+    /// It routes by fixed weights whatever the state, so its E\[ΣQ\] is the
+    /// exact sum of independent queues ([`crate::slotted::theory`]).
+    Oblivious(Weights),
+    /// Neither, with why.
+    Other(&'static str),
+}
+
+/// The fixed weights of an oblivious policy ([`Behaviour::Oblivious`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Weights {
+    /// Server n with probability 1/N.
+    Uniform,
+    /// Server n with probability μ_n/μ_Σ.
+    Rates,
+}
+
+impl PolicyConfig {
+    /// Its [`Traits`]: no wildcard arm, so a new variant must declare them.
+    pub fn traits(&self) -> Traits {
+        let compares = |tie_break| Traits {
+            tie_break: Some(tie_break),
+            shared_ties: false,
+            behaviour: Behaviour::JsqLike,
+        };
+        let other = |why| Traits {
+            tie_break: None,
+            shared_ties: false,
+            behaviour: Behaviour::Other(why),
+        };
+        match *self {
+            PolicyConfig::Led {
+                dispatch,
+                tie_break,
+                ..
+            } => match dispatch {
+                LedDispatch::LJsq | LedDispatch::LPod { .. } => compares(tie_break),
+                // A server at or below the mean estimate, drawn ∝ μ_n
+                // (Example 2): no ties to break.
+                LedDispatch::LJba => Traits {
+                    tie_break: None,
+                    ..compares(tie_break)
+                },
+            },
+            PolicyConfig::Lsq { tie_break, .. } | PolicyConfig::Pod { tie_break, .. } => {
+                compares(tie_break)
+            }
+            PolicyConfig::Jsq { tie_break } => Traits {
+                shared_ties: true,
+                ..compares(tie_break)
+            },
+            PolicyConfig::WeightedRandom => Traits {
+                behaviour: Behaviour::Oblivious(Weights::Rates),
+                ..other("")
+            },
+            PolicyConfig::Random => Traits {
+                behaviour: Behaviour::Oblivious(Weights::Uniform),
+                ..other("")
+            },
+            PolicyConfig::Jiq | PolicyConfig::JiqSpread { .. } => {
+                other("it joins an idle server, else routes at random: near Random at high load")
+            }
+            PolicyConfig::Pooled => other("not a dispatching policy: the resource-pooled queue"),
+        }
+    }
+
+    /// The same policy with the freshest information it can have: a Push
+    /// samples every server at every dispatcher every slot (d = N, p̂ = 1),
+    /// a Pull reports every completion (p̂ = 1); what it decides on (L-Pod's
+    /// and Power-of-d's dispatch sample) is kept.
+    pub fn fresh(&self, n: usize) -> PolicyConfig {
+        let push = LedUpdate::Push {
+            d: n,
+            p_hat: 1.0,
+            when: PushWhen::Always,
+        };
+        match *self {
+            PolicyConfig::Led {
+                dispatch,
+                update,
+                tie_break,
+            } => PolicyConfig::Led {
+                dispatch,
+                update: match update {
+                    LedUpdate::Push { .. } => push,
+                    LedUpdate::Pull { .. } => LedUpdate::Pull { p_hat: 1.0 },
+                },
+                tie_break,
+            },
+            PolicyConfig::Lsq {
+                tie_break,
+                revision,
+                ..
+            } => PolicyConfig::Lsq {
+                d: n,
+                p_hat: 1.0,
+                when: PushWhen::Always,
+                tie_break,
+                revision,
+            },
+            p @ (PolicyConfig::Jsq { .. }
+            | PolicyConfig::Pod { .. }
+            | PolicyConfig::Jiq
+            | PolicyConfig::WeightedRandom
+            | PolicyConfig::Random
+            | PolicyConfig::JiqSpread { .. }
+            | PolicyConfig::Pooled) => p,
+        }
+    }
+}
+
 /// The water-fill revision new LSQ points take ([`PolicyConfig::Lsq`]).
 pub const LSQ_REVISION: u8 = 1;
 
@@ -407,7 +542,13 @@ impl PolicyConfig {
                 ..
             }
             | PolicyConfig::Lsq { p_hat, .. } => Some(*p_hat),
-            _ => None,
+            PolicyConfig::Jsq { .. }
+            | PolicyConfig::Pod { .. }
+            | PolicyConfig::Jiq
+            | PolicyConfig::WeightedRandom
+            | PolicyConfig::Random
+            | PolicyConfig::JiqSpread { .. }
+            | PolicyConfig::Pooled => None,
         }
     }
 
@@ -419,20 +560,21 @@ impl PolicyConfig {
                 LedUpdate::Push { p_hat, .. } | LedUpdate::Pull { p_hat } => *p_hat = p,
             },
             PolicyConfig::Lsq { p_hat, .. } => *p_hat = p,
-            _ => {}
+            PolicyConfig::Jsq { .. }
+            | PolicyConfig::Pod { .. }
+            | PolicyConfig::Jiq
+            | PolicyConfig::WeightedRandom
+            | PolicyConfig::Random
+            | PolicyConfig::JiqSpread { .. }
+            | PolicyConfig::Pooled => {}
         }
         out
     }
 
     /// Checks the policy against a system of `n` servers.
     pub fn validate(&self, n: usize) -> Result<(), String> {
-        let shared = match *self {
-            PolicyConfig::Led { tie_break, .. }
-            | PolicyConfig::Pod { tie_break, .. }
-            | PolicyConfig::Lsq { tie_break, .. } => tie_break == TieBreak::Shared,
-            _ => false,
-        };
-        if shared {
+        let t = self.traits();
+        if t.tie_break == Some(TieBreak::Shared) && !t.shared_ties {
             return Err(
                 "tie_break: \"shared\" (one draw per slot for every dispatcher) is \
                         JSQ's, whose dispatchers all read one snapshot; use \"random\" or \
@@ -480,7 +622,11 @@ impl PolicyConfig {
             PolicyConfig::JiqSpread { revision } => {
                 check_revision("JIQ-Spread", revision, JIQ_SPREAD_REVISION)
             }
-            _ => Ok(()),
+            PolicyConfig::Jsq { .. }
+            | PolicyConfig::Jiq
+            | PolicyConfig::WeightedRandom
+            | PolicyConfig::Random
+            | PolicyConfig::Pooled => Ok(()),
         }
     }
 }

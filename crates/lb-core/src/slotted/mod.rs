@@ -30,8 +30,9 @@ pub mod theory;
 pub use crate::stability::Stability;
 pub use crate::streams::Seeds;
 pub use config::{
-    Advance, Granularity, JIQ_SPREAD_REVISION, LSQ_REVISION, LedDispatch, LedUpdate, POLICY_KINDS,
-    PolicyConfig, PushWhen, RunLength, SlottedConfig, SystemConfig, TieBreak, WarmupRule,
+    Advance, Behaviour, Granularity, JIQ_SPREAD_REVISION, LSQ_REVISION, LedDispatch, LedUpdate,
+    POLICY_KINDS, PolicyConfig, PushWhen, RunLength, SlottedConfig, SystemConfig, TieBreak, Traits,
+    WarmupRule, Weights,
 };
 pub use law::Law;
 pub use sim::run;

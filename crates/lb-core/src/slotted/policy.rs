@@ -5,6 +5,9 @@
 //! full-information baselines read the true start-of-slot snapshot Q(t), the
 //! same for every dispatcher — the source of herd behaviour (Zhou, Shroff and Wierman §4.2).
 
+// A new policy variant is matched everywhere by name: no wildcard arms.
+#![warn(clippy::wildcard_enum_match_arm)]
+
 use crate::slotted::argmin::ArgminTree;
 use crate::slotted::buckets::{BITS_MAX, BitBuckets, MinBuckets};
 use crate::slotted::config::{
@@ -189,7 +192,11 @@ fn fixed_split(cfg: &SlottedConfig) -> Option<FixedSplit> {
     let weights = match cfg.policy {
         PolicyConfig::WeightedRandom => cfg.system.mu(),
         PolicyConfig::Random | PolicyConfig::Jiq | PolicyConfig::JiqSpread { .. } => vec![1.0; n],
-        _ => return None,
+        PolicyConfig::Led { .. }
+        | PolicyConfig::Jsq { .. }
+        | PolicyConfig::Pod { .. }
+        | PolicyConfig::Lsq { .. }
+        | PolicyConfig::Pooled => return None,
     };
     (cfg.granularity == Granularity::Job)
         .then(|| FixedSplit::new(&weights, cfg.system.lambda_sum(), cfg.system.sigma2_sum()))
@@ -216,7 +223,15 @@ fn spread_splits(cfg: &SlottedConfig) -> Vec<FixedSplit> {
                 .map(|j| FixedSplit::new(&ones, j as f64 * mean, j as f64 * var))
                 .collect()
         }
-        _ => Vec::new(),
+        PolicyConfig::Led { .. }
+        | PolicyConfig::Jsq { .. }
+        | PolicyConfig::Pod { .. }
+        | PolicyConfig::Jiq
+        | PolicyConfig::WeightedRandom
+        | PolicyConfig::Random
+        | PolicyConfig::Lsq { .. }
+        | PolicyConfig::JiqSpread { .. }
+        | PolicyConfig::Pooled => Vec::new(),
     }
 }
 
@@ -291,13 +306,25 @@ impl Policy {
                 true,
                 revision >= 1,
             ),
-            p => (p, false, false),
+            p @ PolicyConfig::Led { .. }
+            | p @ PolicyConfig::Jsq { .. }
+            | p @ PolicyConfig::Pod { .. }
+            | p @ PolicyConfig::Jiq
+            | p @ PolicyConfig::WeightedRandom
+            | p @ PolicyConfig::Random
+            | p @ PolicyConfig::JiqSpread { .. }
+            | p @ PolicyConfig::Pooled => (p, false, false),
         };
         let tie = match policy {
             PolicyConfig::Led { tie_break, .. }
             | PolicyConfig::Jsq { tie_break }
             | PolicyConfig::Pod { tie_break, .. } => tie_break,
-            _ => TieBreak::Random,
+            PolicyConfig::Jiq
+            | PolicyConfig::WeightedRandom
+            | PolicyConfig::Random
+            | PolicyConfig::Lsq { .. }
+            | PolicyConfig::JiqSpread { .. }
+            | PolicyConfig::Pooled => TieBreak::Random,
         };
         let kind = match policy {
             PolicyConfig::Led {
@@ -399,7 +426,11 @@ impl Policy {
             Kind::Led { est, .. } => est
                 .iter()
                 .any(|e| matches!(e.index, Index::Low(_) | Index::Fill(_))),
-            _ => false,
+            Kind::Jsq
+            | Kind::Pod { .. }
+            | Kind::Jiq { .. }
+            | Kind::WeightedRandom { .. }
+            | Kind::Random => false,
         };
         self.split.is_some() || fills
     }
@@ -523,7 +554,11 @@ impl Policy {
                     });
                     return 0;
                 }
-                _ => left = a.iter().sum(),
+                Kind::Led { .. }
+                | Kind::Jsq
+                | Kind::Pod { .. }
+                | Kind::WeightedRandom { .. }
+                | Kind::Random => left = a.iter().sum(),
             }
             split.split(rng, left, |s, c| out.add(s, c));
             return 0;
@@ -838,7 +873,7 @@ impl Policy {
                 }
                 msgs += k as u64;
             }
-            _ => {}
+            Kind::Jsq | Kind::Pod { .. } | Kind::WeightedRandom { .. } | Kind::Random => {}
         }
         msgs
     }
@@ -1159,7 +1194,11 @@ mod tests {
     fn estimates(p: &Policy) -> Vec<Vec<u64>> {
         match &p.kind {
             Kind::Led { est, .. } => est.iter().map(|e| e.vals.clone()).collect(),
-            _ => unreachable!(),
+            Kind::Jsq
+            | Kind::Pod { .. }
+            | Kind::Jiq { .. }
+            | Kind::WeightedRandom { .. }
+            | Kind::Random => unreachable!(),
         }
     }
 

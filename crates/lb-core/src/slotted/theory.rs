@@ -1,6 +1,9 @@
 //! Exact results the simulator is held against (issue 2's tests, and the
 //! `validation` experiment's claims).
 
+// A new policy variant is matched everywhere by name: no wildcard arms.
+#![warn(clippy::wildcard_enum_match_arm)]
+
 use crate::slotted::config::{Granularity, LedUpdate, PolicyConfig, PushWhen, SlottedConfig};
 use crate::slotted::law::Law;
 
@@ -97,7 +100,14 @@ pub fn messages_per_arrival(c: &SlottedConfig) -> Result<f64, String> {
         PolicyConfig::Jsq { .. } => 2.0 * sys.servers() as f64 * busy,
         PolicyConfig::Pod { d, .. } => 2.0 * d as f64 * decisions,
         PolicyConfig::WeightedRandom | PolicyConfig::Random => 0.0,
-        _ => {
+        PolicyConfig::Led {
+            update: LedUpdate::Pull { .. },
+            ..
+        }
+        | PolicyConfig::Jiq
+        | PolicyConfig::Lsq { .. }
+        | PolicyConfig::JiqSpread { .. }
+        | PolicyConfig::Pooled => {
             return Err(format!(
                 "{} pays per departure or per queue state: its messages per arrival \
                  have no closed form (a Push update, JSQ, Power-of-d or random routing do)",

@@ -2,9 +2,14 @@
 //! (docs/MODEL.md §1 "Metrics of a run"; Zhou, Shroff and Wierman, §2 for ε·E\[ΣQ\] and
 //! ζ).
 
+// A new policy variant is matched everywhere by name: no wildcard arms.
+#![warn(clippy::wildcard_enum_match_arm)]
+
 use crate::metric::{MetricInfo, MetricKind, Param};
 use lb_core::Seeds;
-use lb_core::slotted::{Granularity, Law, PolicyConfig, RunSummary, SlottedConfig, theory};
+use lb_core::slotted::{
+    Behaviour, Granularity, Law, PolicyConfig, RunSummary, SlottedConfig, Weights, theory,
+};
 
 use crate::metric::metric as m;
 
@@ -186,10 +191,10 @@ pub fn reference(
             // identical servers).
             let n = sys.servers() as f64;
             let mu = sys.mu_sum();
-            let weight = |p: f64| match c.policy {
-                PolicyConfig::WeightedRandom => Ok(p / mu),
-                PolicyConfig::Random => Ok(1.0 / n),
-                _ => Err(
+            let weight = |p: f64| match c.policy.traits().behaviour {
+                Behaviour::Oblivious(Weights::Rates) => Ok(p / mu),
+                Behaviour::Oblivious(Weights::Uniform) => Ok(1.0 / n),
+                Behaviour::JsqLike | Behaviour::Other(_) => Err(
                     "wr_sum_q is the value under state-independent routing (WR, Random) only"
                         .to_string(),
                 ),
@@ -214,7 +219,10 @@ pub fn reference(
                             p,
                         ))
                     }
-                    _ => Err("wr_sum_q needs Bernoulli servers".to_string()),
+                    Law::Poisson { .. }
+                    | Law::Binomial { .. }
+                    | Law::Deterministic { .. }
+                    | Law::Geometric { .. } => Err("wr_sum_q needs Bernoulli servers".to_string()),
                 })
                 .sum()
         }

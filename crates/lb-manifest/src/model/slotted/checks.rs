@@ -2,6 +2,9 @@
 //! sweep (which [`super::expansion`] checks per point). Each error names the key
 //! path and what is allowed.
 
+// A new policy variant is matched everywhere by name: no wildcard arms.
+#![warn(clippy::wildcard_enum_match_arm)]
+
 use super::{AXES, POLICY_NAMES, PolicyKind, SpannedManifest, Split, SweepSpec, UpdateKind};
 use crate::diag::{ManifestError, did_you_mean};
 use std::collections::BTreeSet;
@@ -499,7 +502,7 @@ fn push_keys(l: &SpannedManifest, i: usize, kind: PolicyKind) -> R {
 fn tie_break_and_p_hat(l: &SpannedManifest, i: usize, kind: PolicyKind) -> R {
     let p = &l.m.policies[i];
     let name = p.spec.trim();
-    if p.tie_break == Some(lb_core::slotted::TieBreak::Shared) && kind != PolicyKind::Jsq {
+    if p.tie_break == Some(lb_core::slotted::TieBreak::Shared) && !kind.traits().shared_ties {
         return Err(l.error(
             &policy_key(i, "tie_break"),
             format!(
@@ -513,9 +516,14 @@ fn tie_break_and_p_hat(l: &SpannedManifest, i: usize, kind: PolicyKind) -> R {
         return Err(l.error(
             &policy_key(i, "tie_break"),
             format!(
-                "{name} breaks no ties; tie_break applies to JSQ, Power-of-d, L-JSQ, L-Pod \
-                 and LSQ (L-JBA draws among the servers at or below its mean estimate): \
-                 remove it"
+                "{name} breaks no ties; tie_break applies to {} (L-JBA draws among the \
+                 servers at or below its mean estimate): remove it",
+                super::POLICY_NAMES
+                    .iter()
+                    .filter(|n| PolicyKind::parse(n).is_some_and(|k| k.has_tie_break()))
+                    .copied()
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ),
         ));
     }

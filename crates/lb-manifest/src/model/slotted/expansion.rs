@@ -4,6 +4,9 @@
 //! swept N, a Bernoulli arrival mean ≤ 1 at each load, …) fail here with
 //! located errors.
 
+// A new policy variant is matched everywhere by name: no wildcard arms.
+#![warn(clippy::wildcard_enum_match_arm)]
+
 use super::checks::{d_axis_applies, label, p_hat_axis_applies};
 use super::{DispatchKind, PolicyKind, SpannedManifest, Split, UpdateKind};
 use crate::diag::ManifestError;

@@ -5,6 +5,9 @@
 //! message-budget calibrations, lb-model's `slotted::calibrate`), and
 //! measured by lb-model's `slotted::metrics`.
 
+// A new policy variant is matched everywhere by name: no wildcard arms.
+#![warn(clippy::wildcard_enum_match_arm)]
+
 pub mod checks;
 pub mod expansion;
 pub mod robustness;
@@ -109,7 +112,7 @@ impl LawFamily {
         match self {
             LawFamily::Bernoulli => Some(1.0),
             LawFamily::Binomial { n } => Some(*n as f64),
-            _ => None,
+            LawFamily::Poisson | LawFamily::Geometric | LawFamily::Deterministic => None,
         }
     }
 }
@@ -441,21 +444,56 @@ impl PolicyKind {
         )
     }
 
-    /// Whether the policy reads `tie_break`: JSQ, Power-of-d and the LED
-    /// policies that take a least estimate (L-JSQ, L-Pod, LSQ). L-JBA does
-    /// not (Zhou, Shroff and Wierman, Example 2: a server at or below the mean
-    /// estimate, drawn with probability ∝ μ_n), so a `tie_break` on it would
-    /// only give the same process another key and other seeds.
+    /// The engine's [`Traits`](lb_core::slotted::Traits) of this family,
+    /// read on a representative configuration: a policy declares them once,
+    /// in lb-core's `PolicyConfig::traits`.
+    pub(crate) fn traits(&self) -> lb_core::slotted::Traits {
+        use lb_core::slotted::{LedDispatch, LedUpdate, PolicyConfig, PushWhen, TieBreak};
+        let tie_break = TieBreak::Random;
+        let update = |u: &UpdateKind| match u {
+            UpdateKind::Push => LedUpdate::Push {
+                d: 1,
+                p_hat: 1.0,
+                when: PushWhen::Arrivals,
+            },
+            UpdateKind::Pull => LedUpdate::Pull { p_hat: 1.0 },
+        };
+        let config = match self {
+            PolicyKind::Jsq => PolicyConfig::Jsq { tie_break },
+            PolicyKind::Pod(_) => PolicyConfig::Pod { d: 2, tie_break },
+            PolicyKind::Jiq => PolicyConfig::Jiq,
+            PolicyKind::WeightedRandom => PolicyConfig::WeightedRandom,
+            PolicyKind::Random => PolicyConfig::Random,
+            PolicyKind::JiqSpread => PolicyConfig::JiqSpread { revision: 0 },
+            PolicyKind::Pooled => PolicyConfig::Pooled,
+            PolicyKind::Led(DispatchKind::Lsq, _) => PolicyConfig::Lsq {
+                d: 1,
+                p_hat: 1.0,
+                when: PushWhen::Arrivals,
+                tie_break,
+                revision: 0,
+            },
+            PolicyKind::Led(d, u) => PolicyConfig::Led {
+                dispatch: match d {
+                    DispatchKind::LJsq => LedDispatch::LJsq,
+                    DispatchKind::LJba => LedDispatch::LJba,
+                    DispatchKind::LPod | DispatchKind::Lsq => LedDispatch::LPod { d: 2 },
+                },
+                update: update(u),
+                tie_break,
+            },
+        };
+        config.traits()
+    }
+
+    /// Whether the policy reads `tie_break` ([`PolicyKind::traits`]): JSQ,
+    /// Power-of-d and the LED policies that take a least estimate (L-JSQ,
+    /// L-Pod, LSQ). L-JBA does not (Zhou, Shroff and Wierman, Example 2: a
+    /// server at or below the mean estimate, drawn with probability ∝ μ_n),
+    /// so a `tie_break` on it would only give the same process another key
+    /// and other seeds.
     pub(crate) fn has_tie_break(&self) -> bool {
-        matches!(
-            self,
-            PolicyKind::Jsq
-                | PolicyKind::Pod(_)
-                | PolicyKind::Led(
-                    DispatchKind::LJsq | DispatchKind::LPod | DispatchKind::Lsq,
-                    _
-                )
-        )
+        self.traits().tie_break.is_some()
     }
 }
 
