@@ -84,13 +84,19 @@ impl Status {
             Status::NotReproduced => "not reproduced",
             Status::Partly => "reproduced except at some points",
             Status::Undecided => "undecided",
-            Status::NoInformativePoint => "decides nothing (no informative point)",
+            Status::NoInformativePoint => "no point could decide it",
             Status::DoesNotDiscriminate => "holds, does not discriminate",
             Status::Reproduced => "reproduced",
         }
     }
 
     fn of(r: &ClaimRow) -> Status {
+        // No point informs: nothing is decided, whatever the uninformative
+        // points read (a null or the foil that held too makes a confirmation
+        // one that does not discriminate).
+        if r.informative.0 == 0 && r.informative.1 > 0 && !(r.matched && r.verdict == "confirmed") {
+            return Status::NoInformativePoint;
+        }
         match r.verdict.as_str() {
             "refuted" => Status::NotReproduced,
             // No informative point, and not because a null or the foil held

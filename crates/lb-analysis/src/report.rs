@@ -571,10 +571,9 @@ fn verdicts_table(s: &mut String, exp: &Experiment) {
                 }
             });
             let why = match (&c.why, c.verdict) {
-                (None, crate::audit::Verdict::Confirmed) if c.untested.is_some() => format!(
-                    "does not discriminate: {}",
+                (None, crate::audit::Verdict::Confirmed) if c.untested.is_some() => {
                     md(c.untested.as_deref().unwrap_or_default())
-                ),
+                }
                 (Some(w), _) => {
                     let mut t = md(w);
                     for wc in &c.why_checks {
@@ -597,7 +596,10 @@ fn verdicts_table(s: &mut String, exp: &Experiment) {
             let _ = writeln!(
                 s,
                 "| [{}](audit.md#{}) | {} | {} ({ok} of {} points confirmed) | {} |",
-                verdict_cell(c.verdict.word(), c.required),
+                crate::audit::verdict_words(
+                    &verdict_cell(c.verdict.word(), c.required),
+                    c.untested.is_some()
+                ),
                 anchor(exp.name, &c.id),
                 md(&c.statement),
                 md(&deciding),

@@ -475,9 +475,13 @@ fn every_policy_does_what_it_declares() {
     };
     let jsq_q = sum_q(jsq());
     let random_q = sum_q(PolicyConfig::Random);
-    let paired = |a: &[f64], b: &[f64]| -> Vec<f64> { a.iter().zip(b).map(|(x, y)| x - y).collect() };
+    let paired =
+        |a: &[f64], b: &[f64]| -> Vec<f64> { a.iter().zip(b).map(|(x, y)| x - y).collect() };
     let (excess, h) = interval(&paired(&random_q, &jsq_q));
-    assert!(excess - h > 0.0, "Random must lose to JSQ here: {excess} ± {h}");
+    assert!(
+        excess - h > 0.0,
+        "Random must lose to JSQ here: {excess} ± {h}"
+    );
     for p in PolicyConfig::every_kind() {
         let t = p.traits();
         match t.behaviour {

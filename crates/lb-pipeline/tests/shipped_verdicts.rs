@@ -312,7 +312,7 @@ fn the_per_paper_lines_agree_with_the_inventories() {
 fn the_headline_counts_add_up_to_the_table() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let report = std::fs::read_to_string(root.join("paper-figures/README.md")).unwrap();
-    // "… N of the papers' own statements (origin `paper`): …. N stand-ins of ours: ….
+    // "… N claims of origin `paper` (…): …. N stand-ins of ours: ….
     // N of lb's own checks (…): …. N conjectures of ours …"
     let before = |marker: &str| -> usize {
         let at = report
@@ -326,7 +326,7 @@ fn the_headline_counts_add_up_to_the_table() {
             .unwrap()
     };
     let headline = [
-        before(" of the papers' own statements (origin"),
+        before(" claims of origin `paper`"),
         before(" stand-ins of ours:"),
         before(" of lb's own checks"),
         // (left out of the headline when there are none)

@@ -62,6 +62,9 @@ pub(super) fn audit_shifted(
         .hypothesis
         .as_deref()
         .map(|h| outside_hypothesis(h, &mut checks, results));
+    if let Some(m) = metric {
+        forced(c, m, &mut checks, results);
+    }
     // The nulls are the audit's, as the foil: the mutants move the claim's
     // own threshold.
     let nulls: Vec<ClaimResult> = c
@@ -116,8 +119,14 @@ pub(super) fn audit_shifted(
         .flatten();
     let deciding = ClaimResult::deciding_of(&checks);
     let margin = deciding.and_then(|d| sharpness::margin_words(d, verdict));
+    // Undecided where no point informs: what would decide it is a point
+    // that does, not more of these.
     let to_decide = (verdict == Verdict::Inconclusive)
-        .then(|| deciding.map(sharpness::to_decide))
+        .then(|| {
+            none_informative(&checks)
+                .map(|w| format!("a point that could inform it ({w})"))
+                .or_else(|| deciding.map(sharpness::to_decide))
+        })
         .flatten();
     ClaimResult {
         experiment: experiment.to_string(),
@@ -171,6 +180,33 @@ fn undiscriminating(
     if let Some(n) = &c.no_foil {
         return Some(format!("no setting could fail it: {n}"));
     }
+    if let Some(why) = none_informative(checks) {
+        return Some(why);
+    }
+    if let Some(u) = sharpness::untested(&c.check, checks) {
+        return Some(u);
+    }
+    match foil {
+        // A foil whose points meet the claim's was read point by point
+        // ([`discriminates`]).
+        Some(_) if foil_by_point => None,
+        Some(f) => match f.verdict {
+            Verdict::Refuted | Verdict::NoPracticalDifference => None,
+            Verdict::Confirmed | Verdict::Partly => {
+                Some(format!("its foil holds too: {}", f.statement))
+            }
+            Verdict::Inconclusive => Some(format!("its foil is undecided: {}", f.statement)),
+        },
+        None => match c.origin {
+            Origin::Paper | Origin::StandIn => Some("it names no foil".into()),
+            Origin::Check | Origin::Ours => None,
+        },
+    }
+}
+
+/// "none of its n points is informative: …", with each reason and the
+/// points it holds at, where no point of `checks` informs; None otherwise.
+fn none_informative(checks: &[PointCheck]) -> Option<String> {
     if !checks.is_empty() && checks.iter().all(|k| k.uninformative.is_some()) {
         // The reasons, each with the points it holds at.
         let mut reasons: Vec<(String, Vec<String>)> = Vec::new();
@@ -204,25 +240,7 @@ fn undiscriminating(
                 .join("; ")
         ));
     }
-    if let Some(u) = sharpness::untested(&c.check, checks) {
-        return Some(u);
-    }
-    match foil {
-        // A foil whose points meet the claim's was read point by point
-        // ([`discriminates`]).
-        Some(_) if foil_by_point => None,
-        Some(f) => match f.verdict {
-            Verdict::Refuted | Verdict::NoPracticalDifference => None,
-            Verdict::Confirmed | Verdict::Partly => {
-                Some(format!("its foil holds too: {}", f.statement))
-            }
-            Verdict::Inconclusive => Some(format!("its foil is undecided: {}", f.statement)),
-        },
-        None => match c.origin {
-            Origin::Paper | Origin::StandIn => Some("it names no foil".into()),
-            Origin::Check | Origin::Ours => None,
-        },
-    }
+    None
 }
 
 /// The points a check read (by their keys).
@@ -291,6 +309,66 @@ fn outside_hypothesis(
         }
     }
     (inside, checks.len())
+}
+
+/// Marks the checks of a paper's statement or a stand-in whose points
+/// cannot inform it (docs/AUDITING.md, "Uninformative points"): where the
+/// metric is 0 in every replication of every side (a probability too small
+/// to observe, a quantity the configuration holds at 0: nothing varies for
+/// the claim to read), and where it is an exact formula of the model at
+/// that point ([`lb_model::config::PointConfig::exact_value`]: the claim
+/// then restates the formula, which lb's required checks hold the engine
+/// to). Orderings have their own rules (the floor, a negligible
+/// difference), and a stability claim counts replications.
+fn forced(c: &Claim, m: Metric, checks: &mut [PointCheck], results: &[PointResult]) {
+    if !matches!(c.origin, Origin::Paper | Origin::StandIn)
+        || matches!(c.check, ClaimCheck::Ordering(_) | ClaimCheck::Stability(_))
+    {
+        return;
+    }
+    let model = crate::results::model(results);
+    for k in checks.iter_mut().filter(|k| k.uninformative.is_none()) {
+        let own = own_points(k, results);
+        let at = if own.is_empty() {
+            read_by(k, results)
+        } else {
+            own
+        };
+        if at.is_empty() {
+            continue;
+        }
+        let zero = at.iter().all(|r| {
+            r.point.as_ref().is_some_and(|p| {
+                let xs = super::points::values(m, p, &r.summaries);
+                !xs.is_empty() && xs.iter().all(|(_, x)| *x == 0.0)
+            })
+        });
+        if zero {
+            k.uninformative = Some(format!(
+                "identically 0 in every replication ({}): nothing varies here for the claim to \
+                 read",
+                at.iter()
+                    .map(|r| r.label.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+            continue;
+        }
+        let exact: Option<&str> = at.iter().try_fold("", |_, r| {
+            let p = r.point.as_ref()?;
+            model.references().iter().copied().find(|n| {
+                p.config
+                    .exact_value(m.name(), n)
+                    .is_some_and(|v| v.is_finite())
+            })
+        });
+        if let Some(name) = exact {
+            k.uninformative = Some(format!(
+                "an exact formula here (`{name}`, which lb's required checks hold the engine \
+                 to): the claim restates it"
+            ));
+        }
+    }
 }
 
 /// Why a claim is an accounting consequence of an exact formula, if it is:

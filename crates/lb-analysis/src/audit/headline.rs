@@ -39,11 +39,39 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
             *statuses.entry(v).or_insert(0usize) += k;
         }
     }
+    // Papers held in part (an abstract), named: their counts cover that part.
+    let partial: Vec<&str> = inventories
+        .iter()
+        .filter(|i| {
+            i.paper
+                .held
+                .as_deref()
+                .is_some_and(|h| !h.starts_with("the whole paper"))
+        })
+        .map(|i| i.paper.authors.as_str())
+        .collect();
+    let partial = if partial.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "{} as {} only; ",
+            partial
+                .iter()
+                .map(|a| format!("{a}'s"))
+                .collect::<Vec<_>>()
+                .join(" and "),
+            if partial.len() == 1 {
+                "an abstract"
+            } else {
+                "abstracts"
+            }
+        )
+    };
     let statements = if inventories.is_empty() {
         String::new()
     } else {
         format!(
-            "**{} statements of the {} papers lb holds** (their inventories' unit: theorems, \
+            "**{} statements of the {} papers lb holds** ({partial}counted in their inventories' unit: theorems, \
              lemmas, propositions, corollaries, figure claims, examples, remarks and headline \
              sentences; definitions, and sentences reporting another paper's result, are not \
              counted): {} audited as stated ({}), {} through our stand-ins only, {} not yet \
@@ -63,8 +91,8 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
         )
     };
     format!(
-        "{statements}\n\n**The claims that decide them:** {} of the papers' own statements (origin \
-         `paper`): {}. {} stand-ins of ours: {}. {} of lb's own checks ({required} required): \
+        "{statements}\n\n**The claims that decide them:** {} claims of origin `paper` (a \
+         statement as the paper makes it, at its setting): {}. {} stand-ins of ours: {}. {} of lb's own checks ({required} required): \
          {}.{}",
         p.total(),
         p.words("reproduced", "not reproduced"),
@@ -260,7 +288,7 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
             .count();
         let (word, why) = match deciding.iter().min_by_key(|x| x.0) {
             Some((v, e, r)) => {
-                let link = format!("[`{}`]({audit}#{e}--{})", r.id, r.id);
+                let link = format!("[`{e}/{}`]({audit}#{e}--{})", r.id, r.id);
                 let detail = match v {
                     crate::inventory::Status::NotReproduced => {
                         r.why.clone().unwrap_or_else(|| r.deciding.clone())
@@ -286,8 +314,10 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
                 };
                 let detail = match r.inside {
                     Some((i, n)) => format!(
-                        "{} ({i} of its {n} points inside the theorem's hypothesis)",
-                        first_sentence(&detail)
+                        "{} ({i} of its {n} points inside the theorem's hypothesis, {} \
+                         informative)",
+                        first_sentence(&detail),
+                        r.informative.0
                     ),
                     None => detail,
                 };
@@ -326,27 +356,40 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
                 )
             }
         };
-        // Where a row holds several audited statements, how each stands.
-        let mut each = std::collections::BTreeMap::new();
-        for (v, _, _) in deciding {
-            *each.entry(*v).or_insert(0usize) += 1;
+        // Where a row holds several audited statements, how each stands: as
+        // stated and through our stand-ins apart.
+        let stand_ins: Vec<_> = sts
+            .iter()
+            .filter(|st| standing(st, exps) == Standing::StandIns)
+            .filter_map(|st| status(st, exps))
+            .collect();
+        let tally = |xs: &[_]| {
+            let mut each = std::collections::BTreeMap::new();
+            for (v, _, _) in xs {
+                *each.entry(*v).or_insert(0usize) += 1;
+            }
+            each
+        };
+        let words = |each: &std::collections::BTreeMap<crate::inventory::Status, usize>| {
+            each.iter()
+                .rev()
+                .map(|(v, k)| format!("{k} {}", v.words()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let (a, b) = (tally(&as_stated), tally(&stand_ins));
+        let mut parts = Vec::new();
+        let mixed = !as_stated.is_empty() && !stand_ins.is_empty();
+        if mixed || (as_stated.len() > 1 && a.len() > 1) {
+            parts.push(format!("as stated: {}", words(&a)));
         }
-        let breakdown = if deciding.len() > 1 && each.len() > 1 {
-            format!(
-                "; {}: {}",
-                if as_stated.is_empty() {
-                    "through our stand-ins"
-                } else {
-                    "as stated"
-                },
-                each.iter()
-                    .rev()
-                    .map(|(v, k)| format!("{k} {}", v.words()))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )
-        } else {
+        if mixed || (as_stated.is_empty() && stand_ins.len() > 1 && b.len() > 1) {
+            parts.push(format!("through our stand-ins: {}", words(&b)));
+        }
+        let breakdown = if parts.is_empty() {
             String::new()
+        } else {
+            format!("; {}", parts.join("; "))
         };
         let counted = if audited.is_empty() || (audited.len() == sts.len() && breakdown.is_empty())
         {
@@ -360,21 +403,33 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
     s
 }
 
-/// The first sentence of a text (up to ". " outside a number), at most 220
-/// characters.
+/// The first sentence of a text (up to ". " after neither a number nor an
+/// abbreviation: "Fig.", "e.g.", "p.", an initial), at most 220
+/// characters, cut at a word.
 fn first_sentence(t: &str) -> String {
+    const ABBREVIATIONS: [&str; 14] = [
+        "Fig", "Figs", "e.g", "i.e", "p", "pp", "Eq", "ref", "Ref", "Thm", "cf", "vs", "al", "resp",
+    ];
     let cut = t
         .char_indices()
         .find(|&(i, c)| {
+            let word = t[..i]
+                .rsplit(|x: char| x.is_whitespace() || x == '(')
+                .next()
+                .unwrap_or("");
             c == '.'
                 && t[i + 1..].starts_with(' ')
-                && !t[..i].ends_with(|d: char| d.is_ascii_digit())
+                && !word.ends_with(|d: char| d.is_ascii_digit())
+                && !ABBREVIATIONS.contains(&word)
+                && !(word.chars().count() == 1 && word.chars().all(char::is_uppercase))
         })
         .map(|(i, _)| i + 1)
         .unwrap_or(t.len());
     let out = &t[..cut];
     if out.chars().count() > 220 {
-        format!("{}…", out.chars().take(219).collect::<String>())
+        let head: String = out.chars().take(219).collect();
+        let head = head.rsplit_once(' ').map_or(head.as_str(), |(h, _)| h);
+        format!("{}…", head.trim_end_matches([',', ';', ':']))
     } else {
         out.to_string()
     }
