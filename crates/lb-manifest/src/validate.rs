@@ -798,6 +798,20 @@ fn tests_in_this_manifest(l: &Parsed, claims: &[Claim]) -> R {
             continue;
         }
         match claims.iter().find(|d| &d.id == t) {
+            // A stand-in that reads what its statement's claim reads, at
+            // the same points, decides nothing that claim does not: it would
+            // be counted twice.
+            Some(d) if d.origin == Origin::Paper && d.check == c.check && d.filter == c.filter => {
+                return Err(l.error(
+                    &format!("claim[{i}].tests"),
+                    format!(
+                        "this stand-in reads what \"{t}\" reads, at the same points: it restates \
+                         the statement's claim and would count it twice; read something the \
+                         claim does not (another setting, points, tolerance or rule), or \
+                         remove it"
+                    ),
+                ));
+            }
             Some(d) if d.origin == Origin::Paper => {}
             Some(d) => {
                 return Err(l.error(

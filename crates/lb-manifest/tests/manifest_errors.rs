@@ -527,6 +527,25 @@ fn a_claim_says_who_claimed_it() {
          \"paper\"\n{body}"
     );
     assert_eq!(err(&no_paper).field, "claim[0].paper");
+    // A stand-in that reads what its statement's claim reads, at the same
+    // points, restates it; at other points it is a stand-in.
+    let restated = |extra: &str| {
+        format!(
+            "{GOOD}\n[[claim]]\nid = \"a\"\nstatement = \"s\"\nsource = \"x\"\norigin = \
+             \"paper\"\npaper = \"P\"\nreading = \"r (\\\"q\\\")\"\nno_foil = \"f\"\n{body}\n\
+             [[claim]]\nid = \"b\"\nstatement = \"s\"\nsource = \"x\"\norigin = \"stand-in\"\n\
+             paper = \"P\"\ntests = \"a\"\nno_foil = \"f\"\n{body}{extra}"
+        )
+    };
+    let e = err(&restated(""));
+    assert_eq!(e.field, "claim[1].tests", "{e}");
+    assert!(e.message.contains("restates"), "{e}");
+    load_str(
+        Path::new("exp/ok.toml"),
+        &restated("where = { load = \">= 0.9\" }\n"),
+        Profile::Full,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
 }
 
 /// A difference figure names two policies of the manifest and a linear
