@@ -714,6 +714,7 @@ pub fn page(
     coverage: &str,
     inventories: &[lb_manifest::inventory::Inventory],
     answers: &str,
+    references: &str,
 ) -> String {
     let mut s = String::new();
     s.push_str("# lb — reproduced figures and tables\n\n");
@@ -838,7 +839,7 @@ pub fn page(
     s.push_str(coverage);
     s.push_str(GLOSSARY);
     s.push_str(&run_words());
-    s.push_str(REFERENCES);
+    s.push_str(references);
     s
 }
 
@@ -978,67 +979,6 @@ fn run_words() -> String {
     )
 }
 
-/// The papers the report cites, in full.
-const REFERENCES: &str = "## References\n\n\
-- Anonymous. *Load balancing in large-scale heterogeneous systems with multiple dispatchers*. \
-Anonymous preprint under review, 2018 (ref. [1] of Zhou, Shroff and Wierman, whose LSQ \
-policies it reports).\n\
-- H. Chen and H.-Q. Ye. *Asymptotic optimality of balanced routing*. Operations Research, 2012 \
-(ref. [3] of Zhou, Shroff and Wierman).\n\
-- J. G. Dai and W. Lin. *Maximum Pressure Policies in Stochastic Processing Networks*. \
-Operations Research, 2005; and *Asymptotic Optimality of Maximum Pressure Policies in \
-Stochastic Processing Networks*. Annals of Applied Probability, 2008.\n\
-- A. Eryilmaz and R. Srikant. *Asymptotically tight steady-state queue length bounds implied by \
-drift conditions*. Queueing Systems, 2012 (ref. [4] of Zhou, Shroff and Wierman).\n\
-- G. J. Foschini and J. Salz. *A basic dynamic routing problem and diffusion*. IEEE Transactions \
-on Communications, 1978 (ref. [5] of Zhou, Shroff and Wierman).\n\
-- G. Goren, S. Vargaftik and Y. Moses. *Stochastic Coordination in Heterogeneous Load \
-Balancing Systems*. ACM Symposium on Principles of Distributed Computing (PODC), 2021.\n\
-- J. M. Harrison. *Heavy Traffic Analysis of a System with Parallel Servers: Asymptotic \
-Optimality of Discrete-Review Policies*. Annals of Applied Probability, 1998.\n\
-- S. S. Lavenberg and P. D. Welch. *A Perspective on the Use of Control Variables to Increase \
-the Efficiency of Monte Carlo Simulations*. Management Science, 1981.\n\
-- A. M. Law and W. D. Kelton. *Simulation Modeling and Analysis* (batch means, §9.5).\n\
-- X. Liu and L. Ying. *A Simple Steady-State Analysis of Load Balancing Algorithms in the \
-Sub-Halfin-Whitt Regime*.\n\
-- Y. Lu, Q. Xie, G. Kliot, A. Geller, J. R. Larus and A. Greenberg. *Join-idle-queue: A novel \
-load balancing algorithm for dynamically scalable web services*. Performance Evaluation, 2011 \
-(ref. [9] of Zhou, Shroff and Wierman).\n\
-- S. H. Lu and P. R. Kumar. *Distributed Scheduling Based on Due Dates and Buffer Priorities*. \
-IEEE Transactions on Automatic Control, 1991.\n\
-- S. T. Maguluri, R. Srikant and L. Ying. *Heavy traffic optimal resource allocation algorithms \
-for cloud computing clusters*. Performance Evaluation, 2014 (ref. [10] of Zhou, Shroff and \
-Wierman).\n\
-- M. Mitzenmacher. *The Power of Two Choices in Randomized Load Balancing*. IEEE Transactions on \
-Parallel and Distributed Systems, 2001.\n\
-- M. Mitzenmacher. *Analyzing distributed join-idle-queue: A fluid limit approach*. Allerton \
-Conference on Communication, Control, and Computing, 2016 (ref. [13] of Zhou, Shroff and \
-Wierman).\n\
-- D. Mukherjee, S. C. Borst and J. S. H. van Leeuwaarden. *Asymptotically Optimal Load Balancing \
-Topologies*.\n\
-- A. N. Rybko and A. L. Stolyar. *Ergodicity of Stochastic Processes Describing the Operation of \
-Open Queueing Networks*. Problems of Information Transmission, 1992.\n\
-- A. L. Stolyar. *Pull-based load distribution in large-scale heterogeneous service systems*. \
-Queueing Systems, 2015; and *Pull-based load distribution among heterogeneous parallel servers: \
-the case of multiple routers*. Queueing Systems, 2017 (refs. [16, 17] of Zhou, Shroff and \
-Wierman).\n\
-- S. Vargaftik, I. Keslassy and A. Orda. *LSQ: Load Balancing in Large-Scale Heterogeneous \
-Systems with Multiple Dispatchers*. IEEE/ACM Transactions on Networking, 2020.\n\
-- N. D. Vvedenskaya, R. L. Dobrushin and F. I. Karpelevich. *Queueing System with Selection of \
-the Shortest of Two Queues: An Asymptotic Approach*. Problems of Information Transmission, \
-1996 (\"VDK\").\n\
-- R. R. Weber. *On the optimal assignment of customers to parallel servers*. Journal of Applied \
-Probability, 1978 (ref. [22] of Zhou, Shroff and Wierman).\n\
-- K. P. White. *An Effective Truncation Heuristic for Bias Reduction in Simulation Output* \
-(MSER). Simulation, 1997.\n\
-- W. Winston. *Optimality of the shortest line discipline* (ref. [23] of Zhou, Shroff and \
-Wierman).\n\
-- X. Zhou, F. Wu, J. Tan, Y. Sun and N. Shroff. *Designing low-complexity heavy-traffic \
-delay-optimal load balancing schemes: Theory to algorithms*. Proceedings of the ACM on Measurement \
-and Analysis of Computing Systems, 2017 (ref. [29] of Zhou, Shroff and Wierman).\n\
-- X. Zhou, N. Shroff and A. Wierman. *Asymptotically Optimal Load Balancing in Large-scale \
-Heterogeneous Systems with Multiple Dispatchers*.\n";
-
 /// Reads the parts of the experiments `names` under `out` and assembles
 /// `README.md` (when `report`), `audit.md` and, with `inventories`,
 /// `inventory.md` from them. An experiment without parts is left out.
@@ -1075,9 +1015,20 @@ pub fn assemble(
             .and_then(|i| i.file.parent())
             .and_then(|d| std::fs::read_to_string(d.join("answers.md")).ok())
             .unwrap_or_default();
+        // The bibliography: experiments/references.bib, beside the
+        // inventories' folder, when there is one.
+        let references = match inventories
+            .first()
+            .and_then(|i| i.file.parent()?.parent())
+            .map(|d| d.join(lb_manifest::references::FILE))
+            .filter(|p| p.is_file())
+        {
+            Some(p) => lb_manifest::references::References::load(&p)?.markdown(),
+            None => String::new(),
+        };
         write_if_changed(
             &out.join("README.md"),
-            page(&reports, &coverage, inventories, &answers).as_bytes(),
+            page(&reports, &coverage, inventories, &answers, &references).as_bytes(),
         )?;
     }
     write_if_changed(

@@ -535,7 +535,9 @@ fn a_y_range_keeps_the_decisive_region_and_marks_points_beyond_it() {
 fn y_range_and_at_are_validated() {
     let text = std::fs::read_to_string(repo().join("experiments/max-pressure-heavy-traffic.toml"))
         .unwrap();
-    let path = Path::new("m.toml");
+    // Its own path: its sources cite by key, from the references beside it.
+    let path = repo().join("experiments/max-pressure-heavy-traffic.toml");
+    let path = path.as_path();
     assert!(lb_manifest::load_str(path, &text, Profile::Full).is_ok());
     for (bad, why) in [
         ("y_range = [0.56, 0.38]", "lo < hi"),

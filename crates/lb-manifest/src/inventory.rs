@@ -35,8 +35,13 @@ pub struct Inventory {
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Paper {
+    /// Its key in experiments/references.bib, whose `shortname` and `title`
+    /// fill the two below.
+    pub key: Option<String>,
     /// As claims' `paper` spells it: "Zhou, Shroff and Wierman".
+    #[serde(default)]
     pub authors: String,
+    #[serde(default)]
     pub title: String,
     /// What lb holds of its text (the whole paper, its abstract).
     pub held: Option<String>,
@@ -141,6 +146,61 @@ pub fn load(path: &Path) -> Result<Inventory, ManifestError> {
     let spans = SpanIndex::parse(path, &text)?;
     let mut inv: Inventory = toml::from_str(&text).map_err(|e| serde_error(&spans, &e))?;
     inv.file = path.to_path_buf();
+    // The paper and the papers its sentences cite, by the references file
+    // beside the inventories' folder.
+    let refs = match path.parent() {
+        Some(dir) => crate::references::References::beside(dir)?,
+        None => None,
+    };
+    if let Some(r) = &refs {
+        let Some(key) = inv.paper.key.clone() else {
+            return Err(spans.error(
+                "paper",
+                format!(
+                    "name the paper by its key in {}: key = \"<key>\" (its authors and title \
+                     come from there)",
+                    r.file.display()
+                ),
+            ));
+        };
+        r.cite(&format!("@{key}"))
+            .map_err(|why| spans.error("paper.key", why))?;
+        let work = r.get(&key).expect("a key cite accepts");
+        for (k, given, from) in [
+            ("authors", &inv.paper.authors, &work.shortname),
+            ("title", &inv.paper.title, &work.title),
+        ] {
+            if !given.is_empty() && given != from {
+                return Err(spans.error(
+                    &format!("paper.{k}"),
+                    format!(
+                        "\"{given}\" differs from the entry of @{key} (\"{from}\"): remove it \
+                         (the key gives it)"
+                    ),
+                ));
+            }
+        }
+        inv.paper.authors = work.shortname.clone();
+        inv.paper.title = work.title.clone();
+        for (i, s) in inv.statements.iter().enumerate() {
+            // A work by its shortname; where the held text lost its list
+            // of references, by its number in a work the file holds ("ref.
+            // [10] of Liu and Ying").
+            for name in s.cited.iter().flat_map(|c| c.split(';')).map(str::trim) {
+                let within = r.works.iter().any(|w| name.contains(&w.shortname));
+                if !within {
+                    r.named(name)
+                        .map_err(|why| spans.error(&format!("statement[{i}].cited"), why))?;
+                }
+            }
+        }
+    } else if inv.paper.authors.is_empty() || inv.paper.title.is_empty() {
+        return Err(spans.error(
+            "paper",
+            "give the paper's authors and title (or its key, with experiments/references.bib \
+             beside the inventories' folder)",
+        ));
+    }
     for (i, s) in inv.statements.iter().enumerate() {
         let at = |k: &str| format!("statement[{i}].{k}");
         let id_ok = !s.id.is_empty()

@@ -39,6 +39,7 @@ pub mod outputs;
 pub mod plan;
 pub mod prose;
 pub mod quotes;
+pub mod references;
 pub mod robustness;
 pub mod schema;
 pub mod starter;

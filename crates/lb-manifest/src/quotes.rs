@@ -428,6 +428,8 @@ pub fn collect(
     let mut out = Vec::new();
     for m in manifests {
         let t = read(m)?;
+        // Citations by key read as the loader writes them out.
+        let refs = crate::references::References::beside(m).map_err(|e| e.to_string())?;
         let exp_paper = t
             .get("experiment")
             .and_then(|e| e.get("paper"))
@@ -440,6 +442,10 @@ pub fn collect(
             let paper = s(&c, "paper").unwrap_or_else(|| exp_paper.clone());
             for field in ["statement", "reading", "stands_for"] {
                 let Some(v) = s(&c, field) else { continue };
+                let v = match &refs {
+                    Some(r) => r.cite(&v).unwrap_or(v),
+                    None => v,
+                };
                 for (p, at) in passages(&v) {
                     out.push(Quote {
                         file: m.clone(),
@@ -458,12 +464,12 @@ pub fn collect(
     invs.sort();
     for f in invs {
         let t = read(&f)?;
-        let paper = t
-            .get("paper")
-            .and_then(|p| p.get("authors"))
-            .and_then(|a| a.as_str())
-            .unwrap_or("")
-            .to_string();
+        // The paper as the inventory names it: its authors come from its
+        // key where it gives one (experiments/references.bib).
+        let paper = crate::inventory::load(&f)
+            .map_err(|e| e.to_string())?
+            .paper
+            .authors;
         let sts = t.get("statement").and_then(|c| c.as_array()).cloned();
         for st in sts.unwrap_or_default() {
             let id = s(&st, "id").unwrap_or_default();

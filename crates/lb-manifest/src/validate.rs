@@ -490,8 +490,12 @@ fn shows_its_claims_references(l: &Parsed, i: usize, claims: &[Claim]) -> R {
 /// `why`. The claims typed before the first error, and that error.
 fn claims(l: &Parsed) -> (Vec<Claim>, Option<ManifestError>) {
     let mut out = Vec::new();
+    let refs = match crate::references::References::beside(l.spans.file()) {
+        Ok(r) => r,
+        Err(e) => return (out, Some(e)),
+    };
     for (i, c) in l.manifest.claim_tables().iter().enumerate() {
-        match claim(l, i, c, &out) {
+        match claim(l, i, c, &out, refs.as_ref()) {
             Ok(c) => out.push(c),
             Err(e) => return (out, Some(e)),
         }
@@ -852,7 +856,13 @@ fn levels(level: Option<f64>, at: Option<DecideAt>) -> (f64, f64, DecideAt) {
 }
 
 /// `claim[i]`, checked and typed; `before` are the claims before it.
-fn claim(l: &Parsed, i: usize, c: &ClaimToml, before: &[Claim]) -> Result<Claim, ManifestError> {
+fn claim(
+    l: &Parsed,
+    i: usize,
+    c: &ClaimToml,
+    before: &[Claim],
+    refs: Option<&crate::references::References>,
+) -> Result<Claim, ManifestError> {
     let at = format!("claim[{i}]");
     if c.id.trim().is_empty() || c.id.contains('/') || before.iter().any(|b| b.id == c.id) {
         return Err(l.error(
@@ -869,6 +879,24 @@ fn claim(l: &Parsed, i: usize, c: &ClaimToml, before: &[Claim]) -> Result<Claim,
         return Err(l.error(&format!("{at}.why"), "must not be empty"));
     }
     let (origin, paper, stands_for) = origin(l, &at, c)?;
+    // Works are cited by key (experiments/references.bib) and written out.
+    let old = OLD_MANIFESTS.load(std::sync::atomic::Ordering::Relaxed);
+    let needs_key = !old && matches!(origin, Origin::Paper | Origin::StandIn);
+    let source = crate::references::cited(refs, &c.source, needs_key)
+        .map_err(|why| l.error(&format!("{at}.source"), why))?;
+    if let (Some(r), Some(p), false) = (refs, &paper, old) {
+        for name in p.split(';') {
+            r.named(name.trim())
+                .map_err(|why| l.error(&format!("{at}.paper"), why))?;
+        }
+    }
+    let stands_for = match stands_for {
+        Some(StandsFor::Quote(q)) => Some(StandsFor::Quote(
+            crate::references::cited(refs, &q, false)
+                .map_err(|why| l.error(&format!("{at}.stands_for"), why))?,
+        )),
+        s => s,
+    };
     let keys = c.check();
     let check = typed(l, &at, &keys)?;
     let mut why_checks = Vec::new();
@@ -884,7 +912,7 @@ fn claim(l: &Parsed, i: usize, c: &ClaimToml, before: &[Claim]) -> Result<Claim,
     Ok(Claim {
         id: c.id.clone(),
         statement: c.statement.clone(),
-        source: c.source.clone(),
+        source,
         required: c.required,
         origin,
         paper,

@@ -862,3 +862,45 @@ fn an_inventory_keeps_the_papers_statements_honest() {
     assert!(e.message.contains("did you mean \"theorem-1-main\""), "{e}");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// A claim cites its paper by key from references.bib beside the manifest:
+/// a key the file does not hold is refused with the nearest, a paper's
+/// statement that names no key is refused, and a cited key is written out
+/// as the work's shortname with its year.
+#[test]
+fn sources_cite_the_references_by_key() {
+    let d = std::env::temp_dir().join(format!("lb-references-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::write(
+        d.join("references.bib"),
+        "@article{weber-1978, author = {Weber, R. R.}, title = {On the optimal assignment}, \
+         year = {1978}, shortname = {Weber}}\n",
+    )
+    .unwrap();
+    let manifest = |source: &str, paper: &str| {
+        format!(
+            "{GOOD}\n[[claim]]\nid = \"c\"\nstatement = \"s\"\nsource = \"{source}\"\n\
+             origin = \"paper\"\npaper = \"{paper}\"\nreading = \"r (\\\"q\\\")\"\n\
+             no_foil = \"n\"\nkind = \"ordering\"\nmetric = \"mean_response\"\n\
+             better = \"JSQ\"\nworse = \"L-JSQ-Push\"\n"
+        )
+    };
+    let load = |text: &str| {
+        let p = d.join("exp.toml");
+        std::fs::write(&p, text).unwrap();
+        lb_manifest::load(&p, Profile::Full)
+    };
+    let e = load(&manifest("@webber-1978, Thm. 1", "Weber")).unwrap_err();
+    assert_eq!(e.field, "claim[0].source", "{e}");
+    assert!(e.message.contains("did you mean @weber-1978?"), "{e}");
+    let e = load(&manifest("Weber (1978), Thm. 1", "Weber")).unwrap_err();
+    assert_eq!(e.field, "claim[0].source", "{e}");
+    assert!(e.message.contains("names no work by key"), "{e}");
+    let e = load(&manifest("@weber-1978, Thm. 1", "Webber")).unwrap_err();
+    assert_eq!(e.field, "claim[0].paper", "{e}");
+    assert!(e.message.contains("did you mean \"Weber\""), "{e}");
+    let x = load(&manifest("@weber-1978, Thm. 1", "Weber")).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(x.loaded.claims()[0].source, "Weber (1978), Thm. 1");
+    let _ = std::fs::remove_dir_all(&d);
+}
