@@ -292,6 +292,10 @@ fn every_shipped_manifest_parses_and_expands() {
     assert!(n >= 5, "only {n} manifests in {}", dir.display());
 }
 
+fn readme_dir() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments")
+}
+
 #[test]
 fn the_annotated_example_of_the_readme_parses() {
     let readme = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments/README.md");
@@ -299,7 +303,8 @@ fn the_annotated_example_of_the_readme_parses() {
     let section = &text[text.find("## The complete annotated example").unwrap()..];
     let start = section.find("```toml\n").unwrap() + "```toml\n".len();
     let example = &section[start..start + section[start..].find("```").unwrap()];
-    let plan = load_str(Path::new("README.md"), example, Profile::Full)
+    // Read as a manifest in experiments/ is: beside references.bib.
+    let plan = load_str(&readme_dir().join("README.md"), example, Profile::Full)
         .unwrap_or_else(|e| panic!("{e}"))
         .plan;
     assert_eq!(plan.calibrations.len(), 2);
