@@ -25,6 +25,14 @@ pub enum Standing {
 
 /// The claim rows an inventory's statement names, found among the
 /// experiments' (absent ones left out).
+/// The claims a statement names, with their experiments (those loaded).
+pub(crate) fn rows_of<'a>(
+    s: &Statement,
+    exps: &[&'a ExperimentClaims],
+) -> Vec<(&'a str, &'a ClaimRow)> {
+    rows(s, exps)
+}
+
 fn rows<'a>(s: &Statement, exps: &[&'a ExperimentClaims]) -> Vec<(&'a str, &'a ClaimRow)> {
     s.claims
         .iter()
@@ -90,7 +98,7 @@ impl Status {
         }
     }
 
-    fn of(r: &ClaimRow) -> Status {
+    pub(crate) fn of(r: &ClaimRow) -> Status {
         // No point informs: nothing is decided, whatever the uninformative
         // points read (a null or the foil that held too makes a confirmation
         // one that does not discriminate).
@@ -118,8 +126,34 @@ impl Status {
     }
 }
 
-/// A statement's status and the claim that sets it (the worst of those that
-/// decide it: [`Status`]), or None where no claim audits it.
+impl Status {
+    /// Whether a claim of this status tested something: it failed, held only
+    /// in part, is undecided on informative points, or held where a null and
+    /// the foil failed. A confirmation that does not discriminate, or one no
+    /// point of which informs, tested nothing.
+    pub fn tested(self) -> bool {
+        !matches!(
+            self,
+            Status::NoInformativePoint | Status::DoesNotDiscriminate
+        )
+    }
+}
+
+/// The worst of `statuses` that tested something ([`Status::tested`]), or
+/// the worst of all where none did: claims that tested nothing neither
+/// lift nor lower what the others found.
+pub fn worst<T: Copy>(statuses: impl IntoIterator<Item = (Status, T)>) -> Option<(Status, T)> {
+    let all: Vec<(Status, T)> = statuses.into_iter().collect();
+    let tested = all
+        .iter()
+        .copied()
+        .filter(|x| x.0.tested())
+        .min_by_key(|x| x.0);
+    tested.or_else(|| all.iter().copied().min_by_key(|x| x.0))
+}
+
+/// A statement's status and the claim that sets it ([`worst`] of those
+/// that decide it), or None where no claim audits it.
 pub fn status<'a>(
     s: &Statement,
     exps: &[&'a ExperimentClaims],
@@ -131,10 +165,7 @@ pub fn status<'a>(
     } else {
         own
     };
-    deciding
-        .into_iter()
-        .map(|(e, r)| (Status::of(r), *e, *r))
-        .min_by_key(|x| x.0)
+    worst(deciding.into_iter().map(|(e, r)| (Status::of(r), (*e, *r)))).map(|(v, (e, r))| (v, e, r))
 }
 
 /// How many of an inventory's statements audited as stated have each

@@ -909,3 +909,37 @@ fn sources_cite_the_references_by_key() {
     assert_eq!(x.loaded.claims()[0].source, "Weber (1978), Thm. 1");
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// A stand-in of the held paper that serves only sentences reporting other
+/// papers' results belongs to those papers.
+#[test]
+fn a_stand_in_for_cited_results_is_theirs() {
+    let d = std::env::temp_dir().join(format!("lb-cited-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(d.join("inventory")).unwrap();
+    let claim = |paper: &str| {
+        format!(
+            "\n[[claim]]\nid = \"s\"\nstatement = \"s\"\nsource = \"x\"\norigin = \"stand-in\"\n\
+             paper = \"{paper}\"\nstands_for = \"P, §1: \\\"q\\\"\"\nno_foil = \"n\"\n\
+             kind = \"ordering\"\nmetric = \"mean_response\"\nbetter = \"JSQ\"\n\
+             worse = \"L-JSQ-Push\"\n"
+        )
+    };
+    let manifest = d.join("exp.toml");
+    std::fs::write(
+        d.join("inventory/p.toml"),
+        "[paper]\nauthors = \"P\"\ntitle = \"T\"\n\n[[statement]]\nid = \"cites-q\"\n\
+         kind = \"headline\"\nwhere = \"§1\"\nquote = \"q\"\nsetting = \"s\"\ncited = \"Q\"\n\
+         claims = [\"t/s\"]\n",
+    )
+    .unwrap();
+    let load = |paper: &str| {
+        std::fs::write(&manifest, format!("{GOOD}{}", claim(paper))).unwrap();
+        lb_manifest::load_all(std::slice::from_ref(&manifest), Profile::Full)
+    };
+    let e = load("P").unwrap_err();
+    assert_eq!(e.field, "claim[0].paper", "{e}");
+    assert!(e.message.contains("paper = \"Q\""), "{e}");
+    load("Q").unwrap_or_else(|e| panic!("{e}"));
+    let _ = std::fs::remove_dir_all(&d);
+}

@@ -111,12 +111,15 @@ pub(super) fn audit_shifted(
         .then(|| c.foil_claim())
         .flatten()
         .map(|f| Box::new(audit_claim(experiment, &f, results)));
-    let untested = matches!(verdict, Verdict::Confirmed | Verdict::Partly)
-        .then(|| {
-            accounting(c, &checks, results)
-                .or_else(|| undiscriminating(c, &checks, foil.as_deref(), point_foil.is_some()))
-        })
-        .flatten();
+    let held = matches!(verdict, Verdict::Confirmed | Verdict::Partly);
+    let formula = held.then(|| accounting(c, &checks, results)).flatten();
+    // An exact formula that decides the claim holds "too", as a null would:
+    // the claim does not discriminate (not "no point could decide it").
+    let matched = matched || formula.is_some();
+    let untested = formula.or_else(|| {
+        held.then(|| undiscriminating(c, &checks, foil.as_deref(), point_foil.is_some()))
+            .flatten()
+    });
     let deciding = ClaimResult::deciding_of(&checks);
     let margin = deciding.and_then(|d| sharpness::margin_words(d, verdict));
     // Undecided where no point informs: what would decide it is a point

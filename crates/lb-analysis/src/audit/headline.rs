@@ -286,7 +286,8 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
             .iter()
             .filter(|st| standing(st, exps) == Standing::NotYet)
             .count();
-        let (word, why) = match deciding.iter().min_by_key(|x| x.0) {
+        let worst = crate::inventory::worst(deciding.iter().map(|(v, e, r)| (*v, (*e, *r))));
+        let (word, why) = match worst.map(|(v, (e, r))| (v, e, r)) {
             Some((v, e, r)) => {
                 let link = format!("[`{e}/{}`]({audit}#{e}--{})", r.id, r.id);
                 let detail = match v {
@@ -396,6 +397,64 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
             sts.len().to_string()
         } else {
             format!("{} ({} audited{breakdown})", sts.len(), audited.len())
+        };
+        // The row's paper claims that tested nothing, where others decide it.
+        let mut idle: Vec<String> = Vec::new();
+        if worst.is_some_and(|(v, _)| v.tested()) {
+            for st in &sts {
+                for (_, r) in crate::inventory::rows_of(st, exps) {
+                    let id = format!("`{}`", r.id);
+                    if r.origin == "paper"
+                        && !crate::inventory::Status::of(r).tested()
+                        && !idle.contains(&id)
+                    {
+                        idle.push(id);
+                    }
+                }
+            }
+        }
+        let why = if idle.is_empty() {
+            why
+        } else {
+            format!(
+                "{why} ({} {} without testing it: see the audit)",
+                idle.join(", "),
+                if idle.len() == 1 { "holds" } else { "hold" }
+            )
+        };
+        // Where a setting the text leaves open decides a paper's claim of the
+        // row, its robustness map says on which side: the row says so too.
+        let mut open: Vec<String> = Vec::new();
+        for st in &sts {
+            for (_, r) in crate::inventory::rows_of(st, exps) {
+                if r.origin != "paper" {
+                    continue;
+                }
+                for line in &r.robustness {
+                    let cond = line.split_once(": ").map_or(line.as_str(), |x| x.1);
+                    // Without its count of combinations ("(4 of 12 combinations)").
+                    let cond = match cond.rsplit_once(" (") {
+                        Some((c, n)) if n.ends_with("combinations)") => c,
+                        _ => cond,
+                    };
+                    let said = format!("`{}` {}", r.id, cond.trim_start_matches("the claim "));
+                    // A map whose combinations all read undecided decides nothing.
+                    let decided = cond.contains("if and only if")
+                        || (cond.contains("at none")
+                            && (cond.contains("refuted") || cond.contains("except")));
+                    if decided && !open.contains(&said) {
+                        open.push(said);
+                    }
+                }
+            }
+        }
+        let why = if open.is_empty() {
+            why
+        } else {
+            format!(
+                "{why} — where the text leaves a setting open: {}",
+                open.join("; ")
+            )
         };
         let _ = writeln!(s, "| {} | {counted} | {word} | {} |", md(&name), md(&why));
     }
