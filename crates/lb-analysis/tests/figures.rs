@@ -672,21 +672,6 @@ fn figures_say_what_their_bars_are() {
     }
 }
 
-/// A caption stands alone: no "as above", no "the figure above" (a report
-/// page, or a reader, may show a figure alone).
-#[test]
-fn captions_stand_alone() {
-    for (name, fig, _) in repository_figures() {
-        let c = fig.spec.caption.to_lowercase();
-        for bad in ["as above", "figure above", "same setting", "as before"] {
-            assert!(
-                !c.contains(bad),
-                "{name}: the caption leans on another: {bad:?}"
-            );
-        }
-    }
-}
-
 /// A difference figure draws what an ordering claim is decided on (issue
 /// 23): Fig. 2's L-JSQ-Push − L-JBA-Push, paired, one series per count_own;
 /// with count_own = true it is above 0 at low load and below it from 0.93,

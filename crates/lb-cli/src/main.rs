@@ -370,6 +370,15 @@ pub enum Command {
         #[command(flatten)]
         claims: Claims,
     },
+    /// The house rules at authoring time: every rule the loader applies
+    /// (keys, foils, ranges, nulls, the inventories) and every rule of the
+    /// registry the test suite applies to shipped manifests (prose, captions),
+    /// each failure located with its fix; exits non-zero on any.
+    Check {
+        /// Manifests (default: every experiments/*.toml).
+        #[arg(value_name = "MANIFEST")]
+        manifests: Vec<PathBuf>,
+    },
     /// Check every quote of a paper — claims' statements, readings and
     /// stands_for, its inventory's quotes and settings — against your copy
     /// of its text (plain text, as extracted from its PDF), under the

@@ -1886,3 +1886,48 @@ fn a_reproduce_says_which_packs_it_rewrote() {
     let cost = d.run(&["reproduce", "m.toml", "--out", "report", "--cost"]);
     assert!(text(&cost).0.contains("CPU-seconds"));
 }
+
+/// `lb check` applies the house rules at authoring time: `lb new`'s
+/// manifest passes them; a caption that leans on another figure and a
+/// measured number typed in prose are each reported, located, with the
+/// rule's name; a rule of the loader is reported as the loader says it.
+#[test]
+fn lb_check_applies_the_house_rules() {
+    let d = Dir::new("");
+    std::fs::create_dir_all(d.path.join("experiments")).unwrap();
+    let o = d.run(&[
+        "new",
+        "mine",
+        "--model",
+        "slotted",
+        "--policies",
+        "JSQ,Random",
+    ]);
+    assert!(o.status.success(), "{:?}", text(&o));
+    let o = d.run(&["check", "mine"]);
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}{err}");
+    assert!(out.contains("all hold"), "{out}");
+    let path = d.path.join("experiments/mine.toml");
+    let base = std::fs::read_to_string(&path).unwrap();
+    let broken = base.replacen(
+        "caption = \"",
+        "caption = \"As above; the ratio reaches 1.234. ",
+        1,
+    );
+    assert_ne!(broken, base, "lb new writes a caption");
+    std::fs::write(&path, &broken).unwrap();
+    let o = d.run(&["check", "mine"]);
+    let (out, _) = text(&o);
+    assert!(!o.status.success());
+    assert!(
+        out.contains("figure[0].caption: [captions-stand-alone]"),
+        "{out}"
+    );
+    assert!(out.contains("[numbers-in-prose] 1.234"), "{out}");
+    std::fs::write(&path, base.replacen("spec = \"JSQ\"", "spec = \"JSQQ\"", 1)).unwrap();
+    let o = d.run(&["check", "mine"]);
+    let (_, err) = text(&o);
+    assert!(!o.status.success());
+    assert!(err.contains("did you mean \"JSQ\""), "{err}");
+}

@@ -41,6 +41,7 @@ pub mod prose;
 pub mod quotes;
 pub mod references;
 pub mod robustness;
+pub mod rules;
 pub mod schema;
 pub mod starter;
 mod validate;

@@ -1,22 +1,103 @@
-//! No measured number is typed in the prose of a shipped manifest: a
-//! caption, a note, a claim's `why` or a `why_check`'s `says` quotes what
-//! was measured from the records (`{{…}}`, lb_manifest::prose), so the report
-//! cannot print a number its records no longer hold (issue 23: "every
-//! number in the report's prose traceable to a record").
-//!
-//! A number left in prose, outside a quote, must be one of:
-//! - a parameter of the manifest: a number anywhere outside these prose
-//!   fields (a swept load, a rate, a run length, a tolerance as a percent,
-//!   a number in a policy's label or a claim's statement), or the default
-//!   level 95%;
-//! - a small integer (at most 10: counts of things, indices, exponents);
-//! - a derived exact constant, written after "≈", or after "=" that
-//!   follows a symbol ("μ_Σ = 5.9", "29b/(√N ln N) ≈ 0.0084");
-//! - a section or figure number ("§4.2", "Fig. 2", "Theorem 2").
-//!
-//! Anything else is reported with its field and context, and the fix.
+//! The house rules a manifest keeps beyond what the loader refuses: its prose
+//! and captions read as the report prints them. One registry ([`RULES`]),
+//! which `lb check` applies at authoring time and the test suite applies to
+//! the shipped manifests; each rule carries a fixture that breaks it. The
+//! loader's own rules (keys, foils, ranges, nulls, the inventories) run
+//! first: `lb check` reports those too.
 
 use std::path::Path;
+
+/// A rule: its name, what it asks, and how it reads a manifest.
+pub struct Rule {
+    pub name: &'static str,
+    /// What the rule asks, in a sentence.
+    pub asks: &'static str,
+    /// The findings of the rule on a manifest's TOML.
+    pub check: fn(&toml::Value) -> Vec<Finding>,
+    /// A manifest fragment that breaks it (for the tests).
+    pub fixture: &'static str,
+}
+
+/// One place a rule is broken: the field, and what to do.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Finding {
+    pub field: String,
+    pub message: String,
+}
+
+/// Every rule, in the order `lb check` reports them.
+pub const RULES: &[Rule] = &[
+    Rule {
+        name: "numbers-in-prose",
+        asks: "no measured number typed in prose: a caption, a note, a claim's why or a \
+               why_check's says quotes what was measured ({{…}}), so the report cannot print \
+               a number its records no longer hold",
+        check: numbers_in_prose,
+        fixture: "[[figure]]\ncaption = \"the ratio is 1.234 at the smallest load\"\n",
+    },
+    Rule {
+        name: "captions-stand-alone",
+        asks: "a caption stands alone: no \"as above\" (a page, or a reader, may show a \
+               figure alone)",
+        check: captions_stand_alone,
+        fixture: "[[figure]]\ncaption = \"The same system as above.\"\n",
+    },
+];
+
+/// The findings of every rule on the manifest at `path`, each prefixed by
+/// its rule's name.
+pub fn check_file(path: &Path) -> Result<Vec<(String, Finding)>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let v: toml::Value = toml::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    Ok(RULES
+        .iter()
+        .flat_map(|r| (r.check)(&v).into_iter().map(|f| (r.name.to_string(), f)))
+        .collect())
+}
+
+fn captions_stand_alone(v: &toml::Value) -> Vec<Finding> {
+    let mut out = Vec::new();
+    let figures = v.get("figure").and_then(|f| f.as_array()).cloned();
+    for (i, f) in figures.unwrap_or_default().iter().enumerate() {
+        let c = f
+            .get("caption")
+            .and_then(|c| c.as_str())
+            .unwrap_or("")
+            .to_lowercase();
+        for bad in ["as above", "figure above", "same setting", "as before"] {
+            if c.contains(bad) {
+                out.push(Finding {
+                    field: format!("figure[{i}].caption"),
+                    message: format!(
+                        "the caption leans on another (\"{bad}\"): say the setting in full"
+                    ),
+                });
+            }
+        }
+    }
+    out
+}
+
+fn numbers_in_prose(v: &toml::Value) -> Vec<Finding> {
+    let mut params = vec![0.95, 1.0];
+    parameters(v, "", &mut params);
+    let mut fields = Vec::new();
+    prose(v, String::new(), &mut fields);
+    let mut out = Vec::new();
+    for (field, text) in fields {
+        for n in typed_numbers(text, &params) {
+            out.push(Finding {
+                field: field.trim_start_matches('.').to_string(),
+                message: format!(
+                    "{n}: a number typed in prose that is no parameter of the manifest; quote \
+                     the measured value ({{{{mean METRIC of POLICY where AXIS = VALUE}}}}, \
+                     experiments/README.md) or write a derived constant after \"≈\""
+                ),
+            });
+        }
+    }
+    out
+}
 
 /// The fields whose text may quote (as lb_manifest::prose::fields).
 const PROSE: &[&str] = &["notes", "caption", "claim", "why", "says"];
@@ -209,58 +290,36 @@ fn typed_numbers(text: &str, params: &[f64]) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn shipped_prose_quotes_what_was_measured() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments");
-    let mut bad = Vec::new();
-    let mut files = 0;
-    for f in std::fs::read_dir(&dir).unwrap() {
-        let p = f.unwrap().path();
-        if p.extension().is_none_or(|e| e != "toml") {
-            continue;
-        }
-        files += 1;
-        let v: toml::Value = toml::from_str(&std::fs::read_to_string(&p).unwrap()).unwrap();
-        let mut params = vec![0.95, 1.0];
-        parameters(&v, "", &mut params);
-        let mut fields = Vec::new();
-        prose(&v, String::new(), &mut fields);
-        for (field, text) in fields {
-            for n in typed_numbers(text, &params) {
-                bad.push(format!(
-                    "{}: {}: {n}",
-                    p.file_name().unwrap().to_string_lossy(),
-                    field.trim_start_matches('.')
-                ));
-            }
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_typed_measurement_is_caught_and_parameters_are_not() {
+        let params = [0.002, 0.1, 2_000_000.0, 0.7, 60.0, 10.0];
+        let flagged = |t: &str| typed_numbers(t, &params);
+        // Measured values typed by hand.
+        assert_eq!(flagged("the ratio is 1.20 ± 0.06").len(), 2);
+        assert_eq!(flagged("L-JSQ-Push beats it by 29–115 slots").len(), 2);
+        assert_eq!(flagged("the ratio = 1.20").len(), 1);
+        // Parameters, derived constants, small integers, quotes.
+        assert!(flagged("at ε = 0.002·μ_Σ, within 10%, runs of 2,000,000 slots").is_empty());
+        assert!(flagged("runs of 2 000 000 slots at load 0.7").is_empty());
+        assert!(flagged("over 50 time units after 10 of warm-up (1/0.002 = 500)").is_empty());
+        assert!(flagged("b/(√N ln N) ≈ 0.0084, μ_Σ = 5.9, §4.2, Theorem 2, d = 3").is_empty());
+        assert!(flagged("the ratio is {{zeta_ratio of WR where epsilon_frac = 0.002}}").is_empty());
+        // A sign is read as one, a range dash is not.
+        let n = numbers("λ = 1 − N^{−0.3}, loads 0.5–0.9");
+        let v: Vec<f64> = n.iter().map(|n| n.value).collect();
+        assert_eq!(v, [1.0, -0.3, 0.5, 0.9]);
+    }
+
+    /// Every rule finds its fixture broken.
+    #[test]
+    fn every_rule_breaks_on_its_fixture() {
+        for r in RULES {
+            let v: toml::Value = toml::from_str(r.fixture).unwrap();
+            assert!(!(r.check)(&v).is_empty(), "{}: its fixture passes", r.name);
         }
     }
-    assert!(files >= 10, "only {files} manifests in {}", dir.display());
-    assert!(
-        bad.is_empty(),
-        "numbers typed in prose that are no parameter of their manifest; quote a measured \
-         value from the records ({{{{mean METRIC of POLICY where AXIS = VALUE}}}}, \
-         experiments/README.md) or write a derived constant after \"≈\":\n{}",
-        bad.join("\n")
-    );
-}
-
-#[test]
-fn a_typed_measurement_is_caught_and_parameters_are_not() {
-    let params = [0.002, 0.1, 2_000_000.0, 0.7, 60.0, 10.0];
-    let flagged = |t: &str| typed_numbers(t, &params);
-    // Measured values typed by hand.
-    assert_eq!(flagged("the ratio is 1.20 ± 0.06").len(), 2);
-    assert_eq!(flagged("L-JSQ-Push beats it by 29–115 slots").len(), 2);
-    assert_eq!(flagged("the ratio = 1.20").len(), 1);
-    // Parameters, derived constants, small integers, quotes.
-    assert!(flagged("at ε = 0.002·μ_Σ, within 10%, runs of 2,000,000 slots").is_empty());
-    assert!(flagged("runs of 2 000 000 slots at load 0.7").is_empty());
-    assert!(flagged("over 50 time units after 10 of warm-up (1/0.002 = 500)").is_empty());
-    assert!(flagged("b/(√N ln N) ≈ 0.0084, μ_Σ = 5.9, §4.2, Theorem 2, d = 3").is_empty());
-    assert!(flagged("the ratio is {{zeta_ratio of WR where epsilon_frac = 0.002}}").is_empty());
-    // A sign is read as one, a range dash is not.
-    let n = numbers("λ = 1 − N^{−0.3}, loads 0.5–0.9");
-    let v: Vec<f64> = n.iter().map(|n| n.value).collect();
-    assert_eq!(v, [1.0, -0.3, 0.5, 0.9]);
 }
