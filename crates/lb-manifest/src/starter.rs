@@ -287,7 +287,19 @@ pub fn text(
              [[claim]]\nid = \"{}-beats-{}\"\n\
              statement = \"{better} has a lower {metric_words} than {worse} at every load\"\n\
              source = \"(where the claim is made: edit)\"\norigin = \"ours\"\n\
-             kind = \"ordering\"\nmetric = \"{metric}\"\nbetter = \"{better}\"\nworse = \"{worse}\"",
+             kind = \"ordering\"\nmetric = \"{metric}\"\nbetter = \"{better}\"\nworse = \"{worse}\"\n\
+             # As a stand-in for a published statement: origin = \"stand-in\",\n\
+             # paper = \"<its shortname in experiments/references.bib>\", source = \"@<key>, <section>\",\n\
+             # stands_for = \"@<key>, <section>: \\\"<the sentence, quoted>\\\"\", and a foil: the same\n\
+             # check where the property should fail (docs/AUDITING.md, \"Foils\"), e.g.\n\
+             # [claim.foil]\n\
+             # says = \"<why it should fail there>\"\n\
+             # kind = \"ordering\"\n# metric = \"{metric}\"\n\
+             # better = \"<a policy of this manifest without what the claim credits>\"\n\
+             # worse = \"{worse}\"\n\
+             # A limit claim (kind = \"limit\") whose metric approaches its limit slowly reads\n\
+             # undecided on its tolerance alone: give min_rate = <the slowest rate counted>, and\n\
+             # the rate at which the gap closes decides it.",
             slug(&better),
             slug(&worse)
         );
