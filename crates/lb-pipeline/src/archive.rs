@@ -69,6 +69,17 @@ pub fn archive(cache: &Cache, manifests: &[PathBuf], report: &Path, out: &Path) 
             inputs.push(to);
         }
     }
+    // The works the manifests cite by key, beside them as in the repository:
+    // without it their sources do not load.
+    let refs = match manifests.first() {
+        Some(m) => lb_manifest::references::References::beside(m)?,
+        None => None,
+    };
+    if let Some(r) = &refs {
+        let to = Path::new("experiments").join(lb_manifest::references::FILE);
+        copy(&r.file, &out.join(&to))?;
+        inputs.push(to);
+    }
     // Every record the plans read: each key's directory, records only.
     let mut keys = BTreeSet::new();
     for e in &loaded {
@@ -122,7 +133,8 @@ pub fn archive(cache: &Cache, manifests: &[PathBuf], report: &Path, out: &Path) 
     std::fs::write(out.join("ARCHIVE.md"), how_to(&loaded))?;
     std::fs::write(
         out.join("ro-crate-metadata.json"),
-        serde_json::to_string_pretty(&metadata(&loaded, &inputs, records, &commit))? + "\n",
+        serde_json::to_string_pretty(&metadata(&loaded, &inputs, records, &commit, refs.as_ref()))?
+            + "\n",
     )?;
     Ok(format!(
         "wrote {}: {} manifest(s), {records} record(s) of {} key(s), the report, the source at \
@@ -196,6 +208,7 @@ fn metadata(
     inputs: &[PathBuf],
     records: usize,
     commit: &str,
+    refs: Option<&lb_manifest::references::References>,
 ) -> serde_json::Value {
     let now = lb_store::provenance::rfc3339(std::time::SystemTime::now());
     let id = |p: &Path| json!({ "@id": p.display().to_string() });
@@ -245,6 +258,21 @@ fn metadata(
         parts.push(json!({ "@id": p }));
         files.push(json!({ "@id": p, "@type": "File", "name": p, "encodingFormat": fmt }));
     }
+    // The works the claims are about (their `paper`s), from references.bib.
+    let mut cited: Vec<&lb_manifest::references::Work> = Vec::new();
+    if let Some(r) = refs {
+        for e in loaded {
+            for c in e.loaded.claims() {
+                for name in c.paper.iter().flat_map(|p| p.split(';')) {
+                    if let Some(w) = r.by_shortname(name.trim())
+                        && !cited.iter().any(|x| x.key == w.key)
+                    {
+                        cited.push(w);
+                    }
+                }
+            }
+        }
+    }
     let mut objects: Vec<serde_json::Value> = inputs.iter().map(|i| id(i)).collect();
     objects.push(json!({ "@id": "results/" }));
     let mut graph = vec![
@@ -275,6 +303,7 @@ fn metadata(
                 { "@id": "https://w3id.org/workflowhub/workflow-ro-crate/1.0" }
             ],
             "mainEntity": { "@id": "justfile" },
+            "citation": cited.iter().map(|w| json!({ "@id": format!("#{}", w.key) })).collect::<Vec<_>>(),
             "hasPart": parts,
             "mentions": [{ "@id": "#reproduce" }]
         }),
@@ -315,6 +344,14 @@ fn metadata(
         ),
     ] {
         graph.push(json!({ "@id": uri, "@type": "CreativeWork", "name": name, "version": uri.rsplit('/').next() }));
+    }
+    for w in &cited {
+        graph.push(json!({
+            "@id": format!("#{}", w.key),
+            "@type": "ScholarlyArticle",
+            "name": w.title,
+            "author": w.authors,
+        }));
     }
     graph.extend(files);
     json!({ "@context": "https://w3id.org/ro/crate/1.1/context", "@graph": graph })
