@@ -5,10 +5,17 @@
 use std::path::Path;
 use std::process::Command;
 
+/// The crate's folder, as cargo gives it to this run of the script (not as
+/// it was when the script was compiled: one build of it may serve another
+/// checkout).
+fn here() -> String {
+    std::env::var("CARGO_MANIFEST_DIR").unwrap_or_else(|_| ".".into())
+}
+
 fn git(args: &[&str]) -> Option<String> {
     let out = Command::new("git")
         .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .current_dir(here())
         .output()
         .ok()?;
     out.status
@@ -17,7 +24,8 @@ fn git(args: &[&str]) -> Option<String> {
 }
 
 fn main() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let here = here();
+    let root = Path::new(&here).join("../..");
     // The sources a build reads, and the repository's HEAD and index: any
     // change to them reruns this script, so the mark is never stale.
     for p in ["crates", "Cargo.toml", "Cargo.lock"] {
