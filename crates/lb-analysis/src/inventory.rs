@@ -226,12 +226,32 @@ pub(crate) fn paper_line(inv: &Inventory, exps: &[&ExperimentClaims], page: &str
                 .join(", ")
         )
     };
+    // Restatements share a claim: how many claims decide the statements
+    // audited as stated.
+    let mut deciding: Vec<(&str, &str)> = Vec::new();
+    for st in inv.statements.iter().filter(|s| s.counted()) {
+        if standing(st, exps) == Standing::AsStated {
+            for (e, r) in rows(st, exps) {
+                if r.origin == "paper" && !deciding.contains(&(e, r.id.as_str())) {
+                    deciding.push((e, r.id.as_str()));
+                }
+            }
+        }
+    }
+    let shared = if a > deciding.len() && !deciding.is_empty() {
+        format!(
+            " (restatements share claims: the {a} rest on {} of its claims)",
+            deciding.len()
+        )
+    } else {
+        String::new()
+    };
     format!(
         "[Its inventory]({page}#{}) lists {n} statement{} (theorems, lemmas, propositions, \
          corollaries, figure claims, examples, remarks and headline sentences; {defs} \
          definitions and {cited} sentences reporting other papers' results are listed but not \
-         counted): {a} audited as stated{as_stated}, {s} through our stand-ins only, {y} not yet \
-         audited (lb could), {o} out of reach (why is in each entry).",
+         counted): {a} audited as stated{as_stated}{shared}, {s} through our stand-ins only, {y} \
+         not yet audited (lb could), {o} out of reach (why is in each entry).",
         slug(inv),
         if n == 1 { "" } else { "s" }
     )

@@ -359,7 +359,8 @@ impl Credit {
         match self {
             Credit::Information => k == ClaimKind::Ordering,
             Credit::Tilt => k == ClaimKind::Stability,
-            Credit::Class | Credit::Pressure => k != ClaimKind::Ordering,
+            Credit::Class => k != ClaimKind::Ordering,
+            Credit::Pressure => true,
         }
     }
 
@@ -478,7 +479,7 @@ impl Claim {
             .iter()
             .filter_map(|&null| {
                 let check = match (&self.check, credit) {
-                    (Check::Ordering(o), Credit::Information) => {
+                    (Check::Ordering(o), Credit::Information | Credit::Pressure) => {
                         (o.better != null && o.worse != null).then(|| {
                             Check::Ordering(Ordering {
                                 better: null.to_string(),
@@ -486,7 +487,7 @@ impl Claim {
                             })
                         })?
                     }
-                    (Check::Ordering(_), Credit::Tilt | Credit::Class | Credit::Pressure) => {
+                    (Check::Ordering(_), Credit::Tilt | Credit::Class) => {
                         return None;
                     }
                     (c, _) if credit.applies_to(c.kind()) => {

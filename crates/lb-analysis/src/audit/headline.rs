@@ -295,7 +295,19 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
                         r.why.clone().unwrap_or_else(|| r.deciding.clone())
                     }
                     crate::inventory::Status::Partly => {
-                        format!("fails at {}", r.except.join("; "))
+                        // What the claim's why found, where a check of it holds.
+                        let found: Vec<String> = r
+                            .why_checks
+                            .iter()
+                            .filter(|(_, v)| v == "confirmed")
+                            .map(|(says, _)| says.clone())
+                            .collect();
+                        let found = if found.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" — its why finds: {}", found.join("; "))
+                        };
+                        format!("fails at {}{found}", r.except.join("; "))
                     }
                     crate::inventory::Status::Undecided => {
                         r.to_decide.clone().unwrap_or_else(|| r.deciding.clone())
@@ -322,9 +334,16 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
                     ),
                     None => detail,
                 };
+                // A failing point and what the claim's why found there are
+                // said whole; other reasons, in their first sentence.
+                let detail = if v == crate::inventory::Status::Partly {
+                    detail
+                } else {
+                    first_sentence(&detail)
+                };
                 (
                     format!("**{}**{through}", v.words()),
-                    format!("{link}: {}", first_sentence(&detail)),
+                    format!("{link}: {detail}"),
                 )
             }
             None if not_yet > 0 => (
