@@ -703,94 +703,19 @@ fn a_difference_figure_shows_the_paired_difference() {
     assert!(!p.y.log && p.y.lo < -100.0, "{:?}", (p.y.lo, p.y.hi));
 }
 
-/// No figure squeezes the region where a claim is decided. For every value
-/// and limit claim of a shipped manifest, some figure of its experiment
-/// that draws the points the claim reads gives their region — the points'
-/// intervals and the reference ± tolerance there — at least a tenth of its
-/// y axis. A figure whose range is set by a point outside that region
-/// needs a `y_range` or a companion figure (as the LED heavy-traffic
-/// experiment has) to pass.
+/// No figure squeezes the region where a claim is decided
+/// ([`lb_analysis::figure::room::squeezed`], the rule `lb check` applies
+/// where records exist).
 #[test]
 fn every_value_and_limit_claims_region_has_room_in_some_figure() {
-    use lb_analysis::audit::audit_experiment;
-    use lb_manifest::claim::Check as Kind;
     let cache = Cache::new(repo().join("results"));
-    let dir = shipped_manifests();
     let (mut squeezed, mut read) = (Vec::new(), 0);
-    for m in dir {
+    for m in shipped_manifests() {
         let e = load(&m, Profile::Full).unwrap_or_else(|e| panic!("{e}"));
         let results = collect(&cache, &e.plan);
-        let plans: Vec<(String, Figure, Layout)> = e
-            .loaded
-            .figures()
-            .iter()
-            .filter(|f| f.kind == FigureKind::Lines)
-            .map(|f| {
-                let fig = Figure::new(&FigureSpec::from_toml(e.loaded.model(), f), &results);
-                let p = plan(&fig);
-                (f.name.clone(), fig, p)
-            })
-            .collect();
-        let claims = e.claims_as_audited();
-        for (c, r) in claims
-            .iter()
-            .zip(audit_experiment(e.name(), &claims, &results))
-        {
-            let tol = match &c.check {
-                Kind::Value(v) => v.tolerance,
-                Kind::Limit(l) => l.tolerance,
-                _ => continue,
-            };
-            let keys: Vec<&str> = r
-                .checks
-                .iter()
-                .flat_map(|k| k.keys.iter().map(String::as_str))
-                .collect();
-            let refs: Vec<f64> = r.checks.iter().filter_map(|k| k.reference).collect();
-            // The best share of the y axis the region gets in any figure
-            // that draws its points.
-            let mut best: Option<(f64, &str)> = None;
-            for (name, fig, p) in &plans {
-                if fig.spec.y.map(|m| m.name()) != c.check.metric() {
-                    continue;
-                }
-                let mut ys: Vec<f64> = Vec::new();
-                for d in fig.series.iter().flat_map(|s| &s.dots) {
-                    if keys.contains(&d.key.as_str()) && d.stable {
-                        ys.extend([d.est.lo, Some(d.est.mean), d.est.hi].into_iter().flatten());
-                    }
-                }
-                if ys.is_empty() {
-                    continue;
-                }
-                for e in &refs {
-                    ys.extend([e - tol.around(*e), e + tol.around(*e)]);
-                }
-                let clamp = |v: f64| v.clamp(p.y.lo, p.y.hi);
-                let rows: Vec<f64> = ys
-                    .iter()
-                    .filter(|v| v.is_finite() && (!p.y.log || **v > 0.0))
-                    .map(|v| p.py(clamp(*v)))
-                    .collect();
-                let span = rows.iter().cloned().fold(f64::MIN, f64::max)
-                    - rows.iter().cloned().fold(f64::MAX, f64::min);
-                let share = span / (p.y_px.0 - p.y_px.1);
-                if best.is_none_or(|(b, _)| share > b) {
-                    best = Some((share, name));
-                }
-            }
-            if let Some((share, name)) = best {
-                read += 1;
-                if share < 0.1 {
-                    squeezed.push(format!(
-                        "{}/{}: {:.0}% of the y axis at best ({name})",
-                        e.name(),
-                        c.id,
-                        100.0 * share
-                    ));
-                }
-            }
-        }
+        let (n, bad) = lb_analysis::figure::room::squeezed(&e, &results);
+        read += n;
+        squeezed.extend(bad);
     }
     assert!(read >= 10, "only {read} claims are drawn in a figure");
     assert!(

@@ -1908,6 +1908,8 @@ fn lb_check_applies_the_house_rules() {
     let (out, err) = text(&o);
     assert!(o.status.success(), "{out}{err}");
     assert!(out.contains("all hold"), "{out}");
+    // The rule that reads records says it could not, before any run.
+    assert!(out.contains("not checked: no records"), "{out}");
     let path = d.path.join("experiments/mine.toml");
     let base = std::fs::read_to_string(&path).unwrap();
     let broken = base.replacen(

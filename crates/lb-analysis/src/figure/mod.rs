@@ -49,6 +49,7 @@ mod series;
 mod spec;
 mod style;
 
+pub mod room;
 pub use axis::Axis;
 pub use geometry::{Layout, LegendEntry, Mark, MarkKind, Rect, Sample};
 pub use layout::{bars_note, plan};
