@@ -328,69 +328,62 @@ pub fn check(
         }
     }
     names_in_texts(inventories, experiments, manifests_dir, &located)?;
+    // The claims of an origin whose paper has an inventory, with it and the
+    // claim's name there ("<experiment>/<id>").
+    let held = |origin: Origin| {
+        experiments.iter().flat_map(move |e| {
+            e.loaded
+                .claims()
+                .iter()
+                .enumerate()
+                .filter(move |(_, c)| c.origin == origin)
+                .filter_map(move |(i, c)| {
+                    let inv = inventories
+                        .iter()
+                        .find(|v| Some(v.paper.authors.as_str()) == c.paper.as_deref())?;
+                    Some((e, i, inv, format!("{}/{}", e.name(), c.id)))
+                })
+        })
+    };
     // A stand-in of a held paper that serves only sentences reporting other
     // papers' results is theirs: counted under them, not the held paper.
-    for e in experiments {
-        for (i, c) in e.loaded.claims().iter().enumerate() {
-            if c.origin != Origin::StandIn {
-                continue;
-            }
-            let Some(inv) = inventories
-                .iter()
-                .find(|v| Some(v.paper.authors.as_str()) == c.paper.as_deref())
-            else {
-                continue;
-            };
-            let name = format!("{}/{}", e.name(), c.id);
-            let serving: Vec<&Statement> = inv
-                .statements
-                .iter()
-                .filter(|s| s.claims.contains(&name))
-                .collect();
-            if let Some(first) = serving.first()
-                && serving.iter().all(|s| s.cited.is_some())
-            {
-                return Err(e.loaded.error(
-                    &format!("claim[{i}].paper"),
-                    format!(
-                        "this stand-in serves only sentences of {} that report other papers' \
-                         results ({}): it is theirs: paper = \"{}\" (and stands_for, quoting \
-                         the sentence)",
-                        inv.paper.authors,
-                        serving
-                            .iter()
-                            .map(|s| s.id.as_str())
-                            .collect::<Vec<_>>()
-                            .join(", "),
-                        first.cited.as_deref().unwrap_or_default()
-                    ),
-                ));
-            }
+    for (e, i, inv, name) in held(Origin::StandIn) {
+        let serving: Vec<&Statement> = inv
+            .statements
+            .iter()
+            .filter(|s| s.claims.contains(&name))
+            .collect();
+        if let Some(first) = serving.first()
+            && serving.iter().all(|s| s.cited.is_some())
+        {
+            return Err(e.loaded.error(
+                &format!("claim[{i}].paper"),
+                format!(
+                    "this stand-in serves only sentences of {} that report other papers' \
+                     results ({}): it is theirs: paper = \"{}\" (and stands_for, quoting \
+                     the sentence)",
+                    inv.paper.authors,
+                    serving
+                        .iter()
+                        .map(|s| s.id.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    first.cited.as_deref().unwrap_or_default()
+                ),
+            ));
         }
     }
-    for e in experiments {
-        for (i, c) in e.loaded.claims().iter().enumerate() {
-            if c.origin != Origin::Paper {
-                continue;
-            }
-            let Some(inv) = inventories
-                .iter()
-                .find(|v| Some(v.paper.authors.as_str()) == c.paper.as_deref())
-            else {
-                continue;
-            };
-            let name = format!("{}/{}", e.name(), c.id);
-            if !inv.statements.iter().any(|s| s.claims.contains(&name)) {
-                return Err(e.loaded.error(
-                    &format!("claim[{i}]"),
-                    format!(
-                        "a statement of {} that its inventory ({}) does not list: add \
-                         \"{name}\" to the `claims` of the statement it audits",
-                        inv.paper.authors,
-                        inv.file.display()
-                    ),
-                ));
-            }
+    for (e, i, inv, name) in held(Origin::Paper) {
+        if !inv.statements.iter().any(|s| s.claims.contains(&name)) {
+            return Err(e.loaded.error(
+                &format!("claim[{i}]"),
+                format!(
+                    "a statement of {} that its inventory ({}) does not list: add \
+                     \"{name}\" to the `claims` of the statement it audits",
+                    inv.paper.authors,
+                    inv.file.display()
+                ),
+            ));
         }
     }
     Ok(())
