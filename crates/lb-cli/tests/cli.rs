@@ -1932,4 +1932,24 @@ fn lb_check_applies_the_house_rules() {
     let (_, err) = text(&o);
     assert!(!o.status.success());
     assert!(err.contains("did you mean \"JSQ\""), "{err}");
+    // A source whose work references.bib does not hold.
+    std::fs::write(
+        d.path.join("experiments/references.bib"),
+        "@article{weber-1978, author = {Weber, R. R.}, title = {T}, shortname = {Weber}}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        &path,
+        base.replacen(
+            "source = \"(where the claim is made: edit)\"",
+            "source = \"@webber-1978, Thm. 1\"",
+            1,
+        ),
+    )
+    .unwrap();
+    let o = d.run(&["check", "mine"]);
+    let (_, err) = text(&o);
+    assert!(!o.status.success());
+    assert!(err.contains("claim[0].source"), "{err}");
+    assert!(err.contains("did you mean @weber-1978?"), "{err}");
 }
