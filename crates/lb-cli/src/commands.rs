@@ -142,7 +142,15 @@ pub fn dispatch(cli: &Cli) -> Res {
             policies,
             load,
             out,
-        } => said(lb_manifest::starter::new(name, model, policies, load, out)?),
+            paper,
+        } => said(lb_manifest::starter::new(
+            name,
+            model,
+            policies,
+            load,
+            out,
+            paper.as_deref(),
+        )?),
         Command::Mutants { claims: c } => {
             crate::outputs::mutants(&cache, &c.manifests, c.format, c.quick)
         }

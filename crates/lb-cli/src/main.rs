@@ -277,6 +277,10 @@ pub enum Command {
         /// The directory it is written to.
         #[arg(long, value_name = "DIR", default_value = "experiments")]
         out: PathBuf,
+        /// A work's key in DIR/references.bib: the claim is then a stand-in
+        /// for it, citing it by key.
+        #[arg(long, value_name = "KEY")]
+        paper: Option<String>,
     },
     /// Measured coverage of lb's intervals at points whose exact answer is
     /// known: each procedure applied to independent macro-replications of the

@@ -1953,3 +1953,48 @@ fn lb_check_applies_the_house_rules() {
     assert!(err.contains("claim[0].source"), "{err}");
     assert!(err.contains("did you mean @weber-1978?"), "{err}");
 }
+
+/// `lb new --paper KEY` writes a stand-in for a work of references.bib that
+/// cites it by key and passes `lb check`; a key the file lacks is refused.
+#[test]
+fn lb_new_writes_a_stand_in_for_a_cited_work() {
+    let d = Dir::new("");
+    std::fs::create_dir_all(d.path.join("experiments")).unwrap();
+    std::fs::write(
+        d.path.join("experiments/references.bib"),
+        "@article{weber-1978, author = {Weber, R. R.}, title = {T}, year = {1978}, \
+         shortname = {Weber}}\n",
+    )
+    .unwrap();
+    let o = d.run(&[
+        "new",
+        "w",
+        "--policies",
+        "JSQ,Random",
+        "--paper",
+        "weber-1978",
+    ]);
+    assert!(o.status.success(), "{:?}", text(&o));
+    let body = std::fs::read_to_string(d.path.join("experiments/w.toml")).unwrap();
+    assert!(
+        body.contains("origin = \"stand-in\"\npaper = \"Weber\""),
+        "{body}"
+    );
+    assert!(body.contains("source = \"@weber-1978, "), "{body}");
+    let o = d.run(&["check", "w"]);
+    assert!(o.status.success(), "{:?}", text(&o));
+    let o = d.run(&[
+        "new",
+        "v",
+        "--policies",
+        "JSQ,Random",
+        "--paper",
+        "weber-1987",
+    ]);
+    assert!(!o.status.success());
+    assert!(
+        text(&o).1.contains("did you mean @weber-1978?"),
+        "{:?}",
+        text(&o)
+    );
+}

@@ -322,7 +322,18 @@ fn slug(label: &str) -> String {
 }
 
 /// `lb new`: writes `dir/NAME.toml` once it validates.
-pub fn new(name: &str, model: &str, policies: &[String], loads: &[f64], dir: &Path) -> Res {
+///
+/// With `paper`, a key of `dir/references.bib`, its claim is a stand-in for
+/// that work: it cites the work by key, names its paper, quotes the sentence
+/// it stands for (to edit), and says it has no foil yet.
+pub fn new(
+    name: &str,
+    model: &str,
+    policies: &[String],
+    loads: &[f64],
+    dir: &Path,
+    paper: Option<&str>,
+) -> Res {
     let policies = parse_policies(policies)?;
     let path: PathBuf = dir.join(format!("{name}.toml"));
     if path.exists() {
@@ -333,6 +344,39 @@ pub fn new(name: &str, model: &str, policies: &[String], loads: &[f64], dir: &Pa
         .into());
     }
     let mut body = text(name, model, &policies, loads)?;
+    if let Some(key) = paper {
+        let refs = crate::references::References::beside(&path)?.ok_or_else(|| {
+            format!(
+                "--paper {key}: no {} in {}: add the work there first",
+                crate::references::FILE,
+                dir.display()
+            )
+        })?;
+        refs.cite(&format!("@{key}"))
+            .map_err(|why| format!("--paper: {why}"))?;
+        let work = refs.get(key).expect("cited");
+        let ours = "source = \"(where the claim is made: edit)\"\norigin = \"ours\"\n";
+        if !body.contains(ours) {
+            return Err(
+                "--paper: the manifest has no claim to make a stand-in (give two \
+                        policies)"
+                    .into(),
+            );
+        }
+        body = body.replacen(
+            ours,
+            &format!(
+                "source = \"@{key}, (section or figure: edit)\"\norigin = \"stand-in\"\n\
+                 paper = \"{}\"\n\
+                 stands_for = \"@{key}, (section or figure: edit): \\\"(the sentence, quoted: \
+                 edit)\\\"\"\n\
+                 no_foil = \"(none yet: replace with a [claim.foil], the same check where the \
+                 property should fail; until then the claim is listed as not discriminating)\"\n",
+                work.shortname
+            ),
+            1,
+        );
+    }
     // A relative directory under the repository root: name the model's
     // schema, for editors (`lb schema`).
     if dir.is_relative()
