@@ -844,3 +844,25 @@ fn every_figure_is_also_a_pdf_with_its_text_as_text() {
     }
     assert!(shipped > 20, "only {shipped} figures under paper-figures/");
 }
+
+/// The room rule fails where a figure squeezes a claim's region: the
+/// N-network's figure stretched to a y axis a hundred times its data's.
+#[test]
+fn a_squeezed_region_breaks_the_room_rule() {
+    let path = repo().join("experiments/max-pressure-heavy-traffic.toml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(text.contains("y_range = [0.38, 0.56]"));
+    let cache = Cache::new(repo().join("results"));
+    let squeeze = |t: &str| {
+        let e = lb_manifest::load_str(&path, t, Profile::Full).unwrap_or_else(|e| panic!("{e}"));
+        let results = collect(&cache, &e.plan);
+        lb_analysis::figure::room::squeezed(&e, &results)
+    };
+    let (read, ok) = squeeze(&text);
+    assert!(read > 0 && ok.is_empty(), "{read} {ok:?}");
+    let (_, bad) = squeeze(&text.replace("y_range = [0.38, 0.56]", "y_range = [0.0, 40.0]"));
+    assert!(
+        !bad.is_empty(),
+        "a region squeezed to a fiftieth of the axis passed"
+    );
+}
