@@ -1998,3 +1998,40 @@ fn lb_new_writes_a_stand_in_for_a_cited_work() {
         text(&o)
     );
 }
+
+/// `lb check` reads records where the cache has them: a figure stretched
+/// far beyond its data squeezes its claim's region, located by experiment
+/// and claim.
+#[test]
+fn lb_check_reads_records_for_the_room_rule() {
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let d = Dir::new("");
+    std::fs::create_dir_all(d.path.join("experiments")).unwrap();
+    std::fs::copy(
+        repo.join("experiments/references.bib"),
+        d.path.join("experiments/references.bib"),
+    )
+    .unwrap();
+    let manifest =
+        std::fs::read_to_string(repo.join("experiments/max-pressure-heavy-traffic.toml")).unwrap();
+    let results = repo.join("results");
+    let results = results.to_str().unwrap();
+    let put = |t: &str| {
+        std::fs::write(
+            d.path.join("experiments/max-pressure-heavy-traffic.toml"),
+            t,
+        )
+        .unwrap()
+    };
+    put(&manifest);
+    let o = d.run(&["--results", results, "check", "max-pressure-heavy-traffic"]);
+    assert!(o.status.success(), "{:?}", text(&o));
+    put(&manifest.replace("y_range = [0.38, 0.56]", "y_range = [0.0, 40.0]"));
+    let o = d.run(&["--results", results, "check", "max-pressure-heavy-traffic"]);
+    let (out, _) = text(&o);
+    assert!(!o.status.success());
+    assert!(
+        out.contains("[claims-have-room] max-pressure-heavy-traffic/"),
+        "{out}"
+    );
+}
