@@ -331,6 +331,11 @@ pub enum Credit {
     /// max-pressure): FIFO and own buffer first, which allocate without
     /// pressure, take the place of `policies`.
     Pressure,
+    /// An ordering credited to the staleness of the estimates the policies
+    /// dispatch on (Zhou, Shroff and Wierman, §4.2: "heavily-delayed
+    /// information"): the same two policies with fresh estimates, the
+    /// manifest's policies labelled "<label> (fresh)", take their places.
+    Delay,
 }
 
 impl Credit {
@@ -341,6 +346,7 @@ impl Credit {
             Credit::Tilt => "tilt",
             Credit::Class => "class",
             Credit::Pressure => "pressure",
+            Credit::Delay => "delay",
         }
     }
 
@@ -351,13 +357,15 @@ impl Credit {
             Credit::Tilt => &["Random"],
             Credit::Class => &["Pod(N^α)"],
             Credit::Pressure => &["FIFO", "own buffer first"],
+            // Named after the claim's own policies ([`Claim::null_policies`]).
+            Credit::Delay => &[],
         }
     }
 
     /// Whether it applies to a claim of kind `k`.
     pub fn applies_to(self, k: ClaimKind) -> bool {
         match self {
-            Credit::Information => k == ClaimKind::Ordering,
+            Credit::Information | Credit::Delay => k == ClaimKind::Ordering,
             Credit::Tilt => k == ClaimKind::Stability,
             Credit::Class => k != ClaimKind::Ordering,
             Credit::Pressure => true,
@@ -371,8 +379,14 @@ impl Credit {
             Credit::Tilt => "tilt toward fast servers",
             Credit::Class => "membership of Liu and Ying's class (no ln N factor in d)",
             Credit::Pressure => "allocation by pressure",
+            Credit::Delay => "staleness: its estimates are fresh",
         }
     }
+}
+
+/// The label of a policy's fresh-estimate counterpart ([`Credit::Delay`]).
+pub fn fresh(label: &str) -> String {
+    format!("{label} (fresh)")
 }
 
 /// What a stand-in stands for: a paper claim of ours, or the paper's words.
@@ -470,15 +484,38 @@ impl Claim {
     /// `<claim id>/null-<label>`: its own check at its own points with its
     /// subject replaced by a policy just outside what it credits. The rule
     /// is here, once, for every manifest.
+    /// The policies (labels) its nulls put in place of its own: the
+    /// credit's, or, for a delay, its two policies "(fresh)".
+    pub fn null_policies(&self) -> Vec<String> {
+        match (self.credits, &self.check) {
+            (Some(Credit::Delay), Check::Ordering(o)) => {
+                vec![fresh(&o.better), fresh(&o.worse)]
+            }
+            (Some(c), _) => c.null_labels().iter().map(|s| s.to_string()).collect(),
+            (None, _) => Vec::new(),
+        }
+    }
+
     pub fn nulls(&self) -> Vec<Claim> {
         let Some(credit) = self.credits else {
             return Vec::new();
         };
+        let delayed: Vec<&str> = match (credit, &self.check) {
+            (Credit::Delay, Check::Ordering(_)) => vec!["fresh"],
+            _ => Vec::new(),
+        };
         credit
             .null_labels()
             .iter()
+            .chain(delayed.iter())
             .filter_map(|&null| {
                 let check = match (&self.check, credit) {
+                    (Check::Ordering(o), Credit::Delay) => Check::Ordering(Ordering {
+                        better: fresh(&o.better),
+                        worse: fresh(&o.worse),
+                        ..o.clone()
+                    }),
+                    (_, Credit::Delay) => return None,
                     (Check::Ordering(o), Credit::Information | Credit::Pressure) => {
                         (o.better != null && o.worse != null).then(|| {
                             Check::Ordering(Ordering {

@@ -641,24 +641,36 @@ fn ranges_foils_and_nulls(l: &Parsed, claims: &[Claim]) -> R {
                     ),
                 ));
             }
-            let missing: Vec<&str> = credit
-                .null_labels()
+            let nulls = c.null_policies();
+            let missing: Vec<&String> = nulls
                 .iter()
-                .copied()
-                .filter(|n| !labels.iter().any(|l| l == n))
+                .filter(|n| !labels.iter().any(|l| l == *n))
                 .collect();
             if !missing.is_empty() {
+                let add = |m: &String| match m.strip_suffix(" (fresh)") {
+                    // The policy itself with fresh estimates.
+                    Some(base) => format!(
+                        "[[policy]] label = \"{m}\" (the policy {base} with fresh estimates: \
+                         a Push of d = N at p̂ = 1 every slot, push_when = \"always\", or a Pull \
+                         at p̂ = 1)"
+                    ),
+                    None => format!("[[policy]] spec = \"{m}\""),
+                };
                 return Err(l.error(
                     &format!("{at}.credits"),
                     format!(
                         "a claim that credits {} is held to its nulls ({}) at its own \
                          points; this manifest does not run {}: add {}",
                         credit.name(),
-                        credit.null_labels().join(" and "),
-                        missing.join(" or "),
+                        nulls.join(" and "),
                         missing
                             .iter()
-                            .map(|m| format!("[[policy]] spec = \"{m}\""))
+                            .map(|m| m.as_str())
+                            .collect::<Vec<_>>()
+                            .join(" or "),
+                        missing
+                            .iter()
+                            .map(|m| add(m))
                             .collect::<Vec<_>>()
                             .join(" and ")
                     ),

@@ -943,3 +943,37 @@ fn a_stand_in_for_cited_results_is_theirs() {
     load("Q").unwrap_or_else(|e| panic!("{e}"));
     let _ = std::fs::remove_dir_all(&d);
 }
+
+/// A claim that credits the delay is held to its two policies with fresh
+/// estimates, labelled "<label> (fresh)": the loader asks for them by name,
+/// and the null reads them in the claim's places.
+#[test]
+fn a_delay_credit_is_held_to_fresh_estimates() {
+    let claim = "\n[[claim]]\nid = \"c\"\nstatement = \"s\"\nsource = \"x\"\norigin = \"ours\"\n\
+                 kind = \"ordering\"\nmetric = \"mean_response\"\nbetter = \"JSQ\"\n\
+                 worse = \"L-JSQ-Push\"\ncredits = \"delay\"\n";
+    let e = err(&format!("{GOOD}{claim}"));
+    assert_eq!(e.field, "claim[0].credits", "{e}");
+    assert!(e.message.contains("label = \"L-JSQ-Push (fresh)\""), "{e}");
+    let fresh = "\n[[policy]]\nlabel = \"JSQ (fresh)\"\nspec = \"JSQ\"\n\n[[policy]]\n\
+                 label = \"L-JSQ-Push (fresh)\"\nspec = \"L-JSQ-Push\"\nd = 2\np_hat = 1.0\n\
+                 push_when = \"always\"\n";
+    let text = GOOD.replacen("[run]", &format!("{fresh}\n[run]"), 1);
+    let e = load_str(
+        Path::new("exp/ok.toml"),
+        &format!("{text}{claim}"),
+        Profile::Full,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let nulls = e.loaded.claims()[0].nulls();
+    assert_eq!(nulls.len(), 1);
+    match &nulls[0].check {
+        lb_manifest::claim::Check::Ordering(o) => {
+            assert_eq!(
+                (o.better.as_str(), o.worse.as_str()),
+                ("JSQ (fresh)", "L-JSQ-Push (fresh)")
+            )
+        }
+        c => panic!("{c:?}"),
+    }
+}
