@@ -117,16 +117,23 @@ fn evidence<'a>(
     if others.is_empty() {
         return std::borrow::Cow::Borrowed(rs);
     }
-    // What the claim, its foil and its nulls read.
-    let mut read: Vec<String> = c.check.labels().iter().map(|l| l.to_string()).collect();
+    // What the claim, its foil and each null read: each a group whose
+    // policies pair with one another, so each group's points come from one
+    // experiment; a null's group may come from another than the claim's.
+    let mut groups: Vec<Vec<String>> =
+        vec![c.check.labels().iter().map(|l| l.to_string()).collect()];
     if let Some(f) = &c.foil {
-        read.extend(f.check.labels().iter().map(|l| l.to_string()));
+        groups.push(f.check.labels().iter().map(|l| l.to_string()).collect());
     }
     for n in c.nulls() {
-        read.extend(n.check.labels().iter().map(|l| l.to_string()));
+        groups.push(n.check.labels().iter().map(|l| l.to_string()).collect());
     }
-    let labels: Vec<&str> = read.iter().map(String::as_str).collect();
-    std::borrow::Cow::Owned(lb_analysis::results::best_evidence(rs, &others, &labels))
+    let mut out = rs.to_vec();
+    for g in &groups {
+        let labels: Vec<&str> = g.iter().map(String::as_str).collect();
+        out = lb_analysis::results::best_evidence(&out, &others, &labels);
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// Each manifest's robustness maps, audited on the records in `cache`.
