@@ -334,7 +334,7 @@ pub enum Credit {
     /// An ordering credited to the staleness of the estimates the policies
     /// dispatch on (Zhou, Shroff and Wierman, §4.2: "heavily-delayed
     /// information"): the same two policies with fresh estimates, the
-    /// manifest's policies labelled "<label> (fresh)", take their places.
+    /// manifest's policies labelled "`<label> (fresh)`", take their places.
     Delay,
 }
 
