@@ -26,14 +26,10 @@ pub enum Standing {
 /// The claim rows an inventory's statement names, found among the
 /// experiments' (absent ones left out).
 /// The claims a statement names, with their experiments (those loaded).
-pub(crate) fn rows_of<'a>(
+pub(crate) fn rows<'a>(
     s: &Statement,
     exps: &[&'a ExperimentClaims],
 ) -> Vec<(&'a str, &'a ClaimRow)> {
-    rows(s, exps)
-}
-
-fn rows<'a>(s: &Statement, exps: &[&'a ExperimentClaims]) -> Vec<(&'a str, &'a ClaimRow)> {
     s.claims
         .iter()
         .filter_map(|c| {
@@ -168,6 +164,17 @@ pub fn status<'a>(
     worst(deciding.into_iter().map(|(e, r)| (Status::of(r), (*e, *r)))).map(|(v, (e, r))| (v, e, r))
 }
 
+/// A tally of statuses in words, best first: "5 reproduced, 3 holds, does
+/// not discriminate".
+pub(crate) fn in_words(tally: &std::collections::BTreeMap<Status, usize>) -> String {
+    tally
+        .iter()
+        .rev()
+        .map(|(v, k)| format!("{k} {}", v.words()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 /// How many of an inventory's statements audited as stated have each
 /// status.
 pub fn statuses(
@@ -216,15 +223,7 @@ pub(crate) fn paper_line(inv: &Inventory, exps: &[&ExperimentClaims], page: &str
     let as_stated = if statuses.is_empty() {
         String::new()
     } else {
-        format!(
-            " ({})",
-            statuses
-                .iter()
-                .rev()
-                .map(|(v, k)| format!("{k} {}", v.words()))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
+        format!(" ({})", in_words(&statuses))
     };
     // Restatements share a claim: how many claims decide the statements
     // audited as stated.

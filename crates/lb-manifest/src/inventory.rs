@@ -163,9 +163,7 @@ pub fn load(path: &Path) -> Result<Inventory, ManifestError> {
                 ),
             ));
         };
-        r.cite(&format!("@{key}"))
-            .map_err(|why| spans.error("paper.key", why))?;
-        let work = r.get(&key).expect("a key cite accepts");
+        let work = r.cited(&key).map_err(|why| spans.error("paper.key", why))?;
         for (k, given, from) in [
             ("authors", &inv.paper.authors, &work.shortname),
             ("title", &inv.paper.title, &work.title),

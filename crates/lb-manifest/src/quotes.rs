@@ -463,35 +463,28 @@ pub fn collect(
     invs.retain(|p| p.extension().is_some_and(|x| x == "toml"));
     invs.sort();
     for f in invs {
-        let t = read(&f)?;
-        // The paper as the inventory names it: its authors come from its
-        // key where it gives one (experiments/references.bib).
-        let paper = crate::inventory::load(&f)
-            .map_err(|e| e.to_string())?
-            .paper
-            .authors;
-        let sts = t.get("statement").and_then(|c| c.as_array()).cloned();
-        for st in sts.unwrap_or_default() {
-            let id = s(&st, "id").unwrap_or_default();
-            if let Some(q) = s(&st, "quote")
-                && !q.contains("not quoted")
-            {
+        // Read as the loader reads it: the paper's authors come from its key
+        // where it gives one (experiments/references.bib).
+        let inv = crate::inventory::load(&f).map_err(|e| e.to_string())?;
+        let paper = &inv.paper.authors;
+        for st in &inv.statements {
+            let id = &st.id;
+            if !st.quote.contains("not quoted") {
                 out.push(Quote {
                     file: f.clone(),
                     place: format!("statement `{id}`, quote"),
                     paper: paper.clone(),
-                    text: q,
+                    text: st.quote.clone(),
                 });
             }
-            if let Some(v) = s(&st, "setting") {
-                for (p, at) in passages(&v) {
-                    out.push(Quote {
-                        file: f.clone(),
-                        place: format!("statement `{id}`, setting"),
-                        paper: attributed(&v, at, papers, &paper).to_string(),
-                        text: p,
-                    });
-                }
+            let v = &st.setting;
+            for (p, at) in passages(v) {
+                out.push(Quote {
+                    file: f.clone(),
+                    place: format!("statement `{id}`, setting"),
+                    paper: attributed(v, at, papers, paper).to_string(),
+                    text: p,
+                });
             }
         }
     }

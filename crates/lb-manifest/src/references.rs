@@ -169,6 +169,25 @@ impl References {
         self.works.iter().find(|w| w.key == key)
     }
 
+    /// The work `key` names, or the error a citation of an unknown key is,
+    /// with the nearest key.
+    pub fn cited(&self, key: &str) -> Result<&Work, String> {
+        self.get(key).ok_or_else(|| {
+            let keys: Vec<&str> = self.works.iter().map(|w| w.key.as_str()).collect();
+            match did_you_mean(key, &keys) {
+                Some(k) => format!(
+                    "cites @{key}, which {} does not hold: did you mean @{k}?",
+                    self.file.display()
+                ),
+                None => format!(
+                    "cites @{key}, which {} does not hold: add an entry with that key, or \
+                     cite one of its keys",
+                    self.file.display()
+                ),
+            }
+        })
+    }
+
     /// The work a running-text name ("Dai and Lin, 2005") names.
     pub fn by_shortname(&self, name: &str) -> Option<&Work> {
         self.works.iter().find(|w| w.shortname == name)
@@ -205,21 +224,7 @@ impl References {
                 .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
                 .unwrap_or(after.len());
             let key = &after[..end];
-            let Some(w) = self.get(key) else {
-                let keys: Vec<&str> = self.works.iter().map(|w| w.key.as_str()).collect();
-                return Err(match did_you_mean(key, &keys) {
-                    Some(k) => format!(
-                        "cites @{key}, which {} does not hold: did you mean @{k}?",
-                        self.file.display()
-                    ),
-                    None => format!(
-                        "cites @{key}, which {} does not hold: add an entry with that key, or \
-                         cite one of its keys",
-                        self.file.display()
-                    ),
-                });
-            };
-            out.push_str(&w.citation());
+            out.push_str(&self.cited(key)?.citation());
             rest = &after[end..];
         }
         out.push_str(rest);

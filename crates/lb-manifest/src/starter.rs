@@ -352,9 +352,7 @@ pub fn new(
                 dir.display()
             )
         })?;
-        refs.cite(&format!("@{key}"))
-            .map_err(|why| format!("--paper: {why}"))?;
-        let work = refs.get(key).expect("cited");
+        let work = refs.cited(key).map_err(|why| format!("--paper: {why}"))?;
         let ours = "source = \"(where the claim is made: edit)\"\norigin = \"ours\"\n";
         if !body.contains(ours) {
             return Err(

@@ -357,15 +357,12 @@ fn forced(c: &Claim, m: Metric, checks: &mut [PointCheck], results: &[PointResul
             ));
             continue;
         }
-        let exact: Option<&str> = at.iter().try_fold("", |_, r| {
-            let p = r.point.as_ref()?;
-            model.references().iter().copied().find(|n| {
-                p.config
-                    .exact_value(m.name(), n)
-                    .is_some_and(|v| v.is_finite())
-            })
-        });
-        if let Some(name) = exact {
+        // Exact at every point it reads (the name of the last, in words).
+        let exact: Option<Vec<&str>> = at
+            .iter()
+            .map(|r| exact_at(r, m.name(), model).map(|(n, _)| n))
+            .collect();
+        if let Some(name) = exact.and_then(|n| n.last().copied()) {
             k.uninformative = Some(format!(
                 "an exact formula here (`{name}`, which lb's required checks hold the engine \
                  to): the claim restates it"
@@ -404,13 +401,11 @@ fn accounting(c: &Claim, checks: &[PointCheck], results: &[PointResult]) -> Opti
             return None;
         }
         for r in read {
-            let p = r.point.as_ref()?;
-            let name = model.references().iter().find(|n| {
-                p.config
-                    .exact_value(metric, n)
-                    .is_some_and(|v| v.is_finite() && v >= 0.0)
-            })?;
-            if !names.contains(name) {
+            let (name, v) = exact_at(r, metric, model)?;
+            if v < 0.0 {
+                return None;
+            }
+            if !names.contains(&name) {
                 names.push(name);
             }
         }
@@ -428,6 +423,19 @@ fn accounting(c: &Claim, checks: &[PointCheck], results: &[PointResult]) -> Opti
     ))
 }
 
+/// The exact formula of `metric` at the point of `r`, if the model has one
+/// there ([`lb_model::config::PointConfig::exact_value`]): its name and
+/// value, finite.
+fn exact_at(r: &PointResult, metric: &str, model: lb_model::Model) -> Option<(&'static str, f64)> {
+    let p = r.point.as_ref()?;
+    model.references().iter().find_map(|&n| {
+        p.config
+            .exact_value(metric, n)
+            .filter(|v| v.is_finite())
+            .map(|v| (n, v))
+    })
+}
+
 /// Whether a null's or foil's check `x`, whose runs have not settled, fails
 /// the claim's check on an exact value: the metric at its own point is a
 /// named exact formula of the model ([`lb_model::config::PointConfig::exact_value`],
@@ -442,14 +450,7 @@ fn exact_fails(c: &Claim, x: &PointCheck, results: &[PointResult]) -> bool {
     };
     let model = crate::results::model(results);
     own_points(x, results).into_iter().any(|r| {
-        let Some(p) = r.point.as_ref() else {
-            return false;
-        };
-        let Some(v) = model
-            .references()
-            .iter()
-            .find_map(|n| p.config.exact_value(metric, n))
-        else {
+        let Some((_, v)) = exact_at(r, metric, model) else {
             return false;
         };
         let e = match expected {

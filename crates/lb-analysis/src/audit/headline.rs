@@ -79,12 +79,7 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
             n.iter().sum::<usize>(),
             inventories.len(),
             n[0],
-            statuses
-                .iter()
-                .rev()
-                .map(|(v, k)| format!("{k} {}", v.words()))
-                .collect::<Vec<_>>()
-                .join(", "),
+            crate::inventory::in_words(&statuses),
             n[1],
             n[2],
             n[3]
@@ -390,13 +385,7 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
             }
             each
         };
-        let words = |each: &std::collections::BTreeMap<crate::inventory::Status, usize>| {
-            each.iter()
-                .rev()
-                .map(|(v, k)| format!("{k} {}", v.words()))
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
+        let words = crate::inventory::in_words;
         let (a, b) = (tally(&as_stated), tally(&stand_ins));
         let mut parts = Vec::new();
         let mixed = !as_stated.is_empty() && !stand_ins.is_empty();
@@ -417,21 +406,25 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
         } else {
             format!("{} ({} audited{breakdown})", sts.len(), audited.len())
         };
-        // The row's paper claims that tested nothing, where others decide it.
-        let mut idle: Vec<String> = Vec::new();
-        if worst.is_some_and(|(v, _)| v.tested()) {
-            for st in &sts {
-                for (_, r) in crate::inventory::rows_of(st, exps) {
-                    let id = format!("`{}`", r.id);
-                    if r.origin == "paper"
-                        && !crate::inventory::Status::of(r).tested()
-                        && !idle.contains(&id)
-                    {
-                        idle.push(id);
-                    }
+        // The row's paper claims, each once.
+        let mut papers: Vec<&crate::audit::summary::ClaimRow> = Vec::new();
+        for st in &sts {
+            for (_, r) in crate::inventory::rows(st, exps) {
+                if r.origin == "paper" && !papers.iter().any(|p| p.id == r.id) {
+                    papers.push(r);
                 }
             }
         }
+        // Those that tested nothing, where others decide it.
+        let idle: Vec<String> = if worst.is_some_and(|(v, _)| v.tested()) {
+            papers
+                .iter()
+                .filter(|r| !crate::inventory::Status::of(r).tested())
+                .map(|r| format!("`{}`", r.id))
+                .collect()
+        } else {
+            Vec::new()
+        };
         let why = if idle.is_empty() {
             why
         } else {
@@ -444,26 +437,21 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
         // Where a setting the text leaves open decides a paper's claim of the
         // row, its robustness map says on which side: the row says so too.
         let mut open: Vec<String> = Vec::new();
-        for st in &sts {
-            for (_, r) in crate::inventory::rows_of(st, exps) {
-                if r.origin != "paper" {
-                    continue;
-                }
-                for line in &r.robustness {
-                    let cond = line.split_once(": ").map_or(line.as_str(), |x| x.1);
-                    // Without its count of combinations ("(4 of 12 combinations)").
-                    let cond = match cond.rsplit_once(" (") {
-                        Some((c, n)) if n.ends_with("combinations)") => c,
-                        _ => cond,
-                    };
-                    let said = format!("`{}` {}", r.id, cond.trim_start_matches("the claim "));
-                    // A map whose combinations all read undecided decides nothing.
-                    let decided = cond.contains("if and only if")
-                        || (cond.contains("at none")
-                            && (cond.contains("refuted") || cond.contains("except")));
-                    if decided && !open.contains(&said) {
-                        open.push(said);
-                    }
+        for r in &papers {
+            for line in &r.robustness {
+                let cond = line.split_once(": ").map_or(line.as_str(), |x| x.1);
+                // Without its count of combinations ("(4 of 12 combinations)").
+                let cond = match cond.rsplit_once(" (") {
+                    Some((c, n)) if n.ends_with("combinations)") => c,
+                    _ => cond,
+                };
+                let said = format!("`{}` {}", r.id, cond.trim_start_matches("the claim "));
+                // A map whose combinations all read undecided decides nothing.
+                let decided = cond.contains("if and only if")
+                    || (cond.contains("at none")
+                        && (cond.contains("refuted") || cond.contains("except")));
+                if decided && !open.contains(&said) {
+                    open.push(said);
                 }
             }
         }
