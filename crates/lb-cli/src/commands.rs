@@ -8,7 +8,8 @@ use lb_pipeline::compute::RunOptions;
 use lb_pipeline::run_text::{point_names, report};
 use lb_pipeline::store_text;
 use lb_store::cache::Cache;
-use std::path::PathBuf;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 type Res = Result<ExitCode, Box<dyn std::error::Error>>;
@@ -235,8 +236,16 @@ fn plan(
     let loaded = lb_manifest::load_all(manifests, Profile::from_quick(quick))?;
     let plans = lb_pipeline::compute::plans(&loaded);
     let cached = why.then(|| lb_store::why::Cached::read(cache));
+    let readers = lb_pipeline::plan_text::Readers::of(cache, &loaded);
+    let own: BTreeSet<&Path> = loaded.iter().map(|e| e.plan.file.as_path()).collect();
+    let mut seen = BTreeSet::new();
     for plan in &plans {
-        print!("{}", lb_pipeline::plan_text::render_plan(cache, plan));
+        // A manifest's own plan first, then its maps' combinations.
+        let map = !seen.insert(plan.file.as_path()) && own.contains(plan.file.as_path());
+        print!(
+            "{}",
+            lb_pipeline::plan_text::render_plan(cache, plan, &readers, map)
+        );
         if let Some(cached) = &cached {
             print!(
                 "{}",

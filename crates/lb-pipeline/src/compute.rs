@@ -4,7 +4,7 @@
 
 use crate::Error;
 use lb_manifest::Experiment;
-use lb_manifest::plan::Plan;
+use lb_manifest::plan::{Plan, Replications};
 use lb_model::Key;
 use lb_model::limits::{Cost, soft_limit};
 use lb_model::model::Profile;
@@ -159,23 +159,46 @@ impl std::ops::AddAssign for Spent {
 }
 
 /// What a recompute of one experiment from an empty cache runs, read from
-/// the cache whatever this run computed: its own points' replications (the
-/// precision pilots included, though no interval reads them), its
-/// robustness combinations' points that are not its own, and the
-/// message-budget calibrations of both.
+/// the cache whatever this run computed, by what asks for it (the reason
+/// [`lb_store::run::CountFrom`] gives each point's count): its own
+/// points' replications up to the count its manifest fixes (`fixed`) or
+/// its precision rule chooses (`precision`, the pilots included, though no
+/// interval reads them), the replications beyond that which `lb decide`
+/// ran for its claims (`decide`), its robustness combinations' points that
+/// are not its own, and the message-budget calibrations of both.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct ExperimentCost {
-    pub own: Spent,
+    pub fixed: Spent,
+    pub precision: Spent,
+    pub decide: Spent,
     pub robustness: Spent,
     pub calibrations: Spent,
 }
 
 impl ExperimentCost {
+    /// Its own points: fixed, precision and decide.
+    pub fn own(&self) -> Spent {
+        let mut t = self.fixed;
+        t += self.precision;
+        t += self.decide;
+        t
+    }
+
     pub fn total(&self) -> Spent {
-        let mut t = self.own;
+        let mut t = self.own();
         t += self.robustness;
         t += self.calibrations;
         t
+    }
+}
+
+impl std::ops::AddAssign for ExperimentCost {
+    fn add_assign(&mut self, o: ExperimentCost) {
+        self.fixed += o.fixed;
+        self.precision += o.precision;
+        self.decide += o.decide;
+        self.robustness += o.robustness;
+        self.calibrations += o.calibrations;
     }
 }
 
@@ -186,12 +209,17 @@ impl ExperimentCost {
 pub fn experiment_cost(cache: &Cache, e: &Experiment, seen: &mut BTreeSet<Key>) -> ExperimentCost {
     let mut c = ExperimentCost::default();
     for (i, plan) in e.all_plans().enumerate() {
-        let points = if i == 0 {
-            &mut c.own
+        let (rule, decide) = replications_cost(cache, plan, seen);
+        if i == 0 {
+            c.decide += decide;
+            match plan.points.first().map(|p| &p.replications) {
+                Some(Replications::Precision(_)) => c.precision += rule,
+                _ => c.fixed += rule,
+            }
         } else {
-            &mut c.robustness
-        };
-        *points += replications_cost(cache, plan, seen);
+            c.robustness += rule;
+            c.robustness += decide;
+        }
         for cal in &plan.calibrations {
             let k = cal.key();
             if seen.insert(k)
@@ -205,23 +233,28 @@ pub fn experiment_cost(cache: &Cache, e: &Experiment, seen: &mut BTreeSet<Key>) 
 }
 
 /// The replication records behind `plan`'s points whose keys are not in
-/// `seen`: replications 0..n its precision rule or ledger needs, and the
-/// pilot's.
-fn replications_cost(cache: &Cache, plan: &Plan, seen: &mut BTreeSet<Key>) -> Spent {
-    let mut spent = Spent::default();
+/// `seen`: (replications 0..n its replication rule asks for, and the
+/// pilot's; those beyond, up to what its decide ledger asks for).
+fn replications_cost(cache: &Cache, plan: &Plan, seen: &mut BTreeSet<Key>) -> (Spent, Spent) {
+    let (mut rule, mut decide) = (Spent::default(), Spent::default());
     for (pp, ps) in plan.points.iter().zip(status(cache, plan)) {
         let Some(k) = ps.key else { continue };
         if !seen.insert(k) {
             continue;
         }
+        let by_rule = u64::from(ps.by_rule);
         // The pilot's replications too: no interval reads them, but a
         // recompute runs them.
         let main = 0..u64::from(ps.needed);
         for r in main.chain(pp.replications.pilot()) {
             if let Some(rec) = cache.read_replication(&k, r).valid() {
-                spent.add(rec.provenance.wall_seconds);
+                if r < by_rule || lb_model::precision::is_pilot(r) {
+                    rule.add(rec.provenance.wall_seconds);
+                } else {
+                    decide.add(rec.provenance.wall_seconds);
+                }
             }
         }
     }
-    spent
+    (rule, decide)
 }

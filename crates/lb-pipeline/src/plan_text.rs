@@ -1,11 +1,110 @@
 //! The text of `lb plan` (a manifest's points, cached or missing) and of
 //! `lb plan --why`.
 
+use lb_analysis::audit::ClaimResult;
+use lb_analysis::figure::FigureSpec;
+use lb_manifest::Experiment;
 use lb_manifest::plan::{Plan, Replications};
+use lb_model::Key;
 use lb_store::cache::{Cache, Read};
-use lb_store::run::{calibration_line, status};
-use std::collections::BTreeSet;
+use lb_store::run::{CountFrom, calibration_line, status};
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
+
+/// What reads each point, by key: the claims whose checks read it (a foil's,
+/// a null's or a why check's under the claim's id) and the figures that
+/// draw it, each as (experiment, "claim ID" or "figure NAME"). A point
+/// nothing reads is drawn in no figure and decides no claim: only its
+/// experiment's table shows it.
+pub struct Readers(BTreeMap<Key, BTreeSet<(String, String)>>);
+
+impl Readers {
+    /// The readers of every point of `loaded`, from the audit of its claims
+    /// (on the best evidence each reads) and its figures.
+    pub fn of(cache: &Cache, loaded: &[Experiment]) -> Readers {
+        let audited = crate::audit::audit(cache, loaded);
+        let mut by = BTreeMap::new();
+        for (e, claims) in loaded.iter().zip(&audited.claims) {
+            for c in claims {
+                claim_reads(
+                    c,
+                    &(e.name().to_string(), format!("claim {}", c.id)),
+                    &mut by,
+                );
+            }
+            // A precision rule's control variate is read by the rule.
+            for pp in e.all_plans().flat_map(|p| &p.points) {
+                if let Replications::Precision(rule) = &pp.replications
+                    && let Some(k) = lb_manifest::plan::control_key(rule)
+                {
+                    by.entry(k).or_insert_with(BTreeSet::new).insert((
+                        e.name().to_string(),
+                        "the precision rule (its control variate)".to_string(),
+                    ));
+                }
+            }
+            let results = lb_analysis::collect(cache, &e.plan);
+            for f in e.loaded.figures() {
+                let spec = FigureSpec::from_toml(e.loaded.model(), f);
+                for k in results
+                    .iter()
+                    .filter(|r| spec.selects(r))
+                    .filter_map(|r| r.key)
+                {
+                    by.entry(k)
+                        .or_insert_with(BTreeSet::new)
+                        .insert((e.name().to_string(), format!("figure {}", f.name)));
+                }
+            }
+        }
+        Readers(by)
+    }
+
+    /// The readers of `key` in words, for a point of experiment
+    /// `experiment` (another experiment's claim named with its experiment).
+    fn words(&self, key: &Key, experiment: &str) -> String {
+        let Some(rs) = self.0.get(key) else {
+            return "nothing (table only)".into();
+        };
+        rs.iter()
+            .map(|(e, r)| {
+                if e == experiment {
+                    r.clone()
+                } else {
+                    format!("{r} ({e})")
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    fn reads(&self, key: &Key) -> bool {
+        self.0.contains_key(key)
+    }
+}
+
+/// Every key a claim's checks read, with its foil's, nulls' and why
+/// checks', under `reader`.
+fn claim_reads(
+    c: &ClaimResult,
+    reader: &(String, String),
+    by: &mut BTreeMap<Key, BTreeSet<(String, String)>>,
+) {
+    for k in c.checks.iter().flat_map(|k| &k.keys) {
+        if let Some(key) = Key::parse(k) {
+            by.entry(key).or_default().insert(reader.clone());
+        }
+    }
+    for x in c
+        .foil
+        .iter()
+        .map(|f| &**f)
+        .chain(&c.nulls)
+        .chain(&c.why_checks)
+    {
+        claim_reads(x, reader, by);
+    }
+}
 
 /// `lb plan --why`: a line per missing point saying why it is missing.
 pub fn render_why(cache: &Cache, plan: &Plan, cached: &lb_store::why::Cached) -> String {
@@ -33,8 +132,11 @@ pub fn render_why(cache: &Cache, plan: &Plan, cached: &lb_store::why::Cached) ->
     s
 }
 
-/// The `lb plan` table of one manifest.
-pub fn render_plan(cache: &Cache, plan: &Plan) -> String {
+/// The `lb plan` table of one manifest: each point with what sets its
+/// replication count (`n from`) and what reads it (`read by`). A plan of a
+/// robustness map's combination reads `map` for its count: the map's
+/// claims read its points.
+pub fn render_plan(cache: &Cache, plan: &Plan, readers: &Readers, map: bool) -> String {
     let mut s = String::new();
     let st = status(cache, plan);
     let _ = writeln!(
@@ -71,8 +173,10 @@ pub fn render_plan(cache: &Cache, plan: &Plan) -> String {
         "policy".into(),
     ];
     header.extend(plan.axes.iter().map(|a| a.to_string()));
+    header.extend(["n from".to_string(), "read by".into()]);
     let mut rows = vec![header];
     let mut unsettled = 0;
+    let (mut by_reason, mut unread) = (BTreeMap::<&str, u32>::new(), 0);
     for ((pp, ps), r) in plan.points.iter().zip(&st).zip(&results) {
         let key = match (&ps.key, &ps.calibration) {
             (Some(k), _) => k.short(),
@@ -105,6 +209,24 @@ pub fn render_plan(cache: &Cache, plan: &Plan) -> String {
         };
         let mut row = vec![key, ps.word().to_string(), reps, settled, pp.label.clone()];
         row.extend(pp.axes.iter().cloned());
+        let from = match ps.count_from(&pp.replications) {
+            _ if map => "map",
+            CountFrom::Fixed => "fixed",
+            CountFrom::Precision => "precision",
+            CountFrom::Decide => "lb decide",
+        };
+        *by_reason.entry(from).or_insert(0) += ps.needed;
+        let read_by = match ps.key {
+            Some(k) if map && !readers.reads(&k) => "the map's claims".to_string(),
+            Some(k) => {
+                if !readers.reads(&k) {
+                    unread += ps.needed;
+                }
+                readers.words(&k, &plan.name)
+            }
+            None => "-".into(),
+        };
+        row.extend([from.to_string(), read_by]);
         rows.push(row);
     }
     let widths: Vec<usize> = (0..rows[0].len())
@@ -130,6 +252,27 @@ pub fn render_plan(cache: &Cache, plan: &Plan) -> String {
              and needed (they choose b, and no interval reads them)"
         );
     }
+    let legend = if map {
+        ""
+    } else {
+        "what sets a point's replications: `fixed`, the manifest's run.replications; \
+         `precision`, its precision rule on the figure's metric; `lb decide`, more for the claims \
+         it left inconclusive (experiments/decide/); `map`, a robustness map's combination. "
+    };
+    let _ = writeln!(
+        s,
+        "  n from: {legend}Replications by it: {}{}",
+        by_reason
+            .iter()
+            .map(|(r, n)| format!("{r} {n}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+        if unread > 0 {
+            format!("; {unread} of them at points no claim or figure reads")
+        } else {
+            String::new()
+        }
+    );
     if unsettled > 0 {
         let _ = writeln!(
             s,

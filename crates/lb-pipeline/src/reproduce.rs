@@ -249,20 +249,39 @@ pub fn summary(
     text
 }
 
-/// The cost table: per experiment, the CPU-seconds of its own points, its
-/// robustness combinations and its calibrations.
+/// The cost table: per experiment, the CPU-seconds of its own points by
+/// what sets their count (the manifest's fixed count, the precision rule,
+/// `lb decide` for its claims), its robustness combinations and its
+/// calibrations.
 fn cost_table(text: &mut String, cache: &Cache, loaded: &[Experiment]) {
     use std::fmt::Write as _;
     say!(
         text,
         "CPU-seconds of the records a recompute from an empty cache runs (each record's own \
-         single-thread time; a point two experiments plan counted once, where it first appears):"
+         single-thread time; a point two experiments plan counted once, where it first appears), \
+         by what asks for them: a count the manifest fixes, the precision rule on the figure's \
+         metric, lb decide for the claims, the robustness maps, the message-budget calibrations:"
     );
+    let row = |text: &mut String, name: &str, cells: [String; 5], all: f64| {
+        say!(
+            text,
+            "  {:<36} {:>14} {:>14} {:>14} {:>14} {:>12} {:>9.1}",
+            name,
+            cells[0],
+            cells[1],
+            cells[2],
+            cells[3],
+            cells[4],
+            all
+        );
+    };
     say!(
         text,
-        "  {:<40} {:>16} {:>16} {:>14} {:>10}",
+        "  {:<36} {:>14} {:>14} {:>14} {:>14} {:>12} {:>9}",
         "experiment",
-        "own points",
+        "fixed count",
+        "precision",
+        "lb decide",
         "robustness",
         "calibrations",
         "all"
@@ -274,32 +293,23 @@ fn cost_table(text: &mut String, cache: &Cache, loaded: &[Experiment]) {
             format!("{:.1} ({})", c.seconds, c.records)
         }
     };
+    let cells = |c: &crate::compute::ExperimentCost| {
+        [
+            cell(c.fixed),
+            cell(c.precision),
+            cell(c.decide),
+            cell(c.robustness),
+            cell(c.calibrations),
+        ]
+    };
     let mut seen = std::collections::BTreeSet::new();
     let mut total = crate::compute::ExperimentCost::default();
     for e in loaded {
         let c = crate::compute::experiment_cost(cache, e, &mut seen);
-        total.own += c.own;
-        total.robustness += c.robustness;
-        total.calibrations += c.calibrations;
-        say!(
-            text,
-            "  {:<40} {:>16} {:>16} {:>14} {:>10.1}",
-            e.plan.name,
-            cell(c.own),
-            cell(c.robustness),
-            cell(c.calibrations),
-            c.total().seconds
-        );
+        total += c;
+        row(text, &e.plan.name, cells(&c), c.total().seconds);
     }
-    say!(
-        text,
-        "  {:<40} {:>16} {:>16} {:>14} {:>10.1}",
-        "all",
-        cell(total.own),
-        cell(total.robustness),
-        cell(total.calibrations),
-        total.total().seconds
-    );
+    row(text, "all", cells(&total), total.total().seconds);
 }
 
 /// What a run changed in the cache's packs, and how to leave a committed

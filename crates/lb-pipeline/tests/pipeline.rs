@@ -238,7 +238,10 @@ fn the_recompute_cost_counts_every_record_the_run_wrote_once() {
     let (mapped, copy) = (costs[0], costs[1]);
     // A pilot of 4 and then at least 4 replications at each of the 2 points,
     // and at the claim's point of the map's other combination.
-    assert!(mapped.own.records >= 16, "{mapped:?}");
+    assert!(mapped.own().records >= 16, "{mapped:?}");
+    // Its precision rule sets every count: nothing fixed, no decide ledger.
+    assert_eq!(mapped.precision, mapped.own(), "{mapped:?}");
+    assert_eq!(mapped.fixed.records + mapped.decide.records, 0);
     assert!(mapped.robustness.records >= 8, "{mapped:?}");
     assert!(mapped.calibrations.records >= 2, "{mapped:?}");
     // The copy plans the very same points and calibration: counted once.

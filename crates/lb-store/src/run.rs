@@ -110,6 +110,10 @@ pub struct PointStatus {
     pub present: u32,
     /// Replications known to be needed now.
     pub needed: u32,
+    /// Those of them its replication rule asks for (the manifest's fixed
+    /// count, or its precision rule's so far); `needed` is larger where the
+    /// decide ledger extended the point.
+    pub by_rule: u32,
     /// Damaged records among the needed ones.
     pub damaged: u32,
     /// For a precision rule: its outcome, if decided.
@@ -120,7 +124,28 @@ pub struct PointStatus {
     pub pilot_missing: u32,
 }
 
+/// What sets a point's replication count: `lb plan`'s reason for it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CountFrom {
+    /// The manifest's `run.replications`.
+    Fixed,
+    /// The precision rule of `run.precision`, on the figure's metric.
+    Precision,
+    /// `lb decide`, for the claims it left inconclusive (the experiment's
+    /// ledger): more than the rule asks for.
+    Decide,
+}
+
 impl PointStatus {
+    /// What sets its count ([`CountFrom`]).
+    pub fn count_from(&self, rule: &Replications) -> CountFrom {
+        match rule {
+            _ if self.needed > self.by_rule => CountFrom::Decide,
+            Replications::Fixed(_) => CountFrom::Fixed,
+            Replications::Precision(_) => CountFrom::Precision,
+        }
+    }
+
     /// Replication records still to compute: the point's and its pilot's.
     pub fn missing(&self) -> u32 {
         self.needed.saturating_sub(self.present) + self.pilot_missing
@@ -257,6 +282,7 @@ pub fn status(cache: &Cache, plan: &Plan) -> Vec<PointStatus> {
                     calibration,
                     present: 0,
                     needed: pp.replications.initial(),
+                    by_rule: pp.replications.initial(),
                     damaged: 0,
                     outcome: None,
                     pilot_missing: match &pp.replications {
@@ -279,6 +305,7 @@ pub fn status(cache: &Cache, plan: &Plan) -> Vec<PointStatus> {
                     Decision::Done(o) => (o.replications, Some(o), 0),
                 },
             };
+            let by_rule = needed;
             let needed = plan.needed(&key, needed);
             let (present, damaged) = count(cache, &key, needed);
             PointStatus {
@@ -286,6 +313,7 @@ pub fn status(cache: &Cache, plan: &Plan) -> Vec<PointStatus> {
                 calibration,
                 present,
                 needed,
+                by_rule,
                 damaged,
                 outcome,
                 pilot_missing,
