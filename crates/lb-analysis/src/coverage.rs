@@ -176,6 +176,7 @@ impl Procedure {
                 Procedure::PrecisionStopped {
                     rule: PrecisionRule {
                         control: None,
+                        also: Vec::new(),
                         ..rule.clone()
                     }
                 }
@@ -499,6 +500,7 @@ fn precision_outcome(
         (Some(c), Some((_, cgroup, exact))) => {
             let rule = PrecisionRule {
                 control: Some(RuleControl { exact, ..c.clone() }),
+                also: Vec::new(),
                 ..rule.clone()
             };
             let paired = lb_model::precision::Paired {

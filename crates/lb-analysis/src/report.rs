@@ -1080,6 +1080,7 @@ mod tests {
             step,
             procedure: Procedure::Pilot,
             control: None,
+            also: Vec::new(),
         };
         // Nine values, mean 10, sample standard deviation exactly 1.
         let k = 1.0;

@@ -89,6 +89,7 @@ pub fn coverage(cache: &Cache, c: &Command) -> Res {
         step: *step,
         procedure: lb_model::precision::Procedure::Pilot,
         control: None,
+        also: Vec::new(),
     };
     let procedures = lb_pipeline::coverage::procedures(procedures, *per, &rule)?;
     let e = lb_manifest::load(manifest, Profile::Full)?;

@@ -65,6 +65,10 @@ pub struct PrecisionSpec {
     /// first stage's residual variance). The control's own points keep the
     /// plain rule.
     pub control: Option<PrecisionControl>,
+    /// Stein's procedure: more metrics held to the same target, those of the
+    /// experiment's other figures; n is the most any of them asks for.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub also: Vec<MetricName>,
 }
 
 /// A precision rule's control variate: the policy label of the control
@@ -96,6 +100,7 @@ impl PrecisionSpec {
             procedure: self.procedure,
             // Resolved per point by the model's expansion.
             control: None,
+            also: self.also.clone(),
         }
     }
 }

@@ -76,21 +76,32 @@ fn replications(l: &Parsed) -> R {
         )),
         (Some(_), None) => Ok(()),
         (None, Some(p)) => {
-            if !model.metric(&p.metric.0).is_some_and(|m| m.precision) {
-                let allowed: Vec<&str> = model
-                    .metrics()
-                    .iter()
-                    .filter(|m| m.precision)
-                    .map(|m| m.name)
-                    .collect();
+            let fields = std::iter::once(("run.precision.metric", &p.metric))
+                .chain(p.also.iter().map(|m| ("run.precision.also", m)));
+            for (field, m) in fields {
+                if !model.metric(&m.0).is_some_and(|m| m.precision) {
+                    let allowed: Vec<&str> = model
+                        .metrics()
+                        .iter()
+                        .filter(|m| m.precision)
+                        .map(|m| m.name)
+                        .collect();
+                    return Err(l.error(
+                        field,
+                        format!(
+                            "`{}` is not a precision metric of the {} model; it has {}",
+                            m.0,
+                            model.name(),
+                            allowed.join(", ")
+                        ),
+                    ));
+                }
+            }
+            if !p.also.is_empty() && p.procedure != Procedure::Stein {
                 return Err(l.error(
-                    "run.precision.metric",
-                    format!(
-                        "`{}` is not a precision metric of the {} model; it has {}",
-                        p.metric.0,
-                        model.name(),
-                        allowed.join(", ")
-                    ),
+                    "run.precision.also",
+                    "more metrics are held to the target under Stein's procedure only: add \
+                     procedure = \"stein\", or remove `also`",
                 ));
             }
             if !(p.rel_half_width > 0.0 && p.rel_half_width < 1.0) {

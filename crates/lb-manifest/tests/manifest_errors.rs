@@ -328,6 +328,39 @@ fn a_precision_metric_of_the_other_model_is_refused() {
     );
 }
 
+/// More metrics held to a precision target (`also`) are read by Stein's
+/// procedure only, and each must be a precision metric of the model.
+#[test]
+fn a_precision_rules_other_metrics_are_checked() {
+    let t = replace(
+        "replications = 2",
+        "precision = { metric = \"mean_sum_q\", rel_half_width = 0.05, min = 2, max = 4, also = [\"mean_response\"] }",
+    );
+    check(
+        &err(&t),
+        &t,
+        "[\"mean_response\"]",
+        "run.precision.also",
+        "Stein's procedure only",
+    );
+    let t = replace(
+        "replications = 2",
+        "precision = { metric = \"mean_sum_q\", rel_half_width = 0.05, min = 2, max = 4, procedure = \"stein\", also = [\"p_to_busy\"] }",
+    );
+    check(
+        &err(&t),
+        &t,
+        "[\"p_to_busy\"]",
+        "run.precision.also",
+        "not a precision metric of the slotted model",
+    );
+    let t = replace(
+        "replications = 2",
+        "precision = { metric = \"mean_sum_q\", rel_half_width = 0.05, min = 2, max = 4, procedure = \"stein\", also = [\"mean_response\"] }",
+    );
+    load_str(Path::new("exp/ok.toml"), &t, Profile::Full).unwrap_or_else(|e| panic!("{e}"));
+}
+
 const FIGURE: &str = "\n[[figure]]\nname = \"f\"\ntitle = \"t\"\nx = \"load\"\ny = \"mean_sum_q\"\ncaption = \"c\"\n";
 const POOLED_CLAIM: &str = "\n[[claim]]\norigin = \"check\"\nid = \"c\"\nstatement = \"s\"\nsource = \"x\"\nkind = \"bound\"\n\
     metric = \"mean_sum_q\"\npolicies = [\"JSQ\"]\nbound = \"pooled\"\nside = \"ge\"\n";

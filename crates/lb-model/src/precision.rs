@@ -129,6 +129,11 @@ pub struct PrecisionRule {
     /// absent (and out of the record path's hash) without one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub control: Option<RuleControl>,
+    /// Stein's procedure: more metrics held to the same relative target (the
+    /// other figures'); n is the most any asks for. Absent (and out of the
+    /// record path's hash) without them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub also: Vec<MetricName>,
 }
 
 /// A control variate for a precision rule (Lavenberg and Welch): another
@@ -582,11 +587,36 @@ fn conclude_paired(
 /// reports that); `max` when its mean is 0.
 pub fn stein_replications(rule: &PrecisionRule, first: &[Summary]) -> u32 {
     let first = &first[..rule.min as usize];
-    let vals: Option<Vec<f64>> = first.iter().map(|s| rule.metric.value(s)).collect();
-    let (Some(vals), false) = (vals, point_unstable(first)) else {
+    if point_unstable(first) {
         return rule.min;
-    };
-    let iv = interval(&vals, rule.level);
+    }
+    std::iter::once(&rule.metric)
+        .chain(&rule.also)
+        .map(|m| stein_for(rule, m, first))
+        .max()
+        .unwrap_or(rule.min)
+}
+
+/// The n Stein's procedure chooses for metric `m` on the first stage
+/// `first` (`min` when it is undefined there, or its first stage shows no
+/// variance: the target is met).
+fn stein_for(rule: &PrecisionRule, m: &MetricName, first: &[Summary]) -> u32 {
+    match first
+        .iter()
+        .map(|s| m.value(s))
+        .collect::<Option<Vec<f64>>>()
+    {
+        Some(vals) => stein_n(rule, &vals),
+        None => rule.min,
+    }
+}
+
+/// The n Stein's procedure chooses on a first stage of values `vals`.
+fn stein_n(rule: &PrecisionRule, vals: &[f64]) -> u32 {
+    let iv = interval(vals, rule.level);
+    if iv.half_width == 0.0 {
+        return rule.min;
+    }
     if iv.mean == 0.0 {
         return rule.max;
     }
@@ -730,8 +760,36 @@ mod tests {
             step: 4,
             procedure: Procedure::Sequential,
             control: None,
+            also: Vec::new(),
         };
         assert_eq!(r.checkpoints(), vec![3, 7, 10]);
+    }
+
+    #[test]
+    fn steins_n_meets_the_target_and_reads_no_variance_as_met() {
+        let r = PrecisionRule {
+            metric: MetricName("mean_sum_q".into()),
+            rel_half_width: 0.05,
+            level: 0.95,
+            min: 4,
+            max: 20,
+            step: 4,
+            procedure: Procedure::Stein,
+            control: None,
+            also: Vec::new(),
+        };
+        // Identically 0 (a metric that never occurred): the target is met.
+        assert_eq!(stein_n(&r, &[0.0; 4]), 4);
+        // Mean 0 with variance: no relative target can be met.
+        assert_eq!(stein_n(&r, &[-1.0, 1.0, -1.0, 1.0]), 20);
+        // Around 10 the target is 0.5, and n ≥ 4·(h₀/0.5)² for the first
+        // stage's half-width h₀ = t₃·s₀/2, rounded up to the grid 4, 8, …:
+        // s₀ = 1.15, h₀ = 1.84, n ≥ 54, capped at 20;
+        assert_eq!(stein_n(&r, &[9.0, 11.0, 9.0, 11.0]), 20);
+        // s₀ = 0.58, h₀ = 0.92, n ≥ 13.5: 16;
+        assert_eq!(stein_n(&r, &[9.5, 10.5, 9.5, 10.5]), 16);
+        // s₀ = 0.12, h₀ = 0.18, n ≥ 0.5: the first stage.
+        assert_eq!(stein_n(&r, &[9.9, 10.1, 9.9, 10.1]), 4);
     }
 
     #[test]

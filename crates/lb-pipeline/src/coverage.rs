@@ -446,6 +446,7 @@ impl Certificate {
                             step: r.step,
                             procedure: r.procedure,
                             control,
+                            also: Vec::new(),
                         };
                         match (p.as_str(), &r.metric) {
                             ("precision" | "precision-skew", Some(by)) => {
