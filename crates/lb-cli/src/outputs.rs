@@ -132,6 +132,13 @@ pub fn reproduce(
         let dir = lb_pipeline::reproduce::fresh_dir(cache);
         eprintln!("--fresh: recomputing everything into {}", dir.display());
         fresh_cache = Cache::new(&dir);
+        let n = lb_pipeline::reproduce::seed_fresh(cache, &fresh_cache)?;
+        if n > 0 {
+            eprintln!(
+                "--fresh: took the cache's {n} coverage record(s), which reproduce does not \
+                 recompute (`just certify --again` does)"
+            );
+        }
         &fresh_cache
     } else {
         cache

@@ -164,7 +164,7 @@ fn copy(from: &Path, to: &Path) -> std::io::Result<()> {
 }
 
 /// Copies a directory's files, recursively (no symlinks followed).
-fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+pub(crate) fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
     for e in std::fs::read_dir(from)? {
         let e = e?;
         let t = e.file_type()?;

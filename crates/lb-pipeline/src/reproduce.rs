@@ -42,6 +42,19 @@ pub fn fresh_dir(cache: &Cache) -> PathBuf {
     ))
 }
 
+/// Prepares [`fresh_dir`] for `--fresh`: it takes the cache's coverage
+/// records, which no reproduce recomputes (`lb coverage --certificate …
+/// --again` does), so that the coverage section it draws is the cache's.
+/// Returns how many it took.
+pub fn seed_fresh(cache: &Cache, fresh: &Cache) -> std::io::Result<usize> {
+    let (from, to) = (cache.root().join("coverage"), fresh.root().join("coverage"));
+    if !from.is_dir() {
+        return Ok(0);
+    }
+    crate::archive::copy_tree(&from, &to)?;
+    Ok(std::fs::read_dir(&to)?.count())
+}
+
 /// Runs `loaded` (with its robustness combinations) into `cache`, then
 /// writes their outputs under `out`; `all` says whether every manifest was
 /// given (the report's pages then list exactly these experiments).
