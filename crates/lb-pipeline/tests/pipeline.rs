@@ -262,10 +262,10 @@ fn the_recompute_cost_counts_every_record_the_run_wrote_once() {
 #[test]
 fn a_fresh_directory_takes_the_caches_coverage_records() {
     let tmp = tempfile::tempdir().unwrap();
-    let cache = Cache::new(&tmp.path().join("results"));
+    let cache = Cache::new(tmp.path().join("results"));
     std::fs::create_dir_all(cache.root().join("coverage")).unwrap();
     std::fs::write(cache.root().join("coverage/0123.json"), "{}").unwrap();
-    let fresh = Cache::new(&lb_pipeline::reproduce::fresh_dir(&cache));
+    let fresh = Cache::new(lb_pipeline::reproduce::fresh_dir(&cache));
     assert_eq!(
         lb_pipeline::reproduce::seed_fresh(&cache, &fresh).unwrap(),
         1
@@ -275,8 +275,8 @@ fn a_fresh_directory_takes_the_caches_coverage_records() {
         "{}"
     );
     // A cache without coverage records gives the new directory none.
-    let bare = Cache::new(&tmp.path().join("bare"));
-    let fresh = Cache::new(&tmp.path().join("bare-fresh"));
+    let bare = Cache::new(tmp.path().join("bare"));
+    let fresh = Cache::new(tmp.path().join("bare-fresh"));
     assert_eq!(
         lb_pipeline::reproduce::seed_fresh(&bare, &fresh).unwrap(),
         0
