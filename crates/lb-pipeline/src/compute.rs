@@ -4,13 +4,13 @@
 
 use crate::Error;
 use lb_manifest::Experiment;
-use lb_manifest::plan::{Plan, Replications};
+use lb_manifest::plan::Plan;
 use lb_model::Key;
 use lb_model::limits::{Cost, soft_limit};
 use lb_model::model::Profile;
 use lb_store::cache::Cache;
 use lb_store::provenance::Context;
-use lb_store::run::{Progress, Report, Shard, estimate, run_plans_sharded, status};
+use lb_store::run::{CountFrom, Progress, Report, Shard, estimate, run_plans_sharded, status};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -209,17 +209,15 @@ impl std::ops::AddAssign for ExperimentCost {
 pub fn experiment_cost(cache: &Cache, e: &Experiment, seen: &mut BTreeSet<Key>) -> ExperimentCost {
     let mut c = ExperimentCost::default();
     for (i, plan) in e.all_plans().enumerate() {
-        let (rule, decide) = replications_cost(cache, plan, seen);
-        if i == 0 {
-            c.decide += decide;
-            match plan.points.first().map(|p| &p.replications) {
-                Some(Replications::Precision(_)) => c.precision += rule,
-                _ => c.fixed += rule,
-            }
-        } else {
-            c.robustness += rule;
-            c.robustness += decide;
-        }
+        replications_cost(cache, plan, seen, |from, seconds| {
+            let spent = match (i, from) {
+                (0, CountFrom::Fixed) => &mut c.fixed,
+                (0, CountFrom::Precision) => &mut c.precision,
+                (0, CountFrom::Decide) => &mut c.decide,
+                _ => &mut c.robustness,
+            };
+            spent.add(seconds);
+        });
         for cal in &plan.calibrations {
             let k = cal.key();
             if seen.insert(k)
@@ -233,28 +231,34 @@ pub fn experiment_cost(cache: &Cache, e: &Experiment, seen: &mut BTreeSet<Key>) 
 }
 
 /// The replication records behind `plan`'s points whose keys are not in
-/// `seen`: (replications 0..n its replication rule asks for, and the
-/// pilot's; those beyond, up to what its decide ledger asks for).
-fn replications_cost(cache: &Cache, plan: &Plan, seen: &mut BTreeSet<Key>) -> (Spent, Spent) {
-    let (mut rule, mut decide) = (Spent::default(), Spent::default());
+/// `seen`, each given to `add` with its own time and what asks for it:
+/// replications 0..n its replication rule asks for, and the pilot's, its
+/// rule ([`CountFrom::of_rule`]); those beyond, up to what its decide
+/// ledger asks for, `lb decide`.
+fn replications_cost(
+    cache: &Cache,
+    plan: &Plan,
+    seen: &mut BTreeSet<Key>,
+    mut add: impl FnMut(CountFrom, f64),
+) {
     for (pp, ps) in plan.points.iter().zip(status(cache, plan)) {
         let Some(k) = ps.key else { continue };
         if !seen.insert(k) {
             continue;
         }
-        let by_rule = u64::from(ps.by_rule);
+        let (by_rule, rule) = (u64::from(ps.by_rule), CountFrom::of_rule(&pp.replications));
         // The pilot's replications too: no interval reads them, but a
         // recompute runs them.
         let main = 0..u64::from(ps.needed);
         for r in main.chain(pp.replications.pilot()) {
             if let Some(rec) = cache.read_replication(&k, r).valid() {
-                if r < by_rule || lb_model::precision::is_pilot(r) {
-                    rule.add(rec.provenance.wall_seconds);
+                let from = if r < by_rule || lb_model::precision::is_pilot(r) {
+                    rule
                 } else {
-                    decide.add(rec.provenance.wall_seconds);
-                }
+                    CountFrom::Decide
+                };
+                add(from, rec.provenance.wall_seconds);
             }
         }
     }
-    (rule, decide)
 }

@@ -136,13 +136,25 @@ pub enum CountFrom {
     Decide,
 }
 
-impl PointStatus {
-    /// What sets its count ([`CountFrom`]).
-    pub fn count_from(&self, rule: &Replications) -> CountFrom {
+impl CountFrom {
+    /// What a replication rule sets counts by: the manifest's count or its
+    /// precision rule.
+    pub fn of_rule(rule: &Replications) -> CountFrom {
         match rule {
-            _ if self.needed > self.by_rule => CountFrom::Decide,
             Replications::Fixed(_) => CountFrom::Fixed,
             Replications::Precision(_) => CountFrom::Precision,
+        }
+    }
+}
+
+impl PointStatus {
+    /// What sets its count ([`CountFrom`]): `lb decide` where its ledger
+    /// asks for more than the rule.
+    pub fn count_from(&self, rule: &Replications) -> CountFrom {
+        if self.needed > self.by_rule {
+            CountFrom::Decide
+        } else {
+            CountFrom::of_rule(rule)
         }
     }
 
