@@ -8,8 +8,7 @@ use lb_pipeline::compute::RunOptions;
 use lb_pipeline::run_text::{point_names, report};
 use lb_pipeline::store_text;
 use lb_store::cache::Cache;
-use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 type Res = Result<ExitCode, Box<dyn std::error::Error>>;
@@ -234,17 +233,13 @@ fn plan(
     threads: Option<usize>,
 ) -> Res {
     let loaded = lb_manifest::load_all(manifests, Profile::from_quick(quick))?;
-    let plans = lb_pipeline::compute::plans(&loaded);
     let cached = why.then(|| lb_store::why::Cached::read(cache));
     let readers = lb_pipeline::plan_text::Readers::of(cache, &loaded);
-    let own: BTreeSet<&Path> = loaded.iter().map(|e| e.plan.file.as_path()).collect();
-    let mut seen = BTreeSet::new();
-    for plan in &plans {
-        // A manifest's own plan first, then its maps' combinations.
-        let map = !seen.insert(plan.file.as_path()) && own.contains(plan.file.as_path());
+    // Each manifest's own plan, then its maps' combinations.
+    for (i, plan) in loaded.iter().flat_map(|e| e.all_plans().enumerate()) {
         print!(
             "{}",
-            lb_pipeline::plan_text::render_plan(cache, plan, &readers, map)
+            lb_pipeline::plan_text::render_plan(cache, plan, &readers, i > 0)
         );
         if let Some(cached) = &cached {
             print!(
@@ -254,6 +249,7 @@ fn plan(
         }
     }
     let threads = lb_pipeline::compute::pool(threads)?.current_num_threads();
+    let plans = lb_pipeline::compute::plans(&loaded);
     if let Some(why) = lb_pipeline::compute::check_budget(cache, &plans, threads, force, 1)? {
         eprintln!("warning: {why} (--force)");
     }

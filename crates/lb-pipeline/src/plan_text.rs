@@ -22,9 +22,14 @@ impl Readers {
     /// The readers of every point of `loaded`, from the audit of its claims
     /// (on the best evidence each reads) and its figures.
     pub fn of(cache: &Cache, loaded: &[Experiment]) -> Readers {
-        let audited = crate::audit::audit(cache, loaded);
+        // Each experiment's records read once, for its claims and figures.
+        let all: Vec<Vec<lb_analysis::PointResult>> = loaded
+            .iter()
+            .map(|e| lb_analysis::collect(cache, &e.plan))
+            .collect();
+        let audited = crate::audit::audit_with(cache, loaded, &all);
         let mut by = BTreeMap::new();
-        for (e, claims) in loaded.iter().zip(&audited.claims) {
+        for ((e, claims), results) in loaded.iter().zip(&audited.claims).zip(&all) {
             for c in claims {
                 claim_reads(
                     c,
@@ -43,7 +48,6 @@ impl Readers {
                     ));
                 }
             }
-            let results = lb_analysis::collect(cache, &e.plan);
             for f in e.loaded.figures() {
                 let spec = FigureSpec::from_toml(e.loaded.model(), f);
                 for k in results
