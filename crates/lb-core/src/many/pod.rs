@@ -147,14 +147,21 @@ pub fn ln_all_among(m: u64, n: u64, d: u64) -> f64 {
         + delta(n - dd)
 }
 
-/// C(m, d)/C(n, d) as the product Π_{i<d'} (m' − i)/(n − i) of
-/// [`ln_all_among`], where it has at most [`PRODUCT_TERMS`] factors
-/// (d ≤ m < n); None where that takes Stirling's series.
+/// The factors of C(m, d)/C(n, d) as [`ln_all_among`] multiplies them out:
+/// (m', d') with the ratio Π_{i<d'} (m' − i)/(n − i), where it has at most
+/// [`PRODUCT_TERMS`] factors (d ≤ m < n); None where that takes Stirling's
+/// series.
 #[inline]
-fn product(m: u64, n: u64, d: u64) -> Option<f64> {
+fn factors(m: u64, n: u64, d: u64) -> Option<(u64, u64)> {
     let j = n - m;
     let (dd, mm) = (d.min(j), n - d.max(j));
-    (d <= m && m < n && dd <= PRODUCT_TERMS).then(|| {
+    (d <= m && m < n && dd <= PRODUCT_TERMS).then_some((mm, dd))
+}
+
+/// C(m, d)/C(n, d) as the product of its [`factors`]' ratios.
+#[inline]
+fn product(m: u64, n: u64, d: u64) -> Option<f64> {
+    factors(m, n, d).map(|(mm, dd)| {
         let mut p = 1.0;
         for i in 0..dd {
             p *= (mm - i) as f64 / (n - i) as f64;
@@ -169,9 +176,7 @@ fn product(m: u64, n: u64, d: u64) -> Option<f64> {
 /// division.
 #[inline]
 fn ratio(m: u64, n: u64, d: u64) -> Option<(f64, f64)> {
-    let j = n - m;
-    let (dd, mm) = (d.min(j), n - d.max(j));
-    (d <= m && m < n && dd <= PRODUCT_TERMS).then(|| {
+    factors(m, n, d).map(|(mm, dd)| {
         let (mut top, mut bottom) = (1.0, 1.0);
         for i in 0..dd {
             top *= (mm - i) as f64;
