@@ -303,7 +303,7 @@ pub fn page(inventories: &[Inventory], exps: &[&ExperimentClaims], audit: &str) 
             let _ = writeln!(s, "> {}\n", md(&st.quote));
             let _ = writeln!(s, "- Setting: {}", md(&st.setting));
             for (e, r) in rows(st, exps) {
-                let v = crate::audit::verdict_words(&r.verdict, r.untested.is_some());
+                let v = crate::audit::verdict_words(&r.verdict, r.untested.is_some(), r.no_point());
                 let whose = if r.origin == "paper" {
                     "the paper's statement"
                 } else {

@@ -416,7 +416,11 @@ fn verdicts_line(experiment: &str, claims: &[ClaimResult]) -> String {
                 Origin::Ours => "ours",
                 Origin::Check => "lb's check",
             };
-            let v = crate::audit::verdict_words(c.verdict.word(), c.untested.is_some());
+            let v = crate::audit::verdict_words(
+                c.verdict.word(),
+                c.untested.is_some(),
+                crate::audit::no_point(c.informative, c.matched, c.verdict.word()),
+            );
             format!(
                 "[`{}`](audit.md#{}) ({whose}) **{v}**",
                 c.id,
@@ -598,7 +602,8 @@ fn verdicts_table(s: &mut String, exp: &Experiment) {
                 "| [{}](audit.md#{}) | {} | {} ({ok} of {} points confirmed) | {} |",
                 crate::audit::verdict_words(
                     &verdict_cell(c.verdict.word(), c.required),
-                    c.untested.is_some()
+                    c.untested.is_some(),
+                    crate::audit::no_point(c.informative, c.matched, c.verdict.word())
                 ),
                 anchor(exp.name, &c.id),
                 md(&c.statement),
@@ -777,12 +782,13 @@ pub fn page(
         "The table counts the same {} claims ({np} statements + {ns} stand-ins + {nc} checks + \
          {no} conjectures) by experiment and verdict; its last row adds them up. \
          *Inconclusive* there is the headline's *undecided*, and a claim that holds but does \
-         not discriminate is counted in its own column, not among the confirmed.\n",
+         not discriminate, or that no point could decide, is counted in its own column, not \
+         among the confirmed.\n",
         np + ns + nc + no
     );
     s.push_str(
         "| experiment | claims | confirmed | confirmed except at some points | does not \
-         discriminate | refuted | inconclusive |\n",
+         discriminate, or no point could decide | refuted | inconclusive |\n",
     );
     s.push_str("| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
     let mut sum = [0usize; 6];
@@ -795,7 +801,7 @@ pub fn page(
         let (c, pt, u, r, i) = (
             all.reproduced,
             all.partly,
-            all.untested,
+            all.untested + all.no_point,
             all.refuted,
             all.inconclusive + all.no_difference,
         );

@@ -230,6 +230,23 @@ fn tests_across(experiments: &[Experiment]) -> Result<(), ManifestError> {
                 continue;
             };
             let why = match x.loaded.claims().iter().find(|d| d.id == id) {
+                // The statement's claim reads this experiment's records of its
+                // reading (`reads`): a stand-in here with its check would
+                // decide on the same records and count them twice.
+                Some(d)
+                    if d.origin == Origin::Paper
+                        && !crate::validate::old_manifests()
+                        && d.check == c.check
+                        && d.reads.iter().any(|r| r == e.name()) =>
+                {
+                    format!(
+                        "\"{t}\" reads this experiment's records (reads = [\"{}\"]) with the \
+                         same check: this stand-in restates it on the same records and would \
+                         count them twice; read something the claim does not (another setting, \
+                         points, tolerance or rule), or remove it",
+                        e.name()
+                    )
+                }
                 Some(d) if d.origin == Origin::Paper => continue,
                 Some(d) => format!(
                     "\"{t}\" is a {} claim, not a paper's statement: a stand-in tests a claim \

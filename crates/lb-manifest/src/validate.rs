@@ -806,6 +806,11 @@ fn origin(
 /// not refused.
 static OLD_MANIFESTS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
+/// Whether older revisions' manifests are being read ([`accept_claims_of_old_manifests`]).
+pub(crate) fn old_manifests() -> bool {
+    OLD_MANIFESTS.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// Reads (true) or refuses (false, the default) a paper's statement without
 /// its `reading`, and a paper's statement or stand-in without a foil:
 /// `lb diff` compares against revisions whose manifests predate them.
@@ -817,6 +822,34 @@ pub fn accept_claims_of_old_manifests(yes: bool) {
 /// a paper's statement (`experiment/id` is checked with every manifest:
 /// [`crate::load::load_all`]).
 fn tests_in_this_manifest(l: &Parsed, claims: &[Claim]) -> R {
+    // A claim that reads what another claim's foil reads, at the same
+    // points, is that foil: the foil's line reports it (failing, as a foil
+    // should, or holding, and then the claim does not discriminate), so it
+    // would be counted twice, once each way. (Manifests of older revisions,
+    // read by `lb diff --against`, predate the rule.)
+    let old = old_manifests();
+    for (i, c) in claims.iter().enumerate() {
+        if c.required || old {
+            continue;
+        }
+        if let Some(d) = claims.iter().find(|d| {
+            d.id != c.id
+                && d.foil
+                    .as_ref()
+                    .is_some_and(|f| f.check == c.check && f.filter == c.filter)
+        }) {
+            return Err(l.error(
+                &format!("claim[{i}]"),
+                format!(
+                    "this claim reads what the foil of \"{}\" reads, at the same points: the \
+                     foil's line already reports it, and a verdict of its own would count the \
+                     same records twice, once each way; remove it, or read something the \
+                     foil does not",
+                    d.id
+                ),
+            ));
+        }
+    }
     for (i, c) in claims.iter().enumerate() {
         let Some(StandsFor::Claim(t)) = &c.stands_for else {
             continue;

@@ -586,6 +586,70 @@ fn a_claim_says_who_claimed_it() {
     .unwrap_or_else(|e| panic!("{e}"));
 }
 
+/// A claim that reads what another claim's foil reads, at the same points,
+/// is that foil: refused, since the foil's line reports it already and a
+/// verdict of its own would count the same records twice.
+#[test]
+fn a_claim_that_restates_a_foil_is_refused() {
+    let text = |extra: &str| {
+        format!(
+            "{GOOD}\n[[policy]]\nspec = \"Random\"\n\n[[claim]]\nid = \"a\"\nstatement = \"s\"\n\
+             source = \"x\"\norigin = \"ours\"\nkind = \"ordering\"\nmetric = \"mean_response\"\n\
+             better = \"L-JSQ-Push\"\nworse = \"JSQ\"\n\n[claim.foil]\nsays = \"f\"\n\
+             kind = \"ordering\"\nmetric = \"mean_response\"\nbetter = \"Random\"\n\
+             worse = \"JSQ\"\n\n[[claim]]\nid = \"b\"\nstatement = \"s\"\nsource = \"x\"\n\
+             origin = \"ours\"\nkind = \"ordering\"\nmetric = \"mean_response\"\n\
+             better = \"Random\"\nworse = \"JSQ\"\n{extra}"
+        )
+    };
+    let e = err(&text(""));
+    assert_eq!(e.field, "claim[1]", "{e}");
+    assert!(e.message.contains("the foil of \"a\""), "{e}");
+    // At other points it reads something the foil does not.
+    load_str(
+        Path::new("exp/ok.toml"),
+        &text("where = { load = 0.9 }\n"),
+        Profile::Full,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// A stand-in in an experiment its statement's claim `reads`, with the
+/// claim's check, restates it on the same records: refused at its `tests`.
+#[test]
+fn a_stand_in_on_records_its_statement_reads_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let body = "kind = \"ordering\"\nmetric = \"mean_response\"\nbetter = \"L-JSQ-Push\"\n\
+                worse = \"JSQ\"\n";
+    let a = GOOD.replacen("name = \"t\"", "name = \"a\"", 1)
+        + &format!(
+            "\n[[claim]]\nid = \"c\"\nstatement = \"s\"\nsource = \"x\"\norigin = \"paper\"\n\
+             paper = \"P\"\nreading = \"r (\\\"q\\\")\"\nno_foil = \"f\"\nreads = [\"b\"]\n{body}"
+        );
+    let b = |extra: &str| {
+        GOOD.replacen("name = \"t\"", "name = \"b\"", 1)
+            + &format!(
+                "\n[[claim]]\nid = \"d\"\nstatement = \"s\"\nsource = \"x\"\n\
+                 origin = \"stand-in\"\npaper = \"P\"\ntests = \"a/c\"\nno_foil = \"f\"\n\
+                 {body}{extra}"
+            )
+    };
+    let (pa, pb) = (dir.path().join("a.toml"), dir.path().join("b.toml"));
+    std::fs::write(&pa, &a).unwrap();
+    std::fs::write(&pb, b("")).unwrap();
+    let e = lb_manifest::load_all(&[pa.clone(), pb.clone()], Profile::Full).unwrap_err();
+    assert_eq!(e.file, pb, "{e}");
+    assert_eq!(e.field, "claim[0].tests", "{e}");
+    assert!(e.message.contains("restates it on the same records"), "{e}");
+    // Another check (the opposite ordering) reads something the claim does not.
+    let opposite = b("").replace(
+        "better = \"L-JSQ-Push\"\nworse = \"JSQ\"",
+        "better = \"JSQ\"\nworse = \"L-JSQ-Push\"",
+    );
+    std::fs::write(&pb, opposite).unwrap();
+    lb_manifest::load_all(&[pa, pb], Profile::Full).unwrap_or_else(|e| panic!("{e}"));
+}
+
 /// A difference figure names two policies of the manifest and a linear
 /// axis (a difference can be negative).
 #[test]

@@ -165,8 +165,16 @@ pub fn diff(a: &Cache, against: &str, manifests: &[PathBuf], quick: bool) -> Res
                 } else {
                     ""
                 },
-                lb_analysis::audit::verdict_words(d.verdict.word(), d.untested.is_some()),
-                lb_analysis::audit::verdict_words(c.verdict.word(), c.untested.is_some()),
+                lb_analysis::audit::verdict_words(
+                    d.verdict.word(),
+                    d.untested.is_some(),
+                    lb_analysis::audit::no_point(d.informative, d.matched, d.verdict.word()),
+                ),
+                lb_analysis::audit::verdict_words(
+                    c.verdict.word(),
+                    c.untested.is_some(),
+                    lb_analysis::audit::no_point(c.informative, c.matched, c.verdict.word()),
+                ),
                 there.name,
                 side_words(d),
                 here.name,

@@ -499,6 +499,9 @@ fn discriminates(
         if k.verdict != Verdict::Confirmed || k.uninformative.is_some() {
             continue;
         }
+        // Every null's reason, the strongest said: one that holds here too
+        // before one undecided, before one with no point here.
+        let mut best: Option<(u8, String)> = None;
         for (n, setting) in nulls {
             let label = match n.id.rsplit_once("/null-") {
                 Some((_, l)) => format!("null {l}"),
@@ -506,28 +509,28 @@ fn discriminates(
             };
             let at = |x: &PointCheck| same_at(x, k, setting);
             let why = match n.checks.iter().find(|x| at(x)) {
-                None => Some(format!("its {label} has no point here")),
+                None => Some((0, format!("its {label} has no point here"))),
                 Some(x) => match x.verdict {
-                    Verdict::Confirmed => Some(format!(
-                        "its {label} holds here too ({})",
-                        super::describe::short(x)
+                    Verdict::Confirmed => Some((
+                        2,
+                        format!("its {label} holds here too ({})", super::describe::short(x)),
                     )),
                     // Unsettled, but its value is an exact formula that fails
                     // the claim's check: it fails here.
                     Verdict::Inconclusive if x.unsettled.is_some() && exact_fails(x) => None,
-                    Verdict::Inconclusive => Some(format!("its {label} is undecided here")),
+                    Verdict::Inconclusive => Some((1, format!("its {label} is undecided here"))),
                     Verdict::Refuted | Verdict::NoPracticalDifference | Verdict::Partly => None,
                 },
             };
-            if let Some(w) = why {
-                held += usize::from(
-                    n.checks
-                        .iter()
-                        .any(|x| at(x) && x.verdict == Verdict::Confirmed),
-                );
-                k.uninformative = Some(w);
-                break;
+            if let Some((rank, w)) = why {
+                if best.as_ref().is_none_or(|(r, _)| rank > *r) {
+                    best = Some((rank, w));
+                }
             }
+        }
+        if let Some((rank, w)) = best {
+            held += usize::from(rank == 2);
+            k.uninformative = Some(w);
         }
     }
     held

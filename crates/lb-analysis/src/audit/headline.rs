@@ -454,7 +454,21 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
                     open.push(said);
                 }
             }
+            if let Some(at) = &r.holds_only_at {
+                let said = format!("`{}` holds where {at}", r.id);
+                if !open.contains(&said) {
+                    open.push(said);
+                }
+            }
         }
+        // A status that one reading of an open setting decides says so in
+        // its words, not only in the why.
+        let tested = worst.is_some_and(|(v, _)| v.tested());
+        let word = if tested && !open.is_empty() && word.starts_with("**reproduced") {
+            format!("{word}, at one reading only")
+        } else {
+            word
+        };
         let why = if open.is_empty() {
             why
         } else {
@@ -503,7 +517,8 @@ fn first_sentence(t: &str) -> String {
 
 /// The family's error at the chosen levels, in a sentence a reader can use.
 fn error_rate(family: &Tally) -> String {
-    let decided = family.total() - family.inconclusive;
+    // Verdicts that tested nothing decide nothing that could be wrong.
+    let decided = family.total() - family.inconclusive - family.untested - family.no_point;
     if decided == 0 {
         return String::new();
     }
@@ -516,10 +531,11 @@ fn error_rate(family: &Tally) -> String {
         String::new()
     };
     format!(
-        "*Chance of a wrong verdict:* {decided} verdict{} of its statements and stand-ins are \
-         decided, each at its own level (95.5% or more): were every claim exactly on its \
-         threshold, about {} of them would be wrong on average{bound}. A verdict far from its \
-         threshold (its margin, in the audit) is far less likely wrong.\n",
+        "*Chance of a wrong verdict:* {decided} verdict{} of its statements and stand-ins \
+         tested something (those that tested nothing are left out), each decided at its own \
+         level (95.5% or more): were every claim exactly on its threshold, about {} of them \
+         would be wrong on average{bound}. A verdict far from its threshold (its margin, in \
+         the audit) is far less likely wrong.\n",
         if decided == 1 { "" } else { "s" },
         num(family.alpha_sum, 2)
     )

@@ -413,7 +413,11 @@ pub fn page(experiments: &[(ExperimentClaims, String)], inventories: &[Inventory
 /// A summary row's verdict: bold, "(required)" for lb's guarantees, and a
 /// confirmation that does not discriminate said so.
 fn row_verdict(c: &ClaimRow) -> String {
-    super::summary::verdict_words(&verdict_cell(&c.verdict, c.required), c.untested.is_some())
+    super::summary::verdict_words(
+        &verdict_cell(&c.verdict, c.required),
+        c.untested.is_some(),
+        c.no_point(),
+    )
 }
 
 /// Who claimed it, in a table cell: "paper (Zhou, …)", "stand-in for

@@ -65,18 +65,39 @@ pub struct ClaimRow {
     /// refuted".
     #[serde(default)]
     pub nulls: Vec<String>,
+    /// Where its foil changes a setting and fails there, the claim's own
+    /// values of that setting ("count_own = false"): the claim holds at that
+    /// reading only ([`holds_only_at`]).
+    #[serde(default)]
+    pub holds_only_at: Option<String>,
 }
 
 /// The verdict word of [`Verdict::Partly`].
 pub(crate) const PARTLY: &str = "confirmed except at some points";
 
 /// A verdict in words, saying so of a confirmation that does not
-/// discriminate (`untested`, set only on confirmations).
-pub fn verdict_words(verdict: &str, untested: bool) -> String {
-    if untested {
-        format!("{verdict}, does not discriminate")
-    } else {
-        verdict.to_string()
+/// discriminate (`untested`, set only on confirmations), and of one none
+/// of whose points could inform ([`no_point`]).
+pub fn verdict_words(verdict: &str, untested: bool, no_point: bool) -> String {
+    match (untested, no_point) {
+        (true, true) => format!("{verdict}, no point could decide it"),
+        (true, false) => format!("{verdict}, does not discriminate"),
+        _ => verdict.to_string(),
+    }
+}
+
+/// Whether none of a claim's points could inform it (each at a floor,
+/// without effect, outside the hypothesis or unsettled), as opposed to a
+/// confirmation whose null or foil held too: `informative` is (informative
+/// points, points read).
+pub fn no_point(informative: (usize, usize), matched: bool, verdict: &str) -> bool {
+    informative.0 == 0 && informative.1 > 0 && !(matched && verdict == "confirmed")
+}
+
+impl ClaimRow {
+    /// [`no_point`] of this row.
+    pub fn no_point(&self) -> bool {
+        no_point(self.informative, self.matched, &self.verdict)
     }
 }
 
@@ -110,8 +131,11 @@ impl ExperimentClaims {
 pub struct Tally {
     /// Confirmed, and the confirmation discriminates (its foil fails).
     pub reproduced: usize,
-    /// Confirmed without discriminating ([`ClaimRow::untested`]).
+    /// Confirmed without discriminating ([`ClaimRow::untested`]): a null
+    /// or the foil held too, or no setting could fail it.
     pub untested: usize,
+    /// Confirmed on no informative point ([`no_point`]).
+    pub no_point: usize,
     pub refuted: usize,
     pub inconclusive: usize,
     pub no_difference: usize,
@@ -129,6 +153,7 @@ impl Tally {
         let mut t = Tally::default();
         for c in rows {
             match c.verdict.as_str() {
+                "confirmed" | PARTLY if c.untested.is_some() && c.no_point() => t.no_point += 1,
                 "confirmed" | PARTLY if c.untested.is_some() => t.untested += 1,
                 "confirmed" => t.reproduced += 1,
                 PARTLY => t.partly += 1,
@@ -136,7 +161,9 @@ impl Tally {
                 "no practical difference" => t.no_difference += 1,
                 _ => t.inconclusive += 1,
             }
-            if c.verdict != "inconclusive" {
+            // A verdict that tested nothing (no informative point, or a null
+            // or the foil held too) is no decision that could be wrong.
+            if c.verdict != "inconclusive" && c.untested.is_none() {
                 t.alpha_sum += 1.0 - c.level;
             }
         }
@@ -146,6 +173,7 @@ impl Tally {
     pub fn total(&self) -> usize {
         self.reproduced
             + self.untested
+            + self.no_point
             + self.refuted
             + self.inconclusive
             + self.no_difference
@@ -187,6 +215,9 @@ impl Tally {
                 if self.untested == 1 { "does" } else { "do" }
             ));
         }
+        if self.no_point > 0 {
+            parts.push(format!("{} that no point could decide", self.no_point));
+        }
         if self.no_difference > 0 {
             parts.push(format!("{} no practical difference", self.no_difference));
         }
@@ -196,6 +227,7 @@ impl Tally {
     pub fn add(&mut self, o: &Tally) {
         self.reproduced += o.reproduced;
         self.untested += o.untested;
+        self.no_point += o.no_point;
         self.refuted += o.refuted;
         self.inconclusive += o.inconclusive;
         self.no_difference += o.no_difference;
@@ -254,7 +286,63 @@ fn row(c: &ClaimResult) -> ClaimRow {
             .map(|n| format!("{}: {}", n.statement, n.verdict.word()))
             .collect(),
         reads: reads(c),
+        holds_only_at: holds_only_at(c),
     }
+}
+
+/// The setting a claim holds at only: where its foil reads the claim's own
+/// series at other values of an axis (a setting, not a policy) and fails
+/// there, the claim's values of that axis ("count_own = false").
+pub(crate) fn holds_only_at(c: &ClaimResult) -> Option<String> {
+    let f = c.foil.as_ref()?;
+    if f.verdict != Verdict::Refuted || !matches!(c.verdict, Verdict::Confirmed | Verdict::Partly) {
+        return None;
+    }
+    let series = |x: &ClaimResult| -> Vec<String> {
+        let mut v: Vec<String> = x.checks.iter().map(|k| k.policy.clone()).collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    if series(c) != series(f) {
+        return None;
+    }
+    let values = |x: &ClaimResult, axis: &str| -> Vec<String> {
+        let mut v: Vec<String> = x
+            .checks
+            .iter()
+            .flat_map(|k| k.axes.iter())
+            .filter(|(n, _)| n == axis)
+            .map(|(_, v)| v.clone())
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    let names: Vec<String> = {
+        let mut v: Vec<String> = c
+            .checks
+            .iter()
+            .flat_map(|k| k.axes.iter().map(|(n, _)| n.clone()))
+            .collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    let apart: Vec<String> = names
+        .iter()
+        .filter_map(|n| {
+            let (a, b) = (values(c, n), values(f, n));
+            (!a.is_empty() && !b.is_empty() && a.iter().all(|x| !b.contains(x))).then(|| {
+                format!(
+                    "{n} = {}; its foil, at {n} = {}, fails at some points",
+                    a.join(", "),
+                    b.join(", ")
+                )
+            })
+        })
+        .collect();
+    (!apart.is_empty()).then(|| apart.join(", "))
 }
 
 /// What a claim reads, from its checks: the series compared and, per
