@@ -336,6 +336,14 @@ pub enum Credit {
     /// information"): the same two policies with fresh estimates, the
     /// manifest's policies labelled "`<label> (fresh)`", take their places.
     Delay,
+    /// A limit credited to a parameter that grows without bound as N does
+    /// (Mukherjee, Borst and van Leeuwaarden: a graph's degree d(N) → ∞):
+    /// the same policies with the parameter frozen at its value at the
+    /// largest N the claim reads, the manifest's policies labelled
+    /// "`<label> (frozen)`", take their places. There they coincide with the
+    /// subject, so what separates the two is the rate of approach: such a
+    /// claim is decided by its rate (`min_rate`, a tolerance of 0).
+    Growth,
 }
 
 impl Credit {
@@ -347,6 +355,7 @@ impl Credit {
             Credit::Class => "class",
             Credit::Pressure => "pressure",
             Credit::Delay => "delay",
+            Credit::Growth => "growth",
         }
     }
 
@@ -358,7 +367,7 @@ impl Credit {
             Credit::Class => &["Pod(N^α)"],
             Credit::Pressure => &["FIFO", "own buffer first"],
             // Named after the claim's own policies ([`Claim::null_policies`]).
-            Credit::Delay => &[],
+            Credit::Delay | Credit::Growth => &[],
         }
     }
 
@@ -369,6 +378,7 @@ impl Credit {
             Credit::Tilt => k == ClaimKind::Stability,
             Credit::Class => k != ClaimKind::Ordering,
             Credit::Pressure => true,
+            Credit::Growth => k == ClaimKind::Limit,
         }
     }
 
@@ -380,8 +390,15 @@ impl Credit {
             Credit::Class => "membership of Liu and Ying's class (no ln N factor in d)",
             Credit::Pressure => "allocation by pressure",
             Credit::Delay => "staleness: its estimates are fresh",
+            Credit::Growth => "growth: its parameter is frozen at its value at the largest N",
         }
     }
+}
+
+/// The label of a policy's counterpart with its growing parameter frozen
+/// ([`Credit::Growth`]).
+pub fn frozen(label: &str) -> String {
+    format!("{label} (frozen)")
 }
 
 /// The label of a policy's fresh-estimate counterpart ([`Credit::Delay`]).
@@ -491,6 +508,7 @@ impl Claim {
             (Some(Credit::Delay), Check::Ordering(o)) => {
                 vec![fresh(&o.better), fresh(&o.worse)]
             }
+            (Some(Credit::Growth), c) => c.policies().iter().map(|p| frozen(p)).collect(),
             (Some(c), _) => c.null_labels().iter().map(|s| s.to_string()).collect(),
             (None, _) => Vec::new(),
         }
@@ -502,6 +520,7 @@ impl Claim {
         };
         let delayed: Vec<&str> = match (credit, &self.check) {
             (Credit::Delay, Check::Ordering(_)) => vec!["fresh"],
+            (Credit::Growth, c) if c.kind() == ClaimKind::Limit => vec!["frozen"],
             _ => Vec::new(),
         };
         credit
@@ -516,6 +535,10 @@ impl Claim {
                         ..o.clone()
                     }),
                     (_, Credit::Delay) => return None,
+                    (c, Credit::Growth) if c.kind() == ClaimKind::Limit => {
+                        c.with_policies(c.policies().iter().map(|p| frozen(p)).collect())
+                    }
+                    (_, Credit::Growth) => return None,
                     (Check::Ordering(o), Credit::Information | Credit::Pressure) => {
                         (o.better != null && o.worse != null).then(|| {
                             Check::Ordering(Ordering {

@@ -652,6 +652,26 @@ fn ranges_foils_and_nulls(l: &Parsed, claims: &[Claim]) -> R {
                     ),
                 ));
             }
+            // Its nulls coincide with the subject at the largest N: only the
+            // rate of approach tells a parameter that grows from one frozen.
+            if credit == crate::claim::Credit::Growth {
+                let by_rate = match &c.check {
+                    Check::Limit(m) => {
+                        m.min_rate.is_some()
+                            && m.tolerance.relative == 0.0
+                            && m.tolerance.absolute == 0.0
+                    }
+                    _ => false,
+                };
+                if !by_rate {
+                    return Err(l.error(
+                        &format!("{at}.credits"),
+                        "a limit credited to growth is decided by its rate: its nulls, frozen \
+                         at the largest N, coincide with the subject there, so give it a \
+                         min_rate and abs_tolerance = 0",
+                    ));
+                }
+            }
             let nulls = c.null_policies();
             let missing: Vec<&String> = nulls
                 .iter()
@@ -659,6 +679,11 @@ fn ranges_foils_and_nulls(l: &Parsed, claims: &[Claim]) -> R {
                 .collect();
             if !missing.is_empty() {
                 let add = |m: &String| match m.strip_suffix(" (fresh)") {
+                    None if m.ends_with(" (frozen)") => format!(
+                        "[[policy]] label = \"{m}\" (the policy {} with its growing parameter \
+                         fixed at its value at the largest N the claim reads)",
+                        m.trim_end_matches(" (frozen)")
+                    ),
                     // The policy itself with fresh estimates.
                     Some(base) => format!(
                         "[[policy]] label = \"{m}\" (the policy {base} with fresh estimates: \
