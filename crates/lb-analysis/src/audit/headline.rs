@@ -469,6 +469,17 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
         } else {
             word
         };
+        // Where some of its paper claims tested nothing, the status rests on
+        // the others: its words say on how many.
+        let word = if tested && !idle.is_empty() {
+            format!(
+                "{word} ({} of its {} paper claims tested)",
+                papers.len() - idle.len(),
+                papers.len()
+            )
+        } else {
+            word
+        };
         let why = if open.is_empty() {
             why
         } else {
