@@ -619,6 +619,39 @@ fn ranges_foils_and_nulls(l: &Parsed, claims: &[Claim]) -> R {
                     ),
                 ));
             }
+            // A foil that changes a setting changes one, so that its failing
+            // says what that setting does: two at once cannot tell which. (A
+            // foil with a check of its own, a sharper reference at one point,
+            // is no setting foil.)
+            if same_policies && f.check == c.check {
+                let mut keys: Vec<&String> = f.filter.keys().chain(c.filter.keys()).collect();
+                keys.sort();
+                keys.dedup();
+                let changed: Vec<&String> = keys
+                    .into_iter()
+                    .filter(|a| {
+                        let (mut x, mut y) = (claim_reads(a), foil_reads(a));
+                        x.sort();
+                        y.sort();
+                        x != y
+                    })
+                    .collect();
+                if changed.len() > 1 {
+                    return Err(l.error(
+                        &format!("{at}.foil.where"),
+                        format!(
+                            "a foil that changes a setting changes one, so that its failing says \
+                             what that setting does; this one changes {}: keep the claim's values \
+                             of all but one",
+                            changed
+                                .iter()
+                                .map(|a| format!("`{a}`"))
+                                .collect::<Vec<_>>()
+                                .join(" and ")
+                        ),
+                    ));
+                }
+            }
             if f.check == c.check && f.filter == c.filter {
                 return Err(l.error(
                     &format!("{at}.foil"),

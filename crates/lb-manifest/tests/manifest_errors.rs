@@ -650,6 +650,33 @@ fn a_stand_in_on_records_its_statement_reads_is_refused() {
     lb_manifest::load_all(&[pa, pb], Profile::Full).unwrap_or_else(|e| panic!("{e}"));
 }
 
+/// A foil that changes a setting changes one: its `where` may differ from
+/// the claim's in one key only.
+#[test]
+fn a_setting_foil_changes_one_setting() {
+    let text = |foil_where: &str| {
+        replace(
+            "load = [0.5, 0.9]",
+            "load = [0.5, 0.9]\ncount_own = [true, false]",
+        ) + &format!(
+            "\n[[claim]]\nid = \"a\"\nstatement = \"s\"\nsource = \"x\"\norigin = \"ours\"\n\
+                 kind = \"ordering\"\nmetric = \"mean_response\"\nbetter = \"L-JSQ-Push\"\n\
+                 worse = \"JSQ\"\nwhere = {{ load = 0.5, count_own = true }}\n\n[claim.foil]\n\
+                 says = \"f\"\nkind = \"ordering\"\nmetric = \"mean_response\"\n\
+                 better = \"L-JSQ-Push\"\nworse = \"JSQ\"\nwhere = {{ {foil_where} }}\n"
+        )
+    };
+    let e = err(&text("load = 0.9, count_own = false"));
+    assert_eq!(e.field, "claim[0].foil.where", "{e}");
+    assert!(e.message.contains("`count_own` and `load`"), "{e}");
+    load_str(
+        Path::new("exp/ok.toml"),
+        &text("load = 0.5, count_own = false"),
+        Profile::Full,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+}
+
 /// A difference figure names two policies of the manifest and a linear
 /// axis (a difference can be negative).
 #[test]
