@@ -153,11 +153,30 @@ fn limit_check(
         verdict: j.verdict,
         note: Some(note),
         keys: keys(tail),
-        decision: (stable && near.hw.is_finite() && gaps.len() >= 2).then_some(Decision::Within {
-            deviation: near.gap,
-            half_width: near.hw,
-            tolerance: near.tol,
-            scale: near.reference,
+        decision: (stable && near.hw.is_finite() && gaps.len() >= 2).then(|| {
+            match (c.min_rate, j.end_rate) {
+                // Decided by its rate (outside the tolerance): the margin is
+                // the rate's, against the slowest counted.
+                (Some(min), Some((rate, hw)))
+                    if j.outside
+                        && ((j.verdict == Verdict::Confirmed && c.rate_decides)
+                            || (j.verdict == Verdict::Refuted && rate + hw < min)) =>
+                {
+                    Decision::Above {
+                        estimate: rate - min,
+                        half_width: hw,
+                        strict: true,
+                        equivalence: 0.0,
+                        scale: min,
+                    }
+                }
+                _ => Decision::Within {
+                    deviation: near.gap,
+                    half_width: near.hw,
+                    tolerance: near.tol,
+                    scale: near.reference,
+                },
+            }
         }),
         unsettled: None,
         longer: None,

@@ -109,7 +109,14 @@ pub(crate) fn margin_words(k: &PointCheck, verdict: Verdict) -> Option<String> {
     } else {
         String::new()
     };
-    Some(format!("{} ({hw}{rel})", num(m, 3)))
+    // A limit decided by its rate: the margin is the rate's.
+    let of = if matches!(d, super::check::Decision::Above { .. }) && k.threshold.starts_with('→')
+    {
+        " in the rate of approach"
+    } else {
+        ""
+    };
+    Some(format!("{}{of} ({hw}{rel})", num(m, 3)))
 }
 
 /// What would decide an inconclusive check, in words: runs long enough to
