@@ -147,7 +147,7 @@ fn section_head(s: &mut String, c: &ClaimResult, depth: usize) {
         );
     }
     for n in &c.nulls {
-        let _ = writeln!(s, "- Null: {}", carried(n));
+        let _ = writeln!(s, "- Null: {}", carried(n, c));
     }
     if let Some(m) = &c.margin {
         let _ = writeln!(
@@ -172,7 +172,7 @@ fn section_head(s: &mut String, c: &ClaimResult, depth: usize) {
             s,
             "- Foil: {} — {meaning}{}",
             md(&f.statement),
-            f.deciding()
+            shown(f, c)
                 .map(|d| format!(" ({})", md(&describe(f, d))))
                 .unwrap_or_default()
         );
@@ -214,21 +214,51 @@ fn section_head(s: &mut String, c: &ClaimResult, depth: usize) {
         }
     }
     for w in &c.why_checks {
-        let _ = writeln!(s, "  - Check of the why: {}", carried(w));
+        let _ = writeln!(s, "  - Check of the why: {}", carried(w, w));
     }
 }
 
 /// A check a claim carries (its foil, a check of its `why`) in a line: what
 /// it says, its verdict, and its deciding point.
-fn carried(c: &ClaimResult) -> String {
+fn carried(c: &ClaimResult, of: &ClaimResult) -> String {
     format!(
         "{} — **{}**{}",
         md(&c.statement),
         c.verdict.word(),
-        c.deciding()
+        shown(c, of)
             .map(|d| format!(" ({})", md(&describe(c, d))))
             .unwrap_or_default()
     )
+}
+
+/// The point of a foil or null (`c`) to show beside the claim `of`: its
+/// point at the claim's deciding point where it has one (matched on the axes
+/// it does not change), so that the line speaks of where the claim is
+/// decided; else its own deciding point.
+fn shown<'a>(c: &'a ClaimResult, of: &ClaimResult) -> Option<&'a super::PointCheck> {
+    let at = of.deciding().and_then(|k| {
+        // The axes it changes: none of its values is one the claim reads.
+        let changed = |name: &str| {
+            fn vals<'b>(x: &'b ClaimResult, name: &str) -> Vec<&'b String> {
+                x.checks
+                    .iter()
+                    .flat_map(|p| p.axes.iter())
+                    .filter(|(n, _)| n == name)
+                    .map(|(_, v)| v)
+                    .collect()
+            }
+            let mine = vals(of, name);
+            vals(c, name).iter().all(|v| !mine.contains(v))
+        };
+        c.checks.iter().find(|x| {
+            x.axes.len() == k.axes.len()
+                && x.axes
+                    .iter()
+                    .zip(&k.axes)
+                    .all(|(a, b)| a.0 == b.0 && (a.1 == b.1 || changed(&a.0)))
+        })
+    });
+    at.or_else(|| c.deciding())
 }
 
 /// The table of a claim's points: one row per point, one column per axis.
