@@ -504,6 +504,9 @@ fn discriminates(
         let mut best: Option<(u8, String)> = None;
         for (n, setting) in nulls {
             let label = match n.id.rsplit_once("/null-") {
+                // The nulls named after the claim's own policies.
+                Some((_, "fresh")) => "null with fresh estimates".to_string(),
+                Some((_, "frozen")) => "null frozen at the largest N".to_string(),
                 Some((_, l)) => format!("null {l}"),
                 None => "foil".to_string(),
             };
