@@ -525,10 +525,10 @@ fn discriminates(
                     Verdict::Refuted | Verdict::NoPracticalDifference | Verdict::Partly => None,
                 },
             };
-            if let Some((rank, w)) = why {
-                if best.as_ref().is_none_or(|(r, _)| rank > *r) {
-                    best = Some((rank, w));
-                }
+            if let Some((rank, w)) = why
+                && best.as_ref().is_none_or(|(r, _)| rank > *r)
+            {
+                best = Some((rank, w));
             }
         }
         if let Some((rank, w)) = best {
