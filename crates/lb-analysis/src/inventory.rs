@@ -156,11 +156,14 @@ pub fn status<'a>(
 ) -> Option<(Status, &'a str, &'a ClaimRow)> {
     let rs = rows(s, exps);
     let own: Vec<_> = rs.iter().filter(|(_, r)| r.origin == "paper").collect();
-    let deciding = if own.is_empty() {
+    let mut deciding: Vec<_> = if own.is_empty() {
         rs.iter().collect()
     } else {
         own
     };
+    // Of claims with one status, the one shown is one held to computed
+    // nulls (docs/AUDITING.md, "Nulls") before one held to its foil only.
+    deciding.sort_by_key(|(_, r)| r.nulls.is_empty());
     worst(deciding.into_iter().map(|(e, r)| (Status::of(r), (*e, *r)))).map(|(v, (e, r))| (v, e, r))
 }
 

@@ -350,9 +350,9 @@ pub struct ClaimResult {
     /// How many of its points inform the verdict, of how many read
     /// (uninformative points: [`PointCheck::uninformative`]).
     pub informative: (usize, usize),
-    /// Whether a null or the foil held too at some point it reads (rather
-    /// than every point being at a floor, without effect, outside a
-    /// hypothesis or unsettled).
+    /// Whether a null or the foil held too, was undecided or was not run at
+    /// some point it reads (rather than every point being at a floor,
+    /// without effect, outside a hypothesis or unsettled).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub matched: bool,
     /// A claim with a theorem's hypothesis: how many of its points lie

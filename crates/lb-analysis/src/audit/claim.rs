@@ -276,8 +276,9 @@ fn own_points<'a>(k: &PointCheck, results: &'a [PointResult]) -> Vec<&'a PointRe
 /// Marks the checks whose point lies outside the theorem's hypothesis `h`
 /// ([`lb_model::config::PointConfig::hypothesis`]): they decide nothing. A
 /// check's point is the one at its own axis values (a limit's point nearest
-/// the limit, whose neighbours only give the rate). Returns how many checks
-/// lie inside, of how many.
+/// the limit, whose neighbours only give the rate); a limit decided by its
+/// rate reads every point of its tail, so each must lie inside. Returns how
+/// many checks lie inside, of how many.
 fn outside_hypothesis(
     h: &str,
     checks: &mut [PointCheck],
@@ -285,8 +286,10 @@ fn outside_hypothesis(
 ) -> (usize, usize) {
     let mut inside = 0;
     for k in checks.iter_mut() {
+        let by_rate = k.threshold.starts_with('→')
+            && matches!(k.decision, Some(super::check::Decision::Above { .. }));
         let own = own_points(k, results);
-        let at = if own.is_empty() {
+        let at = if own.is_empty() || by_rate {
             read_by(k, results)
         } else {
             own
@@ -532,7 +535,10 @@ fn discriminates(
             }
         }
         if let Some((rank, w)) = best {
-            held += usize::from(rank == 2);
+            // The foil or a null held too, was undecided or was not run
+            // here: the point does not discriminate (rather than lying at a
+            // floor or outside a hypothesis).
+            held += usize::from(rank <= 2);
             k.uninformative = Some(w);
         }
     }

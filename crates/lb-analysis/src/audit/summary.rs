@@ -51,7 +51,7 @@ pub struct ClaimRow {
     /// Informative points of points read.
     #[serde(default)]
     pub informative: (usize, usize),
-    /// Whether a null or the foil held too at some point.
+    /// Whether a null or the foil held too, was undecided or was not run at some point.
     #[serde(default)]
     pub matched: bool,
     /// Points inside the theorem's hypothesis of points read, where the
@@ -80,7 +80,7 @@ pub(crate) const PARTLY: &str = "confirmed except at some points";
 /// of whose points could inform ([`no_point`]).
 pub fn verdict_words(verdict: &str, untested: bool, no_point: bool) -> String {
     match (untested, no_point) {
-        (true, true) => format!("{verdict}, no point could decide it"),
+        (_, true) => format!("{verdict}, no point could decide it"),
         (true, false) => format!("{verdict}, does not discriminate"),
         _ => verdict.to_string(),
     }
@@ -154,6 +154,7 @@ impl Tally {
         for c in rows {
             match c.verdict.as_str() {
                 "confirmed" | PARTLY if c.untested.is_some() && c.no_point() => t.no_point += 1,
+                "inconclusive" if c.no_point() => t.no_point += 1,
                 "confirmed" | PARTLY if c.untested.is_some() => t.untested += 1,
                 "confirmed" => t.reproduced += 1,
                 PARTLY => t.partly += 1,
