@@ -660,10 +660,13 @@ fn a_limit_is_judged_on_the_points_nearest_it_with_its_rate() {
         }
         k
     };
-    assert_eq!(
-        audit_claim("e", &by_rate(0.5), &series([18.0, 14.0, 12.0])).verdict,
-        Verdict::Confirmed
-    );
+    let fast = audit_claim("e", &by_rate(0.5), &series([18.0, 14.0, 12.0]));
+    assert_eq!(fast.verdict, Verdict::Confirmed);
+    // Decided by its rate: its margin is the rate's (1 against 0.5), not
+    // the distance of a point outside the tolerance to it.
+    let margin = fast.margin.as_deref().unwrap_or_default();
+    assert!(margin.contains("in the rate of approach"), "{margin}");
+    assert!(margin.contains("of 0.5"), "{margin}");
     assert_eq!(
         audit_claim("e", &by_rate(2.0), &series([18.0, 14.0, 12.0])).verdict,
         Verdict::Refuted

@@ -405,3 +405,37 @@ fn the_headline_counts_the_inventories_statements() {
         }
     }
 }
+
+/// Rules read on the shipped records: a limit decided by its rate reads
+/// the theorem's hypothesis at every point of its tail (Liu and Ying's
+/// implication (ii) at α = 0.2 enters the class only at its last N, so that
+/// series decides nothing), and a limit credited to growth is held to its
+/// policy frozen at the largest N (N-optimality's graph of degree √N).
+#[test]
+fn a_rate_reads_its_whole_tail_and_growth_is_held_to_its_frozen_policy() {
+    let (cache, loaded) = shipped();
+    let audited = lb_pipeline::audit::audit(&cache, &loaded);
+    let ii = claim_of(&audited, "sub-halfin-whitt-inside", "p-to-busy-vanishes");
+    let at = |alpha: &str| {
+        ii.checks
+            .iter()
+            .find(|k| {
+                k.policy == "Pod(N^α ln N)"
+                    && k.axes.iter().any(|(n, v)| n == "alpha" && v == alpha)
+            })
+            .unwrap_or_else(|| panic!("α = {alpha}: {ii:#?}"))
+    };
+    assert!(at("0.1").uninformative.is_none(), "{:#?}", at("0.1"));
+    let outside = at("0.2").uninformative.as_deref().unwrap_or_default();
+    assert!(
+        outside.contains("hypothesis") || outside.contains("class"),
+        "{outside}"
+    );
+    let n = claim_of(&audited, "topologies", "growing-degree-reaches-jsq-limit");
+    assert_eq!(n.nulls.len(), 1, "{n:#?}");
+    assert!(
+        n.nulls[0].id.ends_with("/null-frozen"),
+        "{:?}",
+        n.nulls[0].id
+    );
+}
