@@ -320,21 +320,20 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
                 } else {
                     " (through our stand-in)"
                 };
-                let detail = match r.inside {
-                    Some((i, n)) => format!(
-                        "{} ({i} of its {n} points inside the theorem's hypothesis, {} \
-                         informative)",
-                        first_sentence(&detail),
-                        r.informative.0
-                    ),
-                    None => detail,
-                };
                 // A failing point and what the claim's why found there are
                 // said whole; other reasons, in their first sentence.
                 let detail = if v == crate::inventory::Status::Partly {
                     detail
                 } else {
                     first_sentence(&detail)
+                };
+                let detail = match r.inside {
+                    Some((i, n)) => format!(
+                        "{detail} ({i} of its {n} points inside the theorem's hypothesis, {} \
+                         informative)",
+                        r.informative.0
+                    ),
+                    None => detail,
                 };
                 (
                     format!("**{}**{through}", v.words()),
