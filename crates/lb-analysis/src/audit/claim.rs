@@ -525,11 +525,6 @@ fn discriminates(
             let why = match n.checks.iter().find(|x| at(x)) {
                 None => Some((0, format!("its {label} has no point here"))),
                 Some(x) => match x.verdict {
-                    // A frozen null (`credits = "growth"`) sits on the
-                    // subject at the largest N: it holds too only where it
-                    // approaches about as fast, not where its rate is
-                    // clearly the slower.
-                    Verdict::Confirmed if n.id.ends_with("/null-frozen") && slower(x, k) => None,
                     Verdict::Confirmed => Some((
                         2,
                         format!("its {label} holds here too ({})", super::describe::short(x)),
@@ -556,27 +551,6 @@ fn discriminates(
         }
     }
     held
-}
-
-/// Whether limit check `x` approaches clearly slower than `k`: both decided
-/// by their rate, and `x`'s rate interval wholly below `k`'s.
-fn slower(x: &PointCheck, k: &PointCheck) -> bool {
-    use super::check::Decision::Above;
-    match (x.decision, k.decision) {
-        (
-            Some(Above {
-                estimate: a,
-                half_width: ha,
-                ..
-            }),
-            Some(Above {
-                estimate: b,
-                half_width: hb,
-                ..
-            }),
-        ) => x.threshold.starts_with('→') && a + ha < b - hb,
-        _ => false,
-    }
 }
 
 /// A claim's verdict from its informative points' (all of them where none

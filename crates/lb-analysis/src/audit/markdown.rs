@@ -58,7 +58,11 @@ fn section_head(s: &mut String, c: &ClaimResult, depth: usize) {
         s,
         "{h} {} — {}{}\n",
         c.id,
-        c.verdict.word(),
+        super::summary::verdict_words(
+            c.verdict.word(),
+            c.untested.is_some(),
+            super::summary::no_point(c.informative, c.matched, c.verdict.word()),
+        ),
         if c.required { " (required)" } else { "" }
     );
     let _ = writeln!(s, "> {}\n", md(&c.statement));
