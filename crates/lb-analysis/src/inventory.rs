@@ -223,10 +223,18 @@ pub(crate) fn paper_line(inv: &Inventory, exps: &[&ExperimentClaims], page: &str
         .count();
     let cited = inv.statements.iter().filter(|s| s.cited.is_some()).count();
     let statuses = statuses(inv, exps);
-    let as_stated = if statuses.is_empty() {
-        String::new()
-    } else {
-        format!(" ({})", in_words(&statuses))
+    let in_part = inv
+        .statements
+        .iter()
+        .filter(|s| s.counted() && s.unread.is_some() && standing(s, exps) == Standing::AsStated)
+        .count();
+    let as_stated = match (statuses.is_empty(), in_part) {
+        (true, _) => String::new(),
+        (false, 0) => format!(" ({})", in_words(&statuses)),
+        (false, k) => format!(
+            " ({}; {k} of them in part: a part of each, which its entry names, no claim reads)",
+            in_words(&statuses)
+        ),
     };
     // Restatements share a claim: how many claims decide the statements
     // audited as stated.
@@ -297,6 +305,8 @@ pub fn page(inventories: &[Inventory], exps: &[&ExperimentClaims], audit: &str) 
                 match (st.counted(), standing(st, exps)) {
                     (false, _) if st.cited.is_some() => "another paper's result: not counted",
                     (false, _) => "a definition: not counted",
+                    (true, Standing::AsStated) if st.unread.is_some() =>
+                        "audited as stated, in part",
                     (true, Standing::AsStated) => "audited as stated",
                     (true, Standing::StandIns) => "through our stand-ins only",
                     (true, Standing::NotYet) => "not yet audited",
@@ -319,6 +329,9 @@ pub fn page(inventories: &[Inventory], exps: &[&ExperimentClaims], audit: &str) 
                     anchor(e, &r.id),
                     md(&r.reads)
                 );
+            }
+            if let Some(u) = &st.unread {
+                let _ = writeln!(s, "- Read by no claim: {}", md(u));
             }
             if let Some(o) = &st.out_of_reach {
                 let _ = writeln!(s, "- Not audited: {}", md(o));

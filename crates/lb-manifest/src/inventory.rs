@@ -67,6 +67,9 @@ pub struct Statement {
     /// The claims that audit it, `experiment/id`.
     #[serde(default)]
     pub claims: Vec<String>,
+    /// What of it no claim reads (a setting, a quantity, a policy it names):
+    /// it is then audited in part, and its status says so.
+    pub unread: Option<String>,
     /// Why lb does not audit it; "not yet" where it could.
     pub out_of_reach: Option<String>,
     /// With "not yet": the experiment and claim that would audit it.
@@ -235,6 +238,13 @@ pub fn load(path: &Path) -> Result<Inventory, ManifestError> {
                 ));
             }
             _ => {}
+        }
+        if s.unread.is_some() && s.claims.is_empty() {
+            return Err(spans.error(
+                &at("unread"),
+                "`unread` says what of a statement its claims do not read; this statement names \
+                 no claims: remove unread",
+            ));
         }
         if s.not_yet() && s.could_audit.as_deref().is_none_or(|c| c.trim().is_empty()) {
             return Err(spans.error(
@@ -427,6 +437,7 @@ fn names_in_texts(
                 ("setting", Some(&s.setting)),
                 ("out_of_reach", s.out_of_reach.as_ref()),
                 ("could_audit", s.could_audit.as_ref()),
+                ("unread", s.unread.as_ref()),
             ];
             for (field, text) in texts {
                 let Some(text) = text else { continue };

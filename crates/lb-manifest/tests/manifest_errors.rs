@@ -971,6 +971,17 @@ fn an_inventory_keeps_the_papers_statements_honest() {
     // "not yet" says how.
     let e = load(&inv("out_of_reach = \"not yet\"")).unwrap_err();
     assert_eq!(e.field, "statement[0].could_audit", "{e}");
+    // What no claim reads is said of a statement claims audit, not of one
+    // no claim does.
+    load(&inv(&format!(
+        "claims = [\"{name}/c\"]\nunread = \"the moments\""
+    )))
+    .unwrap_or_else(|e| panic!("{e}"));
+    let e = load(&inv(
+        "out_of_reach = \"a proof device\"\nunread = \"the moments\"",
+    ))
+    .unwrap_err();
+    assert_eq!(e.field, "statement[0].unread", "{e}");
     // The paper's statement is in no entry.
     let e = load(&inv("out_of_reach = \"a proof device\"")).unwrap_err();
     assert_eq!(e.field, "claim[0]", "{e}");

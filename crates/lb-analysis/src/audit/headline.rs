@@ -30,7 +30,18 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
         .count();
     let mut n = [0usize; 4];
     let mut statuses = std::collections::BTreeMap::new();
+    let mut in_part = 0;
     for inv in inventories {
+        in_part += inv
+            .statements
+            .iter()
+            .filter(|s| {
+                s.counted()
+                    && s.unread.is_some()
+                    && crate::inventory::standing(s, experiments)
+                        == crate::inventory::Standing::AsStated
+            })
+            .count();
         let k = counts(inv, experiments);
         for i in 0..4 {
             n[i] += k[i];
@@ -74,12 +85,17 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
             "**{} statements of the {} papers lb holds** ({partial}counted in their inventories' unit: theorems, \
              lemmas, propositions, corollaries, figure claims, examples, remarks and headline \
              sentences; definitions, and sentences reporting another paper's result, are not \
-             counted): {} audited as stated ({}), {} through our stand-ins only, {} not yet \
+             counted): {} audited as stated ({}{}), {} through our stand-ins only, {} not yet \
              audited (lb could), {} out of reach. ",
             n.iter().sum::<usize>(),
             inventories.len(),
             n[0],
             crate::inventory::in_words(&statuses),
+            if in_part > 0 {
+                format!("; {in_part} of them in part, a part no claim reads")
+            } else {
+                String::new()
+            },
             n[1],
             n[2],
             n[3]
@@ -467,6 +483,17 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
             format!("{word}, at one reading only")
         } else {
             word
+        };
+        // Statements audited as stated whose entry names a part no claim
+        // reads are audited in part: the status says how many.
+        let in_part = sts
+            .iter()
+            .filter(|st| st.unread.is_some() && standing(st, exps) == Standing::AsStated)
+            .count();
+        let word = match in_part {
+            0 => word,
+            1 if sts.len() == 1 => format!("{word}, in part"),
+            k => format!("{word}, {k} of its statements in part"),
         };
         // Where some of its paper claims tested nothing, the status rests on
         // the others: its words say on how many.
