@@ -178,6 +178,13 @@ pub(crate) fn in_words(tally: &std::collections::BTreeMap<Status, usize>) -> Str
         .join(", ")
 }
 
+/// Whether a statement audited as stated is audited in part: its entry
+/// names what of it no claim reads, or reads with a claim that tests
+/// nothing (`unread`).
+pub fn in_part(st: &Statement, exps: &[&ExperimentClaims]) -> bool {
+    st.unread.is_some() && standing(st, exps) == Standing::AsStated
+}
+
 /// How many of an inventory's statements audited as stated have each
 /// status.
 pub fn statuses(
@@ -226,13 +233,13 @@ pub(crate) fn paper_line(inv: &Inventory, exps: &[&ExperimentClaims], page: &str
     let in_part = inv
         .statements
         .iter()
-        .filter(|s| s.counted() && s.unread.is_some() && standing(s, exps) == Standing::AsStated)
+        .filter(|s| s.counted() && in_part(s, exps))
         .count();
     let as_stated = match (statuses.is_empty(), in_part) {
         (true, _) => String::new(),
         (false, 0) => format!(" ({})", in_words(&statuses)),
         (false, k) => format!(
-            " ({}; {k} of them in part: a part of each, which its entry names, no claim reads)",
+            " ({}; {k} of them in part: a part of each, which its entry names, no claim tests)",
             in_words(&statuses)
         ),
     };
@@ -305,8 +312,7 @@ pub fn page(inventories: &[Inventory], exps: &[&ExperimentClaims], audit: &str) 
                 match (st.counted(), standing(st, exps)) {
                     (false, _) if st.cited.is_some() => "another paper's result: not counted",
                     (false, _) => "a definition: not counted",
-                    (true, Standing::AsStated) if st.unread.is_some() =>
-                        "audited as stated, in part",
+                    (true, Standing::AsStated) if in_part(st, exps) => "audited as stated, in part",
                     (true, Standing::AsStated) => "audited as stated",
                     (true, Standing::StandIns) => "through our stand-ins only",
                     (true, Standing::NotYet) => "not yet audited",
@@ -331,7 +337,7 @@ pub fn page(inventories: &[Inventory], exps: &[&ExperimentClaims], audit: &str) 
                 );
             }
             if let Some(u) = &st.unread {
-                let _ = writeln!(s, "- Read by no claim: {}", md(u));
+                let _ = writeln!(s, "- Not tested by its claims: {}", md(u));
             }
             if let Some(o) = &st.out_of_reach {
                 let _ = writeln!(s, "- Not audited: {}", md(o));

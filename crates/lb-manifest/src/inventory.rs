@@ -67,8 +67,9 @@ pub struct Statement {
     /// The claims that audit it, `experiment/id`.
     #[serde(default)]
     pub claims: Vec<String>,
-    /// What of it no claim reads (a setting, a quantity, a policy it names):
-    /// it is then audited in part, and its status says so.
+    /// What of it no claim tests (a setting, a quantity, a policy it names,
+    /// a half read by a claim that tests nothing): it is then audited in
+    /// part, and its status says so.
     pub unread: Option<String>,
     /// Why lb does not audit it; "not yet" where it could.
     pub out_of_reach: Option<String>,

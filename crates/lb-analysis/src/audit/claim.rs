@@ -79,19 +79,38 @@ pub(super) fn audit_shifted(
     // a foil that changes the policy at the claim's points, and one that
     // changes a setting (an axis its `where` pins elsewhere), matched on the
     // other axes. Elsewhere (a foil at other points) it is read as a whole.
-    let setting = c
-        .foil_claim()
-        .map(|f| changed_axes(c, &f))
-        .unwrap_or_default();
-    let point_foil = (shift == 0.0)
+    let foil_audited = (shift == 0.0)
         .then(|| c.foil_claim())
         .flatten()
-        .map(|f| audit_claim(experiment, &f, results))
-        .filter(|f| {
-            f.checks
-                .iter()
-                .any(|x| checks.iter().any(|k| same_at(x, k, &setting)))
-        });
+        .map(|f| (changed_axes(c, &f), audit_claim(experiment, &f, results)));
+    // An axis the foil's `where` pins is a setting it changes only where
+    // none of its values there is one the claim reads; a foil that narrows
+    // an axis to some of the claim's values (a policy foil read at the
+    // largest N) is read at those points only.
+    let setting: Vec<String> = foil_audited
+        .as_ref()
+        .map(|(axes, f)| {
+            let values = |cs: &[PointCheck], a: &str| -> Vec<String> {
+                cs.iter()
+                    .flat_map(|k| k.axes.iter())
+                    .filter(|(n, _)| n == a)
+                    .map(|(_, v)| v.clone())
+                    .collect()
+            };
+            axes.iter()
+                .filter(|a| {
+                    let mine = values(&checks, a);
+                    values(&f.checks, a).iter().all(|v| !mine.contains(v))
+                })
+                .cloned()
+                .collect()
+        })
+        .unwrap_or_default();
+    let point_foil = foil_audited.map(|(_, f)| f).filter(|f| {
+        f.checks
+            .iter()
+            .any(|x| checks.iter().any(|k| same_at(x, k, &setting)))
+    });
     let mut by_point: Vec<(&ClaimResult, &[String])> = nulls.iter().map(|n| (n, &[][..])).collect();
     if let Some(f) = &point_foil {
         by_point.push((f, &setting[..]));

@@ -35,12 +35,7 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
         in_part += inv
             .statements
             .iter()
-            .filter(|s| {
-                s.counted()
-                    && s.unread.is_some()
-                    && crate::inventory::standing(s, experiments)
-                        == crate::inventory::Standing::AsStated
-            })
+            .filter(|s| s.counted() && crate::inventory::in_part(s, experiments))
             .count();
         let k = counts(inv, experiments);
         for i in 0..4 {
@@ -92,7 +87,7 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
             n[0],
             crate::inventory::in_words(&statuses),
             if in_part > 0 {
-                format!("; {in_part} of them in part, a part no claim reads")
+                format!("; {in_part} of them in part, a part no claim tests")
             } else {
                 String::new()
             },
@@ -357,7 +352,14 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
                 )
             }
             None if not_yet > 0 => (
-                "not yet audited (lb could)".to_string(),
+                if not_yet == sts.len() {
+                    "not yet audited (lb could)".to_string()
+                } else {
+                    format!(
+                        "not yet audited (lb could) for {not_yet} of them; the others out of \
+                         reach"
+                    )
+                },
                 sts.iter()
                     .find_map(|st| st.could_audit.as_deref())
                     .map(first_sentence)
@@ -488,7 +490,7 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
         // reads are audited in part: the status says how many.
         let in_part = sts
             .iter()
-            .filter(|st| st.unread.is_some() && standing(st, exps) == Standing::AsStated)
+            .filter(|st| crate::inventory::in_part(st, exps))
             .count();
         let word = match in_part {
             0 => word,
