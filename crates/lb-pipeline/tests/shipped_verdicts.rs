@@ -442,4 +442,9 @@ fn a_rate_reads_its_whole_tail_and_growth_is_held_to_its_frozen_policy() {
     // over the N run: the point does not discriminate.
     assert_eq!(n.informative.0, 0, "{n:#?}");
     assert!(n.untested.is_some(), "{n:#?}");
+    // A foil that narrows an axis to some of the claim's values (the ring's,
+    // pinned to N = 6400) is read at those points only: the others have no
+    // foil point and decide nothing.
+    let ring = claim_of(&audited, "topologies", "ring-does-not-reach-clique");
+    assert_eq!(ring.informative, (1, 4), "{ring:#?}");
 }
