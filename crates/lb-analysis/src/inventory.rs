@@ -98,22 +98,11 @@ impl Status {
         // No point informs: nothing is decided, whatever the uninformative
         // points read (a null or the foil that held too makes a confirmation
         // one that does not discriminate).
-        if r.informative.0 == 0 && r.informative.1 > 0 && !(r.matched && r.verdict == "confirmed") {
+        if r.no_point() {
             return Status::NoInformativePoint;
         }
         match r.verdict.as_str() {
             "refuted" => Status::NotReproduced,
-            // No informative point, and not because a null or the foil held
-            // too (that is a confirmation that does not discriminate): every
-            // point at a floor, without effect, outside the hypothesis or
-            // unsettled.
-            _ if r.untested.is_some()
-                && r.informative.0 == 0
-                && r.informative.1 > 0
-                && !r.matched =>
-            {
-                Status::NoInformativePoint
-            }
             _ if r.untested.is_some() => Status::DoesNotDiscriminate,
             crate::audit::PARTLY => Status::Partly,
             "confirmed" => Status::Reproduced,
@@ -185,6 +174,14 @@ pub fn in_part(st: &Statement, exps: &[&ExperimentClaims]) -> bool {
     st.unread.is_some() && standing(st, exps) == Standing::AsStated
 }
 
+/// How many of an inventory's statements are audited in part ([`in_part`]).
+pub fn in_part_count(inv: &Inventory, exps: &[&ExperimentClaims]) -> usize {
+    inv.statements
+        .iter()
+        .filter(|s| s.counted() && in_part(s, exps))
+        .count()
+}
+
 /// How many of an inventory's statements audited as stated have each
 /// status.
 pub fn statuses(
@@ -230,11 +227,7 @@ pub(crate) fn paper_line(inv: &Inventory, exps: &[&ExperimentClaims], page: &str
         .count();
     let cited = inv.statements.iter().filter(|s| s.cited.is_some()).count();
     let statuses = statuses(inv, exps);
-    let in_part = inv
-        .statements
-        .iter()
-        .filter(|s| s.counted() && in_part(s, exps))
-        .count();
+    let in_part = in_part_count(inv, exps);
     let as_stated = match (statuses.is_empty(), in_part) {
         (true, _) => String::new(),
         (false, 0) => format!(" ({})", in_words(&statuses)),

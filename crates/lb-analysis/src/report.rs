@@ -416,11 +416,8 @@ fn verdicts_line(experiment: &str, claims: &[ClaimResult]) -> String {
                 Origin::Ours => "ours",
                 Origin::Check => "lb's check",
             };
-            let v = crate::audit::verdict_words(
-                c.verdict.word(),
-                c.untested.is_some(),
-                crate::audit::no_point(c.informative, c.matched, c.verdict.word()),
-            );
+            let v =
+                crate::audit::verdict_words(c.verdict.word(), c.untested.is_some(), c.no_point());
             format!(
                 "[`{}`](audit.md#{}) ({whose}) **{v}**",
                 c.id,
@@ -603,7 +600,7 @@ fn verdicts_table(s: &mut String, exp: &Experiment) {
                 crate::audit::verdict_words(
                     &verdict_cell(c.verdict.word(), c.required),
                     c.untested.is_some(),
-                    crate::audit::no_point(c.informative, c.matched, c.verdict.word())
+                    c.no_point()
                 ),
                 anchor(exp.name, &c.id),
                 md(&c.statement),

@@ -511,7 +511,8 @@ fn claims(l: &Parsed) -> (Vec<Claim>, Option<ManifestError>) {
             Err(e) => return (out, Some(e)),
         }
     }
-    let e = tests_in_this_manifest(l, &out)
+    let e = no_claim_restates_a_foil(l, &out)
+        .and_then(|()| tests_in_this_manifest(l, &out))
         .and_then(|()| ranges_foils_and_nulls(l, &out))
         .err();
     (out, e)
@@ -529,7 +530,7 @@ fn claims(l: &Parsed) -> (Vec<Claim>, Option<ManifestError>) {
 ///   that credit, which the manifest must run.
 fn ranges_foils_and_nulls(l: &Parsed, claims: &[Claim]) -> R {
     // Manifests of older revisions (`lb diff --against`) predate these rules.
-    if OLD_MANIFESTS.load(std::sync::atomic::Ordering::Relaxed) {
+    if old_manifests() {
         return Ok(());
     }
     let labels = l.labels();
@@ -808,7 +809,7 @@ fn origin(
         ));
     }
     match (origin, &c.reading) {
-        (Origin::Paper, None) if !OLD_MANIFESTS.load(std::sync::atomic::Ordering::Relaxed) => {
+        (Origin::Paper, None) if !old_manifests() => {
             return Err(l.error(
                 &format!("{at}.reading"),
                 "a paper's statement is decided at the setting its paper states or implies: \
@@ -876,20 +877,17 @@ pub fn accept_claims_of_old_manifests(yes: bool) {
     OLD_MANIFESTS.store(yes, std::sync::atomic::Ordering::Relaxed);
 }
 
-/// Every `tests` naming a claim of this manifest names one, and one that is
-/// a paper's statement (`experiment/id` is checked with every manifest:
-/// [`crate::load::load_all`]).
-fn tests_in_this_manifest(l: &Parsed, claims: &[Claim]) -> R {
-    // A claim that reads what another claim's foil reads, at the same
-    // points, is that foil: the foil's line reports it (failing, as a foil
-    // should, or holding, and then the claim does not discriminate), so it
-    // would be counted twice, once each way. (Manifests of older revisions,
-    // read by `lb diff --against`, predate the rule.)
-    let old = old_manifests();
-    for (i, c) in claims.iter().enumerate() {
-        if c.required || old {
-            continue;
-        }
+/// No claim reads what another claim's foil reads, at the same points: it
+/// would be that foil, whose line reports it already (failing, as a foil
+/// should, or holding, and then the claim does not discriminate), and its
+/// own verdict would count the same records twice, once each way.
+/// (Manifests of older revisions, read by `lb diff --against`, predate the
+/// rule.)
+fn no_claim_restates_a_foil(l: &Parsed, claims: &[Claim]) -> R {
+    if old_manifests() {
+        return Ok(());
+    }
+    for (i, c) in claims.iter().enumerate().filter(|(_, c)| !c.required) {
         if let Some(d) = claims.iter().find(|d| {
             d.id != c.id
                 && d.foil
@@ -908,6 +906,13 @@ fn tests_in_this_manifest(l: &Parsed, claims: &[Claim]) -> R {
             ));
         }
     }
+    Ok(())
+}
+
+/// Every `tests` naming a claim of this manifest names one, and one that is
+/// a paper's statement (`experiment/id` is checked with every manifest:
+/// [`crate::load::load_all`]).
+fn tests_in_this_manifest(l: &Parsed, claims: &[Claim]) -> R {
     for (i, c) in claims.iter().enumerate() {
         let Some(StandsFor::Claim(t)) = &c.stands_for else {
             continue;
@@ -994,7 +999,7 @@ fn claim(
     }
     let (origin, paper, stands_for) = origin(l, &at, c)?;
     // Works are cited by key (experiments/references.bib) and written out.
-    let old = OLD_MANIFESTS.load(std::sync::atomic::Ordering::Relaxed);
+    let old = old_manifests();
     let needs_key = !old && matches!(origin, Origin::Paper | Origin::StandIn);
     let source = crate::references::cited(refs, &c.source, needs_key)
         .map_err(|why| l.error(&format!("{at}.source"), why))?;
@@ -1085,7 +1090,7 @@ fn foil_or_reason(l: &Parsed, at: &str, c: &ClaimToml, origin: Origin) -> R {
     if c.no_foil.as_deref().is_some_and(|n| n.trim().is_empty()) {
         return Err(l.error(&format!("{at}.no_foil"), "must not be empty"));
     }
-    let old = OLD_MANIFESTS.load(std::sync::atomic::Ordering::Relaxed);
+    let old = old_manifests();
     match (&c.foil, &c.no_foil) {
         (Some(_), Some(_)) => Err(l.error(
             &format!("{at}.no_foil"),

@@ -168,12 +168,12 @@ pub fn diff(a: &Cache, against: &str, manifests: &[PathBuf], quick: bool) -> Res
                 lb_analysis::audit::verdict_words(
                     d.verdict.word(),
                     d.untested.is_some(),
-                    lb_analysis::audit::no_point(d.informative, d.matched, d.verdict.word()),
+                    d.no_point(),
                 ),
                 lb_analysis::audit::verdict_words(
                     c.verdict.word(),
                     c.untested.is_some(),
-                    lb_analysis::audit::no_point(c.informative, c.matched, c.verdict.word()),
+                    c.no_point(),
                 ),
                 there.name,
                 side_words(d),

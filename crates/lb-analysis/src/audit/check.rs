@@ -274,6 +274,40 @@ impl PointCheck {
     pub fn margin(&self) -> Option<f64> {
         self.decision.and_then(|d| d.margin())
     }
+
+    /// Whether it is a limit decided by its rate of approach: its decision
+    /// (and margin) is the rate's against the slowest counted, and the rate
+    /// reads every point of its tail.
+    pub fn by_rate(&self) -> bool {
+        self.threshold.starts_with('→') && matches!(self.decision, Some(Decision::Above { .. }))
+    }
+}
+
+/// The values axis `axis` takes among `checks`.
+pub(crate) fn axis_values<'a>(checks: &'a [PointCheck], axis: &str) -> Vec<&'a str> {
+    checks
+        .iter()
+        .flat_map(|k| k.axes.iter())
+        .filter(|(n, _)| n == axis)
+        .map(|(_, v)| v.as_str())
+        .collect()
+}
+
+/// Of `axes`, those on which `theirs` (a foil's or a null's checks) reads
+/// none of the values `mine` (the claim's) reads: the settings it moves
+/// elsewhere, rather than narrowing to some of the claim's points.
+pub(crate) fn moved_axes<'a>(
+    mine: &[PointCheck],
+    theirs: &[PointCheck],
+    axes: impl IntoIterator<Item = &'a String>,
+) -> Vec<String> {
+    axes.into_iter()
+        .filter(|a| {
+            let m = axis_values(mine, a);
+            axis_values(theirs, a).iter().all(|v| !m.contains(v))
+        })
+        .cloned()
+        .collect()
 }
 
 /// A sweep value as JSON: a number or a boolean where it reads as one.

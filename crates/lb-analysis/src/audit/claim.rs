@@ -89,22 +89,7 @@ pub(super) fn audit_shifted(
     // largest N) is read at those points only.
     let setting: Vec<String> = foil_audited
         .as_ref()
-        .map(|(axes, f)| {
-            let values = |cs: &[PointCheck], a: &str| -> Vec<String> {
-                cs.iter()
-                    .flat_map(|k| k.axes.iter())
-                    .filter(|(n, _)| n == a)
-                    .map(|(_, v)| v.clone())
-                    .collect()
-            };
-            axes.iter()
-                .filter(|a| {
-                    let mine = values(&checks, a);
-                    values(&f.checks, a).iter().all(|v| !mine.contains(v))
-                })
-                .cloned()
-                .collect()
-        })
+        .map(|(axes, f)| super::check::moved_axes(&checks, &f.checks, axes))
         .unwrap_or_default();
     let point_foil = foil_audited.map(|(_, f)| f).filter(|f| {
         f.checks
@@ -305,10 +290,8 @@ fn outside_hypothesis(
 ) -> (usize, usize) {
     let mut inside = 0;
     for k in checks.iter_mut() {
-        let by_rate = k.threshold.starts_with('→')
-            && matches!(k.decision, Some(super::check::Decision::Above { .. }));
         let own = own_points(k, results);
-        let at = if own.is_empty() || by_rate {
+        let at = if own.is_empty() || k.by_rate() {
             read_by(k, results)
         } else {
             own
@@ -506,7 +489,7 @@ fn changed_axes(c: &Claim, f: &Claim) -> Vec<String> {
 
 /// Whether two checks sit at the same point, the axes in `skip` aside (an
 /// axis that does not apply to one of them, "-", matches any value).
-fn same_at(x: &PointCheck, k: &PointCheck, skip: &[String]) -> bool {
+pub(super) fn same_at(x: &PointCheck, k: &PointCheck, skip: &[String]) -> bool {
     x.axes.len() == k.axes.len()
         && x.axes
             .iter()

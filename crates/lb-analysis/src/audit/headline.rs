@@ -32,11 +32,7 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
     let mut statuses = std::collections::BTreeMap::new();
     let mut in_part = 0;
     for inv in inventories {
-        in_part += inv
-            .statements
-            .iter()
-            .filter(|s| s.counted() && crate::inventory::in_part(s, experiments))
-            .count();
+        in_part += crate::inventory::in_part_count(inv, experiments);
         let k = counts(inv, experiments);
         for i in 0..4 {
             n[i] += k[i];
@@ -481,7 +477,13 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
         // A status that one reading of an open setting decides says so in
         // its words, not only in the why.
         let tested = worst.is_some_and(|(v, _)| v.tested());
-        let word = if tested && !open.is_empty() && word.starts_with("**reproduced") {
+        let reproduced = worst.is_some_and(|(v, _)| {
+            matches!(
+                v,
+                crate::inventory::Status::Reproduced | crate::inventory::Status::Partly
+            )
+        });
+        let word = if reproduced && !open.is_empty() {
             format!("{word}, at one reading only")
         } else {
             word

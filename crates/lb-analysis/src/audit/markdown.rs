@@ -58,11 +58,7 @@ fn section_head(s: &mut String, c: &ClaimResult, depth: usize) {
         s,
         "{h} {} — {}{}\n",
         c.id,
-        super::summary::verdict_words(
-            c.verdict.word(),
-            c.untested.is_some(),
-            super::summary::no_point(c.informative, c.matched, c.verdict.word()),
-        ),
+        super::summary::verdict_words(c.verdict.word(), c.untested.is_some(), c.no_point()),
         if c.required { " (required)" } else { "" }
     );
     let _ = writeln!(s, "> {}\n", md(&c.statement));
@@ -258,26 +254,10 @@ fn rate_of(k: &super::PointCheck) -> String {
 /// decided; else its own deciding point.
 fn shown<'a>(c: &'a ClaimResult, of: &ClaimResult) -> Option<&'a super::PointCheck> {
     let at = of.deciding().and_then(|k| {
-        // The axes it changes: none of its values is one the claim reads.
-        let changed = |name: &str| {
-            fn vals<'b>(x: &'b ClaimResult, name: &str) -> Vec<&'b String> {
-                x.checks
-                    .iter()
-                    .flat_map(|p| p.axes.iter())
-                    .filter(|(n, _)| n == name)
-                    .map(|(_, v)| v)
-                    .collect()
-            }
-            let mine = vals(of, name);
-            vals(c, name).iter().all(|v| !mine.contains(v))
-        };
-        c.checks.iter().find(|x| {
-            x.axes.len() == k.axes.len()
-                && x.axes
-                    .iter()
-                    .zip(&k.axes)
-                    .all(|(a, b)| a.0 == b.0 && (a.1 == b.1 || changed(&a.0)))
-        })
+        let moved = super::check::moved_axes(&of.checks, &c.checks, k.axes.iter().map(|(n, _)| n));
+        c.checks
+            .iter()
+            .find(|x| super::claim::same_at(x, k, &moved))
     });
     at.or_else(|| c.deciding())
 }

@@ -110,8 +110,7 @@ pub(crate) fn margin_words(k: &PointCheck, verdict: Verdict) -> Option<String> {
         String::new()
     };
     // A limit decided by its rate: the margin is the rate's.
-    let of = if matches!(d, super::check::Decision::Above { .. }) && k.threshold.starts_with('→')
-    {
+    let of = if k.by_rate() {
         " in the rate of approach"
     } else {
         ""

@@ -90,7 +90,7 @@ pub fn verdict_words(verdict: &str, untested: bool, no_point: bool) -> String {
 /// without effect, outside the hypothesis or unsettled), as opposed to a
 /// confirmation whose null or foil held too: `informative` is (informative
 /// points, points read).
-pub fn no_point(informative: (usize, usize), matched: bool, verdict: &str) -> bool {
+pub(crate) fn no_point(informative: (usize, usize), matched: bool, verdict: &str) -> bool {
     informative.0 == 0 && informative.1 > 0 && !(matched && verdict == "confirmed")
 }
 
@@ -98,6 +98,13 @@ impl ClaimRow {
     /// [`no_point`] of this row.
     pub fn no_point(&self) -> bool {
         no_point(self.informative, self.matched, &self.verdict)
+    }
+}
+
+impl ClaimResult {
+    /// [`no_point`] of this claim.
+    pub fn no_point(&self) -> bool {
+        no_point(self.informative, self.matched, self.verdict.word())
     }
 }
 
@@ -308,33 +315,24 @@ pub(crate) fn holds_only_at(c: &ClaimResult) -> Option<String> {
     if series(c) != series(f) {
         return None;
     }
-    let values = |x: &ClaimResult, axis: &str| -> Vec<String> {
-        let mut v: Vec<String> = x
-            .checks
-            .iter()
-            .flat_map(|k| k.axes.iter())
-            .filter(|(n, _)| n == axis)
-            .map(|(_, v)| v.clone())
-            .collect();
-        v.sort();
-        v.dedup();
-        v
-    };
-    let names: Vec<String> = {
-        let mut v: Vec<String> = c
-            .checks
-            .iter()
-            .flat_map(|k| k.axes.iter().map(|(n, _)| n.clone()))
-            .collect();
-        v.sort();
-        v.dedup();
-        v
-    };
-    let apart: Vec<String> = names
+    let mut names: Vec<&String> = c
+        .checks
+        .iter()
+        .flat_map(|k| k.axes.iter().map(|(n, _)| n))
+        .collect();
+    names.sort();
+    names.dedup();
+    let apart: Vec<String> = super::check::moved_axes(&c.checks, &f.checks, names)
         .iter()
         .filter_map(|n| {
+            fn values<'a>(x: &'a ClaimResult, n: &str) -> Vec<&'a str> {
+                let mut v = super::check::axis_values(&x.checks, n);
+                v.sort();
+                v.dedup();
+                v
+            }
             let (a, b) = (values(c, n), values(f, n));
-            (!a.is_empty() && !b.is_empty() && a.iter().all(|x| !b.contains(x))).then(|| {
+            (!a.is_empty() && !b.is_empty()).then(|| {
                 format!(
                     "{n} = {}; its foil, at {n} = {}, fails at some points",
                     a.join(", "),
