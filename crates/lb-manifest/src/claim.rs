@@ -344,6 +344,12 @@ pub enum Credit {
     /// subject, so what separates the two is the rate of approach: such a
     /// claim is decided by its rate (`min_rate`, a tolerance of 0).
     Growth,
+    /// A property credited to a parameter above a stated threshold
+    /// (Mukherjee, Borst and van Leeuwaarden: an Erdős–Rényi graph is
+    /// √N-optimal if d(N)/(√N ln N) → ∞): the same policies with the
+    /// parameter just below it, the manifest's policies labelled
+    /// "`<label> (below)`", take their places.
+    Threshold,
 }
 
 impl Credit {
@@ -356,6 +362,7 @@ impl Credit {
             Credit::Pressure => "pressure",
             Credit::Delay => "delay",
             Credit::Growth => "growth",
+            Credit::Threshold => "threshold",
         }
     }
 
@@ -367,7 +374,7 @@ impl Credit {
             Credit::Class => &["Pod(N^α)"],
             Credit::Pressure => &["FIFO", "own buffer first"],
             // Named after the claim's own policies ([`Claim::null_policies`]).
-            Credit::Delay | Credit::Growth => &[],
+            Credit::Delay | Credit::Growth | Credit::Threshold => &[],
         }
     }
 
@@ -376,7 +383,7 @@ impl Credit {
         match self {
             Credit::Information | Credit::Delay => k == ClaimKind::Ordering,
             Credit::Tilt => k == ClaimKind::Stability,
-            Credit::Class => k != ClaimKind::Ordering,
+            Credit::Class | Credit::Threshold => k != ClaimKind::Ordering,
             Credit::Pressure => true,
             Credit::Growth => k == ClaimKind::Limit,
         }
@@ -391,6 +398,7 @@ impl Credit {
             Credit::Pressure => "allocation by pressure",
             Credit::Delay => "staleness: its estimates are fresh",
             Credit::Growth => "growth: its parameter is frozen at its value at the largest N",
+            Credit::Threshold => "parameter above the threshold: it is just below it",
         }
     }
 }
@@ -399,6 +407,12 @@ impl Credit {
 /// ([`Credit::Growth`]).
 pub fn frozen(label: &str) -> String {
     format!("{label} (frozen)")
+}
+
+/// The label of a policy's counterpart with its parameter just below the
+/// claim's threshold ([`Credit::Threshold`]).
+pub fn below(label: &str) -> String {
+    format!("{label} (below)")
 }
 
 /// The label of a policy's fresh-estimate counterpart ([`Credit::Delay`]).
@@ -509,6 +523,7 @@ impl Claim {
                 vec![fresh(&o.better), fresh(&o.worse)]
             }
             (Some(Credit::Growth), c) => c.policies().iter().map(|p| frozen(p)).collect(),
+            (Some(Credit::Threshold), c) => c.policies().iter().map(|p| below(p)).collect(),
             (Some(c), _) => c.null_labels().iter().map(|s| s.to_string()).collect(),
             (None, _) => Vec::new(),
         }
@@ -521,6 +536,7 @@ impl Claim {
         let delayed: Vec<&str> = match (credit, &self.check) {
             (Credit::Delay, Check::Ordering(_)) => vec!["fresh"],
             (Credit::Growth, c) if c.kind() == ClaimKind::Limit => vec!["frozen"],
+            (Credit::Threshold, c) if credit.applies_to(c.kind()) => vec!["below"],
             _ => Vec::new(),
         };
         credit
@@ -539,6 +555,10 @@ impl Claim {
                         c.with_policies(c.policies().iter().map(|p| frozen(p)).collect())
                     }
                     (_, Credit::Growth) => return None,
+                    (c, Credit::Threshold) if credit.applies_to(c.kind()) => {
+                        c.with_policies(c.policies().iter().map(|p| below(p)).collect())
+                    }
+                    (_, Credit::Threshold) => return None,
                     (Check::Ordering(o), Credit::Information | Credit::Pressure) => {
                         (o.better != null && o.worse != null).then(|| {
                             Check::Ordering(Ordering {
@@ -556,13 +576,19 @@ impl Claim {
                     }
                     _ => return None,
                 };
+                // Who takes the subject's place: the credit's policy, or the
+                // claim's own policies' counterparts.
+                let who = match &check {
+                    _ if credit.null_labels().contains(&null) => null.to_string(),
+                    Check::Ordering(o) => format!("{} and {}", o.better, o.worse),
+                    c => c.policies().join(" and "),
+                };
                 // A check the claim carries, as its foil is: the claim's own
                 // points and levels.
                 let carried = WhyCheck {
                     says: format!(
-                        "null of {} ({} in the subject's place: it uses no {})",
+                        "null of {} ({who} in the subject's place: it uses no {})",
                         self.id,
-                        null,
                         credit.outside()
                     ),
                     filter: self.filter.clone(),

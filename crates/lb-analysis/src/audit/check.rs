@@ -445,8 +445,16 @@ impl ClaimResult {
                 // the most unstable replications, and of those the last
                 // (the highest load of a sweep).
                 checks.iter().copied().rev().min_by(|a, b| {
+                    // A measurement exactly at its reference under a zero
+                    // tolerance (a metric identically 0 against a limit of
+                    // 0) ranks last: its margin is its own one-sided
+                    // half-width by construction.
                     let k = |c: &PointCheck| {
                         c.decision
+                            .filter(|d| {
+                                !matches!(d, Decision::Within { deviation, tolerance, .. }
+                                    if *deviation == 0.0 && *tolerance == 0.0)
+                            })
                             .and_then(|d| Some(d.margin()? / d.half_width()))
                             .filter(|x| x.is_finite())
                             .unwrap_or(f64::INFINITY)

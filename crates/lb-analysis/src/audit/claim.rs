@@ -62,9 +62,6 @@ pub(super) fn audit_shifted(
         .hypothesis
         .as_deref()
         .map(|h| outside_hypothesis(h, &mut checks, results));
-    if let Some(m) = metric {
-        forced(c, m, &mut checks, results);
-    }
     // The nulls are the audit's, as the foil: the mutants move the claim's
     // own threshold.
     let nulls: Vec<ClaimResult> = c
@@ -100,6 +97,9 @@ pub(super) fn audit_shifted(
     if let Some(f) = &point_foil {
         by_point.push((f, &setting[..]));
     }
+    if let Some(m) = metric {
+        forced(c, m, &mut checks, results, &by_point);
+    }
     let matched = discriminates(&mut checks, &by_point, &|x: &PointCheck| {
         exact_fails(c, x, results)
     }) > 0;
@@ -121,8 +121,16 @@ pub(super) fn audit_shifted(
     // the claim does not discriminate (not "no point could decide it").
     let matched = matched || formula.is_some();
     let untested = formula.or_else(|| {
-        held.then(|| undiscriminating(c, &checks, foil.as_deref(), point_foil.is_some()))
-            .flatten()
+        held.then(|| {
+            undiscriminating(
+                c,
+                &checks,
+                foil.as_deref(),
+                point_foil.is_some(),
+                !by_point.is_empty(),
+            )
+        })
+        .flatten()
     });
     let deciding = ClaimResult::deciding_of(&checks);
     let margin = deciding.and_then(|d| sharpness::margin_words(d, verdict));
@@ -178,11 +186,17 @@ pub(super) fn audit_shifted(
 /// or a stand-in, it names no foil. A foil refuted, or of no practical
 /// difference (the ordering absent there), is the property failing where it
 /// should.
+///
+/// A metric identically 0, or a bound far looser than the data, tests
+/// nothing where nothing just outside what the claim credits fails it; with
+/// nulls or a foil read point by point (`read_beside`), each informative
+/// point is one where every one of them failed, so the bound was tested.
 fn undiscriminating(
     c: &Claim,
     checks: &[PointCheck],
     foil: Option<&ClaimResult>,
     foil_by_point: bool,
+    read_beside: bool,
 ) -> Option<String> {
     if let Some(n) = &c.no_foil {
         return Some(format!("no setting could fail it: {n}"));
@@ -190,7 +204,7 @@ fn undiscriminating(
     if let Some(why) = none_informative(checks) {
         return Some(why);
     }
-    if let Some(u) = sharpness::untested(&c.check, checks) {
+    if !read_beside && let Some(u) = sharpness::untested(&c.check, checks) {
         return Some(u);
     }
     match foil {
@@ -331,12 +345,21 @@ fn outside_hypothesis(
 /// cannot inform it (docs/AUDITING.md, "Uninformative points"): where the
 /// metric is 0 in every replication of every side (a probability too small
 /// to observe, a quantity the configuration holds at 0: nothing varies for
-/// the claim to read), and where it is an exact formula of the model at
-/// that point ([`lb_model::config::PointConfig::exact_value`]: the claim
-/// then restates the formula, which lb's required checks hold the engine
-/// to). Orderings have their own rules (the floor, a negligible
-/// difference), and a stability claim counts replications.
-fn forced(c: &Claim, m: Metric, checks: &mut [PointCheck], results: &[PointResult]) {
+/// the claim to read), unless a null or the foil (`others`, each with the
+/// axes it changes) is not 0 at that point, so the setting does not force
+/// the 0 and the 0 is the effect the claim credits; and where it is an
+/// exact formula of the model at that point
+/// ([`lb_model::config::PointConfig::exact_value`]: the claim then restates
+/// the formula, which lb's required checks hold the engine to). Orderings
+/// have their own rules (the floor, a negligible difference), and a
+/// stability claim counts replications.
+fn forced(
+    c: &Claim,
+    m: Metric,
+    checks: &mut [PointCheck],
+    results: &[PointResult],
+    others: &[(&ClaimResult, &[String])],
+) {
     if !matches!(c.origin, Origin::Paper | Origin::StandIn)
         || matches!(c.check, ClaimCheck::Ordering(_) | ClaimCheck::Stability(_))
     {
@@ -353,13 +376,24 @@ fn forced(c: &Claim, m: Metric, checks: &mut [PointCheck], results: &[PointResul
         if at.is_empty() {
             continue;
         }
-        let zero = at.iter().all(|r| {
-            r.point.as_ref().is_some_and(|p| {
-                let xs = super::points::values(m, p, &r.summaries);
-                !xs.is_empty() && xs.iter().all(|(_, x)| *x == 0.0)
+        let zero = |at: &[&PointResult]| {
+            at.iter().all(|r| {
+                r.point.as_ref().is_some_and(|p| {
+                    let xs = super::points::values(m, p, &r.summaries);
+                    !xs.is_empty() && xs.iter().all(|(_, x)| *x == 0.0)
+                })
             })
-        });
-        if zero {
+        };
+        let varies_beside = || {
+            others.iter().any(|(n, setting)| {
+                n.metric.as_deref() == Some(m.name())
+                    && n.checks.iter().filter(|x| same_at(x, k, setting)).any(|x| {
+                        let theirs = own_points(x, results);
+                        !theirs.is_empty() && !zero(&theirs)
+                    })
+            })
+        };
+        if zero(&at) && !varies_beside() {
             k.uninformative = Some(format!(
                 "identically 0 in every replication ({}): nothing varies here for the claim to \
                  read",
@@ -520,6 +554,7 @@ fn discriminates(
                 // The nulls named after the claim's own policies.
                 Some((_, "fresh")) => "null with fresh estimates".to_string(),
                 Some((_, "frozen")) => "null frozen at the largest N".to_string(),
+                Some((_, "below")) => "null just below the threshold".to_string(),
                 Some((_, l)) => format!("null {l}"),
                 None => "foil".to_string(),
             };
