@@ -16,6 +16,11 @@
 //! policies = ["JSQ"]          # the policies tie_break varies for (default: all that break ties)
 //! ```
 //!
+//! A map may also vary the unit of the LED policies' message budget, where a
+//! paper says only "the same average message overheads as Power-of-2":
+//! `budget = [{ messages_per_arrival = 4 }, { same_as = "Power-of-2" }]`, for
+//! every policy that sets a budget (or those of `policies`).
+//!
 //! Each combination of the values is a **variant** of the experiment: the
 //! manifest with those settings written in. [`variants`] expands each one
 //! with the model's own expansion and keeps only what the map's claims read:
@@ -34,7 +39,7 @@
 //! The slotted model's settings: the ones the LED paper leaves open. The audit of a map (the verdict at every combination, and which
 //! settings decide it) is lb-analysis's `robustness` module.
 
-use super::{LawFamily, Manifest, PolicyKind, ServersSpec, SpannedManifest};
+use super::{BudgetSpec, LawFamily, Manifest, PolicyKind, ServersSpec, SpannedManifest};
 use crate::claim::Claim;
 use crate::diag::{ManifestError, SpanIndex, did_you_mean};
 use crate::robustness::{Variant, fingerprint, restrict};
@@ -44,13 +49,14 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
 /// The settings a map may vary, in the order a combination lists them.
-pub(crate) const SETTINGS: [&str; 6] = [
+pub(crate) const SETTINGS: [&str; 7] = [
     "count_own",
     "granularity",
     "arrivals",
     "service",
     "servers",
     "tie_break",
+    "budget",
 ];
 
 /// `[[robustness]]`: claims and the unstated settings to vary under them.
@@ -73,8 +79,12 @@ pub struct RobustnessToml {
     pub servers: Option<Vec<ServersSpec>>,
     /// `tie_break` of the policies in `policies`.
     pub tie_break: Option<Vec<TieBreak>>,
-    /// The policies (labels) whose policy keys (`tie_break`) the map varies;
-    /// default: every policy of the manifest that takes the key.
+    /// `budget` of the policies in `policies`: the message budget's unit
+    /// (a rate per arrival, or another policy's messages).
+    pub budget: Option<Vec<BudgetSpec>>,
+    /// The policies (labels) whose policy keys (`tie_break`, `budget`) the
+    /// map varies; default: every policy of the manifest that takes the key
+    /// (breaks ties; sets a budget).
     pub policies: Option<Vec<String>>,
 }
 
@@ -86,6 +96,7 @@ enum Value {
     Law(LawFamily),
     Servers(ServersSpec),
     TieBreak(TieBreak),
+    Budget(BudgetSpec),
 }
 
 impl RobustnessToml {
@@ -115,6 +126,9 @@ impl RobustnessToml {
         }
         if let Some(v) = &self.tie_break {
             out.push(("tie_break", v.iter().map(|x| Value::TieBreak(*x)).collect()));
+        }
+        if let Some(v) = &self.budget {
+            out.push(("budget", v.iter().map(|x| Value::Budget(x.clone())).collect()));
         }
         out
     }
@@ -176,6 +190,14 @@ impl Value {
             Value::TieBreak(TieBreak::Random) => "random".into(),
             Value::TieBreak(TieBreak::Lowest) => "lowest".into(),
             Value::TieBreak(TieBreak::Shared) => "shared".into(),
+            Value::Budget(b) => match (&b.same_as, b.messages_per_arrival) {
+                (Some(p), _) => format!("{p}'s messages"),
+                (None, Some(x)) => format!(
+                    "{} messages per arrival",
+                    lb_model::canonical::number_to_string(x)
+                ),
+                (None, None) => "none".into(),
+            },
         }
     }
 
@@ -189,16 +211,23 @@ impl Value {
             (Value::Granularity(a), Value::Granularity(b)) => a == b,
             (Value::Law(a), Value::Law(b)) => a == b,
             (Value::TieBreak(a), Value::TieBreak(b)) => a == b,
+            (Value::Budget(a), Value::Budget(b)) => {
+                a.same_as == b.same_as && a.messages_per_arrival == b.messages_per_arrival
+            }
             _ => false,
         }
     }
 }
 
-/// The policies (indices) whose policy keys map `r` varies.
-fn varied_policies(m: &Manifest, r: &RobustnessToml) -> Vec<usize> {
+/// The policies (indices) whose `key` (`tie_break` or `budget`) map `r`
+/// varies: those named in `policies` (every one, by default) that take it.
+fn varied_policies(m: &Manifest, r: &RobustnessToml, key: &str) -> Vec<usize> {
     (0..m.policies.len())
         .filter(|&i| {
-            let takes = PolicyKind::parse(&m.policies[i].spec).is_some_and(|k| k.has_tie_break());
+            let takes = match key {
+                "budget" => m.policies[i].budget.is_some(),
+                _ => PolicyKind::parse(&m.policies[i].spec).is_some_and(|k| k.has_tie_break()),
+            };
             let named = r
                 .policies
                 .as_ref()
@@ -211,7 +240,6 @@ fn varied_policies(m: &Manifest, r: &RobustnessToml) -> Vec<usize> {
 /// The manifest with one combination's values written in.
 fn apply(m: &Manifest, r: &RobustnessToml, combo: &[(&str, Value)]) -> Manifest {
     let mut v = m.clone();
-    let varied = varied_policies(m, r);
     for (name, value) in combo {
         match (*name, value) {
             ("count_own", Value::Bool(b)) => v.system.count_own = Some(*b),
@@ -220,8 +248,13 @@ fn apply(m: &Manifest, r: &RobustnessToml, combo: &[(&str, Value)]) -> Manifest 
             ("service", Value::Law(f)) => v.system.service = *f,
             ("servers", Value::Servers(s)) => v.system.servers = s.clone(),
             ("tie_break", Value::TieBreak(t)) => {
-                for &i in &varied {
+                for i in varied_policies(m, r, "tie_break") {
                     v.policies[i].tie_break = Some(*t);
+                }
+            }
+            ("budget", Value::Budget(b)) => {
+                for i in varied_policies(m, r, "budget") {
+                    v.policies[i].budget = Some(b.clone());
                 }
             }
             _ => unreachable!("a setting and its value type"),
@@ -472,11 +505,11 @@ fn map_policies(
     if let Some(ps) = &r.policies {
         let labels: Vec<String> = (0..m.policies.len()).map(|i| m.label(i)).collect();
         let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
-        if r.tie_break.is_none() {
+        if r.tie_break.is_none() && r.budget.is_none() {
             return Err(l.error(
                 &map_key(i, "policies"),
-                "`policies` names the policies a policy key (tie_break) varies for, and \
-                 this map varies none",
+                "`policies` names the policies a policy key (tie_break, budget) varies for, \
+                 and this map varies none",
             ));
         }
         for (j, p) in ps.iter().enumerate() {
@@ -493,7 +526,9 @@ fn map_policies(
                     ),
                 ));
             };
-            if !PolicyKind::parse(&m.policies[k].spec).is_some_and(|k| k.has_tie_break()) {
+            if r.tie_break.is_some()
+                && !PolicyKind::parse(&m.policies[k].spec).is_some_and(|k| k.has_tie_break())
+            {
                 return Err(l.error(
                     &path,
                     format!(
@@ -505,10 +540,16 @@ fn map_policies(
             }
         }
     }
-    if r.tie_break.is_some() && varied_policies(m, r).is_empty() {
+    if r.tie_break.is_some() && varied_policies(m, r, "tie_break").is_empty() {
         return Err(l.error(
             &map_key(i, "tie_break"),
             "no policy of the manifest breaks ties (JSQ, Power-of-d and LED policies do)",
+        ));
+    }
+    if r.budget.is_some() && varied_policies(m, r, "budget").is_empty() {
+        return Err(l.error(
+            &map_key(i, "budget"),
+            "no policy the map names sets a message budget (`budget` of a [[policy]])",
         ));
     }
     Ok(())
