@@ -384,27 +384,32 @@ pub fn claim_json(maps: &[MapResult], id: &str) -> Vec<serde_json::Value> {
         .collect()
 }
 
-/// The summaries of a claim's maps in one line ("map: summary; …"), for the
-/// CSV's `robustness` column; empty when no map holds it.
-/// The claims' rows with the line of each robustness map they are in.
+/// The claims' rows with the line of each robustness map they are in
+/// ("map: summary"), one per map.
 pub fn with_maps(mut rows: ExperimentClaims, maps: &[MapResult]) -> ExperimentClaims {
     for r in &mut rows.claims {
-        let line = claim_line(maps, &r.id);
-        if !line.is_empty() {
-            r.robustness = vec![line];
+        let lines = claim_lines(maps, &r.id);
+        if !lines.is_empty() {
+            r.robustness = lines;
         }
     }
     rows
 }
 
-pub fn claim_line(maps: &[MapResult], id: &str) -> String {
+/// A claim's line of each map it is in: "map: summary".
+fn claim_lines(maps: &[MapResult], id: &str) -> Vec<String> {
     maps.iter()
         .filter_map(|m| {
             let c = m.claims.iter().find(|c| c.id == id)?;
             Some(format!("{}: {}", m.name, c.decision.summary))
         })
-        .collect::<Vec<_>>()
-        .join("; ")
+        .collect()
+}
+
+/// The summaries of a claim's maps in one line ("map: summary; …"), for the
+/// CSV's `robustness` column; empty when no map holds it.
+pub fn claim_line(maps: &[MapResult], id: &str) -> String {
+    claim_lines(maps, id).join("; ")
 }
 
 // ---- the figure -------------------------------------------------------------

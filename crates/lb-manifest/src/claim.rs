@@ -251,6 +251,9 @@ claim_tables! {
     /// through the rate of its gap). Default: true where `min_rate` is
     /// given, for statements and stand-ins alike.
     rate_decides: Option<bool>,
+    /// `limit`, with `min_rate`: false for a claim that the metric does not
+    /// tend to `expected` (default true).
+    approaches: Option<bool>,
     /// `value`, `bound`: a control variate.
     control: Option<ControlToml>,
     /// `ordering`, `trend`: the equivalence margin, in the metric's unit: a
@@ -342,7 +345,9 @@ pub enum Credit {
     /// largest N the claim reads, the manifest's policies labelled
     /// "`<label> (frozen)`", take their places. There they coincide with the
     /// subject, so what separates the two is the rate of approach: such a
-    /// claim is decided by its rate (`min_rate`, a tolerance of 0).
+    /// claim is decided by its rate (`min_rate`, a tolerance of 0). An
+    /// ordering credited to growth (a growing degree beats a fixed one) is
+    /// held to its better policy frozen in the same way.
     Growth,
     /// A property credited to a parameter above a stated threshold
     /// (Mukherjee, Borst and van Leeuwaarden: an Erdős–Rényi graph is
@@ -385,7 +390,7 @@ impl Credit {
             Credit::Tilt => k == ClaimKind::Stability,
             Credit::Class | Credit::Threshold => k != ClaimKind::Ordering,
             Credit::Pressure => true,
-            Credit::Growth => k == ClaimKind::Limit,
+            Credit::Growth => matches!(k, ClaimKind::Limit | ClaimKind::Ordering),
         }
     }
 
@@ -522,6 +527,7 @@ impl Claim {
             (Some(Credit::Delay), Check::Ordering(o)) => {
                 vec![fresh(&o.better), fresh(&o.worse)]
             }
+            (Some(Credit::Growth), Check::Ordering(o)) => vec![frozen(&o.better)],
             (Some(Credit::Growth), c) => c.policies().iter().map(|p| frozen(p)).collect(),
             (Some(Credit::Threshold), c) => c.policies().iter().map(|p| below(p)).collect(),
             (Some(c), _) => c.null_labels().iter().map(|s| s.to_string()).collect(),
@@ -535,7 +541,7 @@ impl Claim {
         };
         let delayed: Vec<&str> = match (credit, &self.check) {
             (Credit::Delay, Check::Ordering(_)) => vec!["fresh"],
-            (Credit::Growth, c) if c.kind() == ClaimKind::Limit => vec!["frozen"],
+            (Credit::Growth, c) if credit.applies_to(c.kind()) => vec!["frozen"],
             (Credit::Threshold, c) if credit.applies_to(c.kind()) => vec!["below"],
             _ => Vec::new(),
         };
@@ -551,6 +557,10 @@ impl Claim {
                         ..o.clone()
                     }),
                     (_, Credit::Delay) => return None,
+                    (Check::Ordering(o), Credit::Growth) => Check::Ordering(Ordering {
+                        better: frozen(&o.better),
+                        ..o.clone()
+                    }),
                     (c, Credit::Growth) if c.kind() == ClaimKind::Limit => {
                         c.with_policies(c.policies().iter().map(|p| frozen(p)).collect())
                     }
@@ -580,7 +590,10 @@ impl Claim {
                 // claim's own policies' counterparts.
                 let who = match &check {
                     _ if credit.null_labels().contains(&null) => null.to_string(),
-                    Check::Ordering(o) => format!("{} and {}", o.better, o.worse),
+                    Check::Ordering(o) if credit == Credit::Delay => {
+                        format!("{} and {}", o.better, o.worse)
+                    }
+                    Check::Ordering(o) => o.better.clone(),
                     c => c.policies().join(" and "),
                 };
                 // A check the claim carries, as its foil is: the claim's own
@@ -877,6 +890,12 @@ pub struct Limit {
     /// limit read through the rate of its gap, as a stand-in for a limit
     /// stated without a rate.
     pub rate_decides: bool,
+    /// False for the claim that the metric does *not* tend to `expected`
+    /// (Mukherjee, Borst and van Leeuwaarden: a graph that "cannot be
+    /// N-optimal"): it holds where the nearest point lies outside the
+    /// tolerance and the gap closes slower than `min_rate` with confidence
+    /// (or grows), and fails where the limit claim would hold.
+    pub approaches: bool,
     /// A control variate for each point's gap, as a value claim's.
     pub control: Option<Control>,
 }
@@ -893,6 +912,7 @@ impl Limit {
         "last",
         "min_rate",
         "rate_decides",
+        "approaches",
         "control",
     ];
 

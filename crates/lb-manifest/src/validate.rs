@@ -695,7 +695,8 @@ fn ranges_foils_and_nulls(l: &Parsed, claims: &[Claim]) -> R {
                             && m.tolerance.relative == 0.0
                             && m.tolerance.absolute == 0.0
                     }
-                    _ => false,
+                    // An ordering's null is its better policy frozen.
+                    _ => true,
                 };
                 if !by_rate {
                     return Err(l.error(
@@ -1393,6 +1394,7 @@ fn along_an_axis(
             // point lies outside the tolerance, unless it says otherwise: one rule
             // for statements and stand-ins.
             rate_decides: k.c.rate_decides.unwrap_or(k.c.min_rate.is_some()),
+            approaches: k.c.approaches.unwrap_or(true),
             control,
         })
     } else {
@@ -1562,6 +1564,14 @@ fn limit(
         return Err(l.error(
             &at("min_rate"),
             format!("the slowest rate of approach counted as one: a number > 0, got {r}"),
+        ));
+    }
+    if c.approaches == Some(false) && (c.min_rate.is_none() || c.rate_decides == Some(false)) {
+        return Err(l.error(
+            &at("approaches"),
+            "a metric that does not tend to its limit is told from one that does by the rate \
+             of its gap: give min_rate = <the slowest rate of approach counted as one> (and \
+             leave rate_decides at its default)",
         ));
     }
     if c.rate_decides == Some(true) && c.min_rate.is_none() {

@@ -113,11 +113,14 @@ fn limit_check(
         Err(done) => return done.map(|check| *check),
     };
     // The audit's mutants move the limit away from the nearest point's
-    // measurement, by `shift`, at every point read.
+    // measurement (toward it, for a claim that the metric does not tend to
+    // it), by `shift`, at every point read.
     if shift != 0.0 {
-        let away = gaps
-            .last()
-            .map_or(1.0, |g| if g.gap < 0.0 { -1.0 } else { 1.0 });
+        let side = if c.approaches { 1.0 } else { -1.0 };
+        let away = side
+            * gaps
+                .last()
+                .map_or(1.0, |g| if g.gap < 0.0 { -1.0 } else { 1.0 });
         for g in &mut gaps {
             g.gap += away * shift;
             g.lo += away * shift;
@@ -126,8 +129,17 @@ fn limit_check(
     }
     let near = gaps.last()?;
     let first = gaps.first()?;
-    let j = judge(c, &gaps, first, near, stable);
+    let mut j = judge(c, &gaps, first, near, stable);
     let mut note = limit_note(c, &gaps, near, along, to_zero, stable, &j);
+    // The claim that the metric does not tend to the limit holds where the
+    // limit claim fails and fails where it holds.
+    if !c.approaches {
+        j.verdict = match j.verdict {
+            Verdict::Confirmed => Verdict::Refuted,
+            Verdict::Refuted => Verdict::Confirmed,
+            v => v,
+        };
+    }
     for g in &gaps {
         if let Some(cv) = &g.control {
             note.push_str(&format!("; at {along} = {}: {cv}", sig5(g.x)));
@@ -144,7 +156,8 @@ fn limit_check(
         half_width: Some(near.hw).filter(|h| h.is_finite() && !asymmetric(near)),
         replications: near.n,
         threshold: format!(
-            "→ {} as {along} → {} (last {} points)",
+            "{} {} as {along} → {} (last {} points)",
+            if c.approaches { "→" } else { "↛" },
             with_tolerance(near.reference, &c.tolerance),
             if to_zero { "0" } else { "∞" },
             gaps.len()
@@ -153,34 +166,59 @@ fn limit_check(
         verdict: j.verdict,
         note: Some(note),
         keys: keys(tail),
-        decision: (stable && near.hw.is_finite() && gaps.len() >= 2).then(|| {
-            match (c.min_rate, j.end_rate) {
-                // Decided by its rate (outside the tolerance): the margin is
-                // the rate's, against the slowest counted.
-                (Some(min), Some((rate, hw)))
-                    if j.outside
-                        && ((j.verdict == Verdict::Confirmed && c.rate_decides)
-                            || (j.verdict == Verdict::Refuted && rate + hw < min)) =>
-                {
-                    Decision::Above {
-                        estimate: rate - min,
-                        half_width: hw,
-                        strict: true,
-                        equivalence: 0.0,
-                        scale: min,
-                    }
-                }
-                _ => Decision::Within {
-                    deviation: near.gap,
-                    half_width: near.hw,
-                    tolerance: near.tol,
-                    scale: near.reference,
-                },
-            }
-        }),
+        decision: (stable && near.hw.is_finite() && gaps.len() >= 2)
+            .then(|| decision(c, &j, near))
+            .flatten(),
         unsettled: None,
         longer: None,
         uninformative: None,
+    })
+}
+
+/// The decision of a limit check, for its margin: the rate's against the
+/// slowest counted where the rate decides it, else the nearest gap's
+/// against the tolerance. A claim that the metric does not tend to the
+/// limit has a margin only where its rate decides it (slower than the
+/// slowest counted).
+fn decision(c: &Limit, j: &Judgement, near: &Gap) -> Option<Decision> {
+    if !c.approaches {
+        return match (c.min_rate, j.end_rate) {
+            (Some(min), Some((rate, hw)))
+                if j.outside && matches!(j.verdict, Verdict::Confirmed | Verdict::Refuted) =>
+            {
+                Some(Decision::Above {
+                    estimate: min - rate,
+                    half_width: hw,
+                    strict: true,
+                    equivalence: 0.0,
+                    scale: min,
+                })
+            }
+            _ => None,
+        };
+    }
+    Some(match (c.min_rate, j.end_rate) {
+        // Decided by its rate (outside the tolerance): the margin is
+        // the rate's, against the slowest counted.
+        (Some(min), Some((rate, hw)))
+            if j.outside
+                && ((j.verdict == Verdict::Confirmed && c.rate_decides)
+                    || (j.verdict == Verdict::Refuted && rate + hw < min)) =>
+        {
+            Decision::Above {
+                estimate: rate - min,
+                half_width: hw,
+                strict: true,
+                equivalence: 0.0,
+                scale: min,
+            }
+        }
+        _ => Decision::Within {
+            deviation: near.gap,
+            half_width: near.hw,
+            tolerance: near.tol,
+            scale: near.reference,
+        },
     })
 }
 
@@ -328,7 +366,7 @@ fn judge(c: &Limit, gaps: &[Gap], first: &Gap, near: &Gap, stable: bool) -> Judg
         _ => false,
     };
     let fast = match (c.min_rate, end_rate) {
-        (Some(min), Some((rate, hw))) => c.rate_decides && rate - hw > min,
+        (Some(min), Some((rate, hw))) => (c.rate_decides || !c.approaches) && rate - hw > min,
         _ => false,
     };
     let verdict = if !stable || !near.hw.is_finite() || gaps.len() < 2 {
@@ -403,11 +441,7 @@ fn limit_note(
     if let Some((b, a)) = rate {
         // ln|gap| = a + b ln x; approaching when it shrinks toward the limit.
         let r = if to_zero { b } else { -b };
-        note += &format!(
-            "; |gap| ∝ {along}^{{{}{}}}",
-            if to_zero { "" } else { "−" },
-            num(r, 2)
-        );
+        note += &format!("; |gap| ∝ {along}^{{{}}}", num(if to_zero { r } else { -r }, 2));
         if let Some((er, eh)) = j.end_rate {
             note += &format!(
                 " (between the ends {} ± {}{})",
@@ -424,7 +458,7 @@ fn limit_note(
         } else {
             x_star > near.x
         };
-        if r > 0.0 && near.tol > 0.0 && !j.within && beyond {
+        if r > 0.0 && near.tol > 0.0 && !j.within && beyond && x_star.is_finite() {
             note += &format!(
                 "; within the tolerance by extrapolation at {along} ≈ {}",
                 num(x_star, 2)

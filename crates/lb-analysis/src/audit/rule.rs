@@ -48,6 +48,23 @@ pub(super) fn rule(c: &Check, metric: Option<Metric>) -> String {
             c.direction.word(),
             c.along
         ),
+        Check::Limit(c) if !c.approaches => format!(
+            "{label} does not tend to {} as {} → {}: at the point nearest the limit the \
+             interval lies outside {}, and the gap closes slower than {} between the ends (the \
+             rate's interval wholly below {}) or grows over the last {} points; it fails where \
+             the nearest point lies within it or the gap closes faster than that",
+            reference(&c.expected),
+            c.along,
+            match c.toward {
+                Toward::Infinity => "∞",
+                Toward::Zero => "0",
+            },
+            tolerance_words(&c.tolerance)
+                .unwrap_or_else(|| "the interval of the gap (covering it)".into()),
+            c.min_rate.map(|r| rate_power(c, r)).unwrap_or_default(),
+            c.min_rate.unwrap_or_default(),
+            c.last,
+        ),
         Check::Limit(c) => format!(
             "{label} tends to {} as {} → {}: at the point nearest the limit the interval \
              lies within {}, and the gap has not grown significantly over the last {} points{}",

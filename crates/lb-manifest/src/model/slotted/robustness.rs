@@ -128,7 +128,10 @@ impl RobustnessToml {
             out.push(("tie_break", v.iter().map(|x| Value::TieBreak(*x)).collect()));
         }
         if let Some(v) = &self.budget {
-            out.push(("budget", v.iter().map(|x| Value::Budget(x.clone())).collect()));
+            out.push((
+                "budget",
+                v.iter().map(|x| Value::Budget(x.clone())).collect(),
+            ));
         }
         out
     }
