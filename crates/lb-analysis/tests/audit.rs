@@ -611,6 +611,7 @@ fn a_limit_is_judged_on_the_points_nearest_it_with_its_rate() {
             last: claim::Limit::DEFAULT_LAST,
             min_rate,
             rate_decides: false,
+            approaches: true,
             control: None,
         }))
     };
@@ -675,6 +676,29 @@ fn a_limit_is_judged_on_the_points_nearest_it_with_its_rate() {
         audit_claim("e", &by_rate(0.5), &stalled).verdict,
         Verdict::Refuted
     );
+    // Not tending to the limit (`approaches = false`): the stalled gap
+    // holds it, with its margin in the rate; a gap closing fast, or one
+    // within the tolerance, fails it.
+    let away_from = |min: f64| {
+        let mut k = c(Some(min));
+        if let Check::Limit(l) = &mut k.check {
+            l.approaches = false;
+        }
+        k
+    };
+    let stays = audit_claim("e", &away_from(0.5), &stalled);
+    assert_eq!(stays.verdict, Verdict::Confirmed, "{stays:?}");
+    assert!(stays.checks[0].threshold.starts_with('↛'), "{stays:?}");
+    let margin = stays.margin.as_deref().unwrap_or_default();
+    assert!(margin.contains("in the rate of approach"), "{margin}");
+    assert_eq!(
+        audit_claim("e", &away_from(0.5), &series([18.0, 14.0, 12.0])).verdict,
+        Verdict::Refuted
+    );
+    assert_eq!(
+        audit_claim("e", &away_from(0.5), &series([14.0, 12.0, 10.0])).verdict,
+        Verdict::Refuted
+    );
     // Crossing the reference is not moving away from it.
     let crossing: Vec<PointResult> = ["0.2", "0.4", "0.8"]
         .iter()
@@ -718,6 +742,7 @@ fn a_limit_claims_gap_is_the_value_interval_less_the_limit() {
         last: claim::Limit::DEFAULT_LAST,
         min_rate: None,
         rate_decides: false,
+        approaches: true,
         control: None,
     }));
     let near = [10.31, 10.02, 10.17, 9.93, 10.24];
@@ -849,6 +874,7 @@ fn a_control_variate_resolves_a_limit_claims_gaps() {
             last: claim::Limit::DEFAULT_LAST,
             min_rate: None,
             rate_decides: false,
+            approaches: true,
             control,
         }))
     };

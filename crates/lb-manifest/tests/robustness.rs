@@ -236,3 +236,39 @@ fn tie_break_leaves_l_jba_alone() {
     );
     assert!(err.contains("breaks no ties"), "{err}");
 }
+
+/// A map may vary the unit of a message budget for the policies that set
+/// one: the manifest's own budget plans its own keys, the other writes the
+/// budget into those policies only; a map whose policies set none is an
+/// error located at its `budget`.
+#[test]
+fn a_budget_map_varies_the_budget_of_the_policies_that_set_one() {
+    let text = MANIFEST
+        .replace(
+            "count_own = [true, false]\nservers = [\n  { classes = [{ count = 2, rate = 0.4 }, { count = 2, rate = 0.8 }] },\n  { count = 4, rate = 0.6 },\n]\ntie_break = [\"random\", \"lowest\"]\npolicies = [\"JSQ\"]\n",
+            "budget = [{ same_as = \"Power-of-2\" }, { messages_per_arrival = 0.5 }]\n",
+        );
+    assert_ne!(text, MANIFEST);
+    let e = load_str(Path::new("t.toml"), &text, Profile::Full).unwrap();
+    let vs = &e.variants;
+    assert_eq!(vs.len(), 2);
+    assert!(vs[0].base, "{}", vs[0].describe());
+    assert!(!vs[1].base, "{}", vs[1].describe());
+    assert!(
+        vs[1].describe().contains("budget=0.5 messages per arrival"),
+        "{}",
+        vs[1].describe()
+    );
+    let err = load_str(
+        Path::new("t.toml"),
+        &text.replace(
+            "budget = [{ same_as",
+            "policies = [\"JSQ\"]\nbudget = [{ same_as",
+        ),
+        Profile::Full,
+    )
+    .map(|_| ())
+    .unwrap_err();
+    assert_eq!(err.field, "robustness[0].budget", "{err}");
+    assert!(err.message.contains("sets a message budget"), "{err}");
+}

@@ -442,11 +442,14 @@ fn a_rate_reads_its_whole_tail_and_growth_is_held_to_its_frozen_policy() {
     // over the N run: the point does not discriminate.
     assert_eq!(n.informative.0, 0, "{n:#?}");
     assert!(n.untested.is_some(), "{n:#?}");
-    // A foil that narrows an axis to some of the claim's values (the ring's,
-    // pinned to N = 6400) is read at those points only: the others have no
-    // foil point and decide nothing.
+    // "Cannot be N-optimal": the ring's gap to the clique's 0 does not close
+    // (approaches = false), and the graph whose degree grows, its foil,
+    // closes it.
     let ring = claim_of(&audited, "topologies", "ring-does-not-reach-clique");
-    assert_eq!(ring.informative, (1, 4), "{ring:#?}");
+    assert_eq!(ring.verdict, Verdict::Confirmed, "{ring:#?}");
+    assert_eq!(ring.informative, (1, 1), "{ring:#?}");
+    let foil = ring.foil.as_deref().expect("a foil");
+    assert_eq!(foil.verdict, Verdict::Refuted, "{foil:#?}");
 }
 
 /// A subject identically 0 informs where its null is not 0 there (the 0 is

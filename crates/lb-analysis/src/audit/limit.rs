@@ -441,7 +441,10 @@ fn limit_note(
     if let Some((b, a)) = rate {
         // ln|gap| = a + b ln x; approaching when it shrinks toward the limit.
         let r = if to_zero { b } else { -b };
-        note += &format!("; |gap| ∝ {along}^{{{}}}", num(if to_zero { r } else { -r }, 2));
+        note += &format!(
+            "; |gap| ∝ {along}^{{{}}}",
+            num(if to_zero { r } else { -r }, 2)
+        );
         if let Some((er, eh)) = j.end_rate {
             note += &format!(
                 " (between the ends {} ± {}{})",
