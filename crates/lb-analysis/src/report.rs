@@ -743,7 +743,7 @@ pub fn page(
          against but does not hold. A *statement* is the paper's own; a *stand-in* is our \
          reading of one; a *foil* or a *null* is a policy or setting where the property should \
          fail; a point is *informative* when it could tell the claim from its denial. *How to \
-         read this report*, after the tables, says more; each verdict links to its section of \
+         read this report*, right after the tables, says more; each verdict links to its section of \
          the audit.\n",
         crate::audit::counts_line(&exps, inventories)
     );
@@ -760,11 +760,12 @@ pub fn page(
     s.push_str("### Each paper's results\n\n");
     s.push_str(&crate::audit::per_paper(&exps, "audit.md", inventories));
     s.push('\n');
+    // How to read the tables, before the objections and answers.
+    s.push_str(&how_to_read(&exps));
     if !rest.trim().is_empty() {
         s.push_str(rest.trim_end());
         s.push_str("\n\n");
     }
-    s.push_str(&how_to_read(&exps));
     // The table counts the headline's claims again, by experiment and
     // verdict: one sum, said in words and in its last row.
     let by_origin = |o: &str| exps.iter().map(|e| e.tally(o).total()).sum::<usize>();
@@ -871,8 +872,12 @@ fn how_to_read(exps: &[&ExperimentClaims]) -> String {
          at the points named (with the effect there), *not reproduced* where it fails at half \
          of them or more.",
         "**Informative points.** A point decides nothing when every side sits within 5% of the \
-         metric's floor (a job that never waits), or when a null or the foil holds there too. \
-         The deciding point shown is the hardest informative one.",
+         metric's floor (a job that never waits); when an ordering's difference is within 1% \
+         of the better policy's mean; when a null or the foil holds there too, is undecided or \
+         was not run; when it lies outside the theorem's hypothesis; when its runs have not \
+         settled; when the metric is 0 in every replication and nothing beside it (a null, the \
+         foil) is not; or when the metric is an exact formula of the model there. The deciding \
+         point shown is the hardest informative one.",
         "**Nulls and foil.** A claim that credits its property to information or coordination \
          is held, at its own points, to uniform Random and rate-proportional weighted random in \
          its subject's place; one that credits stability to tilting toward fast servers, to \
