@@ -1528,3 +1528,45 @@ fn a_claim_whose_setting_foil_fails_holds_at_its_reading_only() {
     let rows = lb_analysis::audit::ExperimentClaims::new("e", "t", &[r]);
     assert_eq!(rows.claims[0].holds_only_at, None);
 }
+
+/// A limit decided by its rate has a threshold to move, the slowest rate
+/// counted: raised past the measured rate, the limit is refuted; lowered
+/// past it, so is the claim that the metric does not approach.
+#[test]
+fn the_mutants_of_a_limit_decided_by_its_rate_move_its_slowest_rate() {
+    use lb_analysis::audit::mutants::mutants;
+    let limit = |approaches: bool| {
+        claim(Check::Limit(claim::Limit {
+            metric: "mean_response".into(),
+            policies: vec!["A".into()],
+            along: "load".into(),
+            toward: Toward::Infinity,
+            expected: Reference::Number(10.0),
+            tolerance: relative(0.01),
+            last: claim::Limit::DEFAULT_LAST,
+            min_rate: Some(0.5),
+            rate_decides: true,
+            approaches,
+            control: None,
+        }))
+    };
+    let series = |ms: [f64; 3]| -> Vec<PointResult> {
+        ["0.2", "0.4", "0.8"]
+            .iter()
+            .zip(ms)
+            .map(|(x, m)| result("A", JSQ, x, &around(m), &ALL_STABLE))
+            .collect()
+    };
+    for (approaches, ms) in [(true, [18.0, 14.0, 12.0]), (false, [12.0, 11.99, 11.98])] {
+        let m = mutants("e", &limit(approaches), &series(ms));
+        assert_eq!(m.verdict, Verdict::Confirmed, "{m:?}");
+        assert!(m.insensitive.is_none(), "{m:?}");
+        assert!(m.passes(), "{m:?}");
+        assert!(
+            m.shifted
+                .iter()
+                .all(|(k, v)| *k < 3.0 || *v == Verdict::Refuted),
+            "{m:?}"
+        );
+    }
+}

@@ -94,10 +94,17 @@ pub fn mutants(experiment: &str, claim: &Claim, results: &[PointResult]) -> Muta
         insensitive: None,
         uninformative: false,
     };
+    let by_rate = original
+        .deciding()
+        .or_else(|| original.hardest_read())
+        .is_some_and(|k| k.by_rate());
     let structural = match &claim.check {
         ClaimCheck::Stability(_) => Some(
             "a stability claim counts unstable replications: it has no threshold to move".into(),
         ),
+        // A limit decided by its rate has a threshold to move: the slowest
+        // rate counted (below).
+        ClaimCheck::Limit(_) if by_rate => None,
         ClaimCheck::Limit(_) => Some(
             "a limit is refuted only by a gap that grows or closes slower than its rate: a limit \
              moved by k half-widths leaves the gaps' trend as it was"
@@ -174,7 +181,26 @@ pub fn mutants(experiment: &str, claim: &Claim, results: &[PointResult]) -> Muta
                 ..
             } => tolerance + k * h - deviation.abs(),
         };
-        let audited = audit_shifted(experiment, claim, results, shift);
+        let audited = match &claim.check {
+            // Decided by its rate: the slowest rate counted moves past the
+            // measured rate, raised for a limit, lowered for one that does
+            // not approach.
+            ClaimCheck::Limit(l) if by_rate => {
+                let mut l = l.clone();
+                let min = l.min_rate.unwrap_or_default();
+                l.min_rate = Some(if l.approaches {
+                    min + shift
+                } else {
+                    min - shift
+                });
+                let moved = Claim {
+                    check: ClaimCheck::Limit(l),
+                    ..claim.clone()
+                };
+                audit_claim(experiment, &moved, results)
+            }
+            _ => audit_shifted(experiment, claim, results, shift),
+        };
         let v = at_point(&audited, deciding).map_or(Verdict::Inconclusive, |c| c.verdict);
         m.shifted.push((k, v));
     }
