@@ -48,50 +48,51 @@ pub(super) fn rule(c: &Check, metric: Option<Metric>) -> String {
             c.direction.word(),
             c.along
         ),
-        Check::Limit(c) if !c.approaches => format!(
-            "{label} does not tend to {} as {} → {}: at the point nearest the limit the \
-             interval lies outside {}, and the gap closes slower than {} between the ends (the \
-             rate's interval wholly below {}) or grows over the last {} points; it fails where \
-             the nearest point lies within it or the gap closes faster than that",
-            reference(&c.expected),
-            c.along,
-            match c.toward {
-                Toward::Infinity => "∞",
-                Toward::Zero => "0",
-            },
-            tolerance_words(&c.tolerance)
-                .unwrap_or_else(|| "the interval of the gap (covering it)".into()),
-            c.min_rate.map(|r| rate_power(c, r)).unwrap_or_default(),
-            c.min_rate.unwrap_or_default(),
-            c.last,
-        ),
-        Check::Limit(c) => format!(
-            "{label} tends to {} as {} → {}: at the point nearest the limit the interval \
-             lies within {}, and the gap has not grown significantly over the last {} points{}",
-            reference(&c.expected),
-            c.along,
-            match c.toward {
-                Toward::Infinity => "∞",
-                Toward::Zero => "0",
-            },
-            tolerance_words(&c.tolerance)
-                .unwrap_or_else(|| "the interval of the gap (covering it)".into()),
-            c.last,
-            match (c.min_rate, c.rate_decides) {
-                (Some(r), true) => format!(
-                    "; or, outside it, the gap closes faster than {} between the ends \
-                     (the rate's interval wholly above {r}); it fails where the gap grows or \
-                     closes slower than that",
-                    rate_power(c, r)
-                ),
-                (Some(r), false) => format!(
-                    "; it fails where the gap grows, or closes slower than {} with \
-                     confidence",
-                    rate_power(c, r)
-                ),
-                (None, _) => String::new(),
+        Check::Limit(c) => {
+            let (to, toward, within) = (
+                reference(&c.expected),
+                match c.toward {
+                    Toward::Infinity => "∞",
+                    Toward::Zero => "0",
+                },
+                tolerance_words(&c.tolerance)
+                    .unwrap_or_else(|| "the interval of the gap (covering it)".into()),
+            );
+            if !c.approaches {
+                return format!(
+                    "{label} does not tend to {to} as {} → {toward}: at the point nearest the \
+                     limit the interval lies outside {within}, and the gap closes slower than {} \
+                     between the ends (the rate's interval wholly below {}) or grows over the \
+                     last {} points; it fails where the nearest point lies within it or the gap \
+                     closes faster than that",
+                    c.along,
+                    c.min_rate.map(|r| rate_power(c, r)).unwrap_or_default(),
+                    c.min_rate.unwrap_or_default(),
+                    c.last,
+                );
             }
-        ),
+            format!(
+                "{label} tends to {to} as {} → {toward}: at the point nearest the limit the \
+                 interval lies within {within}, and the gap has not grown significantly over \
+                 the last {} points{}",
+                c.along,
+                c.last,
+                match (c.min_rate, c.rate_decides) {
+                    (Some(r), true) => format!(
+                        "; or, outside it, the gap closes faster than {} between the ends \
+                         (the rate's interval wholly above {r}); it fails where the gap grows or \
+                         closes slower than that",
+                        rate_power(c, r)
+                    ),
+                    (Some(r), false) => format!(
+                        "; it fails where the gap grows, or closes slower than {} with \
+                         confidence",
+                        rate_power(c, r)
+                    ),
+                    (None, _) => String::new(),
+                }
+            )
+        }
         Check::Stability(c) => format!(
             "the point's replications read {} together: stable when no more of them are \
              flagged by the trend test than its {:.0}% false alarms allow, unstable when most \
