@@ -158,6 +158,16 @@ pub fn status<'a>(
 
 /// A tally of statuses in words, best first: "5 reproduced, 3 holds, does
 /// not discriminate".
+/// " (3 reproduced, 1 no point could decide it)", or nothing for an empty
+/// tally.
+pub(crate) fn statuses_words(tally: &std::collections::BTreeMap<Status, usize>) -> String {
+    if tally.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", in_words(tally))
+    }
+}
+
 pub(crate) fn in_words(tally: &std::collections::BTreeMap<Status, usize>) -> String {
     tally
         .iter()
@@ -165,6 +175,24 @@ pub(crate) fn in_words(tally: &std::collections::BTreeMap<Status, usize>) -> Str
         .map(|(v, k)| format!("{k} {}", v.words()))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// How many of an inventory's statements reproduced as stated are so at one
+/// reading only: a setting the text leaves open decides one of the paper
+/// claims that decide it ([`crate::audit::ClaimRow::at_one_reading`]).
+pub fn at_one_reading_count(inv: &Inventory, exps: &[&ExperimentClaims]) -> usize {
+    inv.statements
+        .iter()
+        .filter(|s| s.counted() && standing(s, exps) == Standing::AsStated)
+        .filter(|s| {
+            status(s, exps).is_some_and(|(v, _, _)| matches!(v, Status::Reproduced | Status::Partly))
+        })
+        .filter(|s| {
+            rows(s, exps)
+                .iter()
+                .any(|(_, r)| r.origin == "paper" && r.at_one_reading())
+        })
+        .count()
 }
 
 /// Whether a statement audited as stated is audited in part: its entry
@@ -182,15 +210,16 @@ pub fn in_part_count(inv: &Inventory, exps: &[&ExperimentClaims]) -> usize {
         .count()
 }
 
-/// How many of an inventory's statements audited as stated have each
-/// status.
+/// How many of an inventory's statements of standing `standing` (audited
+/// as stated, or through stand-ins only) have each status.
 pub fn statuses(
     inv: &Inventory,
     exps: &[&ExperimentClaims],
+    of: Standing,
 ) -> std::collections::BTreeMap<Status, usize> {
     let mut out = std::collections::BTreeMap::new();
     for st in inv.statements.iter().filter(|s| s.counted()) {
-        if standing(st, exps) == Standing::AsStated
+        if standing(st, exps) == of
             && let Some((v, _, _)) = status(st, exps)
         {
             *out.entry(v).or_insert(0) += 1;
@@ -226,7 +255,8 @@ pub(crate) fn paper_line(inv: &Inventory, exps: &[&ExperimentClaims], page: &str
         .filter(|s| s.kind == lb_manifest::inventory::StatementKind::Definition)
         .count();
     let cited = inv.statements.iter().filter(|s| s.cited.is_some()).count();
-    let statuses = statuses(inv, exps);
+    let statuses = statuses(inv, exps, Standing::AsStated);
+    let by_stand_ins = statuses_words(&self::statuses(inv, exps, Standing::StandIns));
     let in_part = in_part_count(inv, exps);
     let as_stated = match (statuses.is_empty(), in_part) {
         (true, _) => String::new(),
@@ -260,8 +290,9 @@ pub(crate) fn paper_line(inv: &Inventory, exps: &[&ExperimentClaims], page: &str
         "[Its inventory]({page}#{}) lists {n} statement{} (theorems, lemmas, propositions, \
          corollaries, figure claims, examples, remarks and headline sentences; {defs} \
          definitions and {cited} sentences reporting other papers' results are listed but not \
-         counted): {a} audited as stated{as_stated}{shared}, {s} through our stand-ins only, {y} \
-         not yet audited (lb could), {o} out of reach (why is in each entry).",
+         counted): {a} audited as stated{as_stated}{shared}, {s} through our stand-ins \
+         only{by_stand_ins}, {y} not yet audited (lb could), {o} out of reach (why is in each \
+         entry).",
         slug(inv),
         if n == 1 { "" } else { "s" }
     )

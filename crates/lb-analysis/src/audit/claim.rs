@@ -111,10 +111,21 @@ pub(super) fn audit_shifted(
     let rule = rule(&c.check, metric);
     // The foil is the audit's, not the mutants': they move the claim's own
     // threshold.
-    let foil = (shift == 0.0)
+    let mut foil = (shift == 0.0)
         .then(|| c.foil_claim())
         .flatten()
         .map(|f| Box::new(audit_claim(experiment, &f, results)));
+    // A foil point undecided on its runs that fails the claim on its exact
+    // value says so: the claim counts it as failing there.
+    for x in foil.iter_mut().flat_map(|f| f.checks.iter_mut()) {
+        if x.verdict == Verdict::Inconclusive && exact_fails(c, x, results) {
+            let n = x.note.get_or_insert_with(String::new);
+            if !n.is_empty() {
+                n.push_str("; ");
+            }
+            n.push_str(EXACT_FAILS);
+        }
+    }
     let held = matches!(verdict, Verdict::Confirmed | Verdict::Partly);
     let formula = held.then(|| accounting(c, &checks, results)).flatten();
     // An exact formula that decides the claim holds "too", as a null would:
@@ -482,6 +493,11 @@ fn exact_at(r: &PointResult, metric: &str, model: lb_model::Model) -> Option<(&'
             .map(|v| (n, v))
     })
 }
+
+/// The note of a foil's point undecided on its runs that fails the claim on
+/// its exact value ([`exact_fails`]).
+pub(super) const EXACT_FAILS: &str = "undecided on its runs, it fails the claim on its exact \
+     value, a formula of the model that lb's required checks hold the engine to";
 
 /// Whether a null's or foil's check `x`, whose runs have not settled, fails
 /// the claim's check on an exact value: the metric at its own point is a

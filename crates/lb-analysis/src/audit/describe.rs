@@ -81,6 +81,18 @@ pub fn describe(c: &ClaimResult, k: &PointCheck) -> String {
                 .trim_start_matches("= ")
                 .trim_end_matches(" (interval must cover it)")
         ),
+        // A metric 0 in every replication, under a bound above it: said as
+        // such, not as a margin equal to the bound.
+        ClaimKind::Bound
+            if k.reference.is_some_and(|b| b > 0.0 && b == k.measured)
+                && k.half_width.is_none_or(|h| h == 0.0) =>
+        {
+            format!(
+                "{label} of {} = 0 in every replication{at}, against the bound {}",
+                k.policy,
+                k.reference.map(sig5).unwrap_or_default(),
+            )
+        }
         ClaimKind::Bound => format!(
             "{label} of {}: margin over the bound {} = {}{at}",
             k.policy,

@@ -30,15 +30,22 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
         .count();
     let mut n = [0usize; 4];
     let mut statuses = std::collections::BTreeMap::new();
+    let mut by_stand_ins = std::collections::BTreeMap::new();
     let mut in_part = 0;
+    let mut one_reading = 0;
     for inv in inventories {
         in_part += crate::inventory::in_part_count(inv, experiments);
+        one_reading += crate::inventory::at_one_reading_count(inv, experiments);
         let k = counts(inv, experiments);
         for i in 0..4 {
             n[i] += k[i];
         }
-        for (v, k) in crate::inventory::statuses(inv, experiments) {
+        use crate::inventory::Standing;
+        for (v, k) in crate::inventory::statuses(inv, experiments, Standing::AsStated) {
             *statuses.entry(v).or_insert(0usize) += k;
+        }
+        for (v, k) in crate::inventory::statuses(inv, experiments, Standing::StandIns) {
+            *by_stand_ins.entry(v).or_insert(0usize) += k;
         }
     }
     // Papers held in part (an abstract), named: their counts cover that part.
@@ -76,18 +83,26 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
             "**{} statements of the {} papers lb holds** ({partial}counted in their inventories' unit: theorems, \
              lemmas, propositions, corollaries, figure claims, examples, remarks and headline \
              sentences; definitions, and sentences reporting another paper's result, are not \
-             counted): {} audited as stated ({}{}), {} through our stand-ins only, {} not yet \
-             audited (lb could), {} out of reach. ",
+             counted): {} audited as stated ({}{}), {} through our stand-ins only{}, {} not \
+             yet audited (lb could), {} out of reach. ",
             n.iter().sum::<usize>(),
             inventories.len(),
             n[0],
             crate::inventory::in_words(&statuses),
-            if in_part > 0 {
-                format!("; {in_part} of them in part, a part no claim tests")
-            } else {
-                String::new()
-            },
+            [
+                (one_reading > 0).then(|| {
+                    format!(
+                        "; {one_reading} of the reproduced at one reading only, a setting the \
+                         text leaves open deciding them"
+                    )
+                }),
+                (in_part > 0).then(|| format!("; {in_part} in part, a part no claim tests")),
+            ]
+            .into_iter()
+            .flatten()
+            .collect::<String>(),
             n[1],
+            crate::inventory::statuses_words(&by_stand_ins),
             n[2],
             n[3]
         )
@@ -464,11 +479,7 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
                     _ => cond,
                 };
                 let said = format!("`{}` {}", r.id, cond.trim_start_matches("the claim "));
-                // A map whose combinations all read undecided decides nothing.
-                let decided = cond.contains("if and only if")
-                    || (cond.contains("at none")
-                        && (cond.contains("refuted") || cond.contains("except")));
-                if decided && !open.contains(&said) {
+                if super::summary::map_decides(cond) && !open.contains(&said) {
                     open.push(said);
                 }
             }

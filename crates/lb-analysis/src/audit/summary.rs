@@ -99,6 +99,22 @@ impl ClaimRow {
     pub fn no_point(&self) -> bool {
         no_point(self.informative, self.matched, &self.verdict)
     }
+
+    /// Whether a setting the text leaves open decides it: it holds at one
+    /// reading only, or a robustness map line ([`map_decides`]) says on
+    /// which side of a setting it holds.
+    pub fn at_one_reading(&self) -> bool {
+        self.holds_only_at.is_some() || self.robustness.iter().any(|l| map_decides(l))
+    }
+}
+
+/// Whether a robustness map's line for a claim decides it by a setting: it
+/// holds if and only if some settings take some values, or at none of the
+/// combinations (refuted or failing at some points at each). A map whose
+/// combinations all read undecided decides nothing.
+pub(crate) fn map_decides(line: &str) -> bool {
+    line.contains("if and only if")
+        || (line.contains("at none") && (line.contains("refuted") || line.contains("except")))
 }
 
 impl ClaimResult {
