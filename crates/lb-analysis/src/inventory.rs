@@ -185,7 +185,8 @@ pub fn at_one_reading_count(inv: &Inventory, exps: &[&ExperimentClaims]) -> usiz
         .iter()
         .filter(|s| s.counted() && standing(s, exps) == Standing::AsStated)
         .filter(|s| {
-            status(s, exps).is_some_and(|(v, _, _)| matches!(v, Status::Reproduced | Status::Partly))
+            status(s, exps)
+                .is_some_and(|(v, _, _)| matches!(v, Status::Reproduced | Status::Partly))
         })
         .filter(|s| {
             rows(s, exps)
