@@ -355,11 +355,17 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
                          informative)",
                         r.informative.0
                     ),
-                    // Where some points decide nothing, how many decide.
-                    None if r.informative.0 > 0 && r.informative.0 < r.informative.1 => format!(
-                        "{detail} ({} of its {} points informative)",
-                        r.informative.0, r.informative.1
-                    ),
+                    // Where some points decide nothing, how many decide (for a
+                    // status that tested something).
+                    None if v.tested()
+                        && r.informative.0 > 0
+                        && r.informative.0 < r.informative.1 =>
+                    {
+                        format!(
+                            "{detail} ({} of its {} points informative)",
+                            r.informative.0, r.informative.1
+                        )
+                    }
                     None => detail,
                 };
                 (
