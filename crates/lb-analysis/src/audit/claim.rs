@@ -377,6 +377,7 @@ fn forced(
         return;
     }
     let model = crate::results::model(results);
+    let upper = matches!(&c.check, ClaimCheck::Bound(b) if b.side == lb_manifest::claim::Side::Le);
     for k in checks.iter_mut().filter(|k| k.uninformative.is_none()) {
         let own = own_points(k, results);
         let at = if own.is_empty() {
@@ -385,6 +386,15 @@ fn forced(
             own
         };
         if at.is_empty() {
+            continue;
+        }
+        // An upper bound where the subject sits on the metric's floor is
+        // met there by any policy that does: a floor tests nothing.
+        if upper && let Some(why) = super::points::at_floor(m, &at, c.level) {
+            k.uninformative = Some(format!(
+                "at the metric's floor, where an upper bound above it holds for any policy \
+                 that reaches it: {why}"
+            ));
             continue;
         }
         let zero = |at: &[&PointResult]| {

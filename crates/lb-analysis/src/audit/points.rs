@@ -131,9 +131,13 @@ pub(super) fn at_floor(m: Metric, sides: &[&PointResult], level: f64) -> Option<
         ));
     }
     Some(format!(
-        "every side within {:.0}% of the floor {} (no job waits measurably): {}",
+        "every side within {:.0}% of the floor {} ({}): {}",
         100.0 * FLOOR_DELTA,
         super::words::num(floor, 4),
+        match m.name() {
+            "mean_response" => "no job waits measurably",
+            _ => "the least any policy can give there",
+        },
         read.join(", ")
     ))
 }

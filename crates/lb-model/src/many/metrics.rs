@@ -272,11 +272,20 @@ pub fn hypothesis(name: &str, c: &ManyConfig) -> Result<Option<String>, String> 
     }))
 }
 
-/// The floor of a response-time metric: service is exponential with mean 1
-/// (the time unit), so a job that never waits takes 1. None for every
-/// other metric.
-pub fn floor(name: &str, _c: &ManyConfig) -> Option<f64> {
-    (name == "mean_response").then_some(1.0)
+/// The least a metric can be at a point, whatever the policy: a response
+/// time's is 1 (service is exponential with mean 1, the time unit, so a job
+/// that never waits takes 1); the jobs per server's (`mean_jobs`,
+/// `sum_s_b`) is λ, since every policy keeps a fraction S_1 = λ(1 − loss)
+/// of its servers busy (flow balance) and none loses a job below it; an
+/// excess over a threshold (`shw_excess`, a positive part) is 0. None for
+/// every other metric.
+pub fn floor(name: &str, c: &ManyConfig) -> Option<f64> {
+    match name {
+        "mean_response" => Some(1.0),
+        "mean_jobs" | "sum_s_b" => Some(c.lambda),
+        "shw_excess" => Some(0.0),
+        _ => None,
+    }
 }
 
 /// A metric that a replication's summary defines on its own.
