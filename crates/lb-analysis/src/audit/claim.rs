@@ -377,7 +377,16 @@ fn forced(
         return;
     }
     let model = crate::results::model(results);
-    let upper = matches!(&c.check, ClaimCheck::Bound(b) if b.side == lb_manifest::claim::Side::Le);
+    // Checks that any subject on the metric's floor meets: an upper bound
+    // (above the floor), and a limit to a number a floor may equal (a
+    // probability tending to 0).
+    let upper = match &c.check {
+        ClaimCheck::Bound(b) => b.side == lb_manifest::claim::Side::Le,
+        ClaimCheck::Limit(l) => {
+            l.approaches && matches!(l.expected, lb_manifest::outputs::Reference::Number(0.0))
+        }
+        _ => false,
+    };
     for k in checks.iter_mut().filter(|k| k.uninformative.is_none()) {
         let own = own_points(k, results);
         let at = if own.is_empty() {
@@ -388,12 +397,15 @@ fn forced(
         if at.is_empty() {
             continue;
         }
-        // An upper bound where the subject sits on the metric's floor is
-        // met there by any policy that does: a floor tests nothing.
-        if upper && let Some(why) = super::points::at_floor(m, &at, c.level) {
+        // An upper bound, or a limit to 0, where the subject sits on the
+        // metric's floor is met there by any policy that does: a floor tests
+        // nothing. (A limit's own point, nearest the limit.)
+        let own_at = own_points(k, results);
+        let on = if own_at.is_empty() { &at } else { &own_at };
+        if upper && let Some(why) = super::points::at_floor(m, on, c.level) {
             k.uninformative = Some(format!(
-                "at the metric's floor, where an upper bound above it holds for any policy \
-                 that reaches it: {why}"
+                "at the metric's floor, where any policy that reaches it meets the claim: \
+                 {why}"
             ));
             continue;
         }

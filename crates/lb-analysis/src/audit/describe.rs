@@ -51,6 +51,37 @@ pub(super) fn at_words(k: &PointCheck) -> String {
 
 /// One check in words, every number labelled: what was measured, its
 /// value and interval, where, and against what.
+/// A limit's rate between the ends of its tail, from its note:
+/// "; its gap closes at rate 0.94 ± 0.013 between the ends" (empty for any
+/// other check).
+pub(super) fn rate_of(k: &PointCheck) -> String {
+    let Some(note) = k
+        .note
+        .as_deref()
+        .filter(|_| k.threshold.starts_with(['→', '↛']))
+    else {
+        return String::new();
+    };
+    match note.split_once("(between the ends ") {
+        Some((_, rest)) => {
+            let r = rest.split([',', ')']).next().unwrap_or("").trim();
+            format!("; its gap closes at rate {r} between the ends")
+        }
+        None => String::new(),
+    }
+}
+
+/// The deciding point in words, with its rate where the rate decided it
+/// (a limit outside its tolerance whose gap closes fast enough).
+pub fn deciding_words(c: &ClaimResult, k: &PointCheck) -> String {
+    let d = describe(c, k);
+    if k.by_rate() {
+        format!("{d}{}, which decides it", rate_of(k))
+    } else {
+        d
+    }
+}
+
 pub fn describe(c: &ClaimResult, k: &PointCheck) -> String {
     let label = c
         .metric_label

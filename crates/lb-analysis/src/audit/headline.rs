@@ -516,7 +516,9 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
             .iter()
             .filter(|st| crate::inventory::in_part(st, exps))
             .count();
+        // (Only a status that tested something is qualified.)
         let word = match in_part {
+            _ if !tested => word,
             0 => word,
             1 if sts.len() == 1 => format!("{word}, in part"),
             k => format!("{word}, {k} of its statements in part"),

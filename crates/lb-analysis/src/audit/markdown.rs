@@ -4,7 +4,7 @@
 //! table, and the terminal's excerpt of it.
 
 use super::check::{ClaimResult, Verdict};
-use super::describe::{describe, measured, percent, unstable_count};
+use super::describe::{describe, measured, percent, rate_of, unstable_count};
 use super::headline;
 use super::summary::{ClaimRow, ExperimentClaims};
 use super::words::{md, sig5};
@@ -238,23 +238,6 @@ fn carried(c: &ClaimResult, of: &ClaimResult) -> String {
             .map(|d| format!(" ({}{})", md(&describe(c, d)), rate_of(d)))
             .unwrap_or_default()
     )
-}
-
-/// A limit check's rate of approach between its tail's ends, from its note
-/// ("; its gap closes as servers^−2.0 ± 0.020 between the ends"), where it
-/// has one: beside the value at the nearest point, it is what a limit
-/// decided by its rate turns on.
-fn rate_of(k: &super::PointCheck) -> String {
-    let Some(note) = k.note.as_deref().filter(|_| k.threshold.starts_with('→')) else {
-        return String::new();
-    };
-    match note.split_once("(between the ends ") {
-        Some((_, rest)) => {
-            let r = rest.split([',', ')']).next().unwrap_or("").trim();
-            format!("; its gap closes at rate {r} between the ends")
-        }
-        None => String::new(),
-    }
 }
 
 /// The point of a foil or null (`c`) to show beside the claim `of`: its

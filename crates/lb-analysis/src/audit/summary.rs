@@ -2,7 +2,7 @@
 //! claim, from which the report pages are assembled.
 
 use super::check::{ClaimResult, Verdict};
-use super::describe::describe;
+use super::describe::deciding_words;
 use serde::Serialize;
 
 /// A claim's row in the summaries (also kept in `<experiment>/claims.json`,
@@ -279,15 +279,18 @@ fn row(c: &ClaimResult) -> ClaimRow {
         to_decide: c.to_decide.clone(),
         robustness: Vec::new(),
         statement: c.statement.clone(),
-        deciding: c.deciding().map(|k| describe(c, k)).unwrap_or_else(|| {
-            if c.checks.is_empty() {
-                "no points computed".into()
-            } else {
-                "no informative point (each is at the metric's floor, shows no effect, lies \
+        deciding: c
+            .deciding()
+            .map(|k| deciding_words(c, k))
+            .unwrap_or_else(|| {
+                if c.checks.is_empty() {
+                    "no points computed".into()
+                } else {
+                    "no informative point (each is at the metric's floor, shows no effect, lies \
                      outside the theorem's hypothesis, or is matched by a null or the foil)"
-                    .into()
-            }
-        }),
+                        .into()
+                }
+            }),
         confirmed: c
             .checks
             .iter()

@@ -277,13 +277,15 @@ pub fn hypothesis(name: &str, c: &ManyConfig) -> Result<Option<String>, String> 
 /// that never waits takes 1); the jobs per server's (`mean_jobs`,
 /// `sum_s_b`) is λ, since every policy keeps a fraction S_1 = λ(1 − loss)
 /// of its servers busy (flow balance) and none loses a job below it; an
-/// excess over a threshold (`shw_excess`, a positive part) is 0. None for
-/// every other metric.
+/// excess over a threshold (`shw_excess`, a positive part) and a
+/// probability (`p_to_busy`, `loss_fraction`) are 0. None for every other
+/// metric.
 pub fn floor(name: &str, c: &ManyConfig) -> Option<f64> {
     match name {
         "mean_response" => Some(1.0),
         "mean_jobs" | "sum_s_b" => Some(c.lambda),
-        "shw_excess" => Some(0.0),
+        // A positive part and the probabilities of events: 0.
+        "shw_excess" | "p_to_busy" | "loss_fraction" => Some(0.0),
         _ => None,
     }
 }
