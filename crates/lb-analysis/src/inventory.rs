@@ -198,9 +198,12 @@ pub fn at_one_reading_count(inv: &Inventory, exps: &[&ExperimentClaims]) -> usiz
 
 /// Whether a statement audited as stated is audited in part: its entry
 /// names what of it no claim reads, or reads with a claim that tests
-/// nothing (`unread`).
+/// nothing (`unread`), and its status tested something (a statement no
+/// point could decide is not audited in part).
 pub fn in_part(st: &Statement, exps: &[&ExperimentClaims]) -> bool {
-    st.unread.is_some() && standing(st, exps) == Standing::AsStated
+    st.unread.is_some()
+        && standing(st, exps) == Standing::AsStated
+        && status(st, exps).is_some_and(|(v, _, _)| v.tested())
 }
 
 /// How many of an inventory's statements are audited in part ([`in_part`]).

@@ -353,7 +353,7 @@ pub enum Credit {
     /// (Mukherjee, Borst and van Leeuwaarden: an Erdős–Rényi graph is
     /// √N-optimal if d(N)/(√N ln N) → ∞): the same policies with the
     /// parameter just below it, the manifest's policies labelled
-    /// "`<label> (below)`", take their places.
+    /// "`<label> (below the threshold)`", take their places.
     Threshold,
 }
 
@@ -417,7 +417,7 @@ pub fn frozen(label: &str) -> String {
 /// The label of a policy's counterpart with its parameter just below the
 /// claim's threshold ([`Credit::Threshold`]).
 pub fn below(label: &str) -> String {
-    format!("{label} (below)")
+    format!("{label} (below the threshold)")
 }
 
 /// The label of a policy's fresh-estimate counterpart ([`Credit::Delay`]).

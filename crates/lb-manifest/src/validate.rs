@@ -714,10 +714,10 @@ fn ranges_foils_and_nulls(l: &Parsed, claims: &[Claim]) -> R {
                 .collect();
             if !missing.is_empty() {
                 let add = |m: &String| match m.strip_suffix(" (fresh)") {
-                    None if m.ends_with(" (below)") => format!(
+                    None if m.ends_with(" (below the threshold)") => format!(
                         "[[policy]] label = \"{m}\" (the policy {} with its parameter just \
                          below the threshold the claim credits)",
-                        m.trim_end_matches(" (below)")
+                        m.trim_end_matches(" (below the threshold)")
                     ),
                     None if m.ends_with(" (frozen)") => format!(
                         "[[policy]] label = \"{m}\" (the policy {} with its growing parameter \
