@@ -147,13 +147,16 @@ pub fn diff(a: &Cache, against: &str, manifests: &[PathBuf], quick: bool) -> Res
         // Verdicts.
         let empty = BTreeMap::new();
         let (xa, xb) = (&ca[name], cb.get(name).unwrap_or(&empty));
+        let words = |c: &lb_analysis::audit::ClaimResult| {
+            lb_analysis::audit::verdict_words(c.verdict.word(), c.untested.is_some(), c.no_point())
+        };
         for (id, c) in xa {
             t.claims += 1;
             let Some(d) = xb.get(id) else {
-                lines.push(format!("  claim {id}: new here ({})", c.verdict.word()));
+                lines.push(format!("  claim {id}: new here ({})", words(c)));
                 continue;
             };
-            if c.verdict == d.verdict && c.untested.is_some() == d.untested.is_some() {
+            if words(c) == words(d) {
                 continue;
             }
             t.moved += 1;
@@ -165,16 +168,8 @@ pub fn diff(a: &Cache, against: &str, manifests: &[PathBuf], quick: bool) -> Res
                 } else {
                     ""
                 },
-                lb_analysis::audit::verdict_words(
-                    d.verdict.word(),
-                    d.untested.is_some(),
-                    d.no_point(),
-                ),
-                lb_analysis::audit::verdict_words(
-                    c.verdict.word(),
-                    c.untested.is_some(),
-                    c.no_point(),
-                ),
+                words(d),
+                words(c),
                 there.name,
                 side_words(d),
                 here.name,
@@ -186,7 +181,7 @@ pub fn diff(a: &Cache, against: &str, manifests: &[PathBuf], quick: bool) -> Res
                 lines.push(format!(
                     "  claim {id}: only at {} ({})",
                     there.name,
-                    d.verdict.word()
+                    words(d)
                 ));
             }
         }
@@ -422,9 +417,18 @@ pub fn diff_reports(here: &Path, there: &Path) -> Res {
             // A confirmation that stopped (or started) discriminating moved too.
             let word = |c: &serde_json::Value| {
                 let v = c["verdict"].as_str().unwrap_or("?");
-                match c["untested"].as_str() {
-                    Some(_) => format!("{v}, does not discriminate"),
-                    None => v.to_string(),
+                let informative = (
+                    c["informative"][0].as_u64().unwrap_or(1) as usize,
+                    c["informative"][1].as_u64().unwrap_or(1) as usize,
+                );
+                let matched = c["matched"].as_bool().unwrap_or(false);
+                if lb_analysis::audit::no_point(informative, matched, v) {
+                    format!("{v}, no point could decide it")
+                } else {
+                    match c["untested"].as_str() {
+                        Some(_) => format!("{v}, does not discriminate"),
+                        None => v.to_string(),
+                    }
                 }
             };
             match vb.get(id) {

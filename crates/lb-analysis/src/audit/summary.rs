@@ -90,7 +90,7 @@ pub fn verdict_words(verdict: &str, untested: bool, no_point: bool) -> String {
 /// without effect, outside the hypothesis or unsettled), as opposed to a
 /// confirmation whose null or foil held too: `informative` is (informative
 /// points, points read).
-pub(crate) fn no_point(informative: (usize, usize), matched: bool, verdict: &str) -> bool {
+pub fn no_point(informative: (usize, usize), matched: bool, verdict: &str) -> bool {
     informative.0 == 0 && informative.1 > 0 && !(matched && verdict == "confirmed")
 }
 
