@@ -156,8 +156,6 @@ pub fn status<'a>(
     worst(deciding.into_iter().map(|(e, r)| (Status::of(r), (*e, *r)))).map(|(v, (e, r))| (v, e, r))
 }
 
-/// A tally of statuses in words, best first: "5 reproduced, 3 holds, does
-/// not discriminate".
 /// " (3 reproduced, 1 no point could decide it)", or nothing for an empty
 /// tally.
 pub(crate) fn statuses_words(tally: &std::collections::BTreeMap<Status, usize>) -> String {
@@ -168,6 +166,8 @@ pub(crate) fn statuses_words(tally: &std::collections::BTreeMap<Status, usize>) 
     }
 }
 
+/// A tally of statuses in words, best first: "5 reproduced, 3 holds, does
+/// not discriminate".
 pub(crate) fn in_words(tally: &std::collections::BTreeMap<Status, usize>) -> String {
     tally
         .iter()
@@ -259,15 +259,15 @@ pub(crate) fn paper_line(inv: &Inventory, exps: &[&ExperimentClaims], page: &str
         .filter(|s| s.kind == lb_manifest::inventory::StatementKind::Definition)
         .count();
     let cited = inv.statements.iter().filter(|s| s.cited.is_some()).count();
-    let statuses = statuses(inv, exps, Standing::AsStated);
-    let by_stand_ins = statuses_words(&self::statuses(inv, exps, Standing::StandIns));
+    let tally = statuses(inv, exps, Standing::AsStated);
+    let by_stand_ins = statuses_words(&statuses(inv, exps, Standing::StandIns));
     let in_part = in_part_count(inv, exps);
-    let as_stated = match (statuses.is_empty(), in_part) {
+    let as_stated = match (tally.is_empty(), in_part) {
         (true, _) => String::new(),
-        (false, 0) => format!(" ({})", in_words(&statuses)),
+        (false, 0) => format!(" ({})", in_words(&tally)),
         (false, k) => format!(
             " ({}; {k} of them in part: a part of each, which its entry names, no claim tests)",
-            in_words(&statuses)
+            in_words(&tally)
         ),
     };
     // Restatements share a claim: how many claims decide the statements

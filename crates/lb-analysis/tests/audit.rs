@@ -598,31 +598,43 @@ fn around(m: f64) -> [f64; 5] {
     [m - 0.1, m + 0.1, m, m - 0.05, m + 0.05]
 }
 
+/// A's mean response tending to 10 within 1% along the load, as limit
+/// claims read it in these tests.
+fn limit_to_ten(
+    toward: Toward,
+    min_rate: Option<f64>,
+    rate_decides: bool,
+    approaches: bool,
+) -> Claim {
+    claim(Check::Limit(claim::Limit {
+        metric: "mean_response".into(),
+        policies: vec!["A".into()],
+        along: "load".into(),
+        toward,
+        expected: Reference::Number(10.0),
+        tolerance: relative(0.01),
+        last: claim::Limit::DEFAULT_LAST,
+        min_rate,
+        rate_decides,
+        approaches,
+        control: None,
+    }))
+}
+
+/// A's points at loads 0.2, 0.4 and 0.8, around the means `ms`.
+fn series_of_three(ms: [f64; 3]) -> Vec<PointResult> {
+    ["0.2", "0.4", "0.8"]
+        .iter()
+        .zip(ms)
+        .map(|(x, m)| result("A", JSQ, x, &around(m), &ALL_STABLE))
+        .collect()
+}
+
 #[test]
 fn a_limit_is_judged_on_the_points_nearest_it_with_its_rate() {
-    let limit = |toward: Toward, min_rate: Option<f64>| {
-        claim(Check::Limit(claim::Limit {
-            metric: "mean_response".into(),
-            policies: vec!["A".into()],
-            along: "load".into(),
-            toward,
-            expected: Reference::Number(10.0),
-            tolerance: relative(0.01),
-            last: claim::Limit::DEFAULT_LAST,
-            min_rate,
-            rate_decides: false,
-            approaches: true,
-            control: None,
-        }))
-    };
+    let limit = |toward: Toward, min_rate: Option<f64>| limit_to_ten(toward, min_rate, false, true);
     let c = |min_rate: Option<f64>| limit(Toward::Infinity, min_rate);
-    let series = |ms: [f64; 3]| -> Vec<PointResult> {
-        ["0.2", "0.4", "0.8"]
-            .iter()
-            .zip(ms)
-            .map(|(x, m)| result("A", JSQ, x, &around(m), &ALL_STABLE))
-            .collect()
-    };
+    let series = series_of_three;
     // Reached: within ±1% (0.1) at the point nearest the limit.
     let reached = audit_claim("e", &c(None), &series([14.0, 12.0, 10.0]));
     assert_eq!(reached.verdict, Verdict::Confirmed, "{reached:?}");
@@ -1535,28 +1547,8 @@ fn a_claim_whose_setting_foil_fails_holds_at_its_reading_only() {
 #[test]
 fn the_mutants_of_a_limit_decided_by_its_rate_move_its_slowest_rate() {
     use lb_analysis::audit::mutants::mutants;
-    let limit = |approaches: bool| {
-        claim(Check::Limit(claim::Limit {
-            metric: "mean_response".into(),
-            policies: vec!["A".into()],
-            along: "load".into(),
-            toward: Toward::Infinity,
-            expected: Reference::Number(10.0),
-            tolerance: relative(0.01),
-            last: claim::Limit::DEFAULT_LAST,
-            min_rate: Some(0.5),
-            rate_decides: true,
-            approaches,
-            control: None,
-        }))
-    };
-    let series = |ms: [f64; 3]| -> Vec<PointResult> {
-        ["0.2", "0.4", "0.8"]
-            .iter()
-            .zip(ms)
-            .map(|(x, m)| result("A", JSQ, x, &around(m), &ALL_STABLE))
-            .collect()
-    };
+    let limit = |approaches: bool| limit_to_ten(Toward::Infinity, Some(0.5), true, approaches);
+    let series = series_of_three;
     for (approaches, ms) in [(true, [18.0, 14.0, 12.0]), (false, [12.0, 11.99, 11.98])] {
         let m = mutants("e", &limit(approaches), &series(ms));
         assert_eq!(m.verdict, Verdict::Confirmed, "{m:?}");

@@ -422,14 +422,11 @@ pub fn diff_reports(here: &Path, there: &Path) -> Res {
                     c["informative"][1].as_u64().unwrap_or(1) as usize,
                 );
                 let matched = c["matched"].as_bool().unwrap_or(false);
-                if lb_analysis::audit::no_point(informative, matched, v) {
-                    format!("{v}, no point could decide it")
-                } else {
-                    match c["untested"].as_str() {
-                        Some(_) => format!("{v}, does not discriminate"),
-                        None => v.to_string(),
-                    }
-                }
+                lb_analysis::audit::verdict_words(
+                    v,
+                    c["untested"].as_str().is_some(),
+                    lb_analysis::audit::no_point(informative, matched, v),
+                )
             };
             match vb.get(id) {
                 None => lines.push(format!("  claim {id}: new here ({})", word(c))),

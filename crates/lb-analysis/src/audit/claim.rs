@@ -69,52 +69,49 @@ pub(super) fn audit_shifted(
         .iter()
         .map(|n| audit_claim(experiment, n, results))
         .collect();
-    // A foil that changes the policy is read at the claim's points: like a
-    // null, it discriminates point by point (a setting foil, elsewhere, as
-    // a whole).
-    // The foil too is read point by point where its points meet the claim's:
-    // a foil that changes the policy at the claim's points, and one that
-    // changes a setting (an axis its `where` pins elsewhere), matched on the
-    // other axes. Elsewhere (a foil at other points) it is read as a whole.
-    let foil_audited = (shift == 0.0)
-        .then(|| c.foil_claim())
-        .flatten()
-        .map(|f| (changed_axes(c, &f), audit_claim(experiment, &f, results)));
+    // The foil, audited as a claim of its own (the audit's, not the
+    // mutants': they move the claim's own threshold), is read point by point
+    // where its points meet the claim's: a foil that changes the policy at
+    // the claim's points, and one that changes a setting (an axis its `where`
+    // pins elsewhere), matched on the other axes. Elsewhere (a foil at other
+    // points) it is read as a whole.
+    let foil_claim = (shift == 0.0).then(|| c.foil_claim()).flatten();
+    let mut foil = foil_claim
+        .as_ref()
+        .map(|f| Box::new(audit_claim(experiment, f, results)));
     // An axis the foil's `where` pins is a setting it changes only where
     // none of its values there is one the claim reads; a foil that narrows
     // an axis to some of the claim's values (a policy foil read at the
     // largest N) is read at those points only.
-    let setting: Vec<String> = foil_audited
-        .as_ref()
-        .map(|(axes, f)| super::check::moved_axes(&checks, &f.checks, axes))
-        .unwrap_or_default();
-    let point_foil = foil_audited.map(|(_, f)| f).filter(|f| {
+    let setting: Vec<String> = match (&foil_claim, &foil) {
+        (Some(fc), Some(f)) => super::check::moved_axes(&checks, &f.checks, &changed_axes(c, fc)),
+        _ => Vec::new(),
+    };
+    let foil_by_point = foil.as_ref().is_some_and(|f| {
         f.checks
             .iter()
             .any(|x| checks.iter().any(|k| same_at(x, k, &setting)))
     });
-    let mut by_point: Vec<(&ClaimResult, &[String])> = nulls.iter().map(|n| (n, &[][..])).collect();
-    if let Some(f) = &point_foil {
-        by_point.push((f, &setting[..]));
-    }
-    if let Some(m) = metric {
-        forced(c, m, &mut checks, results, &by_point);
-    }
-    let matched = discriminates(&mut checks, &by_point, &|x: &PointCheck| {
-        exact_fails(c, x, results)
-    }) > 0;
+    let (matched, read_beside) = {
+        let mut by_point: Vec<(&ClaimResult, &[String])> =
+            nulls.iter().map(|n| (n, &[][..])).collect();
+        if let Some(f) = foil.as_deref().filter(|_| foil_by_point) {
+            by_point.push((f, &setting[..]));
+        }
+        if let Some(m) = metric {
+            forced(c, m, &mut checks, results, &by_point);
+        }
+        let matched = discriminates(&mut checks, &by_point, &|x: &PointCheck| {
+            exact_fails(c, x, results)
+        }) > 0;
+        (matched, !by_point.is_empty())
+    };
     let (verdict, except) = overall(&checks, c.origin);
     let informative = (
         checks.iter().filter(|k| k.uninformative.is_none()).count(),
         checks.len(),
     );
     let rule = rule(&c.check, metric);
-    // The foil is the audit's, not the mutants': they move the claim's own
-    // threshold.
-    let mut foil = (shift == 0.0)
-        .then(|| c.foil_claim())
-        .flatten()
-        .map(|f| Box::new(audit_claim(experiment, &f, results)));
     // A foil point undecided on its runs that fails the claim on its exact
     // value says so: the claim counts it as failing there.
     for x in foil.iter_mut().flat_map(|f| f.checks.iter_mut()) {
@@ -132,16 +129,8 @@ pub(super) fn audit_shifted(
     // the claim does not discriminate (not "no point could decide it").
     let matched = matched || formula.is_some();
     let untested = formula.or_else(|| {
-        held.then(|| {
-            undiscriminating(
-                c,
-                &checks,
-                foil.as_deref(),
-                point_foil.is_some(),
-                !by_point.is_empty(),
-            )
-        })
-        .flatten()
+        held.then(|| undiscriminating(c, &checks, foil.as_deref(), foil_by_point, read_beside))
+            .flatten()
     });
     let deciding = ClaimResult::deciding_of(&checks);
     let margin = deciding.and_then(|d| sharpness::margin_words(d, verdict));
@@ -400,9 +389,7 @@ fn forced(
         // An upper bound, or a limit to 0, where the subject sits on the
         // metric's floor is met there by any policy that does: a floor tests
         // nothing. (A limit's own point, nearest the limit.)
-        let own_at = own_points(k, results);
-        let on = if own_at.is_empty() { &at } else { &own_at };
-        if upper && let Some(why) = super::points::at_floor(m, on, c.level) {
+        if upper && let Some(why) = super::points::at_floor(m, &at, c.level) {
             k.uninformative = Some(format!(
                 "at the metric's floor, where any policy that reaches it meets the claim: \
                  {why}"

@@ -49,8 +49,6 @@ pub(super) fn at_words(k: &PointCheck) -> String {
     lb_manifest::plan::axes_words(k.axes.iter().map(|(a, v)| (a.as_str(), v.as_str())))
 }
 
-/// One check in words, every number labelled: what was measured, its
-/// value and interval, where, and against what.
 /// A limit's rate between the ends of its tail, from its note:
 /// "; its gap closes at rate 0.94 ± 0.013 between the ends" (empty for any
 /// other check).
@@ -82,6 +80,8 @@ pub fn deciding_words(c: &ClaimResult, k: &PointCheck) -> String {
     }
 }
 
+/// One check in words, every number labelled: what was measured, its
+/// value and interval, where, and against what.
 pub fn describe(c: &ClaimResult, k: &PointCheck) -> String {
     let label = c
         .metric_label

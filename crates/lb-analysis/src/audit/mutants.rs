@@ -94,10 +94,17 @@ pub fn mutants(experiment: &str, claim: &Claim, results: &[PointResult]) -> Muta
         insensitive: None,
         uninformative: false,
     };
-    let by_rate = original
-        .deciding()
-        .or_else(|| original.hardest_read())
-        .is_some_and(|k| k.by_rate());
+    // A claim with no informative point is not counted, but its check can
+    // still be tested: at the hardest point it reads, whose own verdict must
+    // respond to the threshold and the direction as any point's does.
+    let Some(deciding) = original.deciding().or_else(|| {
+        m.uninformative = true;
+        original.hardest_read()
+    }) else {
+        m.insensitive = Some("no point read".into());
+        return m;
+    };
+    let by_rate = deciding.by_rate();
     let structural = match &claim.check {
         ClaimCheck::Stability(_) => Some(
             "a stability claim counts unstable replications: it has no threshold to move".into(),
@@ -111,16 +118,6 @@ pub fn mutants(experiment: &str, claim: &Claim, results: &[PointResult]) -> Muta
                 .into(),
         ),
         _ => None,
-    };
-    // A claim with no informative point is not counted, but its check can
-    // still be tested: at the hardest point it reads, whose own verdict must
-    // respond to the threshold and the direction as any point's does.
-    let Some(deciding) = original.deciding().or_else(|| {
-        m.uninformative = true;
-        original.hardest_read()
-    }) else {
-        m.insensitive = Some("no point read".into());
-        return m;
     };
     if m.uninformative {
         m.verdict = deciding.verdict;

@@ -222,14 +222,24 @@ impl Value {
     }
 }
 
-/// The policies (indices) whose `key` (`tie_break` or `budget`) map `r`
-/// varies: those named in `policies` (every one, by default) that take it.
-fn varied_policies(m: &Manifest, r: &RobustnessToml, key: &str) -> Vec<usize> {
+/// A policy key a map varies.
+#[derive(Clone, Copy)]
+enum PolicyKey {
+    TieBreak,
+    Budget,
+}
+
+/// The policies (indices) whose `key` map `r` varies: those named in
+/// `policies` (every one, by default) that take it (break ties; set a
+/// budget).
+fn varied_policies(m: &Manifest, r: &RobustnessToml, key: PolicyKey) -> Vec<usize> {
     (0..m.policies.len())
         .filter(|&i| {
             let takes = match key {
-                "budget" => m.policies[i].budget.is_some(),
-                _ => PolicyKind::parse(&m.policies[i].spec).is_some_and(|k| k.has_tie_break()),
+                PolicyKey::Budget => m.policies[i].budget.is_some(),
+                PolicyKey::TieBreak => {
+                    PolicyKind::parse(&m.policies[i].spec).is_some_and(|k| k.has_tie_break())
+                }
             };
             let named = r
                 .policies
@@ -251,12 +261,12 @@ fn apply(m: &Manifest, r: &RobustnessToml, combo: &[(&str, Value)]) -> Manifest 
             ("service", Value::Law(f)) => v.system.service = *f,
             ("servers", Value::Servers(s)) => v.system.servers = s.clone(),
             ("tie_break", Value::TieBreak(t)) => {
-                for i in varied_policies(m, r, "tie_break") {
+                for i in varied_policies(m, r, PolicyKey::TieBreak) {
                     v.policies[i].tie_break = Some(*t);
                 }
             }
             ("budget", Value::Budget(b)) => {
-                for i in varied_policies(m, r, "budget") {
+                for i in varied_policies(m, r, PolicyKey::Budget) {
                     v.policies[i].budget = Some(b.clone());
                 }
             }
@@ -543,13 +553,13 @@ fn map_policies(
             }
         }
     }
-    if r.tie_break.is_some() && varied_policies(m, r, "tie_break").is_empty() {
+    if r.tie_break.is_some() && varied_policies(m, r, PolicyKey::TieBreak).is_empty() {
         return Err(l.error(
             &map_key(i, "tie_break"),
             "no policy of the manifest breaks ties (JSQ, Power-of-d and LED policies do)",
         ));
     }
-    if r.budget.is_some() && varied_policies(m, r, "budget").is_empty() {
+    if r.budget.is_some() && varied_policies(m, r, PolicyKey::Budget).is_empty() {
         return Err(l.error(
             &map_key(i, "budget"),
             "no policy the map names sets a message budget (`budget` of a [[policy]])",
