@@ -73,6 +73,7 @@ fn main() {
         d: 2,
         p_hat: 1.0,
         when,
+        revision: 0,
     };
     // Server means uniform on [1, 100], drawn once (deterministic grid here).
     let wide: Vec<Law> = (0..100)
@@ -188,14 +189,7 @@ fn main() {
             10,
             poisson,
             0.9,
-            led(
-                dispatch,
-                LedUpdate::Push {
-                    d: 100,
-                    p_hat: 1.0,
-                    when: PushWhen::Always,
-                },
-            ),
+            led(dispatch, LedUpdate::push(100, 1.0, PushWhen::Always, 100)),
             200_000,
         );
         c.count_own = false;
@@ -210,6 +204,7 @@ fn main() {
                     d: 2,
                     p_hat: 0.5,
                     when: PushWhen::Arrivals,
+                    revision: 0,
                 },
             )),
             heavy(PolicyConfig::WeightedRandom),
@@ -227,6 +222,7 @@ fn main() {
                     d: 2,
                     p_hat: 0.01,
                     when: PushWhen::Arrivals,
+                    revision: 0,
                 },
             )),
             long(PolicyConfig::Random),

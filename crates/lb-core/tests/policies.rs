@@ -69,6 +69,7 @@ fn push_costs_2d_p_hat_per_eligible_dispatcher_slot() {
         d,
         p_hat,
         when: PushWhen::Always,
+        revision: 0,
     };
     let c = cfg(
         bernoulli_dispatchers(4, 0.7),
@@ -538,4 +539,74 @@ fn every_policy_pays_the_messages_it_declares() {
         });
         assert_covers(&format!("{}'s messages per arrival", p.name()), &per, exact);
     }
+}
+
+/// Welch's interval of the difference of two samples' means at `LEVEL`.
+fn difference(a: &[f64], b: &[f64]) -> (f64, f64) {
+    let (ma, ha) = interval(a);
+    let (mb, hb) = interval(b);
+    // Each half-width is t·s/√n on the same degrees of freedom (equal n):
+    // their root sum of squares is the difference's half-width.
+    (ma - mb, (ha * ha + hb * hb).sqrt())
+}
+
+/// A Push of every server at revision 1 (no draw; one shared copy of the
+/// estimates when nothing else changes them) has the law of the same Push
+/// drawn at revision 0: equal E[ΣQ] within the interval of the difference,
+/// and exactly the same messages. Without `count_own` both are JSQ on the
+/// start-of-slot queues.
+#[test]
+fn a_push_of_every_server_without_draws_has_the_drawn_push_law() {
+    let n = 10;
+    let drawn = LedUpdate::Push {
+        d: n,
+        p_hat: 1.0,
+        when: PushWhen::Always,
+        revision: 0,
+    };
+    let undrawn = LedUpdate::push(n, 1.0, PushWhen::Always, n);
+    assert!(matches!(undrawn, LedUpdate::Push { revision: 1, .. }));
+    let sum_q = |rs: &[RunSummary]| field(rs, |s| s.mean_sum_q);
+    for count_own in [false, true] {
+        for dispatch in [
+            LedDispatch::LJsq,
+            LedDispatch::LJba,
+            LedDispatch::LPod { d: 2 },
+        ] {
+            let at = |u| {
+                let mut c = cfg(
+                    poisson_system(3, het10(), 0.9),
+                    led(dispatch, u),
+                    20_000,
+                    2_000,
+                );
+                c.count_own = count_own;
+                replicate(&c, 41, 16)
+            };
+            let (r0, r1) = (at(drawn), at(undrawn));
+            let (d, h) = difference(&sum_q(&r0), &sum_q(&r1));
+            assert!(
+                d.abs() <= h,
+                "{dispatch:?}, count_own = {count_own}: revision 0 − revision 1 = {d:.4} ± {h:.4}"
+            );
+            for (a, b) in r0.iter().zip(&r1) {
+                assert_eq!(
+                    a.messages, b.messages,
+                    "{dispatch:?}, count_own = {count_own}"
+                );
+            }
+        }
+    }
+    let mut c = cfg(
+        poisson_system(3, het10(), 0.9),
+        led(LedDispatch::LJsq, undrawn),
+        20_000,
+        2_000,
+    );
+    c.count_own = false;
+    let fresh = replicate(&c, 43, 16);
+    c.policy = jsq();
+    let jsq = replicate(&c, 44, 16);
+    let (d, h) = difference(&sum_q(&fresh), &sum_q(&jsq));
+    assert!(d.abs() <= h, "fresh L-JSQ-Push − JSQ = {d:.4} ± {h:.4}");
 }

@@ -261,6 +261,7 @@ fn message_counts_have_their_exact_cost() {
         d: 3,
         p_hat: 0.3,
         when: PushWhen::Always,
+        revision: 0,
     };
     let policies = [
         led(LedDispatch::LJsq, push(2, 0.4)),

@@ -163,6 +163,15 @@ pub enum LedUpdate {
         /// Which dispatchers update.
         #[serde(default)]
         when: PushWhen,
+        /// Which random words a Push of every server (d = N) reads, for the
+        /// same law: 0, a uniform sample of all N drawn as for any d; 1
+        /// ([`PUSH_REVISION`]), no draw (every server is sampled), and
+        /// dispatchers whose estimates are then always Q(t) share one copy.
+        /// Only a Push of every server takes 1. In the key (0 is left out of
+        /// it, so that earlier keys stand), so records of one are never read
+        /// as the other's.
+        #[serde(default, skip_serializing_if = "is_zero")]
+        revision: u8,
     },
     /// Pull(p̂): each server with departures reports to one uniform dispatcher:
     /// always when it became idle, else with probability p̂. 1 message each.
@@ -308,6 +317,7 @@ impl PolicyConfig {
             d,
             p_hat,
             when: PushWhen::Arrivals,
+            revision: 0,
         };
         let pull = LedUpdate::Pull { p_hat: 0.5 };
         let led = |dispatch, update| PolicyConfig::Led {
@@ -443,11 +453,7 @@ impl PolicyConfig {
     /// a Pull reports every completion (p̂ = 1); what it decides on (L-Pod's
     /// and Power-of-d's dispatch sample) is kept.
     pub fn fresh(&self, n: usize) -> PolicyConfig {
-        let push = LedUpdate::Push {
-            d: n,
-            p_hat: 1.0,
-            when: PushWhen::Always,
-        };
+        let push = LedUpdate::push(n, 1.0, PushWhen::Always, n);
         match *self {
             PolicyConfig::Led {
                 dispatch,
@@ -479,6 +485,23 @@ impl PolicyConfig {
             | PolicyConfig::Random
             | PolicyConfig::JiqSpread { .. }
             | PolicyConfig::Pooled) => p,
+        }
+    }
+}
+
+/// The revision a new Push of every server takes ([`LedUpdate::Push`]).
+pub const PUSH_REVISION: u8 = 1;
+
+impl LedUpdate {
+    /// A Push(d, p̂) of `when`'s dispatchers on a system of `n` servers, at
+    /// the revision a new point takes: [`PUSH_REVISION`] if it samples every
+    /// server, else 0.
+    pub fn push(d: usize, p_hat: f64, when: PushWhen, n: usize) -> LedUpdate {
+        LedUpdate::Push {
+            d,
+            p_hat,
+            when,
+            revision: if d == n { PUSH_REVISION } else { 0 },
         }
     }
 }
@@ -604,8 +627,17 @@ impl PolicyConfig {
                     check_d("dispatch.d", d)?;
                 }
                 match update {
-                    LedUpdate::Push { d, p_hat, .. } => {
+                    LedUpdate::Push {
+                        d, p_hat, revision, ..
+                    } => {
                         check_d("update.d", d)?;
+                        check_revision("Push", revision, PUSH_REVISION)?;
+                        if revision >= 1 && d != n {
+                            return Err(format!(
+                                "update.revision: revision {revision} is a Push of every \
+                                 server (d = N = {n}), got d = {d}; leave revision out"
+                            ));
+                        }
                         check_p(p_hat)
                     }
                     LedUpdate::Pull { p_hat } => check_p(p_hat),

@@ -31,8 +31,8 @@ pub use crate::stability::Stability;
 pub use crate::streams::Seeds;
 pub use config::{
     Advance, Behaviour, Granularity, JIQ_SPREAD_REVISION, LSQ_REVISION, LedDispatch, LedUpdate,
-    POLICY_KINDS, PolicyConfig, PushWhen, RunLength, SlottedConfig, SystemConfig, TieBreak, Traits,
-    WarmupRule, Weights,
+    POLICY_KINDS, PUSH_REVISION, PolicyConfig, PushWhen, RunLength, SlottedConfig, SystemConfig,
+    TieBreak, Traits, WarmupRule, Weights,
 };
 pub use law::Law;
 pub use sim::run;

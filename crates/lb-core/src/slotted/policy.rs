@@ -166,6 +166,9 @@ enum Kind {
         /// estimate of each server it sent jobs to is set to that server's
         /// start-of-slot queue plus the jobs sent.
         sync: bool,
+        /// Every dispatcher's estimates are Q(t) at every slot
+        /// ([`shares_estimates`]): `est` holds one copy, read by all.
+        shared: bool,
     },
     Jsq,
     Pod {
@@ -181,6 +184,26 @@ enum Kind {
         alias: Alias,
     },
     Random,
+}
+
+/// Whether every dispatcher's estimates are Q(t) at the start of every slot,
+/// so that one copy serves them all: a Push of every server at every
+/// dispatcher every slot (revision ≥ 1, d = N, p̂ = 1, `always`), with
+/// nothing else changing an estimate (no `count_own`, no destination sync).
+fn shares_estimates(update: LedUpdate, n: usize, count_own: bool, sync: bool) -> bool {
+    matches!(update, LedUpdate::Push { d, p_hat, when: PushWhen::Always, revision }
+        if revision >= 1 && d == n && p_hat >= 1.0)
+        && !count_own
+        && !sync
+}
+
+/// Sets `e` to `q` where they differ: a Push of every server without a draw.
+fn refresh(e: &mut Estimates, q: &[u64]) {
+    for (s, &v) in q.iter().enumerate() {
+        if e.vals[s] != v {
+            e.set(s, v);
+        }
+    }
 }
 
 /// The uniform or μ-weighted split of a slot's jobs under `job` granularity
@@ -300,7 +323,12 @@ impl Policy {
             } => (
                 PolicyConfig::Led {
                     dispatch: LedDispatch::LJsq,
-                    update: LedUpdate::Push { d, p_hat, when },
+                    update: LedUpdate::Push {
+                        d,
+                        p_hat,
+                        when,
+                        revision: 0,
+                    },
                     tie_break,
                 },
                 true,
@@ -333,7 +361,12 @@ impl Policy {
                 dispatch,
                 update,
                 sync,
-                est: (0..m)
+                shared: shares_estimates(update, n, cfg.count_own, sync),
+                est: (0..if shares_estimates(update, n, cfg.count_own, sync) {
+                    1
+                } else {
+                    m
+                })
                     .map(|_| {
                         // L-JSQ reads its minimum, except in `job` granularity
                         // with count_own, where it water-fills on the values.
@@ -461,13 +494,15 @@ impl Policy {
                 dispatch: LedDispatch::LJsq,
                 est,
                 sync,
+                shared,
                 ..
             },
             Granularity::Batch,
         ) = (&mut self.kind, self.granularity)
         {
             let mut msgs = 0;
-            for (e, &am) in est.iter_mut().zip(a) {
+            for (m, &am) in a.iter().enumerate() {
+                let e = &mut est[if *shared { 0 } else { m }];
                 if am > 0 {
                     let s = e.argmin(random_ties, rng);
                     out.add(s, am);
@@ -606,8 +641,13 @@ impl Policy {
         let job = self.granularity == Granularity::Job;
         let random_ties = self.random_ties;
         match &mut self.kind {
-            Kind::Led { dispatch, est, .. } => {
-                let e = &mut est[m];
+            Kind::Led {
+                dispatch,
+                est,
+                shared,
+                ..
+            } => {
+                let e = &mut est[if *shared { 0 } else { m }];
                 match *dispatch {
                     LedDispatch::LJsq => {
                         if !job {
@@ -820,13 +860,33 @@ impl Policy {
     ) -> u64 {
         let mut msgs = 0;
         match &mut self.kind {
-            Kind::Led { update, est, .. } => match *update {
-                LedUpdate::Push { d, p_hat, when } => {
+            Kind::Led {
+                update,
+                est,
+                shared,
+                ..
+            } => match *update {
+                LedUpdate::Push { d, .. } if *shared => {
+                    // Every dispatcher pushes every server: one copy.
+                    refresh(&mut est[0], q);
+                    msgs += 2 * d as u64 * self.m as u64;
+                }
+                LedUpdate::Push {
+                    d,
+                    p_hat,
+                    when,
+                    revision,
+                } => {
                     for (m, e) in est.iter_mut().enumerate() {
                         if (when == PushWhen::Always || arrived[m] > 0) && coin(rng, p_hat) {
-                            distinct(rng, self.n, d, &mut self.pick);
-                            for &s in &self.pick {
-                                e.set(s, q[s]);
+                            if revision >= 1 {
+                                // d = N: every server, no draw.
+                                refresh(e, q);
+                            } else {
+                                distinct(rng, self.n, d, &mut self.pick);
+                                for &s in &self.pick {
+                                    e.set(s, q[s]);
+                                }
                             }
                             msgs += 2 * d as u64;
                         }

@@ -88,7 +88,7 @@ pub fn messages_per_arrival(c: &SlottedConfig) -> Result<f64, String> {
     };
     let per_slot = match c.policy {
         PolicyConfig::Led {
-            update: LedUpdate::Push { d, p_hat, when },
+            update: LedUpdate::Push { d, p_hat, when, .. },
             ..
         } => {
             let updating = match when {

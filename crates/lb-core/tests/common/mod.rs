@@ -78,6 +78,7 @@ pub fn push(d: usize, p_hat: f64) -> LedUpdate {
         d,
         p_hat,
         when: PushWhen::Arrivals,
+        revision: 0,
     }
 }
 

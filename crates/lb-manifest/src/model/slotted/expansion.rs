@@ -711,11 +711,12 @@ fn policy_at(
                     } else {
                         (d_here_path.clone(), d_here.unwrap_or(1))
                     };
-                    LedUpdate::Push {
-                        d: check_d(&path, d)?,
+                    LedUpdate::push(
+                        check_d(&path, d)?,
                         p_hat,
-                        when: p.push_when.unwrap_or_default(),
-                    }
+                        p.push_when.unwrap_or_default(),
+                        n,
+                    )
                 }
             };
             PolicyConfig::Led {

@@ -455,6 +455,7 @@ impl PolicyKind {
                 d: 1,
                 p_hat: 1.0,
                 when: PushWhen::Arrivals,
+                revision: 0,
             },
             UpdateKind::Pull => LedUpdate::Pull { p_hat: 1.0 },
         };
