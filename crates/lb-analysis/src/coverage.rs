@@ -7,7 +7,7 @@
 //! Clopper–Pearson interval.
 //!
 //! A macro-replication that lb would refuse to read — a replication judged
-//! unstable, or runs that have not settled ([`lb_store::settle`]) — is
+//! unstable, or runs that have not settled ([`lb_model::settle`]) — is
 //! counted apart ("not settled"), as the audit counts it: such an interval
 //! is never printed as a bare number, so it cannot mislead. Coverage is over
 //! the macro-replications lb would print.
@@ -27,8 +27,8 @@ use lb_model::Summary;
 use lb_model::precision::{
     Decision, Outcome, PrecisionRule, RuleControl, decide, decide_paired, interval,
 };
+use lb_model::settle::Settling;
 pub use lb_stats::proportion::{clopper_pearson, clopper_pearson_real};
-use lb_store::settle::Settling;
 use serde::{Deserialize, Serialize};
 
 /// An interval procedure whose coverage is measured.

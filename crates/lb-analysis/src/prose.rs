@@ -10,7 +10,7 @@ use crate::stats::{Estimate, IntervalKind};
 use crate::table::fmt_sig;
 use lb_manifest::outputs::where_matches;
 use lb_manifest::prose::{Form, Piece, Quote, parse};
-use lb_store::settle::Settling;
+use lb_model::settle::Settling;
 
 /// One quote expanded: what was written, what it printed, and the keys of
 /// the records behind it.

@@ -64,8 +64,11 @@ pub struct Imprecise {
     /// rule's grid whose half-width t_{n−1}·s/√n meets the target, as the
     /// pilot rule computes it), and their CPU beyond those run, at the
     /// point's mean CPU a replication. None when the mean is 0 or the
-    /// variance undefined.
+    /// variance undefined, or the rule stopped at the first stage.
     pub needs: Option<(u32, f64)>,
+    /// Its rule stopped at the first stage: at least half its runs have not
+    /// relaxed ([`PrecisionRule::stops_unsettled`]).
+    pub unsettled: bool,
 }
 
 /// The replications the sample `vals` asks for under `rule` (the pilot
@@ -212,8 +215,12 @@ pub fn imprecise(results: &[PointResult], rule: &PrecisionRule) -> Vec<Imprecise
                 }
             },
         };
+        let first = r.first_stage.unwrap_or(0).min(r.summaries.len());
+        let unsettled = first > 0 && rule.stops_unsettled(&r.summaries[..first]);
+        let needs = needs.filter(|_| !unsettled);
         if rel.is_nan() || rel > rule.rel_half_width {
             out.push(Imprecise {
+                unsettled,
                 policy: r.label.clone(),
                 at: r
                     .axes
@@ -663,6 +670,10 @@ fn precision_part(s: &mut String, exp: &Experiment, w: &Written, cpu: f64) {
                                 crate::table::fmt_sig(cpu, 2)
                             )
                         }
+                        None if i.unsettled => "; the rule stopped at its first stage: at \
+                                                least half its runs have not relaxed, and \
+                                                longer runs, not more of them, would settle it"
+                            .into(),
                         None => String::new(),
                     };
                     let _ = writeln!(
@@ -959,11 +970,11 @@ replication between runs that share arrivals and service. The **margin** is how 
 threshold could move before its verdict changed.\n";
 
 /// The glossary's entry on stability and settling, its numbers read from
-/// the rules' constants (`lb_core::stability`, `lb_store::settle`), so the
+/// the rules' constants (`lb_core::stability`, `lb_model::settle`), so the
 /// report states the rule the audit applies.
 fn run_words() -> String {
     use lb_core::stability::{TREND_GROWTH, TREND_P};
-    use lb_store::settle::{FALSE_FAIL, allowed};
+    use lb_model::settle::{FALSE_FAIL, allowed};
     let pct = |x: f64| crate::ticks::format_tick(100.0 * x, None);
     format!(
         "- **Runs**: a replication is judged **unstable** when ΣQ (the jobs in the system) \
@@ -1089,6 +1100,7 @@ mod tests {
             procedure: Procedure::Pilot,
             control: None,
             also: Vec::new(),
+            settled_first: false,
         };
         // Nine values, mean 10, sample standard deviation exactly 1.
         let k = 1.0;

@@ -153,7 +153,7 @@ pub fn best_evidence(
     labels: &[&str],
 ) -> Vec<PointResult> {
     let settled = |r: &PointResult| {
-        !r.summaries.is_empty() && lb_store::settle::Settling::of(&r.summaries).why().is_none()
+        !r.summaries.is_empty() && lb_model::settle::Settling::of(&r.summaries).why().is_none()
     };
     let mut out = own.to_vec();
     let mut combos: Vec<&Vec<(String, String)>> = Vec::new();

@@ -457,14 +457,14 @@ pub fn summary_frame(
     DataFrame::new_infer_height(cols)
 }
 
-/// Whether a point's runs have settled ([`lb_store::settle`]), in a
-/// table cell ([`lb_store::settle::Settling::cell`]); empty with no
+/// Whether a point's runs have settled ([`lb_model::settle`]), in a
+/// table cell ([`lb_model::settle::Settling::cell`]); empty with no
 /// replication. A point not settled decides no claim.
 fn settled_word(r: &PointResult) -> Option<String> {
     if r.summaries.is_empty() {
         return None;
     }
-    Some(lb_store::settle::Settling::of(&r.summaries).cell())
+    Some(lb_model::settle::Settling::of(&r.summaries).cell())
 }
 
 /// CSV text of a frame.

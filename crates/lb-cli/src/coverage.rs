@@ -90,6 +90,7 @@ pub fn coverage(cache: &Cache, c: &Command) -> Res {
         procedure: lb_model::precision::Procedure::Pilot,
         control: None,
         also: Vec::new(),
+        settled_first: false,
     };
     let procedures = lb_pipeline::coverage::procedures(procedures, *per, &rule)?;
     let e = lb_manifest::load(manifest, Profile::Full)?;

@@ -101,6 +101,8 @@ impl PrecisionSpec {
             // Resolved per point by the model's expansion.
             control: None,
             also: self.also.clone(),
+            // Every Stein rule: a second stage only where the first settled.
+            settled_first: self.procedure == Procedure::Stein,
         }
     }
 }

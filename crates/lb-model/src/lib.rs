@@ -8,7 +8,8 @@
 //! ([`config`]); each model's metrics and named exact references, the cost
 //! of a replication ([`limits`]) and the consistency of a record
 //! ([`slotted`], [`many`], [`spn`]); the [`precision`] rule that adds
-//! replications until an interval is narrow enough; and the slotted model's
+//! replications until an interval is narrow enough, [`settle`], whether a
+//! point's runs have settled enough to be read; and the slotted model's
 //! message-budget calibrations ([`slotted::calibrate`]).
 //!
 //! Nothing here reads a manifest or touches the disk: lb-manifest turns
@@ -16,7 +17,7 @@
 //!
 //! Layering inside the crate, leaves first: [`canonical`], [`limits`],
 //! [`metric`], [`model`] (which model, engine version, profile) → the three
-//! models' modules → [`config`] → [`point`] → [`key`] → [`precision`] and
+//! models' modules → [`config`] → [`point`] → [`key`] → [`settle`] → [`precision`] and
 //! [`slotted::calibrate`].
 
 // The docs are read with private items (`cargo doc --document-private-items`,
@@ -32,6 +33,7 @@ mod metric;
 pub mod model;
 pub mod point;
 pub mod precision;
+pub mod settle;
 pub mod slotted;
 mod spn;
 

@@ -44,6 +44,7 @@
 //! replications finished.
 
 use crate::config::{Summary, point_unstable};
+use crate::settle::Settling;
 pub use lb_stats::control::{
     control_variate, control_variate_of, residual_variance, stein_control_variate,
 };
@@ -134,6 +135,14 @@ pub struct PrecisionRule {
     /// record path's hash) without them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub also: Vec<MetricName>,
+    /// Stein's procedure: a first stage at least half of whose runs have
+    /// not relaxed ([`Settling::plainly_unsettled`]) is all the point runs
+    /// ([`Stop::Unsettled`]). Its runs decide no claim, and more of the same
+    /// length would not settle them, so a second stage would buy precision
+    /// nothing reads. Absent (false,
+    /// and out of the record path's hash) in rules written before it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub settled_first: bool,
 }
 
 /// A control variate for a precision rule (Lavenberg and Welch): another
@@ -166,6 +175,15 @@ fn sequential() -> Procedure {
 }
 
 impl PrecisionRule {
+    /// Whether the rule stops at `first`, a Stein first stage whose runs
+    /// have plainly not settled ([`settled_first`](Self::settled_first),
+    /// [`Settling::plainly_unsettled`]).
+    pub fn stops_unsettled(&self, first: &[Summary]) -> bool {
+        self.settled_first
+            && self.procedure == Procedure::Stein
+            && Settling::of(first).plainly_unsettled()
+    }
+
     /// Whether n replications of variance `var` give a Student-t half-width
     /// t_{n−1}·√(var/n), at the rule's level, within `target`: the pilot's
     /// test ([`pilot_replications`]).
@@ -272,6 +290,10 @@ pub enum Stop {
     Unstable,
     /// The metric was undefined in a replication (no measured jobs).
     Undefined,
+    /// Stein's procedure with [`PrecisionRule::settled_first`]: at least
+    /// half the first stage's runs have not relaxed, and it missed the target; the point
+    /// stops there, its interval at the first stage's width.
+    Unsettled,
 }
 
 /// The outcome of a precision rule at a point.
@@ -587,7 +609,7 @@ fn conclude_paired(
 /// reports that); `max` when its mean is 0.
 pub fn stein_replications(rule: &PrecisionRule, first: &[Summary]) -> u32 {
     let first = &first[..rule.min as usize];
-    if point_unstable(first) {
+    if point_unstable(first) || rule.stops_unsettled(first) {
         return rule.min;
     }
     std::iter::once(&rule.metric)
@@ -675,6 +697,9 @@ fn decide_stein_controlled(
             pilot: 0,
         };
     }
+    if rule.stops_unsettled(&summaries[..min]) {
+        return decide_stein(rule, summaries);
+    }
     let Some(n) = stein_controlled(rule, exact, summaries, control) else {
         return decide_stein(rule, summaries);
     };
@@ -703,9 +728,17 @@ fn decide_stein(rule: &PrecisionRule, summaries: &[Summary]) -> Decision {
         return Decision::Need { main: n, pilot: 0 };
     }
     let first = rule.min as usize;
-    conclude(rule, &summaries[..n as usize], &summaries[..first], |v| {
+    match conclude(rule, &summaries[..n as usize], &summaries[..first], |v| {
         stein_interval(v, first, rule.level)
-    })
+    }) {
+        Decision::Done(o) if o.stop == Stop::Short && rule.stops_unsettled(&summaries[..first]) => {
+            Decision::Done(Outcome {
+                stop: Stop::Unsettled,
+                ..o
+            })
+        }
+        d => d,
+    }
 }
 
 fn decide_sequential(rule: &PrecisionRule, summaries: &[Summary]) -> Decision {
@@ -761,6 +794,7 @@ mod tests {
             procedure: Procedure::Sequential,
             control: None,
             also: Vec::new(),
+            settled_first: false,
         };
         assert_eq!(r.checkpoints(), vec![3, 7, 10]);
     }
@@ -777,6 +811,7 @@ mod tests {
             procedure: Procedure::Stein,
             control: None,
             also: Vec::new(),
+            settled_first: false,
         };
         // Identically 0 (a metric that never occurred): the target is met.
         assert_eq!(stein_n(&r, &[0.0; 4]), 4);

@@ -447,6 +447,7 @@ impl Certificate {
                             procedure: r.procedure,
                             control,
                             also: Vec::new(),
+                            settled_first: false,
                         };
                         match (p.as_str(), &r.metric) {
                             ("precision" | "precision-skew", Some(by)) => {

@@ -204,7 +204,7 @@ pub fn render_plan(cache: &Cache, plan: &Plan, readers: &Readers, map: bool) -> 
             }
             (Replications::Fixed(n), None) => format!("{}/{n}", ps.present),
         };
-        let settling = lb_store::settle::Settling::of(&r.summaries);
+        let settling = lb_model::settle::Settling::of(&r.summaries);
         let settled = if r.summaries.is_empty() {
             "-".to_string()
         } else {

@@ -59,7 +59,7 @@ pub fn clopper_pearson_real(x: f64, n: f64, conf: f64) -> (f64, f64) {
 /// that fail by chance at 5%: the least c with P(Binomial(n, p) > c) ≤ 0.05.
 /// What a point's replications may show of a rule they pass in truth: the
 /// trend test's false alarms (`lb_core::stability::alarms_allowed`), the settle rule's
-/// failures (`lb_store::settle::allowed`).
+/// failures (`lb_model::settle::allowed`).
 pub fn chance_allows(n: usize, p: f64) -> usize {
     // P(X = k), summed up from k = 0 until the tail is at most 5%.
     let mut pk = (1.0 - p).powi(n as i32);

@@ -7,8 +7,7 @@
 //! key; [`packing`] folds those loose records into each bucket's [`pack`],
 //! the committed tier, which every reader reads through the same interface. [`verify`] recomputes records and compares them bit for bit;
 //! [`maintain`] lists, checks, adopts and cleans a results directory;
-//! [`why`] says why a planned point is missing. [`settle`] says whether a
-//! point's runs have settled enough to be read.
+//! [`why`] says why a planned point is missing.
 
 // The docs are read with private items (`cargo doc --document-private-items`,
 // as CI builds them): a module may point at its own helpers.
@@ -20,6 +19,5 @@ pub mod pack;
 pub mod packing;
 pub mod provenance;
 pub mod run;
-pub mod settle;
 pub mod verify;
 pub mod why;

@@ -254,11 +254,11 @@ pub struct PointCheck {
     /// How the verdict was decided, in numbers (None where no threshold
     /// decides it: a stability count, an unstable policy, no interval).
     pub decision: Option<Decision>,
-    /// Why a point read has not settled ([`lb_store::settle`]); such a
+    /// Why a point read has not settled ([`lb_model::settle`]); such a
     /// check decides nothing.
     pub unsettled: Option<String>,
     /// At least how many times longer the runs of the points read must be
-    /// to settle ([`lb_store::settle::Settling::longer`], a lower bound).
+    /// to settle ([`lb_model::settle::Settling::longer`], a lower bound).
     pub longer: Option<f64>,
     /// Why the point cannot tell the claim from its denial, if it cannot
     /// (docs/AUDITING.md, "Uninformative points"): every side at the

@@ -13,7 +13,7 @@ use crate::metric::Metric;
 use crate::results::PointResult;
 use lb_manifest::claim::{Check as ClaimCheck, Claim, Origin, StandsFor};
 use lb_manifest::outputs::where_matches;
-use lb_store::settle::Settling;
+use lb_model::settle::Settling;
 
 /// Audits one claim against the results of its experiment.
 pub fn audit_claim(experiment: &str, c: &Claim, results: &[PointResult]) -> ClaimResult {
@@ -692,7 +692,7 @@ fn strict(checks: &[PointCheck]) -> Verdict {
     }
 }
 
-/// The settling rule ([`lb_store::settle`]) on every point a check reads:
+/// The settling rule ([`lb_model::settle`]) on every point a check reads:
 /// a check reading one that has not settled decides nothing, and says why
 /// and how much longer its runs should be.
 fn settle(checks: &mut [PointCheck], results: &[PointResult]) {

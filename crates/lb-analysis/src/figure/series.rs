@@ -18,7 +18,7 @@ pub struct Dot {
     pub x: f64,
     pub est: Estimate,
     pub stable: bool,
-    /// Whether its runs settled ([`lb_store::settle`]): an unsettled
+    /// Whether its runs settled ([`lb_model::settle`]): an unsettled
     /// point is drawn, ringed, and decides no claim.
     pub settled: bool,
     pub key: String,
@@ -96,8 +96,8 @@ fn difference_series(
         };
         let stable = !crate::results::point_unstable(&b.summaries)
             && !crate::results::point_unstable(&w.summaries);
-        let settled = lb_store::settle::Settling::of(&b.summaries).settled()
-            && lb_store::settle::Settling::of(&w.summaries).settled();
+        let settled = lb_model::settle::Settling::of(&b.summaries).settled()
+            && lb_model::settle::Settling::of(&w.summaries).settled();
         let (_, variant) = spec.series_of(b);
         let name = if variant.is_empty() {
             format!("{} − {}", d.worse, d.better)
@@ -165,7 +165,7 @@ pub fn series(spec: &FigureSpec, results: &[PointResult]) -> Vec<Series> {
             est,
             // A transient metric (a growth rate) is read on unstable points too.
             stable: !unstable,
-            settled: m.transient() || lb_store::settle::Settling::of(&r.summaries).settled(),
+            settled: m.transient() || lb_model::settle::Settling::of(&r.summaries).settled(),
             key: key.hex(),
         };
         match out.iter_mut().find(|s| s.name == name) {

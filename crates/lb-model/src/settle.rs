@@ -32,8 +32,8 @@
 //! an ordering whatever its warm-up. At a stable point every replication is,
 //! the trend test's false alarms too.
 
+use crate::Summary;
 use lb_core::stability::{PointStability, merged_batch_means, mser};
-use lb_model::Summary;
 
 /// The chance that a settled replication fails the rule anyway, as the
 /// coverage certificate measured it on queues whose runs are long enough to
@@ -86,7 +86,7 @@ pub struct Settling {
 impl Settling {
     /// The rule applied to a point's replications.
     pub fn of(summaries: &[Summary]) -> Settling {
-        let (label, flagged, kept) = lb_model::config::point_stability(summaries);
+        let (label, flagged, kept) = crate::config::point_stability(summaries);
         let mut s = Settling {
             replications: summaries.len(),
             unstable: flagged,
@@ -125,6 +125,15 @@ impl Settling {
     /// only a minority flagged): a run that has not relaxed.
     pub fn rising(&self) -> bool {
         self.label == PointStability::Rising
+    }
+
+    /// Whether at least half its replications have not relaxed (flagged by
+    /// the trend test, or held to the rule and failing it): a share no
+    /// number of further replications of the same length would bring
+    /// within what chance allows a settled point ([`FALSE_FAIL`], and the
+    /// trend test's false alarms, a few percent each).
+    pub fn plainly_unsettled(&self) -> bool {
+        self.replications > 0 && 2 * (self.unstable + self.failed) >= self.replications
     }
 
     /// Whether the point may decide a claim.
@@ -219,9 +228,9 @@ pub use lb_stats::batch::{batch_lag1, length_factor};
 #[cfg(test)]
 mod tests {
     use super::{Settling, allowed, batch_lag1, length_factor};
+    use crate::Summary;
     use lb_core::slotted::RunSummary;
     use lb_core::stability::Stability;
-    use lb_model::Summary;
     use lb_stats::batch::batch_size_at;
     use rand::{Rng, SeedableRng};
 
@@ -358,5 +367,58 @@ mod tests {
         assert_eq!(allowed(20), 2);
         assert_eq!(allowed(72), 5);
         assert_eq!(allowed(444), 19);
+    }
+
+    /// Half a first stage that has not relaxed stops Stein's rule there; a
+    /// single failing run of four (a chance a settled point runs) does not,
+    /// nor does any without the rule's `settled_first`.
+    #[test]
+    fn a_plainly_unsettled_first_stage_is_all_the_point_runs() {
+        use crate::precision::{
+            Decision, MetricName, PrecisionRule, Procedure, Stop, decide, stein_replications,
+        };
+        let noise = |i: u64| ((((i * 2_654_435_761) & 0xffff_ffff) >> 3) % 13) as f64 - 6.0;
+        let flat = |k: u64| -> Vec<f64> {
+            (0..64u64)
+                .map(|i| 100.0 + 30.0 * noise(i + 7 * k))
+                .collect()
+        };
+        let rising: Vec<f64> = (0..64u64).map(|i| 10.0 * i as f64 + noise(i)).collect();
+        let mut rule = PrecisionRule {
+            metric: MetricName("mean_sum_q".into()),
+            rel_half_width: 0.0001,
+            level: 0.95,
+            min: 4,
+            max: 64,
+            step: 4,
+            procedure: Procedure::Stein,
+            control: None,
+            also: Vec::new(),
+            settled_first: true,
+        };
+        // Each run's mean differs, so the first stage misses the target.
+        let at = |k: u64, trace: Vec<f64>| {
+            let mut s = run(trace, true);
+            if let Summary::Slotted(r) = &mut s {
+                r.mean_sum_q = 100.0 + k as f64;
+            }
+            s
+        };
+        let half: Vec<Summary> = (0..4u64)
+            .map(|k| at(k, if k < 2 { rising.clone() } else { flat(k) }))
+            .collect();
+        assert!(Settling::of(&half).plainly_unsettled());
+        assert_eq!(stein_replications(&rule, &half), 4);
+        let Decision::Done(o) = decide(&rule, &half, &[]) else {
+            panic!("Stein's rule asked for more on an unsettled first stage")
+        };
+        assert_eq!((o.stop, o.replications), (Stop::Unsettled, 4));
+        let one: Vec<Summary> = (0..4u64)
+            .map(|k| at(k, if k < 1 { rising.clone() } else { flat(k) }))
+            .collect();
+        assert!(!Settling::of(&one).plainly_unsettled());
+        assert!(stein_replications(&rule, &one) > 4);
+        rule.settled_first = false;
+        assert!(stein_replications(&rule, &half) > 4);
     }
 }
