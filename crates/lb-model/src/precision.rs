@@ -782,6 +782,71 @@ fn decide_sequential(rule: &PrecisionRule, summaries: &[Summary]) -> Decision {
 mod tests {
     use super::*;
 
+    /// A stable slotted replication whose measured window is `trace`.
+    fn run(trace: Vec<f64>) -> Summary {
+        use lb_core::slotted::{RunSummary, Stability};
+        Summary::Slotted(RunSummary {
+            mean_queue: vec![1.0],
+            stability: Stability {
+                stable: true,
+                slope: 0.0,
+                p_value: 1.0,
+                growth: 0.0,
+            },
+            ..RunSummary::unfollowed((0, 6400, 0), (1.0, 1.0), trace)
+        })
+    }
+
+    /// Half a first stage that has not relaxed stops Stein's rule there; a
+    /// single failing run of four (a chance a settled point runs) does not,
+    /// nor does any without the rule's `settled_first`.
+    #[test]
+    fn a_plainly_unsettled_first_stage_is_all_the_point_runs() {
+        let noise = |i: u64| ((((i * 2_654_435_761) & 0xffff_ffff) >> 3) % 13) as f64 - 6.0;
+        let flat = |k: u64| -> Vec<f64> {
+            (0..64u64)
+                .map(|i| 100.0 + 30.0 * noise(i + 7 * k))
+                .collect()
+        };
+        let rising: Vec<f64> = (0..64u64).map(|i| 10.0 * i as f64 + noise(i)).collect();
+        let mut rule = PrecisionRule {
+            metric: MetricName("mean_sum_q".into()),
+            rel_half_width: 0.0001,
+            level: 0.95,
+            min: 4,
+            max: 64,
+            step: 4,
+            procedure: Procedure::Stein,
+            control: None,
+            also: Vec::new(),
+            settled_first: true,
+        };
+        // Each run's mean differs, so the first stage misses the target.
+        let at = |k: u64, trace: Vec<f64>| {
+            let mut s = run(trace);
+            if let Summary::Slotted(r) = &mut s {
+                r.mean_sum_q = 100.0 + k as f64;
+            }
+            s
+        };
+        let half: Vec<Summary> = (0..4u64)
+            .map(|k| at(k, if k < 2 { rising.clone() } else { flat(k) }))
+            .collect();
+        assert!(Settling::of(&half).plainly_unsettled());
+        assert_eq!(stein_replications(&rule, &half), 4);
+        let Decision::Done(o) = decide(&rule, &half, &[]) else {
+            panic!("Stein's rule asked for more on an unsettled first stage")
+        };
+        assert_eq!((o.stop, o.replications), (Stop::Unsettled, 4));
+        let one: Vec<Summary> = (0..4u64)
+            .map(|k| at(k, if k < 1 { rising.clone() } else { flat(k) }))
+            .collect();
+        assert!(!Settling::of(&one).plainly_unsettled());
+        assert!(stein_replications(&rule, &one) > 4);
+        rule.settled_first = false;
+        assert!(stein_replications(&rule, &half) > 4);
+    }
+
     #[test]
     fn checkpoints_end_at_max() {
         let r = PrecisionRule {
