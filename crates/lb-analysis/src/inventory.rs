@@ -6,7 +6,7 @@
 
 use crate::audit::anchor;
 use crate::audit::{ClaimRow, ExperimentClaims};
-use crate::markup::cell as md;
+use lb_draw::markup::cell as md;
 use lb_manifest::inventory::{Inventory, Statement};
 use std::fmt::Write as _;
 

@@ -2,7 +2,7 @@
 //!
 //! Reads an experiment's records from the cache ([`results`]) into a polars
 //! DataFrame, builds tables of mean ± 95% half-width ([`table`], intervals in
-//! [`stats`]), draws figures with plotters ([`figure`]), and writes the
+//! [`stats`]), lays figures out and paints them with lb-draw's kit ([`figure`]), and writes the
 //! report under `paper-figures/` ([`report`]; each file rewritten only if its
 //! content changed, [`files`]).
 
@@ -11,22 +11,18 @@
 #![allow(rustdoc::private_intra_doc_links)]
 
 pub mod audit;
-mod canvas;
 pub mod coverage;
 pub mod figure;
 pub mod files;
 pub mod inventory;
-mod markup;
 pub mod metric;
 mod paired;
-pub mod pdf;
 pub mod prose;
 pub mod report;
 pub mod results;
 pub mod robustness;
 pub mod stats;
 pub mod table;
-mod ticks;
 pub mod tidy;
 
 pub use metric::Metric;

@@ -12,11 +12,11 @@
 use crate::audit::{ClaimResult, ExperimentClaims, anchor, describe, verdict_cell};
 use crate::figure::{Figure, FigureSpec, render};
 pub use crate::files::write_if_changed;
-use crate::markup::{cell as md, to_markdown};
 use crate::metric::Metric;
 use crate::results::PointResult;
 use crate::stats::{LEVEL, interval};
 use crate::table::{csv, json, markdown, point_summaries, replications_frame, summary_frame};
+use lb_draw::markup::{cell as md, to_markdown};
 use lb_manifest::claim::Origin;
 use lb_model::precision::PrecisionRule;
 use lb_model::precision::stein_interval;
@@ -462,7 +462,7 @@ pub fn section(exp: &Experiment, w: &Written) -> String {
         let _ = writeln!(
             s,
             "![{}]({}/{}.svg)\n",
-            crate::markup::plain(&spec.title).replace(['[', ']'], ""),
+            lb_draw::markup::plain(&spec.title).replace(['[', ']'], ""),
             exp.name,
             spec.name
         );
@@ -626,7 +626,7 @@ fn verdicts_table(s: &mut String, exp: &Experiment) {
 fn precision_part(s: &mut String, exp: &Experiment, w: &Written, cpu: f64) {
     match (&exp.precision, exp.replications) {
         (Some(p), _) => {
-            let target = crate::ticks::format_tick(100.0 * p.rel_half_width, None);
+            let target = lb_draw::ticks::format_tick(100.0 * p.rel_half_width, None);
             if let Some(c) = exp.results.iter().find_map(|r| r.control.as_ref()) {
                 let _ = writeln!(
                     s,
@@ -975,7 +975,7 @@ threshold could move before its verdict changed.\n";
 fn run_words() -> String {
     use lb_core::stability::{TREND_GROWTH, TREND_P};
     use lb_model::settle::{FALSE_FAIL, allowed};
-    let pct = |x: f64| crate::ticks::format_tick(100.0 * x, None);
+    let pct = |x: f64| lb_draw::ticks::format_tick(100.0 * x, None);
     format!(
         "- **Runs**: a replication is judged **unstable** when ΣQ (the jobs in the system) \
          keeps growing over the second half of its run: the OLS slope of its batch means there \

@@ -12,8 +12,8 @@
 //! not at (a, y) or (b, x)), it says "holds at k of n combinations".
 
 use crate::audit::{ExperimentClaims, Verdict, audit_claim};
-use crate::canvas::{Anchor, BLACK, Canvas, Png, Rgb, Stroke, Svg, TextStyle, text_width, wrap};
 use crate::results::PointResult;
+use lb_draw::canvas::{Anchor, BLACK, Canvas, Png, Rgb, Stroke, Svg, TextStyle, text_width, wrap};
 use lb_manifest::manifest::Loaded;
 use lb_manifest::model::slotted::robustness::RobustnessToml;
 use lb_manifest::robustness::Variant;
@@ -644,22 +644,14 @@ pub(crate) fn write_figure(
     let svg_path = stem.with_extension("svg");
     crate::files::write_if_changed(&svg_path, text.as_bytes())?;
     let pdf_path = stem.with_extension("pdf");
-    crate::files::write_if_changed(&pdf_path, &crate::pdf::from_svg(&text)?)?;
+    crate::files::write_if_changed(&pdf_path, &lb_draw::pdf::from_svg(&text)?)?;
     let scratch = std::env::temp_dir().join(format!(
         "lb-robustness-{}-{}-{}.png",
         std::process::id(),
         m.experiment,
         m.name
     ));
-    {
-        use plotters::prelude::*;
-        let root =
-            BitMapBackend::new(&scratch, (p.width as u32, p.height as u32)).into_drawing_area();
-        root.fill(&plotters::style::WHITE)?;
-        let mut c = Png::new(root);
-        paint(&mut c, m, &p);
-        c.finish()?;
-    }
+    Png::write(&scratch, p.width, p.height, |c| paint(c, m, &p))?;
     let body = std::fs::read(&scratch)?;
     std::fs::remove_file(&scratch)?;
     let png_path = stem.with_extension("png");

@@ -7,10 +7,10 @@
 
 use lb_analysis::collect;
 use lb_analysis::figure::{
-    Dot, Figure, FigureSpec, Layout, MarkKind, PathSeries, RefDrawn, RefShape, Series, mean_path,
-    plan, svg,
+    Dot, Figure, FigureSpec, PathSeries, RefDrawn, RefShape, Series, mean_path, plan, svg,
 };
 use lb_analysis::stats::{Estimate, IntervalKind};
+use lb_draw::geometry::{Layout, MarkKind};
 use lb_manifest::outputs::FigureKind;
 use lb_manifest::{Profile, load};
 use lb_store::cache::Cache;
@@ -22,7 +22,7 @@ fn repo() -> PathBuf {
 
 /// What every figure must satisfy.
 fn check(name: &str, p: &Layout) {
-    let canvas = lb_analysis::figure::Rect {
+    let canvas = lb_draw::geometry::Rect {
         x0: 0.0,
         y0: 0.0,
         x1: p.width,
@@ -292,7 +292,7 @@ fn variants_of_a_policy_share_a_colour_and_differ_by_dash() {
     .iter()
     .map(|(p, v)| (p.to_string(), v.to_string()))
     .collect();
-    let s = lb_analysis::figure::styles(&keys);
+    let s = lb_draw::style::styles(&keys);
     assert_eq!(s[0].colour, s[2].colour);
     assert_eq!(s[0].marker, s[2].marker);
     assert_ne!(s[0].dash, s[2].dash);
@@ -572,7 +572,7 @@ fn one_policys_swept_variants_take_distinct_colours() {
         .iter()
         .map(|v| ("Pod".to_string(), v.to_string()))
         .collect();
-    let s = lb_analysis::figure::styles(&keys);
+    let s = lb_draw::style::styles(&keys);
     for (i, a) in s.iter().enumerate() {
         for b in &s[i + 1..] {
             assert_ne!(a.colour, b.colour);
@@ -791,7 +791,7 @@ fn check_pdf(name: &str, pdf: &[u8], width: f64, height: f64) {
     );
     // Every glyph shown reads as text (a letter without it cannot be
     // searched: a p last seen in p̂ once left every p of a figure without).
-    let unmapped = lb_analysis::pdf::unmapped_glyphs(pdf);
+    let unmapped = lb_draw::pdf::unmapped_glyphs(pdf);
     assert!(
         unmapped.is_empty(),
         "{name}: glyphs {unmapped:?} have no text"
@@ -806,11 +806,11 @@ fn every_figure_is_also_a_pdf_with_its_text_as_text() {
     assert!(all.len() > 20, "only {} figures", all.len());
     for (name, fig, p) in &all {
         let (text, _) = svg(fig);
-        let pdf = lb_analysis::pdf::from_svg(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let pdf = lb_draw::pdf::from_svg(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
         check_pdf(name, &pdf, p.width, p.height);
         // The same figure gives the same bytes: a PDF that did not change
         // does not churn the repository.
-        assert_eq!(pdf, lb_analysis::pdf::from_svg(&text).unwrap(), "{name}");
+        assert_eq!(pdf, lb_draw::pdf::from_svg(&text).unwrap(), "{name}");
     }
     // The committed pages: each SVG's PDF, of its size.
     let root = repo().join("paper-figures");

@@ -36,7 +36,7 @@ pub(super) fn measured_at(level: f64, c: &PointCheck) -> String {
 /// hundredths of a percent: "99.81%".
 pub(super) fn percent(level: f64) -> String {
     let p = (1e4 * level).round() / 100.0;
-    format!("{}%", crate::ticks::format_tick(p, None))
+    format!("{}%", lb_draw::ticks::format_tick(p, None))
 }
 
 /// The number of unstable replications of a stability check.

@@ -287,7 +287,7 @@ pub fn markdown(all: &[Mutants]) -> String {
             m.verdict.word(),
             shifted,
             m.flipped.map_or("—", short),
-            crate::markup::cell(&verdict)
+            lb_draw::markup::cell(&verdict)
         );
     }
     s

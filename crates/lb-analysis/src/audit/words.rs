@@ -18,7 +18,7 @@ pub(super) fn with_tolerance(reference: f64, t: &Tolerance) -> String {
 /// A claim's tolerance in the words of its rule: "±10%", "±0.005",
 /// "±(0.1 + 5% of it)"; None without one.
 pub(super) fn tolerance_words(t: &Tolerance) -> Option<String> {
-    let pct = |t: f64| crate::ticks::format_tick(100.0 * t, None);
+    let pct = |t: f64| lb_draw::ticks::format_tick(100.0 * t, None);
     match (t.relative, t.absolute) {
         (0.0, 0.0) => None,
         (t, 0.0) => Some(format!("±{}%", pct(t))),
@@ -54,4 +54,4 @@ pub(super) fn num(x: f64, sig: usize) -> String {
 }
 
 /// A text as a Markdown table cell or list line.
-pub(super) use crate::markup::cell as md;
+pub(super) use lb_draw::markup::cell as md;

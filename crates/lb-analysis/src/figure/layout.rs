@@ -3,17 +3,17 @@
 //! outside it (so it covers no data), the markers (dodged apart where series
 //! coincide) and the caption. [`paint`](super::paint::paint()) draws exactly this.
 
-use super::axis::{Axis, axis, thin_ticks};
-use super::geometry::{
+use super::references::RefShape;
+use super::series::Figure;
+use crate::stats::{IntervalKind, MetricKind};
+use lb_draw::axis::{Axis, axis, thin_ticks};
+use lb_draw::canvas::{text_width, wrap};
+use lb_draw::geometry::{
     ARROW_ROOM, AXIS_TITLE, CAPTION, LEGEND, LEGEND_TEXT_MAX, Layout, LegendEntry, MARGIN, Mark,
     MarkKind, PLOT_H, R, ROW, Rect, Sample, TICK, TITLE, W, ZERO_ROW,
 };
-use super::references::RefShape;
-use super::series::Figure;
-use super::style::styles;
-use crate::canvas::{text_width, wrap};
-use crate::stats::{IntervalKind, MetricKind};
-use crate::ticks;
+use lb_draw::style::styles;
+use lb_draw::ticks;
 use lb_manifest::outputs::FigureKind;
 
 /// Lays out `fig`.

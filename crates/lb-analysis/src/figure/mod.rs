@@ -10,7 +10,8 @@
 //!   `count_own` true and false) share its colour and marker and differ by
 //!   dash and fill;
 //! - the legend sits outside the plot area, so it covers no data
-//!   ([`Layout::legend`] and [`Layout::marks`] let a test check it);
+//!   ([`Layout::legend`](lb_draw::geometry::Layout::legend) and
+//!   [`Layout::marks`](lb_draw::geometry::Layout::marks) let a test check it);
 //! - log axes are labelled at 1, 2, 5 × 10ᵏ, integer axes at integers, and
 //!   no label carries decimals its step does not need;
 //! - a proportion's interval stays inside [0, 1], and a proportion with no
@@ -21,7 +22,7 @@
 //!   line, or a band for a tolerance).
 //!
 //! A figure is first laid out ([`plan`], pure: every position in pixels),
-//! then painted on a [`Canvas`](crate::canvas::Canvas) (SVG written by hand,
+//! then painted on a [`Canvas`](lb_draw::canvas::Canvas) (SVG written by hand,
 //! PNG by plotters).
 //!
 //! The parts, one job each:
@@ -29,17 +30,14 @@
 //! - `spec`: what a figure is (the manifest's `[[figure]]`);
 //! - the data it draws: `series` (per series, gathered into a [`Figure`]),
 //!   `references`, `paths` (sample paths);
-//! - `style`: palette, markers and dashes;
-//! - `axis`: ranges, ticks and their labels;
-//! - `geometry`: the laid-out figure as data ([`Layout`]) and its sizes;
+//! - from lb-draw: `style` (palette, markers and dashes), `axis` (ranges,
+//!   ticks and their labels), `geometry` (the laid-out figure as data,
+//!   [`Layout`](lb_draw::geometry::Layout), and its sizes) and `clip`;
 //! - `layout`: [`plan`], every rectangle and mark in pixels;
 //! - `paint`: drawing a plan on a canvas ([`paint::paint()`]), with `clip`: lines
 //!   cut at the plot's frame;
 //! - `render`: the SVG and PNG files ([`svg`], [`render()`]).
 
-mod axis;
-mod clip;
-mod geometry;
 mod layout;
 mod paint;
 mod paths;
@@ -47,15 +45,11 @@ mod references;
 mod render;
 mod series;
 mod spec;
-mod style;
 
 pub mod room;
-pub use axis::Axis;
-pub use geometry::{Layout, LegendEntry, Mark, MarkKind, Rect, Sample};
 pub use layout::{bars_note, plan};
 pub use paths::{PathSeries, mean_path};
 pub use references::{RefDrawn, RefShape, references};
 pub use render::{render, svg};
 pub use series::{Dot, Figure, Series, point_estimate, series};
 pub use spec::FigureSpec;
-pub use style::{Marker, Style, styles};

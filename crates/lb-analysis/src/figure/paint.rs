@@ -3,17 +3,17 @@
 //! reference bands, paths, series, reference curves, markers, axes, the
 //! unstable band, the legend, title and caption.
 
-use super::clip::clipped;
-use super::geometry::{
+use super::references::RefShape;
+use super::series::Figure;
+use lb_draw::canvas::{Anchor, Canvas, Rgb, Stroke, TextStyle, WHITE};
+use lb_draw::clip::clipped;
+use lb_draw::geometry::{
     ARROW_ROOM, AXIS_TITLE, CAPTION, LEGEND, Layout, MARGIN, Mark, MarkKind, R, Rect, Sample, TICK,
     TITLE, ZERO_ROW,
 };
-use super::references::RefShape;
-use super::series::Figure;
-use super::style::{
+use lb_draw::style::{
     BAND_ALPHA, BAND_COLOUR, BLACK_RGB, Marker, REF_COLOUR, REF_DASHES, Style, marker_points,
 };
-use crate::canvas::{Anchor, Canvas, Rgb, Stroke, TextStyle, WHITE};
 use lb_manifest::outputs::FigureKind;
 
 /// A marker of `style` centred at (x, y), filled or `hollow`.
@@ -173,7 +173,7 @@ fn three_digits(v: f64) -> String {
     } else {
         v.abs().log10().floor() as i32
     };
-    crate::ticks::format_tick(v, Some((2 - e).max(0) as usize))
+    lb_draw::ticks::format_tick(v, Some((2 - e).max(0) as usize))
 }
 
 /// An arrow head at (x, y) pointing up (`up`) or down.
@@ -288,7 +288,7 @@ fn paint_markers(c: &mut dyn Canvas, fig: &Figure, p: &Layout) {
                         // Centred under the marker (over it at the bottom
                         // edge), clear of the neighbouring markers.
                         let text = three_digits(d.est.mean);
-                        let w = crate::canvas::text_width(&text, LEGEND);
+                        let w = lb_draw::canvas::text_width(&text, LEGEND);
                         let (x0, x1) = (m.cx - w / 2.0, m.cx + w / 2.0);
                         let mut y = if above {
                             m.cy + 2.2 * m.r + LEGEND

@@ -10,7 +10,7 @@
 
 use super::spec::FigureSpec;
 use crate::results::PointResult;
-use crate::ticks;
+use lb_draw::ticks;
 use lb_manifest::outputs::Reference;
 use lb_manifest::{Point, PointConfig};
 

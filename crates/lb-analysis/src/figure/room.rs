@@ -5,8 +5,9 @@
 //! [`LEAST_SHARE`] of its y axis. A figure whose range is set by a point
 //! outside that region needs a `y_range` or a companion figure.
 
-use crate::figure::{Figure, FigureSpec, Layout, plan};
+use crate::figure::{Figure, FigureSpec, plan};
 use crate::results::PointResult;
+use lb_draw::geometry::Layout;
 use lb_manifest::claim::Check as Kind;
 use lb_manifest::outputs::FigureKind;
 

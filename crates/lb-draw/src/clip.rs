@@ -1,7 +1,7 @@
 //! Clipping lines to the plot area (Liang and Barsky), so that a curve
 //! leaving the plot is cut at its frame.
 
-use super::geometry::Rect;
+use crate::geometry::Rect;
 
 /// Clips the segment a–b to `r` (Liang–Barsky).
 fn clip(a: (f64, f64), b: (f64, f64), r: &Rect) -> Option<((f64, f64), (f64, f64))> {
@@ -33,7 +33,7 @@ fn clip(a: (f64, f64), b: (f64, f64), r: &Rect) -> Option<((f64, f64), (f64, f64
 }
 
 /// A polyline clipped to `r`, as its visible pieces.
-pub(super) fn clipped(pts: &[(f64, f64)], r: &Rect) -> Vec<Vec<(f64, f64)>> {
+pub fn clipped(pts: &[(f64, f64)], r: &Rect) -> Vec<Vec<(f64, f64)>> {
     let mut out: Vec<Vec<(f64, f64)>> = Vec::new();
     let mut cur: Vec<(f64, f64)> = Vec::new();
     for w in pts.windows(2) {

@@ -78,7 +78,7 @@ fn group(chars: &[char], i: usize) -> Option<(String, usize)> {
 }
 
 /// A combining diacritical mark (U+0300–U+036F).
-pub(crate) fn is_combining(c: char) -> bool {
+pub fn is_combining(c: char) -> bool {
     ('\u{300}'..='\u{36f}').contains(&c)
 }
 
@@ -250,7 +250,7 @@ pub fn cell(text: &str) -> String {
 
 /// Markdown with `<sub>`/`<sup>` for the scripts. Only the scripts are
 /// touched: the rest of the text (and any Markdown in it) is kept.
-pub(crate) fn to_markdown(text: &str) -> String {
+pub fn to_markdown(text: &str) -> String {
     parse(text)
         .into_iter()
         .map(|r| match r.script {

@@ -37,7 +37,7 @@ fn in_range(axis_log: bool, v: f64) -> bool {
 /// The range and ticks of an axis over `vals`; `integer`: integer ticks;
 /// `unit`: the values are fractions in [0, 1]; `pad`: the margin as a
 /// fraction of the span (linear) or a factor (log).
-pub(super) fn axis(vals: &[f64], log: bool, integer: bool, unit: bool, pad: f64) -> Axis {
+pub fn axis(vals: &[f64], log: bool, integer: bool, unit: bool, pad: f64) -> Axis {
     let vals: Vec<f64> = vals.iter().copied().filter(|v| in_range(log, *v)).collect();
     let (mut lo, mut hi) = vals
         .iter()
@@ -115,7 +115,7 @@ fn linear_labels(lo: f64, hi: f64, step: f64) -> Vec<(f64, String)> {
 /// Drops labels until neighbours are at least `gap` pixels apart, given
 /// each label's extent along the axis: coarser steps on a linear axis,
 /// decades on a log axis.
-pub(super) fn thin_ticks(
+pub fn thin_ticks(
     a: &mut Axis,
     length: f64,
     extent: impl Fn(&str) -> f64,

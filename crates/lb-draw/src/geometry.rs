@@ -2,8 +2,8 @@
 //! [`Layout`] that holds them all in pixels, and the sizes (fonts, margins,
 //! plot height) every layout uses.
 
-use super::axis::Axis;
-use super::style::Style;
+use crate::axis::Axis;
+use crate::style::Style;
 
 /// A rectangle in pixels.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -86,7 +86,7 @@ pub struct LegendEntry {
     pub rect: Rect,
 }
 
-/// A figure laid out: every rectangle and mark in pixels. [`paint`](super::paint::paint()) draws
+/// A figure laid out: every rectangle and mark in pixels. lb-analysis's painter draws
 /// exactly this.
 #[derive(Debug, Clone)]
 pub struct Layout {
@@ -124,18 +124,18 @@ impl Layout {
     }
 }
 
-pub(super) const W: f64 = 1080.0;
-pub(super) const MARGIN: f64 = 14.0;
-pub(super) const PLOT_H: f64 = 430.0;
-pub(super) const TITLE: f64 = 19.0;
-pub(super) const TICK: f64 = 13.5;
-pub(super) const AXIS_TITLE: f64 = 15.5;
-pub(super) const LEGEND: f64 = 13.0;
-pub(super) const CAPTION: f64 = 13.5;
-pub(super) const R: f64 = 4.6;
-pub(super) const ROW: f64 = 14.0;
-pub(super) const LEGEND_TEXT_MAX: f64 = 250.0;
+pub const W: f64 = 1080.0;
+pub const MARGIN: f64 = 14.0;
+pub const PLOT_H: f64 = 430.0;
+pub const TITLE: f64 = 19.0;
+pub const TICK: f64 = 13.5;
+pub const AXIS_TITLE: f64 = 15.5;
+pub const LEGEND: f64 = 13.0;
+pub const CAPTION: f64 = 13.5;
+pub const R: f64 = 4.6;
+pub const ROW: f64 = 14.0;
+pub const LEGEND_TEXT_MAX: f64 = 250.0;
 /// Height of the row of zeros at the bottom of a log y axis.
-pub(super) const ZERO_ROW: f64 = 30.0;
+pub const ZERO_ROW: f64 = 30.0;
 /// Room below an upper bound for its arrow.
-pub(super) const ARROW_ROOM: f64 = 26.0;
+pub const ARROW_ROOM: f64 = 26.0;

@@ -19,8 +19,8 @@ use std::sync::Once;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Rgb(pub u8, pub u8, pub u8);
 
-pub(crate) const BLACK: Rgb = Rgb(0, 0, 0);
-pub(crate) const WHITE: Rgb = Rgb(255, 255, 255);
+pub const BLACK: Rgb = Rgb(0, 0, 0);
+pub const WHITE: Rgb = Rgb(255, 255, 255);
 
 /// How text is placed about its point.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,7 +54,7 @@ impl TextStyle {
         self.anchor = a;
         self
     }
-    pub(crate) fn vertical(mut self) -> TextStyle {
+    pub fn vertical(mut self) -> TextStyle {
         self.vertical = true;
         self
     }
@@ -75,7 +75,7 @@ pub struct Stroke {
 }
 
 impl Stroke {
-    pub(crate) fn solid(colour: Rgb, width: f64) -> Stroke {
+    pub fn solid(colour: Rgb, width: f64) -> Stroke {
         Stroke {
             colour,
             alpha: 1.0,
@@ -150,7 +150,7 @@ fn run_size(r: &Run, size: f64) -> f64 {
 }
 
 /// The width of `markup` typeset at `size`.
-pub(crate) fn text_width(markup: &str, size: f64) -> f64 {
+pub fn text_width(markup: &str, size: f64) -> f64 {
     parse(markup)
         .iter()
         .map(|r| advance(&r.text, run_size(r, size)))
@@ -159,7 +159,7 @@ pub(crate) fn text_width(markup: &str, size: f64) -> f64 {
 
 /// Splits `markup` into lines no wider than `width` at `size`, at spaces
 /// outside braces (a `_{…}` or `^{…}` script stays on one line).
-pub(crate) fn wrap(markup: &str, size: f64, width: f64) -> Vec<String> {
+pub fn wrap(markup: &str, size: f64, width: f64) -> Vec<String> {
     let mut lines = Vec::new();
     for para in markup.split('\n') {
         // Words: split at spaces outside {…} groups.
@@ -202,7 +202,7 @@ pub(crate) fn wrap(markup: &str, size: f64, width: f64) -> Vec<String> {
 }
 
 /// Splits a polyline into the dashes of `pattern` (empty: one solid piece).
-pub(crate) fn dashes(pts: &[(f64, f64)], pattern: &[f64]) -> Vec<Vec<(f64, f64)>> {
+pub fn dashes(pts: &[(f64, f64)], pattern: &[f64]) -> Vec<Vec<(f64, f64)>> {
     if pattern.is_empty() || pts.len() < 2 {
         return vec![pts.to_vec()];
     }
@@ -395,12 +395,20 @@ pub struct Png<'a> {
     area: DrawingArea<BitMapBackend<'a>, Shift>,
 }
 
-impl<'a> Png<'a> {
-    pub fn new(area: DrawingArea<BitMapBackend<'a>, Shift>) -> Png<'a> {
-        Png { area }
-    }
-    pub fn finish(self) -> Result<(), Box<dyn std::error::Error>> {
-        self.area.present()?;
+impl Png<'_> {
+    /// Writes a `width` × `height` PNG to `path`: a white ground, then what
+    /// `draw` paints on it.
+    pub fn write(
+        path: &std::path::Path,
+        width: f64,
+        height: f64,
+        draw: impl FnOnce(&mut Png<'_>),
+    ) -> Result<(), Box<dyn std::error::Error>> {
+        let area = BitMapBackend::new(path, (width as u32, height as u32)).into_drawing_area();
+        area.fill(&plotters::style::WHITE)?;
+        let mut png = Png { area };
+        draw(&mut png);
+        png.area.present()?;
         Ok(())
     }
 }

@@ -91,7 +91,7 @@ fn find(hay: &[u8], needle: &[u8], from: usize) -> Option<usize> {
 
 /// The glyph codes the page shows, in order: each `(…) Tj` of its
 /// content streams, two bytes a glyph (svg2pdf's Identity-H encoding).
-pub(crate) fn shown_codes(pdf: &[u8]) -> Vec<u16> {
+pub fn shown_codes(pdf: &[u8]) -> Vec<u16> {
     let mut codes = Vec::new();
     let mut from = 0;
     while let Some(open) = find(pdf, b"stream\n", from) {

@@ -19,7 +19,7 @@ fn decade(x: f64) -> i32 {
 }
 
 /// The 1-2-5 values in [lo, hi] (0 < lo ≤ hi).
-pub(crate) fn log_125(lo: f64, hi: f64) -> Vec<f64> {
+pub fn log_125(lo: f64, hi: f64) -> Vec<f64> {
     let eps = 1e-9;
     one_two_five(decade(lo) - 1, decade(hi) + 1)
         .into_iter()
@@ -28,7 +28,7 @@ pub(crate) fn log_125(lo: f64, hi: f64) -> Vec<f64> {
 }
 
 /// The powers of ten in [lo, hi].
-pub(crate) fn log_decades(lo: f64, hi: f64) -> Vec<f64> {
+pub fn log_decades(lo: f64, hi: f64) -> Vec<f64> {
     log_125(lo, hi)
         .into_iter()
         .filter(|v| {
@@ -39,7 +39,7 @@ pub(crate) fn log_decades(lo: f64, hi: f64) -> Vec<f64> {
 }
 
 /// The largest 1-2-5 value ≤ x and the smallest ≥ x.
-pub(crate) fn log_125_around(x: f64) -> (f64, f64) {
+pub fn log_125_around(x: f64) -> (f64, f64) {
     let vs = one_two_five(decade(x) - 1, decade(x) + 1);
     let below = vs
         .iter()
@@ -57,7 +57,7 @@ pub(crate) fn log_125_around(x: f64) -> (f64, f64) {
 /// Log-axis ticks on [lo, hi]: 1-2-5 when there are at most `max` of them,
 /// else the decades (every second, third, … decade if still too many). On an
 /// integer axis values below 1 are dropped.
-pub(crate) fn log_ticks(lo: f64, hi: f64, max: usize, integer: bool) -> Vec<f64> {
+pub fn log_ticks(lo: f64, hi: f64, max: usize, integer: bool) -> Vec<f64> {
     let keep = |v: &f64| !integer || *v >= 1.0;
     let t: Vec<f64> = log_125(lo, hi).into_iter().filter(keep).collect();
     if t.len() <= max {
@@ -70,7 +70,7 @@ pub(crate) fn log_ticks(lo: f64, hi: f64, max: usize, integer: bool) -> Vec<f64>
 
 /// The 1-2-5 step that gives about `target` intervals on [lo, hi] (the
 /// nearest on a log scale); at least 1 on an integer axis.
-pub(crate) fn linear_step(lo: f64, hi: f64, target: usize, integer: bool) -> f64 {
+pub fn linear_step(lo: f64, hi: f64, target: usize, integer: bool) -> f64 {
     let raw = ((hi - lo) / target.max(1) as f64).max(f64::MIN_POSITIVE);
     let mag = 10f64.powi(decade(raw));
     let mut step = [1.0, 2.0, 5.0, 10.0]
@@ -85,7 +85,7 @@ pub(crate) fn linear_step(lo: f64, hi: f64, target: usize, integer: bool) -> f64
 }
 
 /// The next coarser 1-2-5 step after `step`.
-pub(crate) fn coarser(step: f64) -> f64 {
+pub fn coarser(step: f64) -> f64 {
     let mag = 10f64.powi(decade(step));
     let m = (step / mag).round();
     if m < 2.0 {
@@ -107,7 +107,7 @@ pub fn decimals(step: f64) -> usize {
 }
 
 /// Ticks k·step within [lo, hi], rounded to the step's decimals.
-pub(crate) fn linear_ticks(lo: f64, hi: f64, step: f64) -> Vec<f64> {
+pub fn linear_ticks(lo: f64, hi: f64, step: f64) -> Vec<f64> {
     let d = decimals(step) as i32;
     let k0 = (lo / step - 1e-9).ceil() as i64;
     let k1 = (hi / step + 1e-9).floor() as i64;
@@ -142,7 +142,7 @@ fn superscript(s: &str) -> String {
 /// A tick label: `decimals` digits after the point when given (a linear
 /// axis), else the shortest exact form; very small or large magnitudes as
 /// m×10ⁿ. Negative numbers take a minus sign (−), not a hyphen.
-pub(crate) fn format_tick(v: f64, decimals: Option<usize>) -> String {
+pub fn format_tick(v: f64, decimals: Option<usize>) -> String {
     if v == 0.0 {
         return "0".into();
     }

@@ -6,7 +6,7 @@ use crate::canvas::Rgb;
 
 /// Okabe and Ito's colour-blind-safe palette (without its yellow, too pale
 /// on white), then Paul Tol's wine.
-pub(crate) const PALETTE: [Rgb; 8] = [
+pub const PALETTE: [Rgb; 8] = [
     Rgb(0, 114, 178),   // blue
     Rgb(213, 94, 0),    // vermillion
     Rgb(0, 158, 115),   // bluish green
@@ -30,7 +30,7 @@ pub enum Marker {
     Hexagon,
 }
 
-pub(crate) const MARKERS: [Marker; 8] = [
+pub const MARKERS: [Marker; 8] = [
     Marker::Circle,
     Marker::Square,
     Marker::TriangleUp,
@@ -42,19 +42,19 @@ pub(crate) const MARKERS: [Marker; 8] = [
 ];
 
 /// Dash patterns of series: solid, dashed, dotted, dash-dot.
-pub(crate) const DASHES: [&[f64]; 4] = [&[], &[8.0, 4.0], &[2.0, 3.0], &[9.0, 3.0, 2.5, 3.0]];
+pub const DASHES: [&[f64]; 4] = [&[], &[8.0, 4.0], &[2.0, 3.0], &[9.0, 3.0, 2.5, 3.0]];
 
 /// Dash patterns of reference curves (grey, thinner than series).
-pub(super) const REF_DASHES: [&[f64]; 4] = [
+pub const REF_DASHES: [&[f64]; 4] = [
     &[12.0, 5.0],
     &[3.0, 3.0],
     &[12.0, 3.0, 3.0, 3.0],
     &[6.0, 2.0],
 ];
-pub(super) const REF_COLOUR: Rgb = Rgb(40, 40, 40);
-pub(super) const BLACK_RGB: Rgb = Rgb(0, 0, 0);
-pub(super) const BAND_COLOUR: Rgb = Rgb(150, 150, 150);
-pub(super) const BAND_ALPHA: f64 = 0.25;
+pub const REF_COLOUR: Rgb = Rgb(40, 40, 40);
+pub const BLACK_RGB: Rgb = Rgb(0, 0, 0);
+pub const BAND_COLOUR: Rgb = Rgb(150, 150, 150);
+pub const BAND_ALPHA: f64 = 0.25;
 
 /// How a series is drawn.
 #[derive(Debug, Clone, PartialEq)]
@@ -113,7 +113,7 @@ pub fn styles(series: &[(String, String)]) -> Vec<Style> {
 }
 
 /// The outline of `m` centred at (x, y) with size r.
-pub(crate) fn marker_points(m: Marker, x: f64, y: f64, r: f64) -> Vec<(f64, f64)> {
+pub fn marker_points(m: Marker, x: f64, y: f64, r: f64) -> Vec<(f64, f64)> {
     let poly = |n: usize, rad: f64, phase: f64| -> Vec<(f64, f64)> {
         (0..n)
             .map(|i| {
