@@ -355,6 +355,14 @@ pub enum Credit {
     /// parameter just below it, the manifest's policies labelled
     /// "`<label> (below the threshold)`", take their places.
     Threshold,
+    /// A limit credited to updates that refresh each estimate with a
+    /// probability bounded away from 0 as ε → 0 (Zhou, Shroff and Wierman,
+    /// Theorem 2: "a positive constant p (independent of ε)"): the same
+    /// policies with p̂ shrinking in proportion to ε, the manifest's policies
+    /// labelled "`<label> (p̂ ∝ ε)`", take their places. They coincide with
+    /// the subject at the largest ε only, so such a claim is decided by its
+    /// rate (`min_rate`).
+    Refresh,
 }
 
 impl Credit {
@@ -368,6 +376,7 @@ impl Credit {
             Credit::Delay => "delay",
             Credit::Growth => "growth",
             Credit::Threshold => "threshold",
+            Credit::Refresh => "refresh",
         }
     }
 
@@ -379,7 +388,7 @@ impl Credit {
             Credit::Class => &["Pod(N^α)"],
             Credit::Pressure => &["FIFO", "own buffer first"],
             // Named after the claim's own policies ([`Claim::null_policies`]).
-            Credit::Delay | Credit::Growth | Credit::Threshold => &[],
+            Credit::Delay | Credit::Growth | Credit::Threshold | Credit::Refresh => &[],
         }
     }
 
@@ -391,6 +400,7 @@ impl Credit {
             Credit::Class | Credit::Threshold => k != ClaimKind::Ordering,
             Credit::Pressure => true,
             Credit::Growth => matches!(k, ClaimKind::Limit | ClaimKind::Ordering),
+            Credit::Refresh => k == ClaimKind::Limit,
         }
     }
 
@@ -404,6 +414,10 @@ impl Credit {
             Credit::Delay => "staleness: its estimates are fresh",
             Credit::Growth => "growth: its parameter is frozen at its value at the largest N",
             Credit::Threshold => "parameter above the threshold: it is just below it",
+            Credit::Refresh => {
+                "refresh bounded away from 0: its update probability p̂ shrinks in proportion \
+                 to ε"
+            }
         }
     }
 }
@@ -418,6 +432,12 @@ pub fn frozen(label: &str) -> String {
 /// claim's threshold ([`Credit::Threshold`]).
 pub fn below(label: &str) -> String {
     format!("{label} (below the threshold)")
+}
+
+/// The label of a policy's counterpart whose p̂ shrinks in proportion to ε
+/// ([`Credit::Refresh`]).
+pub fn vanishing(label: &str) -> String {
+    format!("{label} (p̂ ∝ ε)")
 }
 
 /// The label of a policy's fresh-estimate counterpart ([`Credit::Delay`]).
@@ -530,6 +550,7 @@ impl Claim {
             (Some(Credit::Growth), Check::Ordering(o)) => vec![frozen(&o.better)],
             (Some(Credit::Growth), c) => c.policies().iter().map(|p| frozen(p)).collect(),
             (Some(Credit::Threshold), c) => c.policies().iter().map(|p| below(p)).collect(),
+            (Some(Credit::Refresh), c) => c.policies().iter().map(|p| vanishing(p)).collect(),
             (Some(c), _) => c.null_labels().iter().map(|s| s.to_string()).collect(),
             (None, _) => Vec::new(),
         }
@@ -543,6 +564,7 @@ impl Claim {
             (Credit::Delay, Check::Ordering(_)) => vec!["fresh"],
             (Credit::Growth, c) if credit.applies_to(c.kind()) => vec!["frozen"],
             (Credit::Threshold, c) if credit.applies_to(c.kind()) => vec!["below"],
+            (Credit::Refresh, c) if credit.applies_to(c.kind()) => vec!["p-hat-to-0"],
             _ => Vec::new(),
         };
         credit
@@ -569,6 +591,10 @@ impl Claim {
                         c.with_policies(c.policies().iter().map(|p| below(p)).collect())
                     }
                     (_, Credit::Threshold) => return None,
+                    (c, Credit::Refresh) if credit.applies_to(c.kind()) => {
+                        c.with_policies(c.policies().iter().map(|p| vanishing(p)).collect())
+                    }
+                    (_, Credit::Refresh) => return None,
                     (Check::Ordering(o), Credit::Information | Credit::Pressure) => {
                         (o.better != null && o.worse != null).then(|| {
                             Check::Ordering(Ordering {

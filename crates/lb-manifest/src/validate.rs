@@ -707,6 +707,17 @@ fn ranges_foils_and_nulls(l: &Parsed, claims: &[Claim]) -> R {
                     ));
                 }
             }
+            // Its nulls approach the limit too, more slowly: a rate tells them.
+            if credit == crate::claim::Credit::Refresh
+                && !matches!(&c.check, Check::Limit(m) if m.min_rate.is_some())
+            {
+                return Err(l.error(
+                    &format!("{at}.credits"),
+                    "a limit credited to a refresh bounded away from 0 is held to its policies \
+                     with p̂ ∝ ε, which may approach the limit too, more slowly: give it a \
+                     min_rate",
+                ));
+            }
             let nulls = c.null_policies();
             let missing: Vec<&String> = nulls
                 .iter()
@@ -718,6 +729,11 @@ fn ranges_foils_and_nulls(l: &Parsed, claims: &[Claim]) -> R {
                         "[[policy]] label = \"{m}\" (the policy {} with its parameter just \
                          below the threshold the claim credits)",
                         m.trim_end_matches(" (below the threshold)")
+                    ),
+                    None if m.ends_with(" (p̂ ∝ ε)") => format!(
+                        "[[policy]] label = \"{m}\" (the policy {} with p̂ in proportion to \
+                         ε: p_hat = {{ scale = c, of = \"epsilon_frac\", power = 1 }})",
+                        m.trim_end_matches(" (p̂ ∝ ε)")
                     ),
                     None if m.ends_with(" (frozen)") => format!(
                         "[[policy]] label = \"{m}\" (the policy {} with its growing parameter \

@@ -1112,3 +1112,63 @@ fn a_delay_credit_is_held_to_fresh_estimates() {
         c => panic!("{c:?}"),
     }
 }
+
+/// A limit credited to a refresh bounded away from 0 is held to its policies
+/// with p̂ ∝ ε, labelled "<label> (p̂ ∝ ε)": the loader asks for them by
+/// name, and for a rate to decide; a scaled p̂ follows a numeric sweep axis
+/// and stays a probability at each of its values.
+#[test]
+fn a_refresh_credit_is_held_to_a_vanishing_p_hat() {
+    let claim = "\n[[claim]]\nid = \"c\"\nstatement = \"s\"\nsource = \"x\"\norigin = \"ours\"\n\
+                 kind = \"limit\"\nmetric = \"mean_response\"\npolicies = [\"L-JSQ-Push\"]\n\
+                 along = \"load\"\ntoward = \"zero\"\nexpected = 1.0\ntolerance = 0.1\n\
+                 credits = \"refresh\"\n";
+    let e = err(&format!("{GOOD}{claim}"));
+    assert_eq!(e.field, "claim[0].credits", "{e}");
+    assert!(e.message.contains("min_rate"), "{e}");
+    let claim = format!("{claim}min_rate = 0.9\n");
+    let e = err(&format!("{GOOD}{claim}"));
+    assert_eq!(e.field, "claim[0].credits", "{e}");
+    assert!(e.message.contains("label = \"L-JSQ-Push (p̂ ∝ ε)\""), "{e}");
+    let null = |p_hat: &str| {
+        format!(
+            "\n[[policy]]\nlabel = \"L-JSQ-Push (p̂ ∝ ε)\"\nspec = \"L-JSQ-Push\"\n\
+             p_hat = {p_hat}\n"
+        )
+    };
+    let with = |p_hat: &str| GOOD.replacen("[run]", &format!("{}\n[run]", null(p_hat)), 1);
+    let e = err(&format!(
+        "{}{claim}",
+        with("{ scale = 2, of = \"load\", power = 1 }")
+    ));
+    assert_eq!(e.field, "policy[2].p_hat", "{e}");
+    assert!(e.message.contains("at load = 0.9 this one is 1.8"), "{e}");
+    let e = err(&format!(
+        "{}{claim}",
+        with("{ scale = 1, of = \"servers\", power = 1 }")
+    ));
+    assert_eq!(e.field, "policy[2].p_hat.of", "{e}");
+    let text = with("{ scale = 1, of = \"load\", power = 1 }");
+    let loaded = load_str(
+        Path::new("exp/ok.toml"),
+        &format!("{text}{claim}"),
+        Profile::Full,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let nulls = loaded.loaded.claims()[0].nulls();
+    assert_eq!(nulls.len(), 1);
+    assert_eq!(nulls[0].id, "c/null-p-hat-to-0");
+    assert_eq!(nulls[0].check.policies(), ["L-JSQ-Push (p̂ ∝ ε)"]);
+    // p̂ follows the load: 0.5 and 0.9 at the two points.
+    let p_hats: Vec<f64> = loaded
+        .plan
+        .points
+        .iter()
+        .filter(|p| p.label == "L-JSQ-Push (p̂ ∝ ε)")
+        .filter_map(|p| match &p.point().config {
+            lb_model::PointConfig::Slotted(c) => c.policy.p_hat(),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(p_hats, [0.5, 0.9]);
+}

@@ -527,18 +527,49 @@ fn tie_break_and_p_hat(l: &SpannedManifest, i: usize, kind: PolicyKind) -> R {
             ),
         ));
     }
-    if let Some(x) = p.p_hat {
+    if let Some(x) = &p.p_hat {
         if !kind.is_led() {
             return Err(l.error(
                 &policy_key(i, "p_hat"),
                 format!("{name} has no update probability; p_hat applies to LED policies"),
             ));
         }
-        if !is_prob(x) {
-            return Err(l.error(
-                &policy_key(i, "p_hat"),
-                format!("p̂ is a probability: it must lie in [0, 1], got {x}"),
-            ));
+        match x {
+            super::PHat::Fixed(x) if !is_prob(*x) => {
+                return Err(l.error(
+                    &policy_key(i, "p_hat"),
+                    format!("p̂ is a probability: it must lie in [0, 1], got {x}"),
+                ));
+            }
+            super::PHat::Fixed(_) => {}
+            super::PHat::Scaled(s) => {
+                if let Err((f, e)) = s.check() {
+                    return Err(l.error(&policy_key(i, &format!("p_hat.{f}")), e));
+                }
+                let values = l.m.axis_values(&s.of);
+                let xs: Vec<f64> = values.iter().filter_map(|v| v.parse().ok()).collect();
+                if xs.is_empty() || xs.len() != values.len() {
+                    return Err(l.error(
+                        &policy_key(i, "p_hat.of"),
+                        format!(
+                            "a scaled p̂ follows a numeric sweep axis of this manifest; `{}` \
+                             is not one",
+                            s.of
+                        ),
+                    ));
+                }
+                if let Some(bad) = xs.iter().find(|&&v| !is_prob(s.value(v))) {
+                    return Err(l.error(
+                        &policy_key(i, "p_hat"),
+                        format!(
+                            "p̂ is a probability: at {} = {bad} this one is {}; give it max = 1 \
+                             or a smaller scale",
+                            s.of,
+                            s.value(*bad)
+                        ),
+                    ));
+                }
+            }
         }
     }
     Ok(())

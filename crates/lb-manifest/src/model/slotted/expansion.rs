@@ -635,8 +635,12 @@ fn policy_at(
             Ok(d as usize)
         }
     };
-    let p_hat = match (p.p_hat, combo.get("p_hat")) {
-        (Some(x), _) => x,
+    let p_hat = match (&p.p_hat, combo.get("p_hat")) {
+        (Some(x), _) => x.at(x.axis().and_then(|a| match combo.get(a) {
+            Some((_, AxisValue::F(v))) => Some(*v),
+            Some((_, AxisValue::U(v))) => Some(*v as f64),
+            _ => None,
+        })),
         (None, Some((_, AxisValue::F(x)))) if p_hat_axis_applies(l, i) => *x,
         // A budget's p̂ is set by its calibration: 0 stands in until then.
         _ => 0.0,

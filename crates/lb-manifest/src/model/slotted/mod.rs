@@ -327,7 +327,9 @@ pub struct PolicySpec {
     /// Push update's sample size (default 1); for L-Pod-Push, where `d` is the
     /// dispatch's.
     pub push_d: Option<u64>,
-    pub p_hat: Option<f64>,
+    /// LED policies: the update probability p̂, a number or one that follows
+    /// a sweep axis ([`PHat`]).
+    pub p_hat: Option<PHat>,
     pub push_when: Option<PushWhen>,
     pub tie_break: Option<TieBreak>,
     pub budget: Option<BudgetSpec>,
@@ -340,6 +342,82 @@ pub struct PolicySpec {
     /// decision per job). Arrivals and service are those of the other
     /// policies, so it stays paired with them.
     pub granularity: Option<Granularity>,
+}
+
+/// An LED policy's update probability p̂: a number in [0, 1], or one that
+/// follows a numeric sweep axis, `{ scale = c, of = "epsilon_frac", power =
+/// 1, max = 1 }`: c·x^power at each point's x, clamped to [min, max] (a p̂
+/// that shrinks with ε, for the nulls of `credits = "refresh"`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum PHat {
+    Fixed(f64),
+    Scaled(crate::model::length::Scaled),
+}
+
+impl PHat {
+    /// p̂ where the axis it follows has value `x` (ignored when fixed).
+    pub fn at(&self, x: Option<f64>) -> f64 {
+        match self {
+            PHat::Fixed(p) => *p,
+            PHat::Scaled(s) => s.value(x.expect("validated: a numeric axis")),
+        }
+    }
+
+    /// The axis it follows, if any.
+    pub fn axis(&self) -> Option<&str> {
+        match self {
+            PHat::Fixed(_) => None,
+            PHat::Scaled(s) => Some(&s.of),
+        }
+    }
+}
+
+/// A number, or a table read strictly as a scaled form (its own errors name
+/// the key).
+impl<'de> Deserialize<'de> for PHat {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<PHat, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = PHat;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str(
+                    "a probability, or one that follows a sweep axis: \
+                     { scale = c, of = \"epsilon_frac\", power = 1, max = 1 }",
+                )
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> Result<PHat, E> {
+                Ok(PHat::Fixed(v))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<PHat, E> {
+                Ok(PHat::Fixed(v as f64))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> Result<PHat, E> {
+                Ok(PHat::Fixed(v as f64))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<PHat, A::Error> {
+                crate::model::length::Scaled::deserialize(de::value::MapAccessDeserializer::new(
+                    map,
+                ))
+                .map(PHat::Scaled)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl schemars::JsonSchema for PHat {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "PHat".into()
+    }
+    fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let scaled = g.subschema_for::<crate::model::length::Scaled>();
+        schemars::json_schema!({
+            "description": "A probability, or one that follows a sweep axis: \
+                { scale = c, of = \"epsilon_frac\", power = 1, max = 1 }",
+            "anyOf": [{ "type": "number", "minimum": 0, "maximum": 1 }, scaled]
+        })
+    }
 }
 
 /// The policy names `spec` accepts (case-insensitive).
