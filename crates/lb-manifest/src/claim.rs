@@ -641,6 +641,31 @@ impl Claim {
                 c.source = format!("null of {}", self.id);
                 Some(c)
             })
+            .flat_map(|c| c.one_null_per_policy(credit))
+            .collect()
+    }
+
+    /// A null whose policies are the claim's own counterparts, one for each
+    /// of several policies (growth, threshold, refresh), as one null per
+    /// policy, `<null id>-<k>` (k from 1): each policy's property is credited
+    /// to the same cause, so each counterpart must fail on its own for the
+    /// claim to discriminate; read together, one failing counterpart would
+    /// hide the others that hold. Any other null is kept as it is.
+    fn one_null_per_policy(self, credit: Credit) -> Vec<Claim> {
+        let ps = self.check.policies();
+        let counterparts = matches!(credit, Credit::Growth | Credit::Threshold | Credit::Refresh);
+        if !counterparts || ps.len() < 2 || self.check.kind() == ClaimKind::Ordering {
+            return vec![self];
+        }
+        ps.iter()
+            .enumerate()
+            .map(|(k, p)| {
+                let mut c = self.clone();
+                c.id = format!("{}-{}", self.id, k + 1);
+                c.check = self.check.with_policies(vec![p.clone()]);
+                c.statement = self.statement.replacen(&ps.join(" and "), p, 1);
+                c
+            })
             .collect()
     }
 

@@ -1172,3 +1172,43 @@ fn a_refresh_credit_is_held_to_a_vanishing_p_hat() {
         .collect();
     assert_eq!(p_hats, [0.5, 0.9]);
 }
+
+/// A null of the claim's own counterparts over several policies is one null
+/// per policy: each must fail on its own for the claim to discriminate.
+#[test]
+fn counterpart_nulls_are_one_per_policy() {
+    let claim = "\n[[claim]]\nid = \"c\"\nstatement = \"s\"\nsource = \"x\"\norigin = \"ours\"\n\
+                 kind = \"limit\"\nmetric = \"mean_response\"\n\
+                 policies = [\"JSQ\", \"L-JSQ-Push\"]\nalong = \"load\"\ntoward = \"zero\"\n\
+                 expected = 1.0\ntolerance = 0.1\nmin_rate = 0.9\ncredits = \"refresh\"\n";
+    let nulls = "\n[[policy]]\nlabel = \"JSQ (p̂ ∝ ε)\"\nspec = \"JSQ\"\n\n[[policy]]\n\
+                 label = \"L-JSQ-Push (p̂ ∝ ε)\"\nspec = \"L-JSQ-Push\"\n\
+                 p_hat = { scale = 1, of = \"load\", power = 1 }\n";
+    let text = GOOD.replacen("[run]", &format!("{nulls}\n[run]"), 1);
+    let loaded = load_str(
+        Path::new("exp/ok.toml"),
+        &format!("{text}{claim}"),
+        Profile::Full,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let nulls = loaded.loaded.claims()[0].nulls();
+    let got: Vec<(&str, Vec<String>)> = nulls
+        .iter()
+        .map(|n| (n.id.as_str(), n.check.policies().to_vec()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("c/null-p-hat-to-0-1", vec!["JSQ (p̂ ∝ ε)".to_string()]),
+            (
+                "c/null-p-hat-to-0-2",
+                vec!["L-JSQ-Push (p̂ ∝ ε)".to_string()]
+            ),
+        ]
+    );
+    assert!(
+        nulls[1]
+            .statement
+            .contains("(L-JSQ-Push (p̂ ∝ ε) in the subject's place")
+    );
+}
