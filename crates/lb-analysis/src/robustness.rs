@@ -270,6 +270,18 @@ pub fn decide(settings: &[String], combos: &[(Vec<String>, Verdict)]) -> Decisio
                         }
                     })
                     .collect();
+                // A setting decides it only where the claim is decided
+                // outside those values: an inconclusive combination may hold.
+                if inconclusive > 0 {
+                    return done(
+                        format!(
+                            "the claim holds at {k} of {n} combinations, those where {}{}",
+                            terms.join(" and "),
+                            rest()
+                        ),
+                        Vec::new(),
+                    );
+                }
                 return done(
                     format!(
                         "the claim holds if and only if {} ({k} of {n} combinations)",
@@ -317,9 +329,10 @@ pub fn markdown(maps: &[MapResult], figures: Option<&Path>) -> String {
             s,
             "The claims below, audited at every combination of settings the paper leaves \
              unstated ({}); the row marked *manifest* is the experiment's own setting. A map says \
-             where a claim holds on the experiment's own records: it reads neither nulls, foils \
-             nor other experiments' records, so a verdict above that does not discriminate, or \
-             that reads another experiment's settled runs, may differ from its manifest row.\n",
+             where a claim holds: it reads neither nulls nor foils, so a verdict above that does \
+             not discriminate may differ from its manifest row. Where a claim reads another \
+             experiment's settled runs of its reading, each combination reads those of its own \
+             reading, where there are any.\n",
             m.settings.join(" × ")
         );
         if let Some(dir) = figures {
@@ -703,11 +716,13 @@ mod tests {
         );
     }
 
+    /// Two settings decide where every cell outside is decided; with an
+    /// inconclusive cell outside (which may hold), they only say where it
+    /// holds.
     #[test]
-    fn two_settings_decide_even_with_inconclusive_cells_outside() {
-        let g = grid(&S, |v| match (v[0], v[1], v[2]) {
-            ("lowest", "true", _) => C,
-            (_, _, "equal") => I,
+    fn two_settings_decide_only_where_the_cells_outside_are_decided() {
+        let g = grid(&S, |v| match (v[0], v[1]) {
+            ("lowest", "true") => C,
             _ => R,
         });
         let d = decide(&names(&S), &g);
@@ -716,6 +731,18 @@ mod tests {
             d.summary,
             "the claim holds if and only if tie_break = lowest and count_own = true \
              (2 of 8 combinations)"
+        );
+        let g = grid(&S, |v| match (v[0], v[1], v[2]) {
+            ("lowest", "true", _) => C,
+            (_, _, "equal") => I,
+            _ => R,
+        });
+        let d = decide(&names(&S), &g);
+        assert!(d.deciding.is_empty());
+        assert_eq!(
+            d.summary,
+            "the claim holds at 2 of 8 combinations, those where tie_break = lowest and \
+             count_own = true (refuted at 3, inconclusive at 3)"
         );
         assert_eq!((d.holds, d.refuted, d.inconclusive), (2, 3, 3));
     }

@@ -35,7 +35,7 @@ pub(crate) fn audit_with(
     results: &[Vec<PointResult>],
 ) -> Audited {
     let claims = audit_all(loaded, results);
-    let mut maps = maps_of(cache, loaded);
+    let mut maps = maps_of(cache, loaded, results);
     for ((e, cs), ms) in loaded.iter().zip(&claims).zip(&mut maps) {
         if !e.ledger.claims.is_empty() {
             base_rows_as_audited(ms, cs);
@@ -136,13 +136,30 @@ fn evidence<'a>(
     std::borrow::Cow::Owned(out)
 }
 
-/// Each manifest's robustness maps, audited on the records in `cache`.
-fn maps_of(cache: &Cache, loaded: &[Experiment]) -> Vec<Vec<MapResult>> {
+/// Each manifest's robustness maps, audited on the records in `cache`. A
+/// combination's records are read as its claims read theirs: where a claim
+/// `reads` other experiments, the best evidence lb holds of the
+/// combination's reading ([`evidence`]), so the row of the manifest's own
+/// settings reads what the claim reads.
+fn maps_of(
+    cache: &Cache,
+    loaded: &[Experiment],
+    results: &[Vec<PointResult>],
+) -> Vec<Vec<MapResult>> {
     loaded
         .iter()
         .map(|e| {
-            let rs: Vec<Vec<PointResult>> =
-                e.variants.iter().map(|v| collect(cache, &v.plan)).collect();
+            let rs: Vec<Vec<PointResult>> = e
+                .variants
+                .iter()
+                .map(|v| {
+                    let mut rs = collect(cache, &v.plan);
+                    for c in e.loaded.claims().iter().filter(|c| !c.reads.is_empty()) {
+                        rs = evidence(loaded, results, c, &rs).into_owned();
+                    }
+                    rs
+                })
+                .collect();
             audit_maps(&e.loaded, &e.variants, &rs)
         })
         .collect()

@@ -317,7 +317,7 @@ fn outside_hypothesis(
                 match p.config.hypothesis(h) {
                     Ok(None) => None,
                     Ok(Some(w)) => Some(format!(
-                        "{w} ({} at {})",
+                        "{} at {}: {w}",
                         r.label,
                         r.axes
                             .iter()

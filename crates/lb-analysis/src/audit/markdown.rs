@@ -189,7 +189,12 @@ fn section_head(s: &mut String, c: &ClaimResult, depth: usize) {
     if let Some(u) = &c.untested {
         let _ = writeln!(
             s,
-            "- **Confirmed, but does not discriminate**: {}; not counted as a reproduction",
+            "- **{}**: {}; not counted as a reproduction",
+            if c.no_point() {
+                "Confirmed at no point that could decide it"
+            } else {
+                "Confirmed, but does not discriminate"
+            },
             md(u)
         );
     }
