@@ -354,6 +354,8 @@ impl Policy {
             | PolicyConfig::JiqSpread { .. }
             | PolicyConfig::Pooled => TieBreak::Random,
         };
+        let shared = matches!(policy, PolicyConfig::Led { update, .. }
+            if shares_estimates(update, n, cfg.count_own, sync));
         let kind = match policy {
             PolicyConfig::Led {
                 dispatch, update, ..
@@ -361,12 +363,8 @@ impl Policy {
                 dispatch,
                 update,
                 sync,
-                shared: shares_estimates(update, n, cfg.count_own, sync),
-                est: (0..if shares_estimates(update, n, cfg.count_own, sync) {
-                    1
-                } else {
-                    m
-                })
+                shared,
+                est: (0..if shared { 1 } else { m })
                     .map(|_| {
                         // L-JSQ reads its minimum, except in `job` granularity
                         // with count_own, where it water-fills on the values.

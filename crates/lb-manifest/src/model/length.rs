@@ -144,31 +144,46 @@ pub enum TimeLength {
 /// A number, or a table read strictly as [`Scaled`].
 impl<'de> Deserialize<'de> for TimeLength {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<TimeLength, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = TimeLength;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str(
-                    "a time in the model's units, or a time that follows a sweep axis: \
-                     { scale = c, of = \"load\", power = -2, min = …, max = … }",
-                )
-            }
-            fn visit_f64<E: de::Error>(self, v: f64) -> Result<TimeLength, E> {
-                Ok(TimeLength::Fixed(v))
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<TimeLength, E> {
-                Ok(TimeLength::Fixed(v as f64))
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<TimeLength, E> {
-                Ok(TimeLength::Fixed(v as f64))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<TimeLength, A::Error> {
-                Scaled::deserialize(de::value::MapAccessDeserializer::new(map))
-                    .map(TimeLength::Scaled)
-            }
-        }
-        d.deserialize_any(V)
+        Ok(
+            match number_or_scaled(
+                d,
+                "a time in the model's units, or a time that follows a sweep axis: \
+                 { scale = c, of = \"load\", power = -2, min = …, max = … }",
+            )? {
+                Ok(t) => TimeLength::Fixed(t),
+                Err(s) => TimeLength::Scaled(s),
+            },
+        )
     }
+}
+
+/// A real number (Ok), or a table read strictly as [`Scaled`] (Err, its own
+/// errors naming the key): what a quantity that may follow a sweep axis is
+/// written as; `expecting` says what it is, for the error of anything else.
+pub(crate) fn number_or_scaled<'de, D: Deserializer<'de>>(
+    d: D,
+    expecting: &'static str,
+) -> Result<Result<f64, Scaled>, D::Error> {
+    struct V(&'static str);
+    impl<'de> Visitor<'de> for V {
+        type Value = Result<f64, Scaled>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str(self.0)
+        }
+        fn visit_f64<E: de::Error>(self, v: f64) -> Result<Self::Value, E> {
+            Ok(Ok(v))
+        }
+        fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
+            Ok(Ok(v as f64))
+        }
+        fn visit_i64<E: de::Error>(self, v: i64) -> Result<Self::Value, E> {
+            Ok(Ok(v as f64))
+        }
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+            Scaled::deserialize(de::value::MapAccessDeserializer::new(map)).map(Err)
+        }
+    }
+    d.deserialize_any(V(expecting))
 }
 
 impl TimeLength {

@@ -49,11 +49,8 @@ fn settings(
     let full_reps = Replications::from_run(r.replications, r.precision.as_ref());
     let c = &m.calibration;
     let x = |len: &crate::model::length::Length| {
-        len.axis().and_then(|a| match combo.get(a) {
-            Some((_, AxisValue::F(x))) => Some(*x),
-            Some((_, AxisValue::U(x))) => Some(*x as f64),
-            _ => None,
-        })
+        len.axis()
+            .and_then(|a| combo.get(a).and_then(|(_, v)| v.number()))
     };
     let (slots, warmup) = (r.slots.at(x(&r.slots)), r.warmup.at(x(&r.warmup)));
     let pilot_slots = c.slots.unwrap_or(slots.min(20_000));
@@ -148,6 +145,15 @@ enum AxisValue {
 }
 
 impl AxisValue {
+    /// A numeric axis's value, for a length or a p̂ that follows it.
+    fn number(&self) -> Option<f64> {
+        match self {
+            AxisValue::F(x) => Some(*x),
+            AxisValue::U(x) => Some(*x as f64),
+            AxisValue::G(_) | AxisValue::B(_) => None,
+        }
+    }
+
     fn show(&self) -> String {
         match self {
             AxisValue::F(x) => lb_model::canonical::number_to_string(*x),
@@ -636,11 +642,9 @@ fn policy_at(
         }
     };
     let p_hat = match (&p.p_hat, combo.get("p_hat")) {
-        (Some(x), _) => x.at(x.axis().and_then(|a| match combo.get(a) {
-            Some((_, AxisValue::F(v))) => Some(*v),
-            Some((_, AxisValue::U(v))) => Some(*v as f64),
-            _ => None,
-        })),
+        (Some(x), _) => x.at(x
+            .axis()
+            .and_then(|a| combo.get(a).and_then(|(_, v)| v.number()))),
         (None, Some((_, AxisValue::F(x)))) if p_hat_axis_applies(l, i) => *x,
         // A budget's p̂ is set by its calibration: 0 stands in until then.
         _ => 0.0,

@@ -377,32 +377,16 @@ impl PHat {
 /// the key).
 impl<'de> Deserialize<'de> for PHat {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<PHat, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = PHat;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str(
-                    "a probability, or one that follows a sweep axis: \
-                     { scale = c, of = \"epsilon_frac\", power = 1, max = 1 }",
-                )
-            }
-            fn visit_f64<E: de::Error>(self, v: f64) -> Result<PHat, E> {
-                Ok(PHat::Fixed(v))
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<PHat, E> {
-                Ok(PHat::Fixed(v as f64))
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> Result<PHat, E> {
-                Ok(PHat::Fixed(v as f64))
-            }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<PHat, A::Error> {
-                crate::model::length::Scaled::deserialize(de::value::MapAccessDeserializer::new(
-                    map,
-                ))
-                .map(PHat::Scaled)
-            }
-        }
-        d.deserialize_any(V)
+        Ok(
+            match crate::model::length::number_or_scaled(
+                d,
+                "a probability, or one that follows a sweep axis: \
+                 { scale = c, of = \"epsilon_frac\", power = 1, max = 1 }",
+            )? {
+                Ok(p) => PHat::Fixed(p),
+                Err(s) => PHat::Scaled(s),
+            },
+        )
     }
 }
 
