@@ -27,7 +27,7 @@ test:
     if cargo nextest --version >/dev/null 2>&1; then cargo nextest run --workspace --release --no-fail-fast; else cargo test --workspace --release --no-fail-fast; fi
     cargo test --workspace --release --doc 2>&1 | awk -f scripts/doctests.awk
 
-# Slot-loop throughput against the targets of issues 2 and 14, then the event rates of
+# Slot-loop throughput against lb's speed targets, then the event rates of
 # the continuous-time engines (single thread).
 [doc("Throughput against the targets: slots per second, then the continuous-time event rates")]
 bench *ARGS:

@@ -1,4 +1,4 @@
-//! Coverage: whether lb's intervals hold their level (issue 22). At a point
+//! Coverage: whether lb's intervals hold their level. At a point
 //! whose exact answer is known, the whole interval procedure is repeated on
 //! independent macro-replications — macro-replication m reads replications
 //! m·k … (m + 1)·k − 1 of the point, which lb seeds independently and

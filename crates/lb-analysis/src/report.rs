@@ -1,6 +1,6 @@
 //! Writes an experiment's outputs under `paper-figures/<experiment>/` and
-//! assembles the report pages `paper-figures/README.md` and `audit.md`
-//! (issues 4 and 10). Everything written is a function of the cached
+//! assembles the report pages `paper-figures/README.md` and `audit.md`.
+//! Everything written is a function of the cached
 //! records and the manifests: no timestamps, no host names, so a warm
 //! `lb reproduce` leaves every file byte-identical.
 //!
@@ -935,7 +935,7 @@ fn how_to_read(exps: &[&ExperimentClaims]) -> String {
     s
 }
 
-/// The words a reader of the report meets, said once (issue 23).
+/// The words a reader of the report meets, said once.
 const GLOSSARY: &str = "## Glossary\n\n\
 - **JSQ**: join the shortest queue, on exact queue lengths. **JIQ**: join an idle queue if \
 the dispatcher knows one, else a random queue. **I1F**: idle-one-first (an idle server, else \

@@ -1,4 +1,4 @@
-//! Claim robustness maps (issue 11): a map's claims audited at every
+//! Claim robustness maps: a map's claims audited at every
 //! combination of the settings it varies (lb-manifest's `robustness`), the
 //! verdicts as a table and a figure, and which settings decide them.
 //!

@@ -1,4 +1,4 @@
-//! Tables of mean ± 95% half-width per (policy, axis values) (issue 4).
+//! Tables of mean ± 95% half-width per (policy, axis values).
 //!
 //! The records of an experiment are loaded into a long polars DataFrame, one
 //! row per (point, replication) with the point's key; the summary table is

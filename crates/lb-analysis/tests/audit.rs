@@ -1,5 +1,5 @@
 //! Each claim kind of the audit, with confirmed, refuted and inconclusive
-//! outcomes, on synthetic records (issue 5).
+//! outcomes, on synthetic records.
 
 use lb_analysis::PointResult;
 use lb_analysis::audit::{Verdict, audit_claim};

@@ -1,4 +1,4 @@
-//! Figures a reader can trust at a glance (issue 10), checked on the layout
+//! Figures a reader can trust at a glance, checked on the layout
 //! the renderer paints ([`plan`]), not on pixels: the legend covers no data
 //! point, unstable marks never cover one another, log axes are labelled at
 //! 1-2-5 values and integer axes at integers — for every figure of the

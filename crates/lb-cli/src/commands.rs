@@ -18,11 +18,11 @@ pub fn dispatch(cli: &Cli) -> Res {
     match &cli.command {
         Command::Plan {
             manifests,
-            quick,
+            profile,
             force,
             threads,
             why,
-        } => plan(&cache, manifests, *quick, (*force, *why), *threads),
+        } => plan(&cache, manifests, *profile, (*force, *why), *threads),
         Command::Decide {
             manifests,
             threads,
@@ -32,7 +32,7 @@ pub fn dispatch(cli: &Cli) -> Res {
         Command::Run {
             manifests,
             threads,
-            quick,
+            profile,
             force,
             shard,
             stage,
@@ -40,7 +40,7 @@ pub fn dispatch(cli: &Cli) -> Res {
             &cache,
             manifests,
             *threads,
-            *quick,
+            *profile,
             *force,
             shard.as_deref(),
             *stage,
@@ -52,7 +52,7 @@ pub fn dispatch(cli: &Cli) -> Res {
             time,
             cpus,
             out,
-            quick,
+            profile,
             submit,
         } => crate::slurm::slurm(
             &cache,
@@ -63,11 +63,11 @@ pub fn dispatch(cli: &Cli) -> Res {
                 time: time.clone(),
                 cpus: *cpus,
                 dir: out.clone(),
-                quick: *quick,
+                profile: *profile,
             },
             *submit,
         ),
-        Command::Status { manifests, quick } => crate::slurm::status(&cache, manifests, *quick),
+        Command::Status { manifests, profile } => crate::slurm::status(&cache, manifests, *profile),
         Command::Show { key, full } => {
             print!("{}", lb_pipeline::show::show(&cache, key, *full)?);
             Ok(ExitCode::SUCCESS)
@@ -87,17 +87,17 @@ pub fn dispatch(cli: &Cli) -> Res {
         Command::Table {
             manifest,
             format,
-            quick,
+            profile,
             long,
             columns,
         } => match manifest {
-            Some(m) if !*columns => crate::outputs::table(&cache, m, *format, *quick, *long),
+            Some(m) if !*columns => crate::outputs::table(&cache, m, *format, *profile, *long),
             _ => crate::outputs::columns(),
         },
         Command::Reproduce {
             manifests,
             fresh,
-            quick,
+            profile,
             threads,
             force,
             out,
@@ -105,7 +105,7 @@ pub fn dispatch(cli: &Cli) -> Res {
         } => crate::outputs::reproduce(
             &cache,
             manifests,
-            (*threads, *quick, *fresh, *force, *cost),
+            (*threads, *profile, *fresh, *force, *cost),
             out,
         ),
         Command::Export { manifests, out } => crate::outputs::export(&cache, manifests, out),
@@ -113,15 +113,17 @@ pub fn dispatch(cli: &Cli) -> Res {
         Command::Diff {
             manifests,
             against,
-            quick,
+            profile,
             report: Some(here),
-        } => diff_reports(manifests, against, *quick, here),
+        } => diff_reports(manifests, against, *profile, here),
         Command::Diff {
             manifests,
             against,
-            quick,
+            profile,
             report: None,
-        } => shown(lb_pipeline::diff::diff(&cache, against, manifests, *quick)?),
+        } => shown(lb_pipeline::diff::diff(
+            &cache, against, manifests, *profile,
+        )?),
         Command::Schema { out, check } => schema(out, *check),
         Command::Quotes {
             paper,
@@ -152,17 +154,22 @@ pub fn dispatch(cli: &Cli) -> Res {
             paper.as_deref(),
         )?),
         Command::Mutants { claims: c } => {
-            crate::outputs::mutants(&cache, &c.manifests, c.format, c.quick)
+            crate::outputs::mutants(&cache, &c.manifests, c.format, c.profile)
         }
         Command::Audit { claims: c, out } => {
-            crate::outputs::audit(&cache, &c.manifests, c.format, c.quick, out.as_deref())
+            crate::outputs::audit(&cache, &c.manifests, c.format, c.profile, out.as_deref())
         }
     }
 }
 
 /// `lb diff --report HERE --against THERE`: two reports as written.
-fn diff_reports(manifests: &[PathBuf], against: &str, quick: bool, here: &std::path::Path) -> Res {
-    if !manifests.is_empty() || quick {
+fn diff_reports(
+    manifests: &[PathBuf],
+    against: &str,
+    profile: Profile,
+    here: &std::path::Path,
+) -> Res {
+    if !manifests.is_empty() || profile == Profile::Quick {
         return Err("--report compares two reports as written: no manifests or --quick".into());
     }
     for d in [here, std::path::Path::new(against)] {
@@ -228,11 +235,11 @@ fn said(line: String) -> Res {
 fn plan(
     cache: &Cache,
     manifests: &[PathBuf],
-    quick: bool,
+    profile: Profile,
     (force, why): (bool, bool),
     threads: Option<usize>,
 ) -> Res {
-    let loaded = lb_manifest::load_all(manifests, Profile::from_quick(quick))?;
+    let loaded = lb_manifest::load_all(manifests, profile)?;
     let cached = why.then(|| lb_store::why::Cached::read(cache));
     let readers = lb_pipeline::plan_text::Readers::of(cache, &loaded);
     // Each manifest's own plan, then its maps' combinations.
@@ -260,7 +267,7 @@ fn run(
     cache: &Cache,
     manifests: &[PathBuf],
     threads: Option<usize>,
-    quick: bool,
+    profile: Profile,
     force: bool,
     shard: Option<&str>,
     stage: Option<u32>,
@@ -269,7 +276,7 @@ fn run(
     if stage == Some(0) {
         return Err("--stage counts from 1 (the first stage computes the calibrations)".into());
     }
-    let loaded = lb_manifest::load_all(manifests, Profile::from_quick(quick))?;
+    let loaded = lb_manifest::load_all(manifests, profile)?;
     let plans = lb_pipeline::compute::plans(&loaded);
     let o = RunOptions {
         threads,

@@ -9,7 +9,9 @@ mod outputs;
 mod progress;
 mod slurm;
 
+use clap::builder::TypedValueParser;
 use clap::{Parser, Subcommand};
+use lb_model::model::Profile;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -39,8 +41,8 @@ pub enum Command {
         #[arg(required = true, value_name = "MANIFEST")]
         manifests: Vec<PathBuf>,
         /// Plan the --quick profile instead.
-        #[arg(long)]
-        quick: bool,
+        #[arg(long = "quick", action = clap::ArgAction::SetTrue, value_parser = profile_flag())]
+        profile: Profile,
         /// As for `lb run`: work beyond lb's soft limits is a warning, not
         /// an error (`lb plan` applies the guards `lb run` applies).
         #[arg(long)]
@@ -64,8 +66,8 @@ pub enum Command {
         #[arg(long, value_name = "N")]
         threads: Option<usize>,
         /// Short runs and few replications, for smoke tests (own keys).
-        #[arg(long)]
-        quick: bool,
+        #[arg(long = "quick", action = clap::ArgAction::SetTrue, value_parser = profile_flag())]
+        profile: Profile,
         /// Run even when the work is estimated beyond lb's soft limits (a day
         /// of CPU time, or 80% of the machine's memory).
         #[arg(long)]
@@ -126,8 +128,8 @@ pub enum Command {
         #[arg(long, default_value = "slurm", value_name = "DIR")]
         out: PathBuf,
         /// The --quick profile.
-        #[arg(long)]
-        quick: bool,
+        #[arg(long = "quick", action = clap::ArgAction::SetTrue, value_parser = profile_flag())]
+        profile: Profile,
         /// Submit the stages (each depending on the one before) and print the
         /// job ids; without it the scripts are written and shown.
         #[arg(long)]
@@ -140,8 +142,8 @@ pub enum Command {
         #[arg(required = true, value_name = "MANIFEST")]
         manifests: Vec<PathBuf>,
         /// The --quick profile.
-        #[arg(long)]
-        quick: bool,
+        #[arg(long = "quick", action = clap::ArgAction::SetTrue, value_parser = profile_flag())]
+        profile: Profile,
     },
     /// Show a record in full: configuration, replications, provenance.
     Show {
@@ -167,8 +169,8 @@ pub enum Command {
         #[arg(long, value_enum, default_value = "md")]
         format: outputs::Format,
         /// The table of the --quick profile.
-        #[arg(long)]
-        quick: bool,
+        #[arg(long = "quick", action = clap::ArgAction::SetTrue, value_parser = profile_flag())]
+        profile: Profile,
         /// One row per replication instead of per point.
         #[arg(long)]
         long: bool,
@@ -188,8 +190,8 @@ pub enum Command {
         #[arg(long)]
         fresh: bool,
         /// Short runs for smoke tests (own keys).
-        #[arg(long)]
-        quick: bool,
+        #[arg(long = "quick", action = clap::ArgAction::SetTrue, value_parser = profile_flag())]
+        profile: Profile,
         /// Worker threads (default: all cores). Results do not depend on it.
         #[arg(long, value_name = "N")]
         threads: Option<usize>,
@@ -223,8 +225,8 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         report: Option<PathBuf>,
         /// The --quick profile's results.
-        #[arg(long)]
-        quick: bool,
+        #[arg(long = "quick", action = clap::ArgAction::SetTrue, value_parser = profile_flag())]
+        profile: Profile,
     },
     /// A self-contained, citable artifact of an audit in a new directory: the
     /// manifests, every record they read, the report, CITATION.cff, the
@@ -448,8 +450,8 @@ pub struct Claims {
     #[arg(long, value_enum, default_value = "md")]
     pub format: outputs::Format,
     /// The --quick profile's results.
-    #[arg(long)]
-    pub quick: bool,
+    #[arg(long = "quick", action = clap::ArgAction::SetTrue, value_parser = profile_flag())]
+    pub profile: Profile,
 }
 
 /// The records `lb verify` and `lb stamp` recompute, and on how many threads.
@@ -531,6 +533,12 @@ written whole); run the same command again to compute only the rest.\n";
     }
 }
 
+/// `--quick` read as the profile it selects.
+fn profile_flag() -> impl clap::builder::TypedValueParser<Value = Profile> {
+    clap::builder::BoolishValueParser::new()
+        .map(|on| if on { Profile::Quick } else { Profile::Full })
+}
+
 fn main() -> ExitCode {
     // `lb show KEY | head` ends quietly when head does, as other Unix tools.
     #[cfg(unix)]
@@ -538,7 +546,7 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    // Ctrl-C and kill say what was kept before lb ends (issue 25): records
+    // Ctrl-C and kill say what was kept before lb ends: records
     // are written whole (a temporary file, then a rename), so every record
     // written is valid and a rerun computes only the rest.
     #[cfg(unix)]

@@ -21,9 +21,9 @@ pub enum Format {
 }
 
 /// `lb table MANIFEST --format csv|md|json`.
-pub fn table(cache: &Cache, manifest: &Path, format: Format, quick: bool, long: bool) -> Res {
+pub fn table(cache: &Cache, manifest: &Path, format: Format, profile: Profile, long: bool) -> Res {
     existing(cache)?;
-    let e = lb_manifest::load(manifest, Profile::from_quick(quick))?;
+    let e = lb_manifest::load(manifest, profile)?;
     let format = match format {
         Format::Csv => TableFormat::Csv,
         Format::Md => TableFormat::Md,
@@ -53,12 +53,12 @@ pub fn audit(
     cache: &Cache,
     manifests: &[PathBuf],
     format: Format,
-    quick: bool,
+    profile: Profile,
     out: Option<&Path>,
 ) -> Res {
     existing(cache)?;
     let all = manifests.is_empty();
-    let loaded = lb_manifest::load_all(&manifests_or_all(manifests)?, Profile::from_quick(quick))?;
+    let loaded = lb_manifest::load_all(&manifests_or_all(manifests)?, profile)?;
     let audited = lb_pipeline::audit::audit(cache, &loaded);
     match format {
         Format::Json => println!("{}", serde_json::to_string_pretty(&audited.json()?)?),
@@ -81,7 +81,11 @@ pub fn audit(
         .map(|(e, _)| e.plan.file.display().to_string())
         .collect();
     if !lacking.is_empty() {
-        let quick = if quick { " --quick" } else { "" };
+        let quick = if profile == Profile::Quick {
+            " --quick"
+        } else {
+            ""
+        };
         eprintln!(
             "to compute what is missing: lb run{quick} {} (lb plan{quick} {} lists it)",
             lacking.join(" "),
@@ -96,9 +100,9 @@ pub fn audit(
 }
 
 /// `lb mutants [MANIFEST…]`: the audit's mutation check, printed.
-pub fn mutants(cache: &Cache, manifests: &[PathBuf], format: Format, quick: bool) -> Res {
+pub fn mutants(cache: &Cache, manifests: &[PathBuf], format: Format, profile: Profile) -> Res {
     existing(cache)?;
-    let loaded = lb_manifest::load_all(&manifests_or_all(manifests)?, Profile::from_quick(quick))?;
+    let loaded = lb_manifest::load_all(&manifests_or_all(manifests)?, profile)?;
     let all = lb_pipeline::audit::mutants(cache, &loaded);
     match format {
         Format::Json => println!("{}", serde_json::to_string_pretty(&all)?),
@@ -121,12 +125,12 @@ pub fn mutants(cache: &Cache, manifests: &[PathBuf], format: Format, quick: bool
 pub fn reproduce(
     cache: &Cache,
     manifests: &[PathBuf],
-    (threads, quick, fresh, force, cost): (Option<usize>, bool, bool, bool, bool),
+    (threads, profile, fresh, force, cost): (Option<usize>, Profile, bool, bool, bool),
     out: &Path,
 ) -> Res {
     let all = manifests.is_empty();
     let manifests = manifests_or_all(manifests)?;
-    let loaded = lb_manifest::load_all(&manifests, Profile::from_quick(quick))?;
+    let loaded = lb_manifest::load_all(&manifests, profile)?;
     let fresh_cache;
     let cache = if fresh {
         let dir = lb_pipeline::reproduce::fresh_dir(cache);

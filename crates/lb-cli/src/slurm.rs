@@ -2,6 +2,7 @@
 //! and where a sweep stands, printed.
 
 use crate::outputs::Res;
+use lb_model::model::Profile;
 use lb_pipeline::slurm::{Options, Queue, stage, status as plan_status, submit};
 use lb_store::cache::Cache;
 use std::path::PathBuf;
@@ -34,8 +35,8 @@ pub fn slurm(cache: &Cache, manifests: &[PathBuf], o: &Options, submit_now: bool
     Ok(ExitCode::SUCCESS)
 }
 
-pub fn status(cache: &Cache, manifests: &[PathBuf], quick: bool) -> Res {
-    let (rows, queue) = plan_status(cache, manifests, quick)?;
+pub fn status(cache: &Cache, manifests: &[PathBuf], profile: Profile) -> Res {
+    let (rows, queue) = plan_status(cache, manifests, profile)?;
     println!(
         "{:<32} {:>7} {:>7} {:>8} {:>9}  {:>8} {:>8} {:>7}",
         "experiment", "points", "done", "partial", "missing", "reps", "of", "damaged"

@@ -518,7 +518,7 @@ fn audit_exits_non_zero_only_when_a_required_claim_is_refuted() {
 
 /// The gate is strict: a required claim that is inconclusive — here a limit
 /// read on one point, which cannot decide — fails `lb audit` as a refuted
-/// one does, naming its verdict and why (issue 26).
+/// one does, naming its verdict and why.
 #[test]
 fn an_inconclusive_required_claim_fails_the_audit() {
     let mut m = audited_manifest(false);
@@ -560,7 +560,7 @@ required = true
 }
 
 /// `lb reproduce` writes figures, tables, the report and the audit, and a
-/// second (warm) run leaves every byte as it was (issue 4).
+/// second (warm) run leaves every byte as it was.
 #[test]
 fn reproduce_is_byte_stable_when_warm() {
     let d = Dir::new(&audited_manifest(false));
@@ -804,7 +804,7 @@ fn the_audit_gate_fails_on_missing_data() {
 
 /// The tidy outputs read back: `long.parquet` equals `long.csv`, axes and
 /// fixed parameters are numbers, `lb export` holds every replication of
-/// every metric, and the JSON outputs hold numbers, not strings (issue 12).
+/// every metric, and the JSON outputs hold numbers, not strings.
 #[test]
 fn tidy_tables_and_the_export_read_back() {
     use lb_analysis::tidy::read_parquet;
@@ -1060,7 +1060,7 @@ tolerance = 0.03
     assert!(v[0]["level"].as_f64().unwrap() > 0.99, "{after}");
 }
 
-/// One guard for plan and run (issue 26): work beyond lb's soft limits is
+/// One guard for plan and run: work beyond lb's soft limits is
 /// refused by `lb plan` exactly as by `lb run`, with the same words, and
 /// both pass it with --force (plan then warns). Before, `lb plan` printed
 /// the estimate and exited 0 on a plan `lb run` refused.
@@ -1205,7 +1205,7 @@ fn git_in(dir: &Path, args: &[&str]) {
     assert!(o.status.success(), "git {args:?}: {}", text(&o).1);
 }
 
-/// Provenance that leads to a commit (issue 26): records computed from a
+/// Provenance that leads to a commit: records computed from a
 /// modified tree fail `lb cache lineage --strict`; `lb stamp`
 /// refuses a modified tree, and at a clean commit recomputes them bit for
 /// bit and stamps the commit and the manifest's hash into them without
@@ -1526,7 +1526,7 @@ fn an_archive_reproduces_its_verdicts_where_it_is_unpacked() {
     assert!(!again.status.success());
 }
 
-/// Newcomer's stumbles (issue 25): `lb --help` points to the manifest
+/// Newcomer's stumbles: `lb --help` points to the manifest
 /// documentation; `lb show` with no matching record says where keys are;
 /// `lb verify` over a whole cache says what it costs and how to sample.
 #[test]
@@ -1567,7 +1567,7 @@ fn the_messages_a_newcomer_meets_say_what_to_do() {
 }
 
 /// A manifest removed from experiments/ takes its report folder with it at
-/// the next `lb reproduce` of every manifest (issue 25's stumble), and the
+/// the next `lb reproduce` of every manifest (a newcomer's stumble), and the
 /// run says so; a reproduce of one manifest removes nothing.
 #[test]
 fn a_removed_manifest_takes_its_report_folder_with_it() {
@@ -1619,7 +1619,7 @@ fn every_just_recipe_has_a_one_line_doc() {
 }
 
 /// `lb audit --format md` prints every section its summary links to
-/// (issue 25's stumble: it printed the summary only).
+/// (a newcomer's stumble: it printed the summary only).
 #[test]
 fn the_markdown_audit_holds_the_sections_it_links_to() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
@@ -1643,7 +1643,7 @@ fn the_markdown_audit_holds_the_sections_it_links_to() {
 
 /// Ctrl-C (SIGINT) says what was kept and that a rerun resumes, and ends
 /// with status 130; what it kept is valid, and the rerun gives the records
-/// of an uninterrupted run (issue 25's stumble: it was silent).
+/// of an uninterrupted run (a newcomer's stumble: it was silent).
 #[test]
 fn an_interrupt_says_what_was_kept_and_a_rerun_resumes() {
     let reps = 12;

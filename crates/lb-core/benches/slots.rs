@@ -136,7 +136,7 @@ fn main() {
         Case {
             name: "6. N=100 M=10 job+count_own JIQ, geometric means U[1,100], load 0.5",
             cfg: lsq(PolicyConfig::Jiq, 0.5),
-            // 50 × its rate before issue 14 (15,800 slots/s on this machine).
+            // 50 × its rate before the bucketed dispatch (15,800 slots/s on this machine).
             target: 7.9e5,
         },
         // The LSQ line's own policies at 100 × its C++ simulator's measured

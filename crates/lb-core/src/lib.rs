@@ -54,23 +54,12 @@ pub use streams::Seeds;
 /// change a simulated number, so that its cached results are recomputed
 /// rather than silently mixed, and the other models' results stay valid.
 ///
-/// 4 (issue 14): under `job` granularity, weighted random, random and JIQ's
-/// leftovers split a slot's jobs at once, Poissonised
-/// ([`slotted::sampling::FixedSplit`]); JSQ with `count_own` water-fills
-/// every dispatcher's batch on one ordering of the snapshot
-/// ([`slotted::sampling::SharedFill`]) and L-JSQ on an order kept across
-/// slots ([`slotted::order::FillOrder`]), their uniform subsets drawn by
-/// Floyd's algorithm. Same laws, other random words. (Service draws, the
-/// arrivals and every other policy give the same numbers as version 3.)
-///
-/// 5: L-JSQ's order ([`slotted::order::FillOrder`]) is kept as levels of
-/// equal estimates, moved by swaps: ties sit in another order, so its
-/// uniform subsets pick other servers for the same words. Same law. (Every
-/// other policy gives the same numbers as version 4.)
+/// What each version changed is in CHANGELOG.md ("Model versions").
 ///
 /// A change to one policy alone may carry a revision in that policy's
 /// configuration instead, left out of the key at 0: LSQ's `revision` 1
 /// ([`slotted::scan::ScanFill`]) and JIQ-Spread's `revision` 1 (a split per
 /// number of dispatchers without reports); their revision 0 keeps version
-/// 5's numbers.
+/// 5's numbers; Push's `revision` 1 (a Push of every server draws no
+/// sample) likewise.
 pub const MODEL_VERSION: u32 = 5;

@@ -110,7 +110,7 @@ pub fn stability(trace: &[f64]) -> Stability {
 /// The chance that the trend test ([`stability`]) flags a replication of a
 /// stable queue whose run is long enough to settle: at most 4 of 200 slowly
 /// mixing AR(1) traces (the test below), 1 of 1,000 Geo/Geo/1 runs at load
-/// 0.9 (issue 47's measurement). Rounded up from the worst, 2%.
+/// 0.9. Rounded up from the worst, 2%.
 pub const FALSE_ALARM: f64 = 0.02;
 
 /// The most of `n` replications of a stable point that the trend test flags

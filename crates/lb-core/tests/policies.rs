@@ -1,5 +1,4 @@
-//! Message accounting, determinism, common random numbers and stability
-//! (issue 2).
+//! Message accounting, determinism, common random numbers and stability.
 
 mod common;
 use common::*;
@@ -297,7 +296,7 @@ fn mser5_warmup_is_a_fixed_warmup_chosen_on_the_same_path() {
     );
 }
 
-/// The LSQ line's variants (issue 14) conserve jobs; LSQ's destination sync
+/// The LSQ line's variants conserve jobs; LSQ's destination sync
 /// costs one message a destination (under `batch` with p̂ = 0, exactly one a
 /// decision), JIQ-Spread one an idle report (at most one a completing
 /// server); JIQ-Spread needs `job` granularity.

@@ -1,4 +1,4 @@
-//! The simulator against exact queueing theory (issue 2). Every tolerance is
+//! The simulator against exact queueing theory. Every tolerance is
 //! the half-width of a Student-t interval across independent replications.
 
 mod common;

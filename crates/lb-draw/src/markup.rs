@@ -293,7 +293,7 @@ mod tests {
         }
     }
 
-    /// A code span keeps its markers as written (issue 23: the audit wrote
+    /// A code span keeps its markers as written (the audit wrote
     /// `wr_sum<sub>q</sub>` 65 times).
     #[test]
     fn code_spans_are_not_typeset() {

@@ -1,4 +1,4 @@
-//! `[[claim]]` tables (docs/MODEL.md §5, issue 5): a statement a paper makes that the
+//! `[[claim]]` tables (docs/MODEL.md §5): a statement a paper makes that the
 //! results can confirm or refute, and the checks of its `why`.
 //!
 //! A claim is written flat, its `kind` picking which of the other keys it
@@ -277,7 +277,7 @@ pub struct ControlToml {
     pub beta: Option<String>,
 }
 
-/// Who claimed it (issue 21): what the report counts a verdict as.
+/// Who claimed it: what the report counts a verdict as.
 #[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq, schemars::JsonSchema)]
 pub enum Origin {
     /// The paper's own statement: `statement` quotes it, `source` says where

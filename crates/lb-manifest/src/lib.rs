@@ -48,7 +48,6 @@ mod validate;
 
 pub use diag::ManifestError;
 pub use lb_model::{Key, Model, Param, Point, PointConfig, Profile, Summary};
-pub use load::{Experiment, load, load_all, load_str};
+pub use load::{Experiment, LoadOptions, load, load_all, load_all_with, load_str};
 pub use manifest::Loaded;
 pub use plan::Plan;
-pub use validate::accept_claims_of_old_manifests;

@@ -28,6 +28,9 @@ use std::path::Path;
 pub struct Parsed {
     pub manifest: ModelManifest,
     pub spans: SpanIndex,
+    /// Read as a manifest of an older revision ([`crate::LoadOptions`]):
+    /// the rules on claims added since are not applied.
+    pub older_revision: bool,
 }
 
 /// A parsed manifest is where its errors point: functions that take the
@@ -219,5 +222,9 @@ pub fn parse(path: &Path, text: &str) -> Result<Parsed, ManifestError> {
         Err(_) => Model::Slotted,
     };
     let manifest = ModelManifest::parse(model, text, &spans)?;
-    Ok(Parsed { manifest, spans })
+    Ok(Parsed {
+        manifest,
+        spans,
+        older_revision: false,
+    })
 }

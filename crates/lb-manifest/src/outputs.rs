@@ -1,4 +1,4 @@
-//! What a manifest asks to be drawn: `[[figure]]` tables (issue 4), parsed
+//! What a manifest asks to be drawn: `[[figure]]` tables, parsed
 //! strictly here with the rest of the manifest and drawn by lb-analysis; and
 //! what figures and claims ([`crate::claim`]) share: the points they select
 //! (`where`) and the references they compare with.

@@ -278,9 +278,9 @@ fn clean(v: &mut serde_json::Value) {
 
 fn words(d: &str) -> String {
     let mut s = d.replace("[`", "`").replace("`]", "`");
-    // "(docs/MODEL.md §4)", "(issue 21)", and the like: where the code's
-    // reader reads on, not the manifest's writer.
-    for open in [" (docs/MODEL.md", " (issue "] {
+    // "(docs/MODEL.md §4)" and the like: where the code's reader reads on,
+    // not the manifest's writer.
+    for open in [" (docs/MODEL.md"] {
         while let Some(i) = s.find(open) {
             let Some(j) = s[i..].find(')') else { break };
             s.replace_range(i..i + j + 1, "");
@@ -350,7 +350,7 @@ mod tests {
     #[test]
     fn descriptions_lose_rustdoc_links_and_design_references() {
         assert_eq!(
-            super::words("One experiment (docs/MODEL.md §4). See [`Length`] (issue 21)."),
+            super::words("One experiment (docs/MODEL.md §4). See [`Length`]."),
             "One experiment. See `Length`."
         );
         assert_eq!(

@@ -530,7 +530,7 @@ fn claims(l: &Parsed) -> (Vec<Claim>, Option<ManifestError>) {
 ///   that credit, which the manifest must run.
 fn ranges_foils_and_nulls(l: &Parsed, claims: &[Claim]) -> R {
     // Manifests of older revisions (`lb diff --against`) predate these rules.
-    if old_manifests() {
+    if l.older_revision {
         return Ok(());
     }
     let labels = l.labels();
@@ -831,7 +831,7 @@ fn origin(
         ));
     }
     match (origin, &c.reading) {
-        (Origin::Paper, None) if !old_manifests() => {
+        (Origin::Paper, None) if !l.older_revision => {
             return Err(l.error(
                 &format!("{at}.reading"),
                 "a paper's statement is decided at the setting its paper states or implies: \
@@ -882,23 +882,6 @@ fn origin(
     Ok((origin, paper, stands_for))
 }
 
-/// Whether manifests from before paper claims carried their `reading` and
-/// their foil are read as they are (`lb diff --against` an older revision),
-/// not refused.
-static OLD_MANIFESTS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Whether older revisions' manifests are being read ([`accept_claims_of_old_manifests`]).
-pub(crate) fn old_manifests() -> bool {
-    OLD_MANIFESTS.load(std::sync::atomic::Ordering::Relaxed)
-}
-
-/// Reads (true) or refuses (false, the default) a paper's statement without
-/// its `reading`, and a paper's statement or stand-in without a foil:
-/// `lb diff` compares against revisions whose manifests predate them.
-pub fn accept_claims_of_old_manifests(yes: bool) {
-    OLD_MANIFESTS.store(yes, std::sync::atomic::Ordering::Relaxed);
-}
-
 /// No claim reads what another claim's foil reads, at the same points: it
 /// would be that foil, whose line reports it already (failing, as a foil
 /// should, or holding, and then the claim does not discriminate), and its
@@ -906,7 +889,7 @@ pub fn accept_claims_of_old_manifests(yes: bool) {
 /// (Manifests of older revisions, read by `lb diff --against`, predate the
 /// rule.)
 fn no_claim_restates_a_foil(l: &Parsed, claims: &[Claim]) -> R {
-    if old_manifests() {
+    if l.older_revision {
         return Ok(());
     }
     for (i, c) in claims.iter().enumerate().filter(|(_, c)| !c.required) {
@@ -1021,7 +1004,7 @@ fn claim(
     }
     let (origin, paper, stands_for) = origin(l, &at, c)?;
     // Works are cited by key (experiments/references.bib) and written out.
-    let old = old_manifests();
+    let old = l.older_revision;
     let needs_key = !old && matches!(origin, Origin::Paper | Origin::StandIn);
     let source = crate::references::cited(refs, &c.source, needs_key)
         .map_err(|why| l.error(&format!("{at}.source"), why))?;
@@ -1112,7 +1095,7 @@ fn foil_or_reason(l: &Parsed, at: &str, c: &ClaimToml, origin: Origin) -> R {
     if c.no_foil.as_deref().is_some_and(|n| n.trim().is_empty()) {
         return Err(l.error(&format!("{at}.no_foil"), "must not be empty"));
     }
-    let old = old_manifests();
+    let old = l.older_revision;
     match (&c.foil, &c.no_foil) {
         (Some(_), Some(_)) => Err(l.error(
             &format!("{at}.no_foil"),

@@ -1,4 +1,4 @@
-//! Finite numbers everywhere (issue 26): every number of every shipped
+//! Finite numbers everywhere: every number of every shipped
 //! manifest, in any section, list or inline table, replaced in turn by
 //! `nan`, `inf`, `-inf` and `1e308`. A non-finite one is a located error at
 //! that very key; `1e308` is either refused with a located error or loads,

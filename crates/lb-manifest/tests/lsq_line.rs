@@ -1,4 +1,4 @@
-//! The LSQ line's policy variants in a manifest (issue 14): `spec = "LSQ"`
+//! The LSQ line's policy variants in a manifest: `spec = "LSQ"`
 //! (L-JSQ-Push with destination sync, every Push key) and
 //! `spec = "JIQ-Spread"` (JIQ with batch spreading, `job` granularity).
 

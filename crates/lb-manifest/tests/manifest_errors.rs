@@ -1,5 +1,5 @@
 //! Bad manifests: each gives an error naming the file, line, column and field,
-//! and saying what is allowed (issue 3, "Bad input and faults").
+//! and saying what is allowed ("Bad input and faults").
 
 use lb_manifest::{ManifestError, Profile, load, load_str};
 use std::path::Path;
@@ -366,7 +366,7 @@ const POOLED_CLAIM: &str = "\n[[claim]]\norigin = \"check\"\nid = \"c\"\nstateme
     metric = \"mean_sum_q\"\npolicies = [\"JSQ\"]\nbound = \"pooled\"\nside = \"ge\"\n";
 
 /// A figure that shows a claim's metric for its policy must draw the
-/// claim's reference (issue 10).
+/// claim's reference.
 #[test]
 fn a_figure_must_draw_the_reference_of_a_claim_it_shows() {
     let t = format!("{GOOD}{FIGURE}{POOLED_CLAIM}");
@@ -747,7 +747,7 @@ fn a_quote_in_prose_is_checked_against_the_plan() {
 
 /// A policy's `spec` is read ignoring case, and its default label is the
 /// canonical spelling, so a claim naming "JSQ" finds `spec = "jsq"`
-/// (issue 25's stumble).
+/// (a newcomer's stumble).
 #[test]
 fn a_lower_case_spec_is_labelled_by_its_canonical_name() {
     let t = format!(

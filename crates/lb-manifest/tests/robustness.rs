@@ -1,5 +1,5 @@
 //! Robustness maps: the expansion of `[[robustness]]` combinations into the
-//! points their claims read (issue 11).
+//! points their claims read.
 
 use lb_manifest::plan::Target;
 use lb_manifest::robustness::{fingerprint, restrict};

@@ -78,11 +78,6 @@ pub enum Profile {
 }
 
 impl Profile {
-    /// `Quick` for `--quick`, else `Full`.
-    pub fn from_quick(quick: bool) -> Profile {
-        if quick { Profile::Quick } else { Profile::Full }
-    }
-
     pub fn name(self) -> &'static str {
         match self {
             Profile::Full => "full",

@@ -1,5 +1,5 @@
 //! `lb coverage`: measured coverage of lb's intervals at points whose exact
-//! answer is known (issue 22; [`lb_analysis::coverage`]). The experiment's
+//! answer is known ([`lb_analysis::coverage`]). The experiment's
 //! points are run with as many replications as the macro-replications need
 //! (the replications beyond the manifest's are lb's usual ones, seeded by
 //! their index, so they are cached and reused like any other), then every

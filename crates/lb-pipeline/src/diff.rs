@@ -95,10 +95,12 @@ fn other_side(against: &str, manifests: &[PathBuf], profile: Profile) -> Result<
         .filter(|m| m.exists())
         .collect();
     // An older revision's paper claims may predate `reading`.
-    lb_manifest::accept_claims_of_old_manifests(true);
-    let loaded = lb_manifest::load_all(&theirs, profile).map_err(|e| format!("at {against}: {e}"));
-    lb_manifest::accept_claims_of_old_manifests(false);
-    let loaded = loaded?;
+    let options = lb_manifest::LoadOptions {
+        profile,
+        older_revision: true,
+    };
+    let loaded =
+        lb_manifest::load_all_with(&theirs, options).map_err(|e| format!("at {against}: {e}"))?;
     Ok(Side {
         name: format!("{against} ({})", &commit[..commit.len().min(10)]),
         cache: Cache::new(tmp.path().join("results")),
@@ -107,7 +109,7 @@ fn other_side(against: &str, manifests: &[PathBuf], profile: Profile) -> Result<
     })
 }
 
-pub fn diff(a: &Cache, against: &str, manifests: &[PathBuf], quick: bool) -> Res {
+pub fn diff(a: &Cache, against: &str, manifests: &[PathBuf], profile: Profile) -> Res {
     if is_report(Path::new(against)) {
         return Err(format!(
             "--against {against} is a report: compare it with another with `lb diff --report \
@@ -115,7 +117,6 @@ pub fn diff(a: &Cache, against: &str, manifests: &[PathBuf], quick: bool) -> Res
         )
         .into());
     }
-    let profile = Profile::from_quick(quick);
     let manifests = crate::manifests_or_all(manifests)?;
     let here = Side {
         name: a.root().display().to_string(),

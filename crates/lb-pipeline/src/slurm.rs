@@ -25,7 +25,7 @@ pub struct Options {
     pub time: String,
     pub cpus: u32,
     pub dir: PathBuf,
-    pub quick: bool,
+    pub profile: Profile,
 }
 
 /// The scripts [`stage`] wrote.
@@ -76,10 +76,7 @@ pub fn stage(cache: &Cache, manifests: &[PathBuf], o: &Options) -> Result<Staged
     if o.cpus == 0 || o.cpus > 1024 {
         return Err(format!("--cpus must lie in 1..=1024, got {}", o.cpus).into());
     }
-    let plans = plans(&lb_manifest::load_all(
-        manifests,
-        Profile::from_quick(o.quick),
-    )?);
+    let plans = plans(&lb_manifest::load_all(manifests, o.profile)?);
     let n_stages = stages(&plans);
     let lb = std::env::current_exe()?;
     let cwd = std::env::current_dir()?;
@@ -88,7 +85,11 @@ pub fn stage(cache: &Cache, manifests: &[PathBuf], o: &Options) -> Result<Staged
         .iter()
         .map(|m| absolute(m).map(|p| sh(&p.display().to_string())))
         .collect::<Result<_, _>>()?;
-    let quick = if o.quick { " --quick" } else { "" };
+    let quick = if o.profile == Profile::Quick {
+        " --quick"
+    } else {
+        ""
+    };
     let name = job_name(&plans);
     std::fs::create_dir_all(&o.dir).map_err(|e| {
         format!(
@@ -259,13 +260,10 @@ pub enum Queue {
 pub fn status(
     cache: &Cache,
     manifests: &[PathBuf],
-    quick: bool,
+    profile: Profile,
 ) -> Result<(Vec<PlanStatus>, Queue), Error> {
     crate::existing(cache)?;
-    let plans = plans(&lb_manifest::load_all(
-        manifests,
-        Profile::from_quick(quick),
-    )?);
+    let plans = plans(&lb_manifest::load_all(manifests, profile)?);
     let rows = plans
         .iter()
         .map(|plan| {

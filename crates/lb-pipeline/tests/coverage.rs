@@ -1,4 +1,4 @@
-//! A small coverage certificate (issue 22): cheap points with exact answers,
+//! A small coverage certificate: cheap points with exact answers,
 //! a few hundred macro-replications each, every interval kind, held to an
 //! acceptance region around the nominal 95% that a correct procedure leaves
 //! by chance less than once in 10⁴ certificates: the coverage count X of n

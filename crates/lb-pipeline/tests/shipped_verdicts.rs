@@ -1,4 +1,4 @@
-//! The shipped manifests' verdicts against the committed records (issue 21):
+//! The shipped manifests' verdicts against the committed records:
 //! the audit's mutation check passes on every claim, the confirmations the
 //! review found vacuous are reported as not testing their claims, and every
 //! claim says who claimed it. Reads `experiments/` and `results/` of the
@@ -97,7 +97,7 @@ fn the_vacuous_confirmations_are_not_counted_as_reproductions() {
     }
 }
 
-/// The papers' statements are read as their authors would (issue 47): each
+/// The papers' statements are read as their authors would: each
 /// is decided at the setting its paper states or implies, quoted; no check
 /// decided by stability shows a mean; and where Theorem 1 says L-JSQ-Push
 /// is stable (Fig. 2's system at p̂ = 0.01, on runs long enough for its
@@ -139,7 +139,7 @@ fn the_papers_statements_are_read_as_their_authors_would() {
 }
 
 /// No code name of the committed report is typeset: inside a code span
-/// there is no `<sub>` or `<sup>` (issue 23: `wr_sum<sub>q</sub>`).
+/// there is no `<sub>` or `<sup>` (`wr_sum<sub>q</sub>`).
 #[test]
 fn no_code_span_of_the_committed_report_is_typeset() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../paper-figures");
@@ -168,7 +168,7 @@ fn no_code_span_of_the_committed_report_is_typeset() {
 }
 
 /// The report ends with a glossary and full references, and every paper a
-/// claim names is among them (issue 23: "VDK", "[5, 4]" were never
+/// claim names is among them ("VDK", "[5, 4]" were never
 /// explained).
 #[test]
 fn the_report_cites_every_paper_in_full() {
@@ -260,7 +260,7 @@ fn every_counted_confirmation_has_a_foil_that_fails() {
     assert!(floor.untested.is_some(), "{floor:#?}");
 }
 
-/// Every statement of the seed papers accounted for (issue 48): each
+/// Every statement of the seed papers accounted for: each
 /// paper's line in the report counts its inventory, the counts add up, and
 /// every paper's statement lb audits is an entry's claim.
 #[test]

@@ -279,7 +279,7 @@ fn unheld_lock(path: &std::path::Path) -> Option<fs::File> {
         .then_some(file)
 }
 
-/// Where the records of a cache came from (issue 26): whether each leads
+/// Where the records of a cache came from: whether each leads
 /// to a commit in the repository's history, computed from a clean tree,
 /// with the hash of the manifests that planned it — or was re-verified so
 /// (`lb stamp`).

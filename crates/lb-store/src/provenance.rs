@@ -42,7 +42,7 @@ pub struct Provenance {
     /// A later re-verification (`lb stamp`): the record recomputed
     /// bit for bit at a clean commit, with the manifests that plan it. A
     /// record computed from a modified tree leads to its code and manifest
-    /// through it (issue 26).
+    /// through it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verified: Option<Verification>,
 }

@@ -424,7 +424,7 @@ fn cache_check_reads_a_record_for_consistency_not_only_its_checksum() {
         .collect();
     assert_eq!(problems.len(), 1, "{problems:?}");
     assert!(problems[0].contains("exceeds arrivals"), "{}", problems[0]);
-    // Every reader applies the same check (issue 26): the record is damaged
+    // Every reader applies the same check: the record is damaged
     // to the reader of replications, so the status counts it damaged, and a
     // run moves it aside and recomputes it, after which the cache is clean
     // and the record is what an untouched run gives.
@@ -507,7 +507,7 @@ fn a_run_length_follows_its_sweep_axis() {
 }
 
 /// A record carries the SHA-256 of the text of the manifests of its run
-/// (issue 26: a record leads to the manifest that planned it), and `lb
+/// (a record leads to the manifest that planned it), and `lb
 /// cache lineage` counts it.
 #[test]
 fn a_record_carries_its_manifests_hash() {
@@ -685,7 +685,7 @@ fn why_a_point_is_missing() {
     );
 }
 
-/// Sharded runs need no file locks (issue 26): where no lock file can be
+/// Sharded runs need no file locks: where no lock file can be
 /// made — here every record's `.lock` path is a directory, as good as a
 /// filesystem that refuses locks — an unsharded run fails clearly, and the
 /// shards of a run compute every record, identical to an unsharded run's

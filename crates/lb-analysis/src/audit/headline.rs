@@ -1,4 +1,4 @@
-//! The audit's headline (issue 21): the papers' own statements counted
+//! The audit's headline: the papers' own statements counted
 //! apart from our stand-ins for them and from lb's own checks, per paper,
 //! each paper with a verdict in plain words generated from its claims and
 //! robustness maps, and the family's error at the chosen levels.

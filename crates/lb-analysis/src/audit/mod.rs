@@ -1,4 +1,4 @@
-//! The audit (docs/MODEL.md §5, issue 5): every `[[claim]]` of a manifest held against
+//! The audit (docs/MODEL.md §5): every `[[claim]]` of a manifest held against
 //! the cached records, point by point, with a verdict — confirmed, refuted, or
 //! inconclusive when the interval straddles the threshold.
 //!

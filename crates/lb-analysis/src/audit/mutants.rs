@@ -1,4 +1,4 @@
-//! The audit's mutation check (issue 21, `lb mutants`): does each
+//! The audit's mutation check (`lb mutants`): does each
 //! verdict respond to what the claim says? Every claim is re-audited, on the
 //! same records, with its threshold moved so that the measurement at its
 //! deciding point lies k half-widths on the wrong side of it (k in

@@ -1,4 +1,4 @@
-//! How sharply a claim was tested (issue 21): the margin of a decided
+//! How sharply a claim was tested: the margin of a decided
 //! verdict — how far its threshold could move before it flipped, in the
 //! metric's unit, in half-widths and relative to the threshold — whether a
 //! confirmation tests its statement at all, and, for an inconclusive claim,

@@ -1,4 +1,4 @@
-//! Figures (issues 4 and 10), as SVG and PNG: one line per series with an
+//! Figures, as SVG and PNG: one line per series with an
 //! interval on every point, reference curves, unstable points marked (never
 //! plotted as numbers), and a caption naming the setting and its
 //! assumptions.

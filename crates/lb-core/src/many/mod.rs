@@ -24,17 +24,7 @@ pub use config::{GraphSpec, ManyConfig, ManyPolicy, PodD, TimeRun};
 pub use sim::{ManySummary, run_many};
 
 /// The many-server engine's model version, part of each of its points' keys
-/// (see [`crate::MODEL_VERSION`]). It was the crate-wide version when the
-/// models got their own, so no key changed. Version 4: a replication's summary
-/// also holds Liu and Ying's excess (`shw_excess`), so records of version 3
-/// lack it. Version 5 (issue 24): Power-of-d draws the class of the shortest
-/// of its d servers by inversion of the closed-form law P(min ≥ k) =
-/// C(n_{≥k}, d)/C(N, d) from one word of the policy stream
-/// ([`pod::pod_class`]), instead of drawing the d servers one by one (up to d
-/// words; [`pod::pod_by_draws`]): the same law, other random words, and
-/// O(occupied classes) an arrival instead of O(d) (Pod(N^0.45 ln N) at N = 10⁶,
-/// one replication of 60 time units: 460 s before, 2.6 s after, JSQ 2.1 s).
-/// Only Pod's engine changed, but the version is part of every many-server
-/// point's system seed, so every many-server number was recomputed on new
-/// random numbers.
+/// (see [`crate::MODEL_VERSION`]); what each version changed is in
+/// CHANGELOG.md ("Model versions"). Power-of-d draws the class of the
+/// shortest of its d servers by inversion ([`pod::pod_class`]).
 pub const MODEL_VERSION: u32 = 5;

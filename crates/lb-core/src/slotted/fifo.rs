@@ -1,4 +1,4 @@
-//! A server's FIFO queue as run-length records (docs/MODEL.md §1; issue 2 "Speed").
+//! A server's FIFO queue as run-length records (docs/MODEL.md §1).
 //!
 //! Jobs that arrive in the same slot at the same server are one record
 //! (arrival slot, count), so a slot's cost does not grow with the number of

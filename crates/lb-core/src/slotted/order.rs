@@ -1,5 +1,5 @@
 //! A dispatcher's estimates kept in order, for L-JSQ's water-filling under
-//! `job` granularity with `count_own` (issue 14).
+//! `job` granularity with `count_own`.
 //!
 //! A water-fill of a batch raises the least c estimates to a level L and a
 //! uniform r-subset of them to L + 1

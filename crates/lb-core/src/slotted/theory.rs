@@ -1,4 +1,4 @@
-//! Exact results the simulator is held against (issue 2's tests, and the
+//! Exact results the simulator is held against (the tests, and the
 //! `validation` experiment's claims).
 
 // A new policy variant is matched everywhere by name: no wildcard arms.

@@ -1,4 +1,4 @@
-//! Claim robustness maps: `[[robustness]]` tables (issue 11).
+//! Claim robustness maps: `[[robustness]]` tables.
 //!
 //! A paper often leaves a setting unstated — how ties are broken, whether a
 //! dispatcher counts its own jobs, the server mix, the arrival or service
