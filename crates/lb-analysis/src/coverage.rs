@@ -89,33 +89,125 @@ pub enum Procedure {
     SkewPrecision { rule: PrecisionRule },
 }
 
-/// Whether a coverage's kind is a candidate: a correction measured beside
-/// what lb prints and not adopted (the two-stage procedures, the skewness
-/// adjustment). Candidates are kept out of the counts.
-pub(crate) fn is_candidate(kind: &str) -> bool {
-    kind.starts_with("two-stage") || kind.ends_with(SKEW)
+/// A procedure's family, as a coverage entry records it (its word is the
+/// certificate's `kind`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Kind {
+    #[serde(rename = "Student-t")]
+    StudentT,
+    #[serde(rename = "batch means")]
+    BatchMeans,
+    #[serde(rename = "batch means, 16–64 batches")]
+    BatchMeansTestBatches,
+    #[serde(rename = "Wilson")]
+    Wilson,
+    #[serde(rename = "Wilson, design effect ≥ 1 (before)")]
+    WilsonFloored,
+    #[serde(rename = "Clopper–Pearson")]
+    ClopperPearson,
+    #[serde(rename = "precision rule")]
+    PrecisionRule,
+    #[serde(rename = "two-stage precision rule")]
+    TwoStageStein,
+    #[serde(rename = "two-stage n, Student-t")]
+    TwoStageT,
+    #[serde(rename = "control variate, β = 1")]
+    ControlBetaOne,
+    #[serde(rename = "control variate, β fitted")]
+    ControlFitted,
+    #[serde(rename = "Student-t, skew-adjusted")]
+    SkewT,
+    #[serde(rename = "precision rule, skew-adjusted")]
+    SkewPrecision,
 }
 
-/// The suffix of the skewness-adjusted kinds.
+impl Kind {
+    /// In words, as the certificate prints it.
+    pub fn word(self) -> &'static str {
+        match self {
+            Kind::StudentT => "Student-t",
+            Kind::BatchMeans => "batch means",
+            Kind::BatchMeansTestBatches => "batch means, 16–64 batches",
+            Kind::Wilson => "Wilson",
+            Kind::WilsonFloored => "Wilson, design effect ≥ 1 (before)",
+            Kind::ClopperPearson => "Clopper–Pearson",
+            Kind::PrecisionRule => "precision rule",
+            Kind::TwoStageStein => "two-stage precision rule",
+            Kind::TwoStageT => "two-stage n, Student-t",
+            Kind::ControlBetaOne => "control variate, β = 1",
+            Kind::ControlFitted => "control variate, β fitted",
+            Kind::SkewT => "Student-t, skew-adjusted",
+            Kind::SkewPrecision => "precision rule, skew-adjusted",
+        }
+    }
+
+    /// A candidate: a correction measured beside what lb prints and not
+    /// adopted (the two-stage procedures, the skewness adjustment).
+    /// Candidates are kept out of the counts.
+    pub fn is_candidate(self) -> bool {
+        self.is_two_stage() || self.skew_of().is_some()
+    }
+
+    /// Stein's two-stage procedure, or its n read with Student-t.
+    pub fn is_two_stage(self) -> bool {
+        matches!(self, Kind::TwoStageStein | Kind::TwoStageT)
+    }
+
+    /// Batch means within one run (the settling diagnostic), on either
+    /// batching.
+    pub fn is_batch_means(self) -> bool {
+        matches!(self, Kind::BatchMeans | Kind::BatchMeansTestBatches)
+    }
+
+    /// For a kind that is itself a before (a form lb computed by default
+    /// before the certificate, kept as an option at most), the kind that
+    /// replaced it.
+    pub fn after(self) -> Option<Kind> {
+        match self {
+            Kind::BatchMeansTestBatches => Some(Kind::BatchMeans),
+            Kind::WilsonFloored => Some(Kind::Wilson),
+            // β = 1 is an option since the fitted β became the default.
+            Kind::ControlBetaOne => Some(Kind::ControlFitted),
+            _ => None,
+        }
+    }
+
+    /// The printed kind a skew-adjusted candidate would replace.
+    pub fn skew_of(self) -> Option<Kind> {
+        match self {
+            Kind::SkewT => Some(Kind::StudentT),
+            Kind::SkewPrecision => Some(Kind::PrecisionRule),
+            _ => None,
+        }
+    }
+}
+
+/// The suffix of the skew-adjusted procedures' names.
 const SKEW: &str = ", skew-adjusted";
+
+impl std::fmt::Display for Kind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.word())
+    }
+}
 
 impl Procedure {
     /// Its kind, short (the certificate's figures group by it).
-    pub fn kind(&self) -> &'static str {
+    pub fn kind(&self) -> Kind {
         match self {
-            Procedure::StudentT { .. } => "Student-t",
-            Procedure::BatchMeans => "batch means",
-            Procedure::BatchMeansTestBatches => "batch means, 16–64 batches",
-            Procedure::Wilson { .. } => "Wilson",
-            Procedure::WilsonFloored { .. } => "Wilson, design effect ≥ 1 (before)",
-            Procedure::ClopperPearson { .. } => "Clopper–Pearson",
-            Procedure::PrecisionStopped { .. } => "precision rule",
-            Procedure::TwoStage { stein: true, .. } => "two-stage precision rule",
-            Procedure::TwoStage { stein: false, .. } => "two-stage n, Student-t",
-            Procedure::ControlVariate { fitted: false, .. } => "control variate, β = 1",
-            Procedure::ControlVariate { fitted: true, .. } => "control variate, β fitted",
-            Procedure::SkewT { .. } => "Student-t, skew-adjusted",
-            Procedure::SkewPrecision { .. } => "precision rule, skew-adjusted",
+            Procedure::StudentT { .. } => Kind::StudentT,
+            Procedure::BatchMeans => Kind::BatchMeans,
+            Procedure::BatchMeansTestBatches => Kind::BatchMeansTestBatches,
+            Procedure::Wilson { .. } => Kind::Wilson,
+            Procedure::WilsonFloored { .. } => Kind::WilsonFloored,
+            Procedure::ClopperPearson { .. } => Kind::ClopperPearson,
+            Procedure::PrecisionStopped { .. } => Kind::PrecisionRule,
+            Procedure::TwoStage { stein: true, .. } => Kind::TwoStageStein,
+            Procedure::TwoStage { stein: false, .. } => Kind::TwoStageT,
+            Procedure::ControlVariate { fitted: false, .. } => Kind::ControlBetaOne,
+            Procedure::ControlVariate { fitted: true, .. } => Kind::ControlFitted,
+            Procedure::SkewT { .. } => Kind::SkewT,
+            Procedure::SkewPrecision { .. } => Kind::SkewPrecision,
         }
     }
 
@@ -228,7 +320,7 @@ pub struct Coverage {
     pub metric: String,
     pub procedure: String,
     /// [`Procedure::kind`].
-    pub kind: String,
+    pub kind: Kind,
     pub level: f64,
     pub exact: f64,
     /// Macro-replications lb would print (settled, stable).
@@ -670,7 +762,7 @@ pub fn coverage(
             .join(" "),
         metric: m.name().to_string(),
         procedure: p.name(),
-        kind: p.kind().to_string(),
+        kind: p.kind(),
         level,
         exact,
         macros,
@@ -901,14 +993,14 @@ fn first_look(c: &Coverage) -> String {
             .nth(1)
             .and_then(|s| s.split(',').next())
     };
-    if c.kind.starts_with("two-stage") {
+    if c.kind.is_two_stage() {
         let first = after("first stage ").map(|n| format!(", first stage {n}"));
         // n chosen on another metric: the certified one is a column the
         // rule did not read.
         let by = after(", n chosen on ").map(|m| format!(", n chosen on {m}"));
         return first.unwrap_or_default() + &by.unwrap_or_default();
     }
-    if !c.kind.starts_with("precision rule") {
+    if !matches!(c.kind, Kind::PrecisionRule | Kind::SkewPrecision) {
         return String::new();
     }
     if let Some(n) = after("pilot of ") {
@@ -932,24 +1024,6 @@ fn first_size(c: &Coverage) -> Option<&str> {
         .and_then(|s| s.split([',', ' ']).next())
 }
 
-/// For a procedure kind that is itself a before (a form lb computed by
-/// default before the certificate, kept as an option at most), the kind
-/// that replaced it.
-fn after_kind(kind: &str) -> Option<&'static str> {
-    match kind {
-        "batch means, 16–64 batches" => Some("batch means"),
-        "Wilson, design effect ≥ 1 (before)" => Some("Wilson"),
-        // β = 1 is an option since the fitted β became the default.
-        "control variate, β = 1" => Some("control variate, β fitted"),
-        _ => None,
-    }
-}
-
-/// The printed kind a skew-adjusted candidate would replace.
-fn skew_of(kind: &str) -> Option<&str> {
-    kind.strip_suffix(SKEW)
-}
-
 /// The certificate's paragraph on the skewness adjustment: where it was
 /// measured, against the interval it would replace, and what the audit's
 /// pooled error rate would be with it in place.
@@ -964,7 +1038,7 @@ fn skew_paragraph(
     let twin = |c: &Coverage, l: &str| {
         rows.iter()
             .find(|(sl, sc)| {
-                skew_of(&sc.kind) == Some(c.kind.as_str())
+                sc.kind.skew_of() == Some(c.kind)
                     && sl == l
                     && sc.metric == c.metric
                     && sc.at == c.at
@@ -1062,15 +1136,15 @@ fn where_(c: &Coverage) -> String {
 /// What lb prints an interval of and decides claims on: every procedure
 /// but batch means within one run (which serve the settling diagnostic
 /// only) and the candidates measured beside the adopted procedures
-/// ([`is_candidate`]).
+/// ([`Kind::is_candidate`]).
 pub(crate) fn is_printed(c: &Coverage) -> bool {
-    !c.kind.starts_with("batch means") && !is_candidate(&c.kind)
+    !c.kind.is_batch_means() && !c.kind.is_candidate()
 }
 
 /// Whether `c` is a "before": of an entry the certificate keeps to show a
 /// failure, or the pre-certificate form of a procedure.
 fn is_before(e: &EntryView, c: &Coverage) -> bool {
-    e.before || after_kind(&c.kind).is_some()
+    e.before || c.kind.after().is_some()
 }
 
 /// The rows the audit's error rates at `level` are read on: the printed
@@ -1347,7 +1421,7 @@ pub fn write_report(
     let within = decided.iter().filter(|(_, c)| inside(c)).count();
     let diagnostic: Vec<&&(String, &Coverage)> = decided_rows
         .iter()
-        .filter(|(_, c)| c.macros > 0 && c.kind.starts_with("batch means"))
+        .filter(|(_, c)| c.macros > 0 && c.kind.is_batch_means())
         .collect();
     let _ = writeln!(
         s,
@@ -1485,14 +1559,14 @@ fn coverage_figures<'a>(at_level: &[(String, &'a Coverage)]) -> [CoverageFigure<
             "coverage-student-t",
             "Coverage of Student-t intervals over 5 replications (8 where the entry pairs 8 with a control)",
             80.0,
-            series(&|c| c.kind == "Student-t", &|l, _| l.to_string()),
+            series(&|c| c.kind == Kind::StudentT, &|l, _| l.to_string()),
         ),
         (
             "coverage-skew",
             "Coverage of the skew-adjusted candidate (Willink's interval), over 5 replications and on the precision rule's n",
             80.0,
-            series(&|c| skew_of(&c.kind).is_some(), &|l, c| {
-                if c.kind.starts_with("Student-t") {
+            series(&|c| c.kind.skew_of().is_some(), &|l, c| {
+                if c.kind == Kind::SkewT {
                     l.to_string()
                 } else {
                     format!("precision rule{} — {l}", first_look(c))
@@ -1503,8 +1577,8 @@ fn coverage_figures<'a>(at_level: &[(String, &'a Coverage)]) -> [CoverageFigure<
             "coverage-batch-means",
             "Coverage of batch-means intervals within one run: on 8 batches, and before (16–64)",
             40.0,
-            series(&|c| c.kind.starts_with("batch means"), &|l, c| {
-                if c.kind == "batch means" {
+            series(&|c| c.kind.is_batch_means(), &|l, c| {
+                if c.kind == Kind::BatchMeans {
                     l.to_string()
                 } else {
                     format!("{l}, before (16–64 batches)")
@@ -1515,12 +1589,12 @@ fn coverage_figures<'a>(at_level: &[(String, &'a Coverage)]) -> [CoverageFigure<
             "coverage-precision",
             "Coverage of the precision rule's intervals: with its pilot, with Stein's first stage, and sequential (before)",
             80.0,
-            series(&|c| c.kind == "precision rule", &|l, c| {
+            series(&|c| c.kind == Kind::PrecisionRule, &|l, c| {
                 let look = first_look(c);
                 let kind = if look.contains("first look") {
                     "sequential precision rule (before)"
                 } else {
-                    c.kind.as_str()
+                    c.kind.word()
                 };
                 format!("{kind}{look} — {l}")
             }),
@@ -1529,7 +1603,7 @@ fn coverage_figures<'a>(at_level: &[(String, &'a Coverage)]) -> [CoverageFigure<
             "coverage-two-stage",
             "Coverage of the two-stage corrections by hand: Stein's interval, and Student-t on the same n",
             80.0,
-            series(&|c| c.kind.starts_with("two-stage"), &|l, c| {
+            series(&|c| c.kind.is_two_stage(), &|l, c| {
                 format!("{}{} — {l}", c.kind, first_look(c))
             }),
         ),
@@ -1539,13 +1613,18 @@ fn coverage_figures<'a>(at_level: &[(String, &'a Coverage)]) -> [CoverageFigure<
             80.0,
             series(
                 &|c| {
-                    !c.kind.starts_with("batch means")
-                        && !c.kind.starts_with("Student-t")
-                        && !c.kind.starts_with("precision rule")
-                        && !c.kind.starts_with("two-stage")
+                    !c.kind.is_batch_means()
+                        && !c.kind.is_two_stage()
+                        && !matches!(
+                            c.kind,
+                            Kind::StudentT
+                                | Kind::SkewT
+                                | Kind::PrecisionRule
+                                | Kind::SkewPrecision
+                        )
                 },
                 &|l, c| {
-                    let before = after_kind(&c.kind).is_some() && !c.kind.contains("(before)");
+                    let before = c.kind.after().is_some() && c.kind != Kind::WilsonFloored;
                     format!("{}{} — {l}", c.kind, if before { " (before)" } else { "" })
                 },
             ),
@@ -1639,7 +1718,7 @@ fn two_stage_paragraph(s: &mut String, decided_rows: &[&Row]) {
     use std::fmt::Write as _;
     let candidates: Vec<&&(String, &Coverage)> = decided_rows
         .iter()
-        .filter(|(_, c)| c.macros > 0 && c.kind.starts_with("two-stage"))
+        .filter(|(_, c)| c.macros > 0 && c.kind.is_two_stage())
         .collect();
     if !candidates.is_empty() {
         let mut by: Vec<(String, f64, f64)> = Vec::new();
@@ -1757,7 +1836,7 @@ fn befores_paragraph(
             // rule the one that looks first at as many replications. A
             // second measurement of a point by another entry is not an
             // after: the first is.
-            let kind = after_kind(&c.kind).unwrap_or(c.kind.as_str());
+            let kind = c.kind.after().unwrap_or(c.kind);
             let family = l.split(',').next().unwrap_or(l);
             let after = rows
                 .iter()
@@ -1859,7 +1938,7 @@ mod tests {
             load: 0.5,
             metric: "m".into(),
             procedure: "t".into(),
-            kind: "Student-t".into(),
+            kind: super::Kind::StudentT,
             level: 0.95,
             exact: 1.0,
             macros: 1000,

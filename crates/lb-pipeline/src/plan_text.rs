@@ -7,7 +7,7 @@ use lb_manifest::Experiment;
 use lb_manifest::plan::{Plan, Replications};
 use lb_model::Key;
 use lb_store::cache::{Cache, Read};
-use lb_store::run::{CountFrom, calibration_line, status};
+use lb_store::run::{CountFrom, State, calibration_line, status};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
@@ -116,7 +116,7 @@ pub fn render_why(cache: &Cache, plan: &Plan, cached: &lb_store::why::Cached) ->
     let st = status(cache, plan);
     let mut seen = BTreeSet::new();
     for (pp, ps) in plan.points.iter().zip(&st) {
-        let (Some(k), "missing") = (ps.key, ps.word()) else {
+        let (Some(k), State::Missing) = (ps.key, ps.state()) else {
             continue;
         };
         if !seen.insert(k) {
@@ -295,7 +295,7 @@ pub fn render_plan(cache: &Cache, plan: &Plan, readers: &Readers, map: bool) -> 
 /// The plan's totals: its points by state, the replications to run, and
 /// what they are estimated to cost against lb's soft limits.
 fn totals(s: &mut String, cache: &Cache, plan: &Plan, st: &[lb_store::run::PointStatus]) {
-    let count = |w: &str| st.iter().filter(|p| p.word() == w).count();
+    let count = |w: State| st.iter().filter(|p| p.state() == w).count();
     let mut keys = BTreeSet::new();
     let to_run: u32 = st
         .iter()
@@ -306,11 +306,11 @@ fn totals(s: &mut String, cache: &Cache, plan: &Plan, st: &[lb_store::run::Point
         s,
         "  {} cached, {} partial, {} missing, {} damaged, {} waiting for a calibration; \
          {to_run} replications to run{}",
-        count("cached"),
-        count("partial"),
-        count("missing"),
-        count("damaged"),
-        count("needs-calibration"),
+        count(State::Cached),
+        count(State::Partial),
+        count(State::Missing),
+        count(State::Damaged),
+        count(State::NeedsCalibration),
         if st.iter().any(|p| p.key.is_none()) {
             " (plus those of calibrated points)"
         } else {

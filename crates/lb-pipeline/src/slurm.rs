@@ -13,7 +13,7 @@ use crate::Error;
 use crate::compute::plans;
 use lb_model::model::Profile;
 use lb_store::cache::Cache;
-use lb_store::run::{stages, status as point_status};
+use lb_store::run::{State, stages, status as point_status};
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -268,8 +268,8 @@ pub fn status(
         .iter()
         .map(|plan| {
             let st = point_status(cache, plan);
-            let done = st.iter().filter(|p| p.word() == "cached").count();
-            let partial = st.iter().filter(|p| p.word() == "partial").count();
+            let done = st.iter().filter(|p| p.state() == State::Cached).count();
+            let partial = st.iter().filter(|p| p.state() == State::Partial).count();
             PlanStatus {
                 name: plan.name.clone(),
                 points: st.len(),

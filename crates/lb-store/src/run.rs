@@ -147,6 +147,34 @@ impl CountFrom {
     }
 }
 
+/// Where a planned point stands in the cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum State {
+    /// Every replication its rule needs, none damaged.
+    Cached,
+    /// Some replications, not all.
+    Partial,
+    /// None, and some damaged.
+    Damaged,
+    /// None.
+    Missing,
+    /// Its configuration waits for a calibration.
+    NeedsCalibration,
+}
+
+impl State {
+    /// In words, as `lb plan` prints it.
+    pub fn word(self) -> &'static str {
+        match self {
+            State::Cached => "cached",
+            State::Partial => "partial",
+            State::Damaged => "damaged",
+            State::Missing => "missing",
+            State::NeedsCalibration => "needs-calibration",
+        }
+    }
+}
+
 impl PointStatus {
     /// What sets its count ([`CountFrom`]): `lb decide` where its ledger
     /// asks for more than the rule.
@@ -163,19 +191,25 @@ impl PointStatus {
         self.needed.saturating_sub(self.present) + self.pilot_missing
     }
 
-    /// `cached`, `partial`, `missing`, or `needs calibration`.
-    pub fn word(&self) -> &'static str {
+    /// Where the point stands ([`State`]).
+    pub fn state(&self) -> State {
         if self.key.is_none() {
-            "needs-calibration"
+            State::NeedsCalibration
         } else if self.present >= self.needed && self.damaged == 0 && self.pilot_missing == 0 {
-            "cached"
+            State::Cached
         } else if self.present > 0 {
-            "partial"
+            State::Partial
         } else if self.damaged > 0 {
-            "damaged"
+            State::Damaged
         } else {
-            "missing"
+            State::Missing
         }
+    }
+
+    /// Its [`State`] in words: `cached`, `partial`, `damaged`, `missing`, or
+    /// `needs-calibration`.
+    pub fn word(&self) -> &'static str {
+        self.state().word()
     }
 }
 
@@ -1083,7 +1117,7 @@ fn complete(cache: &Cache, plans: &[Plan]) -> bool {
                             })
                     }
                 };
-                ps.word() == "cached"
+                ps.state() == State::Cached
                     && decided
                     && ps
                         .key

@@ -8,7 +8,7 @@ use lb_manifest::plan::Target;
 use lb_manifest::{ManifestError, Profile, load_str};
 use lb_manifest::{Model, PointConfig, Summary};
 use lb_store::cache::Cache;
-use lb_store::run::status;
+use lb_store::run::{State, status};
 use std::path::Path;
 
 const MANY: &str = r#"[experiment]
@@ -91,7 +91,7 @@ fn a_many_manifest_plans_runs_caches_and_is_deterministic() {
     assert_eq!(records(&c1), records(&c2));
     let again = run(&c1, std::slice::from_ref(&p), 2);
     assert_eq!((again.computed, again.reused), (0, 16));
-    assert!(status(&c1, &p).iter().all(|s| s.word() == "cached"));
+    assert!(status(&c1, &p).iter().all(|s| s.state() == State::Cached));
     let key = pt.key();
     let rec = c1.read_replication(&key, 1).valid().expect("cached");
     let Summary::Many(s) = &rec.summary else {

@@ -8,7 +8,7 @@ use lb_manifest::plan::Target;
 use lb_manifest::{Key, Profile};
 use lb_store::cache::{Cache, Read};
 use lb_store::provenance::Context;
-use lb_store::run::{Silent, run_plans, status};
+use lb_store::run::{Silent, State, run_plans, status};
 
 fn fixed(t: &Target) -> &lb_manifest::Point {
     match t {
@@ -94,11 +94,11 @@ fn a_second_run_computes_nothing_and_plan_says_cached() {
     let d = tempfile::tempdir().unwrap();
     let c = Cache::new(d.path());
     let p = plan(TINY, Profile::Full);
-    assert!(status(&c, &p).iter().all(|s| s.word() == "missing"));
+    assert!(status(&c, &p).iter().all(|s| s.state() == State::Missing));
     run(&c, std::slice::from_ref(&p), 2);
     let again = run(&c, std::slice::from_ref(&p), 2);
     assert_eq!((again.computed, again.reused), (0, 18));
-    assert!(status(&c, &p).iter().all(|s| s.word() == "cached"));
+    assert!(status(&c, &p).iter().all(|s| s.state() == State::Cached));
     // No lock or temporary files are left behind.
     for (_, dir) in c.keys() {
         for f in std::fs::read_dir(dir).unwrap() {
@@ -240,7 +240,7 @@ fn calibration_meets_a_budget_and_says_when_it_cannot() {
     assert_eq!(push.p_hat, 1.0);
     // The calibrated points carry the chosen p̂ and are cached under their keys.
     let st = status(&c, &p);
-    assert!(st.iter().all(|s| s.word() == "cached"), "{st:?}");
+    assert!(st.iter().all(|s| s.state() == State::Cached), "{st:?}");
     // A second run reuses the calibrations.
     assert!(run(&c, std::slice::from_ref(&p), 2).calibrations.is_empty());
 }
