@@ -196,12 +196,46 @@ pub fn at_one_reading_count(inv: &Inventory, exps: &[&ExperimentClaims]) -> usiz
         .count()
 }
 
+/// How many of an inventory's statements are reproduced as stated in full:
+/// reproduced, at every reading its maps and foils try
+/// ([`at_one_reading_count`] counts the others) and with no part untested
+/// ([`in_part`]).
+pub fn in_full_count(inv: &Inventory, exps: &[&ExperimentClaims]) -> usize {
+    inv.statements
+        .iter()
+        .filter(|s| s.counted() && standing(s, exps) == Standing::AsStated)
+        .filter(|s| status(s, exps).is_some_and(|(v, _, _)| v == Status::Reproduced))
+        .filter(|s| !in_part(s, exps))
+        .filter(|s| {
+            !rows(s, exps)
+                .iter()
+                .any(|(_, r)| r.origin == "paper" && r.at_one_reading())
+        })
+        .count()
+}
+
+/// The series its paper claims read only at the metric's floor
+/// ([`crate::audit::ClaimRow::floor_only`]): what it says of them no point
+/// tests.
+pub fn at_floor(st: &Statement, exps: &[&ExperimentClaims]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for (_, r) in rows(st, exps) {
+        for p in &r.floor_only {
+            if !out.contains(p) {
+                out.push(p.clone());
+            }
+        }
+    }
+    out
+}
+
 /// Whether a statement audited as stated is audited in part: its entry
 /// names what of it no claim reads, or reads with a claim that tests
-/// nothing (`unread`), and its status tested something (a statement no
+/// nothing (`unread`), or its claims read some series only at the metric's
+/// floor ([`at_floor`]), and its status tested something (a statement no
 /// point could decide is not audited in part).
 pub fn in_part(st: &Statement, exps: &[&ExperimentClaims]) -> bool {
-    st.unread.is_some()
+    (st.unread.is_some() || !at_floor(st, exps).is_empty())
         && standing(st, exps) == Standing::AsStated
         && status(st, exps).is_some_and(|(v, _, _)| v.tested())
 }
@@ -364,8 +398,21 @@ pub fn page(inventories: &[Inventory], exps: &[&ExperimentClaims], audit: &str) 
                     md(&r.reads)
                 );
             }
-            if let Some(u) = &st.unread {
-                let _ = writeln!(s, "- Not tested by its claims: {}", md(u));
+            let floor = at_floor(st, exps);
+            let floor = (!floor.is_empty()).then(|| {
+                format!(
+                    "{} (at the metric's floor at every point read, where any policy meets the \
+                     claim)",
+                    floor.join(", ")
+                )
+            });
+            let untested: Vec<String> = st.unread.iter().cloned().chain(floor).collect();
+            if !untested.is_empty() {
+                let _ = writeln!(
+                    s,
+                    "- Not tested by its claims: {}",
+                    md(&untested.join("; "))
+                );
             }
             if let Some(o) = &st.out_of_reach {
                 let _ = writeln!(s, "- Not audited: {}", md(o));

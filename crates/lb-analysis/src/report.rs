@@ -753,24 +753,26 @@ pub fn page(
          own names, one status each and the claim that sets it; then the papers lb checks \
          against but does not hold. A *statement* is the paper's own; a *stand-in* is our \
          reading of one; a *foil* or a *null* is a policy or setting where the property should \
-         fail; a point is *informative* when it could tell the claim from its denial. *How to \
-         read this report*, right after the tables, says more; each verdict links to its section of \
-         the audit.\n",
+         fail; a point is *informative* when it could tell the claim from its denial. The \
+         findings that qualify these verdicts (settings the text leaves open, what lb cannot \
+         reach) follow the tables; *How to read this report* says more; each verdict links to \
+         its section of the audit.\n",
         crate::audit::counts_line(&exps, inventories)
     );
-    // The findings a reader should know first come before the tables; the
-    // comparison with the previous report and the objections after them.
+    // Each paper's results first, by the paper's own names; then the
+    // findings that qualify them; the comparison with the previous report
+    // and the objections after those.
     let (first, rest) = match answers.find("\n### ") {
         Some(i) if answers.starts_with("### Findings") => answers.split_at(i + 1),
         _ => ("", answers),
     };
+    s.push_str("### Each paper's results\n\n");
+    s.push_str(&crate::audit::per_paper(&exps, "audit.md", inventories));
+    s.push('\n');
     if !first.trim().is_empty() {
         s.push_str(first.trim_end());
         s.push_str("\n\n");
     }
-    s.push_str("### Each paper's results\n\n");
-    s.push_str(&crate::audit::per_paper(&exps, "audit.md", inventories));
-    s.push('\n');
     // How to read the tables, before the objections and answers.
     s.push_str(&how_to_read(&exps));
     if !rest.trim().is_empty() {

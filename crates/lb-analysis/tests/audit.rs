@@ -1531,7 +1531,9 @@ fn a_claim_whose_setting_foil_fails_holds_at_its_reading_only() {
     let rows = lb_analysis::audit::ExperimentClaims::new("e", "t", &[r]);
     assert_eq!(
         rows.claims[0].holds_only_at.as_deref(),
-        Some("load = 0.5; its foil, at load = 0.9, fails at some points")
+        Some(
+            "load = 0.5; at load = 0.9, the other reading (its foil), the claim fails at some points"
+        )
     );
     // With a foil that holds too, nothing is said.
     let mut same = c.clone();
@@ -1539,6 +1541,97 @@ fn a_claim_whose_setting_foil_fails_holds_at_its_reading_only() {
     let r = audit_claim("e", &same, &rs);
     let rows = lb_analysis::audit::ExperimentClaims::new("e", "t", &[r]);
     assert_eq!(rows.claims[0].holds_only_at, None);
+}
+
+/// A foil that reads the claim's own series at another value of a setting
+/// the claim pins is another reading, not a null: where the claim credits
+/// something (its nulls computed), a reading that holds too leaves the claim
+/// discriminating wherever its nulls fail; without computed nulls the same
+/// foil holding makes the claim not discriminate.
+#[test]
+fn a_reading_foil_does_not_decide_discrimination_where_nulls_are_computed() {
+    let xs = [10.0, 20.0, 30.0, 40.0, 50.0];
+    let mut rs = sweep("A", JSQ, &[("0.5", xs), ("0.9", xs)]);
+    rs.extend(sweep(
+        "B",
+        WR,
+        &[("0.5", plus(xs, 2.0)), ("0.9", plus(xs, 2.0))],
+    ));
+    // Both nulls lose to B: they fail where the claim is read.
+    rs.extend(sweep(
+        "Random",
+        PolicyConfig::Random,
+        &[("0.5", plus(xs, 3.0))],
+    ));
+    rs.extend(sweep("WR", WR, &[("0.5", plus(xs, 3.0))]));
+    let at = |load: f64| {
+        serde_json::from_value::<lb_manifest::outputs::Where>(serde_json::json!({ "load": load }))
+            .unwrap()
+    };
+    let mut c = ordering();
+    c.origin = claim::Origin::Paper;
+    c.reading = Some("load 0.5".into());
+    c.filter = at(0.5);
+    let f = ordering();
+    c.foil = Some(claim::WhyCheck {
+        says: "at load 0.9, A should not beat B".into(),
+        filter: at(0.9),
+        level: f.level,
+        stated_level: f.stated_level,
+        decide_at: f.decide_at,
+        check: f.check,
+    });
+    // Without computed nulls the foil holding too decides: no discrimination.
+    let r = audit_claim("e", &c, &rs);
+    assert_eq!(r.verdict, Verdict::Confirmed, "{r:?}");
+    assert!(r.matched, "{r:?}");
+    assert!(
+        r.checks[0]
+            .uninformative
+            .as_deref()
+            .is_some_and(|u| u.contains("foil holds here too")),
+        "{r:?}"
+    );
+    // Crediting information, its nulls fail and the reading does not count.
+    c.credits = Some(claim::Credit::Information);
+    let r = audit_claim("e", &c, &rs);
+    assert_eq!(r.verdict, Verdict::Confirmed, "{r:?}");
+    assert_eq!(r.foil.as_ref().map(|f| f.verdict), Some(Verdict::Confirmed));
+    assert!(!r.matched, "{r:?}");
+    assert!(r.untested.is_none(), "{r:?}");
+    assert!(r.checks.iter().all(|k| k.uninformative.is_none()), "{r:?}");
+}
+
+/// An upper bound met at the metric's floor tests nothing there; one broken
+/// there is informative, however near the floor: the band about the floor
+/// may be wider than the bound's slack.
+#[test]
+fn an_upper_bound_broken_near_the_floor_is_informative() {
+    // A mean response of about 1.03 mean service times: within 5% of the floor 1.
+    let rs = [result(
+        "A",
+        JSQ,
+        "0.5",
+        &[1.030, 1.031, 1.029, 1.030, 1.030],
+        &ALL_STABLE,
+    )];
+    let stand_in = |b: f64| {
+        let mut c = claim(Check::Bound(bound_of(b, Side::Le)));
+        c.origin = claim::Origin::StandIn;
+        c
+    };
+    let met = audit_claim("e", &stand_in(1.04), &rs);
+    assert_eq!(met.verdict, Verdict::Confirmed, "{met:?}");
+    assert!(
+        met.checks[0]
+            .uninformative
+            .as_deref()
+            .is_some_and(|u| u.contains("floor")),
+        "{met:?}"
+    );
+    let broken = audit_claim("e", &stand_in(1.01), &rs);
+    assert_eq!(broken.verdict, Verdict::Refuted, "{broken:?}");
+    assert_eq!(broken.checks[0].uninformative, None, "{broken:?}");
 }
 
 /// A limit decided by its rate has a threshold to move, the slowest rate

@@ -92,10 +92,27 @@ pub(super) fn audit_shifted(
             .iter()
             .any(|x| checks.iter().any(|k| same_at(x, k, &setting)))
     });
+    // A foil that reads the claim's own series at another value of a setting
+    // the claim pins is another reading of what the paper leaves open, not
+    // something just outside what the claim credits: where the claim's nulls
+    // are computed (`credits`), they alone decide where it discriminates,
+    // and the reading says where it holds ([`super::summary::holds_only_at`]).
+    let pinned = |n: &String| {
+        let mut v = super::check::axis_values(&checks, n);
+        v.sort_unstable();
+        v.dedup();
+        v.len() == 1
+    };
+    let reading_foil = !nulls.is_empty()
+        && !setting.is_empty()
+        && setting.iter().all(pinned)
+        && foil
+            .as_deref()
+            .is_some_and(|f| same_series(&checks, &f.checks));
     let (matched, read_beside) = {
         let mut by_point: Vec<(&ClaimResult, &[String])> =
             nulls.iter().map(|n| (n, &[][..])).collect();
-        if let Some(f) = foil.as_deref().filter(|_| foil_by_point) {
+        if let Some(f) = foil.as_deref().filter(|_| foil_by_point && !reading_foil) {
             by_point.push((f, &setting[..]));
         }
         if let Some(m) = metric {
@@ -388,8 +405,13 @@ fn forced(
         }
         // An upper bound, or a limit to 0, where the subject sits on the
         // metric's floor is met there by any policy that does: a floor tests
-        // nothing. (A limit's own point, nearest the limit.)
-        if upper && let Some(why) = super::points::at_floor(m, &at, c.level) {
+        // nothing. (A limit's own point, nearest the limit.) A point that
+        // fails the claim is informative wherever it lies: the band about the
+        // floor may be wider than the bound's slack above it.
+        if upper
+            && k.verdict != Verdict::Refuted
+            && let Some(why) = super::points::at_floor(m, &at, c.level)
+        {
             k.uninformative = Some(format!(
                 "at the metric's floor, where any policy that reaches it meets the claim: \
                  {why}"
@@ -561,6 +583,17 @@ pub(super) fn same_at(x: &PointCheck, k: &PointCheck, skip: &[String]) -> bool {
 /// they do not discriminate (docs/AUDITING.md, "Nulls"). A point where the
 /// claim fails is informative whatever its nulls do. Returns at how many
 /// points a null or the foil held too.
+/// Whether two sets of checks compare the same series (policies).
+fn same_series(a: &[PointCheck], b: &[PointCheck]) -> bool {
+    fn series(x: &[PointCheck]) -> Vec<&str> {
+        let mut v: Vec<&str> = x.iter().map(|k| k.policy.as_str()).collect();
+        v.sort_unstable();
+        v.dedup();
+        v
+    }
+    series(a) == series(b)
+}
+
 fn discriminates(
     checks: &mut [PointCheck],
     nulls: &[(&ClaimResult, &[String])],

@@ -33,7 +33,9 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
     let mut by_stand_ins = std::collections::BTreeMap::new();
     let mut in_part = 0;
     let mut one_reading = 0;
+    let mut in_full = 0;
     for inv in inventories {
+        in_full += crate::inventory::in_full_count(inv, experiments);
         in_part += crate::inventory::in_part_count(inv, experiments);
         one_reading += crate::inventory::at_one_reading_count(inv, experiments);
         let k = counts(inv, experiments);
@@ -90,6 +92,10 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
             n[0],
             crate::inventory::in_words(&statuses),
             [
+                Some(format!(
+                    "; {in_full} of the reproduced in full: at every reading tried, no part \
+                     untested"
+                )),
                 (one_reading > 0).then(|| {
                     format!(
                         "; {one_reading} of the reproduced at one reading only, a setting the \

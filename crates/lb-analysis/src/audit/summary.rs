@@ -70,6 +70,11 @@ pub struct ClaimRow {
     /// reading only ([`holds_only_at`]).
     #[serde(default)]
     pub holds_only_at: Option<String>,
+    /// The series it reads that sit at the metric's floor at every point
+    /// (each such check uninformative there), while another series informs:
+    /// what the statement says of them no point tests ([`floor_only`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub floor_only: Vec<String>,
 }
 
 /// The verdict word of [`Verdict::Partly`].
@@ -314,7 +319,34 @@ fn row(c: &ClaimResult) -> ClaimRow {
             .collect(),
         reads: reads(c),
         holds_only_at: holds_only_at(c),
+        floor_only: floor_only(c),
     }
+}
+
+/// The series of `c` each of whose checks is uninformative at the metric's
+/// floor, where some other series has an informative check: a claim that
+/// names them decides nothing of them.
+pub(crate) fn floor_only(c: &ClaimResult) -> Vec<String> {
+    let at_floor = |k: &super::PointCheck| {
+        k.uninformative
+            .as_deref()
+            .is_some_and(|u| u.starts_with("at the metric's floor"))
+    };
+    if !c.checks.iter().any(|k| k.uninformative.is_none()) {
+        return Vec::new();
+    }
+    let mut out: Vec<String> = Vec::new();
+    for k in &c.checks {
+        if !out.contains(&k.policy)
+            && c.checks
+                .iter()
+                .filter(|x| x.policy == k.policy)
+                .all(&at_floor)
+        {
+            out.push(k.policy.clone());
+        }
+    }
+    out
 }
 
 /// The setting a claim holds at only: where its foil reads the claim's own
@@ -351,12 +383,24 @@ pub(crate) fn holds_only_at(c: &ClaimResult) -> Option<String> {
                 v
             }
             let (a, b) = (values(c, n), values(f, n));
+            // A setting the claim pins to one value is a reading of what
+            // the text leaves open; an axis it reads several values of is
+            // part of its range, and its foil reads the rest of it.
             (!a.is_empty() && !b.is_empty()).then(|| {
-                format!(
-                    "{n} = {}; its foil, at {n} = {}, fails at some points",
-                    a.join(", "),
-                    b.join(", ")
-                )
+                if a.len() == 1 {
+                    format!(
+                        "{n} = {}; at {n} = {}, the other reading (its foil), the claim fails \
+                         at some points",
+                        a.join(", "),
+                        b.join(", ")
+                    )
+                } else {
+                    format!(
+                        "{n} = {}; its foil, at {n} = {}, fails at some points",
+                        a.join(", "),
+                        b.join(", ")
+                    )
+                }
             })
         })
         .collect();
