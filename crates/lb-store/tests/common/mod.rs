@@ -42,3 +42,11 @@ pub use lb_test_support::{records, run};
 pub fn plan(text: &str, profile: Profile) -> Plan {
     lb_test_support::plan("tiny.toml", text, profile)
 }
+
+/// The point of a target that needs no calibration.
+pub fn fixed(t: &lb_manifest::plan::Target) -> &lb_manifest::Point {
+    match t {
+        lb_manifest::plan::Target::Fixed(p) => p,
+        lb_manifest::plan::Target::Calibrated { .. } => panic!("not a fixed point"),
+    }
+}
