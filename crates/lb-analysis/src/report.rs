@@ -477,12 +477,31 @@ pub fn section(exp: &Experiment, w: &Written) -> String {
             .unwrap_or_default();
         let _ = writeln!(s, "{}{bars}\n", quoted(&spec.caption));
         if let Some(claim) = &spec.claim {
+            // The claims on the figure's metric and its stability claims
+            // (every figure marks what is unstable), where some read the
+            // metric; else all of the experiment's (a figure of paths).
+            let on_y_metric = |c: &&ClaimResult| {
+                spec.y.is_some_and(|y| c.metric.as_deref() == Some(y.name()))
+            };
+            let on_y: Vec<ClaimResult> = exp
+                .claims
+                .iter()
+                .filter(|c| {
+                    on_y_metric(c) || c.kind == lb_manifest::claim::ClaimKind::Stability
+                })
+                .cloned()
+                .collect();
+            let claims = if exp.claims.iter().any(|c| on_y_metric(&c)) {
+                &on_y[..]
+            } else {
+                exp.claims
+            };
             let _ = writeln!(
                 s,
                 "*{}:* {}{}\n",
-                claim_label(exp.claims),
+                claim_label(claims),
                 quoted(claim),
-                verdicts_line(exp.name, exp.claims)
+                verdicts_line(exp.name, claims)
             );
         }
     }
@@ -773,12 +792,9 @@ pub fn page(
         s.push_str(first.trim_end());
         s.push_str("\n\n");
     }
-    // How to read the tables, before the objections and answers.
+    // How to read the tables; the comparison with the previous report and
+    // the objections and answers come after the experiments.
     s.push_str(&how_to_read(&exps));
-    if !rest.trim().is_empty() {
-        s.push_str(rest.trim_end());
-        s.push_str("\n\n");
-    }
     // The table counts the headline's claims again, by experiment and
     // verdict: one sum, said in words and in its last row.
     let by_origin = |o: &str| exps.iter().map(|e| e.tally(o).total()).sum::<usize>();
@@ -852,6 +868,11 @@ pub fn page(
     s.push('\n');
     for (_, sec) in experiments {
         s.push_str(sec);
+    }
+    if !rest.trim().is_empty() {
+        s.push_str("## How these verdicts were contested\n\n");
+        s.push_str(rest.trim_end());
+        s.push_str("\n\n");
     }
     s.push_str(coverage);
     s.push_str(GLOSSARY);

@@ -1543,65 +1543,6 @@ fn a_claim_whose_setting_foil_fails_holds_at_its_reading_only() {
     assert_eq!(rows.claims[0].holds_only_at, None);
 }
 
-/// A foil that reads the claim's own series at another value of a setting
-/// the claim pins is another reading, not a null: where the claim credits
-/// something (its nulls computed), a reading that holds too leaves the claim
-/// discriminating wherever its nulls fail; without computed nulls the same
-/// foil holding makes the claim not discriminate.
-#[test]
-fn a_reading_foil_does_not_decide_discrimination_where_nulls_are_computed() {
-    let xs = [10.0, 20.0, 30.0, 40.0, 50.0];
-    let mut rs = sweep("A", JSQ, &[("0.5", xs), ("0.9", xs)]);
-    rs.extend(sweep(
-        "B",
-        WR,
-        &[("0.5", plus(xs, 2.0)), ("0.9", plus(xs, 2.0))],
-    ));
-    // Both nulls lose to B: they fail where the claim is read.
-    rs.extend(sweep(
-        "Random",
-        PolicyConfig::Random,
-        &[("0.5", plus(xs, 3.0))],
-    ));
-    rs.extend(sweep("WR", WR, &[("0.5", plus(xs, 3.0))]));
-    let at = |load: f64| {
-        serde_json::from_value::<lb_manifest::outputs::Where>(serde_json::json!({ "load": load }))
-            .unwrap()
-    };
-    let mut c = ordering();
-    c.origin = claim::Origin::Paper;
-    c.reading = Some("load 0.5".into());
-    c.filter = at(0.5);
-    let f = ordering();
-    c.foil = Some(claim::WhyCheck {
-        says: "at load 0.9, A should not beat B".into(),
-        filter: at(0.9),
-        level: f.level,
-        stated_level: f.stated_level,
-        decide_at: f.decide_at,
-        check: f.check,
-    });
-    // Without computed nulls the foil holding too decides: no discrimination.
-    let r = audit_claim("e", &c, &rs);
-    assert_eq!(r.verdict, Verdict::Confirmed, "{r:?}");
-    assert!(r.matched, "{r:?}");
-    assert!(
-        r.checks[0]
-            .uninformative
-            .as_deref()
-            .is_some_and(|u| u.contains("foil holds here too")),
-        "{r:?}"
-    );
-    // Crediting information, its nulls fail and the reading does not count.
-    c.credits = Some(claim::Credit::Information);
-    let r = audit_claim("e", &c, &rs);
-    assert_eq!(r.verdict, Verdict::Confirmed, "{r:?}");
-    assert_eq!(r.foil.as_ref().map(|f| f.verdict), Some(Verdict::Confirmed));
-    assert!(!r.matched, "{r:?}");
-    assert!(r.untested.is_none(), "{r:?}");
-    assert!(r.checks.iter().all(|k| k.uninformative.is_none()), "{r:?}");
-}
-
 /// An upper bound met at the metric's floor tests nothing there; one broken
 /// there is informative, however near the floor: the band about the floor
 /// may be wider than the bound's slack.

@@ -324,7 +324,8 @@ pub enum Credit {
     Information,
     /// Stability credited to tilting toward fast servers (Zhou, Shroff and
     /// Wierman, Theorem 1's condition): uniform Random, which does not
-    /// tilt, takes the place of `policies`.
+    /// tilt, and L-Pod-Push, which dispatches on estimates but is not tilted
+    /// on heterogeneous servers (Example 3), take the place of `policies`.
     Tilt,
     /// A property credited to membership of Liu and Ying's class (Pod with
     /// d = N^α ln N among its members): Pod with d = N^α, without ln N, just
@@ -384,7 +385,7 @@ impl Credit {
     pub fn null_labels(self) -> &'static [&'static str] {
         match self {
             Credit::Information => &["Random", "WR"],
-            Credit::Tilt => &["Random"],
+            Credit::Tilt => &["Random", "L-Pod-Push"],
             Credit::Class => &["Pod(N^α)"],
             Credit::Pressure => &["FIFO", "own buffer first"],
             // Named after the claim's own policies ([`Claim::null_policies`]).

@@ -92,27 +92,10 @@ pub(super) fn audit_shifted(
             .iter()
             .any(|x| checks.iter().any(|k| same_at(x, k, &setting)))
     });
-    // A foil that reads the claim's own series at another value of a setting
-    // the claim pins is another reading of what the paper leaves open, not
-    // something just outside what the claim credits: where the claim's nulls
-    // are computed (`credits`), they alone decide where it discriminates,
-    // and the reading says where it holds ([`super::summary::holds_only_at`]).
-    let pinned = |n: &String| {
-        let mut v = super::check::axis_values(&checks, n);
-        v.sort_unstable();
-        v.dedup();
-        v.len() == 1
-    };
-    let reading_foil = !nulls.is_empty()
-        && !setting.is_empty()
-        && setting.iter().all(pinned)
-        && foil
-            .as_deref()
-            .is_some_and(|f| same_series(&checks, &f.checks));
     let (matched, read_beside) = {
         let mut by_point: Vec<(&ClaimResult, &[String])> =
             nulls.iter().map(|n| (n, &[][..])).collect();
-        if let Some(f) = foil.as_deref().filter(|_| foil_by_point && !reading_foil) {
+        if let Some(f) = foil.as_deref().filter(|_| foil_by_point) {
             by_point.push((f, &setting[..]));
         }
         if let Some(m) = metric {
@@ -252,7 +235,11 @@ fn none_informative(checks: &[PointCheck]) -> Option<String> {
             let why = k.uninformative.as_deref().unwrap_or_default();
             // The reason without its numbers, or the policy it names first.
             let why = match why.split_once(": ") {
-                Some((label, rest)) if !label.contains(' ') || label.starts_with("L-") => rest,
+                Some((label, rest))
+                    if !label.contains(' ') || label.starts_with("L-") || label.contains(" at ") =>
+                {
+                    rest
+                }
                 _ => why,
             };
             let kind = why
@@ -273,7 +260,11 @@ fn none_informative(checks: &[PointCheck]) -> Option<String> {
             checks.len(),
             reasons
                 .iter()
-                .map(|(w, at)| format!("{w} at {}", at.join("; ")))
+                // A few points named; more counted.
+                .map(|(w, at)| match at.len() {
+                    1..=3 => format!("{w} at {}", at.join("; ")),
+                    n => format!("{w} ({n} points)"),
+                })
                 .collect::<Vec<_>>()
                 .join("; ")
         ));
@@ -583,17 +574,6 @@ pub(super) fn same_at(x: &PointCheck, k: &PointCheck, skip: &[String]) -> bool {
 /// they do not discriminate (docs/AUDITING.md, "Nulls"). A point where the
 /// claim fails is informative whatever its nulls do. Returns at how many
 /// points a null or the foil held too.
-/// Whether two sets of checks compare the same series (policies).
-fn same_series(a: &[PointCheck], b: &[PointCheck]) -> bool {
-    fn series(x: &[PointCheck]) -> Vec<&str> {
-        let mut v: Vec<&str> = x.iter().map(|k| k.policy.as_str()).collect();
-        v.sort_unstable();
-        v.dedup();
-        v
-    }
-    series(a) == series(b)
-}
-
 fn discriminates(
     checks: &mut [PointCheck],
     nulls: &[(&ClaimResult, &[String])],

@@ -93,16 +93,22 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
             crate::inventory::in_words(&statuses),
             [
                 Some(format!(
-                    "; {in_full} of the reproduced in full: at every reading tried, no part \
-                     untested"
+                    "; of the reproduced, {in_full} in full (at every reading tried, no part \
+                     untested)"
                 )),
                 (one_reading > 0).then(|| {
                     format!(
-                        "; {one_reading} of the reproduced at one reading only, a setting the \
-                         text leaves open deciding them"
+                        " and {one_reading} at one reading only, a setting the text leaves open \
+                         deciding them"
                     )
                 }),
-                (in_part > 0).then(|| format!("; {in_part} in part, a part no claim tests")),
+                (in_part > 0).then(|| {
+                    format!(
+                        "; of all {}, {in_part} in part, a part no claim tests (a statement may \
+                         be both at one reading and in part)",
+                        n[0]
+                    )
+                }),
             ]
             .into_iter()
             .flatten()
@@ -169,6 +175,24 @@ pub fn per_paper(
             crate::inventory::paper_line(inv, experiments, "inventory.md")
         );
         s.push_str(&results_table(inv, experiments, audit));
+        let conflicts = reading_conflicts(
+            rows.iter()
+                .filter(|(_, c)| c.paper.as_deref() == Some(paper) && c.origin == "paper")
+                .map(|(_, c)| *c),
+        );
+        if !conflicts.is_empty() {
+            let _ = writeln!(
+                s,
+                "**Readings in conflict:** {}. No single reading of {} reproduces all of these \
+                 statements; each figure's status says \"at one reading only\".\n",
+                conflicts.join("; "),
+                if conflicts.len() == 1 {
+                    "that setting"
+                } else {
+                    "those settings"
+                }
+            );
+        }
         let of = |o: &'static str| {
             rows.iter()
                 .filter(move |(_, c)| c.paper.as_deref() == Some(paper) && c.origin == o)
@@ -199,10 +223,20 @@ pub fn per_paper(
         };
         let ss = Tally::of(of("stand-in").map(|x| x.1));
         let ps = Tally::of(of("paper").map(|x| x.1));
+        // The same authors as a held paper: another of their papers.
+        let namesake = inventories
+            .iter()
+            .find(|i| paper != i.paper.authors && paper.starts_with(&i.paper.authors));
         let _ = write!(
             s,
-            "- **{}**: {} stand-in{} — {}.",
+            "- **{}**{}: {} stand-in{} — {}.",
             md(paper),
+            namesake
+                .map(|i| format!(
+                    " (another paper of theirs than the held *{}*)",
+                    md(&i.paper.title)
+                ))
+                .unwrap_or_default(),
             ss.total() + ps.total(),
             if ss.total() + ps.total() == 1 {
                 ""
@@ -683,4 +717,103 @@ fn in_words(
         ));
     }
     out.join(" ")
+}
+
+/// The settings a paper's claims hold at one value of only, where two of
+/// them need different values: from each claim's robustness map lines ("the
+/// claim holds if and only if count_own = true and …") and its reading foil
+/// ("count_own = false; at count_own = true, …"), the `setting = value`
+/// pairs a claim needs; a setting two claims need at different values is a
+/// conflict: "count_own: `a` holds only at true, `b` only at false".
+pub(crate) fn reading_conflicts<'a>(claims: impl Iterator<Item = &'a ClaimRow>) -> Vec<String> {
+    use std::collections::BTreeMap;
+    // setting → value → the claims that need it.
+    let mut needs: BTreeMap<String, BTreeMap<String, Vec<String>>> = BTreeMap::new();
+    let pairs = |cond: &str| -> Vec<(String, String)> {
+        cond.split(" and ")
+            .filter_map(|p| {
+                let (k, v) = p.split_once(" = ")?;
+                let (k, v) = (k.trim(), v.trim());
+                let simple = |x: &str| {
+                    !x.is_empty()
+                        && x.chars()
+                            .all(|ch| ch.is_alphanumeric() || ch == '_' || ch == '.')
+                };
+                (simple(k) && simple(v)).then(|| (k.to_string(), v.to_string()))
+            })
+            .collect()
+    };
+    for c in claims {
+        let mut conds: Vec<String> = Vec::new();
+        for line in &c.robustness {
+            if let Some((_, cond)) = line.split_once("holds if and only if ") {
+                let cond = cond.rsplit_once(" (").map_or(cond, |x| x.0);
+                conds.push(cond.to_string());
+            }
+        }
+        if let Some(at) = &c.holds_only_at {
+            conds.push(at.split(';').next().unwrap_or_default().to_string());
+        }
+        for cond in conds {
+            for (k, v) in pairs(&cond) {
+                let ids = needs.entry(k).or_default().entry(v).or_default();
+                if !ids.contains(&c.id) {
+                    ids.push(c.id.clone());
+                }
+            }
+        }
+    }
+    needs
+        .into_iter()
+        .filter(|(_, vs)| vs.len() > 1)
+        .map(|(k, vs)| {
+            let sides: Vec<String> = vs
+                .iter()
+                .map(|(v, ids)| {
+                    let ids: Vec<String> = ids.iter().map(|i| format!("`{i}`")).collect();
+                    let verb = if ids.len() == 1 { "holds" } else { "hold" };
+                    format!("{} {verb} only at {k} = {v}", ids.join(", "))
+                })
+                .collect();
+            format!("`{k}`: {}", sides.join("; "))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ClaimRow, reading_conflicts};
+
+    /// Two claims that need one setting at different values conflict; at
+    /// the same value, or on different settings, they do not.
+    #[test]
+    fn claims_needing_a_setting_at_different_values_conflict() {
+        let map = |cond: &str| ClaimRow {
+            id: "a".into(),
+            robustness: vec![format!(
+                "m: the claim holds if and only if {cond} (4 of 12 combinations)"
+            )],
+            ..Default::default()
+        };
+        let foil = |at: &str| ClaimRow {
+            id: "b".into(),
+            holds_only_at: Some(format!(
+                "{at}; at count_own = true, the other reading (its foil), the claim fails at \
+                 some points"
+            )),
+            ..Default::default()
+        };
+        let a = map("count_own = true and tie_break (JSQ) ∈ {shared, lowest}");
+        let c = reading_conflicts([&a, &foil("count_own = false")].into_iter());
+        assert_eq!(
+            c,
+            vec![
+                "`count_own`: `b` holds only at count_own = false; `a` holds only at \
+                 count_own = true"
+                    .to_string()
+            ]
+        );
+        assert!(reading_conflicts([&a, &foil("count_own = true")].into_iter()).is_empty());
+        assert!(reading_conflicts([&a, &foil("granularity = batch")].into_iter()).is_empty());
+    }
 }

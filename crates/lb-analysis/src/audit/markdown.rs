@@ -247,14 +247,24 @@ fn carried(c: &ClaimResult, of: &ClaimResult) -> String {
 
 /// The point of a foil or null (`c`) to show beside the claim `of`: its
 /// point at the claim's deciding point where it has one (matched on the axes
-/// it does not change), so that the line speaks of where the claim is
-/// decided; else its own deciding point.
+/// it does not change) and its verdict there is its own, so that the line
+/// speaks of where the claim is decided; else its own deciding point.
 fn shown<'a>(c: &'a ClaimResult, of: &ClaimResult) -> Option<&'a super::PointCheck> {
+    // The point shown says what the verdict beside it says: a foil that
+    // fails is shown where it fails, one that holds where it holds.
+    let agrees = |x: &super::PointCheck| match c.verdict {
+        Verdict::Refuted | Verdict::NoPracticalDifference => {
+            matches!(x.verdict, Verdict::Refuted | Verdict::NoPracticalDifference)
+        }
+        Verdict::Confirmed | Verdict::Partly => x.verdict == Verdict::Confirmed,
+        Verdict::Inconclusive => x.verdict == Verdict::Inconclusive,
+    };
     let at = of.deciding().and_then(|k| {
         let moved = super::check::moved_axes(&of.checks, &c.checks, k.axes.iter().map(|(n, _)| n));
         c.checks
             .iter()
             .find(|x| super::claim::same_at(x, k, &moved))
+            .filter(|x| agrees(x))
     });
     at.or_else(|| c.deciding())
 }

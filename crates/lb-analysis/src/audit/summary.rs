@@ -7,7 +7,7 @@ use serde::Serialize;
 
 /// A claim's row in the summaries (also kept in `<experiment>/claims.json`,
 /// from which the report pages are assembled).
-#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq)]
+#[derive(Debug, Clone, Default, Serialize, serde::Deserialize, PartialEq)]
 pub struct ClaimRow {
     pub id: String,
     pub verdict: String,
@@ -455,7 +455,10 @@ pub(crate) fn reads(c: &ClaimResult) -> String {
         s.push_str(&axes.iter().map(axis).collect::<Vec<_>>().join(" × "));
     }
     if let Some(f) = &c.foil {
-        s.push_str(&format!("; foil: {}", series(f).join(", ")));
+        let fs = series(f);
+        if !fs.is_empty() {
+            s.push_str(&format!("; foil: {}", fs.join(", ")));
+        }
     }
     if !c.nulls.is_empty() {
         let n: Vec<String> = c.nulls.iter().flat_map(series).collect();
