@@ -214,16 +214,40 @@ pub fn in_full_count(inv: &Inventory, exps: &[&ExperimentClaims]) -> usize {
         .count()
 }
 
-/// The series its paper claims read only at the metric's floor
-/// ([`crate::audit::ClaimRow::floor_only`]): what it says of them no point
-/// tests.
-pub fn at_floor(st: &Statement, exps: &[&ExperimentClaims]) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    for (_, r) in rows(st, exps) {
+/// What its claims leave untested, from the audit: the series its paper
+/// claims read only at the metric's floor
+/// ([`crate::audit::ClaimRow::floor_only`]), and each of its paper claims
+/// that tested nothing while another tested something, with its reason.
+pub fn untested_parts(st: &Statement, exps: &[&ExperimentClaims]) -> Vec<String> {
+    let rs = rows(st, exps);
+    let mut floor: Vec<String> = Vec::new();
+    for (_, r) in &rs {
         for p in &r.floor_only {
-            if !out.contains(p) {
-                out.push(p.clone());
+            if !floor.contains(p) {
+                floor.push(p.clone());
             }
+        }
+    }
+    let mut out: Vec<String> = Vec::new();
+    if !floor.is_empty() {
+        out.push(format!(
+            "{} (at the metric's floor at every point read, where any policy meets the claim)",
+            floor.join(", ")
+        ));
+    }
+    let paper: Vec<&ClaimRow> = rs
+        .iter()
+        .map(|(_, r)| *r)
+        .filter(|r| r.origin == "paper")
+        .collect();
+    let tested = |r: &ClaimRow| r.untested.is_none() && !r.no_point();
+    if paper.iter().any(|r| tested(r)) {
+        for r in paper.iter().filter(|r| !tested(r)) {
+            out.push(format!(
+                "what `{}` reads: it tests nothing ({})",
+                r.id,
+                r.untested.as_deref().unwrap_or("no point could decide it")
+            ));
         }
     }
     out
@@ -231,11 +255,11 @@ pub fn at_floor(st: &Statement, exps: &[&ExperimentClaims]) -> Vec<String> {
 
 /// Whether a statement audited as stated is audited in part: its entry
 /// names what of it no claim reads, or reads with a claim that tests
-/// nothing (`unread`), or its claims read some series only at the metric's
-/// floor ([`at_floor`]), and its status tested something (a statement no
+/// nothing (`unread`), or the audit finds a part its claims leave untested
+/// ([`untested_parts`]), and its status tested something (a statement no
 /// point could decide is not audited in part).
 pub fn in_part(st: &Statement, exps: &[&ExperimentClaims]) -> bool {
-    (st.unread.is_some() || !at_floor(st, exps).is_empty())
+    (st.unread.is_some() || !untested_parts(st, exps).is_empty())
         && standing(st, exps) == Standing::AsStated
         && status(st, exps).is_some_and(|(v, _, _)| v.tested())
 }
@@ -398,15 +422,12 @@ pub fn page(inventories: &[Inventory], exps: &[&ExperimentClaims], audit: &str) 
                     md(&r.reads)
                 );
             }
-            let floor = at_floor(st, exps);
-            let floor = (!floor.is_empty()).then(|| {
-                format!(
-                    "{} (at the metric's floor at every point read, where any policy meets the \
-                     claim)",
-                    floor.join(", ")
-                )
-            });
-            let untested: Vec<String> = st.unread.iter().cloned().chain(floor).collect();
+            let untested: Vec<String> = st
+                .unread
+                .iter()
+                .cloned()
+                .chain(untested_parts(st, exps))
+                .collect();
             if !untested.is_empty() {
                 let _ = writeln!(
                     s,

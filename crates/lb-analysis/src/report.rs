@@ -481,14 +481,13 @@ pub fn section(exp: &Experiment, w: &Written) -> String {
             // (every figure marks what is unstable), where some read the
             // metric; else all of the experiment's (a figure of paths).
             let on_y_metric = |c: &&ClaimResult| {
-                spec.y.is_some_and(|y| c.metric.as_deref() == Some(y.name()))
+                spec.y
+                    .is_some_and(|y| c.metric.as_deref() == Some(y.name()))
             };
             let on_y: Vec<ClaimResult> = exp
                 .claims
                 .iter()
-                .filter(|c| {
-                    on_y_metric(c) || c.kind == lb_manifest::claim::ClaimKind::Stability
-                })
+                .filter(|c| on_y_metric(c) || c.kind == lb_manifest::claim::ClaimKind::Stability)
                 .cloned()
                 .collect();
             let claims = if exp.claims.iter().any(|c| on_y_metric(&c)) {

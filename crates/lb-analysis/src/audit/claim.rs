@@ -236,7 +236,9 @@ fn none_informative(checks: &[PointCheck]) -> Option<String> {
             // The reason without its numbers, or the policy it names first.
             let why = match why.split_once(": ") {
                 Some((label, rest))
-                    if !label.contains(' ') || label.starts_with("L-") || label.contains(" at ") =>
+                    if !label.contains(' ')
+                        || label.starts_with("L-")
+                        || label.contains(" at ") =>
                 {
                     rest
                 }
