@@ -5,8 +5,9 @@
 //! claims that audit it.
 
 use crate::audit::anchor;
-use crate::audit::{ClaimRow, ExperimentClaims};
+use crate::audit::{ClaimRow, ExperimentClaims, Verdict};
 use lb_draw::markup::cell as md;
+use lb_manifest::claim::Origin;
 use lb_manifest::inventory::{Inventory, Statement};
 use std::fmt::Write as _;
 
@@ -44,7 +45,7 @@ pub(crate) fn rows<'a>(
 /// Where a statement stands, from the origins of the claims it names.
 pub fn standing(s: &Statement, exps: &[&ExperimentClaims]) -> Standing {
     let rs = rows(s, exps);
-    if rs.iter().any(|(_, r)| r.origin == "paper") {
+    if rs.iter().any(|(_, r)| r.origin == Origin::Paper) {
         Standing::AsStated
     } else if !s.claims.is_empty() {
         Standing::StandIns
@@ -101,12 +102,12 @@ impl Status {
         if r.no_point() {
             return Status::NoInformativePoint;
         }
-        match r.verdict.as_str() {
-            "refuted" => Status::NotReproduced,
+        match r.verdict {
+            Verdict::Refuted => Status::NotReproduced,
             _ if r.untested.is_some() => Status::DoesNotDiscriminate,
-            crate::audit::PARTLY => Status::Partly,
-            "confirmed" => Status::Reproduced,
-            _ => Status::Undecided,
+            Verdict::Partly => Status::Partly,
+            Verdict::Confirmed => Status::Reproduced,
+            Verdict::Inconclusive | Verdict::NoPracticalDifference => Status::Undecided,
         }
     }
 }
@@ -144,7 +145,10 @@ pub fn status<'a>(
     exps: &[&'a ExperimentClaims],
 ) -> Option<(Status, &'a str, &'a ClaimRow)> {
     let rs = rows(s, exps);
-    let own: Vec<_> = rs.iter().filter(|(_, r)| r.origin == "paper").collect();
+    let own: Vec<_> = rs
+        .iter()
+        .filter(|(_, r)| r.origin == Origin::Paper)
+        .collect();
     let mut deciding: Vec<_> = if own.is_empty() {
         rs.iter().collect()
     } else {
@@ -191,7 +195,7 @@ pub fn at_one_reading_count(inv: &Inventory, exps: &[&ExperimentClaims]) -> usiz
         .filter(|s| {
             rows(s, exps)
                 .iter()
-                .any(|(_, r)| r.origin == "paper" && r.at_one_reading())
+                .any(|(_, r)| r.origin == Origin::Paper && r.at_one_reading())
         })
         .count()
 }
@@ -209,7 +213,7 @@ pub fn in_full_count(inv: &Inventory, exps: &[&ExperimentClaims]) -> usize {
         .filter(|s| {
             !rows(s, exps)
                 .iter()
-                .any(|(_, r)| r.origin == "paper" && r.at_one_reading())
+                .any(|(_, r)| r.origin == Origin::Paper && r.at_one_reading())
         })
         .count()
 }
@@ -238,7 +242,7 @@ pub fn untested_parts(st: &Statement, exps: &[&ExperimentClaims]) -> Vec<String>
     let paper: Vec<&ClaimRow> = rs
         .iter()
         .map(|(_, r)| *r)
-        .filter(|r| r.origin == "paper")
+        .filter(|r| r.origin == Origin::Paper)
         .collect();
     let tested = |r: &ClaimRow| r.untested.is_none() && !r.no_point();
     if paper.iter().any(|r| tested(r)) {
@@ -334,7 +338,7 @@ pub(crate) fn paper_line(inv: &Inventory, exps: &[&ExperimentClaims], page: &str
     for st in inv.statements.iter().filter(|s| s.counted()) {
         if standing(st, exps) == Standing::AsStated {
             for (e, r) in rows(st, exps) {
-                if r.origin == "paper" && !deciding.contains(&(e, r.id.as_str())) {
+                if r.origin == Origin::Paper && !deciding.contains(&(e, r.id.as_str())) {
                     deciding.push((e, r.id.as_str()));
                 }
             }
@@ -408,8 +412,12 @@ pub fn page(inventories: &[Inventory], exps: &[&ExperimentClaims], audit: &str) 
             let _ = writeln!(s, "> {}\n", md(&st.quote));
             let _ = writeln!(s, "- Setting: {}", md(&st.setting));
             for (e, r) in rows(st, exps) {
-                let v = crate::audit::verdict_words(&r.verdict, r.untested.is_some(), r.no_point());
-                let whose = if r.origin == "paper" {
+                let v = crate::audit::verdict_words(
+                    r.verdict.word(),
+                    r.untested.is_some(),
+                    r.no_point(),
+                );
+                let whose = if r.origin == Origin::Paper {
                     "the paper's statement"
                 } else {
                     "our stand-in"

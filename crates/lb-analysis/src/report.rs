@@ -9,7 +9,7 @@
 //! those parts. So a command on one experiment rewrites that experiment's
 //! parts only, and the pages change only where its section does.
 
-use crate::audit::{ClaimResult, ExperimentClaims, anchor, describe, verdict_cell};
+use crate::audit::{ClaimResult, ExperimentClaims, Verdict, anchor, describe, verdict_cell};
 use crate::figure::{Figure, FigureSpec, render};
 pub use crate::files::write_if_changed;
 use crate::metric::Metric;
@@ -796,12 +796,12 @@ pub fn page(
     s.push_str(&how_to_read(&exps));
     // The table counts the headline's claims again, by experiment and
     // verdict: one sum, said in words and in its last row.
-    let by_origin = |o: &str| exps.iter().map(|e| e.tally(o).total()).sum::<usize>();
+    let by_origin = |o: Origin| exps.iter().map(|e| e.tally(o).total()).sum::<usize>();
     let (np, ns, nc, no) = (
-        by_origin("paper"),
-        by_origin("stand-in"),
-        by_origin("check"),
-        by_origin("ours"),
+        by_origin(Origin::Paper),
+        by_origin(Origin::StandIn),
+        by_origin(Origin::Check),
+        by_origin(Origin::Ours),
     );
     let _ = writeln!(
         s,
@@ -819,11 +819,11 @@ pub fn page(
     s.push_str("| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n");
     let mut sum = [0usize; 6];
     for (e, _) in experiments {
-        let t = |o: &str| e.tally(o);
-        let (mut all, req) = (t("paper"), e.claims.iter().any(|c| c.required));
-        all.add(&t("stand-in"));
-        all.add(&t("check"));
-        all.add(&t("ours"));
+        let t = |o: Origin| e.tally(o);
+        let (mut all, req) = (t(Origin::Paper), e.claims.iter().any(|c| c.required));
+        all.add(&t(Origin::StandIn));
+        all.add(&t(Origin::Check));
+        all.add(&t(Origin::Ours));
         let (c, pt, u, r, i) = (
             all.reproduced,
             all.partly,
@@ -925,8 +925,8 @@ fn how_to_read(exps: &[&ExperimentClaims]) -> String {
         e.claims
             .iter()
             .filter(|c| {
-                c.origin == "paper"
-                    && c.verdict == "confirmed"
+                c.origin == Origin::Paper
+                    && c.verdict == Verdict::Confirmed
                     && c.untested.is_none()
                     && c.reading.is_some()
                     && c.foil.as_deref().is_some_and(|f| f.ends_with(": refuted"))

@@ -423,10 +423,14 @@ pub fn diff_reports(here: &Path, there: &Path) -> Res {
                     c["informative"][1].as_u64().unwrap_or(1) as usize,
                 );
                 let matched = c["matched"].as_bool().unwrap_or(false);
+                // A word of an older report that names no verdict lb has
+                // now is shown as it is, and taken as undecided.
+                let verdict = lb_analysis::audit::Verdict::from_word(v)
+                    .unwrap_or(lb_analysis::audit::Verdict::Inconclusive);
                 lb_analysis::audit::verdict_words(
                     v,
                     c["untested"].as_str().is_some(),
-                    lb_analysis::audit::no_point(informative, matched, v),
+                    lb_analysis::audit::no_point(informative, matched, verdict),
                 )
             };
             match vb.get(id) {

@@ -294,7 +294,7 @@ fn the_per_paper_lines_agree_with_the_inventories() {
         );
         // Each paper's statement of this paper is in an entry.
         for e in &exps {
-            for c in e.claims.iter().filter(|c| c.origin == "paper") {
+            for c in e.claims.iter().filter(|c| c.origin == Origin::Paper) {
                 if c.paper.as_deref() == Some(inv.paper.authors.as_str()) {
                     let name = format!("{}/{}", e.experiment, c.id);
                     assert!(

@@ -22,6 +22,20 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// Every verdict.
+    pub const ALL: [Verdict; 5] = [
+        Verdict::Confirmed,
+        Verdict::Refuted,
+        Verdict::Inconclusive,
+        Verdict::NoPracticalDifference,
+        Verdict::Partly,
+    ];
+
+    /// The verdict whose [`Verdict::word`] is `w`.
+    pub fn from_word(w: &str) -> Option<Verdict> {
+        Verdict::ALL.into_iter().find(|v| v.word() == w)
+    }
+
     pub fn word(self) -> &'static str {
         match self {
             Verdict::Confirmed => "confirmed",

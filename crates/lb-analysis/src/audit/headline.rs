@@ -3,8 +3,10 @@
 //! each paper with a verdict in plain words generated from its claims and
 //! robustness maps, and the family's error at the chosen levels.
 
+use super::check::Verdict;
 use super::summary::{ClaimRow, ExperimentClaims, Tally};
 use super::words::{md, num};
+use lb_manifest::claim::Origin;
 use lb_manifest::inventory::Inventory;
 use std::fmt::Write as _;
 
@@ -15,14 +17,19 @@ use std::fmt::Write as _;
 /// origin.
 pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inventory]) -> String {
     use crate::inventory::counts;
-    let t = |o: &str| {
+    let t = |o: Origin| {
         let mut t = Tally::default();
         for e in experiments {
             t.add(&e.tally(o));
         }
         t
     };
-    let (p, s, c, o) = (t("paper"), t("stand-in"), t("check"), t("ours"));
+    let (p, s, c, o) = (
+        t(Origin::Paper),
+        t(Origin::StandIn),
+        t(Origin::Check),
+        t(Origin::Ours),
+    );
     let required = experiments
         .iter()
         .flat_map(|e| &e.claims)
@@ -155,7 +162,7 @@ pub fn per_paper(
     let rows: Vec<(&str, &ClaimRow)> = experiments
         .iter()
         .flat_map(|e| e.claims.iter().map(move |c| (e.experiment.as_str(), c)))
-        .filter(|(_, c)| c.origin == "paper" || c.origin == "stand-in")
+        .filter(|(_, c)| c.origin == Origin::Paper || c.origin == Origin::StandIn)
         .collect();
     let reads = |paper: &str| {
         experiments
@@ -177,7 +184,7 @@ pub fn per_paper(
         s.push_str(&results_table(inv, experiments, audit));
         let conflicts = reading_conflicts(
             rows.iter()
-                .filter(|(_, c)| c.paper.as_deref() == Some(paper) && c.origin == "paper")
+                .filter(|(_, c)| c.paper.as_deref() == Some(paper) && c.origin == Origin::Paper)
                 .map(|(_, c)| *c),
         );
         if !conflicts.is_empty() {
@@ -193,12 +200,12 @@ pub fn per_paper(
                 }
             );
         }
-        let of = |o: &'static str| {
+        let of = |o: Origin| {
             rows.iter()
                 .filter(move |(_, c)| c.paper.as_deref() == Some(paper) && c.origin == o)
         };
-        let mut family = Tally::of(of("paper").map(|x| x.1));
-        family.add(&Tally::of(of("stand-in").map(|x| x.1)));
+        let mut family = Tally::of(of(Origin::Paper).map(|x| x.1));
+        family.add(&Tally::of(of(Origin::StandIn).map(|x| x.1)));
         s.push_str(&error_rate(&family));
         s.push('\n');
     }
@@ -217,12 +224,12 @@ pub fn per_paper(
         );
     }
     for paper in others {
-        let of = |o: &'static str| {
+        let of = |o: Origin| {
             rows.iter()
                 .filter(move |(_, c)| c.paper.as_deref() == Some(paper) && c.origin == o)
         };
-        let ss = Tally::of(of("stand-in").map(|x| x.1));
-        let ps = Tally::of(of("paper").map(|x| x.1));
+        let ss = Tally::of(of(Origin::StandIn).map(|x| x.1));
+        let ps = Tally::of(of(Origin::Paper).map(|x| x.1));
         // The same authors as a held paper: another of their papers.
         let namesake = inventories
             .iter()
@@ -252,7 +259,10 @@ pub fn per_paper(
         let words = in_words(
             audit,
             Vec::new(),
-            of("stand-in").chain(of("paper")).copied().collect(),
+            of(Origin::StandIn)
+                .chain(of(Origin::Paper))
+                .copied()
+                .collect(),
         );
         if !words.is_empty() {
             let _ = write!(s, " {words}");
@@ -377,7 +387,7 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
                         format!("hardest informative point: {}", r.deciding)
                     }
                 };
-                let through = if r.origin == "paper" {
+                let through = if r.origin == Origin::Paper {
                     ""
                 } else {
                     " (through our stand-in)"
@@ -489,7 +499,7 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
         let mut papers: Vec<&crate::audit::summary::ClaimRow> = Vec::new();
         for st in &sts {
             for (_, r) in crate::inventory::rows(st, exps) {
-                if r.origin == "paper" && !papers.iter().any(|p| p.id == r.id) {
+                if r.origin == Origin::Paper && !papers.iter().any(|p| p.id == r.id) {
                     papers.push(r);
                 }
             }
@@ -659,15 +669,15 @@ fn in_words(
     let mut out = Vec::new();
     let yes: Vec<String> = statements
         .iter()
-        .filter(|(_, c)| c.verdict == "confirmed" && c.untested.is_none())
+        .filter(|(_, c)| c.verdict == Verdict::Confirmed && c.untested.is_none())
         .map(|(e, c)| link(e, c))
         .collect();
     if !yes.is_empty() {
         out.push(format!("Reproduced: {}.", yes.join(", ")));
     }
     for (e, c) in statements.iter().chain(&standins) {
-        match c.verdict.as_str() {
-            "refuted" => {
+        match c.verdict {
+            Verdict::Refuted => {
                 let where_ = c
                     .robustness
                     .iter()
@@ -675,17 +685,17 @@ fn in_words(
                     .next()
                     .map(|w| format!(" — across the settings the paper leaves open, {}", md(w)))
                     .unwrap_or_default();
-                let what = if c.origin == "paper" {
+                let what = if c.origin == Origin::Paper {
                     "Not reproduced"
                 } else {
                     "Our stand-in fails"
                 };
                 out.push(format!("{what}: {}{where_}.", link(e, c)));
             }
-            super::summary::PARTLY if c.untested.is_none() => {
+            Verdict::Partly if c.untested.is_none() => {
                 out.push(format!(
                     "{} {}: {} except at {}.",
-                    if c.origin == "paper" {
+                    if c.origin == Origin::Paper {
                         "Reproduced"
                     } else {
                         "Our stand-in holds"
@@ -695,7 +705,7 @@ fn in_words(
                     md(&c.except.join("; "))
                 ));
             }
-            "confirmed" | super::summary::PARTLY if c.untested.is_some() => {
+            Verdict::Confirmed | Verdict::Partly if c.untested.is_some() => {
                 out.push(format!(
                     "{} holds but does not discriminate ({}).",
                     link(e, c),
@@ -707,7 +717,7 @@ fn in_words(
     }
     let open: Vec<String> = statements
         .iter()
-        .filter(|(_, c)| c.verdict == "inconclusive")
+        .filter(|(_, c)| c.verdict == Verdict::Inconclusive)
         .map(|(e, c)| link(e, c))
         .collect();
     if !open.is_empty() {
@@ -788,20 +798,28 @@ mod tests {
     /// the same value, or on different settings, they do not.
     #[test]
     fn claims_needing_a_setting_at_different_values_conflict() {
-        let map = |cond: &str| ClaimRow {
-            id: "a".into(),
-            robustness: vec![format!(
-                "m: the claim holds if and only if {cond} (4 of 12 combinations)"
-            )],
-            ..Default::default()
+        // A row as claims.json holds it, with what the rule reads.
+        let row = |id: &str, robustness: Vec<String>, holds_only_at: Option<String>| {
+            let mut r: ClaimRow = serde_json::from_value(serde_json::json!({
+                "id": id, "verdict": "confirmed", "required": false, "origin": "paper",
+                "level": 0.95, "statement": "s", "deciding": "d", "confirmed": 1,
+                "points": 1, "why_checks": [],
+            }))
+            .unwrap();
+            r.robustness = robustness;
+            r.holds_only_at = holds_only_at;
+            r
         };
-        let foil = |at: &str| ClaimRow {
-            id: "b".into(),
-            holds_only_at: Some(format!(
+        let map = |cond: &str| {
+            let line = format!("m: the claim holds if and only if {cond} (4 of 12 combinations)");
+            row("a", vec![line], None)
+        };
+        let foil = |at: &str| {
+            let at = format!(
                 "{at}; at count_own = true, the other reading (its foil), the claim fails at \
                  some points"
-            )),
-            ..Default::default()
+            );
+            row("b", Vec::new(), Some(at))
         };
         let a = map("count_own = true and tie_break (JSQ) ∈ {shared, lowest}");
         let c = reading_conflicts([&a, &foil("count_own = false")].into_iter());

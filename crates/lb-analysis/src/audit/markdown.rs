@@ -452,7 +452,7 @@ pub fn page(experiments: &[(ExperimentClaims, String)], inventories: &[Inventory
 /// confirmation that does not discriminate said so.
 fn row_verdict(c: &ClaimRow) -> String {
     super::summary::verdict_words(
-        &verdict_cell(&c.verdict, c.required),
+        &verdict_cell(c.verdict.word(), c.required),
         c.untested.is_some(),
         c.no_point(),
     )
@@ -461,14 +461,14 @@ fn row_verdict(c: &ClaimRow) -> String {
 /// Who claimed it, in a table cell: "paper (Zhou, …)", "stand-in for
 /// `id`", "lb's check".
 fn origin_words(c: &ClaimRow) -> String {
-    match c.origin.as_str() {
-        "paper" => format!("the paper ({})", md(c.paper.as_deref().unwrap_or("?"))),
-        "stand-in" => match &c.stands_for {
+    match c.origin {
+        Origin::Paper => format!("the paper ({})", md(c.paper.as_deref().unwrap_or("?"))),
+        Origin::StandIn => match &c.stands_for {
             Some(t) if !t.contains(' ') => format!("stand-in for `{t}`"),
             _ => format!("stand-in ({})", md(c.paper.as_deref().unwrap_or("?"))),
         },
-        "ours" => "our conjecture".into(),
-        _ => "lb's check".into(),
+        Origin::Ours => "our conjecture".into(),
+        Origin::Check => "lb's check".into(),
     }
 }
 

@@ -51,6 +51,5 @@ pub(crate) use headline::counts_line;
 pub use headline::per_paper;
 pub(crate) use markdown::verdict_cell;
 pub use markdown::{anchor, fragment, page, terminal};
-pub(crate) use summary::PARTLY;
 pub use summary::{ClaimRow, ExperimentClaims, Tally};
 pub use summary::{no_point, verdict_words};

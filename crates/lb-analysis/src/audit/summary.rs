@@ -3,17 +3,38 @@
 
 use super::check::{ClaimResult, Verdict};
 use super::describe::deciding_words;
+use lb_manifest::claim::Origin;
 use serde::Serialize;
+
+/// A verdict in `claims.json` as its word ("confirmed except at some
+/// points"), read back by [`Verdict::from_word`].
+mod verdict_word {
+    use super::Verdict;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub(super) fn serialize<S: Serializer>(v: &Verdict, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(v.word())
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Verdict, D::Error> {
+        let w = String::deserialize(d)?;
+        Verdict::from_word(&w)
+            .ok_or_else(|| serde::de::Error::custom(format!("no verdict is called \"{w}\"")))
+    }
+}
 
 /// A claim's row in the summaries (also kept in `<experiment>/claims.json`,
 /// from which the report pages are assembled).
-#[derive(Debug, Clone, Default, Serialize, serde::Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq)]
 pub struct ClaimRow {
     pub id: String,
-    pub verdict: String,
+    /// Written as its word ([`Verdict::word`]).
+    #[serde(with = "verdict_word")]
+    pub verdict: Verdict,
     pub required: bool,
-    /// "paper", "stand-in", "check" or "ours".
-    pub origin: String,
+    /// Written as the manifest writes it: "paper", "stand-in", "check" or
+    /// "ours".
+    pub origin: Origin,
     pub paper: Option<String>,
     /// What a stand-in stands for: a claim id or the paper's words.
     pub stands_for: Option<String>,
@@ -77,9 +98,6 @@ pub struct ClaimRow {
     pub floor_only: Vec<String>,
 }
 
-/// The verdict word of [`Verdict::Partly`].
-pub(crate) const PARTLY: &str = "confirmed except at some points";
-
 /// A verdict in words, saying so of a confirmation that does not
 /// discriminate (`untested`, set only on confirmations), and of one none
 /// of whose points could inform ([`no_point`]).
@@ -95,14 +113,14 @@ pub fn verdict_words(verdict: &str, untested: bool, no_point: bool) -> String {
 /// without effect, outside the hypothesis or unsettled), as opposed to a
 /// confirmation whose null or foil held too: `informative` is (informative
 /// points, points read).
-pub fn no_point(informative: (usize, usize), matched: bool, verdict: &str) -> bool {
-    informative.0 == 0 && informative.1 > 0 && !(matched && verdict == "confirmed")
+pub fn no_point(informative: (usize, usize), matched: bool, verdict: Verdict) -> bool {
+    informative.0 == 0 && informative.1 > 0 && !(matched && verdict == Verdict::Confirmed)
 }
 
 impl ClaimRow {
     /// [`no_point`] of this row.
     pub fn no_point(&self) -> bool {
-        no_point(self.informative, self.matched, &self.verdict)
+        no_point(self.informative, self.matched, self.verdict)
     }
 
     /// Whether a setting the text leaves open decides it: it holds at one
@@ -125,7 +143,7 @@ pub(crate) fn map_decides(line: &str) -> bool {
 impl ClaimResult {
     /// [`no_point`] of this claim.
     pub fn no_point(&self) -> bool {
-        no_point(self.informative, self.matched, self.verdict.word())
+        no_point(self.informative, self.matched, self.verdict)
     }
 }
 
@@ -146,9 +164,8 @@ impl ExperimentClaims {
         }
     }
 
-    /// The tally of its claims of one origin ("paper", "stand-in",
-    /// "check").
-    pub(crate) fn tally(&self, origin: &str) -> Tally {
+    /// The tally of its claims of one origin.
+    pub(crate) fn tally(&self, origin: Origin) -> Tally {
         Tally::of(self.claims.iter().filter(|c| c.origin == origin))
     }
 }
@@ -180,19 +197,20 @@ impl Tally {
     pub fn of<'a>(rows: impl Iterator<Item = &'a ClaimRow>) -> Tally {
         let mut t = Tally::default();
         for c in rows {
-            match c.verdict.as_str() {
-                "confirmed" | PARTLY if c.untested.is_some() && c.no_point() => t.no_point += 1,
-                "inconclusive" if c.no_point() => t.no_point += 1,
-                "confirmed" | PARTLY if c.untested.is_some() => t.untested += 1,
-                "confirmed" => t.reproduced += 1,
-                PARTLY => t.partly += 1,
-                "refuted" => t.refuted += 1,
-                "no practical difference" => t.no_difference += 1,
-                _ => t.inconclusive += 1,
+            use Verdict as V;
+            match c.verdict {
+                V::Confirmed | V::Partly if c.untested.is_some() && c.no_point() => t.no_point += 1,
+                V::Inconclusive if c.no_point() => t.no_point += 1,
+                V::Confirmed | V::Partly if c.untested.is_some() => t.untested += 1,
+                V::Confirmed => t.reproduced += 1,
+                V::Partly => t.partly += 1,
+                V::Refuted => t.refuted += 1,
+                V::NoPracticalDifference => t.no_difference += 1,
+                V::Inconclusive => t.inconclusive += 1,
             }
             // A verdict that tested nothing (no informative point, or a null
             // or the foil held too) is no decision that could be wrong.
-            if c.verdict != "inconclusive" && c.untested.is_none() {
+            if c.verdict != V::Inconclusive && c.untested.is_none() {
                 t.alpha_sum += 1.0 - c.level;
             }
         }
@@ -268,9 +286,9 @@ impl Tally {
 fn row(c: &ClaimResult) -> ClaimRow {
     ClaimRow {
         id: c.id.clone(),
-        verdict: c.verdict.word().to_string(),
+        verdict: c.verdict,
         required: c.required,
-        origin: c.origin.name().to_string(),
+        origin: c.origin,
         paper: c.paper.clone(),
         stands_for: c.stands_for.clone(),
         reading: c.reading.clone(),
