@@ -911,15 +911,31 @@ fn how_to_read(exps: &[&ExperimentClaims]) -> String {
          settled; when the metric is 0 in every replication and nothing beside it (a null, the \
          foil) is not; or when the metric is an exact formula of the model there. The deciding \
          point shown is the hardest informative one.",
-        "**Nulls and foil.** A claim that credits its property to information or coordination \
-         is held, at its own points, to uniform Random and rate-proportional weighted random in \
-         its subject's place; one that credits stability to tilting toward fast servers, to \
-         Random. Its foil is a policy or setting where the property should fail. A confirmation \
-         counts only at the points where they fail; where none does, it holds but *does not \
-         discriminate*.",
     ] {
         let _ = writeln!(s, "- {point}");
     }
+    // The null rules, from the credits themselves.
+    let rules: Vec<String> = lb_manifest::claim::Credit::ALL
+        .iter()
+        .map(|c| {
+            let labels = c.null_labels();
+            let who = if labels.is_empty() {
+                "its own policies' counterparts".to_string()
+            } else {
+                labels.join(" and ")
+            };
+            format!("`{}`: {who}, using no {}", c.name(), c.outside())
+        })
+        .collect();
+    let _ = writeln!(
+        s,
+        "- **Nulls and foil.** A claim that credits its property to something (`credits`) is \
+         held, at its own points, to nulls in its subject's place, each just outside what it \
+         credits ({}). Its foil is a policy or setting where the property should fail. A \
+         confirmation counts only at the points where they fail; where none does, it holds but \
+         *does not discriminate*.",
+        rules.join("; ")
+    );
     s.push('\n');
     let pick = exps.iter().find_map(|e| {
         e.claims

@@ -367,6 +367,18 @@ pub enum Credit {
 }
 
 impl Credit {
+    /// Every credit, in the order docs/AUDITING.md lists them.
+    pub const ALL: [Credit; 8] = [
+        Credit::Information,
+        Credit::Tilt,
+        Credit::Class,
+        Credit::Pressure,
+        Credit::Delay,
+        Credit::Growth,
+        Credit::Threshold,
+        Credit::Refresh,
+    ];
+
     /// As manifests write it.
     pub fn name(self) -> &'static str {
         match self {
@@ -406,7 +418,7 @@ impl Credit {
     }
 
     /// What the nulls use none of, in words.
-    fn outside(self) -> &'static str {
+    pub fn outside(self) -> &'static str {
         match self {
             Credit::Information => "information or coordination",
             Credit::Tilt => "tilt toward fast servers",

@@ -382,6 +382,23 @@ pub fn check(
             ));
         }
     }
+    // A stand-in counts for a statement: one that no statement lists would
+    // be counted under its paper without standing for anything the reader
+    // can find.
+    for (e, i, inv, name) in held(Origin::StandIn) {
+        if !inv.statements.iter().any(|s| s.claims.contains(&name)) {
+            return Err(e.loaded.error(
+                &format!("claim[{i}]"),
+                format!(
+                    "a stand-in for {} that no statement of its inventory ({}) lists: add \
+                     \"{name}\" to the `claims` of the statement it stands for, or make it a \
+                     conjecture of ours (origin = \"ours\")",
+                    inv.paper.authors,
+                    inv.file.display()
+                ),
+            ));
+        }
+    }
     for (e, i, inv, name) in held(Origin::Paper) {
         if !inv.statements.iter().any(|s| s.claims.contains(&name)) {
             return Err(e.loaded.error(

@@ -580,6 +580,17 @@ fn an_inventory_keeps_the_papers_statements_honest() {
     let e = load(&said(&format!("read by {name}/c and theorem-1-mian"))).unwrap_err();
     assert_eq!(e.field, "statement[0].setting", "{e}");
     assert!(e.message.contains("did you mean \"theorem-1-main\""), "{e}");
+    // A stand-in for the paper that no statement lists is refused; listed,
+    // it loads.
+    let stand_in = "\n[[claim]]\nid = \"s\"\nstatement = \"s\"\nsource = \"x\"\n\
+                    origin = \"stand-in\"\npaper = \"P\"\nstands_for = \"P: q\"\n\
+                    no_foil = \"n\"\nkind = \"ordering\"\nmetric = \"mean_response\"\n\
+                    better = \"JSQ\"\nworse = \"L-JSQ-Push\"\n";
+    std::fs::write(&manifest, format!("{GOOD}{claim}{stand_in}")).unwrap();
+    let e = load(&inv(&format!("claims = [\"{name}/c\"]"))).unwrap_err();
+    assert_eq!(e.field, "claim[1]", "{e}");
+    assert!(e.message.contains("no statement of its inventory"), "{e}");
+    load(&inv(&format!("claims = [\"{name}/c\", \"{name}/s\"]"))).unwrap_or_else(|e| panic!("{e}"));
     let _ = std::fs::remove_dir_all(&d);
 }
 
