@@ -12,21 +12,6 @@ use common::*;
 fn reproduce_is_byte_stable_when_warm() {
     let d = Dir::new(&audited_manifest(false));
     ok(d.run(&["reproduce", "m.toml", "--out", "pf"]));
-    let snapshot = |dir: &Path| -> BTreeMap<PathBuf, Vec<u8>> {
-        let mut out = BTreeMap::new();
-        let mut stack = vec![dir.to_path_buf()];
-        while let Some(p) = stack.pop() {
-            for e in std::fs::read_dir(&p).unwrap() {
-                let e = e.unwrap().path();
-                if e.is_dir() {
-                    stack.push(e);
-                } else {
-                    out.insert(e.clone(), std::fs::read(&e).unwrap());
-                }
-            }
-        }
-        out
-    };
     let first = snapshot(&d.path.join("pf"));
     for f in [
         "README.md",
