@@ -41,6 +41,10 @@ pub struct Decision {
     pub summary: String,
     /// The settings that decide it (empty when none or when it is constant).
     pub deciding: Vec<String>,
+    /// Where settings decide it, the values of each at which it holds
+    /// (`deciding`'s settings, in order).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub needs: Vec<crate::audit::Need>,
     pub holds: usize,
     pub refuted: usize,
     pub inconclusive: usize,
@@ -203,26 +207,29 @@ pub fn decide(settings: &[String], combos: &[(Vec<String>, Verdict)]) -> Decisio
             format!(" ({})", parts.join(", "))
         }
     };
-    let done = |summary: String, deciding: Vec<String>| Decision {
+    let done = |summary: String, deciding: Vec<String>, needs: Vec<crate::audit::Need>| Decision {
         summary,
         deciding,
+        needs,
         holds: k,
         refuted,
         inconclusive,
         combinations: n,
     };
     if n == 0 {
-        return done("no combination".into(), Vec::new());
+        return done("no combination".into(), Vec::new(), Vec::new());
     }
     if k == n {
         return done(
             format!("the claim holds at every combination ({n} of {n})"),
+            Vec::new(),
             Vec::new(),
         );
     }
     if k == 0 {
         return done(
             format!("the claim holds at none of the {n} combinations{}", rest()),
+            Vec::new(),
             Vec::new(),
         );
     }
@@ -244,17 +251,33 @@ pub fn decide(settings: &[String], combos: &[(Vec<String>, Verdict)]) -> Decisio
                 .collect();
             let inside = |c: &Vec<String>| s.iter().zip(&vals).all(|(&i, v)| v.contains(&&c[i]));
             if combos.iter().all(|(c, v)| holds(*v) == inside(c)) {
-                let terms: Vec<String> = s
+                // The values of each setting as the combinations list them
+                // (first seen first).
+                let ordered: Vec<Vec<&String>> = s
                     .iter()
                     .zip(&vals)
                     .map(|(&i, v)| {
-                        // The values as the combinations list them (first seen first).
                         let mut order: Vec<&String> = Vec::new();
                         for (c, _) in combos {
                             if v.contains(&&c[i]) && !order.contains(&&c[i]) {
                                 order.push(&c[i]);
                             }
                         }
+                        order
+                    })
+                    .collect();
+                let needs: Vec<crate::audit::Need> = s
+                    .iter()
+                    .zip(&ordered)
+                    .map(|(&i, order)| crate::audit::Need {
+                        setting: settings[i].clone(),
+                        values: order.iter().map(|x| x.to_string()).collect(),
+                    })
+                    .collect();
+                let terms: Vec<String> = s
+                    .iter()
+                    .zip(&ordered)
+                    .map(|(&i, order)| {
                         if order.len() == 1 {
                             format!("{} = {}", settings[i], order[0])
                         } else {
@@ -280,6 +303,7 @@ pub fn decide(settings: &[String], combos: &[(Vec<String>, Verdict)]) -> Decisio
                             rest()
                         ),
                         Vec::new(),
+                        Vec::new(),
                     );
                 }
                 return done(
@@ -288,6 +312,7 @@ pub fn decide(settings: &[String], combos: &[(Vec<String>, Verdict)]) -> Decisio
                         terms.join(" and ")
                     ),
                     s.iter().map(|&i| settings[i].clone()).collect(),
+                    needs,
                 );
             }
         }
@@ -297,6 +322,7 @@ pub fn decide(settings: &[String], combos: &[(Vec<String>, Verdict)]) -> Decisio
             "no setting decides it: the claim holds at {k} of {n} combinations{}",
             rest()
         ),
+        Vec::new(),
         Vec::new(),
     )
 }
@@ -409,12 +435,21 @@ pub fn with_maps(mut rows: ExperimentClaims, maps: &[MapResult]) -> ExperimentCl
     rows
 }
 
-/// A claim's line of each map it is in: "map: summary".
-fn claim_lines(maps: &[MapResult], id: &str) -> Vec<String> {
+/// A claim's line of each map it is in.
+fn claim_lines(maps: &[MapResult], id: &str) -> Vec<crate::audit::MapLine> {
     maps.iter()
         .filter_map(|m| {
             let c = m.claims.iter().find(|c| c.id == id)?;
-            Some(format!("{}: {}", m.name, c.decision.summary))
+            let d = &c.decision;
+            // It holds at none of the combinations, failing at some.
+            let partly = d.combinations - d.holds - d.refuted - d.inconclusive;
+            let nowhere = d.combinations > 0 && d.holds == 0 && (d.refuted > 0 || partly > 0);
+            Some(crate::audit::MapLine {
+                map: m.name.clone(),
+                summary: d.summary.clone(),
+                decides: !d.needs.is_empty() || nowhere,
+                needs: d.needs.clone(),
+            })
         })
         .collect()
 }
@@ -422,7 +457,11 @@ fn claim_lines(maps: &[MapResult], id: &str) -> Vec<String> {
 /// The summaries of a claim's maps in one line ("map: summary; …"), for the
 /// CSV's `robustness` column; empty when no map holds it.
 pub fn claim_line(maps: &[MapResult], id: &str) -> String {
-    claim_lines(maps, id).join("; ")
+    claim_lines(maps, id)
+        .iter()
+        .map(|l| l.line())
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 // ---- the figure -------------------------------------------------------------

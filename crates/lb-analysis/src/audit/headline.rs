@@ -527,15 +527,14 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
         // row, its robustness map says on which side: the row says so too.
         let mut open: Vec<String> = Vec::new();
         for r in &papers {
-            for line in &r.robustness {
-                let cond = line.split_once(": ").map_or(line.as_str(), |x| x.1);
+            for line in r.robustness.iter().filter(|l| l.decides) {
                 // Without its count of combinations ("(4 of 12 combinations)").
-                let cond = match cond.rsplit_once(" (") {
+                let cond = match line.summary.rsplit_once(" (") {
                     Some((c, n)) if n.ends_with("combinations)") => c,
-                    _ => cond,
+                    _ => line.summary.as_str(),
                 };
                 let said = format!("`{}` {}", r.id, cond.trim_start_matches("the claim "));
-                if super::summary::map_decides(cond) && !open.contains(&said) {
+                if !open.contains(&said) {
                     open.push(said);
                 }
             }
@@ -680,10 +679,13 @@ fn in_words(
             Verdict::Refuted => {
                 let where_ = c
                     .robustness
-                    .iter()
-                    .filter_map(|l| l.split_once(": ").map(|x| x.1))
-                    .next()
-                    .map(|w| format!(" — across the settings the paper leaves open, {}", md(w)))
+                    .first()
+                    .map(|w| {
+                        format!(
+                            " — across the settings the paper leaves open, {}",
+                            md(&w.summary)
+                        )
+                    })
                     .unwrap_or_default();
                 let what = if c.origin == Origin::Paper {
                     "Not reproduced"
@@ -730,59 +732,52 @@ fn in_words(
 }
 
 /// The settings a paper's claims hold at one value of only, where two of
-/// them need different values: from each claim's robustness map lines ("the
-/// claim holds if and only if count_own = true and …") and its reading foil
-/// ("count_own = false; at count_own = true, …"), the `setting = value`
-/// pairs a claim needs; a setting two claims need at different values is a
-/// conflict: "count_own: `a` holds only at true, `b` only at false".
+/// them need different values: from each claim's robustness maps
+/// ([`super::MapLine::needs`]) and its reading foil
+/// ([`ClaimRow::only_at`]), the values of a setting a claim needs; a
+/// setting two claims need at disjoint values is a conflict: "count_own:
+/// `a` holds only at count_own = true; `b` only at count_own = false".
 pub(crate) fn reading_conflicts<'a>(claims: impl Iterator<Item = &'a ClaimRow>) -> Vec<String> {
     use std::collections::BTreeMap;
-    // setting → value → the claims that need it.
-    let mut needs: BTreeMap<String, BTreeMap<String, Vec<String>>> = BTreeMap::new();
-    let pairs = |cond: &str| -> Vec<(String, String)> {
-        cond.split(" and ")
-            .filter_map(|p| {
-                let (k, v) = p.split_once(" = ")?;
-                let (k, v) = (k.trim(), v.trim());
-                let simple = |x: &str| {
-                    !x.is_empty()
-                        && x.chars()
-                            .all(|ch| ch.is_alphanumeric() || ch == '_' || ch == '.')
-                };
-                (simple(k) && simple(v)).then(|| (k.to_string(), v.to_string()))
-            })
-            .collect()
-    };
+    // setting → the values a claim needs → the claims that need them.
+    let mut needs: BTreeMap<String, BTreeMap<Vec<String>, Vec<String>>> = BTreeMap::new();
     for c in claims {
-        let mut conds: Vec<String> = Vec::new();
-        for line in &c.robustness {
-            if let Some((_, cond)) = line.split_once("holds if and only if ") {
-                let cond = cond.rsplit_once(" (").map_or(cond, |x| x.0);
-                conds.push(cond.to_string());
-            }
-        }
-        if let Some(at) = &c.holds_only_at {
-            conds.push(at.split(';').next().unwrap_or_default().to_string());
-        }
-        for cond in conds {
-            for (k, v) in pairs(&cond) {
-                let ids = needs.entry(k).or_default().entry(v).or_default();
-                if !ids.contains(&c.id) {
-                    ids.push(c.id.clone());
-                }
+        let of_maps = c.robustness.iter().flat_map(|l| &l.needs);
+        for n in of_maps.chain(&c.only_at) {
+            let mut values = n.values.clone();
+            values.sort();
+            let ids = needs
+                .entry(n.setting.clone())
+                .or_default()
+                .entry(values)
+                .or_default();
+            if !ids.contains(&c.id) {
+                ids.push(c.id.clone());
             }
         }
     }
     needs
         .into_iter()
-        .filter(|(_, vs)| vs.len() > 1)
+        .filter(|(_, vs)| {
+            // Two claims whose sets of values share none.
+            let sets: Vec<&Vec<String>> = vs.keys().collect();
+            sets.iter().enumerate().any(|(i, a)| {
+                sets[i + 1..]
+                    .iter()
+                    .any(|b| !a.iter().any(|x| b.contains(x)))
+            })
+        })
         .map(|(k, vs)| {
             let sides: Vec<String> = vs
                 .iter()
                 .map(|(v, ids)| {
                     let ids: Vec<String> = ids.iter().map(|i| format!("`{i}`")).collect();
                     let verb = if ids.len() == 1 { "holds" } else { "hold" };
-                    format!("{} {verb} only at {k} = {v}", ids.join(", "))
+                    let at = match v.as_slice() {
+                        [one] => format!("{k} = {one}"),
+                        many => format!("{k} ∈ {{{}}}", many.join(", ")),
+                    };
+                    format!("{} {verb} only at {at}", ids.join(", "))
                 })
                 .collect();
             format!("`{k}`: {}", sides.join("; "))
@@ -798,8 +793,9 @@ mod tests {
     /// the same value, or on different settings, they do not.
     #[test]
     fn claims_needing_a_setting_at_different_values_conflict() {
+        use crate::audit::{MapLine, Need};
         // A row as claims.json holds it, with what the rule reads.
-        let row = |id: &str, robustness: Vec<String>, holds_only_at: Option<String>| {
+        let row = |id: &str, robustness: Vec<MapLine>, only_at: Vec<Need>| {
             let mut r: ClaimRow = serde_json::from_value(serde_json::json!({
                 "id": id, "verdict": "confirmed", "required": false, "origin": "paper",
                 "level": 0.95, "statement": "s", "deciding": "d", "confirmed": 1,
@@ -807,22 +803,28 @@ mod tests {
             }))
             .unwrap();
             r.robustness = robustness;
-            r.holds_only_at = holds_only_at;
+            r.only_at = only_at;
             r
         };
-        let map = |cond: &str| {
-            let line = format!("m: the claim holds if and only if {cond} (4 of 12 combinations)");
-            row("a", vec![line], None)
+        let need = |s: &str, vs: &[&str]| Need {
+            setting: s.into(),
+            values: vs.iter().map(|v| v.to_string()).collect(),
         };
-        let foil = |at: &str| {
-            let at = format!(
-                "{at}; at count_own = true, the other reading (its foil), the claim fails at \
-                 some points"
-            );
-            row("b", Vec::new(), Some(at))
-        };
-        let a = map("count_own = true and tie_break (JSQ) ∈ {shared, lowest}");
-        let c = reading_conflicts([&a, &foil("count_own = false")].into_iter());
+        let map = row(
+            "a",
+            vec![MapLine {
+                map: "m".into(),
+                summary: "the claim holds if and only if …".into(),
+                decides: true,
+                needs: vec![
+                    need("count_own", &["true"]),
+                    need("tie_break (JSQ)", &["shared", "lowest"]),
+                ],
+            }],
+            Vec::new(),
+        );
+        let foil = |s: &str, v: &str| row("b", Vec::new(), vec![need(s, &[v])]);
+        let c = reading_conflicts([&map, &foil("count_own", "false")].into_iter());
         assert_eq!(
             c,
             vec![
@@ -831,7 +833,15 @@ mod tests {
                     .to_string()
             ]
         );
-        assert!(reading_conflicts([&a, &foil("count_own = true")].into_iter()).is_empty());
-        assert!(reading_conflicts([&a, &foil("granularity = batch")].into_iter()).is_empty());
+        assert!(reading_conflicts([&map, &foil("count_own", "true")].into_iter()).is_empty());
+        assert!(reading_conflicts([&map, &foil("granularity", "batch")].into_iter()).is_empty());
+        // Overlapping sets of values do not conflict; disjoint ones do.
+        assert!(
+            reading_conflicts([&map, &foil("tie_break (JSQ)", "shared")].into_iter()).is_empty()
+        );
+        assert_eq!(
+            reading_conflicts([&map, &foil("tie_break (JSQ)", "random")].into_iter()).len(),
+            1
+        );
     }
 }

@@ -51,5 +51,5 @@ pub(crate) use headline::counts_line;
 pub use headline::per_paper;
 pub(crate) use markdown::verdict_cell;
 pub use markdown::{anchor, fragment, page, terminal};
-pub use summary::{ClaimRow, ExperimentClaims, Tally};
+pub use summary::{ClaimRow, ExperimentClaims, MapLine, Need, Tally};
 pub use summary::{no_point, verdict_words};

@@ -52,10 +52,9 @@ pub struct ClaimRow {
     pub margin: Option<String>,
     /// What would decide it (inconclusive claims).
     pub to_decide: Option<String>,
-    /// Its robustness maps in a line each ("map: the claim holds if and
-    /// only if …"), empty when it is in none.
+    /// Its robustness maps, a line each, empty when it is in none.
     #[serde(default)]
-    pub robustness: Vec<String>,
+    pub robustness: Vec<MapLine>,
     pub statement: String,
     /// The deciding check in words ("no points computed" when none).
     pub deciding: String,
@@ -91,6 +90,10 @@ pub struct ClaimRow {
     /// reading only ([`holds_only_at`]).
     #[serde(default)]
     pub holds_only_at: Option<String>,
+    /// Of [`ClaimRow::holds_only_at`], the settings the claim pins to one
+    /// value, with that value: the reading it holds at.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub only_at: Vec<Need>,
     /// The series it reads that sit at the metric's floor at every point
     /// (each such check uninformative there), while another series informs:
     /// what the statement says of them no point tests ([`floor_only`]).
@@ -124,20 +127,42 @@ impl ClaimRow {
     }
 
     /// Whether a setting the text leaves open decides it: it holds at one
-    /// reading only, or a robustness map line ([`map_decides`]) says on
-    /// which side of a setting it holds.
+    /// reading only, or a robustness map says on which side of a setting it
+    /// holds ([`MapLine::decides`]).
     pub fn at_one_reading(&self) -> bool {
-        self.holds_only_at.is_some() || self.robustness.iter().any(|l| map_decides(l))
+        self.holds_only_at.is_some() || self.robustness.iter().any(|l| l.decides)
     }
 }
 
-/// Whether a robustness map's line for a claim decides it by a setting: it
-/// holds if and only if some settings take some values, or at none of the
-/// combinations (refuted or failing at some points at each). A map whose
-/// combinations all read undecided decides nothing.
-pub(crate) fn map_decides(line: &str) -> bool {
-    line.contains("if and only if")
-        || (line.contains("at none") && (line.contains("refuted") || line.contains("except")))
+/// A claim's line of one robustness map.
+#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq)]
+pub struct MapLine {
+    /// The map's name.
+    pub map: String,
+    /// "the claim holds if and only if …", "holds at k of n combinations".
+    pub summary: String,
+    /// Whether the map decides the claim by a setting: it holds if and only
+    /// if some settings take some values, or at none of the combinations,
+    /// failing at some. A map whose combinations all read undecided decides
+    /// nothing.
+    pub decides: bool,
+    /// Where settings decide it, the values of each at which it holds.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub needs: Vec<Need>,
+}
+
+impl MapLine {
+    /// "map: summary".
+    pub fn line(&self) -> String {
+        format!("{}: {}", self.map, self.summary)
+    }
+}
+
+/// The values of a setting at which a claim holds.
+#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq)]
+pub struct Need {
+    pub setting: String,
+    pub values: Vec<String>,
 }
 
 impl ClaimResult {
@@ -337,6 +362,7 @@ fn row(c: &ClaimResult) -> ClaimRow {
             .collect(),
         reads: reads(c),
         holds_only_at: holds_only_at(c),
+        only_at: only_at(c),
         floor_only: floor_only(c),
     }
 }
@@ -423,6 +449,36 @@ pub(crate) fn holds_only_at(c: &ClaimResult) -> Option<String> {
         })
         .collect();
     (!apart.is_empty()).then(|| apart.join(", "))
+}
+
+/// The settings a claim pins to one value whose foil reads another value
+/// and fails there ([`holds_only_at`]): the reading it holds at.
+pub(crate) fn only_at(c: &ClaimResult) -> Vec<Need> {
+    let Some(f) = c.foil.as_ref() else {
+        return Vec::new();
+    };
+    if holds_only_at(c).is_none() {
+        return Vec::new();
+    }
+    let mut names: Vec<&String> = c
+        .checks
+        .iter()
+        .flat_map(|k| k.axes.iter().map(|(n, _)| n))
+        .collect();
+    names.sort();
+    names.dedup();
+    super::check::moved_axes(&c.checks, &f.checks, names)
+        .iter()
+        .filter_map(|n| {
+            let mut v = super::check::axis_values(&c.checks, n);
+            v.sort();
+            v.dedup();
+            (v.len() == 1).then(|| Need {
+                setting: n.clone(),
+                values: vec![v[0].to_string()],
+            })
+        })
+        .collect()
 }
 
 /// What a claim reads, from its checks: the series compared and, per
