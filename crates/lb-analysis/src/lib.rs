@@ -11,7 +11,6 @@
 #![allow(rustdoc::private_intra_doc_links)]
 
 pub mod audit;
-pub mod coverage;
 pub mod figure;
 pub mod files;
 pub mod inventory;

@@ -51,7 +51,7 @@ pub(crate) fn batch_means(trace: &[f64]) -> BatchMeans {
 }
 
 /// [`batch_means`] with its interval at `level`.
-pub(crate) fn batch_means_at(trace: &[f64], level: f64) -> BatchMeans {
+pub fn batch_means_at(trace: &[f64], level: f64) -> BatchMeans {
     let (b, r, independent) = lb_core::stability::merged_batch_means(trace);
     let mut few = b.clone();
     while few.len() > INTERVAL_BATCHES {
@@ -155,12 +155,12 @@ impl Estimate {
 /// independent — 97.5% coverage for a nominal 95% at a loss probability
 /// of 3% in lb's coverage certificate. [`effective_trials_floored`] keeps
 /// the truncated form for the certificate's before.
-pub(crate) fn effective_trials(c: &[(u64, u64)], level: f64) -> Option<(f64, f64)> {
+pub fn effective_trials(c: &[(u64, u64)], level: f64) -> Option<(f64, f64)> {
     effective_trials_with(c, level, false, None)
 }
 
 /// [`effective_trials`] with the design effect held at 1 or more.
-pub(crate) fn effective_trials_floored(c: &[(u64, u64)], level: f64) -> Option<(f64, f64)> {
+pub fn effective_trials_floored(c: &[(u64, u64)], level: f64) -> Option<(f64, f64)> {
     effective_trials_with(c, level, true, None)
 }
 

@@ -64,8 +64,8 @@ pub fn coverage(cache: &Cache, c: &Command) -> Res {
         );
         match format {
             Format::Json => println!("{}", serde_json::to_string_pretty(&recs)?),
-            Format::Csv => print!("{}", lb_analysis::coverage::csv(&all)?),
-            Format::Md => print!("{}", lb_analysis::coverage::markdown(&all)),
+            Format::Csv => print!("{}", lb_coverage::csv(&all)?),
+            Format::Md => print!("{}", lb_coverage::markdown(&all)),
         }
         return Ok(ExitCode::SUCCESS);
     }
@@ -123,8 +123,8 @@ pub fn coverage(cache: &Cache, c: &Command) -> Res {
     );
     match format {
         Format::Json => println!("{}", serde_json::to_string_pretty(&done.coverages)?),
-        Format::Csv => print!("{}", lb_analysis::coverage::csv(&done.coverages)?),
-        Format::Md => print!("{}", lb_analysis::coverage::markdown(&done.coverages)),
+        Format::Csv => print!("{}", lb_coverage::csv(&done.coverages)?),
+        Format::Md => print!("{}", lb_coverage::markdown(&done.coverages)),
     }
     Ok(ExitCode::SUCCESS)
 }

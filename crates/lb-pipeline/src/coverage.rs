@@ -1,5 +1,5 @@
 //! `lb coverage`: measured coverage of lb's intervals at points whose exact
-//! answer is known ([`lb_analysis::coverage`]). The experiment's
+//! answer is known ([`lb_coverage`]). The experiment's
 //! points are run with as many replications as the macro-replications need
 //! (the replications beyond the manifest's are lb's usual ones, seeded by
 //! their index, so they are cached and reused like any other), then every
@@ -8,8 +8,8 @@
 
 use crate::Error;
 use crate::compute::{RunOptions, run};
-use lb_analysis::coverage::{Coverage, Procedure, coverage};
 use lb_analysis::{Metric, collect};
+use lb_coverage::{Coverage, Procedure, coverage};
 use lb_manifest::Experiment;
 use lb_manifest::Profile;
 use lb_manifest::plan::Target;
@@ -201,7 +201,7 @@ pub fn certify_with(
             // Each level's macro-replications are read again at higher
             // levels too (a decision level's calibration).
             for level in std::iter::once(spec.level).chain(strict) {
-                let again = lb_analysis::coverage::read_levels(level);
+                let again = lb_coverage::read_levels(level);
                 coverages.push(coverage(
                     p,
                     metric,
@@ -519,11 +519,11 @@ impl Certificate {
 impl Certificate {
     /// Each entry with its record in `cache` (None: not yet certified), as
     /// the report reads them.
-    pub fn views(&self, cache: &Cache) -> Result<Vec<lb_analysis::coverage::EntryView>, Error> {
+    pub fn views(&self, cache: &Cache) -> Result<Vec<lb_coverage::EntryView>, Error> {
         let mut views = Vec::new();
         for e in &self.toml.entries {
             let rec = self.read_record(cache, e)?;
-            views.push(lb_analysis::coverage::EntryView {
+            views.push(lb_coverage::EntryView {
                 label: e.label.clone(),
                 before: e.before,
                 manifest: self.manifest(e).display().to_string(),
@@ -634,7 +634,7 @@ pub(crate) fn write_section(cache: &Cache, path: &Path, out: &Path) -> Result<Ve
     let c = Certificate::read(path)?;
     let views = c.views(cache)?;
     let h = &c.toml.certificate;
-    lb_analysis::coverage::write_report(
+    lb_coverage::write_report(
         &out.join("coverage"),
         &views,
         (h.level, h.strict, h.macros),
@@ -648,8 +648,8 @@ pub fn procedures(
     names: &[String],
     per: usize,
     rule: &lb_model::precision::PrecisionRule,
-) -> Result<Vec<lb_analysis::coverage::Procedure>, String> {
-    use lb_analysis::coverage::Procedure;
+) -> Result<Vec<lb_coverage::Procedure>, String> {
+    use lb_coverage::Procedure;
     use lb_model::precision::PrecisionRule;
     names
         .iter()

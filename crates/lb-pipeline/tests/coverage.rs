@@ -5,7 +5,7 @@
 //! settled macro-replications must satisfy |X/n − 0.95| ≤ 3.9·√(0.95·0.05/n)
 //! (P(|Z| > 3.9) ≈ 10⁻⁴).
 
-use lb_analysis::coverage::{Coverage, Procedure};
+use lb_coverage::{Coverage, Procedure};
 use lb_manifest::{Profile, load_str};
 use lb_model::precision::{MetricName, PrecisionRule};
 use lb_pipeline::compute::RunOptions;
@@ -148,7 +148,7 @@ fn intervals_cover_the_exact_value_at_their_level() {
     // Read again at higher levels, on the same macro-replications: a
     // wider interval covers at least as often, every one is counted, and
     // Student-t read at 96% is what certifying at 96% finds.
-    let levels = lb_analysis::coverage::read_levels(0.95);
+    let levels = lb_coverage::read_levels(0.95);
     for c in &done.coverages {
         assert_eq!(
             c.read_at.iter().map(|a| a.level).collect::<Vec<_>>(),
@@ -534,7 +534,7 @@ fn the_calibration_is_the_certificates() {
             .collect::<Vec<_>>()
     );
     for (level, f) in lb_manifest::calibration::CALIBRATION {
-        let rows = lb_analysis::coverage::decided_at(&views, level);
+        let rows = lb_coverage::decided_at(&views, level);
         // Every printed row carries its reading at the higher levels: the
         // calibration pools all of them, none left out.
         let without: Vec<String> = rows
@@ -547,7 +547,7 @@ fn the_calibration_is_the_certificates() {
             "{level}: records without their reading again: {without:?} (rerun `lb coverage \
              --certificate experiments/coverage/certificate.toml --again`)"
         );
-        let (_, measured, k, n) = lb_analysis::coverage::calibration(&rows, level)
+        let (_, measured, k, n) = lb_coverage::calibration(&rows, level)
             .unwrap_or_else(|| panic!("{level}: no level read keeps the refutations within α"));
         assert!(
             (measured - f).abs() < 1e-9,

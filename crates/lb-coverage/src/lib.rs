@@ -1,4 +1,6 @@
-//! Coverage: whether lb's intervals hold their level. At a point
+//! # lb-coverage — whether lb's intervals hold their level
+//!
+//! At a point
 //! whose exact answer is known, the whole interval procedure is repeated on
 //! independent macro-replications — macro-replication m reads replications
 //! m·k … (m + 1)·k − 1 of the point, which lb seeds independently and
@@ -13,16 +15,16 @@
 //! the macro-replications lb would print.
 //!
 //! The interval kinds: Student-t over k replications; batch means within
-//! one run ([`crate::stats::batch_means`], when the run's trace is the
+//! one run (`batch_means` of lb-analysis's `stats`, when the run's trace is the
 //! metric's own time series); Wilson over k replications' pooled events,
-//! with the effective-trials correction ([`crate::stats::estimate`]); and
+//! with the effective-trials correction ([`lb_analysis::stats::estimate`]); and
 //! the interval at which the precision rule stops (sequential: the rule
 //! looks at min, min + step, … replications and stops when the relative
 //! half-width is met).
 
-use crate::metric::Metric;
-use crate::results::PointResult;
-use crate::stats::{MetricKind, batch_means_at, estimate};
+use lb_analysis::metric::Metric;
+use lb_analysis::results::PointResult;
+use lb_analysis::stats::{MetricKind, batch_means_at, estimate};
 use lb_model::Summary;
 use lb_model::precision::{
     Decision, Outcome, PrecisionRule, RuleControl, decide, decide_paired, interval,
@@ -40,15 +42,15 @@ pub enum Procedure {
     /// Batch means within one replication's run.
     BatchMeans,
     /// Batch means read on the independence test's own batches (16–64),
-    /// as lb read them before the certificate ([`crate::stats::INTERVAL_BATCHES`]).
+    /// as lb read them before the certificate (lb-analysis's `stats::INTERVAL_BATCHES`).
     BatchMeansTestBatches,
     /// Wilson on the events of `per` replications (a proportion).
     Wilson { per: usize },
     /// Wilson as lb computed it before the certificate: the design effect
-    /// held at 1 or more ([`crate::stats::effective_trials_floored`]).
+    /// held at 1 or more ([`lb_analysis::stats::effective_trials_floored`]).
     WilsonFloored { per: usize },
     /// Clopper–Pearson on the events of `per` replications (a proportion),
-    /// on the effective trials of [`crate::stats::estimate`].
+    /// on the effective trials of [`lb_analysis::stats::estimate`].
     ClopperPearson { per: usize },
     /// The interval at which the precision rule stops, on up to `max`
     /// replications.
@@ -76,7 +78,7 @@ pub enum Procedure {
         chosen_by: Option<String>,
     },
     /// A control variate (Lavenberg and Welch) on `per` pairs: β = 1, or
-    /// fitted by least squares ([`crate::stats::control_variate`]).
+    /// fitted by least squares ([`lb_analysis::stats::control_variate`]).
     ControlVariate { per: usize, fitted: bool },
     /// A candidate, measured and not adopted: Willink's skewness-adjusted
     /// interval ([`lb_stats::skew::willink`]) over `per` replications, the
@@ -459,8 +461,9 @@ fn one(
                 let e = estimate(MetricKind::Proportion, &xs, Some(&cs), None, level)?;
                 return Some((e.lo?, e.hi?, group.len()));
             }
-            let (p, n) = crate::stats::effective_trials_floored(&cs, level)?;
-            let (lo, hi) = crate::stats::wilson(p * n, n, crate::stats::z_quantile(level));
+            let (p, n) = lb_analysis::stats::effective_trials_floored(&cs, level)?;
+            let (lo, hi) =
+                lb_analysis::stats::wilson(p * n, n, lb_analysis::stats::z_quantile(level));
             Some((lo, hi, group.len()))
         }
         Procedure::ClopperPearson { .. } => {
@@ -469,7 +472,7 @@ fn one(
             xs?;
             // The effective trials of Wilson's interval, held to the exact
             // binomial (beta) quantiles instead.
-            let (p, n) = crate::stats::effective_trials(&cs?, level)?;
+            let (p, n) = lb_analysis::stats::effective_trials(&cs?, level)?;
             let (lo, hi) = clopper_pearson_real(p * n, n, level);
             Some((lo, hi, group.len()))
         }
@@ -486,7 +489,8 @@ fn one(
             let cpoint = cr.point.as_ref()?;
             let xs: Option<Vec<f64>> = group.iter().map(|s| m.value(point, s)).collect();
             let ys: Option<Vec<f64>> = cgroup.iter().map(|s| m.value(cpoint, s)).collect();
-            let (est, hw, _) = crate::stats::control_variate(&xs?, &ys?, exact, level, *fitted)?;
+            let (est, hw, _) =
+                lb_analysis::stats::control_variate(&xs?, &ys?, exact, level, *fitted)?;
             Some((est - hw, est + hw, group.len()))
         }
         Procedure::SkewT { .. } => {
@@ -801,13 +805,13 @@ pub fn markdown(all: &[Coverage]) -> String {
             c.metric,
             c.procedure,
             100.0 * c.level,
-            crate::table::fmt_sig(c.exact, 5),
+            lb_analysis::table::fmt_sig(c.exact, 5),
             c.macros,
             100.0 * c.coverage(),
             100.0 * c.coverage_interval.0,
             100.0 * c.coverage_interval.1,
             c.unsettled,
-            crate::table::fmt_sig(c.mean_half_width, 3),
+            lb_analysis::table::fmt_sig(c.mean_half_width, 3),
             c.mean_replications,
             100.0 * c.audit_errors().0,
             100.0 * c.audit_errors().1
@@ -848,7 +852,7 @@ pub fn csv(all: &[Coverage]) -> polars::prelude::PolarsResult<String> {
         num("true_value_refuted", &|c| c.audit_errors().0),
         num("bound_at_truth_confirmed", &|c| c.audit_errors().1),
     ])?;
-    crate::table::csv(&df)
+    lb_analysis::table::csv(&df)
 }
 
 /// A figure of the certificate: coverage (%) against the point's load, one
@@ -860,9 +864,9 @@ pub fn figure(
     (name, title, caption): (&str, &str, &str),
     rows: &[(String, &Coverage)],
     y_floor: f64,
-) -> crate::figure::Figure {
-    use crate::figure::{Dot, FigureSpec, RefDrawn, RefShape, Series};
-    use crate::stats::{Estimate, IntervalKind};
+) -> lb_analysis::figure::Figure {
+    use lb_analysis::figure::{Dot, FigureSpec, RefDrawn, RefShape, Series};
+    use lb_analysis::stats::{Estimate, IntervalKind};
     let mut series: Vec<Series> = Vec::new();
     for (label, c) in rows {
         if c.macros == 0 {
@@ -918,7 +922,7 @@ pub fn figure(
         caption: caption.into(),
         claim: None,
     };
-    crate::figure::Figure {
+    lb_analysis::figure::Figure {
         spec,
         series,
         references: vec![RefDrawn {
@@ -963,21 +967,21 @@ pub(crate) fn rerun_cpu_seconds(entries: &[EntryView]) -> f64 {
 /// Renders a figure into `dir/<name>.{svg,png}` (written only if changed).
 fn render_into(
     dir: &std::path::Path,
-    fig: &crate::figure::Figure,
+    fig: &lb_analysis::figure::Figure,
 ) -> Result<Vec<std::path::PathBuf>, Box<dyn std::error::Error>> {
     let scratch = std::env::temp_dir().join(format!(
         "lb-fig-{}-coverage-{}",
         std::process::id(),
         fig.spec.name
     ));
-    crate::figure::render(fig, &scratch)?;
+    lb_analysis::figure::render(fig, &scratch)?;
     let mut files = Vec::new();
     for ext in ["svg", "png", "pdf"] {
         let from = scratch.with_extension(ext);
         let to = dir.join(&fig.spec.name).with_extension(ext);
         let body = std::fs::read(&from)?;
         std::fs::remove_file(&from)?;
-        crate::files::write_if_changed(&to, &body)?;
+        lb_analysis::files::write_if_changed(&to, &body)?;
         files.push(to);
     }
     Ok(files)
@@ -1500,7 +1504,7 @@ pub fn write_report(
     s.push_str(&markdown(&all));
     s.push('\n');
     let p = dir.join("report.md");
-    crate::files::write_if_changed(&p, s.as_bytes())?;
+    lb_analysis::files::write_if_changed(&p, s.as_bytes())?;
     files.push(p);
     Ok(files)
 }
