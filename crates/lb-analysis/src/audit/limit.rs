@@ -470,6 +470,19 @@ fn limit_note(
             note += " (not approaching)";
         }
     }
+    // Where the gap has not come within the tolerance, the limit its last
+    // three points point to, with its interval: evidence beside the rate,
+    // not a verdict.
+    if !j.within
+        && let Some((a, hw)) = extrapolated(gaps, to_zero)
+    {
+        note += &format!(
+            "; the last three points extrapolate (gap = a + b·{along}^r) to a limit gap of {} ± \
+             {}",
+            num(a, 3),
+            num(hw, 2)
+        );
+    }
     if gaps.len() < 2 {
         note = format!("one point read (`where` leaves no other): a limit needs two; {note}");
     } else if !stable {
@@ -478,4 +491,116 @@ fn limit_note(
         note = format!("still approaching; {note}");
     }
     note
+}
+
+/// The limit a gap's last three points extrapolate to, with the half-width
+/// of its interval: the three points fit gap = a + b·h^r exactly (h = x
+/// toward zero, 1/x toward infinity; r > 0 from the ratio of the two
+/// differences, by bisection), and `a`'s half-width follows from the gaps'
+/// by the delta method (derivatives by central differences). None where
+/// fewer than three points, the differences do not shrink toward the limit,
+/// or no r in (0, 8] fits.
+fn extrapolated(gaps: &[Gap], to_zero: bool) -> Option<(f64, f64)> {
+    let [g1, g2, g3] = gaps.get(gaps.len().checked_sub(3)?..)? else {
+        return None;
+    };
+    let h = |x: f64| if to_zero { x } else { 1.0 / x };
+    let (h1, h2, h3) = (h(g1.x), h(g2.x), h(g3.x));
+    if !(h1 > h2 && h2 > h3 && h3 > 0.0) {
+        return None;
+    }
+    let limit = |y1: f64, y2: f64, y3: f64| -> Option<f64> {
+        let target = (y1 - y2) / (y2 - y3);
+        if !target.is_finite() || target <= 0.0 {
+            return None;
+        }
+        // (h1^r − h2^r)/(h2^r − h3^r), which grows with r for points
+        // spaced toward the limit.
+        let ratio = |r: f64| (h1.powf(r) - h2.powf(r)) / (h2.powf(r) - h3.powf(r));
+        let (mut lo, mut hi) = (1e-3, 8.0);
+        let f = |r: f64| ratio(r) - target;
+        if f(lo).signum() == f(hi).signum() {
+            return None;
+        }
+        for _ in 0..100 {
+            let mid = 0.5 * (lo + hi);
+            if f(mid).signum() == f(lo).signum() {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        let r = 0.5 * (lo + hi);
+        let b = (y2 - y3) / (h2.powf(r) - h3.powf(r));
+        Some(y3 - b * h3.powf(r))
+    };
+    let (y1, y2, y3) = (g1.gap, g2.gap, g3.gap);
+    let a = limit(y1, y2, y3)?;
+    // The delta method: ∂a/∂y_i by central differences of a tenth of each
+    // half-width.
+    let mut var = 0.0;
+    for (i, hw) in [g1.hw, g2.hw, g3.hw].into_iter().enumerate() {
+        if !(hw.is_finite() && hw > 0.0) {
+            return None;
+        }
+        let d = 0.1 * hw;
+        let at = |s: f64| {
+            let mut y = [y1, y2, y3];
+            y[i] += s;
+            limit(y[0], y[1], y[2])
+        };
+        let slope = (at(d)? - at(-d)?) / (2.0 * d);
+        var += (slope * hw).powi(2);
+    }
+    Some((a, var.sqrt()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Gap, extrapolated};
+
+    fn gap(x: f64, g: f64, hw: f64) -> Gap {
+        Gap {
+            x,
+            gap: g,
+            lo: g - hw,
+            hi: g + hw,
+            hw,
+            reference: 1.0,
+            tol: 0.1,
+            metric: 1.0 + g,
+            n: 8,
+            control: None,
+        }
+    }
+
+    /// Three gaps on a + b·x^r give back a, toward zero and toward
+    /// infinity, with a half-width that grows with the gaps'; gaps that do
+    /// not shrink toward the limit give none.
+    #[test]
+    fn three_points_extrapolate_to_their_limit() {
+        let on = |a: f64, b: f64, r: f64, xs: [f64; 3], h: &dyn Fn(f64) -> f64| {
+            xs.map(|x| gap(x, a + b * h(x).powf(r), 0.001))
+        };
+        let g = on(0.02, 155.0, 1.0, [0.005, 0.002, 0.001], &|x| x);
+        let (a, hw) = extrapolated(&g, true).unwrap();
+        assert!((a - 0.02).abs() < 1e-9, "{a}");
+        assert!(hw > 0.0 && hw < 0.05, "{hw}");
+        let g = on(-0.3, 4.0, 0.7, [100.0, 1000.0, 10000.0], &|x| 1.0 / x);
+        let (a, _) = extrapolated(&g, false).unwrap();
+        assert!((a + 0.3).abs() < 1e-9, "{a}");
+        // Wider intervals on the gaps, a wider interval on the limit.
+        let wide: Vec<Gap> = on(0.02, 155.0, 1.0, [0.005, 0.002, 0.001], &|x| x)
+            .into_iter()
+            .map(|g| gap(g.x, g.gap, 0.01))
+            .collect();
+        assert!(extrapolated(&wide, true).unwrap().1 > hw);
+        // Gaps that grow toward the limit: no extrapolation.
+        let away = [
+            gap(0.005, 0.1, 0.001),
+            gap(0.002, 0.2, 0.001),
+            gap(0.001, 0.3, 0.001),
+        ];
+        assert_eq!(extrapolated(&away, true), None);
+    }
 }
