@@ -91,6 +91,83 @@ pub enum Procedure {
     SkewPrecision { rule: PrecisionRule },
 }
 
+/// A procedure as a certificate entry or `lb coverage --procedures` names
+/// it: the one place its word is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ProcedureWord {
+    /// `t`: Student-t over `per` replications.
+    T,
+    /// `t-skew`: Willink's skew-adjusted Student-t.
+    TSkew,
+    /// `bm`: batch means within one run.
+    Bm,
+    /// `bm-test-batches`: batch means on the independence test's batches.
+    BmTestBatches,
+    /// `wilson`.
+    Wilson,
+    /// `wilson-floored`: Wilson with the design effect held at 1 or more.
+    WilsonFloored,
+    /// `cp`: Clopper–Pearson.
+    Cp,
+    /// `cv-one`: a control variate with β = 1.
+    CvOne,
+    /// `cv-fitted`: a control variate with β fitted.
+    CvFitted,
+    /// `precision`: the interval at which the precision rule stops.
+    Precision,
+    /// `precision-skew`: the precision rule's replications read with
+    /// Willink's interval.
+    PrecisionSkew,
+    /// `two-stage`: Stein's two-stage procedure.
+    TwoStage,
+    /// `two-stage-t`: Stein's n read with Student-t.
+    TwoStageT,
+    /// `sequential`: the precision rule, sequential.
+    Sequential,
+    /// `stein`: the precision rule, Stein's.
+    Stein,
+}
+
+impl ProcedureWord {
+    /// Every word, as written.
+    pub const ALL: [(&'static str, ProcedureWord); 15] = [
+        ("t", ProcedureWord::T),
+        ("t-skew", ProcedureWord::TSkew),
+        ("bm", ProcedureWord::Bm),
+        ("bm-test-batches", ProcedureWord::BmTestBatches),
+        ("wilson", ProcedureWord::Wilson),
+        ("wilson-floored", ProcedureWord::WilsonFloored),
+        ("cp", ProcedureWord::Cp),
+        ("cv-one", ProcedureWord::CvOne),
+        ("cv-fitted", ProcedureWord::CvFitted),
+        ("precision", ProcedureWord::Precision),
+        ("precision-skew", ProcedureWord::PrecisionSkew),
+        ("two-stage", ProcedureWord::TwoStage),
+        ("two-stage-t", ProcedureWord::TwoStageT),
+        ("sequential", ProcedureWord::Sequential),
+        ("stein", ProcedureWord::Stein),
+    ];
+
+    /// As written.
+    pub fn word(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(_, w)| *w == self)
+            .map_or("?", |(s, _)| s)
+    }
+}
+
+impl std::str::FromStr for ProcedureWord {
+    type Err = String;
+    fn from_str(s: &str) -> Result<ProcedureWord, String> {
+        Self::ALL
+            .iter()
+            .find(|(w, _)| *w == s)
+            .map(|(_, p)| *p)
+            .ok_or_else(|| format!("unknown \"{s}\""))
+    }
+}
+
 /// A procedure's family, as a coverage entry records it (its word is the
 /// certificate's `kind`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -1881,6 +1958,20 @@ fn befores_paragraph(
 
 #[cfg(test)]
 mod tests {
+    /// Every procedure word reads back as itself, and a word lb does not
+    /// know is refused with it.
+    #[test]
+    fn procedure_words_read_back() {
+        for (w, p) in super::ProcedureWord::ALL {
+            assert_eq!(w.parse::<super::ProcedureWord>(), Ok(p));
+            assert_eq!(p.word(), w);
+        }
+        assert_eq!(
+            "bmm".parse::<super::ProcedureWord>(),
+            Err("unknown \"bmm\"".to_string())
+        );
+    }
+
     use super::clopper_pearson;
 
     /// Clopper–Pearson against known values: 95 of 100 → [0.8872, 0.9836].

@@ -399,15 +399,23 @@ impl Certificate {
         e.procedures
             .iter()
             .map(|p| {
-                Ok(match p.as_str() {
-                    "t" => Procedure::StudentT { per: e.per },
-                    "t-skew" => Procedure::SkewT { per: e.per },
-                    "bm" => Procedure::BatchMeans,
-                    "bm-test-batches" => Procedure::BatchMeansTestBatches,
-                    "wilson" => Procedure::Wilson { per: e.per },
-                    "wilson-floored" => Procedure::WilsonFloored { per: e.per },
-                    "cp" => Procedure::ClopperPearson { per: e.per },
-                    "cv-one" | "cv-fitted" => {
+                use lb_coverage::ProcedureWord as W;
+                let allowed = || {
+                    "allowed: t, bm, bm-test-batches, wilson, wilson-floored, cp, precision, \
+                     two-stage, two-stage-t, cv-one, cv-fitted, t-skew, precision-skew"
+                };
+                let w: W = p
+                    .parse()
+                    .map_err(|e| format!("procedures: {e}; {}", allowed()))?;
+                Ok(match w {
+                    W::T => Procedure::StudentT { per: e.per },
+                    W::TSkew => Procedure::SkewT { per: e.per },
+                    W::Bm => Procedure::BatchMeans,
+                    W::BmTestBatches => Procedure::BatchMeansTestBatches,
+                    W::Wilson => Procedure::Wilson { per: e.per },
+                    W::WilsonFloored => Procedure::WilsonFloored { per: e.per },
+                    W::Cp => Procedure::ClopperPearson { per: e.per },
+                    W::CvOne | W::CvFitted => {
                         if e.control.is_none() {
                             return Err(format!(
                                 "procedures: {p} needs control = {{ policy = \"…\", mean = \"…\" }}"
@@ -415,10 +423,10 @@ impl Certificate {
                         }
                         Procedure::ControlVariate {
                             per: e.per,
-                            fitted: p == "cv-fitted",
+                            fitted: w == W::CvFitted,
                         }
                     }
-                    "precision" | "precision-skew" | "two-stage" | "two-stage-t" => {
+                    W::Precision | W::PrecisionSkew | W::TwoStage | W::TwoStageT => {
                         let Some(r) = &e.precision else {
                             return Err(format!(
                                 "procedures: {p} needs precision = {{ rel_half_width, min, \
@@ -428,15 +436,13 @@ impl Certificate {
                         // With the entry's control, `precision` decides as a
                         // manifest's rule with that control does (its exact
                         // mean is the control point's, filled in there).
-                        let control = e
-                            .control
-                            .as_ref()
-                            .filter(|_| p == "precision")
-                            .map(|c| lb_model::precision::RuleControl {
+                        let control = e.control.as_ref().filter(|_| w == W::Precision).map(|c| {
+                            lb_model::precision::RuleControl {
                                 key: String::new(),
                                 mean: c.mean.clone(),
                                 exact: f64::NAN,
-                            });
+                            }
+                        });
                         let rule = PrecisionRule {
                             metric: MetricName(e.metric.clone()),
                             rel_half_width: r.rel_half_width,
@@ -449,8 +455,8 @@ impl Certificate {
                             also: Vec::new(),
                             settled_first: false,
                         };
-                        match (p.as_str(), &r.metric) {
-                            ("precision" | "precision-skew", Some(by)) => {
+                        match (w, &r.metric) {
+                            (W::Precision | W::PrecisionSkew, Some(by)) => {
                                 return Err(format!(
                                     "precision.metric = \"{by}\": {p} chooses n on the \
                                      entry's own metric, only two-stage and two-stage-t on \
@@ -458,20 +464,20 @@ impl Certificate {
                                      two-stage procedures to an entry of their own"
                                 ));
                             }
-                            ("precision", None) => Procedure::PrecisionStopped { rule },
-                            ("precision-skew", None) => Procedure::SkewPrecision { rule },
+                            (W::Precision, None) => Procedure::PrecisionStopped { rule },
+                            (W::PrecisionSkew, None) => Procedure::SkewPrecision { rule },
                             _ => Procedure::TwoStage {
                                 rule,
-                                stein: p == "two-stage",
+                                stein: w == W::TwoStage,
                                 chosen_by: r.metric.clone(),
                             },
                         }
                     }
-                    other => {
+                    W::Sequential | W::Stein => {
                         return Err(format!(
-                            "procedures: unknown \"{other}\"; allowed: t, bm, bm-test-batches, \
-                             wilson, wilson-floored, cp, precision, two-stage, two-stage-t, cv-one, cv-fitted, \
-                             t-skew, precision-skew"
+                            "procedures: {p} is a precision rule's procedure: write \
+                             precision = {{ …, procedure = \"{p}\" }}; {}",
+                            allowed()
                         ));
                     }
                 })
@@ -653,34 +659,41 @@ pub fn procedures(
     use lb_model::precision::PrecisionRule;
     names
         .iter()
-        .map(|p| match p.as_str() {
-            "t" => Ok(Procedure::StudentT { per }),
-            "t-skew" => Ok(Procedure::SkewT { per }),
-            "bm" => Ok(Procedure::BatchMeans),
-            "wilson" => Ok(Procedure::Wilson { per }),
-            "precision" => Ok(Procedure::PrecisionStopped { rule: rule.clone() }),
-            "precision-skew" => Ok(Procedure::SkewPrecision { rule: rule.clone() }),
-            "sequential" | "stein" => Ok(Procedure::PrecisionStopped {
-                rule: PrecisionRule {
-                    procedure: if p == "stein" {
-                        lb_model::precision::Procedure::Stein
-                    } else {
-                        lb_model::precision::Procedure::Sequential
+        .map(|p| {
+            use lb_coverage::ProcedureWord as W;
+            let allowed = "allowed: t, bm, wilson, cp, precision, sequential, stein, two-stage, \
+                           two-stage-t, t-skew, precision-skew (control variates: a \
+                           --certificate entry with a control)";
+            let w: W = p
+                .parse()
+                .map_err(|e| format!("--procedures: {e}; {allowed}"))?;
+            match w {
+                W::T => Ok(Procedure::StudentT { per }),
+                W::TSkew => Ok(Procedure::SkewT { per }),
+                W::Bm => Ok(Procedure::BatchMeans),
+                W::Wilson => Ok(Procedure::Wilson { per }),
+                W::Precision => Ok(Procedure::PrecisionStopped { rule: rule.clone() }),
+                W::PrecisionSkew => Ok(Procedure::SkewPrecision { rule: rule.clone() }),
+                W::Sequential | W::Stein => Ok(Procedure::PrecisionStopped {
+                    rule: PrecisionRule {
+                        procedure: if w == W::Stein {
+                            lb_model::precision::Procedure::Stein
+                        } else {
+                            lb_model::precision::Procedure::Sequential
+                        },
+                        ..rule.clone()
                     },
-                    ..rule.clone()
-                },
-            }),
-            "cp" => Ok(Procedure::ClopperPearson { per }),
-            "two-stage" | "two-stage-t" => Ok(Procedure::TwoStage {
-                rule: rule.clone(),
-                stein: p == "two-stage",
-                chosen_by: None,
-            }),
-            other => Err(format!(
-                "--procedures: unknown \"{other}\"; allowed: t, bm, wilson, cp, precision, sequential, stein, two-stage, two-stage-t, \
-                 t-skew, precision-skew \
-                 (control variates: a --certificate entry with a control)"
-            )),
+                }),
+                W::Cp => Ok(Procedure::ClopperPearson { per }),
+                W::TwoStage | W::TwoStageT => Ok(Procedure::TwoStage {
+                    rule: rule.clone(),
+                    stein: w == W::TwoStage,
+                    chosen_by: None,
+                }),
+                W::BmTestBatches | W::WilsonFloored | W::CvOne | W::CvFitted => Err(format!(
+                    "--procedures: \"{p}\" is read only from a --certificate entry; {allowed}"
+                )),
+            }
         })
         .collect()
 }
