@@ -205,6 +205,11 @@ pub fn at_one_reading_count(inv: &Inventory, exps: &[&ExperimentClaims]) -> usiz
 /// ([`at_one_reading_count`] counts the others) and with no part untested
 /// ([`in_part`]).
 pub fn in_full_count(inv: &Inventory, exps: &[&ExperimentClaims]) -> usize {
+    in_full(inv, exps).len()
+}
+
+/// The ids of the statements [`in_full_count`] counts.
+pub fn in_full<'a>(inv: &'a Inventory, exps: &[&ExperimentClaims]) -> Vec<&'a str> {
     inv.statements
         .iter()
         .filter(|s| s.counted() && standing(s, exps) == Standing::AsStated)
@@ -215,7 +220,8 @@ pub fn in_full_count(inv: &Inventory, exps: &[&ExperimentClaims]) -> usize {
                 .iter()
                 .any(|(_, r)| r.origin == Origin::Paper && r.at_one_reading())
         })
-        .count()
+        .map(|s| s.id.as_str())
+        .collect()
 }
 
 /// What its claims leave untested, from the audit: the series its paper

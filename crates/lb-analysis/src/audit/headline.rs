@@ -40,9 +40,13 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
     let mut by_stand_ins = std::collections::BTreeMap::new();
     let mut in_part = 0;
     let mut one_reading = 0;
-    let mut in_full = 0;
+    let mut in_full: Vec<String> = Vec::new();
     for inv in inventories {
-        in_full += crate::inventory::in_full_count(inv, experiments);
+        in_full.extend(
+            crate::inventory::in_full(inv, experiments)
+                .into_iter()
+                .map(|id| format!("`{id}`")),
+        );
         in_part += crate::inventory::in_part_count(inv, experiments);
         one_reading += crate::inventory::at_one_reading_count(inv, experiments);
         let k = counts(inv, experiments);
@@ -100,8 +104,13 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
             crate::inventory::in_words(&statuses),
             [
                 Some(format!(
-                    "; of the reproduced, {in_full} in full (at every reading tried, no part \
-                     untested)"
+                    "; of the reproduced, {} in full (at every reading tried, no part untested{})",
+                    in_full.len(),
+                    if in_full.is_empty() {
+                        String::new()
+                    } else {
+                        format!(": {}", in_full.join(", "))
+                    }
                 )),
                 (one_reading > 0).then(|| {
                     format!(

@@ -531,7 +531,34 @@ pub(crate) fn reads(c: &ClaimResult) -> String {
     if let Some(f) = &c.foil {
         let fs = series(f);
         if !fs.is_empty() {
-            s.push_str(&format!("; foil: {}", fs.join(", ")));
+            // A foil of the claim's own series says where it reads them: the
+            // settings it pins to values the claim does not read.
+            let at: Vec<String> = if fs == series(c) {
+                let mut names: Vec<&String> = f
+                    .checks
+                    .iter()
+                    .flat_map(|k| k.axes.iter().map(|(n, _)| n))
+                    .collect();
+                names.sort();
+                names.dedup();
+                super::check::moved_axes(&c.checks, &f.checks, names)
+                    .iter()
+                    .map(|n| {
+                        let mut v = super::check::axis_values(&f.checks, n);
+                        v.sort();
+                        v.dedup();
+                        format!("{n} = {}", v.join(", "))
+                    })
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            let at = if at.is_empty() {
+                String::new()
+            } else {
+                format!(" at {}", at.join(", "))
+            };
+            s.push_str(&format!("; foil: {}{at}", fs.join(", ")));
         }
     }
     if !c.nulls.is_empty() {
