@@ -22,6 +22,8 @@
 //! looks at min, min + step, … replications and stops when the relative
 //! half-width is met).
 
+#![warn(missing_docs)]
+
 use lb_analysis::metric::Metric;
 use lb_analysis::results::PointResult;
 use lb_analysis::stats::{MetricKind, batch_means_at, estimate};
@@ -38,23 +40,38 @@ use serde::{Deserialize, Serialize};
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum Procedure {
     /// Student-t over `per` replications.
-    StudentT { per: usize },
+    StudentT {
+        /// Replications a macro-replication reads.
+        per: usize,
+    },
     /// Batch means within one replication's run.
     BatchMeans,
     /// Batch means read on the independence test's own batches (16–64),
     /// as lb read them before the certificate (lb-analysis's `stats::INTERVAL_BATCHES`).
     BatchMeansTestBatches,
     /// Wilson on the events of `per` replications (a proportion).
-    Wilson { per: usize },
+    Wilson {
+        /// Replications a macro-replication reads.
+        per: usize,
+    },
     /// Wilson as lb computed it before the certificate: the design effect
     /// held at 1 or more ([`lb_analysis::stats::effective_trials_floored`]).
-    WilsonFloored { per: usize },
+    WilsonFloored {
+        /// Replications a macro-replication reads.
+        per: usize,
+    },
     /// Clopper–Pearson on the events of `per` replications (a proportion),
     /// on the effective trials of [`lb_analysis::stats::estimate`].
-    ClopperPearson { per: usize },
+    ClopperPearson {
+        /// Replications a macro-replication reads.
+        per: usize,
+    },
     /// The interval at which the precision rule stops, on up to `max`
     /// replications.
-    PrecisionStopped { rule: PrecisionRule },
+    PrecisionStopped {
+        /// The rule, as a manifest states it.
+        rule: PrecisionRule,
+    },
     /// Stein's two-stage procedure on the precision rule's target: the
     /// first `min` replications give the variance s₀² and the mean m₀, the
     /// run takes n = ⌈(t·s₀/(r·|m₀|))²⌉ replications (rounded up to a look
@@ -73,22 +90,37 @@ pub enum Procedure {
     /// given that matrix (which fixes n) the mean of n is N(μ, σ²/n) and
     /// independent of s₀.
     TwoStage {
+        /// The rule whose first stage chooses n.
         rule: PrecisionRule,
+        /// Stein's interval (true) or Student-t on the same n (false).
         stein: bool,
+        /// The metric whose first stage chooses n, where it is not the
+        /// certified one.
         chosen_by: Option<String>,
     },
     /// A control variate (Lavenberg and Welch) on `per` pairs: β = 1, or
     /// fitted by least squares ([`lb_analysis::stats::control_variate`]).
-    ControlVariate { per: usize, fitted: bool },
+    ControlVariate {
+        /// Pairs a macro-replication reads.
+        per: usize,
+        /// β fitted by least squares (true) or 1 (false).
+        fitted: bool,
+    },
     /// A candidate, measured and not adopted: Willink's skewness-adjusted
     /// interval ([`lb_stats::skew::willink`]) over `per` replications, the
     /// skewness of a replication mean read off their batch means
     /// ([`lb_stats::skew::replication_skewness`]).
-    SkewT { per: usize },
+    SkewT {
+        /// Replications a macro-replication reads.
+        per: usize,
+    },
     /// A candidate: the precision rule's replications (its pilot chooses
     /// n as for [`Procedure::PrecisionStopped`]) read with Willink's
     /// interval.
-    SkewPrecision { rule: PrecisionRule },
+    SkewPrecision {
+        /// The rule whose pilot chooses n.
+        rule: PrecisionRule,
+    },
 }
 
 /// A procedure as a certificate entry or `lb coverage --procedures` names
@@ -172,30 +204,43 @@ impl std::str::FromStr for ProcedureWord {
 /// certificate's `kind`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Kind {
+    /// Student-t over replications.
     #[serde(rename = "Student-t")]
     StudentT,
+    /// Batch means within one run.
     #[serde(rename = "batch means")]
     BatchMeans,
+    /// Batch means on the independence test's batches (before the certificate).
     #[serde(rename = "batch means, 16–64 batches")]
     BatchMeansTestBatches,
+    /// Wilson on pooled events.
     #[serde(rename = "Wilson")]
     Wilson,
+    /// Wilson with the design effect held at 1 or more (before the certificate).
     #[serde(rename = "Wilson, design effect ≥ 1 (before)")]
     WilsonFloored,
+    /// Clopper–Pearson on pooled events.
     #[serde(rename = "Clopper–Pearson")]
     ClopperPearson,
+    /// The interval at which a precision rule stops.
     #[serde(rename = "precision rule")]
     PrecisionRule,
+    /// Stein's two-stage interval (a candidate).
     #[serde(rename = "two-stage precision rule")]
     TwoStageStein,
+    /// Stein's n read with Student-t (a candidate).
     #[serde(rename = "two-stage n, Student-t")]
     TwoStageT,
+    /// A control variate with β = 1.
     #[serde(rename = "control variate, β = 1")]
     ControlBetaOne,
+    /// A control variate with β fitted.
     #[serde(rename = "control variate, β fitted")]
     ControlFitted,
+    /// Willink's skew-adjusted Student-t (a candidate).
     #[serde(rename = "Student-t, skew-adjusted")]
     SkewT,
+    /// A precision rule's replications read with Willink's interval (a candidate).
     #[serde(rename = "precision rule, skew-adjusted")]
     SkewPrecision,
 }
@@ -391,16 +436,22 @@ impl Procedure {
 /// The coverage of one procedure at one point.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Coverage {
+    /// The policy at the point.
     pub policy: String,
+    /// The point's axis values, in words.
     pub at: String,
     /// The point's load (the bottleneck's, in a network): the x of the
     /// certificate's figure.
     pub load: f64,
+    /// The metric certified.
     pub metric: String,
+    /// The procedure in words ([`Procedure::name`]).
     pub procedure: String,
     /// [`Procedure::kind`].
     pub kind: Kind,
+    /// The nominal level of the intervals.
     pub level: f64,
+    /// The exact value the intervals are held to.
     pub exact: f64,
     /// Macro-replications lb would print (settled, stable).
     pub macros: usize,
@@ -441,9 +492,13 @@ pub struct Coverage {
 /// ([`Coverage::read_at`]).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct ReadAt {
+    /// The level read at.
     pub level: f64,
+    /// Macro-replications whose interval contains the exact value.
     pub covered: usize,
+    /// Whose interval lies wholly above it.
     pub above: usize,
+    /// Whose interval lies wholly below it.
     pub below: usize,
 }
 
@@ -471,6 +526,8 @@ impl Coverage {
         )
     }
 
+    /// The fraction of printed macro-replications that cover (0 where none
+    /// was printed).
     pub fn coverage(&self) -> f64 {
         if self.macros == 0 {
             f64::NAN
@@ -1014,13 +1071,17 @@ pub fn figure(
 /// One entry of the certificate as the report reads it: its label, and its
 /// coverages (None: no record at the entry's current key yet).
 pub struct EntryView {
+    /// The entry's label in the certificate.
     pub label: String,
     /// A setting shown failing, kept out of the verdict (the "before").
     pub before: bool,
+    /// The manifest whose points it certifies.
     pub manifest: String,
+    /// Its coverages, one per procedure and point.
     pub coverages: Option<Vec<Coverage>>,
     /// The replications its record read, and the CPU seconds they took.
     pub replications: usize,
+    /// The CPU seconds they took.
     pub cpu_seconds: f64,
 }
 

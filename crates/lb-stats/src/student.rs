@@ -29,8 +29,11 @@ pub fn z_quantile(level: f64) -> f64 {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Interval {
+    /// Replications read.
     pub n: u32,
+    /// Their mean.
     pub mean: f64,
+    /// The interval's half-width.
     pub half_width: f64,
     /// half_width / |mean| (None when the mean is 0).
     pub rel_half_width: Option<f64>,
