@@ -200,15 +200,10 @@ pub fn at_one_reading_count(inv: &Inventory, exps: &[&ExperimentClaims]) -> usiz
         .count()
 }
 
-/// How many of an inventory's statements are reproduced as stated in full:
+/// The ids of an inventory's statements reproduced as stated in full:
 /// reproduced, at every reading its maps and foils try
 /// ([`at_one_reading_count`] counts the others) and with no part untested
 /// ([`in_part`]).
-pub fn in_full_count(inv: &Inventory, exps: &[&ExperimentClaims]) -> usize {
-    in_full(inv, exps).len()
-}
-
-/// The ids of the statements [`in_full_count`] counts.
 pub fn in_full<'a>(inv: &'a Inventory, exps: &[&ExperimentClaims]) -> Vec<&'a str> {
     inv.statements
         .iter()

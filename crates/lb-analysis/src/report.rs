@@ -397,7 +397,7 @@ pub(crate) fn quotes_csv(prose: &[(String, String)], results: &[PointResult]) ->
 
 /// Who makes a figure's claim line, from the origins of the experiment's
 /// claims (so that a caption never calls a conjecture of ours the paper's).
-fn claim_label(claims: &[ClaimResult]) -> &'static str {
+fn claim_label(claims: &[&ClaimResult]) -> &'static str {
     let has = |o: Origin| claims.iter().any(|c| c.origin == o);
     if has(Origin::Paper) {
         "The paper claims"
@@ -412,7 +412,7 @@ fn claim_label(claims: &[ClaimResult]) -> &'static str {
 
 /// The verdicts of the claims behind a figure's claim line, from the audit:
 /// " Audited: `id` (the paper's) **confirmed**, …".
-fn verdicts_line(experiment: &str, claims: &[ClaimResult]) -> String {
+fn verdicts_line(experiment: &str, claims: &[&ClaimResult]) -> String {
     let parts: Vec<String> = claims
         .iter()
         .filter(|c| !c.required && c.origin != Origin::Check)
@@ -480,27 +480,26 @@ pub fn section(exp: &Experiment, w: &Written) -> String {
             // The claims on the figure's metric and its stability claims
             // (every figure marks what is unstable), where some read the
             // metric; else all of the experiment's (a figure of paths).
-            let on_y_metric = |c: &&ClaimResult| {
+            let on_y_metric = |c: &ClaimResult| {
                 spec.y
                     .is_some_and(|y| c.metric.as_deref() == Some(y.name()))
             };
-            let on_y: Vec<ClaimResult> = exp
+            let some_on_y = exp.claims.iter().any(on_y_metric);
+            let claims: Vec<&ClaimResult> = exp
                 .claims
                 .iter()
-                .filter(|c| on_y_metric(c) || c.kind == lb_manifest::claim::ClaimKind::Stability)
-                .cloned()
+                .filter(|c| {
+                    !some_on_y
+                        || on_y_metric(c)
+                        || c.kind == lb_manifest::claim::ClaimKind::Stability
+                })
                 .collect();
-            let claims = if exp.claims.iter().any(|c| on_y_metric(&c)) {
-                &on_y[..]
-            } else {
-                exp.claims
-            };
             let _ = writeln!(
                 s,
                 "*{}:* {}{}\n",
-                claim_label(claims),
+                claim_label(&claims),
                 quoted(claim),
-                verdicts_line(exp.name, claims)
+                verdicts_line(exp.name, &claims)
             );
         }
     }

@@ -202,51 +202,55 @@ impl std::str::FromStr for ProcedureWord {
 
 /// A procedure's family, as a coverage entry records it (its word is the
 /// certificate's `kind`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {
     /// Student-t over replications.
-    #[serde(rename = "Student-t")]
     StudentT,
     /// Batch means within one run.
-    #[serde(rename = "batch means")]
     BatchMeans,
     /// Batch means on the independence test's batches (before the certificate).
-    #[serde(rename = "batch means, 16–64 batches")]
     BatchMeansTestBatches,
     /// Wilson on pooled events.
-    #[serde(rename = "Wilson")]
     Wilson,
     /// Wilson with the design effect held at 1 or more (before the certificate).
-    #[serde(rename = "Wilson, design effect ≥ 1 (before)")]
     WilsonFloored,
     /// Clopper–Pearson on pooled events.
-    #[serde(rename = "Clopper–Pearson")]
     ClopperPearson,
     /// The interval at which a precision rule stops.
-    #[serde(rename = "precision rule")]
     PrecisionRule,
     /// Stein's two-stage interval (a candidate).
-    #[serde(rename = "two-stage precision rule")]
     TwoStageStein,
     /// Stein's n read with Student-t (a candidate).
-    #[serde(rename = "two-stage n, Student-t")]
     TwoStageT,
     /// A control variate with β = 1.
-    #[serde(rename = "control variate, β = 1")]
     ControlBetaOne,
     /// A control variate with β fitted.
-    #[serde(rename = "control variate, β fitted")]
     ControlFitted,
     /// Willink's skew-adjusted Student-t (a candidate).
-    #[serde(rename = "Student-t, skew-adjusted")]
     SkewT,
     /// A precision rule's replications read with Willink's interval (a candidate).
-    #[serde(rename = "precision rule, skew-adjusted")]
     SkewPrecision,
 }
 
 impl Kind {
-    /// In words, as the certificate prints it.
+    /// Every kind.
+    pub const ALL: [Kind; 13] = [
+        Kind::StudentT,
+        Kind::BatchMeans,
+        Kind::BatchMeansTestBatches,
+        Kind::Wilson,
+        Kind::WilsonFloored,
+        Kind::ClopperPearson,
+        Kind::PrecisionRule,
+        Kind::TwoStageStein,
+        Kind::TwoStageT,
+        Kind::ControlBetaOne,
+        Kind::ControlFitted,
+        Kind::SkewT,
+        Kind::SkewPrecision,
+    ];
+
+    /// In words, as the certificate prints it and its records store it.
     pub fn word(self) -> &'static str {
         match self {
             Kind::StudentT => "Student-t",
@@ -303,6 +307,23 @@ impl Kind {
             Kind::SkewPrecision => Some(Kind::PrecisionRule),
             _ => None,
         }
+    }
+}
+
+/// A coverage record stores a kind as its word ([`Kind::word`]).
+impl Serialize for Kind {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.word())
+    }
+}
+
+impl<'de> Deserialize<'de> for Kind {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Kind, D::Error> {
+        let w = String::deserialize(d)?;
+        Kind::ALL
+            .into_iter()
+            .find(|k| k.word() == w)
+            .ok_or_else(|| serde::de::Error::custom(format!("no procedure kind is called \"{w}\"")))
     }
 }
 
@@ -2031,6 +2052,23 @@ mod tests {
             "bmm".parse::<super::ProcedureWord>(),
             Err("unknown \"bmm\"".to_string())
         );
+    }
+
+    /// A kind is stored as its word and read back from it; the words are
+    /// distinct, and one lb does not know is refused.
+    #[test]
+    fn kinds_are_stored_as_their_words() {
+        let mut words = Vec::new();
+        for k in super::Kind::ALL {
+            let json = serde_json::to_string(&k).unwrap();
+            assert_eq!(json, format!("\"{}\"", k.word()));
+            assert_eq!(serde_json::from_str::<super::Kind>(&json).unwrap(), k);
+            words.push(k.word());
+        }
+        words.sort_unstable();
+        words.dedup();
+        assert_eq!(words.len(), super::Kind::ALL.len());
+        assert!(serde_json::from_str::<super::Kind>("\"t-test\"").is_err());
     }
 
     use super::clopper_pearson;

@@ -309,6 +309,7 @@ impl Tally {
 }
 
 fn row(c: &ClaimResult) -> ClaimRow {
+    let reading = holds_only_at(c);
     ClaimRow {
         id: c.id.clone(),
         verdict: c.verdict,
@@ -361,8 +362,8 @@ fn row(c: &ClaimResult) -> ClaimRow {
             .map(|n| format!("{}: {}", n.statement, n.verdict.word()))
             .collect(),
         reads: reads(c),
-        holds_only_at: holds_only_at(c),
-        only_at: only_at(c),
+        holds_only_at: reading.as_ref().map(|r| r.0.clone()),
+        only_at: reading.map(|r| r.1).unwrap_or_default(),
         floor_only: floor_only(c),
     }
 }
@@ -393,10 +394,30 @@ pub(crate) fn floor_only(c: &ClaimResult) -> Vec<String> {
     out
 }
 
+/// The axes its checks read, each once, in order.
+fn axis_names(checks: &[super::PointCheck]) -> Vec<&String> {
+    let mut names: Vec<&String> = checks
+        .iter()
+        .flat_map(|k| k.axes.iter().map(|(n, _)| n))
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// The values of axis `n` its checks read, each once, in order.
+fn distinct_values<'a>(checks: &'a [super::PointCheck], n: &str) -> Vec<&'a str> {
+    let mut v = super::check::axis_values(checks, n);
+    v.sort();
+    v.dedup();
+    v
+}
+
 /// The setting a claim holds at only: where its foil reads the claim's own
 /// series at other values of an axis (a setting, not a policy) and fails
-/// there, the claim's values of that axis ("count_own = false").
-pub(crate) fn holds_only_at(c: &ClaimResult) -> Option<String> {
+/// there, the claim's values of that axis in words ("count_own = false"),
+/// with those of them the claim pins to one value: the reading it holds at.
+pub(crate) fn holds_only_at(c: &ClaimResult) -> Option<(String, Vec<Need>)> {
     let f = c.foil.as_ref()?;
     if f.verdict != Verdict::Refuted || !matches!(c.verdict, Verdict::Confirmed | Verdict::Partly) {
         return None;
@@ -410,75 +431,39 @@ pub(crate) fn holds_only_at(c: &ClaimResult) -> Option<String> {
     if series(c) != series(f) {
         return None;
     }
-    let mut names: Vec<&String> = c
-        .checks
-        .iter()
-        .flat_map(|k| k.axes.iter().map(|(n, _)| n))
-        .collect();
-    names.sort();
-    names.dedup();
-    let apart: Vec<String> = super::check::moved_axes(&c.checks, &f.checks, names)
-        .iter()
-        .filter_map(|n| {
-            fn values<'a>(x: &'a ClaimResult, n: &str) -> Vec<&'a str> {
-                let mut v = super::check::axis_values(&x.checks, n);
-                v.sort();
-                v.dedup();
-                v
-            }
-            let (a, b) = (values(c, n), values(f, n));
-            // A setting the claim pins to one value is a reading of what
-            // the text leaves open; an axis it reads several values of is
-            // part of its range, and its foil reads the rest of it.
-            (!a.is_empty() && !b.is_empty()).then(|| {
-                if a.len() == 1 {
-                    format!(
-                        "{n} = {}; at {n} = {}, the other reading (its foil), the claim fails \
-                         at some points",
-                        a.join(", "),
-                        b.join(", ")
-                    )
-                } else {
-                    format!(
-                        "{n} = {}; its foil, at {n} = {}, fails at some points",
-                        a.join(", "),
-                        b.join(", ")
-                    )
-                }
-            })
-        })
-        .collect();
-    (!apart.is_empty()).then(|| apart.join(", "))
-}
-
-/// The settings a claim pins to one value whose foil reads another value
-/// and fails there ([`holds_only_at`]): the reading it holds at.
-pub(crate) fn only_at(c: &ClaimResult) -> Vec<Need> {
-    let Some(f) = c.foil.as_ref() else {
-        return Vec::new();
-    };
-    if holds_only_at(c).is_none() {
-        return Vec::new();
-    }
-    let mut names: Vec<&String> = c
-        .checks
-        .iter()
-        .flat_map(|k| k.axes.iter().map(|(n, _)| n))
-        .collect();
-    names.sort();
-    names.dedup();
-    super::check::moved_axes(&c.checks, &f.checks, names)
-        .iter()
-        .filter_map(|n| {
-            let mut v = super::check::axis_values(&c.checks, n);
-            v.sort();
-            v.dedup();
-            (v.len() == 1).then(|| Need {
+    let mut apart: Vec<String> = Vec::new();
+    let mut pinned: Vec<Need> = Vec::new();
+    for n in super::check::moved_axes(&c.checks, &f.checks, axis_names(&c.checks)) {
+        let (a, b) = (
+            distinct_values(&c.checks, &n),
+            distinct_values(&f.checks, &n),
+        );
+        if a.is_empty() || b.is_empty() {
+            continue;
+        }
+        // A setting the claim pins to one value is a reading of what the
+        // text leaves open; an axis it reads several values of is part of
+        // its range, and its foil reads the rest of it.
+        if a.len() == 1 {
+            apart.push(format!(
+                "{n} = {}; at {n} = {}, the other reading (its foil), the claim fails at some \
+                 points",
+                a.join(", "),
+                b.join(", ")
+            ));
+            pinned.push(Need {
                 setting: n.clone(),
-                values: vec![v[0].to_string()],
-            })
-        })
-        .collect()
+                values: vec![a[0].to_string()],
+            });
+        } else {
+            apart.push(format!(
+                "{n} = {}; its foil, at {n} = {}, fails at some points",
+                a.join(", "),
+                b.join(", ")
+            ));
+        }
+    }
+    (!apart.is_empty()).then(|| (apart.join(", "), pinned))
 }
 
 /// What a claim reads, from its checks: the series compared and, per
@@ -534,21 +519,9 @@ pub(crate) fn reads(c: &ClaimResult) -> String {
             // A foil of the claim's own series says where it reads them: the
             // settings it pins to values the claim does not read.
             let at: Vec<String> = if fs == series(c) {
-                let mut names: Vec<&String> = f
-                    .checks
+                super::check::moved_axes(&c.checks, &f.checks, axis_names(&f.checks))
                     .iter()
-                    .flat_map(|k| k.axes.iter().map(|(n, _)| n))
-                    .collect();
-                names.sort();
-                names.dedup();
-                super::check::moved_axes(&c.checks, &f.checks, names)
-                    .iter()
-                    .map(|n| {
-                        let mut v = super::check::axis_values(&f.checks, n);
-                        v.sort();
-                        v.dedup();
-                        format!("{n} = {}", v.join(", "))
-                    })
+                    .map(|n| format!("{n} = {}", distinct_values(&f.checks, n).join(", ")))
                     .collect()
             } else {
                 Vec::new()
