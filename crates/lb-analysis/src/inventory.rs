@@ -185,6 +185,24 @@ pub(crate) fn in_words(tally: &std::collections::BTreeMap<Status, usize>) -> Str
 /// reading only: a setting the text leaves open decides one of the paper
 /// claims that decide it ([`crate::audit::ClaimRow::at_one_reading`]).
 pub fn at_one_reading_count(inv: &Inventory, exps: &[&ExperimentClaims]) -> usize {
+    reproduced_where(inv, exps, |r| r.at_one_reading())
+}
+
+/// How many of an inventory's statements reproduced as stated are so at a
+/// rate threshold of ours: one of the paper claims that decide them is a
+/// limit its rate can decide, at a slowest rate neither the statement nor
+/// its proof gives ([`crate::audit::ClaimRow::threshold_ours`]).
+pub fn at_threshold_ours_count(inv: &Inventory, exps: &[&ExperimentClaims]) -> usize {
+    reproduced_where(inv, exps, |r| r.threshold_ours.is_some())
+}
+
+/// How many of an inventory's statements reproduced as stated (in full or
+/// in part) rest on a paper claim of which `qualified` holds.
+fn reproduced_where(
+    inv: &Inventory,
+    exps: &[&ExperimentClaims],
+    qualified: impl Fn(&crate::audit::ClaimRow) -> bool,
+) -> usize {
     inv.statements
         .iter()
         .filter(|s| s.counted() && standing(s, exps) == Standing::AsStated)
@@ -195,14 +213,15 @@ pub fn at_one_reading_count(inv: &Inventory, exps: &[&ExperimentClaims]) -> usiz
         .filter(|s| {
             rows(s, exps)
                 .iter()
-                .any(|(_, r)| r.origin == Origin::Paper && r.at_one_reading())
+                .any(|(_, r)| r.origin == Origin::Paper && qualified(r))
         })
         .count()
 }
 
 /// The ids of an inventory's statements reproduced as stated in full:
 /// reproduced, at every reading its maps and foils try
-/// ([`at_one_reading_count`] counts the others) and with no part untested
+/// ([`at_one_reading_count`] counts the others), at thresholds the paper
+/// gives ([`at_threshold_ours_count`]) and with no part untested
 /// ([`in_part`]).
 pub fn in_full<'a>(inv: &'a Inventory, exps: &[&ExperimentClaims]) -> Vec<&'a str> {
     inv.statements
@@ -211,9 +230,9 @@ pub fn in_full<'a>(inv: &'a Inventory, exps: &[&ExperimentClaims]) -> Vec<&'a st
         .filter(|s| status(s, exps).is_some_and(|(v, _, _)| v == Status::Reproduced))
         .filter(|s| !in_part(s, exps))
         .filter(|s| {
-            !rows(s, exps)
-                .iter()
-                .any(|(_, r)| r.origin == Origin::Paper && r.at_one_reading())
+            !rows(s, exps).iter().any(|(_, r)| {
+                r.origin == Origin::Paper && (r.at_one_reading() || r.threshold_ours.is_some())
+            })
         })
         .map(|s| s.id.as_str())
         .collect()

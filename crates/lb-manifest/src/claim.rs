@@ -154,7 +154,8 @@ macro_rules! claim_tables {
             /// fail, with `says` naming it and why. A confirmation counts
             /// only if its foil is refuted: one whose foil holds too does
             /// not discriminate. A paper's statement and a stand-in name a
-            /// foil or say, in `no_foil`, why none can fail.
+            /// foil or say, in `no_foil`, why none can fail. The foil reads
+            /// the claim's control variate unless it names its own.
             pub foil: Option<WhyCheckToml>,
             /// Why no setting could fail the claim (a floor every policy
             /// meets by construction, a bound of the whole class): its
@@ -246,6 +247,11 @@ claim_tables! {
     last: Option<u32>,
     /// `limit`: the slowest rate of approach counted as one.
     min_rate: Option<f64>,
+    /// `limit`, with `min_rate`: where that rate comes from, "@<key>,
+    /// <where>: <how>" for the paper's own (the order its statement gives,
+    /// or the bound its proof gives) or "ours: <why this rate>". A claim's
+    /// foil reads the claim's rate and need not repeat it.
+    rate_from: Option<String>,
     /// `limit`, with `min_rate`: a gap outside the tolerance that closes
     /// faster than `min_rate` with confidence confirms (the limit read
     /// through the rate of its gap). Default: true where `min_rate` is
@@ -949,6 +955,8 @@ pub struct Limit {
     /// below it with confidence refutes the claim; without it only a gap
     /// that grows refutes.
     pub min_rate: Option<f64>,
+    /// Where `min_rate` comes from: the paper's statement or proof, or us.
+    pub rate_from: Option<RateSource>,
     /// With `min_rate`: a gap outside the tolerance that closes faster than
     /// `min_rate` with confidence confirms the claim (`rate_decides`): a
     /// limit read through the rate of its gap, as a stand-in for a limit
@@ -964,6 +972,32 @@ pub struct Limit {
     pub control: Option<Control>,
 }
 
+/// Where a limit's slowest rate of approach comes from (`rate_from`): a
+/// rate the held paper gives decides its statement by the paper's own rule;
+/// a rate of ours is a choice, and a statement it decides says so.
+#[derive(Debug, Clone, PartialEq)]
+pub enum RateSource {
+    /// The paper's: its citation written out, where, and how the rate follows.
+    Paper(String),
+    /// Ours, and why this rate.
+    Ours(String),
+}
+
+impl RateSource {
+    /// The words a verdict prints after the rate.
+    pub fn words(&self) -> String {
+        match self {
+            RateSource::Paper(s) => format!("from {s}"),
+            RateSource::Ours(s) => format!("ours: {s}"),
+        }
+    }
+
+    /// True for a rate of ours.
+    pub fn ours(&self) -> bool {
+        matches!(self, RateSource::Ours(_))
+    }
+}
+
 impl Limit {
     pub const KEYS: &[&str] = &[
         "metric",
@@ -975,6 +1009,7 @@ impl Limit {
         "abs_tolerance",
         "last",
         "min_rate",
+        "rate_from",
         "rate_decides",
         "approaches",
         "control",

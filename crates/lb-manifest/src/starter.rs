@@ -299,7 +299,8 @@ pub fn text(
              # worse = \"{worse}\"\n\
              # A limit claim (kind = \"limit\") whose metric approaches its limit slowly reads\n\
              # undecided on its tolerance alone: give min_rate = <the slowest rate counted>, and\n\
-             # the rate at which the gap closes decides it.",
+             # the rate at which the gap closes decides it; rate_from = \"@<key>, <where>: <how>\"\n\
+             # where the paper's statement or proof gives that rate, else \"ours: <why>\".",
             slug(&better),
             slug(&worse)
         );

@@ -11,7 +11,7 @@
 use crate::calibration::{DecideAt, decision_level};
 use crate::claim::{
     Beta, Bound, Check, CheckToml, Claim, ClaimKind, ClaimToml, Control, ControlToml,
-    DEFAULT_LEVEL, Direction, Limit, Ordering, Origin, Side, Stability, StandsFor, Tolerance,
+    DEFAULT_LEVEL, Direction, Limit, Ordering, Origin, RateSource, Side, Stability, StandsFor, Tolerance,
     Toward, Trend, Value, WhyCheck, WhyCheckToml,
 };
 use crate::diag::{ManifestError, one_of};
@@ -1022,14 +1022,24 @@ fn claim(
         s => s,
     };
     let keys = c.check();
-    let check = typed(l, &at, &keys)?;
+    let mut check = typed(l, &at, &keys)?;
+    rate_source(l, &at, &mut check, keys.rate_from.as_deref(), None, refs)?;
     let mut why_checks = Vec::new();
     for (j, w) in c.why_check.iter().enumerate() {
-        why_checks.push(carried(l, &format!("{at}.why_check[{j}]"), w)?);
+        let at = format!("{at}.why_check[{j}]");
+        let mut w2 = carried(l, &at, w)?;
+        rate_source(l, &at, &mut w2.check, w.rate_from.as_deref(), Some(&check), refs)?;
+        why_checks.push(w2);
     }
     foil_or_reason(l, &at, c, origin)?;
     let foil = match &c.foil {
-        Some(f) => Some(carried(l, &format!("{at}.foil"), f)?),
+        Some(f) => {
+            let at = format!("{at}.foil");
+            let mut w = carried(l, &at, f)?;
+            rate_source(l, &at, &mut w.check, f.rate_from.as_deref(), Some(&check), refs)?;
+            inherit_control(&mut w.check, &check);
+            Some(w)
+        }
         None => None,
     };
     let (level, stated_level, decide_at) = levels(keys.level, keys.decide_at);
@@ -1055,6 +1065,87 @@ fn claim(
         reads: c.reads.clone(),
         check,
     })
+}
+
+/// A foil is the claim's own check where the property should fail: it
+/// reads the claim's control variate unless it names its own, so that the
+/// two are held to intervals of one procedure.
+fn inherit_control(foil: &mut Check, claim: &Check) {
+    let (mine, theirs) = match (foil, claim) {
+        (Check::Value(f), Check::Value(c)) => (&mut f.control, &c.control),
+        (Check::Bound(f), Check::Bound(c)) => (&mut f.control, &c.control),
+        (Check::Limit(f), Check::Limit(c)) => (&mut f.control, &c.control),
+        _ => return,
+    };
+    if mine.is_none() {
+        mine.clone_from(theirs);
+    }
+}
+
+/// A limit's `rate_from`, read into its check: required with `min_rate`
+/// (but in a check a claim carries at the claim's own rate, which reads the
+/// claim's source), refused without it. "@<key>, …" cites the paper the
+/// rate is from; "ours: …" says why we chose it.
+fn rate_source(
+    l: &Parsed,
+    at: &str,
+    check: &mut Check,
+    written: Option<&str>,
+    claim: Option<&Check>,
+    refs: Option<&crate::references::References>,
+) -> R {
+    let key = format!("{at}.rate_from");
+    let Check::Limit(c) = check else {
+        return match written {
+            Some(_) => Err(l.error(&key, "only a `limit` with `min_rate` has a rate to source")),
+            None => Ok(()),
+        };
+    };
+    let Some(rate) = c.min_rate else {
+        return match written {
+            Some(_) => Err(l.error(
+                &key,
+                "names where `min_rate` comes from, and the check has none: remove it, or \
+                 give min_rate",
+            )),
+            None => Ok(()),
+        };
+    };
+    let source = match written.map(str::trim) {
+        Some(w) => match w.strip_prefix("ours:") {
+            Some(why) if !why.trim().is_empty() => RateSource::Ours(why.trim().to_string()),
+            Some(_) => return Err(l.error(&key, "say after \"ours:\" why this rate")),
+            None if w.starts_with('@') => RateSource::Paper(
+                crate::references::cited(refs, w, true).map_err(|why| l.error(&key, why))?,
+            ),
+            None => {
+                return Err(l.error(
+                    &key,
+                    "either \"@<key>, <where>: <how the rate follows>\" (the paper's \
+                     statement or proof gives it) or \"ours: <why this rate>\"",
+                ));
+            }
+        },
+        None => match claim {
+            Some(Check::Limit(k)) if k.min_rate == Some(rate) => match &k.rate_from {
+                Some(s) => s.clone(),
+                None => return Ok(()),
+            },
+            _ if l.older_revision => return Ok(()),
+            _ => {
+                return Err(l.error(
+                    &key,
+                    format!(
+                        "min_rate = {rate} decides the limit: say where it comes from, \
+                         rate_from = \"@<key>, <where>: <how the rate follows>\" if the \
+                         paper's statement or proof gives it, or \"ours: <why this rate>\""
+                    ),
+                ));
+            }
+        },
+    };
+    c.rate_from = Some(source);
+    Ok(())
 }
 
 /// A check a claim carries (`[[claim.why_check]]`, `[claim.foil]`) at key
@@ -1389,6 +1480,8 @@ fn along_an_axis(
             tolerance: k.tolerance(),
             last,
             min_rate: k.c.min_rate,
+            // Read with the references where the claim is (`rate_source`).
+            rate_from: None,
             // A limit with a slowest rate is decided by its rate where its nearest
             // point lies outside the tolerance, unless it says otherwise: one rule
             // for statements and stand-ins.

@@ -717,7 +717,7 @@ fn a_refresh_credit_is_held_to_a_vanishing_p_hat() {
     let e = err(&format!("{GOOD}{claim}"));
     assert_eq!(e.field, "claim[0].credits", "{e}");
     assert!(e.message.contains("min_rate"), "{e}");
-    let claim = format!("{claim}min_rate = 0.9\n");
+    let claim = format!("{claim}min_rate = 0.9\nrate_from = \"ours: a test\"\n");
     let e = err(&format!("{GOOD}{claim}"));
     assert_eq!(e.field, "claim[0].credits", "{e}");
     assert!(e.message.contains("label = \"L-JSQ-Push (p̂ ∝ ε)\""), "{e}");
@@ -771,7 +771,8 @@ fn counterpart_nulls_are_one_per_policy() {
     let claim = "\n[[claim]]\nid = \"c\"\nstatement = \"s\"\nsource = \"x\"\norigin = \"ours\"\n\
                  kind = \"limit\"\nmetric = \"mean_response\"\n\
                  policies = [\"JSQ\", \"L-JSQ-Push\"]\nalong = \"load\"\ntoward = \"zero\"\n\
-                 expected = 1.0\ntolerance = 0.1\nmin_rate = 0.9\ncredits = \"refresh\"\n";
+                 expected = 1.0\ntolerance = 0.1\nmin_rate = 0.9\nrate_from = \"ours: a test\"\n\
+                 credits = \"refresh\"\n";
     let nulls = "\n[[policy]]\nlabel = \"JSQ (p̂ ∝ ε)\"\nspec = \"JSQ\"\n\n[[policy]]\n\
                  label = \"L-JSQ-Push (p̂ ∝ ε)\"\nspec = \"L-JSQ-Push\"\n\
                  p_hat = { scale = 1, of = \"load\", power = 1 }\n";
@@ -802,4 +803,57 @@ fn counterpart_nulls_are_one_per_policy() {
             .statement
             .contains("(L-JSQ-Push (p̂ ∝ ε) in the subject's place")
     );
+}
+
+/// A slowest rate of approach says where it comes from: the paper (cited
+/// by key) or us (with why); a foil at the claim's rate reads the claim's
+/// source, one at another rate names its own.
+#[test]
+fn a_slowest_rate_names_its_source() {
+    let claim = "\n[[claim]]\nid = \"c\"\nstatement = \"s\"\nsource = \"x\"\norigin = \"ours\"\n\
+                 kind = \"limit\"\nmetric = \"mean_response\"\npolicies = [\"JSQ\"]\n\
+                 along = \"load\"\ntoward = \"zero\"\nexpected = 1.0\ntolerance = 0.1\n\
+                 min_rate = 0.5\n";
+    let e = err(&format!("{GOOD}{claim}"));
+    assert_eq!(e.field, "claim[0].rate_from", "{e}");
+    assert!(e.message.contains("ours: <why this rate>"), "{e}");
+    for (written, says) in [
+        ("\"because\"", "either"),
+        ("\"ours:  \"", "why this rate"),
+        ("\"@no-such-key, §1\"", "references.bib"),
+    ] {
+        let e = err(&format!("{GOOD}{claim}rate_from = {written}\n"));
+        assert_eq!(e.field, "claim[0].rate_from", "{e}");
+        assert!(e.message.contains(says), "{written}: {e}");
+    }
+    let sourced = format!("{claim}rate_from = \"ours: a test\"\n");
+    let foil = |rate: &str| {
+        format!(
+            "{sourced}\n[claim.foil]\nsays = \"f\"\nkind = \"limit\"\n\
+             metric = \"mean_response\"\npolicies = [\"L-JSQ-Push\"]\nalong = \"load\"\n\
+             toward = \"zero\"\nexpected = 1.0\ntolerance = 0.1\nmin_rate = {rate}\n"
+        )
+    };
+    let e = err(&format!("{GOOD}{}", foil("0.9")));
+    assert_eq!(e.field, "claim[0].foil.rate_from", "{e}");
+    let loaded = load_str(
+        Path::new("exp/ok.toml"),
+        &format!("{GOOD}{}", foil("0.5")),
+        Profile::Full,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let c = &loaded.loaded.claims()[0];
+    let source = |k: &lb_manifest::claim::Check| match k {
+        lb_manifest::claim::Check::Limit(l) => l.rate_from.clone(),
+        k => panic!("{k:?}"),
+    };
+    let ours = Some(lb_manifest::claim::RateSource::Ours("a test".into()));
+    assert_eq!(source(&c.check), ours);
+    assert_eq!(source(&c.foil.as_ref().unwrap().check), ours);
+    let e = err(&format!("{GOOD}{claim}rate_from = \"ours: t\"\nrate_decides = false\n\
+                          [claim.foil]\nsays = \"f\"\nkind = \"limit\"\n\
+                          metric = \"mean_response\"\npolicies = [\"L-JSQ-Push\"]\n\
+                          along = \"load\"\ntoward = \"zero\"\nexpected = 1.0\n\
+                          tolerance = 0.1\nrate_from = \"ours: t\"\n"));
+    assert_eq!(e.field, "claim[0].foil.rate_from", "{e}");
 }

@@ -410,6 +410,10 @@ pub struct ClaimResult {
     pub inside: Option<(usize, usize)>,
     /// What would decide an inconclusive claim, in words.
     pub to_decide: Option<String>,
+    /// A limit its rate can decide, at a slowest rate of ours (not the
+    /// paper's statement's or proof's): that rate and why we chose it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold_ours: Option<String>,
     /// The metric read and its label (unit included), if any.
     pub metric: Option<String>,
     pub metric_label: Option<String>,

@@ -170,6 +170,7 @@ pub(super) fn audit_shifted(
         matched,
         inside,
         to_decide,
+        threshold_ours: threshold_ours(c),
         metric: metric.map(|m| m.name().to_string()),
         metric_label: metric.map(|m| m.label().to_string()),
         rule,
@@ -178,6 +179,20 @@ pub(super) fn audit_shifted(
         why_checks: why_checks(experiment, c, results),
         missing: gaps(c, results),
     }
+}
+
+/// A limit whose verdict its rate can decide (by its rate alone, with
+/// `rate_decides`, or as a limit not approached) at a slowest rate of ours:
+/// the rate and our reason, which a statement it decides carries.
+fn threshold_ours(c: &Claim) -> Option<String> {
+    let ClaimCheck::Limit(l) = &c.check else {
+        return None;
+    };
+    let (Some(rate), Some(source)) = (l.min_rate, &l.rate_from) else {
+        return None;
+    };
+    (source.ours() && (l.rate_decides || !l.approaches))
+        .then(|| format!("a slowest rate of approach of ours, {rate} ({})", source.words()))
 }
 
 /// Why a confirmed claim does not discriminate, if it does not: no setting

@@ -40,6 +40,7 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
     let mut by_stand_ins = std::collections::BTreeMap::new();
     let mut in_part = 0;
     let mut one_reading = 0;
+    let mut threshold_ours = 0;
     let mut in_full: Vec<String> = Vec::new();
     for inv in inventories {
         in_full.extend(
@@ -49,6 +50,7 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
         );
         in_part += crate::inventory::in_part_count(inv, experiments);
         one_reading += crate::inventory::at_one_reading_count(inv, experiments);
+        threshold_ours += crate::inventory::at_threshold_ours_count(inv, experiments);
         let k = counts(inv, experiments);
         for i in 0..4 {
             n[i] += k[i];
@@ -104,7 +106,8 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
             crate::inventory::in_words(&statuses),
             [
                 Some(format!(
-                    "; of the reproduced, {} in full (at every reading tried, no part untested{})",
+                    "; of the reproduced, {} in full (at every reading tried, at thresholds \
+                     the paper gives, no part untested{})",
                     in_full.len(),
                     if in_full.is_empty() {
                         String::new()
@@ -116,6 +119,12 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
                     format!(
                         " and {one_reading} at one reading only, a setting the text leaves open \
                          deciding them"
+                    )
+                }),
+                (threshold_ours > 0).then(|| {
+                    format!(
+                        "; {threshold_ours} at a rate threshold of ours, a limit decided by a \
+                         slowest rate of approach neither the statement nor its proof gives"
                     )
                 }),
                 (in_part > 0).then(|| {
@@ -568,6 +577,17 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
         } else {
             word
         };
+        // A status a rate of ours decides says so too.
+        let ours: Vec<String> = papers
+            .iter()
+            .filter(|r| r.threshold_ours.is_some())
+            .map(|r| format!("`{}`", r.id))
+            .collect();
+        let word = if reproduced && !ours.is_empty() {
+            format!("{word}, at a rate threshold of ours")
+        } else {
+            word
+        };
         // Statements audited as stated whose entry names a part no claim
         // reads are audited in part: the status says how many.
         let in_part = sts
@@ -598,6 +618,14 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
             format!(
                 "{why} — where the text leaves a setting open: {}",
                 open.join("; ")
+            )
+        };
+        let why = if ours.is_empty() || !tested {
+            why
+        } else {
+            format!(
+                "{why} — decided at a slowest rate of approach of ours: {}",
+                ours.join(", ")
             )
         };
         let _ = writeln!(s, "| {} | {counted} | {word} | {} |", md(&name), md(&why));

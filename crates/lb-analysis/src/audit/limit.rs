@@ -451,7 +451,15 @@ fn limit_note(
                 num(er, 2),
                 num(eh, 2),
                 c.min_rate
-                    .map(|m| format!(", against the slowest counted {}", sig5(m)))
+                    .map(|m| format!(
+                        ", against the slowest counted {}{}",
+                        sig5(m),
+                        match &c.rate_from {
+                            Some(s) if s.ours() => ", ours",
+                            Some(_) => ", the paper's",
+                            None => "",
+                        }
+                    ))
                     .unwrap_or_default()
             );
         }

@@ -66,7 +66,7 @@ pub(super) fn rule(c: &Check, metric: Option<Metric>) -> String {
                      last {} points; it fails where the nearest point lies within it or the gap \
                      closes faster than that",
                     c.along,
-                    c.min_rate.map(|r| rate_power(c, r)).unwrap_or_default(),
+                    c.min_rate.map(|r| rate_counted(c, r)).unwrap_or_default(),
                     c.min_rate.unwrap_or_default(),
                     c.last,
                 );
@@ -82,12 +82,12 @@ pub(super) fn rule(c: &Check, metric: Option<Metric>) -> String {
                         "; or, outside it, the gap closes faster than {} between the ends \
                          (the rate's interval wholly above {r}); it fails where the gap grows or \
                          closes slower than that",
-                        rate_power(c, r)
+                        rate_counted(c, r)
                     ),
                     (Some(r), false) => format!(
                         "; it fails where the gap grows, or closes slower than {} with \
                          confidence",
-                        rate_power(c, r)
+                        rate_counted(c, r)
                     ),
                     (None, _) => String::new(),
                 }
@@ -103,6 +103,15 @@ pub(super) fn rule(c: &Check, metric: Option<Metric>) -> String {
             100.0 * lb_core::stability::FALSE_ALARM,
             100.0 * lb_core::stability::GROWTH_KEPT,
         ),
+    }
+}
+
+/// The slowest approach counted, as a power of the axis, with where that
+/// rate comes from (`rate_from`).
+fn rate_counted(c: &lb_manifest::claim::Limit, r: f64) -> String {
+    match &c.rate_from {
+        Some(s) => format!("{} (the slowest rate counted, {})", rate_power(c, r), s.words()),
+        None => rate_power(c, r),
     }
 }
 

@@ -99,6 +99,10 @@ pub struct ClaimRow {
     /// what the statement says of them no point tests ([`floor_only`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub floor_only: Vec<String>,
+    /// A limit its rate can decide at a slowest rate of ours
+    /// ([`ClaimResult::threshold_ours`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold_ours: Option<String>,
 }
 
 /// A verdict in words, saying so of a confirmation that does not
@@ -365,6 +369,7 @@ fn row(c: &ClaimResult) -> ClaimRow {
         holds_only_at: reading.as_ref().map(|r| r.0.clone()),
         only_at: reading.map(|r| r.1).unwrap_or_default(),
         floor_only: floor_only(c),
+        threshold_ours: c.threshold_ours.clone(),
     }
 }
 

@@ -205,6 +205,7 @@ pub fn limit_to_ten(
         tolerance: relative(0.01),
         last: claim::Limit::DEFAULT_LAST,
         min_rate,
+        rate_from: None,
         rate_decides,
         approaches,
         control: None,
