@@ -11,8 +11,8 @@
 use crate::calibration::{DecideAt, decision_level};
 use crate::claim::{
     Beta, Bound, Check, CheckToml, Claim, ClaimKind, ClaimToml, Control, ControlToml,
-    DEFAULT_LEVEL, Direction, Limit, Ordering, Origin, RateSource, Side, Stability, StandsFor, Tolerance,
-    Toward, Trend, Value, WhyCheck, WhyCheckToml,
+    DEFAULT_LEVEL, Direction, Limit, Ordering, Origin, RateSource, Side, Stability, StandsFor,
+    Tolerance, Toward, Trend, Value, WhyCheck, WhyCheckToml,
 };
 use crate::diag::{ManifestError, one_of};
 use crate::manifest::{Loaded, Parsed};
@@ -1028,7 +1028,14 @@ fn claim(
     for (j, w) in c.why_check.iter().enumerate() {
         let at = format!("{at}.why_check[{j}]");
         let mut w2 = carried(l, &at, w)?;
-        rate_source(l, &at, &mut w2.check, w.rate_from.as_deref(), Some(&check), refs)?;
+        rate_source(
+            l,
+            &at,
+            &mut w2.check,
+            w.rate_from.as_deref(),
+            Some(&check),
+            refs,
+        )?;
         why_checks.push(w2);
     }
     foil_or_reason(l, &at, c, origin)?;
@@ -1036,7 +1043,14 @@ fn claim(
         Some(f) => {
             let at = format!("{at}.foil");
             let mut w = carried(l, &at, f)?;
-            rate_source(l, &at, &mut w.check, f.rate_from.as_deref(), Some(&check), refs)?;
+            rate_source(
+                l,
+                &at,
+                &mut w.check,
+                f.rate_from.as_deref(),
+                Some(&check),
+                refs,
+            )?;
             inherit_control(&mut w.check, &check);
             Some(w)
         }

@@ -850,10 +850,12 @@ fn a_slowest_rate_names_its_source() {
     let ours = Some(lb_manifest::claim::RateSource::Ours("a test".into()));
     assert_eq!(source(&c.check), ours);
     assert_eq!(source(&c.foil.as_ref().unwrap().check), ours);
-    let e = err(&format!("{GOOD}{claim}rate_from = \"ours: t\"\nrate_decides = false\n\
+    let e = err(&format!(
+        "{GOOD}{claim}rate_from = \"ours: t\"\nrate_decides = false\n\
                           [claim.foil]\nsays = \"f\"\nkind = \"limit\"\n\
                           metric = \"mean_response\"\npolicies = [\"L-JSQ-Push\"]\n\
                           along = \"load\"\ntoward = \"zero\"\nexpected = 1.0\n\
-                          tolerance = 0.1\nrate_from = \"ours: t\"\n"));
+                          tolerance = 0.1\nrate_from = \"ours: t\"\n"
+    ));
     assert_eq!(e.field, "claim[0].foil.rate_from", "{e}");
 }

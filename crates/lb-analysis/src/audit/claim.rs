@@ -191,8 +191,12 @@ fn threshold_ours(c: &Claim) -> Option<String> {
     let (Some(rate), Some(source)) = (l.min_rate, &l.rate_from) else {
         return None;
     };
-    (source.ours() && (l.rate_decides || !l.approaches))
-        .then(|| format!("a slowest rate of approach of ours, {rate} ({})", source.words()))
+    (source.ours() && (l.rate_decides || !l.approaches)).then(|| {
+        format!(
+            "a slowest rate of approach of ours, {rate} ({})",
+            source.words()
+        )
+    })
 }
 
 /// Why a confirmed claim does not discriminate, if it does not: no setting

@@ -110,7 +110,11 @@ pub(super) fn rule(c: &Check, metric: Option<Metric>) -> String {
 /// rate comes from (`rate_from`).
 fn rate_counted(c: &lb_manifest::claim::Limit, r: f64) -> String {
     match &c.rate_from {
-        Some(s) => format!("{} (the slowest rate counted, {})", rate_power(c, r), s.words()),
+        Some(s) => format!(
+            "{} (the slowest rate counted, {})",
+            rate_power(c, r),
+            s.words()
+        ),
         None => rate_power(c, r),
     }
 }
