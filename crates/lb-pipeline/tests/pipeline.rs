@@ -126,6 +126,12 @@ fn reproduce_from_rust_runs_draws_audits_and_then_reuses_the_cache() {
         (0, 16)
     );
     assert_eq!(files(&out), before);
+    // A warm reproduce in a new process reads each of the 16 records once,
+    // however many of its steps read them.
+    let warm = Cache::new(&results);
+    reproduce(&warm, &loaded, &o, &out, true, &Silent).unwrap();
+    assert_eq!(warm.replication_parses(), 16);
+    assert_eq!(files(&out), before);
 
     // The audit alone, on the same records, gives the same verdicts.
     let audited = audit(&cache, &loaded);

@@ -315,11 +315,19 @@ pub struct Cache {
     /// A key pins its point (the point hashes to it), so a point once read
     /// is the point of every later replication record of that key.
     points: Arc<Mutex<HashMap<Key, ReadPoint>>>,
+    /// The replication records this process has read, by key and index,
+    /// with the stamp of the file they were read from: a command that
+    /// reads a record several times parses and checks it once, and one
+    /// written, moved or packed since is read again.
+    replications: Arc<Mutex<HashMap<(Key, u64), ReadReplication>>>,
+    /// How many replication records this process has parsed and checked.
+    parses: Arc<std::sync::atomic::AtomicU64>,
 }
 
 /// A point as read from its record, with where it was read from: its
 /// loose file (true) or its bucket's pack (false), and that file's stamp.
 type ReadPoint = (Point, Option<(bool, FileStamp)>);
+type ReadReplication = (Read<ReplicationRecord>, Option<(bool, FileStamp)>);
 
 /// A file's identity as far as a reader needs it: length, modification
 /// time, device, inode and change time to the nanosecond (a record or pack
@@ -396,6 +404,8 @@ impl Cache {
             root: root.into(),
             packs: Arc::default(),
             points: Arc::default(),
+            replications: Arc::default(),
+            parses: Arc::default(),
         }
     }
 
@@ -483,6 +493,31 @@ impl Cache {
     /// read it.
     pub fn read_replication(&self, key: &Key, r: u64) -> Read<ReplicationRecord> {
         let path = self.replication_path(key, r);
+        let stamp = self.record_stamp(&path, key);
+        if let Some((read, s)) = self.replications.lock().unwrap().get(&(*key, r))
+            && *s == stamp
+        {
+            return read.clone();
+        }
+        let read = self.parse_replication(key, r, &path);
+        self.parses
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.replications
+            .lock()
+            .unwrap()
+            .insert((*key, r), (read.clone(), stamp));
+        read
+    }
+
+    /// How many replication records this process has parsed and checked
+    /// (a record read again unchanged is not parsed again).
+    pub fn replication_parses(&self) -> u64 {
+        self.parses.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// [`Cache::read_replication`] from the record's bytes.
+    fn parse_replication(&self, key: &Key, r: u64, path: &Path) -> Read<ReplicationRecord> {
+        let path = path.to_path_buf();
         let read = match self.read_at::<serde_json::Value>(&path) {
             Read::Valid(v) if v.get("format") == Some(&REPLICATION_FORMAT.into()) => {
                 match serde_json::from_value::<ReplicationFile>(v) {
@@ -563,7 +598,13 @@ impl Cache {
     /// its bucket's pack (None: neither), so that a point record changed,
     /// moved aside or packed is read again.
     fn point_stamp(&self, key: &Key) -> Option<(bool, FileStamp)> {
-        let loose = file_stamp(&self.point_path(key)).map(|s| (true, s));
+        self.record_stamp(&self.point_path(key), key)
+    }
+
+    /// Where a record of `key` at `path` is read from now: its loose file,
+    /// or else its bucket's pack (None: neither).
+    fn record_stamp(&self, path: &Path, key: &Key) -> Option<(bool, FileStamp)> {
+        let loose = file_stamp(path).map(|s| (true, s));
         loose.or_else(|| file_stamp(&self.pack_path(&bucket_of(key))).map(|s| (false, s)))
     }
 

@@ -620,3 +620,34 @@ fn adopting_keeps_a_format_1_record_of_the_same_numbers() {
     assert_eq!(a.kept, before.len());
     assert_eq!(std::fs::read(&path).unwrap(), old);
 }
+
+/// A command reads a record as often as it needs and parses it once: a
+/// second read of an unchanged record is the first's; a record written
+/// since is read again.
+#[test]
+fn a_record_is_parsed_once_per_process_until_it_changes() {
+    let d = tempfile::tempdir().unwrap();
+    let p = plan(TINY, Profile::Full);
+    run(&Cache::new(d.path()), std::slice::from_ref(&p), 2);
+    let c = Cache::new(d.path());
+    let key = fixed(&p.points[0].target).key();
+    let first = c.read_replication(&key, 0);
+    assert!(matches!(first, Read::Valid(_)));
+    assert_eq!(c.replication_parses(), 1);
+    for _ in 0..3 {
+        assert_eq!(c.read_replication(&key, 0), first);
+    }
+    assert_eq!(c.replication_parses(), 1);
+    c.read_replication(&key, 1);
+    assert_eq!(c.replication_parses(), 2);
+    // Edited on disk: read again, and found damaged.
+    let path = c.replication_path(&key, 0);
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(
+        &path,
+        text.replacen("\"mean_sum_q\": ", "\"mean_sum_q\": 1", 1),
+    )
+    .unwrap();
+    assert!(matches!(c.read_replication(&key, 0), Read::Damaged(ref w) if w.contains("checksum")));
+    assert_eq!(c.replication_parses(), 3);
+}
