@@ -190,8 +190,8 @@ pub fn at_one_reading_count(inv: &Inventory, exps: &[&ExperimentClaims]) -> usiz
 
 /// How many of an inventory's statements reproduced as stated are so at a
 /// rate threshold of ours: one of the paper claims that decide them is a
-/// limit its rate can decide, at a slowest rate neither the statement nor
-/// its proof gives ([`crate::audit::ClaimRow::threshold_ours`]).
+/// limit its rate can decide, at a slowest rate the statement does not
+/// state ([`crate::audit::ClaimRow::threshold_ours`]).
 pub fn at_threshold_ours_count(inv: &Inventory, exps: &[&ExperimentClaims]) -> usize {
     reproduced_where(inv, exps, |r| r.threshold_ours.is_some())
 }
@@ -272,6 +272,19 @@ pub fn untested_parts(st: &Statement, exps: &[&ExperimentClaims]) -> Vec<String>
                 r.id,
                 r.untested.as_deref().unwrap_or("no point could decide it")
             ));
+        }
+        // A part of the statement's scope its paper claims do not read, read
+        // by a stand-in of its own (not one re-reading a paper claim, which
+        // names that claim) that did not decide it.
+        let rereads = |r: &ClaimRow| {
+            r.stands_for
+                .as_deref()
+                .is_some_and(|f| paper.iter().any(|p| f.ends_with(p.id.as_str())))
+        };
+        for (_, r) in rs.iter().filter(|(_, r)| r.origin == Origin::StandIn) {
+            if r.verdict == crate::audit::Verdict::Inconclusive && !rereads(r) {
+                out.push(format!("what our stand-in `{}` reads, undecided", r.id));
+            }
         }
     }
     out

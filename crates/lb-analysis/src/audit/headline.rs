@@ -124,7 +124,7 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
                 (threshold_ours > 0).then(|| {
                     format!(
                         "; {threshold_ours} at a rate threshold of ours, a limit decided by a \
-                         slowest rate of approach neither the statement nor its proof gives"
+                         slowest rate of approach the statement does not state (derived from its proof or chosen by lb)"
                     )
                 }),
                 (in_part > 0).then(|| {

@@ -382,16 +382,25 @@ pub(crate) fn floor_only(c: &ClaimResult) -> Vec<String> {
             .as_deref()
             .is_some_and(|u| u.starts_with("at the metric's floor"))
     };
+    // (A point outside a hypothesis is "<label> at <point>: outside …", the
+    // model's reason: lb_model::config::PointConfig::hypothesis.)
+    let outside = |k: &super::PointCheck| {
+        k.uninformative
+            .as_deref()
+            .is_some_and(|u| u.contains(": outside "))
+    };
     if !c.checks.iter().any(|k| k.uninformative.is_none()) {
         return Vec::new();
     }
     let mut out: Vec<String> = Vec::new();
     for k in &c.checks {
+        // Each of its checks uninformative, some at the floor, the others
+        // outside the theorem's hypothesis (where they would decide nothing
+        // at any value).
+        let own = || c.checks.iter().filter(|x| x.policy == k.policy);
         if !out.contains(&k.policy)
-            && c.checks
-                .iter()
-                .filter(|x| x.policy == k.policy)
-                .all(&at_floor)
+            && own().any(&at_floor)
+            && own().all(|x| at_floor(x) || outside(x))
         {
             out.push(k.policy.clone());
         }
@@ -517,6 +526,11 @@ pub(crate) fn reads(c: &ClaimResult) -> String {
     if !axes.is_empty() {
         s.push_str(" at ");
         s.push_str(&axes.iter().map(axis).collect::<Vec<_>>().join(" × "));
+        if c.kind == lb_manifest::claim::ClaimKind::Limit {
+            s.push_str(
+                " (the point nearest the limit; the rate of its gap reads the points before it)",
+            );
+        }
     }
     if let Some(f) = &c.foil {
         let fs = series(f);
