@@ -247,10 +247,10 @@ claim_tables! {
     last: Option<u32>,
     /// `limit`: the slowest rate of approach counted as one.
     min_rate: Option<f64>,
-    /// `limit`, with `min_rate`: where that rate comes from, "@<key>,
-    /// <where>: <how>" for the paper's own (the order its statement gives,
-    /// or the bound its proof gives) or "ours: <why this rate>". A claim's
-    /// foil reads the claim's rate and need not repeat it.
+    /// `limit`, with `min_rate`: where that rate comes from, `"@key, where:
+    /// how"` for the paper's own (the order its statement gives) or
+    /// `"ours: why"` (a rate derived from a proof is ours). A claim's foil
+    /// reads the claim's rate and need not repeat it.
     rate_from: Option<String>,
     /// `limit`, with `min_rate`: a gap outside the tolerance that closes
     /// faster than `min_rate` with confidence confirms (the limit read

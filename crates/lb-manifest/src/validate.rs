@@ -1024,33 +1024,27 @@ fn claim(
     let keys = c.check();
     let mut check = typed(l, &at, &keys)?;
     rate_source(l, &at, &mut check, keys.rate_from.as_deref(), None, refs)?;
-    let mut why_checks = Vec::new();
-    for (j, w) in c.why_check.iter().enumerate() {
-        let at = format!("{at}.why_check[{j}]");
-        let mut w2 = carried(l, &at, w)?;
+    // A check the claim carries reads the claim's rate source at its rate.
+    let carried_here = |at: String, w: &WhyCheckToml| -> Result<WhyCheck, ManifestError> {
+        let mut k = carried(l, &at, w)?;
         rate_source(
             l,
             &at,
-            &mut w2.check,
+            &mut k.check,
             w.rate_from.as_deref(),
             Some(&check),
             refs,
         )?;
-        why_checks.push(w2);
+        Ok(k)
+    };
+    let mut why_checks = Vec::new();
+    for (j, w) in c.why_check.iter().enumerate() {
+        why_checks.push(carried_here(format!("{at}.why_check[{j}]"), w)?);
     }
     foil_or_reason(l, &at, c, origin)?;
     let foil = match &c.foil {
         Some(f) => {
-            let at = format!("{at}.foil");
-            let mut w = carried(l, &at, f)?;
-            rate_source(
-                l,
-                &at,
-                &mut w.check,
-                f.rate_from.as_deref(),
-                Some(&check),
-                refs,
-            )?;
+            let mut w = carried_here(format!("{at}.foil"), f)?;
             inherit_control(&mut w.check, &check);
             Some(w)
         }
@@ -1098,8 +1092,8 @@ fn inherit_control(foil: &mut Check, claim: &Check) {
 
 /// A limit's `rate_from`, read into its check: required with `min_rate`
 /// (but in a check a claim carries at the claim's own rate, which reads the
-/// claim's source), refused without it. "@<key>, …" cites the paper the
-/// rate is from; "ours: …" says why we chose it.
+/// claim's source), refused without it. `"@<key>, …"` cites the paper the
+/// rate is from; `"ours: …"` says why we chose it.
 fn rate_source(
     l: &Parsed,
     at: &str,
