@@ -32,7 +32,7 @@ pub fn validate(l: Parsed) -> Result<Loaded, ManifestError> {
     let (claims, claim_error) = claims(&l);
     experiment(&l)?;
     points(&l)?;
-    l.manifest.validate(&l.spans, &claims)?;
+    l.manifest.validate(&l.spans, &claims, l.older_revision)?;
     replications(&l)?;
     figures(&l, &claims)?;
     if let Some(e) = claim_error {

@@ -859,3 +859,31 @@ fn a_slowest_rate_names_its_source() {
     ));
     assert_eq!(e.field, "claim[0].foil.rate_from", "{e}");
 }
+
+/// An ordering claim compares two policies at one dispatch granularity: a
+/// policy that splits a slot's batch against one that cannot is refused in
+/// the claim, and allowed in a check it carries.
+#[test]
+fn an_ordering_compares_policies_at_one_granularity() {
+    let per_job = GOOD.replacen(
+        "[run]",
+        "[[policy]]\nlabel = \"JSQ (per job)\"\nspec = \"JSQ\"\ngranularity = \"job\"\n\n[run]",
+        1,
+    );
+    let claim = |worse: &str| {
+        format!(
+            "\n[[claim]]\nid = \"c\"\nstatement = \"s\"\nsource = \"x\"\norigin = \"ours\"\n\
+             kind = \"ordering\"\nmetric = \"mean_response\"\nbetter = \"L-JSQ-Push\"\n\
+             worse = \"{worse}\"\n"
+        )
+    };
+    let e = err(&format!("{per_job}{}", claim("JSQ (per job)")));
+    assert_eq!(e.field, "claim[0].worse", "{e}");
+    assert!(e.message.contains("one granularity"), "{e}");
+    let carried = format!(
+        "{per_job}{}\n[[claim.why_check]]\nsays = \"w\"\nkind = \"ordering\"\n\
+         metric = \"mean_response\"\nbetter = \"JSQ (per job)\"\nworse = \"L-JSQ-Push\"\n",
+        claim("JSQ")
+    );
+    load_str(Path::new("exp/ok.toml"), &carried, Profile::Full).unwrap_or_else(|e| panic!("{e}"));
+}

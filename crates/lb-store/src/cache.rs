@@ -319,7 +319,9 @@ pub struct Cache {
     /// with the stamp of the file they were read from: a command that
     /// reads a record several times parses and checks it once, and one
     /// written, moved or packed since is read again.
-    replications: Arc<Mutex<HashMap<(Key, u64), ReadReplication>>>,
+    replications: Memo<(Key, u64), ReplicationRecord>,
+    /// The calibration records this process has read, as `replications`.
+    calibrations: Memo<Key, CalibrationRecord>,
     /// How many replication records this process has parsed and checked.
     parses: Arc<std::sync::atomic::AtomicU64>,
 }
@@ -327,7 +329,49 @@ pub struct Cache {
 /// A point as read from its record, with where it was read from: its
 /// loose file (true) or its bucket's pack (false), and that file's stamp.
 type ReadPoint = (Point, Option<(bool, FileStamp)>);
-type ReadReplication = (Read<ReplicationRecord>, Option<(bool, FileStamp)>);
+
+/// Records read in this process, each with the stamp of the file it was
+/// read from (its loose file, or else its bucket's pack): read again once
+/// that file is written, moved or packed.
+struct Memo<K, T>(Arc<Mutex<HashMap<K, (Read<T>, Option<(bool, FileStamp)>)>>>);
+
+impl<K, T> Default for Memo<K, T> {
+    fn default() -> Self {
+        Memo(Arc::default())
+    }
+}
+
+impl<K, T> std::fmt::Debug for Memo<K, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Memo({} records)", self.0.lock().map_or(0, |m| m.len()))
+    }
+}
+
+impl<K, T> Clone for Memo<K, T> {
+    fn clone(&self) -> Self {
+        Memo(Arc::clone(&self.0))
+    }
+}
+
+impl<K: std::hash::Hash + Eq, T: Clone> Memo<K, T> {
+    /// The record read at `stamp`, from memory if it was read at that stamp
+    /// before, else by `read` (true: it parsed the file).
+    fn get(
+        &self,
+        k: K,
+        stamp: Option<(bool, FileStamp)>,
+        read: impl FnOnce() -> Read<T>,
+    ) -> (Read<T>, bool) {
+        if let Some((r, s)) = self.0.lock().unwrap().get(&k)
+            && *s == stamp
+        {
+            return (r.clone(), false);
+        }
+        let r = read();
+        self.0.lock().unwrap().insert(k, (r.clone(), stamp));
+        (r, true)
+    }
+}
 
 /// A file's identity as far as a reader needs it: length, modification
 /// time, device, inode and change time to the nanosecond (a record or pack
@@ -404,7 +448,8 @@ impl Cache {
             root: root.into(),
             packs: Arc::default(),
             points: Arc::default(),
-            replications: Arc::default(),
+            replications: Memo::default(),
+            calibrations: Memo::default(),
             parses: Arc::default(),
         }
     }
@@ -494,18 +539,13 @@ impl Cache {
     pub fn read_replication(&self, key: &Key, r: u64) -> Read<ReplicationRecord> {
         let path = self.replication_path(key, r);
         let stamp = self.record_stamp(&path, key);
-        if let Some((read, s)) = self.replications.lock().unwrap().get(&(*key, r))
-            && *s == stamp
-        {
-            return read.clone();
+        let (read, parsed) = self
+            .replications
+            .get((*key, r), stamp, || self.parse_replication(key, r, &path));
+        if parsed {
+            self.parses
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         }
-        let read = self.parse_replication(key, r, &path);
-        self.parses
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        self.replications
-            .lock()
-            .unwrap()
-            .insert((*key, r), (read.clone(), stamp));
         read
     }
 
@@ -632,17 +672,23 @@ impl Cache {
     }
 
     pub fn read_calibration(&self, key: &Key) -> Read<CalibrationRecord> {
-        check(
-            self.read_at::<CalibrationRecord>(&self.calibration_path(key)),
-            |rec| {
-                expect_kind(rec.format, &rec.kind, "calibration")?;
-                expect_key(&rec.key, key)?;
-                if rec.calibration.key() != *key {
-                    return Err("its calibration does not hash to its key (edited?)".into());
-                }
-                Ok(())
-            },
-        )
+        let path = self.calibration_path(key);
+        let stamp = self.record_stamp(&path, key);
+        self.calibrations
+            .get(*key, stamp, || self.parse_calibration(key, &path))
+            .0
+    }
+
+    /// [`Cache::read_calibration`] from the record's bytes.
+    fn parse_calibration(&self, key: &Key, path: &Path) -> Read<CalibrationRecord> {
+        check(self.read_at::<CalibrationRecord>(path), |rec| {
+            expect_kind(rec.format, &rec.kind, "calibration")?;
+            expect_key(&rec.key, key)?;
+            if rec.calibration.key() != *key {
+                return Err("its calibration does not hash to its key (edited?)".into());
+            }
+            Ok(())
+        })
     }
 
     pub(crate) fn write_point(

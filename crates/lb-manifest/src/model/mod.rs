@@ -172,10 +172,13 @@ impl ModelManifest {
 
     /// The model's own static checks (everything but the shared sections and
     /// the robustness maps); `claims` are the manifest's claims that
-    /// validation has typed, for the model's own checks of them.
-    pub fn validate(&self, spans: &SpanIndex, claims: &[Claim]) -> R {
+    /// validation has typed, for the model's own checks of them (of a
+    /// manifest at an older revision, read to compare verdicts, only those
+    /// it was written under).
+    pub fn validate(&self, spans: &SpanIndex, claims: &[Claim], older_revision: bool) -> R {
         match self {
-            ModelManifest::Slotted(m) => slotted::validate(spans, m),
+            ModelManifest::Slotted(m) if older_revision => slotted::validate(spans, m, &[]),
+            ModelManifest::Slotted(m) => slotted::validate(spans, m, claims),
             ModelManifest::Many(m) => many::validate(spans, m, claims),
             ModelManifest::Spn(m) => spn::validate(spans, m),
         }

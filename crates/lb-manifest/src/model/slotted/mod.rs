@@ -708,9 +708,62 @@ impl schemars::JsonSchema for Split {
     }
 }
 
-/// The slotted model's own static checks ([`checks::validate`]).
-pub fn validate(spans: &SpanIndex, m: &Manifest) -> Result<(), ManifestError> {
-    checks::validate(&SpannedManifest { m, spans })
+/// The slotted model's own static checks ([`checks::validate`]), and the
+/// rule that an ordering claim compares its two policies at one dispatch
+/// granularity.
+pub fn validate(
+    spans: &SpanIndex,
+    m: &Manifest,
+    claims: &[crate::claim::Claim],
+) -> Result<(), ManifestError> {
+    checks::validate(&SpannedManifest { m, spans })?;
+    one_granularity(spans, m, claims)
+}
+
+/// An ordering claim (not a check it carries, which may show the other
+/// side) compares two policies that dispatch at one granularity: a policy
+/// that splits a slot's batch over servers against one that cannot compares
+/// the granularities, not the policies.
+fn one_granularity(
+    spans: &SpanIndex,
+    m: &Manifest,
+    claims: &[crate::claim::Claim],
+) -> Result<(), ManifestError> {
+    let of = |label: &str| {
+        (0..m.policies.len())
+            .find(|&i| m.label(i) == label)
+            .map(|i| {
+                m.policies[i]
+                    .granularity
+                    .or(m.system.granularity)
+                    .unwrap_or_default()
+            })
+    };
+    let word = |g: lb_core::slotted::config::Granularity| match g {
+        lb_core::slotted::config::Granularity::Batch => "batch",
+        lb_core::slotted::config::Granularity::Job => "job",
+    };
+    for (i, c) in claims.iter().enumerate() {
+        if let crate::claim::Check::Ordering(o) = &c.check
+            && let (Some(b), Some(w)) = (of(&o.better), of(&o.worse))
+            && b != w
+        {
+            return Err(spans.error(
+                &format!("claim[{i}].worse"),
+                format!(
+                    "\"{}\" dispatches at granularity {} and \"{}\" at {}: an ordering \
+                     compares two policies at one granularity; compare with the policy at \
+                     {}, and show the other in a why check ([[claim.why_check]])",
+                    o.better,
+                    word(b),
+                    o.worse,
+                    word(w),
+                    word(b)
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The checks of the robustness maps ([`robustness::validate`]).
