@@ -106,6 +106,38 @@ pub struct PlannedPoint {
     pub axes: Vec<String>,
     pub replications: Replications,
     pub target: Target,
+    /// Its keys once computed ([`PlannedPoint::keys`]).
+    pub keys: KeyMemo,
+}
+
+/// A planned point's keys, computed once: its calibration's, and its
+/// point's at each calibrated p̂ (a key hashes the canonical configuration,
+/// which a command otherwise recomputes at every look at the plan). A key
+/// is a function of what it hashes, so a copy of the point keeps them.
+#[derive(Debug, Clone, Default)]
+pub struct KeyMemo {
+    calibration: std::sync::OnceLock<Key>,
+    point: std::sync::Arc<std::sync::Mutex<Vec<(Option<u64>, Key)>>>,
+}
+
+impl KeyMemo {
+    /// The key of `calibration`, this point's.
+    pub fn calibration(&self, calibration: &Calibration) -> Key {
+        *self.calibration.get_or_init(|| calibration.key())
+    }
+
+    /// The key of `point`, this planned point's at p̂ = `p_hat` (None: not
+    /// calibrated).
+    pub fn point(&self, p_hat: Option<f64>, point: &Point) -> Key {
+        let at = p_hat.map(f64::to_bits);
+        let mut known = self.point.lock().unwrap();
+        if let Some((_, k)) = known.iter().find(|(p, _)| *p == at) {
+            return *k;
+        }
+        let k = point.key();
+        known.push((at, k));
+        k
+    }
 }
 
 impl PlannedPoint {

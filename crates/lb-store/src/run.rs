@@ -218,19 +218,22 @@ fn resolved(
     cache: &Cache,
     plan: &Plan,
     pp: &PlannedPoint,
-) -> (Option<Point>, Option<(Key, Option<CalibrationResult>)>) {
+) -> (
+    Option<(Point, Key)>,
+    Option<(Key, Option<CalibrationResult>)>,
+) {
     match &pp.target {
-        Target::Fixed(p) => (Some(p.clone()), None),
+        Target::Fixed(p) => (Some((p.clone(), pp.keys.point(None, p))), None),
         Target::Calibrated {
             calibration,
             template,
         } => {
-            let cal = &plan.calibrations[*calibration];
-            let ck = cal.key();
+            let ck = pp.keys.calibration(&plan.calibrations[*calibration]);
             match cache.read_calibration(&ck) {
                 Read::Valid(rec) => {
                     let p = template.clone().with_p_hat(rec.result.p_hat);
-                    (Some(p), Some((ck, Some(rec.result))))
+                    let key = pp.keys.point(Some(rec.result.p_hat), &p);
+                    (Some((p, key)), Some((ck, Some(rec.result))))
                 }
                 _ => (None, Some((ck, None))),
             }
@@ -322,7 +325,7 @@ pub fn status(cache: &Cache, plan: &Plan) -> Vec<PointStatus> {
         .iter()
         .map(|pp| {
             let (point, calibration) = resolved(cache, plan, pp);
-            let Some(point) = point else {
+            let Some((_, key)) = point else {
                 return PointStatus {
                     key: None,
                     calibration,
@@ -337,7 +340,6 @@ pub fn status(cache: &Cache, plan: &Plan) -> Vec<PointStatus> {
                     },
                 };
             };
-            let key = point.key();
             let (needed, outcome, pilot_missing) = match &pp.replications {
                 Replications::Fixed(n) => (*n, None, 0),
                 Replications::Precision(rule) => match decide_cached(cache, &key, rule) {
@@ -774,7 +776,7 @@ impl Stage<'_> {
                 let (point, cal) = resolved(cache, plan, pp);
                 // A shard leaves points whose calibration another shard has
                 // not finished to a later stage, and reports them.
-                let Some(point) = point else {
+                let Some((point, key)) = point else {
                     if self.shard.is_some() {
                         if let Some((ck, _)) = cal {
                             self.report.lock().unwrap().waiting.push((
@@ -787,7 +789,6 @@ impl Stage<'_> {
                     }
                     unreachable!("calibrations ran");
                 };
-                let key = point.key();
                 let extended = plan.extended.get(&key).copied().unwrap_or(0);
                 match demands.get_mut(&key) {
                     None => {
@@ -846,10 +847,9 @@ impl Stage<'_> {
         let mut jobs: BTreeMap<(Key, String, u64), DrawnJob> = BTreeMap::new();
         for plan in plans {
             for (&i, names) in &plan.drawn {
-                let Some(point) = resolved(cache, plan, &plan.points[i]).0 else {
+                let Some((point, key)) = resolved(cache, plan, &plan.points[i]).0 else {
                     continue;
                 };
-                let key = point.key();
                 let replications = cache.replication_files(&key);
                 for name in names {
                     if point.config.reference_applies(name, "").is_err() {
@@ -1104,9 +1104,16 @@ impl Stage<'_> {
 /// running them writes nothing.
 fn complete(cache: &Cache, plans: &[Plan]) -> bool {
     plans.iter().all(|plan| {
-        plan.calibrations
+        // Every calibration a point reads (through the point's memo of its key).
+        plan.points
             .iter()
-            .all(|c| cache.read_calibration(&c.key()).valid().is_some())
+            .filter_map(|pp| match &pp.target {
+                Target::Calibrated { calibration, .. } => {
+                    Some(pp.keys.calibration(&plan.calibrations[*calibration]))
+                }
+                Target::Fixed(_) => None,
+            })
+            .all(|k| cache.read_calibration(&k).valid().is_some())
             && plan.points.iter().zip(status(cache, plan)).all(|(pp, ps)| {
                 let decided = match &pp.replications {
                     Replications::Fixed(_) => true,

@@ -815,6 +815,7 @@ fn point(
         ));
     }
     Ok(PlannedPoint {
+        keys: Default::default(),
         label: m.label(i),
         axes: at.shown.clone(),
         replications: at.replications.clone(),

@@ -281,6 +281,7 @@ pub fn expand(l: &SpannedManifest, profile: Profile) -> Result<Plan, ManifestErr
                 }
             };
             plan.points.push(PlannedPoint {
+                keys: Default::default(),
                 label: label(l, i),
                 axes: shown,
                 replications: st.replications.clone(),

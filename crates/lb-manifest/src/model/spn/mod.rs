@@ -441,6 +441,7 @@ pub fn expand(l: &SpanIndex, m: &Manifest, profile: Profile) -> Result<Plan, Man
                 l.error(&at, format!("({}): {e}", m.label(i)))
             })?;
             plan.points.push(PlannedPoint {
+                keys: Default::default(),
                 label: m.label(i),
                 axes: load
                     .iter()
