@@ -117,8 +117,11 @@ pub struct PlannedPoint {
 #[derive(Debug, Clone, Default)]
 pub struct KeyMemo {
     calibration: std::sync::OnceLock<Key>,
-    point: std::sync::Arc<std::sync::Mutex<Vec<(Option<u64>, Key)>>>,
+    point: std::sync::Arc<std::sync::Mutex<Vec<PointKey>>>,
 }
+
+/// A point's key at a calibrated p̂ (its bits; None: not calibrated).
+type PointKey = (Option<u64>, Key);
 
 impl KeyMemo {
     /// The key of `calibration`, this point's.
