@@ -333,7 +333,10 @@ type ReadPoint = (Point, Option<(bool, FileStamp)>);
 /// Records read in this process, each with the stamp of the file it was
 /// read from (its loose file, or else its bucket's pack): read again once
 /// that file is written, moved or packed.
-struct Memo<K, T>(Arc<Mutex<HashMap<K, (Read<T>, Option<(bool, FileStamp)>)>>>);
+struct Memo<K, T>(Arc<Mutex<HashMap<K, Stamped<T>>>>);
+
+/// A record as read, with the stamp of the file it was read from.
+type Stamped<T> = (Read<T>, Option<(bool, FileStamp)>);
 
 impl<K, T> Default for Memo<K, T> {
     fn default() -> Self {

@@ -213,15 +213,12 @@ impl PointStatus {
     }
 }
 
-/// The resolved point of a planned point, if its calibration (if any) is known.
-fn resolved(
-    cache: &Cache,
-    plan: &Plan,
-    pp: &PlannedPoint,
-) -> (
-    Option<(Point, Key)>,
-    Option<(Key, Option<CalibrationResult>)>,
-) {
+/// A calibrated point's calibration: its key, and its result once computed.
+type Resolution = Option<(Key, Option<CalibrationResult>)>;
+
+/// The resolved point of a planned point with its key, if its calibration
+/// (if any) is known.
+fn resolved(cache: &Cache, plan: &Plan, pp: &PlannedPoint) -> (Option<(Point, Key)>, Resolution) {
     match &pp.target {
         Target::Fixed(p) => (Some((p.clone(), pp.keys.point(None, p))), None),
         Target::Calibrated {
