@@ -110,13 +110,12 @@ pub struct PlannedPoint {
     pub keys: KeyMemo,
 }
 
-/// A planned point's keys, computed once: its calibration's, and its
-/// point's at each calibrated p̂ (a key hashes the canonical configuration,
-/// which a command otherwise recomputes at every look at the plan). A key
-/// is a function of what it hashes, so a copy of the point keeps them.
+/// A planned point's keys, computed once: its point's at each calibrated p̂
+/// (a key hashes the canonical configuration, which a command otherwise
+/// recomputes at every look at the plan). A key is a function of what it
+/// hashes, so a copy of the point keeps them.
 #[derive(Debug, Clone, Default)]
 pub struct KeyMemo {
-    calibration: std::sync::OnceLock<Key>,
     point: std::sync::Arc<std::sync::Mutex<Vec<PointKey>>>,
 }
 
@@ -124,11 +123,6 @@ pub struct KeyMemo {
 type PointKey = (Option<u64>, Key);
 
 impl KeyMemo {
-    /// The key of `calibration`, this point's.
-    pub fn calibration(&self, calibration: &Calibration) -> Key {
-        *self.calibration.get_or_init(|| calibration.key())
-    }
-
     /// The key of `point`, this planned point's at p̂ = `p_hat` (None: not
     /// calibrated).
     pub fn point(&self, p_hat: Option<f64>, point: &Point) -> Key {
@@ -177,9 +171,43 @@ pub struct Plan {
     /// point's replications and the cache keeps them as records, so that
     /// reading them simulates nothing.
     pub drawn: BTreeMap<usize, BTreeSet<String>>,
+    /// The keys of `calibrations`, by index, once computed
+    /// ([`Plan::calibration_key`]).
+    pub calibration_keys: CalibrationKeys,
 }
 
+/// The keys of a plan's calibrations, computed once each (a calibration is
+/// not changed once planned; the list only grows).
+#[derive(Debug, Clone, Default)]
+pub struct CalibrationKeys(std::sync::Arc<std::sync::Mutex<Vec<Option<Key>>>>);
+
 impl Plan {
+    /// The key of calibration `i`.
+    pub fn calibration_key(&self, i: usize) -> Key {
+        let mut known = self.calibration_keys.0.lock().unwrap();
+        if known.len() <= i {
+            known.resize(i + 1, None);
+        }
+        *known[i].get_or_insert_with(|| self.calibrations[i].key())
+    }
+
+    /// Records the key of calibration `i`, computed where it was planned.
+    pub(crate) fn know_calibration_key(&self, i: usize, key: Key) {
+        let mut known = self.calibration_keys.0.lock().unwrap();
+        if known.len() <= i {
+            known.resize(i + 1, None);
+        }
+        known[i] = Some(key);
+    }
+
+    /// Each calibration with its key.
+    pub fn calibrations_keyed(&self) -> impl Iterator<Item = (&Calibration, Key)> {
+        self.calibrations
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c, self.calibration_key(i)))
+    }
+
     /// An empty plan of the manifest `file`, experiment `name`: its points
     /// and calibrations still to add.
     pub fn empty(
@@ -197,6 +225,7 @@ impl Plan {
             points: Vec::new(),
             extended: BTreeMap::new(),
             drawn: BTreeMap::new(),
+            calibration_keys: CalibrationKeys::default(),
         }
     }
 

@@ -34,6 +34,7 @@ pub fn restrict(plan: &Plan, claims: &[&Claim]) -> Plan {
         extended: plan.extended.clone(),
         // A variant's per-replication references are drawn as it is read.
         drawn: BTreeMap::new(),
+        calibration_keys: Default::default(),
     };
     // The control points that kept points' precision rules read are kept
     // too: their replications pair with the kept points'.
@@ -78,7 +79,7 @@ pub fn fingerprint(plan: &Plan) -> Vec<(String, Key, Option<Key>)> {
             } => (
                 pp.label.clone(),
                 template.key(),
-                Some(plan.calibrations[*calibration].key()),
+                Some(plan.calibration_key(*calibration)),
             ),
         })
         .collect()

@@ -129,7 +129,7 @@ pub(crate) fn referenced(cache: &Cache, manifests: &[PathBuf]) -> Result<BTreeSe
     let mut keep = BTreeSet::new();
     for p in [Profile::Full, Profile::Quick] {
         for plan in plans(&lb_manifest::load_all(manifests, p)?) {
-            keep.extend(plan.calibrations.iter().map(|c| c.key()));
+            keep.extend(plan.calibrations_keyed().map(|(_, k)| k));
             keep.extend(status(cache, &plan).iter().filter_map(|s| s.key));
         }
     }
@@ -218,8 +218,7 @@ pub fn experiment_cost(cache: &Cache, e: &Experiment, seen: &mut BTreeSet<Key>) 
             };
             spent.add(seconds);
         });
-        for cal in &plan.calibrations {
-            let k = cal.key();
+        for (_, k) in plan.calibrations_keyed() {
             if seen.insert(k)
                 && let Some(rec) = cache.read_calibration(&k).valid()
             {

@@ -155,8 +155,7 @@ pub fn render_plan(cache: &Cache, plan: &Plan, readers: &Readers, map: bool) -> 
     );
     if !plan.calibrations.is_empty() {
         let _ = writeln!(s, "calibrations (message budgets):");
-        for c in &plan.calibrations {
-            let k = c.key();
+        for (c, k) in plan.calibrations_keyed() {
             let what = match cache.read_calibration(&k) {
                 Read::Valid(rec) => format!("cached   {}", calibration_line(c, &rec.result)),
                 Read::Damaged(why) => format!("damaged  {} ({why})", c.describe()),

@@ -322,6 +322,8 @@ pub struct Cache {
     replications: Memo<(Key, u64), ReplicationRecord>,
     /// The calibration records this process has read, as `replications`.
     calibrations: Memo<Key, CalibrationRecord>,
+    /// The point records this process has read, as `replications`.
+    point_records: Memo<Key, PointRecord>,
     /// How many replication records this process has parsed and checked.
     parses: Arc<std::sync::atomic::AtomicU64>,
 }
@@ -453,6 +455,7 @@ impl Cache {
             points: Arc::default(),
             replications: Memo::default(),
             calibrations: Memo::default(),
+            point_records: Memo::default(),
             parses: Arc::default(),
         }
     }
@@ -652,7 +655,16 @@ impl Cache {
     }
 
     pub fn read_point(&self, key: &Key) -> Read<PointRecord> {
-        check(self.read_at::<PointRecord>(&self.point_path(key)), |rec| {
+        let path = self.point_path(key);
+        let stamp = self.record_stamp(&path, key);
+        self.point_records
+            .get(*key, stamp, || self.parse_point(key, &path))
+            .0
+    }
+
+    /// [`Cache::read_point`] from the record's bytes.
+    fn parse_point(&self, key: &Key, path: &Path) -> Read<PointRecord> {
+        check(self.read_at::<PointRecord>(path), |rec| {
             expect_kind(rec.format, &rec.kind, "point")?;
             expect_key(&rec.key, key)?;
             if rec.point.key() != *key {

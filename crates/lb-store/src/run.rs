@@ -225,7 +225,7 @@ fn resolved(cache: &Cache, plan: &Plan, pp: &PlannedPoint) -> (Option<(Point, Ke
             calibration,
             template,
         } => {
-            let ck = pp.keys.calibration(&plan.calibrations[*calibration]);
+            let ck = plan.calibration_key(*calibration);
             match cache.read_calibration(&ck) {
                 Read::Valid(rec) => {
                     let p = template.clone().with_p_hat(rec.result.p_hat);
@@ -736,8 +736,8 @@ impl Stage<'_> {
         let (cache, progress) = (self.cache, self.progress);
         let mut cals: BTreeMap<Key, Calibration> = BTreeMap::new();
         for plan in plans {
-            for c in &plan.calibrations {
-                cals.entry(c.key()).or_insert_with(|| c.clone());
+            for (c, k) in plan.calibrations_keyed() {
+                cals.entry(k).or_insert_with(|| c.clone());
             }
         }
         let cal_jobs: Vec<CalibrationJob> = cals
@@ -1105,9 +1105,7 @@ fn complete(cache: &Cache, plans: &[Plan]) -> bool {
         plan.points
             .iter()
             .filter_map(|pp| match &pp.target {
-                Target::Calibrated { calibration, .. } => {
-                    Some(pp.keys.calibration(&plan.calibrations[*calibration]))
-                }
+                Target::Calibrated { calibration, .. } => Some(plan.calibration_key(*calibration)),
                 Target::Fixed(_) => None,
             })
             .all(|k| cache.read_calibration(&k).valid().is_some())
@@ -1177,8 +1175,8 @@ pub fn estimate(cache: &Cache, plan: &Plan, status: &[PointStatus]) -> Estimate 
     let mut e = Estimate::default();
     let mut worst = Cost::default();
     let (mut timed, mut est_wall, mut real_wall) = (0u32, 0.0, 0.0);
-    for c in &plan.calibrations {
-        if cache.read_calibration(&c.key()).valid().is_none() {
+    for (c, k) in plan.calibrations_keyed() {
+        if cache.read_calibration(&k).valid().is_none() {
             let probes = (c.iterations + 2) as f64 * c.pilot_replications as f64;
             let mut cost = c.point.config.cost().times(probes);
             if let lb_model::slotted::calibrate::CalibrationTarget::SameAs { point } = &c.target {

@@ -274,6 +274,7 @@ pub fn expand(l: &SpannedManifest, profile: Profile) -> Result<Plan, ManifestErr
                         plan.calibrations.push(cal);
                         plan.calibrations.len() - 1
                     });
+                    plan.know_calibration_key(idx, ck);
                     Target::Calibrated {
                         calibration: idx,
                         template: point,
