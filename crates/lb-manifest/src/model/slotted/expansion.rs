@@ -359,7 +359,8 @@ fn with_precision_control(
                 ),
             ));
         };
-        if cp.key() == pp.point().key() || pp.label == partner.label {
+        let control_key = partner.keys.point(None, cp);
+        if control_key == pp.keys.point(None, pp.point()) || pp.label == partner.label {
             resolved.push(None);
             continue;
         }
@@ -378,7 +379,7 @@ fn with_precision_control(
             .exact_mean(&rule.metric.0, &spec.mean)
             .map_err(|e| l.error(&format!("{at}.mean"), e))?;
         resolved.push(Some(lb_model::precision::RuleControl {
-            key: cp.key().hex(),
+            key: control_key.hex(),
             mean: spec.mean.clone(),
             exact,
         }));
