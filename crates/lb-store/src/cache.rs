@@ -544,10 +544,9 @@ impl Cache {
     /// read it.
     pub fn read_replication(&self, key: &Key, r: u64) -> Read<ReplicationRecord> {
         let path = self.replication_path(key, r);
-        let stamp = self.record_stamp(&path, key);
-        let (read, parsed) = self
-            .replications
-            .get((*key, r), stamp, || self.parse_replication(key, r, &path));
+        let (read, parsed) = self.kept(&self.replications, (*key, r), key, &path, || {
+            self.parse_replication(key, r, &path)
+        });
         if parsed {
             self.parses
                 .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -656,10 +655,23 @@ impl Cache {
 
     pub fn read_point(&self, key: &Key) -> Read<PointRecord> {
         let path = self.point_path(key);
-        let stamp = self.record_stamp(&path, key);
-        self.point_records
-            .get(*key, stamp, || self.parse_point(key, &path))
-            .0
+        self.kept(&self.point_records, *key, key, &path, || {
+            self.parse_point(key, &path)
+        })
+        .0
+    }
+
+    /// A record of `key` at `path` from `memo` if the file it was read from
+    /// is unchanged, else by `parse` (true: it parsed).
+    fn kept<K: std::hash::Hash + Eq, T: Clone>(
+        &self,
+        memo: &Memo<K, T>,
+        k: K,
+        key: &Key,
+        path: &Path,
+        parse: impl FnOnce() -> Read<T>,
+    ) -> (Read<T>, bool) {
+        memo.get(k, self.record_stamp(path, key), parse)
     }
 
     /// [`Cache::read_point`] from the record's bytes.
@@ -688,10 +700,10 @@ impl Cache {
 
     pub fn read_calibration(&self, key: &Key) -> Read<CalibrationRecord> {
         let path = self.calibration_path(key);
-        let stamp = self.record_stamp(&path, key);
-        self.calibrations
-            .get(*key, stamp, || self.parse_calibration(key, &path))
-            .0
+        self.kept(&self.calibrations, *key, key, &path, || {
+            self.parse_calibration(key, &path)
+        })
+        .0
     }
 
     /// [`Cache::read_calibration`] from the record's bytes.
