@@ -1,6 +1,6 @@
 //! Writing outputs to disk: the one place that decides whether a file is
-//! rewritten. A leaf module, used by the report ([`crate::report`]) and the
-//! robustness maps ([`crate::robustness`]) alike.
+//! rewritten. A leaf module, used by the pages (lb-report) and the
+//! robustness maps (lb-audit) alike.
 
 use std::path::Path;
 

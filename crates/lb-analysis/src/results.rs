@@ -130,7 +130,7 @@ impl PointResult {
 pub use lb_model::config::point_unstable;
 
 /// The sweep axes of an experiment's points, in plan order.
-pub(crate) fn axis_names(results: &[PointResult]) -> Vec<String> {
+pub fn axis_names(results: &[PointResult]) -> Vec<String> {
     results
         .first()
         .map(|r| r.axes.iter().map(|(a, _)| a.clone()).collect())
@@ -362,7 +362,7 @@ fn drawn(
 /// The first stage the intervals of paired differences between `a` and `b`
 /// read their variance on: Stein's, where either point's precision rule
 /// chose its replications so (the larger, were both to).
-pub(crate) fn pair_first_stage(a: &PointResult, b: &PointResult) -> Option<usize> {
+pub fn pair_first_stage(a: &PointResult, b: &PointResult) -> Option<usize> {
     a.first_stage.max(b.first_stage)
 }
 
@@ -370,7 +370,7 @@ pub(crate) fn pair_first_stage(a: &PointResult, b: &PointResult) -> Option<usize
 /// (replication r of one point with replication r of the other, in `a`'s
 /// order): the pairs an ordering, a trend step and a difference figure are
 /// read on. None until both points are resolved.
-pub(crate) fn paired_differences(
+pub fn paired_differences(
     m: crate::metric::Metric,
     a: &PointResult,
     b: &PointResult,

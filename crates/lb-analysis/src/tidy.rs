@@ -62,7 +62,7 @@ fn parameter_columns(rows: &[Vec<(&'static str, Param)>], skip: &[String]) -> Ve
 /// `hi`, `interval` (how it was made), `level`, `n`, `stability`, `key`. A
 /// steady-state metric at an unstable point has no mean (`stability` says
 /// why); a point not computed yet has n = 0.
-pub(crate) fn experiment_frame(
+pub fn experiment_frame(
     experiment: &str,
     results: &[PointResult],
     sums: &[PointSummary],

@@ -337,8 +337,6 @@ fn path_figures_draw_replications_and_their_mean() {
     assert!(svg(&empty).0.contains("no sample paths recorded"));
 }
 
-/// Every figure of the repository's manifests, drawn from the committed
-/// cache: (experiment/figure, figure, plan).
 /// The shipped manifests, `experiments/*.toml`, in name order.
 fn shipped_manifests() -> Vec<PathBuf> {
     let mut dir: Vec<PathBuf> = std::fs::read_dir(repo().join("experiments"))
@@ -350,6 +348,8 @@ fn shipped_manifests() -> Vec<PathBuf> {
     dir
 }
 
+/// Every figure of the repository's manifests, drawn from the committed
+/// cache: (experiment/figure, figure, plan).
 fn repository_figures() -> Vec<(String, Figure, Layout)> {
     let cache = Cache::new(repo().join("results"));
     let dir = shipped_manifests();
@@ -703,29 +703,6 @@ fn a_difference_figure_shows_the_paired_difference() {
     assert!(!p.y.log && p.y.lo < -100.0, "{:?}", (p.y.lo, p.y.hi));
 }
 
-/// No figure squeezes the region where a claim is decided
-/// ([`lb_analysis::figure::room::squeezed`], the rule `lb check` applies
-/// where records exist).
-#[test]
-fn every_value_and_limit_claims_region_has_room_in_some_figure() {
-    let cache = Cache::new(repo().join("results"));
-    let (mut squeezed, mut read) = (Vec::new(), 0);
-    for m in shipped_manifests() {
-        let e = load(&m, Profile::Full).unwrap_or_else(|e| panic!("{e}"));
-        let results = collect(&cache, &e.plan);
-        let (n, bad) = lb_analysis::figure::room::squeezed(&e, &results);
-        read += n;
-        squeezed.extend(bad);
-    }
-    assert!(read >= 10, "only {read} claims are drawn in a figure");
-    assert!(
-        squeezed.is_empty(),
-        "claims whose decisive region no figure gives room (set `y_range`, or add a \
-         companion figure of the region):\n{}",
-        squeezed.join("\n")
-    );
-}
-
 /// The page size a PDF declares (its first `/MediaBox`), in points.
 fn media_box(pdf: &[u8]) -> Option<(f64, f64)> {
     let text = String::from_utf8_lossy(pdf);
@@ -843,26 +820,4 @@ fn every_figure_is_also_a_pdf_with_its_text_as_text() {
         }
     }
     assert!(shipped > 20, "only {shipped} figures under paper-figures/");
-}
-
-/// The room rule fails where a figure squeezes a claim's region: the
-/// N-network's figure stretched to a y axis a hundred times its data's.
-#[test]
-fn a_squeezed_region_breaks_the_room_rule() {
-    let path = repo().join("experiments/max-pressure-heavy-traffic.toml");
-    let text = std::fs::read_to_string(&path).unwrap();
-    assert!(text.contains("y_range = [0.38, 0.56]"));
-    let cache = Cache::new(repo().join("results"));
-    let squeeze = |t: &str| {
-        let e = lb_manifest::load_str(&path, t, Profile::Full).unwrap_or_else(|e| panic!("{e}"));
-        let results = collect(&cache, &e.plan);
-        lb_analysis::figure::room::squeezed(&e, &results)
-    };
-    let (read, ok) = squeeze(&text);
-    assert!(read > 0 && ok.is_empty(), "{read} {ok:?}");
-    let (_, bad) = squeeze(&text.replace("y_range = [0.38, 0.56]", "y_range = [0.0, 40.0]"));
-    assert!(
-        !bad.is_empty(),
-        "a region squeezed to a fiftieth of the axis passed"
-    );
 }

@@ -357,7 +357,7 @@ fn check(cache: &Cache, manifests: &[PathBuf]) -> Res {
             unread.push(e.name().to_string());
             continue;
         }
-        for why in lb_analysis::figure::room::squeezed(e, &results).1 {
+        for why in lb_audit::room::squeezed(e, &results).1 {
             failed += 1;
             println!("{}: [claims-have-room] {why}", e.loaded.file().display());
         }

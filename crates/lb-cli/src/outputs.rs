@@ -106,10 +106,10 @@ pub fn mutants(cache: &Cache, manifests: &[PathBuf], format: Format, profile: Pr
     let all = lb_pipeline::audit::mutants(cache, &loaded);
     match format {
         Format::Json => println!("{}", serde_json::to_string_pretty(&all)?),
-        Format::Csv => print!("{}", lb_analysis::audit::mutants::csv(&all)?),
-        Format::Md => print!("{}", lb_analysis::audit::mutants::markdown(&all)),
+        Format::Csv => print!("{}", lb_audit::mutants::csv(&all)?),
+        Format::Md => print!("{}", lb_audit::mutants::markdown(&all)),
     }
-    let (verdict, failed) = lb_analysis::audit::mutants::verdict(&all);
+    let (verdict, failed) = lb_audit::mutants::verdict(&all);
     eprint!("{verdict}");
     Ok(if failed {
         ExitCode::FAILURE

@@ -10,11 +10,11 @@
 //! does, and its other rows the manifest's levels.
 
 use crate::Error;
-use lb_analysis::audit::{ClaimResult, ExperimentClaims, Verdict, audit_experiment};
-use lb_analysis::report::{assemble, claims_json, experiments_in, write_if_changed};
-use lb_analysis::robustness::{MapResult, audit_maps};
 use lb_analysis::{PointResult, collect};
+use lb_audit::robustness::{MapResult, audit_maps};
+use lb_audit::{ClaimResult, ExperimentClaims, Verdict, audit_experiment};
 use lb_manifest::Experiment;
+use lb_report::{assemble, claims_json, experiments_in, write_if_changed};
 use lb_store::cache::Cache;
 use std::path::Path;
 
@@ -67,7 +67,7 @@ fn base_rows_as_audited(maps: &mut [MapResult], claims: &[ClaimResult]) {
                     .iter()
                     .map(|x| (x.values.clone(), x.verdicts[k]))
                     .collect();
-                mc.decision = lb_analysis::robustness::decide(&m.settings, &combos);
+                mc.decision = lb_audit::robustness::decide(&m.settings, &combos);
             }
         }
     }
@@ -79,9 +79,9 @@ pub fn audit(cache: &Cache, loaded: &[Experiment]) -> Audited {
     audit_with(cache, loaded, &results)
 }
 
-/// The audit's mutation check ([`lb_analysis::audit::mutants`]) of every
+/// The audit's mutation check ([`lb_audit::mutants`]) of every
 /// claim of the experiments, on the records in `cache`.
-pub fn mutants(cache: &Cache, loaded: &[Experiment]) -> Vec<lb_analysis::audit::mutants::Mutants> {
+pub fn mutants(cache: &Cache, loaded: &[Experiment]) -> Vec<lb_audit::mutants::Mutants> {
     let all: Vec<Vec<PointResult>> = loaded.iter().map(|e| collect(cache, &e.plan)).collect();
     loaded
         .iter()
@@ -91,7 +91,7 @@ pub fn mutants(cache: &Cache, loaded: &[Experiment]) -> Vec<lb_analysis::audit::
                 .iter()
                 .map(|c| {
                     let best = evidence(loaded, &all, c, results);
-                    lb_analysis::audit::mutants::mutants(e.name(), c, &best)
+                    lb_audit::mutants::mutants(e.name(), c, &best)
                 })
                 .collect::<Vec<_>>()
         })
@@ -176,12 +176,12 @@ impl Audited {
             .map(|((x, cs), ms)| {
                 let e = x.loaded.experiment();
                 (
-                    lb_analysis::robustness::with_maps(
+                    lb_audit::robustness::with_maps(
                         ExperimentClaims::new(&e.name, &e.title, cs),
                         ms,
                     ),
-                    lb_analysis::audit::fragment(&e.name, &e.title, cs)
-                        + &lb_analysis::robustness::markdown(ms, None),
+                    lb_report::fragment(&e.name, &e.title, cs)
+                        + &lb_audit::robustness::markdown(ms, None),
                 )
             })
             .collect()
@@ -192,7 +192,7 @@ impl Audited {
     /// summary links to, and its robustness maps).
     pub fn markdown(&self, loaded: &[Experiment]) -> String {
         let parts = self.parts(loaded);
-        let mut s = lb_analysis::audit::terminal(&parts, &inventories(loaded));
+        let mut s = lb_report::terminal(&parts, &inventories(loaded));
         for (_, section) in &parts {
             s.push('\n');
             s.push_str(section);
@@ -329,7 +329,7 @@ fn required_not_confirmed(claims: &[Vec<ClaimResult>]) -> Vec<(&ClaimResult, Str
             let d = c.deciding();
             let why = match (d.and_then(|k| k.unsettled.clone()), d) {
                 (Some(u), _) => u,
-                (None, Some(k)) => lb_analysis::audit::describe(c, k),
+                (None, Some(k)) => lb_audit::describe(c, k),
                 (None, None) => "no point read".into(),
             };
             (c, why)
@@ -346,7 +346,7 @@ fn claims_with_maps(
     for (cs, ms) in claims.iter().zip(maps) {
         for c in cs {
             let mut v = serde_json::to_value(c)?;
-            let m = lb_analysis::robustness::claim_json(ms, &c.id);
+            let m = lb_audit::robustness::claim_json(ms, &c.id);
             if let (Some(o), false) = (v.as_object_mut(), m.is_empty()) {
                 o.insert("robustness".into(), serde_json::Value::Array(m));
             }
@@ -365,10 +365,10 @@ fn csv_with_maps(claims: &[Vec<ClaimResult>], maps: &[Vec<MapResult>]) -> Result
         .zip(maps)
         .flat_map(|(cs, ms)| {
             cs.iter()
-                .map(|c| lb_analysis::robustness::claim_line(ms, &c.id))
+                .map(|c| lb_audit::robustness::claim_line(ms, &c.id))
         })
         .collect();
-    let text = lb_analysis::audit::csv(&flat)?;
+    let text = lb_audit::csv(&flat)?;
     let records = csv_records(&text);
     if records.len() != flat.len() + 1 {
         return Err("the audit CSV has an unexpected shape".into());

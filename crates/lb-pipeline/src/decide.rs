@@ -116,8 +116,8 @@
 
 use crate::Error;
 use crate::compute::{Ran, RunOptions, plans, run};
-use lb_analysis::audit::{ClaimResult, PointCheck, Verdict, audit_experiment};
 use lb_analysis::{PointResult, collect};
+use lb_audit::{ClaimResult, PointCheck, Verdict, audit_experiment};
 use lb_manifest::Experiment;
 use lb_manifest::claim::{Check as ClaimCheck, Claim, Direction};
 use lb_manifest::ledger::{Ledger, spent_level};

@@ -9,10 +9,10 @@
 
 use crate::audit::audit;
 use crate::git;
-use lb_analysis::audit::ClaimResult;
 use lb_analysis::figure::{Figure, FigureSpec, point_estimate};
 use lb_analysis::metric::Metric;
 use lb_analysis::{PointResult, collect};
+use lb_audit::ClaimResult;
 use lb_manifest::{Experiment, Profile};
 use lb_store::cache::Cache;
 use std::collections::BTreeMap;
@@ -148,8 +148,8 @@ pub fn diff(a: &Cache, against: &str, manifests: &[PathBuf], profile: Profile) -
         // Verdicts.
         let empty = BTreeMap::new();
         let (xa, xb) = (&ca[name], cb.get(name).unwrap_or(&empty));
-        let words = |c: &lb_analysis::audit::ClaimResult| {
-            lb_analysis::audit::verdict_words(c.verdict.word(), c.untested.is_some(), c.no_point())
+        let words = |c: &lb_audit::ClaimResult| {
+            lb_audit::verdict_words(c.verdict.word(), c.untested.is_some(), c.no_point())
         };
         for (id, c) in xa {
             t.claims += 1;
@@ -272,7 +272,7 @@ impl Tally {
 /// The deciding measurement of a claim on one side, or what it lacks.
 fn side_words(c: &ClaimResult) -> String {
     match (c.deciding(), c.missing.first()) {
-        (Some(k), _) => lb_analysis::audit::describe(c, k),
+        (Some(k), _) => lb_audit::describe(c, k),
         (None, Some(m)) => format!(
             "missing data ({m}{})",
             if c.missing.len() > 1 {
@@ -425,12 +425,12 @@ pub fn diff_reports(here: &Path, there: &Path) -> Res {
                 let matched = c["matched"].as_bool().unwrap_or(false);
                 // A word of an older report that names no verdict lb has
                 // now is shown as it is, and taken as undecided.
-                let verdict = lb_analysis::audit::Verdict::from_word(v)
-                    .unwrap_or(lb_analysis::audit::Verdict::Inconclusive);
-                lb_analysis::audit::verdict_words(
+                let verdict =
+                    lb_audit::Verdict::from_word(v).unwrap_or(lb_audit::Verdict::Inconclusive);
+                lb_audit::verdict_words(
                     v,
                     c["untested"].as_str().is_some(),
-                    lb_analysis::audit::no_point(informative, matched, verdict),
+                    lb_audit::no_point(informative, matched, verdict),
                 )
             };
             match vb.get(id) {

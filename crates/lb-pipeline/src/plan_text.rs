@@ -1,8 +1,8 @@
 //! The text of `lb plan` (a manifest's points, cached or missing) and of
 //! `lb plan --why`.
 
-use lb_analysis::audit::ClaimResult;
 use lb_analysis::figure::FigureSpec;
+use lb_audit::ClaimResult;
 use lb_manifest::Experiment;
 use lb_manifest::plan::{Plan, Replications};
 use lb_model::Key;

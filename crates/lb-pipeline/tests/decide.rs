@@ -5,7 +5,7 @@
 //! the outcome does not depend on the thread count; and a budget of 0 runs
 //! nothing.
 
-use lb_analysis::audit::{ClaimResult, Verdict};
+use lb_audit::{ClaimResult, Verdict};
 use lb_manifest::{Profile, load_all};
 use lb_pipeline::audit::audit;
 use lb_pipeline::compute::{RunOptions, plans, run};

@@ -4,7 +4,7 @@
 //! claim says who claimed it. Reads `experiments/` and `results/` of the
 //! repository; a few seconds.
 
-use lb_analysis::audit::Verdict;
+use lb_audit::Verdict;
 use lb_manifest::claim::Origin;
 use lb_model::model::Profile;
 use lb_store::cache::Cache;
@@ -28,7 +28,7 @@ fn claim_of<'a>(
     audited: &'a lb_pipeline::audit::Audited,
     exp: &str,
     id: &str,
-) -> &'a lb_analysis::audit::ClaimResult {
+) -> &'a lb_audit::ClaimResult {
     audited
         .claims
         .iter()
@@ -273,10 +273,10 @@ fn the_per_paper_lines_agree_with_the_inventories() {
     assert!(inventories.len() >= 3, "{} inventories", inventories.len());
     let audited = lb_pipeline::audit::audit(&cache, &loaded);
     let parts = audited.parts(&loaded);
-    let exps: Vec<&lb_analysis::audit::ExperimentClaims> = parts.iter().map(|(e, _)| e).collect();
-    let lines = lb_analysis::audit::per_paper(&exps, "audit.md", &inventories);
+    let exps: Vec<&lb_audit::ExperimentClaims> = parts.iter().map(|(e, _)| e).collect();
+    let lines = lb_report::per_paper(&exps, "audit.md", &inventories);
     for inv in &inventories {
-        let [a, s, y, o] = lb_analysis::inventory::counts(inv, &exps);
+        let [a, s, y, o] = lb_report::inventory::counts(inv, &exps);
         let counted = inv.statements.iter().filter(|s| s.counted()).count();
         assert_eq!(a + s + y + o, counted);
         let head = format!("#### {} — ", inv.paper.authors);
@@ -379,14 +379,14 @@ fn the_headline_counts_the_inventories_statements() {
     let inventories = lb_pipeline::audit::inventories(&loaded);
     let audited = lb_pipeline::audit::audit(&cache, &loaded);
     let parts = audited.parts(&loaded);
-    let exps: Vec<&lb_analysis::audit::ExperimentClaims> = parts.iter().map(|(e, _)| e).collect();
+    let exps: Vec<&lb_audit::ExperimentClaims> = parts.iter().map(|(e, _)| e).collect();
     let counted: usize = inventories
         .iter()
         .map(|i| i.statements.iter().filter(|s| s.counted()).count())
         .sum();
     let as_stated: usize = inventories
         .iter()
-        .map(|i| lb_analysis::inventory::counts(i, &exps)[0])
+        .map(|i| lb_report::inventory::counts(i, &exps)[0])
         .sum();
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let report = std::fs::read_to_string(root.join("paper-figures/README.md")).unwrap();

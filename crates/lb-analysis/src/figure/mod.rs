@@ -46,7 +46,6 @@ mod render;
 mod series;
 mod spec;
 
-pub mod room;
 pub use layout::{bars_note, plan};
 pub use paths::{PathSeries, mean_path};
 pub use references::{RefDrawn, RefShape, references};

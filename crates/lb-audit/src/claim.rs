@@ -1,0 +1,803 @@
+//! Auditing a claim: the dispatcher that reads a claim's points by its kind
+//! (one `match` on its [`lb_manifest::claim::Check`], an arm per kind, each
+//! handing its own keys to its module: [`super::ordering`], [`super::value`],
+//! [`super::trend`], [`super::limit`], [`super::stability`]), the verdict of
+//! the claim from the verdicts of its points, the checks of its `why` (each
+//! audited as a claim of its own), and the points it lacks.
+
+use super::check::{ClaimResult, PointCheck, Verdict};
+use super::points::{Scope, selected};
+use super::rule::rule;
+use super::{limit, ordering, sharpness, stability, trend, value};
+use lb_analysis::metric::Metric;
+use lb_analysis::results::PointResult;
+use lb_manifest::claim::{Check as ClaimCheck, Claim, Origin, StandsFor};
+use lb_manifest::outputs::where_matches;
+use lb_model::settle::Settling;
+
+/// Audits one claim against the results of its experiment.
+pub fn audit_claim(experiment: &str, c: &Claim, results: &[PointResult]) -> ClaimResult {
+    audit_shifted(experiment, c, results, 0.0)
+}
+
+/// Audits a claim with its threshold moved by `shift` (in the metric's
+/// unit) in the direction that makes it harder to hold: the audit's mutants
+/// ([`super::mutants`]); 0 for the audit itself.
+pub(super) fn audit_shifted(
+    experiment: &str,
+    c: &Claim,
+    results: &[PointResult],
+    shift: f64,
+) -> ClaimResult {
+    let level = c.level;
+    let m = |name: &str| Metric::validated(lb_analysis::results::model(results), name);
+    let metric = c.check.metric().map(m);
+    let f = &c.filter;
+    let scope = |name: &str| Scope {
+        filter: f,
+        metric: m(name),
+        results,
+        level,
+        shift,
+    };
+    let mut checks = match &c.check {
+        ClaimCheck::Ordering(k) => ordering::checks(k, scope(&k.metric)),
+        ClaimCheck::Value(k) => value::value_checks(k, scope(&k.metric)),
+        ClaimCheck::Stability(k) => stability::checks(k, f, results),
+        ClaimCheck::Bound(k) => value::bound_checks(k, scope(&k.metric)),
+        ClaimCheck::Trend(k) => trend::checks(k, scope(&k.metric)),
+        ClaimCheck::Limit(k) => limit::checks(k, scope(&k.metric)),
+    };
+    // A steady-state reading decides only on points that have settled; a
+    // stability claim and a transient metric (a growth rate, a level at the
+    // end) are about what did not settle.
+    let steady = match &c.check {
+        ClaimCheck::Stability(_) => false,
+        _ => metric.is_some_and(|m| !m.transient()),
+    };
+    if steady {
+        settle(&mut checks, results);
+    }
+    let inside = c
+        .hypothesis
+        .as_deref()
+        .map(|h| outside_hypothesis(h, &mut checks, results));
+    // The nulls are the audit's, as the foil: the mutants move the claim's
+    // own threshold.
+    let nulls: Vec<ClaimResult> = c
+        .nulls()
+        .iter()
+        .map(|n| audit_claim(experiment, n, results))
+        .collect();
+    // The foil, audited as a claim of its own (the audit's, not the
+    // mutants': they move the claim's own threshold), is read point by point
+    // where its points meet the claim's: a foil that changes the policy at
+    // the claim's points, and one that changes a setting (an axis its `where`
+    // pins elsewhere), matched on the other axes. Elsewhere (a foil at other
+    // points) it is read as a whole.
+    let foil_claim = (shift == 0.0).then(|| c.foil_claim()).flatten();
+    let mut foil = foil_claim
+        .as_ref()
+        .map(|f| Box::new(audit_claim(experiment, f, results)));
+    // An axis the foil's `where` pins is a setting it changes only where
+    // none of its values there is one the claim reads; a foil that narrows
+    // an axis to some of the claim's values (a policy foil read at the
+    // largest N) is read at those points only.
+    let setting: Vec<String> = match (&foil_claim, &foil) {
+        (Some(fc), Some(f)) => super::check::moved_axes(&checks, &f.checks, &changed_axes(c, fc)),
+        _ => Vec::new(),
+    };
+    let foil_by_point = foil.as_ref().is_some_and(|f| {
+        f.checks
+            .iter()
+            .any(|x| checks.iter().any(|k| same_at(x, k, &setting)))
+    });
+    let (matched, read_beside) = {
+        let mut by_point: Vec<(&ClaimResult, &[String])> =
+            nulls.iter().map(|n| (n, &[][..])).collect();
+        if let Some(f) = foil.as_deref().filter(|_| foil_by_point) {
+            by_point.push((f, &setting[..]));
+        }
+        if let Some(m) = metric {
+            forced(c, m, &mut checks, results, &by_point);
+        }
+        let matched = discriminates(&mut checks, &by_point, &|x: &PointCheck| {
+            exact_fails(c, x, results)
+        }) > 0;
+        (matched, !by_point.is_empty())
+    };
+    let (verdict, except) = overall(&checks, c.origin);
+    let informative = (
+        checks.iter().filter(|k| k.uninformative.is_none()).count(),
+        checks.len(),
+    );
+    let rule = rule(&c.check, metric);
+    // A foil point undecided on its runs that fails the claim on its exact
+    // value says so: the claim counts it as failing there.
+    for x in foil.iter_mut().flat_map(|f| f.checks.iter_mut()) {
+        if x.verdict == Verdict::Inconclusive && exact_fails(c, x, results) {
+            let n = x.note.get_or_insert_with(String::new);
+            if !n.is_empty() {
+                n.push_str("; ");
+            }
+            n.push_str(EXACT_FAILS);
+        }
+    }
+    let held = matches!(verdict, Verdict::Confirmed | Verdict::Partly);
+    let formula = held.then(|| accounting(c, &checks, results)).flatten();
+    // An exact formula that decides the claim holds "too", as a null would:
+    // the claim does not discriminate (not "no point could decide it").
+    let matched = matched || formula.is_some();
+    let untested = formula.or_else(|| {
+        held.then(|| undiscriminating(c, &checks, foil.as_deref(), foil_by_point, read_beside))
+            .flatten()
+    });
+    let deciding = ClaimResult::deciding_of(&checks);
+    let margin = deciding.and_then(|d| sharpness::margin_words(d, verdict));
+    // Undecided where no point informs: what would decide it is a point
+    // that does, not more of these.
+    let to_decide = (verdict == Verdict::Inconclusive)
+        .then(|| {
+            none_informative(&checks)
+                .map(|w| format!("a point that could inform it ({w})"))
+                .or_else(|| deciding.map(sharpness::to_decide))
+        })
+        .flatten();
+    ClaimResult {
+        experiment: experiment.to_string(),
+        id: c.id.clone(),
+        statement: lb_analysis::prose::expanded(&c.statement, results),
+        source: c.source.clone(),
+        kind: c.check.kind(),
+        required: c.required,
+        origin: c.origin,
+        paper: c.paper.clone(),
+        stands_for: c.stands_for.as_ref().map(|s| match s {
+            StandsFor::Claim(id) => id.clone(),
+            StandsFor::Quote(q) => q.clone(),
+        }),
+        reading: c.reading.clone(),
+        level,
+        stated_level: c.stated_level,
+        decide_at: c.decide_at,
+        verdict,
+        untested,
+        foil,
+        nulls,
+        margin,
+        except,
+        informative,
+        matched,
+        inside,
+        to_decide,
+        threshold_ours: threshold_ours(c),
+        metric: metric.map(|m| m.name().to_string()),
+        metric_label: metric.map(|m| m.label().to_string()),
+        rule,
+        checks,
+        why: c
+            .why
+            .as_deref()
+            .map(|w| lb_analysis::prose::expanded(w, results)),
+        why_checks: why_checks(experiment, c, results),
+        missing: gaps(c, results),
+    }
+}
+
+/// A limit whose verdict its rate can decide (by its rate alone, with
+/// `rate_decides`, or as a limit not approached) at a slowest rate of ours:
+/// the rate and our reason, which a statement it decides carries.
+fn threshold_ours(c: &Claim) -> Option<String> {
+    let ClaimCheck::Limit(l) = &c.check else {
+        return None;
+    };
+    let (Some(rate), Some(source)) = (l.min_rate, &l.rate_from) else {
+        return None;
+    };
+    (source.ours() && (l.rate_decides || !l.approaches)).then(|| {
+        format!(
+            "a slowest rate of approach of ours, {rate} ({})",
+            source.words()
+        )
+    })
+}
+
+/// Why a confirmed claim does not discriminate, if it does not: no setting
+/// could fail it (`no_foil`); its bound or metric tests nothing
+/// ([`sharpness::untested`]); its foil holds too or is undecided; or, a paper's statement
+/// or a stand-in, it names no foil. A foil refuted, or of no practical
+/// difference (the ordering absent there), is the property failing where it
+/// should.
+///
+/// A metric identically 0, or a bound far looser than the data, tests
+/// nothing where nothing just outside what the claim credits fails it; with
+/// nulls or a foil read point by point (`read_beside`), each informative
+/// point is one where every one of them failed, so the bound was tested.
+fn undiscriminating(
+    c: &Claim,
+    checks: &[PointCheck],
+    foil: Option<&ClaimResult>,
+    foil_by_point: bool,
+    read_beside: bool,
+) -> Option<String> {
+    if let Some(n) = &c.no_foil {
+        return Some(format!("no setting could fail it: {n}"));
+    }
+    if let Some(why) = none_informative(checks) {
+        return Some(why);
+    }
+    if !read_beside && let Some(u) = sharpness::untested(&c.check, checks) {
+        return Some(u);
+    }
+    match foil {
+        // A foil whose points meet the claim's was read point by point
+        // ([`discriminates`]).
+        Some(_) if foil_by_point => None,
+        Some(f) => match f.verdict {
+            Verdict::Refuted | Verdict::NoPracticalDifference => None,
+            Verdict::Confirmed | Verdict::Partly => {
+                Some(format!("its foil holds too: {}", f.statement))
+            }
+            Verdict::Inconclusive => Some(format!("its foil is undecided: {}", f.statement)),
+        },
+        None => match c.origin {
+            Origin::Paper | Origin::StandIn => Some("it names no foil".into()),
+            Origin::Check | Origin::Ours => None,
+        },
+    }
+}
+
+/// "none of its n points is informative: …", with each reason and the
+/// points it holds at, where no point of `checks` informs; None otherwise.
+fn none_informative(checks: &[PointCheck]) -> Option<String> {
+    if !checks.is_empty() && checks.iter().all(|k| k.uninformative.is_some()) {
+        // The reasons, each with the points it holds at.
+        let mut reasons: Vec<(String, Vec<String>)> = Vec::new();
+        for k in checks {
+            let why = k.uninformative.as_deref().unwrap_or_default();
+            // The reason without its numbers, or the policy it names first.
+            let why = match why.split_once(": ") {
+                Some((label, rest))
+                    if !label.contains(' ')
+                        || label.starts_with("L-")
+                        || label.contains(" at ") =>
+                {
+                    rest
+                }
+                _ => why,
+            };
+            let kind = why
+                .split([':', '('])
+                .next()
+                .unwrap_or(why)
+                .trim()
+                .to_string();
+            let at = super::describe::at_words(k);
+            match reasons.iter_mut().find(|r| r.0 == kind) {
+                Some(r) if !r.1.contains(&at) => r.1.push(at),
+                Some(_) => {}
+                None => reasons.push((kind, vec![at])),
+            }
+        }
+        return Some(format!(
+            "none of its {} points is informative: {}",
+            checks.len(),
+            reasons
+                .iter()
+                // A few points named; more counted.
+                .map(|(w, at)| match at.len() {
+                    1..=3 => format!("{w} at {}", at.join("; ")),
+                    n => format!("{w} ({n} points)"),
+                })
+                .collect::<Vec<_>>()
+                .join("; ")
+        ));
+    }
+    None
+}
+
+/// The points a check read (by their keys).
+fn read_by<'a>(k: &PointCheck, results: &'a [PointResult]) -> Vec<&'a PointResult> {
+    results
+        .iter()
+        .filter(|r| {
+            r.key
+                .as_ref()
+                .is_some_and(|key| k.keys.contains(&key.hex()))
+        })
+        .collect()
+}
+
+/// The points a check read at its own axis values (a limit's point nearest
+/// the limit, not the neighbours that give its rate).
+fn own_points<'a>(k: &PointCheck, results: &'a [PointResult]) -> Vec<&'a PointResult> {
+    read_by(k, results)
+        .into_iter()
+        .filter(|r| {
+            r.axes.len() == k.axes.len()
+                && r.axes
+                    .iter()
+                    .zip(&k.axes)
+                    .all(|(a, b)| a.1 == b.1 || b.1 == "-")
+        })
+        .collect()
+}
+
+/// Marks the checks whose point lies outside the theorem's hypothesis `h`
+/// ([`lb_model::config::PointConfig::hypothesis`]): they decide nothing. A
+/// check's point is the one at its own axis values (a limit's point nearest
+/// the limit, whose neighbours only give the rate); a limit decided by its
+/// rate reads every point of its tail, so each must lie inside. Returns how
+/// many checks lie inside, of how many.
+fn outside_hypothesis(
+    h: &str,
+    checks: &mut [PointCheck],
+    results: &[PointResult],
+) -> (usize, usize) {
+    let mut inside = 0;
+    for k in checks.iter_mut() {
+        let own = own_points(k, results);
+        let at = if own.is_empty() || k.by_rate() {
+            read_by(k, results)
+        } else {
+            own
+        };
+        let why = at
+            .iter()
+            .filter_map(|r| {
+                let p = r.point.as_ref()?;
+                match p.config.hypothesis(h) {
+                    Ok(None) => None,
+                    Ok(Some(w)) => Some(format!(
+                        "{} at {}: {w}",
+                        r.label,
+                        r.axes
+                            .iter()
+                            .map(|(n, v)| format!("{n} = {v}"))
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    )),
+                    Err(e) => Some(e),
+                }
+            })
+            .next();
+        match why {
+            Some(w) => {
+                if k.uninformative.is_none() {
+                    k.uninformative = Some(w);
+                }
+            }
+            None => inside += 1,
+        }
+    }
+    (inside, checks.len())
+}
+
+/// Marks the checks of a paper's statement or a stand-in whose points
+/// cannot inform it (docs/AUDITING.md, "Uninformative points"): where the
+/// metric is 0 in every replication of every side (a probability too small
+/// to observe, a quantity the configuration holds at 0: nothing varies for
+/// the claim to read), unless a null or the foil (`others`, each with the
+/// axes it changes) is not 0 at that point, so the setting does not force
+/// the 0 and the 0 is the effect the claim credits; and where it is an
+/// exact formula of the model at that point
+/// ([`lb_model::config::PointConfig::exact_value`]: the claim then restates
+/// the formula, which lb's required checks hold the engine to). Orderings
+/// have their own rules (the floor, a negligible difference), and a
+/// stability claim counts replications.
+fn forced(
+    c: &Claim,
+    m: Metric,
+    checks: &mut [PointCheck],
+    results: &[PointResult],
+    others: &[(&ClaimResult, &[String])],
+) {
+    if !matches!(c.origin, Origin::Paper | Origin::StandIn)
+        || matches!(c.check, ClaimCheck::Ordering(_) | ClaimCheck::Stability(_))
+    {
+        return;
+    }
+    let model = lb_analysis::results::model(results);
+    // Checks that any subject on the metric's floor meets: an upper bound
+    // (above the floor), and a limit to a number a floor may equal (a
+    // probability tending to 0).
+    let upper = match &c.check {
+        ClaimCheck::Bound(b) => b.side == lb_manifest::claim::Side::Le,
+        ClaimCheck::Limit(l) => {
+            l.approaches && matches!(l.expected, lb_manifest::outputs::Reference::Number(0.0))
+        }
+        _ => false,
+    };
+    for k in checks.iter_mut().filter(|k| k.uninformative.is_none()) {
+        let own = own_points(k, results);
+        let at = if own.is_empty() {
+            read_by(k, results)
+        } else {
+            own
+        };
+        if at.is_empty() {
+            continue;
+        }
+        // An upper bound, or a limit to 0, where the subject sits on the
+        // metric's floor is met there by any policy that does: a floor tests
+        // nothing. (A limit's own point, nearest the limit.) A point that
+        // fails the claim is informative wherever it lies: the band about the
+        // floor may be wider than the bound's slack above it.
+        if upper
+            && k.verdict != Verdict::Refuted
+            && let Some(why) = super::points::at_floor(m, &at, c.level)
+        {
+            k.uninformative = Some(format!(
+                "at the metric's floor, where any policy that reaches it meets the claim: \
+                 {why}"
+            ));
+            continue;
+        }
+        let zero = |at: &[&PointResult]| {
+            at.iter().all(|r| {
+                r.point.as_ref().is_some_and(|p| {
+                    let xs = super::points::values(m, p, &r.summaries);
+                    !xs.is_empty() && xs.iter().all(|(_, x)| *x == 0.0)
+                })
+            })
+        };
+        let varies_beside = || {
+            others.iter().any(|(n, setting)| {
+                n.metric.as_deref() == Some(m.name())
+                    && n.checks.iter().filter(|x| same_at(x, k, setting)).any(|x| {
+                        let theirs = own_points(x, results);
+                        !theirs.is_empty() && !zero(&theirs)
+                    })
+            })
+        };
+        if zero(&at) && !varies_beside() {
+            k.uninformative = Some(format!(
+                "identically 0 in every replication ({}): nothing varies here for the claim to \
+                 read",
+                at.iter()
+                    .map(|r| r.label.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+            continue;
+        }
+        // Exact at every point it reads (the name of the last, in words).
+        let exact: Option<Vec<&str>> = at
+            .iter()
+            .map(|r| exact_at(r, m.name(), model).map(|(n, _)| n))
+            .collect();
+        if let Some(name) = exact.and_then(|n| n.last().copied()) {
+            k.uninformative = Some(format!(
+                "an exact formula here (`{name}`, which lb's required checks hold the engine \
+                 to): the claim restates it"
+            ));
+        }
+    }
+}
+
+/// Why a claim is an accounting consequence of an exact formula, if it is:
+/// at every point it reads, the quantity it is about is a named exact value
+/// of the model ([`lb_model::config::PointConfig::exact_value`]): for a
+/// claim of stability, E\[ΣQ\], finite (`wr_sum_q` under state-independent
+/// routing); for a value, bound or trend, its metric (`messages_exact` for
+/// the messages per arrival). lb's required checks hold the engine to these
+/// formulas, so such a claim tests nothing they do not.
+fn accounting(c: &Claim, checks: &[PointCheck], results: &[PointResult]) -> Option<String> {
+    // lb's own checks are the tests of the formulas.
+    if !matches!(c.origin, Origin::Paper | Origin::StandIn) {
+        return None;
+    }
+    let metric = match &c.check {
+        ClaimCheck::Stability(s) if s.stable => "mean_sum_q",
+        ClaimCheck::Stability(_) | ClaimCheck::Ordering(_) | ClaimCheck::Limit(_) => {
+            return None;
+        }
+        ClaimCheck::Value(_) | ClaimCheck::Bound(_) | ClaimCheck::Trend(_) => c.check.metric()?,
+    };
+    if checks.is_empty() {
+        return None;
+    }
+    let model = lb_analysis::results::model(results);
+    let mut names: Vec<&str> = Vec::new();
+    for k in checks {
+        let read = read_by(k, results);
+        if read.is_empty() {
+            return None;
+        }
+        for r in read {
+            let (name, v) = exact_at(r, metric, model)?;
+            if v < 0.0 {
+                return None;
+            }
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
+    Some(format!(
+        "an accounting consequence of an exact formula: at every point read the {} of its \
+         policies is the exact `{}`, which lb's required checks hold the engine to, so the \
+         claim follows from it and tests nothing more",
+        if metric == "mean_sum_q" {
+            "E[ΣQ] (finite: hence stability)"
+        } else {
+            metric
+        },
+        names.join("`, `")
+    ))
+}
+
+/// The exact formula of `metric` at the point of `r`, if the model has one
+/// there ([`lb_model::config::PointConfig::exact_value`]): its name and
+/// value, finite.
+fn exact_at(r: &PointResult, metric: &str, model: lb_model::Model) -> Option<(&'static str, f64)> {
+    let p = r.point.as_ref()?;
+    model.references().iter().find_map(|&n| {
+        p.config
+            .exact_value(metric, n)
+            .filter(|v| v.is_finite())
+            .map(|v| (n, v))
+    })
+}
+
+/// The note of a foil's point undecided on its runs that fails the claim on
+/// its exact value ([`exact_fails`]).
+pub const EXACT_FAILS: &str = "undecided on its runs, it fails the claim on its exact \
+     value, a formula of the model that lb's required checks hold the engine to";
+
+/// Whether a null's or foil's check `x`, whose runs have not settled, fails
+/// the claim's check on an exact value: the metric at its own point is a
+/// named exact formula of the model ([`lb_model::config::PointConfig::exact_value`],
+/// such as `wr_sum_q` for weighted random, which lb's required checks hold
+/// the engine to) lying outside the claim's tolerance around its expected
+/// value. For value and limit claims only; false elsewhere.
+fn exact_fails(c: &Claim, x: &PointCheck, results: &[PointResult]) -> bool {
+    let (metric, expected, tolerance) = match &c.check {
+        ClaimCheck::Value(v) => (&v.metric, &v.expected, &v.tolerance),
+        ClaimCheck::Limit(l) => (&l.metric, &l.expected, &l.tolerance),
+        _ => return false,
+    };
+    let model = lb_analysis::results::model(results);
+    own_points(x, results).into_iter().any(|r| {
+        let Some((_, v)) = exact_at(r, metric, model) else {
+            return false;
+        };
+        let e = match expected {
+            lb_manifest::outputs::Reference::Number(e) => *e,
+            lb_manifest::outputs::Reference::Named(n) => match r.reference(n, metric, 0) {
+                Ok(e) => e,
+                Err(_) => return false,
+            },
+        };
+        (v - e).abs() > tolerance.around(e)
+    })
+}
+
+/// The axes a foil's `where` pins to other values than the claim's: the
+/// setting it changes.
+fn changed_axes(c: &Claim, f: &Claim) -> Vec<String> {
+    f.filter
+        .iter()
+        .filter(|(a, v)| c.filter.get(*a) != Some(*v))
+        .map(|(a, _)| a.clone())
+        .collect()
+}
+
+/// Whether two checks sit at the same point, the axes in `skip` aside (an
+/// axis that does not apply to one of them, "-", matches any value).
+pub fn same_at(x: &PointCheck, k: &PointCheck, skip: &[String]) -> bool {
+    x.axes.len() == k.axes.len()
+        && x.axes
+            .iter()
+            .zip(&k.axes)
+            .all(|(a, b)| skip.contains(&a.0) || a.1 == b.1 || a.1 == "-" || b.1 == "-")
+}
+
+/// Marks the points where the claim holds and a null (or a foil that
+/// changes the policy) holds too, is undecided, or has no point there:
+/// they do not discriminate (docs/AUDITING.md, "Nulls"). A point where the
+/// claim fails is informative whatever its nulls do. Returns at how many
+/// points a null or the foil held too.
+fn discriminates(
+    checks: &mut [PointCheck],
+    nulls: &[(&ClaimResult, &[String])],
+    exact_fails: &dyn Fn(&PointCheck) -> bool,
+) -> usize {
+    let mut held = 0;
+    for k in checks.iter_mut() {
+        if k.verdict != Verdict::Confirmed || k.uninformative.is_some() {
+            continue;
+        }
+        // Every null's reason, the strongest said: one that holds here too
+        // before one undecided, before one with no point here.
+        let mut best: Option<(u8, String)> = None;
+        for (n, setting) in nulls {
+            let label = match n.id.rsplit_once("/null-") {
+                // The nulls named after the claim's own policies.
+                Some((_, "fresh")) => "null with fresh estimates".to_string(),
+                Some((_, "frozen")) => "null frozen at the largest N".to_string(),
+                Some((_, "below")) => "null just below the threshold".to_string(),
+                Some((_, l)) => format!("null {l}"),
+                None => "foil".to_string(),
+            };
+            let at = |x: &PointCheck| same_at(x, k, setting);
+            let why = match n.checks.iter().find(|x| at(x)) {
+                None => Some((0, format!("its {label} has no point here"))),
+                Some(x) => match x.verdict {
+                    Verdict::Confirmed => Some((
+                        2,
+                        format!("its {label} holds here too ({})", super::describe::short(x)),
+                    )),
+                    // Unsettled, but its value is an exact formula that fails
+                    // the claim's check: it fails here.
+                    Verdict::Inconclusive if x.unsettled.is_some() && exact_fails(x) => None,
+                    Verdict::Inconclusive => Some((1, format!("its {label} is undecided here"))),
+                    Verdict::Refuted | Verdict::NoPracticalDifference | Verdict::Partly => None,
+                },
+            };
+            if let Some((rank, w)) = why
+                && best.as_ref().is_none_or(|(r, _)| rank > *r)
+            {
+                best = Some((rank, w));
+            }
+        }
+        if let Some((rank, w)) = best {
+            // The foil or a null held too, was undecided or was not run
+            // here: the point does not discriminate (rather than lying at a
+            // floor or outside a hypothesis).
+            held += usize::from(rank <= 2);
+            k.uninformative = Some(w);
+        }
+    }
+    held
+}
+
+/// A claim's verdict from its informative points' (all of them where none
+/// is informative), and for a paper's statement the points where it fails
+/// while holding at most of its range:
+///
+/// - refuted if one is (a paper's statement: if it fails at as many
+///   informative points as it holds at or more; where it holds at most, it
+///   is [`Verdict::Partly`], its failures named with their effect sizes);
+/// - confirmed if all are; no practical difference if every point is that
+///   or confirmed; inconclusive otherwise (and with no point).
+fn overall(checks: &[PointCheck], origin: Origin) -> (Verdict, Vec<String>) {
+    let informative: Vec<PointCheck> = checks
+        .iter()
+        .filter(|k| k.uninformative.is_none())
+        .cloned()
+        .collect();
+    let read = if informative.is_empty() {
+        checks
+    } else {
+        &informative[..]
+    };
+    let v = strict(read);
+    if v != Verdict::Refuted || origin != Origin::Paper {
+        return (v, Vec::new());
+    }
+    let failed: Vec<&PointCheck> = read
+        .iter()
+        .filter(|k| k.verdict == Verdict::Refuted)
+        .collect();
+    let held = read
+        .iter()
+        .filter(|k| k.verdict == Verdict::Confirmed)
+        .count();
+    if 2 * held <= read.len() {
+        return (Verdict::Refuted, Vec::new());
+    }
+    let except = failed
+        .iter()
+        .map(|k| {
+            let effect = match (k.measured.is_finite(), k.half_width, k.decision) {
+                (true, Some(h), Some(d)) if d.scale().abs() > 0.0 => format!(
+                    "{} ± {} ({:.0}% of {})",
+                    super::words::num(k.measured, 3),
+                    super::words::num(h, 2),
+                    100.0 * (k.measured / d.scale()).abs(),
+                    super::words::num(d.scale(), 4)
+                ),
+                (true, Some(h), _) => format!(
+                    "{} ± {}",
+                    super::words::num(k.measured, 3),
+                    super::words::num(h, 2)
+                ),
+                _ => k.note.clone().unwrap_or_else(|| "refuted".into()),
+            };
+            format!("{}: {effect}", k.at)
+        })
+        .collect();
+    (Verdict::Partly, except)
+}
+
+/// The verdict of a set of points: refuted if one is, confirmed if all
+/// are, no practical difference if every point is that or confirmed,
+/// inconclusive otherwise (and with no point).
+fn strict(checks: &[PointCheck]) -> Verdict {
+    let all = |f: &dyn Fn(Verdict) -> bool| checks.iter().all(|c| f(c.verdict));
+    if checks.is_empty() {
+        Verdict::Inconclusive
+    } else if checks.iter().any(|c| c.verdict == Verdict::Refuted) {
+        Verdict::Refuted
+    } else if all(&|v| v == Verdict::Confirmed) {
+        Verdict::Confirmed
+    } else if all(&|v| matches!(v, Verdict::Confirmed | Verdict::NoPracticalDifference)) {
+        Verdict::NoPracticalDifference
+    } else {
+        Verdict::Inconclusive
+    }
+}
+
+/// The settling rule ([`lb_model::settle`]) on every point a check reads:
+/// a check reading one that has not settled decides nothing, and says why
+/// and how much longer its runs should be.
+fn settle(checks: &mut [PointCheck], results: &[PointResult]) {
+    for k in checks {
+        let read = read_by(k, results);
+        let mut why = Vec::new();
+        let mut longer: Option<f64> = None;
+        for r in read {
+            let s = Settling::of(&r.summaries);
+            if let Some(w) = s.why() {
+                why.push(format!(
+                    "{} at {}: {w}",
+                    r.label,
+                    super::points::at_string(r)
+                ));
+                if let Some(f) = s.longer() {
+                    longer = Some(longer.map_or(f, |l| l.max(f)));
+                }
+            }
+        }
+        if why.is_empty() {
+            continue;
+        }
+        k.unsettled = Some(why.join("; "));
+        k.longer = longer;
+        k.verdict = Verdict::Inconclusive;
+    }
+}
+
+/// The checks of a claim's `why`, each audited as a claim of its own.
+fn why_checks(experiment: &str, c: &Claim, results: &[PointResult]) -> Vec<ClaimResult> {
+    c.why_checks
+        .iter()
+        .enumerate()
+        .map(|(i, w)| audit_claim(experiment, &w.as_claim(c, i), results))
+        .collect()
+}
+
+/// The points a claim reads — its policies (or every policy), within its
+/// `where` — that lack replications or hold damaged records; and, when the
+/// claim reads no point at all, a line saying so.
+pub(crate) fn gaps(c: &Claim, results: &[PointResult]) -> Vec<String> {
+    let labels = c.check.labels();
+    let read: Vec<&PointResult> = if labels.is_empty() {
+        results
+            .iter()
+            .filter(|r| where_matches(&c.filter, |a| r.axis(a)))
+            .collect()
+    } else {
+        labels
+            .iter()
+            .flat_map(|l| selected(&c.filter, results, l))
+            .collect()
+    };
+    if read.is_empty() {
+        return vec!["no point of the plan matches the claim".into()];
+    }
+    read.iter().filter_map(|r| r.gap()).collect()
+}
+
+/// Audits every claim of an experiment (with the checks of their `why`s).
+pub fn audit_experiment(
+    experiment: &str,
+    claims: &[Claim],
+    results: &[PointResult],
+) -> Vec<ClaimResult> {
+    claims
+        .iter()
+        .map(|c| audit_claim(experiment, c, results))
+        .collect()
+}

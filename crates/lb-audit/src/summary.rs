@@ -1,0 +1,561 @@
+//! The claims of one experiment as `<experiment>/claims.json`: a row per
+//! claim, from which the report pages are assembled.
+
+use super::check::{ClaimResult, Verdict};
+use super::describe::deciding_words;
+use lb_manifest::claim::Origin;
+use serde::Serialize;
+
+/// A verdict in `claims.json` as its word ("confirmed except at some
+/// points"), read back by [`Verdict::from_word`].
+mod verdict_word {
+    use super::Verdict;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub(super) fn serialize<S: Serializer>(v: &Verdict, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(v.word())
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Verdict, D::Error> {
+        let w = String::deserialize(d)?;
+        Verdict::from_word(&w)
+            .ok_or_else(|| serde::de::Error::custom(format!("no verdict is called \"{w}\"")))
+    }
+}
+
+/// A claim's row in the summaries (also kept in `<experiment>/claims.json`,
+/// from which the report pages are assembled).
+#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq)]
+pub struct ClaimRow {
+    pub id: String,
+    /// Written as its word ([`Verdict::word`]).
+    #[serde(with = "verdict_word")]
+    pub verdict: Verdict,
+    pub required: bool,
+    /// Written as the manifest writes it: "paper", "stand-in", "check" or
+    /// "ours".
+    pub origin: Origin,
+    pub paper: Option<String>,
+    /// What a stand-in stands for: a claim id or the paper's words.
+    pub stands_for: Option<String>,
+    /// A paper's statement: the setting its paper states or implies.
+    pub reading: Option<String>,
+    /// The level of its intervals.
+    pub level: f64,
+    /// Why a confirmed claim does not discriminate, if it does not (its
+    /// foil holds too, no setting could fail it, its bound tests nothing).
+    pub untested: Option<String>,
+    /// Its foil in words, with its verdict: "Power-of-2 should not beat
+    /// JSQ: refuted".
+    pub foil: Option<String>,
+    /// The deciding check's margin in words (decided claims).
+    pub margin: Option<String>,
+    /// What would decide it (inconclusive claims).
+    pub to_decide: Option<String>,
+    /// Its robustness maps, a line each, empty when it is in none.
+    #[serde(default)]
+    pub robustness: Vec<MapLine>,
+    pub statement: String,
+    /// The deciding check in words ("no points computed" when none).
+    pub deciding: String,
+    /// Points confirmed of points read.
+    pub confirmed: usize,
+    pub points: usize,
+    pub why: Option<String>,
+    /// The verdicts of the checks of the why.
+    pub why_checks: Vec<(String, String)>,
+    /// Where a paper's statement fails while holding at most of its range
+    /// (verdict "confirmed except at some points"), with effect sizes.
+    #[serde(default)]
+    pub except: Vec<String>,
+    /// Informative points of points read.
+    #[serde(default)]
+    pub informative: (usize, usize),
+    /// Whether a null or the foil held too, was undecided or was not run at some point.
+    #[serde(default)]
+    pub matched: bool,
+    /// Points inside the theorem's hypothesis of points read, where the
+    /// claim carries one.
+    #[serde(default)]
+    pub inside: Option<(usize, usize)>,
+    /// What it reads, generated from its checks ([`reads`]).
+    #[serde(default)]
+    pub reads: String,
+    /// Its nulls with their verdicts: "Random in L-JSQ-Push's place:
+    /// refuted".
+    #[serde(default)]
+    pub nulls: Vec<String>,
+    /// Where its foil changes a setting and fails there, the claim's own
+    /// values of that setting ("count_own = false"): the claim holds at that
+    /// reading only ([`holds_only_at`]).
+    #[serde(default)]
+    pub holds_only_at: Option<String>,
+    /// Of [`ClaimRow::holds_only_at`], the settings the claim pins to one
+    /// value, with that value: the reading it holds at.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub only_at: Vec<Need>,
+    /// The series it reads that sit at the metric's floor at every point
+    /// (each such check uninformative there), while another series informs:
+    /// what the statement says of them no point tests ([`floor_only`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub floor_only: Vec<String>,
+    /// A limit its rate can decide at a slowest rate of ours
+    /// ([`ClaimResult::threshold_ours`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold_ours: Option<String>,
+}
+
+/// A verdict in words, saying so of a confirmation that does not
+/// discriminate (`untested`, set only on confirmations), and of one none
+/// of whose points could inform ([`no_point`]).
+pub fn verdict_words(verdict: &str, untested: bool, no_point: bool) -> String {
+    match (untested, no_point) {
+        (_, true) => format!("{verdict}, no point could decide it"),
+        (true, false) => format!("{verdict}, does not discriminate"),
+        _ => verdict.to_string(),
+    }
+}
+
+/// Whether none of a claim's points could inform it (each at a floor,
+/// without effect, outside the hypothesis or unsettled), as opposed to a
+/// confirmation whose null or foil held too: `informative` is (informative
+/// points, points read).
+pub fn no_point(informative: (usize, usize), matched: bool, verdict: Verdict) -> bool {
+    informative.0 == 0 && informative.1 > 0 && !(matched && verdict == Verdict::Confirmed)
+}
+
+impl ClaimRow {
+    /// [`no_point`] of this row.
+    pub fn no_point(&self) -> bool {
+        no_point(self.informative, self.matched, self.verdict)
+    }
+
+    /// Whether a setting the text leaves open decides it: it holds at one
+    /// reading only, or a robustness map says on which side of a setting it
+    /// holds ([`MapLine::decides`]).
+    pub fn at_one_reading(&self) -> bool {
+        self.holds_only_at.is_some() || self.robustness.iter().any(|l| l.decides)
+    }
+}
+
+/// A claim's line of one robustness map.
+#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq)]
+pub struct MapLine {
+    /// The map's name.
+    pub map: String,
+    /// "the claim holds if and only if …", "holds at k of n combinations".
+    pub summary: String,
+    /// Whether the map decides the claim by a setting: it holds if and only
+    /// if some settings take some values, or at none of the combinations,
+    /// failing at some. A map whose combinations all read undecided decides
+    /// nothing.
+    pub decides: bool,
+    /// Where settings decide it, the values of each at which it holds.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub needs: Vec<Need>,
+}
+
+impl MapLine {
+    /// "map: summary".
+    pub fn line(&self) -> String {
+        format!("{}: {}", self.map, self.summary)
+    }
+}
+
+/// The values of a setting at which a claim holds.
+#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq)]
+pub struct Need {
+    pub setting: String,
+    pub values: Vec<String>,
+}
+
+impl ClaimResult {
+    /// [`no_point`] of this claim.
+    pub fn no_point(&self) -> bool {
+        no_point(self.informative, self.matched, self.verdict)
+    }
+}
+
+/// The claims of one experiment, as `<experiment>/claims.json`.
+#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq)]
+pub struct ExperimentClaims {
+    pub experiment: String,
+    pub title: String,
+    pub claims: Vec<ClaimRow>,
+}
+
+impl ExperimentClaims {
+    pub fn new(experiment: &str, title: &str, claims: &[ClaimResult]) -> ExperimentClaims {
+        ExperimentClaims {
+            experiment: experiment.to_string(),
+            title: title.to_string(),
+            claims: claims.iter().map(row).collect(),
+        }
+    }
+
+    /// The tally of its claims of one origin.
+    pub fn tally(&self, origin: Origin) -> Tally {
+        Tally::of(self.claims.iter().filter(|c| c.origin == origin))
+    }
+}
+
+/// Verdicts counted as a reader counts them: a confirmation that does not
+/// discriminate is not a reproduction.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Tally {
+    /// Confirmed, and the confirmation discriminates (its foil fails).
+    pub reproduced: usize,
+    /// Confirmed without discriminating ([`ClaimRow::untested`]): a null
+    /// or the foil held too, or no setting could fail it.
+    pub untested: usize,
+    /// Confirmed on no informative point ([`no_point`]).
+    pub no_point: usize,
+    pub refuted: usize,
+    pub inconclusive: usize,
+    pub no_difference: usize,
+    /// A paper's statement that holds at most of its range and fails at
+    /// the rest ("confirmed except at some points").
+    pub partly: usize,
+    /// Σ (1 − level) over the decided claims: the family's expected number
+    /// of false verdicts were every claim exactly on its threshold, and a
+    /// Bonferroni bound on the chance of any.
+    pub alpha_sum: f64,
+}
+
+impl Tally {
+    pub fn of<'a>(rows: impl Iterator<Item = &'a ClaimRow>) -> Tally {
+        let mut t = Tally::default();
+        for c in rows {
+            use Verdict as V;
+            match c.verdict {
+                V::Confirmed | V::Partly if c.untested.is_some() && c.no_point() => t.no_point += 1,
+                V::Inconclusive if c.no_point() => t.no_point += 1,
+                V::Confirmed | V::Partly if c.untested.is_some() => t.untested += 1,
+                V::Confirmed => t.reproduced += 1,
+                V::Partly => t.partly += 1,
+                V::Refuted => t.refuted += 1,
+                V::NoPracticalDifference => t.no_difference += 1,
+                V::Inconclusive => t.inconclusive += 1,
+            }
+            // A verdict that tested nothing (no informative point, or a null
+            // or the foil held too) is no decision that could be wrong.
+            if c.verdict != V::Inconclusive && c.untested.is_none() {
+                t.alpha_sum += 1.0 - c.level;
+            }
+        }
+        t
+    }
+
+    pub fn total(&self) -> usize {
+        self.reproduced
+            + self.untested
+            + self.no_point
+            + self.refuted
+            + self.inconclusive
+            + self.no_difference
+            + self.partly
+    }
+
+    /// "2 reproduced, 1 not reproduced, 2 undecided" (parts that are 0
+    /// left out but the first three).
+    pub fn words(&self, yes: &str, no: &str) -> String {
+        let mut parts = vec![
+            format!(
+                "{} {}",
+                self.reproduced,
+                if self.reproduced == 1 && yes == "hold" {
+                    "holds"
+                } else {
+                    yes
+                }
+            ),
+            format!(
+                "{} {}",
+                self.refuted,
+                if self.refuted == 1 && no == "fail" {
+                    "fails"
+                } else {
+                    no
+                }
+            ),
+            format!("{} undecided", self.inconclusive),
+        ];
+        if self.partly > 0 {
+            parts.insert(1, format!("{} {yes} except at some points", self.partly));
+        }
+        if self.untested > 0 {
+            parts.push(format!(
+                "{} {} but {} not discriminate",
+                self.untested,
+                if self.untested == 1 { "holds" } else { "hold" },
+                if self.untested == 1 { "does" } else { "do" }
+            ));
+        }
+        if self.no_point > 0 {
+            parts.push(format!("{} that no point could decide", self.no_point));
+        }
+        if self.no_difference > 0 {
+            parts.push(format!("{} no practical difference", self.no_difference));
+        }
+        parts.join(", ")
+    }
+
+    pub fn add(&mut self, o: &Tally) {
+        self.reproduced += o.reproduced;
+        self.untested += o.untested;
+        self.no_point += o.no_point;
+        self.refuted += o.refuted;
+        self.inconclusive += o.inconclusive;
+        self.no_difference += o.no_difference;
+        self.partly += o.partly;
+        self.alpha_sum += o.alpha_sum;
+    }
+}
+
+fn row(c: &ClaimResult) -> ClaimRow {
+    let reading = holds_only_at(c);
+    ClaimRow {
+        id: c.id.clone(),
+        verdict: c.verdict,
+        required: c.required,
+        origin: c.origin,
+        paper: c.paper.clone(),
+        stands_for: c.stands_for.clone(),
+        reading: c.reading.clone(),
+        level: c.level,
+        untested: c.untested.clone(),
+        foil: c
+            .foil
+            .as_ref()
+            .map(|f| format!("{}: {}", f.statement, f.verdict.word())),
+        margin: c.margin.clone(),
+        to_decide: c.to_decide.clone(),
+        robustness: Vec::new(),
+        statement: c.statement.clone(),
+        deciding: c
+            .deciding()
+            .map(|k| deciding_words(c, k))
+            .unwrap_or_else(|| {
+                if c.checks.is_empty() {
+                    "no points computed".into()
+                } else {
+                    "no informative point (each is at the metric's floor, shows no effect, lies \
+                     outside the theorem's hypothesis, or is matched by a null or the foil)"
+                        .into()
+                }
+            }),
+        confirmed: c
+            .checks
+            .iter()
+            .filter(|k| k.verdict == Verdict::Confirmed)
+            .count(),
+        points: c.checks.len(),
+        why: c.why.clone(),
+        why_checks: c
+            .why_checks
+            .iter()
+            .map(|w| (w.statement.clone(), w.verdict.word().to_string()))
+            .collect(),
+        except: c.except.clone(),
+        informative: c.informative,
+        matched: c.matched,
+        inside: c.inside,
+        nulls: c
+            .nulls
+            .iter()
+            .map(|n| format!("{}: {}", n.statement, n.verdict.word()))
+            .collect(),
+        reads: reads(c),
+        holds_only_at: reading.as_ref().map(|r| r.0.clone()),
+        only_at: reading.map(|r| r.1).unwrap_or_default(),
+        floor_only: floor_only(c),
+        threshold_ours: c.threshold_ours.clone(),
+    }
+}
+
+/// The series of `c` each of whose checks is uninformative at the metric's
+/// floor, where some other series has an informative check: a claim that
+/// names them decides nothing of them.
+pub(crate) fn floor_only(c: &ClaimResult) -> Vec<String> {
+    let at_floor = |k: &super::PointCheck| {
+        k.uninformative
+            .as_deref()
+            .is_some_and(|u| u.starts_with("at the metric's floor"))
+    };
+    // (A point outside a hypothesis is "<label> at <point>: outside …", the
+    // model's reason: lb_model::config::PointConfig::hypothesis.)
+    let outside = |k: &super::PointCheck| {
+        k.uninformative
+            .as_deref()
+            .is_some_and(|u| u.contains(": outside "))
+    };
+    if !c.checks.iter().any(|k| k.uninformative.is_none()) {
+        return Vec::new();
+    }
+    let mut out: Vec<String> = Vec::new();
+    for k in &c.checks {
+        // Each of its checks uninformative, some at the floor, the others
+        // outside the theorem's hypothesis (where they would decide nothing
+        // at any value).
+        let own = || c.checks.iter().filter(|x| x.policy == k.policy);
+        if !out.contains(&k.policy)
+            && own().any(&at_floor)
+            && own().all(|x| at_floor(x) || outside(x))
+        {
+            out.push(k.policy.clone());
+        }
+    }
+    out
+}
+
+/// The axes its checks read, each once, in order.
+fn axis_names(checks: &[super::PointCheck]) -> Vec<&String> {
+    let mut names: Vec<&String> = checks
+        .iter()
+        .flat_map(|k| k.axes.iter().map(|(n, _)| n))
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// The values of axis `n` its checks read, each once, in order.
+fn distinct_values<'a>(checks: &'a [super::PointCheck], n: &str) -> Vec<&'a str> {
+    let mut v = super::check::axis_values(checks, n);
+    v.sort();
+    v.dedup();
+    v
+}
+
+/// The setting a claim holds at only: where its foil reads the claim's own
+/// series at other values of an axis (a setting, not a policy) and fails
+/// there, the claim's values of that axis in words ("count_own = false"),
+/// with those of them the claim pins to one value: the reading it holds at.
+pub(crate) fn holds_only_at(c: &ClaimResult) -> Option<(String, Vec<Need>)> {
+    let f = c.foil.as_ref()?;
+    if f.verdict != Verdict::Refuted || !matches!(c.verdict, Verdict::Confirmed | Verdict::Partly) {
+        return None;
+    }
+    let series = |x: &ClaimResult| -> Vec<String> {
+        let mut v: Vec<String> = x.checks.iter().map(|k| k.policy.clone()).collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    if series(c) != series(f) {
+        return None;
+    }
+    let mut apart: Vec<String> = Vec::new();
+    let mut pinned: Vec<Need> = Vec::new();
+    for n in super::check::moved_axes(&c.checks, &f.checks, axis_names(&c.checks)) {
+        let (a, b) = (
+            distinct_values(&c.checks, &n),
+            distinct_values(&f.checks, &n),
+        );
+        if a.is_empty() || b.is_empty() {
+            continue;
+        }
+        // A setting the claim pins to one value is a reading of what the
+        // text leaves open; an axis it reads several values of is part of
+        // its range, and its foil reads the rest of it.
+        if a.len() == 1 {
+            apart.push(format!(
+                "{n} = {}; at {n} = {}, the other reading (its foil), the claim fails at some \
+                 points",
+                a.join(", "),
+                b.join(", ")
+            ));
+            pinned.push(Need {
+                setting: n.clone(),
+                values: vec![a[0].to_string()],
+            });
+        } else {
+            apart.push(format!(
+                "{n} = {}; its foil, at {n} = {}, fails at some points",
+                a.join(", "),
+                b.join(", ")
+            ));
+        }
+    }
+    (!apart.is_empty()).then(|| (apart.join(", "), pinned))
+}
+
+/// What a claim reads, from its checks: the series compared and, per
+/// axis, the values read ("JSQ − L-JBA-Push at load 0.3–0.99 (13 values)"),
+/// with the foil's and the nulls' series. Generated, so that no text about
+/// what lb runs is typed by hand.
+pub(crate) fn reads(c: &ClaimResult) -> String {
+    fn series(c: &ClaimResult) -> Vec<String> {
+        let mut v: Vec<String> = Vec::new();
+        for k in &c.checks {
+            if !v.contains(&k.policy) {
+                v.push(k.policy.clone());
+            }
+        }
+        v
+    }
+    let mut axes: Vec<(String, Vec<String>)> = Vec::new();
+    for k in &c.checks {
+        for (name, value) in &k.axes {
+            match axes.iter_mut().find(|(n, _)| n == name) {
+                Some((_, vs)) if !vs.contains(value) => vs.push(value.clone()),
+                Some(_) => {}
+                None => axes.push((name.clone(), vec![value.clone()])),
+            }
+        }
+    }
+    let axis = |(name, vs): &(String, Vec<String>)| -> String {
+        let nums: Option<Vec<(f64, &String)>> = vs
+            .iter()
+            .map(|v| v.parse::<f64>().ok().map(|x| (x, v)))
+            .collect();
+        match nums {
+            Some(mut x) if x.len() > 3 => {
+                x.sort_by(|a, b| a.0.total_cmp(&b.0));
+                format!(
+                    "{name} {}–{} ({} values)",
+                    x[0].1,
+                    x[x.len() - 1].1,
+                    x.len()
+                )
+            }
+            _ => format!("{name} {}", vs.join(", ")),
+        }
+    };
+    let mut s = series(c).join(", ");
+    if !axes.is_empty() {
+        s.push_str(" at ");
+        s.push_str(&axes.iter().map(axis).collect::<Vec<_>>().join(" × "));
+        if c.kind == lb_manifest::claim::ClaimKind::Limit {
+            s.push_str(
+                " (the point nearest the limit; the rate of its gap reads the points before it)",
+            );
+        }
+    }
+    if let Some(f) = &c.foil {
+        let fs = series(f);
+        if !fs.is_empty() {
+            // A foil of the claim's own series says where it reads them: the
+            // settings it pins to values the claim does not read.
+            let at: Vec<String> = if fs == series(c) {
+                super::check::moved_axes(&c.checks, &f.checks, axis_names(&f.checks))
+                    .iter()
+                    .map(|n| format!("{n} = {}", distinct_values(&f.checks, n).join(", ")))
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            let at = if at.is_empty() {
+                String::new()
+            } else {
+                format!(" at {}", at.join(", "))
+            };
+            s.push_str(&format!("; foil: {}{at}", fs.join(", ")));
+        }
+    }
+    if !c.nulls.is_empty() {
+        let n: Vec<String> = c.nulls.iter().flat_map(series).collect();
+        s.push_str(&format!("; nulls: {}", n.join(", ")));
+    }
+    s
+}

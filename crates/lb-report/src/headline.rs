@@ -1,0 +1,885 @@
+//! The audit's headline: the papers' own statements counted
+//! apart from our stand-ins for them and from lb's own checks, per paper,
+//! each paper with a verdict in plain words generated from its claims and
+//! robustness maps, and the family's error at the chosen levels.
+
+use lb_audit::Verdict;
+use lb_audit::num;
+use lb_audit::{ClaimRow, ExperimentClaims, Tally};
+use lb_draw::markup::cell as md;
+use lb_manifest::claim::Origin;
+use lb_manifest::inventory::Inventory;
+use std::fmt::Write as _;
+
+/// The count line. First the unit the inventories count: the statements of
+/// the papers lb holds (definitions and sentences reporting another
+/// paper's result aside), each with one status
+/// ([`crate::inventory::Status`]); then the claims that decide them, by
+/// origin.
+pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inventory]) -> String {
+    use crate::inventory::counts;
+    let t = |o: Origin| {
+        let mut t = Tally::default();
+        for e in experiments {
+            t.add(&e.tally(o));
+        }
+        t
+    };
+    let (p, s, c, o) = (
+        t(Origin::Paper),
+        t(Origin::StandIn),
+        t(Origin::Check),
+        t(Origin::Ours),
+    );
+    let required = experiments
+        .iter()
+        .flat_map(|e| &e.claims)
+        .filter(|c| c.required)
+        .count();
+    let mut n = [0usize; 4];
+    let mut statuses = std::collections::BTreeMap::new();
+    let mut by_stand_ins = std::collections::BTreeMap::new();
+    let mut in_part = 0;
+    let mut one_reading = 0;
+    let mut threshold_ours = 0;
+    let mut in_full: Vec<String> = Vec::new();
+    for inv in inventories {
+        in_full.extend(
+            crate::inventory::in_full(inv, experiments)
+                .into_iter()
+                .map(|id| format!("`{id}`")),
+        );
+        in_part += crate::inventory::in_part_count(inv, experiments);
+        one_reading += crate::inventory::at_one_reading_count(inv, experiments);
+        threshold_ours += crate::inventory::at_threshold_ours_count(inv, experiments);
+        let k = counts(inv, experiments);
+        for i in 0..4 {
+            n[i] += k[i];
+        }
+        use crate::inventory::Standing;
+        for (v, k) in crate::inventory::statuses(inv, experiments, Standing::AsStated) {
+            *statuses.entry(v).or_insert(0usize) += k;
+        }
+        for (v, k) in crate::inventory::statuses(inv, experiments, Standing::StandIns) {
+            *by_stand_ins.entry(v).or_insert(0usize) += k;
+        }
+    }
+    // Papers held in part (an abstract), named: their counts cover that part.
+    let partial: Vec<&str> = inventories
+        .iter()
+        .filter(|i| {
+            i.paper
+                .held
+                .as_deref()
+                .is_some_and(|h| !h.starts_with("the whole paper"))
+        })
+        .map(|i| i.paper.authors.as_str())
+        .collect();
+    let partial = if partial.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "{} as {} only; ",
+            partial
+                .iter()
+                .map(|a| format!("{a}'s"))
+                .collect::<Vec<_>>()
+                .join(" and "),
+            if partial.len() == 1 {
+                "an abstract"
+            } else {
+                "abstracts"
+            }
+        )
+    };
+    let statements = if inventories.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "**{} statements of the {} papers lb holds** ({partial}counted in their inventories' unit: theorems, \
+             lemmas, propositions, corollaries, figure claims, examples, remarks and headline \
+             sentences; definitions, and sentences reporting another paper's result, are not \
+             counted): {} audited as stated ({}{}), {} through our stand-ins only{}, {} not \
+             yet audited (lb could), {} out of reach. ",
+            n.iter().sum::<usize>(),
+            inventories.len(),
+            n[0],
+            crate::inventory::in_words(&statuses),
+            [
+                Some(format!(
+                    "; of the reproduced, {} in full (at every reading tried, at thresholds \
+                     the paper gives, no part untested{})",
+                    in_full.len(),
+                    if in_full.is_empty() {
+                        String::new()
+                    } else {
+                        format!(": {}", in_full.join(", "))
+                    }
+                )),
+                (one_reading > 0).then(|| {
+                    format!(
+                        " and {one_reading} at one reading only, a setting the text leaves open \
+                         deciding them"
+                    )
+                }),
+                (threshold_ours > 0).then(|| {
+                    format!(
+                        "; {threshold_ours} at a rate threshold of ours, a limit decided by a \
+                         slowest rate of approach the statement does not state (derived from its proof or chosen by lb)"
+                    )
+                }),
+                (in_part > 0).then(|| {
+                    format!(
+                        "; of all {}, {in_part} in part, a part no claim tests (a statement may \
+                         be both at one reading and in part)",
+                        n[0]
+                    )
+                }),
+            ]
+            .into_iter()
+            .flatten()
+            .collect::<String>(),
+            n[1],
+            crate::inventory::statuses_words(&by_stand_ins),
+            n[2],
+            n[3]
+        )
+    };
+    format!(
+        "{statements}\n\n**The claims that decide them:** {} claims of origin `paper` (a \
+         statement as the paper makes it, at its setting): {}. {} stand-ins of ours: {}. {} of lb's own checks ({required} required): \
+         {}.{}",
+        p.total(),
+        p.words("reproduced", "not reproduced"),
+        s.total(),
+        s.words("hold", "fail"),
+        c.total(),
+        c.words("hold", "fail"),
+        if o.total() > 0 {
+            format!(
+                " {} conjectures of ours (neither a paper's nor exact theory): {}.",
+                o.total(),
+                o.words("hold", "fail")
+            )
+        } else {
+            String::new()
+        }
+    )
+}
+
+/// Per paper: first each paper lb holds (an inventory), the main paper
+/// first (the one most experiments read), with its statements counted
+/// against its inventory and a table of its results by the paper's own
+/// names (Theorem 1, Fig. 1, …), one status and one line of why each; then
+/// the papers lb checks against but does not hold, apart. `audit` is the
+/// link to the audit page ("" on the page itself).
+pub fn per_paper(
+    experiments: &[&ExperimentClaims],
+    audit: &str,
+    inventories: &[Inventory],
+) -> String {
+    let rows: Vec<(&str, &ClaimRow)> = experiments
+        .iter()
+        .flat_map(|e| e.claims.iter().map(move |c| (e.experiment.as_str(), c)))
+        .filter(|(_, c)| c.origin == Origin::Paper || c.origin == Origin::StandIn)
+        .collect();
+    let reads = |paper: &str| {
+        experiments
+            .iter()
+            .filter(|e| e.claims.iter().any(|c| c.paper.as_deref() == Some(paper)))
+            .count()
+    };
+    let mut held: Vec<&Inventory> = inventories.iter().collect();
+    held.sort_by_key(|i| std::cmp::Reverse(reads(&i.paper.authors)));
+    let mut s = String::new();
+    for inv in &held {
+        let paper = inv.paper.authors.as_str();
+        let _ = writeln!(s, "#### {} — *{}*\n", md(paper), md(&inv.paper.title));
+        let _ = writeln!(
+            s,
+            "{}\n",
+            crate::inventory::paper_line(inv, experiments, "inventory.md")
+        );
+        s.push_str(&results_table(inv, experiments, audit));
+        let conflicts = reading_conflicts(
+            rows.iter()
+                .filter(|(_, c)| c.paper.as_deref() == Some(paper) && c.origin == Origin::Paper)
+                .map(|(_, c)| *c),
+        );
+        if !conflicts.is_empty() {
+            let _ = writeln!(
+                s,
+                "**Readings in conflict:** {}. No single reading of {} reproduces all of these \
+                 statements; each figure's status says \"at one reading only\".\n",
+                conflicts.join("; "),
+                if conflicts.len() == 1 {
+                    "that setting"
+                } else {
+                    "those settings"
+                }
+            );
+        }
+        let of = |o: Origin| {
+            rows.iter()
+                .filter(move |(_, c)| c.paper.as_deref() == Some(paper) && c.origin == o)
+        };
+        let mut family = Tally::of(of(Origin::Paper).map(|x| x.1));
+        family.add(&Tally::of(of(Origin::StandIn).map(|x| x.1)));
+        s.push_str(&error_rate(&family));
+        s.push('\n');
+    }
+    let mut others: Vec<&str> = rows
+        .iter()
+        .filter_map(|(_, c)| c.paper.as_deref())
+        .filter(|p| !inventories.iter().any(|i| i.paper.authors == *p))
+        .collect();
+    others.sort();
+    others.dedup();
+    if !others.is_empty() {
+        s.push_str(
+            "#### Papers lb checks against but does not hold\n\nResults the held papers cite, \
+             or classical results lb's own claims lean on. lb holds no text of them: each is \
+             audited through stand-ins of ours, counted here and not under the held papers.\n\n",
+        );
+    }
+    for paper in others {
+        let of = |o: Origin| {
+            rows.iter()
+                .filter(move |(_, c)| c.paper.as_deref() == Some(paper) && c.origin == o)
+        };
+        let ss = Tally::of(of(Origin::StandIn).map(|x| x.1));
+        let ps = Tally::of(of(Origin::Paper).map(|x| x.1));
+        // The same authors as a held paper: another of their papers.
+        let namesake = inventories
+            .iter()
+            .find(|i| paper != i.paper.authors && paper.starts_with(&i.paper.authors));
+        let _ = write!(
+            s,
+            "- **{}**{}: {} stand-in{} — {}.",
+            md(paper),
+            namesake
+                .map(|i| format!(
+                    " (another paper of theirs than the held *{}*)",
+                    md(&i.paper.title)
+                ))
+                .unwrap_or_default(),
+            ss.total() + ps.total(),
+            if ss.total() + ps.total() == 1 {
+                ""
+            } else {
+                "s"
+            },
+            {
+                let mut t = ss;
+                t.add(&ps);
+                t.words("hold", "fail")
+            }
+        );
+        let words = in_words(
+            audit,
+            Vec::new(),
+            of(Origin::StandIn)
+                .chain(of(Origin::Paper))
+                .copied()
+                .collect(),
+        );
+        if !words.is_empty() {
+            let _ = write!(s, " {words}");
+        }
+        s.push('\n');
+    }
+    s
+}
+
+/// The paper's name for the result a statement belongs to, read from where
+/// it stands: "Theorem 1", "Fig. 2", "Lemma 3"; else its place ("Abstract",
+/// "§4.1").
+pub(crate) fn result_name(at: &str) -> String {
+    // A sentence before or after a result is not that result: it is named
+    // by its section.
+    let named = at
+        .split([',', '('])
+        .map(str::trim)
+        .find(|p| !p.is_empty())
+        .unwrap_or(at);
+    if at.contains("after ") || at.contains("before ") {
+        return named.to_string();
+    }
+    for key in [
+        "Theorem ",
+        "Lemma ",
+        "Proposition ",
+        "Corollary ",
+        "Fig. ",
+        "Example ",
+        "Remark ",
+        "Claim ",
+        "Definition ",
+    ] {
+        if let Some(i) = at.find(key) {
+            let rest = &at[i + key.len()..];
+            let n: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric() || *c == '.')
+                .collect();
+            let n = n.trim_end_matches('.');
+            if n.starts_with(|c: char| c.is_ascii_digit()) {
+                return format!("{key}{n}");
+            }
+        }
+    }
+    let cut = at.find([',', '(']).unwrap_or(at.len());
+    at[..cut].trim().to_string()
+}
+
+/// A held paper's results by its own names: one row per result, its one
+/// status (the worst of its audited statements', [`crate::inventory::Status`];
+/// "not yet audited" or "out of reach" where none is audited) and one line
+/// of why.
+fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> String {
+    use crate::inventory::{Standing, standing, status};
+    let mut names: Vec<String> = Vec::new();
+    for st in inv.statements.iter().filter(|s| s.counted()) {
+        let n = st.result.clone().unwrap_or_else(|| result_name(&st.at));
+        if !names.contains(&n) {
+            names.push(n);
+        }
+    }
+    let mut s =
+        String::from("| result | statements | status | why |\n| --- | ---: | --- | --- |\n");
+    for name in names {
+        let sts: Vec<_> = inv
+            .statements
+            .iter()
+            .filter(|st| {
+                st.counted() && st.result.clone().unwrap_or_else(|| result_name(&st.at)) == name
+            })
+            .collect();
+        // A result's status comes from its statements audited as stated where
+        // it has any, else from those audited through our stand-ins.
+        let as_stated: Vec<_> = sts
+            .iter()
+            .filter(|st| standing(st, exps) == Standing::AsStated)
+            .filter_map(|st| status(st, exps))
+            .collect();
+        let audited: Vec<_> = sts.iter().filter_map(|st| status(st, exps)).collect();
+        let deciding = if as_stated.is_empty() {
+            &audited
+        } else {
+            &as_stated
+        };
+        let not_yet = sts
+            .iter()
+            .filter(|st| standing(st, exps) == Standing::NotYet)
+            .count();
+        let worst = crate::inventory::worst(deciding.iter().map(|(v, e, r)| (*v, (*e, *r))));
+        let (word, why) = match worst.map(|(v, (e, r))| (v, e, r)) {
+            Some((v, e, r)) => {
+                let link = format!("[`{e}/{}`]({audit}#{e}--{})", r.id, r.id);
+                let detail = match v {
+                    crate::inventory::Status::NotReproduced => {
+                        r.why.clone().unwrap_or_else(|| r.deciding.clone())
+                    }
+                    crate::inventory::Status::Partly => {
+                        // What the claim's why found, where a check of it holds.
+                        let found: Vec<String> = r
+                            .why_checks
+                            .iter()
+                            .filter(|(_, v)| v == "confirmed")
+                            .map(|(says, _)| says.clone())
+                            .collect();
+                        let found = if found.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" — its why finds: {}", found.join("; "))
+                        };
+                        format!("fails at {}{found}", r.except.join("; "))
+                    }
+                    crate::inventory::Status::Undecided => {
+                        r.to_decide.clone().unwrap_or_else(|| r.deciding.clone())
+                    }
+                    crate::inventory::Status::NoInformativePoint
+                    | crate::inventory::Status::DoesNotDiscriminate => {
+                        r.untested.clone().unwrap_or_default()
+                    }
+                    crate::inventory::Status::Reproduced => {
+                        format!("hardest informative point: {}", r.deciding)
+                    }
+                };
+                let through = if r.origin == Origin::Paper {
+                    ""
+                } else {
+                    " (through our stand-in)"
+                };
+                // A failing point and what the claim's why found there are
+                // said whole; other reasons, in their first sentence.
+                let detail = if v == crate::inventory::Status::Partly {
+                    detail
+                } else {
+                    first_sentence(&detail)
+                };
+                let detail = match r.inside {
+                    Some((i, n)) => format!(
+                        "{detail} ({i} of its {n} points inside the theorem's hypothesis, {} \
+                         informative)",
+                        r.informative.0
+                    ),
+                    // Where some points decide nothing, how many decide (for a
+                    // status that tested something).
+                    None if v.tested()
+                        && r.informative.0 > 0
+                        && r.informative.0 < r.informative.1 =>
+                    {
+                        format!(
+                            "{detail} ({} of its {} points informative)",
+                            r.informative.0, r.informative.1
+                        )
+                    }
+                    None => detail,
+                };
+                (
+                    format!("**{}**{through}", v.words()),
+                    format!("{link}: {detail}"),
+                )
+            }
+            None if not_yet > 0 => (
+                if not_yet == sts.len() {
+                    "not yet audited (lb could)".to_string()
+                } else {
+                    format!(
+                        "not yet audited (lb could) for {not_yet} of them; the others out of \
+                         reach"
+                    )
+                },
+                sts.iter()
+                    .find_map(|st| st.could_audit.as_deref())
+                    .map(first_sentence)
+                    .unwrap_or_default(),
+            ),
+            None => {
+                let reasons: Vec<&str> = sts
+                    .iter()
+                    .filter_map(|st| st.out_of_reach.as_deref())
+                    .collect();
+                let first = reasons
+                    .first()
+                    .map(|r| first_sentence(r))
+                    .unwrap_or_default();
+                let others = reasons.iter().skip(1).filter(|r| **r != reasons[0]).count();
+                (
+                    "out of reach".to_string(),
+                    if others == 0 {
+                        first
+                    } else {
+                        format!(
+                            "{first} (the first statement's reason; each of the others gives its \
+                             own in the inventory)"
+                        )
+                    },
+                )
+            }
+        };
+        // Where a row holds several audited statements, how each stands: as
+        // stated and through our stand-ins apart.
+        let stand_ins: Vec<_> = sts
+            .iter()
+            .filter(|st| standing(st, exps) == Standing::StandIns)
+            .filter_map(|st| status(st, exps))
+            .collect();
+        let tally = |xs: &[_]| {
+            let mut each = std::collections::BTreeMap::new();
+            for (v, _, _) in xs {
+                *each.entry(*v).or_insert(0usize) += 1;
+            }
+            each
+        };
+        let words = crate::inventory::in_words;
+        let (a, b) = (tally(&as_stated), tally(&stand_ins));
+        let mut parts = Vec::new();
+        let mixed = !as_stated.is_empty() && !stand_ins.is_empty();
+        if mixed || (as_stated.len() > 1 && a.len() > 1) {
+            parts.push(format!("as stated: {}", words(&a)));
+        }
+        if mixed || (as_stated.is_empty() && stand_ins.len() > 1 && b.len() > 1) {
+            parts.push(format!("through our stand-ins: {}", words(&b)));
+        }
+        let breakdown = if parts.is_empty() {
+            String::new()
+        } else {
+            format!("; {}", parts.join("; "))
+        };
+        let counted = if audited.is_empty() || (audited.len() == sts.len() && breakdown.is_empty())
+        {
+            sts.len().to_string()
+        } else {
+            format!("{} ({} audited{breakdown})", sts.len(), audited.len())
+        };
+        // The row's paper claims, each once.
+        let mut papers: Vec<&lb_audit::ClaimRow> = Vec::new();
+        for st in &sts {
+            for (_, r) in crate::inventory::rows(st, exps) {
+                if r.origin == Origin::Paper && !papers.iter().any(|p| p.id == r.id) {
+                    papers.push(r);
+                }
+            }
+        }
+        // Those that tested nothing, where others decide it.
+        let idle: Vec<String> = if worst.is_some_and(|(v, _)| v.tested()) {
+            papers
+                .iter()
+                .filter(|r| !crate::inventory::Status::of(r).tested())
+                .map(|r| format!("`{}`", r.id))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let why = if idle.is_empty() {
+            why
+        } else {
+            format!(
+                "{why} ({} {} without testing it: see the audit)",
+                idle.join(", "),
+                if idle.len() == 1 { "holds" } else { "hold" }
+            )
+        };
+        // Where a setting the text leaves open decides a paper's claim of the
+        // row, its robustness map says on which side: the row says so too.
+        let mut open: Vec<String> = Vec::new();
+        for r in &papers {
+            for line in r.robustness.iter().filter(|l| l.decides) {
+                // Without its count of combinations ("(4 of 12 combinations)").
+                let cond = match line.summary.rsplit_once(" (") {
+                    Some((c, n)) if n.ends_with("combinations)") => c,
+                    _ => line.summary.as_str(),
+                };
+                let said = format!("`{}` {}", r.id, cond.trim_start_matches("the claim "));
+                if !open.contains(&said) {
+                    open.push(said);
+                }
+            }
+            if let Some(at) = &r.holds_only_at {
+                let said = format!("`{}` holds where {at}", r.id);
+                if !open.contains(&said) {
+                    open.push(said);
+                }
+            }
+        }
+        // A status that one reading of an open setting decides says so in
+        // its words, not only in the why.
+        let tested = worst.is_some_and(|(v, _)| v.tested());
+        let reproduced = worst.is_some_and(|(v, _)| {
+            matches!(
+                v,
+                crate::inventory::Status::Reproduced | crate::inventory::Status::Partly
+            )
+        });
+        let word = if reproduced && !open.is_empty() {
+            format!("{word}, at one reading only")
+        } else {
+            word
+        };
+        // A status a rate of ours decides says so too.
+        let ours: Vec<String> = papers
+            .iter()
+            .filter(|r| r.threshold_ours.is_some())
+            .map(|r| format!("`{}`", r.id))
+            .collect();
+        let word = if reproduced && !ours.is_empty() {
+            format!("{word}, at a rate threshold of ours")
+        } else {
+            word
+        };
+        // Statements audited as stated whose entry names a part no claim
+        // reads are audited in part: the status says how many.
+        let in_part = sts
+            .iter()
+            .filter(|st| crate::inventory::in_part(st, exps))
+            .count();
+        // (Only a status that tested something is qualified.)
+        let word = match in_part {
+            _ if !tested => word,
+            0 => word,
+            1 if sts.len() == 1 => format!("{word}, in part"),
+            k => format!("{word}, {k} of its statements in part"),
+        };
+        // Where some of its paper claims tested nothing, the status rests on
+        // the others: its words say on how many.
+        let word = if tested && !idle.is_empty() {
+            format!(
+                "{word} ({} of its {} paper claims tested)",
+                papers.len() - idle.len(),
+                papers.len()
+            )
+        } else {
+            word
+        };
+        let why = if open.is_empty() {
+            why
+        } else {
+            format!(
+                "{why} — where the text leaves a setting open: {}",
+                open.join("; ")
+            )
+        };
+        let why = if ours.is_empty() || !tested {
+            why
+        } else {
+            format!(
+                "{why} — decided at a slowest rate of approach of ours: {}",
+                ours.join(", ")
+            )
+        };
+        let _ = writeln!(s, "| {} | {counted} | {word} | {} |", md(&name), md(&why));
+    }
+    s.push('\n');
+    s
+}
+
+/// The first sentence of a text (up to ". " after neither a number nor an
+/// abbreviation: "Fig.", "e.g.", "p.", an initial), at most 220
+/// characters, cut at a word.
+fn first_sentence(t: &str) -> String {
+    const ABBREVIATIONS: [&str; 14] = [
+        "Fig", "Figs", "e.g", "i.e", "p", "pp", "Eq", "ref", "Ref", "Thm", "cf", "vs", "al", "resp",
+    ];
+    let cut = t
+        .char_indices()
+        .find(|&(i, c)| {
+            let word = t[..i]
+                .rsplit(|x: char| x.is_whitespace() || x == '(')
+                .next()
+                .unwrap_or("");
+            c == '.'
+                && t[i + 1..].starts_with(' ')
+                && !word.ends_with(|d: char| d.is_ascii_digit())
+                && !ABBREVIATIONS.contains(&word)
+                && !(word.chars().count() == 1 && word.chars().all(char::is_uppercase))
+        })
+        .map(|(i, _)| i + 1)
+        .unwrap_or(t.len());
+    let out = &t[..cut];
+    if out.chars().count() > 220 {
+        let head: String = out.chars().take(219).collect();
+        let head = head.rsplit_once(' ').map_or(head.as_str(), |(h, _)| h);
+        format!("{}…", head.trim_end_matches([',', ';', ':']))
+    } else {
+        out.to_string()
+    }
+}
+
+/// The family's error at the chosen levels, in a sentence a reader can use.
+fn error_rate(family: &Tally) -> String {
+    // Verdicts that tested nothing decide nothing that could be wrong.
+    let decided = family.total() - family.inconclusive - family.untested - family.no_point;
+    if decided == 0 {
+        return String::new();
+    }
+    let bound = if family.alpha_sum < 0.5 {
+        format!(
+            ", and the chance that any is wrong is at most {}% (Bonferroni)",
+            num(100.0 * family.alpha_sum, 2)
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "*Chance of a wrong verdict:* {decided} verdict{} of its statements and stand-ins \
+         tested something (those that tested nothing are left out), each decided at its own \
+         level (95.5% or more): were every claim exactly on its threshold, about {} of them \
+         would be wrong on average{bound}. A verdict far from its threshold (its margin, in \
+         the audit) is far less likely wrong.\n",
+        if decided == 1 { "" } else { "s" },
+        num(family.alpha_sum, 2)
+    )
+}
+
+/// A paper's verdict in plain words, from its statements (and, where they
+/// say more, its stand-ins): what reproduced, what did not and where it
+/// holds instead (its robustness maps), what is undecided and what would
+/// decide it.
+fn in_words(
+    audit: &str,
+    statements: Vec<(&str, &ClaimRow)>,
+    standins: Vec<(&str, &ClaimRow)>,
+) -> String {
+    let link = |e: &str, c: &ClaimRow| format!("[`{}`]({audit}#{e}--{})", c.id, c.id);
+    let mut out = Vec::new();
+    let yes: Vec<String> = statements
+        .iter()
+        .filter(|(_, c)| c.verdict == Verdict::Confirmed && c.untested.is_none())
+        .map(|(e, c)| link(e, c))
+        .collect();
+    if !yes.is_empty() {
+        out.push(format!("Reproduced: {}.", yes.join(", ")));
+    }
+    for (e, c) in statements.iter().chain(&standins) {
+        match c.verdict {
+            Verdict::Refuted => {
+                let where_ = c
+                    .robustness
+                    .first()
+                    .map(|w| {
+                        format!(
+                            " — across the settings the paper leaves open, {}",
+                            md(&w.summary)
+                        )
+                    })
+                    .unwrap_or_default();
+                let what = if c.origin == Origin::Paper {
+                    "Not reproduced"
+                } else {
+                    "Our stand-in fails"
+                };
+                out.push(format!("{what}: {}{where_}.", link(e, c)));
+            }
+            Verdict::Partly if c.untested.is_none() => {
+                out.push(format!(
+                    "{} {}: {} except at {}.",
+                    if c.origin == Origin::Paper {
+                        "Reproduced"
+                    } else {
+                        "Our stand-in holds"
+                    },
+                    link(e, c),
+                    md(&c.statement),
+                    md(&c.except.join("; "))
+                ));
+            }
+            Verdict::Confirmed | Verdict::Partly if c.untested.is_some() => {
+                out.push(format!(
+                    "{} holds but does not discriminate ({}).",
+                    link(e, c),
+                    md(c.untested.as_deref().unwrap_or_default())
+                ));
+            }
+            _ => {}
+        }
+    }
+    let open: Vec<String> = statements
+        .iter()
+        .filter(|(_, c)| c.verdict == Verdict::Inconclusive)
+        .map(|(e, c)| link(e, c))
+        .collect();
+    if !open.is_empty() {
+        out.push(format!(
+            "Undecided: {} (what would decide each is in its section).",
+            open.join(", ")
+        ));
+    }
+    out.join(" ")
+}
+
+/// The settings a paper's claims hold at one value of only, where two of
+/// them need different values: from each claim's robustness maps
+/// ([`lb_audit::MapLine::needs`]) and its reading foil
+/// ([`ClaimRow::only_at`]), the values of a setting a claim needs; a
+/// setting two claims need at disjoint values is a conflict: "count_own:
+/// `a` holds only at count_own = true; `b` only at count_own = false".
+pub(crate) fn reading_conflicts<'a>(claims: impl Iterator<Item = &'a ClaimRow>) -> Vec<String> {
+    use std::collections::BTreeMap;
+    // setting → the values a claim needs → the claims that need them.
+    let mut needs: BTreeMap<String, BTreeMap<Vec<String>, Vec<String>>> = BTreeMap::new();
+    for c in claims {
+        let of_maps = c.robustness.iter().flat_map(|l| &l.needs);
+        for n in of_maps.chain(&c.only_at) {
+            let mut values = n.values.clone();
+            values.sort();
+            let ids = needs
+                .entry(n.setting.clone())
+                .or_default()
+                .entry(values)
+                .or_default();
+            if !ids.contains(&c.id) {
+                ids.push(c.id.clone());
+            }
+        }
+    }
+    needs
+        .into_iter()
+        .filter(|(_, vs)| {
+            // Two claims whose sets of values share none.
+            let sets: Vec<&Vec<String>> = vs.keys().collect();
+            sets.iter().enumerate().any(|(i, a)| {
+                sets[i + 1..]
+                    .iter()
+                    .any(|b| !a.iter().any(|x| b.contains(x)))
+            })
+        })
+        .map(|(k, vs)| {
+            let sides: Vec<String> = vs
+                .iter()
+                .map(|(v, ids)| {
+                    let ids: Vec<String> = ids.iter().map(|i| format!("`{i}`")).collect();
+                    let verb = if ids.len() == 1 { "holds" } else { "hold" };
+                    let at = match v.as_slice() {
+                        [one] => format!("{k} = {one}"),
+                        many => format!("{k} ∈ {{{}}}", many.join(", ")),
+                    };
+                    format!("{} {verb} only at {at}", ids.join(", "))
+                })
+                .collect();
+            format!("`{k}`: {}", sides.join("; "))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{ClaimRow, reading_conflicts};
+
+    /// Two claims that need one setting at different values conflict; at
+    /// the same value, or on different settings, they do not.
+    #[test]
+    fn claims_needing_a_setting_at_different_values_conflict() {
+        use lb_audit::{MapLine, Need};
+        // A row as claims.json holds it, with what the rule reads.
+        let row = |id: &str, robustness: Vec<MapLine>, only_at: Vec<Need>| {
+            let mut r: ClaimRow = serde_json::from_value(serde_json::json!({
+                "id": id, "verdict": "confirmed", "required": false, "origin": "paper",
+                "level": 0.95, "statement": "s", "deciding": "d", "confirmed": 1,
+                "points": 1, "why_checks": [],
+            }))
+            .unwrap();
+            r.robustness = robustness;
+            r.only_at = only_at;
+            r
+        };
+        let need = |s: &str, vs: &[&str]| Need {
+            setting: s.into(),
+            values: vs.iter().map(|v| v.to_string()).collect(),
+        };
+        let map = row(
+            "a",
+            vec![MapLine {
+                map: "m".into(),
+                summary: "the claim holds if and only if …".into(),
+                decides: true,
+                needs: vec![
+                    need("count_own", &["true"]),
+                    need("tie_break (JSQ)", &["shared", "lowest"]),
+                ],
+            }],
+            Vec::new(),
+        );
+        let foil = |s: &str, v: &str| row("b", Vec::new(), vec![need(s, &[v])]);
+        let c = reading_conflicts([&map, &foil("count_own", "false")].into_iter());
+        assert_eq!(
+            c,
+            vec![
+                "`count_own`: `b` holds only at count_own = false; `a` holds only at \
+                 count_own = true"
+                    .to_string()
+            ]
+        );
+        assert!(reading_conflicts([&map, &foil("count_own", "true")].into_iter()).is_empty());
+        assert!(reading_conflicts([&map, &foil("granularity", "batch")].into_iter()).is_empty());
+        // Overlapping sets of values do not conflict; disjoint ones do.
+        assert!(
+            reading_conflicts([&map, &foil("tie_break (JSQ)", "shared")].into_iter()).is_empty()
+        );
+        assert_eq!(
+            reading_conflicts([&map, &foil("tie_break (JSQ)", "random")].into_iter()).len(),
+            1
+        );
+    }
+}

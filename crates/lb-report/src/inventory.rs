@@ -1,0 +1,486 @@
+//! The statement inventories in the report: per paper, how many statements
+//! its inventory lists and how each stands (audited as stated, through our
+//! stand-ins only, not yet, out of reach), and the inventory page
+//! (`inventory.md`) with each statement quoted beside the verdicts of the
+//! claims that audit it.
+
+use crate::cells::anchor;
+use lb_audit::{ClaimRow, ExperimentClaims, Verdict};
+use lb_draw::markup::cell as md;
+use lb_manifest::claim::Origin;
+use lb_manifest::inventory::{Inventory, Statement};
+use std::fmt::Write as _;
+
+/// Where a statement stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Standing {
+    /// A claim of origin `paper` audits it.
+    AsStated,
+    /// Only stand-ins of ours audit it.
+    StandIns,
+    /// lb could audit it and does not yet.
+    NotYet,
+    /// lb cannot audit it (a proof device, a constant left unnamed…).
+    OutOfReach,
+}
+
+/// The claim rows an inventory's statement names, found among the
+/// experiments' (absent ones left out).
+/// The claims a statement names, with their experiments (those loaded).
+pub(crate) fn rows<'a>(
+    s: &Statement,
+    exps: &[&'a ExperimentClaims],
+) -> Vec<(&'a str, &'a ClaimRow)> {
+    s.claims
+        .iter()
+        .filter_map(|c| {
+            let (exp, id) = c.split_once('/')?;
+            let e = exps.iter().find(|e| e.experiment == exp)?;
+            let r = e.claims.iter().find(|r| r.id == id)?;
+            Some((e.experiment.as_str(), r))
+        })
+        .collect()
+}
+
+/// Where a statement stands, from the origins of the claims it names.
+pub fn standing(s: &Statement, exps: &[&ExperimentClaims]) -> Standing {
+    let rs = rows(s, exps);
+    if rs.iter().any(|(_, r)| r.origin == Origin::Paper) {
+        Standing::AsStated
+    } else if !s.claims.is_empty() {
+        Standing::StandIns
+    } else if s.not_yet() {
+        Standing::NotYet
+    } else {
+        Standing::OutOfReach
+    }
+}
+
+/// The inventory's name in links: its file's stem.
+pub fn slug(inv: &Inventory) -> String {
+    inv.file
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("inventory")
+        .to_string()
+}
+
+/// The one status of an audited statement, from the claims that decide it:
+/// its paper's own claims where it has any, else our stand-ins. The rule
+/// (docs/AUDITING.md, "One count"): refuted if any claim is; else
+/// "reproduced except at some points" if any is; else undecided if any is;
+/// else "no informative point" if a claim has none (every point at a floor,
+/// outside the theorem's hypothesis, or matched by a null); else "holds
+/// but does not discriminate" if any confirmation does not; else
+/// reproduced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Status {
+    NotReproduced,
+    Partly,
+    Undecided,
+    NoInformativePoint,
+    DoesNotDiscriminate,
+    Reproduced,
+}
+
+impl Status {
+    pub fn words(self) -> &'static str {
+        match self {
+            Status::NotReproduced => "not reproduced",
+            Status::Partly => "reproduced except at some points",
+            Status::Undecided => "undecided",
+            Status::NoInformativePoint => "no point could decide it",
+            Status::DoesNotDiscriminate => "holds, does not discriminate",
+            Status::Reproduced => "reproduced",
+        }
+    }
+
+    pub(crate) fn of(r: &ClaimRow) -> Status {
+        // No point informs: nothing is decided, whatever the uninformative
+        // points read (a null or the foil that held too makes a confirmation
+        // one that does not discriminate).
+        if r.no_point() {
+            return Status::NoInformativePoint;
+        }
+        match r.verdict {
+            Verdict::Refuted => Status::NotReproduced,
+            _ if r.untested.is_some() => Status::DoesNotDiscriminate,
+            Verdict::Partly => Status::Partly,
+            Verdict::Confirmed => Status::Reproduced,
+            Verdict::Inconclusive | Verdict::NoPracticalDifference => Status::Undecided,
+        }
+    }
+}
+
+impl Status {
+    /// Whether a claim of this status tested something: it failed, held only
+    /// in part, is undecided on informative points, or held where a null and
+    /// the foil failed. A confirmation that does not discriminate, or one no
+    /// point of which informs, tested nothing.
+    pub fn tested(self) -> bool {
+        !matches!(
+            self,
+            Status::NoInformativePoint | Status::DoesNotDiscriminate
+        )
+    }
+}
+
+/// The worst of `statuses` that tested something ([`Status::tested`]), or
+/// the worst of all where none did: claims that tested nothing neither
+/// lift nor lower what the others found.
+pub fn worst<T: Copy>(statuses: impl IntoIterator<Item = (Status, T)>) -> Option<(Status, T)> {
+    let all: Vec<(Status, T)> = statuses.into_iter().collect();
+    let tested = all
+        .iter()
+        .copied()
+        .filter(|x| x.0.tested())
+        .min_by_key(|x| x.0);
+    tested.or_else(|| all.iter().copied().min_by_key(|x| x.0))
+}
+
+/// A statement's status and the claim that sets it ([`worst`] of those
+/// that decide it), or None where no claim audits it.
+pub fn status<'a>(
+    s: &Statement,
+    exps: &[&'a ExperimentClaims],
+) -> Option<(Status, &'a str, &'a ClaimRow)> {
+    let rs = rows(s, exps);
+    let own: Vec<_> = rs
+        .iter()
+        .filter(|(_, r)| r.origin == Origin::Paper)
+        .collect();
+    let mut deciding: Vec<_> = if own.is_empty() {
+        rs.iter().collect()
+    } else {
+        own
+    };
+    // Of claims with one status, the one shown is one held to computed
+    // nulls (docs/AUDITING.md, "Nulls") before one held to its foil only.
+    deciding.sort_by_key(|(_, r)| r.nulls.is_empty());
+    worst(deciding.into_iter().map(|(e, r)| (Status::of(r), (*e, *r)))).map(|(v, (e, r))| (v, e, r))
+}
+
+/// " (3 reproduced, 1 no point could decide it)", or nothing for an empty
+/// tally.
+pub(crate) fn statuses_words(tally: &std::collections::BTreeMap<Status, usize>) -> String {
+    if tally.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", in_words(tally))
+    }
+}
+
+/// A tally of statuses in words, best first: "5 reproduced, 3 holds, does
+/// not discriminate".
+pub(crate) fn in_words(tally: &std::collections::BTreeMap<Status, usize>) -> String {
+    tally
+        .iter()
+        .rev()
+        .map(|(v, k)| format!("{k} {}", v.words()))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// How many of an inventory's statements reproduced as stated are so at one
+/// reading only: a setting the text leaves open decides one of the paper
+/// claims that decide it ([`lb_audit::ClaimRow::at_one_reading`]).
+pub fn at_one_reading_count(inv: &Inventory, exps: &[&ExperimentClaims]) -> usize {
+    reproduced_where(inv, exps, |r| r.at_one_reading())
+}
+
+/// How many of an inventory's statements reproduced as stated are so at a
+/// rate threshold of ours: one of the paper claims that decide them is a
+/// limit its rate can decide, at a slowest rate the statement does not
+/// state ([`lb_audit::ClaimRow::threshold_ours`]).
+pub fn at_threshold_ours_count(inv: &Inventory, exps: &[&ExperimentClaims]) -> usize {
+    reproduced_where(inv, exps, |r| r.threshold_ours.is_some())
+}
+
+/// How many of an inventory's statements reproduced as stated (in full or
+/// in part) rest on a paper claim of which `qualified` holds.
+fn reproduced_where(
+    inv: &Inventory,
+    exps: &[&ExperimentClaims],
+    qualified: impl Fn(&lb_audit::ClaimRow) -> bool,
+) -> usize {
+    inv.statements
+        .iter()
+        .filter(|s| s.counted() && standing(s, exps) == Standing::AsStated)
+        .filter(|s| {
+            status(s, exps)
+                .is_some_and(|(v, _, _)| matches!(v, Status::Reproduced | Status::Partly))
+        })
+        .filter(|s| {
+            rows(s, exps)
+                .iter()
+                .any(|(_, r)| r.origin == Origin::Paper && qualified(r))
+        })
+        .count()
+}
+
+/// The ids of an inventory's statements reproduced as stated in full:
+/// reproduced, at every reading its maps and foils try
+/// ([`at_one_reading_count`] counts the others), at thresholds the paper
+/// gives ([`at_threshold_ours_count`]) and with no part untested
+/// ([`in_part`]).
+pub fn in_full<'a>(inv: &'a Inventory, exps: &[&ExperimentClaims]) -> Vec<&'a str> {
+    inv.statements
+        .iter()
+        .filter(|s| s.counted() && standing(s, exps) == Standing::AsStated)
+        .filter(|s| status(s, exps).is_some_and(|(v, _, _)| v == Status::Reproduced))
+        .filter(|s| !in_part(s, exps))
+        .filter(|s| {
+            !rows(s, exps).iter().any(|(_, r)| {
+                r.origin == Origin::Paper && (r.at_one_reading() || r.threshold_ours.is_some())
+            })
+        })
+        .map(|s| s.id.as_str())
+        .collect()
+}
+
+/// What its claims leave untested, from the audit: the series its paper
+/// claims read only at the metric's floor
+/// ([`lb_audit::ClaimRow::floor_only`]), and each of its paper claims
+/// that tested nothing while another tested something, with its reason.
+pub fn untested_parts(st: &Statement, exps: &[&ExperimentClaims]) -> Vec<String> {
+    let rs = rows(st, exps);
+    let mut floor: Vec<String> = Vec::new();
+    for (_, r) in &rs {
+        for p in &r.floor_only {
+            if !floor.contains(p) {
+                floor.push(p.clone());
+            }
+        }
+    }
+    let mut out: Vec<String> = Vec::new();
+    if !floor.is_empty() {
+        out.push(format!(
+            "{} (at the metric's floor at every point read, where any policy meets the claim)",
+            floor.join(", ")
+        ));
+    }
+    let paper: Vec<&ClaimRow> = rs
+        .iter()
+        .map(|(_, r)| *r)
+        .filter(|r| r.origin == Origin::Paper)
+        .collect();
+    let tested = |r: &ClaimRow| r.untested.is_none() && !r.no_point();
+    if paper.iter().any(|r| tested(r)) {
+        for r in paper.iter().filter(|r| !tested(r)) {
+            out.push(format!(
+                "what `{}` reads: it tests nothing ({})",
+                r.id,
+                r.untested.as_deref().unwrap_or("no point could decide it")
+            ));
+        }
+        // A part of the statement's scope its paper claims do not read, read
+        // by a stand-in of its own (not one re-reading a paper claim, which
+        // names that claim) that did not decide it.
+        let rereads = |r: &ClaimRow| {
+            r.stands_for
+                .as_deref()
+                .is_some_and(|f| paper.iter().any(|p| f.ends_with(p.id.as_str())))
+        };
+        for (_, r) in rs.iter().filter(|(_, r)| r.origin == Origin::StandIn) {
+            if r.verdict == lb_audit::Verdict::Inconclusive && !rereads(r) {
+                out.push(format!("what our stand-in `{}` reads, undecided", r.id));
+            }
+        }
+    }
+    out
+}
+
+/// Whether a statement audited as stated is audited in part: its entry
+/// names what of it no claim reads, or reads with a claim that tests
+/// nothing (`unread`), or the audit finds a part its claims leave untested
+/// ([`untested_parts`]), and its status tested something (a statement no
+/// point could decide is not audited in part).
+pub fn in_part(st: &Statement, exps: &[&ExperimentClaims]) -> bool {
+    (st.unread.is_some() || !untested_parts(st, exps).is_empty())
+        && standing(st, exps) == Standing::AsStated
+        && status(st, exps).is_some_and(|(v, _, _)| v.tested())
+}
+
+/// How many of an inventory's statements are audited in part ([`in_part`]).
+pub fn in_part_count(inv: &Inventory, exps: &[&ExperimentClaims]) -> usize {
+    inv.statements
+        .iter()
+        .filter(|s| s.counted() && in_part(s, exps))
+        .count()
+}
+
+/// How many of an inventory's statements of standing `standing` (audited
+/// as stated, or through stand-ins only) have each status.
+pub fn statuses(
+    inv: &Inventory,
+    exps: &[&ExperimentClaims],
+    of: Standing,
+) -> std::collections::BTreeMap<Status, usize> {
+    let mut out = std::collections::BTreeMap::new();
+    for st in inv.statements.iter().filter(|s| s.counted()) {
+        if standing(st, exps) == of
+            && let Some((v, _, _)) = status(st, exps)
+        {
+            *out.entry(v).or_insert(0) += 1;
+        }
+    }
+    out
+}
+
+/// The counts of an inventory's statements ([`Statement::counted`]), in
+/// order: as stated, through stand-ins only, not yet, out of reach.
+pub fn counts(inv: &Inventory, exps: &[&ExperimentClaims]) -> [usize; 4] {
+    let mut n = [0; 4];
+    for s in inv.statements.iter().filter(|s| s.counted()) {
+        n[match standing(s, exps) {
+            Standing::AsStated => 0,
+            Standing::StandIns => 1,
+            Standing::NotYet => 2,
+            Standing::OutOfReach => 3,
+        }] += 1;
+    }
+    n
+}
+
+/// A paper's line against its inventory: "Its inventory lists 40
+/// statements: 6 audited as stated, 3 through our stand-ins only, 12 not
+/// yet audited, 19 out of reach."; `page` links the inventory page.
+pub(crate) fn paper_line(inv: &Inventory, exps: &[&ExperimentClaims], page: &str) -> String {
+    let [a, s, y, o] = counts(inv, exps);
+    let n = a + s + y + o;
+    let defs = inv
+        .statements
+        .iter()
+        .filter(|s| s.kind == lb_manifest::inventory::StatementKind::Definition)
+        .count();
+    let cited = inv.statements.iter().filter(|s| s.cited.is_some()).count();
+    let tally = statuses(inv, exps, Standing::AsStated);
+    let by_stand_ins = statuses_words(&statuses(inv, exps, Standing::StandIns));
+    let in_part = in_part_count(inv, exps);
+    let as_stated = match (tally.is_empty(), in_part) {
+        (true, _) => String::new(),
+        (false, 0) => format!(" ({})", in_words(&tally)),
+        (false, k) => format!(
+            " ({}; {k} of them in part: a part of each, which its entry names, no claim tests)",
+            in_words(&tally)
+        ),
+    };
+    // Restatements share a claim: how many claims decide the statements
+    // audited as stated.
+    let mut deciding: Vec<(&str, &str)> = Vec::new();
+    for st in inv.statements.iter().filter(|s| s.counted()) {
+        if standing(st, exps) == Standing::AsStated {
+            for (e, r) in rows(st, exps) {
+                if r.origin == Origin::Paper && !deciding.contains(&(e, r.id.as_str())) {
+                    deciding.push((e, r.id.as_str()));
+                }
+            }
+        }
+    }
+    let shared = if a > deciding.len() && !deciding.is_empty() {
+        format!(
+            " (restatements share claims: the {a} rest on {} of its claims)",
+            deciding.len()
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "[Its inventory]({page}#{}) lists {n} statement{} (theorems, lemmas, propositions, \
+         corollaries, figure claims, examples, remarks and headline sentences; {defs} \
+         definitions and {cited} sentences reporting other papers' results are listed but not \
+         counted): {a} audited as stated{as_stated}{shared}, {s} through our stand-ins \
+         only{by_stand_ins}, {y} not yet audited (lb could), {o} out of reach (why is in each \
+         entry).",
+        slug(inv),
+        if n == 1 { "" } else { "s" }
+    )
+}
+
+/// The inventory page: per paper its line, then every statement quoted
+/// with where it stands, the setting its text implies, and the verdicts of
+/// the claims that audit it (linked to `audit`) or why none does.
+pub fn page(inventories: &[Inventory], exps: &[&ExperimentClaims], audit: &str) -> String {
+    let mut s = String::from("# What the papers state, and what lb audits\n\n");
+    s.push_str(
+        "Generated by `lb reproduce` from `experiments/inventory/` and the audit; do not edit \
+         by hand. Each paper's inventory lists every statement it makes (theorems, lemmas, \
+         propositions, definitions that assert something, examples, figure claims, headline \
+         sentences), quoted, with the setting its text states or implies. A statement is \
+         *audited as stated* when a claim of the paper's own (origin `paper`) decides it, \
+         *through our stand-ins only* when only our operationalisations of it are audited, \
+         *not yet* when lb could audit it and does not yet (the entry says how), and *out of \
+         reach* otherwise, with the reason.\n\n",
+    );
+    for inv in inventories {
+        let slug = slug(inv);
+        let _ = writeln!(s, "<a id=\"{slug}\"></a>\n");
+        let _ = writeln!(
+            s,
+            "## {} — *{}*\n",
+            md(&inv.paper.authors),
+            md(&inv.paper.title)
+        );
+        if let Some(h) = &inv.paper.held {
+            let _ = writeln!(s, "Held by lb: {}.\n", md(h));
+        }
+        let _ = writeln!(s, "{}\n", paper_line(inv, exps, ""));
+        for st in &inv.statements {
+            let _ = writeln!(s, "<a id=\"{slug}--{}\"></a>\n", st.id);
+            let _ = writeln!(
+                s,
+                "### {} — {} ({})\n",
+                st.id,
+                md(&st.at),
+                match (st.counted(), standing(st, exps)) {
+                    (false, _) if st.cited.is_some() => "another paper's result: not counted",
+                    (false, _) => "a definition: not counted",
+                    (true, Standing::AsStated) if in_part(st, exps) => "audited as stated, in part",
+                    (true, Standing::AsStated) => "audited as stated",
+                    (true, Standing::StandIns) => "through our stand-ins only",
+                    (true, Standing::NotYet) => "not yet audited",
+                    (true, Standing::OutOfReach) => "out of reach",
+                }
+            );
+            let _ = writeln!(s, "> {}\n", md(&st.quote));
+            let _ = writeln!(s, "- Setting: {}", md(&st.setting));
+            for (e, r) in rows(st, exps) {
+                let v =
+                    lb_audit::verdict_words(r.verdict.word(), r.untested.is_some(), r.no_point());
+                let whose = if r.origin == Origin::Paper {
+                    "the paper's statement"
+                } else {
+                    "our stand-in"
+                };
+                let _ = writeln!(
+                    s,
+                    "- [`{e}/{}`]({audit}#{}) ({whose}): **{v}**; reads {}",
+                    r.id,
+                    anchor(e, &r.id),
+                    md(&r.reads)
+                );
+            }
+            let untested: Vec<String> = st
+                .unread
+                .iter()
+                .cloned()
+                .chain(untested_parts(st, exps))
+                .collect();
+            if !untested.is_empty() {
+                let _ = writeln!(
+                    s,
+                    "- Not tested by its claims: {}",
+                    md(&untested.join("; "))
+                );
+            }
+            if let Some(o) = &st.out_of_reach {
+                let _ = writeln!(s, "- Not audited: {}", md(o));
+            }
+            if let Some(c) = &st.could_audit {
+                let _ = writeln!(s, "- What would audit it: {}", md(c));
+            }
+            s.push('\n');
+        }
+    }
+    s
+}
