@@ -49,9 +49,9 @@ pub(super) fn at_words(k: &PointCheck) -> String {
     lb_manifest::plan::axes_words(k.axes.iter().map(|(a, v)| (a.as_str(), v.as_str())))
 }
 
-/// A limit's rate between the ends of its tail, from its note:
-/// "; its gap closes at rate 0.94 ± 0.013 between the ends" (empty for any
-/// other check).
+/// A limit's deciding rate, from its note: "; its gap closes at rate
+/// 0.94 ± 0.013 on its slowest step (epsilon_frac 0.002 → 0.001)", or
+/// "between the ends" on a tail of two points (empty for any other check).
 pub fn rate_of(k: &PointCheck) -> String {
     let Some(note) = k
         .note
@@ -60,6 +60,13 @@ pub fn rate_of(k: &PointCheck) -> String {
     else {
         return String::new();
     };
+    for which in ["slowest", "fastest"] {
+        if let Some((_, rest)) = note.split_once(&format!("(on its {which} step, ")) {
+            let mut parts = rest.split([',', ')']).map(str::trim);
+            let (step, r) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+            return format!("; its gap closes at rate {r} on its {which} step ({step})");
+        }
+    }
     match note.split_once("(between the ends ") {
         Some((_, rest)) => {
             let r = rest.split([',', ')']).next().unwrap_or("").trim();

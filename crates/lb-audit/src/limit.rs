@@ -330,9 +330,13 @@ struct Judgement {
     /// Whether the last step moved significantly closer (−1), further (1),
     /// or neither (0).
     last_step: i32,
-    /// The rate of approach between the tail's ends and its half-width,
-    /// where both gaps are significantly non-zero.
+    /// The rate of approach that decides: the slowest of the tail's steps
+    /// (neighbouring points whose gaps are both significantly non-zero;
+    /// the fastest, for a claim that the metric does not tend to the
+    /// limit), its half-width, and the step's two values of the axis.
     end_rate: Option<(f64, f64)>,
+    /// The step [`Judgement::end_rate`] was read on.
+    step: Option<(f64, f64)>,
 }
 
 /// Judges the gaps of one series (`first` and `near`: the tail's ends).
@@ -353,16 +357,40 @@ fn judge(c: &Limit, gaps: &[Gap], first: &Gap, near: &Gap, stable: bool) -> Judg
         )
     };
     let away = moved(first, near) == 1;
-    // The rate of approach between the tail's ends, |gap| ∝ x^rate toward
-    // zero (x^−rate toward infinity), and its half-width by the delta
-    // method (the relative half-width of each |gap|); only where both gaps
-    // are significantly non-zero.
-    let end_rate = (nonzero(first) && nonzero(near) && first.x > 0.0).then(|| {
-        let span = (near.x / first.x).ln().abs();
-        let rate = (first.gap.abs() / near.gap.abs()).ln() / span;
-        let hw = ((first.hw / first.gap).powi(2) + (near.hw / near.gap).powi(2)).sqrt() / span;
-        (rate, hw)
-    });
+    // The rate of approach on each step of the tail, |gap| ∝ x^rate toward
+    // zero (x^−rate toward infinity), with its half-width by the delta
+    // method (the relative half-width of each |gap|), where both gaps are
+    // significantly non-zero; the slowest step decides. A gap that tends
+    // to a constant c > 0 closes ever more slowly (on c + a·x^r the step's
+    // rate is about r·(1 − c/gap)), so its slowest step is the one nearest
+    // the limit, and a rate read between the tail's ends would credit it
+    // with the faster steps far from the limit.
+    let rate_on = |a: &Gap, b: &Gap| {
+        (nonzero(a) && nonzero(b) && a.x > 0.0 && b.x > 0.0).then(|| {
+            let span = (b.x / a.x).ln().abs();
+            let rate = (a.gap.abs() / b.gap.abs()).ln() / span;
+            let hw = ((a.hw / a.gap).powi(2) + (b.hw / b.gap).powi(2)).sqrt() / span;
+            (rate, hw, (a.x, b.x))
+        })
+    };
+    let steps: Vec<Option<(f64, f64, (f64, f64))>> =
+        gaps.windows(2).map(|w| rate_on(&w[0], &w[1])).collect();
+    // A claim that the metric does not tend to the limit is held the other
+    // way: its fastest step decides (every step must be too slow).
+    let slowest = if steps.iter().all(Option::is_some) {
+        let steps = steps.into_iter().flatten();
+        if c.approaches {
+            steps.min_by(|a, b| a.0.total_cmp(&b.0))
+        } else {
+            steps.max_by(|a, b| a.0.total_cmp(&b.0))
+        }
+    } else {
+        // A step with a gap indistinguishable from 0: the ends, as before
+        // the gap vanished.
+        rate_on(first, near)
+    };
+    let end_rate = slowest.map(|(r, h, _)| (r, h));
+    let step = slowest.map(|(_, _, s)| s);
     let too_slow = match (c.min_rate, end_rate) {
         (Some(min), Some((rate, hw))) => rate + hw < min,
         _ => false,
@@ -388,6 +416,7 @@ fn judge(c: &Limit, gaps: &[Gap], first: &Gap, near: &Gap, stable: bool) -> Judg
         outside,
         last_step,
         end_rate,
+        step,
     }
 }
 
@@ -448,8 +477,17 @@ fn limit_note(
             num(if to_zero { r } else { -r }, 2)
         );
         if let Some((er, eh)) = j.end_rate {
+            let on = match j.step {
+                Some((a, b)) if gaps.len() > 2 => format!(
+                    "on its {} step, {along} {} → {},",
+                    if c.approaches { "slowest" } else { "fastest" },
+                    sig5(a),
+                    sig5(b)
+                ),
+                _ => "between the ends".to_string(),
+            };
             note += &format!(
-                " (between the ends {} ± {}{})",
+                " ({on} {} ± {}{})",
                 num(er, 2),
                 num(eh, 2),
                 c.min_rate

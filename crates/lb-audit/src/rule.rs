@@ -62,7 +62,7 @@ pub(super) fn rule(c: &Check, metric: Option<Metric>) -> String {
                 return format!(
                     "{label} does not tend to {to} as {} → {toward}: at the point nearest the \
                      limit the interval lies outside {within}, and the gap closes slower than {} \
-                     between the ends (the rate's interval wholly below {}) or grows over the \
+                     on every step of its tail (the fastest step's rate wholly below {}) or grows over the \
                      last {} points; it fails where the nearest point lies within it or the gap \
                      closes faster than that",
                     c.along,
@@ -79,9 +79,10 @@ pub(super) fn rule(c: &Check, metric: Option<Metric>) -> String {
                 c.last,
                 match (c.min_rate, c.rate_decides) {
                     (Some(r), true) => format!(
-                        "; or, outside it, the gap closes faster than {} between the ends \
-                         (the rate's interval wholly above {r}); it fails where the gap grows or \
-                         closes slower than that",
+                        "; or, outside it, the gap closes faster than {} on every step of \
+                         the tail (the slowest step's rate wholly above {r}: a gap tending to a \
+                         constant above 0 closes ever more slowly); it fails where the gap grows \
+                         or closes slower than that",
                         rate_counted(c, r)
                     ),
                     (Some(r), false) => format!(

@@ -472,6 +472,26 @@ fn a_limit_is_judged_on_the_points_nearest_it_with_its_rate() {
         audit_claim("e", &by_rate(2.0), &series([18.0, 14.0, 12.0])).verdict,
         Verdict::Refuted
     );
+    // A gap that tends to a constant closes ever more slowly, so its
+    // slowest step decides, not its ends. Gaps 6, 4, 3 over loads 0.2, 0.4,
+    // 0.8 (2 + 0.8/load: a limit 20% above the claim's) close at rate 0.5
+    // between the ends, at 0.58 on the first step and 0.42 on the nearest:
+    // not confirmed against 0.45.
+    let toward_const = series([16.0, 14.0, 13.0]);
+    let k = audit_claim("e", &by_rate(0.45), &toward_const);
+    assert_ne!(k.verdict, Verdict::Confirmed, "{k:?}");
+    let note = k.checks[0].note.as_deref().unwrap();
+    assert!(
+        note.contains("on its slowest step, load 0.4 → 0.8,"),
+        "{note}"
+    );
+    // The same ends at a constant rate (gaps 6, 4.24, 3: |gap| ∝ load^−½)
+    // are confirmed against 0.45.
+    let power = series([16.0, 14.243, 13.0]);
+    assert_eq!(
+        audit_claim("e", &by_rate(0.45), &power).verdict,
+        Verdict::Confirmed
+    );
     assert_eq!(
         audit_claim("e", &by_rate(0.5), &stalled).verdict,
         Verdict::Refuted
