@@ -198,12 +198,11 @@ fn decision(c: &Limit, j: &Judgement, near: &Gap) -> Option<Decision> {
         };
     }
     Some(match (c.min_rate, j.end_rate) {
-        // Decided by its rate (outside the tolerance): the margin is
+        // Decided by its rate (not within the tolerance): the margin is
         // the rate's, against the slowest counted.
         (Some(min), Some((rate, hw)))
-            if j.outside
-                && ((j.verdict == Verdict::Confirmed && c.rate_decides)
-                    || (j.verdict == Verdict::Refuted && rate + hw < min)) =>
+            if (!j.within && j.verdict == Verdict::Confirmed && c.rate_decides)
+                || (j.outside && j.verdict == Verdict::Refuted && rate + hw < min) =>
         {
             Decision::Above {
                 estimate: rate - min,
@@ -405,7 +404,10 @@ fn judge(c: &Limit, gaps: &[Gap], first: &Gap, near: &Gap, stable: bool) -> Judg
         Verdict::Confirmed
     } else if outside && (away || too_slow) {
         Verdict::Refuted
-    } else if outside && fast && last_step != 1 {
+    } else if !within && fast && last_step != 1 {
+        // Read through its rate wherever the tolerance does not confirm
+        // it: a nearest point that straddles the tolerance's edge is no
+        // reason to ignore a rate that decides.
         Verdict::Confirmed
     } else {
         Verdict::Inconclusive

@@ -79,7 +79,7 @@ pub(super) fn rule(c: &Check, metric: Option<Metric>) -> String {
                 c.last,
                 match (c.min_rate, c.rate_decides) {
                     (Some(r), true) => format!(
-                        "; or, outside it, the gap closes faster than {} on every step of \
+                        "; or, where it is not within it, the gap closes faster than {} on every step of \
                          the tail (the slowest step's rate wholly above {r}: a gap tending to a \
                          constant above 0 closes ever more slowly); it fails where the gap grows \
                          or closes slower than that",
