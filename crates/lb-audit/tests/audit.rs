@@ -492,6 +492,15 @@ fn a_limit_is_judged_on_the_points_nearest_it_with_its_rate() {
         audit_claim("e", &by_rate(0.45), &power).verdict,
         Verdict::Confirmed
     );
+    // A nearest point that straddles the tolerance's edge is read through
+    // its rate as one outside it is: gaps 4, 2, 1 against a tolerance of
+    // 1 (10% of 10), closing at rate 1 on each step.
+    let mut wide = by_rate(0.5);
+    if let Check::Limit(l) = &mut wide.check {
+        l.tolerance = relative(0.1);
+    }
+    let straddles = audit_claim("e", &wide, &series([14.0, 12.0, 11.0]));
+    assert_eq!(straddles.verdict, Verdict::Confirmed, "{straddles:?}");
     assert_eq!(
         audit_claim("e", &by_rate(0.5), &stalled).verdict,
         Verdict::Refuted
