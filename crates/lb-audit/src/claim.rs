@@ -251,8 +251,9 @@ fn undiscriminating(
 /// points it holds at, where no point of `checks` informs; None otherwise.
 fn none_informative(checks: &[PointCheck]) -> Option<String> {
     if !checks.is_empty() && checks.iter().all(|k| k.uninformative.is_some()) {
-        // The reasons, each with the points it holds at.
-        let mut reasons: Vec<(String, Vec<String>)> = Vec::new();
+        // The reasons, each with the settings it holds at and how many of
+        // the checks (a policy at a setting: the unit of "its n points").
+        let mut reasons: Vec<(String, Vec<String>, usize)> = Vec::new();
         for k in checks {
             let why = k.uninformative.as_deref().unwrap_or_default();
             // The reason without its numbers, or the policy it names first.
@@ -274,9 +275,13 @@ fn none_informative(checks: &[PointCheck]) -> Option<String> {
                 .to_string();
             let at = super::describe::at_words(k);
             match reasons.iter_mut().find(|r| r.0 == kind) {
-                Some(r) if !r.1.contains(&at) => r.1.push(at),
-                Some(_) => {}
-                None => reasons.push((kind, vec![at])),
+                Some(r) => {
+                    r.2 += 1;
+                    if !r.1.contains(&at) {
+                        r.1.push(at);
+                    }
+                }
+                None => reasons.push((kind, vec![at], 1)),
             }
         }
         return Some(format!(
@@ -284,10 +289,11 @@ fn none_informative(checks: &[PointCheck]) -> Option<String> {
             checks.len(),
             reasons
                 .iter()
-                // A few points named; more counted.
-                .map(|(w, at)| match at.len() {
-                    1..=3 => format!("{w} at {}", at.join("; ")),
-                    n => format!("{w} ({n} points)"),
+                // A few points named; more counted, in the unit of the
+                // sentence's n.
+                .map(|(w, at, n)| match at.len() {
+                    1..=3 if at.len() == *n => format!("{w} at {}", at.join("; ")),
+                    _ => format!("{w} ({n} points)"),
                 })
                 .collect::<Vec<_>>()
                 .join("; ")

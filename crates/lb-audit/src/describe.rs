@@ -64,7 +64,14 @@ pub fn rate_of(k: &PointCheck) -> String {
         if let Some((_, rest)) = note.split_once(&format!("(on its {which} step, ")) {
             let mut parts = rest.split([',', ')']).map(str::trim);
             let (step, r) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
-            return format!("; its gap closes at rate {r} on its {which} step ({step})");
+            return if k.threshold.starts_with('↛') {
+                format!(
+                    "; its gap closes at rate {r} on its fastest step ({step}), too slow on \
+                     every step to reach the limit"
+                )
+            } else {
+                format!("; its gap closes at rate {r} on its {which} step ({step})")
+            };
         }
     }
     match note.split_once("(between the ends ") {

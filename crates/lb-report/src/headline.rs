@@ -95,50 +95,61 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
     let statements = if inventories.is_empty() {
         String::new()
     } else {
+        let refuted = statuses
+            .get(&crate::inventory::Status::NotReproduced)
+            .copied()
+            .unwrap_or(0);
+        let qualified = [
+            (one_reading > 0).then(|| {
+                format!(
+                    "{one_reading} hold at one reading only (a setting the text leaves open \
+                     decides them)"
+                )
+            }),
+            (threshold_ours > 0).then(|| {
+                format!(
+                    "{threshold_ours} rest on a rate threshold of ours (a limit read through a \
+                     slowest rate of approach the statement does not state, derived from its \
+                     proof or chosen by lb)"
+                )
+            }),
+            (in_part > 0).then(|| {
+                format!("{in_part} leave a part untested (each entry names the part)")
+            }),
+        ]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>();
         format!(
-            "**{} statements of the {} papers lb holds** ({partial}counted in their inventories' unit: theorems, \
-             lemmas, propositions, corollaries, figure claims, examples, remarks and headline \
-             sentences; definitions, and sentences reporting another paper's result, are not \
-             counted): {} audited as stated ({}{}), {} through our stand-ins only{}, {} not \
-             yet audited (lb could), {} out of reach. ",
+            "**{} statements of the {} papers lb holds** ({partial}counted in their inventories' \
+             unit: theorems, lemmas, propositions, corollaries, figure claims, examples, remarks \
+             and headline sentences; definitions, and sentences reporting another paper's \
+             result, are not counted):\n\n\
+             - **{} audited as stated**: {}{}.\n\
+             - **Reproduced in full** (at every reading tried, at thresholds the paper gives, no \
+             part untested): {}.{}\n\
+             - **{} through our stand-ins only**{}.\n\
+             - **{} not yet audited** (lb could add what they need), **{} out of reach** (why \
+             is in each entry).",
             n.iter().sum::<usize>(),
             inventories.len(),
             n[0],
             crate::inventory::in_words(&statuses),
-            [
-                Some(format!(
-                    "; of the reproduced, {} in full (at every reading tried, at thresholds \
-                     the paper gives, no part untested{})",
-                    in_full.len(),
-                    if in_full.is_empty() {
-                        String::new()
-                    } else {
-                        format!(": {}", in_full.join(", "))
-                    }
-                )),
-                (one_reading > 0).then(|| {
-                    format!(
-                        " and {one_reading} at one reading only, a setting the text leaves open \
-                         deciding them"
-                    )
-                }),
-                (threshold_ours > 0).then(|| {
-                    format!(
-                        "; {threshold_ours} at a rate threshold of ours, a limit decided by a \
-                         slowest rate of approach the statement does not state (derived from its proof or chosen by lb)"
-                    )
-                }),
-                (in_part > 0).then(|| {
-                    format!(
-                        "; of all {}, {in_part} in part, a part no claim tests (a statement may \
-                         be both at one reading and in part)",
-                        n[0]
-                    )
-                }),
-            ]
-            .into_iter()
-            .flatten()
-            .collect::<String>(),
+            if refuted == 0 { ", 0 not reproduced" } else { "" },
+            if in_full.is_empty() {
+                "none".to_string()
+            } else {
+                format!("{} ({})", in_full.len(), in_full.join(", "))
+            },
+            if qualified.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " Of the {} audited as stated (a statement may carry several of these): {}.",
+                    n[0],
+                    qualified.join("; ")
+                )
+            },
             n[1],
             crate::inventory::statuses_words(&by_stand_ins),
             n[2],
