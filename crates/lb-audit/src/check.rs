@@ -279,7 +279,84 @@ pub struct PointCheck {
     /// metric's floor, or a null that passes here too. Such a point decides
     /// nothing and is never shown as the deciding one.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub uninformative: Option<String>,
+    pub uninformative: Option<Uninformative>,
+}
+
+/// Why a point cannot tell a claim from its denial (docs/AUDITING.md,
+/// "Uninformative points"), and that reason in words.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Uninformative {
+    /// The rule that found it.
+    pub why: Why,
+    /// The reason as printed, with its numbers.
+    pub words: String,
+    /// The reason without what is particular to the point (its numbers, the
+    /// policy it names first): the points of one claim that share it are
+    /// counted together.
+    pub group: String,
+}
+
+/// The rules that make a point uninformative.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Why {
+    /// An upper bound or a limit to 0 whose subject sits on the metric's
+    /// floor, where any policy that reaches it meets the claim.
+    Floor,
+    /// Every side of an ordering within the band about the metric's floor.
+    EverySideAtFloor,
+    /// An ordering's difference within ±1% of the compared mean.
+    Negligible,
+    /// The metric 0 in every replication of every point read.
+    Zero,
+    /// The metric an exact formula of the model at every point read.
+    Exact,
+    /// A point outside the theorem's hypothesis or the policy outside its
+    /// class.
+    Outside,
+    /// A null or foil that holds here too, is undecided, or has no point.
+    NotDiscriminating,
+}
+
+impl Uninformative {
+    /// The reason `words`, found by the rule `why`.
+    pub fn new(why: Why, words: String) -> Uninformative {
+        // The reason without its numbers, or the policy it names first.
+        let head = match words.split_once(": ") {
+            Some((label, rest))
+                if !label.contains(' ') || label.starts_with("L-") || label.contains(" at ") =>
+            {
+                rest
+            }
+            _ => words.as_str(),
+        };
+        let group = head
+            .split([':', '('])
+            .next()
+            .unwrap_or(head)
+            .trim()
+            .to_string();
+        Uninformative { why, words, group }
+    }
+}
+
+impl std::fmt::Display for Uninformative {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.words)
+    }
+}
+
+/// The reason in words, as `Option::as_deref` reads it.
+impl std::ops::Deref for Uninformative {
+    type Target = str;
+    fn deref(&self) -> &str {
+        &self.words
+    }
+}
+
+impl Serialize for Uninformative {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.words)
+    }
 }
 
 impl PointCheck {

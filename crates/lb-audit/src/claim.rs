@@ -5,7 +5,7 @@
 //! the claim from the verdicts of its points, the checks of its `why` (each
 //! audited as a claim of its own), and the points it lacks.
 
-use super::check::{ClaimResult, PointCheck, Verdict};
+use super::check::{ClaimResult, PointCheck, Uninformative, Verdict, Why};
 use super::points::{Scope, selected};
 use super::rule::rule;
 use super::{limit, ordering, sharpness, stability, trend, value};
@@ -255,24 +255,8 @@ fn none_informative(checks: &[PointCheck]) -> Option<String> {
         // the checks (a policy at a setting: the unit of "its n points").
         let mut reasons: Vec<(String, Vec<String>, usize)> = Vec::new();
         for k in checks {
-            let why = k.uninformative.as_deref().unwrap_or_default();
-            // The reason without its numbers, or the policy it names first.
-            let why = match why.split_once(": ") {
-                Some((label, rest))
-                    if !label.contains(' ')
-                        || label.starts_with("L-")
-                        || label.contains(" at ") =>
-                {
-                    rest
-                }
-                _ => why,
-            };
-            let kind = why
-                .split([':', '('])
-                .next()
-                .unwrap_or(why)
-                .trim()
-                .to_string();
+            let Some(u) = &k.uninformative else { continue };
+            let kind = u.group.clone();
             let at = super::describe::at_words(k);
             match reasons.iter_mut().find(|r| r.0 == kind) {
                 Some(r) => {
@@ -370,7 +354,7 @@ fn outside_hypothesis(
         match why {
             Some(w) => {
                 if k.uninformative.is_none() {
-                    k.uninformative = Some(w);
+                    k.uninformative = Some(Uninformative::new(Why::Outside, w));
                 }
             }
             None => inside += 1,
@@ -433,9 +417,12 @@ fn forced(
             && k.verdict != Verdict::Refuted
             && let Some(why) = super::points::at_floor(m, &at, c.level)
         {
-            k.uninformative = Some(format!(
-                "at the metric's floor, where any policy that reaches it meets the claim: \
-                 {why}"
+            k.uninformative = Some(Uninformative::new(
+                Why::Floor,
+                format!(
+                    "at the metric's floor, where any policy that reaches it meets the claim: \
+                     {why}"
+                ),
             ));
             continue;
         }
@@ -457,13 +444,16 @@ fn forced(
             })
         };
         if zero(&at) && !varies_beside() {
-            k.uninformative = Some(format!(
-                "identically 0 in every replication ({}): nothing varies here for the claim to \
-                 read",
-                at.iter()
-                    .map(|r| r.label.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
+            k.uninformative = Some(Uninformative::new(
+                Why::Zero,
+                format!(
+                    "identically 0 in every replication ({}): nothing varies here for the claim \
+                     to read",
+                    at.iter()
+                        .map(|r| r.label.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
             ));
             continue;
         }
@@ -473,9 +463,12 @@ fn forced(
             .map(|r| exact_at(r, m.name(), model).map(|(n, _)| n))
             .collect();
         if let Some(name) = exact.and_then(|n| n.last().copied()) {
-            k.uninformative = Some(format!(
-                "an exact formula here (`{name}`, which lb's required checks hold the engine \
-                 to): the claim restates it"
+            k.uninformative = Some(Uninformative::new(
+                Why::Exact,
+                format!(
+                    "an exact formula here (`{name}`, which lb's required checks hold the \
+                     engine to): the claim restates it"
+                ),
             ));
         }
     }
@@ -652,7 +645,7 @@ fn discriminates(
             // here: the point does not discriminate (rather than lying at a
             // floor or outside a hypothesis).
             held += usize::from(rank <= 2);
-            k.uninformative = Some(w);
+            k.uninformative = Some(Uninformative::new(Why::NotDiscriminating, w));
         }
     }
     held

@@ -4,7 +4,7 @@
 //! replication r of the two policies is a matched pair and the interval is
 //! that of the difference, not two overlapping intervals.
 
-use super::check::{Decision, PointCheck, Verdict};
+use super::check::{Decision, PointCheck, Uninformative, Verdict, Why};
 use super::points::{Scope, at_string, keys, point_stable, same_point, selected, stats, values};
 use lb_analysis::metric::Metric;
 use lb_analysis::results::{PointResult, paired_differences};
@@ -106,17 +106,22 @@ fn paired(
     let negligible = super::points::NEGLIGIBLE * scale.abs();
     let uninformative = (sb && sw)
         .then(|| {
-            super::points::at_floor(m, &[b, w], level).or_else(|| {
+            let floor = super::points::at_floor(m, &[b, w], level)
+                .map(|u| Uninformative::new(Why::EverySideAtFloor, u));
+            floor.or_else(|| {
                 let h = hw?;
                 (equivalence == 0.0 && (mean - h) >= -negligible && (mean + h) <= negligible).then(
                     || {
-                        format!(
-                            "no effect a figure could show: the difference {} ± {} lies within \
-                             ±{:.0}% of {}",
-                            super::words::num(mean, 3),
-                            super::words::num(h, 2),
-                            100.0 * super::points::NEGLIGIBLE,
-                            super::words::num(scale, 4)
+                        Uninformative::new(
+                            Why::Negligible,
+                            format!(
+                                "no effect a figure could show: the difference {} ± {} lies \
+                                 within ±{:.0}% of {}",
+                                super::words::num(mean, 3),
+                                super::words::num(h, 2),
+                                100.0 * super::points::NEGLIGIBLE,
+                                super::words::num(scale, 4)
+                            ),
                         )
                     },
                 )

@@ -1,7 +1,7 @@
 //! The claims of one experiment as `<experiment>/claims.json`: a row per
 //! claim, from which the report pages are assembled.
 
-use super::check::{ClaimResult, Verdict};
+use super::check::{ClaimResult, Verdict, Why};
 use super::describe::deciding_words;
 use lb_manifest::claim::Origin;
 use serde::Serialize;
@@ -377,18 +377,9 @@ fn row(c: &ClaimResult) -> ClaimRow {
 /// floor, where some other series has an informative check: a claim that
 /// names them decides nothing of them.
 pub(crate) fn floor_only(c: &ClaimResult) -> Vec<String> {
-    let at_floor = |k: &super::PointCheck| {
-        k.uninformative
-            .as_deref()
-            .is_some_and(|u| u.starts_with("at the metric's floor"))
-    };
-    // (A point outside a hypothesis is "<label> at <point>: outside …", the
-    // model's reason: lb_model::config::PointConfig::hypothesis.)
-    let outside = |k: &super::PointCheck| {
-        k.uninformative
-            .as_deref()
-            .is_some_and(|u| u.contains(": outside "))
-    };
+    let why = |k: &super::PointCheck, w: Why| k.uninformative.as_ref().is_some_and(|u| u.why == w);
+    let at_floor = |k: &super::PointCheck| why(k, Why::Floor);
+    let outside = |k: &super::PointCheck| why(k, Why::Outside);
     if !c.checks.iter().any(|k| k.uninformative.is_none()) {
         return Vec::new();
     }

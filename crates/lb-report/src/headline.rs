@@ -113,9 +113,8 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
                      proof or chosen by lb)"
                 )
             }),
-            (in_part > 0).then(|| {
-                format!("{in_part} leave a part untested (each entry names the part)")
-            }),
+            (in_part > 0)
+                .then(|| format!("{in_part} leave a part untested (each entry names the part)")),
         ]
         .into_iter()
         .flatten()
@@ -135,7 +134,11 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
             inventories.len(),
             n[0],
             crate::inventory::in_words(&statuses),
-            if refuted == 0 { ", 0 not reproduced" } else { "" },
+            if refuted == 0 {
+                ", 0 not reproduced"
+            } else {
+                ""
+            },
             if in_full.is_empty() {
                 "none".to_string()
             } else {
