@@ -338,6 +338,10 @@ struct Judgement {
     step: Option<(f64, f64)>,
 }
 
+/// A step's rate of approach, its half-width, and the step's two values of
+/// the axis.
+type StepRate = (f64, f64, (f64, f64));
+
 /// Judges the gaps of one series (`first` and `near`: the tail's ends).
 fn judge(c: &Limit, gaps: &[Gap], first: &Gap, near: &Gap, stable: bool) -> Judgement {
     let last_step = if gaps.len() >= 2 {
@@ -372,8 +376,7 @@ fn judge(c: &Limit, gaps: &[Gap], first: &Gap, near: &Gap, stable: bool) -> Judg
             (rate, hw, (a.x, b.x))
         })
     };
-    let steps: Vec<Option<(f64, f64, (f64, f64))>> =
-        gaps.windows(2).map(|w| rate_on(&w[0], &w[1])).collect();
+    let steps: Vec<Option<StepRate>> = gaps.windows(2).map(|w| rate_on(&w[0], &w[1])).collect();
     // A claim that the metric does not tend to the limit is held the other
     // way: its fastest step decides (every step must be too slow).
     let slowest = if steps.iter().all(Option::is_some) {
