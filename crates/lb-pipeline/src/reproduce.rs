@@ -66,6 +66,12 @@ pub fn reproduce(
     all: bool,
     progress: &dyn Progress,
 ) -> Result<Reproduced, Error> {
+    // One state of the store, read once per file: what this command or
+    // another process writes is seen where this command writes, locks or
+    // packs (each forgets the snapshot's stamps), so a record found missing
+    // is looked at again under its lock.
+    let snapshot = cache.snapshot();
+    let cache = &snapshot;
     let ran = run(cache, &plans(loaded), o, progress)?;
     // The cache it leaves is packed: what this run and any shard wrote loose
     // is folded into the packs before anything reads it.

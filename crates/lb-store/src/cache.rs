@@ -326,6 +326,9 @@ pub struct Cache {
     point_records: Memo<Key, PointRecord>,
     /// How many replication records this process has parsed and checked.
     parses: Arc<std::sync::atomic::AtomicU64>,
+    /// In a snapshot ([`Cache::snapshot`]), each file's stamp as first
+    /// taken, by path; None reads every stamp from the file system.
+    stamps: Option<Arc<Mutex<HashMap<PathBuf, Option<FileStamp>>>>>,
 }
 
 /// A point as read from its record, with where it was read from: its
@@ -457,6 +460,41 @@ impl Cache {
             calibrations: Memo::default(),
             point_records: Memo::default(),
             parses: Arc::default(),
+            stamps: None,
+        }
+    }
+
+    /// The same cache read as a snapshot: each file's stamp is taken once,
+    /// so a record read before is not checked against its file again, and a
+    /// record another process writes meanwhile is not seen. For the phases
+    /// of a command that only read (tables, figures, the audit, the cost),
+    /// after its runs: they then read one state of the store. A write,
+    /// a move or a lock through the snapshot forgets every stamp it took.
+    pub fn snapshot(&self) -> Cache {
+        Cache {
+            stamps: Some(Arc::default()),
+            ..self.clone()
+        }
+    }
+
+    /// The stamp of the file at `path` (None: no file), as a snapshot first
+    /// took it.
+    fn stamp(&self, path: &Path) -> Option<FileStamp> {
+        let Some(stamps) = &self.stamps else {
+            return file_stamp(path);
+        };
+        if let Some(s) = stamps.lock().unwrap().get(path) {
+            return *s;
+        }
+        let s = file_stamp(path);
+        stamps.lock().unwrap().insert(path.to_path_buf(), s);
+        s
+    }
+
+    /// Forgets the stamps a snapshot took: the store is being changed.
+    fn forget_stamps(&self) {
+        if let Some(stamps) = &self.stamps {
+            stamps.lock().unwrap().clear();
         }
     }
 
@@ -529,6 +567,7 @@ impl Cache {
 
     pub(crate) fn write_drawn(&self, rec: &DrawnRecord) -> Result<(), CacheError> {
         let key = Key::parse(&rec.key).expect("a record's key is a key");
+        self.forget_stamps();
         write_record(&self.drawn_path(&key, &rec.name, rec.replication), rec)
     }
 
@@ -649,8 +688,11 @@ impl Cache {
     /// Where a record of `key` at `path` is read from now: its loose file,
     /// or else its bucket's pack (None: neither).
     fn record_stamp(&self, path: &Path, key: &Key) -> Option<(bool, FileStamp)> {
-        let loose = file_stamp(path).map(|s| (true, s));
-        loose.or_else(|| file_stamp(&self.pack_path(&bucket_of(key))).map(|s| (false, s)))
+        let loose = self.stamp(path).map(|s| (true, s));
+        loose.or_else(|| {
+            self.stamp(&self.pack_path(&bucket_of(key)))
+                .map(|s| (false, s))
+        })
     }
 
     pub fn read_point(&self, key: &Key) -> Read<PointRecord> {
@@ -731,6 +773,7 @@ impl Cache {
             point: point.clone(),
             provenance,
         };
+        self.forget_stamps();
         write_record(&self.point_path(&key), &rec)
     }
 
@@ -757,16 +800,19 @@ impl Cache {
             summary: rec.summary.clone(),
             provenance: rec.provenance.clone(),
         };
+        self.forget_stamps();
         write_record(&self.replication_path(&key, rec.replication), &file)
     }
 
     pub(crate) fn write_precision(&self, rec: &PrecisionRecord) -> Result<(), CacheError> {
         let key = Key::parse(&rec.key).expect("a record's key is a key");
+        self.forget_stamps();
         write_record(&self.precision_path(&key, &rec.rule), rec)
     }
 
     pub(crate) fn write_calibration(&self, rec: &CalibrationRecord) -> Result<(), CacheError> {
         let key = Key::parse(&rec.key).expect("a record's key is a key");
+        self.forget_stamps();
         write_record(&self.calibration_path(&key), rec)
     }
 
@@ -779,6 +825,7 @@ impl Cache {
     /// here, in which case the recomputed record, written loose, is read
     /// over it).
     pub(crate) fn quarantine(&self, path: &Path) -> Result<Option<PathBuf>, CacheError> {
+        self.forget_stamps();
         let to = damaged_path(path);
         match fs::rename(path, &to) {
             Ok(()) => Ok(Some(to)),
@@ -883,6 +930,7 @@ impl Cache {
         if rewritten {
             self.write_pack(bucket, &pack)?;
         }
+        self.forget_stamps();
         self.packs.lock().unwrap().remove(bucket);
         Ok(PackEdit::Edited(Edited {
             value,
@@ -1017,7 +1065,7 @@ impl Cache {
     /// the file: None without a pack, an error if it cannot be read.
     pub fn pack(&self, bucket: &str) -> Option<Result<Arc<Pack>, String>> {
         let path = self.pack_path(bucket);
-        let stamp = file_stamp(&path)?;
+        let stamp = self.stamp(&path)?;
         if let Some(l) = self.packs.lock().unwrap().get(bucket)
             && l.stamp == stamp
         {
@@ -1139,6 +1187,7 @@ impl Cache {
     /// Drops records from their packs (`lb cache gc`), a pack rewritten
     /// once under its lock.
     pub fn drop_packed(&self, records: &[(Key, String)]) -> Result<(), CacheError> {
+        self.forget_stamps();
         let mut by_bucket: std::collections::BTreeMap<String, Vec<&(Key, String)>> =
             Default::default();
         for r in records {
@@ -1180,12 +1229,14 @@ impl Cache {
     /// written atomically whatever happens, so two processes computing the
     /// same record only waste work, and shards never do (each owns its own).
     pub(crate) fn try_lock(&self, record: &Path) -> Result<Option<LockGuard>, CacheError> {
+        self.forget_stamps();
         self.acquire(record, false)
     }
 
     /// Waits for the lock of the record at `record` (unlocked where the
     /// filesystem has no locks, as [`Cache::try_lock`]).
     pub fn lock(&self, record: &Path) -> Result<LockGuard, CacheError> {
+        self.forget_stamps();
         Ok(self
             .acquire(record, true)?
             .expect("a lock waited for is taken"))

@@ -651,3 +651,31 @@ fn a_record_is_parsed_once_per_process_until_it_changes() {
     assert!(matches!(c.read_replication(&key, 0), Read::Damaged(ref w) if w.contains("checksum")));
     assert_eq!(c.replication_parses(), 3);
 }
+
+/// A snapshot reads one state of the store: a record changed on disk since
+/// the snapshot stamped it is read as it was, until the snapshot writes,
+/// locks or packs; the cache it came from reads each file as it is now.
+#[test]
+fn a_snapshot_reads_one_state_until_it_changes_the_store() {
+    let d = tempfile::tempdir().unwrap();
+    let p = plan(TINY, Profile::Full);
+    run(&Cache::new(d.path()), std::slice::from_ref(&p), 2);
+    let live = Cache::new(d.path());
+    let snap = live.snapshot();
+    let key = fixed(&p.points[0].target).key();
+    let first = snap.read_replication(&key, 0);
+    assert!(matches!(first, Read::Valid(_)));
+    let path = snap.replication_path(&key, 0);
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(
+        &path,
+        text.replacen("\"mean_sum_q\": ", "\"mean_sum_q\": 1", 1),
+    )
+    .unwrap();
+    // The snapshot keeps what it read; the live cache sees the edit.
+    assert_eq!(snap.read_replication(&key, 0), first);
+    assert!(matches!(live.read_replication(&key, 0), Read::Damaged(_)));
+    // A lock taken through the snapshot forgets its stamps.
+    drop(snap.lock(&path).unwrap());
+    assert!(matches!(snap.read_replication(&key, 0), Read::Damaged(_)));
+}
