@@ -328,8 +328,11 @@ pub struct Cache {
     parses: Arc<std::sync::atomic::AtomicU64>,
     /// In a snapshot ([`Cache::snapshot`]), each file's stamp as first
     /// taken, by path; None reads every stamp from the file system.
-    stamps: Option<Arc<Mutex<HashMap<PathBuf, Option<FileStamp>>>>>,
+    stamps: Option<Stamps>,
 }
+
+/// A snapshot's stamps, by path (None: no file there).
+type Stamps = Arc<Mutex<HashMap<PathBuf, Option<FileStamp>>>>;
 
 /// A point as read from its record, with where it was read from: its
 /// loose file (true) or its bucket's pack (false), and that file's stamp.
