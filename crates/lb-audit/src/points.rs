@@ -92,12 +92,12 @@ pub(super) fn stats(xs: &[f64], first: Option<usize>, level: f64) -> (f64, Optio
 /// The largest effect no figure could show, as a fraction of the compared
 /// mean: an ordering's point whose paired difference lies wholly within
 /// ± it decides nothing (docs/AUDITING.md, "Uninformative points").
-pub const NEGLIGIBLE: f64 = 0.01;
+pub(crate) const NEGLIGIBLE: f64 = 0.01;
 
 /// How near its floor a side's interval must lie, as a fraction of the
 /// floor, for a point to be uninformative (docs/AUDITING.md,
 /// "Uninformative points").
-pub const FLOOR_DELTA: f64 = 0.05;
+pub(crate) const FLOOR_DELTA: f64 = 0.05;
 
 /// Why a point cannot tell policies apart on metric `m`, if it cannot:
 /// every side's interval (at `level`) lies within [`FLOOR_DELTA`] of the

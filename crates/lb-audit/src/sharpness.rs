@@ -22,7 +22,7 @@ pub(crate) const LOOSE_BOUND: f64 = 4.0;
 /// is a claim on a sign (a growth rate above 0 with confidence), which a
 /// ratio does not measure; a stability claim counts replications, and 0
 /// unstable of n is what it claims.
-pub fn untested(claim: &ClaimCheck, checks: &[PointCheck]) -> Option<String> {
+pub(crate) fn untested(claim: &ClaimCheck, checks: &[PointCheck]) -> Option<String> {
     if checks.is_empty() || matches!(claim, ClaimCheck::Stability(_)) {
         return None;
     }
@@ -123,7 +123,7 @@ pub(crate) fn margin_words(k: &PointCheck, verdict: Verdict) -> Option<String> {
 /// distance from the estimate to the nearest deciding edge (half-widths
 /// shrink as 1/√n; the Student-t quantile shrinks too, so this is a
 /// slight overestimate); or why neither would.
-pub fn to_decide(k: &PointCheck) -> String {
+pub(crate) fn to_decide(k: &PointCheck) -> String {
     if let Some(why) = &k.unsettled {
         return match k.longer {
             Some(f) => format!(

@@ -13,7 +13,7 @@ use std::process::ExitCode;
 
 type Res = Result<ExitCode, Box<dyn std::error::Error>>;
 
-pub fn dispatch(cli: &Cli) -> Res {
+pub(crate) fn dispatch(cli: &Cli) -> Res {
     let cache = Cache::new(&cli.results);
     match &cli.command {
         Command::Plan {

@@ -12,7 +12,7 @@ use std::process::ExitCode;
 
 type Res = Result<ExitCode, Box<dyn std::error::Error>>;
 
-pub fn coverage(cache: &Cache, c: &Command) -> Res {
+pub(crate) fn coverage(cache: &Cache, c: &Command) -> Res {
     let Command::Coverage {
         manifest,
         certificate,

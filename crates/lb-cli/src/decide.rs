@@ -13,7 +13,7 @@ use std::process::ExitCode;
 
 type Res = Result<ExitCode, Box<dyn std::error::Error>>;
 
-pub fn decide(
+pub(crate) fn decide(
     cache: &Cache,
     manifests: &[PathBuf],
     threads: Option<usize>,

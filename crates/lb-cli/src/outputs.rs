@@ -10,7 +10,7 @@ use lb_store::cache::Cache;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-pub type Res = Result<ExitCode, Box<dyn std::error::Error>>;
+pub(crate) type Res = Result<ExitCode, Box<dyn std::error::Error>>;
 
 /// Output formats of `lb table` and `lb audit`.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,7 +21,13 @@ pub enum Format {
 }
 
 /// `lb table MANIFEST --format csv|md|json`.
-pub fn table(cache: &Cache, manifest: &Path, format: Format, profile: Profile, long: bool) -> Res {
+pub(crate) fn table(
+    cache: &Cache,
+    manifest: &Path,
+    format: Format,
+    profile: Profile,
+    long: bool,
+) -> Res {
     existing(cache)?;
     let e = lb_manifest::load(manifest, profile)?;
     let format = match format {
@@ -41,7 +47,7 @@ pub fn table(cache: &Cache, manifest: &Path, format: Format, profile: Profile, l
 }
 
 /// The column documentation, for `lb table --columns`.
-pub fn columns() -> Res {
+pub(crate) fn columns() -> Res {
     println!("{}", lb_analysis::table::COLUMNS);
     Ok(ExitCode::SUCCESS)
 }
@@ -49,7 +55,7 @@ pub fn columns() -> Res {
 /// `lb audit [MANIFEST…] [--format md|json|csv] [--out DIR]`: prints the
 /// verdicts; with `--out`, writes the experiments' parts of DIR/audit.md and
 /// reassembles it (the other experiments' sections are kept as they are).
-pub fn audit(
+pub(crate) fn audit(
     cache: &Cache,
     manifests: &[PathBuf],
     format: Format,
@@ -100,7 +106,12 @@ pub fn audit(
 }
 
 /// `lb mutants [MANIFEST…]`: the audit's mutation check, printed.
-pub fn mutants(cache: &Cache, manifests: &[PathBuf], format: Format, profile: Profile) -> Res {
+pub(crate) fn mutants(
+    cache: &Cache,
+    manifests: &[PathBuf],
+    format: Format,
+    profile: Profile,
+) -> Res {
     existing(cache)?;
     let loaded = lb_manifest::load_all(&manifests_or_all(manifests)?, profile)?;
     let all = lb_pipeline::audit::mutants(cache, &loaded);
@@ -122,7 +133,7 @@ pub fn mutants(cache: &Cache, manifests: &[PathBuf], format: Format, profile: Pr
 /// runs, the directory written, the cost table, the verdicts) goes to
 /// stdout; progress, the notes of --fresh and warnings to stderr, as cargo
 /// and git do.
-pub fn reproduce(
+pub(crate) fn reproduce(
     cache: &Cache,
     manifests: &[PathBuf],
     (threads, profile, fresh, force, cost): (Option<usize>, Profile, bool, bool, bool),
@@ -182,7 +193,7 @@ pub fn reproduce(
 }
 
 /// `lb export [MANIFEST…] --out FILE`.
-pub fn export(cache: &Cache, manifests: &[PathBuf], out: &Path) -> Res {
+pub(crate) fn export(cache: &Cache, manifests: &[PathBuf], out: &Path) -> Res {
     existing(cache)?;
     let manifests = manifests_or_all(manifests)?;
     let x = lb_pipeline::export::export(cache, &manifests, out)?;

@@ -8,12 +8,12 @@ use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// A bar on a terminal.
-pub struct Bar {
+pub(crate) struct Bar {
     bar: Mutex<Option<ProgressBar>>,
 }
 
 /// Log lines.
-pub struct Lines {
+pub(crate) struct Lines {
     state: Mutex<LineState>,
 }
 
@@ -26,7 +26,7 @@ struct LineState {
 }
 
 /// The right progress for stderr.
-pub fn for_stderr() -> Box<dyn Progress> {
+pub(crate) fn for_stderr() -> Box<dyn Progress> {
     if std::io::stderr().is_terminal() {
         Box::new(Bar {
             bar: Mutex::new(None),

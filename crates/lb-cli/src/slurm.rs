@@ -8,7 +8,7 @@ use lb_store::cache::Cache;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-pub fn slurm(cache: &Cache, manifests: &[PathBuf], o: &Options, submit_now: bool) -> Res {
+pub(crate) fn slurm(cache: &Cache, manifests: &[PathBuf], o: &Options, submit_now: bool) -> Res {
     let s = stage(cache, manifests, o)?;
     for w in &s.warnings {
         eprintln!("{w}");
@@ -35,7 +35,7 @@ pub fn slurm(cache: &Cache, manifests: &[PathBuf], o: &Options, submit_now: bool
     Ok(ExitCode::SUCCESS)
 }
 
-pub fn status(cache: &Cache, manifests: &[PathBuf], profile: Profile) -> Res {
+pub(crate) fn status(cache: &Cache, manifests: &[PathBuf], profile: Profile) -> Res {
     let (rows, queue) = plan_status(cache, manifests, profile)?;
     println!(
         "{:<32} {:>7} {:>7} {:>8} {:>9}  {:>8} {:>8} {:>7}",

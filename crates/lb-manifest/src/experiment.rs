@@ -115,7 +115,7 @@ pub(crate) const MAX_NAME: usize = 64;
 
 /// A name that names files: lower-case letters, digits, '-' and '_', at
 /// most [`MAX_NAME`] characters; the error says which rule it breaks.
-pub fn file_name(name: &str) -> Result<(), String> {
+pub(crate) fn file_name(name: &str) -> Result<(), String> {
     if name.is_empty()
         || !name
             .chars()

@@ -25,7 +25,7 @@ use std::collections::BTreeSet;
 type R = Result<(), ManifestError>;
 
 /// Runs every static check of a parsed manifest, and types its claims.
-pub fn validate(l: Parsed) -> Result<Loaded, ManifestError> {
+pub(crate) fn validate(l: Parsed) -> Result<Loaded, ManifestError> {
     // The claims are typed first, for the model's checks and the figures'
     // that read them; an error in a claim is reported in its turn, after
     // theirs (the claims before it are typed, and checked with them).

@@ -56,7 +56,7 @@ pub(crate) const P_UNSTABLE: MetricInfo = metric(
 .transient();
 
 /// A metric of `kind` (for the models' constant lists).
-pub const fn metric(
+pub(crate) const fn metric(
     name: &'static str,
     label: &'static str,
     table: bool,

@@ -4,18 +4,18 @@
 // Each test file uses some of these.
 #![allow(dead_code, unused_imports)]
 
-pub use lb_analysis::PointResult;
-pub use lb_audit::{Verdict, audit_claim};
-pub use lb_core::slotted::{
+pub(crate) use lb_analysis::PointResult;
+pub(crate) use lb_audit::{Verdict, audit_claim};
+pub(crate) use lb_core::slotted::{
     Granularity, Law, PolicyConfig, RunLength, RunSummary, SlottedConfig, Stability, SystemConfig,
 };
-pub use lb_manifest::Point;
-pub use lb_manifest::claim::{self, Check, Claim, Direction, Side, Tolerance, Toward};
-pub use lb_manifest::outputs::Reference;
-pub use lb_manifest::{Model, PointConfig, Summary};
-pub use lb_model::point::Profile;
+pub(crate) use lb_manifest::Point;
+pub(crate) use lb_manifest::claim::{self, Check, Claim, Direction, Side, Tolerance, Toward};
+pub(crate) use lb_manifest::outputs::Reference;
+pub(crate) use lb_manifest::{Model, PointConfig, Summary};
+pub(crate) use lb_model::point::Profile;
 
-pub fn point(policy: PolicyConfig, load: f64) -> Point {
+pub(crate) fn point(policy: PolicyConfig, load: f64) -> Point {
     Point {
         model: Model::Slotted,
         model_version: lb_core::MODEL_VERSION,
@@ -40,7 +40,7 @@ pub fn point(policy: PolicyConfig, load: f64) -> Point {
     }
 }
 
-pub fn summary(r: u64, response: f64, stable: bool) -> RunSummary {
+pub(crate) fn summary(r: u64, response: f64, stable: bool) -> RunSummary {
     RunSummary {
         replication: r,
         measured_slots: 900,
@@ -78,7 +78,7 @@ pub fn summary(r: u64, response: f64, stable: bool) -> RunSummary {
 }
 
 /// A point of policy `label` with one replication per response value.
-pub fn result(
+pub(crate) fn result(
     label: &str,
     policy: PolicyConfig,
     load: &str,
@@ -109,7 +109,7 @@ pub fn result(
     }
 }
 
-pub fn claim(check: Check) -> Claim {
+pub(crate) fn claim(check: Check) -> Claim {
     Claim {
         id: "c".into(),
         statement: "s".into(),
@@ -134,7 +134,7 @@ pub fn claim(check: Check) -> Claim {
     }
 }
 
-pub fn ordering_of(better: &str, worse: &str) -> Claim {
+pub(crate) fn ordering_of(better: &str, worse: &str) -> Claim {
     claim(Check::Ordering(claim::Ordering {
         metric: "mean_response".into(),
         better: better.into(),
@@ -144,7 +144,7 @@ pub fn ordering_of(better: &str, worse: &str) -> Claim {
 }
 
 /// A value claim of `metric` of A.
-pub fn value_of(metric: &str, expected: Reference, tolerance: Tolerance) -> Claim {
+pub(crate) fn value_of(metric: &str, expected: Reference, tolerance: Tolerance) -> Claim {
     claim(Check::Value(claim::Value {
         metric: metric.into(),
         policies: vec!["A".into()],
@@ -155,7 +155,7 @@ pub fn value_of(metric: &str, expected: Reference, tolerance: Tolerance) -> Clai
 }
 
 /// A relative tolerance.
-pub fn relative(t: f64) -> Tolerance {
+pub(crate) fn relative(t: f64) -> Tolerance {
     Tolerance {
         relative: t,
         absolute: 0.0,
@@ -163,7 +163,7 @@ pub fn relative(t: f64) -> Tolerance {
 }
 
 /// A bound claim on the mean response of A.
-pub fn bound_of(bound: f64, side: Side) -> claim::Bound {
+pub(crate) fn bound_of(bound: f64, side: Side) -> claim::Bound {
     claim::Bound {
         metric: "mean_response".into(),
         policies: vec!["A".into()],
@@ -173,24 +173,24 @@ pub fn bound_of(bound: f64, side: Side) -> claim::Bound {
     }
 }
 
-pub const JSQ: PolicyConfig = PolicyConfig::Jsq {
+pub(crate) const JSQ: PolicyConfig = PolicyConfig::Jsq {
     tie_break: lb_core::slotted::TieBreak::Random,
 };
-pub const WR: PolicyConfig = PolicyConfig::WeightedRandom;
-pub const ALL_STABLE: [bool; 5] = [true; 5];
+pub(crate) const WR: PolicyConfig = PolicyConfig::WeightedRandom;
+pub(crate) const ALL_STABLE: [bool; 5] = [true; 5];
 
-pub fn ordering() -> Claim {
+pub(crate) fn ordering() -> Claim {
     ordering_of("A", "B")
 }
 
 /// Five replications around `m` (spread ±0.1).
-pub fn around(m: f64) -> [f64; 5] {
+pub(crate) fn around(m: f64) -> [f64; 5] {
     [m - 0.1, m + 0.1, m, m - 0.05, m + 0.05]
 }
 
 /// A's mean response tending to 10 within 1% along the load, as limit
 /// claims read it in these tests.
-pub fn limit_to_ten(
+pub(crate) fn limit_to_ten(
     toward: Toward,
     min_rate: Option<f64>,
     rate_decides: bool,
@@ -213,7 +213,7 @@ pub fn limit_to_ten(
 }
 
 /// A's points at loads 0.2, 0.4 and 0.8, around the means `ms`.
-pub fn series_of_three(ms: [f64; 3]) -> Vec<PointResult> {
+pub(crate) fn series_of_three(ms: [f64; 3]) -> Vec<PointResult> {
     ["0.2", "0.4", "0.8"]
         .iter()
         .zip(ms)
@@ -223,12 +223,16 @@ pub fn series_of_three(ms: [f64; 3]) -> Vec<PointResult> {
 
 /// The same replications at several loads: `at(load)` gives each side's
 /// responses there.
-pub fn sweep(label: &str, policy: PolicyConfig, at: &[(&str, [f64; 5])]) -> Vec<PointResult> {
+pub(crate) fn sweep(
+    label: &str,
+    policy: PolicyConfig,
+    at: &[(&str, [f64; 5])],
+) -> Vec<PointResult> {
     at.iter()
         .map(|(load, xs)| result(label, policy, load, xs, &ALL_STABLE))
         .collect()
 }
 
-pub fn plus(xs: [f64; 5], d: f64) -> [f64; 5] {
+pub(crate) fn plus(xs: [f64; 5], d: f64) -> [f64; 5] {
     xs.map(|x| x + d)
 }

@@ -4,19 +4,19 @@
 // Each test file uses some of these.
 #![allow(dead_code, unused_imports)]
 
-pub use lb_store::cache::{Cache, FileKind, Read, classify};
-pub use lb_test_support::records;
-pub use std::collections::BTreeMap;
-pub use std::path::{Path, PathBuf};
-pub use std::process::{Command, Output, Stdio};
-pub use std::time::{Duration, Instant};
+pub(crate) use lb_store::cache::{Cache, FileKind, Read, classify};
+pub(crate) use lb_test_support::records;
+pub(crate) use std::collections::BTreeMap;
+pub(crate) use std::path::{Path, PathBuf};
+pub(crate) use std::process::{Command, Output, Stdio};
+pub(crate) use std::time::{Duration, Instant};
 
-pub const LB: &str = env!("CARGO_BIN_EXE_lb");
+pub(crate) const LB: &str = env!("CARGO_BIN_EXE_lb");
 
 /// A manifest of many small (point, replication) pairs: 4 loads × 3 policies ×
 /// `reps` replications of `slots` slots, and one message-budget calibration
 /// per load.
-pub fn manifest(slots: u64, reps: u32) -> String {
+pub(crate) fn manifest(slots: u64, reps: u32) -> String {
     format!(
         r#"[experiment]
 name = "many"
@@ -56,39 +56,39 @@ iterations = 6
     )
 }
 
-pub struct Dir {
+pub(crate) struct Dir {
     pub _tmp: tempfile::TempDir,
     pub path: PathBuf,
 }
 
 impl Dir {
-    pub fn new(manifest_text: &str) -> Dir {
+    pub(crate) fn new(manifest_text: &str) -> Dir {
         let tmp = tempfile::tempdir().unwrap();
         let path = tmp.path().to_path_buf();
         std::fs::write(path.join("m.toml"), manifest_text).unwrap();
         Dir { _tmp: tmp, path }
     }
-    pub fn lb(&self, args: &[&str]) -> Command {
+    pub(crate) fn lb(&self, args: &[&str]) -> Command {
         let mut c = Command::new(LB);
         c.current_dir(&self.path).args(args);
         c
     }
-    pub fn run(&self, args: &[&str]) -> Output {
+    pub(crate) fn run(&self, args: &[&str]) -> Output {
         self.lb(args).output().unwrap()
     }
-    pub fn cache(&self, results: &str) -> Cache {
+    pub(crate) fn cache(&self, results: &str) -> Cache {
         Cache::new(self.path.join(results))
     }
 }
 
-pub fn text(o: &Output) -> (String, String) {
+pub(crate) fn text(o: &Output) -> (String, String) {
     (
         String::from_utf8_lossy(&o.stdout).to_string(),
         String::from_utf8_lossy(&o.stderr).to_string(),
     )
 }
 
-pub fn ok(o: Output) -> String {
+pub(crate) fn ok(o: Output) -> String {
     let (out, err) = text(&o);
     assert!(
         o.status.success(),
@@ -98,7 +98,7 @@ pub fn ok(o: Output) -> String {
 }
 
 /// Every file named like a record is a valid record.
-pub fn all_present_valid(c: &Cache) -> usize {
+pub(crate) fn all_present_valid(c: &Cache) -> usize {
     let checks = lb_store::maintain::check_all(c);
     let mut n = 0;
     for ch in &checks {
@@ -119,7 +119,7 @@ pub fn all_present_valid(c: &Cache) -> usize {
     n
 }
 
-pub fn count_replications(c: &Cache) -> usize {
+pub(crate) fn count_replications(c: &Cache) -> usize {
     c.keys()
         .iter()
         .map(|(k, _)| c.replication_files(k).len())
@@ -127,13 +127,13 @@ pub fn count_replications(c: &Cache) -> usize {
 }
 
 /// 12 points × reps replications + 12 point.json + 4 calibrations.
-pub fn total_records(reps: usize) -> usize {
+pub(crate) fn total_records(reps: usize) -> usize {
     12 * reps + 12 + 4
 }
 
 /// The key of the WR point at load 0.9 in `lb plan`'s listing (its row's
 /// first field).
-pub fn wr_key_at_09(plan: &str) -> String {
+pub(crate) fn wr_key_at_09(plan: &str) -> String {
     plan.lines()
         .find(|l| l.contains(" WR ") && l.split_whitespace().any(|w| w == "0.9"))
         .unwrap()
@@ -146,7 +146,7 @@ pub fn wr_key_at_09(plan: &str) -> String {
 /// `lb run m.toml` on one thread in `d`, its stderr to `stderr`, returned
 /// once 10 of its replications are written (a run long enough to stop
 /// mid-way).
-pub fn started_run(d: &Dir, stderr: Stdio) -> std::process::Child {
+pub(crate) fn started_run(d: &Dir, stderr: Stdio) -> std::process::Child {
     let child = d
         .lb(&["run", "m.toml", "--threads", "1"])
         .stdout(Stdio::null())
@@ -164,7 +164,7 @@ pub fn started_run(d: &Dir, stderr: Stdio) -> std::process::Child {
 
 /// A manifest with a figure and two required claims: one true by theory
 /// (Little's law), one false on purpose.
-pub fn audited_manifest(false_claim: bool) -> String {
+pub(crate) fn audited_manifest(false_claim: bool) -> String {
     let mut m = manifest(20000, 4);
     m.push_str(
         r#"
@@ -215,7 +215,7 @@ required = true
 }
 
 /// Every file under `dir`, with its bytes.
-pub fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+pub(crate) fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     let mut out = BTreeMap::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(p) = stack.pop() {
@@ -233,7 +233,7 @@ pub fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
 
 /// An experiment's section of a report page: from its anchor to the next
 /// experiment's.
-pub fn section_of(page: &str, name: &str) -> String {
+pub(crate) fn section_of(page: &str, name: &str) -> String {
     let head = format!("<a id=\"{name}\"></a>\n\n## ");
     let start = page
         .find(&head)
@@ -248,7 +248,7 @@ pub fn section_of(page: &str, name: &str) -> String {
 
 /// A repository layout: experiments/a.toml and experiments/b.toml, each
 /// with a figure and a claim, reproduced into the committed report.
-pub fn two_experiments() -> Dir {
+pub(crate) fn two_experiments() -> Dir {
     let d = Dir::new("");
     std::fs::create_dir(d.path.join("experiments")).unwrap();
     for (name, seed) in [("a", 11), ("b", 12)] {
@@ -265,7 +265,7 @@ pub fn two_experiments() -> Dir {
 /// at least the jobs whose two samples are both slow (45 of 190 pairs), more
 /// than they can take at load 0.95 with half the servers at rate 0.2; on
 /// identical servers of the same total rate it is stable.
-pub fn robustness_manifest() -> String {
+pub(crate) fn robustness_manifest() -> String {
     r#"[experiment]
 name = "robust"
 title = "a robustness map"
@@ -310,7 +310,7 @@ tie_break = ["random", "lowest"]
 
 /// `git ARGS` in `dir`, as a user named t, without signing; fails the test
 /// on an error.
-pub fn git_in(dir: &Path, args: &[&str]) {
+pub(crate) fn git_in(dir: &Path, args: &[&str]) {
     let o = Command::new("git")
         .current_dir(dir)
         .args([
@@ -328,7 +328,7 @@ pub fn git_in(dir: &Path, args: &[&str]) {
 }
 
 /// Every file under `dir` by its path relative to `dir`, with its bytes.
-pub fn relative_snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+pub(crate) fn relative_snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     snapshot(dir)
         .into_iter()
         .map(|(p, b)| (p.strip_prefix(dir).unwrap().to_path_buf(), b))

@@ -11,10 +11,10 @@ use statrs::distribution::{ContinuousCDF, StudentsT};
 /// Confidence level of every interval a test asserts against. A correct
 /// simulator fails a given assertion with probability 1e-4 per seed; the seeds
 /// are fixed, so a pass or fail is reproducible.
-pub const LEVEL: f64 = 0.9999;
+pub(crate) const LEVEL: f64 = 0.9999;
 
 /// Mean and half-width of the `LEVEL` Student-t interval of `xs`.
-pub fn interval(xs: &[f64]) -> (f64, f64) {
+pub(crate) fn interval(xs: &[f64]) -> (f64, f64) {
     let n = xs.len() as f64;
     let mean = xs.iter().sum::<f64>() / n;
     let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
@@ -25,7 +25,7 @@ pub fn interval(xs: &[f64]) -> (f64, f64) {
 }
 
 /// Asserts that `theory` lies in the interval of `xs`.
-pub fn assert_covers(what: &str, xs: &[f64], theory: f64) {
+pub(crate) fn assert_covers(what: &str, xs: &[f64], theory: f64) {
     let (m, h) = interval(xs);
     assert!(
         (m - theory).abs() <= h,
@@ -34,22 +34,27 @@ pub fn assert_covers(what: &str, xs: &[f64], theory: f64) {
     );
 }
 
-pub fn bern(p: f64) -> Law {
+pub(crate) fn bern(p: f64) -> Law {
     Law::Bernoulli { p }
 }
 
-pub fn system(arrivals: Vec<Law>, service: Vec<Law>) -> SystemConfig {
+pub(crate) fn system(arrivals: Vec<Law>, service: Vec<Law>) -> SystemConfig {
     SystemConfig { arrivals, service }
 }
 
 /// M dispatchers with Poisson arrivals splitting load × μ_Σ equally.
-pub fn poisson_system(m: usize, service: Vec<Law>, load: f64) -> SystemConfig {
+pub(crate) fn poisson_system(m: usize, service: Vec<Law>, load: f64) -> SystemConfig {
     let mu: f64 = service.iter().map(Law::mean).sum();
     let each = load * mu / m as f64;
     system(vec![Law::Poisson { mean: each }; m], service)
 }
 
-pub fn cfg(system: SystemConfig, policy: PolicyConfig, slots: u64, warmup: u64) -> SlottedConfig {
+pub(crate) fn cfg(
+    system: SystemConfig,
+    policy: PolicyConfig,
+    slots: u64,
+    warmup: u64,
+) -> SlottedConfig {
     SlottedConfig {
         system,
         policy,
@@ -65,7 +70,7 @@ pub fn cfg(system: SystemConfig, policy: PolicyConfig, slots: u64, warmup: u64) 
     }
 }
 
-pub fn led(dispatch: LedDispatch, update: LedUpdate) -> PolicyConfig {
+pub(crate) fn led(dispatch: LedDispatch, update: LedUpdate) -> PolicyConfig {
     PolicyConfig::Led {
         dispatch,
         update,
@@ -73,7 +78,7 @@ pub fn led(dispatch: LedDispatch, update: LedUpdate) -> PolicyConfig {
     }
 }
 
-pub fn push(d: usize, p_hat: f64) -> LedUpdate {
+pub(crate) fn push(d: usize, p_hat: f64) -> LedUpdate {
     LedUpdate::Push {
         d,
         p_hat,
@@ -82,20 +87,20 @@ pub fn push(d: usize, p_hat: f64) -> LedUpdate {
     }
 }
 
-pub fn jsq() -> PolicyConfig {
+pub(crate) fn jsq() -> PolicyConfig {
     PolicyConfig::Jsq {
         tie_break: TieBreak::Random,
     }
 }
 
 /// `reps` independent replications (same seeds, streams r = 0..reps).
-pub fn replicate(c: &SlottedConfig, seed: u64, reps: u64) -> Vec<RunSummary> {
+pub(crate) fn replicate(c: &SlottedConfig, seed: u64, reps: u64) -> Vec<RunSummary> {
     let seeds = Seeds::from_u64(seed, seed + 1);
     (0..reps)
         .map(|r| lb_core::slotted::run(c, &seeds, r))
         .collect()
 }
 
-pub fn field(rs: &[RunSummary], f: impl Fn(&RunSummary) -> f64) -> Vec<f64> {
+pub(crate) fn field(rs: &[RunSummary], f: impl Fn(&RunSummary) -> f64) -> Vec<f64> {
     rs.iter().map(f).collect()
 }

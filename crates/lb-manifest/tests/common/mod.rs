@@ -3,10 +3,10 @@
 // Each test file uses some of these.
 #![allow(dead_code, unused_imports)]
 
-pub use lb_manifest::{ManifestError, Profile, load, load_str};
-pub use std::path::Path;
+pub(crate) use lb_manifest::{ManifestError, Profile, load, load_str};
+pub(crate) use std::path::Path;
 
-pub const GOOD: &str = r#"[experiment]
+pub(crate) const GOOD: &str = r#"[experiment]
 name = "t"
 title = "test"
 model = "slotted"
@@ -35,25 +35,25 @@ seed = 1
 "#;
 
 /// Parses `text` (after `edit`) and expands it; returns the error.
-pub fn err(text: &str) -> ManifestError {
+pub(crate) fn err(text: &str) -> ManifestError {
     let r = load_str(Path::new("exp/bad.toml"), text, Profile::Full).map(|_| ());
     r.expect_err("the manifest must be rejected")
 }
 
-pub fn replace(from: &str, to: &str) -> String {
+pub(crate) fn replace(from: &str, to: &str) -> String {
     assert!(GOOD.contains(from), "{from}");
     GOOD.replacen(from, to, 1)
 }
 
 /// The 1-based (line, column) of the first occurrence of `needle`.
-pub fn pos(text: &str, needle: &str) -> (usize, usize) {
+pub(crate) fn pos(text: &str, needle: &str) -> (usize, usize) {
     let i = text.find(needle).expect(needle);
     let line = text[..i].matches('\n').count() + 1;
     let col = i - text[..i].rfind('\n').map_or(0, |j| j + 1) + 1;
     (line, col)
 }
 
-pub fn check(e: &ManifestError, text: &str, at: &str, field: &str, says: &str) {
+pub(crate) fn check(e: &ManifestError, text: &str, at: &str, field: &str, says: &str) {
     assert_eq!(e.file, Path::new("exp/bad.toml"));
     assert_eq!((e.line, e.col), pos(text, at), "{e}");
     assert_eq!(e.field, field, "{e}");
@@ -66,16 +66,16 @@ pub fn check(e: &ManifestError, text: &str, at: &str, field: &str, says: &str) {
     );
 }
 
-pub fn readme_dir() -> std::path::PathBuf {
+pub(crate) fn readme_dir() -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments")
 }
 
-pub const CLAIM: &str =
+pub(crate) const CLAIM: &str =
     "\n[[claim]]\norigin = \"check\"\nid = \"c\"\nstatement = \"s\"\nsource = \"x\"\n";
 
 /// `check`, at the last occurrence of `at` (a value the manifest also has
 /// before the claim).
-pub fn check_last(e: &ManifestError, text: &str, at: &str, field: &str, says: &str) {
+pub(crate) fn check_last(e: &ManifestError, text: &str, at: &str, field: &str, says: &str) {
     let i = text.rfind(at).expect(at);
     let line = text[..i].matches('\n').count() + 1;
     let col = i - text[..i].rfind('\n').map_or(0, |j| j + 1) + 1;
@@ -89,6 +89,6 @@ pub fn check_last(e: &ManifestError, text: &str, at: &str, field: &str, says: &s
     );
 }
 
-pub const FIGURE: &str = "\n[[figure]]\nname = \"f\"\ntitle = \"t\"\nx = \"load\"\ny = \"mean_sum_q\"\ncaption = \"c\"\n";
-pub const POOLED_CLAIM: &str = "\n[[claim]]\norigin = \"check\"\nid = \"c\"\nstatement = \"s\"\nsource = \"x\"\nkind = \"bound\"\n\
+pub(crate) const FIGURE: &str = "\n[[figure]]\nname = \"f\"\ntitle = \"t\"\nx = \"load\"\ny = \"mean_sum_q\"\ncaption = \"c\"\n";
+pub(crate) const POOLED_CLAIM: &str = "\n[[claim]]\norigin = \"check\"\nid = \"c\"\nstatement = \"s\"\nsource = \"x\"\nkind = \"bound\"\n\
     metric = \"mean_sum_q\"\npolicies = [\"JSQ\"]\nbound = \"pooled\"\nside = \"ge\"\n";

@@ -3,7 +3,7 @@
 use lb_core::spn::SpnSummary;
 
 /// Why `s` cannot be a network run's summary, if it cannot.
-pub fn check(s: &SpnSummary) -> Result<(), String> {
+pub(crate) fn check(s: &SpnSummary) -> Result<(), String> {
     let sum: f64 = s.mean_jobs.iter().sum();
     if !(s.mean_total.is_finite() && s.mean_total >= 0.0)
         || (sum - s.mean_total).abs() > 1e-6 * s.mean_total.max(1.0)

@@ -7,7 +7,7 @@ use crate::limits::Cost;
 use lb_core::spn::SpnConfig;
 
 /// The expected cost of one replication of `c`.
-pub fn cost(c: &SpnConfig) -> Cost {
+pub(crate) fn cost(c: &SpnConfig) -> Cost {
     let events = c.run.horizon * c.event_rate();
     let per_event = 25e-9 + 2e-9 * c.activities.len() as f64;
     Cost {

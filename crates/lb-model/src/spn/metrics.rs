@@ -47,13 +47,13 @@ pub(crate) const METRICS: [MetricInfo; 8] = [
 ];
 
 /// The named exact references.
-pub const REFERENCES: [&str; 3] = ["pooled_workload", "pooled_scaled", "jackson"];
+pub(crate) const REFERENCES: [&str; 3] = ["pooled_workload", "pooled_scaled", "jackson"];
 
 /// The references drawn per replication: none (each is one number per point).
 pub(crate) const PER_REPLICATION: [&str; 0] = [];
 
 /// A metric that a replication's summary defines on its own.
-pub fn precision_value(name: &str, s: &SpnSummary) -> Option<f64> {
+pub(crate) fn precision_value(name: &str, s: &SpnSummary) -> Option<f64> {
     match name {
         "mean_total" => Some(s.mean_total),
         "growth" => Some(s.growth),
@@ -64,7 +64,7 @@ pub fn precision_value(name: &str, s: &SpnSummary) -> Option<f64> {
 }
 
 /// The (events, trials) behind a proportion metric.
-pub fn counts(name: &str, s: &SpnSummary) -> Option<(u64, u64)> {
+pub(crate) fn counts(name: &str, s: &SpnSummary) -> Option<(u64, u64)> {
     match name {
         "p_unstable" => Some((u64::from(!s.stability.stable), 1)),
         _ => None,
@@ -78,7 +78,7 @@ fn load(c: &SpnConfig) -> Option<f64> {
 }
 
 /// Metric `name` of one replication at configuration `c`.
-pub fn value(name: &str, c: &SpnConfig, s: &SpnSummary) -> Option<f64> {
+pub(crate) fn value(name: &str, c: &SpnConfig, s: &SpnSummary) -> Option<f64> {
     match name {
         "end_rate" => Some(s.in_system_end as f64 / c.run.horizon),
         "rho" => load(c),
@@ -103,7 +103,7 @@ pub fn value(name: &str, c: &SpnConfig, s: &SpnSummary) -> Option<f64> {
 ///   with ρ = λ_j/μ_a, λ the solution of the traffic equations
 ///   λ_k = α_k + Σ_a λ_{buffer(a)}·P_a\[k\]. Only as a value of
 ///   `mean_total`.
-pub fn reference(name: &str, metric: &str, c: &SpnConfig) -> Result<f64, String> {
+pub(crate) fn reference(name: &str, metric: &str, c: &SpnConfig) -> Result<f64, String> {
     if name == "jackson" {
         return jackson(metric, c);
     }
@@ -129,7 +129,7 @@ pub fn reference(name: &str, metric: &str, c: &SpnConfig) -> Result<f64, String>
 /// The solution λ of the traffic equations λ_k = α_k + Σ_a λ_{buffer(a)}·
 /// P_a\[k\], by fixed-point iteration from α (it converges when every job
 /// eventually leaves, as in an open network).
-pub fn traffic(c: &SpnConfig) -> Vec<f64> {
+pub(crate) fn traffic(c: &SpnConfig) -> Vec<f64> {
     let mut lambda = c.arrivals.clone();
     for _ in 0..100_000 {
         let mut next = c.arrivals.clone();
@@ -199,7 +199,7 @@ fn jackson(metric: &str, c: &SpnConfig) -> Result<f64, String> {
 }
 
 /// One line on the network, for `lb show`.
-pub fn parameters(c: &SpnConfig) -> Vec<(&'static str, Param)> {
+pub(crate) fn parameters(c: &SpnConfig) -> Vec<(&'static str, Param)> {
     let n = |x: f64| Param::Number(x);
     let mut v = vec![
         ("buffers", n(c.buffers() as f64)),
@@ -216,7 +216,7 @@ pub fn parameters(c: &SpnConfig) -> Vec<(&'static str, Param)> {
 }
 
 /// The fixed parameters of a point (tidy tables).
-pub fn describe(c: &SpnConfig) -> Vec<String> {
+pub(crate) fn describe(c: &SpnConfig) -> Vec<String> {
     let mut v = vec![format!(
         "{} buffers, {} stations, {} activities, λ = {:?}, horizon {}, warm-up {}",
         c.buffers(),

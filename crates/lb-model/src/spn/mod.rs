@@ -2,9 +2,9 @@
 //! references ([`metrics`]), cost, record consistency, the system part and
 //! the policies' display names.
 
-pub mod consistency;
-pub mod cost;
-pub mod metrics;
+pub(crate) mod consistency;
+pub(crate) mod cost;
+pub(crate) mod metrics;
 
 use crate::model::SystemHead;
 use lb_core::many::TimeRun;
@@ -28,7 +28,7 @@ pub struct SystemPart<'a> {
 }
 
 /// The system part of a point with head `head` and configuration `c`.
-pub fn system_part<'a>(head: SystemHead, c: &'a SpnConfig) -> SystemPart<'a> {
+pub(crate) fn system_part<'a>(head: SystemHead, c: &'a SpnConfig) -> SystemPart<'a> {
     SystemPart {
         head,
         arrivals: &c.arrivals,
@@ -41,7 +41,7 @@ pub fn system_part<'a>(head: SystemHead, c: &'a SpnConfig) -> SystemPart<'a> {
 }
 
 /// A network policy's display name.
-pub fn policy_name(p: &SpnPolicy) -> String {
+pub(crate) fn policy_name(p: &SpnPolicy) -> String {
     match p {
         SpnPolicy::MaxPressure => "max-pressure".into(),
         SpnPolicy::Priority { order } => format!("priority {order:?}"),

@@ -5,7 +5,7 @@ use lb_manifest::{Plan, Profile};
 
 /// A tiny experiment: 2 dispatchers, 3 servers, 2 loads × 3 policies, 3
 /// replications of 3000 slots.
-pub const TINY: &str = r#"[experiment]
+pub(crate) const TINY: &str = r#"[experiment]
 name = "tiny"
 title = "tiny"
 model = "slotted"
@@ -36,15 +36,15 @@ replications = 3
 seed = 7
 "#;
 
-pub use lb_test_support::{records, run};
+pub(crate) use lb_test_support::{records, run};
 
 /// The plan of manifest text (named `tiny.toml` in errors).
-pub fn plan(text: &str, profile: Profile) -> Plan {
+pub(crate) fn plan(text: &str, profile: Profile) -> Plan {
     lb_test_support::plan("tiny.toml", text, profile)
 }
 
 /// The point of a target that needs no calibration.
-pub fn fixed(t: &lb_manifest::plan::Target) -> &lb_manifest::Point {
+pub(crate) fn fixed(t: &lb_manifest::plan::Target) -> &lb_manifest::Point {
     match t {
         lb_manifest::plan::Target::Fixed(p) => p,
         lb_manifest::plan::Target::Calibrated { .. } => panic!("not a fixed point"),
