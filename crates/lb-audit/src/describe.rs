@@ -1,7 +1,7 @@
 //! One check in words, every number labelled (the deciding point of a claim
 //! in the summaries and on the audit page).
 
-use super::check::{ClaimResult, PointCheck};
+use super::check::{ClaimResult, PointCheck, Verdict};
 use super::words::{lower_first, num, sig5};
 use lb_manifest::claim::ClaimKind;
 
@@ -64,7 +64,7 @@ pub fn rate_of(k: &PointCheck) -> String {
         if let Some((_, rest)) = note.split_once(&format!("(on its {which} step, ")) {
             let mut parts = rest.split([',', ')']).map(str::trim);
             let (step, r) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
-            return if k.threshold.starts_with('↛') {
+            return if k.threshold.starts_with('↛') && k.verdict == Verdict::Confirmed {
                 format!(
                     "; its gap closes at rate {r} on its fastest step ({step}), too slow on \
                      every step to reach the limit"
@@ -85,7 +85,7 @@ pub fn rate_of(k: &PointCheck) -> String {
 
 /// The deciding point in words, with its rate where the rate decided it
 /// (a limit outside its tolerance whose gap closes fast enough).
-pub fn deciding_words(c: &ClaimResult, k: &PointCheck) -> String {
+pub(crate) fn deciding_words(c: &ClaimResult, k: &PointCheck) -> String {
     let d = describe(c, k);
     if k.by_rate() {
         format!("{d}{}, which decides it", rate_of(k))

@@ -336,6 +336,8 @@ struct Judgement {
     end_rate: Option<(f64, f64)>,
     /// The step [`Judgement::end_rate`] was read on.
     step: Option<(f64, f64)>,
+    /// Whether the approach slows significantly toward the limit.
+    slows: bool,
 }
 
 /// A step's rate of approach, its half-width, and the step's two values of
@@ -377,6 +379,18 @@ fn judge(c: &Limit, gaps: &[Gap], first: &Gap, near: &Gap, stable: bool) -> Judg
         })
     };
     let steps: Vec<Option<StepRate>> = gaps.windows(2).map(|w| rate_on(&w[0], &w[1])).collect();
+    // Whether the approach slows toward the limit: the nearest step's rate
+    // significantly below the farthest's. A gap tending to c > 0 slows so
+    // (on c + a·x^r a step's rate is about r·(1 − c/gap)), and a rate that
+    // still clears the slowest counted cannot then tell that limit from the
+    // reference: such a gap is not confirmed by its rate.
+    let slows = c.approaches
+        && match (steps.first(), steps.last()) {
+            (Some(Some((rf, hf, _))), Some(Some((rn, hn, _)))) if steps.len() >= 2 => {
+                rf - rn > (hf * hf + hn * hn).sqrt()
+            }
+            _ => false,
+        };
     // A claim that the metric does not tend to the limit is held the other
     // way: its fastest step decides (every step must be too slow).
     let slowest = if steps.iter().all(Option::is_some) {
@@ -398,7 +412,9 @@ fn judge(c: &Limit, gaps: &[Gap], first: &Gap, near: &Gap, stable: bool) -> Judg
         _ => false,
     };
     let fast = match (c.min_rate, end_rate) {
-        (Some(min), Some((rate, hw))) => (c.rate_decides || !c.approaches) && rate - hw > min,
+        (Some(min), Some((rate, hw))) => {
+            (c.rate_decides || !c.approaches) && rate - hw > min && !slows
+        }
         _ => false,
     };
     let verdict = if !stable || !near.hw.is_finite() || gaps.len() < 2 {
@@ -422,6 +438,7 @@ fn judge(c: &Limit, gaps: &[Gap], first: &Gap, near: &Gap, stable: bool) -> Judg
         last_step,
         end_rate,
         step,
+        slows,
     }
 }
 
@@ -527,6 +544,11 @@ fn limit_note(
         note = format!("one point read (`where` leaves no other): a limit needs two; {note}");
     } else if !stable {
         note = format!("unstable: no steady state to compare; {note}");
+    } else if j.verdict == Verdict::Inconclusive && j.slows {
+        note = format!(
+            "slowing toward the limit (its nearest step closes significantly slower than its \
+             farthest): a limit beside the reference is not excluded; {note}"
+        );
     } else if j.verdict == Verdict::Inconclusive && j.outside && j.last_step == -1 {
         note = format!("still approaching; {note}");
     }

@@ -485,6 +485,14 @@ fn a_limit_is_judged_on_the_points_nearest_it_with_its_rate() {
         note.contains("on its slowest step, load 0.4 → 0.8,"),
         "{note}"
     );
+    // A gap tending to a constant that still clears the slowest rate on
+    // every step is not confirmed where its approach slows toward the
+    // limit: gaps 6, 3.5, 2.25 (1 + 1/load) close at 0.78, then 0.64,
+    // both above 0.5, the second significantly slower.
+    let slowing = audit_claim("e", &by_rate(0.5), &series([16.0, 13.5, 12.25]));
+    assert_ne!(slowing.verdict, Verdict::Confirmed, "{slowing:?}");
+    let note = slowing.checks[0].note.as_deref().unwrap();
+    assert!(note.starts_with("slowing toward the limit"), "{note}");
     // The same ends at a constant rate (gaps 6, 4.24, 3: |gap| ∝ load^−½)
     // are confirmed against 0.45.
     let power = series([16.0, 14.243, 13.0]);
