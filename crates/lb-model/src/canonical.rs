@@ -108,6 +108,11 @@ pub fn number_to_string(x: f64) -> String {
     if x == 0.0 {
         return "0".into();
     }
+    // An integer below 2^53 is exact and prints as its digits (n = k ≤ 16
+    // below): most numbers of a configuration (slots, N, d, seeds).
+    if x.fract() == 0.0 && x.abs() < 9_007_199_254_740_992.0 {
+        return (x as i64).to_string();
+    }
     let sign = if x < 0.0 { "-" } else { "" };
     // Rust's `{:e}` prints the shortest round-trip digits: d[.ddd]e<exp>.
     let sci = format!("{:e}", x.abs());
@@ -322,6 +327,11 @@ mod tests {
             (0.30000000000000004, "0.30000000000000004"),
             (1.7976931348623157e308, "1.7976931348623157e+308"),
             (333333333.3333333, "333333333.3333333"),
+            // Integers either side of 2^53, where the integer path ends.
+            (-123456789.0, "-123456789"),
+            (9007199254740991.0, "9007199254740991"),
+            (9007199254740992.0, "9007199254740992"),
+            (18014398509481984.0, "18014398509481984"),
         ];
         for &(x, s) in cases {
             assert_eq!(number_to_string(x), s, "{x:?}");
