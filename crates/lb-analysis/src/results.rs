@@ -236,7 +236,11 @@ pub fn collect(cache: &Cache, plan: &Plan) -> Vec<PointResult> {
     let status = lb_store::run::status(cache, plan);
     let valid = |k: &Key, n: u32| -> Vec<Summary> {
         (0..n as u64)
-            .filter_map(|r| cache.read_replication(k, r).valid().map(|rec| rec.summary))
+            .filter_map(|r| {
+                cache
+                    .read_replication_part(k, r, |rec| rec.summary.clone())
+                    .valid()
+            })
             .collect()
     };
     // A precision rule's control, where the rule decided to pair with it:
@@ -291,15 +295,17 @@ pub fn collect(cache: &Cache, plan: &Plan) -> Vec<PointResult> {
             let mut damaged = Vec::new();
             let (summaries, seconds) = match &st.key {
                 Some(k) => (0..st.needed as u64)
-                    .filter_map(|r| match cache.read_replication(k, r) {
-                        lb_store::cache::Read::Valid(rec) => {
-                            Some((rec.summary, rec.provenance.wall_seconds))
+                    .filter_map(|r| {
+                        match cache.read_replication_part(k, r, |rec| {
+                            (rec.summary.clone(), rec.provenance.wall_seconds)
+                        }) {
+                            lb_store::cache::Read::Valid(read) => Some(read),
+                            lb_store::cache::Read::Damaged(why) => {
+                                damaged.push((r, why));
+                                None
+                            }
+                            lb_store::cache::Read::Missing => None,
                         }
-                        lb_store::cache::Read::Damaged(why) => {
-                            damaged.push((r, why));
-                            None
-                        }
-                        lb_store::cache::Read::Missing => None,
                     })
                     .unzip(),
                 None => (Vec::new(), Vec::new()),
@@ -324,10 +330,12 @@ pub fn collect(cache: &Cache, plan: &Plan) -> Vec<PointResult> {
                 pilot: st.key.as_ref().map_or((0, 0.0), |k| {
                     pp.replications
                         .pilot()
-                        .filter_map(|r| cache.read_replication(k, r).valid())
-                        .fold((0, 0.0), |(n, t), rec| {
-                            (n + 1, t + rec.provenance.wall_seconds)
+                        .filter_map(|r| {
+                            cache
+                                .read_replication_part(k, r, |rec| rec.provenance.wall_seconds)
+                                .valid()
                         })
+                        .fold((0, 0.0), |(n, t), seconds| (n + 1, t + seconds))
                 }),
                 first_stage: pp.replications.first_stage(),
                 control,

@@ -250,13 +250,16 @@ fn replications_cost(
         // recompute runs them.
         let main = 0..u64::from(ps.needed);
         for r in main.chain(pp.replications.pilot()) {
-            if let Some(rec) = cache.read_replication(&k, r).valid() {
+            if let Some(seconds) = cache
+                .read_replication_part(&k, r, |rec| rec.provenance.wall_seconds)
+                .valid()
+            {
                 let from = if r < by_rule || lb_model::precision::is_pilot(r) {
                     rule
                 } else {
                     CountFrom::Decide
                 };
-                add(from, rec.provenance.wall_seconds);
+                add(from, seconds);
             }
         }
     }

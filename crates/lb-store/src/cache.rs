@@ -150,6 +150,15 @@ impl<T> Read<T> {
             _ => None,
         }
     }
+
+    /// The part `f` takes of a valid record, the rest as it is.
+    pub fn map<U>(&self, f: impl FnOnce(&T) -> U) -> Read<U> {
+        match self {
+            Read::Valid(t) => Read::Valid(f(t)),
+            Read::Missing => Read::Missing,
+            Read::Damaged(w) => Read::Damaged(w.clone()),
+        }
+    }
 }
 
 /// An I/O failure of the cache, with the path and a hint.
@@ -382,6 +391,26 @@ impl<K: std::hash::Hash + Eq, T: Clone> Memo<K, T> {
         self.0.lock().unwrap().insert(k, (r.clone(), stamp));
         (r, true)
     }
+
+    /// As [`Memo::get`], the part `f` takes of the record, without a copy
+    /// of the whole record where it was read before.
+    fn get_part<U>(
+        &self,
+        k: K,
+        stamp: Option<(bool, FileStamp)>,
+        read: impl FnOnce() -> Read<T>,
+        f: impl FnOnce(&T) -> U,
+    ) -> (Read<U>, bool) {
+        if let Some((r, s)) = self.0.lock().unwrap().get(&k)
+            && *s == stamp
+        {
+            return (r.map(f), false);
+        }
+        let r = read();
+        let part = r.map(f);
+        self.0.lock().unwrap().insert(k, (r, stamp));
+        (part, true)
+    }
 }
 
 /// A file's identity as far as a reader needs it: length, modification
@@ -589,6 +618,29 @@ impl Cache {
         let (read, parsed) = self.kept(&self.replications, (*key, r), key, &path, || {
             self.parse_replication(key, r, &path)
         });
+        if parsed {
+            self.parses
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        read
+    }
+
+    /// The part `f` takes of replication `r` of `key`, read as
+    /// [`Cache::read_replication`] reads it, without copying the whole
+    /// record (its point, trace and provenance) where only a part is asked.
+    pub fn read_replication_part<U>(
+        &self,
+        key: &Key,
+        r: u64,
+        f: impl FnOnce(&ReplicationRecord) -> U,
+    ) -> Read<U> {
+        let path = self.replication_path(key, r);
+        let (read, parsed) = self.replications.get_part(
+            (*key, r),
+            self.record_stamp(&path, key),
+            || self.parse_replication(key, r, &path),
+            f,
+        );
         if parsed {
             self.parses
                 .fetch_add(1, std::sync::atomic::Ordering::Relaxed);

@@ -243,8 +243,8 @@ fn resolved(cache: &Cache, plan: &Plan, pp: &PlannedPoint) -> (Option<(Point, Ke
 pub(crate) fn contiguous(cache: &Cache, key: &Key, start: u64, limit: u32) -> Vec<Summary> {
     let mut out = Vec::new();
     for r in start..start + limit as u64 {
-        match cache.read_replication(key, r) {
-            Read::Valid(rec) => out.push(rec.summary),
+        match cache.read_replication_part(key, r, |rec| rec.summary.clone()) {
+            Read::Valid(summary) => out.push(summary),
             _ => break,
         }
     }
@@ -307,8 +307,8 @@ fn count(cache: &Cache, key: &Key, n: u32) -> (u32, u32) {
         .into_iter()
         .filter(|r| *r < n as u64)
     {
-        match cache.read_replication(key, r) {
-            Read::Valid(_) => valid += 1,
+        match cache.read_replication_part(key, r, |_| ()) {
+            Read::Valid(()) => valid += 1,
             Read::Damaged(_) => damaged += 1,
             Read::Missing => {}
         }
@@ -343,7 +343,12 @@ pub fn status(cache: &Cache, plan: &Plan) -> Vec<PointStatus> {
                     Decision::Need { main, pilot } => {
                         let present = rule
                             .pilot()
-                            .filter(|&r| matches!(cache.read_replication(&key, r), Read::Valid(_)))
+                            .filter(|&r| {
+                                matches!(
+                                    cache.read_replication_part(&key, r, |_| ()),
+                                    Read::Valid(())
+                                )
+                            })
                             .count() as u32;
                         (main.max(rule.min), None, pilot - present)
                     }
