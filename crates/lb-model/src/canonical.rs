@@ -108,10 +108,12 @@ pub fn number_to_string(x: f64) -> String {
     if x == 0.0 {
         return "0".into();
     }
-    // An integer below 2^53 is exact and prints as its digits (n = k ≤ 16
-    // below): most numbers of a configuration (slots, N, d, seeds).
-    if x.fract() == 0.0 && x.abs() < 9_007_199_254_740_992.0 {
-        return (x as i64).to_string();
+    // Between 10⁻⁶ and 10²¹ ECMAScript prints the shortest round-trip
+    // digits without an exponent (the cases −6 < n ≤ 21 below), which is
+    // what Rust's `Display` for f64 prints: one formatting, no exponent to
+    // take apart.
+    if (1e-6..1e21).contains(&x.abs()) {
+        return x.to_string();
     }
     let sign = if x < 0.0 { "-" } else { "" };
     // Rust's `{:e}` prints the shortest round-trip digits: d[.ddd]e<exp>.
@@ -327,16 +329,74 @@ mod tests {
             (0.30000000000000004, "0.30000000000000004"),
             (1.7976931348623157e308, "1.7976931348623157e+308"),
             (333333333.3333333, "333333333.3333333"),
-            // Integers either side of 2^53, where the integer path ends.
             (-123456789.0, "-123456789"),
-            (9007199254740991.0, "9007199254740991"),
-            (9007199254740992.0, "9007199254740992"),
-            (18014398509481984.0, "18014398509481984"),
+            (-1e-6, "-0.000001"),
         ];
         for &(x, s) in cases {
             assert_eq!(number_to_string(x), s, "{x:?}");
             // and the text reads back as the same f64
             assert_eq!(s.parse::<f64>().unwrap().to_bits(), (x + 0.0).to_bits());
+        }
+    }
+
+    /// ECMAScript's Number::toString by its steps (k digits, exponent n),
+    /// for every finite f64: the one formatting `number_to_string` uses
+    /// between 10⁻⁶ and 10²¹ must give the same text.
+    fn by_steps(x: f64) -> String {
+        if x == 0.0 {
+            return "0".into();
+        }
+        let sign = if x < 0.0 { "-" } else { "" };
+        let sci = format!("{:e}", x.abs());
+        let (mantissa, exp) = sci.split_once('e').unwrap();
+        let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
+        let k = digits.len() as i32;
+        let n = exp.parse::<i32>().unwrap() + 1;
+        let body = if k <= n && n <= 21 {
+            format!("{digits}{}", "0".repeat((n - k) as usize))
+        } else if 0 < n && n <= 21 {
+            format!("{}.{}", &digits[..n as usize], &digits[n as usize..])
+        } else if -6 < n && n <= 0 {
+            format!("0.{}{digits}", "0".repeat((-n) as usize))
+        } else {
+            let e = n - 1;
+            let es = if e >= 0 {
+                format!("+{e}")
+            } else {
+                e.to_string()
+            };
+            if k == 1 {
+                format!("{digits}e{es}")
+            } else {
+                format!("{}.{}e{es}", &digits[..1], &digits[1..])
+            }
+        };
+        format!("{sign}{body}")
+    }
+
+    #[test]
+    fn the_positional_form_is_ecmascripts() {
+        // The edges of the positional form, their neighbours, and a sweep
+        // of doubles by their bits (a fixed linear congruential walk).
+        let mut xs: Vec<f64> = [1e-6, 1e21, 0.1, 1.0, 2.5, 1e15, 1e16, 9007199254740993.0]
+            .iter()
+            .flat_map(|&x: &f64| {
+                let b = x.to_bits();
+                [f64::from_bits(b - 1), x, f64::from_bits(b + 1)]
+            })
+            .collect();
+        let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+        for _ in 0..200_000 {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            // Exponents about 10⁻⁹ … 10²⁴, any mantissa.
+            let exp = 993 + (state >> 32) % 110;
+            let bits = (exp << 52) | (state & ((1 << 52) - 1));
+            xs.push(f64::from_bits(bits));
+        }
+        for x in xs.into_iter().flat_map(|x| [x, -x]) {
+            assert_eq!(number_to_string(x), by_steps(x), "{x:e}");
         }
     }
 
