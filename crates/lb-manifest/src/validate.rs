@@ -145,7 +145,7 @@ fn replications(l: &Parsed) -> R {
                 return Err(l.error("run.precision.step", "must be ≥ 1, got 0"));
             }
             if p.control.is_some() {
-                if model.name() != "slotted" {
+                if model != lb_model::model::Model::Slotted {
                     return Err(l.error(
                         "run.precision.control",
                         format!(

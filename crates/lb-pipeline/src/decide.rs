@@ -793,7 +793,15 @@ impl State {
                 k.replications
             )));
         }
-        if note.contains("unstable") {
+        // A point it read judged unstable: more replications cannot give
+        // it a steady state.
+        let unstable = self.results.iter().any(|r| {
+            r.key
+                .as_ref()
+                .is_some_and(|key| k.keys.contains(&key.hex()))
+                && lb_model::config::point_unstable(&r.summaries)
+        });
+        if unstable {
             return Err(Stop::Unsettled(format!("at {}: {note}", k.at)));
         }
         let h = match k.half_width {
