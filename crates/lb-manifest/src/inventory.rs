@@ -73,7 +73,9 @@ pub struct Statement {
     pub unread: Option<String>,
     /// Why lb does not audit it; "not yet" where it could.
     pub out_of_reach: Option<String>,
-    /// With "not yet": the experiment and claim that would audit it.
+    /// With "not yet": the experiment and claim that would audit it. Beside
+    /// claims: what lb could add that would decide it where its claims test
+    /// nothing (the statement is then "not yet audited").
     pub could_audit: Option<String>,
     /// The paper's name for the result it belongs to, where `where` does not
     /// carry one ("Main result", "Fig. 1"): the first screen's row.

@@ -493,3 +493,32 @@ fn a_floor_decides_nothing_and_a_threshold_is_held_to_the_policy_below() {
     assert_eq!(er.informative.0, 0, "{er:#?}");
     assert!(er.untested.is_some(), "{er:#?}");
 }
+
+/// A statement whose claims test nothing, where its entry says what lb could
+/// add to decide it, is not yet audited, not audited as stated: Liu and
+/// Ying's main result (its points lie outside the hypothesis or at the
+/// metric's floor) counts as audited only without that entry's
+/// `could_audit`.
+#[test]
+fn claims_that_test_nothing_leave_a_statement_not_yet_audited_where_lb_could() {
+    use lb_report::inventory::{Standing, standing};
+    let (cache, loaded) = shipped();
+    let inventories = lb_pipeline::audit::inventories(&loaded);
+    let audited = lb_pipeline::audit::audit(&cache, &loaded);
+    let parts = audited.parts(&loaded);
+    let exps: Vec<&lb_audit::ExperimentClaims> = parts.iter().map(|(e, _)| e).collect();
+    let ly = inventories
+        .iter()
+        .find(|i| i.paper.authors == "Liu and Ying")
+        .expect("Liu and Ying's inventory");
+    let main = ly
+        .statements
+        .iter()
+        .find(|s| s.id == "theorem-main")
+        .expect("theorem-main");
+    assert!(!main.claims.is_empty() && main.could_audit.is_some());
+    assert_eq!(standing(main, &exps), Standing::NotYet);
+    let mut without = main.clone();
+    without.could_audit = None;
+    assert_eq!(standing(&without, &exps), Standing::AsStated);
+}

@@ -376,7 +376,11 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
             .filter(|st| standing(st, exps) == Standing::AsStated)
             .filter_map(|st| status(st, exps))
             .collect();
-        let audited: Vec<_> = sts.iter().filter_map(|st| status(st, exps)).collect();
+        let audited: Vec<_> = sts
+            .iter()
+            .filter(|st| standing(st, exps) != Standing::NotYet)
+            .filter_map(|st| status(st, exps))
+            .collect();
         let deciding = if as_stated.is_empty() {
             &audited
         } else {
@@ -466,8 +470,21 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
                     )
                 },
                 sts.iter()
-                    .find_map(|st| st.could_audit.as_deref())
-                    .map(first_sentence)
+                    .find_map(|st| {
+                        let could = first_sentence(st.could_audit.as_deref()?);
+                        // A statement whose claims test nothing says so, with
+                        // the claim that sets that status.
+                        Some(match status(st, exps) {
+                            Some((v, e, r)) => format!(
+                                "its claims test nothing ([`{e}/{}`]({audit}#{e}--{}): {}); \
+                                 lb could add {could}",
+                                r.id,
+                                r.id,
+                                v.words()
+                            ),
+                            None => could,
+                        })
+                    })
                     .unwrap_or_default(),
             ),
             None => {

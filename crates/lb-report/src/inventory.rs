@@ -45,6 +45,14 @@ pub(crate) fn rows<'a>(
 /// Where a statement stands, from the origins of the claims it names.
 pub fn standing(s: &Statement, exps: &[&ExperimentClaims]) -> Standing {
     let rs = rows(s, exps);
+    // Claims that test nothing (no point could decide them, or a null or
+    // the foil holds too), where the entry says what lb could add that
+    // would decide it (`could_audit`: a policy, graph, network or points):
+    // not yet audited, not audited as stated.
+    let tested_nothing = status(s, exps).is_some_and(|(v, _, _)| !v.tested());
+    if tested_nothing && s.could_audit.is_some() {
+        return Standing::NotYet;
+    }
     if rs.iter().any(|(_, r)| r.origin == Origin::Paper) {
         Standing::AsStated
     } else if !s.claims.is_empty() {
