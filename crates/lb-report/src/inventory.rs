@@ -83,15 +83,22 @@ pub fn slug(inv: &Inventory) -> String {
 /// reproduced.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Status {
+    /// A claim that tested something is refuted.
     NotReproduced,
+    /// It holds except at some informative points.
     Partly,
+    /// Undecided on informative points.
     Undecided,
+    /// No point of its claims could inform.
     NoInformativePoint,
+    /// It holds, and a null or the foil holds too.
     DoesNotDiscriminate,
+    /// It holds at every informative point, its nulls failing there.
     Reproduced,
 }
 
 impl Status {
+    /// The status as the report prints it.
     pub fn words(self) -> &'static str {
         match self {
             Status::NotReproduced => "not reproduced",

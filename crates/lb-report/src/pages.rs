@@ -26,13 +26,19 @@ use std::path::{Path, PathBuf};
 
 /// What the report needs of one experiment.
 pub struct Experiment<'a> {
+    /// Its name, the manifest's `[experiment] name`.
     pub name: &'a str,
+    /// Its title.
     pub title: &'a str,
+    /// The paper and place it reproduces, as the manifest cites it.
     pub source: Option<&'a str>,
+    /// The manifest's notes, as written.
     pub notes: Option<&'a str>,
     /// The manifest, relative to the repository root.
     pub manifest: &'a Path,
+    /// Its points read from the cache.
     pub results: &'a [PointResult],
+    /// Its figures, as the manifest declares them.
     pub figures: &'a [FigureSpec],
     /// Its claims, audited.
     pub claims: &'a [ClaimResult],
@@ -47,6 +53,7 @@ pub struct Experiment<'a> {
     /// robustness maps' combinations other than its own, and its
     /// message-budget calibrations.
     pub robustness_cost: (u64, f64),
+    /// As `robustness_cost`, for its message-budget calibrations.
     pub calibration_cost: (u64, f64),
     /// Its prose fields that may quote measured values, as written, with
     /// their paths (`lb_manifest::prose::fields`): their quotes' records are
@@ -57,9 +64,13 @@ pub struct Experiment<'a> {
 /// A point whose interval misses the experiment's precision target.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Imprecise {
+    /// The series' label.
     pub policy: String,
+    /// The point's axes in words.
     pub at: String,
+    /// Its interval's half-width relative to its mean.
     pub rel_half_width: f64,
+    /// The replications it has.
     pub replications: usize,
     /// The replications its own variance asks for (the fewest n on the
     /// rule's grid whose half-width t_{n−1}·s/√n meets the target, as the
@@ -159,7 +170,9 @@ fn first_meeting(
 
 /// What was written for one experiment.
 pub struct Written {
+    /// The files written (those whose content changed among them).
     pub files: Vec<PathBuf>,
+    /// The figures drawn.
     pub figures: Vec<Figure>,
     /// Points that miss the precision target (only if the experiment sets one).
     pub imprecise: Vec<Imprecise>,
