@@ -9,8 +9,11 @@ use serde::Serialize;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
+    /// The claim holds at its level.
     Confirmed,
+    /// The claim fails at its level.
     Refuted,
+    /// Its interval straddles the threshold.
     Inconclusive,
     /// The interval lies within the claim's equivalence margin: a
     /// difference too small to matter, neither confirming nor refuting.
@@ -36,6 +39,7 @@ impl Verdict {
         Verdict::ALL.into_iter().find(|v| v.word() == w)
     }
 
+    /// The verdict as written in `claims.json` and the pages.
     pub fn word(self) -> &'static str {
         match self {
             Verdict::Confirmed => "confirmed",
@@ -59,19 +63,28 @@ pub enum Decision {
     /// `scale` is what relative terms are taken against (the better
     /// policy's mean, the bound, the level before the step).
     Above {
+        /// The estimate on the claim's side (positive where it holds).
         estimate: f64,
+        /// Its interval's half-width at the claim's level.
         half_width: f64,
+        /// Whether the claim asks for strictly above 0.
         strict: bool,
+        /// The equivalence margin (0: none).
         equivalence: f64,
+        /// What relative terms are taken against.
         scale: f64,
     },
     /// The claim holds where the interval of `deviation` (measured −
     /// expected) lies within ±`tolerance` (covers 0 when the tolerance is
     /// 0), fails where it lies wholly outside. `scale`: the expected value.
     Within {
+        /// Measured − expected.
         deviation: f64,
+        /// Its interval's half-width at the claim's level.
         half_width: f64,
+        /// The tolerance about the expected value.
         tolerance: f64,
+        /// The expected value.
         scale: f64,
     },
 }
@@ -250,18 +263,23 @@ pub struct PointCheck {
     /// numbers, `{"load": 0.9, "count_own": true}`.
     #[serde(rename = "at", serialize_with = "typed_axes")]
     pub axes: Vec<(String, String)>,
+    /// The series read (a policy's label, or "worse − better").
     pub policy: String,
     /// The measured quantity: the metric, a paired difference, or the fraction
     /// of unstable replications.
     pub measured: f64,
     /// Half-width of its interval at the claim's level (None: no interval).
     pub half_width: Option<f64>,
+    /// The replications (or pairs) the interval rests on.
     pub replications: usize,
     /// What the measurement is held against, in words.
     pub threshold: String,
     /// The reference at this point (value and bound claims).
     pub reference: Option<f64>,
+    /// The verdict at this point.
     pub verdict: Verdict,
+    /// What else the point shows, in words (rates, control variates, why
+    /// it decides nothing).
     pub note: Option<String>,
     /// The keys of the records read.
     pub keys: Vec<String>,
@@ -429,11 +447,17 @@ fn typed_axes<S: serde::Serializer>(axes: &[(String, String)], s: S) -> Result<S
 /// A claim and its verdict.
 #[derive(Debug, Clone, Serialize)]
 pub struct ClaimResult {
+    /// The experiment whose manifest holds it.
     pub experiment: String,
+    /// Its id in that manifest.
     pub id: String,
+    /// What it claims, as the manifest states it.
     pub statement: String,
+    /// Where it comes from (a paper and place, or exact theory).
     pub source: String,
+    /// Its kind (ordering, value, bound, trend, limit, stability).
     pub kind: ClaimKind,
+    /// Whether `lb audit` fails when it is refuted (lb's own checks).
     pub required: bool,
     /// Who claimed it: the paper, our stand-in, or lb's check.
     pub origin: Origin,
@@ -452,7 +476,9 @@ pub struct ClaimResult {
     /// The level its manifest states, and whether the certificate's
     /// calibration applies to it.
     pub stated_level: f64,
+    /// Whether it is decided at the calibrated or the stated level.
     pub decide_at: lb_manifest::calibration::DecideAt,
+    /// Its verdict over its points.
     pub verdict: Verdict,
     /// A confirmed claim that does not discriminate, with the reason: its
     /// foil holds too (or is undecided), no setting could fail it
@@ -493,9 +519,11 @@ pub struct ClaimResult {
     pub threshold_ours: Option<String>,
     /// The metric read and its label (unit included), if any.
     pub metric: Option<String>,
+    /// The metric's label, its unit included.
     pub metric_label: Option<String>,
     /// What the points are held to, in words (the same at every point).
     pub rule: String,
+    /// Its checks, one per point (or series) read.
     pub checks: Vec<PointCheck>,
     /// Why the claim fails here, from the manifest.
     pub why: Option<String>,

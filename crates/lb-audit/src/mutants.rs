@@ -35,8 +35,11 @@ pub(crate) const MUST_CATCH: f64 = 3.0;
 /// The mutants of one claim.
 #[derive(Debug, Clone, Serialize)]
 pub struct Mutants {
+    /// The claim's experiment.
     pub experiment: String,
+    /// The claim's id.
     pub id: String,
+    /// Its verdict as audited.
     pub verdict: Verdict,
     /// (k, the deciding point's verdict with the threshold k half-widths
     /// past the measurement).

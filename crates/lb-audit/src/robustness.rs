@@ -45,29 +45,40 @@ pub struct Decision {
     /// (`deciding`'s settings, in order).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub needs: Vec<crate::Need>,
+    /// Combinations where the claim holds.
     pub holds: usize,
+    /// Combinations where it fails.
     pub refuted: usize,
+    /// Combinations where it is undecided.
     pub inconclusive: usize,
+    /// Combinations in all.
     pub combinations: usize,
 }
 
 /// A claim's row of a map.
 #[derive(Debug, Clone, Serialize)]
 pub struct MapClaim {
+    /// The claim's id.
     pub id: String,
+    /// What it claims.
     pub statement: String,
+    /// What the map decides of it.
     pub decision: Decision,
 }
 
 /// A robustness map, audited.
 #[derive(Debug, Clone, Serialize)]
 pub struct MapResult {
+    /// The experiment whose manifest declares the map.
     pub experiment: String,
+    /// The map's name.
     pub name: String,
     /// The settings varied, in combination order ("tie_break (JSQ)" names
     /// the policies a policy key is varied for).
     pub settings: Vec<String>,
+    /// Its claims' rows.
     pub claims: Vec<MapClaim>,
+    /// Each combination of the settings' values, with its claims' verdicts.
     pub combinations: Vec<Combination>,
 }
 
@@ -485,18 +496,24 @@ const PAD: f64 = 14.0;
 /// Where everything of a map's figure goes, in pixels.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Layout {
+    /// The figure's width in pixels.
     pub width: f64,
+    /// Its height in pixels.
     pub height: f64,
     /// Left edge of the grid and width of a column.
     pub grid_x: f64,
+    /// (See `grid_x`.)
     pub cell_w: f64,
     /// Top of the header rows and of the grid.
     pub header_y: f64,
+    /// (See `header_y`.)
     pub grid_y: f64,
+    /// Top of the legend.
     pub legend_y: f64,
     /// The key under the legend: each row's claim id and statement, wrapped
     /// to the width (the rows are labelled by id only).
     pub key: Vec<String>,
+    /// Top of the key.
     pub key_y: f64,
 }
 

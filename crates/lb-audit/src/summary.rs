@@ -27,14 +27,17 @@ mod verdict_word {
 /// from which the report pages are assembled).
 #[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq)]
 pub struct ClaimRow {
+    /// The claim's id.
     pub id: String,
     /// Written as its word ([`Verdict::word`]).
     #[serde(with = "verdict_word")]
     pub verdict: Verdict,
+    /// Whether `lb audit` fails when it is refuted.
     pub required: bool,
     /// Written as the manifest writes it: "paper", "stand-in", "check" or
     /// "ours".
     pub origin: Origin,
+    /// The paper it comes from, by its authors.
     pub paper: Option<String>,
     /// What a stand-in stands for: a claim id or the paper's words.
     pub stands_for: Option<String>,
@@ -55,12 +58,15 @@ pub struct ClaimRow {
     /// Its robustness maps, a line each, empty when it is in none.
     #[serde(default)]
     pub robustness: Vec<MapLine>,
+    /// What it claims.
     pub statement: String,
     /// The deciding check in words ("no points computed" when none).
     pub deciding: String,
     /// Points confirmed of points read.
     pub confirmed: usize,
+    /// Points read.
     pub points: usize,
+    /// Its `why` (why it fails or cannot be decided), expanded.
     pub why: Option<String>,
     /// The verdicts of the checks of the why.
     pub why_checks: Vec<(String, String)>,
@@ -165,7 +171,9 @@ impl MapLine {
 /// The values of a setting at which a claim holds.
 #[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq)]
 pub struct Need {
+    /// The setting, as the map names it.
     pub setting: String,
+    /// Its values at which the claim holds.
     pub values: Vec<String>,
 }
 
@@ -179,12 +187,16 @@ impl ClaimResult {
 /// The claims of one experiment, as `<experiment>/claims.json`.
 #[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq)]
 pub struct ExperimentClaims {
+    /// The experiment's name.
     pub experiment: String,
+    /// Its title.
     pub title: String,
+    /// Its claims' rows, in manifest order.
     pub claims: Vec<ClaimRow>,
 }
 
 impl ExperimentClaims {
+    /// The rows of an experiment's audited claims.
     pub fn new(experiment: &str, title: &str, claims: &[ClaimResult]) -> ExperimentClaims {
         ExperimentClaims {
             experiment: experiment.to_string(),
@@ -210,8 +222,11 @@ pub struct Tally {
     pub untested: usize,
     /// Confirmed on no informative point ([`no_point`]).
     pub no_point: usize,
+    /// Refuted.
     pub refuted: usize,
+    /// Undecided.
     pub inconclusive: usize,
+    /// Within an equivalence margin.
     pub no_difference: usize,
     /// A paper's statement that holds at most of its range and fails at
     /// the rest ("confirmed except at some points").
@@ -223,6 +238,7 @@ pub struct Tally {
 }
 
 impl Tally {
+    /// The tally of `rows`.
     pub fn of<'a>(rows: impl Iterator<Item = &'a ClaimRow>) -> Tally {
         let mut t = Tally::default();
         for c in rows {
@@ -246,6 +262,7 @@ impl Tally {
         t
     }
 
+    /// The claims counted.
     pub fn total(&self) -> usize {
         self.reproduced
             + self.untested
@@ -300,6 +317,7 @@ impl Tally {
         parts.join(", ")
     }
 
+    /// Adds another tally to this one.
     pub fn add(&mut self, o: &Tally) {
         self.reproduced += o.reproduced;
         self.untested += o.untested;

@@ -49,6 +49,7 @@ pub fn sig5(x: f64) -> String {
     s.replacen('-', "−", 1)
 }
 
+/// `x` to `sig` significant digits, with a true minus sign.
 pub fn num(x: f64, sig: usize) -> String {
     lb_analysis::table::fmt_sig(x, sig).replacen('-', "−", 1)
 }
