@@ -16,8 +16,11 @@ use lb_model::settle::Settling;
 /// the records behind it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Trace {
+    /// The quote as written.
     pub quote: String,
+    /// What it printed.
     pub value: String,
+    /// The keys of the records it read.
     pub keys: Vec<String>,
 }
 

@@ -15,6 +15,7 @@ pub struct PointResult {
     pub axes: Vec<(String, String)>,
     /// The resolved point and its key; `None` until its p̂ calibration exists.
     pub point: Option<Point>,
+    /// The point's key (see `point`).
     pub key: Option<Key>,
     /// Valid summaries of replications 0..needed (a missing one is skipped).
     pub summaries: Vec<Summary>,
@@ -53,7 +54,9 @@ pub struct PointResult {
 /// A precision rule's control point as a paired point reads it.
 #[derive(Debug, Clone)]
 pub struct ControlPoint {
+    /// The control policy's label.
     pub label: String,
+    /// The control's resolved point.
     pub point: Point,
     /// The name of its exact mean.
     pub mean: String,

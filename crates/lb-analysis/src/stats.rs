@@ -122,9 +122,13 @@ impl IntervalKind {
 /// A point estimate with its interval [lo, hi].
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Estimate {
+    /// The point estimate.
     pub mean: f64,
+    /// The interval's lower end (None: no interval).
     pub lo: Option<f64>,
+    /// Its upper end.
     pub hi: Option<f64>,
+    /// How the interval was made.
     pub kind: IntervalKind,
     /// Replications behind it.
     pub n: usize,

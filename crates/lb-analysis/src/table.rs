@@ -171,10 +171,15 @@ fn f64s(df: &DataFrame, name: &str) -> PolarsResult<Vec<f64>> {
 /// metrics), interval [lo, hi] and how it was made.
 #[derive(Debug, Clone, Copy)]
 pub struct Cell {
+    /// The mean.
     pub mean: f64,
+    /// The Student-t half-width, for a real metric.
     pub half_width: Option<f64>,
+    /// The interval's lower end.
     pub lo: Option<f64>,
+    /// Its upper end.
     pub hi: Option<f64>,
+    /// How the interval was made, in the table's words.
     pub interval: &'static str,
 }
 
@@ -183,6 +188,7 @@ pub struct Cell {
 pub struct PointSummary {
     /// Replications read, and how many of them were judged stable.
     pub n: u32,
+    /// (See `n`.)
     pub stable: u32,
     /// `stable` (no more replications flagged than the trend test's false
     /// alarms allow), `unstable` (most flagged, growing at a steady rate:
@@ -193,8 +199,12 @@ pub struct PointSummary {
     /// One per metric; None where undefined, and for steady-state metrics at
     /// an unstable point (its numbers describe no steady state).
     pub cells: Vec<Option<Cell>>,
+    /// The worst |lag-1 autocorrelation| of within-run batch means of ΣQ.
     pub bm_lag1: Option<f64>,
+    /// Whether every replication's is within 2/√k (k batches).
     pub bm_ok: Option<bool>,
+    /// The largest fraction of a run's measured window MSER-5 would still
+    /// cut as warm-up.
     pub mser_cut: Option<f64>,
     /// Where the experiment's precision rule reads a control variate that
     /// pairs here: the control and the fitted β, and the cells of the

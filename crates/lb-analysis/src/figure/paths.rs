@@ -8,10 +8,15 @@ use crate::results::PointResult;
 /// of all of them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PathSeries {
+    /// Its legend name.
     pub name: String,
+    /// The policy's label.
     pub policy: String,
+    /// The values of the figure's series axes, in words.
     pub variant: String,
+    /// Each replication's path, (time, value).
     pub paths: Vec<Vec<(f64, f64)>>,
+    /// The mean of the paths at each time.
     pub mean: Vec<(f64, f64)>,
     /// The key of the point whose records the paths are (`lb show KEY`).
     pub key: String,

@@ -22,15 +22,20 @@ pub(crate) const GRID: usize = 160;
 /// curves of (x, value), one per distinct curve among the series.
 #[derive(Debug, Clone, PartialEq)]
 pub enum RefShape {
+    /// A horizontal line at this value.
     Constant(f64),
+    /// Curves of (x, value).
     Curves(Vec<Vec<(f64, f64)>>),
 }
 
 /// A reference of a figure, evaluated.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RefDrawn {
+    /// Its legend label.
     pub label: String,
+    /// A relative band drawn about it (a claim's tolerance), if any.
     pub band: Option<f64>,
+    /// What is drawn.
     pub shape: RefShape,
 }
 

@@ -15,12 +15,17 @@ use lb_manifest::outputs::FigureKind;
 /// run settled, and the key of its records.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Dot {
+    /// Its x value.
     pub x: f64,
+    /// Its estimate and interval.
     pub est: Estimate,
+    /// Whether the point is stable (an unstable one is marked in the band
+    /// above the plot, not drawn as a number).
     pub stable: bool,
     /// Whether its runs settled ([`lb_model::settle`]): an unsettled
     /// point is drawn, ringed, and decides no claim.
     pub settled: bool,
+    /// The key of its records.
     pub key: String,
 }
 
@@ -28,9 +33,13 @@ pub struct Dot {
 /// figure's series axes), and its points in x order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Series {
+    /// Its legend name.
     pub name: String,
+    /// The policy's label.
     pub policy: String,
+    /// The values of the figure's series axes, in words.
     pub variant: String,
+    /// Its points in x order.
     pub dots: Vec<Dot>,
 }
 
@@ -187,9 +196,13 @@ pub fn series(spec: &FigureSpec, results: &[PointResult]) -> Vec<Series> {
 /// Everything a figure draws.
 #[derive(Debug, Clone)]
 pub struct Figure {
+    /// What the manifest asks of it.
     pub spec: FigureSpec,
+    /// Its series.
     pub series: Vec<Series>,
+    /// Its references, evaluated.
     pub references: Vec<RefDrawn>,
+    /// Its sample paths (path figures).
     pub paths: Vec<PathSeries>,
 }
 

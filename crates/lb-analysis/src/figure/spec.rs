@@ -12,13 +12,17 @@ use lb_manifest::outputs::{FigureKind, FigureToml, Reference, ReferenceCurve, Wh
 pub struct FigureSpec {
     /// File stem under `paper-figures/`.
     pub name: String,
+    /// Its title.
     pub title: String,
+    /// Lines, bars or paths.
     pub kind: FigureKind,
     /// The sweep axis on the x axis (empty for a path figure).
     pub x: String,
+    /// The x axis's label.
     pub x_label: String,
     /// The metric on the y axis (None for a path figure).
     pub y: Option<Metric>,
+    /// The y axis's label.
     pub y_label: String,
     /// Axes (besides the policy) that tell series apart, e.g. `count_own`.
     pub series: Vec<String>,
@@ -26,7 +30,9 @@ pub struct FigureSpec {
     pub filter: Vec<(String, WhereTest)>,
     /// Only these policies (labels); empty: all.
     pub policies: Vec<String>,
+    /// Whether the x axis is logarithmic.
     pub log_x: bool,
+    /// Whether the y axis is logarithmic .
     pub log_y: bool,
     /// The y axis's range, where the manifest sets it (`y_range`).
     pub y_range: Option<[f64; 2]>,
@@ -36,6 +42,7 @@ pub struct FigureSpec {
     pub references: Vec<ReferenceCurve>,
     /// Path figures: replications' paths drawn per series.
     pub paths: u32,
+    /// Its caption, as written (quotes of the records expanded when drawn).
     pub caption: String,
     /// What the seed claims the figure shows.
     pub claim: Option<String>,
