@@ -115,6 +115,12 @@ pub fn number_to_string(x: f64) -> String {
     if (1e-6..1e21).contains(&x.abs()) {
         return x.to_string();
     }
+    by_steps(x)
+}
+
+/// ECMAScript's Number::toString by the standard's steps (k digits,
+/// exponent n), for any finite, non-zero f64.
+fn by_steps(x: f64) -> String {
     let sign = if x < 0.0 { "-" } else { "" };
     // Rust's `{:e}` prints the shortest round-trip digits: d[.ddd]e<exp>.
     let sci = format!("{:e}", x.abs());
@@ -339,41 +345,8 @@ mod tests {
         }
     }
 
-    /// ECMAScript's Number::toString by its steps (k digits, exponent n),
-    /// for every finite f64: the one formatting `number_to_string` uses
-    /// between 10⁻⁶ and 10²¹ must give the same text.
-    fn by_steps(x: f64) -> String {
-        if x == 0.0 {
-            return "0".into();
-        }
-        let sign = if x < 0.0 { "-" } else { "" };
-        let sci = format!("{:e}", x.abs());
-        let (mantissa, exp) = sci.split_once('e').unwrap();
-        let digits: String = mantissa.chars().filter(|c| *c != '.').collect();
-        let k = digits.len() as i32;
-        let n = exp.parse::<i32>().unwrap() + 1;
-        let body = if k <= n && n <= 21 {
-            format!("{digits}{}", "0".repeat((n - k) as usize))
-        } else if 0 < n && n <= 21 {
-            format!("{}.{}", &digits[..n as usize], &digits[n as usize..])
-        } else if -6 < n && n <= 0 {
-            format!("0.{}{digits}", "0".repeat((-n) as usize))
-        } else {
-            let e = n - 1;
-            let es = if e >= 0 {
-                format!("+{e}")
-            } else {
-                e.to_string()
-            };
-            if k == 1 {
-                format!("{digits}e{es}")
-            } else {
-                format!("{}.{}e{es}", &digits[..1], &digits[1..])
-            }
-        };
-        format!("{sign}{body}")
-    }
-
+    /// Between 10⁻⁶ and 10²¹ `number_to_string` prints with one formatting;
+    /// the standard's steps ([`by_steps`]) must give the same text.
     #[test]
     fn the_positional_form_is_ecmascripts() {
         // The edges of the positional form, their neighbours, and a sweep
