@@ -114,34 +114,40 @@ fn toml_value(key: &str, v: &str) -> String {
 /// command line gave none.
 fn required_keys(model: &str, p: &PolicyArg) -> Vec<(&'static str, &'static str)> {
     let has = |k: &str| p.keys.iter().any(|(key, _)| key == k);
-    let name = p.spec.to_ascii_lowercase();
+    use crate::model::many::ManyKind;
+    use crate::model::slotted::PolicyKind;
+    use crate::model::spn::SpnKind;
+    let (many, spn) = (
+        p.spec.parse::<ManyKind>().ok(),
+        p.spec.parse::<SpnKind>().ok(),
+    );
     let mut out = Vec::new();
     match model {
         "slotted" => {
-            let led = crate::model::slotted::PolicyKind::parse(&p.spec)
-                .is_some_and(|k| k.is_led());
+            let kind = PolicyKind::parse(&p.spec);
+            let led = kind.is_some_and(|k| k.is_led());
             if led && !has("p_hat") && !has("budget") {
                 out.push((
                     "p_hat",
                     "0.1            # update probability p̂ (edit; or a `budget` of messages per arrival)",
                 ));
             }
-            if name == "jiq-spread" && !has("granularity") {
+            if kind == Some(PolicyKind::JiqSpread) && !has("granularity") {
                 out.push((
                     "granularity",
                     "\"job\"    # JIQ-Spread spreads a dispatcher's jobs one by one",
                 ));
             }
         }
-        "many" if name == "graph" && !has("graph") => out.push((
+        "many" if many == Some(ManyKind::Graph) && !has("graph") => out.push((
             "graph",
             "\"ring\"         # clique, ring, torus, or { kind = \"random_regular\", degree = 4 } (edit)",
         )),
-        "spn" if name == "priority" && !has("order") => out.push((
+        "spn" if spn == Some(SpnKind::Priority) && !has("order") => out.push((
             "order",
             "[[0], [1]]     # per station, its activities from the highest priority down",
         )),
-        "spn" if name == "own-buffer-first" && !has("own") => {
+        "spn" if spn == Some(SpnKind::OwnBufferFirst) && !has("own") => {
             out.push(("own", "[0, 1]         # per station, its own buffer"))
         }
         _ => {}

@@ -149,6 +149,45 @@ pub enum PodAlpha {
 /// The policy names of the many-server model.
 pub(crate) const MANY_POLICY_NAMES: [&str; 6] = ["JSQ", "JIQ", "I1F", "Pod", "Random", "Graph"];
 
+/// A many-server policy as its `spec` names it (case aside): the one place
+/// the word becomes the kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ManyKind {
+    Jsq,
+    Jiq,
+    I1f,
+    Pod,
+    Random,
+    Graph,
+}
+
+impl std::str::FromStr for ManyKind {
+    type Err = ();
+    fn from_str(spec: &str) -> Result<ManyKind, ()> {
+        let kinds = [
+            ManyKind::Jsq,
+            ManyKind::Jiq,
+            ManyKind::I1f,
+            ManyKind::Pod,
+            ManyKind::Random,
+            ManyKind::Graph,
+        ];
+        MANY_POLICY_NAMES
+            .iter()
+            .zip(kinds)
+            .find(|(n, _)| n.eq_ignore_ascii_case(spec.trim()))
+            .map(|(_, k)| k)
+            .ok_or(())
+    }
+}
+
+impl ManyPolicySpec {
+    /// Its kind, where its `spec` names one.
+    pub(crate) fn kind(&self) -> Option<ManyKind> {
+        self.spec.parse().ok()
+    }
+}
+
 impl Manifest {
     /// The values of a sweep axis, as the plan shows them.
     pub(crate) fn axis_values(&self, axis: &str) -> Vec<String> {
@@ -376,9 +415,8 @@ fn sweep_d(l: &SpanIndex, m: &Manifest, v: &[u64]) -> R {
             Ok(())
         }
     })?;
-    let takes = |p: &ManyPolicySpec| {
-        p.spec.trim().eq_ignore_ascii_case("pod") && p.d.is_none() && p.alpha.is_none()
-    };
+    let takes =
+        |p: &ManyPolicySpec| p.kind() == Some(ManyKind::Pod) && p.d.is_none() && p.alpha.is_none();
     if !m.policies.iter().any(takes) {
         return Err(l.error(
             "sweep.d",
@@ -399,7 +437,7 @@ fn policies(l: &SpanIndex, m: &Manifest) -> R {
     for (i, p) in m.policies.iter().enumerate() {
         let at = |k: &str| format!("policy[{i}].{k}");
         crate::model::policy_spec(l, &at("spec"), "many", &p.spec, &MANY_POLICY_NAMES)?;
-        let name = p.spec.trim().to_ascii_lowercase();
+        let kind = p.kind();
         let lab = m.label(i);
         if !labels.insert(lab.clone()) {
             return Err(l.error(
@@ -407,12 +445,12 @@ fn policies(l: &SpanIndex, m: &Manifest) -> R {
                 format!("label \"{lab}\" is used by another policy; labels must be unique"),
             ));
         }
-        if name != "pod" {
-            no_pod_keys(l, i, p)?;
-        } else {
+        if kind == Some(ManyKind::Pod) {
             pod_keys(l, m, i, p)?;
+        } else {
+            no_pod_keys(l, i, p)?;
         }
-        graph_key(l, i, p, name == "graph")?;
+        graph_key(l, i, p, kind == Some(ManyKind::Graph))?;
     }
     Ok(())
 }
@@ -538,7 +576,7 @@ fn references(l: &SpanIndex, m: &Manifest, claims: &[Claim]) -> R {
     };
     let pod = |label: &str| {
         (0..m.policies.len())
-            .any(|i| m.label(i) == label && m.policies[i].spec.trim().eq_ignore_ascii_case("pod"))
+            .any(|i| m.label(i) == label && m.policies[i].kind() == Some(ManyKind::Pod))
     };
     for (i, c) in claims.iter().enumerate() {
         for (at, _, c) in c.all_checks(i) {

@@ -122,6 +122,34 @@ pub struct PolicySpec {
 /// The policy names of the network model.
 pub(crate) const POLICY_NAMES: [&str; 4] = ["max-pressure", "priority", "own-buffer-first", "FIFO"];
 
+/// A network policy as its `spec` names it (case aside): the one place the
+/// word becomes the kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SpnKind {
+    MaxPressure,
+    Priority,
+    OwnBufferFirst,
+    Fifo,
+}
+
+impl std::str::FromStr for SpnKind {
+    type Err = ();
+    fn from_str(spec: &str) -> Result<SpnKind, ()> {
+        let kinds = [
+            SpnKind::MaxPressure,
+            SpnKind::Priority,
+            SpnKind::OwnBufferFirst,
+            SpnKind::Fifo,
+        ];
+        POLICY_NAMES
+            .iter()
+            .zip(kinds)
+            .find(|(n, _)| n.eq_ignore_ascii_case(spec.trim()))
+            .map(|(_, k)| k)
+            .ok_or(())
+    }
+}
+
 impl Manifest {
     /// The label of policy `i`: its `label`, else its `spec`.
     pub fn label(&self, i: usize) -> String {
@@ -318,25 +346,25 @@ pub fn validate(l: &SpanIndex, m: &Manifest) -> R {
                 format!("the label \"{lab}\" is used twice; give each policy a distinct `label`"),
             ));
         }
-        let name = p.spec.trim().to_ascii_lowercase();
-        match (name.as_str(), &p.order, &p.own) {
-            ("priority", None, _) => {
+        let kind = p.spec.parse::<SpnKind>().ok();
+        match (kind, &p.order, &p.own) {
+            (Some(SpnKind::Priority), None, _) => {
                 return Err(l.error(
                     &at("order"),
                     "priority needs `order`: per station, its activities from the highest \
                      priority down, e.g. order = [[3, 0], [1, 2]]",
                 ));
             }
-            ("own-buffer-first", _, None) => {
+            (Some(SpnKind::OwnBufferFirst), _, None) => {
                 return Err(l.error(
                     &at("own"),
                     "own-buffer-first needs `own`: per station, its own buffer, e.g. own = [0, 1]",
                 ));
             }
-            (n, Some(_), _) if n != "priority" => {
+            (k, Some(_), _) if k != Some(SpnKind::Priority) => {
                 return Err(l.error(&at("order"), "`order` belongs to priority only"));
             }
-            (n, _, Some(_)) if n != "own-buffer-first" => {
+            (k, _, Some(_)) if k != Some(SpnKind::OwnBufferFirst) => {
                 return Err(l.error(&at("own"), "`own` belongs to own-buffer-first only"));
             }
             _ => {}
