@@ -53,10 +53,15 @@ pub(crate) const FORMAT: u32 = 1;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PointRecord {
+    /// The record format's version.
     pub format: u32,
+    /// The record's kind, as written in it.
     pub kind: String,
+    /// The key of the point it belongs to, in hex.
     pub key: String,
+    /// The resolved point.
     pub point: Point,
+    /// Where, when and by what it was computed.
     pub provenance: Provenance,
 }
 
@@ -71,12 +76,19 @@ pub const REPLICATION_FORMAT: u32 = 2;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ReplicationRecord {
+    /// The record format's version.
     pub format: u32,
+    /// The record's kind, as written in it.
     pub kind: String,
+    /// The key of the point it belongs to, in hex.
     pub key: String,
+    /// The replication index.
     pub replication: u64,
+    /// The resolved point.
     pub point: Point,
+    /// The run's summary.
     pub summary: lb_model::config::Summary,
+    /// Where, when and by what it was computed.
     pub provenance: Provenance,
 }
 
@@ -96,11 +108,17 @@ struct ReplicationFile {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PrecisionRecord {
+    /// The record format's version.
     pub format: u32,
+    /// The record's kind, as written in it.
     pub kind: String,
+    /// The key of the point it belongs to, in hex.
     pub key: String,
+    /// The precision rule it decided.
     pub rule: PrecisionRule,
+    /// What the rule decided.
     pub outcome: Outcome,
+    /// Where, when and by what it was computed.
     pub provenance: Provenance,
 }
 
@@ -108,11 +126,17 @@ pub struct PrecisionRecord {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CalibrationRecord {
+    /// The record format's version.
     pub format: u32,
+    /// The record's kind, as written in it.
     pub kind: String,
+    /// The key of the point it belongs to, in hex.
     pub key: String,
+    /// What was calibrated.
     pub calibration: Calibration,
+    /// The calibrated value and what it achieved.
     pub result: CalibrationResult,
+    /// Where, when and by what it was computed.
     pub provenance: Provenance,
 }
 
@@ -125,25 +149,35 @@ pub struct CalibrationRecord {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DrawnRecord {
+    /// The record format's version.
     pub format: u32,
+    /// The record's kind, as written in it.
     pub kind: String,
+    /// The key of the point it belongs to, in hex.
     pub key: String,
+    /// The reference's name.
     pub name: String,
+    /// The replication index.
     pub replication: u64,
+    /// The reference's value on that replication's random numbers.
     pub value: f64,
+    /// Where, when and by what it was computed.
     pub provenance: Provenance,
 }
 
 /// The result of looking a record up.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Read<T> {
+    /// No record there.
     Missing,
+    /// A record that passed its checks.
     Valid(T),
     /// Present but unusable; the reason says why.
     Damaged(String),
 }
 
 impl<T> Read<T> {
+    /// The record, if valid.
     pub fn valid(self) -> Option<T> {
         match self {
             Read::Valid(t) => Some(t),
@@ -164,7 +198,9 @@ impl<T> Read<T> {
 /// An I/O failure of the cache, with the path and a hint.
 #[derive(Debug)]
 pub struct CacheError {
+    /// The file it concerns.
     pub path: PathBuf,
+    /// What went wrong, with a hint.
     pub message: String,
 }
 
@@ -254,18 +290,27 @@ pub fn is_misnamed(why: &str) -> bool {
 /// What a file in the cache is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FileKind {
+    /// A key's `point.json`.
     Point,
+    /// A replication record, `rNNNN.json`.
     Replication(u64),
+    /// A precision rule's outcome, `precision-*.json`.
     Precision,
+    /// A calibration record, `calibration.json`.
     Calibration,
+    /// A reference drawn on a replication's random numbers, `drawn-*.json`.
     Drawn,
+    /// A lock file, `*.lock`.
     Lock,
+    /// A temporary file of a write in progress, `.*.tmp`.
     Temp,
     /// A loose record the packer moved to a name of its own to check it
     /// (`.<name>.<pid>.<nanos>.<host>.aside`): put back by the next
     /// packing if its packer died before it could.
     Aside,
+    /// A record moved aside as damaged, `*.damaged`.
     Damaged,
+    /// Anything else.
     Other,
 }
 
@@ -530,6 +575,7 @@ impl Cache {
         }
     }
 
+    /// The results directory.
     pub fn root(&self) -> &Path {
         &self.root
     }
@@ -558,10 +604,12 @@ impl Cache {
         self.root.join(&h[..2]).join(h)
     }
 
+    /// Where `key`'s point record lives when loose.
     pub fn point_path(&self, key: &Key) -> PathBuf {
         self.key_dir(key).join("point.json")
     }
 
+    /// Where replication `r` of `key` lives when loose.
     pub fn replication_path(&self, key: &Key, r: u64) -> PathBuf {
         self.key_dir(key).join(format!("r{r:04}.json"))
     }
@@ -603,6 +651,7 @@ impl Cache {
         write_record(&self.drawn_path(&key, &rec.name, rec.replication), rec)
     }
 
+    /// Where `key`'s calibration record lives when loose.
     pub fn calibration_path(&self, key: &Key) -> PathBuf {
         self.key_dir(key).join("calibration.json")
     }
@@ -750,6 +799,7 @@ impl Cache {
         })
     }
 
+    /// `key`'s point record, from either tier, parsed once per version of its file.
     pub fn read_point(&self, key: &Key) -> Read<PointRecord> {
         let path = self.point_path(key);
         self.kept(&self.point_records, *key, key, &path, || {
@@ -795,6 +845,7 @@ impl Cache {
         })
     }
 
+    /// `key`'s calibration record, from either tier, parsed once per version of its file.
     pub fn read_calibration(&self, key: &Key) -> Read<CalibrationRecord> {
         let path = self.calibration_path(key);
         self.kept(&self.calibrations, *key, key, &path, || {

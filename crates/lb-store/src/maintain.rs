@@ -11,16 +11,19 @@ use std::path::PathBuf;
 /// One key directory, summarised.
 #[derive(Debug, Clone)]
 pub struct Entry {
+    /// The key.
     pub key: Key,
     /// "point", "calibration", or "?" when neither record is valid.
     pub kind: String,
     /// The policy's name and its p̂ if any; the calibration's description.
     pub what: String,
+    /// The profile its point was planned under.
     pub profile: String,
     /// Valid replication records.
     pub replications: u32,
     /// Files that are not valid records (damaged, leftovers).
     pub problems: u32,
+    /// Bytes on disk.
     pub bytes: u64,
 }
 
@@ -75,6 +78,7 @@ pub fn list(cache: &Cache) -> Vec<Entry> {
 /// The integrity verdict on one file.
 #[derive(Debug, Clone)]
 pub struct RecordCheck {
+    /// The file.
     pub path: PathBuf,
     /// None: a valid record; Some(reason): damaged or a leftover.
     pub problem: Option<String>,
@@ -187,6 +191,7 @@ pub(crate) fn check_key(cache: &Cache, key: &Key) -> Vec<RecordCheck> {
 /// What `gc` removed (or would remove, with `dry_run`).
 #[derive(Debug, Default, Clone)]
 pub struct Gc {
+    /// Each file removed, with why.
     pub removed: Vec<(PathBuf, String)>,
 }
 

@@ -42,7 +42,9 @@ const LEVEL: i32 = 19;
 /// One record of a pack: its checksum and canonical body.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Packed {
+    /// Its checksum, as a loose record carries it.
     pub checksum: String,
+    /// Its canonical JSON without the checksum.
     pub body: String,
 }
 
@@ -149,6 +151,7 @@ impl Pack {
             .expect("zstd compresses in memory")
     }
 
+    /// The record `name` of `key`, if the pack holds it.
     pub fn get(&self, key: &Key, name: &str) -> Option<&Packed> {
         self.records.get(&(*key, name.to_string()))
     }
@@ -167,10 +170,12 @@ impl Pack {
         self.records.insert((key, name), packed);
     }
 
+    /// Takes the record `name` of `key` out of the pack.
     pub fn remove(&mut self, key: &Key, name: &str) -> Option<Packed> {
         self.records.remove(&(*key, name.to_string()))
     }
 
+    /// Whether it holds no record.
     pub fn is_empty(&self) -> bool {
         self.records.is_empty()
     }

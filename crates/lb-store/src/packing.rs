@@ -8,6 +8,7 @@ use lb_model::key::Key;
 /// What `lb cache pack` did to a bucket.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Packing {
+    /// The bucket (the key's first two hex digits).
     pub bucket: String,
     /// Loose records folded into the pack.
     pub packed: usize,

@@ -31,9 +31,11 @@ pub struct Provenance {
     pub manifest_sha256: std::collections::BTreeMap<String, String>,
     /// `rustc -V` of the compiler that built lb.
     pub rustc: String,
+    /// The host name of the machine.
     pub host: String,
     /// UTC, RFC 3339, when the computation started.
     pub started_at: String,
+    /// Wall seconds the computation took, on one thread.
     pub wall_seconds: f64,
     /// Worker threads of the run.
     pub threads: usize,
@@ -58,9 +60,11 @@ pub struct Verification {
     /// The SHA-256 of the text of every manifest that plans the record's
     /// key at that commit, by path.
     pub manifest_sha256: std::collections::BTreeMap<String, String>,
+    /// The version of lb.
     pub lb_version: String,
     /// `rustc -V` of the compiler that built the lb that recomputed it.
     pub rustc: String,
+    /// The host name of the machine.
     pub host: String,
     /// UTC, RFC 3339, when it was recomputed.
     pub at: String,
@@ -149,6 +153,7 @@ pub struct Context {
     manifest_sha256: std::collections::BTreeMap<String, String>,
     rustc: String,
     host: String,
+    /// Worker threads of the run.
     pub threads: usize,
     command: Vec<String>,
 }

@@ -77,6 +77,7 @@ pub struct Report {
 /// An error of a run.
 #[derive(Debug)]
 pub enum RunError {
+    /// The cache could not be read or written.
     Cache(CacheError),
     /// A plan that cannot run as it stands (a bug of the plan's builder,
     /// not of the manifest, which validation has passed).
@@ -105,6 +106,7 @@ impl From<CacheError> for RunError {
 pub struct PointStatus {
     /// None while the point waits for a calibration that is not cached.
     pub key: Option<Key>,
+    /// Its p̂ calibration's key and result, where it has one (None while not cached).
     pub calibration: Option<(Key, Option<CalibrationResult>)>,
     /// Valid records among replications 0..needed.
     pub present: u32,
@@ -623,7 +625,9 @@ pub fn run_plans(
 /// ([`stages`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Shard {
+    /// This shard, from 0.
     pub index: u32,
+    /// Shards in all.
     pub count: u32,
 }
 

@@ -15,7 +15,9 @@ use std::path::PathBuf;
 /// A record to recompute.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Item {
+    /// A replication record.
     Replication(Key, u64),
+    /// A calibration record.
     Calibration(Key),
     /// A precision rule's outcome (the file's name): its decision is
     /// recomputed from the cached replications it rests on.
@@ -28,7 +30,9 @@ pub enum Item {
 /// The verdict on one record.
 #[derive(Debug, Clone)]
 pub struct Verdict {
+    /// The record's file.
     pub path: PathBuf,
+    /// What was recomputed.
     pub item: Item,
     /// None: recomputed identical. Some(reason): differs or unreadable.
     pub problem: Option<String>,
