@@ -62,8 +62,11 @@ impl Model {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum PointConfig {
+    /// A point of the slotted model (Zhou, Shroff and Wierman).
     Slotted(SlottedConfig),
+    /// A point of the many-server model (Liu and Ying; graph topologies).
     Many(ManyConfig),
+    /// A point of the stochastic processing network model (Dai and Lin).
     Spn(SpnConfig),
 }
 
@@ -266,8 +269,11 @@ impl PointConfig {
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum SystemPart<'a> {
+    /// The slotted model's.
     Slotted(slotted::SystemPart<'a>),
+    /// The many-server model's.
     Many(many::SystemPart<'a>),
+    /// The network model's.
     Spn(spn::SystemPart<'a>),
 }
 
@@ -275,8 +281,11 @@ pub enum SystemPart<'a> {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Summary {
+    /// A run of the slotted model.
     Slotted(RunSummary),
+    /// A run of the many-server model.
     Many(ManySummary),
+    /// A run of the network model.
     Spn(SpnSummary),
 }
 

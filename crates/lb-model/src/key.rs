@@ -28,6 +28,7 @@ impl Key {
         Ok(Key(sha256(canonical(value)?.as_bytes())))
     }
 
+    /// The key as 64 lower-case hex digits.
     pub fn hex(&self) -> String {
         hex(&self.0)
     }

@@ -117,8 +117,11 @@ impl MetricInfo {
 /// A fixed parameter's value (see [`crate::config::PointConfig::parameters`]).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Param {
+    /// A number.
     Number(f64),
+    /// A yes or no.
     Flag(bool),
+    /// Words.
     Text(String),
 }
 

@@ -73,11 +73,14 @@ impl Model {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Profile {
+    /// The runs the manifest states.
     Full,
+    /// Shortened runs, for `--quick`.
     Quick,
 }
 
 impl Profile {
+    /// The profile as written.
     pub fn name(self) -> &'static str {
         match self {
             Profile::Full => "full",
@@ -93,9 +96,13 @@ impl Profile {
 pub struct SystemHead {
     /// Always "system" (keeps these hashes apart from keys').
     pub part: &'static str,
+    /// The point's model.
     pub model: Model,
+    /// Its engine version.
     pub model_version: u32,
+    /// Its profile.
     pub profile: Profile,
+    /// The manifest's master seed.
     pub seed: u64,
 }
 

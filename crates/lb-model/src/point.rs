@@ -12,13 +12,16 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Point {
+    /// Its model.
     pub model: Model,
     /// The model's engine version when the point was expanded
     /// ([`Model::version`]).
     pub model_version: u32,
+    /// Full or quick.
     pub profile: Profile,
     /// The manifest's master seed (`run.seed`).
     pub seed: u64,
+    /// The resolved configuration, the model's own.
     pub config: PointConfig,
 }
 

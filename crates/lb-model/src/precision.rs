@@ -98,6 +98,7 @@ pub enum Procedure {
 }
 
 impl Procedure {
+    /// Whether it is the sequential procedure.
     pub fn is_sequential(&self) -> bool {
         *self == Procedure::Sequential
     }
@@ -107,13 +108,16 @@ impl Procedure {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PrecisionRule {
+    /// The metric whose interval it sizes.
     pub metric: MetricName,
+    /// The target half-width, relative to the mean.
     pub rel_half_width: f64,
     /// Confidence level of the interval (0.95).
     pub level: f64,
     /// The pilot's size (and the fewest replications a point runs); for
     /// the sequential procedure, its first look.
     pub min: u32,
+    /// The most replications a point runs.
     pub max: u32,
     /// Sequential: replications added per round. Pilot: n is rounded up to
     /// min + a multiple of step.
@@ -300,8 +304,11 @@ pub enum Stop {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Outcome {
+    /// Why it stopped.
     pub stop: Stop,
+    /// The replications it settled on.
     pub replications: u32,
+    /// The interval there, where it has one.
     pub interval: Option<Interval>,
     /// A rule with a control ([`RuleControl`]) whose pilot (or first stage) found the control
     /// worth pairing with: n was chosen, and the interval is, on the
@@ -317,9 +324,12 @@ pub enum Decision {
     /// Replications 0..main and pilot replications 0..pilot (indices from
     /// [`PILOT_BASE`]) are needed before deciding.
     Need {
+        /// Replications 0..main.
         main: u32,
+        /// Pilot replications 0..pilot.
         pilot: u32,
     },
+    /// The rule is decided.
     Done(Outcome),
 }
 
@@ -334,7 +344,9 @@ pub fn decide(rule: &PrecisionRule, summaries: &[Summary], pilot: &[Summary]) ->
 /// replications 0..k and pilot replications 0..j, in order.
 #[derive(Debug, Clone, Copy)]
 pub struct Paired<'a> {
+    /// Its replications 0..k.
     pub summaries: &'a [Summary],
+    /// Its pilot replications 0..j.
     pub pilot: &'a [Summary],
 }
 

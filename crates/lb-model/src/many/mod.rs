@@ -17,11 +17,16 @@ use serde::Serialize;
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SystemPart<'a> {
     #[serde(flatten)]
+    /// Model, engine version, profile and seed.
     pub head: SystemHead,
+    /// N, the servers.
     pub servers: usize,
+    /// λ, the load per server.
     pub lambda: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
+    /// b, each server's buffer, where finite.
     pub buffer: Option<u32>,
+    /// The run's length in time.
     pub run: &'a TimeRun,
 }
 

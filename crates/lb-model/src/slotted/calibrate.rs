@@ -21,10 +21,16 @@ use serde::{Deserialize, Serialize};
 #[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum CalibrationTarget {
     /// A number of messages per arrival.
-    MessagesPerArrival { value: f64 },
+    MessagesPerArrival {
+        /// Messages per arrival.
+        value: f64,
+    },
     /// The overhead of another policy, measured by pilot runs of this point
     /// (with its own seeds, as a point of its own).
-    SameAs { point: Point },
+    SameAs {
+        /// The other policy's point.
+        point: Point,
+    },
 }
 
 /// One calibration, fully resolved; its key is the hash of its canonical JSON.
@@ -35,6 +41,7 @@ pub struct Calibration {
     pub kind: String,
     /// The policy at the pilot run length, with p̂ = 0 standing in for the unknown.
     pub point: Point,
+    /// What the overhead must match.
     pub target: CalibrationTarget,
     /// Pilot replications per probe; the overhead is their mean.
     pub pilot_replications: u32,
@@ -62,7 +69,9 @@ pub enum CalibrationStatus {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Probe {
+    /// The update probability p̂.
     pub p_hat: f64,
+    /// Pilot messages per arrival at that p̂.
     pub messages_per_arrival: f64,
 }
 
@@ -70,16 +79,20 @@ pub struct Probe {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CalibrationResult {
+    /// The update probability p̂.
     pub p_hat: f64,
     /// Target messages per arrival.
     pub target: f64,
     /// Pilot messages per arrival at the chosen p̂.
     pub achieved: f64,
+    /// Whether the target was met or is out of reach.
     pub status: CalibrationStatus,
+    /// The bisection's probes, in order.
     pub probes: Vec<Probe>,
 }
 
 impl Calibration {
+    /// A calibration of `point` (its p̂ set to 0, the unknown) toward `target`.
     pub fn new(
         point: Point,
         target: CalibrationTarget,
@@ -102,6 +115,7 @@ impl Calibration {
         }
     }
 
+    /// Its key, the hash of its canonical JSON.
     pub fn key(&self) -> Key {
         Key::of(self).expect("finite numbers only")
     }

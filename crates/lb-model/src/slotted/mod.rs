@@ -20,8 +20,11 @@ use serde::Serialize;
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SystemPart<'a> {
     #[serde(flatten)]
+    /// Model, engine version, profile and seed.
     pub head: SystemHead,
+    /// The arrival and service laws.
     pub system: &'a SystemConfig,
+    /// The run's length in slots.
     pub run: &'a RunLength,
 }
 
