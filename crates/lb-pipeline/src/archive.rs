@@ -35,6 +35,7 @@ const SOURCE: &[&str] = &[
     "experiments/README.md",
 ];
 
+/// `lb archive`: the manifests, the records they read, the report and lb's source under `out`, with RO-Crate metadata.
 pub fn archive(cache: &Cache, manifests: &[PathBuf], report: &Path, out: &Path) -> Res {
     if out.exists() && std::fs::read_dir(out)?.next().is_some() {
         return Err(format!(

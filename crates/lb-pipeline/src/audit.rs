@@ -271,7 +271,9 @@ impl Audited {
 
 /// The audit's gate ([`Audited::gate`]).
 pub struct Gate {
+    /// What the gate says, a line each.
     pub lines: Vec<String>,
+    /// Whether `lb audit` fails (a required claim refuted).
     pub fail: bool,
 }
 

@@ -72,8 +72,11 @@ pub fn plans(experiments: &[Experiment]) -> Vec<Plan> {
 
 /// How `run` computes.
 pub struct RunOptions {
+    /// Worker threads (default: every core).
     pub threads: Option<usize>,
+    /// Work beyond the soft limits is a warning, not an error.
     pub force: bool,
+    /// Only this shard of the work.
     pub shard: Option<Shard>,
     /// The command line, for provenance.
     pub args: Vec<String>,
@@ -83,8 +86,11 @@ pub struct RunOptions {
 
 /// What `run` did.
 pub struct Ran {
+    /// What the runs computed, reused and found.
     pub report: Report,
+    /// Wall time of the runs.
     pub wall: Duration,
+    /// Worker threads used.
     pub threads: usize,
     /// The soft limit passed with `force`, if any (also logged to the
     /// progress before the runs).
@@ -140,7 +146,9 @@ pub(crate) fn referenced(cache: &Cache, manifests: &[PathBuf]) -> Result<BTreeSe
 /// wall time, from its provenance.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Spent {
+    /// Records.
     pub records: u64,
+    /// Their CPU seconds, by their provenance.
     pub seconds: f64,
 }
 
@@ -168,10 +176,15 @@ impl std::ops::AddAssign for Spent {
 /// are not its own, and the message-budget calibrations of both.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct ExperimentCost {
+    /// Replications a fixed count asks for.
     pub fixed: Spent,
+    /// Replications a precision rule chose, its pilots included.
     pub precision: Spent,
+    /// Replications `lb decide` added for claims.
     pub decide: Spent,
+    /// Robustness combinations' points that are not its own.
     pub robustness: Spent,
+    /// Message-budget calibrations.
     pub calibrations: Spent,
 }
 
@@ -184,6 +197,7 @@ impl ExperimentCost {
         t
     }
 
+    /// Everything a recompute runs for it.
     pub fn total(&self) -> Spent {
         let mut t = self.own();
         t += self.robustness;

@@ -21,10 +21,15 @@ use std::path::{Path, PathBuf};
 /// What to certify: the metric, the exact reference it is held to, the
 /// procedures, and how many macro-replications each.
 pub struct Spec {
+    /// The metric certified.
     pub metric: String,
+    /// The exact reference it is held to.
     pub reference: String,
+    /// The interval procedures measured.
     pub procedures: Vec<Procedure>,
+    /// Macro-replications of each procedure.
     pub macros: usize,
+    /// The nominal level.
     pub level: f64,
     /// A second level the same macro-replications are read at.
     pub strict: Option<f64>,
@@ -32,6 +37,7 @@ pub struct Spec {
 
 /// What `certify` found, and the work it took.
 pub struct Certified {
+    /// Each procedure's coverage, with its interval.
     pub coverages: Vec<Coverage>,
     /// Records computed for it (0 when the cache held them all).
     pub computed: usize,
@@ -242,8 +248,10 @@ pub fn certify_with(
 #[derive(Debug, Clone, serde::Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct CertificateToml {
+    /// `[certificate]`.
     pub certificate: CertificateHead,
     #[serde(rename = "entry")]
+    /// The `[[entry]]` tables.
     pub entries: Vec<EntryToml>,
 }
 
@@ -257,6 +265,7 @@ pub struct CertificateHead {
     /// audit's error rates at 99.9%); not for the precision rule, whose
     /// level is its own.
     pub strict: Option<f64>,
+    /// Macro-replications of each procedure.
     pub macros: usize,
 }
 
@@ -272,7 +281,9 @@ pub struct EntryToml {
     pub before: bool,
     /// The manifest, relative to the certificate file.
     pub manifest: PathBuf,
+    /// The metric certified.
     pub metric: String,
+    /// The exact reference it is held to.
     pub reference: String,
     /// Replications per Student-t, Wilson, Clopper–Pearson or control-
     /// variate interval.
@@ -288,10 +299,15 @@ pub struct EntryToml {
 
 #[derive(Debug, Clone, serde::Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
+/// An entry's precision rule (`precision`).
 pub struct RuleToml {
+    /// The target half-width, relative to the mean.
     pub rel_half_width: f64,
+    /// Its first look (or pilot size).
     pub min: u32,
+    /// Replications added per look.
     pub step: u32,
+    /// The most replications.
     pub max: u32,
     /// "pilot", "stein" or "sequential" (the default here: the
     /// certificate's first entries measured the sequential rule, and their
@@ -314,14 +330,19 @@ fn sequential() -> lb_model::precision::Procedure {
 
 #[derive(Debug, Clone, serde::Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
+/// An entry's control variate (`cv-one`, `cv-fitted`).
 pub struct ControlToml {
+    /// The control policy's label.
     pub policy: String,
+    /// The name of its exact mean.
     pub mean: String,
 }
 
 /// A certificate file read and checked: every entry's procedures parsed.
 pub struct Certificate {
+    /// The certificate file.
     pub path: PathBuf,
+    /// Its contents.
     pub toml: CertificateToml,
 }
 
@@ -332,16 +353,22 @@ pub struct EntryRecord {
     /// replications and its points' keys (a changed manifest or model
     /// version makes a new record).
     pub key: String,
+    /// The entry as the certificate states it.
     pub entry: EntryToml,
+    /// The nominal level.
     pub level: f64,
+    /// Macro-replications of each procedure.
     pub macros: usize,
+    /// Each procedure's coverage, with its interval.
     pub coverages: Vec<Coverage>,
     /// Replications read, and the CPU seconds their records took.
     pub replications: usize,
+    /// The CPU seconds their records took.
     pub cpu_seconds: f64,
     /// The commit the replications were computed at (their provenance),
     /// with whether any was computed from a modified tree.
     pub commits: Vec<String>,
+    /// Whether any was computed from a modified tree.
     pub dirty: bool,
 }
 
@@ -621,9 +648,13 @@ pub fn certify_all(
 /// Where the replications a certificate read came from.
 #[derive(Default)]
 pub struct Sources {
+    /// Replications read.
     pub replications: usize,
+    /// The CPU seconds their records took.
     pub cpu_seconds: f64,
+    /// The commits they were computed at.
     pub commits: std::collections::BTreeSet<String>,
+    /// Whether any was computed from a modified tree.
     pub dirty: bool,
 }
 

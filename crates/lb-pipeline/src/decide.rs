@@ -153,6 +153,7 @@ pub struct Options {
 pub struct Decided {
     /// The plans' missing work, run first (not counted in the budget).
     pub ran: Ran,
+    /// The CPU-second budget the rounds were given.
     pub budget: f64,
     /// CPU-seconds of the rounds as estimated: what the budget counts.
     pub charged: f64,
@@ -172,22 +173,30 @@ pub struct Decided {
 /// One claim: where it started, what was run for it, where it is.
 #[derive(Debug, Clone)]
 pub struct ClaimOutcome {
+    /// The claim's experiment.
     pub experiment: String,
+    /// The claim's id.
     pub id: String,
     /// Inconclusive at the start (else a round of another claim changed
     /// replications it reads, and it was looked at again).
     pub targeted: bool,
+    /// Its verdict at the start.
     pub before: Verdict,
+    /// The level it was held at then.
     pub level_before: f64,
+    /// Its verdict now.
     pub verdict: Verdict,
     /// The level it is now held at.
     pub level: f64,
+    /// Looks taken at it (its alpha is spent over them).
     pub looks: u32,
     /// Its own rounds.
     pub rounds: Vec<RoundDone>,
     /// CPU-seconds of its rounds: estimated, and taken.
     pub charged: f64,
+    /// CPU-seconds taken.
     pub cpu: f64,
+    /// Why its rounds stopped.
     pub stop: Stop,
 }
 
@@ -214,6 +223,7 @@ impl ClaimOutcome {
 pub struct RoundDone {
     /// The look it led to.
     pub look: u32,
+    /// The points it extended.
     pub points: Vec<Extension>,
     /// For each check extended: where, and the replications n′ that the
     /// measured effect says would decide it at this look's level (None:
@@ -221,6 +231,7 @@ pub struct RoundDone {
     pub estimates: Vec<(String, Option<u32>)>,
     /// CPU-seconds: estimated, and taken ([`Options::cpu_clock`]).
     pub charged: f64,
+    /// CPU-seconds taken.
     pub cpu: f64,
     /// Seconds its replications took by their records' wall times.
     pub wall_of_records: f64,
@@ -231,7 +242,9 @@ pub struct RoundDone {
 pub struct Extension {
     /// The point in words: "L-JSQ-Push at load=0.3".
     pub point: String,
+    /// Replications before the round.
     pub from: u32,
+    /// Replications after it.
     pub to: u32,
 }
 
@@ -242,7 +255,12 @@ pub enum Stop {
     Decided,
     /// The next round, or the rounds predicted to decide it, would pass the
     /// budget: (their estimate, what was left), CPU-seconds.
-    Budget { needs: f64, left: f64 },
+    Budget {
+        /// The CPU-seconds the next rounds would take.
+        needs: f64,
+        /// The CPU-seconds left.
+        left: f64,
+    },
     /// More replications cannot decide it (why).
     Cannot(String),
     /// A point it reads did not settle, or its replications disagree (why).

@@ -109,6 +109,7 @@ fn other_side(against: &str, manifests: &[PathBuf], profile: Profile) -> Result<
     })
 }
 
+/// `lb diff --against REV`: the verdicts, table values and figure data that moved between `against` and the records of `a`, for `manifests`.
 pub fn diff(a: &Cache, against: &str, manifests: &[PathBuf], profile: Profile) -> Res {
     if is_report(Path::new(against)) {
         return Err(format!(

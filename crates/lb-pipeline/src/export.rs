@@ -11,7 +11,9 @@ use std::path::{Path, PathBuf};
 
 /// What `export` wrote.
 pub struct Exported {
+    /// Rows written.
     pub rows: usize,
+    /// Points read.
     pub points: usize,
     /// Damaged records left out.
     pub damaged: usize,

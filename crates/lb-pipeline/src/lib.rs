@@ -21,6 +21,7 @@
 //! - [`slurm`]: the job-array scripts of sharded work, and their submission;
 //! - [`table`]: one experiment's table.
 
+#![warn(missing_docs)]
 // The docs are read with private items (`cargo doc --document-private-items`,
 // as CI builds them): a module may point at its own helpers.
 #![allow(rustdoc::private_intra_doc_links)]
@@ -68,8 +69,11 @@ pub use manifests::{existing, manifests_or_all};
 /// it succeeded: lb-cli prints it and exits accordingly.
 #[derive(Debug)]
 pub struct Text {
+    /// What it prints on standard output.
     pub out: String,
+    /// What it prints on standard error.
     pub err: String,
+    /// Whether it succeeded.
     pub ok: bool,
 }
 

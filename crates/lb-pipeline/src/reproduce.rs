@@ -15,9 +15,11 @@ use std::path::{Path, PathBuf};
 
 /// What `reproduce` did.
 pub struct Reproduced {
+    /// The runs of the missing work.
     pub ran: Ran,
     /// Each experiment's outputs, in order.
     pub written: Vec<Written>,
+    /// The audit of every claim.
     pub audited: Audited,
     /// How many experiments set a precision target.
     pub targets: usize,

@@ -20,11 +20,17 @@ use std::process::Command;
 
 /// The settings of `lb slurm`.
 pub struct Options {
+    /// Array tasks (shards) per stage.
     pub tasks: u32,
+    /// The Slurm partition, if one is named.
     pub partition: Option<String>,
+    /// Each task's time limit, as Slurm writes it.
     pub time: String,
+    /// CPUs per task.
     pub cpus: u32,
+    /// Where the scripts are written.
     pub dir: PathBuf,
+    /// Full or quick.
     pub profile: Profile,
 }
 
@@ -36,6 +42,7 @@ pub struct Staged {
     pub dir: PathBuf,
     /// The shard script, the reproduce script and `submit.sh`, with their text.
     pub scripts: Vec<(PathBuf, String)>,
+    /// What the staging warns of.
     pub warnings: Vec<String>,
 }
 
@@ -235,14 +242,21 @@ pub fn submit(s: &Staged) -> Result<Vec<String>, Error> {
 
 /// Where one plan stands in the cache.
 pub struct PlanStatus {
+    /// The plan's experiment.
     pub name: String,
+    /// Its points.
     pub points: usize,
+    /// Points with every replication they need.
     pub done: usize,
+    /// Points with some.
     pub partial: usize,
+    /// Points with none.
     pub missing: usize,
     /// Replications present, and needed so far.
     pub present: u64,
+    /// Replications needed so far.
     pub needed: u64,
+    /// Damaged records.
     pub damaged: u64,
 }
 
@@ -252,7 +266,12 @@ pub enum Queue {
     Unavailable,
     /// The job name searched for, and the queue's lines of its jobs (job,
     /// name, state, time, reason).
-    Jobs { name: String, lines: Vec<String> },
+    Jobs {
+        /// The job name searched for.
+        name: String,
+        /// The queue's lines of its jobs.
+        lines: Vec<String>,
+    },
 }
 
 /// Where the work of `manifests` stands: each plan's points and

@@ -11,8 +11,11 @@ use lb_store::cache::Cache;
 /// The formats of a table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
+    /// Comma-separated values.
     Csv,
+    /// A Markdown table.
     Md,
+    /// JSON.
     Json,
 }
 
