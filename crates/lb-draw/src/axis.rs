@@ -8,8 +8,11 @@ use crate::ticks;
 /// An axis: its range, scale and ticks.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Axis {
+    /// The axis's lowest value.
     pub lo: f64,
+    /// Its highest.
     pub hi: f64,
+    /// Whether it is logarithmic.
     pub log: bool,
     /// (value, label) of labelled ticks.
     pub ticks: Vec<(f64, String)>,
@@ -25,6 +28,7 @@ impl Axis {
     pub fn frac(&self, v: f64) -> f64 {
         (self.t(v) - self.t(self.lo)) / (self.t(self.hi) - self.t(self.lo))
     }
+    /// Whether `v` lies on the axis.
     pub fn contains(&self, v: f64) -> bool {
         (!self.log || v > 0.0) && v >= self.lo && v <= self.hi
     }

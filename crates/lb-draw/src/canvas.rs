@@ -19,14 +19,19 @@ use std::sync::Once;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Rgb(pub u8, pub u8, pub u8);
 
+/// Black.
 pub const BLACK: Rgb = Rgb(0, 0, 0);
+/// White.
 pub const WHITE: Rgb = Rgb(255, 255, 255);
 
 /// How text is placed about its point.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Anchor {
+    /// The text starts at the point.
     Start,
+    /// It is centred on the point.
     Middle,
+    /// It ends at the point.
     End,
 }
 
@@ -34,14 +39,18 @@ pub enum Anchor {
 /// colour, anchor and direction.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TextStyle {
+    /// Font size in pixels.
     pub size: f64,
+    /// Colour.
     pub colour: Rgb,
+    /// Where the text sits against its point.
     pub anchor: Anchor,
     /// Read bottom to top (a y-axis title).
     pub vertical: bool,
 }
 
 impl TextStyle {
+    /// Black text of `size` pixels, starting at its point, horizontal.
     pub fn new(size: f64) -> TextStyle {
         TextStyle {
             size,
@@ -50,14 +59,17 @@ impl TextStyle {
             vertical: false,
         }
     }
+    /// The same, anchored at `a`.
     pub fn anchor(mut self, a: Anchor) -> TextStyle {
         self.anchor = a;
         self
     }
+    /// The same, turned to read upward.
     pub fn vertical(mut self) -> TextStyle {
         self.vertical = true;
         self
     }
+    /// The same, in colour `c`.
     pub fn colour(mut self, c: Rgb) -> TextStyle {
         self.colour = c;
         self
@@ -68,13 +80,18 @@ impl TextStyle {
 /// empty: solid).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Stroke {
+    /// Colour.
     pub colour: Rgb,
+    /// Opacity, 0 to 1.
     pub alpha: f64,
+    /// Line width in pixels.
     pub width: f64,
+    /// Dash and gap lengths in pixels (empty: solid).
     pub dash: Vec<f64>,
 }
 
 impl Stroke {
+    /// An opaque solid line.
     pub fn solid(colour: Rgb, width: f64) -> Stroke {
         Stroke {
             colour,
@@ -83,6 +100,7 @@ impl Stroke {
             dash: Vec::new(),
         }
     }
+    /// An opaque dashed line.
     pub fn dashed(colour: Rgb, width: f64, dash: &[f64]) -> Stroke {
         Stroke {
             colour,
@@ -95,6 +113,7 @@ impl Stroke {
 
 /// Where a figure is painted.
 pub trait Canvas {
+    /// An open line through `pts`.
     fn polyline(&mut self, pts: &[(f64, f64)], stroke: &Stroke);
     /// A closed polygon, filled (colour, opacity) and/or outlined.
     fn polygon(&mut self, pts: &[(f64, f64)], fill: Option<(Rgb, f64)>, stroke: Option<&Stroke>);
@@ -278,6 +297,7 @@ pub struct Svg {
 }
 
 impl Svg {
+    /// An empty SVG of `width` × `height` pixels.
     pub fn new(width: f64, height: f64) -> Svg {
         Svg {
             body: String::new(),
@@ -286,6 +306,7 @@ impl Svg {
         }
     }
 
+    /// The SVG's text.
     pub fn finish(self) -> String {
         format!(
             "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{w}\" height=\"{h}\" \

@@ -8,22 +8,30 @@ use crate::style::Style;
 /// A rectangle in pixels.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Rect {
+    /// Left edge.
     pub x0: f64,
+    /// Top edge.
     pub y0: f64,
+    /// Right edge.
     pub x1: f64,
+    /// Bottom edge.
     pub y1: f64,
 }
 
 impl Rect {
+    /// Whether it overlaps `o`.
     pub fn intersects(&self, o: &Rect) -> bool {
         self.x0 < o.x1 && o.x0 < self.x1 && self.y0 < o.y1 && o.y0 < self.y1
     }
+    /// Whether (x, y) lies inside it, edges included.
     pub fn contains(&self, x: f64, y: f64) -> bool {
         (self.x0..=self.x1).contains(&x) && (self.y0..=self.y1).contains(&y)
     }
+    /// Its width.
     pub fn w(&self) -> f64 {
         self.x1 - self.x0
     }
+    /// Its height.
     pub fn h(&self) -> f64 {
         self.y1 - self.y0
     }
@@ -49,11 +57,17 @@ pub enum MarkKind {
 /// (marker, with its interval or arrow).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Mark {
+    /// The series it belongs to.
     pub series: usize,
+    /// The point's x value.
     pub x: f64,
+    /// What it marks.
     pub kind: MarkKind,
+    /// The marker's centre, x in pixels.
     pub cx: f64,
+    /// Its centre, y in pixels.
     pub cy: f64,
+    /// Its radius in pixels.
     pub r: f64,
     /// The marker's box.
     pub bbox: Rect,
@@ -69,7 +83,9 @@ pub struct Mark {
 /// A legend entry: what its sample shows, and its label lines.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Sample {
+    /// Series `i`'s line and marker.
     Series(usize),
+    /// Reference `i`'s line or band.
     Reference(usize),
     /// "No event seen: upper bound" (arrow down).
     BoundNote,
@@ -80,9 +96,13 @@ pub enum Sample {
 }
 
 #[derive(Debug, Clone, PartialEq)]
+/// A legend entry as laid out.
 pub struct LegendEntry {
+    /// What its sample shows.
     pub sample: Sample,
+    /// Its label, wrapped.
     pub lines: Vec<String>,
+    /// The box it covers.
     pub rect: Rect,
 }
 
@@ -90,21 +110,34 @@ pub struct LegendEntry {
 /// exactly this.
 #[derive(Debug, Clone)]
 pub struct Layout {
+    /// The figure's width in pixels.
     pub width: f64,
+    /// Its height in pixels.
     pub height: f64,
+    /// The title, wrapped.
     pub title: Vec<String>,
+    /// The plot area.
     pub plot: Rect,
+    /// The x axis.
     pub x: Axis,
+    /// The y axis.
     pub y: Axis,
     /// The band of unstable points above the plot, one row per series
     /// with unstable points.
     pub unstable: Option<Rect>,
+    /// The series of each row of that band.
     pub unstable_rows: Vec<usize>,
+    /// The legend's box, outside the plot.
     pub legend: Option<Rect>,
+    /// The legend's entries.
     pub entries: Vec<LegendEntry>,
+    /// Every data mark.
     pub marks: Vec<Mark>,
+    /// Each series' style.
     pub styles: Vec<Style>,
+    /// The caption, wrapped.
     pub caption: Vec<String>,
+    /// The caption's top in pixels.
     pub caption_top: f64,
     /// The pixel rows of the y axis's lo and hi (inside the plot; a zero
     /// row below them on a log axis where some value is exactly 0).
@@ -124,16 +157,27 @@ impl Layout {
     }
 }
 
+/// A figure's width in pixels.
 pub const W: f64 = 1080.0;
+/// The margin around everything, in pixels.
 pub const MARGIN: f64 = 14.0;
+/// The plot area's height in pixels.
 pub const PLOT_H: f64 = 430.0;
+/// The title's font size.
 pub const TITLE: f64 = 19.0;
+/// Tick labels' font size.
 pub const TICK: f64 = 13.5;
+/// Axis titles' font size.
 pub const AXIS_TITLE: f64 = 15.5;
+/// The legend's font size.
 pub const LEGEND: f64 = 13.0;
+/// The caption's font size.
 pub const CAPTION: f64 = 13.5;
+/// A marker's radius in pixels.
 pub const R: f64 = 4.6;
+/// A row of the unstable band, in pixels.
 pub const ROW: f64 = 14.0;
+/// The widest a legend label runs before it wraps, in pixels.
 pub const LEGEND_TEXT_MAX: f64 = 250.0;
 /// Height of the row of zeros at the bottom of a log y axis.
 pub const ZERO_ROW: f64 = 30.0;

@@ -12,15 +12,20 @@
 /// Where a run of text sits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Script {
+    /// On the line.
     Normal,
+    /// A subscript.
     Sub,
+    /// A superscript.
     Sup,
 }
 
 /// A run of text in one script.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Run {
+    /// The text.
     pub text: String,
+    /// Where it sits.
     pub script: Script,
 }
 

@@ -20,16 +20,25 @@ pub const PALETTE: [Rgb; 8] = [
 /// Marker shapes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Marker {
+    /// A filled circle.
     Circle,
+    /// A square.
     Square,
+    /// A triangle pointing up.
     TriangleUp,
+    /// A diamond.
     Diamond,
+    /// A triangle pointing down.
     TriangleDown,
+    /// A star.
     Star,
+    /// A plus.
     Plus,
+    /// A hexagon.
     Hexagon,
 }
 
+/// The markers in the order series take them.
 pub const MARKERS: [Marker; 8] = [
     Marker::Circle,
     Marker::Square,
@@ -51,16 +60,23 @@ pub const REF_DASHES: [&[f64]; 4] = [
     &[12.0, 3.0, 3.0, 3.0],
     &[6.0, 2.0],
 ];
+/// References' colour.
 pub const REF_COLOUR: Rgb = Rgb(40, 40, 40);
+/// Black.
 pub const BLACK_RGB: Rgb = Rgb(0, 0, 0);
+/// A tolerance band's colour.
 pub const BAND_COLOUR: Rgb = Rgb(150, 150, 150);
+/// A tolerance band's opacity.
 pub const BAND_ALPHA: f64 = 0.25;
 
 /// How a series is drawn.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Style {
+    /// Its colour (Okabe–Ito).
     pub colour: Rgb,
+    /// Its marker.
     pub marker: Marker,
+    /// Its dash pattern (empty: solid).
     pub dash: Vec<f64>,
     /// Hollow markers (a second variant of a policy).
     pub hollow: bool,
