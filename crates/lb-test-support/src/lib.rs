@@ -7,6 +7,8 @@
 //!   as the panic message;
 //! - [`run`]: plans computed on a pool of a given number of threads.
 
+#![warn(missing_docs)]
+
 use lb_manifest::{Plan, Profile, load_str};
 use lb_model::canonical::canonical_value;
 use lb_store::cache::Cache;
