@@ -298,6 +298,10 @@ pub struct PointCheck {
     /// nothing and is never shown as the deciding one.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub uninformative: Option<Uninformative>,
+    /// A foil's point undecided on its runs whose value is an exact formula
+    /// of the model that fails the claim there ([`crate::EXACT_FAILS`]).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub exact_fails: bool,
 }
 
 /// Why a point cannot tell a claim from its denial (docs/AUDITING.md,

@@ -121,6 +121,7 @@ pub(super) fn audit_shifted(
                 n.push_str("; ");
             }
             n.push_str(EXACT_FAILS);
+            x.exact_fails = true;
         }
     }
     let held = matches!(verdict, Verdict::Confirmed | Verdict::Partly);

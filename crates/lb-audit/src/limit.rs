@@ -172,6 +172,7 @@ fn limit_check(
         unsettled: None,
         longer: None,
         uninformative: None,
+        exact_fails: false,
     })
 }
 

@@ -39,6 +39,7 @@ pub(super) fn checks(c: &Ordering, s: Scope) -> Vec<PointCheck> {
                 unsettled: None,
                 longer: None,
                 uninformative: None,
+                exact_fails: false,
             });
             continue;
         };
@@ -157,5 +158,6 @@ fn paired(
         unsettled: None,
         longer: None,
         uninformative,
+        exact_fails: false,
     })
 }

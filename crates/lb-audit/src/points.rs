@@ -176,6 +176,7 @@ pub(super) fn undecided(
         unsettled: None,
         longer: None,
         uninformative: None,
+        exact_fails: false,
     }
 }
 

@@ -92,5 +92,6 @@ fn check_at(r: &PointResult, label: &str, claimed: bool) -> PointCheck {
         unsettled: None,
         longer: None,
         uninformative: None,
+        exact_fails: false,
     }
 }

@@ -157,5 +157,6 @@ fn trend_step(
         unsettled: None,
         longer: None,
         uninformative: None,
+        exact_fails: false,
     })
 }

@@ -194,6 +194,7 @@ fn value_check(c: &Value, at: &Reading, shift: f64) -> PointCheck {
         unsettled: None,
         longer: None,
         uninformative: None,
+        exact_fails: false,
     }
 }
 
@@ -274,5 +275,6 @@ fn bound_check(c: &Bound, m: Metric, at: &Reading, shift: f64) -> PointCheck {
         unsettled: None,
         longer: None,
         uninformative: None,
+        exact_fails: false,
     }
 }

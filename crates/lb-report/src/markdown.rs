@@ -158,11 +158,7 @@ fn section_head(s: &mut String, c: &ClaimResult, depth: usize) {
             Verdict::Refuted | Verdict::NoPracticalDifference => {
                 "the same check **fails there**, as it should"
             }
-            Verdict::Inconclusive
-                if shown(f, c)
-                    .and_then(|d| d.note.as_deref())
-                    .is_some_and(|n| n.contains(lb_audit::EXACT_FAILS)) =>
-            {
+            Verdict::Inconclusive if shown(f, c).is_some_and(|d| d.exact_fails) => {
                 "the same check is undecided there on its runs, and **fails there** on its exact \
                  value (a formula of the model that lb's required checks hold the engine to), as \
                  it should"
