@@ -14,6 +14,7 @@ use lb_draw::geometry::{Layout, MarkKind};
 use lb_manifest::outputs::FigureKind;
 use lb_manifest::{Profile, load};
 use lb_store::cache::Cache;
+use lb_test_support::shipped_manifests;
 use std::path::{Path, PathBuf};
 
 fn repo() -> PathBuf {
@@ -335,17 +336,6 @@ fn path_figures_draw_replications_and_their_mean() {
         ..fig
     };
     assert!(svg(&empty).0.contains("no sample paths recorded"));
-}
-
-/// The shipped manifests, `experiments/*.toml`, in name order.
-fn shipped_manifests() -> Vec<PathBuf> {
-    let mut dir: Vec<PathBuf> = std::fs::read_dir(repo().join("experiments"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
-        .collect();
-    dir.sort();
-    dir
 }
 
 /// Every figure of the repository's manifests, drawn from the committed

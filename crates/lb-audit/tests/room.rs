@@ -5,21 +5,11 @@
 use lb_analysis::collect;
 use lb_manifest::{Profile, load};
 use lb_store::cache::Cache;
+use lb_test_support::shipped_manifests;
 use std::path::{Path, PathBuf};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// The shipped manifests, `experiments/*.toml`, in name order.
-fn shipped_manifests() -> Vec<PathBuf> {
-    let mut dir: Vec<PathBuf> = std::fs::read_dir(repo().join("experiments"))
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
-        .collect();
-    dir.sort();
-    dir
 }
 
 /// No figure squeezes the region where a claim is decided

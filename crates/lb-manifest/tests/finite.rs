@@ -8,21 +8,16 @@
 use lb_manifest::diag::SpanIndex;
 use lb_manifest::{Profile, load_str};
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 fn shipped() -> Vec<(PathBuf, String)> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments");
-    let mut v: Vec<(PathBuf, String)> = std::fs::read_dir(&dir)
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+    let v: Vec<(PathBuf, String)> = lb_test_support::shipped_manifests()
+        .into_iter()
         .map(|p| {
             let t = std::fs::read_to_string(&p).unwrap();
             (p, t)
         })
         .collect();
-    v.sort();
     assert!(v.len() >= 10, "only {} manifests", v.len());
     v
 }

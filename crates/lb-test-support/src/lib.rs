@@ -5,7 +5,8 @@
 //!   compare equal exactly when their numbers do (determinism tests);
 //! - [`plan`]: manifest text through the one loader, with a located error
 //!   as the panic message;
-//! - [`run`]: plans computed on a pool of a given number of threads.
+//! - [`run`]: plans computed on a pool of a given number of threads;
+//! - [`shipped_manifests`]: the repository's `experiments/*.toml`.
 
 #![warn(missing_docs)]
 
@@ -15,7 +16,7 @@ use lb_store::cache::Cache;
 use lb_store::provenance::Context;
 use lb_store::run::{Report, Silent, run_plans};
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Every record of `cache`, loose or packed: its place relative to the
 /// root → its text as a loose file (checksum and provenance included).
@@ -69,4 +70,17 @@ pub fn run(cache: &Cache, plans: &[Plan], threads: usize) -> Report {
     let ctx = Context::capture(threads, vec!["test".into()]);
     pool.install(|| run_plans(cache, plans, &ctx, &Silent))
         .unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The repository's shipped manifests, `experiments/*.toml`, in name order.
+pub fn shipped_manifests() -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments");
+    let mut v: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    v.sort();
+    v
 }
