@@ -419,27 +419,10 @@ impl<K, T> Clone for Memo<K, T> {
 }
 
 impl<K: std::hash::Hash + Eq, T: Clone> Memo<K, T> {
-    /// The record read at `stamp`, from memory if it was read at that stamp
-    /// before, else by `read` (true: it parsed the file).
-    fn get(
-        &self,
-        k: K,
-        stamp: Option<(bool, FileStamp)>,
-        read: impl FnOnce() -> Read<T>,
-    ) -> (Read<T>, bool) {
-        if let Some((r, s)) = self.0.lock().unwrap().get(&k)
-            && *s == stamp
-        {
-            return (r.clone(), false);
-        }
-        let r = read();
-        self.0.lock().unwrap().insert(k, (r.clone(), stamp));
-        (r, true)
-    }
-
-    /// As [`Memo::get`], the part `f` takes of the record, without a copy
-    /// of the whole record where it was read before.
-    fn get_part<U>(
+    /// The part `f` takes of the record read at `stamp`: from memory if it
+    /// was read at that stamp before (no copy of the whole record), else by
+    /// `read` (true: it parsed the file).
+    fn get<U>(
         &self,
         k: K,
         stamp: Option<(bool, FileStamp)>,
@@ -663,15 +646,7 @@ impl Cache {
     /// moves it aside and recomputes it; tables, figures and verdicts never
     /// read it.
     pub fn read_replication(&self, key: &Key, r: u64) -> Read<ReplicationRecord> {
-        let path = self.replication_path(key, r);
-        let (read, parsed) = self.kept(&self.replications, (*key, r), key, &path, || {
-            self.parse_replication(key, r, &path)
-        });
-        if parsed {
-            self.parses
-                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        }
-        read
+        self.read_replication_part(key, r, ReplicationRecord::clone)
     }
 
     /// The part `f` takes of replication `r` of `key`, read as
@@ -684,9 +659,9 @@ impl Cache {
         f: impl FnOnce(&ReplicationRecord) -> U,
     ) -> Read<U> {
         let path = self.replication_path(key, r);
-        let (read, parsed) = self.replications.get_part(
-            (*key, r),
-            self.record_stamp(&path, key),
+        let (read, parsed) = self.kept(
+            &self.replications,
+            ((*key, r), key, &path),
             || self.parse_replication(key, r, &path),
             f,
         );
@@ -802,23 +777,26 @@ impl Cache {
     /// `key`'s point record, from either tier, parsed once per version of its file.
     pub fn read_point(&self, key: &Key) -> Read<PointRecord> {
         let path = self.point_path(key);
-        self.kept(&self.point_records, *key, key, &path, || {
-            self.parse_point(key, &path)
-        })
+        self.kept(
+            &self.point_records,
+            (*key, key, &path),
+            || self.parse_point(key, &path),
+            PointRecord::clone,
+        )
         .0
     }
 
-    /// A record of `key` at `path` from `memo` if the file it was read from
-    /// is unchanged, else by `parse` (true: it parsed).
-    fn kept<K: std::hash::Hash + Eq, T: Clone>(
+    /// The part `part` takes of a record of `key` at `path`: from `memo` if
+    /// the file it was read from is unchanged, else by `parse` (true: it
+    /// parsed).
+    fn kept<K: std::hash::Hash + Eq, T: Clone, U>(
         &self,
         memo: &Memo<K, T>,
-        k: K,
-        key: &Key,
-        path: &Path,
+        (k, key, path): (K, &Key, &Path),
         parse: impl FnOnce() -> Read<T>,
-    ) -> (Read<T>, bool) {
-        memo.get(k, self.record_stamp(path, key), parse)
+        part: impl FnOnce(&T) -> U,
+    ) -> (Read<U>, bool) {
+        memo.get(k, self.record_stamp(path, key), parse, part)
     }
 
     /// [`Cache::read_point`] from the record's bytes.
@@ -848,9 +826,12 @@ impl Cache {
     /// `key`'s calibration record, from either tier, parsed once per version of its file.
     pub fn read_calibration(&self, key: &Key) -> Read<CalibrationRecord> {
         let path = self.calibration_path(key);
-        self.kept(&self.calibrations, *key, key, &path, || {
-            self.parse_calibration(key, &path)
-        })
+        self.kept(
+            &self.calibrations,
+            (*key, key, &path),
+            || self.parse_calibration(key, &path),
+            CalibrationRecord::clone,
+        )
         .0
     }
 
