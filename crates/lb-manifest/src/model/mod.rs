@@ -340,10 +340,18 @@ pub(crate) fn policy_spec(
 /// names spells it ("jsq" → "JSQ", "power-of-3" → "Power-of-3"), since
 /// `spec` is read ignoring case but claims and figures name policies by
 /// label; a spec in no list stays as written.
+/// Which of a model's policy `names` `spec` is, case and surrounding space
+/// aside: the one place a model's policy word becomes its kind.
+pub(crate) fn name_index(spec: &str, names: &[&str]) -> Option<usize> {
+    names
+        .iter()
+        .position(|n| n.eq_ignore_ascii_case(spec.trim()))
+}
+
 pub(crate) fn canonical_label(spec: &str, names: &[&str]) -> String {
     let s = spec.trim();
-    if let Some(n) = names.iter().find(|n| n.eq_ignore_ascii_case(s)) {
-        return n.to_string();
+    if let Some(i) = name_index(s, names) {
+        return names[i].to_string();
     }
     // Power-of-k, for any k.
     if let Some(k) = s

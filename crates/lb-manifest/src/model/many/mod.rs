@@ -164,6 +164,7 @@ pub(crate) enum ManyKind {
 impl std::str::FromStr for ManyKind {
     type Err = ();
     fn from_str(spec: &str) -> Result<ManyKind, ()> {
+        // In MANY_POLICY_NAMES' order.
         let kinds = [
             ManyKind::Jsq,
             ManyKind::Jiq,
@@ -172,11 +173,8 @@ impl std::str::FromStr for ManyKind {
             ManyKind::Random,
             ManyKind::Graph,
         ];
-        MANY_POLICY_NAMES
-            .iter()
-            .zip(kinds)
-            .find(|(n, _)| n.eq_ignore_ascii_case(spec.trim()))
-            .map(|(_, k)| k)
+        crate::model::name_index(spec, &MANY_POLICY_NAMES)
+            .map(|i| kinds[i])
             .ok_or(())
     }
 }

@@ -135,17 +135,15 @@ pub(crate) enum SpnKind {
 impl std::str::FromStr for SpnKind {
     type Err = ();
     fn from_str(spec: &str) -> Result<SpnKind, ()> {
+        // In POLICY_NAMES' order.
         let kinds = [
             SpnKind::MaxPressure,
             SpnKind::Priority,
             SpnKind::OwnBufferFirst,
             SpnKind::Fifo,
         ];
-        POLICY_NAMES
-            .iter()
-            .zip(kinds)
-            .find(|(n, _)| n.eq_ignore_ascii_case(spec.trim()))
-            .map(|(_, k)| k)
+        crate::model::name_index(spec, &POLICY_NAMES)
+            .map(|i| kinds[i])
             .ok_or(())
     }
 }
