@@ -302,6 +302,23 @@ pub struct PointCheck {
     /// of the model that fails the claim there ([`crate::EXACT_FAILS`]).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub exact_fails: bool,
+    /// A limit's rate of approach as its note gives it (the step that
+    /// decides), where it has one.
+    #[serde(skip)]
+    pub rate: Option<RateRead>,
+}
+
+/// A limit's deciding rate of approach, in words.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RateRead {
+    /// The rate and its half-width: "0.92 ± 0.027".
+    pub rate: String,
+    /// The step it was read on ("epsilon_frac 0.005 → 0.002"); None
+    /// between the ends of a tail of two points.
+    pub step: Option<String>,
+    /// Read on the fastest step (a limit that is not approached), not the
+    /// slowest.
+    pub fastest: bool,
 }
 
 /// Why a point cannot tell a claim from its denial (docs/AUDITING.md,

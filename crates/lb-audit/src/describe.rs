@@ -49,37 +49,24 @@ pub(super) fn at_words(k: &PointCheck) -> String {
     lb_manifest::plan::axes_words(k.axes.iter().map(|(a, v)| (a.as_str(), v.as_str())))
 }
 
-/// A limit's deciding rate, from its note: "; its gap closes at rate
-/// 0.94 ± 0.013 on its slowest step (epsilon_frac 0.002 → 0.001)", or
-/// "between the ends" on a tail of two points (empty for any other check).
+/// A limit's deciding rate in words: "; its gap closes at rate 0.94 ±
+/// 0.013 on its slowest step (epsilon_frac 0.002 → 0.001)", or "between
+/// the ends" on a tail of two points (empty for any other check).
 pub fn rate_of(k: &PointCheck) -> String {
-    let Some(note) = k
-        .note
-        .as_deref()
-        .filter(|_| k.threshold.starts_with(['→', '↛']))
-    else {
+    let Some(rr) = &k.rate else {
         return String::new();
     };
-    for which in ["slowest", "fastest"] {
-        if let Some((_, rest)) = note.split_once(&format!("(on its {which} step, ")) {
-            let mut parts = rest.split([',', ')']).map(str::trim);
-            let (step, r) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
-            return if k.threshold.starts_with('↛') && k.verdict == Verdict::Confirmed {
-                format!(
-                    "; its gap closes at rate {r} on its fastest step ({step}), too slow on \
-                     every step to reach the limit"
-                )
-            } else {
-                format!("; its gap closes at rate {r} on its {which} step ({step})")
-            };
-        }
-    }
-    match note.split_once("(between the ends ") {
-        Some((_, rest)) => {
-            let r = rest.split([',', ')']).next().unwrap_or("").trim();
-            format!("; its gap closes at rate {r} between the ends")
-        }
-        None => String::new(),
+    let r = &rr.rate;
+    match &rr.step {
+        Some(step) if rr.fastest && k.verdict == Verdict::Confirmed => format!(
+            "; its gap closes at rate {r} on its fastest step ({step}), too slow on every step \
+             to reach the limit"
+        ),
+        Some(step) => format!(
+            "; its gap closes at rate {r} on its {} step ({step})",
+            if rr.fastest { "fastest" } else { "slowest" }
+        ),
+        None => format!("; its gap closes at rate {r} between the ends"),
     }
 }
 

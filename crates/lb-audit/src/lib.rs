@@ -55,7 +55,9 @@ mod trend;
 mod value;
 mod words;
 
-pub use check::{ClaimResult, Decision, PointCheck, Uninformative, Verdict, Why, moved_axes};
+pub use check::{
+    ClaimResult, Decision, PointCheck, RateRead, Uninformative, Verdict, Why, moved_axes,
+};
 pub use claim::{EXACT_FAILS, audit_claim, audit_experiment, same_at};
 pub use csv::csv;
 pub use describe::{describe, measured, percent, rate_of, unstable_count};

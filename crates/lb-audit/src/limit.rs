@@ -4,7 +4,7 @@
 //! still moves away; the note gives the rate of approach and, by
 //! extrapolation, where the gap would come within the tolerance.
 
-use super::check::{Decision, PointCheck, Verdict};
+use super::check::{Decision, PointCheck, RateRead, Verdict};
 use super::control::control_estimate;
 use super::points::{
     Scope, at_string, keys, point_stable, reference, series, stats, undecided, values,
@@ -130,7 +130,7 @@ fn limit_check(
     let near = gaps.last()?;
     let first = gaps.first()?;
     let mut j = judge(c, &gaps, first, near, stable);
-    let mut note = limit_note(c, &gaps, near, along, to_zero, stable, &j);
+    let (mut note, rate) = limit_note(c, &gaps, near, along, to_zero, stable, &j);
     // The claim that the metric does not tend to the limit holds where the
     // limit claim fails and fails where it holds.
     if !c.approaches {
@@ -173,6 +173,7 @@ fn limit_check(
         longer: None,
         uninformative: None,
         exact_fails: false,
+        rate,
     })
 }
 
@@ -183,7 +184,7 @@ fn limit_check(
 /// slowest counted).
 fn decision(c: &Limit, j: &Judgement, near: &Gap) -> Option<Decision> {
     if !c.approaches {
-        return match (c.min_rate, j.end_rate) {
+        return match (c.min_rate, j.step_rate) {
             (Some(min), Some((rate, hw)))
                 if j.outside && matches!(j.verdict, Verdict::Confirmed | Verdict::Refuted) =>
             {
@@ -198,7 +199,7 @@ fn decision(c: &Limit, j: &Judgement, near: &Gap) -> Option<Decision> {
             _ => None,
         };
     }
-    Some(match (c.min_rate, j.end_rate) {
+    Some(match (c.min_rate, j.step_rate) {
         // Decided by its rate (not within the tolerance): the margin is
         // the rate's, against the slowest counted.
         (Some(min), Some((rate, hw)))
@@ -334,8 +335,8 @@ struct Judgement {
     /// (neighbouring points whose gaps are both significantly non-zero;
     /// the fastest, for a claim that the metric does not tend to the
     /// limit), its half-width, and the step's two values of the axis.
-    end_rate: Option<(f64, f64)>,
-    /// The step [`Judgement::end_rate`] was read on.
+    step_rate: Option<(f64, f64)>,
+    /// The step [`Judgement::step_rate`] was read on.
     step: Option<(f64, f64)>,
     /// Whether the approach slows significantly toward the limit.
     slows: bool,
@@ -406,13 +407,13 @@ fn judge(c: &Limit, gaps: &[Gap], first: &Gap, near: &Gap, stable: bool) -> Judg
         // the gap vanished.
         rate_on(first, near)
     };
-    let end_rate = slowest.map(|(r, h, _)| (r, h));
+    let step_rate = slowest.map(|(r, h, _)| (r, h));
     let step = slowest.map(|(_, _, s)| s);
-    let too_slow = match (c.min_rate, end_rate) {
+    let too_slow = match (c.min_rate, step_rate) {
         (Some(min), Some((rate, hw))) => rate + hw < min,
         _ => false,
     };
-    let fast = match (c.min_rate, end_rate) {
+    let fast = match (c.min_rate, step_rate) {
         (Some(min), Some((rate, hw))) => {
             (c.rate_decides || !c.approaches) && rate - hw > min && !slows
         }
@@ -437,7 +438,7 @@ fn judge(c: &Limit, gaps: &[Gap], first: &Gap, near: &Gap, stable: bool) -> Judg
         within,
         outside,
         last_step,
-        end_rate,
+        step_rate,
         step,
         slows,
     }
@@ -445,8 +446,9 @@ fn judge(c: &Limit, gaps: &[Gap], first: &Gap, near: &Gap, stable: bool) -> Judg
 
 /// The note of a limit check: the gaps along the tail, the rate of approach
 /// (least squares of ln|gap| on ln x over the points whose gap is
-/// significantly non-zero; and between the ends), and where by
-/// extrapolation the gap comes within the tolerance.
+/// significantly non-zero; and on the step that decides), and where by
+/// extrapolation the gap comes within the tolerance; with the deciding
+/// rate as the note gives it.
 fn limit_note(
     c: &Limit,
     gaps: &[Gap],
@@ -455,7 +457,8 @@ fn limit_note(
     to_zero: bool,
     stable: bool,
     j: &Judgement,
-) -> String {
+) -> (String, Option<RateRead>) {
+    let mut read = None;
     // Rate of approach: least squares of ln|gap| on ln x over the points
     // whose gap is significantly non-zero.
     let pts: Vec<(f64, f64)> = gaps
@@ -499,20 +502,25 @@ fn limit_note(
             "; |gap| ∝ {along}^{{{}}}",
             num(if to_zero { r } else { -r }, 2)
         );
-        if let Some((er, eh)) = j.end_rate {
-            let on = match j.step {
-                Some((a, b)) if gaps.len() > 2 => format!(
-                    "on its {} step, {along} {} → {},",
-                    if c.approaches { "slowest" } else { "fastest" },
-                    sig5(a),
-                    sig5(b)
+        if let Some((er, eh)) = j.step_rate {
+            let rr = RateRead {
+                rate: format!("{} ± {}", num(er, 2), num(eh, 2)),
+                step: j
+                    .step
+                    .filter(|_| gaps.len() > 2)
+                    .map(|(a, b)| format!("{along} {} → {}", sig5(a), sig5(b))),
+                fastest: !c.approaches,
+            };
+            let on = match &rr.step {
+                Some(step) => format!(
+                    "on its {} step, {step},",
+                    if rr.fastest { "fastest" } else { "slowest" }
                 ),
-                _ => "between the ends".to_string(),
+                None => "between the ends".to_string(),
             };
             note += &format!(
-                " ({on} {} ± {}{})",
-                num(er, 2),
-                num(eh, 2),
+                " ({on} {}{})",
+                rr.rate,
                 c.min_rate
                     .map(|m| format!(
                         ", against the slowest counted {}{}",
@@ -525,6 +533,7 @@ fn limit_note(
                     ))
                     .unwrap_or_default()
             );
+            read = Some(rr);
         }
         let x_star = ((near.tol.ln() - a) / b).exp();
         let beyond = if to_zero {
@@ -553,5 +562,5 @@ fn limit_note(
     } else if j.verdict == Verdict::Inconclusive && j.outside && j.last_step == -1 {
         note = format!("still approaching; {note}");
     }
-    note
+    (note, read)
 }

@@ -40,6 +40,7 @@ pub(super) fn checks(c: &Ordering, s: Scope) -> Vec<PointCheck> {
                 longer: None,
                 uninformative: None,
                 exact_fails: false,
+                rate: None,
             });
             continue;
         };
@@ -159,5 +160,6 @@ fn paired(
         longer: None,
         uninformative,
         exact_fails: false,
+        rate: None,
     })
 }

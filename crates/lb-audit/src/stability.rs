@@ -93,5 +93,6 @@ fn check_at(r: &PointResult, label: &str, claimed: bool) -> PointCheck {
         longer: None,
         uninformative: None,
         exact_fails: false,
+        rate: None,
     }
 }

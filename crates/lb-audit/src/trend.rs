@@ -158,5 +158,6 @@ fn trend_step(
         longer: None,
         uninformative: None,
         exact_fails: false,
+        rate: None,
     })
 }

@@ -195,6 +195,7 @@ fn value_check(c: &Value, at: &Reading, shift: f64) -> PointCheck {
         longer: None,
         uninformative: None,
         exact_fails: false,
+        rate: None,
     }
 }
 
@@ -276,5 +277,6 @@ fn bound_check(c: &Bound, m: Metric, at: &Reading, shift: f64) -> PointCheck {
         longer: None,
         uninformative: None,
         exact_fails: false,
+        rate: None,
     }
 }
