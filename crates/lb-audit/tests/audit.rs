@@ -741,16 +741,8 @@ fn a_control_variate_resolves_a_limit_claims_gaps() {
 /// is the 99.9% one (the audit page's table: lb-report's tests).
 #[test]
 fn every_printed_interval_carries_its_level() {
-    let rs = [result(
-        "A",
-        JSQ,
-        "0.5",
-        &[9.9, 10.1, 10.0, 9.95, 10.05],
-        &ALL_STABLE,
-    )];
-    let mut strict = value_of("mean_response", Reference::Number(10.0), relative(0.05));
-    strict.level = 0.999;
-    let usual = value_of("mean_response", Reference::Number(10.0), relative(0.05));
+    let (strict, rs) = ten_at_level(0.999);
+    let (usual, _) = ten_at_level(claim::DEFAULT_LEVEL);
     let (a, b) = (
         audit_claim("e", &strict, &rs),
         audit_claim("e", &usual, &rs),

@@ -236,3 +236,18 @@ pub(crate) fn sweep(
 pub(crate) fn plus(xs: [f64; 5], d: f64) -> [f64; 5] {
     xs.map(|x| x + d)
 }
+
+/// A value claim of mean response 10 ± 5% held at `level`, with A's five
+/// replications about 10 at load 0.5 that it reads.
+pub(crate) fn ten_at_level(level: f64) -> (Claim, [PointResult; 1]) {
+    let mut c = value_of("mean_response", Reference::Number(10.0), relative(0.05));
+    c.level = level;
+    let rs = [result(
+        "A",
+        JSQ,
+        "0.5",
+        &[9.9, 10.1, 10.0, 9.95, 10.05],
+        &ALL_STABLE,
+    )];
+    (c, rs)
+}
