@@ -49,7 +49,7 @@ pub fn standing(s: &Statement, exps: &[&ExperimentClaims]) -> Standing {
     // the foil holds too), where the entry says what lb could add that
     // would decide it (`could_audit`: a policy, graph, network or points):
     // not yet audited, not audited as stated.
-    let tested_nothing = status(s, exps).is_some_and(|(v, _, _)| !v.tested());
+    let tested_nothing = status_of(&rs).is_some_and(|(v, _, _)| !v.tested());
     if tested_nothing && s.could_audit.is_some() {
         return Standing::NotYet;
     }
@@ -159,7 +159,11 @@ pub fn status<'a>(
     s: &Statement,
     exps: &[&'a ExperimentClaims],
 ) -> Option<(Status, &'a str, &'a ClaimRow)> {
-    let rs = rows(s, exps);
+    status_of(&rows(s, exps))
+}
+
+/// [`status`] from a statement's claim rows.
+fn status_of<'a>(rs: &[(&'a str, &'a ClaimRow)]) -> Option<(Status, &'a str, &'a ClaimRow)> {
     let own: Vec<_> = rs
         .iter()
         .filter(|(_, r)| r.origin == Origin::Paper)
