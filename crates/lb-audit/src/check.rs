@@ -329,10 +329,6 @@ pub struct Uninformative {
     pub why: Why,
     /// The reason as printed, with its numbers.
     pub words: String,
-    /// The reason without what is particular to the point (its numbers, the
-    /// policy it names first): the points of one claim that share it are
-    /// counted together.
-    pub group: String,
 }
 
 /// The rules that make a point uninformative.
@@ -359,22 +355,23 @@ pub enum Why {
 impl Uninformative {
     /// The reason `words`, found by the rule `why`.
     pub fn new(why: Why, words: String) -> Uninformative {
-        // The reason without its numbers, or the policy it names first.
-        let head = match words.split_once(": ") {
+        Uninformative { why, words }
+    }
+
+    /// The reason without what is particular to the point (its numbers, the
+    /// policy it names first): the points of one claim that share it are
+    /// counted together.
+    pub fn group(&self) -> &str {
+        let w = self.words.as_str();
+        let head = match w.split_once(": ") {
             Some((label, rest))
                 if !label.contains(' ') || label.starts_with("L-") || label.contains(" at ") =>
             {
                 rest
             }
-            _ => words.as_str(),
+            _ => w,
         };
-        let group = head
-            .split([':', '('])
-            .next()
-            .unwrap_or(head)
-            .trim()
-            .to_string();
-        Uninformative { why, words, group }
+        head.split([':', '(']).next().unwrap_or(head).trim()
     }
 }
 

@@ -257,7 +257,7 @@ fn none_informative(checks: &[PointCheck]) -> Option<String> {
         let mut reasons: Vec<(String, Vec<String>, usize)> = Vec::new();
         for k in checks {
             let Some(u) = &k.uninformative else { continue };
-            let kind = u.group.clone();
+            let kind = u.group().to_string();
             let at = super::describe::at_words(k);
             match reasons.iter_mut().find(|r| r.0 == kind) {
                 Some(r) => {
