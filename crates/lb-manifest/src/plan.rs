@@ -181,23 +181,28 @@ pub struct Plan {
 #[derive(Debug, Clone, Default)]
 pub struct CalibrationKeys(std::sync::Arc<std::sync::Mutex<Vec<Option<Key>>>>);
 
-impl Plan {
-    /// The key of calibration `i`.
-    pub fn calibration_key(&self, i: usize) -> Key {
-        let mut known = self.calibration_keys.0.lock().unwrap();
+impl CalibrationKeys {
+    /// `f` on the place of calibration `i`'s key, made where missing.
+    fn slot<T>(&self, i: usize, f: impl FnOnce(&mut Option<Key>) -> T) -> T {
+        let mut known = self.0.lock().unwrap();
         if known.len() <= i {
             known.resize(i + 1, None);
         }
-        *known[i].get_or_insert_with(|| self.calibrations[i].key())
+        f(&mut known[i])
+    }
+}
+
+impl Plan {
+    /// The key of calibration `i`.
+    pub fn calibration_key(&self, i: usize) -> Key {
+        self.calibration_keys.slot(i, |slot| {
+            *slot.get_or_insert_with(|| self.calibrations[i].key())
+        })
     }
 
     /// Records the key of calibration `i`, computed where it was planned.
     pub(crate) fn know_calibration_key(&self, i: usize, key: Key) {
-        let mut known = self.calibration_keys.0.lock().unwrap();
-        if known.len() <= i {
-            known.resize(i + 1, None);
-        }
-        known[i] = Some(key);
+        self.calibration_keys.slot(i, |slot| *slot = Some(key));
     }
 
     /// Each calibration with its key.
