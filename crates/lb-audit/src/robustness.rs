@@ -124,7 +124,8 @@ pub fn audit_maps(
                 .map(|(v, rs)| {
                     let audited: Vec<_> = claims
                         .iter()
-                        .map(|c| audit_claim(experiment, c, rs))
+                        .map(|c| lb_manifest::robustness::repinned(c, &v.pins))
+                        .map(|c| audit_claim(experiment, &c, rs))
                         .collect();
                     Combination {
                         values: v.values.iter().map(|(_, x)| x.clone()).collect(),

@@ -91,15 +91,6 @@ pub struct ClaimRow {
     /// refuted".
     #[serde(default)]
     pub nulls: Vec<String>,
-    /// Where its foil changes a setting and fails there, the claim's own
-    /// values of that setting ("count_own = false"): the claim holds at that
-    /// reading only ([`holds_only_at`]).
-    #[serde(default)]
-    pub holds_only_at: Option<String>,
-    /// Of [`ClaimRow::holds_only_at`], the settings the claim pins to one
-    /// value, with that value: the reading it holds at.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub only_at: Vec<Need>,
     /// The series it reads that sit at the metric's floor at every point
     /// (each such check uninformative there), while another series informs:
     /// what the statement says of them no point tests ([`floor_only`]).
@@ -136,11 +127,10 @@ impl ClaimRow {
         no_point(self.informative, self.matched, self.verdict)
     }
 
-    /// Whether a setting the text leaves open decides it: it holds at one
-    /// reading only, or a robustness map says on which side of a setting it
-    /// holds ([`MapLine::decides`]).
+    /// Whether a setting the text leaves open decides it: a robustness map
+    /// says on which side of a setting it holds ([`MapLine::decides`]).
     pub fn at_one_reading(&self) -> bool {
-        self.holds_only_at.is_some() || self.robustness.iter().any(|l| l.decides)
+        self.robustness.iter().any(|l| l.decides)
     }
 }
 
@@ -331,7 +321,6 @@ impl Tally {
 }
 
 fn row(c: &ClaimResult) -> ClaimRow {
-    let reading = holds_only_at(c);
     ClaimRow {
         id: c.id.clone(),
         verdict: c.verdict,
@@ -384,8 +373,6 @@ fn row(c: &ClaimResult) -> ClaimRow {
             .map(|n| format!("{}: {}", n.statement, n.verdict.word()))
             .collect(),
         reads: reads(c),
-        holds_only_at: reading.as_ref().map(|r| r.0.clone()),
-        only_at: reading.map(|r| r.1).unwrap_or_default(),
         floor_only: floor_only(c),
         threshold_ours: c.threshold_ours.clone(),
     }
@@ -434,59 +421,6 @@ fn distinct_values<'a>(checks: &'a [super::PointCheck], n: &str) -> Vec<&'a str>
     v.sort();
     v.dedup();
     v
-}
-
-/// The setting a claim holds at only: where its foil reads the claim's own
-/// series at other values of an axis (a setting, not a policy) and fails
-/// there, the claim's values of that axis in words ("count_own = false"),
-/// with those of them the claim pins to one value: the reading it holds at.
-pub(crate) fn holds_only_at(c: &ClaimResult) -> Option<(String, Vec<Need>)> {
-    let f = c.foil.as_ref()?;
-    if f.verdict != Verdict::Refuted || !matches!(c.verdict, Verdict::Confirmed | Verdict::Partly) {
-        return None;
-    }
-    let series = |x: &ClaimResult| -> Vec<String> {
-        let mut v: Vec<String> = x.checks.iter().map(|k| k.policy.clone()).collect();
-        v.sort();
-        v.dedup();
-        v
-    };
-    if series(c) != series(f) {
-        return None;
-    }
-    let mut apart: Vec<String> = Vec::new();
-    let mut pinned: Vec<Need> = Vec::new();
-    for n in super::check::moved_axes(&c.checks, &f.checks, axis_names(&c.checks)) {
-        let (a, b) = (
-            distinct_values(&c.checks, &n),
-            distinct_values(&f.checks, &n),
-        );
-        if a.is_empty() || b.is_empty() {
-            continue;
-        }
-        // A setting the claim pins to one value is a reading of what the
-        // text leaves open; an axis it reads several values of is part of
-        // its range, and its foil reads the rest of it.
-        if a.len() == 1 {
-            apart.push(format!(
-                "{n} = {}; at {n} = {}, the other reading (its foil), the claim fails at some \
-                 points",
-                a.join(", "),
-                b.join(", ")
-            ));
-            pinned.push(Need {
-                setting: n.clone(),
-                values: vec![a[0].to_string()],
-            });
-        } else {
-            apart.push(format!(
-                "{n} = {}; its foil, at {n} = {}, fails at some points",
-                a.join(", "),
-                b.join(", ")
-            ));
-        }
-    }
-    (!apart.is_empty()).then(|| (apart.join(", "), pinned))
 }
 
 /// What a claim reads, from its checks: the series compared and, per

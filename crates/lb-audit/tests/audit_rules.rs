@@ -415,49 +415,6 @@ fn the_strongest_null_reason_is_said() {
     assert!(r.matched, "{r:?}");
 }
 
-/// A claim whose foil reads its own series at other values of an axis and
-/// fails there holds at its own values only, and its summary row says
-/// which: the first screen qualifies its status with it.
-#[test]
-fn a_claim_whose_setting_foil_fails_holds_at_its_reading_only() {
-    let xs = [10.0, 20.0, 30.0, 40.0, 50.0];
-    let mut rs = sweep("A", JSQ, &[("0.5", xs), ("0.9", plus(xs, 4.0))]);
-    rs.extend(sweep("B", WR, &[("0.5", plus(xs, 2.0)), ("0.9", xs)]));
-    let at = |load: f64| {
-        serde_json::from_value::<lb_manifest::outputs::Where>(serde_json::json!({ "load": load }))
-            .unwrap()
-    };
-    let mut c = ordering();
-    c.origin = claim::Origin::Paper;
-    c.reading = Some("load 0.5".into());
-    c.filter = at(0.5);
-    let f = ordering();
-    c.foil = Some(claim::WhyCheck {
-        says: "at load 0.9, A should not beat B".into(),
-        filter: at(0.9),
-        level: f.level,
-        stated_level: f.stated_level,
-        decide_at: f.decide_at,
-        check: f.check,
-    });
-    let r = audit_claim("e", &c, &rs);
-    assert_eq!(r.verdict, Verdict::Confirmed, "{r:?}");
-    assert_eq!(r.foil.as_ref().map(|f| f.verdict), Some(Verdict::Refuted));
-    let rows = lb_audit::ExperimentClaims::new("e", "t", &[r]);
-    assert_eq!(
-        rows.claims[0].holds_only_at.as_deref(),
-        Some(
-            "load = 0.5; at load = 0.9, the other reading (its foil), the claim fails at some points"
-        )
-    );
-    // With a foil that holds too, nothing is said.
-    let mut same = c.clone();
-    same.foil.as_mut().unwrap().filter = at(0.5);
-    let r = audit_claim("e", &same, &rs);
-    let rows = lb_audit::ExperimentClaims::new("e", "t", &[r]);
-    assert_eq!(rows.claims[0].holds_only_at, None);
-}
-
 /// An upper bound met at the metric's floor tests nothing there; one broken
 /// there is informative, however near the floor: the band about the floor
 /// may be wider than the bound's slack.

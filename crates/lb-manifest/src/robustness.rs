@@ -85,6 +85,19 @@ pub fn fingerprint(plan: &Plan) -> Vec<(String, Key, Option<Key>)> {
         .collect()
 }
 
+/// `c` read at another value of the swept settings it pins: each `(axis,
+/// value)` of `pins` replaces its `where` entry for that axis. A map that
+/// varies a setting the manifest sweeps re-reads its claims so, on points
+/// the experiment runs already.
+pub fn repinned(c: &Claim, pins: &[(String, String)]) -> Claim {
+    let mut c = c.clone();
+    for (axis, value) in pins {
+        c.filter
+            .insert(axis.clone(), toml::Value::String(value.clone()));
+    }
+    c
+}
+
 /// One combination of a map, expanded.
 #[derive(Debug, Clone)]
 pub struct Variant {
@@ -92,6 +105,10 @@ pub struct Variant {
     pub map: usize,
     /// (setting, value as shown) for each setting the map varies.
     pub values: Vec<(String, String)>,
+    /// (axis, value) for each setting of the map that the manifest sweeps:
+    /// its claims are read with their `where` pinned there
+    /// ([`repinned`]).
+    pub pins: Vec<(String, String)>,
     /// The combination plans exactly the experiment's own points (its
     /// settings are the manifest's own).
     pub base: bool,

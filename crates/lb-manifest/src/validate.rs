@@ -563,6 +563,22 @@ fn ranges_foils_and_nulls(l: &Parsed, claims: &[Claim]) -> R {
                 }
             }
         }
+        if let crate::model::ModelManifest::Slotted(m) = &l.manifest
+            && let Some(open) = crate::model::slotted::robustness::foil_reading(m, c)
+        {
+            return Err(l.error(
+                &format!("{at}.foil"),
+                format!(
+                    "the foil changes only {open}, which the paper leaves open: that is \
+                     another reading of the claim, not a policy or setting outside what it \
+                     credits. Remove the foil and vary {open} in a [[robustness]] map that \
+                     names \"{}\" (a setting the manifest sweeps costs no runs there: the \
+                     map re-reads the claim at its other values); what the claim credits is \
+                     tested by the nulls of its `credits`",
+                    c.id
+                ),
+            ));
+        }
         if let Some(f) = &c.foil {
             // The values of `axis` a check reads under `w`: a limit reads
             // only its `last` values nearest the limit along its axis.
@@ -1201,17 +1217,26 @@ fn foil_or_reason(l: &Parsed, at: &str, c: &ClaimToml, origin: Origin) -> R {
             "the claim names a foil: remove `no_foil` (or the foil, if no setting could fail \
              the claim)",
         )),
-        (None, None) if matches!(origin, Origin::Paper | Origin::StandIn) && !old => Err(l.error(
+        // A claim that credits its property is held to the nulls of that
+        // credit: they are what could fail it.
+        (None, None)
+            if matches!(origin, Origin::Paper | Origin::StandIn)
+                && c.credits.is_none()
+                && !old =>
+        {
+            Err(l.error(
             &format!("{at}.foil"),
             format!(
                 "a {} claim's confirmation counts only if something could have failed it: \
                      name a foil, [claim.foil] with says = \"<the policy, graph, size or setting \
                      where the property should fail, and why>\" and the claim's keys at that \
                      foil; or, if no setting could fail it (a floor every policy meets), say \
-                     why in no_foil = \"…\"",
+                     why in no_foil = \"…\"; or say what it credits (`credits`), whose nulls \
+                 could fail it",
                 origin.name()
             ),
-        )),
+        ))
+        }
         _ => Ok(()),
     }
 }

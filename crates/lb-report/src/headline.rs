@@ -588,12 +588,6 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
                     open.push(said);
                 }
             }
-            if let Some(at) = &r.holds_only_at {
-                let said = format!("`{}` holds where {at}", r.id);
-                if !open.contains(&said) {
-                    open.push(said);
-                }
-            }
         }
         // A status that one reading of an open setting decides says so in
         // its words, not only in the why.
@@ -802,8 +796,7 @@ fn in_words(
 
 /// The settings a paper's claims hold at one value of only, where two of
 /// them need different values: from each claim's robustness maps
-/// ([`lb_audit::MapLine::needs`]) and its reading foil
-/// ([`ClaimRow::only_at`]), the values of a setting a claim needs; a
+/// ([`lb_audit::MapLine::needs`]), the values of a setting a claim needs; a
 /// setting two claims need at disjoint values is a conflict: "count_own:
 /// `a` holds only at count_own = true; `b` only at count_own = false".
 pub(crate) fn reading_conflicts<'a>(claims: impl Iterator<Item = &'a ClaimRow>) -> Vec<String> {
@@ -811,8 +804,7 @@ pub(crate) fn reading_conflicts<'a>(claims: impl Iterator<Item = &'a ClaimRow>) 
     // setting → the values a claim needs → the claims that need them.
     let mut needs: BTreeMap<String, BTreeMap<Vec<String>, Vec<String>>> = BTreeMap::new();
     for c in claims {
-        let of_maps = c.robustness.iter().flat_map(|l| &l.needs);
-        for n in of_maps.chain(&c.only_at) {
+        for n in c.robustness.iter().flat_map(|l| &l.needs) {
             let mut values = n.values.clone();
             values.sort();
             let ids = needs
@@ -864,15 +856,19 @@ mod tests {
     fn claims_needing_a_setting_at_different_values_conflict() {
         use lb_audit::{MapLine, Need};
         // A row as claims.json holds it, with what the rule reads.
-        let row = |id: &str, robustness: Vec<MapLine>, only_at: Vec<Need>| {
+        let row = |id: &str, needs: Vec<Need>| {
             let mut r: ClaimRow = serde_json::from_value(serde_json::json!({
                 "id": id, "verdict": "confirmed", "required": false, "origin": "paper",
                 "level": 0.95, "statement": "s", "deciding": "d", "confirmed": 1,
                 "points": 1, "why_checks": [],
             }))
             .unwrap();
-            r.robustness = robustness;
-            r.only_at = only_at;
+            r.robustness = vec![MapLine {
+                map: "m".into(),
+                summary: "the claim holds if and only if …".into(),
+                decides: true,
+                needs,
+            }];
             r
         };
         let need = |s: &str, vs: &[&str]| Need {
@@ -881,18 +877,12 @@ mod tests {
         };
         let map = row(
             "a",
-            vec![MapLine {
-                map: "m".into(),
-                summary: "the claim holds if and only if …".into(),
-                decides: true,
-                needs: vec![
-                    need("count_own", &["true"]),
-                    need("tie_break (JSQ)", &["shared", "lowest"]),
-                ],
-            }],
-            Vec::new(),
+            vec![
+                need("count_own", &["true"]),
+                need("tie_break (JSQ)", &["shared", "lowest"]),
+            ],
         );
-        let foil = |s: &str, v: &str| row("b", Vec::new(), vec![need(s, &[v])]);
+        let foil = |s: &str, v: &str| row("b", vec![need(s, &[v])]);
         let c = reading_conflicts([&map, &foil("count_own", "false")].into_iter());
         assert_eq!(
             c,

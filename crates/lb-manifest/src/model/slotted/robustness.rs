@@ -250,10 +250,13 @@ fn varied_policies(m: &Manifest, r: &RobustnessToml, key: PolicyKey) -> Vec<usiz
         .collect()
 }
 
-/// The manifest with one combination's values written in.
+/// The manifest with one combination's values written in; a setting the
+/// manifest sweeps is not written (its sweep runs every value, and the
+/// claims are read at the combination's: [`Variant::pins`]).
 fn apply(m: &Manifest, r: &RobustnessToml, combo: &[(&str, Value)]) -> Manifest {
     let mut v = m.clone();
-    for (name, value) in combo {
+    let sweep = m.sweep.present();
+    for (name, value) in combo.iter().filter(|(n, _)| !sweep.contains(n)) {
         match (*name, value) {
             ("count_own", Value::Bool(b)) => v.system.count_own = Some(*b),
             ("granularity", Value::Granularity(g)) => v.system.granularity = Some(*g),
@@ -315,7 +318,20 @@ pub fn variants(
             .filter_map(|id| all.iter().find(|c| c.id == *id))
             .collect();
         let own = fingerprint(&restrict(&base, &claims));
+        let sweep = m.sweep.present();
         for combo in combos(r) {
+            // A swept setting is not written into the manifest: the claims
+            // are read at its value instead, on the experiment's own points.
+            let pins: Vec<(String, String)> = combo
+                .iter()
+                .filter(|(name, _)| sweep.contains(name))
+                .map(|(name, v)| (name.to_string(), v.word()))
+                .collect();
+            let pinned: Vec<Claim> = claims
+                .iter()
+                .map(|c| crate::robustness::repinned(c, &pins))
+                .collect();
+            let pinned: Vec<&Claim> = pinned.iter().collect();
             let vm = apply(m, r, &combo);
             let plan = restrict(
                 &super::expansion::expand(&SpannedManifest { m: &vm, spans: l }, profile).map_err(
@@ -330,7 +346,7 @@ pub fn variants(
                         )
                     },
                 )?,
-                &claims,
+                &pinned,
             );
             let describe = words(&combo);
             let mut plan = plan;
@@ -341,6 +357,7 @@ pub fn variants(
                     .iter()
                     .map(|(s, v)| (s.to_string(), v.word()))
                     .collect(),
+                pins,
                 base: fingerprint(&plan) == own,
                 plan,
             });
@@ -355,6 +372,74 @@ fn words(combo: &[(&str, Value)]) -> String {
         .map(|(s, v)| format!("{s} = {}", v.word()))
         .collect::<Vec<_>>()
         .join(", ")
+}
+
+/// The settings the paper leaves open that `c`'s foil changes, and nothing
+/// else, in words ("count_own", "tie_break of JSQ"): a foil whose `where`
+/// moves only such settings ([`SETTINGS`]) with the claim's own policies,
+/// or one that puts in a policy's place the same policy with another tie
+/// rule, budget or granularity. Such a foil is another reading of the
+/// claim, which a map shows, not a policy or setting outside what the
+/// claim credits; `None` for any other foil, or none.
+pub(crate) fn foil_reading(m: &Manifest, c: &Claim) -> Option<String> {
+    let f = c.foil.as_ref()?;
+    let claim = c.check.labels();
+    let foil = f.check.labels();
+    let moved: Vec<&String> = f
+        .filter
+        .keys()
+        .chain(c.filter.keys())
+        .filter(|k| f.filter.get(*k) != c.filter.get(*k))
+        .collect();
+    let open = |k: &&String| SETTINGS.contains(&k.as_str());
+    if foil.iter().all(|x| claim.contains(x)) {
+        return (!moved.is_empty() && moved.iter().all(open)).then(|| {
+            let mut v: Vec<&str> = moved.iter().map(|k| k.as_str()).collect();
+            v.sort();
+            v.dedup();
+            v.join(", ")
+        });
+    }
+    if !moved.iter().all(open) {
+        return None;
+    }
+    let spec = |label: &str| {
+        (0..m.policies.len())
+            .find(|&i| m.label(i) == label)
+            .map(|i| &m.policies[i])
+    };
+    // A policy's keys but its label and the open ones, as written.
+    let bare = |p: &super::PolicySpec| {
+        let mut p = p.clone();
+        p.label = None;
+        p.tie_break = None;
+        p.budget = None;
+        p.granularity = None;
+        serde_json::to_value(p).ok()
+    };
+    let mut changed: Vec<String> = Vec::new();
+    for x in foil.iter().filter(|x| !claim.contains(x)) {
+        let fp = spec(x)?;
+        let twin = claim
+            .iter()
+            .filter_map(|y| spec(y).map(|p| (y, p)))
+            .find(|(_, p)| bare(p) == bare(fp))?;
+        let (y, p) = twin;
+        let keys = [
+            ("tie_break", p.tie_break != fp.tie_break),
+            (
+                "budget",
+                serde_json::to_value(&p.budget).ok() != serde_json::to_value(&fp.budget).ok(),
+            ),
+            ("granularity", p.granularity != fp.granularity),
+        ];
+        changed.extend(
+            keys.iter()
+                .filter(|(_, d)| *d)
+                .map(|(k, _)| format!("{k} of {y}")),
+        );
+    }
+    (!changed.is_empty()).then(|| changed.join(", "))
 }
 
 /// The checks of the `[[robustness]]` tables: names, claim ids, settings and
@@ -441,9 +526,12 @@ fn map_claims(
     Ok(())
 }
 
-/// The `settings` map `i` varies: at least one; none a `sweep` axis of the
-/// manifest; each with at least one value, none listed twice; and no
-/// `granularity` where a policy sets its own.
+/// The `settings` map `i` varies: at least one; a `sweep` axis of the
+/// manifest only where every claim of the map pins it to one value (a
+/// reading, which the map re-reads at the axis's other values, on points the
+/// experiment runs already), each of the map's values among the sweep's;
+/// each with at least one value, none listed twice; and no `granularity`
+/// where a policy sets its own.
 fn map_settings(
     l: &SpanIndex,
     m: &Manifest,
@@ -451,6 +539,7 @@ fn map_settings(
     settings: &[(&'static str, Vec<Value>)],
     sweep: &[&str],
 ) -> Result<(), ManifestError> {
+    let r = &m.robustness[i];
     if settings.is_empty() {
         return Err(l.error(
             &format!("robustness[{i}]"),
@@ -461,13 +550,40 @@ fn map_settings(
         ));
     }
     for (name, values) in settings {
-        if sweep.contains(name) {
+        let pins_one = |id: &String| {
+            m.claims.iter().find(|c| c.id == *id).is_some_and(|c| {
+                c.filter
+                    .get(*name)
+                    .map(crate::outputs::where_values)
+                    .is_some_and(|v| v.len() == 1)
+            })
+        };
+        if sweep.contains(name) && r.claims.iter().all(pins_one) {
+            let swept = m.axis_values(name);
+            if let Some((j, v)) = values
+                .iter()
+                .enumerate()
+                .find(|(_, v)| !swept.contains(&v.word()))
+            {
+                return Err(l.error(
+                    &format!("robustness[{i}].{name}[{j}]"),
+                    format!(
+                        "{name} is a sweep axis of this manifest, which runs it at {}: the \
+                         map re-reads its claims at those values only, not at {}",
+                        swept.join(", "),
+                        v.word()
+                    ),
+                ));
+            }
+        } else if sweep.contains(name) {
             return Err(l.error(
                 &map_key(i, name),
                 format!(
                     "{name} is a sweep axis of this manifest: its values are points \
-                     already, and a claim's `where` picks them; vary a setting the \
-                     manifest fixes ({})",
+                     already, and a claim's `where` picks them; a map varies a swept \
+                     setting only where each of its claims pins it to one value (a \
+                     reading, which the map re-reads at the others); otherwise vary a \
+                     setting the manifest fixes ({})",
                     SETTINGS
                         .iter()
                         .filter(|s| !sweep.contains(s))
