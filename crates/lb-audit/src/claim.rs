@@ -206,7 +206,7 @@ fn threshold_ours(c: &Claim) -> Option<String> {
 /// Why a confirmed claim does not discriminate, if it does not: no setting
 /// could fail it (`no_foil`); its bound or metric tests nothing
 /// ([`sharpness::untested`]); its foil holds too or is undecided; or, a paper's statement
-/// or a stand-in, it names no foil. A foil refuted, or of no practical
+/// or a stand-in, it names neither a foil nor a credit whose nulls could fail it. A foil refuted, or of no practical
 /// difference (the ordering absent there), is the property failing where it
 /// should.
 ///
@@ -241,6 +241,9 @@ fn undiscriminating(
             }
             Verdict::Inconclusive => Some(format!("its foil is undecided: {}", f.statement)),
         },
+        // Nulls (`credits`) are what could fail it: read point by point,
+        // they leave informative only the points where each failed.
+        None if c.credits.is_some() => None,
         None => match c.origin {
             Origin::Paper | Origin::StandIn => Some("it names no foil".into()),
             Origin::Check | Origin::Ours => None,

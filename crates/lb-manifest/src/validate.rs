@@ -1220,22 +1220,20 @@ fn foil_or_reason(l: &Parsed, at: &str, c: &ClaimToml, origin: Origin) -> R {
         // A claim that credits its property is held to the nulls of that
         // credit: they are what could fail it.
         (None, None)
-            if matches!(origin, Origin::Paper | Origin::StandIn)
-                && c.credits.is_none()
-                && !old =>
+            if matches!(origin, Origin::Paper | Origin::StandIn) && c.credits.is_none() && !old =>
         {
             Err(l.error(
-            &format!("{at}.foil"),
-            format!(
-                "a {} claim's confirmation counts only if something could have failed it: \
+                &format!("{at}.foil"),
+                format!(
+                    "a {} claim's confirmation counts only if something could have failed it: \
                      name a foil, [claim.foil] with says = \"<the policy, graph, size or setting \
                      where the property should fail, and why>\" and the claim's keys at that \
                      foil; or, if no setting could fail it (a floor every policy meets), say \
                      why in no_foil = \"…\"; or say what it credits (`credits`), whose nulls \
                  could fail it",
-                origin.name()
-            ),
-        ))
+                    origin.name()
+                ),
+            ))
         }
         _ => Ok(()),
     }

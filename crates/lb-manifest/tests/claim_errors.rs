@@ -237,21 +237,82 @@ fn a_setting_foil_changes_one_setting() {
     let text = |foil_where: &str| {
         replace(
             "load = [0.5, 0.9]",
-            "load = [0.5, 0.9]\ncount_own = [true, false]",
-        ) + &format!(
-            "\n[[claim]]\nid = \"a\"\nstatement = \"s\"\nsource = \"x\"\norigin = \"ours\"\n\
+            "load = [0.5, 0.9]\ndispatchers = [1, 2]",
+        )
+        .replacen("dispatchers = 2\n", "", 1)
+            + &format!(
+                "\n[[claim]]\nid = \"a\"\nstatement = \"s\"\nsource = \"x\"\norigin = \"ours\"\n\
                  kind = \"ordering\"\nmetric = \"mean_response\"\nbetter = \"L-JSQ-Push\"\n\
-                 worse = \"JSQ\"\nwhere = {{ load = 0.5, count_own = true }}\n\n[claim.foil]\n\
+                 worse = \"JSQ\"\nwhere = {{ load = 0.5, dispatchers = 2 }}\n\n[claim.foil]\n\
                  says = \"f\"\nkind = \"ordering\"\nmetric = \"mean_response\"\n\
                  better = \"L-JSQ-Push\"\nworse = \"JSQ\"\nwhere = {{ {foil_where} }}\n"
-        )
+            )
     };
-    let e = err(&text("load = 0.9, count_own = false"));
+    let e = err(&text("load = 0.9, dispatchers = 1"));
     assert_eq!(e.field, "claim[0].foil.where", "{e}");
-    assert!(e.message.contains("`count_own` and `load`"), "{e}");
+    assert!(e.message.contains("`dispatchers` and `load`"), "{e}");
     load_str(
         Path::new("exp/ok.toml"),
-        &text("load = 0.5, count_own = false"),
+        &text("load = 0.5, dispatchers = 1"),
+        Profile::Full,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// A foil that changes only a setting the paper leaves open (one a map may
+/// vary) is another reading, not a foil: refused, whether its `where` moves
+/// the setting or it names the same policy with another tie rule; a foil of
+/// another policy is not.
+#[test]
+fn a_reading_is_not_a_foil() {
+    let claim = |foil: &str| {
+        replace(
+            "load = [0.5, 0.9]",
+            "load = [0.5, 0.9]\ncount_own = [true, false]",
+        ) + "\n[[policy]]\nlabel = \"JSQ (lowest)\"\nspec = \"JSQ\"\ntie_break = \"lowest\"\n\n\
+             [[policy]]\nspec = \"Random\"\n\n[[claim]]\nid = \"a\"\nstatement = \"s\"\n\
+             source = \"x\"\norigin = \"ours\"\nkind = \"ordering\"\n\
+             metric = \"mean_response\"\nbetter = \"L-JSQ-Push\"\nworse = \"JSQ\"\n\
+             where = { count_own = false }\n\n[claim.foil]\nsays = \"f\"\nkind = \"ordering\"\n\
+             metric = \"mean_response\"\n"
+            + foil
+    };
+    let e = err(&claim(
+        "better = \"L-JSQ-Push\"\nworse = \"JSQ\"\nwhere = { count_own = true }\n",
+    ));
+    assert_eq!(e.field, "claim[0].foil", "{e}");
+    assert!(e.message.contains("changes only count_own"), "{e}");
+    assert!(e.message.contains("[[robustness]] map"), "{e}");
+    let e = err(&claim(
+        "better = \"L-JSQ-Push\"\nworse = \"JSQ (lowest)\"\nwhere = { count_own = false }\n",
+    ));
+    assert!(e.message.contains("changes only tie_break of JSQ"), "{e}");
+    load_str(
+        Path::new("exp/ok.toml"),
+        &claim("better = \"Random\"\nworse = \"JSQ\"\nwhere = { count_own = false }\n"),
+        Profile::Full,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// A paper's statement names a foil, says why none can fail it, or credits
+/// its property, whose nulls could fail it.
+#[test]
+fn a_claim_that_credits_needs_no_foil() {
+    let claim = |extra: &str| {
+        GOOD.to_string()
+            + "\n[[policy]]\nspec = \"Random\"\n\n[[policy]]\nspec = \"WR\"\n\n[[claim]]\n\
+               id = \"a\"\nstatement = \"s\"\nsource = \"x\"\norigin = \"stand-in\"\n\
+               paper = \"P\"\nstands_for = \"P, p. 1: \\\"q\\\"\"\nkind = \"ordering\"\n\
+               metric = \"mean_response\"\nbetter = \"L-JSQ-Push\"\nworse = \"JSQ\"\n"
+            + extra
+    };
+    let e = err(&claim(""));
+    assert_eq!(e.field, "claim[0].foil", "{e}");
+    assert!(e.message.contains("`credits`"), "{e}");
+    load_str(
+        Path::new("exp/ok.toml"),
+        &claim("credits = \"information\"\n"),
         Profile::Full,
     )
     .unwrap_or_else(|e| panic!("{e}"));

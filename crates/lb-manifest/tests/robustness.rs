@@ -272,3 +272,58 @@ fn a_budget_map_varies_the_budget_of_the_policies_that_set_one() {
     assert_eq!(err.field, "robustness[0].budget", "{err}");
     assert!(err.message.contains("sets a message budget"), "{err}");
 }
+
+/// A map may vary a setting the manifest sweeps where each of its claims
+/// pins it to one value: each combination re-reads the claims at another
+/// value, planning only points the experiment plans already; where a claim
+/// does not pin it, the map is refused.
+#[test]
+fn a_map_over_a_swept_setting_re_reads_its_claims() {
+    let swept = MANIFEST
+        .replace(
+            "load = [0.5, 0.9]",
+            "load = [0.5, 0.9]\ncount_own = [true, false]",
+        )
+        .replace(
+            "where = { load = 0.9 }",
+            "where = { load = 0.9, count_own = false }",
+        );
+    let map = |settings: &str| {
+        let head = &swept[..swept.find("[[robustness]]").unwrap()];
+        format!("{head}[[robustness]]\nname = \"m\"\nclaims = [\"push-beats-jsq\"]\n{settings}")
+    };
+    let e = load_str(
+        Path::new("t.toml"),
+        &map("count_own = [false, true]\n"),
+        Profile::Full,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(e.variants.len(), 2);
+    assert!(e.variants[0].base);
+    assert!(!e.variants[1].base);
+    assert_eq!(
+        e.variants[1].pins,
+        [("count_own".to_string(), "true".to_string())]
+    );
+    // The other reading's points are the experiment's own.
+    let own: BTreeSet<_> = fingerprint(&e.plan).into_iter().collect();
+    let other = fingerprint(&e.variants[1].plan);
+    assert_eq!(other.len(), 2);
+    assert!(other.iter().all(|p| own.contains(p)), "{other:?}");
+    assert!(
+        e.variants[1]
+            .plan
+            .points
+            .iter()
+            .all(|p| p.axes == ["0.9", "true"])
+    );
+    // A claim that reads both values does not pin it: the sweep already
+    // holds both, and a map would say nothing new.
+    let text = map("count_own = [false, true]\n").replace(
+        "where = { load = 0.9, count_own = false }",
+        "where = { load = 0.9 }",
+    );
+    let e = load_str(Path::new("t.toml"), &text, Profile::Full).unwrap_err();
+    assert_eq!(e.field, "robustness[0].count_own", "{e}");
+    assert!(e.message.contains("pins it to one value"), "{e}");
+}
