@@ -662,8 +662,8 @@ fn figures_say_what_their_bars_are() {
     }
 }
 
-/// A difference figure draws what an ordering claim is decided on (issue
-/// 23): Fig. 2's L-JSQ-Push − L-JBA-Push, paired, one series per count_own;
+/// A difference figure draws what an ordering claim is decided on:
+/// Fig. 2's L-JSQ-Push − L-JBA-Push, paired, one series per count_own;
 /// with count_own = true it is above 0 at low load and below it from 0.93,
 /// the reversal the claim is refuted on and Fig. 2's overplotted curves hide.
 #[test]

@@ -30,8 +30,8 @@ fn reproduce_is_byte_stable_when_warm() {
     assert_eq!(first, snapshot(&d.path.join("pf")));
 }
 
-/// Commands on one experiment never rewrite the committed report (issue
-/// 10): `lb audit X` prints and writes nothing; `lb reproduce X` and `lb
+/// Commands on one experiment never rewrite the committed report:
+/// `lb audit X` prints and writes nothing; `lb reproduce X` and `lb
 /// audit X --out` rewrite X's parts only, so with X unchanged every byte of
 /// the report stays as it was, and with X changed the other experiments'
 /// sections do.

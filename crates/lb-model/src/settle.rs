@@ -1,6 +1,5 @@
 //! Whether a point's runs have settled: the rule that decides, replication
-//! by replication, if a steady-state estimate may be read from them (issue
-//! 21). A point that has not settled decides no claim; the audit says why,
+//! by replication, if a steady-state estimate may be read from them. A point that has not settled decides no claim; the audit says why,
 //! the figures mark it, and `lb plan` says how much longer its runs must be.
 //!
 //! A replication of a point has settled when, over its measured window

@@ -25,8 +25,8 @@ pub struct Provenance {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub manifests: Vec<String>,
     /// The SHA-256 of the text of each manifest of the run, by path: the
-    /// manifest that planned the record among them, as it was read (issue
-    /// 26). Absent in records computed before lb stored it.
+    /// manifest that planned the record among them, as it was read.
+    /// Absent in records computed before lb stored it.
     #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub manifest_sha256: std::collections::BTreeMap<String, String>,
     /// `rustc -V` of the compiler that built lb.
