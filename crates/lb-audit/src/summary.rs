@@ -100,6 +100,13 @@ pub struct ClaimRow {
     /// ([`ClaimResult::threshold_ours`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub threshold_ours: Option<String>,
+    /// Where it holds only at a value of a setting its paper leaves open
+    /// that another claim of the same paper cannot hold at (the report
+    /// reads every experiment to tell): that conflict, in words
+    /// ("count_own: … only at count_own = true; … only at count_own =
+    /// false"). Not in claims.json.
+    #[serde(skip)]
+    pub conflicting: Option<String>,
 }
 
 /// A verdict in words, saying so of a confirmation that does not
@@ -375,6 +382,7 @@ fn row(c: &ClaimResult) -> ClaimRow {
         reads: reads(c),
         floor_only: floor_only(c),
         threshold_ours: c.threshold_ours.clone(),
+        conflicting: None,
     }
 }
 

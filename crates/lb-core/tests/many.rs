@@ -199,7 +199,7 @@ fn a_run_without_a_measured_window_is_refused() {
     let mut c = cfg(1, 0.5, None, ManyPolicy::Jsq);
     c.run.horizon = 0.2;
     c.run.warmup = 0.0;
-    assert!(c.validate().unwrap_err().contains("run.horizon"));
+    assert!(c.validate().unwrap_err().message.contains("run.horizon"));
 }
 
 /// Liu and Ying, sub-Halfin-Whitt regime λ = 1 − N^(−α): under JSQ the probability

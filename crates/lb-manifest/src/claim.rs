@@ -555,25 +555,34 @@ impl Claim {
         all
     }
 
+    /// The policies (labels) its nulls put in place of its own: the
+    /// credit's, or, for a delay, its two policies "(fresh)"; each with the
+    /// policy of the claim it is the counterpart of, where it is one.
+    pub fn null_policies(&self) -> Vec<(String, Option<String>)> {
+        fn of<S: AsRef<str>>(f: fn(&str) -> String, ps: &[S]) -> Vec<(String, Option<String>)> {
+            ps.iter()
+                .map(|p| (f(p.as_ref()), Some(p.as_ref().to_string())))
+                .collect()
+        }
+        match (self.credits, &self.check) {
+            (Some(Credit::Delay), Check::Ordering(o)) => of(fresh, &[&o.better, &o.worse]),
+            (Some(Credit::Growth), Check::Ordering(o)) => of(frozen, &[&o.better]),
+            (Some(Credit::Growth), c) => of(frozen, c.policies()),
+            (Some(Credit::Threshold), c) => of(below, c.policies()),
+            (Some(Credit::Refresh), c) => of(vanishing, c.policies()),
+            (Some(c), _) => c
+                .null_labels()
+                .iter()
+                .map(|s| (s.to_string(), None))
+                .collect(),
+            (None, _) => Vec::new(),
+        }
+    }
+
     /// Its nulls ([`Credit`]), each as a claim of its own,
     /// `<claim id>/null-<label>`: its own check at its own points with its
     /// subject replaced by a policy just outside what it credits. The rule
     /// is here, once, for every manifest.
-    /// The policies (labels) its nulls put in place of its own: the
-    /// credit's, or, for a delay, its two policies "(fresh)".
-    pub fn null_policies(&self) -> Vec<String> {
-        match (self.credits, &self.check) {
-            (Some(Credit::Delay), Check::Ordering(o)) => {
-                vec![fresh(&o.better), fresh(&o.worse)]
-            }
-            (Some(Credit::Growth), Check::Ordering(o)) => vec![frozen(&o.better)],
-            (Some(Credit::Growth), c) => c.policies().iter().map(|p| frozen(p)).collect(),
-            (Some(Credit::Threshold), c) => c.policies().iter().map(|p| below(p)).collect(),
-            (Some(Credit::Refresh), c) => c.policies().iter().map(|p| vanishing(p)).collect(),
-            (Some(c), _) => c.null_labels().iter().map(|s| s.to_string()).collect(),
-            (None, _) => Vec::new(),
-        }
-    }
 
     pub fn nulls(&self) -> Vec<Claim> {
         let Some(credit) = self.credits else {

@@ -735,35 +735,33 @@ fn ranges_foils_and_nulls(l: &Parsed, claims: &[Claim]) -> R {
                 ));
             }
             let nulls = c.null_policies();
-            let missing: Vec<&String> = nulls
+            let missing: Vec<&(String, Option<String>)> = nulls
                 .iter()
-                .filter(|n| !labels.iter().any(|l| l == *n))
+                .filter(|(n, _)| !labels.iter().any(|l| l == n))
                 .collect();
             if !missing.is_empty() {
-                let add = |m: &String| match m.strip_suffix(" (fresh)") {
-                    None if m.ends_with(" (below the threshold)") => format!(
-                        "[[policy]] label = \"{m}\" (the policy {} with its parameter just \
-                         below the threshold the claim credits)",
-                        m.trim_end_matches(" (below the threshold)")
+                // What to add, by the credit whose counterpart it is.
+                let add = |(m, of): &(String, Option<String>)| match (credit, of) {
+                    (crate::claim::Credit::Threshold, Some(p)) => format!(
+                        "[[policy]] label = \"{m}\" (the policy {p} with its parameter just \
+                         below the threshold the claim credits)"
                     ),
-                    None if m.ends_with(" (p̂ ∝ ε)") => format!(
-                        "[[policy]] label = \"{m}\" (the policy {} with p̂ in proportion to \
-                         ε: p_hat = {{ scale = c, of = \"epsilon_frac\", power = 1 }})",
-                        m.trim_end_matches(" (p̂ ∝ ε)")
+                    (crate::claim::Credit::Refresh, Some(p)) => format!(
+                        "[[policy]] label = \"{m}\" (the policy {p} with p̂ in proportion to \
+                         ε: p_hat = {{ scale = c, of = \"epsilon_frac\", power = 1 }})"
                     ),
-                    None if m.ends_with(" (frozen)") => format!(
-                        "[[policy]] label = \"{m}\" (the policy {} with its growing parameter \
-                         fixed at its value at the largest N the claim reads)",
-                        m.trim_end_matches(" (frozen)")
+                    (crate::claim::Credit::Growth, Some(p)) => format!(
+                        "[[policy]] label = \"{m}\" (the policy {p} with its growing parameter \
+                         fixed at its value at the largest N the claim reads)"
                     ),
-                    // The policy itself with fresh estimates.
-                    Some(base) => format!(
-                        "[[policy]] label = \"{m}\" (the policy {base} with fresh estimates: \
+                    (crate::claim::Credit::Delay, Some(p)) => format!(
+                        "[[policy]] label = \"{m}\" (the policy {p} with fresh estimates: \
                          a Push of d = N at p̂ = 1 every slot, push_when = \"always\", or a Pull \
                          at p̂ = 1)"
                     ),
-                    None => format!("[[policy]] spec = \"{m}\""),
+                    _ => format!("[[policy]] spec = \"{m}\""),
                 };
+                let nulls: Vec<&str> = nulls.iter().map(|(n, _)| n.as_str()).collect();
                 return Err(l.error(
                     &format!("{at}.credits"),
                     format!(
@@ -773,7 +771,7 @@ fn ranges_foils_and_nulls(l: &Parsed, claims: &[Claim]) -> R {
                         nulls.join(" and "),
                         missing
                             .iter()
-                            .map(|m| m.as_str())
+                            .map(|(m, _)| m.as_str())
                             .collect::<Vec<_>>()
                             .join(" or "),
                         missing

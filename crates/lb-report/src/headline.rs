@@ -224,7 +224,8 @@ pub fn per_paper(
             let _ = writeln!(
                 s,
                 "**Readings in conflict:** {}. No single reading of {} reproduces all of these \
-                 statements; each figure's status says \"at one reading only\".\n",
+                 claims: the statements resting on them are \"reproduced only at conflicting \
+                 readings\", counted apart from those reproduced.\n",
                 conflicts.join("; "),
                 if conflicts.len() == 1 {
                     "that setting"
@@ -423,6 +424,12 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
                     crate::inventory::Status::Reproduced => {
                         format!("hardest informative point: {}", r.deciding)
                     }
+                    crate::inventory::Status::AtConflictingReadings => format!(
+                        "hardest informative point: {}; it holds only at a reading another \
+                         of the paper's results fails at ({})",
+                        r.deciding,
+                        r.conflicting.as_deref().unwrap_or_default()
+                    ),
                 };
                 let through = if r.origin == Origin::Paper {
                     ""
@@ -595,10 +602,14 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
         let reproduced = worst.is_some_and(|(v, _)| {
             matches!(
                 v,
-                crate::inventory::Status::Reproduced | crate::inventory::Status::Partly
+                crate::inventory::Status::Reproduced
+                    | crate::inventory::Status::Partly
+                    | crate::inventory::Status::AtConflictingReadings
             )
         });
-        let word = if reproduced && !open.is_empty() {
+        let conflicting =
+            worst.is_some_and(|(v, _)| v == crate::inventory::Status::AtConflictingReadings);
+        let word = if reproduced && !open.is_empty() && !conflicting {
             format!("{word}, at one reading only")
         } else {
             word
@@ -794,12 +805,39 @@ fn in_words(
     out.join(" ")
 }
 
+/// A setting two claims of one paper need at values no one reading gives:
+/// the setting, and each set of values with the claims (ids) that need it.
+struct Conflict {
+    setting: String,
+    sides: Vec<(Vec<String>, Vec<String>)>,
+}
+
+impl Conflict {
+    /// "`count_own`: `a` holds only at count_own = true; `b` only at …".
+    fn words(&self) -> String {
+        let k = &self.setting;
+        let sides: Vec<String> = self
+            .sides
+            .iter()
+            .map(|(v, ids)| {
+                let ids: Vec<String> = ids.iter().map(|i| format!("`{i}`")).collect();
+                let verb = if ids.len() == 1 { "holds" } else { "hold" };
+                let at = match v.as_slice() {
+                    [one] => format!("{k} = {one}"),
+                    many => format!("{k} ∈ {{{}}}", many.join(", ")),
+                };
+                format!("{} {verb} only at {at}", ids.join(", "))
+            })
+            .collect();
+        format!("`{k}`: {}", sides.join("; "))
+    }
+}
+
 /// The settings a paper's claims hold at one value of only, where two of
 /// them need different values: from each claim's robustness maps
 /// ([`lb_audit::MapLine::needs`]), the values of a setting a claim needs; a
-/// setting two claims need at disjoint values is a conflict: "count_own:
-/// `a` holds only at count_own = true; `b` only at count_own = false".
-pub(crate) fn reading_conflicts<'a>(claims: impl Iterator<Item = &'a ClaimRow>) -> Vec<String> {
+/// setting two claims need at disjoint values is a conflict.
+fn conflicts<'a>(claims: impl Iterator<Item = &'a ClaimRow>) -> Vec<Conflict> {
     use std::collections::BTreeMap;
     // setting → the values a claim needs → the claims that need them.
     let mut needs: BTreeMap<String, BTreeMap<Vec<String>, Vec<String>>> = BTreeMap::new();
@@ -828,22 +866,53 @@ pub(crate) fn reading_conflicts<'a>(claims: impl Iterator<Item = &'a ClaimRow>) 
                     .any(|b| !a.iter().any(|x| b.contains(x)))
             })
         })
-        .map(|(k, vs)| {
-            let sides: Vec<String> = vs
-                .iter()
-                .map(|(v, ids)| {
-                    let ids: Vec<String> = ids.iter().map(|i| format!("`{i}`")).collect();
-                    let verb = if ids.len() == 1 { "holds" } else { "hold" };
-                    let at = match v.as_slice() {
-                        [one] => format!("{k} = {one}"),
-                        many => format!("{k} ∈ {{{}}}", many.join(", ")),
-                    };
-                    format!("{} {verb} only at {at}", ids.join(", "))
-                })
-                .collect();
-            format!("`{k}`: {}", sides.join("; "))
+        .map(|(setting, vs)| Conflict {
+            setting,
+            sides: vs.into_iter().collect(),
         })
         .collect()
+}
+
+/// The conflicts of [`conflicts`], in words: "`count_own`: `a` holds only
+/// at count_own = true; `b` holds only at count_own = false".
+pub(crate) fn reading_conflicts<'a>(claims: impl Iterator<Item = &'a ClaimRow>) -> Vec<String> {
+    conflicts(claims).iter().map(Conflict::words).collect()
+}
+
+/// Marks each paper's claims that hold only at a reading another claim of
+/// the same paper cannot hold at ([`lb_audit::ClaimRow::conflicting`]),
+/// with the conflict in words: their statements are then "reproduced only
+/// at conflicting readings". Reads every experiment, so it runs once the
+/// report has them all.
+pub(crate) fn mark_conflicts(experiments: &mut [&mut ExperimentClaims]) {
+    let mut papers: Vec<String> = experiments
+        .iter()
+        .flat_map(|e| &e.claims)
+        .filter(|c| c.origin == Origin::Paper)
+        .filter_map(|c| c.paper.clone())
+        .collect();
+    papers.sort();
+    papers.dedup();
+    for paper in papers {
+        let mine = |c: &ClaimRow| c.origin == Origin::Paper && c.paper.as_deref() == Some(&paper);
+        let found = conflicts(
+            experiments
+                .iter()
+                .flat_map(|e| &e.claims)
+                .filter(|c| mine(c)),
+        );
+        for conflict in &found {
+            for (_, ids) in &conflict.sides {
+                for c in experiments
+                    .iter_mut()
+                    .flat_map(|e| e.claims.iter_mut())
+                    .filter(|c| mine(c) && ids.contains(&c.id))
+                {
+                    c.conflicting = Some(conflict.words());
+                }
+            }
+        }
+    }
 }
 
 #[cfg(test)]

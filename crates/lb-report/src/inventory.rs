@@ -93,6 +93,11 @@ pub enum Status {
     NoInformativePoint,
     /// It holds, and a null or the foil holds too.
     DoesNotDiscriminate,
+    /// It holds at every informative point, but only at a value of a
+    /// setting the paper leaves open at which another of the paper's
+    /// claims does not hold ([`lb_audit::ClaimRow::conflicting`]): no
+    /// single reading reproduces both.
+    AtConflictingReadings,
     /// It holds at every informative point, its nulls failing there.
     Reproduced,
 }
@@ -106,6 +111,7 @@ impl Status {
             Status::Undecided => "undecided",
             Status::NoInformativePoint => "no point could decide it",
             Status::DoesNotDiscriminate => "holds, does not discriminate",
+            Status::AtConflictingReadings => "reproduced only at conflicting readings",
             Status::Reproduced => "reproduced",
         }
     }
@@ -121,6 +127,7 @@ impl Status {
             Verdict::Refuted => Status::NotReproduced,
             _ if r.untested.is_some() => Status::DoesNotDiscriminate,
             Verdict::Partly => Status::Partly,
+            Verdict::Confirmed if r.conflicting.is_some() => Status::AtConflictingReadings,
             Verdict::Confirmed => Status::Reproduced,
             Verdict::Inconclusive | Verdict::NoPracticalDifference => Status::Undecided,
         }
@@ -226,8 +233,12 @@ fn reproduced_where(
         .iter()
         .filter(|s| s.counted() && standing(s, exps) == Standing::AsStated)
         .filter(|s| {
-            status(s, exps)
-                .is_some_and(|(v, _, _)| matches!(v, Status::Reproduced | Status::Partly))
+            status(s, exps).is_some_and(|(v, _, _)| {
+                matches!(
+                    v,
+                    Status::Reproduced | Status::Partly | Status::AtConflictingReadings
+                )
+            })
         })
         .filter(|s| {
             rows(s, exps)

@@ -1073,6 +1073,10 @@ pub fn assemble(
         let frag = std::fs::read_to_string(dir.join("audit.md")).unwrap_or_default();
         audits.push((claims, frag));
     }
+    // Claims of one paper that hold only at readings no one setting gives
+    // are marked on both copies, before any page counts their statuses.
+    crate::headline::mark_conflicts(&mut reports.iter_mut().map(|(e, _)| e).collect::<Vec<_>>());
+    crate::headline::mark_conflicts(&mut audits.iter_mut().map(|(e, _)| e).collect::<Vec<_>>());
     if report {
         // The coverage certificate's section, when `lb reproduce` wrote one.
         let coverage =

@@ -160,41 +160,90 @@ impl TimeRun {
     }
 }
 
+/// The part of a [`ManyConfig`] its check rejects.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ConfigField {
+    /// N.
+    Servers,
+    /// λ.
+    Lambda,
+    /// The buffer.
+    Buffer,
+    /// Pod's d or α.
+    PodD,
+    /// The graph.
+    Graph,
+    /// The run's length, warm-up or batches.
+    Run,
+}
+
+/// Why [`ManyConfig::validate`] rejects a configuration: the field, and a
+/// message that names it and what is allowed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConfigError {
+    /// The part rejected.
+    pub field: ConfigField,
+    /// What is wrong and what is allowed.
+    pub message: String,
+}
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
 impl ManyConfig {
-    /// Checks the configuration; the message names the field and what is allowed.
-    pub fn validate(&self) -> Result<(), String> {
+    /// Checks the configuration; the error names the field and what is allowed.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let at = |field: ConfigField| move |message: String| ConfigError { field, message };
         let n = self.servers;
         if n == 0 || n > u32::MAX as usize {
-            return Err(format!("servers must be between 1 and 2³², got {n}"));
+            return Err(at(ConfigField::Servers)(format!(
+                "servers must be between 1 and 2³², got {n}"
+            )));
         }
         if !(self.lambda.is_finite() && self.lambda > 0.0) {
-            return Err(format!("lambda must be a number > 0, got {}", self.lambda));
+            return Err(at(ConfigField::Lambda)(format!(
+                "lambda must be a number > 0, got {}",
+                self.lambda
+            )));
         }
         match self.buffer {
             None if self.lambda >= 1.0 => {
-                return Err(format!(
+                return Err(at(ConfigField::Lambda)(format!(
                     "lambda = {} ≥ 1 with an unbounded buffer has no steady state: set lambda < 1 or a buffer",
                     self.lambda
+                )));
+            }
+            Some(0) => {
+                return Err(at(ConfigField::Buffer)(
+                    "buffer must be ≥ 1 (or left out for unbounded)".into(),
                 ));
             }
-            Some(0) => return Err("buffer must be ≥ 1 (or left out for unbounded)".into()),
             _ => {}
         }
         match self.policy {
             ManyPolicy::Pod {
                 d: PodD::Fixed { d },
             } if d == 0 || d > n => {
-                return Err(format!("Pod's d must lie in 1..=N = {n}, got {d}"));
+                return Err(at(ConfigField::PodD)(format!(
+                    "Pod's d must lie in 1..=N = {n}, got {d}"
+                )));
             }
             ManyPolicy::Pod {
                 d: PodD::Scaled { alpha } | PodD::Power { alpha },
             } if !(alpha.is_finite() && alpha > 0.0) => {
-                return Err(format!("Pod's alpha must be a number > 0, got {alpha}"));
+                return Err(at(ConfigField::PodD)(format!(
+                    "Pod's alpha must be a number > 0, got {alpha}"
+                )));
             }
-            ManyPolicy::Graph { graph } => graph.validate(n)?,
+            ManyPolicy::Graph { graph } => graph.validate(n).map_err(at(ConfigField::Graph))?,
             _ => {}
         }
-        self.run.check((1.0 + self.lambda) * self.servers as f64)
+        self.run
+            .check((1.0 + self.lambda) * self.servers as f64)
+            .map_err(at(ConfigField::Run))
     }
 
     /// Events of the uniformised chain (rate (1 + λ)N) in the run and in

@@ -20,7 +20,7 @@ pub mod pod;
 pub mod sim;
 pub mod theory;
 
-pub use config::{GraphSpec, ManyConfig, ManyPolicy, PodD, TimeRun};
+pub use config::{ConfigError, ConfigField, GraphSpec, ManyConfig, ManyPolicy, PodD, TimeRun};
 pub use sim::{ManySummary, run_many};
 
 /// The many-server engine's model version, part of each of its points' keys

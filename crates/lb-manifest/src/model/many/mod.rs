@@ -841,7 +841,7 @@ fn point(
     events_within_limit(l, at)?;
     if let Err(e) = config.validate() {
         return Err(l.error(
-            &config_error_path(m, at, i, policy, &e),
+            &config_error_path(m, at, i, &e),
             format!(
                 "at N = {}, λ = {} ({}): {e}",
                 at.servers,
@@ -875,12 +875,12 @@ fn policy(
     i: usize,
 ) -> Result<ManyPolicy, ManifestError> {
     let p = &m.policies[i];
-    Ok(match p.spec.trim().to_ascii_lowercase().as_str() {
-        "jsq" => ManyPolicy::Jsq,
-        "jiq" => ManyPolicy::Jiq,
-        "i1f" => ManyPolicy::I1f,
-        "random" => ManyPolicy::Random,
-        "pod" => ManyPolicy::Pod {
+    Ok(match p.kind().expect("validated: a policy of the model") {
+        ManyKind::Jsq => ManyPolicy::Jsq,
+        ManyKind::Jiq => ManyPolicy::Jiq,
+        ManyKind::I1f => ManyPolicy::I1f,
+        ManyKind::Random => ManyPolicy::Random,
+        ManyKind::Pod => ManyPolicy::Pod {
             d: match (&p.alpha, p.d, at.get("d")) {
                 (Some(a), _, _) => {
                     let alpha = match a {
@@ -898,7 +898,7 @@ fn policy(
                 (None, None, None) => PodD::Fixed { d: 2 },
             },
         },
-        _ => ManyPolicy::Graph {
+        ManyKind::Graph => ManyPolicy::Graph {
             graph: graph_spec(
                 l,
                 &format!("policy[{i}].graph"),
@@ -958,30 +958,27 @@ fn config_error_path(
     m: &Manifest,
     at: &Combination,
     i: usize,
-    policy: ManyPolicy,
-    e: &str,
+    e: &lb_core::many::ConfigError,
 ) -> String {
+    use lb_core::many::ConfigField;
     let p = &m.policies[i];
     let swept_d = p.alpha.is_none() && p.d.is_none() && at.get("d").is_some();
-    if e.starts_with("Pod") && swept_d {
-        let d = at.get("d").expect("swept");
-        let j = m.sweep.d.iter().flatten().position(|&x| x as f64 == d);
-        format!("sweep.d[{}]", j.expect("a value of the axis"))
-    } else if e.starts_with("Pod") {
-        format!(
+    match e.field {
+        ConfigField::PodD if swept_d => {
+            let d = at.get("d").expect("swept");
+            let j = m.sweep.d.iter().flatten().position(|&x| x as f64 == d);
+            format!("sweep.d[{}]", j.expect("a value of the axis"))
+        }
+        ConfigField::PodD => format!(
             "policy[{i}].{}",
             if p.alpha.is_some() { "alpha" } else { "d" }
-        )
-    } else if e.starts_with("run") {
-        at.horizon_at.to_string()
-    } else if e.starts_with("lambda") {
-        at.load_at.to_string()
-    } else if matches!(policy, ManyPolicy::Graph { .. }) {
-        format!("policy[{i}].graph")
-    } else if at.get("servers").is_some() {
-        "sweep.servers".to_string()
-    } else {
-        "system.servers".to_string()
+        ),
+        ConfigField::Run => at.horizon_at.to_string(),
+        ConfigField::Lambda => at.load_at.to_string(),
+        ConfigField::Graph => format!("policy[{i}].graph"),
+        ConfigField::Buffer => "system.buffer".to_string(),
+        ConfigField::Servers if at.get("servers").is_some() => "sweep.servers".to_string(),
+        ConfigField::Servers => "system.servers".to_string(),
     }
 }
 

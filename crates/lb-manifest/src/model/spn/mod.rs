@@ -217,15 +217,19 @@ impl Manifest {
     fn policy(&self, i: usize) -> SpnPolicy {
         let p = &self.policies[i];
         let to = |v: &Vec<u64>| v.iter().map(|x| *x as usize).collect::<Vec<_>>();
-        match p.spec.trim().to_ascii_lowercase().as_str() {
-            "max-pressure" => SpnPolicy::MaxPressure,
-            "priority" => SpnPolicy::Priority {
+        match p
+            .spec
+            .parse::<SpnKind>()
+            .expect("validated: a policy of the model")
+        {
+            SpnKind::MaxPressure => SpnPolicy::MaxPressure,
+            SpnKind::Priority => SpnPolicy::Priority {
                 order: p.order.iter().flatten().map(to).collect(),
             },
-            "own-buffer-first" => SpnPolicy::OwnBufferFirst {
+            SpnKind::OwnBufferFirst => SpnPolicy::OwnBufferFirst {
                 own: p.own.as_ref().map(to).unwrap_or_default(),
             },
-            _ => SpnPolicy::Fifo,
+            SpnKind::Fifo => SpnPolicy::Fifo,
         }
     }
 
