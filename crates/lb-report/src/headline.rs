@@ -41,6 +41,7 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
     let mut by_stand_ins = std::collections::BTreeMap::new();
     let mut in_part = 0;
     let mut one_reading = 0;
+    let mut deciding = 0;
     let mut threshold_ours = 0;
     let mut in_full: Vec<String> = Vec::new();
     for inv in inventories {
@@ -51,6 +52,7 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
         );
         in_part += crate::inventory::in_part_count(inv, experiments);
         one_reading += crate::inventory::at_one_reading_count(inv, experiments);
+        deciding += crate::inventory::deciding_claims(inv, experiments);
         threshold_ours += crate::inventory::at_threshold_ours_count(inv, experiments);
         let k = counts(inv, experiments);
         for i in 0..4 {
@@ -124,7 +126,7 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
              unit: theorems, lemmas, propositions, corollaries, figure claims, examples, remarks \
              and headline sentences; definitions, and sentences reporting another paper's \
              result, are not counted):\n\n\
-             - **{} audited as stated**: {}{}.\n\
+             - **{} audited as stated**{}: {}{}.\n\
              - **Reproduced in full** (at every reading tried, at thresholds the paper gives, no \
              part untested): {}.{}\n\
              - **{} through our stand-ins only**{}.\n\
@@ -133,6 +135,15 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
             n.iter().sum::<usize>(),
             inventories.len(),
             n[0],
+            if deciding > 0 && deciding < n[0] {
+                format!(
+                    " (restatements share claims: they rest on {deciding} claim{} of the \
+                     papers, so fewer results than statements are decided)",
+                    if deciding == 1 { "" } else { "s" }
+                )
+            } else {
+                String::new()
+            },
             crate::inventory::in_words(&statuses),
             if refuted == 0 {
                 ", 0 not reproduced"
@@ -721,9 +732,10 @@ fn error_rate(family: &Tally) -> String {
     format!(
         "*Chance of a wrong verdict:* {decided} verdict{} of its statements and stand-ins \
          tested something (those that tested nothing are left out), each decided at its own \
-         level (95.5% or more): were every claim exactly on its threshold, about {} of them \
-         would be wrong on average{bound}. A verdict far from its threshold (its margin, in \
-         the audit) is far less likely wrong.\n",
+         level (95.5% or more), so each is wrong with a chance of at most 4.5% even where the \
+         truth sits exactly on its threshold; over all of them, at most {} wrong verdicts are \
+         expected{bound}. A verdict far from its threshold (its margin, in the audit) is far \
+         less likely wrong.\n",
         if decided == 1 { "" } else { "s" },
         num(family.alpha_sum, 2)
     )

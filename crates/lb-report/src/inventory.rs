@@ -207,6 +207,22 @@ pub(crate) fn in_words(tally: &std::collections::BTreeMap<Status, usize>) -> Str
         .join(", ")
 }
 
+/// How many of the paper's claims decide its statements audited as stated:
+/// restatements share a claim, so this may be fewer than the statements.
+pub fn deciding_claims(inv: &Inventory, exps: &[&ExperimentClaims]) -> usize {
+    let mut deciding: Vec<(&str, &str)> = Vec::new();
+    for st in inv.statements.iter().filter(|s| s.counted()) {
+        if standing(st, exps) == Standing::AsStated {
+            for (e, r) in rows(st, exps) {
+                if r.origin == Origin::Paper && !deciding.contains(&(e, r.id.as_str())) {
+                    deciding.push((e, r.id.as_str()));
+                }
+            }
+        }
+    }
+    deciding.len()
+}
+
 /// How many of an inventory's statements reproduced as stated are so at one
 /// reading only: a setting the text leaves open decides one of the paper
 /// claims that decide it ([`lb_audit::ClaimRow::at_one_reading`]).
@@ -395,23 +411,9 @@ pub(crate) fn paper_line(inv: &Inventory, exps: &[&ExperimentClaims], page: &str
             in_words(&tally)
         ),
     };
-    // Restatements share a claim: how many claims decide the statements
-    // audited as stated.
-    let mut deciding: Vec<(&str, &str)> = Vec::new();
-    for st in inv.statements.iter().filter(|s| s.counted()) {
-        if standing(st, exps) == Standing::AsStated {
-            for (e, r) in rows(st, exps) {
-                if r.origin == Origin::Paper && !deciding.contains(&(e, r.id.as_str())) {
-                    deciding.push((e, r.id.as_str()));
-                }
-            }
-        }
-    }
-    let shared = if a > deciding.len() && !deciding.is_empty() {
-        format!(
-            " (restatements share claims: the {a} rest on {} of its claims)",
-            deciding.len()
-        )
+    let deciding = deciding_claims(inv, exps);
+    let shared = if a > deciding && deciding > 0 {
+        format!(" (restatements share claims: the {a} rest on {deciding} of its claims)")
     } else {
         String::new()
     };

@@ -93,7 +93,12 @@ fn section_head(s: &mut String, c: &ClaimResult, depth: usize) {
         }
     );
     if let Some(r) = &c.reading {
-        let _ = writeln!(s, "- Decided at the paper's reading: {}", md(r));
+        let _ = writeln!(
+            s,
+            "- Decided at this reading (the paper's setting where its text states one; lb's \
+             choice, said so, where it leaves one open): {}",
+            md(r)
+        );
     }
     let _ = writeln!(
         s,
