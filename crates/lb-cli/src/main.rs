@@ -25,14 +25,17 @@ use std::process::ExitCode;
                   writes one to start from. Reproduce everything: `just reproduce`; audit: \
                   `lb audit`."
 )]
+/// The command line: global options and one command.
 pub struct Cli {
     /// The results directory (the cache).
     #[arg(long, global = true, value_name = "DIR", default_value = "results")]
     pub results: PathBuf,
+    /// The command to run.
     #[command(subcommand)]
     pub command: Command,
 }
 
+/// lb's commands.
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// List every point of the manifests: key, axis values, cached or missing.
@@ -157,6 +160,7 @@ pub enum Command {
     },
     /// List, check or clean the results directory.
     Cache {
+        /// What to do with the cache.
         #[command(subcommand)]
         action: CacheAction,
     },
@@ -361,6 +365,7 @@ pub enum Command {
     /// required claim is not confirmed (refuted, undecided, or missing a
     /// point it reads). Writes no file unless --out is given.
     Audit {
+        /// Which claims.
         #[command(flatten)]
         claims: Claims,
         /// Also write these experiments' sections of DIR/audit.md (the other
@@ -373,6 +378,7 @@ pub enum Command {
     /// direction flipped; exits non-zero if a mutant beyond 3 half-widths is
     /// not caught by a claim not flagged insensitive.
     Mutants {
+        /// Which claims.
         #[command(flatten)]
         claims: Claims,
     },
@@ -420,6 +426,7 @@ pub enum Command {
     },
     /// Recompute cached records and compare them bit for bit.
     Verify {
+        /// Which records.
         #[command(flatten)]
         records: Records,
     },
@@ -434,6 +441,7 @@ pub enum Command {
         /// experiments/*.toml).
         #[arg(value_name = "MANIFEST")]
         manifests: Vec<PathBuf>,
+        /// Which records.
         #[command(flatten)]
         records: Records,
     },
@@ -471,6 +479,7 @@ pub struct Records {
     pub threads: Option<usize>,
 }
 
+/// `lb cache`'s actions.
 #[derive(Subcommand, Debug)]
 pub enum CacheAction {
     /// One line per key: kind, policy, profile, replications, problems.

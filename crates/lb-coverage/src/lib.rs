@@ -22,8 +22,6 @@
 //! looks at min, min + step, … replications and stops when the relative
 //! half-width is met).
 
-#![warn(missing_docs)]
-
 use lb_analysis::metric::Metric;
 use lb_analysis::results::PointResult;
 use lb_analysis::stats::{MetricKind, batch_means_at, estimate};

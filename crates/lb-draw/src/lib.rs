@@ -11,7 +11,6 @@
 //! Nothing here knows lb's records, claims or manifests: lb-analysis lays a
 //! figure out with these and paints it.
 
-#![warn(missing_docs)]
 // The docs are read with private items (`cargo doc --document-private-items`,
 // as CI builds them): a module may point at its own helpers.
 #![allow(rustdoc::private_intra_doc_links)]

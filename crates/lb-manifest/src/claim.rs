@@ -118,6 +118,7 @@ macro_rules! claim_tables {
             pub statement: String,
             /// The paper, figure or section, page where known.
             pub source: String,
+            /// The kind of claim, which decides its other keys.
             pub kind: ClaimKind,
             /// A refuted required claim makes `lb audit` fail. For what the
             /// project itself guarantees (exact theory); a paper's claim is
@@ -184,6 +185,7 @@ macro_rules! claim_tables {
         pub struct WhyCheckToml {
             /// What the check shows, in words (the report prints it).
             pub says: String,
+            /// The kind of check: the claim's own.
             pub kind: ClaimKind,
             $( $(#[doc = $doc])* $(#[serde($($serde)*)])? $(#[schemars($($sch)*)])? pub $key: $ty, )*
         }
@@ -192,6 +194,7 @@ macro_rules! claim_tables {
         /// what validation reads to type it ([`Check`]).
         #[derive(Debug, Clone, PartialEq)]
         pub struct CheckToml {
+            /// The kind of check.
             pub kind: ClaimKind,
             $( $(#[doc = $doc])* pub $key: $ty, )*
         }
@@ -278,8 +281,11 @@ claim_tables! {
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ControlToml {
+    /// The policy (label) whose mean it controls.
     pub policy: String,
+    /// The metric of the control variate, whose exact mean is known.
     pub mean: String,
+    /// Its coefficient: a name of the model's, or estimated (default).
     pub beta: Option<String>,
 }
 
@@ -583,7 +589,6 @@ impl Claim {
     /// `<claim id>/null-<label>`: its own check at its own points with its
     /// subject replaced by a policy just outside what it credits. The rule
     /// is here, once, for every manifest.
-
     pub fn nulls(&self) -> Vec<Claim> {
         let Some(credit) = self.credits else {
             return Vec::new();
@@ -713,12 +718,16 @@ impl Claim {
 pub struct WhyCheck {
     /// What the check shows, in words (the report prints it).
     pub says: String,
+    /// The points it reads (`where`).
     pub filter: Where,
     /// The level it decides at, and the one its table states (as a
     /// claim's).
     pub level: f64,
+    /// The confidence level its table states.
     pub stated_level: f64,
+    /// Whether `level` is `stated_level` calibrated.
     pub decide_at: DecideAt,
+    /// What it holds its points to.
     pub check: Check,
 }
 
@@ -754,11 +763,17 @@ impl WhyCheck {
 /// exactly the keys of its kind.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Check {
+    /// `ordering`: one policy's metric below another's.
     Ordering(Ordering),
+    /// `value`: a metric against a reference.
     Value(Value),
+    /// `stability`: the policies' stability verdicts.
     Stability(Stability),
+    /// `bound`: a metric on one side of a bound.
     Bound(Bound),
+    /// `trend`: a metric rising or falling along an axis.
     Trend(Trend),
+    /// `limit`: a metric tending to a reference along an axis.
     Limit(Limit),
 }
 
@@ -867,8 +882,11 @@ impl Check {
 /// numbers).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Ordering {
+    /// The metric compared.
     pub metric: String,
+    /// The policy (label) claimed to have the lower metric …
     pub better: String,
+    /// … and the one it beats.
     pub worse: String,
     /// A difference within ± this (metric's unit) is no practical
     /// difference: 0 when not given.
@@ -876,6 +894,7 @@ pub struct Ordering {
 }
 
 impl Ordering {
+    /// Its keys as a manifest writes them.
     pub const KEYS: &[&str] = &["metric", "better", "worse", "equivalence"];
 }
 
@@ -883,14 +902,20 @@ impl Ordering {
 /// tolerance (the interval must cover it without one).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Value {
+    /// The metric read.
     pub metric: String,
+    /// The policies (labels) it reads.
     pub policies: Vec<String>,
+    /// The reference.
     pub expected: Reference,
+    /// How far from the reference the metric may lie.
     pub tolerance: Tolerance,
+    /// A control variate whose exact mean is known, if any.
     pub control: Option<Control>,
 }
 
 impl Value {
+    /// Its keys as a manifest writes them.
     pub const KEYS: &[&str] = &[
         "metric",
         "policies",
@@ -905,11 +930,14 @@ impl Value {
 /// every point read, by the majority of its replications.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Stability {
+    /// The policies (labels) it reads.
     pub policies: Vec<String>,
+    /// The stability verdict claimed.
     pub stable: bool,
 }
 
 impl Stability {
+    /// Its keys as a manifest writes them.
     pub const KEYS: &[&str] = &["policies", "stable"];
 }
 
@@ -917,14 +945,20 @@ impl Stability {
 /// decided on the paired margin.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Bound {
+    /// The metric read.
     pub metric: String,
+    /// The policies (labels) it reads.
     pub policies: Vec<String>,
+    /// The bound.
     pub bound: Reference,
+    /// Its side: the metric at most (`le`) or at least (`ge`) the bound.
     pub side: Side,
+    /// A control variate whose exact mean is known, if any.
     pub control: Option<Control>,
 }
 
 impl Bound {
+    /// Its keys as a manifest writes them.
     pub const KEYS: &[&str] = &["metric", "policies", "bound", "side", "control"];
 }
 
@@ -933,9 +967,13 @@ impl Bound {
 /// pair of neighbouring points (the other axes held fixed).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Trend {
+    /// The metric read.
     pub metric: String,
+    /// The policies (labels) it reads.
     pub policies: Vec<String>,
+    /// The sweep axis it moves along.
     pub along: String,
+    /// Rising or falling along it.
     pub direction: Direction,
     /// A change within ± this (metric's unit) between neighbours is no
     /// practical difference: 0 when not given.
@@ -943,6 +981,7 @@ pub struct Trend {
 }
 
 impl Trend {
+    /// Its keys as a manifest writes them.
     pub const KEYS: &[&str] = &["metric", "policies", "along", "direction", "equivalence"];
 }
 
@@ -951,11 +990,17 @@ impl Trend {
 /// nearest the limit, with the rate of approach reported.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Limit {
+    /// The metric read.
     pub metric: String,
+    /// The policies (labels) it reads.
     pub policies: Vec<String>,
+    /// The sweep axis it moves along.
     pub along: String,
+    /// The end of the axis the limit is taken at.
     pub toward: Toward,
+    /// The limit.
     pub expected: Reference,
+    /// How far from the limit the metric may lie at the points nearest it.
     pub tolerance: Tolerance,
     /// How many of the points nearest the limit are read (default 3).
     pub last: u32,
@@ -1008,6 +1053,7 @@ impl RateSource {
 }
 
 impl Limit {
+    /// Its keys as a manifest writes them.
     pub const KEYS: &[&str] = &[
         "metric",
         "policies",
@@ -1050,18 +1096,23 @@ impl Tolerance {
 /// The side of a bound: metric ≤ bound (`le`) or ≥ (`ge`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Side {
+    /// At most the bound.
     Le,
+    /// At least the bound.
     Ge,
 }
 
 /// How a trend moves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Direction {
+    /// The metric rises along the axis.
     Increasing,
+    /// The metric falls along the axis.
     Decreasing,
 }
 
 impl Direction {
+    /// The direction in words ("increasing", "decreasing").
     pub fn word(self) -> &'static str {
         match self {
             Direction::Increasing => "increasing",
@@ -1073,7 +1124,9 @@ impl Direction {
 /// Where a limit's axis goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Toward {
+    /// Toward the axis's smallest values (ε → 0).
     Zero,
+    /// Toward its largest values (N → ∞).
     Infinity,
 }
 
@@ -1091,8 +1144,11 @@ pub enum Toward {
 /// Random with a weighted-random control).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Control {
+    /// The policy (label) whose mean it controls.
     pub policy: String,
+    /// The metric of the control variate, whose exact mean is known.
     pub mean: String,
+    /// Its coefficient.
     pub beta: Beta,
 }
 

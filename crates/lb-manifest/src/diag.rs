@@ -13,9 +13,11 @@ use toml::de::{DeTable, DeValue};
 /// An error in a manifest, located in its file.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ManifestError {
+    /// The manifest the error is in.
     pub file: PathBuf,
     /// 1-based; 0 when the problem has no place in the text (e.g. an unreadable file).
     pub line: usize,
+    /// The 1-based column of the key or value at fault.
     pub col: usize,
     /// The key path, e.g. `policy[2].p_hat`; empty for the document as a whole.
     pub field: String,

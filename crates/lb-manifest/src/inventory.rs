@@ -23,8 +23,10 @@ pub const DIR: &str = "inventory";
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Inventory {
+    /// The paper, as cited.
     pub paper: Paper,
     #[serde(default, rename = "statement")]
+    /// Its statements, in the paper's order.
     pub statements: Vec<Statement>,
     /// The file it was read from (not written).
     #[serde(skip)]
@@ -42,6 +44,7 @@ pub struct Paper {
     #[serde(default)]
     pub authors: String,
     #[serde(default)]
+    /// Its title.
     pub title: String,
     /// What lb holds of its text (the whole paper, its abstract).
     pub held: Option<String>,
@@ -92,14 +95,23 @@ pub struct Statement {
 #[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum StatementKind {
+    /// A theorem.
     Theorem,
+    /// A lemma.
     Lemma,
+    /// A proposition.
     Proposition,
+    /// A corollary.
     Corollary,
+    /// A definition (listed, not counted).
     Definition,
+    /// An example.
     Example,
+    /// A figure's claim.
     Figure,
+    /// A remark.
     Remark,
+    /// A sentence of the abstract, introduction or conclusion.
     Headline,
 }
 

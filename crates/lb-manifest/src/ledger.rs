@@ -44,6 +44,7 @@ pub struct Ledger {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ClaimLooks {
+    /// The claim's id.
     pub id: String,
     /// Looks at the claim's data (the first is the ordinary audit), ≥ 2.
     pub looks: u32,

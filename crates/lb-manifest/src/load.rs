@@ -34,7 +34,9 @@ use std::path::{Path, PathBuf};
 /// claims checked against the points, and its robustness maps expanded.
 #[derive(Debug, Clone)]
 pub struct Experiment {
+    /// The manifest, validated.
     pub loaded: Loaded,
+    /// Its points and calibrations.
     pub plan: Plan,
     /// Every combination of every robustness map (the manifest's own
     /// combination among them, marked `base`).

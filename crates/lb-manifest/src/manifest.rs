@@ -26,7 +26,9 @@ use std::path::Path;
 /// Validation (`validate`) makes it a [`Loaded`].
 #[derive(Debug, Clone)]
 pub struct Parsed {
+    /// The model's manifest, as parsed.
     pub manifest: ModelManifest,
+    /// Where each key and value stands in the file.
     pub spans: SpanIndex,
     /// Read as a manifest of an older revision ([`crate::LoadOptions`]):
     /// the rules on claims added since are not applied.
@@ -43,12 +45,15 @@ impl std::ops::Deref for Parsed {
 }
 
 impl Parsed {
+    /// The model it runs.
     pub fn model(&self) -> Model {
         self.manifest.model()
     }
+    /// Its `[experiment]` table.
     pub fn experiment(&self) -> &ExperimentSpec {
         self.manifest.experiment()
     }
+    /// Its figures.
     pub fn figures(&self) -> &[FigureToml] {
         self.manifest.figures()
     }
@@ -149,6 +154,7 @@ pub fn resolve(given: &Path) -> Result<std::path::PathBuf, ManifestError> {
     })
 }
 
+/// Reads a manifest's text; the error names the file.
 pub fn read(path: &Path) -> Result<String, ManifestError> {
     let fail = |message: String| ManifestError {
         file: path.to_path_buf(),

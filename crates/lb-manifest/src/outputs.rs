@@ -49,7 +49,12 @@ pub enum WhereTest {
     /// The value is one of these (as plans print them).
     OneOf(Vec<String>),
     /// The value is a number within these bounds.
-    Range { min: Bound, max: Bound },
+    Range {
+        /// The lower bound.
+        min: Bound,
+        /// The upper bound.
+        max: Bound,
+    },
 }
 
 impl WhereTest {
@@ -183,6 +188,7 @@ pub enum FigureKind {
 pub struct FigureToml {
     /// File stem under `paper-figures/<experiment>/`: `[a-z0-9-_]+`.
     pub name: String,
+    /// The title.
     pub title: String,
     /// `lines` (default) or `path`.
     #[serde(default)]
@@ -210,8 +216,10 @@ pub struct FigureToml {
     #[serde(default)]
     pub policies: Vec<String>,
     #[serde(default)]
+    /// A logarithmic x axis.
     pub log_x: bool,
     #[serde(default)]
+    /// A logarithmic y axis.
     pub log_y: bool,
     /// The y axis's range `[lo, hi]` (default: the data's): a point outside
     /// it is drawn at the edge with an arrow and its value. Finite, lo < hi,
@@ -243,7 +251,9 @@ pub struct FigureToml {
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Difference {
+    /// The policy (label) claimed better …
     pub better: String,
+    /// … and the one it beats.
     pub worse: String,
 }
 
@@ -273,7 +283,9 @@ pub struct ReferenceCurve {
 #[derive(Debug, Clone, Deserialize, Serialize, PartialEq, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum Reference {
+    /// A number.
     Number(f64),
+    /// A named reference of the model.
     Named(String),
 }
 

@@ -39,7 +39,9 @@ pub fn axes_words<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> St
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Replications {
+    /// A fixed count.
     Fixed(u32),
+    /// As many as a precision rule asks for.
     Precision(PrecisionRule),
 }
 
@@ -89,10 +91,13 @@ impl Replications {
 /// What a planned point runs: a point, or a point whose p̂ a calibration sets.
 #[derive(Debug, Clone)]
 pub enum Target {
+    /// A point of its own.
     Fixed(Point),
     /// `template` has p̂ = 0 in place of the calibrated value.
     Calibrated {
+        /// The calibration that sets its p̂.
         calibration: usize,
+        /// The point, p̂ to be set.
         template: Point,
     },
 }
@@ -104,7 +109,9 @@ pub struct PlannedPoint {
     pub label: String,
     /// The value of each of [`Plan::axes`] ("-" where the axis does not apply).
     pub axes: Vec<String>,
+    /// How many replications it runs.
     pub replications: Replications,
+    /// What it runs.
     pub target: Target,
     /// Its keys once computed ([`PlannedPoint::keys`]).
     pub keys: KeyMemo,
@@ -153,12 +160,17 @@ impl PlannedPoint {
 /// A manifest expanded.
 #[derive(Debug, Clone)]
 pub struct Plan {
+    /// The manifest's file.
     pub file: PathBuf,
+    /// The experiment's name.
     pub name: String,
+    /// The profile it was expanded at.
     pub profile: Profile,
     /// The sweep axes present, in expansion order.
     pub axes: Vec<&'static str>,
+    /// Its message-budget calibrations.
     pub calibrations: Vec<Calibration>,
+    /// Its points.
     pub points: Vec<PlannedPoint>,
     /// Points run beyond their replication rule, by key: replications
     /// 0..n of each (`lb decide`'s ledger, [`crate::ledger`]; empty

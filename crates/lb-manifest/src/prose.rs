@@ -76,13 +76,21 @@ pub const CPU: &str = "cpu";
 /// What a quote prints of its point(s).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Form {
+    /// The interval.
     Ci,
+    /// The mean.
     Mean,
+    /// The half-width.
     HalfWidth,
+    /// The half-width relative to the mean.
     Relative,
+    /// The range of means over the points.
     Range,
+    /// The replications.
     Replications,
+    /// The unstable replications.
     Unstable,
+    /// The replications whose value is 0.
     Zeros,
 }
 
@@ -109,16 +117,22 @@ impl Form {
 pub struct Quote {
     /// The text between the braces, for messages and traces.
     pub text: String,
+    /// What it prints.
     pub form: Form,
+    /// The metric.
     pub metric: String,
+    /// The policy (label).
     pub policy: String,
+    /// The point (`where`).
     pub filter: Where,
 }
 
 /// A piece of prose: text as written, or a quote.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Piece {
+    /// Text as written.
     Text(String),
+    /// A quote of a measured value.
     Quote(Quote),
 }
 

@@ -54,6 +54,7 @@ pub struct Quote {
 /// A quote not found in the paper's text.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Missing {
+    /// The quote.
     pub quote: Quote,
     /// The first part (normalised) that the text does not hold where it
     /// should.

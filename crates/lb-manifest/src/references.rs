@@ -15,9 +15,11 @@ pub const FILE: &str = "references.bib";
 /// One work.
 #[derive(Debug, Clone)]
 pub struct Work {
+    /// Its BibTeX key.
     pub key: String,
     /// How running text names it ("Zhou, Shroff and Wierman").
     pub shortname: String,
+    /// Its title.
     pub title: String,
     /// "X. Zhou, N. Shroff and A. Wierman".
     pub authors: String,
@@ -49,7 +51,9 @@ impl Work {
 /// The works of a references file.
 #[derive(Debug, Clone)]
 pub struct References {
+    /// The file read.
     pub file: PathBuf,
+    /// Its works, in the file's order.
     pub works: Vec<Work>,
 }
 
@@ -165,6 +169,7 @@ impl References {
         })
     }
 
+    /// The work with this key.
     pub fn get(&self, key: &str) -> Option<&Work> {
         self.works.iter().find(|w| w.key == key)
     }

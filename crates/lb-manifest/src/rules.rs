@@ -9,6 +9,7 @@ use std::path::Path;
 
 /// A rule: its name, what it asks, and how it reads a manifest.
 pub struct Rule {
+    /// The rule's name.
     pub name: &'static str,
     /// What the rule asks, in a sentence.
     pub asks: &'static str,
@@ -21,7 +22,9 @@ pub struct Rule {
 /// One place a rule is broken: the field, and what to do.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Finding {
+    /// The key at fault.
     pub field: String,
+    /// What is wrong and the fix.
     pub message: String,
 }
 

@@ -20,7 +20,6 @@
 //! models' modules → [`config`] → [`point`] → [`key`] → [`settle`] → [`precision`] and
 //! [`slotted::calibrate`].
 
-#![warn(missing_docs)]
 // The docs are read with private items (`cargo doc --document-private-items`,
 // as CI builds them): a module may point at its own helpers.
 #![allow(rustdoc::private_intra_doc_links)]

@@ -21,7 +21,6 @@
 //! - [`slurm`]: the job-array scripts of sharded work, and their submission;
 //! - [`table`]: one experiment's table.
 
-#![warn(missing_docs)]
 // The docs are read with private items (`cargo doc --document-private-items`,
 // as CI builds them): a module may point at its own helpers.
 #![allow(rustdoc::private_intra_doc_links)]

@@ -9,7 +9,6 @@
 //! spending over repeated looks ([`spending`]). No I/O, no polars; the
 //! only dependency is statrs for the distributions' quantiles.
 
-#![warn(missing_docs)]
 // The docs are read with private items (`cargo doc --document-private-items`,
 // as CI builds them): a module may point at its own helpers.
 #![allow(rustdoc::private_intra_doc_links)]

@@ -9,7 +9,6 @@
 //! [`maintain`] lists, checks, adopts and cleans a results directory;
 //! [`why`] says why a planned point is missing.
 
-#![warn(missing_docs)]
 // The docs are read with private items (`cargo doc --document-private-items`,
 // as CI builds them): a module may point at its own helpers.
 #![allow(rustdoc::private_intra_doc_links)]

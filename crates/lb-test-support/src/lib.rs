@@ -8,8 +8,6 @@
 //! - [`run`]: plans computed on a pool of a given number of threads;
 //! - [`shipped_manifests`]: the repository's `experiments/*.toml`.
 
-#![warn(missing_docs)]
-
 use lb_manifest::{Plan, Profile, load_str};
 use lb_model::canonical::canonical_value;
 use lb_store::cache::Cache;

@@ -24,7 +24,9 @@ run_sections! {
     }
     /// `[quick]` of a continuous-time model: what `lb run --quick` uses.
     quick {
+        /// Time simulated per replication.
         horizon: Option<f64>,
+        /// Time discarded at the start.
         warmup: Option<f64>,
     }
 }

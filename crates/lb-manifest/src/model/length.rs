@@ -19,7 +19,9 @@ use std::fmt;
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum Length {
+    /// A number.
     Fixed(u64),
+    /// A number that follows a sweep axis.
     Scaled(Scaled),
 }
 
@@ -56,14 +58,18 @@ impl<'de> Deserialize<'de> for Length {
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Scaled {
+    /// The factor c.
     pub scale: f64,
     /// The sweep axis x.
     pub of: String,
+    /// The power the axis's value is raised to.
     pub power: f64,
     /// Read 1 − x instead of x (a load ρ: the distance 1 − ρ from capacity).
     #[serde(default)]
     pub complement: bool,
+    /// The least value (after scaling).
     pub min: Option<f64>,
+    /// The greatest value (after scaling).
     pub max: Option<f64>,
 }
 
@@ -137,7 +143,9 @@ impl Length {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum TimeLength {
+    /// A number.
     Fixed(f64),
+    /// A number that follows a sweep axis.
     Scaled(Scaled),
 }
 

@@ -28,13 +28,18 @@ macro_rules! model_manifest {
         #[derive(Debug, Clone, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
         #[serde(deny_unknown_fields)]
         pub struct Manifest {
+            /// `[experiment]`: its name, title, source and paper.
             pub experiment: $crate::experiment::ExperimentSpec,
             $( $(#[$meta])* pub $key: $ty, )*
+            /// `[sweep]`: the axes whose every combination is a point.
             #[serde(default)]
             pub sweep: $sweep,
+            /// `[[policy]]`: the policies run at every point.
             #[serde(rename = "policy")]
             pub policies: Vec<$policy>,
+            /// `[run]`: run length, replications and the seed.
             pub run: $run,
+            /// `[quick]`: what `lb run --quick` uses instead.
             #[serde(default)]
             pub quick: $quick,
             /// Figures drawn from the experiment's points.
@@ -78,6 +83,7 @@ macro_rules! run_sections {
         #[serde(deny_unknown_fields)]
         pub struct QuickSpec {
             $( $(#[$qmeta])* pub $qkey: $qty, )*
+            /// Replications of each point.
             pub replications: Option<u32>,
         }
     };
@@ -107,8 +113,11 @@ type R = Result<(), ManifestError>;
 #[derive(Debug, Clone)]
 #[allow(clippy::large_enum_variant)] // one per loaded file
 pub enum ModelManifest {
+    /// A slotted experiment.
     Slotted(slotted::Manifest),
+    /// A many-server experiment.
     Many(many::Manifest),
+    /// A network experiment.
     Spn(spn::Manifest),
 }
 
@@ -127,6 +136,7 @@ impl ModelManifest {
         })
     }
 
+    /// The model it runs.
     pub fn model(&self) -> Model {
         match self {
             ModelManifest::Slotted(_) => Model::Slotted,
@@ -135,6 +145,7 @@ impl ModelManifest {
         }
     }
 
+    /// Its `[experiment]` table.
     pub fn experiment(&self) -> &ExperimentSpec {
         match self {
             ModelManifest::Slotted(m) => &m.experiment,
@@ -143,6 +154,7 @@ impl ModelManifest {
         }
     }
 
+    /// Its figures.
     pub fn figures(&self) -> &[FigureToml] {
         match self {
             ModelManifest::Slotted(m) => &m.figures,

@@ -47,6 +47,7 @@ type R = Result<(), ManifestError>;
 model_manifest! {
     /// A many-server experiment.
     sweep: ManySweepSpec, policy: ManyPolicySpec, run: RunSpec, quick: QuickSpec;
+    /// `[system]`: N and the buffer.
     #[serde(default)]
     system: ManySystemSpec,
 }
@@ -69,8 +70,11 @@ pub struct ManySystemSpec {
 #[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ManySweepSpec {
+    /// N, the number of servers.
     pub servers: Option<Vec<u64>>,
+    /// α, with λ = 1 − N^(−α).
     pub alpha: Option<Vec<f64>>,
+    /// λ, the arrival rate per server.
     pub lambda: Option<Vec<f64>>,
     /// Power-of-d's d, for Pod policies that set neither `d` nor `alpha`.
     pub d: Option<Vec<u64>>,
@@ -101,18 +105,24 @@ impl ManySweepSpec {
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum GraphToml {
+    /// A graph by name ("clique", "ring", "torus").
     Name(String),
+    /// A graph with parameters.
     Table(GraphTable),
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+/// A graph with parameters, `{ kind = "erdos_renyi", mean_degree = 20 }`.
 pub struct GraphTable {
+    /// "erdos_renyi", "random_regular", "clique", "ring" or "torus".
     pub kind: String,
+    /// Erdős–Rényi: the mean degree.
     pub mean_degree: Option<f64>,
     /// Erdős–Rényi with a mean degree growing with N: d̄ = N^β (capped at
     /// N − 1), Mukherjee, Borst and van Leeuwaarden's d(N) → ∞.
     pub degree_exponent: Option<f64>,
+    /// Random regular: the degree.
     pub degree: Option<u64>,
 }
 
@@ -122,6 +132,7 @@ const GRAPH_KINDS: [&str; 5] = ["clique", "erdos_renyi", "random_regular", "ring
 #[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ManyPolicySpec {
+    /// Display name; default: the policy's name from `spec`.
     pub label: Option<String>,
     /// JSQ, JIQ, I1F, Pod, Random or Graph (case-insensitive).
     pub spec: String,
@@ -142,7 +153,9 @@ pub struct ManyPolicySpec {
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(untagged)]
 pub enum PodAlpha {
+    /// α as a number.
     Number(f64),
+    /// "load": the sweep's α.
     Word(String),
 }
 

@@ -24,7 +24,9 @@ use std::path::Path;
 /// the spans of the text it was parsed from (for located errors).
 #[derive(Clone, Copy)]
 pub struct SpannedManifest<'a> {
+    /// The manifest.
     pub m: &'a Manifest,
+    /// Where its keys stand in the file.
     pub spans: &'a SpanIndex,
 }
 
@@ -33,6 +35,7 @@ impl SpannedManifest<'_> {
     pub fn error(&self, path: &str, message: impl Into<String>) -> ManifestError {
         self.spans.error(path, message)
     }
+    /// The manifest's file.
     pub fn file(&self) -> &Path {
         self.spans.file()
     }
@@ -41,7 +44,9 @@ impl SpannedManifest<'_> {
 model_manifest! {
     /// One slotted experiment (docs/MODEL.md §4).
     sweep: SweepSpec, policy: PolicySpec, run: RunSpec, quick: QuickSpec;
+    /// `[system]`: dispatchers, servers, arrival and service laws.
     system: SystemSpec,
+    /// `[calibration]`: how message budgets are calibrated.
     #[serde(default)]
     calibration: CalibrationSpec,
     /// Claim robustness maps: settings the paper leaves unstated, varied
@@ -55,11 +60,19 @@ model_manifest! {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case", tag = "family")]
 pub enum LawFamily {
+    /// Poisson.
     Poisson,
+    /// Bernoulli (at most one a slot).
     Bernoulli,
+    /// Geometric.
     Geometric,
+    /// Deterministic.
     Deterministic,
-    Binomial { n: u64 },
+    /// Binomial with n trials.
+    Binomial {
+        /// The trials.
+        n: u64,
+    },
 }
 
 const LAW_FAMILIES: &str = "\"poisson\", \"bernoulli\", \"geometric\", \"deterministic\" or \
@@ -181,7 +194,9 @@ impl<'de> Deserialize<'de> for LawFamily {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Split {
+    /// The same share to every dispatcher.
     Equal,
+    /// Shares in proportion to these weights.
     Weights(Vec<f64>),
 }
 
@@ -226,6 +241,7 @@ pub struct ServersSpec {
     pub rates: Option<Vec<f64>>,
     /// `count = N` with `rate` (homogeneous) or `uniform` (drawn once).
     pub count: Option<u64>,
+    /// One rate for every server.
     pub rate: Option<f64>,
     /// `uniform = [a, b]`: rates drawn i.i.d. uniform on [a, b] from the master
     /// seed; the drawn rates are written into each point.
@@ -234,8 +250,11 @@ pub struct ServersSpec {
 
 #[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
+/// A class of identical servers.
 pub struct ClassSpec {
+    /// Its servers.
     pub count: u64,
+    /// Their service rate.
     pub rate: f64,
 }
 
@@ -245,6 +264,7 @@ pub struct ClassSpec {
 pub struct SystemSpec {
     /// M (or the `dispatchers` sweep axis).
     pub dispatchers: Option<u64>,
+    /// The servers.
     pub servers: ServersSpec,
     /// The family of S_n(t); each server's mean is its rate.
     pub service: LawFamily,
@@ -252,6 +272,7 @@ pub struct SystemSpec {
     #[serde(default = "default_arrivals")]
     pub arrivals: LawFamily,
     #[serde(default = "default_split")]
+    /// How arrivals split over dispatchers.
     pub split: Split,
     /// ρ = λ_Σ/μ_Σ. Exactly one of load, epsilon, epsilon_frac (here or swept).
     pub load: Option<f64>,
@@ -259,7 +280,9 @@ pub struct SystemSpec {
     pub epsilon: Option<f64>,
     /// ε as a fraction of μ_Σ: λ_Σ = (1 − epsilon_frac)·μ_Σ.
     pub epsilon_frac: Option<f64>,
+    /// `batch` (default) or `job`.
     pub granularity: Option<Granularity>,
+    /// Whether a dispatcher adds the jobs it sends to its own estimates.
     pub count_own: Option<bool>,
     /// Allows load ≥ 1 (ε ≤ 0): the run is then expected to be unstable.
     #[serde(default)]
@@ -278,14 +301,23 @@ fn default_split() -> Split {
 #[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SweepSpec {
+    /// The load ρ = λ_Σ/μ_Σ.
     pub load: Option<Vec<f64>>,
+    /// ε = μ_Σ − λ_Σ.
     pub epsilon: Option<Vec<f64>>,
+    /// ε as a fraction of μ_Σ.
     pub epsilon_frac: Option<Vec<f64>>,
+    /// M, the number of dispatchers.
     pub dispatchers: Option<Vec<u64>>,
+    /// N, the number of servers.
     pub servers_count: Option<Vec<u64>>,
+    /// The granularity of dispatch.
     pub granularity: Option<Vec<Granularity>>,
+    /// Whether a dispatcher counts its own jobs.
     pub count_own: Option<Vec<bool>>,
+    /// LED policies' p̂.
     pub p_hat: Option<Vec<f64>>,
+    /// The sample size d.
     pub d: Option<Vec<u64>>,
 }
 
@@ -309,6 +341,7 @@ pub(crate) const AXES: [&str; 9] = [
 pub struct BudgetSpec {
     /// The label of another policy of this manifest, measured at the same point.
     pub same_as: Option<String>,
+    /// The target messages per arrival.
     pub messages_per_arrival: Option<f64>,
 }
 
@@ -330,8 +363,11 @@ pub struct PolicySpec {
     /// LED policies: the update probability p̂, a number or one that follows
     /// a sweep axis ([`PHat`]).
     pub p_hat: Option<PHat>,
+    /// Push updates: `always` or with probability p̂ (default).
     pub push_when: Option<PushWhen>,
+    /// How ties break: `random`, `lowest` or `shared`.
     pub tie_break: Option<TieBreak>,
+    /// A message budget p̂ is calibrated to.
     pub budget: Option<BudgetSpec>,
     /// Overrides M for this policy (e.g. "JSQ with one dispatcher" in the
     /// heavy-traffic experiment). Its system then differs, and so do its
@@ -351,7 +387,9 @@ pub struct PolicySpec {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum PHat {
+    /// A probability.
     Fixed(f64),
+    /// A probability that follows a sweep axis.
     Scaled(crate::model::length::Scaled),
 }
 
@@ -428,12 +466,17 @@ pub(crate) const POLICY_NAMES: [&str; 17] = [
 /// A policy family parsed from `spec`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PolicyKind {
+    /// Join the shortest queue.
     Jsq,
     /// Power-of-d; `Some(k)` when the name fixed d ("Power-of-2").
     Pod(Option<u64>),
+    /// Join the idle queue.
     Jiq,
+    /// Weighted random.
     WeightedRandom,
+    /// Uniform random.
     Random,
+    /// An LED policy: its dispatch and its update.
     Led(DispatchKind, UpdateKind),
     /// JIQ with batch spreading (the LSQ line's JIQ).
     JiqSpread,
@@ -442,9 +485,13 @@ pub enum PolicyKind {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// An LED policy's dispatching rule.
 pub enum DispatchKind {
+    /// L-JSQ.
     LJsq,
+    /// L-JBA.
     LJba,
+    /// L-Pod.
     LPod,
     /// LSQ: L-JSQ with destination sync (with Push only: "LSQ" parses as
     /// `Led(Lsq, Push)`, so that every Push key applies).
@@ -452,8 +499,11 @@ pub enum DispatchKind {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// An LED policy's update rule.
 pub enum UpdateKind {
+    /// Push.
     Push,
+    /// Pull.
     Pull,
 }
 
@@ -580,7 +630,9 @@ run_sections! {
     }
     /// `[quick]`: what `lb run --quick` uses instead of `[run]`.
     quick {
+        /// Slots per replication.
         slots: Option<u64>,
+        /// Warm-up slots.
         warmup: Option<u64>,
         /// Pilot slots of message-budget calibrations.
         pilot_slots: Option<u64>,
@@ -591,10 +643,15 @@ run_sections! {
 #[derive(Debug, Clone, Default, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CalibrationSpec {
+    /// Slots per replication.
     pub slots: Option<u64>,
+    /// Warm-up slots.
     pub warmup: Option<u64>,
+    /// Replications.
     pub replications: Option<u32>,
+    /// Bisection iterations.
     pub iterations: Option<u32>,
+    /// Relative tolerance of the budget met.
     pub rel_tol: Option<f64>,
 }
 

@@ -54,6 +54,7 @@ type R = Result<(), ManifestError>;
 model_manifest! {
     /// A network experiment.
     sweep: SweepSpec, policy: PolicySpec, run: RunSpec, quick: QuickSpec;
+    /// `[network]`: stations, buffers, activities and arrivals.
     network: NetworkSpec,
 }
 
@@ -74,6 +75,7 @@ pub struct NetworkSpec {
     #[serde(default)]
     pub workload: Vec<Vec<f64>>,
     #[serde(rename = "activity")]
+    /// The activities.
     pub activities: Vec<ActivitySpec>,
 }
 
@@ -81,12 +83,16 @@ pub struct NetworkSpec {
 #[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ActivitySpec {
+    /// The station that serves it.
     pub station: u64,
+    /// The buffer it serves.
     pub buffer: u64,
     /// μ_a; or give `mean` = 1/μ_a.
     pub rate: Option<f64>,
+    /// Its mean service time.
     pub mean: Option<f64>,
     #[serde(default)]
+    /// Where a job goes when served.
     pub routing: Vec<RouteSpec>,
 }
 
@@ -94,7 +100,9 @@ pub struct ActivitySpec {
 #[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RouteSpec {
+    /// The buffer it joins.
     pub buffer: u64,
+    /// With this probability.
     pub probability: f64,
 }
 
@@ -110,6 +118,7 @@ pub struct SweepSpec {
 #[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PolicySpec {
+    /// Display name; default: the policy's name from `spec`.
     pub label: Option<String>,
     /// max-pressure, priority, own-buffer-first or FIFO (case-insensitive).
     pub spec: String,
