@@ -468,3 +468,104 @@ fn the_mutants_of_a_limit_decided_by_its_rate_move_its_slowest_rate() {
         );
     }
 }
+
+/// A Power-of-d point of the many-server model whose replications measured
+/// the probability of routing to a busy server `ps` (10⁶ arrivals each).
+fn pod_busy(label: &str, servers: usize, lambda: f64, d: usize, ps: &[f64]) -> PointResult {
+    use lb_core::many::{ManyConfig, ManyPolicy, ManySummary, PodD, TimeRun};
+    let p = Point {
+        model: Model::Many,
+        model_version: lb_core::MODEL_VERSION,
+        profile: Profile::Full,
+        seed: 1,
+        config: PointConfig::Many(ManyConfig {
+            servers,
+            lambda,
+            buffer: Some(4),
+            policy: ManyPolicy::Pod {
+                d: PodD::Fixed { d },
+            },
+            run: TimeRun {
+                horizon: 60.0,
+                warmup: 10.0,
+                batches: 8,
+            },
+        }),
+    };
+    let arrivals = 1_000_000u64;
+    PointResult {
+        label: label.into(),
+        axes: vec![("servers".into(), servers.to_string())],
+        key: Some(p.key()),
+        point: Some(p),
+        summaries: ps
+            .iter()
+            .enumerate()
+            .map(|(r, &x)| {
+                Summary::Many(ManySummary {
+                    replication: r as u64,
+                    measured_time: 50.0,
+                    steps: 1,
+                    arrivals,
+                    lost: 0,
+                    to_busy: (x * arrivals as f64).round() as u64,
+                    occupancy: vec![lambda],
+                    mean_jobs: lambda,
+                    loss_fraction: Some(0.0),
+                    p_to_busy: Some(x),
+                    mean_response: Some(1.0),
+                    shw_excess: Some(0.0),
+                    trace: vec![lambda; 8],
+                    stability: lb_core::stability::Stability {
+                        stable: true,
+                        slope: 0.0,
+                        p_value: 1.0,
+                        growth: 0.0,
+                    },
+                })
+            })
+            .collect(),
+        seconds: vec![1.0; ps.len()],
+        needed: ps.len() as u32,
+        damaged: Vec::new(),
+        calibration: None,
+        pilot_missing: 0,
+        pilot: (0, 0.0),
+        first_stage: None,
+        control: None,
+        drawn: Default::default(),
+    }
+}
+
+/// A paper's bound on Power-of-d's probability of routing to a busy server,
+/// met where the measurement agrees with the sampling arithmetic at
+/// occupancy λ (C(⌊λN⌋, d)/C(N, d) = C(50, 2)/C(100, 2) = 0.2475 here),
+/// decides nothing: any stable policy's occupancy gives it. The same bound
+/// met where the measurement leaves the formula is informative.
+#[test]
+fn a_measurement_that_restates_a_first_order_formula_decides_nothing() {
+    let bound = |ps: &[f64]| {
+        let mut c = claim(Check::Bound(claim::Bound {
+            metric: "p_to_busy".into(),
+            policies: vec!["Pod(2)".into()],
+            bound: Reference::Number(0.5),
+            side: Side::Le,
+            control: None,
+        }));
+        c.origin = claim::Origin::StandIn;
+        audit_claim("e", &c, &[pod_busy("Pod(2)", 100, 0.5, 2, ps)])
+    };
+    let at = bound(&[0.247, 0.248, 0.2475, 0.2472]);
+    assert_eq!(at.verdict, Verdict::Confirmed, "{at:?}");
+    let why = at.checks[0]
+        .uninformative
+        .as_ref()
+        .expect("restates the formula");
+    assert_eq!(why.why, lb_audit::Why::Formula, "{why:?}");
+    assert!(why.words.contains("pod_all_busy_at_lambda"), "{why:?}");
+    // Well below the arithmetic: the occupancy stayed below λ, which is
+    // something a policy did.
+    let off = bound(&[0.20, 0.201, 0.199, 0.2]);
+    assert_eq!(off.verdict, Verdict::Confirmed, "{off:?}");
+    assert!(off.checks[0].uninformative.is_none(), "{off:?}");
+}

@@ -601,7 +601,12 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
                     Some((c, n)) if n.ends_with("combinations)") => c,
                     _ => line.summary.as_str(),
                 };
-                let said = format!("`{}` {}", r.id, cond.trim_start_matches("the claim "));
+                let said = format!(
+                    "`{}` (map `{}`) {}",
+                    r.id,
+                    line.map,
+                    cond.trim_start_matches("the claim ")
+                );
                 if !open.contains(&said) {
                     open.push(said);
                 }
@@ -732,10 +737,13 @@ fn error_rate(family: &Tally) -> String {
     format!(
         "*Chance of a wrong verdict:* {decided} verdict{} of its statements and stand-ins \
          tested something (those that tested nothing are left out), each decided at its own \
-         level (95.5% or more), so each is wrong with a chance of at most 4.5% even where the \
-         truth sits exactly on its threshold; over all of them, at most {} wrong verdicts are \
-         expected{bound}. A verdict far from its threshold (its margin, in the audit) is far \
-         less likely wrong.\n",
+         level (95.5% or more). Where its intervals cover at that level, as lb's coverage \
+         certificate measures for a point's interval, each is wrong with a chance of at most \
+         4.5% even where the truth sits exactly on its threshold, and over all of them at most \
+         {} wrong verdicts are expected{bound}; a verdict read through a rate of approach (the \
+         delta method on two intervals) or a stability test is not covered by the certificate \
+         (the findings say where). A verdict far from its threshold (its margin, in the audit) \
+         is far less likely wrong.\n",
         if decided == 1 { "" } else { "s" },
         num(family.alpha_sum, 2)
     )

@@ -783,7 +783,13 @@ pub fn page(
          own names, one status each and the claim that sets it; then the papers lb checks \
          against but does not hold. A *statement* is the paper's own; a *stand-in* is our \
          reading of one; a *foil* or a *null* is a policy or setting where the property should \
-         fail; a point is *informative* when it could tell the claim from its denial. The \
+         fail; a point is *informative* when it could tell the claim from its denial. A \
+         statement *reproduced* holds at every informative point, its nulls and foil failing \
+         there; one that *holds, does not discriminate* holds, but so does a null or its foil, \
+         or nothing could have failed it; one that *no point could decide* has no informative \
+         point (every point at a floor, restating a formula, or outside the theorem's \
+         hypothesis); one *reproduced only at conflicting readings* holds at a value of a \
+         setting the text leaves open at which another of the paper's results fails. The \
          findings that qualify these verdicts (settings the text leaves open, what lb cannot \
          reach) follow the tables; *How to read this report* says more; each verdict links to \
          its section of the audit.\n",
