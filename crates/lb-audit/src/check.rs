@@ -345,10 +345,6 @@ pub enum Why {
     Zero,
     /// The metric an exact formula of the model at every point read.
     Exact,
-    /// The metric, within its interval, a first-order formula of the
-    /// model at every point read (its value with the state where flow
-    /// balance puts it on average).
-    Formula,
     /// A point outside the theorem's hypothesis or the policy outside its
     /// class.
     Outside,

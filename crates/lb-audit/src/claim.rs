@@ -474,50 +474,8 @@ fn forced(
                      engine to): the claim restates it"
                 ),
             ));
-            continue;
-        }
-        if let Some(why) = first_order_at(m, &at, c.level) {
-            k.uninformative = Some(Uninformative::new(Why::Formula, why));
         }
     }
-}
-
-/// Why the points `at` restate a first-order formula of the model, if they
-/// do ([`lb_model::config::PointConfig::first_order`]): at each, the
-/// metric's interval (at `level`) covers the value the formula gives when
-/// the state sits where flow balance puts it on average. What such points
-/// show any stable policy would show; the claim's content lies where the
-/// measurement leaves the formula.
-fn first_order_at(m: Metric, at: &[&PointResult], level: f64) -> Option<String> {
-    let mut read = Vec::new();
-    let mut name = "";
-    for r in at {
-        let p = r.point.as_ref()?;
-        let (n, v) = p.config.first_order(m.name())?;
-        let xs: Vec<f64> = super::points::values(m, p, &r.summaries)
-            .into_iter()
-            .map(|v| v.1)
-            .collect();
-        let (mean, hw) = super::points::stats(&xs, r.first_stage, level);
-        let hw = hw?;
-        if (mean - v).abs() > hw {
-            return None;
-        }
-        name = n;
-        read.push(format!(
-            "{} {} ± {} against {}",
-            r.label,
-            super::words::num(mean, 4),
-            super::words::num(hw, 2),
-            super::words::num(v, 4)
-        ));
-    }
-    Some(format!(
-        "the first-order formula `{name}` at every point read (its value with the state \
-         where flow balance puts it on average, which any stable policy's occupancy gives), \
-         within the interval: the claim restates it: {}",
-        read.join("; ")
-    ))
 }
 
 /// Why a claim is an accounting consequence of an exact formula, if it is:

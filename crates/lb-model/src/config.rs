@@ -192,18 +192,6 @@ impl PointConfig {
         }
     }
 
-    /// `metric`'s first-order value at this point, with its name: what a
-    /// policy gives when its state sits where flow balance puts it on
-    /// average (many-server model: [`many::metrics::first_order`]). A
-    /// measurement that agrees with it restates the formula. None where the
-    /// model states none.
-    pub fn first_order(&self, metric: &str) -> Option<(&'static str, f64)> {
-        match self {
-            PointConfig::Many(c) => many::metrics::first_order(metric, c),
-            PointConfig::Slotted(_) | PointConfig::Spn(_) => None,
-        }
-    }
-
     /// The value of `metric` at this point by the named reference `name`,
     /// where that reference is exact (an exact mean, or a cost the policy's
     /// rules fix): what makes a claim about the metric an accounting

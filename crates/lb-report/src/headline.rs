@@ -436,10 +436,9 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
                         format!("hardest informative point: {}", r.deciding)
                     }
                     crate::inventory::Status::AtConflictingReadings => format!(
-                        "hardest informative point: {}; it holds only at a reading another \
-                         of the paper's results fails at ({})",
-                        r.deciding,
-                        r.conflicting.as_deref().unwrap_or_default()
+                        "it holds only at a reading another of the paper's results fails at \
+                         (Readings in conflict, below the table); hardest informative point: {}",
+                        r.deciding
                     ),
                 };
                 let through = if r.origin == Origin::Paper {

@@ -787,10 +787,12 @@ pub fn page(
          statement *reproduced* holds at every informative point, its nulls and foil failing \
          there; one that *holds, does not discriminate* holds, but so does a null or its foil, \
          or nothing could have failed it; one that *no point could decide* has no informative \
-         point (every point at a floor, restating a formula, or outside the theorem's \
+         point (every point at a floor, an exact formula, or outside the theorem's \
          hypothesis); one *reproduced only at conflicting readings* holds at a value of a \
-         setting the text leaves open at which another of the paper's results fails. The \
-         findings that qualify these verdicts (settings the text leaves open, what lb cannot \
+         setting the text leaves open at which another of the paper's results fails. These \
+         are statements' statuses; the experiments' sections and the audit give each claim's \
+         own verdict (confirmed, refuted, inconclusive), which a status reads with these \
+         rules. The findings that qualify these verdicts (settings the text leaves open, what lb cannot \
          reach) follow the tables; *How to read this report* says more; each verdict links to \
          its section of the audit.\n",
         crate::headline::counts_line(&exps, inventories)

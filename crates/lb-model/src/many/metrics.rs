@@ -290,33 +290,6 @@ pub fn floor(name: &str, c: &ManyConfig) -> Option<f64> {
     }
 }
 
-/// A metric's first-order value at a point: what a policy gives when its
-/// occupancy sits at λ, the fraction of servers busy that flow balance
-/// fixes on average, with its name. For `p_to_busy` under Power-of-d, the
-/// chance that d servers drawn without replacement are all busy when ⌊λN⌋
-/// are, C(⌊λN⌋, d)/C(N, d) ≈ λ^d (`pod_all_busy_at_lambda`): a metric that
-/// agrees with it says only that the occupancy stayed near λ, which any
-/// stable policy's does on average, and restates the sampling arithmetic.
-/// None elsewhere.
-pub fn first_order(name: &str, c: &ManyConfig) -> Option<(&'static str, f64)> {
-    match (name, c.policy) {
-        ("p_to_busy", ManyPolicy::Pod { d }) => {
-            let n = c.servers;
-            let d = d.resolve(n);
-            let busy = (c.lambda.min(1.0) * n as f64).floor();
-            let mut p = 1.0_f64;
-            for i in 0..d {
-                p *= ((busy - i as f64) / (n - i) as f64).max(0.0);
-                if p == 0.0 {
-                    break;
-                }
-            }
-            Some(("pod_all_busy_at_lambda", p))
-        }
-        _ => None,
-    }
-}
-
 /// A metric that a replication's summary defines on its own.
 pub fn precision_value(name: &str, s: &ManySummary) -> Option<f64> {
     match name {
