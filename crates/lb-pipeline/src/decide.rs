@@ -5,72 +5,13 @@
 //!
 //! # The rule: alpha spending
 //!
-//! A claim of level 1 − α is audited at look j = 1 as always, at 1 − α. At
-//! look j ≥ 2 (after j − 1 rounds that changed the replications it reads)
-//! it is audited at 1 − α_j, α_j = α·6/(π² j²)
-//! ([`lb_manifest::ledger::spent_level`]); Σ_j α_j = α, since Σ 1/j² = π²/6.
-//!
-//! Why the error stays at α. Let E_j be the event that look j errs (an
-//! interval at level 1 − α_j misses the quantity it estimates, so that a
-//! verdict is wrong). Were every look held at 1 − α_j, including the first
-//! at 1 − α_1, P(some look errs) ≤ Σ_j P(E_j) ≤ Σ_j α_j ≤ α. The first
-//! look is held at 1 − α instead; but rounds follow only an inconclusive
-//! verdict, and a verdict inconclusive at 1 − α is inconclusive at the
-//! stricter 1 − α_1 too (the interval at 1 − α_1 contains the one at
-//! 1 − α, and a wider interval never decides what a narrower one left
-//! open). So whenever the procedure goes on, it goes on exactly as it would
-//! have with 1 − α_1 at the first look, and when it stops at the first look
-//! the verdict is the ordinary audit's: the bound holds as stated. (The one
-//! rule of the audit that is not monotone in the width is a limit claim's
-//! "did not move away from the reference"; `decide` extends a limit claim
-//! only where its nearest point is within the tolerance.)
-//!
-//! Two conditions make P(E_j) ≤ α_j exact for the audit's Student-t
-//! intervals, and the procedure keeps both:
-//!
-//! - **A look's sample size does not depend on the data.** Each round
-//!   *doubles* the replications of the points it extends (n → 2n, capped at
-//!   lb's limit on a point): a point is read only at n₀, 2n₀, 4n₀, … whatever
-//!   was measured. The estimate of the replications n′ that would decide a
-//!   check at its measured effect — the half-width scales as 1/√n, so n′ is
-//!   the smallest n with t(1 − α_{j+1}/2; n − 1)·s/√n below the distance d
-//!   from the measured value to the threshold — decides *whether* a claim
-//!   is worth a round, in which order claims are taken (cheapest first),
-//!   and what they cost; never how many replications a round runs. A round
-//!   sized to n′ < 2n would be a sample-size re-estimation from the
-//!   observed effect, after which the naive interval's error can exceed α
-//!   (Proschan and Hunsberger, 1995, work out the worst case).
-//! - **A look advances a point by at most one step of that ladder**, and a
-//!   claim's looks count every round that changed the replications of any
-//!   check it reads — also when the round was another claim's (a point two
-//!   claims read). So at look j each of its checks sits at step k ≤ j − 1,
-//!   and the union of its errors over the looks lies within ∪_k E(k,
-//!   α_{k+1}), of probability ≤ Σ_k α_{k+1} ≤ α.
-//!
-//! The guarantee is per check, as the audit's own is (the audit does not
-//! correct for the several points of one claim): looking again adds no
-//! error beyond a single look's. A point whose replication count a
-//! precision rule chose is, as in the ordinary audit, read from where that
-//! rule stopped.
-//!
-//! # Why alpha spending, not a confidence sequence
-//!
-//! A confidence sequence (an interval valid at every n at once) would allow
-//! a look after every replication, but it needs what our metrics do not
-//! give: a bound on the replications' values or a known variance proxy
-//! (sub-Gaussian, empirical-Bernstein and mixture boundaries all do), and
-//! its own boundary code or a new dependency. Alpha spending keeps the
-//! audit's Student-t intervals exactly (only their level changes, so the
-//! audit's code is untouched and every verdict stays reproducible by `lb
-//! audit` from the ledger), and is exact under the conditions above. The
-//! price is wider intervals at later looks: from 95%, look 2 is held at
-//! 99.24%, look 3 at 99.66%, look 5 at 99.88% — for many replications half-
-//! widths 1.36, 1.50 and 1.65 times the 95% one (the same half-width takes
-//! 1.86, 2.24 and 2.72 times the replications), and more with few
-//! replications (the t quantile with 3 degrees of freedom is 2.0, 2.7 and
-//! 3.8 times its 95% value at those levels). With few replications a point
-//! confirmed at 1 − α may not be at 1 − α_j: it is then an inconclusive
-//! check of its claim like any other, and is doubled too.
+//! A claim of level 1 − α is audited at look j = 1 at 1 − α, and at look
+//! j ≥ 2 at 1 − α_j, α_j = α·6/(π² j²)
+//! ([`lb_manifest::ledger::spent_level`]), so that Σ_j α_j = α. Each round
+//! doubles the replications of the points it extends, and a look advances a
+//! point by at most one step of that ladder: the two conditions under which
+//! the chance that any look errs stays at α. Why, and why alpha spending
+//! rather than a confidence sequence: docs/AUDITING.md, "Alpha spending".
 //!
 //! # What is extended
 //!
