@@ -281,36 +281,30 @@ impl ModelManifest {
 /// model's `Pod` with `d = k`) or the model that runs it. None for a name
 /// no model knows, or one this model knows.
 pub(crate) fn bridge(model: &str, spec: &str) -> Option<String> {
+    use slotted::PolicyKind;
     let s = spec.trim();
-    let lower = s.to_ascii_lowercase();
-    let power = lower
-        .strip_prefix("power-of-")
-        .filter(|k| !k.is_empty() && k.chars().all(|c| c.is_ascii_digit()));
-    let slotted_only = ["wr", "weighted-random", "lsq", "jiq-spread", "pooled"];
-    let is_slotted = power.is_some()
-        || lower == "power-of-d"
-        || slotted_only.contains(&lower.as_str())
-        || crate::model::slotted::PolicyKind::parse(s)
-            .is_some_and(|k| matches!(k, crate::model::slotted::PolicyKind::Led(..)));
-    let is_many = ["i1f", "graph"].contains(&lower.as_str());
-    let shared = ["jsq", "jiq", "pod", "random"].contains(&lower.as_str());
-    match model {
-        "many" if power.is_some() => Some(format!(
-            "the many-server model calls Power-of-{k} `spec = \"Pod\"` with `d = {k}`",
-            k = power.unwrap_or_default()
+    // The name as each model reads it (one parser each).
+    let in_slotted = PolicyKind::parse(s);
+    let in_many = s.parse::<many::ManyKind>().ok();
+    let slotted_only = in_slotted.is_some() && in_many.is_none();
+    let many_only = in_many.is_some() && in_slotted.is_none();
+    let either = in_slotted.is_some() || in_many.is_some();
+    match (model, in_slotted) {
+        ("many", Some(PolicyKind::Pod(Some(k)))) => Some(format!(
+            "the many-server model calls Power-of-{k} `spec = \"Pod\"` with `d = {k}`"
         )),
-        "many" if lower == "power-of-d" => {
+        ("many", Some(PolicyKind::Pod(None))) if in_many.is_none() => {
             Some("the many-server model calls Power-of-d `spec = \"Pod\"` with its `d`".into())
         }
-        "many" if is_slotted => Some(format!(
+        ("many", _) if slotted_only => Some(format!(
             "{s} is a policy of the slotted model (model = \"slotted\"), not of the \
              many-server model"
         )),
-        "slotted" if is_many => Some(format!(
+        ("slotted", _) if many_only => Some(format!(
             "{s} is a policy of the many-server model (model = \"many\"), not of the slotted \
              model"
         )),
-        "spn" if is_slotted || is_many || shared => Some(format!(
+        ("spn", _) if either => Some(format!(
             "{s} dispatches jobs to servers (model = \"slotted\" or \"many\"); a processing \
              network schedules its stations instead"
         )),
