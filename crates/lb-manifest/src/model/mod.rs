@@ -383,3 +383,24 @@ mod label_tests {
         assert_eq!(super::canonical_label("Whatever", &names), "Whatever");
     }
 }
+
+#[cfg(test)]
+mod bridge_tests {
+    use super::bridge;
+
+    /// A name another model runs gets that model's word for it; a name the
+    /// model runs, or no model knows, gets nothing.
+    #[test]
+    fn a_name_of_another_model_is_bridged() {
+        let said = |m: &str, s: &str| bridge(m, s).unwrap_or_default();
+        assert!(said("many", "Power-of-3").contains("`d = 3`"));
+        assert!(said("many", "Power-of-d").contains("its `d`"));
+        assert!(said("many", "L-JSQ-Push").contains("slotted model"));
+        assert!(said("many", "WR").contains("slotted model"));
+        assert!(said("slotted", "I1F").contains("many-server model"));
+        assert!(said("spn", "JSQ").contains("processing network"));
+        assert_eq!(bridge("many", "Pod"), None);
+        assert_eq!(bridge("slotted", "JSQ"), None);
+        assert_eq!(bridge("slotted", "Nonesuch"), None);
+    }
+}
