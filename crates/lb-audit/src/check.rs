@@ -363,12 +363,10 @@ impl Uninformative {
     /// counted together.
     pub fn group(&self) -> &str {
         let w = self.words.as_str();
-        let head = match w.split_once(": ") {
-            Some((label, rest))
-                if !label.contains(' ') || label.starts_with("L-") || label.contains(" at ") =>
-            {
-                rest
-            }
+        // The hypothesis rule opens with the policy and its point
+        // ("Pod(2) at servers = 100: …"); the others with the reason.
+        let head = match (self.why, w.split_once(": ")) {
+            (Why::Outside, Some((_, rest))) => rest,
             _ => w,
         };
         head.split([':', '(']).next().unwrap_or(head).trim()

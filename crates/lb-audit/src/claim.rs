@@ -490,12 +490,16 @@ fn accounting(c: &Claim, checks: &[PointCheck], results: &[PointResult]) -> Opti
     if !matches!(c.origin, Origin::Paper | Origin::StandIn) {
         return None;
     }
-    let metric = match &c.check {
-        ClaimCheck::Stability(s) if s.stable => "mean_sum_q",
+    // The quantity it is about, and how the sentence names it.
+    let (metric, named) = match &c.check {
+        ClaimCheck::Stability(s) if s.stable => ("mean_sum_q", "E[ΣQ] (finite: hence stability)"),
         ClaimCheck::Stability(_) | ClaimCheck::Ordering(_) | ClaimCheck::Limit(_) => {
             return None;
         }
-        ClaimCheck::Value(_) | ClaimCheck::Bound(_) | ClaimCheck::Trend(_) => c.check.metric()?,
+        ClaimCheck::Value(_) | ClaimCheck::Bound(_) | ClaimCheck::Trend(_) => {
+            let m = c.check.metric()?;
+            (m, m)
+        }
     };
     if checks.is_empty() {
         return None;
@@ -521,11 +525,7 @@ fn accounting(c: &Claim, checks: &[PointCheck], results: &[PointResult]) -> Opti
         "an accounting consequence of an exact formula: at every point read the {} of its \
          policies is the exact `{}`, which lb's required checks hold the engine to, so the \
          claim follows from it and tests nothing more",
-        if metric == "mean_sum_q" {
-            "E[ΣQ] (finite: hence stability)"
-        } else {
-            metric
-        },
+        named,
         names.join("`, `")
     ))
 }
