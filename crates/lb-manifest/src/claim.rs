@@ -347,9 +347,11 @@ pub enum Credit {
     /// max-pressure): FIFO and own buffer first, which allocate without
     /// pressure, take the place of `policies`.
     Pressure,
-    /// An ordering credited to the staleness of the estimates the policies
-    /// dispatch on (Zhou, Shroff and Wierman, §4.2: "heavily-delayed
-    /// information"): the same two policies with fresh estimates, the
+    /// An ordering credited to the staleness or inaccuracy of the estimates
+    /// the policies dispatch on (Zhou, Shroff and Wierman, Fig. 1:
+    /// "Inaccurate information could improve performance"; §4.2:
+    /// "heavily-delayed information"): the same two policies with fresh
+    /// estimates, the
     /// manifest's policies labelled "`<label> (fresh)`", take their places.
     Delay,
     /// A limit credited to a parameter that grows without bound as N does
