@@ -858,9 +858,12 @@ impl Conflict {
 /// setting two claims need at disjoint values is a conflict.
 fn conflicts<'a>(claims: impl Iterator<Item = &'a ClaimRow>) -> Vec<Conflict> {
     use std::collections::BTreeMap;
-    // setting → the values a claim needs → the claims that need them.
+    // setting → the values a claim needs → the claims that need them. A
+    // claim that tested nothing (it holds without discriminating, or no
+    // point informs it) neither lifts nor lowers a status, so it sets up no
+    // conflict either.
     let mut needs: BTreeMap<String, BTreeMap<Vec<String>, Vec<String>>> = BTreeMap::new();
-    for c in claims {
+    for c in claims.filter(|c| c.untested.is_none() && !c.no_point()) {
         for n in c.robustness.iter().flat_map(|l| &l.needs) {
             let mut values = n.values.clone();
             values.sort();
