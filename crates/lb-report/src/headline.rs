@@ -993,5 +993,9 @@ mod tests {
             reading_conflicts([&map, &foil("tie_break (JSQ)", "random")].into_iter()).len(),
             1
         );
+        // A claim that tested nothing sets up no conflict.
+        let mut idle = foil("count_own", "false");
+        idle.untested = Some("its null holds here too".into());
+        assert!(reading_conflicts([&map, &idle].into_iter()).is_empty());
     }
 }
