@@ -859,11 +859,11 @@ impl Conflict {
 fn conflicts<'a>(claims: impl Iterator<Item = &'a ClaimRow>) -> Vec<Conflict> {
     use std::collections::BTreeMap;
     // setting → the values a claim needs → the claims that need them. A
-    // claim that tested nothing (it holds without discriminating, or no
-    // point informs it) neither lifts nor lowers a status, so it sets up no
-    // conflict either.
+    // claim that holds without discriminating at its own reading still
+    // fails, informatively, where its map says it does not hold: a failure
+    // informs whatever the nulls do, so it sets up a conflict too.
     let mut needs: BTreeMap<String, BTreeMap<Vec<String>, Vec<String>>> = BTreeMap::new();
-    for c in claims.filter(|c| c.untested.is_none() && !c.no_point()) {
+    for c in claims {
         for n in c.robustness.iter().flat_map(|l| &l.needs) {
             let mut values = n.values.clone();
             values.sort();
@@ -993,9 +993,10 @@ mod tests {
             reading_conflicts([&map, &foil("tie_break (JSQ)", "random")].into_iter()).len(),
             1
         );
-        // A claim that tested nothing sets up no conflict.
+        // A claim that holds without discriminating at its own reading fails
+        // where its map says it does not hold: a conflict still.
         let mut idle = foil("count_own", "false");
         idle.untested = Some("its null holds here too".into());
-        assert!(reading_conflicts([&map, &idle].into_iter()).is_empty());
+        assert_eq!(reading_conflicts([&map, &idle].into_iter()).len(), 1);
     }
 }
