@@ -205,10 +205,10 @@ fn threshold_ours(c: &Claim) -> Option<String> {
 
 /// Why a confirmed claim does not discriminate, if it does not: no setting
 /// could fail it (`no_foil`); its bound or metric tests nothing
-/// ([`sharpness::untested`]); its foil holds too or is undecided; or, a paper's statement
-/// or a stand-in, it names neither a foil nor a credit whose nulls could fail it. A foil refuted, or of no practical
-/// difference (the ordering absent there), is the property failing where it
-/// should.
+/// ([`sharpness::untested`]); its foil holds too or is undecided; or, a
+/// paper's statement or a stand-in, it names neither a foil nor a credit
+/// whose nulls could fail it. A foil refuted, or of no practical difference
+/// (the ordering absent there), is the property failing where it should.
 ///
 /// A metric identically 0, or a bound far looser than the data, tests
 /// nothing where nothing just outside what the claim credits fails it; with

@@ -130,13 +130,8 @@ fn value_with_tolerance_confirmed_refuted_inconclusive() {
             relative(tolerance),
         )
     };
-    let rs = [result(
-        "A",
-        JSQ,
-        "0.5",
-        &[9.9, 10.1, 10.0, 9.95, 10.05],
-        &ALL_STABLE,
-    )];
+    // A's five replications about 10 at load 0.5.
+    let (_, rs) = ten_at_level(claim::DEFAULT_LEVEL);
     assert_eq!(
         audit_claim("e", &value(10.0, 0.05), &rs).verdict,
         Verdict::Confirmed

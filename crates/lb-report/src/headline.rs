@@ -906,7 +906,7 @@ pub(crate) fn reading_conflicts<'a>(claims: impl Iterator<Item = &'a ClaimRow>) 
 /// with the conflict in words: their statements are then "reproduced only
 /// at conflicting readings". Reads every experiment, so it runs once the
 /// report has them all.
-pub(crate) fn mark_conflicts(experiments: &mut [&mut ExperimentClaims]) {
+pub(crate) fn mark_conflicts(experiments: &mut [ExperimentClaims]) {
     let mut papers: Vec<String> = experiments
         .iter()
         .flat_map(|e| &e.claims)

@@ -1065,26 +1065,36 @@ pub fn assemble(
     report: bool,
     inventories: &[lb_manifest::inventory::Inventory],
 ) -> Result<(), Box<dyn std::error::Error>> {
-    let mut reports = Vec::new();
-    let mut audits = Vec::new();
+    let mut claims = Vec::new();
+    let mut dirs = Vec::new();
     for n in names {
         let dir = out.join(n);
-        let Ok(claims) = std::fs::read_to_string(dir.join("claims.json")) else {
+        let Ok(text) = std::fs::read_to_string(dir.join("claims.json")) else {
             continue;
         };
-        let claims: ExperimentClaims = serde_json::from_str(&claims)
+        let c: ExperimentClaims = serde_json::from_str(&text)
             .map_err(|e| format!("{}: {e}", dir.join("claims.json").display()))?;
-        if report {
-            let sec = std::fs::read_to_string(dir.join("report.md")).unwrap_or_default();
-            reports.push((claims.clone(), sec));
-        }
-        let frag = std::fs::read_to_string(dir.join("audit.md")).unwrap_or_default();
-        audits.push((claims, frag));
+        claims.push(c);
+        dirs.push(dir);
     }
     // Claims of one paper that hold only at readings no one setting gives
-    // are marked on both copies, before any page counts their statuses.
-    crate::headline::mark_conflicts(&mut reports.iter_mut().map(|(e, _)| e).collect::<Vec<_>>());
-    crate::headline::mark_conflicts(&mut audits.iter_mut().map(|(e, _)| e).collect::<Vec<_>>());
+    // are marked before any page counts their statuses.
+    crate::headline::mark_conflicts(&mut claims);
+    let part = |dir: &Path, name: &str| std::fs::read_to_string(dir.join(name)).unwrap_or_default();
+    let reports: Vec<(ExperimentClaims, String)> = if report {
+        claims
+            .iter()
+            .zip(&dirs)
+            .map(|(c, d)| (c.clone(), part(d, "report.md")))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let audits: Vec<(ExperimentClaims, String)> = claims
+        .into_iter()
+        .zip(&dirs)
+        .map(|(c, d)| (c, part(d, "audit.md")))
+        .collect();
     if report {
         // The coverage certificate's section, when `lb reproduce` wrote one.
         let coverage =

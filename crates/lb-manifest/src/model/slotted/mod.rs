@@ -346,7 +346,7 @@ pub struct BudgetSpec {
 }
 
 /// `[[policy]]` (docs/MODEL.md §1 "Policies").
-#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PolicySpec {
     /// Display name and reference for `budget.same_as`; default: the policy's

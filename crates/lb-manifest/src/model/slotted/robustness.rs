@@ -409,28 +409,23 @@ pub(crate) fn foil_reading(m: &Manifest, c: &Claim) -> Option<String> {
             .map(|i| &m.policies[i])
     };
     // A policy's keys but its label and the open ones, as written.
-    let bare = |p: &super::PolicySpec| {
-        let mut p = p.clone();
-        p.label = None;
-        p.tie_break = None;
-        p.budget = None;
-        p.granularity = None;
-        serde_json::to_value(p).ok()
+    let bare = |p: &super::PolicySpec| super::PolicySpec {
+        label: None,
+        tie_break: None,
+        budget: None,
+        granularity: None,
+        ..p.clone()
     };
     let mut changed: Vec<String> = Vec::new();
     for x in foil.iter().filter(|x| !claim.contains(x)) {
         let fp = spec(x)?;
-        let twin = claim
+        let (y, p) = claim
             .iter()
             .filter_map(|y| spec(y).map(|p| (y, p)))
             .find(|(_, p)| bare(p) == bare(fp))?;
-        let (y, p) = twin;
         let keys = [
             ("tie_break", p.tie_break != fp.tie_break),
-            (
-                "budget",
-                serde_json::to_value(&p.budget).ok() != serde_json::to_value(&fp.budget).ok(),
-            ),
+            ("budget", p.budget != fp.budget),
             ("granularity", p.granularity != fp.granularity),
         ];
         changed.extend(
