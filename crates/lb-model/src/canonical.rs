@@ -30,22 +30,16 @@ impl std::fmt::Display for CanonicalError {
 }
 impl std::error::Error for CanonicalError {}
 
-/// The canonical JSON of any serialisable value.
+/// The canonical JSON of any serialisable value, written as it is serialised
+/// (no intermediate JSON tree): the bytes [`canonical_value`] gives for the
+/// value serde_json would build from it.
 ///
 /// serde_json turns NaN and ±∞ into `null`; this function rejects them instead,
 /// so that what is hashed always reads back as what was written.
 pub fn canonical<T: Serialize + ?Sized>(value: &T) -> Result<String, CanonicalError> {
-    let mut nonfinite = NonFiniteProbe(false);
-    value
-        .serialize(&mut nonfinite)
-        .map_err(|e| CanonicalError(format!("cannot serialise: {e}")))?;
-    if nonfinite.0 {
-        return Err(CanonicalError(
-            "a number is NaN or infinite, which JSON cannot hold".into(),
-        ));
-    }
-    let v = serde_json::to_value(value).map_err(|e| CanonicalError(e.to_string()))?;
-    Ok(canonical_value(&v))
+    let mut out = String::new();
+    value.serialize(direct::Writer(&mut out))?;
+    Ok(out)
 }
 
 /// The canonical JSON of a parsed JSON value.
@@ -168,70 +162,213 @@ fn write_string(out: &mut String, s: &str) {
     out.push('"');
 }
 
-/// A serializer that only looks for non-finite floats.
-struct NonFiniteProbe(bool);
-
-mod probe {
-    //! The plumbing of [`super::NonFiniteProbe`]: a serde `Serializer` that visits
-    //! every value and notes NaN and ±∞.
-    use super::NonFiniteProbe;
+mod direct {
+    //! The serde `Serializer` behind [`super::canonical`]: it writes canonical
+    //! JSON straight into a string. Sequences are written in place; an
+    //! object's members are written each into its own string and sorted by
+    //! key when the object ends. Enums, options and newtypes take the shapes
+    //! serde_json gives them (`"Unit"`, `{"Variant": …}`, `null`, the inner
+    //! value), so the bytes are those of the value serde_json would build.
+    use super::{CanonicalError, number_to_string, write_string};
     use serde::ser::{self, Serialize};
 
-    #[derive(Debug)]
-    pub struct Never(String);
-    impl std::fmt::Display for Never {
-        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-            f.write_str(&self.0)
-        }
-    }
-    impl std::error::Error for Never {}
-    impl ser::Error for Never {
+    impl ser::Error for CanonicalError {
         fn custom<T: std::fmt::Display>(msg: T) -> Self {
-            Never(msg.to_string())
+            CanonicalError(format!("cannot serialise: {msg}"))
         }
     }
 
-    type R = Result<(), Never>;
+    type R = Result<(), CanonicalError>;
 
-    macro_rules! ignore {
-        ($($f:ident: $t:ty),*) => {$(fn $f(self, _v: $t) -> R { Ok(()) })*};
+    fn non_finite() -> CanonicalError {
+        CanonicalError("a number is NaN or infinite, which JSON cannot hold".into())
     }
 
-    impl ser::Serializer for &mut NonFiniteProbe {
-        type Ok = ();
-        type Error = Never;
-        type SerializeSeq = Self;
-        type SerializeTuple = Self;
-        type SerializeTupleStruct = Self;
-        type SerializeTupleVariant = Self;
-        type SerializeMap = Self;
-        type SerializeStruct = Self;
-        type SerializeStructVariant = Self;
-        ignore!(serialize_bool: bool, serialize_i8: i8, serialize_i16: i16, serialize_i32: i32,
-            serialize_i64: i64, serialize_u8: u8, serialize_u16: u16, serialize_u32: u32,
-            serialize_u64: u64, serialize_char: char, serialize_str: &str, serialize_bytes: &[u8]);
-        fn serialize_f32(self, v: f32) -> R {
-            self.0 |= !v.is_finite();
+    fn float(out: &mut String, x: f64) -> R {
+        if !x.is_finite() {
+            return Err(non_finite());
+        }
+        out.push_str(&number_to_string(x));
+        Ok(())
+    }
+
+    /// Writes one value at the end of its string.
+    pub(super) struct Writer<'a>(pub(super) &'a mut String);
+
+    /// An array being written: whether an element has been written yet.
+    pub(super) struct Seq<'a> {
+        out: &'a mut String,
+        first: bool,
+        /// For a tuple variant: the `}` of `{"Variant":[…]}` still to close.
+        close_variant: bool,
+    }
+
+    /// An object being collected: its members as (key, value text), sorted
+    /// and written at the end; for a struct variant, its variant's name.
+    pub(super) struct Obj<'a> {
+        out: &'a mut String,
+        members: Vec<(String, String)>,
+        key: Option<String>,
+        variant: Option<&'static str>,
+    }
+
+    fn obj<'a>(out: &'a mut String, variant: Option<&'static str>, n: usize) -> Obj<'a> {
+        Obj {
+            out,
+            members: Vec::with_capacity(n),
+            key: None,
+            variant,
+        }
+    }
+
+    impl Obj<'_> {
+        fn member<T: ?Sized + Serialize>(&mut self, key: String, v: &T) -> R {
+            let mut text = String::new();
+            v.serialize(Writer(&mut text))?;
+            self.members.push((key, text));
             Ok(())
+        }
+
+        fn finish(mut self) -> R {
+            self.members
+                .sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16()));
+            if let Some(w) = self.members.windows(2).find(|w| w[0].0 == w[1].0) {
+                return Err(CanonicalError(format!(
+                    "the key `{}` appears twice in one object",
+                    w[0].0
+                )));
+            }
+            if let Some(v) = self.variant {
+                self.out.push('{');
+                write_string(self.out, v);
+                self.out.push(':');
+            }
+            self.out.push('{');
+            for (i, (k, v)) in self.members.iter().enumerate() {
+                if i > 0 {
+                    self.out.push(',');
+                }
+                write_string(self.out, k);
+                self.out.push(':');
+                self.out.push_str(v);
+            }
+            self.out.push('}');
+            if self.variant.is_some() {
+                self.out.push('}');
+            }
+            Ok(())
+        }
+    }
+
+    impl<'a> Seq<'a> {
+        fn open(out: &'a mut String, variant: Option<&'static str>) -> Seq<'a> {
+            if let Some(v) = variant {
+                out.push('{');
+                write_string(out, v);
+                out.push(':');
+            }
+            out.push('[');
+            Seq {
+                out,
+                first: true,
+                close_variant: variant.is_some(),
+            }
+        }
+
+        fn element<T: ?Sized + Serialize>(&mut self, v: &T) -> R {
+            if !self.first {
+                self.out.push(',');
+            }
+            self.first = false;
+            v.serialize(Writer(self.out))
+        }
+
+        fn close(self) -> R {
+            self.out.push(']');
+            if self.close_variant {
+                self.out.push('}');
+            }
+            Ok(())
+        }
+    }
+
+    macro_rules! integers {
+        ($($f:ident: $t:ty),*) => {$(
+            fn $f(self, v: $t) -> R {
+                use std::fmt::Write;
+                write!(self.0, "{v}").expect("writing to a String");
+                Ok(())
+            }
+        )*};
+    }
+
+    impl<'a> ser::Serializer for Writer<'a> {
+        type Ok = ();
+        type Error = CanonicalError;
+        type SerializeSeq = Seq<'a>;
+        type SerializeTuple = Seq<'a>;
+        type SerializeTupleStruct = Seq<'a>;
+        type SerializeTupleVariant = Seq<'a>;
+        type SerializeMap = Obj<'a>;
+        type SerializeStruct = Obj<'a>;
+        type SerializeStructVariant = Obj<'a>;
+
+        integers!(serialize_i8: i8, serialize_i16: i16, serialize_i32: i32, serialize_i64: i64,
+            serialize_u8: u8, serialize_u16: u16, serialize_u32: u32, serialize_u64: u64);
+
+        fn serialize_i128(self, v: i128) -> R {
+            match i64::try_from(v) {
+                Ok(v) => self.serialize_i64(v),
+                Err(_) => u64::try_from(v)
+                    .map_err(|_| CanonicalError(format!("{v} is beyond JSON's integers")))
+                    .and_then(|v| self.serialize_u64(v)),
+            }
+        }
+        fn serialize_u128(self, v: u128) -> R {
+            u64::try_from(v)
+                .map_err(|_| CanonicalError(format!("{v} is beyond JSON's integers")))
+                .and_then(|v| self.serialize_u64(v))
+        }
+        fn serialize_bool(self, v: bool) -> R {
+            self.0.push_str(if v { "true" } else { "false" });
+            Ok(())
+        }
+        fn serialize_f32(self, v: f32) -> R {
+            float(self.0, f64::from(v))
         }
         fn serialize_f64(self, v: f64) -> R {
-            self.0 |= !v.is_finite();
+            float(self.0, v)
+        }
+        fn serialize_char(self, v: char) -> R {
+            write_string(self.0, v.encode_utf8(&mut [0; 4]));
             Ok(())
         }
-        fn serialize_none(self) -> R {
+        fn serialize_str(self, v: &str) -> R {
+            write_string(self.0, v);
             Ok(())
+        }
+        fn serialize_bytes(self, v: &[u8]) -> R {
+            let mut s = Seq::open(self.0, None);
+            for b in v {
+                ser::SerializeSeq::serialize_element(&mut s, b)?;
+            }
+            s.close()
+        }
+        fn serialize_none(self) -> R {
+            self.serialize_unit()
         }
         fn serialize_some<T: ?Sized + Serialize>(self, v: &T) -> R {
             v.serialize(self)
         }
         fn serialize_unit(self) -> R {
+            self.0.push_str("null");
             Ok(())
         }
         fn serialize_unit_struct(self, _: &'static str) -> R {
-            Ok(())
+            self.serialize_unit()
         }
-        fn serialize_unit_variant(self, _: &'static str, _: u32, _: &'static str) -> R {
-            Ok(())
+        fn serialize_unit_variant(self, _: &'static str, _: u32, variant: &'static str) -> R {
+            self.serialize_str(variant)
         }
         fn serialize_newtype_struct<T: ?Sized + Serialize>(self, _: &'static str, v: &T) -> R {
             v.serialize(self)
@@ -240,19 +377,193 @@ mod probe {
             self,
             _: &'static str,
             _: u32,
-            _: &'static str,
+            variant: &'static str,
             v: &T,
         ) -> R {
+            let mut o = obj(self.0, None, 1);
+            o.member(variant.to_string(), v)?;
+            o.finish()
+        }
+        fn serialize_seq(self, _: Option<usize>) -> Result<Seq<'a>, CanonicalError> {
+            Ok(Seq::open(self.0, None))
+        }
+        fn serialize_tuple(self, _: usize) -> Result<Seq<'a>, CanonicalError> {
+            Ok(Seq::open(self.0, None))
+        }
+        fn serialize_tuple_struct(
+            self,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Seq<'a>, CanonicalError> {
+            Ok(Seq::open(self.0, None))
+        }
+        fn serialize_tuple_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            variant: &'static str,
+            _: usize,
+        ) -> Result<Seq<'a>, CanonicalError> {
+            Ok(Seq::open(self.0, Some(variant)))
+        }
+        fn serialize_map(self, n: Option<usize>) -> Result<Obj<'a>, CanonicalError> {
+            Ok(obj(self.0, None, n.unwrap_or(0)))
+        }
+        fn serialize_struct(self, _: &'static str, n: usize) -> Result<Obj<'a>, CanonicalError> {
+            Ok(obj(self.0, None, n))
+        }
+        fn serialize_struct_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            variant: &'static str,
+            n: usize,
+        ) -> Result<Obj<'a>, CanonicalError> {
+            Ok(obj(self.0, Some(variant), n))
+        }
+    }
+
+    macro_rules! seq {
+        ($($tr:ident: $m:ident),*) => {$(
+            impl ser::$tr for Seq<'_> {
+                type Ok = ();
+                type Error = CanonicalError;
+                fn $m<T: ?Sized + Serialize>(&mut self, v: &T) -> R {
+                    self.element(v)
+                }
+                fn end(self) -> R {
+                    self.close()
+                }
+            }
+        )*};
+    }
+    seq!(SerializeSeq: serialize_element, SerializeTuple: serialize_element,
+        SerializeTupleStruct: serialize_field, SerializeTupleVariant: serialize_field);
+
+    macro_rules! fields {
+        ($($tr:ident),*) => {$(
+            impl ser::$tr for Obj<'_> {
+                type Ok = ();
+                type Error = CanonicalError;
+                fn serialize_field<T: ?Sized + Serialize>(&mut self, k: &'static str, v: &T) -> R {
+                    self.member(k.to_string(), v)
+                }
+                fn end(self) -> R {
+                    self.finish()
+                }
+            }
+        )*};
+    }
+    fields!(SerializeStruct, SerializeStructVariant);
+
+    impl ser::SerializeMap for Obj<'_> {
+        type Ok = ();
+        type Error = CanonicalError;
+        fn serialize_key<T: ?Sized + Serialize>(&mut self, k: &T) -> R {
+            self.key = Some(k.serialize(KeyWriter)?);
+            Ok(())
+        }
+        fn serialize_value<T: ?Sized + Serialize>(&mut self, v: &T) -> R {
+            let k = self
+                .key
+                .take()
+                .ok_or_else(|| CanonicalError("a map value without its key".into()))?;
+            self.member(k, v)
+        }
+        fn end(self) -> R {
+            self.finish()
+        }
+    }
+
+    /// A map key as serde_json writes it: a string, or an integer, boolean
+    /// or character as its text.
+    struct KeyWriter;
+
+    fn not_a_key<T>() -> Result<T, CanonicalError> {
+        Err(CanonicalError(
+            "cannot serialise: key must be a string".into(),
+        ))
+    }
+
+    macro_rules! key_as_text {
+        ($($f:ident: $t:ty),*) => {$(
+            fn $f(self, v: $t) -> Result<String, CanonicalError> { Ok(v.to_string()) }
+        )*};
+    }
+
+    impl ser::Serializer for KeyWriter {
+        type Ok = String;
+        type Error = CanonicalError;
+        type SerializeSeq = ser::Impossible<String, CanonicalError>;
+        type SerializeTuple = ser::Impossible<String, CanonicalError>;
+        type SerializeTupleStruct = ser::Impossible<String, CanonicalError>;
+        type SerializeTupleVariant = ser::Impossible<String, CanonicalError>;
+        type SerializeMap = ser::Impossible<String, CanonicalError>;
+        type SerializeStruct = ser::Impossible<String, CanonicalError>;
+        type SerializeStructVariant = ser::Impossible<String, CanonicalError>;
+
+        key_as_text!(serialize_bool: bool, serialize_i8: i8, serialize_i16: i16,
+            serialize_i32: i32, serialize_i64: i64, serialize_i128: i128, serialize_u8: u8,
+            serialize_u16: u16, serialize_u32: u32, serialize_u64: u64, serialize_u128: u128,
+            serialize_char: char, serialize_str: &str);
+
+        fn serialize_f32(self, _: f32) -> Result<String, CanonicalError> {
+            not_a_key()
+        }
+        fn serialize_f64(self, _: f64) -> Result<String, CanonicalError> {
+            not_a_key()
+        }
+        fn serialize_bytes(self, _: &[u8]) -> Result<String, CanonicalError> {
+            not_a_key()
+        }
+        fn serialize_none(self) -> Result<String, CanonicalError> {
+            not_a_key()
+        }
+        fn serialize_some<T: ?Sized + Serialize>(self, _: &T) -> Result<String, CanonicalError> {
+            not_a_key()
+        }
+        fn serialize_unit(self) -> Result<String, CanonicalError> {
+            not_a_key()
+        }
+        fn serialize_unit_struct(self, _: &'static str) -> Result<String, CanonicalError> {
+            not_a_key()
+        }
+        fn serialize_unit_variant(
+            self,
+            _: &'static str,
+            _: u32,
+            variant: &'static str,
+        ) -> Result<String, CanonicalError> {
+            Ok(variant.to_string())
+        }
+        fn serialize_newtype_struct<T: ?Sized + Serialize>(
+            self,
+            _: &'static str,
+            v: &T,
+        ) -> Result<String, CanonicalError> {
             v.serialize(self)
         }
-        fn serialize_seq(self, _: Option<usize>) -> Result<Self, Never> {
-            Ok(self)
+        fn serialize_newtype_variant<T: ?Sized + Serialize>(
+            self,
+            _: &'static str,
+            _: u32,
+            _: &'static str,
+            _: &T,
+        ) -> Result<String, CanonicalError> {
+            not_a_key()
         }
-        fn serialize_tuple(self, _: usize) -> Result<Self, Never> {
-            Ok(self)
+        fn serialize_seq(self, _: Option<usize>) -> Result<Self::SerializeSeq, CanonicalError> {
+            not_a_key()
         }
-        fn serialize_tuple_struct(self, _: &'static str, _: usize) -> Result<Self, Never> {
-            Ok(self)
+        fn serialize_tuple(self, _: usize) -> Result<Self::SerializeTuple, CanonicalError> {
+            not_a_key()
+        }
+        fn serialize_tuple_struct(
+            self,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeTupleStruct, CanonicalError> {
+            not_a_key()
         }
         fn serialize_tuple_variant(
             self,
@@ -260,14 +571,18 @@ mod probe {
             _: u32,
             _: &'static str,
             _: usize,
-        ) -> Result<Self, Never> {
-            Ok(self)
+        ) -> Result<Self::SerializeTupleVariant, CanonicalError> {
+            not_a_key()
         }
-        fn serialize_map(self, _: Option<usize>) -> Result<Self, Never> {
-            Ok(self)
+        fn serialize_map(self, _: Option<usize>) -> Result<Self::SerializeMap, CanonicalError> {
+            not_a_key()
         }
-        fn serialize_struct(self, _: &'static str, _: usize) -> Result<Self, Never> {
-            Ok(self)
+        fn serialize_struct(
+            self,
+            _: &'static str,
+            _: usize,
+        ) -> Result<Self::SerializeStruct, CanonicalError> {
+            not_a_key()
         }
         fn serialize_struct_variant(
             self,
@@ -275,37 +590,10 @@ mod probe {
             _: u32,
             _: &'static str,
             _: usize,
-        ) -> Result<Self, Never> {
-            Ok(self)
+        ) -> Result<Self::SerializeStructVariant, CanonicalError> {
+            not_a_key()
         }
     }
-
-    macro_rules! compound {
-        ($tr:ident, $($m:ident),*) => {
-            impl ser::$tr for &mut NonFiniteProbe {
-                type Ok = ();
-                type Error = Never;
-                $(fn $m<T: ?Sized + Serialize>(&mut self, v: &T) -> R { v.serialize(&mut **self) })*
-                fn end(self) -> R { Ok(()) }
-            }
-        };
-        ($tr:ident, field $m:ident) => {
-            impl ser::$tr for &mut NonFiniteProbe {
-                type Ok = ();
-                type Error = Never;
-                fn $m<T: ?Sized + Serialize>(&mut self, _: &'static str, v: &T) -> R { v.serialize(&mut **self) }
-                fn end(self) -> R { Ok(()) }
-            }
-        };
-    }
-    compound!(SerializeSeq, serialize_element);
-    compound!(SerializeTuple, serialize_element);
-    compound!(SerializeTupleStruct, serialize_field);
-    compound!(SerializeTupleVariant, serialize_field);
-    compound!(SerializeMap, serialize_key, serialize_value);
-
-    compound!(SerializeStruct, field serialize_field);
-    compound!(SerializeStructVariant, field serialize_field);
 }
 
 #[cfg(test)]
@@ -387,6 +675,80 @@ mod tests {
             canonical_value(&v),
             "{\"a\":{\"b\":18446744073709551615,\"y\":\"tab\\there \\\"q\\\" \\\\ é \\u0001\"},\
              \"z\":[1,2,0.5,-3,1e-9,true,null],\"\u{10000}\":2,\"\u{fb33}\":1}"
+        );
+    }
+
+    /// Written directly, a value has the bytes of the JSON tree serde_json
+    /// builds from it: every shape serde gives a Rust type.
+    #[test]
+    fn direct_writing_matches_the_tree() {
+        use serde::Serialize;
+        use std::collections::BTreeMap;
+        #[derive(Serialize)]
+        #[serde(rename_all = "snake_case")]
+        enum E {
+            Unit,
+            New(f64),
+            Tuple(u8, String),
+            Struct { z: i64, a: Option<f32> },
+        }
+        #[derive(Serialize)]
+        #[serde(tag = "kind")]
+        enum Tagged {
+            One { x: f64 },
+            Two(Inner),
+        }
+        #[derive(Serialize)]
+        struct Inner {
+            b: bool,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            c: Option<u32>,
+        }
+        #[derive(Serialize)]
+        struct Outer {
+            zeta: Vec<E>,
+            alpha: Tagged,
+            #[serde(flatten)]
+            inner: Inner,
+            ints: BTreeMap<u32, char>,
+            unit: (),
+            pair: (i8, u64),
+            other: Tagged,
+            text: &'static str,
+        }
+        let v = Outer {
+            zeta: vec![
+                E::Unit,
+                E::New(2.0),
+                E::Tuple(7, "a\"b\n".into()),
+                E::Struct {
+                    z: -5,
+                    a: Some(0.1),
+                },
+                E::Struct {
+                    z: 1 << 60,
+                    a: None,
+                },
+            ],
+            alpha: Tagged::One { x: 1e-9 },
+            inner: Inner {
+                b: true,
+                c: Some(3),
+            },
+            ints: [(10, 'x'), (2, 'é')].into(),
+            unit: (),
+            pair: (-1, u64::MAX),
+            other: Tagged::Two(Inner { b: false, c: None }),
+            text: "\u{10000}\u{fb33}",
+        };
+        let tree = canonical_value(&serde_json::to_value(&v).unwrap());
+        assert_eq!(canonical(&v).unwrap(), tree);
+        let mut keys: BTreeMap<&str, u8> = BTreeMap::new();
+        keys.insert("\u{fb33}", 1);
+        keys.insert("\u{10000}", 2);
+        assert_eq!(
+            canonical(&keys).unwrap(),
+            canonical_value(&serde_json::to_value(&keys).unwrap())
         );
     }
 
