@@ -15,7 +15,7 @@ type Res = Result<ExitCode, Box<dyn std::error::Error>>;
 
 pub(crate) fn dispatch(cli: &Cli) -> Res {
     let cache = Cache::new(&cli.results);
-    match &cli.command {
+    let done = match &cli.command {
         Command::Plan {
             manifests,
             profile,
@@ -159,7 +159,11 @@ pub(crate) fn dispatch(cli: &Cli) -> Res {
         Command::Audit { claims: c, out } => {
             crate::outputs::audit(&cache, &c.manifests, c.format, c.profile, out.as_deref())
         }
-    }
+    };
+    // What the store read is kept for the command; the process ends next, and
+    // freeing every record one by one would only cost time.
+    std::mem::forget(cache);
+    done
 }
 
 /// `lb diff --report HERE --against THERE`: two reports as written.
