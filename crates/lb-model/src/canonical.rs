@@ -92,24 +92,31 @@ fn write_number(out: &mut String, n: &Number) {
         write!(out, "{i}").unwrap();
     } else {
         let x = n.as_f64().expect("a JSON number is u64, i64 or f64");
-        out.push_str(&number_to_string(x));
+        write_f64(out, x);
     }
 }
 
 /// ECMAScript `Number.prototype.toString` for a finite f64 (RFC 8785 §3.2.2.3).
 pub fn number_to_string(x: f64) -> String {
+    let mut out = String::new();
+    write_f64(&mut out, x);
+    out
+}
+
+/// [`number_to_string`] written at the end of `out`.
+fn write_f64(out: &mut String, x: f64) {
     assert!(x.is_finite(), "canonical JSON has no form for {x}");
     if x == 0.0 {
-        return "0".into();
+        out.push('0');
+    } else if (1e-6..1e21).contains(&x.abs()) {
+        // Between 10⁻⁶ and 10²¹ ECMAScript prints the shortest round-trip
+        // digits without an exponent (the cases −6 < n ≤ 21 below), which is
+        // what Rust's `Display` for f64 prints: one formatting, no exponent to
+        // take apart.
+        write!(out, "{x}").expect("writing to a String");
+    } else {
+        out.push_str(&by_steps(x));
     }
-    // Between 10⁻⁶ and 10²¹ ECMAScript prints the shortest round-trip
-    // digits without an exponent (the cases −6 < n ≤ 21 below), which is
-    // what Rust's `Display` for f64 prints: one formatting, no exponent to
-    // take apart.
-    if (1e-6..1e21).contains(&x.abs()) {
-        return x.to_string();
-    }
-    by_steps(x)
 }
 
 /// ECMAScript's Number::toString by the standard's steps (k digits,
@@ -169,8 +176,11 @@ mod direct {
     //! key when the object ends. Enums, options and newtypes take the shapes
     //! serde_json gives them (`"Unit"`, `{"Variant": …}`, `null`, the inner
     //! value), so the bytes are those of the value serde_json would build.
-    use super::{CanonicalError, number_to_string, write_string};
+    use super::{CanonicalError, write_f64, write_string};
     use serde::ser::{self, Serialize};
+    use std::borrow::Cow;
+    use std::cmp::Ordering;
+    use std::ops::Range;
 
     impl ser::Error for CanonicalError {
         fn custom<T: std::fmt::Display>(msg: T) -> Self {
@@ -188,7 +198,7 @@ mod direct {
         if !x.is_finite() {
             return Err(non_finite());
         }
-        out.push_str(&number_to_string(x));
+        write_f64(out, x);
         Ok(())
     }
 
@@ -203,17 +213,29 @@ mod direct {
         close_variant: bool,
     }
 
-    /// An object being collected: its members as (key, value text), sorted
-    /// and written at the end; for a struct variant, its variant's name.
+    /// An object being written: each member goes straight after the last,
+    /// its key and place noted; if the keys did not come in canonical order
+    /// (serde gives a struct's fields in declaration order) the members are
+    /// sorted when the object ends. For a struct variant, its variant's name.
     pub(super) struct Obj<'a> {
         out: &'a mut String,
-        members: Vec<(String, String)>,
+        /// Where the first member starts.
+        start: usize,
+        /// Each member's key and the range of its text (`"key":value`).
+        members: Vec<(Cow<'static, str>, Range<usize>)>,
         key: Option<String>,
         variant: Option<&'static str>,
     }
 
     fn obj<'a>(out: &'a mut String, variant: Option<&'static str>, n: usize) -> Obj<'a> {
+        if let Some(v) = variant {
+            out.push('{');
+            write_string(out, v);
+            out.push(':');
+        }
+        out.push('{');
         Obj {
+            start: out.len(),
             out,
             members: Vec::with_capacity(n),
             key: None,
@@ -221,36 +243,49 @@ mod direct {
         }
     }
 
+    /// RFC 8785's order of keys: by UTF-16 code units (for ASCII keys, by bytes).
+    fn key_order(a: &str, b: &str) -> Ordering {
+        if a.is_ascii() && b.is_ascii() {
+            a.cmp(b)
+        } else {
+            a.encode_utf16().cmp(b.encode_utf16())
+        }
+    }
+
     impl Obj<'_> {
-        fn member<T: ?Sized + Serialize>(&mut self, key: String, v: &T) -> R {
-            let mut text = String::new();
-            v.serialize(Writer(&mut text))?;
-            self.members.push((key, text));
+        fn member<T: ?Sized + Serialize>(&mut self, key: Cow<'static, str>, v: &T) -> R {
+            if !self.members.is_empty() {
+                self.out.push(',');
+            }
+            let from = self.out.len();
+            write_string(self.out, &key);
+            self.out.push(':');
+            v.serialize(Writer(self.out))?;
+            self.members.push((key, from..self.out.len()));
             Ok(())
         }
 
         fn finish(mut self) -> R {
-            self.members
-                .sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16()));
-            if let Some(w) = self.members.windows(2).find(|w| w[0].0 == w[1].0) {
-                return Err(CanonicalError(format!(
-                    "the key `{}` appears twice in one object",
-                    w[0].0
-                )));
-            }
-            if let Some(v) = self.variant {
-                self.out.push('{');
-                write_string(self.out, v);
-                self.out.push(':');
-            }
-            self.out.push('{');
-            for (i, (k, v)) in self.members.iter().enumerate() {
-                if i > 0 {
-                    self.out.push(',');
+            let sorted = self
+                .members
+                .windows(2)
+                .all(|w| key_order(&w[0].0, &w[1].0) == Ordering::Less);
+            if !sorted {
+                self.members.sort_by(|a, b| key_order(&a.0, &b.0));
+                if let Some(w) = self.members.windows(2).find(|w| w[0].0 == w[1].0) {
+                    return Err(CanonicalError(format!(
+                        "the key `{}` appears twice in one object",
+                        w[0].0
+                    )));
                 }
-                write_string(self.out, k);
-                self.out.push(':');
-                self.out.push_str(v);
+                let written = self.out.split_off(self.start);
+                for (i, (_, r)) in self.members.iter().enumerate() {
+                    if i > 0 {
+                        self.out.push(',');
+                    }
+                    let r = (r.start - self.start)..(r.end - self.start);
+                    self.out.push_str(&written[r]);
+                }
             }
             self.out.push('}');
             if self.variant.is_some() {
@@ -381,7 +416,7 @@ mod direct {
             v: &T,
         ) -> R {
             let mut o = obj(self.0, None, 1);
-            o.member(variant.to_string(), v)?;
+            o.member(Cow::Borrowed(variant), v)?;
             o.finish()
         }
         fn serialize_seq(self, _: Option<usize>) -> Result<Seq<'a>, CanonicalError> {
@@ -446,7 +481,7 @@ mod direct {
                 type Ok = ();
                 type Error = CanonicalError;
                 fn serialize_field<T: ?Sized + Serialize>(&mut self, k: &'static str, v: &T) -> R {
-                    self.member(k.to_string(), v)
+                    self.member(Cow::Borrowed(k), v)
                 }
                 fn end(self) -> R {
                     self.finish()
@@ -468,7 +503,7 @@ mod direct {
                 .key
                 .take()
                 .ok_or_else(|| CanonicalError("a map value without its key".into()))?;
-            self.member(k, v)
+            self.member(Cow::Owned(k), v)
         }
         fn end(self) -> R {
             self.finish()
@@ -750,6 +785,25 @@ mod tests {
             canonical(&keys).unwrap(),
             canonical_value(&serde_json::to_value(&keys).unwrap())
         );
+    }
+
+    #[test]
+    fn a_key_twice_is_refused() {
+        #[derive(serde::Serialize)]
+        struct Inner {
+            x: u8,
+        }
+        #[derive(serde::Serialize)]
+        struct Twice {
+            x: u8,
+            #[serde(flatten)]
+            inner: Inner,
+        }
+        let e = canonical(&Twice {
+            x: 1,
+            inner: Inner { x: 2 },
+        });
+        assert!(e.unwrap_err().0.contains("`x` appears twice"));
     }
 
     #[test]
