@@ -289,6 +289,19 @@ pub enum Summary {
     Spn(SpnSummary),
 }
 
+impl Summary {
+    /// A summary of a point of `model`, parsed as that model's own type; the
+    /// untagged form (tried when that fails) reads each type in turn.
+    pub fn from_json_for(model: Model, text: &str) -> serde_json::Result<Summary> {
+        let own = match model {
+            Model::Slotted => serde_json::from_str(text).map(Summary::Slotted),
+            Model::Many => serde_json::from_str(text).map(Summary::Many),
+            Model::Spn => serde_json::from_str(text).map(Summary::Spn),
+        };
+        own.or_else(|_| serde_json::from_str(text))
+    }
+}
+
 /// Whether the replications show divergence (as
 /// `lb_core::slotted::point_unstable`, for either model's summaries): a
 /// point that has no steady state.

@@ -34,6 +34,7 @@ use crate::pack::{PACK_FILE, Pack, Packed};
 use crate::provenance::Provenance;
 use fs4::fs_std::FileExt;
 use lb_model::canonical::{canonical, canonical_value};
+use lb_model::config::Summary;
 use lb_model::key::{Key, hex, sha256};
 use lb_model::point::Point;
 use lb_model::precision::{Outcome, PrecisionRule};
@@ -102,6 +103,50 @@ struct ReplicationFile {
     replication: u64,
     summary: lb_model::config::Summary,
     provenance: Provenance,
+}
+
+/// A replication record as its packed text: the summary kept as text until
+/// the point's model says which type it is; the point is the record's own
+/// in format 1, its point record's in format 2.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ReplicationText<'a> {
+    format: u32,
+    kind: String,
+    key: String,
+    replication: u64,
+    #[serde(default)]
+    point: Option<Point>,
+    #[serde(borrow)]
+    summary: &'a serde_json::value::RawValue,
+    provenance: Provenance,
+}
+
+/// Why a format-2 replication record cannot be read without its point.
+const NO_POINT: &str =
+    "its configuration is its key directory's point.json, which is missing or damaged";
+
+/// A record's body with its checksum checked: a loose file's, parsed to a
+/// JSON value to be checked; a packed record's canonical text.
+enum Body<'a> {
+    Value(serde_json::Value),
+    Text(&'a str),
+}
+
+impl Body<'_> {
+    /// The body as a `T`, or why it does not match the record schema.
+    fn parse<T: DeserializeOwned>(self) -> Result<T, String> {
+        match self {
+            Body::Value(v) => serde_json::from_value(v),
+            Body::Text(t) => serde_json::from_str(t),
+        }
+        .map_err(schema)
+    }
+}
+
+/// Why a record does not match its schema, in the store's words.
+fn schema(e: serde_json::Error) -> String {
+    format!("it does not match the record schema: {e}")
 }
 
 /// `precision-<h>.json`: how a precision rule ended at a point.
@@ -174,6 +219,15 @@ pub enum Read<T> {
     Valid(T),
     /// Present but unusable; the reason says why.
     Damaged(String),
+}
+
+impl<T> From<Result<T, String>> for Read<T> {
+    fn from(r: Result<T, String>) -> Read<T> {
+        match r {
+            Ok(t) => Read::Valid(t),
+            Err(why) => Read::Damaged(why),
+        }
+    }
 }
 
 impl<T> Read<T> {
@@ -678,38 +732,53 @@ impl Cache {
         self.parses.load(std::sync::atomic::Ordering::Relaxed)
     }
 
-    /// [`Cache::read_replication`] from the record's bytes.
+    /// [`Cache::read_replication`] from the record's bytes. A packed record
+    /// is parsed straight from its text, its summary as the type of its
+    /// point's model; a loose one (or a packed one that does not parse so)
+    /// through a JSON value.
     fn parse_replication(&self, key: &Key, r: u64, path: &Path) -> Read<ReplicationRecord> {
-        let path = path.to_path_buf();
-        let read = match self.read_at::<serde_json::Value>(&path) {
-            Read::Valid(v) if v.get("format") == Some(&REPLICATION_FORMAT.into()) => {
-                match serde_json::from_value::<ReplicationFile>(v) {
-                    Err(e) => Read::Damaged(format!("it does not match the record schema: {e}")),
-                    Ok(f) => match self.point_of(key) {
-                        Some(point) => Read::Valid(ReplicationRecord {
-                            format: f.format,
-                            kind: f.kind,
-                            key: f.key,
-                            replication: f.replication,
-                            point,
-                            summary: f.summary,
-                            provenance: f.provenance,
-                        }),
-                        None => Read::Damaged(
-                            "its configuration is its key directory's point.json, which is \
-                             missing or damaged"
-                                .into(),
-                        ),
-                    },
-                }
-            }
-            Read::Valid(v) => match serde_json::from_value::<ReplicationRecord>(v) {
-                Ok(rec) => Read::Valid(rec),
-                Err(e) => Read::Damaged(format!("it does not match the record schema: {e}")),
-            },
-            Read::Missing => Read::Missing,
-            Read::Damaged(why) => Read::Damaged(why),
+        let with_point = |f: ReplicationFile| match self.point_of(key) {
+            Some(point) => Ok(ReplicationRecord {
+                format: f.format,
+                kind: f.kind,
+                key: f.key,
+                replication: f.replication,
+                point,
+                summary: f.summary,
+                provenance: f.provenance,
+            }),
+            None => Err(NO_POINT.into()),
         };
+        let from_value = |v: serde_json::Value| {
+            if v.get("format") == Some(&REPLICATION_FORMAT.into()) {
+                with_point(serde_json::from_value::<ReplicationFile>(v).map_err(schema)?)
+            } else {
+                serde_json::from_value::<ReplicationRecord>(v).map_err(schema)
+            }
+        };
+        let read = self.read_body(path, |body| match body {
+            Body::Value(v) => from_value(v),
+            Body::Text(text) => match serde_json::from_str::<ReplicationText<'_>>(text) {
+                Ok(t) if (t.format == REPLICATION_FORMAT) == t.point.is_none() => {
+                    let point = match t.point {
+                        Some(p) => p,
+                        None => self.point_of(key).ok_or(NO_POINT)?,
+                    };
+                    let summary =
+                        Summary::from_json_for(point.model, t.summary.get()).map_err(schema)?;
+                    Ok(ReplicationRecord {
+                        format: t.format,
+                        kind: t.kind,
+                        key: t.key,
+                        replication: t.replication,
+                        point,
+                        summary,
+                        provenance: t.provenance,
+                    })
+                }
+                _ => from_value(serde_json::from_str(text).map_err(schema)?),
+            },
+        });
         check(read, |rec| {
             expect_kind_in(
                 rec.format,
@@ -1213,9 +1282,26 @@ impl Cache {
     /// Reads the record at `path` (checksum first, then its schema): the
     /// loose file, or else the packed record of that place.
     pub fn read_at<T: DeserializeOwned>(&self, path: &Path) -> Read<T> {
-        match read_record::<T>(path) {
-            Read::Missing => {}
-            read => return read,
+        self.read_body(path, |b| b.parse())
+    }
+
+    /// The record at `path` with its checksum checked, turned into a `T` by
+    /// `parse` (which says why it does not match the record schema): a loose
+    /// file gives its body as a JSON value, a pack its canonical text.
+    fn read_body<T>(
+        &self,
+        path: &Path,
+        parse: impl FnOnce(Body<'_>) -> Result<T, String>,
+    ) -> Read<T> {
+        match fs::read(path) {
+            Ok(bytes) => {
+                return match unseal(&bytes) {
+                    Ok((v, _)) => Read::from(parse(Body::Value(v))),
+                    Err(why) => Read::Damaged(why),
+                };
+            }
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Read::Damaged(format!("unreadable: {e}")),
         }
         let Some((key, name)) = self.place(path) else {
             return Read::Missing;
@@ -1231,10 +1317,7 @@ impl Cache {
         if let Err(why) = p.sound() {
             return Read::Damaged(why);
         }
-        match serde_json::from_str(&p.body) {
-            Ok(t) => Read::Valid(t),
-            Err(e) => Read::Damaged(format!("it does not match the record schema: {e}")),
-        }
+        Read::from(parse(Body::Text(&p.body)))
     }
 
     /// The record at `path` as its loose file's text (with its checksum),
