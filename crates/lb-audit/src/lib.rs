@@ -60,6 +60,6 @@ pub use check::{
 pub use claim::{EXACT_FAILS, audit_claim, audit_experiment, same_at};
 pub use csv::csv;
 pub use describe::{describe, measured, percent, rate_of, unstable_count};
-pub use summary::{ClaimRow, ExperimentClaims, MapLine, Need, Tally};
+pub use summary::{ClaimRow, ExperimentClaims, MapLine, Need, Tally, Voice};
 pub use summary::{no_point, verdict_words};
 pub use words::{num, sig5};

@@ -208,6 +208,16 @@ impl ExperimentClaims {
     }
 }
 
+/// Whose outcomes a tally counts, which sets its words: a paper's
+/// statements ("reproduced", "not reproduced") or claims ("hold", "fail").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Voice {
+    /// A paper's statements.
+    Statements,
+    /// Claims.
+    Claims,
+}
+
 /// Verdicts counted as a reader counts them: a confirmation that does not
 /// discriminate is not a reproduction.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -271,27 +281,23 @@ impl Tally {
     }
 
     /// "2 reproduced, 1 not reproduced, 2 undecided" (parts that are 0
-    /// left out but the first three).
-    pub fn words(&self, yes: &str, no: &str) -> String {
+    /// left out but the first three), in the words of `voice`.
+    pub fn words(&self, voice: Voice) -> String {
+        let (yes, no) = match voice {
+            Voice::Statements => ("reproduced", "not reproduced"),
+            Voice::Claims => ("hold", "fail"),
+        };
+        let verb = |n: usize, one: &'static str, many: &'static str| match voice {
+            Voice::Claims if n == 1 => one,
+            _ => many,
+        };
         let mut parts = vec![
             format!(
                 "{} {}",
                 self.reproduced,
-                if self.reproduced == 1 && yes == "hold" {
-                    "holds"
-                } else {
-                    yes
-                }
+                verb(self.reproduced, "holds", yes)
             ),
-            format!(
-                "{} {}",
-                self.refuted,
-                if self.refuted == 1 && no == "fail" {
-                    "fails"
-                } else {
-                    no
-                }
-            ),
+            format!("{} {}", self.refuted, verb(self.refuted, "fails", no)),
             format!("{} undecided", self.inconclusive),
         ];
         if self.partly > 0 {

@@ -213,48 +213,12 @@ fn a_robustness_map_is_planned_run_and_audited() {
     assert!(d.path.join("pf/robust/robustness-mix.png").exists());
 }
 
-/// `lb decide`: the one claim, inconclusive with 2 replications, is
+/// `lb decide`: the claim inconclusive with 2 replications (`wr-close`) is
 /// decided; the ledger beside the manifest makes `lb audit` agree; the flag
 /// takes no --quick or --shard, and --budget-cpu needs it.
 #[test]
 fn run_decide_decides_and_audit_reads_the_ledger() {
-    let d = Dir::new(
-        r#"[experiment]
-name = "wr-decide"
-title = "WR against its closed form, decided"
-model = "slotted"
-
-[system]
-dispatchers = 1
-servers = { count = 3, rate = 0.5 }
-service = "bernoulli"
-arrivals = "bernoulli"
-granularity = "batch"
-
-[sweep]
-load = [0.6]
-
-[[policy]]
-spec = "WR"
-
-[run]
-slots = 20_000
-warmup = 1_000
-replications = 2
-seed = 3
-
-[[claim]]
-origin = "check"
-id = "wr-close"
-statement = "WR's E[ΣQ] is within 3% of three independent single-server queues"
-source = "exact theory"
-kind = "value"
-metric = "mean_sum_q"
-policies = ["WR"]
-expected = "wr_sum_q"
-tolerance = 0.03
-"#,
-    );
+    let d = Dir::new(lb_test_support::fixtures::WR_DECIDE);
     for bad in [
         &["decide", "--quick", "m.toml"][..],
         &["decide", "--shard", "0/2", "m.toml"],

@@ -20,52 +20,7 @@ use std::path::{Path, PathBuf};
 /// replications decide it. `wr-loose` reads the same point and is
 /// confirmed from the start: a round that extends the point is a look at
 /// its data too.
-const MANIFEST: &str = r#"[experiment]
-name = "wr-decide"
-title = "WR against its closed form, decided"
-model = "slotted"
-
-[system]
-dispatchers = 1
-servers = { count = 3, rate = 0.5 }
-service = "bernoulli"
-arrivals = "bernoulli"
-granularity = "batch"
-
-[sweep]
-load = [0.6]
-
-[[policy]]
-spec = "WR"
-
-[run]
-slots = 20_000
-warmup = 1_000
-replications = 2
-seed = 3
-
-[[claim]]
-origin = "check"
-id = "wr-close"
-statement = "WR's E[ΣQ] is within 3% of three independent single-server queues"
-source = "exact theory"
-kind = "value"
-metric = "mean_sum_q"
-policies = ["WR"]
-expected = "wr_sum_q"
-tolerance = 0.03
-
-[[claim]]
-origin = "check"
-id = "wr-loose"
-statement = "WR's E[ΣQ] is within a factor 3 of three independent single-server queues"
-source = "exact theory"
-kind = "value"
-metric = "mean_sum_q"
-policies = ["WR"]
-expected = "wr_sum_q"
-tolerance = 2.0
-"#;
+const MANIFEST: &str = lb_test_support::fixtures::WR_DECIDE;
 
 const LEDGER: &str = "decide/wr-decide.json";
 

@@ -5,7 +5,7 @@
 
 use lb_audit::Verdict;
 use lb_audit::num;
-use lb_audit::{ClaimRow, ExperimentClaims, Tally};
+use lb_audit::{ClaimRow, ExperimentClaims, Tally, Voice};
 use lb_draw::markup::cell as md;
 use lb_manifest::claim::Origin;
 use lb_manifest::inventory::Inventory;
@@ -175,16 +175,16 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
          statement as the paper makes it, at its setting): {}. {} stand-ins of ours: {}. {} of lb's own checks ({required} required): \
          {}.{}",
         p.total(),
-        p.words("reproduced", "not reproduced"),
+        p.words(Voice::Statements),
         s.total(),
-        s.words("hold", "fail"),
+        s.words(Voice::Claims),
         c.total(),
-        c.words("hold", "fail"),
+        c.words(Voice::Claims),
         if o.total() > 0 {
             format!(
                 " {} conjectures of ours (neither a paper's nor exact theory): {}.",
                 o.total(),
-                o.words("hold", "fail")
+                o.words(Voice::Claims)
             )
         } else {
             String::new()
@@ -298,7 +298,7 @@ pub fn per_paper(
             {
                 let mut t = ss;
                 t.add(&ps);
-                t.words("hold", "fail")
+                t.words(Voice::Claims)
             }
         );
         let words = in_words(

@@ -6,7 +6,9 @@
 //! - [`plan`]: manifest text through the one loader, with a located error
 //!   as the panic message;
 //! - [`run`]: plans computed on a pool of a given number of threads;
-//! - [`shipped_manifests`]: the repository's `experiments/*.toml`.
+//! - [`shipped_manifests`]: the repository's `experiments/*.toml`;
+//! - [`fixtures`]: manifests that more than one test reads, from
+//!   `fixtures/`.
 
 use lb_manifest::{Plan, Profile, load_str};
 use lb_model::canonical::canonical_value;
@@ -15,6 +17,15 @@ use lb_store::provenance::Context;
 use lb_store::run::{Report, Silent, run_plans};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
+/// Manifests that more than one test reads (the files in `fixtures/`).
+pub mod fixtures {
+    /// Weighted random on three identical Bernoulli servers, whose E[ΣQ] is
+    /// exact (`wr_sum_q`), at one load with 2 replications: `wr-close` (3%)
+    /// is inconclusive until more replications decide it; `wr-loose`
+    /// (a factor 3) is confirmed from the start.
+    pub const WR_DECIDE: &str = include_str!("../fixtures/wr-decide.toml");
+}
 
 /// Every record of `cache`, loose or packed: its place relative to the
 /// root → its text as a loose file (checksum and provenance included).
