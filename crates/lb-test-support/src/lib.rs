@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 
 /// Manifests that more than one test reads (the files in `fixtures/`).
 pub mod fixtures {
-    /// Weighted random on three identical Bernoulli servers, whose E[ΣQ] is
+    /// Weighted random on three identical Bernoulli servers, whose E\[ΣQ\] is
     /// exact (`wr_sum_q`), at one load with 2 replications: `wr-close` (3%)
     /// is inconclusive until more replications decide it; `wr-loose`
     /// (a factor 3) is confirmed from the start.
