@@ -523,6 +523,13 @@ pub struct ClaimResult {
     /// without effect, outside a hypothesis or unsettled).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub matched: bool,
+    /// Whether, where it held, a null or the foil held too at some point
+    /// (not only undecided or not run, and not an exact formula deciding
+    /// it): the effect is there without what the claim credits, which
+    /// counts against a statement resting on it (docs/AUDITING.md,
+    /// "Statements").
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub null_holds: bool,
     /// A claim with a theorem's hypothesis: how many of its points lie
     /// inside it, of how many.
     #[serde(skip_serializing_if = "Option::is_none")]

@@ -92,7 +92,7 @@ pub(super) fn audit_shifted(
             .iter()
             .any(|x| checks.iter().any(|k| same_at(x, k, &setting)))
     });
-    let (matched, read_beside) = {
+    let (matched, null_held, read_beside) = {
         let mut by_point: Vec<(&ClaimResult, &[String])> =
             nulls.iter().map(|n| (n, &[][..])).collect();
         if let Some(f) = foil.as_deref().filter(|_| foil_by_point) {
@@ -101,10 +101,10 @@ pub(super) fn audit_shifted(
         if let Some(m) = metric {
             forced(c, m, &mut checks, results, &by_point);
         }
-        let matched = discriminates(&mut checks, &by_point, &|x: &PointCheck| {
+        let (matched, held) = discriminates(&mut checks, &by_point, &|x: &PointCheck| {
             exact_fails(c, x, results)
-        }) > 0;
-        (matched, !by_point.is_empty())
+        });
+        (matched > 0, held > 0, !by_point.is_empty())
     };
     let (verdict, except) = overall(&checks, c.origin);
     let informative = (
@@ -129,6 +129,10 @@ pub(super) fn audit_shifted(
     // An exact formula that decides the claim holds "too", as a null would:
     // the claim does not discriminate (not "no point could decide it").
     let matched = matched || formula.is_some();
+    // Where the claim held and a null or its foil held too, the effect is
+    // there without what the claim credits: evidence against the credit,
+    // unlike a point no test could fail (a floor, an exact formula).
+    let null_holds = null_held && formula.is_none() && held;
     let untested = formula.or_else(|| {
         held.then(|| undiscriminating(c, &checks, foil.as_deref(), foil_by_point, read_beside))
             .flatten()
@@ -169,6 +173,7 @@ pub(super) fn audit_shifted(
         except,
         informative,
         matched,
+        null_holds,
         inside,
         to_decide,
         threshold_ours: threshold_ours(c),
@@ -599,14 +604,15 @@ pub fn same_at(x: &PointCheck, k: &PointCheck, skip: &[String]) -> bool {
 /// Marks the points where the claim holds and a null (or a foil that
 /// changes the policy) holds too, is undecided, or has no point there:
 /// they do not discriminate (docs/AUDITING.md, "Nulls"). A point where the
-/// claim fails is informative whatever its nulls do. Returns at how many
-/// points a null or the foil held too.
+/// claim fails is informative whatever its nulls do. Returns how many points
+/// it marked, and at how many of those a null or the foil held too.
 fn discriminates(
     checks: &mut [PointCheck],
     nulls: &[(&ClaimResult, &[String])],
     exact_fails: &dyn Fn(&PointCheck) -> bool,
-) -> usize {
+) -> (usize, usize) {
     let mut held = 0;
+    let mut null_held = 0;
     for k in checks.iter_mut() {
         if k.verdict != Verdict::Confirmed || k.uninformative.is_some() {
             continue;
@@ -649,10 +655,11 @@ fn discriminates(
             // here: the point does not discriminate (rather than lying at a
             // floor or outside a hypothesis).
             held += usize::from(rank <= 2);
+            null_held += usize::from(rank == 2);
             k.uninformative = Some(Uninformative::new(Why::NotDiscriminating, w));
         }
     }
-    held
+    (held, null_held)
 }
 
 /// A claim's verdict from its informative points' (all of them where none

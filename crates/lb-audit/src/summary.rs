@@ -80,6 +80,10 @@ pub struct ClaimRow {
     /// Whether a null or the foil held too, was undecided or was not run at some point.
     #[serde(default)]
     pub matched: bool,
+    /// Whether a null or the foil held too where it held
+    /// ([`crate::ClaimResult::null_holds`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub null_holds: bool,
     /// Points inside the theorem's hypothesis of points read, where the
     /// claim carries one.
     #[serde(default)]
@@ -379,6 +383,7 @@ fn row(c: &ClaimResult) -> ClaimRow {
         except: c.except.clone(),
         informative: c.informative,
         matched: c.matched,
+        null_holds: c.null_holds,
         inside: c.inside,
         nulls: c
             .nulls

@@ -147,17 +147,23 @@ impl Status {
     }
 }
 
-/// The worst of `statuses` that tested something ([`Status::tested`]), or
-/// the worst of all where none did: claims that tested nothing neither
-/// lift nor lower what the others found.
-pub fn worst<T: Copy>(statuses: impl IntoIterator<Item = (Status, T)>) -> Option<(Status, T)> {
-    let all: Vec<(Status, T)> = statuses.into_iter().collect();
-    let tested = all
-        .iter()
-        .copied()
-        .filter(|x| x.0.tested())
-        .min_by_key(|x| x.0);
-    tested.or_else(|| all.iter().copied().min_by_key(|x| x.0))
+/// The worst of `statuses` that tested something, or the worst of all
+/// where none did: claims that tested nothing neither lift nor lower what
+/// the others found. A claim tested something when its status says so
+/// ([`Status::tested`]), and also when it holds without discriminating
+/// because a null or its foil held too ([`ClaimRow::null_holds`]): the
+/// effect was there without what the claim credits, which counts against
+/// the statement (a floor, an exact formula or a point outside the
+/// hypothesis shows nothing either way).
+pub fn worst<'a>(
+    statuses: impl IntoIterator<Item = (Status, (&'a str, &'a ClaimRow))>,
+) -> Option<(Status, (&'a str, &'a ClaimRow))> {
+    let all: Vec<(Status, (&str, &ClaimRow))> = statuses.into_iter().collect();
+    let tested = |(v, (_, r)): &(Status, (&str, &ClaimRow))| {
+        v.tested() || (*v == Status::DoesNotDiscriminate && r.null_holds)
+    };
+    let some = all.iter().copied().filter(tested).min_by_key(|x| x.0);
+    some.or_else(|| all.iter().copied().min_by_key(|x| x.0))
 }
 
 /// A statement's status and the claim that sets it ([`worst`] of those
@@ -515,4 +521,43 @@ pub fn page(inventories: &[Inventory], exps: &[&ExperimentClaims], audit: &str) 
         }
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Fig. 1's rows as the report keeps them: its stability claim and one
+    /// ordering whose null with fresh estimates held too.
+    fn fig1() -> (ClaimRow, ClaimRow) {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../paper-figures/led-fig1/claims.json"
+        );
+        let e: ExperimentClaims =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let row = |id: &str| e.claims.iter().find(|r| r.id == id).unwrap().clone();
+        (row("fig1-led-stable"), row("fig1-ljsq-push-beats-jsq"))
+    }
+
+    /// A null that held where the claim held counts against the statement;
+    /// a claim no test could fail does not.
+    #[test]
+    fn a_null_that_held_lowers_the_statement_and_a_floor_does_not() {
+        let (stable, mut ordering) = fig1();
+        assert_eq!(Status::of(&stable), Status::Reproduced);
+        assert_eq!(Status::of(&ordering), Status::DoesNotDiscriminate);
+        assert!(ordering.null_holds);
+        let rows = [("led-fig1", &stable), ("led-fig1", &ordering)];
+        let (v, _, r) = status_of(&rows).unwrap();
+        assert_eq!(
+            (v, r.id.as_str()),
+            (Status::DoesNotDiscriminate, "fig1-ljsq-push-beats-jsq")
+        );
+        // The same row, had no test been able to fail it: it neither lifts
+        // nor lowers the stability claim's status.
+        ordering.null_holds = false;
+        let rows = [("led-fig1", &stable), ("led-fig1", &ordering)];
+        assert_eq!(status_of(&rows).unwrap().0, Status::Reproduced);
+    }
 }
