@@ -45,6 +45,12 @@ pub struct Decision {
     /// (`deciding`'s settings, in order).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub needs: Vec<crate::Need>,
+    /// Where it holds except at some points at a combination: the values of
+    /// the settings that decide whether it holds at least in part (empty
+    /// when none do). A reading at which a claim holds except at some
+    /// points is not one it fails at.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub in_part: Option<Vec<crate::Need>>,
     /// Combinations where the claim holds.
     pub holds: usize,
     /// Combinations where it fails.
@@ -193,14 +199,32 @@ fn subsets(n: usize, k: usize) -> Vec<Vec<usize>> {
 /// "the claim holds if and only if s = v and s' ∈ {v', v''} …". "Holds"
 /// means confirmed; refuted and inconclusive both count as not holding.
 pub fn decide(settings: &[String], combos: &[(Vec<String>, Verdict)]) -> Decision {
+    let mut d = decide_by(settings, combos, |v| v == Verdict::Confirmed);
+    if combos.iter().any(|(_, v)| *v == Verdict::Partly) {
+        let lenient = decide_by(settings, combos, |v| {
+            matches!(v, Verdict::Confirmed | Verdict::Partly)
+        });
+        d.in_part = Some(lenient.needs);
+    }
+    d
+}
+
+/// [`decide`] with "holds" meaning what `holds` says of a verdict.
+fn decide_by(
+    settings: &[String],
+    combos: &[(Vec<String>, Verdict)],
+    holds: fn(Verdict) -> bool,
+) -> Decision {
     let n = combos.len();
-    let holds = |v: Verdict| v == Verdict::Confirmed;
     let k = combos.iter().filter(|(_, v)| holds(*v)).count();
     let refuted = combos
         .iter()
         .filter(|(_, v)| *v == Verdict::Refuted)
         .count();
-    let partly = combos.iter().filter(|(_, v)| *v == Verdict::Partly).count();
+    let partly = combos
+        .iter()
+        .filter(|(_, v)| *v == Verdict::Partly && !holds(*v))
+        .count();
     let inconclusive = n - k - refuted - partly;
     let rest = || {
         let mut parts = Vec::new();
@@ -223,6 +247,7 @@ pub fn decide(settings: &[String], combos: &[(Vec<String>, Verdict)]) -> Decisio
         summary,
         deciding,
         needs,
+        in_part: None,
         holds: k,
         refuted,
         inconclusive,
@@ -318,9 +343,14 @@ pub fn decide(settings: &[String], combos: &[(Vec<String>, Verdict)]) -> Decisio
                         Vec::new(),
                     );
                 }
+                let in_part = if partly > 0 {
+                    format!("; it holds except at some points at {partly}")
+                } else {
+                    String::new()
+                };
                 return done(
                     format!(
-                        "the claim holds if and only if {} ({k} of {n} combinations)",
+                        "the claim holds if and only if {} ({k} of {n} combinations{in_part})",
                         terms.join(" and ")
                     ),
                     s.iter().map(|&i| settings[i].clone()).collect(),
@@ -461,6 +491,7 @@ fn claim_lines(maps: &[MapResult], id: &str) -> Vec<crate::MapLine> {
                 summary: d.summary.clone(),
                 decides: !d.needs.is_empty() || nowhere,
                 needs: d.needs.clone(),
+                in_part: d.in_part.clone(),
             })
         })
         .collect()
@@ -768,6 +799,27 @@ mod tests {
             d.summary,
             "the claim holds if and only if tie_break = lowest (4 of 8 combinations)"
         );
+    }
+
+    /// Where the claim holds except at some points outside the values that
+    /// decide it, it holds at least in part everywhere: no reading fails it.
+    #[test]
+    fn holding_in_part_is_not_failing() {
+        let g = grid(
+            &S[1..2],
+            |v| if v[0] == "false" { C } else { Verdict::Partly },
+        );
+        let d = decide(&names(&S[1..2]), &g);
+        assert_eq!(
+            d.summary,
+            "the claim holds if and only if count_own = false (1 of 2 combinations; it holds \
+             except at some points at 1)"
+        );
+        assert_eq!(d.needs.len(), 1);
+        assert_eq!(d.in_part, Some(Vec::new()));
+        // Refuted there instead: it fails, and nothing holds in part.
+        let g = grid(&S[1..2], |v| if v[0] == "false" { C } else { R });
+        assert_eq!(decide(&names(&S[1..2]), &g).in_part, None);
     }
 
     /// Two settings decide where every cell outside is decided; with an

@@ -160,9 +160,20 @@ pub struct MapLine {
     /// Where settings decide it, the values of each at which it holds.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub needs: Vec<Need>,
+    /// Where it holds except at some points at a combination, the values at
+    /// which it holds at least in part ([`crate::robustness::Decision::in_part`]);
+    /// `needs` where it is absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub in_part: Option<Vec<Need>>,
 }
 
 impl MapLine {
+    /// The values of the settings at which it does not fail: where it
+    /// holds at least in part.
+    pub fn not_failing(&self) -> &[Need] {
+        self.in_part.as_deref().unwrap_or(&self.needs)
+    }
+
     /// "map: summary".
     pub fn line(&self) -> String {
         format!("{}: {}", self.map, self.summary)

@@ -461,7 +461,7 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
                     ),
                     // Where some points decide nothing, how many decide (for a
                     // status that tested something).
-                    None if v.tested()
+                    None if crate::inventory::tested(v, r)
                         && r.informative.0 > 0
                         && r.informative.0 < r.informative.1 =>
                     {
@@ -572,10 +572,10 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
             }
         }
         // Those that tested nothing, where others decide it.
-        let idle: Vec<String> = if worst.is_some_and(|(v, _)| v.tested()) {
+        let idle: Vec<String> = if worst.is_some_and(|(v, (_, r))| crate::inventory::tested(v, r)) {
             papers
                 .iter()
-                .filter(|r| !crate::inventory::Status::of(r).tested())
+                .filter(|r| !crate::inventory::tested(crate::inventory::Status::of(r), r))
                 .map(|r| format!("`{}`", r.id))
                 .collect()
         } else {
@@ -613,7 +613,7 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
         }
         // A status that one reading of an open setting decides says so in
         // its words, not only in the why.
-        let tested = worst.is_some_and(|(v, _)| v.tested());
+        let tested = worst.is_some_and(|(v, (_, r))| crate::inventory::tested(v, r));
         let reproduced = worst.is_some_and(|(v, _)| {
             matches!(
                 v,
@@ -864,7 +864,7 @@ fn conflicts<'a>(claims: impl Iterator<Item = &'a ClaimRow>) -> Vec<Conflict> {
     // informs whatever the nulls do, so it sets up a conflict too.
     let mut needs: BTreeMap<String, BTreeMap<Vec<String>, Vec<String>>> = BTreeMap::new();
     for c in claims {
-        for n in c.robustness.iter().flat_map(|l| &l.needs) {
+        for n in c.robustness.iter().flat_map(|l| l.not_failing()) {
             let mut values = n.values.clone();
             values.sort();
             let ids = needs
@@ -959,6 +959,7 @@ mod tests {
                 summary: "the claim holds if and only if …".into(),
                 decides: true,
                 needs,
+                in_part: None,
             }];
             r
         };
@@ -998,5 +999,14 @@ mod tests {
         let mut idle = foil("count_own", "false");
         idle.untested = Some("its null holds here too".into());
         assert_eq!(reading_conflicts([&map, &idle].into_iter()).len(), 1);
+        // Holding except at some points at the other value is not failing
+        // there: the two claims share that reading.
+        let mut partly = foil("count_own", "false");
+        partly.robustness[0].in_part = Some(Vec::new());
+        assert!(reading_conflicts([&map, &partly].into_iter()).is_empty());
+        // Holding in part only at the value the other claim fails at is a
+        // conflict still.
+        partly.robustness[0].in_part = Some(vec![need("count_own", &["false"])]);
+        assert_eq!(reading_conflicts([&map, &partly].into_iter()).len(), 1);
     }
 }

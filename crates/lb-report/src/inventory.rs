@@ -49,7 +49,7 @@ pub fn standing(s: &Statement, exps: &[&ExperimentClaims]) -> Standing {
     // the foil holds too), where the entry says what lb could add that
     // would decide it (`could_audit`: a policy, graph, network or points):
     // not yet audited, not audited as stated.
-    let tested_nothing = status_of(&rs).is_some_and(|(v, _, _)| !v.tested());
+    let tested_nothing = status_of(&rs).is_some_and(|(v, _, r)| !tested(v, r));
     if tested_nothing && s.could_audit.is_some() {
         return Standing::NotYet;
     }
@@ -147,6 +147,14 @@ impl Status {
     }
 }
 
+/// Whether a claim of status `v` tested something: its status says so
+/// ([`Status::tested`]), or it holds without discriminating because a null
+/// or its foil held too ([`ClaimRow::null_holds`]), the effect there without
+/// what it credits.
+pub fn tested(v: Status, r: &ClaimRow) -> bool {
+    v.tested() || (v == Status::DoesNotDiscriminate && r.null_holds)
+}
+
 /// The worst of `statuses` that tested something, or the worst of all
 /// where none did: claims that tested nothing neither lift nor lower what
 /// the others found. A claim tested something when its status says so
@@ -159,10 +167,11 @@ pub fn worst<'a>(
     statuses: impl IntoIterator<Item = (Status, (&'a str, &'a ClaimRow))>,
 ) -> Option<(Status, (&'a str, &'a ClaimRow))> {
     let all: Vec<(Status, (&str, &ClaimRow))> = statuses.into_iter().collect();
-    let tested = |(v, (_, r)): &(Status, (&str, &ClaimRow))| {
-        v.tested() || (*v == Status::DoesNotDiscriminate && r.null_holds)
-    };
-    let some = all.iter().copied().filter(tested).min_by_key(|x| x.0);
+    let some = all
+        .iter()
+        .copied()
+        .filter(|(v, (_, r))| tested(*v, r))
+        .min_by_key(|x| x.0);
     some.or_else(|| all.iter().copied().min_by_key(|x| x.0))
 }
 
@@ -350,7 +359,7 @@ pub fn untested_parts(st: &Statement, exps: &[&ExperimentClaims]) -> Vec<String>
 pub fn in_part(st: &Statement, exps: &[&ExperimentClaims]) -> bool {
     (st.unread.is_some() || !untested_parts(st, exps).is_empty())
         && standing(st, exps) == Standing::AsStated
-        && status(st, exps).is_some_and(|(v, _, _)| v.tested())
+        && status(st, exps).is_some_and(|(v, _, r)| tested(v, r))
 }
 
 /// How many of an inventory's statements are audited in part ([`in_part`]).
