@@ -319,6 +319,10 @@ pub struct RateRead {
     /// Read on the fastest step (a limit that is not approached), not the
     /// slowest.
     pub fastest: bool,
+    /// The approach slows toward the limit (its nearest step significantly
+    /// slower than its farthest): the rate cannot then tell the limit from
+    /// one beside it, and does not decide.
+    pub slows: bool,
 }
 
 /// Why a point cannot tell a claim from its denial (docs/AUDITING.md,

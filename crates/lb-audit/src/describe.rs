@@ -62,6 +62,11 @@ pub fn rate_of(k: &PointCheck) -> String {
             "; its gap closes at rate {r} on its fastest step ({step}), too slow on every step \
              to reach the limit"
         ),
+        Some(step) if rr.slows && k.verdict == Verdict::Inconclusive => format!(
+            "; its gap closes at rate {r} on its slowest step ({step}), but slowing toward the \
+             limit (its nearest step significantly slower than its farthest, as a gap to a \
+             limit beside the reference would close), so the rate does not decide it"
+        ),
         Some(step) => format!(
             "; its gap closes at rate {r} on its {} step ({step})",
             if rr.fastest { "fastest" } else { "slowest" }

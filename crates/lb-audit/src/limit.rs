@@ -510,6 +510,7 @@ fn limit_note(
                     .filter(|_| gaps.len() > 2)
                     .map(|(a, b)| format!("{along} {} → {}", sig5(a), sig5(b))),
                 fastest: !c.approaches,
+                slows: j.slows,
             };
             let on = match &rr.step {
                 Some(step) => format!(
