@@ -502,10 +502,10 @@ fn a_floor_decides_nothing_and_a_threshold_is_held_to_the_policy_below() {
     assert!(er.untested.is_some(), "{er:#?}");
 }
 
-/// A statement whose claims test nothing, where its entry says what lb could
-/// add to decide it, is not yet audited, not audited as stated: Liu and
-/// Ying's main result (its points lie outside the hypothesis or at the
-/// metric's floor) counts as audited only without that entry's
+/// A statement whose claims test nothing is not audited: not yet, where its
+/// entry says what lb could add to decide it; out of reach, where nothing
+/// could. Liu and Ying's main result (its points lie outside the hypothesis
+/// or at the metric's floor) is out of reach without that entry's
 /// `could_audit`.
 #[test]
 fn claims_that_test_nothing_leave_a_statement_not_yet_audited_where_lb_could() {
@@ -528,5 +528,5 @@ fn claims_that_test_nothing_leave_a_statement_not_yet_audited_where_lb_could() {
     assert_eq!(standing(main, &exps), Standing::NotYet);
     let mut without = main.clone();
     without.could_audit = None;
-    assert_eq!(standing(&without, &exps), Standing::AsStated);
+    assert_eq!(standing(&without, &exps), Standing::OutOfReach);
 }

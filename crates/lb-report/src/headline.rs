@@ -390,7 +390,7 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
             .collect();
         let audited: Vec<_> = sts
             .iter()
-            .filter(|st| standing(st, exps) != Standing::NotYet)
+            .filter(|st| matches!(standing(st, exps), Standing::AsStated | Standing::StandIns))
             .filter_map(|st| status(st, exps))
             .collect();
         let deciding = if as_stated.is_empty() {
@@ -505,9 +505,9 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
                     .unwrap_or_default(),
             ),
             None => {
-                let reasons: Vec<&str> = sts
+                let reasons: Vec<String> = sts
                     .iter()
-                    .filter_map(|st| st.out_of_reach.as_deref())
+                    .filter_map(|st| crate::inventory::unreachable_reason(st, exps, audit))
                     .collect();
                 let first = reasons
                     .first()

@@ -49,9 +49,16 @@ pub fn standing(s: &Statement, exps: &[&ExperimentClaims]) -> Standing {
     // the foil holds too), where the entry says what lb could add that
     // would decide it (`could_audit`: a policy, graph, network or points):
     // not yet audited, not audited as stated.
+    // Claims that test nothing, where nothing lb could add would (a floor
+    // every policy meets, an accounting identity; no `could_audit`): out of
+    // reach, the reason the claims' own ([`unreachable_reason`]).
     let tested_nothing = status_of(&rs).is_some_and(|(v, _, r)| !tested(v, r));
-    if tested_nothing && s.could_audit.is_some() {
-        return Standing::NotYet;
+    if tested_nothing {
+        return if s.could_audit.is_some() {
+            Standing::NotYet
+        } else {
+            Standing::OutOfReach
+        };
     }
     if rs.iter().any(|(_, r)| r.origin == Origin::Paper) {
         Standing::AsStated
@@ -62,6 +69,27 @@ pub fn standing(s: &Statement, exps: &[&ExperimentClaims]) -> Standing {
     } else {
         Standing::OutOfReach
     }
+}
+
+/// Why a statement is out of reach: its entry's reason, or, where its
+/// claims test nothing and nothing lb could add would, the claim that sets
+/// its status and why it tests nothing (linked into `audit`).
+pub fn unreachable_reason(
+    st: &Statement,
+    exps: &[&ExperimentClaims],
+    audit: &str,
+) -> Option<String> {
+    if let Some(o) = &st.out_of_reach {
+        return Some(o.clone());
+    }
+    let (v, e, r) = status(st, exps)?;
+    let why = r.untested.clone().unwrap_or_else(|| r.deciding.clone());
+    Some(format!(
+        "its claims test nothing, and no claim lb could add would: [`{e}/{}`]({audit}#{}) {}: {why}",
+        r.id,
+        anchor(e, &r.id),
+        v.words()
+    ))
 }
 
 /// The inventory's name in links: its file's stem.
@@ -520,7 +548,11 @@ pub fn page(inventories: &[Inventory], exps: &[&ExperimentClaims], audit: &str) 
                     md(&untested.join("; "))
                 );
             }
-            if let Some(o) = &st.out_of_reach {
+            if standing(st, exps) == Standing::OutOfReach
+                && let Some(o) = unreachable_reason(st, exps, audit)
+            {
+                let _ = writeln!(s, "- Not audited: {}", md(&o));
+            } else if let Some(o) = &st.out_of_reach {
                 let _ = writeln!(s, "- Not audited: {}", md(o));
             }
             if let Some(c) = &st.could_audit {

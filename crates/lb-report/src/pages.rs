@@ -788,8 +788,9 @@ pub fn page(
          there; one that *holds, does not discriminate* holds, but so does a null or its foil, \
          or nothing could have failed it; one that *no point could decide* has no informative \
          point (every point at a floor, an exact formula, or outside the theorem's \
-         hypothesis); one *reproduced only at conflicting readings* holds at a value of a \
-         setting the text leaves open at which another of the paper's results fails. These \
+         hypothesis); one *reproduced only at conflicting readings* holds only at values of a \
+         setting the text leaves open at which another of the paper's results fails, no value \
+         letting both hold even in part. These \
          are statements' statuses; the experiments' sections and the audit give each claim's \
          own verdict (confirmed, refuted, inconclusive), which a status reads with these \
          rules. The findings that qualify these verdicts (settings the text leaves open, what lb cannot \
