@@ -641,7 +641,21 @@ fn discriminates(
                     // the claim's check: it fails here.
                     Verdict::Inconclusive if x.unsettled.is_some() && exact_fails(x) => None,
                     Verdict::Inconclusive => Some((1, format!("its {label} is undecided here"))),
-                    Verdict::Refuted | Verdict::NoPracticalDifference | Verdict::Partly => None,
+                    // "No practical difference" within a band that holds the
+                    // claim's own effect here: by that yardstick the subject
+                    // shows no effect either, so the two are not told apart.
+                    Verdict::NoPracticalDifference => band_holds(x, k).map(|(e, s)| {
+                        (
+                            1,
+                            format!(
+                                "its {label}'s band of no practical difference (±{}) holds the \
+                                 effect here ({}) too",
+                                super::words::num(e, 2),
+                                super::words::num(s, 3)
+                            ),
+                        )
+                    }),
+                    Verdict::Refuted | Verdict::Partly => None,
                 },
             };
             if let Some((rank, w)) = why
@@ -660,6 +674,19 @@ fn discriminates(
         }
     }
     (held, null_held)
+}
+
+/// The band of a check `x` found of no practical difference, and the
+/// claim's effect at `k`, where the band holds that effect (|effect| ≤ band).
+fn band_holds(x: &PointCheck, k: &PointCheck) -> Option<(f64, f64)> {
+    use super::check::Decision;
+    let Some(Decision::Above { equivalence: e, .. }) = x.decision else {
+        return None;
+    };
+    let Some(Decision::Above { estimate: s, .. }) = k.decision else {
+        return None;
+    };
+    (e > 0.0 && s.abs() <= e).then_some((e, s))
 }
 
 /// A claim's verdict from its informative points' (all of them where none

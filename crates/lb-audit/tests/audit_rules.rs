@@ -468,3 +468,53 @@ fn the_mutants_of_a_limit_decided_by_its_rate_move_its_slowest_rate() {
         );
     }
 }
+
+/// A foil found of no practical difference within a band tells the claim
+/// from it only where the claim's own effect lies outside that band.
+#[test]
+fn a_foil_band_that_holds_the_claims_effect_decides_nothing() {
+    let base = around(10.0);
+    let with_effect = |effect: f64| {
+        let rs = [
+            result("A", JSQ, "0.9", &base, &ALL_STABLE),
+            result("B", JSQ, "0.9", &plus(base, effect), &ALL_STABLE),
+            result("C", JSQ, "0.9", &base, &ALL_STABLE),
+            result("D", JSQ, "0.9", &plus(base, 0.01), &ALL_STABLE),
+        ];
+        let mut c = ordering_of("A", "B");
+        c.origin = claim::Origin::StandIn;
+        c.stands_for = Some(claim::StandsFor::Quote("the test's statement".into()));
+        c.foil = Some(claim::WhyCheck {
+            says: "C and D should not differ in practice".into(),
+            filter: Default::default(),
+            level: c.level,
+            stated_level: c.stated_level,
+            decide_at: c.decide_at,
+            check: Check::Ordering(claim::Ordering {
+                metric: "mean_response".into(),
+                better: "C".into(),
+                worse: "D".into(),
+                equivalence: 0.5,
+            }),
+        });
+        audit_claim("e", &c, &rs)
+    };
+    // An effect of 0.3 inside the foil's band of ±0.5: not told apart.
+    let small = with_effect(0.3);
+    assert_eq!(
+        small.foil.as_ref().map(|f| f.verdict),
+        Some(Verdict::NoPracticalDifference)
+    );
+    assert_eq!(small.informative.0, 0, "{small:?}");
+    assert!(
+        small.checks[0]
+            .uninformative
+            .as_ref()
+            .is_some_and(|u| u.words.contains("band of no practical difference")),
+        "{small:?}"
+    );
+    // An effect of 0.8 outside it: the point decides.
+    let large = with_effect(0.8);
+    assert_eq!(large.informative.0, 1, "{large:?}");
+    assert_eq!(large.verdict, Verdict::Confirmed);
+}

@@ -107,9 +107,28 @@ fn section_head(s: &mut String, c: &ClaimResult, depth: usize) {
         percent(c.level),
         level_note(c)
     );
+    // Where some points decide nothing, how the informative ones read: the
+    // verdict reads those.
+    let informative_words = if c.informative.0 < c.checks.len() {
+        let count = |v: Verdict| {
+            c.checks
+                .iter()
+                .filter(|k| k.uninformative.is_none() && k.verdict == v)
+                .count()
+        };
+        format!(
+            " (of the {} informative: {} confirmed, {} refuted, {} inconclusive)",
+            c.informative.0,
+            count(Verdict::Confirmed),
+            count(Verdict::Refuted),
+            count(Verdict::Inconclusive)
+        )
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         s,
-        "- Points: {ok} of {} confirmed, {refuted} refuted, {} inconclusive",
+        "- Points: {ok} of {} confirmed, {refuted} refuted, {} inconclusive{informative_words}",
         c.checks.len(),
         c.checks.len() - ok - refuted
     );
