@@ -408,8 +408,7 @@ impl PointCheck {
     /// (and margin) is the rate's against the slowest counted, and the rate
     /// reads every point of its tail.
     pub fn by_rate(&self) -> bool {
-        self.threshold.starts_with(['→', '↛'])
-            && matches!(self.decision, Some(Decision::Above { .. }))
+        self.rate.is_some() && matches!(self.decision, Some(Decision::Above { .. }))
     }
 }
 
