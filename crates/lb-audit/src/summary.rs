@@ -84,6 +84,10 @@ pub struct ClaimRow {
     /// ([`crate::ClaimResult::null_holds`]).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub null_holds: bool,
+    /// Decided by a rate of approach or a stability test, which lb's
+    /// coverage certificate does not measure (its intervals are a point's).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub uncertified: bool,
     /// Points inside the theorem's hypothesis of points read, where the
     /// claim carries one.
     #[serde(default)]
@@ -253,10 +257,14 @@ pub struct Tally {
     /// A paper's statement that holds at most of its range and fails at
     /// the rest ("confirmed except at some points").
     pub partly: usize,
-    /// Σ (1 − level) over the decided claims: the family's expected number
-    /// of false verdicts were every claim exactly on its threshold, and a
-    /// Bonferroni bound on the chance of any.
+    /// Σ (1 − level) over the decided claims whose intervals the coverage
+    /// certificate measures: the family's expected number of false verdicts
+    /// were every claim exactly on its threshold, and a Bonferroni bound on
+    /// the chance of any.
     pub alpha_sum: f64,
+    /// Decided claims read through a rate of approach or a stability test
+    /// ([`ClaimRow::uncertified`]), left out of `alpha_sum`.
+    pub uncertified: usize,
 }
 
 impl Tally {
@@ -278,7 +286,11 @@ impl Tally {
             // A verdict that tested nothing (no informative point, or a null
             // or the foil held too) is no decision that could be wrong.
             if c.verdict != V::Inconclusive && c.untested.is_none() {
-                t.alpha_sum += 1.0 - c.level;
+                if c.uncertified {
+                    t.uncertified += 1;
+                } else {
+                    t.alpha_sum += 1.0 - c.level;
+                }
             }
         }
         t
@@ -345,6 +357,7 @@ impl Tally {
         self.no_difference += o.no_difference;
         self.partly += o.partly;
         self.alpha_sum += o.alpha_sum;
+        self.uncertified += o.uncertified;
     }
 }
 
@@ -395,6 +408,8 @@ fn row(c: &ClaimResult) -> ClaimRow {
         informative: c.informative,
         matched: c.matched,
         null_holds: c.null_holds,
+        uncertified: c.kind == lb_manifest::claim::ClaimKind::Stability
+            || c.deciding().is_some_and(|k| k.by_rate()),
         inside: c.inside,
         nulls: c
             .nulls

@@ -718,33 +718,64 @@ fn first_sentence(t: &str) -> String {
     }
 }
 
-/// The family's error at the chosen levels, in a sentence a reader can use.
+/// The family's error at the chosen levels, in a sentence a reader can use:
+/// a bound for the verdicts decided on intervals lb's coverage certificate
+/// measures, and the count of those read through a rate or a stability test,
+/// which it does not.
 fn error_rate(family: &Tally) -> String {
     // Verdicts that tested nothing decide nothing that could be wrong.
     let decided = family.total() - family.inconclusive - family.untested - family.no_point;
     if decided == 0 {
         return String::new();
     }
-    let bound = if family.alpha_sum < 0.5 {
+    let covered = decided - family.uncertified;
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    if covered == 0 {
+        return format!(
+            "*Chance of a wrong verdict:* {decided} verdict{} of its statements and stand-ins \
+             tested something (those that tested nothing are left out); {} read through a rate \
+             of approach (the delta method on two intervals) or a stability test, which lb's \
+             coverage certificate does not measure: no bound is stated (the findings say \
+             where). A verdict far from its threshold (its margin, in the audit) is far less \
+             likely wrong.\n",
+            plural(decided),
+            if decided == 1 { "it is" } else { "all are" }
+        );
+    }
+    let certified = {
+        let bound = if family.alpha_sum < 0.5 {
+            format!(
+                ", and the chance that any is wrong is at most {}% (Bonferroni)",
+                num(100.0 * family.alpha_sum, 2)
+            )
+        } else {
+            String::new()
+        };
         format!(
-            ", and the chance that any is wrong is at most {}% (Bonferroni)",
-            num(100.0 * family.alpha_sum, 2)
+            "{covered} of them rest{} on a point's intervals, each decided at its own level \
+             (95.5% or more): where those intervals cover at that level, as lb's coverage \
+             certificate measures, each is wrong with a chance of at most 4.5% even where the \
+             truth sits exactly on its threshold, and over them at most {} wrong verdicts are \
+             expected{bound}",
+            if covered == 1 { "s" } else { "" },
+            num(family.alpha_sum, 2)
         )
-    } else {
-        String::new()
+    };
+    let uncovered = match family.uncertified {
+        0 => String::new(),
+        n => format!(
+            "; {n} {} read through a rate of approach (the delta method on two intervals) or a \
+             stability test, which the certificate does not measure, and no bound is stated for \
+             {} (the findings say where)",
+            if n == 1 { "is" } else { "are" },
+            if n == 1 { "it" } else { "them" }
+        ),
     };
     format!(
         "*Chance of a wrong verdict:* {decided} verdict{} of its statements and stand-ins \
-         tested something (those that tested nothing are left out), each decided at its own \
-         level (95.5% or more). Where its intervals cover at that level, as lb's coverage \
-         certificate measures for a point's interval, each is wrong with a chance of at most \
-         4.5% even where the truth sits exactly on its threshold, and over all of them at most \
-         {} wrong verdicts are expected{bound}; a verdict read through a rate of approach (the \
-         delta method on two intervals) or a stability test is not covered by the certificate \
-         (the findings say where). A verdict far from its threshold (its margin, in the audit) \
-         is far less likely wrong.\n",
-        if decided == 1 { "" } else { "s" },
-        num(family.alpha_sum, 2)
+         tested something (those that tested nothing are left out). {certified}{uncovered}. A \
+         verdict far from its threshold (its margin, in the audit) is far less likely wrong.\n",
+        plural(decided)
     )
 }
 
@@ -940,6 +971,32 @@ pub(crate) fn mark_conflicts(experiments: &mut [ExperimentClaims]) {
 #[cfg(test)]
 mod tests {
     use super::{ClaimRow, reading_conflicts};
+
+    /// The error sentence bounds only verdicts decided on a point's
+    /// intervals; those read through a rate or a stability test get none.
+    #[test]
+    fn the_error_bound_covers_only_certified_verdicts() {
+        let rates_only = lb_audit::Tally {
+            reproduced: 2,
+            uncertified: 2,
+            ..Default::default()
+        };
+        let w = super::error_rate(&rates_only);
+        assert!(
+            w.contains("no bound is stated") && !w.contains("4.5%"),
+            "{w}"
+        );
+        let mixed = lb_audit::Tally {
+            reproduced: 3,
+            uncertified: 1,
+            alpha_sum: 0.09,
+            ..Default::default()
+        };
+        let w = super::error_rate(&mixed);
+        assert!(w.contains("2 of them rest on a point's intervals"), "{w}");
+        assert!(w.contains("at most 9.0% (Bonferroni)"), "{w}");
+        assert!(w.contains("1 is read through a rate"), "{w}");
+    }
 
     /// Two claims that need one setting at different values conflict; at
     /// the same value, or on different settings, they do not.
