@@ -502,11 +502,13 @@ fn a_floor_decides_nothing_and_a_threshold_is_held_to_the_policy_below() {
     assert!(er.untested.is_some(), "{er:#?}");
 }
 
-/// A statement whose claims test nothing is not audited: not yet, where its
-/// entry says what lb could add to decide it; out of reach, where nothing
-/// could. Liu and Ying's main result (its points lie outside the hypothesis
-/// or at the metric's floor) is out of reach without that entry's
-/// `could_audit`.
+/// A statement whose claims test nothing is not audited: not yet, where lb
+/// could add what decides it (its entry says what, or its claims lack points
+/// that inform); out of reach, where its claims hold by construction. Liu
+/// and Ying's main result (its points lie outside the hypothesis or at the
+/// metric's floor) is not yet audited with or without its `could_audit`;
+/// Zhou, Shroff and Wierman's remark after Lemma 1 (the pooled floor every
+/// policy meets) is out of reach.
 #[test]
 fn claims_that_test_nothing_leave_a_statement_not_yet_audited_where_lb_could() {
     use lb_report::inventory::{Standing, standing};
@@ -528,5 +530,16 @@ fn claims_that_test_nothing_leave_a_statement_not_yet_audited_where_lb_could() {
     assert_eq!(standing(main, &exps), Standing::NotYet);
     let mut without = main.clone();
     without.could_audit = None;
-    assert_eq!(standing(&without, &exps), Standing::OutOfReach);
+    assert_eq!(standing(&without, &exps), Standing::NotYet);
+    let zsw = inventories
+        .iter()
+        .find(|i| i.paper.authors == "Zhou, Shroff and Wierman")
+        .expect("Zhou, Shroff and Wierman's inventory");
+    let pooled = zsw
+        .statements
+        .iter()
+        .find(|s| s.id == "lemma-1-resource-pooled")
+        .expect("lemma-1-resource-pooled");
+    assert!(pooled.could_audit.is_none());
+    assert_eq!(standing(pooled, &exps), Standing::OutOfReach);
 }

@@ -488,7 +488,13 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
                 },
                 sts.iter()
                     .find_map(|st| {
-                        let could = first_sentence(st.could_audit.as_deref()?);
+                        let could =
+                            st.could_audit.as_deref().map(first_sentence).or_else(|| {
+                                (standing(st, exps) == Standing::NotYet)
+                                    .then(|| crate::inventory::could_reason(st, exps, audit))
+                                    .flatten()
+                                    .map(|c| first_sentence(&c))
+                            })?;
                         // A statement whose claims test nothing says so, with
                         // the claim that sets that status.
                         Some(match status(st, exps) {

@@ -49,12 +49,17 @@ pub fn standing(s: &Statement, exps: &[&ExperimentClaims]) -> Standing {
     // the foil holds too), where the entry says what lb could add that
     // would decide it (`could_audit`: a policy, graph, network or points):
     // not yet audited, not audited as stated.
-    // Claims that test nothing, where nothing lb could add would (a floor
-    // every policy meets, an accounting identity; no `could_audit`): out of
-    // reach, the reason the claims' own ([`unreachable_reason`]).
-    let tested_nothing = status_of(&rs).is_some_and(|(v, _, r)| !tested(v, r));
-    if tested_nothing {
-        return if s.could_audit.is_some() {
+    // Claims that test nothing: not yet audited where lb could add what
+    // decides it (its entry's `could_audit`, or more runs where a null or
+    // the foil is undecided or a point lies outside the hypothesis); out of
+    // reach where nothing could, the claim holding by construction (a floor
+    // every policy meets, an accounting identity), the reason the claims'
+    // own ([`unreachable_reason`]).
+    if let Some((v, _, r)) = status_of(&rs)
+        && !tested(v, r)
+    {
+        let by_construction = r.untested.is_some() && !r.matched && !r.no_point();
+        return if s.could_audit.is_some() || !by_construction {
             Standing::NotYet
         } else {
             Standing::OutOfReach
@@ -89,6 +94,24 @@ pub fn unreachable_reason(
         r.id,
         anchor(e, &r.id),
         v.words()
+    ))
+}
+
+/// What would audit a statement not yet audited: its entry's `could_audit`,
+/// or, where its claims test nothing only for want of runs (a null or the
+/// foil undecided, a point outside the hypothesis or unsettled), what its
+/// deciding claim lacks (linked into `audit`).
+pub fn could_reason(st: &Statement, exps: &[&ExperimentClaims], audit: &str) -> Option<String> {
+    if let Some(c) = &st.could_audit {
+        return Some(c.clone());
+    }
+    let (_, e, r) = status(st, exps)?;
+    let why = r.untested.clone().unwrap_or_else(|| r.deciding.clone());
+    Some(format!(
+        "runs that decide what [`{e}/{}`]({audit}#{}) lacks (its null or foil decided, or \
+         points that inform): {why}",
+        r.id,
+        anchor(e, &r.id)
     ))
 }
 
@@ -555,7 +578,11 @@ pub fn page(inventories: &[Inventory], exps: &[&ExperimentClaims], audit: &str) 
             } else if let Some(o) = &st.out_of_reach {
                 let _ = writeln!(s, "- Not audited: {}", md(o));
             }
-            if let Some(c) = &st.could_audit {
+            if standing(st, exps) == Standing::NotYet
+                && let Some(c) = could_reason(st, exps, audit)
+            {
+                let _ = writeln!(s, "- What would audit it: {}", md(&c));
+            } else if let Some(c) = &st.could_audit {
                 let _ = writeln!(s, "- What would audit it: {}", md(c));
             }
             s.push('\n');
