@@ -533,6 +533,10 @@ pub struct ClaimResult {
     /// "Statements").
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub null_holds: bool,
+    /// Whether, where it held, a null or the foil was undecided or not run
+    /// at some point: runs could still decide whether it discriminates.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pending: bool,
     /// A claim with a theorem's hypothesis: how many of its points lie
     /// inside it, of how many.
     #[serde(skip_serializing_if = "Option::is_none")]

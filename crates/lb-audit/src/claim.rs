@@ -92,7 +92,7 @@ pub(super) fn audit_shifted(
             .iter()
             .any(|x| checks.iter().any(|k| same_at(x, k, &setting)))
     });
-    let (matched, null_held, read_beside) = {
+    let (matched, null_held, pending, read_beside) = {
         let mut by_point: Vec<(&ClaimResult, &[String])> =
             nulls.iter().map(|n| (n, &[][..])).collect();
         if let Some(f) = foil.as_deref().filter(|_| foil_by_point) {
@@ -104,7 +104,7 @@ pub(super) fn audit_shifted(
         let (matched, held) = discriminates(&mut checks, &by_point, &|x: &PointCheck| {
             exact_fails(c, x, results)
         });
-        (matched > 0, held > 0, !by_point.is_empty())
+        (matched > 0, held > 0, matched > held, !by_point.is_empty())
     };
     let (verdict, except) = overall(&checks, c.origin);
     let informative = (
@@ -131,8 +131,11 @@ pub(super) fn audit_shifted(
     let matched = matched || formula.is_some();
     // Where the claim held and a null or its foil held too, the effect is
     // there without what the claim credits: evidence against the credit,
-    // unlike a point no test could fail (a floor, an exact formula).
-    let null_holds = null_held && formula.is_none() && held;
+    // unlike a point no test could fail (a floor, an exact formula). A bound
+    // a null meets too is not specific to what it credits, but no effect
+    // was shown without it either: it counts for nothing.
+    let bound = matches!(c.check, ClaimCheck::Bound(_));
+    let null_holds = null_held && formula.is_none() && held && !bound;
     let untested = formula.or_else(|| {
         held.then(|| undiscriminating(c, &checks, foil.as_deref(), foil_by_point, read_beside))
             .flatten()
@@ -174,6 +177,7 @@ pub(super) fn audit_shifted(
         informative,
         matched,
         null_holds,
+        pending,
         inside,
         to_decide,
         threshold_ours: threshold_ours(c),

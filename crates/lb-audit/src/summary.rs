@@ -84,6 +84,10 @@ pub struct ClaimRow {
     /// ([`crate::ClaimResult::null_holds`]).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub null_holds: bool,
+    /// Whether a null or the foil was undecided or not run at some point
+    /// ([`crate::ClaimResult::pending`]).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pending: bool,
     /// Decided by a rate of approach or a stability test, which lb's
     /// coverage certificate does not measure (its intervals are a point's).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -408,6 +412,7 @@ fn row(c: &ClaimResult) -> ClaimRow {
         informative: c.informative,
         matched: c.matched,
         null_holds: c.null_holds,
+        pending: c.pending,
         uncertified: c.kind == lb_manifest::claim::ClaimKind::Stability
             || c.deciding().is_some_and(|k| k.by_rate()),
         inside: c.inside,

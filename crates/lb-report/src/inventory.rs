@@ -58,7 +58,7 @@ pub fn standing(s: &Statement, exps: &[&ExperimentClaims]) -> Standing {
     if let Some((v, _, r)) = status_of(&rs)
         && !tested(v, r)
     {
-        let by_construction = r.untested.is_some() && !r.matched && !r.no_point();
+        let by_construction = r.untested.is_some() && !r.null_holds && !r.pending && !r.no_point();
         return if s.could_audit.is_some() || !by_construction {
             Standing::NotYet
         } else {
