@@ -58,13 +58,23 @@ fn write_value(out: &mut String, v: &Value) {
         Value::Array(a) => write_list(out, ('[', ']'), a, write_value),
         Value::Object(m) => {
             let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort_by(|a, b| a.encode_utf16().cmp(b.encode_utf16()));
+            keys.sort_by(|a, b| key_order(a, b));
             write_list(out, ('{', '}'), &keys, |out, k| {
                 write_string(out, k);
                 out.push(':');
                 write_value(out, &m[*k]);
             });
         }
+    }
+}
+
+/// RFC 8785's order of keys: by UTF-16 code units (for ASCII keys, by bytes,
+/// which order them the same).
+fn key_order(a: &str, b: &str) -> std::cmp::Ordering {
+    if a.is_ascii() && b.is_ascii() {
+        a.cmp(b)
+    } else {
+        a.encode_utf16().cmp(b.encode_utf16())
     }
 }
 
@@ -176,7 +186,7 @@ mod direct {
     //! key when the object ends. Enums, options and newtypes take the shapes
     //! serde_json gives them (`"Unit"`, `{"Variant": …}`, `null`, the inner
     //! value), so the bytes are those of the value serde_json would build.
-    use super::{CanonicalError, write_f64, write_string};
+    use super::{CanonicalError, key_order, write_f64, write_string};
     use serde::ser::{self, Serialize};
     use std::borrow::Cow;
     use std::cmp::Ordering;
@@ -240,15 +250,6 @@ mod direct {
             members: Vec::with_capacity(n),
             key: None,
             variant,
-        }
-    }
-
-    /// RFC 8785's order of keys: by UTF-16 code units (for ASCII keys, by bytes).
-    fn key_order(a: &str, b: &str) -> Ordering {
-        if a.is_ascii() && b.is_ascii() {
-            a.cmp(b)
-        } else {
-            a.encode_utf16().cmp(b.encode_utf16())
         }
     }
 
