@@ -1293,15 +1293,8 @@ impl Cache {
         path: &Path,
         parse: impl FnOnce(Body<'_>) -> Result<T, String>,
     ) -> Read<T> {
-        match fs::read(path) {
-            Ok(bytes) => {
-                return match unseal(&bytes) {
-                    Ok((v, _)) => Read::from(parse(Body::Value(v))),
-                    Err(why) => Read::Damaged(why),
-                };
-            }
-            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
-            Err(e) => return Read::Damaged(format!("unreadable: {e}")),
+        if let Some(body) = loose_body(path) {
+            return Read::from(body.and_then(|v| parse(Body::Value(v))));
         }
         let Some((key, name)) = self.place(path) else {
             return Read::Missing;
@@ -1693,19 +1686,21 @@ pub fn checksum_of(body: &serde_json::Value) -> String {
 
 /// Reads a record: parses it, verifies its checksum, then its schema.
 pub fn read_record<T: DeserializeOwned>(path: &Path) -> Read<T> {
+    match loose_body(path) {
+        None => Read::Missing,
+        Some(body) => Read::from(body.and_then(|v| Body::Value(v).parse())),
+    }
+}
+
+/// The body of the loose record at `path`, its checksum checked; None if
+/// there is no such file, or why it cannot be read or is damaged.
+fn loose_body(path: &Path) -> Option<Result<serde_json::Value, String>> {
     let bytes = match fs::read(path) {
         Ok(b) => b,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Read::Missing,
-        Err(e) => return Read::Damaged(format!("unreadable: {e}")),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return None,
+        Err(e) => return Some(Err(format!("unreadable: {e}"))),
     };
-    let v = match unseal(&bytes) {
-        Ok((v, _)) => v,
-        Err(why) => return Read::Damaged(why),
-    };
-    match serde_json::from_value(v) {
-        Ok(t) => Read::Valid(t),
-        Err(e) => Read::Damaged(format!("it does not match the record schema: {e}")),
-    }
+    Some(unseal(&bytes).map(|(v, _)| v))
 }
 
 /// A loose record's bytes checked against their checksum: the body (the
