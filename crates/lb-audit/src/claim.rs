@@ -101,10 +101,15 @@ pub(super) fn audit_shifted(
         if let Some(m) = metric {
             forced(c, m, &mut checks, results, &by_point);
         }
-        let (matched, held) = discriminates(&mut checks, &by_point, &|x: &PointCheck| {
+        let (marked, null_held) = discriminates(&mut checks, &by_point, &|x: &PointCheck| {
             exact_fails(c, x, results)
         });
-        (matched > 0, held > 0, matched > held, !by_point.is_empty())
+        (
+            marked > 0,
+            null_held > 0,
+            marked > null_held,
+            !by_point.is_empty(),
+        )
     };
     let (verdict, except) = overall(&checks, c.origin);
     let informative = (
@@ -615,7 +620,7 @@ fn discriminates(
     nulls: &[(&ClaimResult, &[String])],
     exact_fails: &dyn Fn(&PointCheck) -> bool,
 ) -> (usize, usize) {
-    let mut held = 0;
+    let mut marked = 0;
     let mut null_held = 0;
     for k in checks.iter_mut() {
         if k.verdict != Verdict::Confirmed || k.uninformative.is_some() {
@@ -672,12 +677,12 @@ fn discriminates(
             // The foil or a null held too, was undecided or was not run
             // here: the point does not discriminate (rather than lying at a
             // floor or outside a hypothesis).
-            held += usize::from(rank <= 2);
+            marked += 1;
             null_held += usize::from(rank == 2);
             k.uninformative = Some(Uninformative::new(Why::NotDiscriminating, w));
         }
     }
-    (held, null_held)
+    (marked, null_held)
 }
 
 /// The band of a check `x` found of no practical difference, and the
