@@ -736,52 +736,46 @@ fn error_rate(family: &Tally) -> String {
     }
     let covered = decided - family.uncertified;
     let plural = |n: usize| if n == 1 { "" } else { "s" };
+    let head = format!(
+        "*Chance of a wrong verdict:* {decided} verdict{} of its statements and stand-ins \
+         tested something (those that tested nothing are left out)",
+        plural(decided)
+    );
+    const UNMEASURED: &str = "read through a rate of approach (the delta method on two \
+                              intervals) or a stability test, which lb's coverage certificate \
+                              does not measure";
+    const MARGIN: &str =
+        "A verdict far from its threshold (its margin, in the audit) is far less likely wrong.";
     if covered == 0 {
         return format!(
-            "*Chance of a wrong verdict:* {decided} verdict{} of its statements and stand-ins \
-             tested something (those that tested nothing are left out); {} read through a rate \
-             of approach (the delta method on two intervals) or a stability test, which lb's \
-             coverage certificate does not measure: no bound is stated (the findings say \
-             where). A verdict far from its threshold (its margin, in the audit) is far less \
-             likely wrong.\n",
-            plural(decided),
+            "{head}; {} {UNMEASURED}: no bound is stated (the findings say where). {MARGIN}\n",
             if decided == 1 { "it is" } else { "all are" }
         );
     }
-    let certified = {
-        let bound = if family.alpha_sum < 0.5 {
-            format!(
-                ", and the chance that any is wrong is at most {}% (Bonferroni)",
-                num(100.0 * family.alpha_sum, 2)
-            )
-        } else {
-            String::new()
-        };
+    let bound = if family.alpha_sum < 0.5 {
         format!(
-            "{covered} of them rest{} on a point's intervals, each decided at its own level \
-             (95.5% or more): where those intervals cover at that level, as lb's coverage \
-             certificate measures, each is wrong with a chance of at most 4.5% even where the \
-             truth sits exactly on its threshold, and over them at most {} wrong verdicts are \
-             expected{bound}",
-            if covered == 1 { "s" } else { "" },
-            num(family.alpha_sum, 2)
+            ", and the chance that any is wrong is at most {}% (Bonferroni)",
+            num(100.0 * family.alpha_sum, 2)
         )
+    } else {
+        String::new()
     };
     let uncovered = match family.uncertified {
         0 => String::new(),
         n => format!(
-            "; {n} {} read through a rate of approach (the delta method on two intervals) or a \
-             stability test, which the certificate does not measure, and no bound is stated for \
-             {} (the findings say where)",
+            "; {n} {} {UNMEASURED}, and no bound is stated for {} (the findings say where)",
             if n == 1 { "is" } else { "are" },
             if n == 1 { "it" } else { "them" }
         ),
     };
     format!(
-        "*Chance of a wrong verdict:* {decided} verdict{} of its statements and stand-ins \
-         tested something (those that tested nothing are left out). {certified}{uncovered}. A \
-         verdict far from its threshold (its margin, in the audit) is far less likely wrong.\n",
-        plural(decided)
+        "{head}. {covered} of them rest{} on a point's intervals, each decided at its own level \
+         (95.5% or more): where those intervals cover at that level, as lb's coverage \
+         certificate measures, each is wrong with a chance of at most 4.5% even where the truth \
+         sits exactly on its threshold, and over them at most {} wrong verdicts are \
+         expected{bound}{uncovered}. {MARGIN}\n",
+        if covered == 1 { "s" } else { "" },
+        num(family.alpha_sum, 2)
     )
 }
 
@@ -891,8 +885,9 @@ impl Conflict {
 
 /// The settings a paper's claims hold at one value of only, where two of
 /// them need different values: from each claim's robustness maps
-/// ([`lb_audit::MapLine::needs`]), the values of a setting a claim needs; a
-/// setting two claims need at disjoint values is a conflict.
+/// ([`lb_audit::MapLine::not_failing`]), the values of a setting at which a
+/// claim does not fail; a setting two claims need at disjoint values is a
+/// conflict.
 fn conflicts<'a>(claims: impl Iterator<Item = &'a ClaimRow>) -> Vec<Conflict> {
     use std::collections::BTreeMap;
     // setting → the values a claim needs → the claims that need them. A

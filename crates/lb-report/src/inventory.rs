@@ -45,10 +45,6 @@ pub(crate) fn rows<'a>(
 /// Where a statement stands, from the origins of the claims it names.
 pub fn standing(s: &Statement, exps: &[&ExperimentClaims]) -> Standing {
     let rs = rows(s, exps);
-    // Claims that test nothing (no point could decide them, or a null or
-    // the foil holds too), where the entry says what lb could add that
-    // would decide it (`could_audit`: a policy, graph, network or points):
-    // not yet audited, not audited as stated.
     // Claims that test nothing: not yet audited where lb could add what
     // decides it (its entry's `could_audit`, or more runs where a null or
     // the foil is undecided or a point lies outside the hypothesis); out of
@@ -58,7 +54,7 @@ pub fn standing(s: &Statement, exps: &[&ExperimentClaims]) -> Standing {
     if let Some((v, _, r)) = status_of(&rs)
         && !tested(v, r)
     {
-        let by_construction = r.untested.is_some() && !r.null_holds && !r.pending && !r.no_point();
+        let by_construction = r.untested.is_some() && !r.pending && !r.no_point();
         return if s.could_audit.is_some() || !by_construction {
             Standing::NotYet
         } else {
@@ -87,12 +83,9 @@ pub fn unreachable_reason(
     if let Some(o) = &st.out_of_reach {
         return Some(o.clone());
     }
-    let (v, e, r) = status(st, exps)?;
-    let why = r.untested.clone().unwrap_or_else(|| r.deciding.clone());
+    let (v, link, why) = untested_claim(st, exps, audit)?;
     Some(format!(
-        "its claims test nothing, and no claim lb could add would: [`{e}/{}`]({audit}#{}) {}: {why}",
-        r.id,
-        anchor(e, &r.id),
+        "its claims test nothing, and no claim lb could add would: {link} {}: {why}",
         v.words()
     ))
 }
@@ -105,14 +98,25 @@ pub fn could_reason(st: &Statement, exps: &[&ExperimentClaims], audit: &str) -> 
     if let Some(c) = &st.could_audit {
         return Some(c.clone());
     }
-    let (_, e, r) = status(st, exps)?;
-    let why = r.untested.clone().unwrap_or_else(|| r.deciding.clone());
+    let (_, link, why) = untested_claim(st, exps, audit)?;
     Some(format!(
-        "runs that decide what [`{e}/{}`]({audit}#{}) lacks (its null or foil decided, or \
-         points that inform): {why}",
-        r.id,
-        anchor(e, &r.id)
+        "runs that decide what {link} lacks (its null or foil decided, or points that \
+         inform): {why}"
     ))
+}
+
+/// The claim that sets a statement's status, as a link into `audit`, with
+/// its status and why it tests nothing (or, where it did, its deciding
+/// check).
+fn untested_claim(
+    st: &Statement,
+    exps: &[&ExperimentClaims],
+    audit: &str,
+) -> Option<(Status, String, String)> {
+    let (v, e, r) = status(st, exps)?;
+    let link = format!("[`{e}/{}`]({audit}#{})", r.id, anchor(e, &r.id));
+    let why = r.untested.clone().unwrap_or_else(|| r.deciding.clone());
+    Some((v, link, why))
 }
 
 /// The inventory's name in links: its file's stem.
@@ -524,13 +528,14 @@ pub fn page(inventories: &[Inventory], exps: &[&ExperimentClaims], audit: &str) 
         }
         let _ = writeln!(s, "{}\n", paper_line(inv, exps, ""));
         for st in &inv.statements {
+            let standing = standing(st, exps);
             let _ = writeln!(s, "<a id=\"{slug}--{}\"></a>\n", st.id);
             let _ = writeln!(
                 s,
                 "### {} — {} ({})\n",
                 st.id,
                 md(&st.at),
-                match (st.counted(), standing(st, exps)) {
+                match (st.counted(), standing) {
                     (false, _) if st.cited.is_some() => "another paper's result: not counted",
                     (false, _) => "a definition: not counted",
                     (true, Standing::AsStated) if in_part(st, exps) => "audited as stated, in part",
@@ -571,19 +576,21 @@ pub fn page(inventories: &[Inventory], exps: &[&ExperimentClaims], audit: &str) 
                     md(&untested.join("; "))
                 );
             }
-            if standing(st, exps) == Standing::OutOfReach
-                && let Some(o) = unreachable_reason(st, exps, audit)
-            {
+            // Each reason is the entry's own where it gives one; the
+            // claims' where the statement's standing rests on them.
+            let not_audited = match standing {
+                Standing::OutOfReach => unreachable_reason(st, exps, audit),
+                _ => st.out_of_reach.clone(),
+            };
+            if let Some(o) = not_audited {
                 let _ = writeln!(s, "- Not audited: {}", md(&o));
-            } else if let Some(o) = &st.out_of_reach {
-                let _ = writeln!(s, "- Not audited: {}", md(o));
             }
-            if standing(st, exps) == Standing::NotYet
-                && let Some(c) = could_reason(st, exps, audit)
-            {
+            let could = match standing {
+                Standing::NotYet => could_reason(st, exps, audit),
+                _ => st.could_audit.clone(),
+            };
+            if let Some(c) = could {
                 let _ = writeln!(s, "- What would audit it: {}", md(&c));
-            } else if let Some(c) = &st.could_audit {
-                let _ = writeln!(s, "- What would audit it: {}", md(c));
             }
             s.push('\n');
         }
