@@ -364,18 +364,11 @@ fn an_unsettled_foil_fails_on_its_exact_value() {
         .exact_value("mean_sum_q", "wr_sum_q")
         .expect("WR's E[ΣQ] is exact here");
     let with_foil = |expected: f64| {
-        let mut c = claim(value("A", expected));
-        c.origin = claim::Origin::StandIn;
-        c.stands_for = Some(claim::StandsFor::Quote("the test's statement".into()));
-        c.foil = Some(claim::WhyCheck {
-            says: "WR should not".into(),
-            filter: Default::default(),
-            level: c.level,
-            stated_level: c.stated_level,
-            decide_at: c.decide_at,
-            check: value("WR", expected),
-        });
-        c
+        stand_in_with_foil(
+            claim(value("A", expected)),
+            "WR should not",
+            value("WR", expected),
+        )
     };
     // The exact value lies far outside ±50% of 1.2: the foil fails.
     assert!((exact - 1.2).abs() > 0.6, "exact {exact}");
@@ -481,22 +474,16 @@ fn a_foil_band_that_holds_the_claims_effect_decides_nothing() {
             result("C", JSQ, "0.9", &base, &ALL_STABLE),
             result("D", JSQ, "0.9", &plus(base, 0.01), &ALL_STABLE),
         ];
-        let mut c = ordering_of("A", "B");
-        c.origin = claim::Origin::StandIn;
-        c.stands_for = Some(claim::StandsFor::Quote("the test's statement".into()));
-        c.foil = Some(claim::WhyCheck {
-            says: "C and D should not differ in practice".into(),
-            filter: Default::default(),
-            level: c.level,
-            stated_level: c.stated_level,
-            decide_at: c.decide_at,
-            check: Check::Ordering(claim::Ordering {
+        let c = stand_in_with_foil(
+            ordering_of("A", "B"),
+            "C and D should not differ in practice",
+            Check::Ordering(claim::Ordering {
                 metric: "mean_response".into(),
                 better: "C".into(),
                 worse: "D".into(),
                 equivalence: 0.5,
             }),
-        });
+        );
         audit_claim("e", &c, &rs)
     };
     // An effect of 0.3 inside the foil's band of ±0.5: not told apart.

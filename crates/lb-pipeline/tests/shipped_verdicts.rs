@@ -517,29 +517,21 @@ fn claims_that_test_nothing_leave_a_statement_not_yet_audited_where_lb_could() {
     let audited = lb_pipeline::audit::audit(&cache, &loaded);
     let parts = audited.parts(&loaded);
     let exps: Vec<&lb_audit::ExperimentClaims> = parts.iter().map(|(e, _)| e).collect();
-    let ly = inventories
-        .iter()
-        .find(|i| i.paper.authors == "Liu and Ying")
-        .expect("Liu and Ying's inventory");
-    let main = ly
-        .statements
-        .iter()
-        .find(|s| s.id == "theorem-main")
-        .expect("theorem-main");
+    // A statement of a paper's inventory, by its authors and id.
+    let statement = |authors: &str, id: &str| {
+        inventories
+            .iter()
+            .find(|i| i.paper.authors == authors)
+            .and_then(|i| i.statements.iter().find(|s| s.id == id))
+            .unwrap_or_else(|| panic!("{authors}: {id}"))
+    };
+    let main = statement("Liu and Ying", "theorem-main");
     assert!(!main.claims.is_empty() && main.could_audit.is_some());
     assert_eq!(standing(main, &exps), Standing::NotYet);
     let mut without = main.clone();
     without.could_audit = None;
     assert_eq!(standing(&without, &exps), Standing::NotYet);
-    let zsw = inventories
-        .iter()
-        .find(|i| i.paper.authors == "Zhou, Shroff and Wierman")
-        .expect("Zhou, Shroff and Wierman's inventory");
-    let pooled = zsw
-        .statements
-        .iter()
-        .find(|s| s.id == "lemma-1-resource-pooled")
-        .expect("lemma-1-resource-pooled");
+    let pooled = statement("Zhou, Shroff and Wierman", "lemma-1-resource-pooled");
     assert!(pooled.could_audit.is_none());
     assert_eq!(standing(pooled, &exps), Standing::OutOfReach);
 }

@@ -143,6 +143,22 @@ pub(crate) fn ordering_of(better: &str, worse: &str) -> Claim {
     }))
 }
 
+/// `c` as a stand-in for the test's statement, held to a foil that `says`
+/// what it checks with `check`, at the claim's own levels.
+pub(crate) fn stand_in_with_foil(mut c: Claim, says: &str, check: Check) -> Claim {
+    c.origin = claim::Origin::StandIn;
+    c.stands_for = Some(claim::StandsFor::Quote("the test's statement".into()));
+    c.foil = Some(claim::WhyCheck {
+        says: says.into(),
+        filter: Default::default(),
+        level: c.level,
+        stated_level: c.stated_level,
+        decide_at: c.decide_at,
+        check,
+    });
+    c
+}
+
 /// A value claim of `metric` of A.
 pub(crate) fn value_of(metric: &str, expected: Reference, tolerance: Tolerance) -> Claim {
     claim(Check::Value(claim::Value {
