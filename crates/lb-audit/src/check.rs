@@ -349,6 +349,9 @@ pub enum Why {
     Zero,
     /// The metric an exact formula of the model at every point read.
     Exact,
+    /// The metric equal, within its interval, to the sampling arithmetic at
+    /// the point's mean state.
+    Arithmetic,
     /// A point outside the theorem's hypothesis or the policy outside its
     /// class.
     Outside,

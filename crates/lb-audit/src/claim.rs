@@ -488,8 +488,62 @@ fn forced(
                      engine to): the claim restates it"
                 ),
             ));
+            continue;
+        }
+        // Every point the check reads: a limit decided by its rate reads its
+        // tail, whose steps could show what the last point does not.
+        if let Some(words) = at_mean_state(m, &read_by(k, results), c.level) {
+            k.uninformative = Some(Uninformative::new(Why::Arithmetic, words));
         }
     }
+}
+
+/// Where the metric at every point of `at` is, within its interval at
+/// `level`, the sampling arithmetic at each run's mean state
+/// ([`lb_model::config::PointConfig::at_mean_state`]): the reason, in words.
+/// The value then follows from the mean state, which flow balance fixes, and
+/// the policy's parameters; the fluctuations a theorem bounds left no mark
+/// the runs could measure (docs/AUDITING.md, "Uninformative points").
+fn at_mean_state(m: Metric, at: &[&PointResult], level: f64) -> Option<String> {
+    let mut shown = Vec::new();
+    for r in at {
+        let p = r.point.as_ref()?;
+        let xs: Vec<f64> = super::points::values(m, p, &r.summaries)
+            .into_iter()
+            .map(|(_, v)| v)
+            .collect();
+        let arithmetic: Option<Vec<f64>> = r
+            .summaries
+            .iter()
+            .map(|s| p.config.at_mean_state(m.name(), s))
+            .collect();
+        let arithmetic = arithmetic?;
+        if xs.len() < 2 || xs.len() != arithmetic.len() {
+            return None;
+        }
+        let (mean, hw) = super::points::stats(&xs, r.first_stage, level);
+        let hw = hw.filter(|h| h.is_finite())?;
+        let a = arithmetic.iter().sum::<f64>() / arithmetic.len() as f64;
+        if (mean - a).abs() > hw {
+            return None;
+        }
+        shown.push(format!(
+            "{} {} ± {} against {}",
+            r.label,
+            super::words::num(mean, 3),
+            super::words::num(hw, 2),
+            super::words::num(a, 3)
+        ));
+    }
+    (!shown.is_empty()).then(|| {
+        format!(
+            "the sampling arithmetic at its mean state: the value is, within its interval, what \
+             the policy's samples give at each run's mean occupancy, which flow balance fixes \
+             ({}), so the point shows d's and λ's arithmetic, not the fluctuations about the \
+             mean",
+            shown.join("; ")
+        )
+    })
 }
 
 /// Why a claim is an accounting consequence of an exact formula, if it is:

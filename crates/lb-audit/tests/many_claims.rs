@@ -8,8 +8,8 @@ use lb_manifest::plan::Target;
 use lb_manifest::{Profile, load_str};
 use std::path::Path;
 
-/// N = 20 servers, unbounded or with a buffer, Random, JSQ and Pod(1) (the
-/// mean field at d = 1 is M/M/1, exact at every N), and `claims`. The runs
+/// N = 20 servers, unbounded or with a buffer, Random, JSQ, Pod(1) (the
+/// mean field at d = 1 is M/M/1, exact at every N) and Pod(2), and `claims`. The runs
 /// have 64 batches: a point decides a claim only if none of its 10
 /// replications trips the settle rule's MSER-5 cap, which stationary runs
 /// of 32 batches do far more often (2.5% of an M/M/1 pair's, by `lb
@@ -35,6 +35,11 @@ spec = "JSQ"
 [[policy]]
 spec = "Pod"
 d = 1
+
+[[policy]]
+spec = "Pod"
+d = 2
+label = "Pod(2)"
 
 [run]
 horizon = 3000.0
@@ -221,4 +226,34 @@ fn the_excess_bound_holds_and_a_wrong_bound_is_refuted() {
             ("sum-le", Verdict::Confirmed),
         ],
     );
+}
+
+/// A probability of meeting a busy server that is, within its interval, the
+/// sampling arithmetic at each run's mean occupancy decides nothing: under
+/// Random it is the mean occupancy itself (an arrival sees time averages).
+/// Power-of-2 on 20 servers is not: the occupancy fluctuates enough that
+/// E[C(N·S₁, 2)]/C(N, 2) sits measurably above its value at the mean, and the
+/// point informs.
+#[test]
+fn a_probability_that_is_the_arithmetic_of_the_mean_occupancy_decides_nothing() {
+    let bound = |id: &str, policy: &str| {
+        format!(
+            "\n[[claim]]\norigin = \"stand-in\"\npaper = \"Liu and Ying\"\nstands_for = \"a sentence\"\nid = \"{id}\"\nstatement = \"s\"\nsource = \"t\"\nlevel = 0.999\nkind = \"bound\"\nmetric = \"p_to_busy\"\npolicies = [\"{policy}\"]\nbound = 0.95\nside = \"le\"\nno_foil = \"a test of the rule, not of a paper\"\n"
+        )
+    };
+    let claims = [bound("random", "Random"), bound("pod2", "Pod(2)")].concat();
+    let results = audit("lambda = 0.7", &claims);
+    let (random, pod2) = (&results[0], &results[1]);
+    assert!(
+        random.2.contains("the sampling arithmetic at its mean state"),
+        "{}",
+        random.2
+    );
+    assert!(random.2.contains("informative: (0, 1)"), "{}", random.2);
+    assert!(
+        !pod2.2.contains("the sampling arithmetic at its mean state"),
+        "{}",
+        pod2.2
+    );
+    assert!(pod2.2.contains("informative: (1, 1)"), "{}", pod2.2);
 }

@@ -192,6 +192,18 @@ impl PointConfig {
         }
     }
 
+    /// The value of `metric` that the model's sampling arithmetic gives at
+    /// the mean state of the run `s`, where the metric is such a function of
+    /// the state (docs/AUDITING.md, "Uninformative points"): a claim whose
+    /// subject equals it within its interval follows from the mean state,
+    /// which flow balance fixes, and the policy's parameters. None elsewhere.
+    pub fn at_mean_state(&self, metric: &str, s: &Summary) -> Option<f64> {
+        match (self, s) {
+            (PointConfig::Many(c), Summary::Many(s)) => many::metrics::at_mean_state(metric, c, s),
+            _ => None,
+        }
+    }
+
     /// The value of `metric` at this point by the named reference `name`,
     /// where that reference is exact (an exact mean, or a cost the policy's
     /// rules fix): what makes a claim about the metric an accounting

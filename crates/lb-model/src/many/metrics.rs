@@ -290,6 +290,31 @@ pub fn floor(name: &str, c: &ManyConfig) -> Option<f64> {
     }
 }
 
+/// The value of metric `name` that sampling gives at the run's mean
+/// occupancy S̄_1, where the metric is the time average of such a function of
+/// the state: `p_to_busy` under Power-of-d (Random is d = 1), whose job meets
+/// a busy server when all d of its samples are busy, with probability
+/// C(N·S_1, d)/C(N, d) in state S_1, here at S̄_1. Flow balance fixes
+/// E[S_1] = λ(1 − loss), so where a run's value equals this within its
+/// interval the fluctuations of S_1 about its mean left no mark on it: it is
+/// d's and λ's arithmetic. None for every other metric and policy (JSQ, JIQ
+/// and I1F meet a busy server only when none is idle, a property of the
+/// fluctuations, not of the mean).
+pub fn at_mean_state(name: &str, c: &ManyConfig, s: &ManySummary) -> Option<f64> {
+    let d = match (name, c.policy) {
+        ("p_to_busy", ManyPolicy::Random) => 1,
+        ("p_to_busy", ManyPolicy::Pod { d }) => d.resolve(c.servers),
+        _ => return None,
+    };
+    let n = c.servers as f64;
+    let busy = occupancy(s, 1) * n;
+    Some(
+        (0..d)
+            .map(|j| ((busy - j as f64) / (n - j as f64)).max(0.0))
+            .product(),
+    )
+}
+
 /// A metric that a replication's summary defines on its own.
 pub fn precision_value(name: &str, s: &ManySummary) -> Option<f64> {
     match name {
