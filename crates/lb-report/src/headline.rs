@@ -486,7 +486,11 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
                          reach"
                     )
                 },
+                // A statement whose claims test nothing first: the row's
+                // reason is the result's own, not a definition's beside it.
                 sts.iter()
+                    .filter(|st| status(st, exps).is_some())
+                    .chain(sts.iter().filter(|st| status(st, exps).is_none()))
                     .find_map(|st| {
                         let could =
                             st.could_audit.as_deref().map(first_sentence).or_else(|| {
