@@ -41,7 +41,7 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
     let mut by_stand_ins = std::collections::BTreeMap::new();
     let mut in_part = 0;
     let mut one_reading = 0;
-    let mut deciding = 0;
+    let mut deciding = Vec::new();
     let mut threshold_ours = 0;
     let mut in_full: Vec<String> = Vec::new();
     for inv in inventories {
@@ -52,7 +52,7 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
         );
         in_part += crate::inventory::in_part_count(inv, experiments);
         one_reading += crate::inventory::at_one_reading_count(inv, experiments);
-        deciding += crate::inventory::deciding_claims(inv, experiments);
+        deciding.extend(crate::inventory::deciding_claims(inv, experiments));
         threshold_ours += crate::inventory::at_threshold_ours_count(inv, experiments);
         let k = counts(inv, experiments);
         for i in 0..4 {
@@ -135,15 +135,7 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
             n.iter().sum::<usize>(),
             inventories.len(),
             n[0],
-            if deciding > 0 && deciding < n[0] {
-                format!(
-                    " (restatements share claims: they rest on {deciding} claim{} of the \
-                     papers, so fewer results than statements are decided)",
-                    if deciding == 1 { "" } else { "s" }
-                )
-            } else {
-                String::new()
-            },
+            crate::inventory::shared_words(n[0], &deciding),
             crate::inventory::in_words(&statuses),
             if refuted == 0 {
                 ", 0 not reproduced"

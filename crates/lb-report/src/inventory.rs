@@ -277,20 +277,65 @@ pub(crate) fn in_words(tally: &std::collections::BTreeMap<Status, usize>) -> Str
         .join(", ")
 }
 
-/// How many of the paper's claims decide its statements audited as stated:
-/// restatements share a claim, so this may be fewer than the statements.
-pub fn deciding_claims(inv: &Inventory, exps: &[&ExperimentClaims]) -> usize {
-    let mut deciding: Vec<(&str, &str)> = Vec::new();
+/// The paper's claims that decide its statements audited as stated, each
+/// with whether it tested something ([`tested`]): restatements share a
+/// claim, so there may be fewer than the statements, and fewer still that
+/// could have failed.
+pub fn deciding_claims<'a>(
+    inv: &Inventory,
+    exps: &[&'a ExperimentClaims],
+) -> Vec<(&'a str, &'a ClaimRow, bool)> {
+    let mut deciding: Vec<(&str, &ClaimRow, bool)> = Vec::new();
     for st in inv.statements.iter().filter(|s| s.counted()) {
         if standing(st, exps) == Standing::AsStated {
             for (e, r) in rows(st, exps) {
-                if r.origin == Origin::Paper && !deciding.contains(&(e, r.id.as_str())) {
-                    deciding.push((e, r.id.as_str()));
+                if r.origin == Origin::Paper
+                    && !deciding.iter().any(|(e2, r2, _)| *e2 == e && r2.id == r.id)
+                {
+                    deciding.push((e, r, tested(Status::of(r), r)));
                 }
             }
         }
     }
-    deciding.len()
+    deciding
+}
+
+/// " (restatements share claims: …)": how many claims the statements
+/// audited as stated rest on, and what each found, where that is fewer than
+/// the statements; nothing otherwise.
+pub(crate) fn shared_words(statements: usize, deciding: &[(&str, &ClaimRow, bool)]) -> String {
+    let n = deciding.len();
+    if n == 0 || n >= statements {
+        return String::new();
+    }
+    // What each found, in the order of the statuses (best first), and the
+    // claims that tested nothing last.
+    let mut by: std::collections::BTreeMap<(bool, std::cmp::Reverse<Status>), Vec<String>> =
+        std::collections::BTreeMap::new();
+    for (_, r, t) in deciding {
+        by.entry((!t, std::cmp::Reverse(Status::of(r))))
+            .or_default()
+            .push(format!("`{}`", r.id));
+    }
+    let parts: Vec<String> = by
+        .into_iter()
+        .map(|((untested, v), ids)| {
+            let what = match (untested, v.0) {
+                (true, _) => "tested nothing".to_string(),
+                (false, Status::DoesNotDiscriminate) => {
+                    "held, but so did a null or the foil".to_string()
+                }
+                (false, v) => v.words().to_string(),
+            };
+            format!("{} {what} ({})", ids.len(), ids.join(", "))
+        })
+        .collect();
+    format!(
+        " (restatements share claims: the {statements} rest on {n} claim{} of the papers: {}; \
+         so far fewer results than statements are decided)",
+        if n == 1 { "" } else { "s" },
+        parts.join("; ")
+    )
 }
 
 /// How many of an inventory's statements reproduced as stated are so at one
@@ -481,12 +526,7 @@ pub(crate) fn paper_line(inv: &Inventory, exps: &[&ExperimentClaims], page: &str
             in_words(&tally)
         ),
     };
-    let deciding = deciding_claims(inv, exps);
-    let shared = if a > deciding && deciding > 0 {
-        format!(" (restatements share claims: the {a} rest on {deciding} of its claims)")
-    } else {
-        String::new()
-    };
+    let shared = shared_words(a, &deciding_claims(inv, exps));
     format!(
         "[Its inventory]({page}#{}) lists {n} statement{} (theorems, lemmas, propositions, \
          corollaries, figure claims, examples, remarks and headline sentences; {defs} \
