@@ -350,29 +350,100 @@ pub(crate) fn result_name(at: &str) -> String {
     at[..cut].trim().to_string()
 }
 
+/// The paper's name for the result a statement belongs to: its entry's
+/// `result`, else [`result_name`] of where it stands.
+fn own_name(st: &lb_manifest::inventory::Statement) -> String {
+    st.result.clone().unwrap_or_else(|| result_name(&st.at))
+}
+
+/// Each counted statement with the row it goes to on the first screen: its
+/// own result ([`own_name`]), except a sentence named only by its section
+/// ("Abstract", "§1") whose claims all decide one named result's
+/// statements: it restates that result and goes to its row (the named
+/// result with the fewest claims, where several hold them all).
+fn homes(inv: &Inventory) -> Vec<(&lb_manifest::inventory::Statement, String)> {
+    const NAMED: [&str; 9] = [
+        "Theorem ",
+        "Lemma ",
+        "Proposition ",
+        "Corollary ",
+        "Fig. ",
+        "Example ",
+        "Remark ",
+        "Claim ",
+        "Definition ",
+    ];
+    let counted: Vec<_> = inv.statements.iter().filter(|s| s.counted()).collect();
+    let section = |st: &lb_manifest::inventory::Statement| {
+        st.result.is_none() && !NAMED.iter().any(|k| own_name(st).starts_with(k))
+    };
+    // Each named result's claims.
+    let mut named: Vec<(String, Vec<&str>)> = Vec::new();
+    for st in counted.iter().filter(|st| !section(st)) {
+        let n = own_name(st);
+        let i = match named.iter().position(|(m, _)| *m == n) {
+            Some(i) => i,
+            None => {
+                named.push((n, Vec::new()));
+                named.len() - 1
+            }
+        };
+        for c in &st.claims {
+            if !named[i].1.contains(&c.as_str()) {
+                named[i].1.push(c);
+            }
+        }
+    }
+    counted
+        .iter()
+        .map(|st| {
+            let home = (section(st) && !st.claims.is_empty())
+                .then(|| {
+                    named
+                        .iter()
+                        .filter(|(_, cs)| st.claims.iter().all(|c| cs.contains(&c.as_str())))
+                        .min_by_key(|(_, cs)| cs.len())
+                        .map(|(n, _)| n.clone())
+                })
+                .flatten();
+            (*st, home.unwrap_or_else(|| own_name(st)))
+        })
+        .collect()
+}
+
 /// A held paper's results by its own names: one row per result, its one
 /// status (the worst of its audited statements', [`crate::inventory::Status`];
 /// "not yet audited" or "out of reach" where none is audited) and one line
 /// of why.
 fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> String {
     use crate::inventory::{Standing, standing, status};
+    let homes = homes(inv);
+    // Rows in the paper's order: where a result's own statement first
+    // stands, not where a sentence restating it does.
     let mut names: Vec<String> = Vec::new();
-    for st in inv.statements.iter().filter(|s| s.counted()) {
-        let n = st.result.clone().unwrap_or_else(|| result_name(&st.at));
-        if !names.contains(&n) {
+    for (st, _) in &homes {
+        let n = own_name(st);
+        if !names.contains(&n) && homes.iter().any(|(_, h)| *h == n) {
             names.push(n);
         }
     }
     let mut s =
         String::from("| result | statements | status | why |\n| --- | ---: | --- | --- |\n");
     for name in names {
-        let sts: Vec<_> = inv
-            .statements
+        let sts: Vec<_> = homes
             .iter()
-            .filter(|st| {
-                st.counted() && st.result.clone().unwrap_or_else(|| result_name(&st.at)) == name
-            })
+            .filter(|(_, n)| *n == name)
+            .map(|(st, _)| *st)
             .collect();
+        // The sentences that restate it, by their sections.
+        let mut restating: Vec<String> = Vec::new();
+        for st in &sts {
+            let own = own_name(st);
+            if own != name && !restating.contains(&own) {
+                restating.push(own);
+            }
+        }
+        let restated = sts.iter().filter(|st| own_name(st) != name).count();
         // A result's status comes from its statements audited as stated where
         // it has any, else from those audited through our stand-ins.
         let as_stated: Vec<_> = sts
@@ -563,6 +634,14 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
             sts.len().to_string()
         } else {
             format!("{} ({} audited{breakdown})", sts.len(), audited.len())
+        };
+        let counted = if restated == 0 {
+            counted
+        } else {
+            format!(
+                "{counted}, {restated} of them sentences restating it ({})",
+                restating.join(", ")
+            )
         };
         // The row's paper claims, each once.
         let mut papers: Vec<&lb_audit::ClaimRow> = Vec::new();
