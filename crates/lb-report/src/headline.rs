@@ -1048,6 +1048,39 @@ pub(crate) fn mark_conflicts(experiments: &mut [ExperimentClaims]) {
 mod tests {
     use super::{ClaimRow, reading_conflicts};
 
+    /// A sentence named by its section whose claims all decide one named
+    /// result goes to that result's row; one whose claims span two results,
+    /// or that has none, stays in its section's.
+    #[test]
+    fn a_sentence_restating_one_result_goes_to_its_row() {
+        let st = |id: &str, at: &str, claims: &[&str]| {
+            serde_json::json!({
+                "id": id, "kind": "theorem", "where": at, "quote": "q", "setting": "s",
+                "claims": claims,
+            })
+        };
+        let inv: lb_manifest::inventory::Inventory = serde_json::from_value(serde_json::json!({
+            "paper": { "authors": "A", "title": "T" },
+            "statement": [
+                st("abstract-both", "Abstract", &["e/t1", "e/t2"]),
+                st("abstract-t2", "Abstract", &["e/t2"]),
+                st("t1", "§3, Theorem 1", &["e/t1"]),
+                st("t2", "§3, Theorem 2", &["e/t2", "e/t2-rate"]),
+                st("intro", "§1", &[]),
+            ],
+        }))
+        .unwrap();
+        let homes: Vec<(String, String)> = super::homes(&inv)
+            .into_iter()
+            .map(|(s, h)| (s.id.clone(), h))
+            .collect();
+        let home = |id: &str| homes.iter().find(|(s, _)| s == id).unwrap().1.as_str();
+        assert_eq!(home("abstract-both"), "Abstract");
+        assert_eq!(home("abstract-t2"), "Theorem 2");
+        assert_eq!(home("t1"), "Theorem 1");
+        assert_eq!(home("intro"), "§1");
+    }
+
     /// The error sentence bounds only verdicts decided on a point's
     /// intervals; those read through a rate or a stability test get none.
     #[test]
