@@ -69,7 +69,8 @@ pub struct RobustnessToml {
     pub claims: Vec<String>,
     /// `system.count_own` values.
     pub count_own: Option<Vec<bool>>,
-    /// `system.granularity` values.
+    /// `system.granularity` values; with `policies`, the granularity of
+    /// those policies only (a compared policy's, which the text leaves open).
     pub granularity: Option<Vec<Granularity>>,
     /// `system.arrivals` law families.
     pub arrivals: Option<Vec<LawFamily>>,
@@ -82,9 +83,10 @@ pub struct RobustnessToml {
     /// `budget` of the policies in `policies`: the message budget's unit
     /// (a rate per arrival, or another policy's messages).
     pub budget: Option<Vec<BudgetSpec>>,
-    /// The policies (labels) whose policy keys (`tie_break`, `budget`) the
-    /// map varies; default: every policy of the manifest that takes the key
-    /// (breaks ties; sets a budget).
+    /// The policies (labels) whose policy keys (`tie_break`, `budget`,
+    /// `granularity`) the map varies; default: every policy of the manifest
+    /// that takes the key (breaks ties; sets a budget), and for
+    /// `granularity` the system's.
     pub policies: Option<Vec<String>>,
 }
 
@@ -227,6 +229,7 @@ impl Value {
 enum PolicyKey {
     TieBreak,
     Budget,
+    Granularity,
 }
 
 /// The policies (indices) whose `key` map `r` varies: those named in
@@ -237,6 +240,7 @@ fn varied_policies(m: &Manifest, r: &RobustnessToml, key: PolicyKey) -> Vec<usiz
         .filter(|&i| {
             let takes = match key {
                 PolicyKey::Budget => m.policies[i].budget.is_some(),
+                PolicyKey::Granularity => true,
                 PolicyKey::TieBreak => {
                     PolicyKind::parse(&m.policies[i].spec).is_some_and(|k| k.has_tie_break())
                 }
@@ -259,6 +263,13 @@ fn apply(m: &Manifest, r: &RobustnessToml, combo: &[(&str, Value)]) -> Manifest 
     for (name, value) in combo.iter().filter(|(n, _)| !sweep.contains(n)) {
         match (*name, value) {
             ("count_own", Value::Bool(b)) => v.system.count_own = Some(*b),
+            // With `policies`, those policies' own granularity; else the
+            // system's.
+            ("granularity", Value::Granularity(g)) if r.policies.is_some() => {
+                for i in varied_policies(m, r, PolicyKey::Granularity) {
+                    v.policies[i].granularity = Some(*g);
+                }
+            }
             ("granularity", Value::Granularity(g)) => v.system.granularity = Some(*g),
             ("arrivals", Value::Law(f)) => v.system.arrivals = *f,
             ("service", Value::Law(f)) => v.system.service = *f,
@@ -595,6 +606,7 @@ fn map_settings(
         // system's would leave it unchanged, and the map would say
         // granularity decides nothing.
         if *name == "granularity"
+            && r.policies.is_none()
             && let Some(k) = m.policies.iter().position(|p| p.granularity.is_some())
         {
             return Err(l.error(
@@ -617,7 +629,8 @@ fn map_settings(
     Ok(())
 }
 
-/// Map `i`'s policy keys: `policies` only with a `tie_break` to vary, each
+/// Map `i`'s policy keys: `policies` only with a `tie_break`, `budget` or
+/// `granularity` to vary, each
 /// the label of a policy that breaks ties; and a `tie_break` needs some
 /// policy of the manifest to vary it for.
 fn map_policies(
@@ -629,11 +642,11 @@ fn map_policies(
     if let Some(ps) = &r.policies {
         let labels: Vec<String> = (0..m.policies.len()).map(|i| m.label(i)).collect();
         let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
-        if r.tie_break.is_none() && r.budget.is_none() {
+        if r.tie_break.is_none() && r.budget.is_none() && r.granularity.is_none() {
             return Err(l.error(
                 &map_key(i, "policies"),
-                "`policies` names the policies a policy key (tie_break, budget) varies for, \
-                 and this map varies none",
+                "`policies` names the policies a policy key (tie_break, budget, granularity) \
+                 varies for, and this map varies none",
             ));
         }
         for (j, p) in ps.iter().enumerate() {
