@@ -91,7 +91,7 @@ pub struct MapResult {
 /// How a map names a setting: policy keys with the policies they vary for.
 fn setting_label(r: &RobustnessToml, s: &str) -> String {
     match (&r.policies, s) {
-        (Some(ps), "tie_break") => format!("tie_break ({})", ps.join(", ")),
+        (Some(ps), "tie_break" | "granularity") => format!("{s} ({})", ps.join(", ")),
         _ => s.to_string(),
     }
 }

@@ -643,12 +643,23 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
                 restating.join(", ")
             )
         };
-        // The row's paper claims, each once.
+        // The row's paper claims, each once; where it has none, the
+        // stand-ins that set its status.
         let mut papers: Vec<&lb_audit::ClaimRow> = Vec::new();
         for st in &sts {
             for (_, r) in crate::inventory::rows(st, exps) {
                 if r.origin == Origin::Paper && !papers.iter().any(|p| p.id == r.id) {
                     papers.push(r);
+                }
+            }
+        }
+        let of_paper = !papers.is_empty();
+        if papers.is_empty() {
+            for st in &sts {
+                for (_, r) in crate::inventory::rows(st, exps) {
+                    if !papers.iter().any(|p| p.id == r.id) {
+                        papers.push(r);
+                    }
                 }
             }
         }
@@ -738,9 +749,10 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
         // the others: its words say on how many.
         let word = if tested && !idle.is_empty() {
             format!(
-                "{word} ({} of its {} paper claims tested)",
+                "{word} ({} of its {} {}claims tested)",
                 papers.len() - idle.len(),
-                papers.len()
+                papers.len(),
+                if of_paper { "paper " } else { "" }
             )
         } else {
             word
