@@ -91,6 +91,7 @@ pub(crate) fn coverage(cache: &Cache, c: &Command) -> Res {
         control: None,
         also: Vec::new(),
         settled_first: false,
+        control_only: false,
     };
     let procedures = lb_pipeline::coverage::procedures(procedures, *per, &rule)?;
     let e = lb_manifest::load(manifest, Profile::Full)?;

@@ -63,7 +63,8 @@ pub struct PrecisionSpec {
     /// Var(Y − β̂·C) with β̂ fitted, instead of Var(Y); under Stein's
     /// procedure the interval is Stein's form of the control variate (the
     /// first stage's residual variance). The control's own points keep the
-    /// plain rule.
+    /// plain rule; where no figure draws them, it stops at its first stage,
+    /// and they run the replications the points they control pair with.
     pub control: Option<PrecisionControl>,
     /// Stein's procedure: more metrics held to the same target, those of the
     /// experiment's other figures; n is the most any of them asks for.
@@ -103,6 +104,7 @@ impl PrecisionSpec {
             also: self.also.clone(),
             // Every Stein rule: a second stage only where the first settled.
             settled_first: self.procedure == Procedure::Stein,
+            control_only: false,
         }
     }
 }

@@ -147,6 +147,13 @@ pub struct PrecisionRule {
     /// and out of the record path's hash) in rules written before it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub settled_first: bool,
+    /// Stein's procedure at a point that is other points' control variate
+    /// ([`RuleControl`]) and that no figure or claim reads on its own: its
+    /// own interval stops at the first stage ([`Stop::Control`]), and the
+    /// points it controls ask for the replications their intervals pair
+    /// with. Absent (false, and out of the record path's hash) elsewhere.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub control_only: bool,
 }
 
 /// A control variate for a precision rule (Lavenberg and Welch): another
@@ -298,6 +305,11 @@ pub enum Stop {
     /// half the first stage's runs have not relaxed, and it missed the target; the point
     /// stops there, its interval at the first stage's width.
     Unsettled,
+    /// Stein's procedure with [`PrecisionRule::control_only`]: the point is
+    /// other points' control variate, its own interval read by nothing at
+    /// the rule's precision; it stops at the first stage, which missed the
+    /// target.
+    Control,
 }
 
 /// The outcome of a precision rule at a point.
@@ -735,7 +747,11 @@ fn decide_stein(rule: &PrecisionRule, summaries: &[Summary]) -> Decision {
             pilot: 0,
         };
     }
-    let n = stein_replications(rule, summaries);
+    let n = if rule.control_only {
+        rule.min
+    } else {
+        stein_replications(rule, summaries)
+    };
     if (summaries.len() as u32) < n {
         return Decision::Need { main: n, pilot: 0 };
     }
@@ -743,6 +759,14 @@ fn decide_stein(rule: &PrecisionRule, summaries: &[Summary]) -> Decision {
     match conclude(rule, &summaries[..n as usize], &summaries[..first], |v| {
         stein_interval(v, first, rule.level)
     }) {
+        Decision::Done(o)
+            if rule.control_only && matches!(o.stop, Stop::Short | Stop::Cap) =>
+        {
+            Decision::Done(Outcome {
+                stop: Stop::Control,
+                ..o
+            })
+        }
         Decision::Done(o) if o.stop == Stop::Short && rule.stops_unsettled(&summaries[..first]) => {
             Decision::Done(Outcome {
                 stop: Stop::Unsettled,
@@ -832,6 +856,7 @@ mod tests {
             control: None,
             also: Vec::new(),
             settled_first: true,
+            control_only: false,
         };
         // Each run's mean differs, so the first stage misses the target.
         let at = |k: u64, trace: Vec<f64>| {
@@ -859,6 +884,45 @@ mod tests {
         assert!(stein_replications(&rule, &half) > 4);
     }
 
+    /// A control variate's point that nothing reads on its own stops at its
+    /// first stage, though its variance asks for more; the same rule without
+    /// `control_only` asks for them.
+    #[test]
+    fn a_control_only_point_stops_at_its_first_stage() {
+        let noise = |i: u64| ((((i * 2_654_435_761) & 0xffff_ffff) >> 3) % 13) as f64 - 6.0;
+        let first: Vec<Summary> = (0..4u64)
+            .map(|k| {
+                let mut s = run((0..64u64).map(|i| 100.0 + noise(i + 7 * k)).collect());
+                if let Summary::Slotted(r) = &mut s {
+                    r.mean_sum_q = 100.0 + 10.0 * k as f64;
+                }
+                s
+            })
+            .collect();
+        let mut rule = PrecisionRule {
+            metric: MetricName("mean_sum_q".into()),
+            rel_half_width: 0.01,
+            level: 0.95,
+            min: 4,
+            max: 64,
+            step: 4,
+            procedure: Procedure::Stein,
+            control: None,
+            also: Vec::new(),
+            settled_first: true,
+            control_only: false,
+        };
+        let Decision::Need { main, .. } = decide(&rule, &first, &[]) else {
+            panic!("a first stage 10% wide met a 1% target")
+        };
+        assert!(main > 4);
+        rule.control_only = true;
+        let Decision::Done(o) = decide(&rule, &first, &[]) else {
+            panic!("a control-only point asked for more than its first stage")
+        };
+        assert_eq!((o.stop, o.replications), (Stop::Control, 4));
+    }
+
     #[test]
     fn checkpoints_end_at_max() {
         let r = PrecisionRule {
@@ -872,6 +936,7 @@ mod tests {
             control: None,
             also: Vec::new(),
             settled_first: false,
+            control_only: false,
         };
         assert_eq!(r.checkpoints(), vec![3, 7, 10]);
     }
@@ -889,6 +954,7 @@ mod tests {
             control: None,
             also: Vec::new(),
             settled_first: false,
+            control_only: false,
         };
         // Identically 0 (a metric that never occurred): the target is met.
         assert_eq!(stein_n(&r, &[0.0; 4]), 4);

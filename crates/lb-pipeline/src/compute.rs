@@ -228,6 +228,9 @@ pub fn experiment_cost(cache: &Cache, e: &Experiment, seen: &mut BTreeSet<Key>) 
                 (0, CountFrom::Fixed) => &mut c.fixed,
                 (0, CountFrom::Precision) => &mut c.precision,
                 (0, CountFrom::Decide) => &mut c.decide,
+                // A control variate's replications pay for the precision of
+                // the points it controls.
+                (0, CountFrom::Control) => &mut c.precision,
                 _ => &mut c.robustness,
             };
             spent.add(seconds);
@@ -259,7 +262,7 @@ fn replications_cost(
         if !seen.insert(k) {
             continue;
         }
-        let (by_rule, rule) = (u64::from(ps.by_rule), CountFrom::of_rule(&pp.replications));
+        let rule = CountFrom::of_rule(&pp.replications);
         // The pilot's replications too: no interval reads them, but a
         // recompute runs them.
         let main = 0..u64::from(ps.needed);
@@ -268,10 +271,10 @@ fn replications_cost(
                 .read_replication_part(&k, r, |rec| rec.provenance.wall_seconds)
                 .valid()
             {
-                let from = if r < by_rule || lb_model::precision::is_pilot(r) {
+                let from = if lb_model::precision::is_pilot(r) {
                     rule
                 } else {
-                    CountFrom::Decide
+                    ps.count_from_at(&pp.replications, r as u32 + 1)
                 };
                 add(from, seconds);
             }

@@ -481,6 +481,7 @@ impl Certificate {
                             control,
                             also: Vec::new(),
                             settled_first: false,
+                            control_only: false,
                         };
                         match (w, &r.metric) {
                             (W::Precision | W::PrecisionSkew, Some(by)) => {

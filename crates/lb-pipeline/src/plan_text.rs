@@ -217,6 +217,7 @@ pub fn render_plan(cache: &Cache, plan: &Plan, readers: &Readers, map: bool) -> 
             CountFrom::Fixed => "fixed",
             CountFrom::Precision => "precision",
             CountFrom::Decide => "lb decide",
+            CountFrom::Control => "control",
         };
         *by_reason.entry(from).or_insert(0) += ps.needed;
         let read_by = match ps.key {
@@ -259,8 +260,10 @@ pub fn render_plan(cache: &Cache, plan: &Plan, readers: &Readers, map: bool) -> 
         ""
     } else {
         "what sets a point's replications: `fixed`, the manifest's run.replications; \
-         `precision`, its precision rule on the figure's metric; `lb decide`, more for the claims \
-         it left inconclusive (experiments/decide/); `map`, a robustness map's combination. "
+         `precision`, its precision rule on the figure's metric (a control variate's point that \
+         no figure draws: its first stage, `(control)`); `lb decide`, more for the claims it left \
+         inconclusive (experiments/decide/); `control`, a control variate's, more for the points \
+         it controls; `map`, a robustness map's combination. "
     };
     let _ = writeln!(
         s,

@@ -192,6 +192,14 @@ pub fn imprecise(results: &[PointResult], rule: &PrecisionRule) -> Vec<Imprecise
         if lb_analysis::results::point_unstable(&r.summaries) {
             continue;
         }
+        // Another point's control variate at its first stage: its rule stops
+        // there (`control_only`), its precision being the controlled points'.
+        let controls = results
+            .iter()
+            .any(|o| o.control.as_ref().is_some_and(|c| Some(c.point.key()) == r.key));
+        if controls && r.first_stage == Some(r.summaries.len()) {
+            continue;
+        }
         let vals: Vec<f64> = r
             .summaries
             .iter()
@@ -666,7 +674,9 @@ fn precision_part(s: &mut String, exp: &Experiment, w: &Written, cpu: f64) {
                      chosen on the variance the control leaves, and its interval in the table, \
                      the figures and the quotes is the control-variate interval (β fitted; the \
                      table's column `control` names the paired points). The others, and the \
-                     control's own points, are read directly.\n",
+                     control's own points, are read directly; the control's own points, which \
+                     no figure draws, run their first stage and the replications the points \
+                     they control pair with.\n",
                     c.point.policy_name(),
                     c.mean
                 );
@@ -1174,6 +1184,7 @@ mod tests {
             control: None,
             also: Vec::new(),
             settled_first: false,
+            control_only: false,
         };
         // Nine values, mean 10, sample standard deviation exactly 1.
         let k = 1.0;

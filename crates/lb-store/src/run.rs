@@ -114,8 +114,14 @@ pub struct PointStatus {
     pub needed: u32,
     /// Those of them its replication rule asks for (the manifest's fixed
     /// count, or its precision rule's so far); `needed` is larger where the
-    /// decide ledger extended the point.
+    /// decide ledger extended the point, or where it is a control variate
+    /// whose controlled points pair with more.
     pub by_rule: u32,
+    /// Those the rule or the decide ledger asks for.
+    pub by_ledger: u32,
+    /// For a control variate's point: the most replications a point it
+    /// controls pairs with (0 elsewhere).
+    pub by_control: u32,
     /// Damaged records among the needed ones.
     pub damaged: u32,
     /// For a precision rule: its outcome, if decided.
@@ -136,6 +142,9 @@ pub enum CountFrom {
     /// `lb decide`, for the claims it left inconclusive (the experiment's
     /// ledger): more than the rule asks for.
     Decide,
+    /// A control variate's point: the replications the points it controls
+    /// pair with, beyond its own rule's.
+    Control,
 }
 
 impl CountFrom {
@@ -181,10 +190,18 @@ impl PointStatus {
     /// What sets its count ([`CountFrom`]): `lb decide` where its ledger
     /// asks for more than the rule.
     pub fn count_from(&self, rule: &Replications) -> CountFrom {
-        if self.needed > self.by_rule {
+        self.count_from_at(rule, self.needed)
+    }
+
+    /// What asks for replication r (the count `r + 1` needs): its rule, the
+    /// decide ledger, or the points it is the control variate of.
+    pub fn count_from_at(&self, rule: &Replications, upto: u32) -> CountFrom {
+        if upto <= self.by_rule {
+            CountFrom::of_rule(rule)
+        } else if upto <= self.by_ledger {
             CountFrom::Decide
         } else {
-            CountFrom::of_rule(rule)
+            CountFrom::Control
         }
     }
 
@@ -320,7 +337,8 @@ fn count(cache: &Cache, key: &Key, n: u32) -> (u32, u32) {
 
 /// The cache state of every point of a plan (read-only).
 pub fn status(cache: &Cache, plan: &Plan) -> Vec<PointStatus> {
-    plan.points
+    let mut out: Vec<PointStatus> = plan
+        .points
         .iter()
         .map(|pp| {
             let (point, calibration) = resolved(cache, plan, pp);
@@ -331,6 +349,8 @@ pub fn status(cache: &Cache, plan: &Plan) -> Vec<PointStatus> {
                     present: 0,
                     needed: pp.replications.initial(),
                     by_rule: pp.replications.initial(),
+                    by_ledger: pp.replications.initial(),
+                    by_control: 0,
                     damaged: 0,
                     outcome: None,
                     pilot_missing: match &pp.replications {
@@ -366,12 +386,37 @@ pub fn status(cache: &Cache, plan: &Plan) -> Vec<PointStatus> {
                 present,
                 needed,
                 by_rule,
+                by_ledger: needed,
+                by_control: 0,
                 damaged,
                 outcome,
                 pilot_missing,
             }
         })
-        .collect()
+        .collect();
+    // A control variate's point runs what the points it controls pair with
+    // (as the runner asks for them: `with_controls`).
+    for (pp, ps) in plan.points.iter().zip(0..out.len()) {
+        let (Replications::Precision(rule), Some(k)) = (&pp.replications, out[ps].key) else {
+            continue;
+        };
+        let Some(c) = control_key(rule) else { continue };
+        if !pairs_with_control(cache, &k, rule) {
+            continue;
+        }
+        let want = out[ps].needed;
+        if let Some(j) = out.iter().position(|s| s.key == Some(c))
+            && out[j].needed < want
+        {
+            let (present, damaged) = count(cache, &c, want);
+            let cs = &mut out[j];
+            cs.by_control = want;
+            cs.needed = want;
+            cs.present = present;
+            cs.damaged = damaged;
+        }
+    }
+    out
 }
 
 /// A unit of work: compute one record unless a valid one exists.

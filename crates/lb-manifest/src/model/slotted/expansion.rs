@@ -384,9 +384,32 @@ fn with_precision_control(
             exact,
         }));
     }
+    let controls: Vec<String> = resolved.iter().flatten().map(|c| c.key.clone()).collect();
     for (pp, c) in plan.points.iter_mut().zip(resolved) {
         if let (Replications::Precision(rule), Some(c)) = (&mut pp.replications, c) {
             rule.control = Some(c);
+        }
+    }
+    // A control point that no figure draws is read at the rule's precision
+    // by nothing but the points it controls, which ask for the replications
+    // their intervals pair with: its own rule stops at its first stage.
+    let drawn = |label: &str| {
+        l.m.figures
+            .iter()
+            .any(|f| f.policies.is_empty() || f.policies.iter().any(|p| p == label))
+    };
+    for pp in &mut plan.points {
+        let key = match &pp.target {
+            Target::Fixed(p) => pp.keys.point(None, p).hex(),
+            Target::Calibrated { .. } => continue,
+        };
+        if let Replications::Precision(rule) = &mut pp.replications
+            && rule.procedure == lb_model::precision::Procedure::Stein
+            && rule.control.is_none()
+            && controls.contains(&key)
+            && !drawn(&pp.label)
+        {
+            rule.control_only = true;
         }
     }
     Ok(())
