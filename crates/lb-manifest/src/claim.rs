@@ -378,11 +378,19 @@ pub enum Credit {
     /// the subject at the largest ε only, so such a claim is decided by its
     /// rate (`min_rate`).
     Refresh,
+    /// An ordering credited to the herd of the policy it beats (Zhou, Shroff
+    /// and Wierman, Fig. 1: the LED policies beat "JSQ, which suffers from
+    /// the herd behavior in the multiple-dispatcher case"): the worse
+    /// policy whose dispatchers break ties each on its own, the manifest's
+    /// policy labelled "`<label> (independent ties)`", takes its place. It
+    /// still herds on a unique shortest queue; what it lacks is the herd of
+    /// dispatchers agreeing on a tie.
+    Herd,
 }
 
 impl Credit {
     /// Every credit, in the order docs/AUDITING.md lists them.
-    pub const ALL: [Credit; 8] = [
+    pub const ALL: [Credit; 9] = [
         Credit::Information,
         Credit::Tilt,
         Credit::Class,
@@ -391,6 +399,7 @@ impl Credit {
         Credit::Growth,
         Credit::Threshold,
         Credit::Refresh,
+        Credit::Herd,
     ];
 
     /// As manifests write it.
@@ -404,6 +413,7 @@ impl Credit {
             Credit::Growth => "growth",
             Credit::Threshold => "threshold",
             Credit::Refresh => "refresh",
+            Credit::Herd => "herd",
         }
     }
 
@@ -415,14 +425,18 @@ impl Credit {
             Credit::Class => &["Pod(N^α)"],
             Credit::Pressure => &["FIFO", "own buffer first"],
             // Named after the claim's own policies ([`Claim::null_policies`]).
-            Credit::Delay | Credit::Growth | Credit::Threshold | Credit::Refresh => &[],
+            Credit::Delay
+            | Credit::Growth
+            | Credit::Threshold
+            | Credit::Refresh
+            | Credit::Herd => &[],
         }
     }
 
     /// Whether it applies to a claim of kind `k`.
     pub fn applies_to(self, k: ClaimKind) -> bool {
         match self {
-            Credit::Information | Credit::Delay => k == ClaimKind::Ordering,
+            Credit::Information | Credit::Delay | Credit::Herd => k == ClaimKind::Ordering,
             Credit::Tilt => k == ClaimKind::Stability,
             Credit::Class | Credit::Threshold => k != ClaimKind::Ordering,
             Credit::Pressure => true,
@@ -445,8 +459,15 @@ impl Credit {
                 "refresh bounded away from 0: its update probability p̂ shrinks in proportion \
                  to ε"
             }
+            Credit::Herd => "herd of dispatchers agreeing on a tie: they break ties each on its own",
         }
     }
+}
+
+/// The label of a policy's counterpart whose dispatchers break ties each on
+/// its own ([`Credit::Herd`]).
+pub fn independent_ties(label: &str) -> String {
+    format!("{label} (independent ties)")
 }
 
 /// The label of a policy's counterpart with its growing parameter frozen
@@ -574,6 +595,7 @@ impl Claim {
         }
         match (self.credits, &self.check) {
             (Some(Credit::Delay), Check::Ordering(o)) => of(fresh, &[&o.better, &o.worse]),
+            (Some(Credit::Herd), Check::Ordering(o)) => of(independent_ties, &[&o.worse]),
             (Some(Credit::Growth), Check::Ordering(o)) => of(frozen, &[&o.better]),
             (Some(Credit::Growth), c) => of(frozen, c.policies()),
             (Some(Credit::Threshold), c) => of(below, c.policies()),
@@ -597,6 +619,7 @@ impl Claim {
         };
         let delayed: Vec<&str> = match (credit, &self.check) {
             (Credit::Delay, Check::Ordering(_)) => vec!["fresh"],
+            (Credit::Herd, Check::Ordering(_)) => vec!["independent-ties"],
             (Credit::Growth, c) if credit.applies_to(c.kind()) => vec!["frozen"],
             (Credit::Threshold, c) if credit.applies_to(c.kind()) => vec!["below"],
             (Credit::Refresh, c) if credit.applies_to(c.kind()) => vec!["p-hat-to-0"],
@@ -614,6 +637,11 @@ impl Claim {
                         ..o.clone()
                     }),
                     (_, Credit::Delay) => return None,
+                    (Check::Ordering(o), Credit::Herd) => Check::Ordering(Ordering {
+                        worse: independent_ties(&o.worse),
+                        ..o.clone()
+                    }),
+                    (_, Credit::Herd) => return None,
                     (Check::Ordering(o), Credit::Growth) => Check::Ordering(Ordering {
                         better: frozen(&o.better),
                         ..o.clone()
@@ -654,14 +682,20 @@ impl Claim {
                     Check::Ordering(o) if credit == Credit::Delay => {
                         format!("{} and {}", o.better, o.worse)
                     }
+                    Check::Ordering(o) if credit == Credit::Herd => o.worse.clone(),
                     Check::Ordering(o) => o.better.clone(),
                     c => c.policies().join(" and "),
                 };
                 // A check the claim carries, as its foil is: the claim's own
                 // points and levels.
+                let place = if credit == Credit::Herd {
+                    "the beaten policy's place"
+                } else {
+                    "the subject's place"
+                };
                 let carried = WhyCheck {
                     says: format!(
-                        "null of {} ({who} in the subject's place: it uses no {})",
+                        "null of {} ({who} in {place}: it uses no {})",
                         self.id,
                         credit.outside()
                     ),
