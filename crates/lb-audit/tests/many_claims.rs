@@ -245,7 +245,9 @@ fn a_probability_that_is_the_arithmetic_of_the_mean_occupancy_decides_nothing() 
     let results = audit("lambda = 0.7", &claims);
     let (random, pod2) = (&results[0], &results[1]);
     assert!(
-        random.2.contains("the sampling arithmetic at its mean state"),
+        random
+            .2
+            .contains("the sampling arithmetic at its mean state"),
         "{}",
         random.2
     );

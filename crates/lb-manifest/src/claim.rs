@@ -425,11 +425,9 @@ impl Credit {
             Credit::Class => &["Pod(N^α)"],
             Credit::Pressure => &["FIFO", "own buffer first"],
             // Named after the claim's own policies ([`Claim::null_policies`]).
-            Credit::Delay
-            | Credit::Growth
-            | Credit::Threshold
-            | Credit::Refresh
-            | Credit::Herd => &[],
+            Credit::Delay | Credit::Growth | Credit::Threshold | Credit::Refresh | Credit::Herd => {
+                &[]
+            }
         }
     }
 
@@ -459,7 +457,9 @@ impl Credit {
                 "refresh bounded away from 0: its update probability p̂ shrinks in proportion \
                  to ε"
             }
-            Credit::Herd => "herd of dispatchers agreeing on a tie: they break ties each on its own",
+            Credit::Herd => {
+                "herd of dispatchers agreeing on a tie: they break ties each on its own"
+            }
         }
     }
 }

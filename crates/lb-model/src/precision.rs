@@ -759,9 +759,7 @@ fn decide_stein(rule: &PrecisionRule, summaries: &[Summary]) -> Decision {
     match conclude(rule, &summaries[..n as usize], &summaries[..first], |v| {
         stein_interval(v, first, rule.level)
     }) {
-        Decision::Done(o)
-            if rule.control_only && matches!(o.stop, Stop::Short | Stop::Cap) =>
-        {
+        Decision::Done(o) if rule.control_only && matches!(o.stop, Stop::Short | Stop::Cap) => {
             Decision::Done(Outcome {
                 stop: Stop::Control,
                 ..o

@@ -194,9 +194,11 @@ pub fn imprecise(results: &[PointResult], rule: &PrecisionRule) -> Vec<Imprecise
         }
         // Another point's control variate at its first stage: its rule stops
         // there (`control_only`), its precision being the controlled points'.
-        let controls = results
-            .iter()
-            .any(|o| o.control.as_ref().is_some_and(|c| Some(c.point.key()) == r.key));
+        let controls = results.iter().any(|o| {
+            o.control
+                .as_ref()
+                .is_some_and(|c| Some(c.point.key()) == r.key)
+        });
         if controls && r.first_stage == Some(r.summaries.len()) {
             continue;
         }
