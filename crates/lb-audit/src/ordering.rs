@@ -50,6 +50,7 @@ pub(super) fn checks(c: &Ordering, s: Scope) -> Vec<PointCheck> {
             w,
             (better, worse),
             (c.equivalence, level, shift),
+            c.overhead_ratio,
         ));
     }
     checks
@@ -66,6 +67,7 @@ fn paired(
     w: &PointResult,
     (better, worse): (&str, &str),
     (equivalence, level, shift): (f64, f64, f64),
+    overhead_ratio: Option<f64>,
 ) -> Option<PointCheck> {
     // Matched pairs: replication r of each policy shares arrivals and service.
     let diffs = paired_differences(m, b, w)?;
@@ -106,7 +108,9 @@ fn paired(
         (false, false) => (Verdict::Inconclusive, Some("both unstable".to_string())),
     };
     let negligible = super::points::NEGLIGIBLE * scale.abs();
-    let uninformative = (sb && sw)
+    let overhead = overhead_ratio.and_then(|k| over_budget(b, w, (better, worse), k));
+    let uninformative = overhead.or_else(|| {
+        (sb && sw)
         .then(|| {
             let floor = super::points::at_floor(m, &[b, w], level)
                 .map(|u| Uninformative::new(Why::EverySideAtFloor, u));
@@ -129,7 +133,8 @@ fn paired(
                 )
             })
         })
-        .flatten();
+        .flatten()
+    });
     let (measured, half_width) = if sb && sw {
         (mean, hw)
     } else {
@@ -161,5 +166,39 @@ fn paired(
         uninformative,
         exact_fails: false,
         rate: None,
+    })
+}
+
+/// Where the statement compares at a message overhead and `better` sends
+/// more than `ratio` times `worse`'s messages per arrival at this point (the
+/// means of their replications): the point compares at another overhead and
+/// decides nothing (docs/AUDITING.md, "Uninformative points").
+fn over_budget(
+    b: &PointResult,
+    w: &PointResult,
+    (better, worse): (&str, &str),
+    ratio: f64,
+) -> Option<Uninformative> {
+    let mean = |r: &PointResult| {
+        let p = r.point.as_ref()?;
+        let xs: Vec<f64> = r
+            .summaries
+            .iter()
+            .filter_map(|s| p.metric("messages_per_arrival", s))
+            .collect();
+        (!xs.is_empty()).then(|| xs.iter().sum::<f64>() / xs.len() as f64)
+    };
+    let (mb, mw) = (mean(b)?, mean(w)?);
+    (mb > ratio * mw).then(|| {
+        Uninformative::new(
+            Why::Overhead,
+            format!(
+                "not at the overhead its statement names: {better} sends {} messages per \
+                 arrival, {worse} {} (more than {} times)",
+                super::words::num(mb, 3),
+                super::words::num(mw, 3),
+                super::words::num(ratio, 3)
+            ),
+        )
     })
 }

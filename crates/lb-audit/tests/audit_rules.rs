@@ -482,6 +482,7 @@ fn a_foil_band_that_holds_the_claims_effect_decides_nothing() {
                 better: "C".into(),
                 worse: "D".into(),
                 equivalence: 0.5,
+        overhead_ratio: None,
             }),
         );
         audit_claim("e", &c, &rs)
@@ -504,4 +505,36 @@ fn a_foil_band_that_holds_the_claims_effect_decides_nothing() {
     let large = with_effect(0.8);
     assert_eq!(large.informative.0, 1, "{large:?}");
     assert_eq!(large.verdict, Verdict::Confirmed);
+}
+
+/// An ordering whose statement compares at a message overhead reads only
+/// the points where the better policy sends at most that multiple of the
+/// worse's messages per arrival; without the key every point reads.
+#[test]
+fn an_ordering_at_a_stated_overhead_reads_only_points_at_it() {
+    let with_messages = |mut rs: Vec<PointResult>, per_arrival: f64| {
+        for r in &mut rs {
+            for s in &mut r.summaries {
+                if let lb_model::config::Summary::Slotted(x) = s {
+                    x.messages_per_arrival = Some(per_arrival);
+                }
+            }
+        }
+        rs
+    };
+    let mut rs = with_messages(sweep("A", JSQ, &[("0.5", around(5.0))]), 2.0);
+    rs.extend(with_messages(sweep("B", WR, &[("0.5", around(9.0))]), 1.0));
+    let mut c = ordering();
+    assert_eq!(audit_claim("e", &c, &rs).informative, (1, 1));
+    if let Check::Ordering(o) = &mut c.check {
+        o.overhead_ratio = Some(1.25);
+    }
+    let out = audit_claim("e", &c, &rs);
+    assert_eq!(out.informative, (0, 1), "{out:?}");
+    let why = out.checks[0].uninformative.as_deref().unwrap_or_default();
+    assert!(why.contains("not at the overhead"), "{why}");
+    if let Check::Ordering(o) = &mut c.check {
+        o.overhead_ratio = Some(2.0);
+    }
+    assert_eq!(audit_claim("e", &c, &rs).informative, (1, 1));
 }

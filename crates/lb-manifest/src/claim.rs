@@ -268,6 +268,12 @@ claim_tables! {
     /// `ordering`, `trend`: the equivalence margin, in the metric's unit: a
     /// difference within ± it is no practical difference.
     equivalence: Option<f64>,
+    /// `ordering`: a statement that compares at the same or a similar
+    /// message overhead: the most `better`'s messages per arrival may be, as
+    /// a multiple of `worse`'s, at a point that compares at it (1.25: "a
+    /// similar overhead"; 1: "the same or smaller"). Beyond it the point
+    /// decides nothing.
+    overhead_ratio: Option<f64>,
     /// Confidence level of the intervals (default 0.95).
     level: Option<f64>,
     /// The level the audit decides at: "calibrated" (default: `level` as
@@ -927,11 +933,15 @@ pub struct Ordering {
     /// A difference within ± this (metric's unit) is no practical
     /// difference: 0 when not given.
     pub equivalence: f64,
+    /// The statement compares at a message overhead: the most `better`'s
+    /// messages per arrival may be, as a multiple of `worse`'s, at a point
+    /// that informs (`overhead_ratio`); None: any.
+    pub overhead_ratio: Option<f64>,
 }
 
 impl Ordering {
     /// Its keys as a manifest writes them.
-    pub const KEYS: &[&str] = &["metric", "better", "worse", "equivalence"];
+    pub const KEYS: &[&str] = &["metric", "better", "worse", "equivalence", "overhead_ratio"];
 }
 
 /// `value`: `metric` of each of `policies` equals `expected` within the

@@ -1349,6 +1349,18 @@ fn numbers_written(l: &Parsed, at: &dyn Fn(&str) -> String, c: &CheckToml) -> R 
             ),
         ));
     }
+    if let Some(r) = c.overhead_ratio
+        && !(r >= 1.0 && r.is_finite())
+    {
+        return Err(l.error(
+            &at("overhead_ratio"),
+            format!(
+                "the most the better policy's messages per arrival may be, as a multiple of \
+                 the worse's: a number ≥ 1 (1.25 for a similar overhead, 1 for the same or \
+                 smaller), got {r}"
+            ),
+        ));
+    }
     if let Some(lv) = c.level
         && !(lv > 0.0 && lv < 1.0)
     {
@@ -1452,6 +1464,7 @@ fn ordering(k: &Keys) -> Result<Check, ManifestError> {
         better,
         worse,
         equivalence: k.c.equivalence.unwrap_or(0.0),
+        overhead_ratio: k.c.overhead_ratio,
     }))
 }
 

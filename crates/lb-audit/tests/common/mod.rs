@@ -140,6 +140,7 @@ pub(crate) fn ordering_of(better: &str, worse: &str) -> Claim {
         better: better.into(),
         worse: worse.into(),
         equivalence: 0.0,
+        overhead_ratio: None,
     }))
 }
 
