@@ -111,29 +111,28 @@ fn paired(
     let overhead = overhead_ratio.and_then(|k| over_budget(b, w, (better, worse), k));
     let uninformative = overhead.or_else(|| {
         (sb && sw)
-        .then(|| {
-            let floor = super::points::at_floor(m, &[b, w], level)
-                .map(|u| Uninformative::new(Why::EverySideAtFloor, u));
-            floor.or_else(|| {
-                let h = hw?;
-                (equivalence == 0.0 && (mean - h) >= -negligible && (mean + h) <= negligible).then(
-                    || {
-                        Uninformative::new(
-                            Why::Negligible,
-                            format!(
-                                "no effect a figure could show: the difference {} ± {} lies \
+            .then(|| {
+                let floor = super::points::at_floor(m, &[b, w], level)
+                    .map(|u| Uninformative::new(Why::EverySideAtFloor, u));
+                floor.or_else(|| {
+                    let h = hw?;
+                    (equivalence == 0.0 && (mean - h) >= -negligible && (mean + h) <= negligible)
+                        .then(|| {
+                            Uninformative::new(
+                                Why::Negligible,
+                                format!(
+                                    "no effect a figure could show: the difference {} ± {} lies \
                                  within ±{:.0}% of {}",
-                                super::words::num(mean, 3),
-                                super::words::num(h, 2),
-                                100.0 * super::points::NEGLIGIBLE,
-                                super::words::num(scale, 4)
-                            ),
-                        )
-                    },
-                )
+                                    super::words::num(mean, 3),
+                                    super::words::num(h, 2),
+                                    100.0 * super::points::NEGLIGIBLE,
+                                    super::words::num(scale, 4)
+                                ),
+                            )
+                        })
+                })
             })
-        })
-        .flatten()
+            .flatten()
     });
     let (measured, half_width) = if sb && sw {
         (mean, hw)

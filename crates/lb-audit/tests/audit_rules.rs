@@ -482,7 +482,7 @@ fn a_foil_band_that_holds_the_claims_effect_decides_nothing() {
                 better: "C".into(),
                 worse: "D".into(),
                 equivalence: 0.5,
-        overhead_ratio: None,
+                overhead_ratio: None,
             }),
         );
         audit_claim("e", &c, &rs)

@@ -46,7 +46,8 @@ fn a_key_of_another_kind_of_claim() {
         &t,
         "[]",
         "claim[0].why_check[0].policies",
-        "not to an ordering claim (whose own keys are metric, better, worse, equivalence)",
+        "not to an ordering claim (whose own keys are metric, better, worse, equivalence, \
+         overhead_ratio)",
     );
 }
 
