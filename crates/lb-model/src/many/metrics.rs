@@ -295,7 +295,7 @@ pub fn floor(name: &str, c: &ManyConfig) -> Option<f64> {
 /// the state: `p_to_busy` under Power-of-d (Random is d = 1), whose job meets
 /// a busy server when all d of its samples are busy, with probability
 /// C(N·S_1, d)/C(N, d) in state S_1, here at S̄_1. Flow balance fixes
-/// E[S_1] = λ(1 − loss), so where a run's value equals this within its
+/// E\[S_1\] = λ(1 − loss), so where a run's value equals this within its
 /// interval the fluctuations of S_1 about its mean left no mark on it: it is
 /// d's and λ's arithmetic. None for every other metric and policy (JSQ, JIQ
 /// and I1F meet a busy server only when none is idle, a property of the
