@@ -119,6 +119,7 @@ pub fn audit_maps(
                 .filter_map(|id| l.claims().iter().find(|c| c.id == *id))
                 .map(|c| lb_manifest::claim::Claim {
                     credits: None,
+                    also_credits: None,
                     foil: None,
                     ..c.clone()
                 })

@@ -166,6 +166,12 @@ macro_rules! claim_tables {
             /// derives its nulls from it, policies just outside what it
             /// credits, and counts only the points where every null fails.
             pub credits: Option<Credit>,
+            /// A second cause the claim's statement or its figure credits
+            /// ([`Credit`]): the claim is held to the nulls of both, and a
+            /// point informs only where every null fails. A credit a claim
+            /// was held to stays here when `credits` names another: a null
+            /// that held is never dropped.
+            pub also_credits: Option<Credit>,
             /// A theorem's hypothesis as a condition on each point, by name
             /// (the model's: "liu-ying"): a point outside it decides nothing,
             /// and the audit says how many of the claim's points are inside.
@@ -560,6 +566,8 @@ pub struct Claim {
     pub no_foil: Option<String>,
     /// What it credits its property to: the rule of its nulls.
     pub credits: Option<Credit>,
+    /// A second credit whose nulls it is held to as well (`also_credits`).
+    pub also_credits: Option<Credit>,
     /// A theorem's hypothesis, by name, as a condition on each point
     /// ([`lb_model::config::PointConfig::hypothesis`]).
     pub hypothesis: Option<String>,
@@ -594,12 +602,19 @@ impl Claim {
     /// credit's, or, for a delay, its two policies "(fresh)"; each with the
     /// policy of the claim it is the counterpart of, where it is one.
     pub fn null_policies(&self) -> Vec<(String, Option<String>)> {
+        let mut all = self.null_policies_of(self.credits);
+        all.extend(self.null_policies_of(self.also_credits));
+        all
+    }
+
+    /// [`Claim::null_policies`] of one credit.
+    fn null_policies_of(&self, credit: Option<Credit>) -> Vec<(String, Option<String>)> {
         fn of<S: AsRef<str>>(f: fn(&str) -> String, ps: &[S]) -> Vec<(String, Option<String>)> {
             ps.iter()
                 .map(|p| (f(p.as_ref()), Some(p.as_ref().to_string())))
                 .collect()
         }
-        match (self.credits, &self.check) {
+        match (credit, &self.check) {
             (Some(Credit::Delay), Check::Ordering(o)) => of(fresh, &[&o.better, &o.worse]),
             (Some(Credit::Herd), Check::Ordering(o)) => of(independent_ties, &[&o.worse]),
             (Some(Credit::Growth), Check::Ordering(o)) => of(frozen, &[&o.better]),
@@ -620,7 +635,14 @@ impl Claim {
     /// subject replaced by a policy just outside what it credits. The rule
     /// is here, once, for every manifest.
     pub fn nulls(&self) -> Vec<Claim> {
-        let Some(credit) = self.credits else {
+        let mut all = self.nulls_of(self.credits);
+        all.extend(self.nulls_of(self.also_credits));
+        all
+    }
+
+    /// [`Claim::nulls`] of one credit.
+    fn nulls_of(&self, credit: Option<Credit>) -> Vec<Claim> {
+        let Some(credit) = credit else {
             return Vec::new();
         };
         let delayed: Vec<&str> = match (credit, &self.check) {
@@ -794,6 +816,7 @@ impl WhyCheck {
             foil: None,
             no_foil: None,
             credits: None,
+            also_credits: None,
             hypothesis: None,
             reads: claim.reads.clone(),
             check: self.check.clone(),

@@ -690,7 +690,13 @@ fn ranges_foils_and_nulls(l: &Parsed, claims: &[Claim]) -> R {
                 ));
             }
         }
-        if let Some(credit) = c.credits {
+        if c.also_credits.is_some() && c.credits.is_none() {
+            return Err(l.error(
+                &format!("{at}.also_credits"),
+                "also_credits names a second credit: give the first in credits",
+            ));
+        }
+        for credit in c.credits.into_iter().chain(c.also_credits) {
             if !credit.applies_to(c.check.kind()) {
                 return Err(l.error(
                     &format!("{at}.credits"),
@@ -1087,6 +1093,7 @@ fn claim(
         foil,
         no_foil: c.no_foil.clone(),
         credits: c.credits,
+        also_credits: c.also_credits,
         hypothesis: c.hypothesis.clone(),
         reads: c.reads.clone(),
         check,

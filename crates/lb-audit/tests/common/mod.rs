@@ -128,6 +128,7 @@ pub(crate) fn claim(check: Check) -> Claim {
         foil: None,
         no_foil: None,
         credits: None,
+        also_credits: None,
         hypothesis: None,
         reads: Vec::new(),
         check,
