@@ -23,6 +23,7 @@ the records the cache holds. Needs zstd and Python.
 """
 import argparse
 import glob
+import importlib.util
 import json
 import math
 import os
@@ -31,56 +32,17 @@ import subprocess
 from collections import defaultdict
 
 
-def t_quantile(p, df):
-    """The p-quantile of Student's t on df degrees of freedom (bisection on
-    the regularized incomplete beta, by its continued fraction)."""
+def _law():
+    """scripts/coverage-in-law.py, for its Student-t quantile."""
+    spec = importlib.util.spec_from_file_location(
+        "coverage_in_law", os.path.join(os.path.dirname(__file__), "coverage-in-law.py")
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
-    def betacf(a, b, x):
-        qab, qap, qam = a + b, a + 1.0, a - 1.0
-        c, d = 1.0, 1.0 - qab * x / qap
-        d = 1.0 / (d if abs(d) > 1e-300 else 1e-300)
-        h = d
-        for m in range(1, 300):
-            m2 = 2 * m
-            aa = m * (b - m) * x / ((qam + m2) * (a + m2))
-            d = 1.0 + aa * d
-            d = 1.0 / (d if abs(d) > 1e-300 else 1e-300)
-            c = 1.0 + aa / c if abs(1.0 + aa / c) > 1e-300 else 1e-300
-            h *= d * c
-            aa = -(a + m) * (qab + m) * x / ((a + m2) * (qap + m2))
-            d = 1.0 + aa * d
-            d = 1.0 / (d if abs(d) > 1e-300 else 1e-300)
-            c = 1.0 + aa / c if abs(1.0 + aa / c) > 1e-300 else 1e-300
-            de = d * c
-            h *= de
-            if abs(de - 1.0) < 1e-14:
-                break
-        return h
 
-    def ibeta(a, b, x):
-        if x <= 0:
-            return 0.0
-        if x >= 1:
-            return 1.0
-        lbt = math.lgamma(a + b) - math.lgamma(a) - math.lgamma(b)
-        bt = math.exp(lbt + a * math.log(x) + b * math.log(1 - x))
-        if x < (a + 1) / (a + b + 2):
-            return bt * betacf(a, b, x) / a
-        return 1 - bt * betacf(b, a, 1 - x) / b
-
-    def cdf(t):
-        x = df / (df + t * t)
-        tail = 0.5 * ibeta(df / 2, 0.5, x)
-        return 1 - tail if t > 0 else tail
-
-    lo, hi = 0.0, 1000.0
-    for _ in range(200):
-        mid = (lo + hi) / 2
-        if cdf(mid) < p:
-            lo = mid
-        else:
-            hi = mid
-    return (lo + hi) / 2
+t_quantile = _law().t_quantile
 
 
 def records(results):

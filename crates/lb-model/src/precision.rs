@@ -831,6 +831,24 @@ mod tests {
         })
     }
 
+    /// Stein's rule on `mean_sum_q` at relative target `target`: a first
+    /// stage of 4, at most 64, a second stage only where the first settled.
+    fn stein_rule(target: f64) -> PrecisionRule {
+        PrecisionRule {
+            metric: MetricName("mean_sum_q".into()),
+            rel_half_width: target,
+            level: 0.95,
+            min: 4,
+            max: 64,
+            step: 4,
+            procedure: Procedure::Stein,
+            control: None,
+            also: Vec::new(),
+            settled_first: true,
+            control_only: false,
+        }
+    }
+
     /// Half a first stage that has not relaxed stops Stein's rule there; a
     /// single failing run of four (a chance a settled point runs) does not,
     /// nor does any without the rule's `settled_first`.
@@ -843,19 +861,7 @@ mod tests {
                 .collect()
         };
         let rising: Vec<f64> = (0..64u64).map(|i| 10.0 * i as f64 + noise(i)).collect();
-        let mut rule = PrecisionRule {
-            metric: MetricName("mean_sum_q".into()),
-            rel_half_width: 0.0001,
-            level: 0.95,
-            min: 4,
-            max: 64,
-            step: 4,
-            procedure: Procedure::Stein,
-            control: None,
-            also: Vec::new(),
-            settled_first: true,
-            control_only: false,
-        };
+        let mut rule = stein_rule(0.0001);
         // Each run's mean differs, so the first stage misses the target.
         let at = |k: u64, trace: Vec<f64>| {
             let mut s = run(trace);
@@ -897,19 +903,7 @@ mod tests {
                 s
             })
             .collect();
-        let mut rule = PrecisionRule {
-            metric: MetricName("mean_sum_q".into()),
-            rel_half_width: 0.01,
-            level: 0.95,
-            min: 4,
-            max: 64,
-            step: 4,
-            procedure: Procedure::Stein,
-            control: None,
-            also: Vec::new(),
-            settled_first: true,
-            control_only: false,
-        };
+        let mut rule = stein_rule(0.01);
         let Decision::Need { main, .. } = decide(&rule, &first, &[]) else {
             panic!("a first stage 10% wide met a 1% target")
         };

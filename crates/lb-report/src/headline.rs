@@ -309,6 +309,19 @@ pub fn per_paper(
     s
 }
 
+/// The kinds of result a paper names by number ("Theorem 1", "Fig. 2").
+const NAMED: [&str; 9] = [
+    "Theorem ",
+    "Lemma ",
+    "Proposition ",
+    "Corollary ",
+    "Fig. ",
+    "Example ",
+    "Remark ",
+    "Claim ",
+    "Definition ",
+];
+
 /// The paper's name for the result a statement belongs to, read from where
 /// it stands: "Theorem 1", "Fig. 2", "Lemma 3"; else its place ("Abstract",
 /// "§4.1").
@@ -323,17 +336,7 @@ pub(crate) fn result_name(at: &str) -> String {
     if at.contains("after ") || at.contains("before ") {
         return named.to_string();
     }
-    for key in [
-        "Theorem ",
-        "Lemma ",
-        "Proposition ",
-        "Corollary ",
-        "Fig. ",
-        "Example ",
-        "Remark ",
-        "Claim ",
-        "Definition ",
-    ] {
+    for key in NAMED {
         if let Some(i) = at.find(key) {
             let rest = &at[i + key.len()..];
             let n: String = rest
@@ -362,17 +365,6 @@ fn own_name(st: &lb_manifest::inventory::Statement) -> String {
 /// statements: it restates that result and goes to its row (the named
 /// result with the fewest claims, where several hold them all).
 fn homes(inv: &Inventory) -> Vec<(&lb_manifest::inventory::Statement, String)> {
-    const NAMED: [&str; 9] = [
-        "Theorem ",
-        "Lemma ",
-        "Proposition ",
-        "Corollary ",
-        "Fig. ",
-        "Example ",
-        "Remark ",
-        "Claim ",
-        "Definition ",
-    ];
     let counted: Vec<_> = inv.statements.iter().filter(|s| s.counted()).collect();
     let section = |st: &lb_manifest::inventory::Statement| {
         st.result.is_none() && !NAMED.iter().any(|k| own_name(st).starts_with(k))
