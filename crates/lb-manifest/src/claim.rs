@@ -166,11 +166,10 @@ macro_rules! claim_tables {
             /// derives its nulls from it, policies just outside what it
             /// credits, and counts only the points where every null fails.
             pub credits: Option<Credit>,
-            /// A second cause the claim's statement or its figure credits
-            /// ([`Credit`]): the claim is held to the nulls of both, and a
-            /// point informs only where every null fails. A credit a claim
-            /// was held to stays here when `credits` names another: a null
-            /// that held is never dropped.
+            /// A second cause the claim's sentence names ([`Credit`]): the
+            /// claim is held to the nulls of both, and a point informs only
+            /// where every null fails (docs/AUDITING.md, "Nulls", on nulls
+            /// that are not held together).
             pub also_credits: Option<Credit>,
             /// A theorem's hypothesis as a condition on each point, by name
             /// (the model's: "liu-ying"): a point outside it decides nothing,

@@ -52,8 +52,8 @@ fn a_herd_credit_is_held_to_independent_ties() {
     );
 }
 
-/// A second credit adds its nulls to the first's: a null that held under
-/// one credit is kept when the claim names another.
+/// A second credit, for a sentence that names two causes, adds its nulls
+/// to the first's; it needs a first.
 #[test]
 fn a_second_credit_keeps_its_nulls() {
     let both = format!("{CLAIM}also_credits = \"delay\"\n");
