@@ -541,3 +541,21 @@ fn claims_that_test_nothing_leave_a_statement_not_yet_audited_where_lb_could() {
     assert!(pooled.could_audit.is_none());
     assert_eq!(standing(pooled, &exps), Standing::OutOfReach);
 }
+
+/// A result's row names every map whose combinations its claims are
+/// undecided at, beside those that decide them: Fig. 2 holds at one
+/// combination of `fig2-claims` and is undecided at the other three.
+#[test]
+fn a_row_names_the_maps_its_claims_are_undecided_at() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let report = std::fs::read_to_string(root.join("paper-figures/README.md")).unwrap();
+    let row = report
+        .lines()
+        .find(|l| l.starts_with("| Fig. 2 |"))
+        .expect("a Fig. 2 row");
+    assert!(row.contains("(map `count-own`)"), "{row}");
+    assert!(
+        row.contains("(map `fig2-claims`)") && row.contains("(inconclusive at 3)"),
+        "{row}"
+    );
+}

@@ -677,8 +677,17 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
         // Where a setting the text leaves open decides a paper's claim of the
         // row, its robustness map says on which side: the row says so too.
         let mut open: Vec<String> = Vec::new();
+        // A map whose combinations the claim is undecided at, where it holds
+        // at others, is said too: it holds at those readings only, of the
+        // ones tried.
+        let undecided_somewhere =
+            |l: &lb_audit::MapLine| !l.decides && l.summary.contains("inconclusive at");
         for r in &papers {
-            for line in r.robustness.iter().filter(|l| l.decides) {
+            for line in r
+                .robustness
+                .iter()
+                .filter(|l| l.decides || undecided_somewhere(l))
+            {
                 // Without its count of combinations ("(4 of 12 combinations)").
                 let cond = match line.summary.rsplit_once(" (") {
                     Some((c, n)) if n.ends_with("combinations)") => c,
