@@ -117,11 +117,9 @@ pub struct PointStatus {
     /// decide ledger extended the point, or where it is a control variate
     /// whose controlled points pair with more.
     pub by_rule: u32,
-    /// Those the rule or the decide ledger asks for.
+    /// Those the rule or the decide ledger asks for; `needed` beyond it, a
+    /// control variate's points' pairs ask for.
     pub by_ledger: u32,
-    /// For a control variate's point: the most replications a point it
-    /// controls pairs with (0 elsewhere).
-    pub by_control: u32,
     /// Damaged records among the needed ones.
     pub damaged: u32,
     /// For a precision rule: its outcome, if decided.
@@ -350,7 +348,6 @@ pub fn status(cache: &Cache, plan: &Plan) -> Vec<PointStatus> {
                     needed: pp.replications.initial(),
                     by_rule: pp.replications.initial(),
                     by_ledger: pp.replications.initial(),
-                    by_control: 0,
                     damaged: 0,
                     outcome: None,
                     pilot_missing: match &pp.replications {
@@ -387,7 +384,6 @@ pub fn status(cache: &Cache, plan: &Plan) -> Vec<PointStatus> {
                 needed,
                 by_rule,
                 by_ledger: needed,
-                by_control: 0,
                 damaged,
                 outcome,
                 pilot_missing,
@@ -396,21 +392,23 @@ pub fn status(cache: &Cache, plan: &Plan) -> Vec<PointStatus> {
         .collect();
     // A control variate's point runs what the points it controls pair with
     // (as the runner asks for them: `with_controls`).
-    for (pp, ps) in plan.points.iter().zip(0..out.len()) {
-        let (Replications::Precision(rule), Some(k)) = (&pp.replications, out[ps].key) else {
+    // The records behind the pairing are read only where the point asks for
+    // more than its control has.
+    for (i, pp) in plan.points.iter().enumerate() {
+        let (Replications::Precision(rule), Some(k)) = (&pp.replications, out[i].key) else {
             continue;
         };
         let Some(c) = control_key(rule) else { continue };
-        if !pairs_with_control(cache, &k, rule) {
+        let want = out[i].needed;
+        let Some(j) = out
+            .iter()
+            .position(|s| s.key == Some(c) && s.needed < want)
+        else {
             continue;
-        }
-        let want = out[ps].needed;
-        if let Some(j) = out.iter().position(|s| s.key == Some(c))
-            && out[j].needed < want
-        {
+        };
+        if pairs_with_control(cache, &k, rule) {
             let (present, damaged) = count(cache, &c, want);
             let cs = &mut out[j];
-            cs.by_control = want;
             cs.needed = want;
             cs.present = present;
             cs.damaged = damaged;
