@@ -250,13 +250,8 @@ pub fn hypothesis(name: &str, c: &ManyConfig) -> Result<Option<String>, String> 
     let miss = match c.policy {
         ManyPolicy::Jsq | ManyPolicy::Jiq | ManyPolicy::I1f => 0.0,
         ManyPolicy::Random => s,
-        ManyPolicy::Pod { d } => {
-            // C(⌊sN⌋, d)/C(N, d): every one of d samples busy.
-            let busy = (s * n).floor();
-            (0..d.resolve(c.servers))
-                .map(|j| ((busy - j as f64) / (n - j as f64)).max(0.0))
-                .product()
-        }
+        // C(⌊sN⌋, d)/C(N, d): every one of d samples busy.
+        ManyPolicy::Pod { d } => all_busy((s * n).floor(), n, d.resolve(c.servers)),
         ManyPolicy::Graph { .. } => {
             return Ok(Some(
                 "outside Liu and Ying's class: a graph's dispatching is not among its policies"
@@ -307,12 +302,15 @@ pub fn at_mean_state(name: &str, c: &ManyConfig, s: &ManySummary) -> Option<f64>
         _ => return None,
     };
     let n = c.servers as f64;
-    let busy = occupancy(s, 1) * n;
-    Some(
-        (0..d)
-            .map(|j| ((busy - j as f64) / (n - j as f64)).max(0.0))
-            .product(),
-    )
+    Some(all_busy(occupancy(s, 1) * n, n, d))
+}
+
+/// C(busy, d)/C(n, d), as a product: the chance that d servers drawn
+/// without replacement from n all lie among `busy` given ones.
+fn all_busy(busy: f64, n: f64, d: usize) -> f64 {
+    (0..d)
+        .map(|j| ((busy - j as f64) / (n - j as f64)).max(0.0))
+        .product()
 }
 
 /// A metric that a replication's summary defines on its own.
