@@ -493,6 +493,7 @@ fn claim_lines(maps: &[MapResult], id: &str) -> Vec<crate::MapLine> {
                 decides: !d.needs.is_empty() || nowhere,
                 needs: d.needs.clone(),
                 in_part: d.in_part.clone(),
+                inconclusive: d.inconclusive,
             })
         })
         .collect()

@@ -173,6 +173,13 @@ pub struct MapLine {
     /// `needs` where it is absent.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub in_part: Option<Vec<Need>>,
+    /// The combinations at which it is undecided.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub inconclusive: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl MapLine {

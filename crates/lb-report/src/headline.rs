@@ -637,22 +637,15 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
         };
         // The row's paper claims, each once; where it has none, the
         // stand-ins that set its status.
+        let rows: Vec<_> = sts
+            .iter()
+            .flat_map(|st| crate::inventory::rows(st, exps))
+            .collect();
+        let of_paper = rows.iter().any(|(_, r)| r.origin == Origin::Paper);
         let mut papers: Vec<&lb_audit::ClaimRow> = Vec::new();
-        for st in &sts {
-            for (_, r) in crate::inventory::rows(st, exps) {
-                if r.origin == Origin::Paper && !papers.iter().any(|p| p.id == r.id) {
-                    papers.push(r);
-                }
-            }
-        }
-        let of_paper = !papers.is_empty();
-        if papers.is_empty() {
-            for st in &sts {
-                for (_, r) in crate::inventory::rows(st, exps) {
-                    if !papers.iter().any(|p| p.id == r.id) {
-                        papers.push(r);
-                    }
-                }
+        for (_, r) in rows {
+            if (!of_paper || r.origin == Origin::Paper) && !papers.iter().any(|p| p.id == r.id) {
+                papers.push(r);
             }
         }
         // Those that tested nothing, where others decide it.
@@ -680,8 +673,7 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
         // A map whose combinations the claim is undecided at, where it holds
         // at others, is said too: it holds at those readings only, of the
         // ones tried.
-        let undecided_somewhere =
-            |l: &lb_audit::MapLine| !l.decides && l.summary.contains("inconclusive at");
+        let undecided_somewhere = |l: &lb_audit::MapLine| !l.decides && l.inconclusive > 0;
         for r in &papers {
             for line in r
                 .robustness
@@ -1139,6 +1131,7 @@ mod tests {
                 decides: true,
                 needs,
                 in_part: None,
+                inconclusive: 0,
             }];
             r
         };

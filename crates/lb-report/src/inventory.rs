@@ -277,22 +277,21 @@ pub(crate) fn in_words(tally: &std::collections::BTreeMap<Status, usize>) -> Str
         .join(", ")
 }
 
-/// The paper's claims that decide its statements audited as stated, each
-/// with whether it tested something ([`tested`]): restatements share a
-/// claim, so there may be fewer than the statements, and fewer still that
-/// could have failed.
+/// The paper's claims that decide its statements audited as stated, with
+/// their experiments: restatements share a claim, so there may be fewer
+/// than the statements.
 pub fn deciding_claims<'a>(
     inv: &Inventory,
     exps: &[&'a ExperimentClaims],
-) -> Vec<(&'a str, &'a ClaimRow, bool)> {
-    let mut deciding: Vec<(&str, &ClaimRow, bool)> = Vec::new();
+) -> Vec<(&'a str, &'a ClaimRow)> {
+    let mut deciding: Vec<(&str, &ClaimRow)> = Vec::new();
     for st in inv.statements.iter().filter(|s| s.counted()) {
         if standing(st, exps) == Standing::AsStated {
             for (e, r) in rows(st, exps) {
                 if r.origin == Origin::Paper
-                    && !deciding.iter().any(|(e2, r2, _)| *e2 == e && r2.id == r.id)
+                    && !deciding.iter().any(|(e2, r2)| *e2 == e && r2.id == r.id)
                 {
-                    deciding.push((e, r, tested(Status::of(r), r)));
+                    deciding.push((e, r));
                 }
             }
         }
@@ -303,7 +302,7 @@ pub fn deciding_claims<'a>(
 /// " (restatements share claims: …)": how many claims the statements
 /// audited as stated rest on, and what each found, where that is fewer than
 /// the statements; nothing otherwise.
-pub(crate) fn shared_words(statements: usize, deciding: &[(&str, &ClaimRow, bool)]) -> String {
+pub(crate) fn shared_words(statements: usize, deciding: &[(&str, &ClaimRow)]) -> String {
     let n = deciding.len();
     if n == 0 || n >= statements {
         return String::new();
@@ -312,8 +311,9 @@ pub(crate) fn shared_words(statements: usize, deciding: &[(&str, &ClaimRow, bool
     // claims that tested nothing last.
     let mut by: std::collections::BTreeMap<(bool, std::cmp::Reverse<Status>), Vec<String>> =
         std::collections::BTreeMap::new();
-    for (_, r, t) in deciding {
-        by.entry((!t, std::cmp::Reverse(Status::of(r))))
+    for (_, r) in deciding {
+        let v = Status::of(r);
+        by.entry((!tested(v, r), std::cmp::Reverse(v)))
             .or_default()
             .push(format!("`{}`", r.id));
     }
