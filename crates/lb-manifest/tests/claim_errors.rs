@@ -747,12 +747,7 @@ fn a_delay_credit_is_held_to_fresh_estimates() {
                  label = \"L-JSQ-Push (fresh)\"\nspec = \"L-JSQ-Push\"\nd = 2\np_hat = 1.0\n\
                  push_when = \"always\"\n";
     let text = GOOD.replacen("[run]", &format!("{fresh}\n[run]"), 1);
-    let e = load_str(
-        Path::new("exp/ok.toml"),
-        &format!("{text}{claim}"),
-        Profile::Full,
-    )
-    .unwrap_or_else(|e| panic!("{e}"));
+    let e = accepted(&format!("{text}{claim}"));
     let nulls = e.loaded.claims()[0].nulls();
     assert_eq!(nulls.len(), 1);
     match &nulls[0].check {

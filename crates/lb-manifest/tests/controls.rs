@@ -25,13 +25,8 @@ fn a_control_no_figure_draws_runs_its_first_stage() {
         )
     };
     let control_only = |figure_policies: &str| -> Vec<(String, bool)> {
-        let e = load_str(
-            Path::new("exp/ok.toml"),
-            &manifest(figure_policies),
-            Profile::Full,
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
-        e.plan
+        accepted(&manifest(figure_policies))
+            .plan
             .points
             .iter()
             .map(|pp| match &pp.replications {

@@ -400,10 +400,7 @@ pub fn status(cache: &Cache, plan: &Plan) -> Vec<PointStatus> {
         };
         let Some(c) = control_key(rule) else { continue };
         let want = out[i].needed;
-        let Some(j) = out
-            .iter()
-            .position(|s| s.key == Some(c) && s.needed < want)
-        else {
+        let Some(j) = out.iter().position(|s| s.key == Some(c) && s.needed < want) else {
             continue;
         };
         if pairs_with_control(cache, &k, rule) {

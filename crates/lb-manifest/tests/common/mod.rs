@@ -34,6 +34,11 @@ replications = 2
 seed = 1
 "#;
 
+/// Parses `text` and expands it, which must succeed.
+pub(crate) fn accepted(text: &str) -> lb_manifest::Experiment {
+    load_str(Path::new("exp/ok.toml"), text, Profile::Full).unwrap_or_else(|e| panic!("{e}"))
+}
+
 /// Parses `text` (after `edit`) and expands it; returns the error.
 pub(crate) fn err(text: &str) -> ManifestError {
     let r = load_str(Path::new("exp/bad.toml"), text, Profile::Full).map(|_| ());
