@@ -508,16 +508,17 @@ fn at_mean_state(m: Metric, at: &[&PointResult], level: f64) -> Option<String> {
     let mut shown = Vec::new();
     for r in at {
         let p = r.point.as_ref()?;
-        let xs: Vec<f64> = super::points::values(m, p, &r.summaries)
-            .into_iter()
-            .map(|(_, v)| v)
-            .collect();
+        // The arithmetic first: most metrics and models have none.
         let arithmetic: Option<Vec<f64>> = r
             .summaries
             .iter()
             .map(|s| p.config.at_mean_state(m.name(), s))
             .collect();
         let arithmetic = arithmetic?;
+        let xs: Vec<f64> = super::points::values(m, p, &r.summaries)
+            .into_iter()
+            .map(|(_, v)| v)
+            .collect();
         if xs.len() < 2 || xs.len() != arithmetic.len() {
             return None;
         }
