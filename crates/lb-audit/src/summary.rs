@@ -146,10 +146,22 @@ impl ClaimRow {
         no_point(self.informative, self.matched, self.verdict)
     }
 
-    /// Whether a setting the text leaves open decides it: a robustness map
-    /// says on which side of a setting it holds ([`MapLine::decides`]).
+    /// Whether lb's reading of its setting decides it: a robustness map
+    /// says on which side of a setting the text leaves open it holds
+    /// ([`MapLine::decides`]), or its reading restores a number the held
+    /// text lost ([`ClaimRow::restored`]).
     pub fn at_one_reading(&self) -> bool {
-        self.robustness.iter().any(|l| l.decides)
+        self.robustness.iter().any(|l| l.decides) || !self.restored().is_empty()
+    }
+
+    /// The numbers its reading's quotes restore, where the held text lost
+    /// them ([`lb_manifest::quotes::restored_numbers`]): values of lb's, not
+    /// the paper's.
+    pub fn restored(&self) -> Vec<String> {
+        self.reading
+            .as_deref()
+            .map(lb_manifest::quotes::restored_numbers)
+            .unwrap_or_default()
     }
 }
 

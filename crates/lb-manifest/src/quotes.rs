@@ -402,6 +402,41 @@ fn passages(field: &str) -> Vec<(String, usize)> {
     out
 }
 
+/// The numbers a field's quotes restore: each `[…]` of a quoted passage
+/// that continues a number (it follows a digit, a decimal point or `=`,
+/// and its first character is a digit), written with the characters before
+/// it ("p̂ = 0.[01 and]"). A value so restored is the reader's, not the
+/// held text's; a bracket of math (`E[Σ_{i=1}^b S_i]`) restores none.
+pub fn restored_numbers(field: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for (p, _) in passages(field) {
+        let mut from = 0;
+        while let Some(i) = p[from..].find('[').map(|i| i + from) {
+            let Some(j) = p[i..].find(']').map(|j| j + i) else {
+                break;
+            };
+            let inner = &p[i + 1..j];
+            let before = p[..i].trim_end();
+            let continues = before
+                .chars()
+                .last()
+                .is_some_and(|c| c.is_ascii_digit() || c == '.' || c == '=');
+            if continues && inner.trim_start().starts_with(|c: char| c.is_ascii_digit()) {
+                // The few words before it, for the reader.
+                let start = before
+                    .char_indices()
+                    .rev()
+                    .filter(|(_, c)| c.is_whitespace())
+                    .nth(2)
+                    .map_or(0, |(k, c)| k + c.len_utf8());
+                out.push(format!("{}[{inner}]", &p[start..i]));
+            }
+            from = j + 1;
+        }
+    }
+    out
+}
+
 /// The paper a passage at `offset` of `field` belongs to: the last of
 /// `papers` named before it, else `default`.
 fn attributed<'a>(field: &str, offset: usize, papers: &[&'a str], default: &'a str) -> &'a str {
@@ -552,6 +587,17 @@ mod tests {
         let t = normalise(TEXT);
         assert!(find("We set p̂ = 0.02 and d = 2", &t).is_err());
         assert!(find("We set p̂ = 0.01 and d = 3", &t).is_err());
+    }
+
+    #[test]
+    fn a_restored_number_is_found_and_a_bracket_of_math_is_not() {
+        let reading = "Push updates (§4.2: \"with the update probability set to p̂ = 0.[01 and] d = 2\"; \"E[Σ_{i=1}^b S_i] is at most λ + k ln N\")";
+        assert_eq!(restored_numbers(reading), vec!["p̂ = 0.[01 and]"]);
+        // Outside a quote, and a quote restoring no digit: nothing.
+        assert!(
+            restored_numbers("loads [0.3, 0.99] (\"the queue length Q[_]n(t) of server\")")
+                .is_empty()
+        );
     }
 
     #[test]

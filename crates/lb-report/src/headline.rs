@@ -487,7 +487,8 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
                     | crate::inventory::Status::DoesNotDiscriminate => {
                         r.untested.clone().unwrap_or_default()
                     }
-                    crate::inventory::Status::Reproduced => {
+                    crate::inventory::Status::Reproduced
+                    | crate::inventory::Status::AtOneReading => {
                         format!("hardest informative point: {}", r.deciding)
                     }
                     crate::inventory::Status::AtConflictingReadings => format!(
@@ -695,6 +696,18 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
                     open.push(said);
                 }
             }
+            // A number its reading restores is lb's value, not the text's.
+            let restored = r.restored();
+            if !restored.is_empty() {
+                let said = format!(
+                    "`{}` reads a value the held text lost ({}: the bracketed digits are lb's)",
+                    r.id,
+                    restored.join("; ")
+                );
+                if !open.contains(&said) {
+                    open.push(said);
+                }
+            }
         }
         // A status that one reading of an open setting decides says so in
         // its words, not only in the why.
@@ -703,14 +716,27 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
             matches!(
                 v,
                 crate::inventory::Status::Reproduced
+                    | crate::inventory::Status::AtOneReading
                     | crate::inventory::Status::Partly
                     | crate::inventory::Status::AtConflictingReadings
             )
         });
-        let conflicting =
-            worst.is_some_and(|(v, _)| v == crate::inventory::Status::AtConflictingReadings);
-        let word = if reproduced && !open.is_empty() && !conflicting {
-            format!("{word}, at one reading only")
+        // Where the status does not already say it: a reading decides it in
+        // part, or maps leave other readings undecided.
+        let said = worst.is_some_and(|(v, _)| {
+            matches!(
+                v,
+                crate::inventory::Status::AtConflictingReadings
+                    | crate::inventory::Status::AtOneReading
+            )
+        });
+        let word = if reproduced && !open.is_empty() && !said {
+            let decided = papers.iter().any(|r| r.at_one_reading());
+            if decided {
+                format!("{word}, at one reading only")
+            } else {
+                format!("{word}, undecided at other readings tried")
+            }
         } else {
             word
         };
@@ -754,7 +780,7 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
             why
         } else {
             format!(
-                "{why} — where the text leaves a setting open: {}",
+                "{why} — where the text leaves a setting open or lost its value: {}",
                 open.join("; ")
             )
         };

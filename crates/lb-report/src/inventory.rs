@@ -153,6 +153,13 @@ pub enum Status {
     /// claims does not hold ([`lb_audit::ClaimRow::conflicting`]): no
     /// single reading reproduces both.
     AtConflictingReadings,
+    /// It holds at every informative point, its nulls failing there, at
+    /// lb's reading of a setting the text leaves open or lost: a robustness
+    /// map finds it failing at another value, or its reading restores a
+    /// number the held text lost ([`lb_audit::ClaimRow::at_one_reading`]).
+    /// The headline word would change with lb's choice, so it is not
+    /// counted as reproduced.
+    AtOneReading,
     /// It holds at every informative point, its nulls failing there.
     Reproduced,
 }
@@ -167,6 +174,7 @@ impl Status {
             Status::NoInformativePoint => "no point could decide it",
             Status::DoesNotDiscriminate => "holds, does not discriminate",
             Status::AtConflictingReadings => "reproduced only at conflicting readings",
+            Status::AtOneReading => "reproduced at lb's reading only",
             Status::Reproduced => "reproduced",
         }
     }
@@ -183,6 +191,7 @@ impl Status {
             _ if r.untested.is_some() => Status::DoesNotDiscriminate,
             Verdict::Partly => Status::Partly,
             Verdict::Confirmed if r.conflicting.is_some() => Status::AtConflictingReadings,
+            Verdict::Confirmed if r.at_one_reading() => Status::AtOneReading,
             Verdict::Confirmed => Status::Reproduced,
             Verdict::Inconclusive | Verdict::NoPracticalDifference => Status::Undecided,
         }
@@ -338,11 +347,18 @@ pub(crate) fn shared_words(statements: usize, deciding: &[(&str, &ClaimRow)]) ->
     )
 }
 
-/// How many of an inventory's statements reproduced as stated are so at one
-/// reading only: a setting the text leaves open decides one of the paper
-/// claims that decide it ([`lb_audit::ClaimRow::at_one_reading`]).
+/// How many of an inventory's statements reproduced as stated in part are
+/// so at one reading only: a setting the text leaves open (or lost) decides
+/// one of the paper claims that decide it
+/// ([`lb_audit::ClaimRow::at_one_reading`]). Those reproduced at every
+/// informative point have that status ([`Status::AtOneReading`]).
 pub fn at_one_reading_count(inv: &Inventory, exps: &[&ExperimentClaims]) -> usize {
-    reproduced_where(inv, exps, |r| r.at_one_reading())
+    reproduced_where(
+        inv,
+        exps,
+        |r| r.at_one_reading(),
+        Some(Status::AtOneReading),
+    )
 }
 
 /// How many of an inventory's statements reproduced as stated are so at a
@@ -350,25 +366,31 @@ pub fn at_one_reading_count(inv: &Inventory, exps: &[&ExperimentClaims]) -> usiz
 /// limit its rate can decide, at a slowest rate the statement does not
 /// state ([`lb_audit::ClaimRow::threshold_ours`]).
 pub fn at_threshold_ours_count(inv: &Inventory, exps: &[&ExperimentClaims]) -> usize {
-    reproduced_where(inv, exps, |r| r.threshold_ours.is_some())
+    reproduced_where(inv, exps, |r| r.threshold_ours.is_some(), None)
 }
 
 /// How many of an inventory's statements reproduced as stated (in full or
-/// in part) rest on a paper claim of which `qualified` holds.
+/// in part), other than those of status `but` (whose status says it
+/// already), rest on a paper claim of which `qualified` holds.
 fn reproduced_where(
     inv: &Inventory,
     exps: &[&ExperimentClaims],
     qualified: impl Fn(&lb_audit::ClaimRow) -> bool,
+    but: Option<Status>,
 ) -> usize {
     inv.statements
         .iter()
         .filter(|s| s.counted() && standing(s, exps) == Standing::AsStated)
         .filter(|s| {
             status(s, exps).is_some_and(|(v, _, _)| {
-                matches!(
-                    v,
-                    Status::Reproduced | Status::Partly | Status::AtConflictingReadings
-                )
+                Some(v) != but
+                    && matches!(
+                        v,
+                        Status::Reproduced
+                            | Status::AtOneReading
+                            | Status::Partly
+                            | Status::AtConflictingReadings
+                    )
             })
         })
         .filter(|s| {
@@ -680,5 +702,41 @@ mod tests {
         ordering.null_holds = false;
         let rows = [("led-messages", &stable), ("led-herd", &ordering)];
         assert_eq!(status_of(&rows).unwrap().0, Status::Reproduced);
+    }
+
+    /// A confirmation at lb's reading of a setting the text leaves open or
+    /// lost is not counted as reproduced: Fig. 2's L-Pod ordering reads a
+    /// p̂ whose digits the held text lost, and its L-JBA ordering also fails
+    /// at the other reading of Definition 1.
+    #[test]
+    fn a_value_the_text_lost_or_left_open_is_a_reading_of_lbs() {
+        let (stable, _) = rows_kept();
+        let path = format!(
+            "{}/../../paper-figures/led-fig2/claims.json",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let e: ExperimentClaims =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let mut ljba = e
+            .claims
+            .iter()
+            .find(|r| r.id == "fig2-ljba-beats-ljsq-literal")
+            .unwrap()
+            .clone();
+        assert_eq!(ljba.verdict, Verdict::Confirmed);
+        assert_eq!(ljba.restored(), vec!["p̂ = 0.[01 and]"]);
+        assert_eq!(Status::of(&ljba), Status::AtOneReading);
+        // With the digits in the text, the map over count_own still decides.
+        ljba.reading = ljba.reading.map(|t| t.replace("0.[01 and]", "0.01 and"));
+        assert!(ljba.restored().is_empty());
+        assert_eq!(Status::of(&ljba), Status::AtOneReading);
+        // With neither, it is reproduced; beside a reproduced claim it sets
+        // the statement's status.
+        ljba.robustness.retain(|l| !l.decides);
+        assert_eq!(Status::of(&ljba), Status::Reproduced);
+        let mut lost = ljba.clone();
+        lost.reading = lost.reading.map(|t| t.replace("0.01 and", "0.[01 and]"));
+        let rows = [("led-messages", &stable), ("led-fig2", &lost)];
+        assert_eq!(status_of(&rows).unwrap().0, Status::AtOneReading);
     }
 }

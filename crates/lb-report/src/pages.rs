@@ -800,7 +800,10 @@ pub fn page(
          there; one that *holds, does not discriminate* holds, but so does a null or its foil, \
          or nothing could have failed it; one that *no point could decide* has no informative \
          point (every point at a floor, an exact formula, or outside the theorem's \
-         hypothesis); one *reproduced only at conflicting readings* holds only at values of a \
+         hypothesis); one *reproduced at lb's reading only* holds at every informative point at \
+         lb's value of a setting the text leaves open, and fails at another value a \
+         robustness map tries, or at a value the held text lost and lb restored; one \
+         *reproduced only at conflicting readings* holds only at values of a \
          setting the text leaves open at which another of the paper's results fails, no value \
          letting both hold even in part. These \
          are statements' statuses; the experiments' sections and the audit give each claim's \
