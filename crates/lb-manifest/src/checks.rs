@@ -129,6 +129,72 @@ pub(crate) fn references_apply(
     Ok(())
 }
 
+/// No ordering — a claim's, its foil's or a why-check's — compares a
+/// policy with itself in law at every point it reads
+/// ([`lb_core::slotted::config::SlottedConfig::same_in_law`]: the same dispatch on exact
+/// estimates, or one dispatcher's shared ties): no run could tell its two
+/// sides apart, so it would find "no difference" by construction, a foil
+/// that cannot fail the way the claim's subject could. Points whose p̂ a
+/// calibration sets are not compared.
+pub(crate) fn orderings_differ(
+    l: &SpanIndex,
+    claims: &[Claim],
+    plan: &Plan,
+) -> Result<(), ManifestError> {
+    for (i, c) in claims.iter().enumerate() {
+        for (at, filter, check) in c.all_checks(i) {
+            let Check::Ordering(o) = check else { continue };
+            let mut pairs = 0;
+            let mut one = 0;
+            let within = |p: &PlannedPoint| {
+                where_matches(filter, |a: &str| {
+                    plan.axes
+                        .iter()
+                        .position(|x| *x == a)
+                        .map(|j| p.axes[j].as_str())
+                })
+            };
+            for p in plan.points.iter().filter(|p| p.label == o.better && within(p)) {
+                let Some(q) = plan.points.iter().find(|q| {
+                    q.label == o.worse
+                        && same_axes(q.axes.iter().map(|x| &**x), p.axes.iter().map(|x| &**x))
+                }) else {
+                    continue;
+                };
+                let (crate::plan::Target::Fixed(a), crate::plan::Target::Fixed(b)) = (&p.target, &q.target)
+                else {
+                    continue;
+                };
+                let (lb_model::PointConfig::Slotted(x), lb_model::PointConfig::Slotted(y)) =
+                    (&a.config, &b.config)
+                else {
+                    continue;
+                };
+                pairs += 1;
+                one += usize::from(x.same_in_law(y));
+            }
+            if pairs > 0 && one == pairs {
+                return Err(l.error(
+                    &at,
+                    format!(
+                        "`{}` and `{}` are one policy in law at every point this ordering reads \
+                         (the same dispatch on estimates that are exact at every dispatch — a \
+                         Push of every server every slot, or a Pull that reports every \
+                         completion to a lone dispatcher counting its own jobs — or JSQ whose \
+                         shared ties have no other dispatcher to share them): no run can tell \
+                         them apart, so the ordering finds no difference by construction. \
+                         Compare policies that differ in what the claim credits (for a foil, \
+                         one where the property could hold and should not), or, where none \
+                         can, give `no_foil` its reason",
+                        o.better, o.worse
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Marks, in `plan.drawn`, the references drawn per replication that the
 /// claims (foils and why-checks included) and figures read, at the points
 /// they read them: a claim at the points its policies and `where` select, a

@@ -159,6 +159,9 @@ fn load_str_with(
     let loaded = crate::validate::validate(parsed)?;
     let mut plan = loaded.manifest.expand(&loaded.spans, profile)?;
     crate::checks::references_apply(&loaded.spans, loaded.claims(), &plan)?;
+    if !options.older_revision {
+        crate::checks::orderings_differ(&loaded.spans, loaded.claims(), &plan)?;
+    }
     crate::checks::mark_drawn(&mut plan, loaded.claims(), loaded.figures());
     if profile == Profile::Full {
         crate::checks::quotes_select(&loaded, &plan)?;

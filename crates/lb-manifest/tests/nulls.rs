@@ -65,3 +65,41 @@ fn a_second_credit_keeps_its_nulls() {
     let e = err(&format!("{GOOD}{alone}"));
     assert_eq!(e.field, "claim[0].also_credits", "{e}");
 }
+
+/// A foil whose two policies are one policy in law at its points is
+/// refused, naming them: a Pull that reports every completion to a lone
+/// dispatcher counting its own jobs knows Q(t) as a Push of every server
+/// does. The same Pull at p̂ = 0.1 is stale, and the foil loads; so do two
+/// JSQ tie rules with several dispatchers, which one dispatcher makes one.
+#[test]
+fn a_foil_of_one_policy_in_law_is_refused() {
+    let policies = |p_hat: &str, dispatchers: &str| {
+        format!(
+            "\n[[policy]]\nlabel = \"Pull alone\"\nspec = \"L-JSQ-Pull\"\np_hat = {p_hat}\n\
+             dispatchers = {dispatchers}\n\n[[policy]]\nlabel = \"fresh alone\"\n\
+             spec = \"L-JSQ-Push\"\nd = 2\np_hat = 1.0\npush_when = \"always\"\n\
+             dispatchers = {dispatchers}\n"
+        )
+    };
+    let claim = "\n[[claim]]\nid = \"c\"\nstatement = \"s\"\nsource = \"x\"\n\
+                 origin = \"ours\"\nkind = \"ordering\"\nmetric = \"mean_response\"\n\
+                 better = \"L-JSQ-Push\"\nworse = \"JSQ\"\n\n[claim.foil]\nsays = \"f\"\n\
+                 kind = \"ordering\"\nmetric = \"mean_response\"\nbetter = \"Pull alone\"\n\
+                 worse = \"fresh alone\"\n";
+    let text = |p: String| GOOD.replacen("[run]", &format!("{p}\n[run]"), 1) + claim;
+    let e = err(&text(policies("1.0", "1")));
+    assert_eq!(e.field, "claim[0].foil", "{e}");
+    assert!(e.message.contains("one policy in law"), "{e}");
+    accepted(&text(policies("0.1", "1")));
+    // Two dispatchers: each hears half the completions, so the Pull is stale.
+    accepted(&text(policies("1.0", "2")));
+    let jsq = |dispatchers: &str| {
+        format!(
+            "\n[[policy]]\nlabel = \"Pull alone\"\nspec = \"JSQ\"\ntie_break = \"shared\"\n\
+             dispatchers = {dispatchers}\n\n[[policy]]\nlabel = \"fresh alone\"\n\
+             spec = \"JSQ\"\ntie_break = \"random\"\ndispatchers = {dispatchers}\n"
+        )
+    };
+    assert_eq!(err(&text(jsq("1"))).field, "claim[0].foil");
+    accepted(&text(jsq("2")));
+}

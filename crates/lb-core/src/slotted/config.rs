@@ -792,6 +792,71 @@ impl SlottedConfig {
         }
         Ok(())
     }
+
+    /// Whether each of its dispatches reads Q(t) itself: an LED policy
+    /// whose Push samples every server at every dispatcher every slot (d =
+    /// N, p̂ = 1, `always`), or whose Pull reports every completion (p̂ = 1)
+    /// to the one dispatcher, which counts the jobs it sends; JSQ always.
+    pub fn exact_estimates(&self) -> bool {
+        let n = self.system.servers();
+        match self.policy {
+            PolicyConfig::Led {
+                update: LedUpdate::Push { d, p_hat, when, .. },
+                ..
+            } => d == n && p_hat == 1.0 && when == PushWhen::Always,
+            PolicyConfig::Led {
+                update: LedUpdate::Pull { p_hat },
+                ..
+            } => p_hat == 1.0 && self.system.dispatchers() == 1 && self.count_own,
+            PolicyConfig::Jsq { .. } => true,
+            _ => false,
+        }
+    }
+
+    /// Whether `self` and `other` are one policy in law (their sample paths
+    /// differ only in the random words they read), so that no run can tell
+    /// them apart: the same system, granularity and bookkeeping, and either
+    /// LED policies of one dispatch rule and tie rule that both dispatch on
+    /// exact estimates ([`SlottedConfig::exact_estimates`]), or JSQ whose
+    /// ties are shared with no other dispatcher to share them (one
+    /// dispatcher, `batch`) against JSQ with its own uniform ties. The run
+    /// length is not compared.
+    pub fn same_in_law(&self, other: &SlottedConfig) -> bool {
+        if self.system != other.system
+            || self.granularity != other.granularity
+            || self.count_own != other.count_own
+        {
+            return false;
+        }
+        match (self.policy, other.policy) {
+            (
+                PolicyConfig::Led {
+                    dispatch: a,
+                    tie_break: s,
+                    ..
+                },
+                PolicyConfig::Led {
+                    dispatch: b,
+                    tie_break: t,
+                    ..
+                },
+            ) => a == b && s == t && self.exact_estimates() && other.exact_estimates(),
+            (PolicyConfig::Jsq { tie_break: s }, PolicyConfig::Jsq { tie_break: t }) => {
+                let alone = |x: TieBreak| {
+                    if self.system.dispatchers() == 1
+                        && self.granularity == Granularity::Batch
+                        && x == TieBreak::Shared
+                    {
+                        TieBreak::Random
+                    } else {
+                        x
+                    }
+                };
+                alone(s) == alone(t)
+            }
+            (a, b) => a == b,
+        }
+    }
 }
 
 /// Why `cfg` cannot be advanced in blocks, if it cannot: the message names
