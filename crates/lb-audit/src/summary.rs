@@ -266,6 +266,9 @@ pub enum Voice {
 pub struct Tally {
     /// Confirmed, and the confirmation discriminates (its foil fails).
     pub reproduced: usize,
+    /// As `reproduced`, but at lb's reading of a setting the text leaves
+    /// open or lost ([`ClaimRow::at_one_reading`]).
+    pub at_one_reading: usize,
     /// Confirmed without discriminating ([`ClaimRow::untested`]): a null
     /// or the foil held too, or no setting could fail it.
     pub untested: usize,
@@ -300,6 +303,7 @@ impl Tally {
                 V::Confirmed | V::Partly if c.untested.is_some() && c.no_point() => t.no_point += 1,
                 V::Inconclusive if c.no_point() => t.no_point += 1,
                 V::Confirmed | V::Partly if c.untested.is_some() => t.untested += 1,
+                V::Confirmed if c.at_one_reading() => t.at_one_reading += 1,
                 V::Confirmed => t.reproduced += 1,
                 V::Partly => t.partly += 1,
                 V::Refuted => t.refuted += 1,
@@ -322,6 +326,7 @@ impl Tally {
     /// The claims counted.
     pub fn total(&self) -> usize {
         self.reproduced
+            + self.at_one_reading
             + self.untested
             + self.no_point
             + self.refuted
@@ -353,6 +358,16 @@ impl Tally {
         if self.partly > 0 {
             parts.insert(1, format!("{} {yes} except at some points", self.partly));
         }
+        if self.at_one_reading > 0 {
+            parts.insert(
+                1,
+                format!(
+                    "{} {} at lb's reading only",
+                    self.at_one_reading,
+                    verb(self.at_one_reading, "holds", yes)
+                ),
+            );
+        }
         if self.untested > 0 {
             parts.push(format!(
                 "{} {} but {} not discriminate",
@@ -373,6 +388,7 @@ impl Tally {
     /// Adds another tally to this one.
     pub fn add(&mut self, o: &Tally) {
         self.reproduced += o.reproduced;
+        self.at_one_reading += o.at_one_reading;
         self.untested += o.untested;
         self.no_point += o.no_point;
         self.refuted += o.refuted;

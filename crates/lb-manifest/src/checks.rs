@@ -154,14 +154,19 @@ pub(crate) fn orderings_differ(
                         .map(|j| p.axes[j].as_str())
                 })
             };
-            for p in plan.points.iter().filter(|p| p.label == o.better && within(p)) {
+            for p in plan
+                .points
+                .iter()
+                .filter(|p| p.label == o.better && within(p))
+            {
                 let Some(q) = plan.points.iter().find(|q| {
                     q.label == o.worse
                         && same_axes(q.axes.iter().map(|x| &**x), p.axes.iter().map(|x| &**x))
                 }) else {
                     continue;
                 };
-                let (crate::plan::Target::Fixed(a), crate::plan::Target::Fixed(b)) = (&p.target, &q.target)
+                let (crate::plan::Target::Fixed(a), crate::plan::Target::Fixed(b)) =
+                    (&p.target, &q.target)
                 else {
                     continue;
                 };

@@ -861,7 +861,7 @@ pub fn page(
         all.add(&t(Origin::Check));
         all.add(&t(Origin::Ours));
         let (c, pt, u, r, i) = (
-            all.reproduced,
+            all.reproduced + all.at_one_reading,
             all.partly,
             all.untested + all.no_point,
             all.refuted,
