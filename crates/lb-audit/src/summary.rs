@@ -269,6 +269,9 @@ pub struct Tally {
     /// As `reproduced`, but at lb's reading of a setting the text leaves
     /// open or lost ([`ClaimRow::at_one_reading`]).
     pub at_one_reading: usize,
+    /// As `reproduced`, but a limit decided at a slowest rate of approach
+    /// of ours ([`ClaimRow::threshold_ours`]).
+    pub at_rate_ours: usize,
     /// Confirmed without discriminating ([`ClaimRow::untested`]): a null
     /// or the foil held too, or no setting could fail it.
     pub untested: usize,
@@ -304,6 +307,7 @@ impl Tally {
                 V::Inconclusive if c.no_point() => t.no_point += 1,
                 V::Confirmed | V::Partly if c.untested.is_some() => t.untested += 1,
                 V::Confirmed if c.at_one_reading() => t.at_one_reading += 1,
+                V::Confirmed if c.threshold_ours.is_some() => t.at_rate_ours += 1,
                 V::Confirmed => t.reproduced += 1,
                 V::Partly => t.partly += 1,
                 V::Refuted => t.refuted += 1,
@@ -327,6 +331,7 @@ impl Tally {
     pub fn total(&self) -> usize {
         self.reproduced
             + self.at_one_reading
+            + self.at_rate_ours
             + self.untested
             + self.no_point
             + self.refuted
@@ -357,6 +362,16 @@ impl Tally {
         ];
         if self.partly > 0 {
             parts.insert(1, format!("{} {yes} except at some points", self.partly));
+        }
+        if self.at_rate_ours > 0 {
+            parts.insert(
+                1,
+                format!(
+                    "{} {} at a rate threshold of ours",
+                    self.at_rate_ours,
+                    verb(self.at_rate_ours, "holds", "hold")
+                ),
+            );
         }
         if self.at_one_reading > 0 {
             parts.insert(
@@ -389,6 +404,7 @@ impl Tally {
     pub fn add(&mut self, o: &Tally) {
         self.reproduced += o.reproduced;
         self.at_one_reading += o.at_one_reading;
+        self.at_rate_ours += o.at_rate_ours;
         self.untested += o.untested;
         self.no_point += o.no_point;
         self.refuted += o.refuted;

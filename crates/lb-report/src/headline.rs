@@ -488,7 +488,8 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
                         r.untested.clone().unwrap_or_default()
                     }
                     crate::inventory::Status::Reproduced
-                    | crate::inventory::Status::AtOneReading => {
+                    | crate::inventory::Status::AtOneReading
+                    | crate::inventory::Status::AtRateOurs => {
                         format!("hardest informative point: {}", r.deciding)
                     }
                     crate::inventory::Status::AtConflictingReadings => format!(
@@ -717,6 +718,7 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
                 v,
                 crate::inventory::Status::Reproduced
                     | crate::inventory::Status::AtOneReading
+                    | crate::inventory::Status::AtRateOurs
                     | crate::inventory::Status::Partly
                     | crate::inventory::Status::AtConflictingReadings
             )
@@ -746,7 +748,8 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
             .filter(|r| r.threshold_ours.is_some())
             .map(|r| format!("`{}`", r.id))
             .collect();
-        let word = if reproduced && !ours.is_empty() {
+        let rate_said = worst.is_some_and(|(v, _)| v == crate::inventory::Status::AtRateOurs);
+        let word = if reproduced && !ours.is_empty() && !rate_said {
             format!("{word}, at a rate threshold of ours")
         } else {
             word

@@ -160,6 +160,13 @@ pub enum Status {
     /// The headline word would change with lb's choice, so it is not
     /// counted as reproduced.
     AtOneReading,
+    /// It holds at every informative point, its nulls failing there, and
+    /// it is a limit decided by how fast its gap closes, at a slowest rate
+    /// of approach the statement does not state
+    /// ([`lb_audit::ClaimRow::threshold_ours`]): consistent with the limit,
+    /// which no finite run reaches; a rate threshold of another choice
+    /// could decide it otherwise, so it is not counted as reproduced.
+    AtRateOurs,
     /// It holds at every informative point, its nulls failing there.
     Reproduced,
 }
@@ -175,8 +182,19 @@ impl Status {
             Status::DoesNotDiscriminate => "holds, does not discriminate",
             Status::AtConflictingReadings => "reproduced only at conflicting readings",
             Status::AtOneReading => "reproduced at lb's reading only",
+            Status::AtRateOurs => "holds at a rate threshold of ours",
             Status::Reproduced => "reproduced",
         }
+    }
+
+    /// The status of `k` statements: "holds" and "does" agree with `k`
+    /// ("2 hold, do not discriminate").
+    pub fn words_for(self, k: usize) -> String {
+        let w = self.words();
+        if k == 1 {
+            return w.to_string();
+        }
+        w.replace("holds", "hold").replace("does not", "do not")
     }
 
     pub(crate) fn of(r: &ClaimRow) -> Status {
@@ -192,6 +210,7 @@ impl Status {
             Verdict::Partly => Status::Partly,
             Verdict::Confirmed if r.conflicting.is_some() => Status::AtConflictingReadings,
             Verdict::Confirmed if r.at_one_reading() => Status::AtOneReading,
+            Verdict::Confirmed if r.threshold_ours.is_some() => Status::AtRateOurs,
             Verdict::Confirmed => Status::Reproduced,
             Verdict::Inconclusive | Verdict::NoPracticalDifference => Status::Undecided,
         }
@@ -281,7 +300,7 @@ pub(crate) fn in_words(tally: &std::collections::BTreeMap<Status, usize>) -> Str
     tally
         .iter()
         .rev()
-        .map(|(v, k)| format!("{k} {}", v.words()))
+        .map(|(v, k)| format!("{k} {}", v.words_for(*k)))
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -334,7 +353,7 @@ pub(crate) fn shared_words(statements: usize, deciding: &[(&str, &ClaimRow)]) ->
                 (false, Status::DoesNotDiscriminate) => {
                     "held, but so did a null or the foil".to_string()
                 }
-                (false, v) => v.words().to_string(),
+                (false, v) => v.words_for(ids.len()),
             };
             format!("{} {what} ({})", ids.len(), ids.join(", "))
         })
@@ -366,7 +385,12 @@ pub fn at_one_reading_count(inv: &Inventory, exps: &[&ExperimentClaims]) -> usiz
 /// limit its rate can decide, at a slowest rate the statement does not
 /// state ([`lb_audit::ClaimRow::threshold_ours`]).
 pub fn at_threshold_ours_count(inv: &Inventory, exps: &[&ExperimentClaims]) -> usize {
-    reproduced_where(inv, exps, |r| r.threshold_ours.is_some(), None)
+    reproduced_where(
+        inv,
+        exps,
+        |r| r.threshold_ours.is_some(),
+        Some(Status::AtRateOurs),
+    )
 }
 
 /// How many of an inventory's statements reproduced as stated (in full or
@@ -388,6 +412,7 @@ fn reproduced_where(
                         v,
                         Status::Reproduced
                             | Status::AtOneReading
+                            | Status::AtRateOurs
                             | Status::Partly
                             | Status::AtConflictingReadings
                     )
@@ -738,5 +763,31 @@ mod tests {
         lost.reading = lost.reading.map(|t| t.replace("0.01 and", "0.[01 and]"));
         let rows = [("led-messages", &stable), ("led-fig2", &lost)];
         assert_eq!(status_of(&rows).unwrap().0, Status::AtOneReading);
+    }
+
+    /// A limit its rate decides at a slowest rate of ours holds at that
+    /// threshold, not "reproduced": Theorem 2's limit for L-JSQ-Push.
+    #[test]
+    fn a_limit_decided_at_a_rate_of_ours_is_counted_apart() {
+        let path = format!(
+            "{}/../../paper-figures/led-heavy-traffic/claims.json",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let e: ExperimentClaims =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let mut limit = e
+            .claims
+            .iter()
+            .find(|r| r.id == "ht-led-limit")
+            .unwrap()
+            .clone();
+        assert!(limit.threshold_ours.is_some());
+        assert_eq!(Status::of(&limit), Status::AtRateOurs);
+        assert_eq!(
+            Status::AtRateOurs.words_for(16),
+            "hold at a rate threshold of ours"
+        );
+        limit.threshold_ours = None;
+        assert_eq!(Status::of(&limit), Status::Reproduced);
     }
 }

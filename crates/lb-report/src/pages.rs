@@ -800,7 +800,11 @@ pub fn page(
          there; one that *holds, does not discriminate* holds, but so does a null or its foil, \
          or nothing could have failed it; one that *no point could decide* has no informative \
          point (every point at a floor, an exact formula, or outside the theorem's \
-         hypothesis); one *reproduced at lb's reading only* holds at every informative point at \
+         hypothesis); one that *holds at a rate threshold of ours* is a limit (or its absence) \
+         decided by how fast its gap closes against a slowest rate of approach lb chose or \
+         derived from the proof: no finite run reaches a limit and the statement states no \
+         rate, so another threshold could decide it otherwise; one \
+         *reproduced at lb's reading only* holds at every informative point at \
          lb's value of a setting the text leaves open, and fails at another value a \
          robustness map tries, or at a value the held text lost and lb restored; one \
          *reproduced only at conflicting readings* holds only at values of a \
@@ -861,7 +865,7 @@ pub fn page(
         all.add(&t(Origin::Check));
         all.add(&t(Origin::Ours));
         let (c, pt, u, r, i) = (
-            all.reproduced + all.at_one_reading,
+            all.reproduced + all.at_one_reading + all.at_rate_ours,
             all.partly,
             all.untested + all.no_point,
             all.refuted,

@@ -809,7 +809,15 @@ impl SlottedConfig {
                 ..
             } => p_hat == 1.0 && self.system.dispatchers() == 1 && self.count_own,
             PolicyConfig::Jsq { .. } => true,
-            _ => false,
+            // LSQ's destination sync and the others' samples are not
+            // compared here: none is read as exact.
+            PolicyConfig::Pod { .. }
+            | PolicyConfig::Jiq
+            | PolicyConfig::WeightedRandom
+            | PolicyConfig::Random
+            | PolicyConfig::Lsq { .. }
+            | PolicyConfig::JiqSpread { .. }
+            | PolicyConfig::Pooled => false,
         }
     }
 
