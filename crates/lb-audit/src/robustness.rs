@@ -494,6 +494,9 @@ fn claim_lines(maps: &[MapResult], id: &str) -> Vec<crate::MapLine> {
                 needs: d.needs.clone(),
                 in_part: d.in_part.clone(),
                 inconclusive: d.inconclusive,
+                holds: d.holds,
+                refuted: d.refuted,
+                combinations: d.combinations,
             })
         })
         .collect()

@@ -92,6 +92,10 @@ pub struct ClaimRow {
     /// coverage certificate does not measure (its intervals are a point's).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub uncertified: bool,
+    /// A stability claim: decided by lb's stability test of each run (its
+    /// trend test's false-alarm rate and divergence rule are lb's).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stability: bool,
     /// Points inside the theorem's hypothesis of points read, where the
     /// claim carries one.
     #[serde(default)]
@@ -188,6 +192,15 @@ pub struct MapLine {
     /// The combinations at which it is undecided.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub inconclusive: usize,
+    /// The combinations at which it holds.
+    #[serde(default)]
+    pub holds: usize,
+    /// The combinations at which it fails.
+    #[serde(default)]
+    pub refuted: usize,
+    /// The map's combinations, lb's own reading among them.
+    #[serde(default)]
+    pub combinations: usize,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -272,6 +285,9 @@ pub struct Tally {
     /// As `reproduced`, but a limit decided at a slowest rate of approach
     /// of ours ([`ClaimRow::threshold_ours`]).
     pub at_rate_ours: usize,
+    /// As `reproduced`, but decided by lb's stability test
+    /// ([`ClaimRow::stability`]).
+    pub by_stability_test: usize,
     /// Confirmed without discriminating ([`ClaimRow::untested`]): a null
     /// or the foil held too, or no setting could fail it.
     pub untested: usize,
@@ -308,6 +324,7 @@ impl Tally {
                 V::Confirmed | V::Partly if c.untested.is_some() => t.untested += 1,
                 V::Confirmed if c.at_one_reading() => t.at_one_reading += 1,
                 V::Confirmed if c.threshold_ours.is_some() => t.at_rate_ours += 1,
+                V::Confirmed if c.stability => t.by_stability_test += 1,
                 V::Confirmed => t.reproduced += 1,
                 V::Partly => t.partly += 1,
                 V::Refuted => t.refuted += 1,
@@ -332,6 +349,7 @@ impl Tally {
         self.reproduced
             + self.at_one_reading
             + self.at_rate_ours
+            + self.by_stability_test
             + self.untested
             + self.no_point
             + self.refuted
@@ -362,6 +380,16 @@ impl Tally {
         ];
         if self.partly > 0 {
             parts.insert(1, format!("{} {yes} except at some points", self.partly));
+        }
+        if self.by_stability_test > 0 {
+            parts.insert(
+                1,
+                format!(
+                    "{} {} by a stability test of ours",
+                    self.by_stability_test,
+                    verb(self.by_stability_test, "holds", "hold")
+                ),
+            );
         }
         if self.at_rate_ours > 0 {
             parts.insert(
@@ -405,6 +433,7 @@ impl Tally {
         self.reproduced += o.reproduced;
         self.at_one_reading += o.at_one_reading;
         self.at_rate_ours += o.at_rate_ours;
+        self.by_stability_test += o.by_stability_test;
         self.untested += o.untested;
         self.no_point += o.no_point;
         self.refuted += o.refuted;
@@ -466,6 +495,7 @@ fn row(c: &ClaimResult) -> ClaimRow {
         pending: c.pending,
         uncertified: c.kind == lb_manifest::claim::ClaimKind::Stability
             || c.deciding().is_some_and(|k| k.by_rate()),
+        stability: c.kind == lb_manifest::claim::ClaimKind::Stability,
         inside: c.inside,
         nulls: c
             .nulls

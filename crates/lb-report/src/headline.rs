@@ -489,7 +489,8 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
                     }
                     crate::inventory::Status::Reproduced
                     | crate::inventory::Status::AtOneReading
-                    | crate::inventory::Status::AtRateOurs => {
+                    | crate::inventory::Status::AtRateOurs
+                    | crate::inventory::Status::ByStabilityTest => {
                         format!("hardest informative point: {}", r.deciding)
                     }
                     crate::inventory::Status::AtConflictingReadings => format!(
@@ -719,6 +720,7 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
                 crate::inventory::Status::Reproduced
                     | crate::inventory::Status::AtOneReading
                     | crate::inventory::Status::AtRateOurs
+                    | crate::inventory::Status::ByStabilityTest
                     | crate::inventory::Status::Partly
                     | crate::inventory::Status::AtConflictingReadings
             )
@@ -783,8 +785,9 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
             why
         } else {
             format!(
-                "{why} — where the text leaves a setting open or lost its value: {}",
-                open.join("; ")
+                "{why} — where the text leaves a setting open or lost its value: {}{}",
+                open.join("; "),
+                other_readings(&papers)
             )
         };
         let why = if ours.is_empty() || !tested {
@@ -799,6 +802,35 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
     }
     s.push('\n');
     s
+}
+
+/// What the claims' maps find at the readings other than lb's, summed over
+/// the claims that hold at lb's (each map tries lb's reading among its
+/// combinations): " — at the 10 other readings their maps try, they hold
+/// at 0, fail at 2, hold in part at 1 and are undecided at 7", or nothing
+/// where no map tries another.
+fn other_readings(claims: &[&lb_audit::ClaimRow]) -> String {
+    let (mut n, mut holds, mut fails, mut undecided) = (0, 0, 0, 0);
+    for r in claims
+        .iter()
+        .filter(|r| r.verdict == lb_audit::Verdict::Confirmed)
+    {
+        for l in r.robustness.iter().filter(|l| l.combinations > 1) {
+            n += l.combinations - 1;
+            holds += l.holds.saturating_sub(1);
+            fails += l.refuted;
+            undecided += l.inconclusive;
+        }
+    }
+    if n == 0 {
+        return String::new();
+    }
+    let partly = n - holds - fails - undecided;
+    format!(
+        " — at the {n} other reading{} their maps try, they hold at {holds}, fail at {fails}, \
+         hold except at some points at {partly} and are undecided at {undecided}",
+        if n == 1 { "" } else { "s" }
+    )
 }
 
 /// The first sentence of a text (up to ". " after neither a number nor an

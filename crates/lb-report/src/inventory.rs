@@ -167,6 +167,12 @@ pub enum Status {
     /// which no finite run reaches; a rate threshold of another choice
     /// could decide it otherwise, so it is not counted as reproduced.
     AtRateOurs,
+    /// It holds at every informative point, its nulls failing there, and
+    /// it is a stability verdict, read by lb's stability test of each run
+    /// ([`lb_audit::ClaimRow::stability`]): a finite run shows no
+    /// divergence at the test's false-alarm rate and divergence rule, which
+    /// are lb's, and whose error the coverage certificate does not measure.
+    ByStabilityTest,
     /// It holds at every informative point, its nulls failing there.
     Reproduced,
 }
@@ -183,6 +189,7 @@ impl Status {
             Status::AtConflictingReadings => "reproduced only at conflicting readings",
             Status::AtOneReading => "reproduced at lb's reading only",
             Status::AtRateOurs => "holds at a rate threshold of ours",
+            Status::ByStabilityTest => "holds by a stability test of ours",
             Status::Reproduced => "reproduced",
         }
     }
@@ -211,6 +218,7 @@ impl Status {
             Verdict::Confirmed if r.conflicting.is_some() => Status::AtConflictingReadings,
             Verdict::Confirmed if r.at_one_reading() => Status::AtOneReading,
             Verdict::Confirmed if r.threshold_ours.is_some() => Status::AtRateOurs,
+            Verdict::Confirmed if r.stability => Status::ByStabilityTest,
             Verdict::Confirmed => Status::Reproduced,
             Verdict::Inconclusive | Verdict::NoPracticalDifference => Status::Undecided,
         }
@@ -413,6 +421,7 @@ fn reproduced_where(
                         Status::Reproduced
                             | Status::AtOneReading
                             | Status::AtRateOurs
+                            | Status::ByStabilityTest
                             | Status::Partly
                             | Status::AtConflictingReadings
                     )

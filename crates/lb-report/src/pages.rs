@@ -803,7 +803,10 @@ pub fn page(
          hypothesis); one that *holds at a rate threshold of ours* is a limit (or its absence) \
          decided by how fast its gap closes against a slowest rate of approach lb chose or \
          derived from the proof: no finite run reaches a limit and the statement states no \
-         rate, so another threshold could decide it otherwise; one \
+         rate, so another threshold could decide it otherwise; one that *holds by a \
+         stability test of ours* is a stability verdict read by lb's test of each run (a \
+         trend test at a false-alarm rate of lb's and a rule for divergence), which a finite \
+         run can pass without the theorem's \"stable\" being shown; one \
          *reproduced at lb's reading only* holds at every informative point at \
          lb's value of a setting the text leaves open, and fails at another value a \
          robustness map tries, or at a value the held text lost and lb restored; one \
@@ -865,7 +868,7 @@ pub fn page(
         all.add(&t(Origin::Check));
         all.add(&t(Origin::Ours));
         let (c, pt, u, r, i) = (
-            all.reproduced + all.at_one_reading + all.at_rate_ours,
+            all.reproduced + all.at_one_reading + all.at_rate_ours + all.by_stability_test,
             all.partly,
             all.untested + all.no_point,
             all.refuted,
