@@ -586,12 +586,14 @@ pub(crate) fn paper_line(inv: &Inventory, exps: &[&ExperimentClaims], page: &str
     format!(
         "[Its inventory]({page}#{}) lists {n} statement{} (theorems, lemmas, propositions, \
          corollaries, figure claims, examples, remarks and headline sentences; {defs} \
-         definitions and {cited} sentences reporting other papers' results are listed but not \
-         counted): {a} audited as stated{as_stated}{shared}, {s} through our stand-ins \
+         definition{} and {cited} sentence{} reporting other papers' results are listed but \
+         not counted): {a} audited as stated{as_stated}{shared}, {s} through our stand-ins \
          only{by_stand_ins}, {y} not yet audited (lb could), {o} out of reach (why is in each \
          entry).",
         slug(inv),
-        if n == 1 { "" } else { "s" }
+        if n == 1 { "" } else { "s" },
+        if defs == 1 { "" } else { "s" },
+        if cited == 1 { "" } else { "s" }
     )
 }
 
