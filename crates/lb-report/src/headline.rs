@@ -1193,6 +1193,9 @@ mod tests {
                 needs,
                 in_part: None,
                 inconclusive: 0,
+                holds: 1,
+                refuted: 1,
+                combinations: 2,
             }];
             r
         };
