@@ -365,6 +365,14 @@ pub enum Credit {
     /// estimates, the
     /// manifest's policies labelled "`<label> (fresh)`", take their places.
     Delay,
+    /// An ordering credited to *heavily*-delayed information (Zhou, Shroff
+    /// and Wierman, Fig. 2: L-JSQ-Push "suffers from herd behavior because
+    /// of heavily-delayed information" at p̂ = 0.01): the same two policies
+    /// updated at every chance their update rule gives (p̂ = 1, the same
+    /// sample size), the lightest delay of that rule, the manifest's
+    /// policies labelled "`<label> (p̂ = 1)`", take their places. Where the
+    /// ordering holds there too, heavy delay is not what it needs.
+    HeavyDelay,
     /// A limit credited to a parameter that grows without bound as N does
     /// (Mukherjee, Borst and van Leeuwaarden: a graph's degree d(N) → ∞):
     /// the same policies with the parameter frozen at its value at the
@@ -401,12 +409,13 @@ pub enum Credit {
 
 impl Credit {
     /// Every credit, in the order docs/AUDITING.md lists them.
-    pub const ALL: [Credit; 9] = [
+    pub const ALL: [Credit; 10] = [
         Credit::Information,
         Credit::Tilt,
         Credit::Class,
         Credit::Pressure,
         Credit::Delay,
+        Credit::HeavyDelay,
         Credit::Growth,
         Credit::Threshold,
         Credit::Refresh,
@@ -421,6 +430,7 @@ impl Credit {
             Credit::Class => "class",
             Credit::Pressure => "pressure",
             Credit::Delay => "delay",
+            Credit::HeavyDelay => "heavy_delay",
             Credit::Growth => "growth",
             Credit::Threshold => "threshold",
             Credit::Refresh => "refresh",
@@ -436,16 +446,21 @@ impl Credit {
             Credit::Class => &["Pod(N^α)"],
             Credit::Pressure => &["FIFO", "own buffer first"],
             // Named after the claim's own policies ([`Claim::null_policies`]).
-            Credit::Delay | Credit::Growth | Credit::Threshold | Credit::Refresh | Credit::Herd => {
-                &[]
-            }
+            Credit::Delay
+            | Credit::HeavyDelay
+            | Credit::Growth
+            | Credit::Threshold
+            | Credit::Refresh
+            | Credit::Herd => &[],
         }
     }
 
     /// Whether it applies to a claim of kind `k`.
     pub fn applies_to(self, k: ClaimKind) -> bool {
         match self {
-            Credit::Information | Credit::Delay | Credit::Herd => k == ClaimKind::Ordering,
+            Credit::Information | Credit::Delay | Credit::HeavyDelay | Credit::Herd => {
+                k == ClaimKind::Ordering
+            }
             Credit::Tilt => k == ClaimKind::Stability,
             Credit::Class | Credit::Threshold => k != ClaimKind::Ordering,
             Credit::Pressure => true,
@@ -462,6 +477,10 @@ impl Credit {
             Credit::Class => "membership of Liu and Ying's class (no ln N factor in d)",
             Credit::Pressure => "allocation by pressure",
             Credit::Delay => "staleness: its estimates are fresh",
+            Credit::HeavyDelay => {
+                "heavy delay: it updates at every chance its update rule gives (p̂ = 1, the same \
+                 sample size)"
+            }
             Credit::Growth => "growth: its parameter is frozen at its value at the largest N",
             Credit::Threshold => "parameter above the threshold: it is just below it",
             Credit::Refresh => {
@@ -497,6 +516,12 @@ pub fn below(label: &str) -> String {
 /// ([`Credit::Refresh`]).
 pub fn vanishing(label: &str) -> String {
     format!("{label} (p̂ ∝ ε)")
+}
+
+/// The label of a policy's counterpart updated at every chance its update
+/// rule gives ([`Credit::HeavyDelay`]).
+pub fn frequent(label: &str) -> String {
+    format!("{label} (p̂ = 1)")
 }
 
 /// The label of a policy's fresh-estimate counterpart ([`Credit::Delay`]).
@@ -615,6 +640,7 @@ impl Claim {
         }
         match (credit, &self.check) {
             (Some(Credit::Delay), Check::Ordering(o)) => of(fresh, &[&o.better, &o.worse]),
+            (Some(Credit::HeavyDelay), Check::Ordering(o)) => of(frequent, &[&o.better, &o.worse]),
             (Some(Credit::Herd), Check::Ordering(o)) => of(independent_ties, &[&o.worse]),
             (Some(Credit::Growth), Check::Ordering(o)) => of(frozen, &[&o.better]),
             (Some(Credit::Growth), c) => of(frozen, c.policies()),
@@ -646,6 +672,7 @@ impl Claim {
         };
         let delayed: Vec<&str> = match (credit, &self.check) {
             (Credit::Delay, Check::Ordering(_)) => vec!["fresh"],
+            (Credit::HeavyDelay, Check::Ordering(_)) => vec!["p-hat-1"],
             (Credit::Herd, Check::Ordering(_)) => vec!["independent-ties"],
             (Credit::Growth, c) if credit.applies_to(c.kind()) => vec!["frozen"],
             (Credit::Threshold, c) if credit.applies_to(c.kind()) => vec!["below"],
@@ -664,6 +691,12 @@ impl Claim {
                         ..o.clone()
                     }),
                     (_, Credit::Delay) => return None,
+                    (Check::Ordering(o), Credit::HeavyDelay) => Check::Ordering(Ordering {
+                        better: frequent(&o.better),
+                        worse: frequent(&o.worse),
+                        ..o.clone()
+                    }),
+                    (_, Credit::HeavyDelay) => return None,
                     (Check::Ordering(o), Credit::Herd) => Check::Ordering(Ordering {
                         worse: independent_ties(&o.worse),
                         ..o.clone()
@@ -706,7 +739,7 @@ impl Claim {
                 // claim's own policies' counterparts.
                 let who = match &check {
                     _ if credit.null_labels().contains(&null) => null.to_string(),
-                    Check::Ordering(o) if credit == Credit::Delay => {
+                    Check::Ordering(o) if matches!(credit, Credit::Delay | Credit::HeavyDelay) => {
                         format!("{} and {}", o.better, o.worse)
                     }
                     Check::Ordering(o) if credit == Credit::Herd => o.worse.clone(),

@@ -765,6 +765,10 @@ fn ranges_foils_and_nulls(l: &Parsed, claims: &[Claim]) -> R {
                          a Push of d = N at p̂ = 1 every slot, push_when = \"always\", or a Pull \
                          at p̂ = 1)"
                     ),
+                    (crate::claim::Credit::HeavyDelay, Some(p)) => format!(
+                        "[[policy]] label = \"{m}\" (the policy {p} updated at every chance: \
+                         p_hat = 1.0, the same d)"
+                    ),
                     (crate::claim::Credit::Herd, Some(p)) => format!(
                         "[[policy]] label = \"{m}\" (the policy {p} with its dispatchers \
                          breaking ties each on its own: tie_break = \"random\")"
