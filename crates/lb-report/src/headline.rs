@@ -952,10 +952,13 @@ fn in_words(
                         )
                     })
                     .unwrap_or_default();
+                // A paper lb does not hold is read at lb's settings: a
+                // stand-in that fails there says so, not that the paper does.
                 let what = if c.origin == Origin::Paper {
                     "Not reproduced"
                 } else {
-                    "Our stand-in fails"
+                    "Our stand-in fails at lb's setting (lb does not hold the paper, so its \
+                     own setting is not read)"
                 };
                 out.push(format!("{what}: {}{where_}.", link(e, c)));
             }
@@ -974,8 +977,13 @@ fn in_words(
             }
             Verdict::Confirmed | Verdict::Partly if c.untested.is_some() => {
                 out.push(format!(
-                    "{} holds but does not discriminate ({}).",
+                    "{} {} ({}).",
                     link(e, c),
+                    if c.no_point() {
+                        "holds at no point that could decide it"
+                    } else {
+                        "holds but does not discriminate"
+                    },
                     md(c.untested.as_deref().unwrap_or_default())
                 ));
             }

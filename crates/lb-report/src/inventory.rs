@@ -742,8 +742,8 @@ mod tests {
 
     /// A confirmation at lb's reading of a setting the text leaves open or
     /// lost is not counted as reproduced: Fig. 2's L-Pod ordering reads a
-    /// p̂ whose digits the held text lost, and its L-JBA ordering also fails
-    /// at the other reading of Definition 1.
+    /// p̂ whose digits the held text lost, and a map may find it failing at
+    /// the other reading of Definition 1.
     #[test]
     fn a_value_the_text_lost_or_left_open_is_a_reading_of_lbs() {
         let (stable, _) = rows_kept();
@@ -756,10 +756,15 @@ mod tests {
         let mut ljba = e
             .claims
             .iter()
-            .find(|r| r.id == "fig2-ljba-beats-ljsq-literal")
+            .find(|r| r.id == "fig2-lpod-beats-ljsq-literal")
             .unwrap()
             .clone();
         assert_eq!(ljba.verdict, Verdict::Confirmed);
+        // As a confirmation that discriminates (its null at p̂ = 1 holds
+        // in the records: the rule under test is the reading's).
+        ljba.untested = None;
+        ljba.null_holds = false;
+        ljba.robustness.iter_mut().for_each(|l| l.decides = true);
         assert_eq!(ljba.restored(), vec!["p̂ = 0.[01 and]"]);
         assert_eq!(Status::of(&ljba), Status::AtOneReading);
         // With the digits in the text, the map over count_own still decides.
