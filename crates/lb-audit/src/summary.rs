@@ -381,35 +381,20 @@ impl Tally {
         if self.partly > 0 {
             parts.insert(1, format!("{} {yes} except at some points", self.partly));
         }
-        if self.by_stability_test > 0 {
-            parts.insert(
-                1,
-                format!(
-                    "{} {} by a stability test of ours",
-                    self.by_stability_test,
-                    verb(self.by_stability_test, "holds", "hold")
-                ),
-            );
-        }
-        if self.at_rate_ours > 0 {
-            parts.insert(
-                1,
-                format!(
-                    "{} {} at a rate threshold of ours",
-                    self.at_rate_ours,
-                    verb(self.at_rate_ours, "holds", "hold")
-                ),
-            );
-        }
-        if self.at_one_reading > 0 {
-            parts.insert(
-                1,
-                format!(
-                    "{} {} at lb's reading only",
-                    self.at_one_reading,
-                    verb(self.at_one_reading, "holds", yes)
-                ),
-            );
+        // Confirmations that rest on a choice of lb's, after those that do
+        // not, in the order of their statuses.
+        for (n, many, choice) in [
+            (
+                self.by_stability_test,
+                "hold",
+                "by a stability test of ours",
+            ),
+            (self.at_rate_ours, "hold", "at a rate threshold of ours"),
+            (self.at_one_reading, yes, "at lb's reading only"),
+        ] {
+            if n > 0 {
+                parts.insert(1, format!("{n} {} {choice}", verb(n, "holds", many)));
+            }
         }
         if self.untested > 0 {
             parts.push(format!(

@@ -704,19 +704,21 @@ mod tests {
     /// p̂, reproduced, and the ordering of §4.2's spread whose null with fresh
     /// estimates held too.
     fn rows_kept() -> (ClaimRow, ClaimRow) {
-        let row = |experiment: &str, id: &str| {
-            let path = format!(
-                "{}/../../paper-figures/{experiment}/claims.json",
-                env!("CARGO_MANIFEST_DIR")
-            );
-            let e: ExperimentClaims =
-                serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-            e.claims.iter().find(|r| r.id == id).unwrap().clone()
-        };
         (
             row("led-messages", "imbalance-falls-with-phat"),
             row("led-herd", "led-spreads"),
         )
+    }
+
+    /// A claim's row as the report keeps it (`<experiment>/claims.json`).
+    fn row(experiment: &str, id: &str) -> ClaimRow {
+        let path = format!(
+            "{}/../../paper-figures/{experiment}/claims.json",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let e: ExperimentClaims =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        e.claims.iter().find(|r| r.id == id).unwrap().clone()
     }
 
     /// A null that held where the claim held counts against the statement;
@@ -747,35 +749,24 @@ mod tests {
     #[test]
     fn a_value_the_text_lost_or_left_open_is_a_reading_of_lbs() {
         let (stable, _) = rows_kept();
-        let path = format!(
-            "{}/../../paper-figures/led-fig2/claims.json",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        let e: ExperimentClaims =
-            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-        let mut ljba = e
-            .claims
-            .iter()
-            .find(|r| r.id == "fig2-lpod-beats-ljsq-literal")
-            .unwrap()
-            .clone();
-        assert_eq!(ljba.verdict, Verdict::Confirmed);
+        let mut lpod = row("led-fig2", "fig2-lpod-beats-ljsq-literal");
+        assert_eq!(lpod.verdict, Verdict::Confirmed);
         // As a confirmation that discriminates (its null at p̂ = 1 holds
         // in the records: the rule under test is the reading's).
-        ljba.untested = None;
-        ljba.null_holds = false;
-        ljba.robustness.iter_mut().for_each(|l| l.decides = true);
-        assert_eq!(ljba.restored(), vec!["p̂ = 0.[01 and]"]);
-        assert_eq!(Status::of(&ljba), Status::AtOneReading);
+        lpod.untested = None;
+        lpod.null_holds = false;
+        lpod.robustness.iter_mut().for_each(|l| l.decides = true);
+        assert_eq!(lpod.restored(), vec!["p̂ = 0.[01 and]"]);
+        assert_eq!(Status::of(&lpod), Status::AtOneReading);
         // With the digits in the text, the map over count_own still decides.
-        ljba.reading = ljba.reading.map(|t| t.replace("0.[01 and]", "0.01 and"));
-        assert!(ljba.restored().is_empty());
-        assert_eq!(Status::of(&ljba), Status::AtOneReading);
+        lpod.reading = lpod.reading.map(|t| t.replace("0.[01 and]", "0.01 and"));
+        assert!(lpod.restored().is_empty());
+        assert_eq!(Status::of(&lpod), Status::AtOneReading);
         // With neither, it is reproduced; beside a reproduced claim it sets
         // the statement's status.
-        ljba.robustness.retain(|l| !l.decides);
-        assert_eq!(Status::of(&ljba), Status::Reproduced);
-        let mut lost = ljba.clone();
+        lpod.robustness.retain(|l| !l.decides);
+        assert_eq!(Status::of(&lpod), Status::Reproduced);
+        let mut lost = lpod.clone();
         lost.reading = lost.reading.map(|t| t.replace("0.01 and", "0.[01 and]"));
         let rows = [("led-messages", &stable), ("led-fig2", &lost)];
         assert_eq!(status_of(&rows).unwrap().0, Status::AtOneReading);
@@ -785,18 +776,7 @@ mod tests {
     /// threshold, not "reproduced": Theorem 2's limit for L-JSQ-Push.
     #[test]
     fn a_limit_decided_at_a_rate_of_ours_is_counted_apart() {
-        let path = format!(
-            "{}/../../paper-figures/led-heavy-traffic/claims.json",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        let e: ExperimentClaims =
-            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-        let mut limit = e
-            .claims
-            .iter()
-            .find(|r| r.id == "ht-led-limit")
-            .unwrap()
-            .clone();
+        let mut limit = row("led-heavy-traffic", "ht-led-limit");
         assert!(limit.threshold_ours.is_some());
         assert_eq!(Status::of(&limit), Status::AtRateOurs);
         assert_eq!(
