@@ -936,7 +936,9 @@ fn how_to_read(exps: &[&ExperimentClaims]) -> String {
          statement; a *check* holds an engine to exact theory; a *conjecture* is ours alone.",
         "**Levels.** Figures draw 95% intervals. A verdict stated at 95% is decided at 95.5%: \
          the level at which lb's coverage certificate measured its intervals to cover 95%, so \
-         a verdict is wrong no more often than it says.",
+         a verdict read on a point's intervals is wrong no more often than it says. A verdict \
+         read through a rate of approach or a stability test carries no such bound: the \
+         certificate does not measure them.",
         "**Settled.** A point whose runs have not settled (drawn with a dashed ring) decides \
          nothing; the audit says how much longer its runs must be.",
         "**Margin.** How far a claim's threshold could move before its verdict changed, in \
@@ -1001,9 +1003,20 @@ fn how_to_read(exps: &[&ExperimentClaims]) -> String {
             "*A worked example*, [`{id}`](audit.md#{a}) of {exp}. The paper says: {st}. lb \
              decides it where the paper's text puts it: {reading}. At the deciding point, \
              {dec}; margin {margin}. Its foil: {foil}. The foil is **refuted**, so the \
-             statement counts as reproduced; had the foil held too, the statement would be \
-             listed as holding but not discriminating.\n",
+             claim discriminates; had the foil held too, it would be listed as holding but not \
+             discriminating. Its status, {status}, also says {why}.\n",
             id = c.id,
+            status = crate::inventory::Status::of(c).words(),
+            why = match crate::inventory::Status::of(c) {
+                crate::inventory::Status::AtRateOurs => {
+                    "that a rate threshold of lb's, not the paper's, decides it"
+                }
+                crate::inventory::Status::ByStabilityTest => "that lb's stability test decides it",
+                crate::inventory::Status::AtOneReading => {
+                    "that lb's reading of a setting the text leaves open or lost decides it"
+                }
+                _ => "nothing more",
+            },
             a = anchor(&e.experiment, &c.id),
             exp = e.experiment,
             st = md(&c.statement),
