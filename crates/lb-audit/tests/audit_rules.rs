@@ -538,3 +538,42 @@ fn an_ordering_at_a_stated_overhead_reads_only_points_at_it() {
     }
     assert_eq!(audit_claim("e", &c, &rs).informative, (1, 1));
 }
+
+/// A null that takes away part of what a claim credits — the herd of
+/// dispatchers agreeing on a tie, while JSQ still herds on a unique shortest
+/// queue — is read by size: where it holds with an effect wholly below the
+/// claim's, the part it takes away makes the difference and the point
+/// informs; where its effect is as large, the point decides nothing.
+#[test]
+fn a_null_that_takes_away_part_of_the_credit_is_read_by_size() {
+    let xs = [10.0, 20.0, 30.0, 40.0, 50.0];
+    let mut rs = sweep("A", JSQ, &[("0.5", xs), ("0.9", xs)]);
+    rs.extend(sweep(
+        "B",
+        WR,
+        &[("0.5", plus(xs, 10.0)), ("0.9", plus(xs, 2.0))],
+    ));
+    rs.extend(sweep(
+        "B (independent ties)",
+        WR,
+        &[("0.5", plus(xs, 1.0)), ("0.9", plus(xs, 2.0))],
+    ));
+    let mut c = ordering();
+    c.credits = Some(claim::Credit::Herd);
+    assert_eq!(
+        c.nulls().iter().map(|n| n.id.as_str()).collect::<Vec<_>>(),
+        ["c/null-independent-ties"]
+    );
+    let r = audit_claim("e", &c, &rs);
+    assert_eq!(r.verdict, Verdict::Confirmed, "{r:?}");
+    assert_eq!(r.informative, (1, 2), "{r:?}");
+    let low = r.checks.iter().find(|k| k.at == "load=0.5").unwrap();
+    assert!(low.uninformative.is_none(), "{low:?}");
+    let high = r.checks.iter().find(|k| k.at == "load=0.9").unwrap();
+    assert!(
+        high.uninformative
+            .as_deref()
+            .is_some_and(|u| u.contains("holds here too")),
+        "{high:?}"
+    );
+}
