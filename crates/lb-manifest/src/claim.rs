@@ -387,7 +387,7 @@ pub enum Credit {
     /// (Mukherjee, Borst and van Leeuwaarden: an Erdős–Rényi graph is
     /// √N-optimal if d(N)/(√N ln N) → ∞): the same policies with the
     /// parameter just below it, the manifest's policies labelled
-    /// "`<label> (its counterpart below the threshold)`", take their places.
+    /// "`below the threshold of <label>`", take their places.
     Threshold,
     /// A limit credited to updates that refresh each estimate with a
     /// probability bounded away from 0 as ε → 0 (Zhou, Shroff and Wierman,
@@ -509,7 +509,7 @@ pub fn frozen(label: &str) -> String {
 /// The label of a policy's counterpart with its parameter just below the
 /// claim's threshold ([`Credit::Threshold`]).
 pub fn below(label: &str) -> String {
-    format!("{label} (its counterpart below the threshold)")
+    format!("below the threshold of {label}")
 }
 
 /// The label of a policy's counterpart whose p̂ shrinks in proportion to ε
