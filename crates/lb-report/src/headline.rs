@@ -101,6 +101,11 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
             .get(&crate::inventory::Status::NotReproduced)
             .copied()
             .unwrap_or(0);
+        // Those a reading of lb's decides are audited at that reading, not
+        // as stated: counted apart.
+        let at_reading = statuses
+            .remove(&crate::inventory::Status::AtOneReading)
+            .unwrap_or(0);
         let qualified = [
             (one_reading > 0).then(|| {
                 format!(
@@ -126,7 +131,7 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
              unit: theorems, lemmas, propositions, corollaries, figure claims, examples, remarks \
              and headline sentences; definitions, and sentences reporting another paper's \
              result, are not counted):\n\n\
-             - **{} audited as stated**{}: {}{}.\n\
+             - **{} audited as stated**{}: {}{}.{}\n\
              - **Reproduced in full** (at every reading tried, at thresholds the paper gives, no \
              part untested): {}.{}\n\
              - **{} through our stand-ins only**{}.\n\
@@ -134,13 +139,23 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
              is in each entry).",
             n.iter().sum::<usize>(),
             inventories.len(),
-            n[0],
-            crate::inventory::shared_words(n[0], &deciding),
+            n[0] - at_reading,
+            crate::inventory::shared_words(n[0] - at_reading, &deciding),
             crate::inventory::in_words(&statuses),
             if refuted == 0 {
                 ", 0 not reproduced"
             } else {
                 ""
+            },
+            if at_reading == 0 {
+                String::new()
+            } else {
+                format!(
+                    "\n- **{at_reading} audited at lb's reading only**: reproduced at a value \
+                     lb reads of a setting the text leaves open or lost, failing or undecided \
+                     at other values its maps try, so not audited as stated (each row names \
+                     the setting)."
+                )
             },
             if in_full.is_empty() {
                 "none".to_string()
@@ -152,7 +167,7 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
             } else {
                 format!(
                     " Of the {} audited as stated (a statement may carry several of these): {}.",
-                    n[0],
+                    n[0] - at_reading,
                     qualified.join("; ")
                 )
             },

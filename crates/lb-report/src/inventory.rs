@@ -322,7 +322,9 @@ pub fn deciding_claims<'a>(
 ) -> Vec<(&'a str, &'a ClaimRow)> {
     let mut deciding: Vec<(&str, &ClaimRow)> = Vec::new();
     for st in inv.statements.iter().filter(|s| s.counted()) {
-        if standing(st, exps) == Standing::AsStated {
+        // Those audited at lb's reading only are counted apart.
+        let at_reading = status(st, exps).is_some_and(|(v, _, _)| v == Status::AtOneReading);
+        if standing(st, exps) == Standing::AsStated && !at_reading {
             for (e, r) in rows(st, exps) {
                 if r.origin == Origin::Paper
                     && !deciding.iter().any(|(e2, r2)| *e2 == e && r2.id == r.id)
@@ -571,7 +573,11 @@ pub(crate) fn paper_line(inv: &Inventory, exps: &[&ExperimentClaims], page: &str
         .filter(|s| s.kind == lb_manifest::inventory::StatementKind::Definition)
         .count();
     let cited = inv.statements.iter().filter(|s| s.cited.is_some()).count();
-    let tally = statuses(inv, exps, Standing::AsStated);
+    let mut tally = statuses(inv, exps, Standing::AsStated);
+    // Those a reading of lb's decides are audited at that reading, not as
+    // stated: counted apart.
+    let at_reading = tally.remove(&Status::AtOneReading).unwrap_or(0);
+    let a = a - at_reading;
     let by_stand_ins = statuses_words(&statuses(inv, exps, Standing::StandIns));
     let in_part = in_part_count(inv, exps);
     let as_stated = match (tally.is_empty(), in_part) {
@@ -583,13 +589,22 @@ pub(crate) fn paper_line(inv: &Inventory, exps: &[&ExperimentClaims], page: &str
         ),
     };
     let shared = shared_words(a, &deciding_claims(inv, exps));
+    let reading = if at_reading == 0 {
+        String::new()
+    } else {
+        format!(
+            " {at_reading} audited at lb's reading only (reproduced there: a setting the text \
+             leaves open or lost decides each),"
+        )
+    };
     format!(
         "[Its inventory]({page}#{}) lists {n} statement{} (theorems, lemmas, propositions, \
          corollaries, figure claims, examples, remarks and headline sentences; {defs} \
          definition{} and {cited} sentence{} reporting other papers' results are listed but \
-         not counted): {a} audited as stated{as_stated}{shared}, {s} through our stand-ins \
-         only{by_stand_ins}, {y} not yet audited (lb could), {o} out of reach (why is in each \
-         entry).",
+         not counted): {a} audited as stated{as_stated}{shared},{reading} {s} through our \
+         stand-ins only{by_stand_ins}, {y} not yet audited (lb could), {o} out of reach (why \
+         is in each entry).",
+
         slug(inv),
         if n == 1 { "" } else { "s" },
         if defs == 1 { "" } else { "s" },
@@ -636,6 +651,11 @@ pub fn page(inventories: &[Inventory], exps: &[&ExperimentClaims], audit: &str) 
                 match (st.counted(), standing) {
                     (false, _) if st.cited.is_some() => "another paper's result: not counted",
                     (false, _) => "a definition: not counted",
+                    (true, Standing::AsStated)
+                        if status(st, exps).is_some_and(|(v, _, _)| v == Status::AtOneReading) =>
+                    {
+                        "audited at lb's reading only"
+                    }
                     (true, Standing::AsStated) if in_part(st, exps) => "audited as stated, in part",
                     (true, Standing::AsStated) => "audited as stated",
                     (true, Standing::StandIns) => "through our stand-ins only",
