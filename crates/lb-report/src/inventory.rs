@@ -604,7 +604,6 @@ pub(crate) fn paper_line(inv: &Inventory, exps: &[&ExperimentClaims], page: &str
          not counted): {a} audited as stated{as_stated}{shared},{reading} {s} through our \
          stand-ins only{by_stand_ins}, {y} not yet audited (lb could), {o} out of reach (why \
          is in each entry).",
-
         slug(inv),
         if n == 1 { "" } else { "s" },
         if defs == 1 { "" } else { "s" },
