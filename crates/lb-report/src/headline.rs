@@ -36,7 +36,7 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
         .flat_map(|e| &e.claims)
         .filter(|c| c.required)
         .count();
-    let mut n = [0usize; 4];
+    let mut n = [0usize; 5];
     let mut statuses = std::collections::BTreeMap::new();
     let mut by_stand_ins = std::collections::BTreeMap::new();
     let mut in_part = 0;
@@ -55,7 +55,7 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
         deciding.extend(crate::inventory::deciding_claims(inv, experiments));
         threshold_ours += crate::inventory::at_threshold_ours_count(inv, experiments);
         let k = counts(inv, experiments);
-        for i in 0..4 {
+        for i in 0..5 {
             n[i] += k[i];
         }
         use crate::inventory::Standing;
@@ -102,10 +102,9 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
             .copied()
             .unwrap_or(0);
         // Those a reading of lb's decides are audited at that reading, not
-        // as stated: counted apart.
-        let at_reading = statuses
-            .remove(&crate::inventory::Status::AtOneReading)
-            .unwrap_or(0);
+        // as stated: counted apart (n[1]).
+        statuses.remove(&crate::inventory::Status::AtOneReading);
+        let at_reading = n[1];
         let qualified = [
             (one_reading > 0).then(|| {
                 format!(
@@ -139,8 +138,8 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
              is in each entry).",
             n.iter().sum::<usize>(),
             inventories.len(),
-            n[0] - at_reading,
-            crate::inventory::shared_words(n[0] - at_reading, &deciding),
+            n[0],
+            crate::inventory::shared_words(n[0], &deciding),
             crate::inventory::in_words(&statuses),
             if refuted == 0 {
                 ", 0 not reproduced"
@@ -167,14 +166,14 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
             } else {
                 format!(
                     " Of the {} audited as stated (a statement may carry several of these): {}.",
-                    n[0] - at_reading,
+                    n[0],
                     qualified.join("; ")
                 )
             },
-            n[1],
-            crate::inventory::statuses_words(&by_stand_ins),
             n[2],
-            n[3]
+            crate::inventory::statuses_words(&by_stand_ins),
+            n[3],
+            n[4]
         )
     };
     format!(

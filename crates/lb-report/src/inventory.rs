@@ -323,8 +323,7 @@ pub fn deciding_claims<'a>(
     let mut deciding: Vec<(&str, &ClaimRow)> = Vec::new();
     for st in inv.statements.iter().filter(|s| s.counted()) {
         // Those audited at lb's reading only are counted apart.
-        let at_reading = status(st, exps).is_some_and(|(v, _, _)| v == Status::AtOneReading);
-        if standing(st, exps) == Standing::AsStated && !at_reading {
+        if standing(st, exps) == Standing::AsStated && !at_lbs_reading(st, exps) {
             for (e, r) in rows(st, exps) {
                 if r.origin == Origin::Paper
                     && !deciding.iter().any(|(e2, r2)| *e2 == e && r2.id == r.id)
@@ -547,26 +546,35 @@ pub fn statuses(
 }
 
 /// The counts of an inventory's statements ([`Statement::counted`]), in
-/// order: as stated, through stand-ins only, not yet, out of reach.
-pub fn counts(inv: &Inventory, exps: &[&ExperimentClaims]) -> [usize; 4] {
-    let mut n = [0; 4];
+/// order: as stated, at lb's reading only ([`at_lbs_reading`]), through
+/// stand-ins only, not yet, out of reach.
+pub fn counts(inv: &Inventory, exps: &[&ExperimentClaims]) -> [usize; 5] {
+    let mut n = [0; 5];
     for s in inv.statements.iter().filter(|s| s.counted()) {
         n[match standing(s, exps) {
+            Standing::AsStated if at_lbs_reading(s, exps) => 1,
             Standing::AsStated => 0,
-            Standing::StandIns => 1,
-            Standing::NotYet => 2,
-            Standing::OutOfReach => 3,
+            Standing::StandIns => 2,
+            Standing::NotYet => 3,
+            Standing::OutOfReach => 4,
         }] += 1;
     }
     n
+}
+
+/// Whether a statement its paper's claims decide is reproduced only at lb's
+/// reading of a setting its text leaves open or lost
+/// ([`Status::AtOneReading`]): audited at that reading, not as stated.
+pub fn at_lbs_reading(s: &Statement, exps: &[&ExperimentClaims]) -> bool {
+    status(s, exps).is_some_and(|(v, _, _)| v == Status::AtOneReading)
 }
 
 /// A paper's line against its inventory: "Its inventory lists 40
 /// statements: 6 audited as stated, 3 through our stand-ins only, 12 not
 /// yet audited, 19 out of reach."; `page` links the inventory page.
 pub(crate) fn paper_line(inv: &Inventory, exps: &[&ExperimentClaims], page: &str) -> String {
-    let [a, s, y, o] = counts(inv, exps);
-    let n = a + s + y + o;
+    let [a, at_reading, s, y, o] = counts(inv, exps);
+    let n = a + at_reading + s + y + o;
     let defs = inv
         .statements
         .iter()
@@ -576,8 +584,7 @@ pub(crate) fn paper_line(inv: &Inventory, exps: &[&ExperimentClaims], page: &str
     let mut tally = statuses(inv, exps, Standing::AsStated);
     // Those a reading of lb's decides are audited at that reading, not as
     // stated: counted apart.
-    let at_reading = tally.remove(&Status::AtOneReading).unwrap_or(0);
-    let a = a - at_reading;
+    tally.remove(&Status::AtOneReading);
     let by_stand_ins = statuses_words(&statuses(inv, exps, Standing::StandIns));
     let in_part = in_part_count(inv, exps);
     let as_stated = match (tally.is_empty(), in_part) {
@@ -650,9 +657,7 @@ pub fn page(inventories: &[Inventory], exps: &[&ExperimentClaims], audit: &str) 
                 match (st.counted(), standing) {
                     (false, _) if st.cited.is_some() => "another paper's result: not counted",
                     (false, _) => "a definition: not counted",
-                    (true, Standing::AsStated)
-                        if status(st, exps).is_some_and(|(v, _, _)| v == Status::AtOneReading) =>
-                    {
+                    (true, Standing::AsStated) if at_lbs_reading(st, exps) => {
                         "audited at lb's reading only"
                     }
                     (true, Standing::AsStated) if in_part(st, exps) => "audited as stated, in part",
