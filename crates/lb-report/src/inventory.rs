@@ -666,6 +666,17 @@ pub fn page(inventories: &[Inventory], exps: &[&ExperimentClaims], audit: &str) 
                     (true, Standing::NotYet) => "not yet audited",
                     (true, Standing::OutOfReach) => "out of reach",
                 }
+                .to_string()
+                    // An audited statement's heading carries its status.
+                    + &match (st.counted(), standing, status(st, exps)) {
+                        (true, Standing::AsStated | Standing::StandIns, Some((v, _, _)))
+                            if !(standing == Standing::AsStated
+                                && v == Status::AtOneReading) =>
+                        {
+                            format!(": {}", v.words())
+                        }
+                        _ => String::new(),
+                    }
             );
             let _ = writeln!(s, "> {}\n", md(&st.quote));
             let _ = writeln!(s, "- Setting: {}", md(&st.setting));
