@@ -66,34 +66,45 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
             *by_stand_ins.entry(v).or_insert(0usize) += k;
         }
     }
-    // Papers held in part (an abstract), named: their counts cover that part.
-    let partial: Vec<&str> = inventories
-        .iter()
-        .filter(|i| {
-            i.paper
-                .held
-                .as_deref()
-                .is_some_and(|h| !h.starts_with("the whole paper"))
-        })
-        .map(|i| i.paper.authors.as_str())
-        .collect();
-    let partial = if partial.is_empty() {
-        String::new()
-    } else {
-        format!(
+    // Papers held in part (an abstract, or a text that stops), named: their
+    // counts cover that part.
+    let held_as = |abstract_only: bool| -> Vec<&str> {
+        inventories
+            .iter()
+            .filter(|i| {
+                i.paper.held.as_deref().is_some_and(|h| {
+                    !h.starts_with("the whole paper")
+                        && h.starts_with("the abstract") == abstract_only
+                })
+            })
+            .map(|i| i.paper.authors.as_str())
+            .collect()
+    };
+    let names = |ps: &[&str]| {
+        ps.iter()
+            .map(|a| format!("{a}'s"))
+            .collect::<Vec<_>>()
+            .join(" and ")
+    };
+    let (abstracts, held_in_part) = (held_as(true), held_as(false));
+    let mut partial = String::new();
+    if !abstracts.is_empty() {
+        partial.push_str(&format!(
             "{} as {} only; ",
-            partial
-                .iter()
-                .map(|a| format!("{a}'s"))
-                .collect::<Vec<_>>()
-                .join(" and "),
-            if partial.len() == 1 {
+            names(&abstracts),
+            if abstracts.len() == 1 {
                 "an abstract"
             } else {
                 "abstracts"
             }
-        )
-    };
+        ));
+    }
+    if !held_in_part.is_empty() {
+        partial.push_str(&format!(
+            "{} in part (its inventory says which part); ",
+            names(&held_in_part)
+        ));
+    }
     let statements = if inventories.is_empty() {
         String::new()
     } else {
