@@ -774,7 +774,49 @@ pub fn validate(
     claims: &[crate::claim::Claim],
 ) -> Result<(), ManifestError> {
     checks::validate(&SpannedManifest { m, spans })?;
-    one_granularity(spans, m, claims)
+    one_granularity(spans, m, claims)?;
+    count_own_mapped(spans, m, claims)
+}
+
+/// Where a map of the manifest varies `count_own` (whether a dispatcher
+/// counts the jobs it sends: Definition 1 leaves it open, and every LED
+/// policy's estimates depend on it), every claim that reads an LED policy is
+/// named by such a map: a verdict one reading decides is then said to be
+/// lb's reading's, whichever claim it is (docs/AUDITING.md, "One count").
+fn count_own_mapped(
+    spans: &SpanIndex,
+    m: &Manifest,
+    claims: &[crate::claim::Claim],
+) -> Result<(), ManifestError> {
+    let over: Vec<&robustness::RobustnessToml> = m
+        .robustness
+        .iter()
+        .filter(|r| r.count_own.is_some())
+        .collect();
+    let Some(first) = over.first() else {
+        return Ok(());
+    };
+    let led = |label: &str| {
+        (0..m.policies.len())
+            .find(|&i| m.label(i) == label)
+            .is_some_and(|i| PolicyKind::parse(&m.policies[i].spec).is_some_and(|k| k.is_led()))
+    };
+    for (i, c) in claims.iter().enumerate() {
+        let reads = c.check.labels().iter().any(|p| led(p));
+        if reads && !over.iter().any(|r| r.claims.contains(&c.id)) {
+            return Err(spans.error(
+                &format!("claim[{i}].id"),
+                format!(
+                    "claim \"{}\" reads an LED policy, whose estimates depend on count_own, \
+                     and the map \"{}\" varies count_own for other claims: name \"{}\" in a \
+                     [[robustness]] map over count_own, so that a verdict that one reading \
+                     decides says so",
+                    c.id, first.name, c.id
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// An ordering claim (not a check it carries, which may show the other
