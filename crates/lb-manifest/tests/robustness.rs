@@ -327,3 +327,30 @@ fn a_map_over_a_swept_setting_re_reads_its_claims() {
     assert_eq!(e.field, "robustness[0].count_own", "{e}");
     assert!(e.message.contains("pins it to one value"), "{e}");
 }
+
+/// Where a map varies `count_own`, a claim that reads an LED policy and is
+/// named by no such map is refused, naming it; one that reads none is not
+/// asked to be.
+#[test]
+fn a_claim_reading_an_led_policy_is_mapped_over_count_own_where_others_are() {
+    let claim = |id: &str, better: &str| {
+        format!(
+            "\n[[claim]]\norigin = \"check\"\nid = \"{id}\"\nstatement = \"s\"\nsource = \
+             \"src\"\nkind = \"ordering\"\nmetric = \"mean_response\"\nbetter = \"{better}\"\n\
+             worse = \"Random\"\nwhere = {{ load = 0.9 }}\n"
+        )
+    };
+    let with = |extra: String| {
+        let (head, maps) = MANIFEST.split_once("\n[[robustness]]").unwrap();
+        format!("{head}{extra}\n[[robustness]]{maps}")
+    };
+    let unmapped = with(claim("led-beats-random", "L-JSQ-Push"));
+    let e = load_str(Path::new("exp/bad.toml"), &unmapped, Profile::Full)
+        .map(|_| ())
+        .expect_err("an LED claim outside every count_own map must be refused");
+    assert_eq!(e.field, "claim[1].id", "{e}");
+    assert!(e.message.contains("led-beats-random"), "{e}");
+    // A claim that reads no LED policy is left alone.
+    let plain = with(claim("jsq-beats-random", "JSQ"));
+    load_str(Path::new("exp/ok.toml"), &plain, Profile::Full).unwrap_or_else(|e| panic!("{e}"));
+}
