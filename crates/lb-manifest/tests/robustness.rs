@@ -273,6 +273,47 @@ fn a_budget_map_varies_the_budget_of_the_policies_that_set_one() {
     assert!(err.message.contains("sets a message budget"), "{err}");
 }
 
+/// A map may vary the p̂ of the LED policies that fix one (a value the held
+/// text lost): the manifest's own p̂ plans its own keys, the other writes it
+/// into those policies; a map whose policies fix none, or a value outside
+/// (0, 1], is an error located at its key.
+#[test]
+fn a_p_hat_map_varies_the_p_hat_of_the_policies_that_fix_one() {
+    let text = MANIFEST
+        .replace(
+            "budget = { same_as = \"Power-of-2\" }",
+            "p_hat = 0.01",
+        )
+        .replace(
+            "count_own = [true, false]\nservers = [\n  { classes = [{ count = 2, rate = 0.4 }, { count = 2, rate = 0.8 }] },\n  { count = 4, rate = 0.6 },\n]\ntie_break = [\"random\", \"lowest\"]\npolicies = [\"JSQ\"]\n",
+            "p_hat = [0.01, 0.1]\n",
+        );
+    assert!(text.contains("p_hat = [0.01, 0.1]"));
+    let e = load_str(Path::new("t.toml"), &text, Profile::Full).unwrap();
+    let vs = &e.variants;
+    assert_eq!(vs.len(), 2);
+    assert!(vs[0].base, "{}", vs[0].describe());
+    assert!(!vs[1].base, "{}", vs[1].describe());
+    assert!(
+        vs[1].describe().contains("p_hat=0.1"),
+        "{}",
+        vs[1].describe()
+    );
+    let located = |from: &str, to: &str| {
+        load_str(Path::new("t.toml"), &text.replace(from, to), Profile::Full)
+            .map(|_| ())
+            .unwrap_err()
+    };
+    let none = located(
+        "p_hat = [0.01, 0.1]",
+        "policies = [\"JSQ\"]\np_hat = [0.01, 0.1]",
+    );
+    assert_eq!(none.field, "robustness[0].p_hat", "{none}");
+    assert!(none.message.contains("fixes p̂"), "{none}");
+    let above_one = located("p_hat = [0.01, 0.1]", "p_hat = [0.01, 1.5]");
+    assert_eq!(above_one.field, "robustness[0].p_hat[1]", "{above_one}");
+}
+
 /// A map may vary a setting the manifest sweeps where each of its claims
 /// pins it to one value: each combination re-reads the claims at another
 /// value, planning only points the experiment plans already; where a claim

@@ -19,7 +19,10 @@
 //! A map may also vary the unit of the LED policies' message budget, where a
 //! paper says only "the same average message overheads as Power-of-2":
 //! `budget = [{ messages_per_arrival = 4 }, { same_as = "Power-of-2" }]`, for
-//! every policy that sets a budget (or those of `policies`).
+//! every policy that sets a budget (or those of `policies`). And the update
+//! probability of the LED policies that fix one, where the held text lost
+//! its digits: `p_hat = [0.001, 0.01, 0.1]`, for every policy with a fixed
+//! p̂ (or those of `policies`).
 //!
 //! Each combination of the values is a **variant** of the experiment: the
 //! manifest with those settings written in. [`variants`] expands each one
@@ -49,7 +52,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
 
 /// The settings a map may vary, in the order a combination lists them.
-pub(crate) const SETTINGS: [&str; 7] = [
+pub(crate) const SETTINGS: [&str; 8] = [
     "count_own",
     "granularity",
     "arrivals",
@@ -57,6 +60,7 @@ pub(crate) const SETTINGS: [&str; 7] = [
     "servers",
     "tie_break",
     "budget",
+    "p_hat",
 ];
 
 /// `[[robustness]]`: claims and the unstated settings to vary under them.
@@ -83,10 +87,14 @@ pub struct RobustnessToml {
     /// `budget` of the policies in `policies`: the message budget's unit
     /// (a rate per arrival, or another policy's messages).
     pub budget: Option<Vec<BudgetSpec>>,
+    /// `p_hat` of the policies in `policies`: the update probability p̂ of
+    /// the LED policies that fix one, where the text lost its value or
+    /// leaves it open.
+    pub p_hat: Option<Vec<f64>>,
     /// The policies (labels) whose policy keys (`tie_break`, `budget`,
-    /// `granularity`) the map varies; default: every policy of the manifest
-    /// that takes the key (breaks ties; sets a budget), and for
-    /// `granularity` the system's.
+    /// `granularity`, `p_hat`) the map varies; default: every policy of the
+    /// manifest that takes the key (breaks ties; sets a budget; fixes p̂),
+    /// and for `granularity` the system's.
     pub policies: Option<Vec<String>>,
 }
 
@@ -99,6 +107,7 @@ enum Value {
     Servers(ServersSpec),
     TieBreak(TieBreak),
     Budget(BudgetSpec),
+    PHat(f64),
 }
 
 impl RobustnessToml {
@@ -134,6 +143,9 @@ impl RobustnessToml {
                 "budget",
                 v.iter().map(|x| Value::Budget(x.clone())).collect(),
             ));
+        }
+        if let Some(v) = &self.p_hat {
+            out.push(("p_hat", v.iter().map(|x| Value::PHat(*x)).collect()));
         }
         out
     }
@@ -203,6 +215,7 @@ impl Value {
                 ),
                 (None, None) => "none".into(),
             },
+            Value::PHat(p) => lb_model::canonical::number_to_string(*p),
         }
     }
 
@@ -219,6 +232,7 @@ impl Value {
             (Value::Budget(a), Value::Budget(b)) => {
                 a.same_as == b.same_as && a.messages_per_arrival == b.messages_per_arrival
             }
+            (Value::PHat(a), Value::PHat(b)) => a == b,
             _ => false,
         }
     }
@@ -230,6 +244,7 @@ enum PolicyKey {
     TieBreak,
     Budget,
     Granularity,
+    PHat,
 }
 
 /// The policies (indices) whose `key` map `r` varies: those named in
@@ -241,6 +256,7 @@ fn varied_policies(m: &Manifest, r: &RobustnessToml, key: PolicyKey) -> Vec<usiz
             let takes = match key {
                 PolicyKey::Budget => m.policies[i].budget.is_some(),
                 PolicyKey::Granularity => true,
+                PolicyKey::PHat => matches!(m.policies[i].p_hat, Some(super::PHat::Fixed(_))),
                 PolicyKey::TieBreak => {
                     PolicyKind::parse(&m.policies[i].spec).is_some_and(|k| k.has_tie_break())
                 }
@@ -282,6 +298,11 @@ fn apply(m: &Manifest, r: &RobustnessToml, combo: &[(&str, Value)]) -> Manifest 
             ("budget", Value::Budget(b)) => {
                 for i in varied_policies(m, r, PolicyKey::Budget) {
                     v.policies[i].budget = Some(b.clone());
+                }
+            }
+            ("p_hat", Value::PHat(p)) => {
+                for i in varied_policies(m, r, PolicyKey::PHat) {
+                    v.policies[i].p_hat = Some(super::PHat::Fixed(*p));
                 }
             }
             _ => unreachable!("a setting and its value type"),
@@ -402,7 +423,10 @@ pub(crate) fn foil_reading(m: &Manifest, c: &Claim) -> Option<String> {
         .chain(c.filter.keys())
         .filter(|k| f.filter.get(*k) != c.filter.get(*k))
         .collect();
-    let open = |k: &&String| SETTINGS.contains(&k.as_str());
+    // p̂ is a setting a map may vary where the text lost its value, but a
+    // foil at another p̂ tests a credit to the estimates' staleness: not
+    // another reading.
+    let open = |k: &&String| SETTINGS.contains(&k.as_str()) && k.as_str() != "p_hat";
     if foil.iter().all(|x| claim.contains(x)) {
         return (!moved.is_empty() && moved.iter().all(open)).then(|| {
             let mut v: Vec<&str> = moved.iter().map(|k| k.as_str()).collect();
@@ -642,11 +666,15 @@ fn map_policies(
     if let Some(ps) = &r.policies {
         let labels: Vec<String> = (0..m.policies.len()).map(|i| m.label(i)).collect();
         let labels: Vec<&str> = labels.iter().map(String::as_str).collect();
-        if r.tie_break.is_none() && r.budget.is_none() && r.granularity.is_none() {
+        if r.tie_break.is_none()
+            && r.budget.is_none()
+            && r.granularity.is_none()
+            && r.p_hat.is_none()
+        {
             return Err(l.error(
                 &map_key(i, "policies"),
-                "`policies` names the policies a policy key (tie_break, budget, granularity) \
-                 varies for, and this map varies none",
+                "`policies` names the policies a policy key (tie_break, budget, granularity, \
+                 p_hat) varies for, and this map varies none",
             ));
         }
         for (j, p) in ps.iter().enumerate() {
@@ -688,6 +716,24 @@ fn map_policies(
             &map_key(i, "budget"),
             "no policy the map names sets a message budget (`budget` of a [[policy]])",
         ));
+    }
+    if let Some(ps) = &r.p_hat {
+        if varied_policies(m, r, PolicyKey::PHat).is_empty() {
+            return Err(l.error(
+                &map_key(i, "p_hat"),
+                "no policy the map names fixes p̂ (`p_hat = <number>` of an LED [[policy]])",
+            ));
+        }
+        if let Some((j, p)) = ps
+            .iter()
+            .enumerate()
+            .find(|(_, p)| !(**p > 0.0 && **p <= 1.0))
+        {
+            return Err(l.error(
+                &format!("robustness[{i}].p_hat[{j}]"),
+                format!("p̂ is a probability in (0, 1]; {p} is not"),
+            ));
+        }
     }
     Ok(())
 }
