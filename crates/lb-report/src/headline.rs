@@ -141,7 +141,7 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
              unit: theorems, lemmas, propositions, corollaries, figure claims, examples, remarks \
              and headline sentences; definitions, and sentences reporting another paper's \
              result, are not counted):\n\n\
-             - **{} audited as stated**{}: {}{}.{}\n\
+             - **{} audited as stated**: {}{}.{}{}\n\
              - **Reproduced in full** (at every reading tried, at thresholds the paper gives, no \
              part untested): {}.{}\n\
              - **{} through our stand-ins only**{}.\n\
@@ -150,13 +150,13 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
             n.iter().sum::<usize>(),
             inventories.len(),
             n[0],
-            crate::inventory::shared_words(n[0], &deciding),
             crate::inventory::in_words(&statuses),
             if refuted == 0 {
                 ", 0 not reproduced"
             } else {
                 ""
             },
+            crate::inventory::shared_words(n[0], &deciding),
             if at_reading == 0 {
                 String::new()
             } else {

@@ -336,9 +336,9 @@ pub fn deciding_claims<'a>(
     deciding
 }
 
-/// " (restatements share claims: …)": how many claims the statements
-/// audited as stated rest on, and what each found, where that is fewer than
-/// the statements; nothing otherwise.
+/// " Restatements share claims: …", a sentence: how many claims the
+/// statements audited as stated rest on, and what each found, where that is
+/// fewer than the statements; nothing otherwise.
 pub(crate) fn shared_words(statements: usize, deciding: &[(&str, &ClaimRow)]) -> String {
     let n = deciding.len();
     if n == 0 || n >= statements {
@@ -358,18 +358,17 @@ pub(crate) fn shared_words(statements: usize, deciding: &[(&str, &ClaimRow)]) ->
         .into_iter()
         .map(|((untested, v), ids)| {
             let what = match (untested, v.0) {
-                (true, _) => "tested nothing".to_string(),
+                (true, _) => "tested nothing, and sets no status".to_string(),
                 (false, Status::DoesNotDiscriminate) => {
                     "held, but so did a null or the foil".to_string()
                 }
                 (false, v) => v.words_for(ids.len()),
             };
-            format!("{} {what} ({})", ids.len(), ids.join(", "))
+            format!("{} {what}: {}", ids.len(), ids.join(", "))
         })
         .collect();
     format!(
-        " (restatements share claims: the {statements} rest on {n} claim{} of the papers: {}; \
-         so far fewer results than statements are decided)",
+        " Restatements share claims: the {statements} rest on {n} claim{} of the papers ({}).",
         if n == 1 { "" } else { "s" },
         parts.join("; ")
     )
@@ -608,9 +607,9 @@ pub(crate) fn paper_line(inv: &Inventory, exps: &[&ExperimentClaims], page: &str
         "[Its inventory]({page}#{}) lists {n} statement{} (theorems, lemmas, propositions, \
          corollaries, figure claims, examples, remarks and headline sentences; {defs} \
          definition{} and {cited} sentence{} reporting other papers' results are listed but \
-         not counted): {a} audited as stated{as_stated}{shared},{reading} {s} through our \
+         not counted): {a} audited as stated{as_stated},{reading} {s} through our \
          stand-ins only{by_stand_ins}, {y} not yet audited (lb could), {o} out of reach (why \
-         is in each entry).",
+         is in each entry).{shared}",
         slug(inv),
         if n == 1 { "" } else { "s" },
         if defs == 1 { "" } else { "s" },
