@@ -237,28 +237,35 @@ fn tie_break_leaves_l_jba_alone() {
     assert!(err.contains("breaks no ties"), "{err}");
 }
 
+/// `manifest` with its map's settings (MANIFEST's) replaced by `settings`.
+fn with_map_settings(manifest: &str, settings: &str) -> String {
+    let own = "count_own = [true, false]\nservers = [\n  { classes = [{ count = 2, rate = 0.4 }, { count = 2, rate = 0.8 }] },\n  { count = 4, rate = 0.6 },\n]\ntie_break = [\"random\", \"lowest\"]\npolicies = [\"JSQ\"]\n";
+    assert!(manifest.contains(own));
+    manifest.replace(own, settings)
+}
+
+/// A map of two values: the manifest's own first (its own keys), then the
+/// other, described with `other`.
+fn own_then_other(text: &str, other: &str) {
+    let e = load_str(Path::new("t.toml"), text, Profile::Full).unwrap();
+    let vs = &e.variants;
+    assert_eq!(vs.len(), 2);
+    assert!(vs[0].base, "{}", vs[0].describe());
+    assert!(!vs[1].base, "{}", vs[1].describe());
+    assert!(vs[1].describe().contains(other), "{}", vs[1].describe());
+}
+
 /// A map may vary the unit of a message budget for the policies that set
 /// one: the manifest's own budget plans its own keys, the other writes the
 /// budget into those policies only; a map whose policies set none is an
 /// error located at its `budget`.
 #[test]
 fn a_budget_map_varies_the_budget_of_the_policies_that_set_one() {
-    let text = MANIFEST
-        .replace(
-            "count_own = [true, false]\nservers = [\n  { classes = [{ count = 2, rate = 0.4 }, { count = 2, rate = 0.8 }] },\n  { count = 4, rate = 0.6 },\n]\ntie_break = [\"random\", \"lowest\"]\npolicies = [\"JSQ\"]\n",
-            "budget = [{ same_as = \"Power-of-2\" }, { messages_per_arrival = 0.5 }]\n",
-        );
-    assert_ne!(text, MANIFEST);
-    let e = load_str(Path::new("t.toml"), &text, Profile::Full).unwrap();
-    let vs = &e.variants;
-    assert_eq!(vs.len(), 2);
-    assert!(vs[0].base, "{}", vs[0].describe());
-    assert!(!vs[1].base, "{}", vs[1].describe());
-    assert!(
-        vs[1].describe().contains("budget=0.5 messages per arrival"),
-        "{}",
-        vs[1].describe()
+    let text = with_map_settings(
+        MANIFEST,
+        "budget = [{ same_as = \"Power-of-2\" }, { messages_per_arrival = 0.5 }]\n",
     );
+    own_then_other(&text, "budget=0.5 messages per arrival");
     let err = load_str(
         Path::new("t.toml"),
         &text.replace(
@@ -279,26 +286,11 @@ fn a_budget_map_varies_the_budget_of_the_policies_that_set_one() {
 /// (0, 1], is an error located at its key.
 #[test]
 fn a_p_hat_map_varies_the_p_hat_of_the_policies_that_fix_one() {
-    let text = MANIFEST
-        .replace(
-            "budget = { same_as = \"Power-of-2\" }",
-            "p_hat = 0.01",
-        )
-        .replace(
-            "count_own = [true, false]\nservers = [\n  { classes = [{ count = 2, rate = 0.4 }, { count = 2, rate = 0.8 }] },\n  { count = 4, rate = 0.6 },\n]\ntie_break = [\"random\", \"lowest\"]\npolicies = [\"JSQ\"]\n",
-            "p_hat = [0.01, 0.1]\n",
-        );
-    assert!(text.contains("p_hat = [0.01, 0.1]"));
-    let e = load_str(Path::new("t.toml"), &text, Profile::Full).unwrap();
-    let vs = &e.variants;
-    assert_eq!(vs.len(), 2);
-    assert!(vs[0].base, "{}", vs[0].describe());
-    assert!(!vs[1].base, "{}", vs[1].describe());
-    assert!(
-        vs[1].describe().contains("p_hat=0.1"),
-        "{}",
-        vs[1].describe()
+    let text = with_map_settings(
+        &MANIFEST.replace("budget = { same_as = \"Power-of-2\" }", "p_hat = 0.01"),
+        "p_hat = [0.01, 0.1]\n",
     );
+    own_then_other(&text, "p_hat=0.1");
     let located = |from: &str, to: &str| {
         load_str(Path::new("t.toml"), &text.replace(from, to), Profile::Full)
             .map(|_| ())
