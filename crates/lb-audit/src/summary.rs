@@ -53,6 +53,11 @@ pub struct ClaimRow {
     pub foil: Option<String>,
     /// The deciding check's margin in words (decided claims).
     pub margin: Option<String>,
+    /// The deciding check's margin in half-widths, where a threshold
+    /// decides it: how near its evidence came to the other verdict. Of
+    /// claims of one status, the one a statement shows is the hardest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub margin_hw: Option<f64>,
     /// What would decide it (inconclusive claims).
     pub to_decide: Option<String>,
     /// Its robustness maps, a line each, empty when it is in none.
@@ -446,6 +451,11 @@ fn row(c: &ClaimResult) -> ClaimRow {
             .as_ref()
             .map(|f| format!("{}: {}", f.statement, f.verdict.word())),
         margin: c.margin.clone(),
+        margin_hw: c
+            .deciding()
+            .and_then(|k| k.decision)
+            .and_then(|d| Some(d.margin()? / d.half_width()))
+            .filter(|x| x.is_finite()),
         to_decide: c.to_decide.clone(),
         robustness: Vec::new(),
         statement: c.statement.clone(),

@@ -247,7 +247,8 @@ pub fn tested(v: Status, r: &ClaimRow) -> bool {
 }
 
 /// The worst of `statuses` that tested something, or the worst of all
-/// where none did: claims that tested nothing neither lift nor lower what
+/// where none did (of one status, the one whose deciding check has the
+/// smallest margin in half-widths): claims that tested nothing neither lift nor lower what
 /// the others found. A claim tested something when its status says so
 /// ([`Status::tested`]), and also when it holds without discriminating
 /// because a null or its foil held too ([`ClaimRow::null_holds`]): the
@@ -258,12 +259,19 @@ pub fn worst<'a>(
     statuses: impl IntoIterator<Item = (Status, (&'a str, &'a ClaimRow))>,
 ) -> Option<(Status, (&'a str, &'a ClaimRow))> {
     let all: Vec<(Status, (&str, &ClaimRow))> = statuses.into_iter().collect();
+    // Of one status, the hardest evidence: the smallest margin in
+    // half-widths (none last), the first of equals.
+    let key = |x: &(Status, (&str, &ClaimRow))| (x.0, x.1.1.margin_hw.unwrap_or(f64::INFINITY));
+    let harder = |a: &(Status, (&'a str, &'a ClaimRow)), b: &(Status, (&'a str, &'a ClaimRow))| {
+        let (ka, kb) = (key(a), key(b));
+        ka.0.cmp(&kb.0).then(ka.1.total_cmp(&kb.1))
+    };
     let some = all
         .iter()
         .copied()
         .filter(|(v, (_, r))| tested(*v, r))
-        .min_by_key(|x| x.0);
-    some.or_else(|| all.iter().copied().min_by_key(|x| x.0))
+        .min_by(harder);
+    some.or_else(|| all.iter().copied().min_by(harder))
 }
 
 /// A statement's status and the claim that sets it ([`worst`] of those
@@ -753,6 +761,30 @@ mod tests {
         let e: ExperimentClaims =
             serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
         e.claims.iter().find(|r| r.id == id).unwrap().clone()
+    }
+
+    /// Of claims of one status, a statement shows the one with the hardest
+    /// evidence: the smallest margin in half-widths, one without a margin
+    /// last, the first of equals.
+    #[test]
+    fn of_one_status_the_hardest_claim_is_shown() {
+        let (mut a, _) = rows_kept();
+        let mut b = a.clone();
+        b.id = "b".into();
+        let pick = |a: &ClaimRow, b: &ClaimRow| {
+            worst([
+                (Status::Reproduced, ("e", a)),
+                (Status::Reproduced, ("e", b)),
+            ])
+            .map(|(_, (_, r))| r.id.clone())
+        };
+        a.margin_hw = Some(30.0);
+        b.margin_hw = Some(4.0);
+        assert_eq!(pick(&a, &b).as_deref(), Some("b"));
+        b.margin_hw = None;
+        assert_eq!(pick(&a, &b), Some(a.id.clone()));
+        b.margin_hw = Some(30.0);
+        assert_eq!(pick(&a, &b), Some(a.id.clone()));
     }
 
     /// A null that held where the claim held counts against the statement;
