@@ -23,13 +23,17 @@ fn read_by<'a>(
 /// Whether a check reads the planned point `p`: one of its policies,
 /// within `filter`.
 fn reads(plan: &Plan, filter: &Where, c: &Check, p: &PlannedPoint) -> bool {
-    c.policies().contains(&p.label)
-        && where_matches(filter, |a: &str| {
-            plan.axes
-                .iter()
-                .position(|x| *x == a)
-                .map(|j| p.axes[j].as_str())
-        })
+    c.policies().contains(&p.label) && within(plan, filter, p)
+}
+
+/// Whether the planned point `p` passes `filter`, read on the plan's axes.
+fn within(plan: &Plan, filter: &Where, p: &PlannedPoint) -> bool {
+    where_matches(filter, |a: &str| {
+        plan.axes
+            .iter()
+            .position(|x| *x == a)
+            .map(|j| p.axes[j].as_str())
+    })
 }
 
 /// The axis values of a planned point in words (" at load = 0.9, d = 2").
@@ -146,18 +150,10 @@ pub(crate) fn orderings_differ(
             let Check::Ordering(o) = check else { continue };
             let mut pairs = 0;
             let mut one = 0;
-            let within = |p: &PlannedPoint| {
-                where_matches(filter, |a: &str| {
-                    plan.axes
-                        .iter()
-                        .position(|x| *x == a)
-                        .map(|j| p.axes[j].as_str())
-                })
-            };
             for p in plan
                 .points
                 .iter()
-                .filter(|p| p.label == o.better && within(p))
+                .filter(|p| p.label == o.better && within(plan, filter, p))
             {
                 let Some(q) = plan.points.iter().find(|q| {
                     q.label == o.worse
@@ -256,15 +252,7 @@ pub(crate) fn quotes_select(l: &crate::manifest::Parsed, plan: &Plan) -> Result<
             let chosen: Vec<&PlannedPoint> = plan
                 .points
                 .iter()
-                .filter(|p| {
-                    p.label == q.policy
-                        && where_matches(&q.filter, |a: &str| {
-                            plan.axes
-                                .iter()
-                                .position(|x| *x == a)
-                                .map(|j| p.axes[j].as_str())
-                        })
-                })
+                .filter(|p| p.label == q.policy && within(plan, &q.filter, p))
                 .collect();
             let wrong = match (q.form.single(), chosen.len()) {
                 (_, 0) => Some("selects no point of the plan".to_string()),
