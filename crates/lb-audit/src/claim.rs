@@ -701,8 +701,7 @@ fn discriminates(
             // herds on a unique shortest queue) — holding too says nothing
             // against it where its effect lies wholly below the claim's:
             // the part it takes away is what makes the difference.
-            let degree =
-                n.id.ends_with("/null-p-hat-1") || n.id.ends_with("/null-independent-ties");
+            let degree = lb_manifest::claim::Credit::null_takes_part(&n.id);
             let smaller = |x: &PointCheck| {
                 x.measured + x.half_width.unwrap_or(0.0) < k.measured - k.half_width.unwrap_or(0.0)
             };

@@ -408,6 +408,40 @@ pub enum Credit {
 }
 
 impl Credit {
+    /// The name of its null where the null is the claim's own policies
+    /// changed (`<claim id>/null-<name>`), none where it names other
+    /// policies ([`Credit::null_labels`]).
+    pub fn own_null(self) -> Option<&'static str> {
+        match self {
+            Credit::Delay => Some("fresh"),
+            Credit::HeavyDelay => Some("p-hat-1"),
+            Credit::Herd => Some("independent-ties"),
+            Credit::Growth => Some("frozen"),
+            Credit::Threshold => Some("below"),
+            Credit::Refresh => Some("p-hat-to-0"),
+            Credit::Information | Credit::Tilt | Credit::Class | Credit::Pressure => None,
+        }
+    }
+
+    /// Whether its null takes away only part of what it credits — the
+    /// degree of a delay (p̂ = 1 against heavily-delayed information), the
+    /// herd of dispatchers agreeing on a tie (JSQ still herds on a unique
+    /// shortest queue) — so that a null that holds too is read by size
+    /// (docs/AUDITING.md, "Nulls").
+    pub fn takes_part(self) -> bool {
+        matches!(self, Credit::HeavyDelay | Credit::Herd)
+    }
+
+    /// Whether the null whose id is `id` takes away only part of what its
+    /// claim credits ([`Credit::takes_part`]).
+    pub fn null_takes_part(id: &str) -> bool {
+        Credit::ALL.iter().any(|c| {
+            c.takes_part()
+                && c.own_null()
+                    .is_some_and(|n| id.strip_suffix(n).is_some_and(|r| r.ends_with("/null-")))
+        })
+    }
+
     /// Every credit, in the order docs/AUDITING.md lists them.
     pub const ALL: [Credit; 10] = [
         Credit::Information,
@@ -670,15 +704,11 @@ impl Claim {
         let Some(credit) = credit else {
             return Vec::new();
         };
-        let delayed: Vec<&str> = match (credit, &self.check) {
-            (Credit::Delay, Check::Ordering(_)) => vec!["fresh"],
-            (Credit::HeavyDelay, Check::Ordering(_)) => vec!["p-hat-1"],
-            (Credit::Herd, Check::Ordering(_)) => vec!["independent-ties"],
-            (Credit::Growth, c) if credit.applies_to(c.kind()) => vec!["frozen"],
-            (Credit::Threshold, c) if credit.applies_to(c.kind()) => vec!["below"],
-            (Credit::Refresh, c) if credit.applies_to(c.kind()) => vec!["p-hat-to-0"],
-            _ => Vec::new(),
-        };
+        let delayed: Vec<&str> = credit
+            .own_null()
+            .filter(|_| credit.applies_to(self.check.kind()))
+            .into_iter()
+            .collect();
         credit
             .null_labels()
             .iter()
