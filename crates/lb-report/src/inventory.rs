@@ -261,10 +261,9 @@ pub fn worst<'a>(
     let all: Vec<(Status, (&str, &ClaimRow))> = statuses.into_iter().collect();
     // Of one status, the hardest evidence: the smallest margin in
     // half-widths (none last), the first of equals.
-    let key = |x: &(Status, (&str, &ClaimRow))| (x.0, x.1.1.margin_hw.unwrap_or(f64::INFINITY));
+    let margin = |r: &ClaimRow| r.margin_hw.unwrap_or(f64::INFINITY);
     let harder = |a: &(Status, (&'a str, &'a ClaimRow)), b: &(Status, (&'a str, &'a ClaimRow))| {
-        let (ka, kb) = (key(a), key(b));
-        ka.0.cmp(&kb.0).then(ka.1.total_cmp(&kb.1))
+        a.0.cmp(&b.0).then(margin(a.1.1).total_cmp(&margin(b.1.1)))
     };
     let some = all
         .iter()
