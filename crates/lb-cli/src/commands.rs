@@ -125,6 +125,7 @@ pub(crate) fn dispatch(cli: &Cli) -> Res {
             &cache, against, manifests, *profile,
         )?),
         Command::Schema { out, check } => schema(out, *check),
+        Command::Preference { rates, rules, at } => preference(rates, rules, at),
         Command::Quotes {
             paper,
             texts,
@@ -448,4 +449,91 @@ fn quotes(paper: &str, texts: &[PathBuf], manifests: &[PathBuf]) -> Res {
     } else {
         ExitCode::FAILURE
     })
+}
+
+fn preference(rates: &[f64], rules: &[String], at: &[u64]) -> Res {
+    use lb_core::slotted::TieBreak;
+    use lb_core::slotted::preference::{self, Rule};
+    if let Some(bad) = rates.iter().find(|r| !(r.is_finite() && **r > 0.0)) {
+        return Err(format!("--rates: {bad} is not a rate; each μ_n must be above 0").into());
+    }
+    let rules: Vec<Rule> = if rules.is_empty() {
+        vec![
+            Rule::LJsq(TieBreak::Random),
+            Rule::LJsq(TieBreak::Lowest),
+            Rule::LJba,
+            Rule::LPod(2, TieBreak::Random),
+            Rule::LPod(2, TieBreak::Lowest),
+            Rule::WeightedRandom,
+            Rule::Random,
+        ]
+    } else {
+        rules
+            .iter()
+            .map(|r| Rule::parse(r).map_err(|e| format!("--rule {e}")))
+            .collect::<Result<_, _>>()?
+    };
+    let list = |xs: &[f64]| {
+        xs.iter()
+            .map(|x| format!("{x:.4}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mu_sum: f64 = rates.iter().sum();
+    println!(
+        "servers: μ = ({}), μ_Σ = {mu_sum:.4}, μ_min/μ_Σ = {:.4}, 1/N = {:.4}",
+        list(rates),
+        rates.iter().copied().fold(f64::INFINITY, f64::min) / mu_sum,
+        1.0 / rates.len() as f64
+    );
+    if !at.is_empty() {
+        if at.len() != rates.len() {
+            return Err(format!(
+                "--at has {} estimates and --rates {} servers; give one estimate per server",
+                at.len(),
+                rates.len()
+            )
+            .into());
+        }
+        for rule in rules {
+            let p = preference::probabilities(rule, rates, at);
+            let pref = preference::preference(&p, rates, at);
+            println!(
+                "{}: P = ({}); ∆ = ({}); tilted: {}; δ here = {:.4}",
+                rule.name(),
+                list(&p),
+                list(&pref.delta),
+                if pref.tilted { "yes" } else { "no" },
+                pref.delta_min
+            );
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    if !(2..=7).contains(&rates.len()) {
+        return Err(format!(
+            "--rates: {} servers; the search over every state takes 2 to 7 (--at reads one state of any size)",
+            rates.len()
+        )
+        .into());
+    }
+    println!(
+        "| rule | states | tilted at every state | least δ | at estimates | least δ where some estimates differ |"
+    );
+    println!("| --- | ---: | --- | ---: | --- | ---: |");
+    for rule in rules {
+        let w = preference::worst(rule, rates);
+        println!(
+            "| {} | {} | {} | {:.4} | ({}) | {:.4} |",
+            rule.name(),
+            w.states,
+            if w.all_tilted { "yes" } else { "no" },
+            w.delta_min,
+            w.at.iter()
+                .map(u64::to_string)
+                .collect::<Vec<_>>()
+                .join(", "),
+            w.untied_delta_min
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }

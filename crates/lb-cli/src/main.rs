@@ -411,6 +411,25 @@ pub enum Command {
         #[arg(long, value_name = "MANIFEST")]
         manifests: Vec<PathBuf>,
     },
+    /// The dispatching preference of Zhou, Shroff and Wierman's rules
+    /// (§2.2, Definitions 4–6), computed exactly from each rule's law: its
+    /// least δ over every estimate state of a small system, or, with --at,
+    /// its preference ∆ at one state. docs/AUDITING.md ("Dispatching
+    /// preference") says how ties are ordered.
+    Preference {
+        /// Service rates μ_n, comma-separated (2 to 7 servers for the search
+        /// over every state; any number with --at).
+        #[arg(long, value_delimiter = ',', default_value = "0.2,0.2,0.8,0.8")]
+        rates: Vec<f64>,
+        /// Rules: l-jsq, l-jba, l-pod:D, weighted-random, random; `:lowest`
+        /// after l-jsq or l-pod:D for ties to the lowest index (default:
+        /// each of them, with D = 2).
+        #[arg(long = "rule", value_name = "RULE")]
+        rules: Vec<String>,
+        /// One state: the estimates Q̃_mn, comma-separated, one per server.
+        #[arg(long, value_delimiter = ',', value_name = "ESTIMATES")]
+        at: Vec<u64>,
+    },
     /// Write the whole cache as one tidy Parquet file: a row per (record,
     /// replication, metric), with the model, policy, fixed parameters and
     /// the experiments that plan the record.

@@ -505,3 +505,32 @@ fn lb_check_reads_records_for_the_room_rule() {
         "{out}"
     );
 }
+
+/// `lb preference` gives Example 3's δ = 1/N for L-Pod with ties to the lowest
+/// index and δ = 0 with uniform ties (every estimate equal), and names the flag
+/// and the fix for a rule it does not know.
+#[test]
+fn the_preference_of_a_rule_is_computed_and_a_bad_rule_named() {
+    let out = Command::new(LB)
+        .args(["preference", "--rates", "1,1,1,1"])
+        .args(["--rule", "l-pod:2:lowest", "--rule", "l-pod:2"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        v.contains("| L-Pod(d = 2) (ties to the lowest index) | 75 | yes | 0.2500 |"),
+        "{v}"
+    );
+    assert!(
+        v.contains("| L-Pod(d = 2) (uniform ties) | 75 | yes | 0.0000 | (0, 0, 0, 0) | 0.0833 |"),
+        "{v}"
+    );
+    let out = Command::new(LB)
+        .args(["preference", "--rule", "l-pod"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let e = String::from_utf8(out.stderr).unwrap();
+    assert!(e.contains("--rule `l-pod`: not a rule; write l-jsq"), "{e}");
+}

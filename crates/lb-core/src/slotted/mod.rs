@@ -20,6 +20,7 @@ pub mod observer;
 pub mod order;
 pub mod policy;
 pub mod pooled;
+pub mod preference;
 pub mod sampling;
 pub mod scan;
 pub mod service;

@@ -1489,4 +1489,46 @@ mod tests {
             }
         }
     }
+
+    /// The exact laws of `preference` are the engine's: L-JBA's pick and
+    /// L-Pod's sample-and-least, drawn 200,000 times at one state, each
+    /// server's count within 5 standard errors of the law's mean.
+    #[test]
+    fn preference_laws_are_the_rules_as_run() {
+        use crate::slotted::preference::{Rule, probabilities};
+        let mu = [0.2, 0.4, 0.6, 0.8, 0.3, 0.5];
+        let est: [u64; 6] = [2, 0, 2, 5, 0, 3];
+        let sum: u64 = est.iter().sum();
+        let reps = 200_000u64;
+        let mut rng = StreamRng::seed_from_u64(61);
+        let mut pick = Vec::new();
+        let check = |rule: Rule, counts: &[u64]| {
+            let p = probabilities(rule, &mu, &est);
+            for (s, (&c, &ps)) in counts.iter().zip(&p).enumerate() {
+                let (mean, var) = (ps * reps as f64, ps * (1.0 - ps) * reps as f64);
+                assert!(
+                    (c as f64 - mean).abs() <= 5.0 * var.sqrt() + 1e-9,
+                    "{rule:?}, server {s}: {c} against {mean}"
+                );
+            }
+        };
+        let mut jba = [0u64; 6];
+        for _ in 0..reps {
+            jba[jba_pick(&est, sum, &mu, &mut rng)] += 1;
+        }
+        check(Rule::LJba, &jba);
+        for (d, random_ties) in [(2, true), (2, false), (3, true)] {
+            let mut pod = [0u64; 6];
+            for _ in 0..reps {
+                distinct(&mut rng, 6, d, &mut pick);
+                pod[least(&pick, |s| est[s], random_ties, &mut rng)] += 1;
+            }
+            let tie = if random_ties {
+                TieBreak::Random
+            } else {
+                TieBreak::Lowest
+            };
+            check(Rule::LPod(d, tie), &pod);
+        }
+    }
 }
