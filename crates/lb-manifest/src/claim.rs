@@ -1326,3 +1326,31 @@ pub enum Beta {
     /// β̂ by least squares.
     Fitted,
 }
+
+#[cfg(test)]
+mod tilt_nulls {
+    use super::Credit;
+    use lb_core::slotted::TieBreak;
+    use lb_core::slotted::preference::{Rule, worst};
+
+    /// The nulls of a stability credited to the tilt do not tilt, and the
+    /// rules the claims credit do, by the exact preference (Zhou, Shroff and
+    /// Wierman, Definitions 4–6) on Fig. 1's two rates, two servers of each.
+    #[test]
+    fn the_tilt_credits_nulls_do_not_tilt_on_heterogeneous_servers() {
+        let mu = [0.2, 0.2, 0.8, 0.8];
+        for label in Credit::Tilt.null_labels() {
+            let rule = match *label {
+                "Random" => Rule::Random,
+                "L-Pod-Push" => Rule::LPod(2, TieBreak::Random),
+                other => panic!("no rule for the tilt null {other}: add its law"),
+            };
+            let w = worst(rule, &mu);
+            assert!(!w.all_tilted, "{label} tilts: {w:?}");
+        }
+        for rule in [Rule::LJsq(TieBreak::Random), Rule::LJba] {
+            let w = worst(rule, &mu);
+            assert!(w.all_tilted && w.untied_delta_min > 0.0, "{rule:?}: {w:?}");
+        }
+    }
+}

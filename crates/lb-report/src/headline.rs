@@ -635,13 +635,28 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
             each
         };
         let words = crate::inventory::in_words;
-        let (a, b) = (tally(&as_stated), tally(&stand_ins));
+        // The paper's own claims at lb's reading only are not "as stated"
+        // (the headline counts them apart), so the breakdown says so too.
+        let (at_reading, stated): (Vec<_>, Vec<_>) = as_stated
+            .iter()
+            .copied()
+            .partition(|(v, _, _)| *v == crate::inventory::Status::AtOneReading);
+        let (a, b) = (tally(&stated), tally(&stand_ins));
         let mut parts = Vec::new();
-        let mixed = !as_stated.is_empty() && !stand_ins.is_empty();
-        if mixed || (as_stated.len() > 1 && a.len() > 1) {
+        let groups = [&stated, &at_reading, &stand_ins]
+            .iter()
+            .filter(|g| !g.is_empty())
+            .count();
+        let mixed = groups > 1;
+        if mixed && !stated.is_empty() || (groups == 1 && stated.len() > 1 && a.len() > 1) {
             parts.push(format!("as stated: {}", words(&a)));
         }
-        if mixed || (as_stated.is_empty() && stand_ins.len() > 1 && b.len() > 1) {
+        if mixed && !at_reading.is_empty() {
+            parts.push(format!("at lb's reading only: {}", at_reading.len()));
+        }
+        if mixed && !stand_ins.is_empty()
+            || (groups == 1 && !stand_ins.is_empty() && stand_ins.len() > 1 && b.len() > 1)
+        {
             parts.push(format!("through our stand-ins: {}", words(&b)));
         }
         let breakdown = if parts.is_empty() {

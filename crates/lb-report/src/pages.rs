@@ -950,7 +950,9 @@ fn how_to_read(exps: &[&ExperimentClaims]) -> String {
          at the points named (with the effect there), *not reproduced* where it fails at half \
          of them or more.",
         "**Informative points.** A point decides nothing when every side sits within 5% of the \
-         metric's floor (a job that never waits); when an ordering's difference is within 1% \
+         metric's floor (a job that never waits); when an upper bound or a limit to 0 has its \
+         subject within 5% of the floor (an excess or a probability of 0), whatever its nulls \
+         do, since any policy on the floor meets it; when an ordering's difference is within 1% \
          of the better policy's mean; when a null or the foil holds there too, is undecided or \
          was not run; when it lies outside the theorem's hypothesis; when its runs have not \
          settled; when the metric is 0 in every replication and nothing beside it (a null, the \
