@@ -96,6 +96,7 @@ mod tests {
                 batches: 32,
                 warmup_rule: Default::default(),
                 advance: Default::default(),
+                preference: false,
             },
         };
         let point = Point {

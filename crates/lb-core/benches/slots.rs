@@ -55,6 +55,7 @@ fn cfg(
             batches: 64,
             warmup_rule: Default::default(),
             advance: Default::default(),
+            preference: false,
         },
     }
 }

@@ -609,3 +609,36 @@ fn a_push_of_every_server_without_draws_has_the_drawn_push_law() {
     let (d, h) = difference(&sum_q(&fresh), &sum_q(&jsq));
     assert!(d.abs() <= h, "fresh L-JSQ-Push − JSQ = {d:.4} ± {h:.4}");
 }
+
+/// `run.preference` reads each dispatcher's preference at the states its
+/// run visits (Zhou, Shroff and Wierman, Definitions 4–6) and changes
+/// nothing else: on five 0.2-rate and five 0.8-rate servers, L-JSQ-Push's
+/// least δ is μ_min/μ_Σ = 0.04 (Example 1), weighted random's 0, Random is
+/// untilted, and L-JBA's δ is 0 at light load, where a dispatcher's
+/// estimates all tie, and positive where they differ (Example 2).
+#[test]
+fn the_preference_a_run_visits_is_the_rules() {
+    let at = |policy: PolicyConfig, load: f64| {
+        let mut c = cfg(poisson_system(3, het10(), load), policy, 20_000, 2_000);
+        let plain = lb_core::slotted::run(&c, &Seeds::from_u64(7, 1), 0);
+        c.run.preference = true;
+        let s = lb_core::slotted::run(&c, &Seeds::from_u64(7, 1), 0);
+        let pref = s.preference.expect("a preference summary");
+        let mut s = s;
+        s.preference = None;
+        assert_eq!(s, plain, "reading the preference moved the run");
+        assert_eq!(pref.dispatcher_slots, 3 * 18_000);
+        pref
+    };
+    let ljsq = at(led(LedDispatch::LJsq, push(2, 0.5)), 0.7);
+    assert_eq!(ljsq.delta_min, 0.04, "{ljsq:?}");
+    assert_eq!(ljsq.untilted, 0);
+    let wr = at(PolicyConfig::WeightedRandom, 0.7);
+    assert_eq!((wr.delta_min, wr.untilted), (0.0, 0), "{wr:?}");
+    let random = at(PolicyConfig::Random, 0.3);
+    assert!(random.untilted > 0 && random.delta_min < 0.0, "{random:?}");
+    let light = at(led(LedDispatch::LJba, LedUpdate::Pull { p_hat: 0.5 }), 0.1);
+    assert!(light.all_tied > 0 && light.delta_min == 0.0, "{light:?}");
+    assert!(light.untied_delta_min.is_some_and(|d| d > 0.0), "{light:?}");
+    assert_eq!(light.untilted, 0);
+}

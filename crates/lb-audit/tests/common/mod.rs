@@ -35,6 +35,7 @@ pub(crate) fn point(policy: PolicyConfig, load: f64) -> Point {
                 batches: 8,
                 warmup_rule: Default::default(),
                 advance: Default::default(),
+                preference: false,
             },
         }),
     }
@@ -68,6 +69,7 @@ pub(crate) fn summary(r: u64, response: f64, stable: bool) -> RunSummary {
             (0..8).map(|i| 1.0 + i as f64).collect()
         },
         blocks: None,
+        preference: None,
         stability: Stability {
             stable,
             slope: 0.0,

@@ -730,6 +730,15 @@ pub struct RunLength {
     /// Slot by slot (the default, left out of the JSON) or in blocks.
     #[serde(default, skip_serializing_if = "Advance::is_slot")]
     pub advance: Advance,
+    /// Whether the run reads each dispatcher's dispatching preference at the
+    /// states it visits ([`crate::slotted::preference::Watch`]; false, the
+    /// default, is left out of the JSON so that existing keys stand).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub preference: bool,
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 fn default_batches() -> u32 {
@@ -778,6 +787,23 @@ impl SlottedConfig {
                 "run.slots ({}) must exceed run.warmup ({})",
                 self.run.slots, self.run.warmup
             ));
+        }
+        if self.run.preference {
+            if crate::slotted::preference::rule_of(&self.policy).is_none() {
+                return Err(format!(
+                    "run.preference: {} dispatches on more than a law of its estimates; \
+                     read it for an LED policy, JSQ, Power-of-d, WR or Random",
+                    self.policy.name()
+                ));
+            }
+            if self.granularity != Granularity::Batch || self.run.advance != Advance::Slot {
+                return Err(
+                    "run.preference reads P_mn(t), the law of where a dispatcher's \
+                            arrivals of a slot go: it needs granularity = \"batch\" and \
+                            slot-by-slot runs"
+                        .into(),
+                );
+            }
         }
         // The stability test fits the second half: at least 3 batches there.
         if self.run.batches < 6 {

@@ -10,6 +10,13 @@ pub trait Observer {
     fn service(&mut self, _n: usize, _t: u64, _s: u64) {}
     /// Σ_n Q_n(t) at the start of slot t.
     fn sum_q(&mut self, _t: u64, _sum_q: u64) {}
+    /// Whether it reads the estimates each dispatcher dispatches on; the loop
+    /// hands them over only then.
+    const ESTIMATES: bool = false;
+    /// The estimates dispatcher m dispatches on in measured slot t, before
+    /// its dispatch: its local estimates under an LED policy, the true
+    /// queues Q(t) otherwise.
+    fn estimates(&mut self, _t: u64, _m: usize, _est: &[u64]) {}
 }
 
 impl Observer for () {}

@@ -466,6 +466,19 @@ impl Policy {
         self.split.is_some() || fills
     }
 
+    /// Dispatcher m's estimates Q̃_m· (an LED policy's; None for a policy that
+    /// dispatches on the true queues or on none).
+    pub fn estimates(&self, m: usize) -> Option<&[u64]> {
+        match &self.kind {
+            Kind::Led { est, shared, .. } => Some(&est[if *shared { 0 } else { m }].vals),
+            Kind::Jsq
+            | Kind::Pod { .. }
+            | Kind::Jiq { .. }
+            | Kind::WeightedRandom { .. }
+            | Kind::Random => None,
+        }
+    }
+
     /// Marks the start of a slot (the JSQ snapshot is recomputed lazily).
     #[inline]
     pub fn begin_slot(&mut self) {
@@ -1152,6 +1165,7 @@ mod tests {
                 batches: 6,
                 warmup_rule: Default::default(),
                 advance: Default::default(),
+                preference: false,
             },
         }
     }
@@ -1171,6 +1185,7 @@ mod tests {
                 batches: 6,
                 warmup_rule: Default::default(),
                 advance: Default::default(),
+                preference: false,
             },
         }
     }

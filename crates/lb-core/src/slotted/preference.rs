@@ -18,7 +18,8 @@
 //! ([`crate::slotted::policy`], `batch` granularity: a dispatcher's arrivals
 //! of a slot go to one server), with their tie rules.
 
-use super::TieBreak;
+use super::summary::PreferenceSummary;
+use super::{LedDispatch, PolicyConfig, SlottedConfig, TieBreak};
 
 /// A dispatching rule as a function of one dispatcher's estimates.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -294,6 +295,102 @@ fn weak_orders(est: &mut [u64], i: usize, f: &mut dyn FnMut(&[u64])) {
     for r in 0..n as u64 {
         est[i] = r;
         weak_orders(est, i + 1, f);
+    }
+}
+
+/// The rule of a policy that dispatches by a law of the estimates (or of the
+/// true queues) alone; None for JIQ, LSQ with destination sync, JIQ-Spread
+/// and the pooled queue, whose dispatch reads more than that.
+pub fn rule_of(policy: &PolicyConfig) -> Option<Rule> {
+    match *policy {
+        PolicyConfig::Led {
+            dispatch,
+            tie_break,
+            ..
+        } => Some(match dispatch {
+            LedDispatch::LJsq => Rule::LJsq(tie_break),
+            LedDispatch::LJba => Rule::LJba,
+            LedDispatch::LPod { d } => Rule::LPod(d, tie_break),
+        }),
+        PolicyConfig::Jsq { tie_break } => Some(Rule::LJsq(tie_break)),
+        PolicyConfig::Pod { d, tie_break } => Some(Rule::LPod(d, tie_break)),
+        PolicyConfig::WeightedRandom => Some(Rule::WeightedRandom),
+        PolicyConfig::Random => Some(Rule::Random),
+        PolicyConfig::Jiq
+        | PolicyConfig::Lsq { .. }
+        | PolicyConfig::JiqSpread { .. }
+        | PolicyConfig::Pooled => None,
+    }
+}
+
+/// A run's watch of the preference at every dispatcher-slot it measures
+/// (`run.preference`): the least δ, and how often a state was untilted or
+/// all tied. Under `batch` granularity, where a dispatcher's arrivals of a
+/// slot go to one server, as the paper's P_mn(t) has it.
+#[derive(Clone, Debug)]
+pub struct Watch {
+    rule: Rule,
+    mu: Vec<f64>,
+    summary: PreferenceSummary,
+}
+
+impl Watch {
+    /// The watch of `cfg`'s policy.
+    ///
+    /// # Panics
+    /// If the policy has no [`rule_of`] (validation refuses it).
+    pub fn new(cfg: &SlottedConfig) -> Watch {
+        Watch {
+            rule: rule_of(&cfg.policy).expect("a policy with a dispatching law"),
+            mu: cfg.system.mu(),
+            summary: PreferenceSummary {
+                dispatcher_slots: 0,
+                untilted: 0,
+                all_tied: 0,
+                delta_min: f64::INFINITY,
+                untied_delta_min: None,
+            },
+        }
+    }
+
+    /// What it saw.
+    pub fn summary(&self) -> PreferenceSummary {
+        let mut s = self.summary;
+        s.delta_min = significant(s.delta_min);
+        s.untied_delta_min = s.untied_delta_min.map(significant);
+        s
+    }
+}
+
+/// `x` to 12 significant digits: P − μ_n/μ_Σ in floating point is not
+/// trusted beyond them, and a δ of μ_min/μ_Σ then reads as the bound it is.
+fn significant(x: f64) -> f64 {
+    if x == 0.0 || !x.is_finite() {
+        return x;
+    }
+    let e = 11 - x.abs().log10().floor() as i32;
+    let f = 10f64.powi(e);
+    (x * f).round() / f
+}
+
+impl crate::slotted::observer::Observer for Watch {
+    const ESTIMATES: bool = true;
+    fn estimates(&mut self, _t: u64, _m: usize, est: &[u64]) {
+        let pref = at(self.rule, &self.mu, est);
+        let s = &mut self.summary;
+        s.dispatcher_slots += 1;
+        let delta = if pref.tilted {
+            pref.delta_min
+        } else {
+            s.untilted += 1;
+            pref.delta_min.min(0.0)
+        };
+        s.delta_min = s.delta_min.min(delta);
+        if est.iter().all(|&v| v == est[0]) {
+            s.all_tied += 1;
+        } else {
+            s.untied_delta_min = Some(s.untied_delta_min.map_or(delta, |d| d.min(delta)));
+        }
     }
 }
 

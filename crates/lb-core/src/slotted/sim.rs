@@ -17,6 +17,12 @@ use crate::streams::{Seeds, ServiceWords, Streams};
 /// # Panics
 /// If `cfg` does not validate; call [`SlottedConfig::validate`] first.
 pub fn run(cfg: &SlottedConfig, seeds: &Seeds, r: u64) -> RunSummary {
+    if cfg.run.preference {
+        let mut watch = crate::slotted::preference::Watch::new(cfg);
+        let mut s = run_observed(cfg, seeds, r, &mut watch);
+        s.preference = Some(watch.summary());
+        return s;
+    }
     run_observed(cfg, seeds, r, &mut ())
 }
 
@@ -191,6 +197,11 @@ fn slot_loop<O: Observer, S: Service>(
             arrivals += total;
         }
         // 2. Dispatch on the start-of-slot snapshot.
+        if O::ESTIMATES && measuring {
+            for d in 0..m {
+                obs.estimates(t, d, policy.estimates(d).unwrap_or(&q));
+            }
+        }
         let mut msgs = policy.dispatch_slot(&a, &q, &mut st.policy, &mut asg);
         if measuring {
             decisions += if job {
@@ -264,6 +275,7 @@ fn slot_loop<O: Observer, S: Service>(
         stability: stability(&trace),
         trace,
         blocks: None,
+        preference: None,
     }
 }
 
@@ -427,6 +439,7 @@ mod tests {
                     batches: 20,
                     warmup_rule: Default::default(),
                     advance: Default::default(),
+                    preference: false,
                 },
             };
             let seeds = Seeds::from_u64(3, 4);

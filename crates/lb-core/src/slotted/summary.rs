@@ -58,6 +58,29 @@ pub struct RunSummary {
     /// times and no imbalance (`imbalance` is 0 and means nothing).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub blocks: Option<Blocks>,
+    /// Present when the run read its dispatching preference
+    /// (`run.preference`, [`crate::slotted::preference::Watch`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preference: Option<PreferenceSummary>,
+}
+
+/// The dispatching preference at the estimate states a run visited (Zhou,
+/// Shroff and Wierman, Definitions 4–6), over its measured dispatcher-slots.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PreferenceSummary {
+    /// Dispatcher-slots read (M per measured slot).
+    pub dispatcher_slots: u64,
+    /// Of those, how many were not tilted (Definition 5).
+    pub untilted: u64,
+    /// Of those, how many had every estimate equal.
+    pub all_tied: u64,
+    /// The least δ = min(∆_m1, −∆_mN) over them, 0 at a state that is not
+    /// tilted, to 12 significant digits.
+    pub delta_min: f64,
+    /// The same over the dispatcher-slots where some estimates differ; None
+    /// if every one tied.
+    pub untied_delta_min: Option<f64>,
 }
 
 impl RunSummary {
@@ -94,6 +117,7 @@ impl RunSummary {
             stability: crate::stability::stability(&trace),
             trace,
             blocks: None,
+            preference: None,
         }
     }
 }

@@ -66,6 +66,7 @@ pub(crate) fn cfg(
             batches: 64,
             warmup_rule: Default::default(),
             advance: Default::default(),
+            preference: false,
         },
     }
 }

@@ -22,7 +22,7 @@ const HEAVY_TRAFFIC: &[&str] = &["epsilon", "epsilon_frac"];
 /// The metrics, the table's first and in its column order. Labels are
 /// figure markup (`_x`/`_{…}` subscripts, `^x`/`^{…}` superscripts), units
 /// in parentheses: the slotted model's time unit is the slot.
-pub(crate) const METRICS: [MetricInfo; 13] = [
+pub(crate) const METRICS: [MetricInfo; 16] = [
     m(
         "mean_response",
         "Mean response time (slots)",
@@ -87,6 +87,29 @@ pub(crate) const METRICS: [MetricInfo; 13] = [
         true,
         Real,
     ),
+    // The dispatching preference at the states a run visits (Zhou, Shroff
+    // and Wierman, Definitions 4–6), where `run.preference` reads it.
+    m(
+        "tilt_delta",
+        "Least δ = min(∆_{m1}, −∆_{mN}) over the run",
+        false,
+        false,
+        Real,
+    ),
+    m(
+        "tilt_delta_untied",
+        "Least δ where some estimates differ",
+        false,
+        false,
+        Real,
+    ),
+    m(
+        "all_tied_share",
+        "Share of dispatcher-slots with every estimate equal",
+        false,
+        false,
+        Real,
+    ),
     crate::metric::P_UNSTABLE,
 ];
 
@@ -133,6 +156,11 @@ pub fn precision_value(name: &str, s: &RunSummary) -> Option<f64> {
         // A block run measures no imbalance (lb_core::slotted::blocks).
         "imbalance" => s.blocks.is_none().then_some(s.imbalance),
         "little_gap" => Some(s.mean_response? - s.little_response?),
+        "tilt_delta" => s.preference.map(|p| p.delta_min),
+        "tilt_delta_untied" => s.preference.and_then(|p| p.untied_delta_min),
+        "all_tied_share" => s
+            .preference
+            .map(|p| p.all_tied as f64 / p.dispatcher_slots.max(1) as f64),
         _ => None,
     }
 }
@@ -430,6 +458,7 @@ mod tests {
                 batches: 32,
                 warmup_rule: Default::default(),
                 advance: Default::default(),
+                preference: false,
             },
         }
     }

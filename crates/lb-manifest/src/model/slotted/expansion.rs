@@ -70,6 +70,7 @@ fn settings(
                 batches,
                 warmup_rule: r.warmup_rule,
                 advance: r.advance,
+                preference: r.preference,
             },
             replications: full_reps,
             pilot: RunLength {
@@ -78,6 +79,7 @@ fn settings(
                 batches,
                 warmup_rule: WarmupRule::Fixed,
                 advance: Default::default(),
+                preference: false,
             },
             pilot_replications: pilot_reps,
             iterations,
@@ -107,6 +109,7 @@ fn settings(
                     batches: batches.min(window(slots, warmup) as u32).max(6),
                     warmup_rule: r.warmup_rule,
                     advance: r.advance,
+                    preference: r.preference,
                 },
                 replications: Replications::Fixed(reps),
                 pilot: RunLength {
@@ -115,6 +118,7 @@ fn settings(
                     batches: batches.min(window(ps, pw) as u32).max(6),
                     warmup_rule: WarmupRule::Fixed,
                     advance: Default::default(),
+                    preference: false,
                 },
                 pilot_replications: 1,
                 iterations: iterations.min(8),

@@ -627,6 +627,13 @@ run_sections! {
         /// expectation; for runs toward heavy traffic (docs/MODEL.md §4).
         #[serde(default)]
         advance: lb_core::slotted::Advance,
+        /// Read each dispatcher's dispatching preference at the estimate
+        /// states the run visits (Zhou, Shroff and Wierman, Definitions 4–6;
+        /// docs/AUDITING.md, "Dispatching preference"): the metrics
+        /// `tilt_delta`, `tilt_delta_untied` and `all_tied_share`. `batch`
+        /// granularity only.
+        #[serde(default)]
+        preference: bool,
     }
     /// `[quick]`: what `lb run --quick` uses instead of `[run]`.
     quick {
