@@ -132,10 +132,12 @@ pub struct ClaimRow {
 
 /// A verdict in words, saying so of a confirmation that does not
 /// discriminate (`untested`, set only on confirmations), and of one none
-/// of whose points could inform ([`no_point`]).
+/// of whose points could inform ([`no_point`]): that comes first, and what
+/// its uninformative points read is said after it, so that a verdict word
+/// never stands for a claim that no point decides.
 pub fn verdict_words(verdict: &str, untested: bool, no_point: bool) -> String {
     match (untested, no_point) {
-        (_, true) => format!("{verdict}, no point could decide it"),
+        (_, true) => format!("no point could decide it (its points read {verdict})"),
         (true, false) => format!("{verdict}, does not discriminate"),
         _ => verdict.to_string(),
     }
