@@ -27,7 +27,14 @@
 //!     policy: PolicyConfig::Random,
 //!     granularity: Default::default(),
 //!     count_own: true,
-//!     run: RunLength { slots: 10_000, warmup: 1_000, batches: 32, warmup_rule: Default::default(), advance: Default::default() },
+//!     run: RunLength {
+//!         slots: 10_000,
+//!         warmup: 1_000,
+//!         batches: 32,
+//!         warmup_rule: Default::default(),
+//!         advance: Default::default(),
+//!         preference: false,
+//!     },
 //! };
 //! let s = lb_core::slotted::run(&cfg, &Seeds::from_u64(1, 2), 0);
 //! assert!(s.stability.stable);
