@@ -711,11 +711,16 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
             )
         };
         // Where a setting the text leaves open decides a paper's claim of the
-        // row, its robustness map says on which side: the row says so too.
+        // row, its robustness map says on which side: the row says so too,
+        // once per condition (how many of the row's claims it decides, and
+        // by which maps); each claim's own line is in the audit.
         let mut open: Vec<String> = Vec::new();
-        // A map whose combinations the claim is undecided at, where it holds
-        // at others, is said too: it holds at those readings only, of the
-        // ones tried.
+        // (condition, claims, maps) of the maps that decide a claim.
+        let mut conds: Vec<(String, usize, Vec<String>)> = Vec::new();
+        // Maps whose combinations a claim is undecided at, where it holds at
+        // others: it holds at those readings only, of the ones tried.
+        let mut undecided: Vec<String> = Vec::new();
+        let mut restored: Vec<String> = Vec::new();
         let undecided_somewhere = |l: &lb_audit::MapLine| !l.decides && l.inconclusive > 0;
         for r in &papers {
             for line in r
@@ -725,31 +730,62 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
             {
                 // Without its count of combinations ("(4 of 12 combinations)").
                 let cond = match line.summary.rsplit_once(" (") {
-                    Some((c, n)) if n.ends_with("combinations)") => c,
+                    Some((c, n)) if n.contains("combinations") => c,
                     _ => line.summary.as_str(),
                 };
-                let said = format!(
-                    "`{}` (map `{}`) {}",
-                    r.id,
-                    line.map,
-                    cond.trim_start_matches("the claim ")
-                );
-                if !open.contains(&said) {
-                    open.push(said);
+                let cond = cond.trim_start_matches("the claim ");
+                // "holds if and only if X": the condition X.
+                let cond = match cond.strip_prefix("holds if and only if ") {
+                    Some(x) => format!("holds only where {x}"),
+                    None => cond.to_string(),
+                };
+                let cond = cond.as_str();
+                if !line.decides {
+                    let said = format!(
+                        "`{}` (holds at {} of {} combinations, undecided at {})",
+                        line.map, line.holds, line.combinations, line.inconclusive
+                    );
+                    if !undecided.contains(&said) {
+                        undecided.push(said);
+                    }
+                    continue;
+                }
+                match conds.iter_mut().find(|(c, _, _)| c == cond) {
+                    Some((_, n, maps)) => {
+                        *n += 1;
+                        if !maps.contains(&line.map) {
+                            maps.push(line.map.clone());
+                        }
+                    }
+                    None => conds.push((cond.to_string(), 1, vec![line.map.clone()])),
                 }
             }
             // A number its reading restores is lb's value, not the text's.
-            let restored = r.restored();
-            if !restored.is_empty() {
-                let said = format!(
-                    "`{}` reads a value the held text lost ({}: the bracketed digits are lb's)",
-                    r.id,
-                    restored.join("; ")
-                );
-                if !open.contains(&said) {
-                    open.push(said);
+            for v in r.restored() {
+                if !restored.contains(&v) {
+                    restored.push(v);
                 }
             }
+        }
+        for (cond, n, maps) in &conds {
+            let maps: Vec<String> = maps.iter().map(|m| format!("`{m}`")).collect();
+            open.push(format!(
+                "{cond} ({n} of its claims; map {})",
+                maps.join(", ")
+            ));
+        }
+        if !undecided.is_empty() {
+            open.push(format!(
+                "undecided at other readings of {}",
+                undecided.join(", ")
+            ));
+        }
+        if !restored.is_empty() {
+            open.push(format!(
+                "its readings restore {} (the held text lost those characters; the bracketed \
+                 ones are lb's)",
+                restored.join("; ")
+            ));
         }
         // A status that one reading of an open setting decides says so in
         // its words, not only in the why.
@@ -825,7 +861,8 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
             why
         } else {
             format!(
-                "{why} — where the text leaves a setting open or lost its value: {}{}",
+                "{why} — where the text leaves a setting open or lost its value (each claim's \
+                 maps are in the audit): {}{}",
                 open.join("; "),
                 other_readings(&papers)
             )
