@@ -468,14 +468,21 @@ pub(crate) fn page(
     s
 }
 
-/// A summary row's verdict: bold, "(required)" for lb's guarantees, and a
-/// confirmation that does not discriminate said so.
+/// A summary row's verdict: bold, "(required)" for lb's guarantees, a
+/// confirmation that does not discriminate said so, and one that holds
+/// only at lb's reading of a setting the text leaves open or lost said so
+/// too, as the first screen counts it.
 fn row_verdict(c: &ClaimRow) -> String {
-    lb_audit::verdict_words(
+    let words = lb_audit::verdict_words(
         &verdict_cell(c.verdict.word(), c.required),
         c.untested.is_some(),
         c.no_point(),
-    )
+    );
+    if c.verdict == lb_audit::Verdict::Confirmed && c.untested.is_none() && c.at_one_reading() {
+        format!("{words}, at lb's reading only")
+    } else {
+        words
+    }
 }
 
 /// Who claimed it, in a table cell: "paper (Zhou, …)", "stand-in for

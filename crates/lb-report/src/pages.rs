@@ -797,7 +797,8 @@ pub fn page(
          reading of one; a *foil* or a *null* is a policy or setting where the property should \
          fail; a point is *informative* when it could tell the claim from its denial. A \
          statement *reproduced* holds at every informative point, its nulls and foil failing \
-         there; one that *holds, does not discriminate* holds, but so does a null or its foil, \
+         there (a null that takes away only part of the credit failing, or holding with an \
+         effect wholly below the claim's); one that *holds, does not discriminate* holds, but so does a null or its foil, \
          or nothing could have failed it; one that *no point could decide* has no informative \
          point (every point at a floor, an exact formula, or outside the theorem's \
          hypothesis); one that *holds at a rate threshold of ours* is a limit (or its absence) \
@@ -954,7 +955,9 @@ fn how_to_read(exps: &[&ExperimentClaims]) -> String {
          subject within 5% of the floor (an excess or a probability of 0), whatever its nulls \
          do, since any policy on the floor meets it; when an ordering's difference is within 1% \
          of the better policy's mean; when a null or the foil holds there too, is undecided or \
-         was not run; when it lies outside the theorem's hypothesis; when its runs have not \
+         was not run (a null that takes away only part of what the claim credits, `herd` and \
+         `heavy_delay`, is read by size: the point still informs where the null's effect lies \
+         wholly below the claim's, the part it takes away being what makes the difference); when it lies outside the theorem's hypothesis; when its runs have not \
          settled; when the metric is 0 in every replication and nothing beside it (a null, the \
          foil) is not; or when the metric is an exact formula of the model there. The deciding \
          point shown is the hardest informative one.",
