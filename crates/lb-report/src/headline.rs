@@ -654,9 +654,7 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
         if mixed && !at_reading.is_empty() {
             parts.push(format!("at lb's reading only: {}", at_reading.len()));
         }
-        if mixed && !stand_ins.is_empty()
-            || (groups == 1 && !stand_ins.is_empty() && stand_ins.len() > 1 && b.len() > 1)
-        {
+        if mixed && !stand_ins.is_empty() || (groups == 1 && stand_ins.len() > 1 && b.len() > 1) {
             parts.push(format!("through our stand-ins: {}", words(&b)));
         }
         let breakdown = if parts.is_empty() {
@@ -739,7 +737,6 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
                     Some(x) => format!("holds only where {x}"),
                     None => cond.to_string(),
                 };
-                let cond = cond.as_str();
                 if !line.decides {
                     let said = format!(
                         "`{}` (holds at {} of {} combinations, undecided at {})",
@@ -750,14 +747,14 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
                     }
                     continue;
                 }
-                match conds.iter_mut().find(|(c, _, _)| c == cond) {
+                match conds.iter_mut().find(|(c, _, _)| *c == cond) {
                     Some((_, n, maps)) => {
                         *n += 1;
                         if !maps.contains(&line.map) {
                             maps.push(line.map.clone());
                         }
                     }
-                    None => conds.push((cond.to_string(), 1, vec![line.map.clone()])),
+                    None => conds.push((cond, 1, vec![line.map.clone()])),
                 }
             }
             // A number its reading restores is lb's value, not the text's.

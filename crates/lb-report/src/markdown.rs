@@ -469,16 +469,16 @@ pub(crate) fn page(
 }
 
 /// A summary row's verdict: bold, "(required)" for lb's guarantees, a
-/// confirmation that does not discriminate said so, and one that holds
-/// only at lb's reading of a setting the text leaves open or lost said so
-/// too, as the first screen counts it.
+/// confirmation that does not discriminate said so, and one whose status is
+/// "at lb's reading only" ([`crate::inventory::Status::of`], as the first
+/// screen counts it) said so too.
 fn row_verdict(c: &ClaimRow) -> String {
     let words = lb_audit::verdict_words(
         &verdict_cell(c.verdict.word(), c.required),
         c.untested.is_some(),
         c.no_point(),
     );
-    if c.verdict == lb_audit::Verdict::Confirmed && c.untested.is_none() && c.at_one_reading() {
+    if crate::inventory::Status::of(c) == crate::inventory::Status::AtOneReading {
         format!("{words}, at lb's reading only")
     } else {
         words
