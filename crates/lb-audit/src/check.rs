@@ -306,6 +306,10 @@ pub struct PointCheck {
     /// decides), where it has one.
     #[serde(skip)]
     pub rate: Option<RateRead>,
+    /// A point read unstable as claimed: the chance that it reads so were
+    /// it stable ([`lb_core::stability::false_unstable`]).
+    #[serde(skip)]
+    pub false_unstable: Option<f64>,
 }
 
 /// A limit's deciding rate of approach, in words.
@@ -323,6 +327,13 @@ pub struct RateRead {
     /// slower than its farthest): the rate cannot then tell the limit from
     /// one beside it, and does not decide.
     pub slows: bool,
+    /// The rate's decision holds on the bounds of every step's rate as
+    /// well (the rates between the ends of its two gaps' intervals), so it
+    /// stands wherever the intervals it reads cover: a confirmation is then
+    /// wrong only if one of the two intervals of the step where the claim
+    /// fails misses, a chance of at most twice one interval's
+    /// (docs/AUDITING.md, "Chance of a wrong verdict").
+    pub bounded: bool,
 }
 
 /// Why a point cannot tell a claim from its denial (docs/AUDITING.md,

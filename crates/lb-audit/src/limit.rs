@@ -174,6 +174,7 @@ fn limit_check(
         uninformative: None,
         exact_fails: false,
         rate,
+        false_unstable: None,
     })
 }
 
@@ -340,6 +341,29 @@ struct Judgement {
     step: Option<(f64, f64)>,
     /// Whether the approach slows significantly toward the limit.
     slows: bool,
+    /// The rate's decision holds on every step's bounds as well: the
+    /// rates between the ends of its two gaps' intervals ([`step_bounds`]),
+    /// so that it stands wherever those intervals cover.
+    bounded: bool,
+    /// The bounds of the deciding step's rate ([`step_bounds`]).
+    step_bounds: Option<(f64, f64)>,
+}
+
+/// The least and the greatest rate of approach on a step whose two gaps
+/// lie anywhere in their intervals (each excluding 0): |a| from its
+/// interval's nearer end to its farther, |b| likewise. Where both
+/// intervals cover the true gaps, the true rate of the step lies between
+/// them, whatever the law of the estimates (no delta method).
+fn step_bounds(a: &Gap, b: &Gap) -> Option<(f64, f64)> {
+    let ends = |g: &Gap| {
+        let (x, y) = (g.lo.abs(), g.hi.abs());
+        (x.min(y), x.max(y))
+    };
+    (nonzero(a) && nonzero(b) && a.x > 0.0 && b.x > 0.0).then(|| {
+        let span = (b.x / a.x).ln().abs();
+        let ((a_lo, a_hi), (b_lo, b_hi)) = (ends(a), ends(b));
+        ((a_lo / b_hi).ln() / span, (a_hi / b_lo).ln() / span)
+    })
 }
 
 /// A step's rate of approach, its half-width, and the step's two values of
@@ -419,6 +443,29 @@ fn judge(c: &Limit, gaps: &[Gap], first: &Gap, near: &Gap, stable: bool) -> Judg
         }
         _ => false,
     };
+    // The same decision on the steps' bounds: a limit approached needs
+    // every step fast enough (its slowest decides) and fails on one too
+    // slow; a limit not approached, the other way round.
+    let bounds: Option<Vec<(f64, f64)>> =
+        gaps.windows(2).map(|w| step_bounds(&w[0], &w[1])).collect();
+    let bounded_fast = |min: f64| {
+        bounds.as_ref().is_some_and(|b| {
+            if c.approaches {
+                b.iter().all(|&(lo, _)| lo > min)
+            } else {
+                b.iter().any(|&(lo, _)| lo > min)
+            }
+        })
+    };
+    let bounded_slow = |min: f64| {
+        bounds.as_ref().is_some_and(|b| {
+            if c.approaches {
+                b.iter().any(|&(_, hi)| hi < min)
+            } else {
+                b.iter().all(|&(_, hi)| hi < min)
+            }
+        })
+    };
     let verdict = if !stable || !near.hw.is_finite() || gaps.len() < 2 {
         Verdict::Inconclusive
     } else if within && last_step != 1 {
@@ -433,6 +480,17 @@ fn judge(c: &Limit, gaps: &[Gap], first: &Gap, near: &Gap, stable: bool) -> Judg
     } else {
         Verdict::Inconclusive
     };
+    let bounded = match (verdict, c.min_rate) {
+        (Verdict::Confirmed, Some(min)) if !within => bounded_fast(min),
+        (Verdict::Refuted, Some(min)) if !away => bounded_slow(min),
+        _ => false,
+    };
+    let step_bounds = step.and_then(|(x0, x1)| {
+        gaps.windows(2)
+            .find(|w| w[0].x == x0 && w[1].x == x1)
+            .or_else(|| (first.x == x0 && near.x == x1).then_some(gaps))
+            .and_then(|w| step_bounds(&w[0], &w[w.len() - 1]))
+    });
     Judgement {
         verdict,
         within,
@@ -441,6 +499,8 @@ fn judge(c: &Limit, gaps: &[Gap], first: &Gap, near: &Gap, stable: bool) -> Judg
         step_rate,
         step,
         slows,
+        bounded,
+        step_bounds,
     }
 }
 
@@ -511,6 +571,7 @@ fn limit_note(
                     .map(|(a, b)| format!("{along} {} → {}", sig5(a), sig5(b))),
                 fastest: !c.approaches,
                 slows: j.slows,
+                bounded: j.bounded,
             };
             let on = match &rr.step {
                 Some(step) => format!(
@@ -519,8 +580,18 @@ fn limit_note(
                 ),
                 None => "between the ends".to_string(),
             };
+            let bounds = j
+                .step_bounds
+                .map(|(lo, hi)| {
+                    format!(
+                        "; between {} and {} wherever its two gaps' intervals cover",
+                        num(lo, 2),
+                        num(hi, 2)
+                    )
+                })
+                .unwrap_or_default();
             note += &format!(
-                " ({on} {}{})",
+                " ({on} {}{bounds}{})",
                 rr.rate,
                 c.min_rate
                     .map(|m| format!(

@@ -41,6 +41,7 @@ pub(super) fn checks(c: &Ordering, s: Scope) -> Vec<PointCheck> {
                 uninformative: None,
                 exact_fails: false,
                 rate: None,
+                false_unstable: None,
             });
             continue;
         };
@@ -165,6 +166,7 @@ fn paired(
         uninformative,
         exact_fails: false,
         rate: None,
+        false_unstable: None,
     })
 }
 

@@ -178,6 +178,7 @@ pub(super) fn undecided(
         uninformative: None,
         exact_fails: false,
         rate: None,
+        false_unstable: None,
     }
 }
 

@@ -94,5 +94,7 @@ fn check_at(r: &PointResult, label: &str, claimed: bool) -> PointCheck {
         uninformative: None,
         exact_fails: false,
         rate: None,
+        false_unstable: (read == PointStability::Unstable && !claimed)
+            .then(|| lb_core::stability::false_unstable(n)),
     }
 }

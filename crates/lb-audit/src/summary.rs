@@ -97,6 +97,17 @@ pub struct ClaimRow {
     /// coverage certificate does not measure (its intervals are a point's).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub uncertified: bool,
+    /// Confirmed by a rate of approach whose decision holds on the bounds
+    /// of every step's rate ([`crate::RateRead::bounded`]): wrong only if
+    /// one of two intervals misses, so its chance counts twice in
+    /// `alpha_sum`, and it is not uncertified.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rate_bounded: bool,
+    /// Confirmed unstable at every point it reads: the chance of that were
+    /// some point stable, at most the greatest of its points'
+    /// ([`crate::PointCheck::false_unstable`]); it is then not uncertified.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unstable_bound: Option<f64>,
     /// A stability claim: decided by lb's stability test of each run (its
     /// trend test's false-alarm rate and divergence rule are lb's).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -317,6 +328,17 @@ pub struct Tally {
     /// Decided claims read through a rate of approach or a stability test
     /// ([`ClaimRow::uncertified`]), left out of `alpha_sum`.
     pub uncertified: usize,
+    /// Decided claims confirmed through a rate whose decision holds on its
+    /// steps' bounds ([`ClaimRow::rate_bounded`]), counted twice in
+    /// `alpha_sum`.
+    pub rate_bounded: usize,
+    /// Decided claims confirmed unstable ([`ClaimRow::unstable_bound`]),
+    /// their bound in `alpha_sum`.
+    pub unstable_bounded: usize,
+    /// The greatest of their bounds.
+    pub unstable_max: f64,
+    /// Of the uncertified, those a stability test confirmed stable.
+    pub uncertified_stable: usize,
 }
 
 impl Tally {
@@ -343,6 +365,14 @@ impl Tally {
             if c.verdict != V::Inconclusive && c.untested.is_none() {
                 if c.uncertified {
                     t.uncertified += 1;
+                    t.uncertified_stable += usize::from(c.stability);
+                } else if c.rate_bounded {
+                    t.rate_bounded += 1;
+                    t.alpha_sum += 2.0 * (1.0 - c.level);
+                } else if let Some(b) = c.unstable_bound {
+                    t.unstable_bounded += 1;
+                    t.unstable_max = t.unstable_max.max(b);
+                    t.alpha_sum += b;
                 } else {
                     t.alpha_sum += 1.0 - c.level;
                 }
@@ -434,6 +464,10 @@ impl Tally {
         self.partly += o.partly;
         self.alpha_sum += o.alpha_sum;
         self.uncertified += o.uncertified;
+        self.rate_bounded += o.rate_bounded;
+        self.unstable_bounded += o.unstable_bounded;
+        self.unstable_max = self.unstable_max.max(o.unstable_max);
+        self.uncertified_stable += o.uncertified_stable;
     }
 }
 
@@ -490,8 +524,11 @@ fn row(c: &ClaimResult) -> ClaimRow {
         matched: c.matched,
         null_holds: c.null_holds,
         pending: c.pending,
-        uncertified: c.kind == lb_manifest::claim::ClaimKind::Stability
-            || c.deciding().is_some_and(|k| k.by_rate()),
+        uncertified: (c.kind == lb_manifest::claim::ClaimKind::Stability
+            && unstable_bound(c).is_none())
+            || (c.deciding().is_some_and(|k| k.by_rate()) && !rate_bounded(c)),
+        unstable_bound: unstable_bound(c),
+        rate_bounded: c.kind != lb_manifest::claim::ClaimKind::Stability && rate_bounded(c),
         stability: c.kind == lb_manifest::claim::ClaimKind::Stability,
         inside: c.inside,
         nulls: c
@@ -504,6 +541,37 @@ fn row(c: &ClaimResult) -> ClaimRow {
         threshold_ours: c.threshold_ours.clone(),
         conflicting: None,
     }
+}
+
+/// A claim confirmed through rates of approach each of which holds on its
+/// steps' bounds ([`crate::RateRead::bounded`]).
+fn rate_bounded(c: &ClaimResult) -> bool {
+    let by_rate: Vec<&super::PointCheck> = c.checks.iter().filter(|k| k.by_rate()).collect();
+    c.verdict == Verdict::Confirmed
+        && !by_rate.is_empty()
+        && by_rate
+            .iter()
+            .all(|k| k.rate.as_ref().is_some_and(|r| r.bounded))
+}
+
+/// A stability claim confirmed as "unstable" at every point it reads: the
+/// greatest chance of any of those points reading unstable were it stable
+/// (a wrong confirmation needs one point that does).
+fn unstable_bound(c: &ClaimResult) -> Option<f64> {
+    if c.kind != lb_manifest::claim::ClaimKind::Stability || c.verdict != Verdict::Confirmed {
+        return None;
+    }
+    let read: Vec<&super::PointCheck> = c
+        .checks
+        .iter()
+        .filter(|k| k.uninformative.is_none())
+        .collect();
+    if read.is_empty() {
+        return None;
+    }
+    read.iter()
+        .map(|k| k.false_unstable)
+        .try_fold(0.0f64, |m, b| b.map(|b| m.max(b)))
 }
 
 /// The series of `c` each of whose checks is uninformative at the metric's

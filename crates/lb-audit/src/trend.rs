@@ -159,5 +159,6 @@ fn trend_step(
         uninformative: None,
         exact_fails: false,
         rate: None,
+        false_unstable: None,
     })
 }

@@ -196,6 +196,7 @@ fn value_check(c: &Value, at: &Reading, shift: f64) -> PointCheck {
         uninformative: None,
         exact_fails: false,
         rate: None,
+        false_unstable: None,
     }
 }
 
@@ -278,5 +279,6 @@ fn bound_check(c: &Bound, m: Metric, at: &Reading, shift: f64) -> PointCheck {
         uninformative: None,
         exact_fails: false,
         rate: None,
+        false_unstable: None,
     }
 }

@@ -186,10 +186,15 @@ fn stability_is_read_on_the_replications_together() {
     // unanimous vote used to be needed).
     let mostly = [false, false, false, true, false];
     let rs = [result("A", JSQ, "0.99", &[1.0; 5], &mostly)];
-    assert_eq!(
-        audit_claim("e", &stability(false), &rs).verdict,
-        Verdict::Confirmed
-    );
+    let unstable = audit_claim("e", &stability(false), &rs);
+    assert_eq!(unstable.verdict, Verdict::Confirmed);
+    // Were the point stable, reading it unstable needs 3 of its 5 runs
+    // flagged by chance, each with at most the trend test's false-alarm
+    // chance: 10·0.02³·0.98² + 5·0.02⁴·0.98 + 0.02⁵.
+    let p = lb_core::stability::FALSE_ALARM;
+    let tail = 10.0 * p.powi(3) * (1.0 - p).powi(2) + 5.0 * p.powi(4) * (1.0 - p) + p.powi(5);
+    let bound = unstable.checks[0].false_unstable.unwrap();
+    assert!((bound - tail).abs() < 1e-15, "{bound} against {tail}");
     assert_eq!(
         audit_claim("e", &stability(true), &rs).verdict,
         Verdict::Refuted
@@ -218,12 +223,12 @@ fn stability_is_read_on_the_replications_together() {
         audit_claim("e", &stability(true), &rs).verdict,
         Verdict::Confirmed
     );
-    // All five stable: confirms "stable", refutes "unstable".
+    // All five stable: confirms "stable", refutes "unstable"; a "stable"
+    // carries no bound (a slow divergence passes the test).
     let rs = [result("A", JSQ, "0.99", &[1.0; 5], &[true; 5])];
-    assert_eq!(
-        audit_claim("e", &stability(true), &rs).verdict,
-        Verdict::Confirmed
-    );
+    let stable = audit_claim("e", &stability(true), &rs);
+    assert_eq!(stable.verdict, Verdict::Confirmed);
+    assert_eq!(stable.checks[0].false_unstable, None);
     assert_eq!(
         audit_claim("e", &stability(false), &rs).verdict,
         Verdict::Refuted
@@ -495,6 +500,31 @@ fn a_limit_is_judged_on_the_points_nearest_it_with_its_rate() {
         audit_claim("e", &by_rate(0.45), &power).verdict,
         Verdict::Confirmed
     );
+    // A rate that decides holds on its steps' bounds too (the rates
+    // between the ends of each step's two gaps' intervals) where the gaps
+    // are precise: a confirmation then wrong only if one of two intervals
+    // misses, which the claim's row counts. Gaps 8, 4, 2 within ±0.1.
+    let rate = fast.checks[0].rate.as_ref().unwrap();
+    assert!(rate.bounded, "{fast:?}");
+    let note = fast.checks[0].note.as_deref().unwrap();
+    assert!(
+        note.contains("wherever its two gaps' intervals cover"),
+        "{note}"
+    );
+    // The same means with each gap's interval about a fifth of it: the
+    // delta method clears 0.5 (1 − 0.41), but the bounds do not (the
+    // step's least rate, ln(6.4/4.8)/ln 2 ≈ 0.42), so no bound is stated.
+    let wide_gaps: Vec<PointResult> = ["0.2", "0.4", "0.8"]
+        .iter()
+        .zip([(18.0, 1.6), (14.0, 0.8), (12.0, 0.4)])
+        .map(|(x, (m, d))| {
+            let reps = [m - d, m + d, m, m - d / 2.0, m + d / 2.0];
+            result("A", JSQ, x, &reps, &ALL_STABLE)
+        })
+        .collect();
+    let loose = audit_claim("e", &by_rate(0.5), &wide_gaps);
+    assert_eq!(loose.verdict, Verdict::Confirmed, "{loose:?}");
+    assert!(!loose.checks[0].rate.as_ref().unwrap().bounded, "{loose:?}");
     // A nearest point that straddles the tolerance's edge is read through
     // its rate as one outside it is: gaps 4, 2, 1 against a tolerance of
     // 1 (10% of 10), closing at rate 1 on each step.

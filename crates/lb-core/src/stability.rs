@@ -122,6 +122,14 @@ pub fn alarms_allowed(n: usize) -> usize {
     chance_allows(n, FALSE_ALARM)
 }
 
+/// The chance that `n` replications of a stable point whose runs settle
+/// read unstable ([`point_stability`]): that most of them, more than n/2,
+/// are flagged, each with chance at most [`FALSE_ALARM`]; an upper bound,
+/// as the divergence rule must pass too. 3.2·10⁻⁵ for 4 replications.
+pub fn false_unstable(n: usize) -> f64 {
+    lb_stats::proportion::binomial_tail(n, FALSE_ALARM, n / 2 + 1)
+}
+
 pub use lb_stats::proportion::chance_allows;
 
 /// The share of its growth a run keeps from the first half of its measured

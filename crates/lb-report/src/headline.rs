@@ -941,8 +941,10 @@ fn first_sentence(t: &str) -> String {
 
 /// The family's error at the chosen levels, in a sentence a reader can use:
 /// a bound for the verdicts decided on intervals lb's coverage certificate
-/// measures, and the count of those read through a rate or a stability test,
-/// which it does not.
+/// measures (directly, or through the bounds of a rate of approach), and for
+/// those confirmed unstable (through the trend test's measured false-alarm
+/// chance); the count of those without one (a rate only the delta method
+/// decides, a stability test's "stable").
 fn error_rate(family: &Tally) -> String {
     // Verdicts that tested nothing decide nothing that could be wrong.
     let decided = family.total() - family.inconclusive - family.untested - family.no_point;
@@ -956,19 +958,67 @@ fn error_rate(family: &Tally) -> String {
          tested something (those that tested nothing are left out)",
         plural(decided)
     );
-    const UNMEASURED: &str = "read through a rate of approach (the delta method on two \
-                              intervals) or a stability test, which lb's coverage certificate \
-                              does not measure";
     const MARGIN: &str = "A verdict far from its threshold (its margin, in the audit) is far \
                           less likely wrong. These bounds take the rules as they stand; the \
                           rules were revised between readings of this report, after its runs \
                           were seen (the objections and answers list each change), which no \
                           level accounts for.";
+    let unbounded = {
+        let stable = family.uncertified_stable;
+        let rate = family.uncertified - stable;
+        let mut parts = Vec::new();
+        if rate > 0 {
+            parts.push(format!(
+                "{rate} {} read through a rate of approach that only the delta method on two \
+                 intervals decides, which lb's coverage certificate does not measure",
+                if rate == 1 { "is" } else { "are" }
+            ));
+        }
+        if stable > 0 {
+            parts.push(format!(
+                "{stable} confirm{} stability by lb's stability test, which bounds no error: a \
+                 queue that diverges too slowly to show within its runs passes it",
+                if stable == 1 { "s" } else { "" }
+            ));
+        }
+        parts
+    };
     if covered == 0 {
         return format!(
-            "{head}; {} {UNMEASURED}: no bound is stated (the findings say where). {MARGIN}\n",
-            if decided == 1 { "it is" } else { "all are" }
+            "{head}; no bound is stated for any: {} (the findings say where). {MARGIN}\n",
+            unbounded.join("; ")
         );
+    }
+    let intervals = covered - family.rate_bounded - family.unstable_bounded;
+    let mut kinds = Vec::new();
+    if intervals > 0 {
+        kinds.push(format!(
+            "{intervals} {} on a point's intervals, each decided at its own level (95.5% or \
+             more): where those intervals cover at that level, as lb's coverage certificate \
+             measures, each is wrong with a chance of at most 4.5% even where the truth sits \
+             exactly on its threshold",
+            if intervals == 1 { "rests" } else { "rest" }
+        ));
+    }
+    if family.rate_bounded > 0 {
+        let n = family.rate_bounded;
+        kinds.push(format!(
+            "{n} {} confirmed through a rate of approach whose decision holds between the ends \
+             of its steps' intervals as well, so that {} wrong only if one of the two intervals \
+             of the step where the limit would fail misses: at most twice that, 9%",
+            if n == 1 { "is" } else { "are" },
+            if n == 1 { "it is" } else { "each is" }
+        ));
+    }
+    if family.unstable_bounded > 0 {
+        let n = family.unstable_bounded;
+        kinds.push(format!(
+            "{n} {} confirmed unstable by lb's stability test, wrong only if most runs at a \
+             stable point were flagged, each with the trend test's measured false-alarm chance \
+             of at most 2%: at most {}",
+            if n == 1 { "is" } else { "are" },
+            sig2(family.unstable_max)
+        ));
     }
     let bound = if family.alpha_sum < 0.5 {
         format!(
@@ -978,23 +1028,41 @@ fn error_rate(family: &Tally) -> String {
     } else {
         String::new()
     };
-    let uncovered = match family.uncertified {
-        0 => String::new(),
-        n => format!(
-            "; {n} {} {UNMEASURED}, and no bound is stated for {} (the findings say where)",
-            if n == 1 { "is" } else { "are" },
-            if n == 1 { "it" } else { "them" }
-        ),
+    let uncovered = if unbounded.is_empty() {
+        String::new()
+    } else {
+        format!(
+            ". No bound is stated for the other {}: {} (the findings say where)",
+            family.uncertified,
+            unbounded.join("; ")
+        )
     };
     format!(
-        "{head}. {covered} of them rest{} on a point's intervals, each decided at its own level \
-         (95.5% or more): where those intervals cover at that level, as lb's coverage \
-         certificate measures, each is wrong with a chance of at most 4.5% even where the truth \
-         sits exactly on its threshold, and over them at most {} wrong verdicts are \
+        "{head}. {covered} of them have a bound: {}. Over them at most {} wrong verdicts are \
          expected{bound}{uncovered}. {MARGIN}\n",
-        if covered == 1 { "s" } else { "" },
+        kinds.join("; "),
         num(family.alpha_sum, 2)
     )
+}
+
+/// A small chance in two significant figures: "3.2·10⁻⁵".
+fn sig2(x: f64) -> String {
+    if x == 0.0 {
+        return "0".into();
+    }
+    if x >= 1e-3 {
+        return num(x, 2);
+    }
+    let e = x.log10().floor() as i32;
+    let m = x / 10f64.powi(e);
+    const SUP: [char; 10] = ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'];
+    let digits: String = e
+        .abs()
+        .to_string()
+        .chars()
+        .map(|d| SUP[d.to_digit(10).unwrap_or(0) as usize])
+        .collect();
+    format!("{:.1}·10⁻{digits}", m)
 }
 
 /// A paper's verdict in plain words, from its statements (and, where they
@@ -1232,10 +1300,13 @@ mod tests {
         assert_eq!(home("intro"), "§1");
     }
 
-    /// The error sentence bounds only verdicts decided on a point's
-    /// intervals; those read through a rate or a stability test get none.
+    /// The error sentence bounds the verdicts decided on a point's
+    /// intervals, those confirmed through a rate that holds on its steps'
+    /// bounds (twice an interval's chance) and those confirmed unstable
+    /// (the trend test's false alarms); a rate only the delta method
+    /// decides and a "stable" get none, each said apart.
     #[test]
-    fn the_error_bound_covers_only_certified_verdicts() {
+    fn the_error_bound_covers_only_bounded_verdicts() {
         let rates_only = lb_audit::Tally {
             reproduced: 2,
             uncertified: 2,
@@ -1246,6 +1317,7 @@ mod tests {
             w.contains("no bound is stated") && !w.contains("4.5%"),
             "{w}"
         );
+        assert!(w.contains("2 are read through a rate"), "{w}");
         let mixed = lb_audit::Tally {
             reproduced: 3,
             uncertified: 1,
@@ -1253,9 +1325,34 @@ mod tests {
             ..Default::default()
         };
         let w = super::error_rate(&mixed);
-        assert!(w.contains("2 of them rest on a point's intervals"), "{w}");
+        assert!(w.contains("2 rest on a point's intervals"), "{w}");
         assert!(w.contains("at most 9.0% (Bonferroni)"), "{w}");
         assert!(w.contains("1 is read through a rate"), "{w}");
+        let bounded = lb_audit::Tally {
+            reproduced: 2,
+            at_rate_ours: 2,
+            by_stability_test: 2,
+            rate_bounded: 2,
+            unstable_bounded: 1,
+            unstable_max: 3.2e-5,
+            uncertified: 1,
+            uncertified_stable: 1,
+            alpha_sum: 0.27,
+            ..Default::default()
+        };
+        let w = super::error_rate(&bounded);
+        assert!(w.contains("5 of them have a bound: 2 rest on"), "{w}");
+        assert!(
+            w.contains("2 are confirmed through a rate of approach"),
+            "{w}"
+        );
+        assert!(w.contains("1 is confirmed unstable"), "{w}");
+        assert!(w.contains("at most 3.2·10⁻⁵"), "{w}");
+        assert!(
+            w.contains("1 confirms stability by lb's stability test"),
+            "{w}"
+        );
+        assert!(!w.contains("read through a rate"), "{w}");
     }
 
     /// Two claims that need one setting at different values conflict; at

@@ -937,9 +937,12 @@ fn how_to_read(exps: &[&ExperimentClaims]) -> String {
          statement; a *check* holds an engine to exact theory; a *conjecture* is ours alone.",
         "**Levels.** Figures draw 95% intervals. A verdict stated at 95% is decided at 95.5%: \
          the level at which lb's coverage certificate measured its intervals to cover 95%, so \
-         a verdict read on a point's intervals is wrong no more often than it says. A verdict \
-         read through a rate of approach or a stability test carries no such bound: the \
-         certificate does not measure them.",
+         a verdict read on a point's intervals is wrong no more often than it says. A limit \
+         confirmed through its rate is bounded where its decision holds between the ends of \
+         its steps' intervals too (wrong only if one of two intervals misses), an \
+         \"unstable\" through the trend test's measured false alarms; a rate only the delta \
+         method decides, and a stability test's \"stable\", carry no bound (docs/AUDITING.md, \
+         \"Chance of a wrong verdict\").",
         "**Settled.** A point whose runs have not settled (drawn with a dashed ring) decides \
          nothing; the audit says how much longer its runs must be.",
         "**Margin.** How far a claim's threshold could move before its verdict changed, in \

@@ -55,6 +55,28 @@ pub fn clopper_pearson_real(x: f64, n: f64, conf: f64) -> (f64, f64) {
     (lo, hi)
 }
 
+/// P(X ≥ k) for X ~ Binomial(n, p), summed term by term.
+pub fn binomial_tail(n: usize, p: f64, k: usize) -> f64 {
+    if k == 0 {
+        return 1.0;
+    }
+    if k > n {
+        return 0.0;
+    }
+    // P(X = j) from j = 0 up, adding the terms from k on.
+    let mut pj = (1.0 - p).powi(n as i32);
+    let mut tail = 0.0;
+    for j in 0..=n {
+        if j >= k {
+            tail += pj;
+        }
+        if j < n {
+            pj *= (n - j) as f64 / (j + 1) as f64 * p / (1.0 - p);
+        }
+    }
+    tail.min(1.0)
+}
+
 /// The most of `n` independent trials, each failing with probability `p`,
 /// that fail by chance at 5%: the least c with P(Binomial(n, p) > c) ≤ 0.05.
 /// What a point's replications may show of a rule they pass in truth: the
@@ -71,4 +93,27 @@ pub fn chance_allows(n: usize, p: f64) -> usize {
         c += 1;
     }
     c
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn binomial_tail_sums_the_law() {
+        // P(X ≥ 3), X ~ Binomial(4, 0.02): 4·0.02³·0.98 + 0.02⁴.
+        let exact = 4.0 * 0.02f64.powi(3) * 0.98 + 0.02f64.powi(4);
+        assert!((binomial_tail(4, 0.02, 3) - exact).abs() < 1e-15);
+        assert_eq!(binomial_tail(3, 0.5, 2), 0.5);
+        assert_eq!(binomial_tail(5, 0.3, 0), 1.0);
+        assert_eq!(binomial_tail(5, 0.3, 6), 0.0);
+        // The count chance allows is where the tail first falls to 5%.
+        for n in [1, 3, 18, 20, 100] {
+            let c = chance_allows(n, 0.02);
+            assert!(binomial_tail(n, 0.02, c + 1) <= 0.05, "n = {n}");
+            if c > 0 {
+                assert!(binomial_tail(n, 0.02, c) > 0.05, "n = {n}");
+            }
+        }
+    }
 }
