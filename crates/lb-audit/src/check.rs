@@ -564,6 +564,11 @@ pub struct ClaimResult {
     /// paper's statement's or proof's): that rate and why we chose it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub threshold_ours: Option<String>,
+    /// Decided on control-variate intervals (its check names a control
+    /// variate), whose coverage the certificate measured on its own small
+    /// systems only.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub controlled: bool,
     /// The metric read and its label (unit included), if any.
     pub metric: Option<String>,
     /// The metric's label, its unit included.

@@ -186,6 +186,7 @@ pub(super) fn audit_shifted(
         inside,
         to_decide,
         threshold_ours: threshold_ours(c),
+        controlled: c.check.control().is_some(),
         metric: metric.map(|m| m.name().to_string()),
         metric_label: metric.map(|m| m.label().to_string()),
         rule,

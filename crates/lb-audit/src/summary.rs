@@ -108,6 +108,11 @@ pub struct ClaimRow {
     /// ([`crate::PointCheck::false_unstable`]); it is then not uncertified.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unstable_bound: Option<f64>,
+    /// Decided on control-variate intervals ([`ClaimResult::controlled`]):
+    /// uncertified, the certificate having measured that procedure on its
+    /// own small systems only.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub controlled: bool,
     /// A stability claim: decided by lb's stability test of each run (its
     /// trend test's false-alarm rate and divergence rule are lb's).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -339,6 +344,8 @@ pub struct Tally {
     pub unstable_max: f64,
     /// Of the uncertified, those a stability test confirmed stable.
     pub uncertified_stable: usize,
+    /// Of the uncertified, those read on control-variate intervals.
+    pub uncertified_controlled: usize,
 }
 
 impl Tally {
@@ -365,7 +372,11 @@ impl Tally {
             if c.verdict != V::Inconclusive && c.untested.is_none() {
                 if c.uncertified {
                     t.uncertified += 1;
-                    t.uncertified_stable += usize::from(c.stability);
+                    if c.controlled {
+                        t.uncertified_controlled += 1;
+                    } else {
+                        t.uncertified_stable += usize::from(c.stability);
+                    }
                 } else if c.rate_bounded {
                     t.rate_bounded += 1;
                     t.alpha_sum += 2.0 * (1.0 - c.level);
@@ -468,6 +479,7 @@ impl Tally {
         self.unstable_bounded += o.unstable_bounded;
         self.unstable_max = self.unstable_max.max(o.unstable_max);
         self.uncertified_stable += o.uncertified_stable;
+        self.uncertified_controlled += o.uncertified_controlled;
     }
 }
 
@@ -526,7 +538,9 @@ fn row(c: &ClaimResult) -> ClaimRow {
         pending: c.pending,
         uncertified: (c.kind == lb_manifest::claim::ClaimKind::Stability
             && unstable_bound(c).is_none())
-            || (c.deciding().is_some_and(|k| k.by_rate()) && !rate_bounded(c)),
+            || (c.deciding().is_some_and(|k| k.by_rate()) && !rate_bounded(c))
+            || c.controlled,
+        controlled: c.controlled,
         unstable_bound: unstable_bound(c),
         rate_bounded: c.kind != lb_manifest::claim::ClaimKind::Stability && rate_bounded(c),
         stability: c.kind == lb_manifest::claim::ClaimKind::Stability,

@@ -42,7 +42,9 @@ fn commands_on_one_experiment_leave_the_committed_report_alone() {
     let before = snapshot(&pf);
     let readme = String::from_utf8(before[&pf.join("README.md")].clone()).unwrap();
     // The report opens with the verdict summary of every experiment.
-    let summary = readme.find("## What reproduced").expect("a summary");
+    let summary = readme
+        .find("## What was audited, and how it came out")
+        .expect("a summary");
     assert!(summary < readme.find("<a id=\"a\">").unwrap(), "{readme}");
     assert!(readme.contains("| [a](#a) — many small pairs (with lb's required checks) | 1 | [1](audit.md#a) | 0 | 0 |"), "{readme}");
     assert!(readme.contains("[b](#b)"), "{readme}");

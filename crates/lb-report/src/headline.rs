@@ -262,6 +262,32 @@ pub fn per_paper(
                 }
             );
         }
+        // Settings whose values no single reading gives every claim in
+        // full, where none is a conflict outright (each holds at least in
+        // part at some shared value).
+        let partial: Vec<String> = full_conflicts(
+            rows.iter()
+                .filter(|(_, c)| c.paper.as_deref() == Some(paper) && c.origin == Origin::Paper)
+                .map(|(_, c)| *c),
+        )
+        .into_iter()
+        .filter(|f| {
+            !conflicts
+                .iter()
+                .any(|c| c.starts_with(&format!("`{}`", f.setting)))
+        })
+        .map(|f| f.words())
+        .collect();
+        if !partial.is_empty() {
+            let _ = writeln!(
+                s,
+                "**No single reading reproduces these in full:** {}. At the value one side \
+                 needs, the other holds only in part or fails (each claim's map gives where), \
+                 so no one reading of the whole paper gives both sides in full; each side is \
+                 counted \"at lb's reading only\".\n",
+                partial.join("; ")
+            );
+        }
         let of = |o: Origin| {
             rows.iter()
                 .filter(move |(_, c)| c.paper.as_deref() == Some(paper) && c.origin == o)
@@ -965,8 +991,17 @@ fn error_rate(family: &Tally) -> String {
                           level accounts for.";
     let unbounded = {
         let stable = family.uncertified_stable;
-        let rate = family.uncertified - stable;
+        let controlled = family.uncertified_controlled;
+        let rate = family.uncertified - stable - controlled;
         let mut parts = Vec::new();
+        if controlled > 0 {
+            parts.push(format!(
+                "{controlled} {} read on control-variate intervals (β fitted on the first \
+                 stage's pairs), which lb's coverage certificate measured only on its own small \
+                 systems, short of the points these are decided at (its page gives where)",
+                if controlled == 1 { "is" } else { "are" }
+            ));
+        }
         if rate > 0 {
             parts.push(format!(
                 "{rate} {} read through a rate of approach that only the delta method on two \
@@ -1154,6 +1189,10 @@ fn in_words(
 struct Conflict {
     setting: String,
     sides: Vec<(Vec<String>, Vec<String>)>,
+    /// Read on the values at which each claim holds in full
+    /// ([`lb_audit::MapLine::needs`]), not on those at which it holds at
+    /// least in part.
+    full: bool,
 }
 
 impl Conflict {
@@ -1170,7 +1209,8 @@ impl Conflict {
                     [one] => format!("{k} = {one}"),
                     many => format!("{k} ∈ {{{}}}", many.join(", ")),
                 };
-                format!("{} {verb} only at {at}", ids.join(", "))
+                let only = if self.full { "in full only" } else { "only" };
+                format!("{} {verb} {only} at {at}", ids.join(", "))
             })
             .collect();
         format!("`{k}`: {}", sides.join("; "))
@@ -1183,6 +1223,18 @@ impl Conflict {
 /// claim does not fail; a setting two claims need at disjoint values is a
 /// conflict.
 fn conflicts<'a>(claims: impl Iterator<Item = &'a ClaimRow>) -> Vec<Conflict> {
+    conflicts_on(claims, false)
+}
+
+/// As [`conflicts`], on the values at which each claim holds in full
+/// ([`lb_audit::MapLine::needs`], where its map decides it): a setting two
+/// claims need at disjoint values to hold in full, though one may hold in
+/// part at the other's. No single reading then reproduces both in full.
+fn full_conflicts<'a>(claims: impl Iterator<Item = &'a ClaimRow>) -> Vec<Conflict> {
+    conflicts_on(claims, true)
+}
+
+fn conflicts_on<'a>(claims: impl Iterator<Item = &'a ClaimRow>, full: bool) -> Vec<Conflict> {
     use std::collections::BTreeMap;
     // setting → the values a claim needs → the claims that need them. A
     // claim that holds without discriminating at its own reading still
@@ -1190,7 +1242,14 @@ fn conflicts<'a>(claims: impl Iterator<Item = &'a ClaimRow>) -> Vec<Conflict> {
     // informs whatever the nulls do, so it sets up a conflict too.
     let mut needs: BTreeMap<String, BTreeMap<Vec<String>, Vec<String>>> = BTreeMap::new();
     for c in claims {
-        for n in c.robustness.iter().flat_map(|l| l.not_failing()) {
+        let held = |l: &'a lb_audit::MapLine| -> &'a [lb_audit::Need] {
+            if full {
+                if l.decides { &l.needs } else { &[] }
+            } else {
+                l.not_failing()
+            }
+        };
+        for n in c.robustness.iter().flat_map(held) {
             let mut values = n.values.clone();
             values.sort();
             let ids = needs
@@ -1217,6 +1276,7 @@ fn conflicts<'a>(claims: impl Iterator<Item = &'a ClaimRow>) -> Vec<Conflict> {
         .map(|(setting, vs)| Conflict {
             setting,
             sides: vs.into_iter().collect(),
+            full,
         })
         .collect()
 }
@@ -1353,6 +1413,16 @@ mod tests {
             "{w}"
         );
         assert!(!w.contains("read through a rate"), "{w}");
+        let controlled = lb_audit::Tally {
+            reproduced: 2,
+            uncertified: 1,
+            uncertified_controlled: 1,
+            alpha_sum: 0.045,
+            ..Default::default()
+        };
+        let w = super::error_rate(&controlled);
+        assert!(w.contains("1 is read on control-variate intervals"), "{w}");
+        assert!(!w.contains("read through a rate"), "{w}");
     }
 
     /// Two claims that need one setting at different values conflict; at
@@ -1426,5 +1496,23 @@ mod tests {
         // conflict still.
         partly.robustness[0].in_part = Some(vec![need("count_own", &["false"])]);
         assert_eq!(reading_conflicts([&map, &partly].into_iter()).len(), 1);
+        // Holding in part at both values, in full only at the other's: no
+        // conflict outright, but no single reading gives both in full.
+        partly.robustness[0].in_part = Some(vec![need("count_own", &["false", "true"])]);
+        assert!(reading_conflicts([&map, &partly].into_iter()).is_empty());
+        let full: Vec<String> = super::full_conflicts([&map, &partly].into_iter())
+            .iter()
+            .map(super::Conflict::words)
+            .collect();
+        assert_eq!(
+            full,
+            vec![
+                "`count_own`: `b` holds in full only at count_own = false; `a` holds in full \
+                 only at count_own = true"
+                    .to_string()
+            ]
+        );
+        // Claims needing the same value in full share it.
+        assert!(super::full_conflicts([&map, &foil("count_own", "true")].into_iter()).is_empty());
     }
 }

@@ -365,7 +365,9 @@ pub(crate) fn shared_words(statements: usize, deciding: &[(&str, &ClaimRow)]) ->
         .into_iter()
         .map(|((untested, v), ids)| {
             let what = match (untested, v.0) {
-                (true, _) => "tested nothing, and sets no status".to_string(),
+                (true, _) => "could not have failed (no point or null could tell it from its \
+                               denial; no statement's status rests on it)"
+                    .to_string(),
                 (false, Status::DoesNotDiscriminate) => {
                     "held, but so did a null or the foil".to_string()
                 }

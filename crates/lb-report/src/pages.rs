@@ -787,7 +787,7 @@ pub fn page(
          measured its intervals to cover 95%) and a claim looked at again is decided at a \
          higher one, so a figure's interval and a verdict's may differ slightly.\n\n",
     );
-    s.push_str("## What reproduced\n\n");
+    s.push_str("## What was audited, and how it came out\n\n");
     let exps: Vec<&ExperimentClaims> = experiments.iter().map(|(e, _)| e).collect();
     let _ = writeln!(
         s,
