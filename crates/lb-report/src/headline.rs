@@ -1028,11 +1028,13 @@ fn error_rate(family: &Tally) -> String {
     let mut kinds = Vec::new();
     if intervals > 0 {
         kinds.push(format!(
-            "{intervals} {} on a point's intervals, each decided at its own level (95.5% or \
+            "{intervals} {} on a point's intervals, each decided at its own level ({} or \
              more): where those intervals cover at that level, as lb's coverage certificate \
-             measures, each is wrong with a chance of at most 4.5% even where the truth sits \
+             measures, each is wrong with a chance of at most {} even where the truth sits \
              exactly on its threshold",
-            if intervals == 1 { "rests" } else { "rest" }
+            if intervals == 1 { "rests" } else { "rest" },
+            lb_manifest::calibration::stated_95_in_words(),
+            lb_manifest::calibration::miss_at_95_in_words()
         ));
     }
     if family.rate_bounded > 0 {
@@ -1040,9 +1042,10 @@ fn error_rate(family: &Tally) -> String {
         kinds.push(format!(
             "{n} {} confirmed through a rate of approach whose decision holds between the ends \
              of its steps' intervals as well, so that {} wrong only if one of the two intervals \
-             of the step where the limit would fail misses: at most twice that, 9%",
+             of the step where the limit would fail misses: at most twice that, {}",
             if n == 1 { "is" } else { "are" },
-            if n == 1 { "it is" } else { "each is" }
+            if n == 1 { "it is" } else { "each is" },
+            lb_manifest::calibration::twice_miss_at_95_in_words()
         ));
     }
     if family.unstable_bounded > 0 {
@@ -1374,7 +1377,7 @@ mod tests {
         };
         let w = super::error_rate(&rates_only);
         assert!(
-            w.contains("no bound is stated") && !w.contains("4.5%"),
+            w.contains("no bound is stated") && !w.contains("at most 4"),
             "{w}"
         );
         assert!(w.contains("2 are read through a rate"), "{w}");
