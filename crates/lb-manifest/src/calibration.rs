@@ -49,23 +49,23 @@ pub const CALIBRATION: [(f64, f64); 2] = [(0.95, 0.8), (0.999, 0.6)];
 
 /// The level a claim stated at 95% is decided at, in words ("96%").
 pub fn stated_95_in_words() -> String {
-    let l = 100.0 * decision_level(0.95, DecideAt::Calibrated);
-    let s = format!("{l:.2}");
-    format!("{}%", s.trim_end_matches('0').trim_end_matches('.'))
+    percent(decision_level(0.95, DecideAt::Calibrated))
 }
 
 /// The chance that one interval decided at the level a 95% claim is
 /// decided at misses, in words ("4%").
 pub fn miss_at_95_in_words() -> String {
-    let a = 100.0 * (1.0 - decision_level(0.95, DecideAt::Calibrated));
-    let s = format!("{a:.2}");
-    format!("{}%", s.trim_end_matches('0').trim_end_matches('.'))
+    percent(1.0 - decision_level(0.95, DecideAt::Calibrated))
 }
 
 /// Twice [`miss_at_95_in_words`] ("8%").
 pub fn twice_miss_at_95_in_words() -> String {
-    let a = 200.0 * (1.0 - decision_level(0.95, DecideAt::Calibrated));
-    let s = format!("{a:.2}");
+    percent(2.0 * (1.0 - decision_level(0.95, DecideAt::Calibrated)))
+}
+
+/// A fraction as a percentage, to at most two decimals: 0.955 → "95.5%".
+fn percent(x: f64) -> String {
+    let s = format!("{:.2}", 100.0 * x);
     format!("{}%", s.trim_end_matches('0').trim_end_matches('.'))
 }
 
@@ -96,6 +96,14 @@ pub fn decision_level(level: f64, at: DecideAt) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn levels_read_as_percentages() {
+        assert_eq!(percent(0.955), "95.5%");
+        assert_eq!(percent(0.96), "96%");
+        assert_eq!(percent(0.08), "8%");
+        assert_eq!(percent(0.9994), "99.94%");
+    }
 
     #[test]
     fn a_calibrated_level_is_stricter_and_nominal_is_the_level() {

@@ -51,8 +51,12 @@ pub fn standing(s: &Statement, exps: &[&ExperimentClaims]) -> Standing {
     // reach where nothing could, the claim holding by construction (a floor
     // every policy meets, an accounting identity), the reason the claims'
     // own ([`unreachable_reason`]).
+    // A claim that holds without discriminating because a null held too
+    // counts against its statement, except where the entry says what lb
+    // could add that would let the null fail (`could_audit`): the null then
+    // held on a setting of lb's, not against the statement's credit.
     if let Some((v, _, r)) = status_of(&rs)
-        && !tested(v, r)
+        && (!tested(v, r) || (v == Status::DoesNotDiscriminate && s.could_audit.is_some()))
     {
         let by_construction = r.untested.is_some() && !r.pending && !r.no_point();
         return if s.could_audit.is_some() || !by_construction {

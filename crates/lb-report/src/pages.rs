@@ -850,7 +850,7 @@ pub fn page(
     );
     let _ = writeln!(
         s,
-        "The table counts the same {} claims ({np} statements + {ns} stand-ins + {nc} checks + \
+        "The table counts the same {} claims ({np} paper claims + {ns} stand-ins + {nc} checks + \
          {no} conjectures) by experiment and verdict; its last row adds them up. \
          *Inconclusive* there is the headline's *undecided*, and a claim that holds but does \
          not discriminate, or that no point could decide, is counted in its own column, not \
