@@ -56,6 +56,7 @@ fn cfg(
             warmup_rule: Default::default(),
             advance: Default::default(),
             preference: false,
+            estimation: false,
         },
     }
 }

@@ -642,3 +642,44 @@ fn the_preference_a_run_visits_is_the_rules() {
     assert!(light.untied_delta_min.is_some_and(|d| d > 0.0), "{light:?}");
     assert_eq!(light.untilted, 0);
 }
+
+/// `run.estimation` reads each dispatcher's estimation error |Q_n − Q̃_mn|
+/// at the states its run visits (Zhou, Shroff and Wierman, Lemma 3) and
+/// changes nothing else: a Push of every server every slot without
+/// `count_own` dispatches on the start-of-slot queues, so its error is 0;
+/// a stale Push errs, and more the rarer its updates.
+#[test]
+fn the_estimation_error_a_run_reads_is_the_estimates_distance() {
+    let at = |update: LedUpdate, count_own: bool| {
+        let mut c = cfg(
+            poisson_system(3, het10(), 0.9),
+            led(LedDispatch::LJsq, update),
+            20_000,
+            2_000,
+        );
+        c.count_own = count_own;
+        let plain = lb_core::slotted::run(&c, &Seeds::from_u64(8, 1), 0);
+        c.run.estimation = true;
+        let s = lb_core::slotted::run(&c, &Seeds::from_u64(8, 1), 0);
+        let e = s.estimation.expect("an estimation summary");
+        let mut s = s;
+        s.estimation = None;
+        assert_eq!(s, plain, "reading the estimation error moved the run");
+        assert_eq!(e.slots, 18_000);
+        assert!(e.max >= e.mean, "{e:?}");
+        e
+    };
+    let fresh = at(LedUpdate::push(10, 1.0, PushWhen::Always, 10), false);
+    assert_eq!((fresh.mean, fresh.max), (0.0, 0.0), "{fresh:?}");
+    let often = at(push(2, 0.5), true);
+    let rarely = at(push(2, 0.02), true);
+    assert!(often.mean > 0.0, "{often:?}");
+    assert!(
+        rarely.mean > 2.0 * often.mean,
+        "{often:?} against {rarely:?}"
+    );
+    // A policy without local estimates is refused.
+    let mut c = cfg(poisson_system(3, het10(), 0.9), jsq(), 20_000, 2_000);
+    c.run.estimation = true;
+    assert!(c.validate().unwrap_err().contains("run.estimation"));
+}

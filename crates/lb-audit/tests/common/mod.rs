@@ -36,6 +36,7 @@ pub(crate) fn point(policy: PolicyConfig, load: f64) -> Point {
                 warmup_rule: Default::default(),
                 advance: Default::default(),
                 preference: false,
+                estimation: false,
             },
         }),
     }
@@ -70,6 +71,7 @@ pub(crate) fn summary(r: u64, response: f64, stable: bool) -> RunSummary {
         },
         blocks: None,
         preference: None,
+        estimation: None,
         stability: Stability {
             stable,
             slope: 0.0,

@@ -529,6 +529,11 @@ fn check_revision(policy: &str, revision: u8, current: u8) -> Result<(), String>
 }
 
 impl PolicyConfig {
+    /// Whether it is an LED policy, whose dispatchers keep local estimates.
+    pub fn is_led(&self) -> bool {
+        matches!(self, PolicyConfig::Led { .. })
+    }
+
     /// The paper's name: "L-JSQ-Push", "Power-of-2", "JIQ", …
     pub fn name(&self) -> String {
         match self {
@@ -735,6 +740,12 @@ pub struct RunLength {
     /// default, is left out of the JSON so that existing keys stand).
     #[serde(default, skip_serializing_if = "is_false")]
     pub preference: bool,
+    /// Whether the run reads each dispatcher's estimation error |Q_n − Q̃_mn|
+    /// at the states it visits ([`crate::slotted::estimation::ErrorWatch`];
+    /// false, the default, is left out of the JSON so that existing keys
+    /// stand).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub estimation: bool,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -804,6 +815,22 @@ impl SlottedConfig {
                         .into(),
                 );
             }
+        }
+        if self.run.estimation && !self.policy.is_led() {
+            return Err(format!(
+                "run.estimation reads |Q_n − Q̃_mn|, the error of a dispatcher's local \
+                 estimates: {} keeps none; read it for an LED policy",
+                self.policy.name()
+            ));
+        }
+        if self.run.estimation
+            && (self.granularity != Granularity::Batch || self.run.advance != Advance::Slot)
+        {
+            return Err(
+                "run.estimation reads the estimates a dispatcher dispatches a slot's arrivals \
+                 on: it needs granularity = \"batch\" and slot-by-slot runs"
+                    .into(),
+            );
         }
         // The stability test fits the second half: at least 3 batches there.
         if self.run.batches < 6 {

@@ -12,6 +12,7 @@ pub mod argmin;
 pub mod blocks;
 pub mod buckets;
 pub mod config;
+pub mod estimation;
 pub mod fifo;
 pub mod histogram;
 pub mod jsq_pair;

@@ -14,9 +14,9 @@ pub trait Observer {
     /// hands them over only then.
     const ESTIMATES: bool = false;
     /// The estimates dispatcher m dispatches on in measured slot t, before
-    /// its dispatch: its local estimates under an LED policy, the true
-    /// queues Q(t) otherwise.
-    fn estimates(&mut self, _t: u64, _m: usize, _est: &[u64]) {}
+    /// its dispatch (its local estimates under an LED policy, the true
+    /// queues Q(t) otherwise), and the true queues `q`.
+    fn estimates(&mut self, _t: u64, _m: usize, _est: &[u64], _q: &[u64]) {}
 }
 
 impl Observer for () {}

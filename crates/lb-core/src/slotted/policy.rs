@@ -1166,6 +1166,7 @@ mod tests {
                 warmup_rule: Default::default(),
                 advance: Default::default(),
                 preference: false,
+                estimation: false,
             },
         }
     }
@@ -1186,6 +1187,7 @@ mod tests {
                 warmup_rule: Default::default(),
                 advance: Default::default(),
                 preference: false,
+                estimation: false,
             },
         }
     }

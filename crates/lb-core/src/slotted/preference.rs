@@ -375,7 +375,7 @@ fn significant(x: f64) -> f64 {
 
 impl crate::slotted::observer::Observer for Watch {
     const ESTIMATES: bool = true;
-    fn estimates(&mut self, _t: u64, _m: usize, est: &[u64]) {
+    fn estimates(&mut self, _t: u64, _m: usize, est: &[u64], _q: &[u64]) {
         let pref = at(self.rule, &self.mu, est);
         let s = &mut self.summary;
         s.dispatcher_slots += 1;

@@ -17,10 +17,20 @@ use crate::streams::{Seeds, ServiceWords, Streams};
 /// # Panics
 /// If `cfg` does not validate; call [`SlottedConfig::validate`] first.
 pub fn run(cfg: &SlottedConfig, seeds: &Seeds, r: u64) -> RunSummary {
-    if cfg.run.preference {
-        let mut watch = crate::slotted::preference::Watch::new(cfg);
+    if cfg.run.preference || cfg.run.estimation {
+        let mut watch = crate::slotted::estimation::Estimates {
+            preference: cfg
+                .run
+                .preference
+                .then(|| crate::slotted::preference::Watch::new(cfg)),
+            error: cfg
+                .run
+                .estimation
+                .then(|| crate::slotted::estimation::ErrorWatch::new(cfg)),
+        };
         let mut s = run_observed(cfg, seeds, r, &mut watch);
-        s.preference = Some(watch.summary());
+        s.preference = watch.preference.map(|w| w.summary());
+        s.estimation = watch.error.map(|w| w.summary());
         return s;
     }
     run_observed(cfg, seeds, r, &mut ())
@@ -199,7 +209,7 @@ fn slot_loop<O: Observer, S: Service>(
         // 2. Dispatch on the start-of-slot snapshot.
         if O::ESTIMATES && measuring {
             for d in 0..m {
-                obs.estimates(t, d, policy.estimates(d).unwrap_or(&q));
+                obs.estimates(t, d, policy.estimates(d).unwrap_or(&q), &q);
             }
         }
         let mut msgs = policy.dispatch_slot(&a, &q, &mut st.policy, &mut asg);
@@ -276,6 +286,7 @@ fn slot_loop<O: Observer, S: Service>(
         trace,
         blocks: None,
         preference: None,
+        estimation: None,
     }
 }
 
@@ -440,6 +451,7 @@ mod tests {
                     warmup_rule: Default::default(),
                     advance: Default::default(),
                     preference: false,
+                    estimation: false,
                 },
             };
             let seeds = Seeds::from_u64(3, 4);

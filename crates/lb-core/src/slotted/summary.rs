@@ -62,6 +62,24 @@ pub struct RunSummary {
     /// (`run.preference`, [`crate::slotted::preference::Watch`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preference: Option<PreferenceSummary>,
+    /// Present when the run read its estimation error (`run.estimation`,
+    /// [`crate::slotted::estimation::ErrorWatch`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimation: Option<EstimationSummary>,
+}
+
+/// The estimation error X_mn(t) = |Q_n(t) − Q̃_mn(t)| of Zhou, Shroff and
+/// Wierman's Lemma 3 at the states a run visited, over its measured slots.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EstimationSummary {
+    /// Measured slots read.
+    pub slots: u64,
+    /// The time average of X_mn, averaged over dispatchers and servers.
+    pub mean: f64,
+    /// The largest time average of X_mn over the pairs (m, n): what the
+    /// lemma bounds, "for all m and n".
+    pub max: f64,
 }
 
 /// The dispatching preference at the estimate states a run visited (Zhou,
@@ -118,6 +136,7 @@ impl RunSummary {
             trace,
             blocks: None,
             preference: None,
+            estimation: None,
         }
     }
 }

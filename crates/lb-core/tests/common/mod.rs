@@ -67,6 +67,7 @@ pub(crate) fn cfg(
             warmup_rule: Default::default(),
             advance: Default::default(),
             preference: false,
+            estimation: false,
         },
     }
 }

@@ -22,7 +22,7 @@ const HEAVY_TRAFFIC: &[&str] = &["epsilon", "epsilon_frac"];
 /// The metrics, the table's first and in its column order. Labels are
 /// figure markup (`_x`/`_{…}` subscripts, `^x`/`^{…}` superscripts), units
 /// in parentheses: the slotted model's time unit is the slot.
-pub(crate) const METRICS: [MetricInfo; 16] = [
+pub(crate) const METRICS: [MetricInfo; 19] = [
     m(
         "mean_response",
         "Mean response time (slots)",
@@ -65,6 +65,17 @@ pub(crate) const METRICS: [MetricInfo; 16] = [
         Real,
     )
     .only_with(HEAVY_TRAFFIC),
+    // The estimation error (Zhou, Shroff and Wierman, Lemma 3) stays bounded
+    // as ε → 0, so ε times its largest pair's vanishes at rate 1, where
+    // updates that grow rare with ε let it grow like 1/ε.
+    m(
+        "eps_estimation_error",
+        "ε·max_(m,n) E[|Q_n − Q̃_mn|]",
+        false,
+        false,
+        Real,
+    )
+    .only_with(HEAVY_TRAFFIC),
     m("p50", "Median response time (slots)", false, true, Real),
     m(
         "p90",
@@ -89,6 +100,22 @@ pub(crate) const METRICS: [MetricInfo; 16] = [
     ),
     // The dispatching preference at the states a run visits (Zhou, Shroff
     // and Wierman, Definitions 4–6), where `run.preference` reads it.
+    // The estimation error |Q_n − Q̃_mn| of Zhou, Shroff and Wierman's
+    // Lemma 3, where `run.estimation` reads it.
+    m(
+        "estimation_error",
+        "Mean estimation error |Q_n − Q̃_mn| (jobs)",
+        false,
+        false,
+        Real,
+    ),
+    m(
+        "estimation_error_max",
+        "Largest time-averaged estimation error over (m, n) (jobs)",
+        false,
+        false,
+        Real,
+    ),
     m(
         "tilt_delta",
         "Least δ = min(∆_{m1}, −∆_{mN}) over the run",
@@ -161,6 +188,8 @@ pub fn precision_value(name: &str, s: &RunSummary) -> Option<f64> {
         "all_tied_share" => s
             .preference
             .map(|p| p.all_tied as f64 / p.dispatcher_slots.max(1) as f64),
+        "estimation_error" => s.estimation.map(|e| e.mean),
+        "estimation_error_max" => s.estimation.map(|e| e.max),
         _ => None,
     }
 }
@@ -181,6 +210,7 @@ pub fn value(name: &str, c: &SlottedConfig, s: &RunSummary) -> Option<f64> {
         "eps_sum_q" => Some(sys.epsilon() * s.mean_sum_q),
         "zeta_ratio" => Some(sys.epsilon() * s.mean_sum_q / sys.zeta()),
         "eps_imbalance" => s.blocks.is_none().then(|| sys.epsilon() * s.imbalance),
+        "eps_estimation_error" => s.estimation.map(|e| sys.epsilon() * e.max),
         "p_unstable" => Some(if s.stability.stable { 0.0 } else { 1.0 }),
         _ => precision_value(name, s),
     }
@@ -459,6 +489,7 @@ mod tests {
                 warmup_rule: Default::default(),
                 advance: Default::default(),
                 preference: false,
+                estimation: false,
             },
         }
     }

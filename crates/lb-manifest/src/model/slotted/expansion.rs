@@ -71,6 +71,7 @@ fn settings(
                 warmup_rule: r.warmup_rule,
                 advance: r.advance,
                 preference: r.preference,
+                estimation: r.estimation,
             },
             replications: full_reps,
             pilot: RunLength {
@@ -80,6 +81,7 @@ fn settings(
                 warmup_rule: WarmupRule::Fixed,
                 advance: Default::default(),
                 preference: false,
+                estimation: false,
             },
             pilot_replications: pilot_reps,
             iterations,
@@ -110,6 +112,7 @@ fn settings(
                     warmup_rule: r.warmup_rule,
                     advance: r.advance,
                     preference: r.preference,
+                    estimation: r.estimation,
                 },
                 replications: Replications::Fixed(reps),
                 pilot: RunLength {
@@ -119,6 +122,7 @@ fn settings(
                     warmup_rule: WarmupRule::Fixed,
                     advance: Default::default(),
                     preference: false,
+                    estimation: false,
                 },
                 pilot_replications: 1,
                 iterations: iterations.min(8),

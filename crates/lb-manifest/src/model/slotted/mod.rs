@@ -634,6 +634,13 @@ run_sections! {
         /// granularity only.
         #[serde(default)]
         preference: bool,
+        /// Read each dispatcher's estimation error |Q_n − Q̃_mn| at the states
+        /// the run visits (Zhou, Shroff and Wierman, Lemma 3): the metrics
+        /// `estimation_error` (averaged over dispatchers and servers) and
+        /// `estimation_error_max` (the largest pair's). LED policies and
+        /// `batch` granularity only.
+        #[serde(default)]
+        estimation: bool,
     }
     /// `[quick]`: what `lb run --quick` uses instead of `[run]`.
     quick {
