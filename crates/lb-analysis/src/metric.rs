@@ -99,6 +99,7 @@ mod tests {
                 warmup_rule: Default::default(),
                 advance: Default::default(),
                 preference: true,
+                estimation: false,
             },
         };
         let point = Point {
