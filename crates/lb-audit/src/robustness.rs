@@ -32,6 +32,10 @@ pub struct Combination {
     pub verdicts: Vec<Verdict>,
     /// Points the claims read that lack replications or records.
     pub missing: usize,
+    /// Why the paper's text rules this combination out, where it does
+    /// (the map's `excluded`): shown, and read by no decision.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub excluded: Option<String>,
 }
 
 /// What decides one claim across the map.
@@ -139,6 +143,7 @@ pub fn audit_maps(
                         base: v.base,
                         verdicts: audited.iter().map(|a| a.verdict).collect(),
                         missing: audited.iter().map(|a| a.missing.len()).sum(),
+                        excluded: r.excluded_by(&v.values),
                     }
                 })
                 .collect();
@@ -153,12 +158,16 @@ pub fn audit_maps(
                 .map(|(k, c)| MapClaim {
                     id: c.id.clone(),
                     statement: c.statement.clone(),
-                    decision: decide(
-                        &settings,
-                        &combinations
-                            .iter()
-                            .map(|x| (x.values.clone(), x.verdicts[k]))
-                            .collect::<Vec<_>>(),
+                    decision: ruled_out(
+                        decide(
+                            &settings,
+                            &combinations
+                                .iter()
+                                .filter(|x| x.excluded.is_none())
+                                .map(|x| (x.values.clone(), x.verdicts[k]))
+                                .collect::<Vec<_>>(),
+                        ),
+                        combinations.iter().filter(|x| x.excluded.is_some()).count(),
                     ),
                 })
                 .collect();
@@ -171,6 +180,19 @@ pub fn audit_maps(
             }
         })
         .collect()
+}
+
+/// A decision over the combinations the text allows, saying how many it
+/// rules out (`ruled_out`), which it does not read.
+fn ruled_out(mut d: Decision, ruled_out: usize) -> Decision {
+    if ruled_out > 0 {
+        d.summary = format!(
+            "{} (over the {} combinations the text allows; the {ruled_out} it rules out are \
+             shown and decide nothing)",
+            d.summary, d.combinations
+        );
+    }
+    d
 }
 
 /// Subsets of 0..n of size k, in lexicographic order.
@@ -421,10 +443,10 @@ pub fn markdown(maps: &[MapResult], figures: Option<&Path>) -> String {
         let _ = writeln!(s, "|{}", " --- |".repeat(head.len()));
         for c in &m.combinations {
             let mut row: Vec<String> = c.values.iter().map(|x| md(x)).collect();
-            row.push(if c.base {
-                "*manifest*".into()
-            } else {
-                String::new()
+            row.push(match (c.base, &c.excluded) {
+                (true, _) => "*manifest*".into(),
+                (false, Some(_)) => "*ruled out by the text*".into(),
+                (false, None) => String::new(),
             });
             row.extend(c.verdicts.iter().map(|v| mark(*v).to_string()));
             let _ = writeln!(s, "| {} |", row.join(" | "));
@@ -432,6 +454,16 @@ pub fn markdown(maps: &[MapResult], figures: Option<&Path>) -> String {
         s.push('\n');
         for c in &m.claims {
             let _ = writeln!(s, "- `{}`: {}.", c.id, c.decision.summary);
+        }
+        let mut why: Vec<&str> = m
+            .combinations
+            .iter()
+            .filter_map(|c| c.excluded.as_deref())
+            .collect();
+        why.sort_unstable();
+        why.dedup();
+        for w in why {
+            let _ = writeln!(s, "- Ruled out by the text: {}", md(w));
         }
         let missing: usize = m.combinations.iter().map(|c| c.missing).sum();
         if missing > 0 {
@@ -460,6 +492,7 @@ pub fn claim_json(maps: &[MapResult], id: &str) -> Vec<serde_json::Value> {
                     "values": c.values,
                     "base": c.base,
                     "verdict": c.verdicts[k],
+                    "excluded": c.excluded,
                 })).collect::<Vec<_>>(),
             }))
         })

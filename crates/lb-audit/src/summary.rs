@@ -294,6 +294,9 @@ pub enum Voice {
     Statements,
     /// Claims.
     Claims,
+    /// Stand-ins of a paper lb does not hold: read at lb's settings, not
+    /// the paper's, so one that fails fails there.
+    Unheld,
 }
 
 /// Verdicts counted as a reader counts them: a confirmation that does not
@@ -412,9 +415,10 @@ impl Tally {
         let (yes, no) = match voice {
             Voice::Statements => ("reproduced", "not reproduced"),
             Voice::Claims => ("hold", "fail"),
+            Voice::Unheld => ("hold", "fail at lb's setting"),
         };
         let verb = |n: usize, one: &'static str, many: &'static str| match voice {
-            Voice::Claims if n == 1 => one,
+            Voice::Claims | Voice::Unheld if n == 1 => one,
             _ => many,
         };
         let mut parts = vec![
@@ -423,7 +427,19 @@ impl Tally {
                 self.reproduced,
                 verb(self.reproduced, "holds", yes)
             ),
-            format!("{} {}", self.refuted, verb(self.refuted, "fails", no)),
+            format!(
+                "{} {}",
+                self.refuted,
+                verb(
+                    self.refuted,
+                    if voice == Voice::Unheld {
+                        "fails at lb's setting"
+                    } else {
+                        "fails"
+                    },
+                    no
+                )
+            ),
             format!("{} undecided", self.inconclusive),
         ];
         if self.partly > 0 {

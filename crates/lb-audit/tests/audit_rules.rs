@@ -543,7 +543,9 @@ fn an_ordering_at_a_stated_overhead_reads_only_points_at_it() {
 /// dispatchers agreeing on a tie, while JSQ still herds on a unique shortest
 /// queue — is read by size: where it holds with an effect wholly below the
 /// claim's, the part it takes away makes the difference and the point
-/// informs; where its effect is as large, the point decides nothing.
+/// informs; where its effect is as large, the point decides nothing. The
+/// herd credit carries the information nulls with it: here Random and WR
+/// lose to B at both loads, so they take no point away.
 #[test]
 fn a_null_that_takes_away_part_of_the_credit_is_read_by_size() {
     let xs = [10.0, 20.0, 30.0, 40.0, 50.0];
@@ -558,11 +560,18 @@ fn a_null_that_takes_away_part_of_the_credit_is_read_by_size() {
         WR,
         &[("0.5", plus(xs, 1.0)), ("0.9", plus(xs, 2.0))],
     ));
+    for label in ["Random", "WR"] {
+        rs.extend(sweep(
+            label,
+            WR,
+            &[("0.5", plus(xs, 20.0)), ("0.9", plus(xs, 20.0))],
+        ));
+    }
     let mut c = ordering();
     c.credits = Some(claim::Credit::Herd);
     assert_eq!(
         c.nulls().iter().map(|n| n.id.as_str()).collect::<Vec<_>>(),
-        ["c/null-independent-ties"]
+        ["c/null-independent-ties", "c/null-Random", "c/null-WR"]
     );
     let r = audit_claim("e", &c, &rs);
     assert_eq!(r.verdict, Verdict::Confirmed, "{r:?}");
@@ -575,5 +584,47 @@ fn a_null_that_takes_away_part_of_the_credit_is_read_by_size() {
             .as_deref()
             .is_some_and(|u| u.contains("holds here too")),
         "{high:?}"
+    );
+}
+
+/// An ordering credited to the herd of the policy it beats is decided
+/// where a policy that uses no information does not beat that policy too:
+/// where weighted random beats the herding policy as well, the herd alone
+/// decides and the point says nothing of the better policy.
+#[test]
+fn a_herd_ordering_is_decided_where_no_information_loses() {
+    let xs = [10.0, 20.0, 30.0, 40.0, 50.0];
+    let mut rs = sweep("A", JSQ, &[("0.5", xs), ("0.9", xs)]);
+    rs.extend(sweep(
+        "B",
+        WR,
+        &[("0.5", plus(xs, 10.0)), ("0.9", plus(xs, 10.0))],
+    ));
+    rs.extend(sweep(
+        "B (independent ties)",
+        WR,
+        &[("0.5", plus(xs, 30.0)), ("0.9", plus(xs, 30.0))],
+    ));
+    rs.extend(sweep(
+        "Random",
+        PolicyConfig::Random,
+        &[("0.5", plus(xs, 30.0)), ("0.9", plus(xs, 30.0))],
+    ));
+    rs.extend(sweep(
+        "WR",
+        WR,
+        &[("0.5", plus(xs, 2.0)), ("0.9", plus(xs, 30.0))],
+    ));
+    let mut c = ordering();
+    c.credits = Some(claim::Credit::Herd);
+    let r = audit_claim("e", &c, &rs);
+    assert_eq!(r.verdict, Verdict::Confirmed, "{r:?}");
+    assert_eq!(r.informative, (1, 2), "{r:?}");
+    let low = r.checks.iter().find(|k| k.at == "load=0.5").unwrap();
+    assert!(
+        low.uninformative
+            .as_deref()
+            .is_some_and(|u| u.contains("null WR holds here too")),
+        "{low:?}"
     );
 }

@@ -442,6 +442,19 @@ impl Credit {
         })
     }
 
+    /// The credit it carries with it, whose nulls a claim crediting it is
+    /// held to as well. An ordering credited to the herd of the policy it
+    /// beats is an ordering of the better policy's information too: where
+    /// uniform Random or weighted random, which use none, beat the herding
+    /// policy as well, the herd alone decides and the point says nothing of
+    /// the better policy ([`Credit::Information`]).
+    pub fn carries(self) -> Option<Credit> {
+        match self {
+            Credit::Herd => Some(Credit::Information),
+            _ => None,
+        }
+    }
+
     /// Every credit, in the order docs/AUDITING.md lists them.
     pub const ALL: [Credit; 10] = [
         Credit::Information,
@@ -660,8 +673,23 @@ impl Claim {
     /// credit's, or, for a delay, its two policies "(fresh)"; each with the
     /// policy of the claim it is the counterpart of, where it is one.
     pub fn null_policies(&self) -> Vec<(String, Option<String>)> {
-        let mut all = self.null_policies_of(self.credits);
-        all.extend(self.null_policies_of(self.also_credits));
+        self.held_credits()
+            .into_iter()
+            .flat_map(|c| self.null_policies_of(Some(c)))
+            .collect()
+    }
+
+    /// The credits whose nulls it is held to: `credits`, `also_credits`,
+    /// and what each carries with it ([`Credit::carries`]), once each.
+    pub fn held_credits(&self) -> Vec<Credit> {
+        let mut all: Vec<Credit> = Vec::new();
+        for c in self.credits.into_iter().chain(self.also_credits) {
+            for c in std::iter::once(c).chain(c.carries()) {
+                if !all.contains(&c) {
+                    all.push(c);
+                }
+            }
+        }
         all
     }
 
@@ -694,9 +722,10 @@ impl Claim {
     /// subject replaced by a policy just outside what it credits. The rule
     /// is here, once, for every manifest.
     pub fn nulls(&self) -> Vec<Claim> {
-        let mut all = self.nulls_of(self.credits);
-        all.extend(self.nulls_of(self.also_credits));
-        all
+        self.held_credits()
+            .into_iter()
+            .flat_map(|c| self.nulls_of(Some(c)))
+            .collect()
     }
 
     /// [`Claim::nulls`] of one credit.

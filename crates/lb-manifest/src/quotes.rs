@@ -492,6 +492,23 @@ pub fn collect(
                 }
             }
         }
+        // A map's values the text rules out, with the sentence that does.
+        let maps = t.get("robustness").and_then(|r| r.as_array()).cloned();
+        for r in maps.unwrap_or_default() {
+            let name = s(&r, "name").unwrap_or_default();
+            let excluded = r.get("excluded").and_then(|x| x.as_array()).cloned();
+            for x in excluded.unwrap_or_default() {
+                let Some(v) = s(&x, "says") else { continue };
+                for (p, at) in passages(&v) {
+                    out.push(Quote {
+                        file: m.clone(),
+                        place: format!("map `{name}`, excluded"),
+                        paper: attributed(&v, at, papers, &exp_paper).to_string(),
+                        text: p,
+                    });
+                }
+            }
+        }
     }
     let mut invs: Vec<PathBuf> = std::fs::read_dir(inventory_dir)
         .map(|d| d.flatten().map(|e| e.path()).collect())

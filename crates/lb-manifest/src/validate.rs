@@ -696,7 +696,7 @@ fn ranges_foils_and_nulls(l: &Parsed, claims: &[Claim]) -> R {
                 "also_credits names a second credit: give the first in credits",
             ));
         }
-        for credit in c.credits.into_iter().chain(c.also_credits) {
+        for credit in c.held_credits() {
             if !credit.applies_to(c.check.kind()) {
                 return Err(l.error(
                     &format!("{at}.credits"),

@@ -12,7 +12,8 @@ const CLAIM: &str = "\n[[claim]]\nid = \"c\"\nstatement = \"s\"\nsource = \"x\"\
 const POLICIES: &str = "\n[[policy]]\nlabel = \"JSQ (independent ties)\"\nspec = \"JSQ\"\n\
                         tie_break = \"random\"\n\n[[policy]]\nlabel = \"JSQ (fresh)\"\n\
                         spec = \"JSQ\"\n\n[[policy]]\nlabel = \"L-JSQ-Push (fresh)\"\n\
-                        spec = \"L-JSQ-Push\"\nd = 2\np_hat = 1.0\npush_when = \"always\"\n";
+                        spec = \"L-JSQ-Push\"\nd = 2\np_hat = 1.0\npush_when = \"always\"\n\n\
+                        [[policy]]\nspec = \"Random\"\n\n[[policy]]\nspec = \"WR\"\n";
 
 fn nulls(claim: &str) -> Vec<(String, String)> {
     let text = GOOD.replacen("[run]", &format!("{POLICIES}\n[run]"), 1);
@@ -27,8 +28,9 @@ fn nulls(claim: &str) -> Vec<(String, String)> {
 }
 
 /// A claim crediting the herd of the policy it beats is held to that policy
-/// with its dispatchers breaking ties each on its own; the loader asks for
-/// it by name.
+/// with its dispatchers breaking ties each on its own, and to the policies
+/// that use no information in its better's place (the credit carries them);
+/// the loader asks for each by name.
 #[test]
 fn a_herd_credit_is_held_to_independent_ties() {
     let e = err(&format!("{GOOD}{CLAIM}"));
@@ -39,11 +41,23 @@ fn a_herd_credit_is_held_to_independent_ties() {
     );
     assert_eq!(
         nulls(CLAIM),
-        [(
-            "L-JSQ-Push".to_string(),
-            "JSQ (independent ties)".to_string()
-        )]
+        [
+            (
+                "L-JSQ-Push".to_string(),
+                "JSQ (independent ties)".to_string()
+            ),
+            ("Random".to_string(), "JSQ".to_string()),
+            ("WR".to_string(), "JSQ".to_string()),
+        ]
     );
+    let text = GOOD.replacen(
+        "[run]",
+        "\n[[policy]]\nlabel = \"JSQ (independent ties)\"\nspec = \"JSQ\"\n\
+         tie_break = \"random\"\n\n[run]",
+        1,
+    );
+    let e = err(&format!("{text}{CLAIM}"));
+    assert!(e.message.contains("spec = \"Random\""), "{e}");
 }
 
 /// A second credit, for a sentence that names two causes, adds its nulls
@@ -58,6 +72,8 @@ fn a_second_credit_keeps_its_nulls() {
                 "L-JSQ-Push".to_string(),
                 "JSQ (independent ties)".to_string()
             ),
+            ("Random".to_string(), "JSQ".to_string()),
+            ("WR".to_string(), "JSQ".to_string()),
             ("L-JSQ-Push (fresh)".to_string(), "JSQ (fresh)".to_string()),
         ]
     );

@@ -44,7 +44,21 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
     let mut deciding = Vec::new();
     let mut threshold_ours = 0;
     let mut in_full: Vec<String> = Vec::new();
+    let mut per_result: Vec<String> = Vec::new();
+    let mut n_results = 0;
     for inv in inventories {
+        let rs = as_stated_results(inv, experiments);
+        n_results += rs.len();
+        if !rs.is_empty() {
+            per_result.push(format!(
+                "{}'s {}",
+                inv.paper.authors,
+                rs.iter()
+                    .map(|(r, k)| format!("{r} ({k})"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ));
+        }
         in_full.extend(
             crate::inventory::in_full(inv, experiments)
                 .into_iter()
@@ -141,7 +155,7 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
              unit: theorems, lemmas, propositions, corollaries, figure claims, examples, remarks \
              and headline sentences; definitions, and sentences reporting another paper's \
              result, are not counted):\n\n\
-             - **{} audited as stated**: {}{}.{}{}\n\
+             - **{} audited as stated**{}: {}{}.{}{}\n\
              - **Reproduced in full** (at every reading tried, at thresholds the paper gives, no \
              part untested): {}.{}\n\
              - **{} through our stand-ins only**{}.\n\
@@ -150,6 +164,16 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
             n.iter().sum::<usize>(),
             inventories.len(),
             n[0],
+            if per_result.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    ", of {} of the papers' results, each with the sentences restating it \
+                     ({})",
+                    n_results,
+                    per_result.join("; ")
+                )
+            },
             crate::inventory::in_words(&statuses),
             if refuted == 0 {
                 ", 0 not reproduced"
@@ -188,7 +212,8 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
         )
     };
     format!(
-        "{statements}\n\n**The claims that decide them:** {} claims of origin `paper` (a \
+        "{statements}\n\n**Every claim, by origin** (a statement may rest on several claims, \
+         and a claim decide several statements): {} claims of origin `paper` (a \
          statement as the paper makes it, at its setting): {}. {} stand-ins of ours: {}. {} of lb's own checks ({required} required): \
          {}.{}",
         p.total(),
@@ -341,7 +366,7 @@ pub fn per_paper(
             {
                 let mut t = ss;
                 t.add(&ps);
-                t.words(Voice::Claims)
+                t.words(Voice::Unheld)
             }
         );
         let words = in_words(
@@ -452,6 +477,23 @@ fn homes(inv: &Inventory) -> Vec<(&lb_manifest::inventory::Statement, String)> {
             (*st, home.unwrap_or_else(|| own_name(st)))
         })
         .collect()
+}
+
+/// The results (by the paper's names, as the first screen's rows) with
+/// statements audited as stated, each with how many, in the paper's order.
+fn as_stated_results(inv: &Inventory, exps: &[&ExperimentClaims]) -> Vec<(String, usize)> {
+    use crate::inventory::{Standing, standing};
+    let mut out: Vec<(String, usize)> = Vec::new();
+    for (st, home) in homes(inv) {
+        if standing(st, exps) != Standing::AsStated {
+            continue;
+        }
+        match out.iter_mut().find(|(r, _)| *r == home) {
+            Some((_, k)) => *k += 1,
+            None => out.push((home, 1)),
+        }
+    }
+    out
 }
 
 /// A held paper's results by its own names: one row per result, its one

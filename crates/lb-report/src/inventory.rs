@@ -369,8 +369,9 @@ pub(crate) fn shared_words(statements: usize, deciding: &[(&str, &ClaimRow)]) ->
         .into_iter()
         .map(|((untested, v), ids)| {
             let what = match (untested, v.0) {
-                (true, _) => "could not have failed (no point or null could tell it from its \
-                               denial; no statement's status rests on it)"
+                (true, _) => "tested nothing (each held, but no null or foil failed at its \
+                               points, or no point could decide it; no statement's status rests \
+                               on it)"
                     .to_string(),
                 (false, Status::DoesNotDiscriminate) => {
                     "held, but so did a null or the foil".to_string()

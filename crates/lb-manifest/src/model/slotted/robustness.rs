@@ -96,6 +96,37 @@ pub struct RobustnessToml {
     /// manifest that takes the key (breaks ties; sets a budget; fixes p̂),
     /// and for `granularity` the system's.
     pub policies: Option<Vec<String>>,
+    /// Values the map tries that the paper's text rules out, each with the
+    /// sentence that does: their combinations are audited and shown, marked,
+    /// and decide nothing of where the claim holds (a map reads the
+    /// settings the text leaves open).
+    #[serde(default)]
+    pub excluded: Vec<ExcludedValue>,
+}
+
+/// A value a map tries that the text rules out (`excluded`).
+#[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExcludedValue {
+    /// One of the map's settings.
+    pub setting: String,
+    /// One of its values, as the map shows it ("random", "false",
+    /// "Power-of-2's messages").
+    pub value: String,
+    /// Why the text rules it out: the paper's sentence, quoted verbatim
+    /// from the held text, and what it says of the value.
+    pub says: String,
+}
+
+impl RobustnessToml {
+    /// Why the text rules out a combination (its values as
+    /// [`Variant::values`] lists them), where it rules out one of them.
+    pub fn excluded_by(&self, values: &[(String, String)]) -> Option<String> {
+        self.excluded
+            .iter()
+            .find(|x| values.iter().any(|(s, v)| *s == x.setting && *v == x.value))
+            .map(|x| format!("{} = {}: {}", x.setting, x.value, x.says))
+    }
 }
 
 /// One value of a setting, as the map shows it.
@@ -381,16 +412,27 @@ pub fn variants(
                 &pinned,
             );
             let describe = words(&combo);
+            let values: Vec<(String, String)> = combo
+                .iter()
+                .map(|(s, v)| (s.to_string(), v.word()))
+                .collect();
+            let base = fingerprint(&plan) == own;
+            if base && let Some(why) = r.excluded_by(&values) {
+                return Err(l.error(
+                    &format!("robustness[{i}].excluded"),
+                    format!(
+                        "the manifest's own setting is one the map says the text rules out \
+                         ({why}): a claim is read at a setting the text allows"
+                    ),
+                ));
+            }
             let mut plan = plan;
             plan.name = format!("{} [robustness {}: {describe}]", plan.name, r.name);
             out.push(Variant {
                 map: i,
-                values: combo
-                    .iter()
-                    .map(|(s, v)| (s.to_string(), v.word()))
-                    .collect(),
+                values,
                 pins,
-                base: fingerprint(&plan) == own,
+                base,
                 plan,
             });
         }
@@ -486,6 +528,50 @@ pub fn validate(l: &SpanIndex, m: &Manifest) -> Result<(), ManifestError> {
         map_settings(l, m, i, &settings, &sweep)?;
         map_policies(l, m, i, r)?;
         map_values(l, m, i, r, &settings)?;
+        map_excluded(l, i, r, &settings)?;
+    }
+    Ok(())
+}
+
+/// Map `i`'s `excluded`: each a value of one of its settings, not the
+/// manifest's own (the experiment's reading is one the text allows), with
+/// the sentence that rules it out.
+fn map_excluded(
+    l: &SpanIndex,
+    i: usize,
+    r: &RobustnessToml,
+    settings: &[(&'static str, Vec<Value>)],
+) -> Result<(), ManifestError> {
+    for (j, x) in r.excluded.iter().enumerate() {
+        let at = |k: &str| map_key(i, &format!("excluded[{j}].{k}"));
+        let Some((_, values)) = settings.iter().find(|(n, _)| *n == x.setting) else {
+            return Err(l.error(
+                &at("setting"),
+                format!(
+                    "\"{}\" is not a setting this map varies; it varies: {}",
+                    x.setting,
+                    list(&settings.iter().map(|(n, _)| *n).collect::<Vec<_>>())
+                ),
+            ));
+        };
+        let words: Vec<String> = values.iter().map(Value::word).collect();
+        if !words.contains(&x.value) {
+            return Err(l.error(
+                &at("value"),
+                format!(
+                    "\"{}\" is not one of {}'s values in this map: {}",
+                    x.value,
+                    x.setting,
+                    words.join(", ")
+                ),
+            ));
+        }
+        if x.says.trim().is_empty() {
+            return Err(l.error(
+                &at("says"),
+                "give the sentence of the paper that rules the value out, quoted",
+            ));
+        }
     }
     Ok(())
 }
