@@ -263,11 +263,24 @@ fn bound_check(c: &Bound, m: Metric, at: &Reading, shift: f64) -> PointCheck {
             Verdict::Inconclusive
         },
         note: Some(if stable {
+            // The replications' own mean may lie on the failing side while
+            // the paired margin decides: say so where it is read.
+            let other_side = if ge {
+                metric_mean < bound
+            } else {
+                metric_mean > bound
+            };
             format!(
-                "{} = {} against the bound {}",
+                "{} = {} against the bound {}{}",
                 m.name(),
                 sig5(metric_mean),
-                sig5(bound)
+                sig5(bound),
+                if other_side {
+                    " (this mean of the replications lies on the failing side of the bound; \
+                     the verdict reads the paired margin's interval, beside)"
+                } else {
+                    ""
+                }
             )
         } else {
             "unstable: no steady state to compare".into()

@@ -603,7 +603,7 @@ fn a_herd_ordering_is_decided_where_no_information_loses() {
     rs.extend(sweep(
         "B (independent ties)",
         WR,
-        &[("0.5", plus(xs, 30.0)), ("0.9", plus(xs, 30.0))],
+        &[("0.5", plus(xs, -5.0)), ("0.9", plus(xs, -5.0))],
     ));
     rs.extend(sweep(
         "Random",

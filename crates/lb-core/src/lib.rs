@@ -34,6 +34,7 @@
 //!         warmup_rule: Default::default(),
 //!         advance: Default::default(),
 //!         preference: false,
+//!         estimation: false,
 //!     },
 //! };
 //! let s = lb_core::slotted::run(&cfg, &Seeds::from_u64(1, 2), 0);

@@ -387,3 +387,57 @@ fn a_claim_reading_an_led_policy_is_mapped_over_count_own_where_others_are() {
     let plain = with(claim("jsq-beats-random", "JSQ"));
     load_str(Path::new("exp/ok.toml"), &plain, Profile::Full).unwrap_or_else(|e| panic!("{e}"));
 }
+
+/// A map may name values the text rules out (`excluded`), with the sentence
+/// that does: each names one of the map's settings and one of its values,
+/// never the manifest's own, and says why; the combinations holding one
+/// carry that reason.
+#[test]
+fn a_value_the_text_rules_out_is_named_checked_and_carried() {
+    let with = |x: &str| format!("{MANIFEST}\n[[robustness.excluded]]\n{x}\n");
+    let ok = with("setting = \"tie_break\"\nvalue = \"lowest\"\nsays = \"§1: \\\"all to one\\\"\"");
+    let e = load_str(Path::new("t.toml"), &ok, Profile::Full).unwrap();
+    let maps = e.loaded.manifest.robustness_maps();
+    let ruled: Vec<bool> = e
+        .variants
+        .iter()
+        .map(|v| maps[v.map].excluded_by(&v.values).is_some())
+        .collect();
+    assert_eq!(ruled.iter().filter(|r| **r).count(), 4, "{ruled:?}");
+    for v in &e.variants {
+        let why = maps[v.map].excluded_by(&v.values);
+        assert_eq!(why.is_some(), v.describe().contains("tie_break=lowest"));
+        assert!(why.is_none_or(|w| w.starts_with("tie_break = lowest: §1")));
+    }
+    let e = load_str(
+        Path::new("t.toml"),
+        &with("setting = \"tie_break\"\nvalue = \"shared\"\nsays = \"s\""),
+        Profile::Full,
+    )
+    .unwrap_err();
+    assert_eq!(e.field, "robustness[0].excluded[0].value", "{e}");
+    assert!(e.message.contains("random, lowest"), "{e}");
+    let e = load_str(
+        Path::new("t.toml"),
+        &with("setting = \"budget\"\nvalue = \"x\"\nsays = \"s\""),
+        Profile::Full,
+    )
+    .unwrap_err();
+    assert_eq!(e.field, "robustness[0].excluded[0].setting", "{e}");
+    let e = load_str(
+        Path::new("t.toml"),
+        &with("setting = \"tie_break\"\nvalue = \"lowest\"\nsays = \" \""),
+        Profile::Full,
+    )
+    .unwrap_err();
+    assert_eq!(e.field, "robustness[0].excluded[0].says", "{e}");
+    // The manifest's own reading is one the text allows.
+    let e = load_str(
+        Path::new("t.toml"),
+        &with("setting = \"tie_break\"\nvalue = \"random\"\nsays = \"s\""),
+        Profile::Full,
+    )
+    .unwrap_err();
+    assert_eq!(e.field, "robustness[0].excluded[0].value", "{e}");
+    assert!(e.message.contains("manifest's own setting"), "{e}");
+}

@@ -168,8 +168,8 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
                 String::new()
             } else {
                 format!(
-                    ", of {} of the papers' results, each with the sentences restating it \
-                     ({})",
+                    ", in {} rows of the tables below (a result by the paper's name with the \
+                     sentences restating it, or a section's sentences of their own: {})",
                     n_results,
                     per_result.join("; ")
                 )
@@ -485,7 +485,10 @@ fn as_stated_results(inv: &Inventory, exps: &[&ExperimentClaims]) -> Vec<(String
     use crate::inventory::{Standing, standing};
     let mut out: Vec<(String, usize)> = Vec::new();
     for (st, home) in homes(inv) {
-        if standing(st, exps) != Standing::AsStated {
+        // Those at lb's reading only are counted apart.
+        let at_reading = crate::inventory::status(st, exps)
+            .is_some_and(|(v, _, _)| v == crate::inventory::Status::AtOneReading);
+        if standing(st, exps) != Standing::AsStated || at_reading {
             continue;
         }
         match out.iter_mut().find(|(r, _)| *r == home) {
@@ -968,10 +971,27 @@ fn other_readings(claims: &[&lb_audit::ClaimRow]) -> String {
         return String::new();
     }
     let partly = n - holds - fails - undecided;
+    // The outcomes that occur, most first.
+    let mut outcomes = [
+        (holds, "hold"),
+        (fails, "fail"),
+        (partly, "hold except at some points"),
+        (undecided, "are undecided"),
+    ];
+    outcomes.sort_by_key(|(k, _)| std::cmp::Reverse(*k));
+    let said: Vec<String> = outcomes
+        .iter()
+        .filter(|(k, _)| *k > 0)
+        .map(|(k, w)| format!("{w} at {k}"))
+        .collect();
     format!(
-        " — at the {n} other reading{} their maps try, they hold at {holds}, fail at {fails}, \
-         hold except at some points at {partly} and are undecided at {undecided}",
-        if n == 1 { "" } else { "s" }
+        " — at the {n} other reading{} their maps try, they {}",
+        if n == 1 { "" } else { "s" },
+        match said.as_slice() {
+            [] => String::new(),
+            [one] => one.clone(),
+            [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+        }
     )
 }
 

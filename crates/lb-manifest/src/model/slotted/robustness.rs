@@ -372,6 +372,21 @@ pub fn variants(
     if m.robustness.is_empty() {
         return Ok(Vec::new());
     }
+    // The manifest's own reading is one the text allows.
+    for (i, r) in m.robustness.iter().enumerate() {
+        for (j, x) in r.excluded.iter().enumerate() {
+            if own_words(m, r, &x.setting).contains(&x.value) {
+                return Err(l.error(
+                    &format!("robustness[{i}].excluded[{j}].value"),
+                    format!(
+                        "{} = {} is the manifest's own setting: its claims are read at a \
+                         setting the text allows, so the map cannot rule it out",
+                        x.setting, x.value
+                    ),
+                ));
+            }
+        }
+    }
     let base = super::expansion::expand(&SpannedManifest { m, spans: l }, profile)?;
     let mut out = Vec::new();
     for (i, r) in m.robustness.iter().enumerate() {
@@ -417,15 +432,6 @@ pub fn variants(
                 .map(|(s, v)| (s.to_string(), v.word()))
                 .collect();
             let base = fingerprint(&plan) == own;
-            if base && let Some(why) = r.excluded_by(&values) {
-                return Err(l.error(
-                    &format!("robustness[{i}].excluded"),
-                    format!(
-                        "the manifest's own setting is one the map says the text rules out \
-                         ({why}): a claim is read at a setting the text allows"
-                    ),
-                ));
-            }
             let mut plan = plan;
             plan.name = format!("{} [robustness {}: {describe}]", plan.name, r.name);
             out.push(Variant {
@@ -438,6 +444,46 @@ pub fn variants(
         }
     }
     Ok(out)
+}
+
+/// The manifest's own values of setting `name` as map `r` shows them (for a
+/// policy key, those of the policies the map varies it for).
+fn own_words(m: &Manifest, r: &RobustnessToml, name: &str) -> Vec<String> {
+    let of_policies = |key: PolicyKey, f: &dyn Fn(usize) -> Option<Value>| -> Vec<String> {
+        varied_policies(m, r, key)
+            .into_iter()
+            .filter_map(f)
+            .map(|v| v.word())
+            .collect()
+    };
+    match name {
+        "count_own" => vec![Value::Bool(m.system.count_own.unwrap_or(true)).word()],
+        "granularity" if r.policies.is_some() => {
+            of_policies(PolicyKey::Granularity, &|i: usize| {
+                Some(Value::Granularity(
+                    m.policies[i]
+                        .granularity
+                        .or(m.system.granularity)
+                        .unwrap_or_default(),
+                ))
+            })
+        }
+        "granularity" => vec![Value::Granularity(m.system.granularity.unwrap_or_default()).word()],
+        "arrivals" => vec![Value::Law(m.system.arrivals).word()],
+        "service" => vec![Value::Law(m.system.service).word()],
+        "servers" => vec![Value::Servers(m.system.servers.clone()).word()],
+        "tie_break" => of_policies(PolicyKey::TieBreak, &|i: usize| {
+            Some(Value::TieBreak(m.policies[i].tie_break.unwrap_or_default()))
+        }),
+        "budget" => of_policies(PolicyKey::Budget, &|i: usize| {
+            m.policies[i].budget.clone().map(Value::Budget)
+        }),
+        "p_hat" => of_policies(PolicyKey::PHat, &|i: usize| match m.policies[i].p_hat {
+            Some(super::PHat::Fixed(p)) => Some(Value::PHat(p)),
+            _ => None,
+        }),
+        _ => Vec::new(),
+    }
 }
 
 fn words(combo: &[(&str, Value)]) -> String {
