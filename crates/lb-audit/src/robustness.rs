@@ -606,6 +606,7 @@ fn layout(m: &MapResult) -> Layout {
         .map(|v| text_width(v, TEXT))
         .chain([
             text_width("manifest", TEXT),
+            text_width("ruled out", TEXT),
             text_width("? inconclusive", TEXT),
         ])
         .fold(0.0, f64::max);
@@ -618,16 +619,22 @@ fn layout(m: &MapResult) -> Layout {
         .max(PAD * 2.0 + text_width(&title(m), TITLE))
         .max(MIN_WIDTH)
         .ceil();
+    let mut ruled: Vec<&str> = m
+        .combinations
+        .iter()
+        .filter_map(|c| c.excluded.as_deref())
+        .collect();
+    ruled.dedup();
     let key: Vec<String> = m
         .claims
         .iter()
-        .flat_map(|c| {
-            wrap(
-                &format!("{}: {}", c.id, c.statement),
-                TEXT,
-                width - 2.0 * PAD,
-            )
-        })
+        .map(|c| format!("{}: {}", c.id, c.statement))
+        .chain(
+            ruled
+                .iter()
+                .map(|w| format!("ruled out by the text (decides nothing): {w}")),
+        )
+        .flat_map(|line| wrap(&line, TEXT, width - 2.0 * PAD))
         .collect();
     let key_y = legend_y + 30.0;
     Layout {
@@ -719,6 +726,14 @@ fn paint(c: &mut dyn Canvas, m: &MapResult, p: &Layout) {
             );
             c.text(
                 "manifest",
+                x + p.cell_w / 2.0,
+                bottom + 16.0,
+                &TextStyle::new(TEXT).anchor(Anchor::Middle),
+            );
+        } else if comb.excluded.is_some() {
+            let x = p.grid_x + j as f64 * p.cell_w;
+            c.text(
+                "ruled out",
                 x + p.cell_w / 2.0,
                 bottom + 16.0,
                 &TextStyle::new(TEXT).anchor(Anchor::Middle),
