@@ -185,10 +185,12 @@ impl ClaimRow {
     /// them ([`lb_manifest::quotes::restored_numbers`]): values of lb's, not
     /// the paper's.
     pub fn restored(&self) -> Vec<String> {
+        // A stand-in's quote is its `stands_for`: what it reads of the text.
         self.reading
-            .as_deref()
-            .map(lb_manifest::quotes::restored_numbers)
-            .unwrap_or_default()
+            .iter()
+            .chain(&self.stands_for)
+            .flat_map(|f| lb_manifest::quotes::restored_numbers(f))
+            .collect()
     }
 }
 

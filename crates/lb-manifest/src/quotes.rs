@@ -404,8 +404,9 @@ fn passages(field: &str) -> Vec<(String, usize)> {
 
 /// The numbers a field's quotes restore: each `[…]` of a quoted passage
 /// that continues a number (it follows a digit, a decimal point or `=`,
-/// and its first character is a digit), written with the characters before
-/// it ("p̂ = 0.[01 and]"). A value so restored is the reader's, not the
+/// and its first character is a digit), or that restores a fraction bar
+/// (`O([1/(]δp[)])`), written with the characters before it ("p̂ =
+/// 0.[01 and]"). A value or a form so restored is the reader's, not the
 /// held text's; a bracket of math (`E[Σ_{i=1}^b S_i]`) restores none.
 pub fn restored_numbers(field: &str) -> Vec<String> {
     let mut out = Vec::new();
@@ -421,7 +422,12 @@ pub fn restored_numbers(field: &str) -> Vec<String> {
                 .chars()
                 .last()
                 .is_some_and(|c| c.is_ascii_digit() || c == '.' || c == '=');
-            if continues && inner.trim_start().starts_with(|c: char| c.is_ascii_digit()) {
+            // A restored fraction bar changes a formula's form, as a
+            // restored digit changes a number: "O([1/(]δp[)])" is lb's.
+            let fraction = inner.contains('/');
+            if (continues && inner.trim_start().starts_with(|c: char| c.is_ascii_digit()))
+                || fraction
+            {
                 // The few words before it, for the reader.
                 let start = before
                     .char_indices()
@@ -610,6 +616,10 @@ mod tests {
     fn a_restored_number_is_found_and_a_bracket_of_math_is_not() {
         let reading = "Push updates (§4.2: \"with the update probability set to p̂ = 0.[01 and] d = 2\"; \"E[Σ_{i=1}^b S_i] is at most λ + k ln N\")";
         assert_eq!(restored_numbers(reading), vec!["p̂ = 0.[01 and]"]);
+        // A restored fraction bar changes the formula's form; a bound's
+        // restored 0 after ">" and a citation restore nothing.
+        let imbalance = "§4: \"is O([1/(]δp[)]). Thus\"; \"δ > [0] being\"; \"in [1], and\"";
+        assert_eq!(restored_numbers(imbalance), vec!["is O([1/(]"]);
         // Outside a quote, and a quote restoring no digit: nothing.
         assert!(
             restored_numbers("loads [0.3, 0.99] (\"the queue length Q[_]n(t) of server\")")
