@@ -751,11 +751,27 @@ mod tests {
     /// Stand-ins' rows as the report keeps them: §4's imbalance falling with
     /// p̂, reproduced, and the ordering of §4.2's spread whose null with fresh
     /// estimates held too.
+    /// A confirmation that discriminates (§4's imbalance stand-in, with its
+    /// quote as if the text held the fraction lb restores: see
+    /// [`a_restored_fraction_is_a_reading_of_lbs`]) and one whose null held.
     fn rows_kept() -> (ClaimRow, ClaimRow) {
-        (
-            row("led-messages", "imbalance-falls-with-phat"),
-            row("led-herd", "led-spreads"),
-        )
+        let mut imbalance = row("led-messages", "imbalance-falls-with-phat");
+        imbalance.stands_for = imbalance
+            .stands_for
+            .map(|t| t.replace("O([1/(]δp[)])", "O(1/(δp))"));
+        (imbalance, row("led-herd", "led-spreads"))
+    }
+
+    /// §4's stand-in reads "O([1/(]δp[)])" where the held text has "O ( δ
+    /// p )": the fraction, which decides the direction it tests, is lb's.
+    #[test]
+    fn a_restored_fraction_is_a_reading_of_lbs() {
+        let imbalance = row("led-messages", "imbalance-falls-with-phat");
+        assert_eq!(imbalance.restored(), vec!["policies is O([1/(]"]);
+        assert_eq!(Status::of(&imbalance), Status::AtOneReading);
+        let (kept, _) = rows_kept();
+        assert!(kept.restored().is_empty());
+        assert_eq!(Status::of(&kept), Status::Reproduced);
     }
 
     /// A claim's row as the report keeps it (`<experiment>/claims.json`).
