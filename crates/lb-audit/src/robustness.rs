@@ -92,6 +92,21 @@ pub struct MapResult {
     pub combinations: Vec<Combination>,
 }
 
+impl MapResult {
+    /// Why the text rules out some of its combinations, each reason once,
+    /// in order.
+    pub fn ruled_out(&self) -> Vec<&str> {
+        let mut why: Vec<&str> = self
+            .combinations
+            .iter()
+            .filter_map(|c| c.excluded.as_deref())
+            .collect();
+        why.sort_unstable();
+        why.dedup();
+        why
+    }
+}
+
 /// How a map names a setting: policy keys with the policies they vary for.
 fn setting_label(r: &RobustnessToml, s: &str) -> String {
     match (&r.policies, s) {
@@ -152,6 +167,7 @@ pub fn audit_maps(
                 .iter()
                 .map(|s| setting_label(r, s))
                 .collect();
+            let excluded = combinations.iter().filter(|x| x.excluded.is_some()).count();
             let claims = claims
                 .iter()
                 .enumerate()
@@ -167,7 +183,7 @@ pub fn audit_maps(
                                 .map(|x| (x.values.clone(), x.verdicts[k]))
                                 .collect::<Vec<_>>(),
                         ),
-                        combinations.iter().filter(|x| x.excluded.is_some()).count(),
+                        excluded,
                     ),
                 })
                 .collect();
@@ -455,14 +471,7 @@ pub fn markdown(maps: &[MapResult], figures: Option<&Path>) -> String {
         for c in &m.claims {
             let _ = writeln!(s, "- `{}`: {}.", c.id, c.decision.summary);
         }
-        let mut why: Vec<&str> = m
-            .combinations
-            .iter()
-            .filter_map(|c| c.excluded.as_deref())
-            .collect();
-        why.sort_unstable();
-        why.dedup();
-        for w in why {
+        for w in m.ruled_out() {
             let _ = writeln!(s, "- Ruled out by the text: {}", md(w));
         }
         let missing: usize = m.combinations.iter().map(|c| c.missing).sum();
@@ -619,19 +628,13 @@ fn layout(m: &MapResult) -> Layout {
         .max(PAD * 2.0 + text_width(&title(m), TITLE))
         .max(MIN_WIDTH)
         .ceil();
-    let mut ruled: Vec<&str> = m
-        .combinations
-        .iter()
-        .filter_map(|c| c.excluded.as_deref())
-        .collect();
-    ruled.dedup();
     let key: Vec<String> = m
         .claims
         .iter()
         .map(|c| format!("{}: {}", c.id, c.statement))
         .chain(
-            ruled
-                .iter()
+            m.ruled_out()
+                .into_iter()
                 .map(|w| format!("ruled out by the text (decides nothing): {w}")),
         )
         .flat_map(|line| wrap(&line, TEXT, width - 2.0 * PAD))

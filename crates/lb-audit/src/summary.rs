@@ -414,10 +414,11 @@ impl Tally {
     /// "2 reproduced, 1 not reproduced, 2 undecided" (parts that are 0
     /// left out but the first three), in the words of `voice`.
     pub fn words(&self, voice: Voice) -> String {
-        let (yes, no) = match voice {
-            Voice::Statements => ("reproduced", "not reproduced"),
-            Voice::Claims => ("hold", "fail"),
-            Voice::Unheld => ("hold", "fail at lb's setting"),
+        // The words, and a claim's failing one in the singular.
+        let (yes, no, fails) = match voice {
+            Voice::Statements => ("reproduced", "not reproduced", "not reproduced"),
+            Voice::Claims => ("hold", "fail", "fails"),
+            Voice::Unheld => ("hold", "fail at lb's setting", "fails at lb's setting"),
         };
         let verb = |n: usize, one: &'static str, many: &'static str| match voice {
             Voice::Claims | Voice::Unheld if n == 1 => one,
@@ -429,19 +430,7 @@ impl Tally {
                 self.reproduced,
                 verb(self.reproduced, "holds", yes)
             ),
-            format!(
-                "{} {}",
-                self.refuted,
-                verb(
-                    self.refuted,
-                    if voice == Voice::Unheld {
-                        "fails at lb's setting"
-                    } else {
-                        "fails"
-                    },
-                    no
-                )
-            ),
+            format!("{} {}", self.refuted, verb(self.refuted, fails, no)),
             format!("{} undecided", self.inconclusive),
         ];
         if self.partly > 0 {

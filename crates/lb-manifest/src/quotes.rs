@@ -478,6 +478,18 @@ pub fn collect(
             .and_then(|p| p.as_str())
             .unwrap_or("")
             .to_string();
+        // Each quoted passage of a field, attributed to the paper named
+        // last before it, else `paper`.
+        let mut quoted = |v: &str, place: String, paper: &str| {
+            for (p, at) in passages(v) {
+                out.push(Quote {
+                    file: m.clone(),
+                    place: place.clone(),
+                    paper: attributed(v, at, papers, paper).to_string(),
+                    text: p,
+                });
+            }
+        };
         let claims = t.get("claim").and_then(|c| c.as_array()).cloned();
         for c in claims.unwrap_or_default() {
             let id = s(&c, "id").unwrap_or_default();
@@ -488,14 +500,7 @@ pub fn collect(
                     Some(r) => r.cite(&v).unwrap_or(v),
                     None => v,
                 };
-                for (p, at) in passages(&v) {
-                    out.push(Quote {
-                        file: m.clone(),
-                        place: format!("claim `{id}`, {field}"),
-                        paper: attributed(&v, at, papers, &paper).to_string(),
-                        text: p,
-                    });
-                }
+                quoted(&v, format!("claim `{id}`, {field}"), &paper);
             }
         }
         // A map's values the text rules out, with the sentence that does.
@@ -505,14 +510,7 @@ pub fn collect(
             let excluded = r.get("excluded").and_then(|x| x.as_array()).cloned();
             for x in excluded.unwrap_or_default() {
                 let Some(v) = s(&x, "says") else { continue };
-                for (p, at) in passages(&v) {
-                    out.push(Quote {
-                        file: m.clone(),
-                        place: format!("map `{name}`, excluded"),
-                        paper: attributed(&v, at, papers, &exp_paper).to_string(),
-                        text: p,
-                    });
-                }
+                quoted(&v, format!("map `{name}`, excluded"), &exp_paper);
             }
         }
     }

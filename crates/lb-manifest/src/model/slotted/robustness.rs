@@ -372,21 +372,6 @@ pub fn variants(
     if m.robustness.is_empty() {
         return Ok(Vec::new());
     }
-    // The manifest's own reading is one the text allows.
-    for (i, r) in m.robustness.iter().enumerate() {
-        for (j, x) in r.excluded.iter().enumerate() {
-            if own_words(m, r, &x.setting).contains(&x.value) {
-                return Err(l.error(
-                    &format!("robustness[{i}].excluded[{j}].value"),
-                    format!(
-                        "{} = {} is the manifest's own setting: its claims are read at a \
-                         setting the text allows, so the map cannot rule it out",
-                        x.setting, x.value
-                    ),
-                ));
-            }
-        }
-    }
     let base = super::expansion::expand(&SpannedManifest { m, spans: l }, profile)?;
     let mut out = Vec::new();
     for (i, r) in m.robustness.iter().enumerate() {
@@ -427,18 +412,16 @@ pub fn variants(
                 &pinned,
             );
             let describe = words(&combo);
-            let values: Vec<(String, String)> = combo
-                .iter()
-                .map(|(s, v)| (s.to_string(), v.word()))
-                .collect();
-            let base = fingerprint(&plan) == own;
             let mut plan = plan;
             plan.name = format!("{} [robustness {}: {describe}]", plan.name, r.name);
             out.push(Variant {
                 map: i,
-                values,
+                values: combo
+                    .iter()
+                    .map(|(s, v)| (s.to_string(), v.word()))
+                    .collect(),
                 pins,
-                base,
+                base: fingerprint(&plan) == own,
                 plan,
             });
         }
@@ -574,7 +557,7 @@ pub fn validate(l: &SpanIndex, m: &Manifest) -> Result<(), ManifestError> {
         map_settings(l, m, i, &settings, &sweep)?;
         map_policies(l, m, i, r)?;
         map_values(l, m, i, r, &settings)?;
-        map_excluded(l, i, r, &settings)?;
+        map_excluded(l, m, i, r, &settings)?;
     }
     Ok(())
 }
@@ -584,6 +567,7 @@ pub fn validate(l: &SpanIndex, m: &Manifest) -> Result<(), ManifestError> {
 /// the sentence that rules it out.
 fn map_excluded(
     l: &SpanIndex,
+    m: &Manifest,
     i: usize,
     r: &RobustnessToml,
     settings: &[(&'static str, Vec<Value>)],
@@ -609,6 +593,16 @@ fn map_excluded(
                     x.value,
                     x.setting,
                     words.join(", ")
+                ),
+            ));
+        }
+        if own_words(m, r, &x.setting).contains(&x.value) {
+            return Err(l.error(
+                &at("value"),
+                format!(
+                    "{} = {} is the manifest's own setting: its claims are read at a setting \
+                     the text allows, so the map cannot rule it out",
+                    x.setting, x.value
                 ),
             ));
         }
