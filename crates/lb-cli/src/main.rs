@@ -392,7 +392,8 @@ pub enum Command {
         manifests: Vec<PathBuf>,
     },
     /// Check every quote of a paper — claims' statements, readings and
-    /// stands_for, its inventory's quotes and settings — against your copy
+    /// stands_for, maps' excluded readings, its inventory's quotes and
+    /// settings — against your copy
     /// of its text (plain text, as extracted from its PDF), under the
     /// normalisation docs/AUDITING.md ("Quotes") states. Fails naming each
     /// quote the text does not hold, with the stretch of the text nearest
