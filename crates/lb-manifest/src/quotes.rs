@@ -407,7 +407,8 @@ fn passages(field: &str) -> Vec<(String, usize)> {
 /// and its first character is a digit), or that restores a fraction bar
 /// (`O([1/(]δp[)])`), written with the characters before it ("p̂ =
 /// 0.[01 and]"). A value or a form so restored is the reader's, not the
-/// held text's; a bracket of math (`E[Σ_{i=1}^b S_i]`) restores none.
+/// held text's; a bracket of math (`E[Σ_{i=1}^b S_i]`, any bracket right
+/// after a letter) restores none.
 pub fn restored_numbers(field: &str) -> Vec<String> {
     let mut out = Vec::new();
     for (p, _) in passages(field) {
@@ -423,8 +424,11 @@ pub fn restored_numbers(field: &str) -> Vec<String> {
                 .last()
                 .is_some_and(|c| c.is_ascii_digit() || c == '.' || c == '=');
             // A restored fraction bar changes a formula's form, as a
-            // restored digit changes a number: "O([1/(]δp[)])" is lb's.
-            let fraction = inner.contains('/');
+            // restored digit changes a number: "O([1/(]δp[)])" is lb's. A
+            // bracket right after a letter holds an operator's argument
+            // (`E[max{…, 0}]`, `P[·]`), math the text holds, not a restoration.
+            let argument = p[..i].chars().last().is_some_and(char::is_alphabetic);
+            let fraction = inner.contains('/') && !argument;
             if (continues && inner.trim_start().starts_with(|c: char| c.is_ascii_digit()))
                 || fraction
             {
@@ -618,6 +622,9 @@ mod tests {
         // restored 0 after ">" and a citation restore nothing.
         let imbalance = "§4: \"is O([1/(]δp[)]). Thus\"; \"δ > [0] being\"; \"in [1], and\"";
         assert_eq!(restored_numbers(imbalance), vec!["is O([1/(]"]);
+        // An expectation's argument holds a fraction bar the text holds too.
+        let excess = "introduction: \"we prove that E[max{Σ_{i=1}^b S_i − λ − k log N/√N, 0}] ≤ 29b/(√N log N)\"";
+        assert!(restored_numbers(excess).is_empty());
         // Outside a quote, and a quote restoring no digit: nothing.
         assert!(
             restored_numbers("loads [0.3, 0.99] (\"the queue length Q[_]n(t) of server\")")

@@ -308,8 +308,10 @@ pub fn per_paper(
                 s,
                 "**No single reading reproduces these in full:** {}. At the value one side \
                  needs, the other holds only in part or fails (each claim's map gives where), \
-                 so no one reading of the whole paper gives both sides in full; each side is \
-                 counted \"at lb's reading only\".\n",
+                 so no one reading of the whole paper gives both sides in full. Each side is \
+                 counted \"at lb's reading only\", not \"at conflicting readings\": at some value \
+                 neither side fails, and the report keeps that status for a setting at which \
+                 every value fails one side.\n",
                 partial.join("; ")
             );
         }
