@@ -524,8 +524,9 @@ fn claims(l: &Parsed) -> (Vec<Claim>, Option<ManifestError>) {
 /// - a paper's statement is decided over the range its paper shows: its
 ///   `where` does not narrow an axis a figure of the manifest plots (the
 ///   audit says where in that range it holds and where it fails);
-/// - a foil is read at exactly the claim's points (the same `where`), and is
-///   not the claim itself;
+/// - a foil is read at exactly the claim's points (the same `where`; a foil
+///   that changes a setting never moves off the claim's range), and is not
+///   the claim itself;
 /// - a claim that credits its property (`credits`) is held to the nulls of
 ///   that credit, which the manifest must run.
 fn ranges_foils_and_nulls(l: &Parsed, claims: &[Claim]) -> R {
@@ -633,6 +634,30 @@ fn ranges_foils_and_nulls(l: &Parsed, claims: &[Claim]) -> R {
                          about the claim's points)",
                         foil_reads(a).join(", "),
                         claim_reads(a).join(", ")
+                    ),
+                ));
+            }
+            // A foil with the claim's policies reads them where the claim
+            // does: on an axis the claim reads at several values (its range),
+            // the foil's values are among them. Elsewhere on that range it
+            // would be another part of the claim, not a setting outside it.
+            if same_policies
+                && let Some(a) = f.filter.keys().find(|a| {
+                    let claim = claim_reads(a);
+                    claim.len() > 1 && foil_reads(a).iter().any(|v| !claim.contains(v))
+                })
+            {
+                return Err(l.error(
+                    &format!("{at}.foil.where"),
+                    format!(
+                        "a foil is read at the claim's points: the claim reads `{a}` over \
+                         its range ({}), and this foil's `where.{a}` reads it elsewhere ({}). \
+                         Read the foil at the claim's values of `{a}`, with another policy in \
+                         the subject's place, or say what the claim credits (`credits`), whose \
+                         nulls are read at its points; what happens elsewhere on the range is \
+                         a claim of its own",
+                        claim_reads(a).join(", "),
+                        foil_reads(a).join(", ")
                     ),
                 ));
             }

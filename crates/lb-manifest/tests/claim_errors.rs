@@ -260,6 +260,47 @@ fn a_setting_foil_changes_one_setting() {
     .unwrap_or_else(|e| panic!("{e}"));
 }
 
+/// A foil of the claim's own policies never leaves the claim's range: on an
+/// axis the claim reads at several values, the foil reads only those (the
+/// same policies elsewhere on the range are another part of the claim); a
+/// foil at one of them, or one that moves a setting the claim pins, loads.
+#[test]
+fn a_foil_is_not_read_off_the_claims_range() {
+    let text = |claim_where: &str, foil_where: &str| {
+        replace(
+            "load = [0.5, 0.9]",
+            "load = [0.5, 0.7, 0.9]\ndispatchers = [1, 2]",
+        )
+        .replacen("dispatchers = 2\n", "", 1)
+            + &format!(
+                "\n[[claim]]\nid = \"a\"\nstatement = \"s\"\nsource = \"x\"\norigin = \"ours\"\n\
+                 kind = \"ordering\"\nmetric = \"mean_response\"\nbetter = \"L-JSQ-Push\"\n\
+                 worse = \"JSQ\"\nwhere = {{ {claim_where} }}\n\n[claim.foil]\n\
+                 says = \"f\"\nkind = \"ordering\"\nmetric = \"mean_response\"\n\
+                 better = \"L-JSQ-Push\"\nworse = \"JSQ\"\nwhere = {{ {foil_where} }}\n"
+            )
+    };
+    let e = err(&text(
+        "load = [0.5, 0.7], dispatchers = 2",
+        "load = 0.9, dispatchers = 2",
+    ));
+    assert_eq!(e.field, "claim[0].foil.where", "{e}");
+    assert!(
+        e.message.contains("reads `load` over its range (0.5, 0.7)"),
+        "{e}"
+    );
+    for (claim, foil) in [
+        (
+            "load = [0.5, 0.7], dispatchers = 2",
+            "load = 0.7, dispatchers = 2",
+        ),
+        ("load = 0.5, dispatchers = 2", "load = 0.5, dispatchers = 1"),
+    ] {
+        load_str(Path::new("exp/ok.toml"), &text(claim, foil), Profile::Full)
+            .unwrap_or_else(|e| panic!("{claim} / {foil}: {e}"));
+    }
+}
+
 /// A foil that changes only a setting the paper leaves open (one a map may
 /// vary) is another reading, not a foil: refused, whether its `where` moves
 /// the setting or it names the same policy with another tie rule; a foil of
