@@ -155,7 +155,7 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
              unit: theorems, lemmas, propositions, corollaries, figure claims, examples, remarks \
              and headline sentences; definitions, and sentences reporting another paper's \
              result, are not counted):\n\n\
-             - **{} audited as stated**{}: {}{}.{}{}\n\
+             - **{} audited as stated**{}: {}{}.{}{}{}\n\
              - **Reproduced in full** (at every reading tried, at thresholds the paper gives, no \
              part untested): {}.{}\n\
              - **{} through our stand-ins only**{}.\n\
@@ -191,6 +191,7 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
                      the setting)."
                 )
             },
+            where_they_fail(experiments, inventories, refuted),
             if in_full.is_empty() {
                 "none".to_string()
             } else {
@@ -951,6 +952,88 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
     s
 }
 
+/// Where the runs fail what the count line counts, so that "0 not
+/// reproduced" does not read as "nothing failed": the held papers' claims
+/// that hold at lb's reading and fail, or hold only in part, at another
+/// reading their maps try (each with its map's line), and the stand-ins of
+/// ours for a held paper that fail, with the paper each stands for (those
+/// for papers lb does not hold are counted in their own section). Nothing
+/// where none does.
+fn where_they_fail(
+    experiments: &[&ExperimentClaims],
+    inventories: &[Inventory],
+    not_reproduced: usize,
+) -> String {
+    let held: Vec<&str> = inventories
+        .iter()
+        .map(|i| i.paper.authors.as_str())
+        .collect();
+    let claims = || experiments.iter().flat_map(|e| &e.claims);
+    let mut elsewhere: Vec<String> = Vec::new();
+    for c in claims().filter(|c| {
+        c.origin == Origin::Paper
+            && c.verdict == Verdict::Confirmed
+            && c.paper.as_deref().is_some_and(|p| held.contains(&p))
+    }) {
+        for l in c.robustness.iter().filter(|l| l.combinations > 1) {
+            let others = l.combinations - 1;
+            let partly =
+                others.saturating_sub(l.holds.saturating_sub(1) + l.refuted + l.inconclusive);
+            if l.refuted > 0 || partly > 0 {
+                elsewhere.push(format!("`{}` (map `{}`: {})", c.id, l.map, l.summary));
+            }
+        }
+    }
+    let failing: Vec<String> = claims()
+        .filter(|c| {
+            c.origin == Origin::StandIn
+                && c.verdict == Verdict::Refuted
+                && c.paper.as_deref().is_some_and(|p| held.contains(&p))
+        })
+        .map(|c| match c.paper.as_deref() {
+            Some(p) => format!("`{}` (for {p})", c.id),
+            None => format!("`{}`", c.id),
+        })
+        .collect();
+    if elsewhere.is_empty() && failing.is_empty() {
+        return String::new();
+    }
+    let mut s = if not_reproduced == 0 {
+        String::from("\n- **Where the runs fail them**: none fails at the reading it is counted at")
+    } else {
+        format!(
+            "\n- **Where the runs fail them**: {not_reproduced} at the reading {} counted at \
+             (not reproduced)",
+            if not_reproduced == 1 {
+                "it is"
+            } else {
+                "they are"
+            }
+        )
+    };
+    if !elsewhere.is_empty() {
+        let _ = write!(
+            s,
+            "; at other readings their maps try, {} of the papers' claims that hold at lb's \
+             reading fail or hold only in part: {}",
+            elsewhere.len(),
+            elsewhere.join("; ")
+        );
+    }
+    if !failing.is_empty() {
+        let _ = write!(
+            s,
+            ". {} stand-in{} of ours fail{}: {}",
+            failing.len(),
+            if failing.len() == 1 { "" } else { "s" },
+            if failing.len() == 1 { "s" } else { "" },
+            failing.join(", ")
+        );
+    }
+    s.push('.');
+    s
+}
+
 /// What the claims' maps find at the readings other than lb's, summed over
 /// the claims that hold at lb's (each map tries lb's reading among its
 /// combinations): " — at the 10 other readings their maps try, they hold
@@ -1490,6 +1573,80 @@ mod tests {
         let w = super::error_rate(&controlled);
         assert!(w.contains("1 is read on control-variate intervals"), "{w}");
         assert!(!w.contains("read through a rate"), "{w}");
+    }
+
+    /// "0 not reproduced" is not left to read as "nothing failed": a held
+    /// paper's claim that holds at lb's reading and fails, or holds only in
+    /// part, at another its map tries is named with the map's line, and so
+    /// is a failing stand-in of a held paper; one of a paper lb does not
+    /// hold, and a claim whose map finds it holding everywhere, are not.
+    #[test]
+    fn where_they_fail_names_the_other_readings_that_fail() {
+        use lb_audit::{ExperimentClaims, MapLine};
+        use lb_manifest::inventory::Inventory;
+        let row = |id: &str, origin: &str, verdict: &str, paper: &str| -> ClaimRow {
+            serde_json::from_value(serde_json::json!({
+                "id": id, "verdict": verdict, "required": false, "origin": origin,
+                "paper": paper, "level": 0.95, "statement": "s", "deciding": "d",
+                "confirmed": 1, "points": 1, "why_checks": [],
+            }))
+            .unwrap()
+        };
+        let map = |holds: usize, refuted: usize| MapLine {
+            map: "m".into(),
+            summary: "the claim holds if and only if x = 1".into(),
+            decides: refuted > 0,
+            needs: Vec::new(),
+            in_part: None,
+            inconclusive: 0,
+            holds,
+            refuted,
+            combinations: 2,
+        };
+        let mut fails = row("fails-elsewhere", "paper", "confirmed", "A");
+        fails.robustness = vec![map(1, 1)];
+        let mut holds = row("holds-everywhere", "paper", "confirmed", "A");
+        holds.robustness = vec![map(2, 0)];
+        let e = ExperimentClaims {
+            experiment: "e".into(),
+            title: "t".into(),
+            claims: vec![
+                fails,
+                holds,
+                row("ours-fails", "stand-in", "refuted", "A"),
+                row("unheld-fails", "stand-in", "refuted", "B"),
+            ],
+        };
+        let inv: Inventory = serde_json::from_value(serde_json::json!({
+            "paper": { "authors": "A", "title": "T" }, "statement": [],
+        }))
+        .unwrap();
+        let w = super::where_they_fail(&[&e], std::slice::from_ref(&inv), 0);
+        assert!(
+            w.contains("none fails at the reading it is counted at"),
+            "{w}"
+        );
+        assert!(
+            w.contains(
+                "1 of the papers' claims that hold at lb's reading fail or hold only in \
+                 part: `fails-elsewhere` (map `m`: the claim holds if and only if x = 1)"
+            ),
+            "{w}"
+        );
+        assert!(
+            w.contains("1 stand-in of ours fails: `ours-fails` (for A)"),
+            "{w}"
+        );
+        assert!(
+            !w.contains("holds-everywhere") && !w.contains("unheld-fails"),
+            "{w}"
+        );
+        // Nothing fails anywhere: no line.
+        let quiet = ExperimentClaims {
+            claims: vec![e.claims[1].clone()],
+            ..e.clone()
+        };
+        assert!(super::where_they_fail(&[&quiet], std::slice::from_ref(&inv), 0).is_empty());
     }
 
     /// Two claims that need one setting at different values conflict; at
