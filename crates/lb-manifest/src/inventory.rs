@@ -57,7 +57,7 @@ pub struct Statement {
     /// Unique in the inventory: lower-case letters, digits and '-'.
     pub id: String,
     /// theorem, lemma, proposition, corollary, definition, example, figure,
-    /// remark or headline.
+    /// remark, headline or step (of a proof).
     pub kind: StatementKind,
     /// Where it stands: section, number, page.
     #[serde(rename = "where")]
@@ -113,14 +113,19 @@ pub enum StatementKind {
     Remark,
     /// A sentence of the abstract, introduction or conclusion.
     Headline,
+    /// A displayed step of a proof (an identity or inequality of the
+    /// argument, a claim the argument makes on its way): listed, not
+    /// counted, as a definition is; the results it serves are.
+    Step,
 }
 
 impl Statement {
     /// Whether it counts among its paper's statements: definitions (and the
-    /// hypotheses they set) are not statements, and a sentence reporting
-    /// another paper's result is that paper's ([`Statement::cited`]).
+    /// hypotheses they set) and the steps of a proof are not statements,
+    /// and a sentence reporting another paper's result is that paper's
+    /// ([`Statement::cited`]).
     pub fn counted(&self) -> bool {
-        self.kind != StatementKind::Definition && self.cited.is_none()
+        !matches!(self.kind, StatementKind::Definition | StatementKind::Step) && self.cited.is_none()
     }
 
     /// Whether it waits for a claim lb could make ("not yet").

@@ -153,7 +153,7 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
         format!(
             "**{} statements of the {} papers lb holds** ({partial}counted in their inventories' \
              unit: theorems, lemmas, propositions, corollaries, figure claims, examples, remarks \
-             and headline sentences; definitions, and sentences reporting another paper's \
+             and headline sentences; definitions, the steps of proofs, and sentences reporting another paper's \
              result, are not counted):\n\n\
              - **{} audited as stated**{}: {}{}.{}{}{}\n\
              - **Reproduced in full** (at every reading tried, at thresholds the paper gives, no \

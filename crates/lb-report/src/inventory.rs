@@ -588,11 +588,16 @@ pub fn at_lbs_reading(s: &Statement, exps: &[&ExperimentClaims]) -> bool {
 pub(crate) fn paper_line(inv: &Inventory, exps: &[&ExperimentClaims], page: &str) -> String {
     let [a, at_reading, s, y, o] = counts(inv, exps);
     let n = a + at_reading + s + y + o;
-    let defs = inv
-        .statements
-        .iter()
-        .filter(|s| s.kind == lb_manifest::inventory::StatementKind::Definition)
-        .count();
+    let kind = |k: lb_manifest::inventory::StatementKind| {
+        inv.statements.iter().filter(|s| s.kind == k).count()
+    };
+    let defs = kind(lb_manifest::inventory::StatementKind::Definition);
+    let steps = kind(lb_manifest::inventory::StatementKind::Step);
+    let steps = match steps {
+        0 => String::new(),
+        1 => ", 1 step of a proof".to_string(),
+        k => format!(", {k} steps of its proofs"),
+    };
     let cited = inv.statements.iter().filter(|s| s.cited.is_some()).count();
     let mut tally = statuses(inv, exps, Standing::AsStated);
     // Those a reading of lb's decides are audited at that reading, not as
@@ -620,8 +625,8 @@ pub(crate) fn paper_line(inv: &Inventory, exps: &[&ExperimentClaims], page: &str
     format!(
         "[Its inventory]({page}#{}) lists {n} statement{} (theorems, lemmas, propositions, \
          corollaries, figure claims, examples, remarks and headline sentences; {defs} \
-         definition{} and {cited} sentence{} reporting other papers' results are listed but \
-         not counted): {a} audited as stated{as_stated},{reading} {s} through our \
+         definition{}{steps} and {cited} sentence{} reporting other papers' results are listed \
+         but not counted): {a} audited as stated{as_stated},{reading} {s} through our \
          stand-ins only{by_stand_ins}, {y} not yet audited (lb could), {o} out of reach (why \
          is in each entry).{shared}",
         slug(inv),
