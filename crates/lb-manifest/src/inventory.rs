@@ -125,7 +125,8 @@ impl Statement {
     /// and a sentence reporting another paper's result is that paper's
     /// ([`Statement::cited`]).
     pub fn counted(&self) -> bool {
-        !matches!(self.kind, StatementKind::Definition | StatementKind::Step) && self.cited.is_none()
+        !matches!(self.kind, StatementKind::Definition | StatementKind::Step)
+            && self.cited.is_none()
     }
 
     /// Whether it waits for a claim lb could make ("not yet").
