@@ -40,6 +40,7 @@ pub(super) fn checks(c: &Ordering, s: Scope) -> Vec<PointCheck> {
                 longer: None,
                 uninformative: None,
                 exact_fails: false,
+                floor: None,
                 rate: None,
                 false_unstable: None,
             });
@@ -165,6 +166,7 @@ fn paired(
         longer: None,
         uninformative,
         exact_fails: false,
+        floor: None,
         rate: None,
         false_unstable: None,
     })

@@ -158,6 +158,7 @@ fn trend_step(
         longer: None,
         uninformative: None,
         exact_fails: false,
+        floor: None,
         rate: None,
         false_unstable: None,
     })

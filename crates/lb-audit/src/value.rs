@@ -195,6 +195,7 @@ fn value_check(c: &Value, at: &Reading, shift: f64) -> PointCheck {
         longer: None,
         uninformative: None,
         exact_fails: false,
+        floor: None,
         rate: None,
         false_unstable: None,
     }
@@ -291,6 +292,7 @@ fn bound_check(c: &Bound, m: Metric, at: &Reading, shift: f64) -> PointCheck {
         longer: None,
         uninformative: None,
         exact_fails: false,
+        floor: None,
         rate: None,
         false_unstable: None,
     }
