@@ -953,9 +953,10 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
 }
 
 /// Where the runs fail what the count line counts, so that "0 not
-/// reproduced" does not read as "nothing failed": the held papers' claims
-/// that hold at lb's reading and fail, or hold only in part, at another
-/// reading their maps try (each with its map's line), and the stand-ins of
+/// reproduced" does not read as "nothing failed": the held papers' claims,
+/// and our stand-ins for them, that hold at lb's reading and fail, or hold
+/// only in part, at another reading their maps try (each with its map's
+/// line), and the stand-ins of
 /// ours for a held paper that fail, with the paper each stands for (those
 /// for papers lb does not hold are counted in their own section). Nothing
 /// where none does.
@@ -969,21 +970,28 @@ fn where_they_fail(
         .map(|i| i.paper.authors.as_str())
         .collect();
     let claims = || experiments.iter().flat_map(|e| &e.claims);
-    let mut elsewhere: Vec<String> = Vec::new();
-    for c in claims().filter(|c| {
-        c.origin == Origin::Paper
-            && c.verdict == Verdict::Confirmed
-            && c.paper.as_deref().is_some_and(|p| held.contains(&p))
-    }) {
-        for l in c.robustness.iter().filter(|l| l.combinations > 1) {
-            let others = l.combinations - 1;
-            let partly =
-                others.saturating_sub(l.holds.saturating_sub(1) + l.refuted + l.inconclusive);
-            if l.refuted > 0 || partly > 0 {
-                elsewhere.push(format!("`{}` (map `{}`: {})", c.id, l.map, l.summary));
+    // The claims of `origin` for a held paper that hold at lb's reading and
+    // fail, or hold only in part, at another its maps try.
+    let elsewhere_of = |origin: Origin| -> Vec<String> {
+        let mut out = Vec::new();
+        for c in claims().filter(|c| {
+            c.origin == origin
+                && c.verdict == Verdict::Confirmed
+                && c.paper.as_deref().is_some_and(|p| held.contains(&p))
+        }) {
+            for l in c.robustness.iter().filter(|l| l.combinations > 1) {
+                let others = l.combinations - 1;
+                let partly =
+                    others.saturating_sub(l.holds.saturating_sub(1) + l.refuted + l.inconclusive);
+                if l.refuted > 0 || partly > 0 {
+                    out.push(format!("`{}` (map `{}`: {})", c.id, l.map, l.summary));
+                }
             }
         }
-    }
+        out
+    };
+    let elsewhere = elsewhere_of(Origin::Paper);
+    let ours_elsewhere = elsewhere_of(Origin::StandIn);
     let failing: Vec<String> = claims()
         .filter(|c| {
             c.origin == Origin::StandIn
@@ -995,7 +1003,7 @@ fn where_they_fail(
             None => format!("`{}`", c.id),
         })
         .collect();
-    if elsewhere.is_empty() && failing.is_empty() {
+    if elsewhere.is_empty() && ours_elsewhere.is_empty() && failing.is_empty() {
         return String::new();
     }
     let mut s = if not_reproduced == 0 {
@@ -1018,6 +1026,14 @@ fn where_they_fail(
              reading fail or hold only in part: {}",
             elsewhere.len(),
             elsewhere.join("; ")
+        );
+    }
+    if !ours_elsewhere.is_empty() {
+        let _ = write!(
+            s,
+            "; so do {} of our stand-ins for them: {}",
+            ours_elsewhere.len(),
+            ours_elsewhere.join("; ")
         );
     }
     if !failing.is_empty() {
@@ -1607,12 +1623,15 @@ mod tests {
         fails.robustness = vec![map(1, 1)];
         let mut holds = row("holds-everywhere", "paper", "confirmed", "A");
         holds.robustness = vec![map(2, 0)];
+        let mut ours = row("ours-elsewhere", "stand-in", "confirmed", "A");
+        ours.robustness = vec![map(1, 1)];
         let e = ExperimentClaims {
             experiment: "e".into(),
             title: "t".into(),
             claims: vec![
                 fails,
                 holds,
+                ours,
                 row("ours-fails", "stand-in", "refuted", "A"),
                 row("unheld-fails", "stand-in", "refuted", "B"),
             ],
@@ -1631,6 +1650,10 @@ mod tests {
                 "1 of the papers' claims that hold at lb's reading fail or hold only in \
                  part: `fails-elsewhere` (map `m`: the claim holds if and only if x = 1)"
             ),
+            "{w}"
+        );
+        assert!(
+            w.contains("so do 1 of our stand-ins for them: `ours-elsewhere` (map `m`"),
             "{w}"
         );
         assert!(

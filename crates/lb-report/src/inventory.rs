@@ -675,6 +675,9 @@ pub fn page(inventories: &[Inventory], exps: &[&ExperimentClaims], audit: &str) 
                 md(&st.at),
                 match (st.counted(), standing) {
                     (false, _) if st.cited.is_some() => "another paper's result: not counted",
+                    (false, _) if st.kind == lb_manifest::inventory::StatementKind::Step => {
+                        "a step of a proof: not counted"
+                    }
                     (false, _) => "a definition: not counted",
                     (true, Standing::AsStated) if at_lbs_reading(st, exps) => {
                         "audited at lb's reading only"
