@@ -302,13 +302,6 @@ pub struct PointCheck {
     /// of the model that fails the claim there ([`crate::EXACT_FAILS`]).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub exact_fails: bool,
-    /// An upper bound's point where the subject sits on the metric's floor
-    /// and a null or the foil breaks the bound (docs/AUDITING.md,
-    /// "Uninformative points"): informative, since reaching the floor is the
-    /// effect the claim credits, but the bound's value is untested there
-    /// (how near the floor, in words).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub floor: Option<String>,
     /// A limit's rate of approach as its note gives it (the step that
     /// decides), where it has one.
     #[serde(skip)]

@@ -431,27 +431,11 @@ fn forced(
         // metric's floor is met there by any policy that does: a floor tests
         // nothing. (A limit's own point, nearest the limit.) A point that
         // fails the claim is informative wherever it lies: the band about the
-        // floor may be wider than the bound's slack above it. So is one where
-        // a null or the foil breaks the bound: not every policy meets it
-        // there, and reaching the floor is the effect the claim credits; the
-        // bound's value is what such a point leaves untested.
-        let broken_beside = || {
-            others.iter().any(|(n, setting)| {
-                n.metric.as_deref() == Some(m.name())
-                    && n.checks
-                        .iter()
-                        .filter(|x| same_at(x, k, setting))
-                        .any(|x| x.verdict == Verdict::Refuted)
-            })
-        };
+        // floor may be wider than the bound's slack above it.
         if upper
             && k.verdict != Verdict::Refuted
             && let Some(why) = super::points::at_floor(m, &at, c.level)
         {
-            if broken_beside() {
-                k.floor = Some(why);
-                continue;
-            }
             k.uninformative = Some(Uninformative::new(
                 Why::Floor,
                 format!(

@@ -173,7 +173,6 @@ fn limit_check(
         longer: None,
         uninformative: None,
         exact_fails: false,
-        floor: None,
         rate,
         false_unstable: None,
     })

@@ -52,9 +52,6 @@ pub struct Mutants {
     /// No point of the claim informs: the mutants are read at the hardest
     /// point it reads, and `verdict` is that point's.
     pub uninformative: bool,
-    /// Its deciding point sits on the metric's floor, where nothing varies:
-    /// the mutants are read at the hardest point it reads off the floor.
-    pub varying: bool,
 }
 
 impl Mutants {
@@ -99,7 +96,6 @@ pub fn mutants(experiment: &str, claim: &Claim, results: &[PointResult]) -> Muta
         flipped: None,
         insensitive: None,
         uninformative: false,
-        varying: false,
     };
     // A claim with no informative point is not counted, but its check can
     // still be tested: at the hardest point it reads, whose own verdict must
@@ -110,22 +106,6 @@ pub fn mutants(experiment: &str, claim: &Claim, results: &[PointResult]) -> Muta
     }) else {
         m.insensitive = Some("no point read".into());
         return m;
-    };
-    // A deciding point on the metric's floor (a member of Liu and Ying's
-    // class at an excess of 0, informative because its null breaks the
-    // bound) has nothing to move the threshold by: the check is tested at
-    // the hardest point the claim reads off the floor, if it has one.
-    let varies = |k: &PointCheck| {
-        k.unsettled.is_none()
-            && k.decision
-                .is_some_and(|d| d.half_width() > 0.0 && d.half_width().is_finite())
-    };
-    let deciding = match original.hardest_read() {
-        Some(alt) if deciding.floor.is_some() && alt.floor.is_none() && varies(alt) => {
-            m.varying = true;
-            alt
-        }
-        _ => deciding,
     };
     let by_rate = deciding.by_rate();
     let structural = match &claim.check {
@@ -291,9 +271,6 @@ pub fn markdown(all: &[Mutants]) -> String {
             (Some(why), _) => format!("insensitive: {why}"),
             (None, true) if m.uninformative => "every mutant caught, at the hardest point read \
                                                 (no point informs: the claim is not counted)"
-                .into(),
-            (None, true) if m.varying => "every mutant caught, at the hardest point read off \
-                                          the metric's floor (the deciding one sits on it)"
                 .into(),
             (None, true) => "every mutant caught".into(),
             (None, false) => format!(

@@ -40,7 +40,6 @@ pub(super) fn checks(c: &Ordering, s: Scope) -> Vec<PointCheck> {
                 longer: None,
                 uninformative: None,
                 exact_fails: false,
-                floor: None,
                 rate: None,
                 false_unstable: None,
             });
@@ -166,7 +165,6 @@ fn paired(
         longer: None,
         uninformative,
         exact_fails: false,
-        floor: None,
         rate: None,
         false_unstable: None,
     })

@@ -177,7 +177,6 @@ pub(super) fn undecided(
         longer: None,
         uninformative: None,
         exact_fails: false,
-        floor: None,
         rate: None,
         false_unstable: None,
     }

@@ -93,7 +93,6 @@ fn check_at(r: &PointResult, label: &str, claimed: bool) -> PointCheck {
         longer: None,
         uninformative: None,
         exact_fails: false,
-        floor: None,
         rate: None,
         false_unstable: (read == PointStability::Unstable && !claimed)
             .then(|| lb_core::stability::false_unstable(n)),

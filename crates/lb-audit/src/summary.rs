@@ -600,7 +600,7 @@ fn unstable_bound(c: &ClaimResult) -> Option<f64> {
 /// names them decides nothing of them.
 pub(crate) fn floor_only(c: &ClaimResult) -> Vec<String> {
     let why = |k: &super::PointCheck, w: Why| k.uninformative.as_ref().is_some_and(|u| u.why == w);
-    let at_floor = |k: &super::PointCheck| why(k, Why::Floor) || k.floor.is_some();
+    let at_floor = |k: &super::PointCheck| why(k, Why::Floor);
     let outside = |k: &super::PointCheck| why(k, Why::Outside);
     if !c.checks.iter().any(|k| k.uninformative.is_none()) {
         return Vec::new();

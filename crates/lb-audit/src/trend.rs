@@ -158,7 +158,6 @@ fn trend_step(
         longer: None,
         uninformative: None,
         exact_fails: false,
-        floor: None,
         rate: None,
         false_unstable: None,
     })

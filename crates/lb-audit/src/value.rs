@@ -195,7 +195,6 @@ fn value_check(c: &Value, at: &Reading, shift: f64) -> PointCheck {
         longer: None,
         uninformative: None,
         exact_fails: false,
-        floor: None,
         rate: None,
         false_unstable: None,
     }
@@ -292,7 +291,6 @@ fn bound_check(c: &Bound, m: Metric, at: &Reading, shift: f64) -> PointCheck {
         longer: None,
         uninformative: None,
         exact_fails: false,
-        floor: None,
         rate: None,
         false_unstable: None,
     }
