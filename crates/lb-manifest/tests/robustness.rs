@@ -440,4 +440,24 @@ fn a_value_the_text_rules_out_is_named_checked_and_carried() {
     .unwrap_err();
     assert_eq!(e.field, "robustness[0].excluded[0].value", "{e}");
     assert!(e.message.contains("manifest's own setting"), "{e}");
+    // A setting the manifest sweeps is its claims' where they pin it:
+    // `count_own = false` here, so `true` may be ruled out and `false` may not.
+    let swept = |value: &str| {
+        MANIFEST
+            .replace(
+                "load = [0.5, 0.9]",
+                "load = [0.5, 0.9]\ncount_own = [true, false]",
+            )
+            .replace(
+                "where = { load = 0.9 }",
+                "where = { load = 0.9, count_own = false }",
+            )
+            + &format!(
+                "\n[[robustness.excluded]]\nsetting = \"count_own\"\nvalue = \"{value}\"\n\
+                 says = \"s\"\n"
+            )
+    };
+    load_str(Path::new("t.toml"), &swept("true"), Profile::Full).unwrap_or_else(|e| panic!("{e}"));
+    let e = load_str(Path::new("t.toml"), &swept("false"), Profile::Full).unwrap_err();
+    assert!(e.message.contains("manifest's own setting"), "{e}");
 }

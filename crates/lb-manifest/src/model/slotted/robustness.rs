@@ -439,6 +439,18 @@ fn own_words(m: &Manifest, r: &RobustnessToml, name: &str) -> Vec<String> {
             .map(|v| v.word())
             .collect()
     };
+    // A setting the manifest sweeps is its claims' where they pin it: the
+    // values the map's claims are read at.
+    let pinned: Vec<String> = r
+        .claims
+        .iter()
+        .filter_map(|id| m.claims.iter().find(|c| c.id == *id))
+        .filter_map(|c| c.filter.get(name).map(crate::outputs::where_values))
+        .flatten()
+        .collect();
+    if m.sweep.present().contains(&name) && !pinned.is_empty() {
+        return pinned;
+    }
     match name {
         "count_own" => vec![Value::Bool(m.system.count_own.unwrap_or(true)).word()],
         "granularity" if r.policies.is_some() => {
