@@ -231,24 +231,30 @@ fn a_stand_in_on_records_its_statement_reads_is_refused() {
     lb_manifest::load_all(&[pa, pb], Profile::Full).unwrap_or_else(|e| panic!("{e}"));
 }
 
+/// The good manifest sweeping `loads` and 1 or 2 dispatchers, with an
+/// ordering claim (L-JSQ-Push beats JSQ) at `claim_where` and its foil, the
+/// same check, at `foil_where`.
+fn with_foil(loads: &str, claim_where: &str, foil_where: &str) -> String {
+    replace(
+        "load = [0.5, 0.9]",
+        &format!("load = {loads}\ndispatchers = [1, 2]"),
+    )
+    .replacen("dispatchers = 2\n", "", 1)
+        + &format!(
+            "\n[[claim]]\nid = \"a\"\nstatement = \"s\"\nsource = \"x\"\norigin = \"ours\"\n\
+             kind = \"ordering\"\nmetric = \"mean_response\"\nbetter = \"L-JSQ-Push\"\n\
+             worse = \"JSQ\"\nwhere = {{ {claim_where} }}\n\n[claim.foil]\n\
+             says = \"f\"\nkind = \"ordering\"\nmetric = \"mean_response\"\n\
+             better = \"L-JSQ-Push\"\nworse = \"JSQ\"\nwhere = {{ {foil_where} }}\n"
+        )
+}
+
 /// A foil that changes a setting changes one: its `where` may differ from
 /// the claim's in one key only.
 #[test]
 fn a_setting_foil_changes_one_setting() {
-    let text = |foil_where: &str| {
-        replace(
-            "load = [0.5, 0.9]",
-            "load = [0.5, 0.9]\ndispatchers = [1, 2]",
-        )
-        .replacen("dispatchers = 2\n", "", 1)
-            + &format!(
-                "\n[[claim]]\nid = \"a\"\nstatement = \"s\"\nsource = \"x\"\norigin = \"ours\"\n\
-                 kind = \"ordering\"\nmetric = \"mean_response\"\nbetter = \"L-JSQ-Push\"\n\
-                 worse = \"JSQ\"\nwhere = {{ load = 0.5, dispatchers = 2 }}\n\n[claim.foil]\n\
-                 says = \"f\"\nkind = \"ordering\"\nmetric = \"mean_response\"\n\
-                 better = \"L-JSQ-Push\"\nworse = \"JSQ\"\nwhere = {{ {foil_where} }}\n"
-            )
-    };
+    let text =
+        |foil_where: &str| with_foil("[0.5, 0.9]", "load = 0.5, dispatchers = 2", foil_where);
     let e = err(&text("load = 0.9, dispatchers = 1"));
     assert_eq!(e.field, "claim[0].foil.where", "{e}");
     assert!(e.message.contains("`dispatchers` and `load`"), "{e}");
@@ -266,20 +272,8 @@ fn a_setting_foil_changes_one_setting() {
 /// foil at one of them, or one that moves a setting the claim pins, loads.
 #[test]
 fn a_foil_is_not_read_off_the_claims_range() {
-    let text = |claim_where: &str, foil_where: &str| {
-        replace(
-            "load = [0.5, 0.9]",
-            "load = [0.5, 0.7, 0.9]\ndispatchers = [1, 2]",
-        )
-        .replacen("dispatchers = 2\n", "", 1)
-            + &format!(
-                "\n[[claim]]\nid = \"a\"\nstatement = \"s\"\nsource = \"x\"\norigin = \"ours\"\n\
-                 kind = \"ordering\"\nmetric = \"mean_response\"\nbetter = \"L-JSQ-Push\"\n\
-                 worse = \"JSQ\"\nwhere = {{ {claim_where} }}\n\n[claim.foil]\n\
-                 says = \"f\"\nkind = \"ordering\"\nmetric = \"mean_response\"\n\
-                 better = \"L-JSQ-Push\"\nworse = \"JSQ\"\nwhere = {{ {foil_where} }}\n"
-            )
-    };
+    let text =
+        |claim_where: &str, foil_where: &str| with_foil("[0.5, 0.7, 0.9]", claim_where, foil_where);
     let e = err(&text(
         "load = [0.5, 0.7], dispatchers = 2",
         "load = 0.9, dispatchers = 2",

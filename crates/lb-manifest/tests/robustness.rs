@@ -69,6 +69,19 @@ tie_break = ["random", "lowest"]
 policies = ["JSQ"]
 "#;
 
+/// [`MANIFEST`] sweeping `count_own`, its claim pinned to `false`.
+fn swept_count_own() -> String {
+    MANIFEST
+        .replace(
+            "load = [0.5, 0.9]",
+            "load = [0.5, 0.9]\ncount_own = [true, false]",
+        )
+        .replace(
+            "where = { load = 0.9 }",
+            "where = { load = 0.9, count_own = false }",
+        )
+}
+
 #[test]
 fn the_manifests_own_combination_plans_the_experiments_own_keys() {
     let e = load_str(Path::new("t.toml"), MANIFEST, Profile::Full).unwrap();
@@ -312,15 +325,7 @@ fn a_p_hat_map_varies_the_p_hat_of_the_policies_that_fix_one() {
 /// does not pin it, the map is refused.
 #[test]
 fn a_map_over_a_swept_setting_re_reads_its_claims() {
-    let swept = MANIFEST
-        .replace(
-            "load = [0.5, 0.9]",
-            "load = [0.5, 0.9]\ncount_own = [true, false]",
-        )
-        .replace(
-            "where = { load = 0.9 }",
-            "where = { load = 0.9, count_own = false }",
-        );
+    let swept = swept_count_own();
     let map = |settings: &str| {
         let head = &swept[..swept.find("[[robustness]]").unwrap()];
         format!("{head}[[robustness]]\nname = \"m\"\nclaims = [\"push-beats-jsq\"]\n{settings}")
@@ -443,15 +448,7 @@ fn a_value_the_text_rules_out_is_named_checked_and_carried() {
     // A setting the manifest sweeps is its claims' where they pin it:
     // `count_own = false` here, so `true` may be ruled out and `false` may not.
     let swept = |value: &str| {
-        MANIFEST
-            .replace(
-                "load = [0.5, 0.9]",
-                "load = [0.5, 0.9]\ncount_own = [true, false]",
-            )
-            .replace(
-                "where = { load = 0.9 }",
-                "where = { load = 0.9, count_own = false }",
-            )
+        swept_count_own()
             + &format!(
                 "\n[[robustness.excluded]]\nsetting = \"count_own\"\nvalue = \"{value}\"\n\
                  says = \"s\"\n"
