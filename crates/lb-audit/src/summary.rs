@@ -243,6 +243,15 @@ impl MapLine {
     pub fn line(&self) -> String {
         format!("{}: {}", self.map, self.summary)
     }
+
+    /// Of a claim that holds at lb's reading (one of the map's
+    /// combinations), the other combinations at which it holds except at
+    /// some points.
+    pub fn partly_elsewhere(&self) -> usize {
+        self.combinations
+            .saturating_sub(1)
+            .saturating_sub(self.holds.saturating_sub(1) + self.refuted + self.inconclusive)
+    }
 }
 
 /// The values of a setting at which a claim holds.

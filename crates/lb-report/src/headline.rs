@@ -153,8 +153,8 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
         format!(
             "**{} statements of the {} papers lb holds** ({partial}counted in their inventories' \
              unit: theorems, lemmas, propositions, corollaries, figure claims, examples, remarks \
-             and headline sentences; definitions, the steps of proofs, and sentences reporting another paper's \
-             result, are not counted):\n\n\
+             and headline sentences; definitions, the steps of proofs, and sentences reporting \
+             another paper's result, are not counted):\n\n\
              - **{} audited as stated**{}: {}{}.{}{}{}\n\
              - **Reproduced in full** (at every reading tried, at thresholds the paper gives, no \
              part untested): {}.{}\n\
@@ -956,10 +956,9 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
 /// reproduced" does not read as "nothing failed": the held papers' claims,
 /// and our stand-ins for them, that hold at lb's reading and fail, or hold
 /// only in part, at another reading their maps try (each with its map's
-/// line), and the stand-ins of
-/// ours for a held paper that fail, with the paper each stands for (those
-/// for papers lb does not hold are counted in their own section). Nothing
-/// where none does.
+/// line), and the stand-ins of ours for a held paper that fail, with the
+/// paper each stands for (those for papers lb does not hold are counted in
+/// their own section). Nothing where none does.
 fn where_they_fail(
     experiments: &[&ExperimentClaims],
     inventories: &[Inventory],
@@ -969,39 +968,38 @@ fn where_they_fail(
         .iter()
         .map(|i| i.paper.authors.as_str())
         .collect();
-    let claims = || experiments.iter().flat_map(|e| &e.claims);
-    // The claims of `origin` for a held paper that hold at lb's reading and
-    // fail, or hold only in part, at another its maps try.
-    let elsewhere_of = |origin: Origin| -> Vec<String> {
-        let mut out = Vec::new();
-        for c in claims().filter(|c| {
-            c.origin == origin
-                && c.verdict == Verdict::Confirmed
-                && c.paper.as_deref().is_some_and(|p| held.contains(&p))
-        }) {
+    // A held paper's claims of `origin` with `verdict`, each with its paper.
+    let held = &held;
+    let of = |origin: Origin, verdict: Verdict| {
+        experiments
+            .iter()
+            .flat_map(|e| &e.claims)
+            .filter_map(move |c| {
+                let p = c.paper.as_deref().filter(|p| held.contains(p))?;
+                (c.origin == origin && c.verdict == verdict).then_some((c, p))
+            })
+    };
+    // Those of `origin` that hold at lb's reading and fail, or hold only in
+    // part, at another reading their maps try: (how many claims, their
+    // maps' lines).
+    let elsewhere_of = |origin: Origin| -> (usize, Vec<String>) {
+        let mut n = 0;
+        let mut lines = Vec::new();
+        for (c, _) in of(origin, Verdict::Confirmed) {
+            let before = lines.len();
             for l in c.robustness.iter().filter(|l| l.combinations > 1) {
-                let others = l.combinations - 1;
-                let partly =
-                    others.saturating_sub(l.holds.saturating_sub(1) + l.refuted + l.inconclusive);
-                if l.refuted > 0 || partly > 0 {
-                    out.push(format!("`{}` (map `{}`: {})", c.id, l.map, l.summary));
+                if l.refuted > 0 || l.partly_elsewhere() > 0 {
+                    lines.push(format!("`{}` (map `{}`: {})", c.id, l.map, l.summary));
                 }
             }
+            n += usize::from(lines.len() > before);
         }
-        out
+        (n, lines)
     };
-    let elsewhere = elsewhere_of(Origin::Paper);
-    let ours_elsewhere = elsewhere_of(Origin::StandIn);
-    let failing: Vec<String> = claims()
-        .filter(|c| {
-            c.origin == Origin::StandIn
-                && c.verdict == Verdict::Refuted
-                && c.paper.as_deref().is_some_and(|p| held.contains(&p))
-        })
-        .map(|c| match c.paper.as_deref() {
-            Some(p) => format!("`{}` (for {p})", c.id),
-            None => format!("`{}`", c.id),
-        })
+    let (n_elsewhere, elsewhere) = elsewhere_of(Origin::Paper);
+    let (n_ours, ours_elsewhere) = elsewhere_of(Origin::StandIn);
+    let failing: Vec<String> = of(Origin::StandIn, Verdict::Refuted)
+        .map(|(c, p)| format!("`{}` (for {p})", c.id))
         .collect();
     if elsewhere.is_empty() && ours_elsewhere.is_empty() && failing.is_empty() {
         return String::new();
@@ -1024,7 +1022,7 @@ fn where_they_fail(
             s,
             "; at other readings their maps try, {} of the papers' claims that hold at lb's \
              reading fail or hold only in part: {}",
-            elsewhere.len(),
+            n_elsewhere,
             elsewhere.join("; ")
         );
     }
@@ -1032,7 +1030,7 @@ fn where_they_fail(
         let _ = write!(
             s,
             "; so do {} of our stand-ins for them: {}",
-            ours_elsewhere.len(),
+            n_ours,
             ours_elsewhere.join("; ")
         );
     }
@@ -1056,7 +1054,7 @@ fn where_they_fail(
 /// at 0, fail at 2, hold in part at 1 and are undecided at 7", or nothing
 /// where no map tries another.
 fn other_readings(claims: &[&lb_audit::ClaimRow]) -> String {
-    let (mut n, mut holds, mut fails, mut undecided) = (0, 0, 0, 0);
+    let (mut n, mut holds, mut fails, mut partly, mut undecided) = (0, 0, 0, 0, 0);
     for r in claims
         .iter()
         .filter(|r| r.verdict == lb_audit::Verdict::Confirmed)
@@ -1065,13 +1063,13 @@ fn other_readings(claims: &[&lb_audit::ClaimRow]) -> String {
             n += l.combinations - 1;
             holds += l.holds.saturating_sub(1);
             fails += l.refuted;
+            partly += l.partly_elsewhere();
             undecided += l.inconclusive;
         }
     }
     if n == 0 {
         return String::new();
     }
-    let partly = n - holds - fails - undecided;
     // The outcomes that occur, most first.
     let mut outcomes = [
         (holds, "hold"),

@@ -429,6 +429,12 @@ pub fn variants(
     Ok(out)
 }
 
+/// The values claim `id`'s `where` pins setting `name` to, if it pins it.
+fn claim_pins(m: &Manifest, id: &str, name: &str) -> Option<Vec<String>> {
+    let c = m.claims.iter().find(|c| c.id == id)?;
+    c.filter.get(name).map(crate::outputs::where_values)
+}
+
 /// The manifest's own values of setting `name` as map `r` shows them (for a
 /// policy key, those of the policies the map varies it for).
 fn own_words(m: &Manifest, r: &RobustnessToml, name: &str) -> Vec<String> {
@@ -444,8 +450,7 @@ fn own_words(m: &Manifest, r: &RobustnessToml, name: &str) -> Vec<String> {
     let pinned: Vec<String> = r
         .claims
         .iter()
-        .filter_map(|id| m.claims.iter().find(|c| c.id == *id))
-        .filter_map(|c| c.filter.get(name).map(crate::outputs::where_values))
+        .filter_map(|id| claim_pins(m, id, name))
         .flatten()
         .collect();
     if m.sweep.present().contains(&name) && !pinned.is_empty() {
@@ -718,14 +723,7 @@ fn map_settings(
         ));
     }
     for (name, values) in settings {
-        let pins_one = |id: &String| {
-            m.claims.iter().find(|c| c.id == *id).is_some_and(|c| {
-                c.filter
-                    .get(*name)
-                    .map(crate::outputs::where_values)
-                    .is_some_and(|v| v.len() == 1)
-            })
-        };
+        let pins_one = |id: &String| claim_pins(m, id, name).is_some_and(|v| v.len() == 1);
         if sweep.contains(name) && r.claims.iter().all(pins_one) {
             let swept = m.axis_values(name);
             if let Some((j, v)) = values
