@@ -382,11 +382,13 @@ fn decide_by(
                         Vec::new(),
                     );
                 }
-                let in_part = if partly > 0 {
-                    format!("; it holds except at some points at {partly}")
-                } else {
-                    String::new()
-                };
+                let mut in_part = String::new();
+                if partly > 0 {
+                    in_part.push_str(&format!("; it holds except at some points at {partly}"));
+                }
+                if refuted > 0 && refuted < n - k {
+                    in_part.push_str(&format!("; refuted at {refuted}"));
+                }
                 return done(
                     format!(
                         "the claim holds if and only if {} ({k} of {n} combinations{in_part})",

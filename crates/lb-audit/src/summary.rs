@@ -137,11 +137,11 @@ pub struct ClaimRow {
     /// ([`ClaimResult::threshold_ours`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub threshold_ours: Option<String>,
-    /// Where it holds only at a value of a setting its paper leaves open
-    /// that another claim of the same paper cannot hold at (the report
-    /// reads every experiment to tell): that conflict, in words
-    /// ("count_own: … only at count_own = true; … only at count_own =
-    /// false"). Not in claims.json.
+    /// Where it holds in full only at a value of a setting its paper leaves
+    /// open at which another claim of the same paper does not hold in full
+    /// (the report reads every experiment to tell): that conflict, in
+    /// words ("count_own: … in full only at count_own = true; … in full
+    /// only at count_own = false"). Not in claims.json.
     #[serde(skip)]
     pub conflicting: Option<String>,
 }
@@ -233,12 +233,6 @@ fn is_zero(n: &usize) -> bool {
 }
 
 impl MapLine {
-    /// The values of the settings at which it does not fail: where it
-    /// holds at least in part.
-    pub fn not_failing(&self) -> &[Need] {
-        self.in_part.as_deref().unwrap_or(&self.needs)
-    }
-
     /// "map: summary".
     pub fn line(&self) -> String {
         format!("{}: {}", self.map, self.summary)

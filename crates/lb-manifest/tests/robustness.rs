@@ -395,12 +395,14 @@ fn a_claim_reading_an_led_policy_is_mapped_over_count_own_where_others_are() {
 
 /// A map may name values the text rules out (`excluded`), with the sentence
 /// that does: each names one of the map's settings and one of its values,
-/// never the manifest's own, and says why; the combinations holding one
-/// carry that reason.
+/// never the manifest's own, and quotes a sentence stating the manifest's
+/// own value; the combinations holding one carry that reason.
 #[test]
 fn a_value_the_text_rules_out_is_named_checked_and_carried() {
     let with = |x: &str| format!("{MANIFEST}\n[[robustness.excluded]]\n{x}\n");
-    let ok = with("setting = \"tie_break\"\nvalue = \"lowest\"\nsays = \"§1: \\\"all to one\\\"\"");
+    let ok = with(
+        "setting = \"tie_break\"\nvalue = \"lowest\"\nsays = \"§1: \\\"ties are broken at random\\\"\"",
+    );
     let e = load_str(Path::new("t.toml"), &ok, Profile::Full).unwrap();
     let maps = e.loaded.manifest.robustness_maps();
     let ruled: Vec<bool> = e
@@ -436,6 +438,19 @@ fn a_value_the_text_rules_out_is_named_checked_and_carried() {
     )
     .unwrap_err();
     assert_eq!(e.field, "robustness[0].excluded[0].says", "{e}");
+    // A sentence rules a value out only where it states the value the claims
+    // are read at: one about what the other value would do leaves it open.
+    let e = load_str(
+        Path::new("t.toml"),
+        &with(
+            "setting = \"tie_break\"\nvalue = \"lowest\"\n\
+             says = \"§1: \\\"all the dispatchers route to one queue\\\"\"",
+        ),
+        Profile::Full,
+    )
+    .unwrap_err();
+    assert_eq!(e.field, "robustness[0].excluded[0].says", "{e}");
+    assert!(e.message.contains("does not state"), "{e}");
     // The manifest's own reading is one the text allows.
     let e = load_str(
         Path::new("t.toml"),
@@ -451,7 +466,7 @@ fn a_value_the_text_rules_out_is_named_checked_and_carried() {
         swept_count_own()
             + &format!(
                 "\n[[robustness.excluded]]\nsetting = \"count_own\"\nvalue = \"{value}\"\n\
-                 says = \"s\"\n"
+                 says = \"§1: \\\"count_own = false\\\"\"\n"
             )
     };
     load_str(Path::new("t.toml"), &swept("true"), Profile::Full).unwrap_or_else(|e| panic!("{e}"));

@@ -41,6 +41,7 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
     let mut by_stand_ins = std::collections::BTreeMap::new();
     let mut in_part = 0;
     let mut one_reading = 0;
+    let mut conflicting = 0;
     let mut deciding = Vec::new();
     let mut threshold_ours = 0;
     let mut in_full: Vec<String> = Vec::new();
@@ -66,6 +67,7 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
         );
         in_part += crate::inventory::in_part_count(inv, experiments);
         one_reading += crate::inventory::at_one_reading_count(inv, experiments);
+        conflicting += crate::inventory::at_conflicting_count(inv, experiments);
         deciding.extend(crate::inventory::deciding_claims(inv, experiments));
         threshold_ours += crate::inventory::at_threshold_ours_count(inv, experiments);
         let k = counts(inv, experiments);
@@ -128,7 +130,7 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
             .unwrap_or(0);
         // Those a reading of lb's decides are audited at that reading, not
         // as stated: counted apart (n[1]).
-        statuses.remove(&crate::inventory::Status::AtOneReading);
+        statuses.retain(|v, _| !v.at_a_reading());
         let at_reading = n[1];
         let qualified = [
             (one_reading > 0).then(|| {
@@ -188,7 +190,8 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
                     "\n- **{at_reading} audited at lb's reading only**: reproduced at a value \
                      lb reads of a setting the text leaves open or lost, failing or undecided \
                      at other values its maps try, so not audited as stated (each row names \
-                     the setting)."
+                     the setting){}.",
+                    crate::inventory::conflicting_words(conflicting)
                 )
             },
             where_they_fail(experiments, inventories, refuted),
@@ -278,42 +281,16 @@ pub fn per_paper(
             let _ = writeln!(
                 s,
                 "**Readings in conflict:** {}. No single reading of {} reproduces all of these \
-                 claims: the statements resting on them are \"reproduced only at conflicting \
-                 readings\", counted apart from those reproduced.\n",
+                 claims in full: at the value one side needs, the other fails or holds only in \
+                 part (each claim's map gives where). The statements resting on them are \
+                 \"reproduced only at conflicting readings\", counted apart from those \
+                 reproduced.\n",
                 conflicts.join("; "),
                 if conflicts.len() == 1 {
                     "that setting"
                 } else {
                     "those settings"
                 }
-            );
-        }
-        // Settings whose values no single reading gives every claim in
-        // full, where none is a conflict outright (each holds at least in
-        // part at some shared value).
-        let partial: Vec<String> = full_conflicts(
-            rows.iter()
-                .filter(|(_, c)| c.paper.as_deref() == Some(paper) && c.origin == Origin::Paper)
-                .map(|(_, c)| *c),
-        )
-        .into_iter()
-        .filter(|f| {
-            !conflicts
-                .iter()
-                .any(|c| c.starts_with(&format!("`{}`", f.setting)))
-        })
-        .map(|f| f.words())
-        .collect();
-        if !partial.is_empty() {
-            let _ = writeln!(
-                s,
-                "**No single reading reproduces these in full:** {}. At the value one side \
-                 needs, the other holds only in part or fails (each claim's map gives where), \
-                 so no one reading of the whole paper gives both sides in full. Each side is \
-                 counted \"at lb's reading only\", not \"at conflicting readings\": at some value \
-                 neither side fails, and the report keeps that status for a setting at which \
-                 every value fails one side.\n",
-                partial.join("; ")
             );
         }
         let of = |o: Origin| {
@@ -489,8 +466,8 @@ fn as_stated_results(inv: &Inventory, exps: &[&ExperimentClaims]) -> Vec<(String
     let mut out: Vec<(String, usize)> = Vec::new();
     for (st, home) in homes(inv) {
         // Those at lb's reading only are counted apart.
-        let at_reading = crate::inventory::status(st, exps)
-            .is_some_and(|(v, _, _)| v == crate::inventory::Status::AtOneReading);
+        let at_reading =
+            crate::inventory::status(st, exps).is_some_and(|(v, _, _)| v.at_a_reading());
         if standing(st, exps) != Standing::AsStated || at_reading {
             continue;
         }
@@ -593,8 +570,9 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
                         format!("hardest informative point: {}", r.deciding)
                     }
                     crate::inventory::Status::AtConflictingReadings => format!(
-                        "it holds only at a reading another of the paper's results fails at \
-                         (Readings in conflict, below the table); hardest informative point: {}",
+                        "it holds in full only at a reading at which another of the paper's \
+                         results does not (Readings in conflict, below the table); hardest \
+                         informative point: {}",
                         r.deciding
                     ),
                 };
@@ -714,7 +692,7 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
         let (at_reading, stated): (Vec<_>, Vec<_>) = as_stated
             .iter()
             .copied()
-            .partition(|(v, _, _)| *v == crate::inventory::Status::AtOneReading);
+            .partition(|(v, _, _)| v.at_a_reading());
         let (a, b) = (tally(&stated), tally(&stand_ins));
         let mut parts = Vec::new();
         let groups = [&stated, &at_reading, &stand_ins]
@@ -726,7 +704,10 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
             parts.push(format!("as stated: {}", words(&a)));
         }
         if mixed && !at_reading.is_empty() {
-            parts.push(format!("at lb's reading only: {}", at_reading.len()));
+            parts.push(format!(
+                "at lb's reading only: {}",
+                words(&tally(&at_reading))
+            ));
         }
         if mixed && !stand_ins.is_empty() || (groups == 1 && stand_ins.len() > 1 && b.len() > 1) {
             parts.push(format!("through our stand-ins: {}", words(&b)));
@@ -1353,14 +1334,10 @@ fn in_words(
 struct Conflict {
     setting: String,
     sides: Vec<(Vec<String>, Vec<String>)>,
-    /// Read on the values at which each claim holds in full
-    /// ([`lb_audit::MapLine::needs`]), not on those at which it holds at
-    /// least in part.
-    full: bool,
 }
 
 impl Conflict {
-    /// "`count_own`: `a` holds only at count_own = true; `b` only at …".
+    /// "`count_own`: `a` holds in full only at count_own = true; `b` …".
     fn words(&self) -> String {
         let k = &self.setting;
         let sides: Vec<String> = self
@@ -1373,47 +1350,31 @@ impl Conflict {
                     [one] => format!("{k} = {one}"),
                     many => format!("{k} ∈ {{{}}}", many.join(", ")),
                 };
-                let only = if self.full { "in full only" } else { "only" };
-                format!("{} {verb} {only} at {at}", ids.join(", "))
+                format!("{} {verb} in full only at {at}", ids.join(", "))
             })
             .collect();
         format!("`{k}`: {}", sides.join("; "))
     }
 }
 
-/// The settings a paper's claims hold at one value of only, where two of
-/// them need different values: from each claim's robustness maps
-/// ([`lb_audit::MapLine::not_failing`]), the values of a setting at which a
-/// claim does not fail; a setting two claims need at disjoint values is a
-/// conflict.
+/// The settings two claims of a paper need at values no one reading gives
+/// both in full: from each claim's robustness maps that decide it
+/// ([`lb_audit::MapLine::needs`]), the values of a setting at which the
+/// claim holds in full; a setting two claims need at disjoint values is a
+/// conflict, though one may hold in part at the other's value. A claim that
+/// holds without discriminating at its own reading still fails,
+/// informatively, where its map says it does not hold, so it counts too.
 fn conflicts<'a>(claims: impl Iterator<Item = &'a ClaimRow>) -> Vec<Conflict> {
-    conflicts_on(claims, false)
-}
-
-/// As [`conflicts`], on the values at which each claim holds in full
-/// ([`lb_audit::MapLine::needs`], where its map decides it): a setting two
-/// claims need at disjoint values to hold in full, though one may hold in
-/// part at the other's. No single reading then reproduces both in full.
-fn full_conflicts<'a>(claims: impl Iterator<Item = &'a ClaimRow>) -> Vec<Conflict> {
-    conflicts_on(claims, true)
-}
-
-fn conflicts_on<'a>(claims: impl Iterator<Item = &'a ClaimRow>, full: bool) -> Vec<Conflict> {
     use std::collections::BTreeMap;
-    // setting → the values a claim needs → the claims that need them. A
-    // claim that holds without discriminating at its own reading still
-    // fails, informatively, where its map says it does not hold: a failure
-    // informs whatever the nulls do, so it sets up a conflict too.
+    // setting → the values a claim needs → the claims that need them.
     let mut needs: BTreeMap<String, BTreeMap<Vec<String>, Vec<String>>> = BTreeMap::new();
     for c in claims {
-        let held = |l: &'a lb_audit::MapLine| -> &'a [lb_audit::Need] {
-            if full {
-                if l.decides { &l.needs } else { &[] }
-            } else {
-                l.not_failing()
-            }
-        };
-        for n in c.robustness.iter().flat_map(held) {
+        for n in c
+            .robustness
+            .iter()
+            .filter(|l| l.decides)
+            .flat_map(|l| &l.needs)
+        {
             let mut values = n.values.clone();
             values.sort();
             let ids = needs
@@ -1440,19 +1401,19 @@ fn conflicts_on<'a>(claims: impl Iterator<Item = &'a ClaimRow>, full: bool) -> V
         .map(|(setting, vs)| Conflict {
             setting,
             sides: vs.into_iter().collect(),
-            full,
         })
         .collect()
 }
 
-/// The conflicts of [`conflicts`], in words: "`count_own`: `a` holds only
-/// at count_own = true; `b` holds only at count_own = false".
+/// The conflicts of [`conflicts`], in words: "`count_own`: `a` holds in
+/// full only at count_own = true; `b` holds in full only at count_own =
+/// false".
 pub(crate) fn reading_conflicts<'a>(claims: impl Iterator<Item = &'a ClaimRow>) -> Vec<String> {
     conflicts(claims).iter().map(Conflict::words).collect()
 }
 
-/// Marks each paper's claims that hold only at a reading another claim of
-/// the same paper cannot hold at ([`lb_audit::ClaimRow::conflicting`]),
+/// Marks each paper's claims that hold in full only at a reading at which
+/// another claim of the same paper does not ([`lb_audit::ClaimRow::conflicting`]),
 /// with the conflict in words: their statements are then "reproduced only
 /// at conflicting readings". Reads every experiment, so it runs once the
 /// report has them all.
@@ -1670,8 +1631,9 @@ mod tests {
         assert!(super::where_they_fail(&[&quiet], std::slice::from_ref(&inv), 0).is_empty());
     }
 
-    /// Two claims that need one setting at different values conflict; at
-    /// the same value, or on different settings, they do not.
+    /// Two claims that need one setting at different values to hold in
+    /// full conflict; at the same value, or on different settings, they do
+    /// not.
     #[test]
     fn claims_needing_a_setting_at_different_values_conflict() {
         use lb_audit::{MapLine, Need};
@@ -1712,8 +1674,8 @@ mod tests {
         assert_eq!(
             c,
             vec![
-                "`count_own`: `b` holds only at count_own = false; `a` holds only at \
-                 count_own = true"
+                "`count_own`: `b` holds in full only at count_own = false; `a` holds in full \
+                 only at count_own = true"
                     .to_string()
             ]
         );
@@ -1732,32 +1694,15 @@ mod tests {
         let mut idle = foil("count_own", "false");
         idle.untested = Some("its null holds here too".into());
         assert_eq!(reading_conflicts([&map, &idle].into_iter()).len(), 1);
-        // Holding except at some points at the other value is not failing
-        // there: the two claims share that reading.
+        // Holding in part at the other's value does not share it: no single
+        // reading gives both in full.
         let mut partly = foil("count_own", "false");
-        partly.robustness[0].in_part = Some(Vec::new());
-        assert!(reading_conflicts([&map, &partly].into_iter()).is_empty());
-        // Holding in part only at the value the other claim fails at is a
-        // conflict still.
-        partly.robustness[0].in_part = Some(vec![need("count_own", &["false"])]);
-        assert_eq!(reading_conflicts([&map, &partly].into_iter()).len(), 1);
-        // Holding in part at both values, in full only at the other's: no
-        // conflict outright, but no single reading gives both in full.
         partly.robustness[0].in_part = Some(vec![need("count_own", &["false", "true"])]);
-        assert!(reading_conflicts([&map, &partly].into_iter()).is_empty());
-        let full: Vec<String> = super::full_conflicts([&map, &partly].into_iter())
-            .iter()
-            .map(super::Conflict::words)
-            .collect();
-        assert_eq!(
-            full,
-            vec![
-                "`count_own`: `b` holds in full only at count_own = false; `a` holds in full \
-                 only at count_own = true"
-                    .to_string()
-            ]
-        );
-        // Claims needing the same value in full share it.
-        assert!(super::full_conflicts([&map, &foil("count_own", "true")].into_iter()).is_empty());
+        assert_eq!(reading_conflicts([&map, &partly].into_iter()).len(), 1);
+        // A map that leaves a combination undecided says where the claim
+        // holds, not where it fails: it sets up no conflict.
+        let mut open = foil("count_own", "false");
+        open.robustness[0].decides = false;
+        assert!(reading_conflicts([&map, &open].into_iter()).is_empty());
     }
 }

@@ -152,10 +152,10 @@ pub enum Status {
     NoInformativePoint,
     /// It holds, and a null or the foil holds too.
     DoesNotDiscriminate,
-    /// It holds at every informative point, but only at a value of a
-    /// setting the paper leaves open at which another of the paper's
-    /// claims does not hold ([`lb_audit::ClaimRow::conflicting`]): no
-    /// single reading reproduces both.
+    /// It holds at every informative point, but in full only at a value of
+    /// a setting the paper leaves open at which another of the paper's
+    /// claims does not hold in full ([`lb_audit::ClaimRow::conflicting`]):
+    /// no single reading reproduces both.
     AtConflictingReadings,
     /// It holds at every informative point, its nulls failing there, at
     /// lb's reading of a setting the text leaves open or lost: a robustness
@@ -230,6 +230,13 @@ impl Status {
 }
 
 impl Status {
+    /// Whether this status holds only at a reading of lb's of a setting the
+    /// text leaves open or lost (its own, or one at which another of the
+    /// paper's claims fails): audited at that reading, not as stated.
+    pub fn at_a_reading(self) -> bool {
+        matches!(self, Status::AtOneReading | Status::AtConflictingReadings)
+    }
+
     /// Whether a claim of this status tested something: it failed, held only
     /// in part, is undecided on informative points, or held where a null and
     /// the foil failed. A confirmation that does not discriminate, or one no
@@ -392,14 +399,10 @@ pub(crate) fn shared_words(statements: usize, deciding: &[(&str, &ClaimRow)]) ->
 /// so at one reading only: a setting the text leaves open (or lost) decides
 /// one of the paper claims that decide it
 /// ([`lb_audit::ClaimRow::at_one_reading`]). Those reproduced at every
-/// informative point have that status ([`Status::AtOneReading`]).
+/// informative point have that status ([`Status::at_a_reading`]), and are
+/// counted apart.
 pub fn at_one_reading_count(inv: &Inventory, exps: &[&ExperimentClaims]) -> usize {
-    reproduced_where(
-        inv,
-        exps,
-        |r| r.at_one_reading(),
-        Some(Status::AtOneReading),
-    )
+    reproduced_where(inv, exps, |r| r.at_one_reading(), Status::at_a_reading)
 }
 
 /// How many of an inventory's statements reproduced as stated are so at a
@@ -411,7 +414,7 @@ pub fn at_threshold_ours_count(inv: &Inventory, exps: &[&ExperimentClaims]) -> u
         inv,
         exps,
         |r| r.threshold_ours.is_some(),
-        Some(Status::AtRateOurs),
+        |v| v == Status::AtRateOurs,
     )
 }
 
@@ -422,14 +425,14 @@ fn reproduced_where(
     inv: &Inventory,
     exps: &[&ExperimentClaims],
     qualified: impl Fn(&lb_audit::ClaimRow) -> bool,
-    but: Option<Status>,
+    but: impl Fn(Status) -> bool,
 ) -> usize {
     inv.statements
         .iter()
         .filter(|s| s.counted() && standing(s, exps) == Standing::AsStated)
         .filter(|s| {
             status(s, exps).is_some_and(|(v, _, _)| {
-                Some(v) != but
+                !but(v)
                     && matches!(
                         v,
                         Status::Reproduced
@@ -577,9 +580,31 @@ pub fn counts(inv: &Inventory, exps: &[&ExperimentClaims]) -> [usize; 5] {
 
 /// Whether a statement its paper's claims decide is reproduced only at lb's
 /// reading of a setting its text leaves open or lost
-/// ([`Status::AtOneReading`]): audited at that reading, not as stated.
+/// ([`Status::at_a_reading`]): audited at that reading, not as stated.
 pub fn at_lbs_reading(s: &Statement, exps: &[&ExperimentClaims]) -> bool {
-    status(s, exps).is_some_and(|(v, _, _)| v == Status::AtOneReading)
+    status(s, exps).is_some_and(|(v, _, _)| v.at_a_reading())
+}
+
+/// "; 2 of them only at conflicting readings", of `k` such statements.
+pub(crate) fn conflicting_words(k: usize) -> String {
+    match k {
+        0 => String::new(),
+        k => format!(
+            "; {k} of them only at conflicting readings: no value of that setting reproduces \
+             them and another of the paper's claims in full"
+        ),
+    }
+}
+
+/// How many of an inventory's statements are reproduced only at
+/// conflicting readings ([`Status::AtConflictingReadings`]), of those
+/// [`at_lbs_reading`] counts.
+pub fn at_conflicting_count(inv: &Inventory, exps: &[&ExperimentClaims]) -> usize {
+    inv.statements
+        .iter()
+        .filter(|s| s.counted() && standing(s, exps) == Standing::AsStated)
+        .filter(|s| status(s, exps).is_some_and(|(v, _, _)| v == Status::AtConflictingReadings))
+        .count()
 }
 
 /// A paper's line against its inventory: "Its inventory lists 40
@@ -602,7 +627,7 @@ pub(crate) fn paper_line(inv: &Inventory, exps: &[&ExperimentClaims], page: &str
     let mut tally = statuses(inv, exps, Standing::AsStated);
     // Those a reading of lb's decides are audited at that reading, not as
     // stated: counted apart.
-    tally.remove(&Status::AtOneReading);
+    tally.retain(|v, _| !v.at_a_reading());
     let by_stand_ins = statuses_words(&statuses(inv, exps, Standing::StandIns));
     let in_part = in_part_count(inv, exps);
     let as_stated = match (tally.is_empty(), in_part) {
@@ -619,7 +644,8 @@ pub(crate) fn paper_line(inv: &Inventory, exps: &[&ExperimentClaims], page: &str
     } else {
         format!(
             " {at_reading} audited at lb's reading only (reproduced there: a setting the text \
-             leaves open or lost decides each),"
+             leaves open or lost decides each{}),",
+            conflicting_words(at_conflicting_count(inv, exps))
         )
     };
     format!(
@@ -691,8 +717,7 @@ pub fn page(inventories: &[Inventory], exps: &[&ExperimentClaims], audit: &str) 
                     // An audited statement's heading carries its status.
                     + &match (st.counted(), standing, status(st, exps)) {
                         (true, Standing::AsStated | Standing::StandIns, Some((v, _, _)))
-                            if !(standing == Standing::AsStated
-                                && v == Status::AtOneReading) =>
+                            if !(standing == Standing::AsStated && v.at_a_reading()) =>
                         {
                             format!(": {}", v.words())
                         }

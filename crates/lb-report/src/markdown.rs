@@ -478,10 +478,12 @@ fn row_verdict(c: &ClaimRow) -> String {
         c.untested.is_some(),
         c.no_point(),
     );
-    if crate::inventory::Status::of(c) == crate::inventory::Status::AtOneReading {
-        format!("{words}, at lb's reading only")
-    } else {
-        words
+    match crate::inventory::Status::of(c) {
+        crate::inventory::Status::AtOneReading => format!("{words}, at lb's reading only"),
+        crate::inventory::Status::AtConflictingReadings => {
+            format!("{words}, only at conflicting readings")
+        }
+        _ => words,
     }
 }
 

@@ -812,9 +812,9 @@ pub fn page(
          *reproduced at lb's reading only* holds at every informative point at \
          lb's value of a setting the text leaves open, and fails at another value a \
          robustness map tries, or at a value the held text lost and lb restored; one \
-         *reproduced only at conflicting readings* holds only at values of a \
-         setting the text leaves open at which another of the paper's results fails, no value \
-         letting both hold even in part. These \
+         *reproduced only at conflicting readings* holds in full only at values of a \
+         setting the text leaves open at which another of the paper's results fails or holds \
+         only in part, no value letting both hold in full. These \
          are statements' statuses; the experiments' sections and the audit give each claim's \
          own verdict (confirmed, refuted, inconclusive), which a status reads with these \
          rules. The findings that qualify these verdicts (settings the text leaves open, what lb cannot \
@@ -1028,6 +1028,10 @@ fn how_to_read(exps: &[&ExperimentClaims]) -> String {
                 crate::inventory::Status::ByStabilityTest => "that lb's stability test decides it",
                 crate::inventory::Status::AtOneReading => {
                     "that lb's reading of a setting the text leaves open or lost decides it"
+                }
+                crate::inventory::Status::AtConflictingReadings => {
+                    "that it holds in full only at a value of a setting the text leaves open at \
+                     which another of the paper's claims does not"
                 }
                 _ => "nothing more",
             },

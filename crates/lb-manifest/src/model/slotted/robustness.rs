@@ -629,8 +629,64 @@ fn map_excluded(
                 "give the sentence of the paper that rules the value out, quoted",
             ));
         }
+        let own = own_words(m, r, &x.setting);
+        let quote = x.says.split('"').nth(1).unwrap_or_default();
+        if !own.iter().any(|w| states(quote, &x.setting, w)) {
+            return Err(l.error(
+                &at("says"),
+                format!(
+                    "the quoted sentence does not state the value the claims are read at ({} = \
+                     {}): a sentence rules a value out only where it states the other, by its \
+                     number or its name; one about what a value would do leaves the setting \
+                     open, so drop this entry and let the map decide (quote the sentence \
+                     between double quotes)",
+                    x.setting,
+                    own.join(" or ")
+                ),
+            ));
+        }
     }
     Ok(())
+}
+
+/// Whether `quote` states the value `word` of `setting`: its numbers, where
+/// it has any ("4 messages per arrival": "4"), else the word itself, as whole
+/// words; a server mix also by its kind ("heterogeneous": more than one
+/// rate; "homogeneous": one).
+fn states(quote: &str, setting: &str, word: &str) -> bool {
+    let tokens = |t: &str| -> Vec<String> {
+        t.split(|c: char| !(c.is_alphanumeric() || c == '.'))
+            .map(|w| w.trim_matches('.').to_lowercase())
+            .filter(|w| !w.is_empty())
+            .collect()
+    };
+    let said = tokens(quote);
+    if setting == "servers" {
+        let mut rates: Vec<&str> = word
+            .split(" + ")
+            .filter_map(|c| c.split('×').nth(1))
+            .collect();
+        rates.sort();
+        rates.dedup();
+        let kind = if rates.len() > 1 {
+            "heterogeneous"
+        } else {
+            "homogeneous"
+        };
+        if said.iter().any(|w| w == kind) {
+            return true;
+        }
+    }
+    let numbers: Vec<String> = tokens(word)
+        .into_iter()
+        .filter(|w| w.chars().all(|c| c.is_ascii_digit() || c == '.'))
+        .collect();
+    if numbers.is_empty() {
+        let w = tokens(word);
+        !w.is_empty() && said.windows(w.len()).any(|s| s == w.as_slice())
+    } else {
+        numbers.iter().all(|n| said.contains(n))
+    }
 }
 
 /// The key path of key `k` of map `i`.
