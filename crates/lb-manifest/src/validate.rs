@@ -43,7 +43,7 @@ pub(crate) fn validate(l: Parsed) -> Result<Loaded, ManifestError> {
     // is expanded by whoever loads the manifest, so expand the quick one here
     // too, or a bad `[quick]` would pass `lb plan` and fail `lb run --quick`.
     l.manifest.expand(&l.spans, Profile::Quick)?;
-    l.manifest.validate_robustness(&l.spans)?;
+    l.manifest.validate_robustness(&l.spans, l.older_revision)?;
     Ok(Loaded::new(l, claims))
 }
 

@@ -198,10 +198,11 @@ impl ModelManifest {
 
     /// The checks of the robustness maps: each value, and each combination,
     /// written into the manifest and validated and expanded like it — so
-    /// they run after every other check of the manifest has passed.
-    pub(crate) fn validate_robustness(&self, spans: &SpanIndex) -> R {
+    /// they run after every other check of the manifest has passed (of a
+    /// manifest at an older revision, only those it was written under).
+    pub(crate) fn validate_robustness(&self, spans: &SpanIndex, older_revision: bool) -> R {
         match self {
-            ModelManifest::Slotted(m) => slotted::validate_robustness(spans, m),
+            ModelManifest::Slotted(m) => slotted::validate_robustness(spans, m, older_revision),
             ModelManifest::Many(_) | ModelManifest::Spn(_) => Ok(()),
         }
     }

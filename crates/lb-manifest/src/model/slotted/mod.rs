@@ -880,8 +880,12 @@ fn one_granularity(
 }
 
 /// The checks of the robustness maps ([`robustness::validate`]).
-pub(crate) fn validate_robustness(spans: &SpanIndex, m: &Manifest) -> Result<(), ManifestError> {
-    robustness::validate(spans, m)
+pub(crate) fn validate_robustness(
+    spans: &SpanIndex,
+    m: &Manifest,
+    older_revision: bool,
+) -> Result<(), ManifestError> {
+    robustness::validate(spans, m, older_revision)
 }
 
 /// The manifest's points ([`expansion::expand`]).

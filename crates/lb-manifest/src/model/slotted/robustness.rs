@@ -563,7 +563,9 @@ pub(crate) fn foil_reading(m: &Manifest, c: &Claim) -> Option<String> {
 /// The checks of the `[[robustness]]` tables: names, claim ids, settings and
 /// their values (each value is written into the manifest and the result
 /// validated and expanded like the manifest itself), located at the key.
-pub fn validate(l: &SpanIndex, m: &Manifest) -> Result<(), ManifestError> {
+/// Manifests of an older revision (`lb diff --against`) are held to the
+/// rules they were written under.
+pub fn validate(l: &SpanIndex, m: &Manifest, older_revision: bool) -> Result<(), ManifestError> {
     let mut names = BTreeSet::new();
     let sweep = m.sweep.present();
     let ids: Vec<&str> = m.claims.iter().map(|c| c.id.as_str()).collect();
@@ -574,7 +576,7 @@ pub fn validate(l: &SpanIndex, m: &Manifest) -> Result<(), ManifestError> {
         map_settings(l, m, i, &settings, &sweep)?;
         map_policies(l, m, i, r)?;
         map_values(l, m, i, r, &settings)?;
-        map_excluded(l, m, i, r, &settings)?;
+        map_excluded(l, m, i, r, &settings, older_revision)?;
     }
     Ok(())
 }
@@ -588,6 +590,7 @@ fn map_excluded(
     i: usize,
     r: &RobustnessToml,
     settings: &[(&'static str, Vec<Value>)],
+    older_revision: bool,
 ) -> Result<(), ManifestError> {
     for (j, x) in r.excluded.iter().enumerate() {
         let at = |k: &str| map_key(i, &format!("excluded[{j}].{k}"));
@@ -629,9 +632,10 @@ fn map_excluded(
                 "give the sentence of the paper that rules the value out, quoted",
             ));
         }
+        // Manifests of older revisions (`lb diff --against`) predate this rule.
         let own = own_words(m, r, &x.setting);
         let quote = x.says.split('"').nth(1).unwrap_or_default();
-        if !own.iter().any(|w| states(quote, &x.setting, w)) {
+        if !older_revision && !own.iter().any(|w| states(quote, &x.setting, w)) {
             return Err(l.error(
                 &at("says"),
                 format!(
