@@ -43,22 +43,27 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
     let mut one_reading = 0;
     let mut conflicting = 0;
     let mut deciding = Vec::new();
+    let mut deciding_chosen = Vec::new();
     let mut threshold_ours = 0;
     let mut in_full: Vec<String> = Vec::new();
-    let mut per_result: Vec<String> = Vec::new();
-    let mut n_results = 0;
+    // The rows of the tables below holding statements audited as stated
+    // ([0]) and at a choice of ours ([1]), per paper, and how many rows.
+    let mut per_result: [Vec<String>; 2] = [Vec::new(), Vec::new()];
+    let mut n_results = [0; 2];
     for inv in inventories {
-        let rs = as_stated_results(inv, experiments);
-        n_results += rs.len();
-        if !rs.is_empty() {
-            per_result.push(format!(
-                "{}'s {}",
-                inv.paper.authors,
-                rs.iter()
-                    .map(|(r, k)| format!("{r} ({k})"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ));
+        for (i, choice) in [false, true].into_iter().enumerate() {
+            let rs = audited_results(inv, experiments, choice);
+            n_results[i] += rs.len();
+            if !rs.is_empty() {
+                per_result[i].push(format!(
+                    "{}'s {}",
+                    inv.paper.authors,
+                    rs.iter()
+                        .map(|(r, k)| format!("{r} ({k})"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ));
+            }
         }
         in_full.extend(
             crate::inventory::in_full(inv, experiments)
@@ -68,7 +73,8 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
         in_part += crate::inventory::in_part_count(inv, experiments);
         one_reading += crate::inventory::at_one_reading_count(inv, experiments);
         conflicting += crate::inventory::at_conflicting_count(inv, experiments);
-        deciding.extend(crate::inventory::deciding_claims(inv, experiments));
+        deciding.extend(crate::inventory::deciding_claims(inv, experiments, false));
+        deciding_chosen.extend(crate::inventory::deciding_claims(inv, experiments, true));
         threshold_ours += crate::inventory::at_threshold_ours_count(inv, experiments);
         let k = counts(inv, experiments);
         for i in 0..5 {
@@ -128,10 +134,12 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
             .get(&crate::inventory::Status::NotReproduced)
             .copied()
             .unwrap_or(0);
-        // Those a reading of lb's decides are audited at that reading, not
-        // as stated: counted apart (n[1]).
-        statuses.retain(|v, _| !v.at_a_reading());
-        let at_reading = n[1];
+        // Those a choice of lb's decides are audited at that choice, not as
+        // stated: counted apart (n[1]).
+        let mut chosen = statuses.clone();
+        statuses.retain(|v, _| !v.at_a_choice());
+        chosen.retain(|v, _| v.at_a_choice());
+        let at_choice = n[1];
         let qualified = [
             (one_reading > 0).then(|| {
                 format!(
@@ -152,12 +160,65 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
         .into_iter()
         .flatten()
         .collect::<Vec<_>>();
+        let rows = |i: usize| {
+            if per_result[i].is_empty() {
+                String::new()
+            } else {
+                format!(
+                    ", in {} rows of the tables below (a result by the paper's name with the \
+                     sentences restating it, or a section's sentences of their own: {})",
+                    n_results[i],
+                    per_result[i].join("; ")
+                )
+            }
+        };
+        let as_stated = if n[0] == 0 {
+            "- **0 audited as stated**: no statement is decided at the paper's setting without a \
+             choice of lb's that could turn its word (next bullet)."
+                .to_string()
+        } else {
+            format!(
+                "- **{} audited as stated**{}: {}{}.{}",
+                n[0],
+                rows(0),
+                crate::inventory::in_words(&statuses),
+                if refuted == 0 {
+                    ", 0 not reproduced"
+                } else {
+                    ""
+                },
+                crate::inventory::shared_words(n[0], "audited as stated", &deciding),
+            )
+        };
+        let at_choice = if at_choice == 0 {
+            String::new()
+        } else {
+            format!(
+                "\n- **{at_choice} audited at a choice of ours**{}: {}{}. The paper's own claims \
+                 decide each, at a choice of lb's that the statement does not make, so another \
+                 choice could turn its word: a rate threshold (a limit read through how fast its \
+                 gap closes, against a slowest rate of approach lb chose or derived from the \
+                 proof: consistent with the limit, which no finite run reaches), lb's stability \
+                 test (a trend test of each run at a false-alarm rate of lb's: a finite run can \
+                 pass it without the theorem's \"stable\" being shown) or a reading (a value lb \
+                 reads of a setting the text leaves open or lost, at which it holds, failing or \
+                 undecided at other values its maps try; each row names the setting).{}",
+                rows(1),
+                crate::inventory::in_words(&chosen),
+                crate::inventory::conflicting_words(conflicting),
+                crate::inventory::shared_words(
+                    at_choice,
+                    "audited at a choice of ours",
+                    &deciding_chosen
+                ),
+            )
+        };
         format!(
             "**{} statements of the {} papers lb holds** ({partial}counted in their inventories' \
              unit: theorems, lemmas, propositions, corollaries, figure claims, examples, remarks \
              and headline sentences; definitions, the steps of proofs, and sentences reporting \
              another paper's result, are not counted):\n\n\
-             - **{} audited as stated**{}: {}{}.{}{}{}\n\
+             {as_stated}{at_choice}{}\n\
              - **Reproduced in full** (at every reading tried, at thresholds the paper gives, no \
              part untested): {}.{}\n\
              - **{} through our stand-ins only**{}.\n\
@@ -165,35 +226,6 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
              is in each entry).",
             n.iter().sum::<usize>(),
             inventories.len(),
-            n[0],
-            if per_result.is_empty() {
-                String::new()
-            } else {
-                format!(
-                    ", in {} rows of the tables below (a result by the paper's name with the \
-                     sentences restating it, or a section's sentences of their own: {})",
-                    n_results,
-                    per_result.join("; ")
-                )
-            },
-            crate::inventory::in_words(&statuses),
-            if refuted == 0 {
-                ", 0 not reproduced"
-            } else {
-                ""
-            },
-            crate::inventory::shared_words(n[0], &deciding),
-            if at_reading == 0 {
-                String::new()
-            } else {
-                format!(
-                    "\n- **{at_reading} audited at lb's reading only**: reproduced at a value \
-                     lb reads of a setting the text leaves open or lost, failing or undecided \
-                     at other values its maps try, so not audited as stated (each row names \
-                     the setting){}.",
-                    crate::inventory::conflicting_words(conflicting)
-                )
-            },
             where_they_fail(experiments, inventories, refuted),
             if in_full.is_empty() {
                 "none".to_string()
@@ -204,8 +236,9 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
                 String::new()
             } else {
                 format!(
-                    " Of the {} audited as stated (a statement may carry several of these): {}.",
-                    n[0],
+                    " Of the {} audited, as stated or at a choice of ours (a statement may carry \
+                     several of these): {}.",
+                    n[0] + n[1],
                     qualified.join("; ")
                 )
             },
@@ -460,15 +493,20 @@ fn homes(inv: &Inventory) -> Vec<(&lb_manifest::inventory::Statement, String)> {
 }
 
 /// The results (by the paper's names, as the first screen's rows) with
-/// statements audited as stated, each with how many, in the paper's order.
-fn as_stated_results(inv: &Inventory, exps: &[&ExperimentClaims]) -> Vec<(String, usize)> {
+/// statements audited as stated (`at_a_choice` false) or at a choice of
+/// ours ([`crate::inventory::at_a_choice_of_ours`]), each with how many, in
+/// the paper's order.
+fn audited_results(
+    inv: &Inventory,
+    exps: &[&ExperimentClaims],
+    at_a_choice: bool,
+) -> Vec<(String, usize)> {
     use crate::inventory::{Standing, standing};
     let mut out: Vec<(String, usize)> = Vec::new();
     for (st, home) in homes(inv) {
-        // Those at lb's reading only are counted apart.
-        let at_reading =
-            crate::inventory::status(st, exps).is_some_and(|(v, _, _)| v.at_a_reading());
-        if standing(st, exps) != Standing::AsStated || at_reading {
+        if standing(st, exps) != Standing::AsStated
+            || crate::inventory::at_a_choice_of_ours(st, exps) != at_a_choice
+        {
             continue;
         }
         match out.iter_mut().find(|(r, _)| *r == home) {
@@ -687,15 +725,15 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
             each
         };
         let words = crate::inventory::in_words;
-        // The paper's own claims at lb's reading only are not "as stated"
+        // The paper's own claims at a choice of ours are not "as stated"
         // (the headline counts them apart), so the breakdown says so too.
-        let (at_reading, stated): (Vec<_>, Vec<_>) = as_stated
+        let (at_choice, stated): (Vec<_>, Vec<_>) = as_stated
             .iter()
             .copied()
-            .partition(|(v, _, _)| v.at_a_reading());
+            .partition(|(v, _, _)| v.at_a_choice());
         let (a, b) = (tally(&stated), tally(&stand_ins));
         let mut parts = Vec::new();
-        let groups = [&stated, &at_reading, &stand_ins]
+        let groups = [&stated, &at_choice, &stand_ins]
             .iter()
             .filter(|g| !g.is_empty())
             .count();
@@ -703,10 +741,10 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
         if mixed && !stated.is_empty() || (groups == 1 && stated.len() > 1 && a.len() > 1) {
             parts.push(format!("as stated: {}", words(&a)));
         }
-        if mixed && !at_reading.is_empty() {
+        if mixed && !at_choice.is_empty() {
             parts.push(format!(
-                "at lb's reading only: {}",
-                words(&tally(&at_reading))
+                "at a choice of ours: {}",
+                words(&tally(&at_choice))
             ));
         }
         if mixed && !stand_ins.is_empty() || (groups == 1 && stand_ins.len() > 1 && b.len() > 1) {

@@ -237,6 +237,16 @@ impl Status {
         matches!(self, Status::AtOneReading | Status::AtConflictingReadings)
     }
 
+    /// Whether a choice of lb's that the statement does not make decides
+    /// this status, so that another choice could turn its word: a reading
+    /// ([`Status::at_a_reading`]), a slowest rate of approach
+    /// ([`Status::AtRateOurs`]) or lb's stability test
+    /// ([`Status::ByStabilityTest`]). Such a statement is audited at a
+    /// choice of ours, not as stated.
+    pub fn at_a_choice(self) -> bool {
+        self.at_a_reading() || matches!(self, Status::AtRateOurs | Status::ByStabilityTest)
+    }
+
     /// Whether a claim of this status tested something: it failed, held only
     /// in part, is undecided on informative points, or held where a null and
     /// the foil failed. A confirmation that does not discriminate, or one no
@@ -337,11 +347,13 @@ pub(crate) fn in_words(tally: &std::collections::BTreeMap<Status, usize>) -> Str
 pub fn deciding_claims<'a>(
     inv: &Inventory,
     exps: &[&'a ExperimentClaims],
+    at_a_choice: bool,
 ) -> Vec<(&'a str, &'a ClaimRow)> {
     let mut deciding: Vec<(&str, &ClaimRow)> = Vec::new();
     for st in inv.statements.iter().filter(|s| s.counted()) {
-        // Those audited at lb's reading only are counted apart.
-        if standing(st, exps) == Standing::AsStated && !at_lbs_reading(st, exps) {
+        // Those audited at a choice of ours are counted apart.
+        if standing(st, exps) == Standing::AsStated && at_a_choice_of_ours(st, exps) == at_a_choice
+        {
             for (e, r) in rows(st, exps) {
                 if r.origin == Origin::Paper
                     && !deciding.iter().any(|(e2, r2)| *e2 == e && r2.id == r.id)
@@ -355,9 +367,9 @@ pub fn deciding_claims<'a>(
 }
 
 /// " Restatements share claims: …", a sentence: how many claims the
-/// statements audited as stated rest on, and what each found, where that is
-/// fewer than the statements; nothing otherwise.
-pub(crate) fn shared_words(statements: usize, deciding: &[(&str, &ClaimRow)]) -> String {
+/// statements audited (`of`: "audited as stated") rest on, and what each
+/// found, where that is fewer than the statements; nothing otherwise.
+pub(crate) fn shared_words(statements: usize, of: &str, deciding: &[(&str, &ClaimRow)]) -> String {
     let n = deciding.len();
     if n == 0 || n >= statements {
         return String::new();
@@ -389,7 +401,8 @@ pub(crate) fn shared_words(statements: usize, deciding: &[(&str, &ClaimRow)]) ->
         })
         .collect();
     format!(
-        " Restatements share claims: the {statements} rest on {n} claim{} of the papers ({}).",
+        " Restatements share claims: the {statements} {of} rest on {n} claim{} of the papers \
+         ({}).",
         if n == 1 { "" } else { "s" },
         parts.join("; ")
     )
@@ -562,13 +575,13 @@ pub fn statuses(
 }
 
 /// The counts of an inventory's statements ([`Statement::counted`]), in
-/// order: as stated, at lb's reading only ([`at_lbs_reading`]), through
-/// stand-ins only, not yet, out of reach.
+/// order: as stated, at a choice of ours ([`at_a_choice_of_ours`]),
+/// through stand-ins only, not yet, out of reach.
 pub fn counts(inv: &Inventory, exps: &[&ExperimentClaims]) -> [usize; 5] {
     let mut n = [0; 5];
     for s in inv.statements.iter().filter(|s| s.counted()) {
         n[match standing(s, exps) {
-            Standing::AsStated if at_lbs_reading(s, exps) => 1,
+            Standing::AsStated if at_a_choice_of_ours(s, exps) => 1,
             Standing::AsStated => 0,
             Standing::StandIns => 2,
             Standing::NotYet => 3,
@@ -578,27 +591,27 @@ pub fn counts(inv: &Inventory, exps: &[&ExperimentClaims]) -> [usize; 5] {
     n
 }
 
-/// Whether a statement its paper's claims decide is reproduced only at lb's
-/// reading of a setting its text leaves open or lost
-/// ([`Status::at_a_reading`]): audited at that reading, not as stated.
-pub fn at_lbs_reading(s: &Statement, exps: &[&ExperimentClaims]) -> bool {
-    status(s, exps).is_some_and(|(v, _, _)| v.at_a_reading())
+/// Whether a statement its paper's claims decide has a status a choice of
+/// lb's decides ([`Status::at_a_choice`]): audited at that choice, not as
+/// stated.
+pub fn at_a_choice_of_ours(s: &Statement, exps: &[&ExperimentClaims]) -> bool {
+    status(s, exps).is_some_and(|(v, _, _)| v.at_a_choice())
 }
 
-/// "; 2 of them only at conflicting readings", of `k` such statements.
+/// What "at conflicting readings" means, after a tally that counts `k`
+/// such statements; nothing where `k` is 0.
 pub(crate) fn conflicting_words(k: usize) -> String {
     match k {
         0 => String::new(),
-        k => format!(
-            "; {k} of them only at conflicting readings: no value of that setting reproduces \
-             them and another of the paper's claims in full"
-        ),
+        _ => " (at conflicting readings: no value of a setting the text leaves open \
+              reproduces both them and another of the paper's claims in full)"
+            .to_string(),
     }
 }
 
 /// How many of an inventory's statements are reproduced only at
 /// conflicting readings ([`Status::AtConflictingReadings`]), of those
-/// [`at_lbs_reading`] counts.
+/// [`at_a_choice_of_ours`] counts.
 pub fn at_conflicting_count(inv: &Inventory, exps: &[&ExperimentClaims]) -> usize {
     inv.statements
         .iter()
@@ -611,8 +624,8 @@ pub fn at_conflicting_count(inv: &Inventory, exps: &[&ExperimentClaims]) -> usiz
 /// statements: 6 audited as stated, 3 through our stand-ins only, 12 not
 /// yet audited, 19 out of reach."; `page` links the inventory page.
 pub(crate) fn paper_line(inv: &Inventory, exps: &[&ExperimentClaims], page: &str) -> String {
-    let [a, at_reading, s, y, o] = counts(inv, exps);
-    let n = a + at_reading + s + y + o;
+    let [a, at_choice, s, y, o] = counts(inv, exps);
+    let n = a + at_choice + s + y + o;
     let kind = |k: lb_manifest::inventory::StatementKind| {
         inv.statements.iter().filter(|s| s.kind == k).count()
     };
@@ -625,9 +638,11 @@ pub(crate) fn paper_line(inv: &Inventory, exps: &[&ExperimentClaims], page: &str
     };
     let cited = inv.statements.iter().filter(|s| s.cited.is_some()).count();
     let mut tally = statuses(inv, exps, Standing::AsStated);
-    // Those a reading of lb's decides are audited at that reading, not as
+    // Those a choice of lb's decides are audited at that choice, not as
     // stated: counted apart.
-    tally.retain(|v, _| !v.at_a_reading());
+    let mut chosen = tally.clone();
+    tally.retain(|v, _| !v.at_a_choice());
+    chosen.retain(|v, _| v.at_a_choice());
     let by_stand_ins = statuses_words(&statuses(inv, exps, Standing::StandIns));
     let in_part = in_part_count(inv, exps);
     let as_stated = match (tally.is_empty(), in_part) {
@@ -638,16 +653,22 @@ pub(crate) fn paper_line(inv: &Inventory, exps: &[&ExperimentClaims], page: &str
             in_words(&tally)
         ),
     };
-    let shared = shared_words(a, &deciding_claims(inv, exps));
-    let reading = if at_reading == 0 {
+    let shared = shared_words(a, "audited as stated", &deciding_claims(inv, exps, false));
+    let reading = if at_choice == 0 {
         String::new()
     } else {
         format!(
-            " {at_reading} audited at lb's reading only (reproduced there: a setting the text \
-             leaves open or lost decides each{}),",
+            " {at_choice} audited at a choice of ours ({}{}),",
+            in_words(&chosen),
             conflicting_words(at_conflicting_count(inv, exps))
         )
     };
+    let shared = shared
+        + &shared_words(
+            at_choice,
+            "audited at a choice of ours",
+            &deciding_claims(inv, exps, true),
+        );
     format!(
         "[Its inventory]({page}#{}) lists {n} statement{} (theorems, lemmas, propositions, \
          corollaries, figure claims, examples, remarks and headline sentences; {defs} \
@@ -670,12 +691,17 @@ pub fn page(inventories: &[Inventory], exps: &[&ExperimentClaims], audit: &str) 
     s.push_str(
         "Generated by `lb reproduce` from `experiments/inventory/` and the audit; do not edit \
          by hand. Each paper's inventory lists every statement it makes (theorems, lemmas, \
-         propositions, definitions that assert something, examples, figure claims, headline \
-         sentences), quoted, with the setting its text states or implies. A statement is \
-         *audited as stated* when a claim of the paper's own (origin `paper`) decides it, \
-         *through our stand-ins only* when only our operationalisations of it are audited, \
-         *not yet* when lb could audit it and does not yet (the entry says how), and *out of \
-         reach* otherwise, with the reason.\n\n",
+         propositions, examples, remarks, figure claims, headline sentences, and, listed but \
+         not counted, its definitions, the steps of its proofs and its sentences reporting \
+         other papers' results), quoted, with the setting its text states or implies. A \
+         statement is *audited as stated* when a claim of the paper's own (origin `paper`) \
+         decides it and no choice of lb's decides its status; *audited at a choice of ours* \
+         when a claim of the paper's own decides it but a choice of lb's that the statement \
+         does not make decides its status (a reading of a setting the text leaves open or \
+         lost, a slowest rate of approach, lb's stability test), so another choice could turn \
+         its word; *through our stand-ins only* when only our operationalisations of it are \
+         audited; *not yet* when lb could audit it and does not yet (the entry says how); and \
+         *out of reach* otherwise, with the reason.\n\n",
     );
     for inv in inventories {
         let slug = slug(inv);
@@ -704,8 +730,8 @@ pub fn page(inventories: &[Inventory], exps: &[&ExperimentClaims], audit: &str) 
                         "a step of a proof: not counted"
                     }
                     (false, _) => "a definition: not counted",
-                    (true, Standing::AsStated) if at_lbs_reading(st, exps) => {
-                        "audited at lb's reading only"
+                    (true, Standing::AsStated) if at_a_choice_of_ours(st, exps) => {
+                        "audited at a choice of ours"
                     }
                     (true, Standing::AsStated) if in_part(st, exps) => "audited as stated, in part",
                     (true, Standing::AsStated) => "audited as stated",
@@ -717,7 +743,7 @@ pub fn page(inventories: &[Inventory], exps: &[&ExperimentClaims], audit: &str) 
                     // An audited statement's heading carries its status.
                     + &match (st.counted(), standing, status(st, exps)) {
                         (true, Standing::AsStated | Standing::StandIns, Some((v, _, _)))
-                            if !(standing == Standing::AsStated && v.at_a_reading()) =>
+                            if !(standing == Standing::AsStated && v == Status::AtOneReading) =>
                         {
                             format!(": {}", v.words())
                         }
@@ -906,5 +932,45 @@ mod tests {
         );
         limit.threshold_ours = None;
         assert_eq!(Status::of(&limit), Status::Reproduced);
+    }
+
+    /// A statement whose status a choice of lb's decides (a rate threshold,
+    /// the stability test, a reading) is counted at a choice of ours, not
+    /// as stated; without that choice, as stated.
+    #[test]
+    fn a_status_a_choice_of_ours_decides_is_counted_apart_from_as_stated() {
+        let inv: Inventory = serde_json::from_value(serde_json::json!({
+            "paper": { "authors": "A", "title": "T" },
+            "statement": [{
+                "id": "t2", "kind": "theorem", "where": "§3, Theorem 2", "quote": "q",
+                "setting": "s", "claims": ["led-heavy-traffic/ht-led-limit"],
+            }],
+        }))
+        .unwrap();
+        let exps = |r: ClaimRow| ExperimentClaims {
+            experiment: "led-heavy-traffic".into(),
+            title: "t".into(),
+            claims: vec![r],
+        };
+        let limit = row("led-heavy-traffic", "ht-led-limit");
+        assert_eq!(Status::of(&limit), Status::AtRateOurs);
+        let e = exps(limit.clone());
+        assert_eq!(counts(&inv, &[&e]), [0, 1, 0, 0, 0]);
+        assert!(paper_line(&inv, &[&e], "i.md").contains(
+            "0 audited as stated, 1 audited at a choice of ours (1 holds at a rate threshold of ours)"
+        ));
+        for v in [
+            Status::AtRateOurs,
+            Status::ByStabilityTest,
+            Status::AtOneReading,
+            Status::AtConflictingReadings,
+        ] {
+            assert!(v.at_a_choice(), "{v:?}");
+        }
+        assert!(!Status::Reproduced.at_a_choice() && !Status::Partly.at_a_choice());
+        let mut stated = limit;
+        stated.threshold_ours = None;
+        let e = exps(stated);
+        assert_eq!(counts(&inv, &[&e]), [1, 0, 0, 0, 0]);
     }
 }
