@@ -334,6 +334,8 @@ pub struct RateRead {
     /// fails misses, a chance of at most twice one interval's
     /// (docs/AUDITING.md, "Chance of a wrong verdict").
     pub bounded: bool,
+    /// The slowest rate counted and whose it is: "0.5, ours".
+    pub against: Option<String>,
 }
 
 /// Why a point cannot tell a claim from its denial (docs/AUDITING.md,

@@ -76,11 +76,18 @@ pub fn rate_of(k: &PointCheck) -> String {
 }
 
 /// The deciding point in words, with its rate where the rate decided it
-/// (a limit outside its tolerance whose gap closes fast enough).
+/// (a limit outside its tolerance whose gap closes fast enough), and the
+/// slowest rate counted.
 pub(crate) fn deciding_words(c: &ClaimResult, k: &PointCheck) -> String {
     let d = describe(c, k);
     if k.by_rate() {
-        format!("{d}{}, which decides it", rate_of(k))
+        let against = k
+            .rate
+            .as_ref()
+            .and_then(|r| r.against.as_ref())
+            .map(|a| format!(", against the slowest rate counted ({a})"))
+            .unwrap_or_default();
+        format!("{d}{}{against}, which decides it", rate_of(k))
     } else {
         d
     }

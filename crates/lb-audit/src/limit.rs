@@ -572,6 +572,17 @@ fn limit_note(
                 fastest: !c.approaches,
                 slows: j.slows,
                 bounded: j.bounded,
+                against: c.min_rate.map(|m| {
+                    format!(
+                        "{}{}",
+                        sig5(m),
+                        match &c.rate_from {
+                            Some(s) if s.ours() => ", ours",
+                            Some(_) => ", the paper's",
+                            None => "",
+                        }
+                    )
+                }),
             };
             let on = match &rr.step {
                 Some(step) => format!(
@@ -593,16 +604,9 @@ fn limit_note(
             note += &format!(
                 " ({on} {}{bounds}{})",
                 rr.rate,
-                c.min_rate
-                    .map(|m| format!(
-                        ", against the slowest counted {}{}",
-                        sig5(m),
-                        match &c.rate_from {
-                            Some(s) if s.ours() => ", ours",
-                            Some(_) => ", the paper's",
-                            None => "",
-                        }
-                    ))
+                rr.against
+                    .as_ref()
+                    .map(|a| format!(", against the slowest counted {a}"))
                     .unwrap_or_default()
             );
             read = Some(rr);

@@ -1020,7 +1020,19 @@ fn where_they_fail(
     let failing: Vec<String> = of(Origin::StandIn, Verdict::Refuted)
         .map(|(c, p)| format!("`{}` (for {p})", c.id))
         .collect();
-    if elsewhere.is_empty() && ours_elsewhere.is_empty() && failing.is_empty() {
+    // Those that hold but at no point discriminate because a null (or the
+    // foil) holds too: the effect is there without what the sentence
+    // credits, which counts against the credit.
+    let uncredited: Vec<String> = of(Origin::Paper, Verdict::Confirmed)
+        .chain(of(Origin::StandIn, Verdict::Confirmed))
+        .filter(|(c, _)| c.untested.is_some() && c.null_holds)
+        .map(|(c, p)| format!("`{}` (for {p})", c.id))
+        .collect();
+    if elsewhere.is_empty()
+        && ours_elsewhere.is_empty()
+        && failing.is_empty()
+        && uncredited.is_empty()
+    {
         return String::new();
     }
     let mut s = if not_reproduced == 0 {
@@ -1061,6 +1073,16 @@ fn where_they_fail(
             if failing.len() == 1 { "" } else { "s" },
             if failing.len() == 1 { "s" } else { "" },
             failing.join(", ")
+        );
+    }
+    if !uncredited.is_empty() {
+        let _ = write!(
+            s,
+            ". {} of the papers' claims and our stand-ins for them hold without what their \
+             sentence credits (at every point a null that takes it away, or the foil, holds \
+             too): {}",
+            uncredited.len(),
+            uncredited.join(", ")
         );
     }
     s.push('.');
@@ -1622,6 +1644,13 @@ mod tests {
         holds.robustness = vec![map(2, 0)];
         let mut ours = row("ours-elsewhere", "stand-in", "confirmed", "A");
         ours.robustness = vec![map(1, 1)];
+        // Holding at no point its null fails: the effect without the credit.
+        let mut uncredited = row("ours-uncredited", "stand-in", "confirmed", "A");
+        uncredited.untested = Some("its null holds here too".into());
+        uncredited.null_holds = true;
+        // Holding at no point that informs, with no null holding: a floor.
+        let mut floor = row("ours-floor", "stand-in", "confirmed", "A");
+        floor.untested = Some("every point at the floor".into());
         let e = ExperimentClaims {
             experiment: "e".into(),
             title: "t".into(),
@@ -1629,6 +1658,8 @@ mod tests {
                 fails,
                 holds,
                 ours,
+                uncredited,
+                floor,
                 row("ours-fails", "stand-in", "refuted", "A"),
                 row("unheld-fails", "stand-in", "refuted", "B"),
             ],
@@ -1657,6 +1688,12 @@ mod tests {
             w.contains("1 stand-in of ours fails: `ours-fails` (for A)"),
             "{w}"
         );
+        assert!(
+            w.contains("hold without what their sentence credits")
+                && w.contains("`ours-uncredited` (for A)"),
+            "{w}"
+        );
+        assert!(!w.contains("ours-floor"), "{w}");
         assert!(
             !w.contains("holds-everywhere") && !w.contains("unheld-fails"),
             "{w}"
