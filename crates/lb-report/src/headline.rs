@@ -326,6 +326,10 @@ pub fn per_paper(
                 }
             );
         }
+        let inside = hypothesis_line(rows.iter().map(|(_, c)| *c), paper);
+        if !inside.is_empty() {
+            let _ = writeln!(s, "{inside}\n");
+        }
         let of = |o: Origin| {
             rows.iter()
                 .filter(move |(_, c)| c.paper.as_deref() == Some(paper) && c.origin == o)
@@ -969,6 +973,56 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
     }
     s.push('\n');
     s
+}
+
+/// Where a paper's claims carry its theorem's hypothesis as a condition on
+/// the point: how many of the points they read lie inside it, the paper's
+/// own claims and our stand-ins apart ("**Inside the theorem's
+/// hypothesis:** …"), or nothing.
+fn hypothesis_line<'a>(claims: impl Iterator<Item = &'a ClaimRow>, paper: &str) -> String {
+    // (points inside, points read, claims, claims with none inside)
+    let (mut own, mut ours) = ((0, 0, 0, 0), (0, 0, 0, 0));
+    for c in claims.filter(|c| c.paper.as_deref() == Some(paper)) {
+        let Some((k, n)) = c.inside else { continue };
+        let t = if c.origin == Origin::Paper {
+            &mut own
+        } else {
+            &mut ours
+        };
+        *t = (t.0 + k, t.1 + n, t.2 + 1, t.3 + usize::from(k == 0));
+    }
+    let words = |(k, n, c, none): (usize, usize, usize, usize), whose: [&str; 2]| {
+        (c > 0).then(|| {
+            format!(
+                "{c} {} read {k} of {} {n} points inside it{}",
+                whose[usize::from(c > 1)],
+                if c == 1 { "its" } else { "their" },
+                match none {
+                    0 => String::new(),
+                    j if j == c => ", so they decide nothing".to_string(),
+                    j => format!(" ({j} of them none)"),
+                }
+            )
+        })
+    };
+    let parts: Vec<String> = [
+        words(
+            own,
+            ["claim of the paper's own", "claims of the paper's own"],
+        ),
+        words(ours, ["stand-in of ours", "stand-ins of ours"]),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if parts.is_empty() {
+        return String::new();
+    }
+    format!(
+        "**Inside the theorem's hypothesis:** {} (a point outside it decides nothing; each \
+         claim's section says which are inside).",
+        parts.join("; ")
+    )
 }
 
 /// Where the runs fail what the count line counts, so that "0 not
@@ -1704,6 +1758,37 @@ mod tests {
             ..e.clone()
         };
         assert!(super::where_they_fail(&[&quiet], std::slice::from_ref(&inv), 0).is_empty());
+    }
+
+    /// The hypothesis line counts, per origin, the points inside a theorem's
+    /// hypothesis of those its claims read, and says where none are.
+    #[test]
+    fn the_hypothesis_line_counts_the_points_inside() {
+        let row = |id: &str, origin: &str, inside: (usize, usize)| -> ClaimRow {
+            serde_json::from_value(serde_json::json!({
+                "id": id, "verdict": "confirmed", "required": false, "origin": origin,
+                "paper": "A", "level": 0.95, "statement": "s", "deciding": "d",
+                "confirmed": 1, "points": 1, "why_checks": [], "inside": [inside.0, inside.1],
+            }))
+            .unwrap()
+        };
+        let rows = [
+            row("a", "paper", (8, 12)),
+            row("b", "stand-in", (0, 48)),
+            row("c", "stand-in", (3, 16)),
+        ];
+        let w = super::hypothesis_line(rows.iter(), "A");
+        assert!(
+            w.contains("1 claim of the paper's own read 8 of its 12 points inside it;"),
+            "{w}"
+        );
+        assert!(
+            w.contains("2 stand-ins of ours read 3 of their 64 points inside it (1 of them none)"),
+            "{w}"
+        );
+        assert!(super::hypothesis_line(rows.iter(), "B").is_empty());
+        let none = [row("b", "stand-in", (0, 48))];
+        assert!(super::hypothesis_line(none.iter(), "A").contains("so they decide nothing"));
     }
 
     /// Two claims that need one setting at different values to hold in
