@@ -30,12 +30,20 @@ pub struct Combination {
     pub base: bool,
     /// One verdict per claim of the map, in the map's order.
     pub verdicts: Vec<Verdict>,
+    /// Per claim, where it holds except at some points: each failing
+    /// point with its effect size, in words ([`crate::ClaimResult::except`]).
+    #[serde(skip_serializing_if = "no_exceptions")]
+    pub except: Vec<Vec<String>>,
     /// Points the claims read that lack replications or records.
     pub missing: usize,
     /// Why the paper's text rules this combination out, where it does
     /// (the map's `excluded`): shown, and read by no decision.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub excluded: Option<String>,
+}
+
+fn no_exceptions(e: &[Vec<String>]) -> bool {
+    e.iter().all(Vec::is_empty)
 }
 
 /// What decides one claim across the map.
@@ -157,6 +165,13 @@ pub fn audit_maps(
                         values: v.values.iter().map(|(_, x)| x.clone()).collect(),
                         base: v.base,
                         verdicts: audited.iter().map(|a| a.verdict).collect(),
+                        except: audited
+                            .iter()
+                            .map(|a| match a.verdict {
+                                Verdict::Partly => a.except.clone(),
+                                _ => Vec::new(),
+                            })
+                            .collect(),
                         missing: audited.iter().map(|a| a.missing.len()).sum(),
                         excluded: r.excluded_by(&v.values),
                     }
@@ -472,6 +487,26 @@ pub fn markdown(maps: &[MapResult], figures: Option<&Path>) -> String {
         s.push('\n');
         for c in &m.claims {
             let _ = writeln!(s, "- `{}`: {}.", c.id, c.decision.summary);
+        }
+        // Where a claim holds except at some points, which points fail.
+        for c in m.combinations.iter().filter(|c| !c.base) {
+            for (claim, except) in m.claims.iter().zip(&c.except) {
+                if !except.is_empty() {
+                    let at: Vec<String> = m
+                        .settings
+                        .iter()
+                        .zip(&c.values)
+                        .map(|(k, v)| format!("{k} = {v}"))
+                        .collect();
+                    let _ = writeln!(
+                        s,
+                        "- At {}, `{}` fails at: {}.",
+                        md(&at.join(", ")),
+                        claim.id,
+                        md(&except.join("; "))
+                    );
+                }
+            }
         }
         for w in m.ruled_out() {
             let _ = writeln!(s, "- Ruled out by the text: {}", md(w));
