@@ -696,13 +696,14 @@ fn discriminates(
                 None => "foil".to_string(),
             };
             let at = |x: &PointCheck| same_at(x, k, setting);
-            // A null that takes away part of what the claim credits — the
-            // degree of a delay (heavily-delayed information, against p̂ =
-            // 1) or the herd of dispatchers agreeing on a tie (JSQ still
-            // herds on a unique shortest queue) — holding too says nothing
-            // against it where its effect lies wholly below the claim's:
-            // the part it takes away is what makes the difference.
-            let degree = lb_manifest::claim::Credit::null_takes_part(&n.id);
+            // A null that takes away part of what the claim credits and
+            // changes the better policy — the degree of a delay
+            // (heavily-delayed information, against p̂ = 1) — holding too
+            // says nothing against it where its effect lies wholly below
+            // the claim's: the part it takes away is what makes the
+            // difference. One that changes only the worse policy (the herd
+            // of dispatchers agreeing on a tie) is read by sign.
+            let degree = lb_manifest::claim::Credit::null_read_by_size(&n.id);
             let smaller = |x: &PointCheck| {
                 x.measured + x.half_width.unwrap_or(0.0) < k.measured - k.half_width.unwrap_or(0.0)
             };

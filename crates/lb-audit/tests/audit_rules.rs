@@ -539,15 +539,17 @@ fn an_ordering_at_a_stated_overhead_reads_only_points_at_it() {
     assert_eq!(audit_claim("e", &c, &rs).informative, (1, 1));
 }
 
-/// A null that takes away part of what a claim credits — the herd of
-/// dispatchers agreeing on a tie, while JSQ still herds on a unique shortest
-/// queue — is read by size: where it holds with an effect wholly below the
-/// claim's, the part it takes away makes the difference and the point
-/// informs; where its effect is as large, the point decides nothing. The
-/// herd credit carries the information nulls with it: here Random and WR
-/// lose to B at both loads, so they take no point away.
+/// A null that takes away part of what a claim credits and changes the
+/// better policy — the degree of a delay, the same two policies at p̂ = 1 —
+/// is read by size: where it holds with an effect wholly below the claim's,
+/// the part it takes away makes the difference and the point informs; where
+/// its effect is as large, the point decides nothing. One that changes only
+/// the worse policy — the herd of dispatchers agreeing on a tie — is read by
+/// sign: read by size, the claim's effect less the null's would be the worse
+/// policy's two versions' difference, which reads nothing of the better one.
 #[test]
-fn a_null_that_takes_away_part_of_the_credit_is_read_by_size() {
+fn a_null_that_takes_away_part_of_the_credit_is_read_by_size_only_where_it_changes_the_better_policy()
+ {
     let xs = [10.0, 20.0, 30.0, 40.0, 50.0];
     let mut rs = sweep("A", JSQ, &[("0.5", xs), ("0.9", xs)]);
     rs.extend(sweep(
@@ -555,23 +557,17 @@ fn a_null_that_takes_away_part_of_the_credit_is_read_by_size() {
         WR,
         &[("0.5", plus(xs, 10.0)), ("0.9", plus(xs, 2.0))],
     ));
+    rs.extend(sweep("A (p̂ = 1)", JSQ, &[("0.5", xs), ("0.9", xs)]));
     rs.extend(sweep(
-        "B (independent ties)",
+        "B (p̂ = 1)",
         WR,
         &[("0.5", plus(xs, 1.0)), ("0.9", plus(xs, 2.0))],
     ));
-    for label in ["Random", "WR"] {
-        rs.extend(sweep(
-            label,
-            WR,
-            &[("0.5", plus(xs, 20.0)), ("0.9", plus(xs, 20.0))],
-        ));
-    }
     let mut c = ordering();
-    c.credits = Some(claim::Credit::Herd);
+    c.credits = Some(claim::Credit::HeavyDelay);
     assert_eq!(
         c.nulls().iter().map(|n| n.id.as_str()).collect::<Vec<_>>(),
-        ["c/null-independent-ties", "c/null-Random", "c/null-WR"]
+        ["c/null-p-hat-1"]
     );
     let r = audit_claim("e", &c, &rs);
     assert_eq!(r.verdict, Verdict::Confirmed, "{r:?}");
@@ -584,6 +580,35 @@ fn a_null_that_takes_away_part_of_the_credit_is_read_by_size() {
             .as_deref()
             .is_some_and(|u| u.contains("holds here too")),
         "{high:?}"
+    );
+    // The herd's null, the worse policy with independent ties, holding with
+    // an effect wholly below the claim's at 0.5: read by sign, it holds, and
+    // the point decides nothing. The information nulls lose at both loads.
+    rs.extend(sweep(
+        "B (independent ties)",
+        WR,
+        &[("0.5", plus(xs, 1.0)), ("0.9", plus(xs, 2.0))],
+    ));
+    for label in ["Random", "WR"] {
+        rs.extend(sweep(
+            label,
+            WR,
+            &[("0.5", plus(xs, 20.0)), ("0.9", plus(xs, 20.0))],
+        ));
+    }
+    c.credits = Some(claim::Credit::Herd);
+    assert_eq!(
+        c.nulls().iter().map(|n| n.id.as_str()).collect::<Vec<_>>(),
+        ["c/null-independent-ties", "c/null-Random", "c/null-WR"]
+    );
+    let r = audit_claim("e", &c, &rs);
+    assert_eq!(r.informative, (0, 2), "{r:?}");
+    let low = r.checks.iter().find(|k| k.at == "load=0.5").unwrap();
+    assert!(
+        low.uninformative
+            .as_deref()
+            .is_some_and(|u| u.contains("null independent-ties holds here too")),
+        "{low:?}"
     );
 }
 

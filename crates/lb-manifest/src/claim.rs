@@ -432,11 +432,23 @@ impl Credit {
         matches!(self, Credit::HeavyDelay | Credit::Herd)
     }
 
-    /// Whether the null whose id is `id` takes away only part of what its
-    /// claim credits ([`Credit::takes_part`]).
-    pub fn null_takes_part(id: &str) -> bool {
+    /// Whether a null that holds too is read by size: it takes away only
+    /// part of what the claim credits ([`Credit::takes_part`]) and changes
+    /// the better policy of the ordering (`heavy_delay`'s changes both). A
+    /// null that changes only the worse policy (`herd`'s) is read by sign:
+    /// read by size, the claim's effect less the null's is the worse
+    /// policy's two versions' difference, which does not read the better
+    /// policy at all, and fails wherever the part it takes away costs
+    /// anything (docs/AUDITING.md, "Nulls").
+    pub fn read_by_size(self) -> bool {
+        self.takes_part() && !matches!(self, Credit::Herd)
+    }
+
+    /// Whether the null whose id is `id` is read by size
+    /// ([`Credit::read_by_size`]).
+    pub fn null_read_by_size(id: &str) -> bool {
         Credit::ALL.iter().any(|c| {
-            c.takes_part()
+            c.read_by_size()
                 && c.own_null()
                     .is_some_and(|n| id.strip_suffix(n).is_some_and(|r| r.ends_with("/null-")))
         })
@@ -511,7 +523,11 @@ impl Credit {
             Credit::Tilt => k == ClaimKind::Stability,
             Credit::Class | Credit::Threshold => k != ClaimKind::Ordering,
             Credit::Pressure => true,
-            Credit::Growth => matches!(k, ClaimKind::Limit | ClaimKind::Ordering),
+            // Not an ordering: the frozen better policy has the larger
+            // parameter at every smaller N, so where the growing one beats
+            // the other at the largest N the frozen one beats it too, and
+            // its null could not fail.
+            Credit::Growth => k == ClaimKind::Limit,
             Credit::Refresh => k == ClaimKind::Limit,
         }
     }
@@ -704,7 +720,6 @@ impl Claim {
             (Some(Credit::Delay), Check::Ordering(o)) => of(fresh, &[&o.better, &o.worse]),
             (Some(Credit::HeavyDelay), Check::Ordering(o)) => of(frequent, &[&o.better, &o.worse]),
             (Some(Credit::Herd), Check::Ordering(o)) => of(independent_ties, &[&o.worse]),
-            (Some(Credit::Growth), Check::Ordering(o)) => of(frozen, &[&o.better]),
             (Some(Credit::Growth), c) => of(frozen, c.policies()),
             (Some(Credit::Threshold), c) => of(below, c.policies()),
             (Some(Credit::Refresh), c) => of(vanishing, c.policies()),
@@ -761,10 +776,6 @@ impl Claim {
                         ..o.clone()
                     }),
                     (_, Credit::Herd) => return None,
-                    (Check::Ordering(o), Credit::Growth) => Check::Ordering(Ordering {
-                        better: frozen(&o.better),
-                        ..o.clone()
-                    }),
                     (c, Credit::Growth) if c.kind() == ClaimKind::Limit => {
                         c.with_policies(c.policies().iter().map(|p| frozen(p)).collect())
                     }

@@ -514,8 +514,56 @@ fn claims(l: &Parsed) -> (Vec<Claim>, Option<ManifestError>) {
     let e = no_claim_restates_a_foil(l, &out)
         .and_then(|()| tests_in_this_manifest(l, &out))
         .and_then(|()| ranges_foils_and_nulls(l, &out))
+        .and_then(|()| one_rate_of_ours(l, &out))
         .err();
     (out, e)
+}
+
+/// A limit lb reads at a slowest rate of its own (`rate_from = "ours: …"`)
+/// is read at one rate, whichever claim reads it: two claims of a manifest
+/// that read the same metric toward the same limit along the same axis
+/// share their `min_rate`, so that no claim's threshold is chosen apart
+/// from the others' (docs/AUDITING.md, "Limits").
+fn one_rate_of_ours(l: &Parsed, claims: &[Claim]) -> R {
+    if l.older_revision {
+        return Ok(());
+    }
+    let mut seen: Vec<(String, f64, &str)> = Vec::new();
+    for (i, c) in claims.iter().enumerate() {
+        let Check::Limit(k) = &c.check else { continue };
+        let (Some(rate), Some(RateSource::Ours(_))) = (k.min_rate, &k.rate_from) else {
+            continue;
+        };
+        let limit = format!(
+            "{} → {} as {} → {}",
+            k.metric,
+            match &k.expected {
+                Reference::Number(x) => x.to_string(),
+                Reference::Named(n) => n.clone(),
+            },
+            k.along,
+            match k.toward {
+                crate::claim::Toward::Zero => "0",
+                crate::claim::Toward::Infinity => "∞",
+            }
+        );
+        match seen.iter().find(|(x, _, _)| *x == limit) {
+            Some((_, r, other)) if *r != rate => {
+                return Err(l.error(
+                    &format!("claim[{i}].min_rate"),
+                    format!(
+                        "{rate}: claim \"{other}\" reads the same limit ({limit}) at a slowest \
+                         rate of ours, {r}: a rate lb chooses is one rate for the limit, \
+                         whichever claim reads it; write min_rate = {r} (or change both, \
+                         saying why in rate_from)"
+                    ),
+                ));
+            }
+            Some(_) => {}
+            None => seen.push((limit, rate, &c.id)),
+        }
+    }
+    Ok(())
 }
 
 /// The rules that keep a verdict from following a choice

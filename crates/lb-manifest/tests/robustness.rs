@@ -50,7 +50,7 @@ seed = 1
 origin = "check"
 id = "push-beats-jsq"
 statement = "s"
-source = "src"
+source = "§1, p. 1"
 kind = "ordering"
 metric = "mean_response"
 better = "L-JSQ-Push"
@@ -451,6 +451,22 @@ fn a_value_the_text_rules_out_is_named_checked_and_carried() {
     .unwrap_err();
     assert_eq!(e.field, "robustness[0].excluded[0].says", "{e}");
     assert!(e.message.contains("does not state"), "{e}");
+    // The sentence is one of the section the claims read: another
+    // section's speaks of another setting.
+    let e = load_str(
+        Path::new("t.toml"),
+        &with(
+            "setting = \"tie_break\"\nvalue = \"lowest\"\n\
+             says = \"§3, p. 8: \\\"ties are broken at random\\\"\"",
+        ),
+        Profile::Full,
+    )
+    .unwrap_err();
+    assert_eq!(e.field, "robustness[0].excluded[0].says", "{e}");
+    assert!(
+        e.message.contains("§3") && e.message.contains("push-beats-jsq"),
+        "{e}"
+    );
     // The manifest's own reading is one the text allows.
     let e = load_str(
         Path::new("t.toml"),

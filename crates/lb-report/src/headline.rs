@@ -165,9 +165,10 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
                 String::new()
             } else {
                 format!(
-                    ", in {} rows of the tables below (a result by the paper's name with the \
+                    ", in {} row{} of the tables below (a result by the paper's name with the \
                      sentences restating it, or a section's sentences of their own: {})",
                     n_results[i],
+                    if n_results[i] == 1 { "" } else { "s" },
                     per_result[i].join("; ")
                 )
             }
@@ -1077,10 +1078,26 @@ fn where_they_fail(
     // Those that hold but at no point discriminate because a null (or the
     // foil) holds too: the effect is there without what the sentence
     // credits, which counts against the credit.
-    let uncredited: Vec<String> = of(Origin::Paper, Verdict::Confirmed)
-        .chain(of(Origin::StandIn, Verdict::Confirmed))
-        .filter(|(c, _)| c.untested.is_some() && c.null_holds)
-        .map(|(c, p)| format!("`{}` (for {p})", c.id))
+    // Not where a statement it decides names what lb could add that would
+    // let the null fail (`could_audit`): the null then held on a setting of
+    // lb's, not against the sentence's credit (as the inventory counts it).
+    let on_our_setting = |e: &str, id: &str| {
+        let name = format!("{e}/{id}");
+        inventories
+            .iter()
+            .flat_map(|i| &i.statements)
+            .any(|s| s.could_audit.is_some() && s.claims.contains(&name))
+    };
+    let uncredited: Vec<String> = experiments
+        .iter()
+        .flat_map(|e| e.claims.iter().map(move |c| (e.experiment.as_str(), c)))
+        .filter(|(_, c)| matches!(c.origin, Origin::Paper | Origin::StandIn))
+        .filter(|(_, c)| c.verdict == Verdict::Confirmed && c.untested.is_some() && c.null_holds)
+        .filter(|(e, c)| !on_our_setting(e, &c.id))
+        .filter_map(|(_, c)| {
+            let p = c.paper.as_deref().filter(|p| held.contains(p))?;
+            Some(format!("`{}` (for {p})", c.id))
+        })
         .collect();
     if elsewhere.is_empty()
         && ours_elsewhere.is_empty()

@@ -644,21 +644,26 @@ pub(crate) fn paper_line(inv: &Inventory, exps: &[&ExperimentClaims], page: &str
     tally.retain(|v, _| !v.at_a_choice());
     chosen.retain(|v, _| v.at_a_choice());
     let by_stand_ins = statuses_words(&statuses(inv, exps, Standing::StandIns));
-    let in_part = in_part_count(inv, exps);
-    let as_stated = match (tally.is_empty(), in_part) {
-        (true, _) => String::new(),
-        (false, 0) => format!(" ({})", in_words(&tally)),
-        (false, k) => format!(
-            " ({}; {k} of them in part: a part of each, which its entry names, no claim tests)",
-            in_words(&tally)
+    let in_part = match in_part_count(inv, exps) {
+        0 => String::new(),
+        k => format!(
+            " ({k} of the {} audited in part: a part of each, which its entry names, no claim \
+             tests)",
+            a + at_choice
         ),
+    };
+    let as_stated = match (tally.is_empty(), at_choice) {
+        (true, 0) => in_part.clone(),
+        (true, _) => String::new(),
+        (false, 0) => format!(" ({}){in_part}", in_words(&tally)),
+        (false, _) => format!(" ({})", in_words(&tally)),
     };
     let shared = shared_words(a, "audited as stated", &deciding_claims(inv, exps, false));
     let reading = if at_choice == 0 {
         String::new()
     } else {
         format!(
-            " {at_choice} audited at a choice of ours ({}{}),",
+            " {at_choice} audited at a choice of ours ({}{}){in_part},",
             in_words(&chosen),
             conflicting_words(at_conflicting_count(inv, exps))
         )

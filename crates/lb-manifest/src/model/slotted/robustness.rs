@@ -635,6 +635,39 @@ fn map_excluded(
         // Manifests of older revisions (`lb diff --against`) predate this rule.
         let own = own_words(m, r, &x.setting);
         let quote = x.says.split('"').nth(1).unwrap_or_default();
+        // The sentence is the claims' own section's: one elsewhere in the
+        // paper (a remark on heavy-traffic optimality, say) speaks of
+        // another setting than the one the claims read.
+        let section = x
+            .says
+            .split([',', ':', ' '])
+            .next()
+            .filter(|s| s.starts_with('§'))
+            .unwrap_or_default();
+        let elsewhere: Vec<&str> = r
+            .claims
+            .iter()
+            .filter_map(|id| m.claims.iter().find(|c| &c.id == id))
+            .filter(|c| section.is_empty() || !c.source.contains(section))
+            .map(|c| c.id.as_str())
+            .collect();
+        if !older_revision && !elsewhere.is_empty() {
+            return Err(l.error(
+                &at("says"),
+                format!(
+                    "{}: the sentence that rules a value out is one of the section the claims \
+                     read (their `source`), named first (\"§4.2, p. 9: \\\"…\\\"\"); a \
+                     sentence of another section speaks of another setting, so drop this entry \
+                     and let the map decide (not of it: {})",
+                    if section.is_empty() {
+                        "it names no section"
+                    } else {
+                        section
+                    },
+                    elsewhere.join(", ")
+                ),
+            ));
+        }
         if !older_revision && !own.iter().any(|w| states(quote, &x.setting, w)) {
             return Err(l.error(
                 &at("says"),
