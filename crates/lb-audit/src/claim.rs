@@ -711,6 +711,16 @@ fn discriminates(
                 None => Some((0, format!("its {label} has no point here"))),
                 Some(x) => match x.verdict {
                     Verdict::Confirmed if degree && smaller(x) => None,
+                    // Its difference lies within the band in which an
+                    // ordering shows no effect a figure could show: without
+                    // what the claim credits the effect is gone, so it fails.
+                    Verdict::Confirmed
+                        if x.uninformative
+                            .as_ref()
+                            .is_some_and(|u| u.why == super::check::Why::Negligible) =>
+                    {
+                        None
+                    }
                     Verdict::Confirmed => Some((
                         2,
                         format!("its {label} holds here too ({})", super::describe::short(x)),

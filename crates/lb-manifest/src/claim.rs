@@ -399,11 +399,14 @@ pub enum Credit {
     Refresh,
     /// An ordering credited to the herd of the policy it beats (Zhou, Shroff
     /// and Wierman, Fig. 1: the LED policies beat "JSQ, which suffers from
-    /// the herd behavior in the multiple-dispatcher case"): the worse
-    /// policy whose dispatchers break ties each on its own, the manifest's
-    /// policy labelled "`<label> (independent ties)`", takes its place. It
-    /// still herds on a unique shortest queue; what it lacks is the herd of
-    /// dispatchers agreeing on a tie.
+    /// the herd behavior in the multiple-dispatcher case"). It has no null
+    /// of its own: the beaten policy with its dispatchers breaking ties each
+    /// on its own still herds on a unique shortest queue, so it takes away
+    /// only part of the herd, and it changes only the beaten policy. Read by
+    /// size, the claim's effect less its effect is the beaten policy's two
+    /// versions' difference, which reads nothing of the better policy; read
+    /// by sign, the part of the herd it leaves can carry the effect. It
+    /// carries the information nulls ([`Credit::carries`]).
     Herd,
 }
 
@@ -415,33 +418,25 @@ impl Credit {
         match self {
             Credit::Delay => Some("fresh"),
             Credit::HeavyDelay => Some("p-hat-1"),
-            Credit::Herd => Some("independent-ties"),
             Credit::Growth => Some("frozen"),
             Credit::Threshold => Some("below"),
             Credit::Refresh => Some("p-hat-to-0"),
-            Credit::Information | Credit::Tilt | Credit::Class | Credit::Pressure => None,
+            Credit::Information
+            | Credit::Tilt
+            | Credit::Class
+            | Credit::Pressure
+            | Credit::Herd => None,
         }
     }
 
-    /// Whether its null takes away only part of what it credits — the
-    /// degree of a delay (p̂ = 1 against heavily-delayed information), the
-    /// herd of dispatchers agreeing on a tie (JSQ still herds on a unique
-    /// shortest queue) — so that a null that holds too is read by size
-    /// (docs/AUDITING.md, "Nulls").
-    pub fn takes_part(self) -> bool {
-        matches!(self, Credit::HeavyDelay | Credit::Herd)
-    }
-
-    /// Whether a null that holds too is read by size: it takes away only
-    /// part of what the claim credits ([`Credit::takes_part`]) and changes
-    /// the better policy of the ordering (`heavy_delay`'s changes both). A
-    /// null that changes only the worse policy (`herd`'s) is read by sign:
-    /// read by size, the claim's effect less the null's is the worse
-    /// policy's two versions' difference, which does not read the better
-    /// policy at all, and fails wherever the part it takes away costs
-    /// anything (docs/AUDITING.md, "Nulls").
+    /// Whether its null takes away only part of what it credits, and
+    /// changes both policies of the ordering — the degree of a delay (p̂ = 1
+    /// against heavily-delayed information) — so that a null that holds too
+    /// is read by size (docs/AUDITING.md, "Nulls"). A null that would take
+    /// away part of the credit by changing only the beaten policy is not
+    /// held ([`Credit::Herd`]).
     pub fn read_by_size(self) -> bool {
-        self.takes_part() && !matches!(self, Credit::Herd)
+        matches!(self, Credit::HeavyDelay)
     }
 
     /// Whether the null whose id is `id` is read by size
@@ -719,7 +714,6 @@ impl Claim {
         match (credit, &self.check) {
             (Some(Credit::Delay), Check::Ordering(o)) => of(fresh, &[&o.better, &o.worse]),
             (Some(Credit::HeavyDelay), Check::Ordering(o)) => of(frequent, &[&o.better, &o.worse]),
-            (Some(Credit::Herd), Check::Ordering(o)) => of(independent_ties, &[&o.worse]),
             (Some(Credit::Growth), c) => of(frozen, c.policies()),
             (Some(Credit::Threshold), c) => of(below, c.policies()),
             (Some(Credit::Refresh), c) => of(vanishing, c.policies()),
@@ -771,10 +765,6 @@ impl Claim {
                         ..o.clone()
                     }),
                     (_, Credit::HeavyDelay) => return None,
-                    (Check::Ordering(o), Credit::Herd) => Check::Ordering(Ordering {
-                        worse: independent_ties(&o.worse),
-                        ..o.clone()
-                    }),
                     (_, Credit::Herd) => return None,
                     (c, Credit::Growth) if c.kind() == ClaimKind::Limit => {
                         c.with_policies(c.policies().iter().map(|p| frozen(p)).collect())
@@ -812,17 +802,12 @@ impl Claim {
                     Check::Ordering(o) if matches!(credit, Credit::Delay | Credit::HeavyDelay) => {
                         format!("{} and {}", o.better, o.worse)
                     }
-                    Check::Ordering(o) if credit == Credit::Herd => o.worse.clone(),
                     Check::Ordering(o) => o.better.clone(),
                     c => c.policies().join(" and "),
                 };
                 // A check the claim carries, as its foil is: the claim's own
                 // points and levels.
-                let place = if credit == Credit::Herd {
-                    "the beaten policy's place"
-                } else {
-                    "the subject's place"
-                };
+                let place = "the subject's place";
                 let carried = WhyCheck {
                     says: format!(
                         "null of {} ({who} in {place}: it uses no {})",

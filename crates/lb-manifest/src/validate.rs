@@ -842,10 +842,6 @@ fn ranges_foils_and_nulls(l: &Parsed, claims: &[Claim]) -> R {
                         "[[policy]] label = \"{m}\" (the policy {p} updated at every chance: \
                          p_hat = 1.0, the same d)"
                     ),
-                    (crate::claim::Credit::Herd, Some(p)) => format!(
-                        "[[policy]] label = \"{m}\" (the policy {p} with its dispatchers \
-                         breaking ties each on its own: tie_break = \"random\")"
-                    ),
                     _ => format!("[[policy]] spec = \"{m}\""),
                 };
                 let nulls: Vec<&str> = nulls.iter().map(|(n, _)| n.as_str()).collect();

@@ -963,10 +963,13 @@ fn how_to_read(exps: &[&ExperimentClaims]) -> String {
          metric's floor (a job that never waits); when an upper bound or a limit to 0 has its \
          subject within 5% of the floor (an excess or a probability of 0), whatever its nulls \
          do, since any policy on the floor meets it; when an ordering's difference is within 1% \
-         of the better policy's mean; when a null or the foil holds there too, is undecided or \
-         was not run (a null that takes away only part of what the claim credits, `herd` and \
-         `heavy_delay`, is read by size: the point still informs where the null's effect lies \
-         wholly below the claim's, the part it takes away being what makes the difference); when it lies outside the theorem's hypothesis; when its runs have not \
+         of the better policy's mean; when a null or the foil holds there too (with an effect \
+         outside that 1%), is undecided or was not run (a null that takes away only part of \
+         what the claim credits and changes both policies, `heavy_delay`'s, is read by size: \
+         the point still informs where the null's effect lies wholly below the claim's, the \
+         part it takes away being what makes the difference; `herd` has no null of its own, \
+         only the information nulls it carries); when it lies outside the theorem's \
+         hypothesis; when its runs have not \
          settled; when the metric is 0 in every replication and nothing beside it (a null, the \
          foil) is not; or when the metric is an exact formula of the model there. The deciding \
          point shown is the hardest informative one.",
