@@ -438,31 +438,26 @@ fn a_value_the_text_rules_out_is_named_checked_and_carried() {
     )
     .unwrap_err();
     assert_eq!(e.field, "robustness[0].excluded[0].says", "{e}");
+    // Ruling out lowest-index ties by the sentence `says`: an error at `says`.
+    let refused = |says: &str| {
+        let e = load_str(
+            Path::new("t.toml"),
+            &with(&format!(
+                "setting = \"tie_break\"\nvalue = \"lowest\"\nsays = \"{says}\""
+            )),
+            Profile::Full,
+        )
+        .unwrap_err();
+        assert_eq!(e.field, "robustness[0].excluded[0].says", "{e}");
+        e
+    };
     // A sentence rules a value out only where it states the value the claims
     // are read at: one about what the other value would do leaves it open.
-    let e = load_str(
-        Path::new("t.toml"),
-        &with(
-            "setting = \"tie_break\"\nvalue = \"lowest\"\n\
-             says = \"§1: \\\"all the dispatchers route to one queue\\\"\"",
-        ),
-        Profile::Full,
-    )
-    .unwrap_err();
-    assert_eq!(e.field, "robustness[0].excluded[0].says", "{e}");
+    let e = refused("§1: \\\"all the dispatchers route to one queue\\\"");
     assert!(e.message.contains("does not state"), "{e}");
     // The sentence is one of the section the claims read: another
     // section's speaks of another setting.
-    let e = load_str(
-        Path::new("t.toml"),
-        &with(
-            "setting = \"tie_break\"\nvalue = \"lowest\"\n\
-             says = \"§3, p. 8: \\\"ties are broken at random\\\"\"",
-        ),
-        Profile::Full,
-    )
-    .unwrap_err();
-    assert_eq!(e.field, "robustness[0].excluded[0].says", "{e}");
+    let e = refused("§3, p. 8: \\\"ties are broken at random\\\"");
     assert!(
         e.message.contains("§3") && e.message.contains("push-beats-jsq"),
         "{e}"
