@@ -175,7 +175,9 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
         };
         let as_stated = if n[0] == 0 {
             "- **0 audited as stated**: no statement is decided at the paper's setting without a \
-             choice of lb's that could turn its word (next bullet)."
+             choice of lb's that could turn its word (next bullet). This is no verdict against \
+             the papers: a finite run decides a limit only against a rate of approach, and a \
+             stability only by a test, that the statement does not state."
                 .to_string()
         } else {
             format!(

@@ -388,9 +388,9 @@ pub(crate) fn shared_words(statements: usize, of: &str, deciding: &[(&str, &Clai
         .into_iter()
         .map(|((untested, v), ids)| {
             let what = match (untested, v.0) {
-                (true, _) => "tested nothing (each held, but no null or foil failed at its \
-                               points, or no point could decide it; no statement's status rests \
-                               on it)"
+                (true, _) => "tested nothing (each held, but no point could decide it, or \
+                               nothing it is held to could have failed there; no statement's \
+                               status rests on it)"
                     .to_string(),
                 (false, Status::DoesNotDiscriminate) => {
                     "held, but so did a null or the foil".to_string()
