@@ -313,6 +313,9 @@ pub struct Tally {
     /// As `reproduced`, but at lb's reading of a setting the text leaves
     /// open or lost ([`ClaimRow::at_one_reading`]).
     pub at_one_reading: usize,
+    /// As `at_one_reading`, and at a value at which another claim of its
+    /// paper does not hold in full ([`ClaimRow::conflicting`]).
+    pub at_conflicting: usize,
     /// As `reproduced`, but a limit decided at a slowest rate of approach
     /// of ours ([`ClaimRow::threshold_ours`]).
     pub at_rate_ours: usize,
@@ -366,6 +369,7 @@ impl Tally {
                 V::Confirmed | V::Partly if c.untested.is_some() && c.no_point() => t.no_point += 1,
                 V::Inconclusive if c.no_point() => t.no_point += 1,
                 V::Confirmed | V::Partly if c.untested.is_some() => t.untested += 1,
+                V::Confirmed if c.conflicting.is_some() => t.at_conflicting += 1,
                 V::Confirmed if c.at_one_reading() => t.at_one_reading += 1,
                 V::Confirmed if c.threshold_ours.is_some() => t.at_rate_ours += 1,
                 V::Confirmed if c.stability => t.by_stability_test += 1,
@@ -404,6 +408,7 @@ impl Tally {
     pub fn total(&self) -> usize {
         self.reproduced
             + self.at_one_reading
+            + self.at_conflicting
             + self.at_rate_ours
             + self.by_stability_test
             + self.untested
@@ -449,6 +454,11 @@ impl Tally {
             ),
             (self.at_rate_ours, "hold", "at a rate threshold of ours"),
             (self.at_one_reading, yes, "at lb's reading only"),
+            (
+                self.at_conflicting,
+                yes,
+                "only at conflicting readings",
+            ),
         ] {
             if n > 0 {
                 parts.insert(1, format!("{n} {} {choice}", verb(n, "holds", many)));
@@ -475,6 +485,7 @@ impl Tally {
     pub fn add(&mut self, o: &Tally) {
         self.reproduced += o.reproduced;
         self.at_one_reading += o.at_one_reading;
+        self.at_conflicting += o.at_conflicting;
         self.at_rate_ours += o.at_rate_ours;
         self.by_stability_test += o.by_stability_test;
         self.untested += o.untested;

@@ -870,7 +870,11 @@ pub fn page(
         all.add(&t(Origin::Check));
         all.add(&t(Origin::Ours));
         let (c, pt, u, r, i) = (
-            all.reproduced + all.at_one_reading + all.at_rate_ours + all.by_stability_test,
+            all.reproduced
+                + all.at_one_reading
+                + all.at_conflicting
+                + all.at_rate_ours
+                + all.by_stability_test,
             all.partly,
             all.untested + all.no_point,
             all.refuted,
