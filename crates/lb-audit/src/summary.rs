@@ -454,11 +454,7 @@ impl Tally {
             ),
             (self.at_rate_ours, "hold", "at a rate threshold of ours"),
             (self.at_one_reading, yes, "at lb's reading only"),
-            (
-                self.at_conflicting,
-                yes,
-                "only at conflicting readings",
-            ),
+            (self.at_conflicting, yes, "only at conflicting readings"),
         ] {
             if n > 0 {
                 parts.insert(1, format!("{n} {} {choice}", verb(n, "holds", many)));
