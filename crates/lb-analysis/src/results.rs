@@ -141,15 +141,17 @@ pub fn axis_names(results: &[PointResult]) -> Vec<String> {
 }
 
 /// The best evidence lb holds for a claim that reads other experiments
-/// (`reads`): `own`, where some point at a combination of axis values has
-/// not settled, with every point there replaced by a settled point of one
-/// experiment of `others` of the same reading — the same policy label and
-/// the same resolved configuration apart from run length, replication count
-/// and master seed ([`same_reading`]). All points of a combination come
-/// from one experiment, so the policies there still share their random
-/// numbers and pair. Only the points of `labels` (those the claim reads) are
-/// replaced. A replaced point keeps its own label and axes and carries the
-/// other's records and keys.
+/// (`reads`): `own`, with every point at a combination of axis values
+/// replaced by a settled point of one experiment of `others` of the same
+/// reading — the same policy label and the same resolved configuration apart
+/// from run length, replication count and master seed ([`same_reading`]) —
+/// where some point there has not settled, or where that experiment's runs
+/// are longer at every point there (settled runs of the same reading, the
+/// longer the better). All points of a combination come from one
+/// experiment, so the policies there still share their random numbers and
+/// pair. Only the points of `labels` (those the claim reads) are replaced. A
+/// replaced point keeps its own label and axes and carries the other's
+/// records and keys.
 pub fn best_evidence(
     own: &[PointResult],
     others: &[&[PointResult]],
@@ -172,9 +174,7 @@ pub fn best_evidence(
         if here.is_empty() {
             continue;
         }
-        if here.iter().all(|&i| settled(&own[i])) {
-            continue;
-        }
+        let all_settled = here.iter().all(|&i| settled(&own[i]));
         for other in others {
             let found: Option<Vec<&PointResult>> = here
                 .iter()
@@ -183,7 +183,13 @@ pub fn best_evidence(
                     other.iter().find(|q| {
                         q.label == own[i].label
                             && settled(q)
-                            && q.point.as_ref().is_some_and(|qp| same_reading(p, qp))
+                            && q.point.as_ref().is_some_and(|qp| {
+                                same_reading(p, qp)
+                                    && (!all_settled
+                                        || run_length(qp)
+                                            .zip(run_length(p))
+                                            .is_some_and(|(theirs, mine)| theirs > mine))
+                            })
                     })
                 })
                 .collect();
@@ -212,6 +218,25 @@ pub fn same_reading(a: &Point, b: &Point) -> bool {
         v
     };
     a.model == b.model && a.model_version == b.model_version && strip(a) == strip(b)
+}
+
+/// A point's run length: its configuration's `run.slots` (the slotted
+/// model) or `run.horizon` (the many-server model), where it has one.
+fn run_length(p: &Point) -> Option<f64> {
+    fn find(v: &serde_json::Value) -> Option<f64> {
+        match v {
+            serde_json::Value::Object(m) => match m.get("run") {
+                Some(r) => r
+                    .get("slots")
+                    .or_else(|| r.get("horizon"))
+                    .and_then(serde_json::Value::as_f64),
+                None => m.values().find_map(find),
+            },
+            serde_json::Value::Array(a) => a.iter().find_map(find),
+            _ => None,
+        }
+    }
+    find(&serde_json::to_value(&p.config).ok()?)
 }
 
 /// A configuration's JSON without its run length, at any depth.

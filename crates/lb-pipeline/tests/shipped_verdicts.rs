@@ -564,3 +564,36 @@ fn a_row_names_the_maps_its_claims_are_undecided_at() {
         "{row}"
     );
 }
+
+/// A claim that reads other experiments (`reads`) reads their settled runs
+/// of its reading where they are longer than its own, settled or not: Fig. 2's
+/// literal L-JBA ordering at load 0.9, whose own 2·10⁵-slot runs have
+/// settled, reads led-fig2-long's runs of 10⁶ slots there.
+#[test]
+fn a_claim_reads_the_longest_settled_runs_of_its_reading() {
+    let (cache, loaded) = shipped();
+    let audited = lb_pipeline::audit::audit(&cache, &loaded);
+    let c = claim_of(&audited, "led-fig2", "fig2-ljba-beats-ljsq-literal");
+    let at = c
+        .checks
+        .iter()
+        .find(|k| k.at == "load=0.9 count_own=false")
+        .unwrap_or_else(|| panic!("{:?}", c.checks.iter().map(|k| &k.at).collect::<Vec<_>>()));
+    let long = loaded
+        .iter()
+        .find(|e| e.name() == "led-fig2-long")
+        .expect("led-fig2-long");
+    let theirs: Vec<String> = lb_analysis::results::collect(&cache, &long.plan)
+        .iter()
+        .filter(|r| r.axes.iter().any(|(a, v)| a == "load" && v == "0.9"))
+        .filter_map(|r| r.key.as_ref().map(|k| k.hex()))
+        .collect();
+    assert!(!at.keys.is_empty(), "{at:?}");
+    assert!(
+        at.keys.iter().all(|k| theirs.contains(k)),
+        "{:?} read at {}, not led-fig2-long's {:?}",
+        at.keys,
+        at.at,
+        theirs
+    );
+}
