@@ -985,12 +985,25 @@ fn how_to_read(exps: &[&ExperimentClaims]) -> String {
         .iter()
         .map(|c| {
             let labels = c.null_labels();
-            let who = if labels.is_empty() {
-                "its own policies' counterparts".to_string()
-            } else {
-                labels.join(" and ")
-            };
-            format!("`{}`: {who}, using no {}", c.name(), c.outside())
+            match (c.own_null(), labels.is_empty(), c.carries()) {
+                // No null of its own: only those of the credit it carries.
+                (None, true, Some(carried)) => format!(
+                    "`{}`: none of its own, those of `{}`",
+                    c.name(),
+                    carried.name()
+                ),
+                (_, true, _) => format!(
+                    "`{}`: its own policies' counterparts, using no {}",
+                    c.name(),
+                    c.outside()
+                ),
+                _ => format!(
+                    "`{}`: {}, using no {}",
+                    c.name(),
+                    labels.join(" and "),
+                    c.outside()
+                ),
+            }
         })
         .collect();
     let _ = writeln!(
