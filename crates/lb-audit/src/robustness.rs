@@ -489,15 +489,19 @@ pub fn markdown(maps: &[MapResult], figures: Option<&Path>) -> String {
             let _ = writeln!(s, "- `{}`: {}.", c.id, c.decision.summary);
         }
         // Where a claim holds except at some points, which points fail.
-        for c in m.combinations.iter().filter(|c| !c.base) {
+        for c in m
+            .combinations
+            .iter()
+            .filter(|c| !c.base && !no_exceptions(&c.except))
+        {
+            let at: Vec<String> = m
+                .settings
+                .iter()
+                .zip(&c.values)
+                .map(|(k, v)| format!("{k} = {v}"))
+                .collect();
             for (claim, except) in m.claims.iter().zip(&c.except) {
                 if !except.is_empty() {
-                    let at: Vec<String> = m
-                        .settings
-                        .iter()
-                        .zip(&c.values)
-                        .map(|(k, v)| format!("{k} = {v}"))
-                        .collect();
                     let _ = writeln!(
                         s,
                         "- At {}, `{}` fails at: {}.",

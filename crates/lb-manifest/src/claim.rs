@@ -545,17 +545,10 @@ impl Credit {
                 "refresh bounded away from 0: its update probability p̂ shrinks in proportion \
                  to ε"
             }
-            Credit::Herd => {
-                "herd of dispatchers agreeing on a tie: they break ties each on its own"
-            }
+            // No null of its own: those it carries ([`Credit::carries`]).
+            Credit::Herd => "the beaten policy's herd",
         }
     }
-}
-
-/// The label of a policy's counterpart whose dispatchers break ties each on
-/// its own ([`Credit::Herd`]).
-pub fn independent_ties(label: &str) -> String {
-    format!("{label} (independent ties)")
 }
 
 /// The label of a policy's counterpart with its growing parameter frozen
@@ -807,10 +800,9 @@ impl Claim {
                 };
                 // A check the claim carries, as its foil is: the claim's own
                 // points and levels.
-                let place = "the subject's place";
                 let carried = WhyCheck {
                     says: format!(
-                        "null of {} ({who} in {place}: it uses no {})",
+                        "null of {} ({who} in the subject's place: it uses no {})",
                         self.id,
                         credit.outside()
                     ),

@@ -41,7 +41,6 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
     let mut by_stand_ins = std::collections::BTreeMap::new();
     let mut in_part = 0;
     let mut one_reading = 0;
-    let mut conflicting = 0;
     let mut deciding = Vec::new();
     let mut deciding_chosen = Vec::new();
     let mut threshold_ours = 0;
@@ -72,7 +71,6 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
         );
         in_part += crate::inventory::in_part_count(inv, experiments);
         one_reading += crate::inventory::at_one_reading_count(inv, experiments);
-        conflicting += crate::inventory::at_conflicting_count(inv, experiments);
         deciding.extend(crate::inventory::deciding_claims(inv, experiments, false));
         deciding_chosen.extend(crate::inventory::deciding_claims(inv, experiments, true));
         threshold_ours += crate::inventory::at_threshold_ours_count(inv, experiments);
@@ -136,9 +134,7 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
             .unwrap_or(0);
         // Those a choice of lb's decides are audited at that choice, not as
         // stated: counted apart (n[1]).
-        let mut chosen = statuses.clone();
-        statuses.retain(|v, _| !v.at_a_choice());
-        chosen.retain(|v, _| v.at_a_choice());
+        let (statuses, chosen) = crate::inventory::split_at_choice(statuses);
         let at_choice = n[1];
         let qualified = [
             (one_reading > 0).then(|| {
@@ -208,7 +204,7 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
                  undecided at other values its maps try; each row names the setting).{}",
                 rows(1),
                 crate::inventory::in_words(&chosen),
-                crate::inventory::conflicting_words(conflicting),
+                crate::inventory::conflicting_words(crate::inventory::conflicting_of(&chosen)),
                 crate::inventory::shared_words(
                     at_choice,
                     "audited at a choice of ours",
@@ -1044,16 +1040,20 @@ fn where_they_fail(
         .iter()
         .map(|i| i.paper.authors.as_str())
         .collect();
-    // A held paper's claims of `origin` with `verdict`, each with its paper.
+    // A held paper's claims of `origin` with `verdict`, each with its paper
+    // and its experiment.
     let held = &held;
     let of = |origin: Origin, verdict: Verdict| {
-        experiments
-            .iter()
-            .flat_map(|e| &e.claims)
-            .filter_map(move |c| {
+        experiments.iter().flat_map(move |e| {
+            e.claims.iter().filter_map(move |c| {
                 let p = c.paper.as_deref().filter(|p| held.contains(p))?;
-                (c.origin == origin && c.verdict == verdict).then_some((c, p))
+                (c.origin == origin && c.verdict == verdict).then_some((
+                    c,
+                    p,
+                    e.experiment.as_str(),
+                ))
             })
+        })
     };
     // Those of `origin` that hold at lb's reading and fail, or hold only in
     // part, at another reading their maps try: (how many claims, their
@@ -1061,7 +1061,7 @@ fn where_they_fail(
     let elsewhere_of = |origin: Origin| -> (usize, Vec<String>) {
         let mut n = 0;
         let mut lines = Vec::new();
-        for (c, _) in of(origin, Verdict::Confirmed) {
+        for (c, _, _) in of(origin, Verdict::Confirmed) {
             let before = lines.len();
             for l in c.robustness.iter().filter(|l| l.combinations > 1) {
                 if l.refuted > 0 || l.partly_elsewhere() > 0 {
@@ -1075,7 +1075,7 @@ fn where_they_fail(
     let (n_elsewhere, elsewhere) = elsewhere_of(Origin::Paper);
     let (n_ours, ours_elsewhere) = elsewhere_of(Origin::StandIn);
     let failing: Vec<String> = of(Origin::StandIn, Verdict::Refuted)
-        .map(|(c, p)| format!("`{}` (for {p})", c.id))
+        .map(|(c, p, _)| format!("`{}` (for {p})", c.id))
         .collect();
     // Those that hold but at no point discriminate because a null (or the
     // foil) holds too: the effect is there without what the sentence
@@ -1090,16 +1090,10 @@ fn where_they_fail(
             .flat_map(|i| &i.statements)
             .any(|s| s.could_audit.is_some() && s.claims.contains(&name))
     };
-    let uncredited: Vec<String> = experiments
-        .iter()
-        .flat_map(|e| e.claims.iter().map(move |c| (e.experiment.as_str(), c)))
-        .filter(|(_, c)| matches!(c.origin, Origin::Paper | Origin::StandIn))
-        .filter(|(_, c)| c.verdict == Verdict::Confirmed && c.untested.is_some() && c.null_holds)
-        .filter(|(e, c)| !on_our_setting(e, &c.id))
-        .filter_map(|(_, c)| {
-            let p = c.paper.as_deref().filter(|p| held.contains(p))?;
-            Some(format!("`{}` (for {p})", c.id))
-        })
+    let uncredited: Vec<String> = of(Origin::Paper, Verdict::Confirmed)
+        .chain(of(Origin::StandIn, Verdict::Confirmed))
+        .filter(|(c, _, e)| c.untested.is_some() && c.null_holds && !on_our_setting(e, &c.id))
+        .map(|(c, p, _)| format!("`{}` (for {p})", c.id))
         .collect();
     if elsewhere.is_empty()
         && ours_elsewhere.is_empty()

@@ -609,15 +609,23 @@ pub(crate) fn conflicting_words(k: usize) -> String {
     }
 }
 
-/// How many of an inventory's statements are reproduced only at
-/// conflicting readings ([`Status::AtConflictingReadings`]), of those
-/// [`at_a_choice_of_ours`] counts.
-pub fn at_conflicting_count(inv: &Inventory, exps: &[&ExperimentClaims]) -> usize {
-    inv.statements
-        .iter()
-        .filter(|s| s.counted() && standing(s, exps) == Standing::AsStated)
-        .filter(|s| status(s, exps).is_some_and(|(v, _, _)| v == Status::AtConflictingReadings))
-        .count()
+/// A tally of statuses split into those that need no choice of lb's and
+/// those a choice of lb's decides ([`Status::at_a_choice`]).
+pub(crate) fn split_at_choice(
+    tally: std::collections::BTreeMap<Status, usize>,
+) -> (
+    std::collections::BTreeMap<Status, usize>,
+    std::collections::BTreeMap<Status, usize>,
+) {
+    tally.into_iter().partition(|(v, _)| !v.at_a_choice())
+}
+
+/// Of a tally, how many are reproduced only at conflicting readings.
+pub(crate) fn conflicting_of(tally: &std::collections::BTreeMap<Status, usize>) -> usize {
+    tally
+        .get(&Status::AtConflictingReadings)
+        .copied()
+        .unwrap_or(0)
 }
 
 /// A paper's line against its inventory: "Its inventory lists 40
@@ -637,12 +645,9 @@ pub(crate) fn paper_line(inv: &Inventory, exps: &[&ExperimentClaims], page: &str
         k => format!(", {k} steps of its proofs"),
     };
     let cited = inv.statements.iter().filter(|s| s.cited.is_some()).count();
-    let mut tally = statuses(inv, exps, Standing::AsStated);
     // Those a choice of lb's decides are audited at that choice, not as
     // stated: counted apart.
-    let mut chosen = tally.clone();
-    tally.retain(|v, _| !v.at_a_choice());
-    chosen.retain(|v, _| v.at_a_choice());
+    let (tally, chosen) = split_at_choice(statuses(inv, exps, Standing::AsStated));
     let by_stand_ins = statuses_words(&statuses(inv, exps, Standing::StandIns));
     let in_part = match in_part_count(inv, exps) {
         0 => String::new(),
@@ -658,17 +663,16 @@ pub(crate) fn paper_line(inv: &Inventory, exps: &[&ExperimentClaims], page: &str
         (false, 0) => format!(" ({}){in_part}", in_words(&tally)),
         (false, _) => format!(" ({})", in_words(&tally)),
     };
-    let shared = shared_words(a, "audited as stated", &deciding_claims(inv, exps, false));
     let reading = if at_choice == 0 {
         String::new()
     } else {
         format!(
             " {at_choice} audited at a choice of ours ({}{}){in_part},",
             in_words(&chosen),
-            conflicting_words(at_conflicting_count(inv, exps))
+            conflicting_words(conflicting_of(&chosen))
         )
     };
-    let shared = shared
+    let shared = shared_words(a, "audited as stated", &deciding_claims(inv, exps, false))
         + &shared_words(
             at_choice,
             "audited at a choice of ours",

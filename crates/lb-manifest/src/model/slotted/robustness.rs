@@ -616,7 +616,8 @@ fn map_excluded(
                 ),
             ));
         }
-        if own_words(m, r, &x.setting).contains(&x.value) {
+        let own = own_words(m, r, &x.setting);
+        if own.contains(&x.value) {
             return Err(l.error(
                 &at("value"),
                 format!(
@@ -632,9 +633,11 @@ fn map_excluded(
                 "give the sentence of the paper that rules the value out, quoted",
             ));
         }
-        // Manifests of older revisions (`lb diff --against`) predate this rule.
-        let own = own_words(m, r, &x.setting);
-        let quote = x.says.split('"').nth(1).unwrap_or_default();
+        // Manifests of older revisions (`lb diff --against`) predate the
+        // rules on the sentence below.
+        if older_revision {
+            continue;
+        }
         // The sentence is the claims' own section's: one elsewhere in the
         // paper (a remark on heavy-traffic optimality, say) speaks of
         // another setting than the one the claims read.
@@ -651,7 +654,7 @@ fn map_excluded(
             .filter(|c| section.is_empty() || !c.source.contains(section))
             .map(|c| c.id.as_str())
             .collect();
-        if !older_revision && !elsewhere.is_empty() {
+        if !elsewhere.is_empty() {
             return Err(l.error(
                 &at("says"),
                 format!(
@@ -668,7 +671,8 @@ fn map_excluded(
                 ),
             ));
         }
-        if !older_revision && !own.iter().any(|w| states(quote, &x.setting, w)) {
+        let quote = x.says.split('"').nth(1).unwrap_or_default();
+        if !own.iter().any(|w| states(quote, &x.setting, w)) {
             return Err(l.error(
                 &at("says"),
                 format!(
