@@ -123,15 +123,33 @@ fn the_manifests_own_combination_plans_the_experiments_own_keys() {
         panic!()
     };
     assert_eq!(jsq.key(), lowest.key());
-    // Other combinations plan other keys.
+    // Other combinations plan other keys, but for a policy that does not
+    // read the setting they vary: JSQ under `batch` sends a dispatcher's
+    // batch to one server whatever count_own says, so its point at
+    // count_own = false is its twin's at true (one law, one record).
+    let (mut shared, mut new) = (0, 0);
     for v in vs
         .iter()
         .filter(|v| !v.base && v.describe().contains("count_own=false"))
     {
+        let twin = v.describe().replace("count_own=false", "count_own=true");
+        let twin = vs.iter().find(|t| t.describe() == twin).unwrap();
+        let twin: BTreeSet<_> = fingerprint(&twin.plan)
+            .into_iter()
+            .map(|f| (f.1, f.2))
+            .collect();
         for f in fingerprint(&v.plan) {
-            assert!(!own.contains(&(f.1, f.2)), "{} {f:?}", v.describe());
+            let jsq = f.0.starts_with("JSQ");
+            assert_eq!(twin.contains(&(f.1, f.2)), jsq, "{} {f:?}", v.describe());
+            assert!(jsq || !own.contains(&(f.1, f.2)), "{} {f:?}", v.describe());
+            if jsq {
+                shared += 1;
+            } else {
+                new += 1;
+            }
         }
     }
+    assert!(shared > 0 && new > 0, "{shared} shared, {new} new");
 }
 
 #[test]

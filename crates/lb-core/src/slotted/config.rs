@@ -918,6 +918,37 @@ impl SlottedConfig {
             (a, b) => a == b,
         }
     }
+
+    /// Whether the policy's law reads `count_own`: an LED policy's (LSQ's
+    /// too) estimates always do; JSQ and Power-of-d under `job` granularity,
+    /// where a dispatcher's own jobs of the slot raise what it compares. The
+    /// others never do: weighted random, random, JIQ and JIQ-Spread read no
+    /// count of their own jobs, the pooled queue dispatches nothing, and JSQ
+    /// and Power-of-d under `batch` send a dispatcher's batch to one server.
+    pub fn reads_count_own(&self) -> bool {
+        match self.policy {
+            PolicyConfig::Led { .. } | PolicyConfig::Lsq { .. } => true,
+            PolicyConfig::Jsq { .. } | PolicyConfig::Pod { .. } => {
+                self.granularity == Granularity::Job
+            }
+            PolicyConfig::Jiq
+            | PolicyConfig::JiqSpread { .. }
+            | PolicyConfig::WeightedRandom
+            | PolicyConfig::Random
+            | PolicyConfig::Pooled => false,
+        }
+    }
+
+    /// The configuration whose key names its law (docs/MODEL.md §4): a
+    /// setting the policy does not read takes one value, `count_own` `true`
+    /// (its default) where [`reads_count_own`](Self::reads_count_own) is
+    /// false, so that two spellings of one law share one record.
+    pub fn canonical(mut self) -> SlottedConfig {
+        if !self.reads_count_own() {
+            self.count_own = true;
+        }
+        self
+    }
 }
 
 /// Why `cfg` cannot be advanced in blocks, if it cannot: the message names

@@ -524,13 +524,16 @@ fn resolve(
         Some((_, AxisValue::B(b))) => *b,
         _ => s.count_own.unwrap_or(true),
     };
+    // The law's spelling: a setting the policy does not read takes one value,
+    // so that its points at both values share one record.
     let config = SlottedConfig {
         system,
         policy,
         granularity,
         count_own,
         run,
-    };
+    }
+    .canonical();
     config.validate().map_err(|e| {
         l.error(
             &format!("policy[{i}].spec"),
