@@ -979,8 +979,9 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
 /// own claims and our stand-ins apart ("**Inside the theorem's
 /// hypothesis:** …"), or nothing.
 fn hypothesis_line<'a>(claims: impl Iterator<Item = &'a ClaimRow>, paper: &str) -> String {
-    // (points inside, points read, claims, claims with none inside)
-    let (mut own, mut ours) = ((0, 0, 0, 0), (0, 0, 0, 0));
+    // (points inside, points read, claims, claims with none inside,
+    // informative points)
+    let (mut own, mut ours) = ((0, 0, 0, 0, 0), (0, 0, 0, 0, 0));
     for c in claims.filter(|c| c.paper.as_deref() == Some(paper)) {
         let Some((k, n)) = c.inside else { continue };
         let t = if c.origin == Origin::Paper {
@@ -988,18 +989,32 @@ fn hypothesis_line<'a>(claims: impl Iterator<Item = &'a ClaimRow>, paper: &str) 
         } else {
             &mut ours
         };
-        *t = (t.0 + k, t.1 + n, t.2 + 1, t.3 + usize::from(k == 0));
+        *t = (
+            t.0 + k,
+            t.1 + n,
+            t.2 + 1,
+            t.3 + usize::from(k == 0),
+            t.4 + c.informative.0,
+        );
     }
-    let words = |(k, n, c, none): (usize, usize, usize, usize), whose: [&str; 2]| {
+    let words = |(k, n, c, none, inf): (usize, usize, usize, usize, usize), whose: [&str; 2]| {
         (c > 0).then(|| {
             format!(
-                "{c} {} read {k} of {} {n} points inside it{}",
+                "{c} {} read {k} of {} {n} points inside it{}{}",
                 whose[usize::from(c > 1)],
                 if c == 1 { "its" } else { "their" },
                 match none {
                     0 => String::new(),
                     j if j == c => ", so they decide nothing".to_string(),
                     j => format!(" ({j} of them none)"),
+                },
+                // Inside is not tested: a point inside can still sit at the
+                // floor, where it informs nothing.
+                match (inf == 0 && k > 0, c) {
+                    (false, _) => "",
+                    (true, 1) => ", and none of its points is informative: it tests nothing there",
+                    (true, _) =>
+                        ", and none of their points is informative: they test nothing there",
                 }
             )
         })
@@ -1782,6 +1797,7 @@ mod tests {
                 "id": id, "verdict": "confirmed", "required": false, "origin": origin,
                 "paper": "A", "level": 0.95, "statement": "s", "deciding": "d",
                 "confirmed": 1, "points": 1, "why_checks": [], "inside": [inside.0, inside.1],
+                "informative": [inside.0.min(1), inside.1],
             }))
             .unwrap()
         };
@@ -1802,6 +1818,16 @@ mod tests {
         assert!(super::hypothesis_line(rows.iter(), "B").is_empty());
         let none = [row("b", "stand-in", (0, 48))];
         assert!(super::hypothesis_line(none.iter(), "A").contains("so they decide nothing"));
+        // Points inside that inform nothing (at a floor) are said to test
+        // nothing, not counted as a test.
+        let mut floor = row("d", "paper", (5, 9));
+        floor.informative = (0, 9);
+        let w = super::hypothesis_line([floor].iter(), "A");
+        assert!(
+            w.contains("read 5 of its 9 points inside it, and none of its points is informative"),
+            "{w}"
+        );
+        assert!(!super::hypothesis_line(rows.iter(), "A").contains("informative"));
     }
 
     /// Two claims that need one setting at different values to hold in
