@@ -298,12 +298,13 @@ pub fn per_paper(
     for inv in &held {
         let paper = inv.paper.authors.as_str();
         let _ = writeln!(s, "#### {} — *{}*\n", md(paper), md(&inv.paper.title));
+        let (short, table) = results_table(inv, experiments, audit);
         let _ = writeln!(
             s,
-            "{}\n",
+            "{short}\n\n{}\n",
             crate::inventory::paper_line(inv, experiments, "inventory.md")
         );
-        s.push_str(&results_table(inv, experiments, audit));
+        s.push_str(&table);
         let conflicts = reading_conflicts(
             rows.iter()
                 .filter(|(_, c)| c.paper.as_deref() == Some(paper) && c.origin == Origin::Paper)
@@ -523,8 +524,8 @@ fn audited_results(
 /// A held paper's results by its own names: one row per result, its one
 /// status (the worst of its audited statements', [`crate::inventory::Status`];
 /// "not yet audited" or "out of reach" where none is audited) and one line
-/// of why.
-fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> String {
+/// of why; and above it, the same statuses in one line ([`plain_line`]).
+fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> (String, String) {
     use crate::inventory::{Standing, standing, status};
     let homes = homes(inv);
     // Rows in the paper's order: where a result's own statement first
@@ -538,6 +539,8 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
     }
     let mut s =
         String::from("| result | statements | status | why |\n| --- | ---: | --- | --- |\n");
+    // Each row's result under its plain word, for the line above the table.
+    let mut plain: Vec<(usize, String)> = Vec::new();
     for name in names {
         let sts: Vec<_> = homes
             .iter()
@@ -969,9 +972,86 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> St
             )
         };
         let _ = writeln!(s, "| {} | {counted} | {word} | {} |", md(&name), md(&why));
+        let rank = match worst {
+            Some((v, (_, r))) => plain_rank(v) * 2 + usize::from(r.origin != Origin::Paper),
+            None if not_yet > 0 => PLAIN.len() * 2,
+            None => PLAIN.len() * 2 + 1,
+        };
+        plain.push((rank, name));
     }
     s.push('\n');
-    s
+    (plain_line(&plain), s)
+}
+
+/// The statuses in the order the line above a paper's table gives them:
+/// what holds first, then what fails, then what tests nothing.
+const PLAIN: [crate::inventory::Status; 10] = {
+    use crate::inventory::Status as S;
+    [
+        S::Reproduced,
+        S::AtConflictingReadings,
+        S::AtOneReading,
+        S::AtRateOurs,
+        S::ByStabilityTest,
+        S::Partly,
+        S::NotReproduced,
+        S::Undecided,
+        S::DoesNotDiscriminate,
+        S::NoInformativePoint,
+    ]
+};
+
+fn plain_rank(v: crate::inventory::Status) -> usize {
+    PLAIN
+        .iter()
+        .position(|s| *s == v)
+        .expect("every status has its place")
+}
+
+/// "In short: holds at a rate threshold of ours: Theorem 2, §1; …; not
+/// reproduced: none; not yet audited (lb could): …; out of reach: …": a
+/// paper's results grouped by their status, in the table's words, each group
+/// naming its results, those through our stand-ins apart; what fails is
+/// always said, if only as "none".
+fn plain_line(rows: &[(usize, String)]) -> String {
+    let name = |rank: usize| -> String {
+        let (i, ours) = (rank / 2, rank % 2 == 1);
+        match PLAIN.get(i) {
+            Some(v) if ours => format!("{} (through our stand-ins)", v.words()),
+            Some(v) => v.words().to_string(),
+            None if !ours => "not yet audited (lb could)".to_string(),
+            None => "out of reach".to_string(),
+        }
+    };
+    let mut groups: Vec<String> = Vec::new();
+    let fails = [
+        plain_rank(crate::inventory::Status::Partly),
+        plain_rank(crate::inventory::Status::NotReproduced),
+    ];
+    for rank in 0..(PLAIN.len() + 1) * 2 {
+        let members: Vec<&str> = rows
+            .iter()
+            .filter(|(r, _)| *r == rank)
+            .map(|(_, n)| n.as_str())
+            .collect();
+        if members.is_empty() {
+            // Whether anything fails is said even when nothing does.
+            if rank % 2 == 0 && fails.contains(&(rank / 2)) {
+                let either = rows
+                    .iter()
+                    .any(|(r, _)| *r == rank + 1)
+                    .then_some(" (as stated)")
+                    .unwrap_or_default();
+                groups.push(format!("{}{either}: none", name(rank)));
+            }
+            continue;
+        }
+        groups.push(format!("{}: {}", name(rank), md(&members.join(", "))));
+    }
+    format!(
+        "**In short**, by the paper's results (each row below says why): {}.",
+        groups.join("; ")
+    )
 }
 
 /// Where a paper's claims carry its theorem's hypothesis as a condition on
@@ -1786,6 +1866,40 @@ mod tests {
             ..e.clone()
         };
         assert!(super::where_they_fail(&[&quiet], std::slice::from_ref(&inv), 0).is_empty());
+    }
+
+    /// The line in short groups results by status in the table's order,
+    /// stand-ins apart, and says "none" where nothing fails, naming as
+    /// stated when a stand-in fails.
+    #[test]
+    fn the_line_in_short_groups_results_by_status() {
+        use crate::inventory::Status as S;
+        let at = |v: S, ours: bool| super::plain_rank(v) * 2 + usize::from(ours);
+        let n = super::PLAIN.len() * 2;
+        let rows = [
+            (at(S::AtRateOurs, false), "Theorem 2".to_string()),
+            (at(S::AtConflictingReadings, false), "Fig. 1".to_string()),
+            (at(S::AtRateOurs, false), "§1".to_string()),
+            (n, "Lemma 4".to_string()),
+            (n + 1, "Remark 1".to_string()),
+        ];
+        let w = super::plain_line(&rows);
+        assert!(
+            w.contains(
+                "reproduced only at conflicting readings: Fig. 1; holds at a rate threshold of \
+                 ours: Theorem 2, §1; reproduced except at some points: none; not reproduced: \
+                 none; not yet audited (lb could): Lemma 4; out of reach: Remark 1."
+            ),
+            "{w}"
+        );
+        let failing = [(at(S::NotReproduced, true), "§4".to_string())];
+        let w = super::plain_line(&failing);
+        assert!(
+            w.contains(
+                "not reproduced (as stated): none; not reproduced (through our stand-ins): §4"
+            ),
+            "{w}"
+        );
     }
 
     /// The hypothesis line counts, per origin, the points inside a theorem's
