@@ -91,7 +91,7 @@ pub struct MapResult {
     pub experiment: String,
     /// The map's name.
     pub name: String,
-    /// The settings varied, in combination order ("tie_break (JSQ)" names
+    /// The settings varied, in combination order ("tie_break of JSQ" names
     /// the policies a policy key is varied for).
     pub settings: Vec<String>,
     /// Its claims' rows.
@@ -118,7 +118,7 @@ impl MapResult {
 /// How a map names a setting: policy keys with the policies they vary for.
 fn setting_label(r: &RobustnessToml, s: &str) -> String {
     match (&r.policies, s) {
-        (Some(ps), "tie_break" | "granularity") => format!("{s} ({})", ps.join(", ")),
+        (Some(ps), "tie_break" | "granularity") => format!("{s} of {}", ps.join(", ")),
         _ => s.to_string(),
     }
 }

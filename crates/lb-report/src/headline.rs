@@ -1979,7 +1979,7 @@ mod tests {
             "a",
             vec![
                 need("count_own", &["true"]),
-                need("tie_break (JSQ)", &["shared", "lowest"]),
+                need("tie_break of JSQ", &["shared", "lowest"]),
             ],
         );
         let foil = |s: &str, v: &str| row("b", vec![need(s, &[v])]);
@@ -1996,10 +1996,10 @@ mod tests {
         assert!(reading_conflicts([&map, &foil("granularity", "batch")].into_iter()).is_empty());
         // Overlapping sets of values do not conflict; disjoint ones do.
         assert!(
-            reading_conflicts([&map, &foil("tie_break (JSQ)", "shared")].into_iter()).is_empty()
+            reading_conflicts([&map, &foil("tie_break of JSQ", "shared")].into_iter()).is_empty()
         );
         assert_eq!(
-            reading_conflicts([&map, &foil("tie_break (JSQ)", "random")].into_iter()).len(),
+            reading_conflicts([&map, &foil("tie_break of JSQ", "random")].into_iter()).len(),
             1
         );
         // A claim that holds without discriminating at its own reading fails

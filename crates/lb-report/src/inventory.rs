@@ -384,26 +384,47 @@ pub(crate) fn shared_words(statements: usize, of: &str, deciding: &[(&str, &Clai
             .or_default()
             .push(format!("`{}`", r.id));
     }
+    // The claims that tested nothing are named apart: no statement's status
+    // rests on them, so they are not counted among those the statements do.
+    let idle: Vec<String> = by
+        .iter()
+        .filter(|((untested, _), _)| *untested)
+        .flat_map(|(_, ids)| ids.iter().cloned())
+        .collect();
     let parts: Vec<String> = by
         .into_iter()
-        .map(|((untested, v), ids)| {
-            let what = match (untested, v.0) {
-                (true, _) => "tested nothing (each held, but no point could decide it, or \
-                               nothing it is held to could have failed there; no statement's \
-                               status rests on it)"
-                    .to_string(),
-                (false, Status::DoesNotDiscriminate) => {
-                    "held, but so did a null or the foil".to_string()
-                }
-                (false, v) => v.words_for(ids.len()),
+        .filter(|((untested, _), _)| !untested)
+        .map(|((_, v), ids)| {
+            let what = match v.0 {
+                Status::DoesNotDiscriminate => "held, but so did a null or the foil".to_string(),
+                v => v.words_for(ids.len()),
             };
             format!("{} {what}: {}", ids.len(), ids.join(", "))
         })
         .collect();
+    let rest = n - idle.len();
+    if rest == 0 {
+        return format!(
+            " Restatements share claims: the {statements} {of} rest on {n} claim{} of the papers, \
+             each of which tested nothing: {}.",
+            if n == 1 { "" } else { "s" },
+            idle.join(", ")
+        );
+    }
+    let idle = match idle.len() {
+        0 => String::new(),
+        k => format!(
+            "; {k} more of their claims tested nothing (each held, but no point could decide \
+             it, or nothing it is held to could have failed there), so no status rests on {}: \
+             {}",
+            if k == 1 { "it" } else { "them" },
+            idle.join(", ")
+        ),
+    };
     format!(
-        " Restatements share claims: the {statements} {of} rest on {n} claim{} of the papers \
-         ({}).",
-        if n == 1 { "" } else { "s" },
+        " Restatements share claims: the {statements} {of} rest on {rest} claim{} of the papers \
+         ({}){idle}.",
+        if rest == 1 { "" } else { "s" },
         parts.join("; ")
     )
 }
@@ -840,6 +861,30 @@ mod tests {
         let (kept, _) = rows_kept();
         assert!(kept.restored().is_empty());
         assert_eq!(Status::of(&kept), Status::Reproduced);
+    }
+
+    /// Claims that tested nothing are named apart from those the statements'
+    /// statuses rest on, not counted among them: shipped rows of both kinds.
+    #[test]
+    fn restatements_rest_only_on_claims_that_tested_something() {
+        let held = row("led-theorem1", "theorem1-rare-updates-heterogeneous");
+        let idle = row("led-fig2-long", "theorem1-ljsq-push-stable");
+        assert!(tested(Status::of(&held), &held) && !tested(Status::of(&idle), &idle));
+        let w = shared_words(5, "audited", &[("a", &held), ("b", &idle)]);
+        assert!(
+            w.contains("the 5 audited rest on 1 claim of the papers (1 "),
+            "{w}"
+        );
+        assert!(
+            w.contains("; 1 more of their claims tested nothing")
+                && w.ends_with("`theorem1-ljsq-push-stable`."),
+            "{w}"
+        );
+        let w = shared_words(5, "audited", &[("b", &idle)]);
+        assert!(
+            w.contains("rest on 1 claim of the papers, each of which tested nothing"),
+            "{w}"
+        );
     }
 
     /// A claim's row as the report keeps it (`<experiment>/claims.json`).
