@@ -89,6 +89,63 @@ pub struct Statement {
     /// statements, and the claims that audit it are counted under the
     /// paper cited.
     pub cited: Option<String>,
+    /// A statement about a rule's law that lb computes exactly rather than
+    /// runs (Zhou, Shroff and Wierman's Examples 1–3: a rule is δ-tilted):
+    /// the report computes the least δ over every estimate state of each
+    /// system and says whether it meets the δ stated.
+    pub exact: Option<Exact>,
+}
+
+/// An exact check of a dispatching rule's preference (docs/AUDITING.md,
+/// "Dispatching preference"): every estimate state of each system.
+#[derive(Debug, Clone, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Exact {
+    /// The rules, as `lb preference --rule` names them (`l-jsq`,
+    /// `l-pod:2:lowest`, …).
+    pub rules: Vec<String>,
+    /// The systems: each its servers' rates μ_n (2 to 5 servers).
+    pub rates: Vec<Vec<f64>>,
+    /// The δ the statement states: `mu_min/mu_sum`, `1/N`, or `positive`
+    /// (tilted, δ > 0, no value stated).
+    pub delta: ExactDelta,
+}
+
+/// The δ an exact check holds a rule to.
+#[derive(Debug, Clone, Copy, Deserialize, Serialize, PartialEq, Eq)]
+pub enum ExactDelta {
+    /// μ_min/μ_Σ.
+    #[serde(rename = "mu_min/mu_sum")]
+    MuMinOverSum,
+    /// 1/N.
+    #[serde(rename = "1/N")]
+    OneOverN,
+    /// Some δ > 0.
+    #[serde(rename = "positive")]
+    Positive,
+}
+
+impl ExactDelta {
+    /// The δ stated on servers of rates `mu` (0 for "positive": any δ above
+    /// it).
+    pub fn value(self, mu: &[f64]) -> f64 {
+        match self {
+            ExactDelta::MuMinOverSum => {
+                mu.iter().copied().fold(f64::INFINITY, f64::min) / mu.iter().sum::<f64>()
+            }
+            ExactDelta::OneOverN => 1.0 / mu.len() as f64,
+            ExactDelta::Positive => 0.0,
+        }
+    }
+
+    /// As the paper writes it: "δ = μ_min/μ_Σ", "δ = 1/N", "δ > 0".
+    pub fn words(self) -> &'static str {
+        match self {
+            ExactDelta::MuMinOverSum => "δ = μ_min/μ_Σ",
+            ExactDelta::OneOverN => "δ = 1/N",
+            ExactDelta::Positive => "δ > 0",
+        }
+    }
 }
 
 /// The kinds of statement an inventory lists.
@@ -259,6 +316,31 @@ pub fn load(path: &Path) -> Result<Inventory, ManifestError> {
                 ));
             }
             _ => {}
+        }
+        if let Some(x) = &s.exact {
+            if x.rules.is_empty() || x.rates.is_empty() {
+                return Err(spans.error(
+                    &at("exact"),
+                    "an exact check names its rules and systems: rules = [\"l-jsq\"], rates = \
+                     [[0.2, 0.2, 0.8, 0.8]]",
+                ));
+            }
+            for r in &x.rules {
+                if let Err(e) = lb_core::slotted::preference::Rule::parse(r) {
+                    return Err(spans.error(&at("exact"), format!("exact.rules: {e}")));
+                }
+            }
+            if let Some(mu) = x.rates.iter().find(|mu| {
+                !(2..=5).contains(&mu.len()) || mu.iter().any(|&m| m.is_nan() || m <= 0.0)
+            }) {
+                return Err(spans.error(
+                    &at("exact"),
+                    format!(
+                        "exact.rates: {mu:?}: each system needs 2 to 5 servers of positive rate \
+                         (every estimate state is visited, and their number grows as N!)"
+                    ),
+                ));
+            }
         }
         if s.unread.is_some() && s.claims.is_empty() {
             return Err(spans.error(

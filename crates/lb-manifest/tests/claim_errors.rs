@@ -659,6 +659,20 @@ fn an_inventory_keeps_the_papers_statements_honest() {
     ))
     .unwrap_err();
     assert_eq!(e.field, "statement[0].unread", "{e}");
+    // An exact check names rules `lb preference` knows and systems it can
+    // visit state by state.
+    let exact = |rules: &str, rates: &str| {
+        inv(&format!(
+            "claims = [\"{name}/c\"]\n[statement.exact]\nrules = [{rules}]\nrates = [{rates}]\n\
+             delta = \"1/N\""
+        ))
+    };
+    load(&exact("\"l-pod:2:lowest\"", "[0.5, 0.5, 0.5]")).unwrap_or_else(|e| panic!("{e}"));
+    let e = load(&exact("\"l-jsk\"", "[0.5, 0.5, 0.5]")).unwrap_err();
+    assert_eq!(e.field, "statement[0].exact", "{e}");
+    assert!(e.message.contains("not a rule"), "{e}");
+    let e = load(&exact("\"l-jsq\"", "[0.5, 0.5, 0.5, 0.5, 0.5, 0.5]")).unwrap_err();
+    assert!(e.message.contains("2 to 5 servers"), "{e}");
     // The paper's statement is in no entry.
     let e = load(&inv("out_of_reach = \"a proof device\"")).unwrap_err();
     assert_eq!(e.field, "claim[0]", "{e}");

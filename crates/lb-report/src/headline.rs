@@ -703,15 +703,54 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> (S
                     .map(|r| first_sentence(r))
                     .unwrap_or_default();
                 let others = reasons.iter().skip(1).filter(|r| **r != reasons[0]).count();
+                let why = if others == 0 {
+                    first
+                } else {
+                    format!(
+                        "{first} (the first statement's reason; each of the others gives its \
+                         own in the inventory)"
+                    )
+                };
+                // What lb computes exactly of it, where its entry asks.
+                let exact: Vec<String> = sts
+                    .iter()
+                    .filter_map(|st| st.exact.as_ref())
+                    .map(|x| {
+                        let (each, _) = crate::inventory::exact_check(x);
+                        let names = |holds: bool| {
+                            each.iter()
+                                .filter(|(_, h)| *h == holds)
+                                .map(|(n, _)| n.as_str())
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        };
+                        let (held, failed) = (names(true), names(false));
+                        let side = |names: &str, words: &str| {
+                            (!names.is_empty()).then(|| format!("{words} for {names}"))
+                        };
+                        let sides: Vec<String> = [
+                            side(&held, "holds at every state"),
+                            side(&failed, "fails at some states"),
+                        ]
+                        .into_iter()
+                        .flatten()
+                        .collect();
+                        format!(
+                            "computed exactly from the rule's law over every estimate state of \
+                             {} system{}, {} {} (the inventory gives each)",
+                            x.rates.len(),
+                            if x.rates.len() == 1 { "" } else { "s" },
+                            x.delta.words(),
+                            sides.join(" and ")
+                        )
+                    })
+                    .collect();
                 (
                     "out of reach".to_string(),
-                    if others == 0 {
-                        first
+                    if exact.is_empty() {
+                        why
                     } else {
-                        format!(
-                            "{first} (the first statement's reason; each of the others gives its \
-                             own in the inventory)"
-                        )
+                        format!("{why} — {}", exact.join("; "))
                     },
                 )
             }
@@ -1037,11 +1076,11 @@ fn plain_line(rows: &[(usize, String)]) -> String {
         if members.is_empty() {
             // Whether anything fails is said even when nothing does.
             if rank % 2 == 0 && fails.contains(&(rank / 2)) {
-                let either = rows
-                    .iter()
-                    .any(|(r, _)| *r == rank + 1)
-                    .then_some(" (as stated)")
-                    .unwrap_or_default();
+                let either = if rows.iter().any(|(r, _)| *r == rank + 1) {
+                    " (as stated)"
+                } else {
+                    ""
+                };
                 groups.push(format!("{}{either}: none", name(rank)));
             }
             continue;

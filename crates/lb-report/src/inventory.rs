@@ -76,6 +76,78 @@ pub fn standing(s: &Statement, exps: &[&ExperimentClaims]) -> Standing {
     }
 }
 
+/// What lb computes exactly of a statement about a rule's law (its entry's
+/// `exact`): for each rule and system, the least δ over every estimate
+/// state ([`lb_core::slotted::preference::worst`]) against the δ the
+/// statement states, in one sentence; where a state falls below it, that
+/// state, and the least δ where some estimates differ (what the proof of
+/// Theorem 2 reads of δ).
+pub fn exact_words(x: &lb_manifest::inventory::Exact) -> String {
+    exact_check(x).1
+}
+
+/// Each rule of an exact check with whether it meets the δ stated at every
+/// state of every system, and [`exact_words`]' sentence.
+pub fn exact_check(x: &lb_manifest::inventory::Exact) -> (Vec<(String, bool)>, String) {
+    use lb_core::slotted::preference::{Rule, worst};
+    use lb_manifest::inventory::ExactDelta;
+    let tuple = |v: &[f64]| {
+        let parts: Vec<String> = v.iter().map(|m| format!("{m}")).collect();
+        format!("({})", parts.join(", "))
+    };
+    let mut parts = Vec::new();
+    let mut each = Vec::new();
+    for r in &x.rules {
+        let rule = Rule::parse(r).expect("the loader parsed it");
+        let mut all = true;
+        for mu in &x.rates {
+            let w = worst(rule, mu);
+            let stated = x.delta.value(mu);
+            let meets = w.all_tilted
+                && match x.delta {
+                    ExactDelta::Positive => w.delta_min > 1e-12,
+                    _ => w.delta_min >= stated - 1e-12,
+                };
+            all &= meets;
+            let against = match x.delta {
+                ExactDelta::Positive => String::new(),
+                d => format!(", {} = {stated:.4}", d.words().trim_start_matches("δ = ")),
+            };
+            let at: Vec<String> = w.at.iter().map(|v| v.to_string()).collect();
+            let verdict = if meets {
+                "as stated".to_string()
+            } else {
+                let untied = if w.untied_delta_min.is_finite() {
+                    format!(
+                        "; where some estimates differ, least δ {:.4}",
+                        w.untied_delta_min
+                    )
+                } else {
+                    String::new()
+                };
+                format!("below it at estimates ({}){untied}", at.join(", "))
+            };
+            parts.push(format!(
+                "{} on μ = {}: least δ {:.4}{against}, {verdict} ({} states)",
+                rule.name(),
+                tuple(mu),
+                w.delta_min,
+                w.states
+            ));
+        }
+        each.push((rule.name(), all));
+    }
+    let all = each.iter().all(|(_, holds)| *holds);
+    let words = format!(
+        "computed exactly from the rule's law over every estimate state (`lb preference`), \
+         against {}: {} at every state of every system checked — {}",
+        x.delta.words(),
+        if all { "it holds" } else { "it does not hold" },
+        parts.join("; ")
+    );
+    (each, words)
+}
+
 /// Why a statement is out of reach: its entry's reason, or, where its
 /// claims test nothing and nothing lb could add would, the claim that sets
 /// its status and why it tests nothing (linked into `audit`).
@@ -820,6 +892,9 @@ pub fn page(inventories: &[Inventory], exps: &[&ExperimentClaims], audit: &str) 
             if let Some(o) = not_audited {
                 let _ = writeln!(s, "- Not audited: {}", md(&o));
             }
+            if let Some(x) = &st.exact {
+                let _ = writeln!(s, "- Checked exactly: {}", md(&exact_words(x)));
+            }
             let could = match standing {
                 Standing::NotYet => could_reason(st, exps, audit),
                 _ => st.could_audit.clone(),
@@ -861,6 +936,63 @@ mod tests {
         let (kept, _) = rows_kept();
         assert!(kept.restored().is_empty());
         assert_eq!(Status::of(&kept), Status::Reproduced);
+    }
+
+    /// The exact check computes each rule's least δ over every estimate
+    /// state: L-JSQ meets μ_min/μ_Σ on Fig. 1's two rates, L-Pod(2) meets
+    /// 1/N on identical servers only with ties to the lowest index, and
+    /// L-JBA is not tilted where every estimate ties.
+    #[test]
+    fn an_exact_check_says_rule_by_rule_where_the_stated_delta_holds() {
+        use lb_manifest::inventory::{Exact, ExactDelta};
+        let check = |rules: &[&str], rates: Vec<Vec<f64>>, delta| {
+            exact_check(&Exact {
+                rules: rules.iter().map(|r| r.to_string()).collect(),
+                rates,
+                delta,
+            })
+        };
+        let (each, words) = check(
+            &["l-jsq"],
+            vec![vec![0.2, 0.2, 0.8, 0.8]],
+            ExactDelta::MuMinOverSum,
+        );
+        assert_eq!(
+            each,
+            vec![("L-JSQ (uniform ties)".to_string(), true)],
+            "{words}"
+        );
+        assert!(
+            words.contains("least δ 0.1000, μ_min/μ_Σ = 0.1000, as stated"),
+            "{words}"
+        );
+        let (each, words) = check(
+            &["l-pod:2:lowest", "l-pod:2"],
+            vec![vec![0.5; 4]],
+            ExactDelta::OneOverN,
+        );
+        assert_eq!(
+            each.iter().map(|e| e.1).collect::<Vec<_>>(),
+            [true, false],
+            "{words}"
+        );
+        assert!(
+            words.contains("below it at estimates (0, 0, 0, 0)"),
+            "{words}"
+        );
+        let (each, words) = check(
+            &["l-jba"],
+            vec![vec![0.2, 0.2, 0.8, 0.8]],
+            ExactDelta::Positive,
+        );
+        assert!(!each[0].1, "{words}");
+        assert!(
+            words.contains("where some estimates differ, least δ 0.0111"),
+            "{words}"
+        );
+        // A stated δ above what the rule gives fails (the check can fail).
+        let (each, _) = check(&["l-jsq"], vec![vec![0.5; 4]], ExactDelta::OneOverN);
+        assert!(!each[0].1);
     }
 
     /// Claims that tested nothing are named apart from those the statements'
