@@ -173,7 +173,8 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
             "- **0 audited as stated**: no statement is decided at the paper's setting without a \
              choice of lb's that could turn its word (next bullet). This is no verdict against \
              the papers: a finite run decides a limit only against a rate of approach, and a \
-             stability only by a test, that the statement does not state."
+             stability only by a test, that the statement does not state, and a figure's \
+             ordering only at a value of each setting its text leaves open or lost."
                 .to_string()
         } else {
             format!(
@@ -716,21 +717,27 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> (S
                     .iter()
                     .filter_map(|st| st.exact.as_ref())
                     .map(|x| {
+                        use crate::inventory::ExactOutcome as O;
                         let (each, _) = crate::inventory::exact_check(x);
-                        let names = |holds: bool| {
+                        let names = |o: O| {
                             each.iter()
-                                .filter(|(_, h)| *h == holds)
+                                .filter(|(_, e)| *e == o)
                                 .map(|(n, _)| n.as_str())
                                 .collect::<Vec<_>>()
                                 .join(", ")
                         };
-                        let (held, failed) = (names(true), names(false));
-                        let side = |names: &str, words: &str| {
-                            (!names.is_empty()).then(|| format!("{words} for {names}"))
+                        let side = |o: O, words: &str| {
+                            let n = names(o);
+                            (!n.is_empty()).then(|| format!("{words} for {n}"))
                         };
                         let sides: Vec<String> = [
-                            side(&held, "holds at every state"),
-                            side(&failed, "fails at some states"),
+                            side(O::Every, "holds at every state"),
+                            side(
+                                O::WhereSomeDiffer,
+                                "holds wherever some estimates differ and not where all tie \
+                                 (where the proof's tilt term is 0 whatever δ)",
+                            ),
+                            side(O::Not, "fails at states where estimates differ"),
                         ]
                         .into_iter()
                         .flatten()
@@ -1224,10 +1231,18 @@ fn where_they_fail(
             .flat_map(|i| &i.statements)
             .any(|s| s.could_audit.is_some() && s.claims.contains(&name))
     };
-    let uncredited: Vec<String> = of(Origin::Paper, Verdict::Confirmed)
-        .chain(of(Origin::StandIn, Verdict::Confirmed))
-        .filter(|(c, _, e)| c.untested.is_some() && c.null_holds && !on_our_setting(e, &c.id))
-        .map(|(c, p, _)| format!("`{}` (for {p})", c.id))
+    let uncredited_of = |o: Origin| -> Vec<String> {
+        of(o, Verdict::Confirmed)
+            .filter(|(c, _, e)| c.untested.is_some() && c.null_holds && !on_our_setting(e, &c.id))
+            .map(|(c, p, _)| format!("`{}` (for {p})", c.id))
+            .collect()
+    };
+    let (uncredited_paper, uncredited_ours) =
+        (uncredited_of(Origin::Paper), uncredited_of(Origin::StandIn));
+    let uncredited: Vec<String> = uncredited_paper
+        .iter()
+        .chain(&uncredited_ours)
+        .cloned()
         .collect();
     if elsewhere.is_empty()
         && ours_elsewhere.is_empty()
@@ -1277,12 +1292,18 @@ fn where_they_fail(
         );
     }
     if !uncredited.is_empty() {
+        // Who they are, counted by origin ("1 of the papers' claims and 2 of
+        // our stand-ins for them").
+        let whose = match (uncredited_paper.len(), uncredited_ours.len()) {
+            (0, k) => format!("{k} of our stand-ins for the papers' claims"),
+            (j, 0) => format!("{j} of the papers' claims"),
+            (j, k) => format!("{j} of the papers' claims and {k} of our stand-ins for them"),
+        };
         let _ = write!(
             s,
-            ". {} of the papers' claims and our stand-ins for them hold without what their \
-             sentence credits (at every point a null that takes it away, or the foil, holds \
-             too): {}",
-            uncredited.len(),
+            ". {whose} hold{} without what their sentence credits (at every point a null that \
+             takes it away, or the foil, holds too): {}",
+            if uncredited.len() == 1 { "s" } else { "" },
             uncredited.join(", ")
         );
     }
@@ -1890,8 +1911,10 @@ mod tests {
             "{w}"
         );
         assert!(
-            w.contains("hold without what their sentence credits")
-                && w.contains("`ours-uncredited` (for A)"),
+            w.contains(
+                "1 of our stand-ins for the papers' claims holds without what their sentence \
+                 credits"
+            ) && w.contains("`ours-uncredited` (for A)"),
             "{w}"
         );
         assert!(!w.contains("ours-floor"), "{w}");

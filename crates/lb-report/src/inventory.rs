@@ -86,9 +86,22 @@ pub fn exact_words(x: &lb_manifest::inventory::Exact) -> String {
     exact_check(x).1
 }
 
-/// Each rule of an exact check with whether it meets the δ stated at every
-/// state of every system, and [`exact_words`]' sentence.
-pub fn exact_check(x: &lb_manifest::inventory::Exact) -> (Vec<(String, bool)>, String) {
+/// Where a rule meets the δ an exact check states, over every system.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExactOutcome {
+    /// At every estimate state.
+    Every,
+    /// At every state where some estimates differ, not where all tie: the
+    /// states where the proof of Theorem 2 reads the tilt (Lemma 4's term
+    /// δ·(Q̃_min − Q̃_max) is 0 where all tie, whatever δ).
+    WhereSomeDiffer,
+    /// Not at some state where estimates differ.
+    Not,
+}
+
+/// Each rule of an exact check with where it meets the δ stated, and
+/// [`exact_words`]' sentence.
+pub fn exact_check(x: &lb_manifest::inventory::Exact) -> (Vec<(String, ExactOutcome)>, String) {
     use lb_core::slotted::preference::{Rule, worst};
     use lb_manifest::inventory::ExactDelta;
     let tuple = |v: &[f64]| {
@@ -99,16 +112,17 @@ pub fn exact_check(x: &lb_manifest::inventory::Exact) -> (Vec<(String, bool)>, S
     let mut each = Vec::new();
     for r in &x.rules {
         let rule = Rule::parse(r).expect("the loader parsed it");
-        let mut all = true;
+        let (mut all, mut untied_all) = (true, true);
         for mu in &x.rates {
             let w = worst(rule, mu);
             let stated = x.delta.value(mu);
-            let meets = w.all_tilted
-                && match x.delta {
-                    ExactDelta::Positive => w.delta_min > 1e-12,
-                    _ => w.delta_min >= stated - 1e-12,
-                };
+            let at_least = |d: f64| match x.delta {
+                ExactDelta::Positive => d > 1e-12,
+                _ => d >= stated - 1e-12,
+            };
+            let meets = w.all_tilted && at_least(w.delta_min);
             all &= meets;
+            untied_all &= at_least(w.untied_delta_min);
             let against = match x.delta {
                 ExactDelta::Positive => String::new(),
                 d => format!(", {} = {stated:.4}", d.words().trim_start_matches("δ = ")),
@@ -135,9 +149,18 @@ pub fn exact_check(x: &lb_manifest::inventory::Exact) -> (Vec<(String, bool)>, S
                 w.states
             ));
         }
-        each.push((rule.name(), all));
+        each.push((
+            rule.name(),
+            if all {
+                ExactOutcome::Every
+            } else if untied_all {
+                ExactOutcome::WhereSomeDiffer
+            } else {
+                ExactOutcome::Not
+            },
+        ));
     }
-    let all = each.iter().all(|(_, holds)| *holds);
+    let all = each.iter().all(|(_, o)| *o == ExactOutcome::Every);
     let words = format!(
         "computed exactly from the rule's law over every estimate state (`lb preference`), \
          against {}: {} at every state of every system checked — {}",
@@ -959,7 +982,7 @@ mod tests {
         );
         assert_eq!(
             each,
-            vec![("L-JSQ (uniform ties)".to_string(), true)],
+            vec![("L-JSQ (uniform ties)".to_string(), ExactOutcome::Every)],
             "{words}"
         );
         assert!(
@@ -973,7 +996,7 @@ mod tests {
         );
         assert_eq!(
             each.iter().map(|e| e.1).collect::<Vec<_>>(),
-            [true, false],
+            [ExactOutcome::Every, ExactOutcome::Not],
             "{words}"
         );
         assert!(
@@ -985,14 +1008,20 @@ mod tests {
             vec![vec![0.2, 0.2, 0.8, 0.8]],
             ExactDelta::Positive,
         );
-        assert!(!each[0].1, "{words}");
+        assert_eq!(each[0].1, ExactOutcome::WhereSomeDiffer, "{words}");
         assert!(
             words.contains("where some estimates differ, least δ 0.0111"),
             "{words}"
         );
         // A stated δ above what the rule gives fails (the check can fail).
+        // L-JSQ with uniform ties on identical servers: three tied least
+        // estimates get a third each, ∆_m1 = 1/12 < 1/N.
         let (each, _) = check(&["l-jsq"], vec![vec![0.5; 4]], ExactDelta::OneOverN);
-        assert!(!each[0].1);
+        assert_eq!(each[0].1, ExactOutcome::Not);
+        let (each, _) = check(&["l-jsq"], vec![vec![0.5; 4]], ExactDelta::Positive);
+        assert_eq!(each[0].1, ExactOutcome::WhereSomeDiffer);
+        let (each, _) = check(&["random"], vec![vec![0.2, 0.8]], ExactDelta::Positive);
+        assert_eq!(each[0].1, ExactOutcome::Not);
     }
 
     /// Claims that tested nothing are named apart from those the statements'
