@@ -325,7 +325,7 @@ pub fn collect(cache: &Cache, plan: &Plan) -> Vec<PointResult> {
                 Some(k) => (0..st.needed as u64)
                     .filter_map(|r| {
                         match cache.read_replication_part(k, r, |rec| {
-                            (rec.summary.clone(), rec.provenance.wall_seconds)
+                            (rec.summary.clone(), rec.provenance.seconds())
                         }) {
                             lb_store::cache::Read::Valid(read) => Some(read),
                             lb_store::cache::Read::Damaged(why) => {
@@ -360,7 +360,7 @@ pub fn collect(cache: &Cache, plan: &Plan) -> Vec<PointResult> {
                         .pilot()
                         .filter_map(|r| {
                             cache
-                                .read_replication_part(k, r, |rec| rec.provenance.wall_seconds)
+                                .read_replication_part(k, r, |rec| rec.provenance.seconds())
                                 .valid()
                         })
                         .fold((0, 0.0), |(n, t), seconds| (n + 1, t + seconds))

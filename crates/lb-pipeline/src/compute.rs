@@ -239,7 +239,7 @@ pub fn experiment_cost(cache: &Cache, e: &Experiment, seen: &mut BTreeSet<Key>) 
             if seen.insert(k)
                 && let Some(rec) = cache.read_calibration(&k).valid()
             {
-                c.calibrations.add(rec.provenance.wall_seconds);
+                c.calibrations.add(rec.provenance.seconds());
             }
         }
     }
@@ -268,7 +268,7 @@ fn replications_cost(
         let main = 0..u64::from(ps.needed);
         for r in main.chain(pp.replications.pilot()) {
             if let Some(seconds) = cache
-                .read_replication_part(&k, r, |rec| rec.provenance.wall_seconds)
+                .read_replication_part(&k, r, |rec| rec.provenance.seconds())
                 .valid()
             {
                 let from = if lb_model::precision::is_pilot(r) {

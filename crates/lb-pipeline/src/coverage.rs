@@ -226,7 +226,7 @@ pub fn certify_with(
         for s in &r.summaries {
             if let Some(rec) = cache.read_replication(k, s.replication()).valid() {
                 provenance.replications += 1;
-                provenance.cpu_seconds += rec.provenance.wall_seconds;
+                provenance.cpu_seconds += rec.provenance.seconds();
                 if let Some(c) = &rec.provenance.git_commit {
                     provenance.commits.insert(c.clone());
                 }

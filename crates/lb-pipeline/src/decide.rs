@@ -581,8 +581,8 @@ impl State {
         }
         let times: Vec<f64> = (0..r.needed.min(8) as u64)
             .filter_map(|k| match cache.read_replication(&key, k) {
-                Read::Valid(rec) if rec.provenance.wall_seconds > 0.0 => {
-                    Some(rec.provenance.wall_seconds)
+                Read::Valid(rec) if rec.provenance.seconds() > 0.0 => {
+                    Some(rec.provenance.seconds())
                 }
                 _ => None,
             })
@@ -903,7 +903,7 @@ impl State {
         let wall_of_records: f64 = missing
             .iter()
             .filter_map(|(k, r)| match cache.read_replication(k, *r) {
-                Read::Valid(rec) => Some(rec.provenance.wall_seconds),
+                Read::Valid(rec) => Some(rec.provenance.seconds()),
                 _ => None,
             })
             .sum();

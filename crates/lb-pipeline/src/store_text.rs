@@ -144,7 +144,7 @@ pub fn verify(
             .keys()
             .iter()
             .flat_map(|(k, _)| lb_store::maintain::provenances(cache, k))
-            .map(|(_, p)| p.wall_seconds)
+            .map(|(_, p)| p.seconds())
             .sum();
         progress.log(&format!(
             "verifying all {} records: about {:.0} CPU-seconds, as long as computing them took \

@@ -232,7 +232,15 @@ fn the_recompute_cost_counts_every_record_the_run_wrote_once() {
         let v: serde_json::Value = serde_json::from_str(text).unwrap();
         if matches!(v["kind"].as_str(), Some("replication" | "calibration")) {
             written += 1;
-            seconds += v["provenance"]["wall_seconds"].as_f64().unwrap();
+            // The thread's CPU time where the record keeps it (a
+            // replication), else its wall time (a calibration).
+            let p = &v["provenance"];
+            seconds += p["cpu_seconds"]
+                .as_f64()
+                .unwrap_or_else(|| p["wall_seconds"].as_f64().unwrap());
+            if v["kind"] == "replication" {
+                assert!(p["cpu_seconds"].as_f64().is_some(), "{p}");
+            }
         }
     }
 

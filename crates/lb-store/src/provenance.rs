@@ -37,6 +37,12 @@ pub struct Provenance {
     pub started_at: String,
     /// Wall seconds the computation took, on one thread.
     pub wall_seconds: f64,
+    /// CPU seconds its thread spent on it (`CLOCK_THREAD_CPUTIME_ID`): the
+    /// same work as `wall_seconds` without the time other processes took
+    /// the core. Absent in records computed before lb kept it, and where
+    /// the computation spreads over threads (a calibration's probes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_seconds: Option<f64>,
     /// Worker threads of the run.
     pub threads: usize,
     /// The command line of the run.
@@ -226,8 +232,9 @@ impl Context {
         self
     }
 
-    /// The provenance of a computation that started at `start` and took `wall`.
-    pub fn stamp(&self, start: SystemTime, wall: Duration) -> Provenance {
+    /// The provenance of a computation that started at `start` and took
+    /// `wall`, `cpu` of its thread's CPU time where it ran on one thread.
+    pub fn stamp(&self, start: SystemTime, wall: Duration, cpu: Option<Duration>) -> Provenance {
         Provenance {
             lb_version: self.lb_version.clone(),
             git_commit: self.git_commit.clone(),
@@ -238,10 +245,37 @@ impl Context {
             host: self.host.clone(),
             started_at: rfc3339(start),
             wall_seconds: wall.as_secs_f64(),
+            cpu_seconds: cpu.map(|d| d.as_secs_f64()),
             threads: self.threads,
             command: self.command.clone(),
             verified: None,
         }
+    }
+}
+
+impl Provenance {
+    /// What the computation cost on one thread: its CPU time where the record
+    /// keeps it, else its wall time (older records, calibrations).
+    pub fn seconds(&self) -> f64 {
+        self.cpu_seconds.unwrap_or(self.wall_seconds)
+    }
+}
+
+/// The CPU time the calling thread has used, where the system reports it.
+pub fn thread_cpu() -> Option<Duration> {
+    #[cfg(unix)]
+    {
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: clock_gettime writes one timespec through a valid pointer.
+        let ok = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } == 0;
+        ok.then(|| Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32))
+    }
+    #[cfg(not(unix))]
+    {
+        None
     }
 }
 
@@ -364,5 +398,44 @@ mod tests {
         assert_eq!(rfc3339(UNIX_EPOCH), "1970-01-01T00:00:00Z");
         let t = UNIX_EPOCH + Duration::from_secs(951_782_400 + 3_661); // 2000-02-29
         assert_eq!(rfc3339(t), "2000-02-29T01:01:01Z");
+    }
+
+    /// A thread's CPU time grows with its own work and not while it sleeps:
+    /// what a record's `cpu_seconds` keeps apart from its wall time.
+    #[cfg(unix)]
+    #[test]
+    fn thread_cpu_counts_work_not_waiting() {
+        let c0 = thread_cpu().unwrap();
+        std::thread::sleep(Duration::from_millis(50));
+        let c1 = thread_cpu().unwrap();
+        // Work until the clock has counted 10 ms of it (however the
+        // machine shares its cores), within a generous bound.
+        let t0 = std::time::Instant::now();
+        let mut x = 1u64;
+        let mut c2 = c1;
+        while c2 - c1 < Duration::from_millis(10) && t0.elapsed() < Duration::from_secs(30) {
+            for _ in 0..10_000 {
+                x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+            }
+            c2 = thread_cpu().unwrap();
+        }
+        assert!(c1 - c0 < Duration::from_millis(20), "{:?} asleep", c1 - c0);
+        assert!(c2 - c1 >= Duration::from_millis(10), "{:?} busy", c2 - c1);
+        let p = Provenance {
+            cpu_seconds: None,
+            wall_seconds: 2.0,
+            ..serde_json::from_value(serde_json::json!({
+                "lb_version": "0", "git_commit": null, "git_dirty": null, "rustc": "r",
+                "host": "h", "started_at": "t", "wall_seconds": 2.0, "threads": 1,
+                "command": []
+            }))
+            .unwrap()
+        };
+        assert_eq!(p.seconds(), 2.0);
+        let p = Provenance {
+            cpu_seconds: Some(1.5),
+            ..p
+        };
+        assert_eq!(p.seconds(), 1.5);
     }
 }

@@ -474,8 +474,11 @@ impl Job for PairJob {
     }
     fn compute(&self, cache: &Cache, ctx: &Context) -> Result<(), CacheError> {
         let start = SystemTime::now();
-        let t0 = Instant::now();
+        let (t0, c0) = (Instant::now(), crate::provenance::thread_cpu());
         let summary = self.point.run(self.r);
+        let cpu = c0
+            .zip(crate::provenance::thread_cpu())
+            .map(|(a, b)| b.saturating_sub(a));
         let rec = ReplicationRecord {
             format: FORMAT,
             kind: "replication".into(),
@@ -483,7 +486,7 @@ impl Job for PairJob {
             replication: self.r,
             point: self.point.clone(),
             summary,
-            provenance: ctx.stamp(start, t0.elapsed()),
+            provenance: ctx.stamp(start, t0.elapsed(), cpu),
         };
         cache.write_replication(&rec)
     }
@@ -512,7 +515,9 @@ impl Job for CalibrationJob {
             key: self.key.hex(),
             calibration: self.calibration.clone(),
             result,
-            provenance: ctx.stamp(start, t0.elapsed()),
+            // Its probes' pilots run in parallel: the thread's CPU time is
+            // not the calibration's.
+            provenance: ctx.stamp(start, t0.elapsed(), None),
         };
         cache.write_calibration(&rec)
     }
@@ -536,7 +541,7 @@ impl Job for DrawnJob {
     }
     fn compute(&self, cache: &Cache, ctx: &Context) -> Result<(), CacheError> {
         let start = SystemTime::now();
-        let t0 = Instant::now();
+        let (t0, c0) = (Instant::now(), crate::provenance::thread_cpu());
         let value = self
             .point
             .reference(&self.name, "", self.r)
@@ -551,7 +556,12 @@ impl Job for DrawnJob {
             name: self.name.clone(),
             replication: self.r,
             value,
-            provenance: ctx.stamp(start, t0.elapsed()),
+            provenance: ctx.stamp(
+                start,
+                t0.elapsed(),
+                c0.zip(crate::provenance::thread_cpu())
+                    .map(|(a, b)| b.saturating_sub(a)),
+            ),
         })
     }
 }
@@ -873,7 +883,10 @@ impl Stage<'_> {
             if !self.mine(key, u64::MAX) {
                 continue;
             }
-            let stamp = || self.ctx.stamp(SystemTime::now(), std::time::Duration::ZERO);
+            let stamp = || {
+                self.ctx
+                    .stamp(SystemTime::now(), std::time::Duration::ZERO, None)
+            };
             match cache.read_point(key) {
                 Read::Valid(_) => {}
                 Read::Missing => cache.write_point(point, stamp())?,
@@ -1139,7 +1152,9 @@ impl Stage<'_> {
             key: key.hex(),
             rule: rule.clone(),
             outcome: outcome.clone(),
-            provenance: self.ctx.stamp(SystemTime::now(), std::time::Duration::ZERO),
+            provenance: self
+                .ctx
+                .stamp(SystemTime::now(), std::time::Duration::ZERO, None),
         };
         self.cache.write_precision(&rec)
     }
@@ -1255,11 +1270,11 @@ pub fn estimate(cache: &Cache, plan: &Plan, status: &[PointStatus]) -> Estimate 
             && ps.present > 0
             && let Some(key) = &ps.key
             && let Read::Valid(rec) = cache.read_replication(key, 0)
-            && rec.provenance.wall_seconds > 0.0
+            && rec.provenance.seconds() > 0.0
         {
             timed += 1;
             est_wall += one.seconds;
-            real_wall += rec.provenance.wall_seconds;
+            real_wall += rec.provenance.seconds();
         }
     }
     if timed > 0 && est_wall > 0.0 {
