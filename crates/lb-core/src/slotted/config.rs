@@ -920,13 +920,26 @@ impl SlottedConfig {
     }
 
     /// Whether the policy's law reads `count_own`: an LED policy's (LSQ's
-    /// too) estimates always do; JSQ and Power-of-d under `job` granularity,
-    /// where a dispatcher's own jobs of the slot raise what it compares. The
-    /// others never do: weighted random, random, JIQ and JIQ-Spread read no
-    /// count of their own jobs, the pooled queue dispatches nothing, and JSQ
-    /// and Power-of-d under `batch` send a dispatcher's batch to one server.
+    /// too) estimates do, but for a Push of every server at every slot under
+    /// `batch` granularity, whose refresh at the slot's end overwrites what a
+    /// dispatcher's own batch added before any decision reads it; JSQ and
+    /// Power-of-d under `job` granularity, where a dispatcher's own jobs of
+    /// the slot raise what it compares. The others never do: weighted random,
+    /// random, JIQ and JIQ-Spread read no count of their own jobs, the pooled
+    /// queue dispatches nothing, and JSQ and Power-of-d under `batch` send a
+    /// dispatcher's batch to one server.
     pub fn reads_count_own(&self) -> bool {
         match self.policy {
+            PolicyConfig::Led {
+                update: LedUpdate::Push { d, p_hat, when, .. },
+                ..
+            } if self.granularity == Granularity::Batch
+                && d == self.system.servers()
+                && p_hat >= 1.0
+                && when == PushWhen::Always =>
+            {
+                false
+            }
             PolicyConfig::Led { .. } | PolicyConfig::Lsq { .. } => true,
             PolicyConfig::Jsq { .. } | PolicyConfig::Pod { .. } => {
                 self.granularity == Granularity::Job

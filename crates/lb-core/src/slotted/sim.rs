@@ -444,6 +444,26 @@ mod tests {
                 update: LedUpdate::Pull { p_hat: 0.2 },
                 tie_break,
             });
+            // Fresh estimates: a Push of every server every slot, whether it
+            // draws them (revision 0) or not (1).
+            for dispatch in [
+                LedDispatch::LJsq,
+                LedDispatch::LJba,
+                LedDispatch::LPod { d: 2 },
+            ] {
+                for revision in [0, 1] {
+                    policies.push(PolicyConfig::Led {
+                        dispatch,
+                        update: LedUpdate::Push {
+                            d: 21,
+                            p_hat: 1.0,
+                            when: crate::slotted::config::PushWhen::Always,
+                            revision,
+                        },
+                        tie_break,
+                    });
+                }
+            }
         }
         let (mut same, mut differ) = (0, 0);
         for policy in policies {
@@ -492,7 +512,7 @@ mod tests {
                 }
             }
         }
-        assert!(same >= 10 && differ >= 6, "{same} alike, {differ} apart");
+        assert!(same >= 20 && differ >= 20, "{same} alike, {differ} apart");
         // Weighted random advanced in blocks (Bernoulli service).
         let cfg = SlottedConfig {
             system: SystemConfig {
