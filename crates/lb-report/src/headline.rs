@@ -540,8 +540,10 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> (S
     }
     let mut s =
         String::from("| result | statements | status | why |\n| --- | ---: | --- | --- |\n");
-    // Each row's result under its plain word, for the line above the table.
+    // Each row's result under its plain word, for the line above the table,
+    // and the rows another status heads that hold statements not yet audited.
     let mut plain: Vec<(usize, String)> = Vec::new();
+    let mut hidden: Vec<String> = Vec::new();
     for name in names {
         let sts: Vec<_> = homes
             .iter()
@@ -1023,10 +1025,27 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> (S
             None if not_yet > 0 => PLAIN.len() * 2,
             None => PLAIN.len() * 2 + 1,
         };
-        plain.push((rank, name));
+        plain.push((rank, name.clone()));
+        // A row another status heads may hold statements lb could audit:
+        // the line names them too.
+        if not_yet > 0 && rank != PLAIN.len() * 2 {
+            hidden.push(format!(
+                "{not_yet} statement{} of {name}",
+                if not_yet == 1 { "" } else { "s" }
+            ));
+        }
     }
     s.push('\n');
-    (plain_line(&plain), s)
+    let mut line = plain_line(&plain);
+    if !hidden.is_empty() {
+        line.pop();
+        let _ = write!(
+            line,
+            "; and not yet audited (lb could) within rows of another status: {}.",
+            md(&hidden.join(", "))
+        );
+    }
+    (line, s)
 }
 
 /// The statuses in the order the line above a paper's table gives them:
