@@ -138,12 +138,21 @@ impl ExactDelta {
         }
     }
 
-    /// As the paper writes it: "δ = μ_min/μ_Σ", "δ = 1/N", "δ > 0".
-    pub fn words(self) -> &'static str {
+    /// The value stated, as the paper writes it ("μ_min/μ_Σ", "1/N"); none
+    /// for "positive".
+    pub fn symbol(self) -> Option<&'static str> {
         match self {
-            ExactDelta::MuMinOverSum => "δ = μ_min/μ_Σ",
-            ExactDelta::OneOverN => "δ = 1/N",
-            ExactDelta::Positive => "δ > 0",
+            ExactDelta::MuMinOverSum => Some("μ_min/μ_Σ"),
+            ExactDelta::OneOverN => Some("1/N"),
+            ExactDelta::Positive => None,
+        }
+    }
+
+    /// What is stated of δ: "δ = μ_min/μ_Σ", "δ = 1/N", "δ > 0".
+    pub fn words(self) -> String {
+        match self.symbol() {
+            Some(v) => format!("δ = {v}"),
+            None => "δ > 0".to_string(),
         }
     }
 }

@@ -123,9 +123,9 @@ pub fn exact_check(x: &lb_manifest::inventory::Exact) -> (Vec<(String, ExactOutc
             let meets = w.all_tilted && at_least(w.delta_min);
             all &= meets;
             untied_all &= at_least(w.untied_delta_min);
-            let against = match x.delta {
-                ExactDelta::Positive => String::new(),
-                d => format!(", {} = {stated:.4}", d.words().trim_start_matches("δ = ")),
+            let against = match x.delta.symbol() {
+                Some(v) => format!(", {v} = {stated:.4}"),
+                None => String::new(),
             };
             let at: Vec<String> = w.at.iter().map(|v| v.to_string()).collect();
             let verdict = if meets {

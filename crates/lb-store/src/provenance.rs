@@ -261,6 +261,12 @@ impl Provenance {
     }
 }
 
+/// The CPU time the calling thread has used since `start` (a reading of
+/// [`thread_cpu`] it took before the work), where the system reports it.
+pub fn thread_cpu_since(start: Option<Duration>) -> Option<Duration> {
+    start.zip(thread_cpu()).map(|(a, b)| b.saturating_sub(a))
+}
+
 /// The CPU time the calling thread has used, where the system reports it.
 pub fn thread_cpu() -> Option<Duration> {
     #[cfg(unix)]

@@ -476,9 +476,7 @@ impl Job for PairJob {
         let start = SystemTime::now();
         let (t0, c0) = (Instant::now(), crate::provenance::thread_cpu());
         let summary = self.point.run(self.r);
-        let cpu = c0
-            .zip(crate::provenance::thread_cpu())
-            .map(|(a, b)| b.saturating_sub(a));
+        let cpu = crate::provenance::thread_cpu_since(c0);
         let rec = ReplicationRecord {
             format: FORMAT,
             kind: "replication".into(),
@@ -556,12 +554,7 @@ impl Job for DrawnJob {
             name: self.name.clone(),
             replication: self.r,
             value,
-            provenance: ctx.stamp(
-                start,
-                t0.elapsed(),
-                c0.zip(crate::provenance::thread_cpu())
-                    .map(|(a, b)| b.saturating_sub(a)),
-            ),
+            provenance: ctx.stamp(start, t0.elapsed(), crate::provenance::thread_cpu_since(c0)),
         })
     }
 }
