@@ -542,7 +542,7 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> (S
         String::from("| result | statements | status | why |\n| --- | ---: | --- | --- |\n");
     // Each row's result under its plain word, for the line above the table,
     // and the rows another status heads that hold statements not yet audited.
-    let mut plain: Vec<(usize, String)> = Vec::new();
+    let mut plain: Vec<(Plain, String)> = Vec::new();
     let mut hidden: Vec<String> = Vec::new();
     for name in names {
         let sts: Vec<_> = homes
@@ -1020,15 +1020,15 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> (S
             )
         };
         let _ = writeln!(s, "| {} | {counted} | {word} | {} |", md(&name), md(&why));
-        let rank = match worst {
-            Some((v, (_, r))) => plain_rank(v) * 2 + usize::from(r.origin != Origin::Paper),
-            None if not_yet > 0 => PLAIN.len() * 2,
-            None => PLAIN.len() * 2 + 1,
+        let group = match worst {
+            Some((v, (_, r))) => Plain::Status(plain_rank(v), r.origin != Origin::Paper),
+            None if not_yet > 0 => Plain::NotYet,
+            None => Plain::OutOfReach,
         };
-        plain.push((rank, name.clone()));
+        plain.push((group, name.clone()));
         // A row another status heads may hold statements lb could audit:
         // the line names them too.
-        if not_yet > 0 && rank != PLAIN.len() * 2 {
+        if not_yet > 0 && group != Plain::NotYet {
             hidden.push(format!(
                 "{not_yet} statement{} of {name}",
                 if not_yet == 1 { "" } else { "s" }
@@ -1036,16 +1036,18 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> (S
         }
     }
     s.push('\n');
-    let mut line = plain_line(&plain);
-    if !hidden.is_empty() {
-        line.pop();
-        let _ = write!(
-            line,
-            "; and not yet audited (lb could) within rows of another status: {}.",
-            md(&hidden.join(", "))
-        );
-    }
-    (line, s)
+    (plain_line(&plain, &hidden), s)
+}
+
+/// A group of the line above a paper's table: a status of [`PLAIN`] (by its
+/// place there), reached through the paper's own claims or only through our
+/// stand-ins; then "not yet audited" and "out of reach". Their order is the
+/// line's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Plain {
+    Status(usize, bool),
+    NotYet,
+    OutOfReach,
 }
 
 /// The statuses in the order the line above a paper's table gives them:
@@ -1077,45 +1079,54 @@ fn plain_rank(v: crate::inventory::Status) -> usize {
 /// reproduced: none; not yet audited (lb could): …; out of reach: …": a
 /// paper's results grouped by their status, in the table's words, each group
 /// naming its results, those through our stand-ins apart; what fails is
-/// always said, if only as "none".
-fn plain_line(rows: &[(usize, String)]) -> String {
-    let name = |rank: usize| -> String {
-        let (i, ours) = (rank / 2, rank % 2 == 1);
-        match PLAIN.get(i) {
-            Some(v) if ours => format!("{} (through our stand-ins)", v.words()),
-            Some(v) => v.words().to_string(),
-            None if !ours => "not yet audited (lb could)".to_string(),
-            None => "out of reach".to_string(),
+/// always said, if only as "none"; and last the statements not yet audited
+/// within rows another status heads (`hidden`).
+fn plain_line(rows: &[(Plain, String)], hidden: &[String]) -> String {
+    let name = |group: Plain| -> String {
+        match group {
+            Plain::Status(i, true) => format!("{} (through our stand-ins)", PLAIN[i].words()),
+            Plain::Status(i, false) => PLAIN[i].words().to_string(),
+            Plain::NotYet => "not yet audited (lb could)".to_string(),
+            Plain::OutOfReach => "out of reach".to_string(),
         }
     };
-    let mut groups: Vec<String> = Vec::new();
     let fails = [
         plain_rank(crate::inventory::Status::Partly),
         plain_rank(crate::inventory::Status::NotReproduced),
     ];
-    for rank in 0..(PLAIN.len() + 1) * 2 {
+    let groups = (0..PLAIN.len())
+        .flat_map(|i| [Plain::Status(i, false), Plain::Status(i, true)])
+        .chain([Plain::NotYet, Plain::OutOfReach]);
+    let mut words: Vec<String> = Vec::new();
+    for group in groups {
         let members: Vec<&str> = rows
             .iter()
-            .filter(|(r, _)| *r == rank)
+            .filter(|(g, _)| *g == group)
             .map(|(_, n)| n.as_str())
             .collect();
-        if members.is_empty() {
+        if !members.is_empty() {
+            words.push(format!("{}: {}", name(group), md(&members.join(", "))));
+        } else if let Plain::Status(i, false) = group
+            && fails.contains(&i)
+        {
             // Whether anything fails is said even when nothing does.
-            if rank % 2 == 0 && fails.contains(&(rank / 2)) {
-                let either = if rows.iter().any(|(r, _)| *r == rank + 1) {
-                    " (as stated)"
-                } else {
-                    ""
-                };
-                groups.push(format!("{}{either}: none", name(rank)));
-            }
-            continue;
+            let either = if rows.iter().any(|(g, _)| *g == Plain::Status(i, true)) {
+                " (as stated)"
+            } else {
+                ""
+            };
+            words.push(format!("{}{either}: none", name(group)));
         }
-        groups.push(format!("{}: {}", name(rank), md(&members.join(", "))));
+    }
+    if !hidden.is_empty() {
+        words.push(format!(
+            "and not yet audited (lb could) within rows of another status: {}",
+            md(&hidden.join(", "))
+        ));
     }
     format!(
         "**In short**, by the paper's results (each row below says why): {}.",
-        groups.join("; ")
+        words.join("; ")
     )
 }
 
@@ -1954,17 +1965,17 @@ mod tests {
     /// stated when a stand-in fails.
     #[test]
     fn the_line_in_short_groups_results_by_status() {
+        use super::Plain;
         use crate::inventory::Status as S;
-        let at = |v: S, ours: bool| super::plain_rank(v) * 2 + usize::from(ours);
-        let n = super::PLAIN.len() * 2;
+        let at = |v: S, ours: bool| Plain::Status(super::plain_rank(v), ours);
         let rows = [
             (at(S::AtRateOurs, false), "Theorem 2".to_string()),
             (at(S::AtConflictingReadings, false), "Fig. 1".to_string()),
             (at(S::AtRateOurs, false), "§1".to_string()),
-            (n, "Lemma 4".to_string()),
-            (n + 1, "Remark 1".to_string()),
+            (Plain::NotYet, "Lemma 4".to_string()),
+            (Plain::OutOfReach, "Remark 1".to_string()),
         ];
-        let w = super::plain_line(&rows);
+        let w = super::plain_line(&rows, &[]);
         assert!(
             w.contains(
                 "reproduced only at conflicting readings: Fig. 1; holds at a rate threshold of \
@@ -1973,8 +1984,16 @@ mod tests {
             ),
             "{w}"
         );
+        let w = super::plain_line(&rows, &["2 statements of §1".to_string()]);
+        assert!(
+            w.ends_with(
+                "out of reach: Remark 1; and not yet audited (lb could) within rows of another \
+                 status: 2 statements of §1."
+            ),
+            "{w}"
+        );
         let failing = [(at(S::NotReproduced, true), "§4".to_string())];
-        let w = super::plain_line(&failing);
+        let w = super::plain_line(&failing, &[]);
         assert!(
             w.contains(
                 "not reproduced (as stated): none; not reproduced (through our stand-ins): §4"
