@@ -1226,13 +1226,14 @@ fn where_they_fail(
             })
         })
     };
-    // Those of `origin` that hold at lb's reading and fail, or hold only in
-    // part, at another reading their maps try: (how many claims, their
-    // maps' lines).
+    // Those of `origin` that hold at lb's reading, where something they are
+    // held to fails, and fail, or hold only in part, at another reading
+    // their maps try: (how many claims, their maps' lines). One that holds
+    // without discriminating is listed below with why, not here.
     let elsewhere_of = |origin: Origin| -> (usize, Vec<String>) {
         let mut n = 0;
         let mut lines = Vec::new();
-        for (c, _, _) in of(origin, Verdict::Confirmed) {
+        for (c, _, _) in of(origin, Verdict::Confirmed).filter(|(c, _, _)| c.untested.is_none()) {
             let before = lines.len();
             for l in c.robustness.iter().filter(|l| l.combinations > 1) {
                 if l.refuted > 0 || l.partly_elsewhere() > 0 {
@@ -1900,6 +1901,9 @@ mod tests {
         let mut uncredited = row("ours-uncredited", "stand-in", "confirmed", "A");
         uncredited.untested = Some("its null holds here too".into());
         uncredited.null_holds = true;
+        // Its map fails it elsewhere, but it held nowhere it could fail: it
+        // is named once, among those that hold without their credit.
+        uncredited.robustness = vec![map(1, 1)];
         // Holding at no point that informs, with no null holding: a floor.
         let mut floor = row("ours-floor", "stand-in", "confirmed", "A");
         floor.untested = Some("every point at the floor".into());
@@ -1948,6 +1952,7 @@ mod tests {
             "{w}"
         );
         assert!(!w.contains("ours-floor"), "{w}");
+        assert_eq!(w.matches("ours-uncredited").count(), 1, "{w}");
         assert!(
             !w.contains("holds-everywhere") && !w.contains("unheld-fails"),
             "{w}"
