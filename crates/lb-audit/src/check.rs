@@ -587,6 +587,12 @@ pub struct ClaimResult {
     /// records, in words. A required claim with any fails `lb audit`: a
     /// gate cannot pass on missing data.
     pub missing: Vec<String>,
+    /// Every setting of each policy its points read, from the records
+    /// themselves ([`crate::claim::as_run`]): "L-JSQ-Push: count_own =
+    /// false, granularity = batch, update.d = 2, update.p_hat = 0.01, …",
+    /// so that no setting a reading leaves unsaid is hidden.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub as_run: Vec<String>,
 }
 
 impl ClaimResult {

@@ -156,6 +156,7 @@ pub(super) fn audit_shifted(
                 .or_else(|| deciding.map(sharpness::to_decide))
         })
         .flatten();
+    let as_run = as_run(&checks, results);
     ClaimResult {
         experiment: experiment.to_string(),
         id: c.id.clone(),
@@ -197,6 +198,7 @@ pub(super) fn audit_shifted(
             .map(|w| lb_analysis::prose::expanded(w, results)),
         why_checks: why_checks(experiment, c, results),
         missing: gaps(c, results),
+        as_run,
     }
 }
 
@@ -925,4 +927,102 @@ pub fn audit_experiment(
         .iter()
         .map(|c| audit_claim(experiment, c, results))
         .collect()
+}
+
+/// Every setting of each policy the points of `checks` read, from the
+/// records' resolved configurations: per policy label (in the order first
+/// read), the configuration's leaves outside its system and run length
+/// ("count_own = false", "update.d = 2"), a number that differs
+/// between the points given as its least and greatest ("p_hat = 0.41–1"),
+/// the policy's name omitted where it is its label. What a reading's words
+/// leave unsaid, these say.
+pub(crate) fn as_run(checks: &[PointCheck], results: &[PointResult]) -> Vec<String> {
+    use std::collections::BTreeMap;
+    // label → leaf path → the values it takes, in the order first read.
+    let mut order: Vec<String> = Vec::new();
+    let mut leaves: BTreeMap<String, BTreeMap<String, Vec<serde_json::Value>>> = BTreeMap::new();
+    for k in checks.iter().flat_map(|c| &c.keys) {
+        let Some(r) = results
+            .iter()
+            .find(|r| r.key.as_ref().is_some_and(|x| x.hex() == *k))
+        else {
+            continue;
+        };
+        let Some(point) = &r.point else { continue };
+        let Ok(serde_json::Value::Object(cfg)) = serde_json::to_value(&point.config) else {
+            continue;
+        };
+        if !order.contains(&r.label) {
+            order.push(r.label.clone());
+        }
+        let into = leaves.entry(r.label.clone()).or_default();
+        for (name, v) in cfg
+            .iter()
+            .filter(|(n, _)| !matches!(n.as_str(), "run" | "system" | "path_points"))
+        {
+            flatten(name, v, into);
+        }
+    }
+    order
+        .iter()
+        .map(|label| {
+            let settings: Vec<String> = leaves[label]
+                .iter()
+                // The policy's kind ("policy.policy = led") and a name that
+                // is its label say nothing the label does not.
+                .filter(|(path, vs)| {
+                    path.as_str() != "policy.policy"
+                        && !(path.ends_with("name") && vs.iter().all(|v| v.as_str() == Some(label)))
+                })
+                .map(|(path, vs)| {
+                    let path = path.strip_prefix("policy.").unwrap_or(path);
+                    format!("{path} = {}", values_words(vs))
+                })
+                .collect();
+            format!("{label}: {}", settings.join(", "))
+        })
+        .collect()
+}
+
+/// Adds the leaves of `v` under `path` to `into`, each value once.
+fn flatten(
+    path: &str,
+    v: &serde_json::Value,
+    into: &mut std::collections::BTreeMap<String, Vec<serde_json::Value>>,
+) {
+    match v {
+        serde_json::Value::Object(m) => {
+            for (k, x) in m {
+                flatten(&format!("{path}.{k}"), x, into);
+            }
+        }
+        // A list is a network's structure (its activities, arrival rates,
+        // workload), which the manifest's system states: not a setting.
+        serde_json::Value::Array(_) => {}
+        _ => {
+            let vs = into.entry(path.to_string()).or_default();
+            if !vs.contains(v) {
+                vs.push(v.clone());
+            }
+        }
+    }
+}
+
+/// The values a leaf takes, in words: one value, a numeric range
+/// ("0.41–1"), or the distinct values ("shared, lowest").
+fn values_words(vs: &[serde_json::Value]) -> String {
+    let word = |v: &serde_json::Value| match v {
+        serde_json::Value::String(s) => s.clone(),
+        serde_json::Value::Number(n) => {
+            n.as_f64().map_or_else(|| n.to_string(), super::words::sig5)
+        }
+        other => other.to_string(),
+    };
+    let nums: Vec<f64> = vs.iter().filter_map(serde_json::Value::as_f64).collect();
+    if vs.len() > 1 && nums.len() == vs.len() {
+        let lo = nums.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = nums.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        return format!("{}–{}", super::words::sig5(lo), super::words::sig5(hi));
+    }
+    vs.iter().map(word).collect::<Vec<_>>().join(", ")
 }

@@ -597,3 +597,42 @@ fn a_claim_reads_the_longest_settled_runs_of_its_reading() {
         theirs
     );
 }
+
+/// A claim names every setting of the policies it reads, from the records:
+/// Fig. 1's Push orderings the d = 10 that lets their p̂ reach the message
+/// budget and the calibrated p̂'s range, JSQ's shared ties, and both sides'
+/// count_own; the load-dependent update its p̂ from 0.001 to 0.05.
+#[test]
+fn a_claim_names_every_setting_of_the_policies_it_reads() {
+    let (cache, loaded) = shipped();
+    let audited = lb_pipeline::audit::audit(&cache, &loaded);
+    let push = claim_of(&audited, "led-fig1", "fig1-ljsq-push-beats-jsq");
+    let line = |c: &lb_audit::ClaimResult, label: &str| -> String {
+        c.as_run
+            .iter()
+            .find(|l| l.starts_with(&format!("{label}: ")))
+            .unwrap_or_else(|| panic!("{label} in {:?}", c.as_run))
+            .clone()
+    };
+    let led = line(push, "L-JSQ-Push");
+    for s in [
+        "count_own = true",
+        "update.d = 10",
+        "update.kind = push",
+        "granularity = batch",
+    ] {
+        assert!(led.contains(s), "{s} not in {led}");
+    }
+    assert!(
+        led.contains("update.p_hat = 0.") && led.contains("–1"),
+        "the calibrated p̂ as a range: {led}"
+    );
+    let jsq = line(push, "JSQ");
+    assert!(
+        jsq.contains("tie_break = shared") && jsq.contains("count_own = true"),
+        "{jsq}"
+    );
+    let load = claim_of(&audited, "led-theorem1", "theorem1-load-dependent-update");
+    let l = line(load, "L-JSQ-Push, p̂ = 0.1·(1 − ρ)");
+    assert!(l.contains("update.p_hat = 0.001–0.05"), "{l}");
+}

@@ -100,6 +100,14 @@ fn section_head(s: &mut String, c: &ClaimResult, depth: usize) {
             md(r)
         );
     }
+    if !c.as_run.is_empty() {
+        let _ = writeln!(
+            s,
+            "- Its policies as run (every setting, read from the records it reads, a range where \
+             its points differ): {}",
+            md(&c.as_run.join("; "))
+        );
+    }
     let _ = writeln!(
         s,
         "- Holds when: {}; {} intervals{}",
