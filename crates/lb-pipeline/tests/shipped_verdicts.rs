@@ -636,3 +636,40 @@ fn a_claim_names_every_setting_of_the_policies_it_reads() {
     let l = line(load, "L-JSQ-Push, p̂ = 0.1·(1 − ρ)");
     assert!(l.contains("update.p_hat = 0.001–0.05"), "{l}");
 }
+
+/// The first screen's glance table has a row for each held paper, and
+/// every result its paper's line in short names is in that row.
+#[test]
+fn the_glance_table_names_every_result_of_each_held_paper() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let readme = std::fs::read_to_string(root.join("paper-figures/README.md")).unwrap();
+    let glance = readme
+        .split("**At a glance**")
+        .nth(1)
+        .and_then(|t| t.split("\n\n").nth(1))
+        .expect("a glance table on the first screen");
+    let inventories = lb_manifest::inventory::load_dir(&root.join("experiments/inventory"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    for inv in &inventories {
+        let paper = &inv.paper.authors;
+        let row = glance
+            .lines()
+            .find(|l| l.starts_with(&format!("| {paper} |")))
+            .unwrap_or_else(|| panic!("no row for {paper} in\n{glance}"));
+        let heading = format!("#### {paper} — ");
+        let short = readme
+            .split(&heading)
+            .nth(1)
+            .and_then(|t| t.lines().find(|l| l.starts_with("**In short**")))
+            .unwrap_or_else(|| panic!("no line in short for {paper}"));
+        let groups = short.split_once("): ").map_or(short, |x| x.1);
+        for group in groups.trim_end_matches('.').split("; ") {
+            let Some((_, names)) = group.split_once(": ") else {
+                continue;
+            };
+            for name in names.split(", ").filter(|n| *n != "none") {
+                assert!(row.contains(name), "{name} of {paper} not in {row}");
+            }
+        }
+    }
+}

@@ -299,7 +299,7 @@ pub fn per_paper(
     for inv in &held {
         let paper = inv.paper.authors.as_str();
         let _ = writeln!(s, "#### {} — *{}*\n", md(paper), md(&inv.paper.title));
-        let (short, table) = results_table(inv, experiments, audit);
+        let ResultsTable { short, table, .. } = results_table(inv, experiments, audit);
         let _ = writeln!(
             s,
             "{short}\n\n{}\n",
@@ -526,7 +526,7 @@ fn audited_results(
 /// status (the worst of its audited statements', [`crate::inventory::Status`];
 /// "not yet audited" or "out of reach" where none is audited) and one line
 /// of why; and above it, the same statuses in one line ([`plain_line`]).
-fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> (String, String) {
+fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> ResultsTable {
     use crate::inventory::{Standing, standing, status};
     let homes = homes(inv);
     // Rows in the paper's order: where a result's own statement first
@@ -1036,7 +1036,23 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> (S
         }
     }
     s.push('\n');
-    (plain_line(&plain, &hidden), s)
+    ResultsTable {
+        short: plain_line(&plain, &hidden),
+        table: s,
+        plain,
+        hidden,
+    }
+}
+
+/// A held paper's results table ([`results_table`]): the line in short
+/// above it, the table, and what the line is made of (each result under
+/// its group, and the rows another status heads that hold statements not
+/// yet audited).
+struct ResultsTable {
+    short: String,
+    table: String,
+    plain: Vec<(Plain, String)>,
+    hidden: Vec<String>,
 }
 
 /// A group of the line above a paper's table: a status of [`PLAIN`] (by its
@@ -1128,6 +1144,117 @@ fn plain_line(rows: &[(Plain, String)], hidden: &[String]) -> String {
         "**In short**, by the paper's results (each row below says why): {}.",
         words.join("; ")
     )
+}
+
+/// Each held paper's results by the paper's own names, in one table in the
+/// order of [`per_paper`], under what the first screen is asked: what holds
+/// (each with the choice of ours it holds at), what fails, what was tested
+/// and left undecided or tested nothing, and what was left out (not yet
+/// audited, out of reach), before the counts that qualify them.
+pub(crate) fn at_a_glance(experiments: &[&ExperimentClaims], inventories: &[Inventory]) -> String {
+    use crate::inventory::Status as S;
+    let reads = |paper: &str| {
+        experiments
+            .iter()
+            .filter(|e| e.claims.iter().any(|c| c.paper.as_deref() == Some(paper)))
+            .count()
+    };
+    let mut held: Vec<&Inventory> = inventories.iter().collect();
+    held.sort_by_key(|i| std::cmp::Reverse(reads(&i.paper.authors)));
+    let mut s = String::from(
+        "**At a glance**: each paper lb holds, its results by the paper's own names, as its \
+         table below gives them (each row there says why; the statuses are defined after the \
+         counts). \"Ours\" marks a result audited only through our stand-ins for its \
+         statements.\n\n| paper | holds | fails | undecided, or tested nothing | not yet audited \
+         (lb could) | out of reach |\n| --- | --- | --- | --- | --- | --- |\n",
+    );
+    for inv in held {
+        let t = results_table(inv, experiments, "audit.md");
+        let names = |keep: &dyn Fn(Plain) -> bool| -> String {
+            // Results of one status together, the status said once.
+            let mut parts: Vec<String> = Vec::new();
+            for i in 0..PLAIN.len() {
+                for ours in [false, true] {
+                    let g = Plain::Status(i, ours);
+                    if !keep(g) {
+                        continue;
+                    }
+                    let members: Vec<&str> = t
+                        .plain
+                        .iter()
+                        .filter(|(x, _)| *x == g)
+                        .map(|(_, n)| n.as_str())
+                        .collect();
+                    if !members.is_empty() {
+                        parts.push(format!(
+                            "{} ({}{})",
+                            members.join(", "),
+                            PLAIN[i].words(),
+                            if ours { "; ours" } else { "" }
+                        ));
+                    }
+                }
+            }
+            for g in [Plain::NotYet, Plain::OutOfReach] {
+                let members: Vec<&str> = t
+                    .plain
+                    .iter()
+                    .filter(|(x, _)| *x == g)
+                    .map(|(_, n)| n.as_str())
+                    .collect();
+                if keep(g) && !members.is_empty() {
+                    parts.push(members.join(", "));
+                }
+            }
+            if parts.is_empty() {
+                "none".into()
+            } else {
+                md(&parts.join("; "))
+            }
+        };
+        let status_of = |g: Plain| match g {
+            Plain::Status(i, _) => Some(PLAIN[i]),
+            _ => None,
+        };
+        let holds = names(&|g| {
+            status_of(g).is_some_and(|v| {
+                matches!(
+                    v,
+                    S::Reproduced
+                        | S::AtConflictingReadings
+                        | S::AtOneReading
+                        | S::AtRateOurs
+                        | S::ByStabilityTest
+                )
+            })
+        });
+        let fails =
+            names(&|g| status_of(g).is_some_and(|v| matches!(v, S::Partly | S::NotReproduced)));
+        let open = names(&|g| {
+            status_of(g).is_some_and(|v| {
+                matches!(
+                    v,
+                    S::Undecided | S::DoesNotDiscriminate | S::NoInformativePoint
+                )
+            })
+        });
+        let mut not_yet = names(&|g| g == Plain::NotYet);
+        if !t.hidden.is_empty() {
+            let within = md(&t.hidden.join(", "));
+            not_yet = if not_yet == "none" {
+                within
+            } else {
+                format!("{not_yet}; and {within}")
+            };
+        }
+        let out = names(&|g| g == Plain::OutOfReach);
+        let _ = writeln!(
+            s,
+            "| {} | {holds} | {fails} | {open} | {not_yet} | {out} |",
+            md(&inv.paper.authors)
+        );
+    }
+    s
 }
 
 /// Where a paper's claims carry its theorem's hypothesis as a condition on

@@ -790,6 +790,7 @@ pub fn page(
     );
     s.push_str("## What was audited, and how it came out\n\n");
     let exps: Vec<&ExperimentClaims> = experiments.iter().map(|(e, _)| e).collect();
+    let _ = writeln!(s, "{}", crate::headline::at_a_glance(&exps, inventories));
     let _ = writeln!(
         s,
         "{}\n\nBelow: each paper lb holds, main paper first, with its results by the paper's \
