@@ -1173,7 +1173,7 @@ pub(crate) fn at_a_glance(experiments: &[&ExperimentClaims], inventories: &[Inve
         let names = |keep: &dyn Fn(Plain) -> bool| -> String {
             // Results of one status together, the status said once.
             let mut parts: Vec<String> = Vec::new();
-            for i in 0..PLAIN.len() {
+            for (i, status) in PLAIN.iter().enumerate() {
                 for ours in [false, true] {
                     let g = Plain::Status(i, ours);
                     if !keep(g) {
@@ -1189,7 +1189,7 @@ pub(crate) fn at_a_glance(experiments: &[&ExperimentClaims], inventories: &[Inve
                         parts.push(format!(
                             "{} ({}{})",
                             members.join(", "),
-                            PLAIN[i].words(),
+                            status.words(),
                             if ours { "; ours" } else { "" }
                         ));
                     }
