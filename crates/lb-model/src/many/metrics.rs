@@ -267,6 +267,24 @@ pub fn hypothesis(name: &str, c: &ManyConfig) -> Result<Option<String>, String> 
     }))
 }
 
+/// The least d at which Power-of-d is in Liu and Ying's class at N servers,
+/// load λ and buffer b: the least d whose chance of missing every idle
+/// server at S_1 = s = λ + k ln N/√N, k = 1 + 1/(2(b − 1)), is at most
+/// 1/√N ([`hypothesis`]'s condition). None where s ≥ 1 (no policy is in the
+/// class there) or b < 2.
+pub fn least_class_d(servers: usize, lambda: f64, buffer: Option<u32>) -> Option<usize> {
+    let b = f64::from(buffer.filter(|&b| b >= 2)?);
+    let n = servers as f64;
+    let k = 1.0 + 1.0 / (2.0 * (b - 1.0));
+    let s = lambda + k * n.ln() / n.sqrt();
+    if s >= 1.0 {
+        return None;
+    }
+    let bound = 1.0 / n.sqrt();
+    let busy = (s * n).floor();
+    (1..=servers).find(|&d| all_busy(busy, n, d) <= bound)
+}
+
 /// The least a metric can be at a point, whatever the policy: a response
 /// time's is 1 (service is exponential with mean 1, the time unit, so a job
 /// that never waits takes 1); the jobs per server's (`mean_jobs`,
@@ -452,4 +470,54 @@ pub fn describe(c: &ManyConfig) -> Vec<String> {
         c.run.horizon,
         c.run.warmup
     )]
+}
+
+#[cfg(test)]
+mod least_class_d_tests {
+    use super::*;
+    use lb_core::many::{PodD, TimeRun};
+
+    /// The least d in the class is in it and the one below is not, by the
+    /// hypothesis check itself; where λ + k ln N/√N ≥ 1 there is none.
+    #[test]
+    fn the_least_d_in_the_class_is_the_boundary_of_the_hypothesis() {
+        let run = TimeRun {
+            horizon: 10.0,
+            warmup: 1.0,
+            batches: 8,
+        };
+        for (n, alpha) in [
+            (10_000usize, 0.1f64),
+            (10_000, 0.2),
+            (100_000, 0.2),
+            (1_000_000, 0.1),
+        ] {
+            let lambda = 1.0 - (n as f64).powf(-alpha);
+            let d = least_class_d(n, lambda, Some(4)).expect("inside the hypothesis");
+            let cfg = |d: usize| ManyConfig {
+                servers: n,
+                lambda,
+                buffer: Some(4),
+                policy: ManyPolicy::Pod {
+                    d: PodD::Fixed { d },
+                },
+                run,
+            };
+            assert_eq!(
+                hypothesis("liu-ying", &cfg(d)).unwrap(),
+                None,
+                "N = {n}, α = {alpha}, d = {d}"
+            );
+            assert!(
+                hypothesis("liu-ying", &cfg(d - 1)).unwrap().is_some(),
+                "N = {n}, α = {alpha}: d − 1 = {} is in the class too",
+                d - 1
+            );
+        }
+        // α = 0.3 at N = 10^4: λ + k ln N/√N ≥ 1.
+        assert_eq!(
+            least_class_d(10_000, 1.0 - 10_000f64.powf(-0.3), Some(4)),
+            None
+        );
+    }
 }

@@ -144,6 +144,12 @@ pub struct ManyPolicySpec {
     /// Pod with `alpha`: false for d = ⌈N^α⌉, without the ln N factor (just
     /// outside Liu and Ying's class; default true).
     pub ln_n: Option<bool>,
+    /// Pod: true for the least d at which it is in Liu and Ying's class at
+    /// each point (it misses every idle server with probability at most
+    /// 1/√N at S_1 = λ + k ln N/√N, k = 1 + 1/(2(b − 1))): the class's
+    /// boundary member. A point where no d is (λ + k ln N/√N ≥ 1) is not
+    /// run for it.
+    pub least_in_class: Option<bool>,
     /// Graph: G_N.
     pub graph: Option<GraphToml>,
 }
@@ -472,6 +478,7 @@ fn no_pod_keys(l: &SpanIndex, i: usize, p: &ManyPolicySpec) -> R {
         ("d", p.d.is_some()),
         ("alpha", p.alpha.is_some()),
         ("ln_n", p.ln_n.is_some()),
+        ("least_in_class", p.least_in_class.is_some()),
     ] {
         if set {
             return Err(l.error(
@@ -496,6 +503,22 @@ fn pod_keys(l: &SpanIndex, m: &Manifest, i: usize, p: &ManyPolicySpec) -> R {
     }
     if p.d == Some(0) {
         return Err(l.error(&at("d"), "d must be ≥ 1"));
+    }
+    if p.least_in_class == Some(true) {
+        if p.d.is_some() || p.alpha.is_some() {
+            return Err(l.error(
+                &at("least_in_class"),
+                "least_in_class sets d itself (the least d in Liu and Ying's class at each \
+                 point): give it without `d` and `alpha`",
+            ));
+        }
+        if m.system.buffer.is_none_or(|b| b < 2) {
+            return Err(l.error(
+                &at("least_in_class"),
+                "Liu and Ying's class is defined for a buffer b ≥ 2 (k = 1 + 1/(2(b − 1))): \
+                 set system.buffer",
+            ));
+        }
     }
     if p.ln_n.is_some() && p.alpha.is_none() {
         return Err(l.error(
@@ -744,6 +767,13 @@ pub fn expand(l: &SpanIndex, m: &Manifest, profile: Profile) -> Result<Plan, Man
         }
         let at = Combination::new(m, profile, &axes, combo);
         for i in 0..m.policies.len() {
+            // The class's least member exists only inside its hypothesis.
+            if m.policies[i].least_in_class == Some(true)
+                && lb_model::many::metrics::least_class_d(at.servers, at.lambda, m.system.buffer)
+                    .is_none()
+            {
+                continue;
+            }
             plan.points.push(point(l, m, profile, &at, i)?);
         }
     }
@@ -893,6 +923,12 @@ fn policy(
         ManyKind::Jiq => ManyPolicy::Jiq,
         ManyKind::I1f => ManyPolicy::I1f,
         ManyKind::Random => ManyPolicy::Random,
+        ManyKind::Pod if p.least_in_class == Some(true) => ManyPolicy::Pod {
+            d: PodD::Fixed {
+                d: lb_model::many::metrics::least_class_d(at.servers, at.lambda, m.system.buffer)
+                    .expect("points outside the class's hypothesis are not planned"),
+            },
+        },
         ManyKind::Pod => ManyPolicy::Pod {
             d: match (&p.alpha, p.d, at.get("d")) {
                 (Some(a), _, _) => {
