@@ -80,6 +80,11 @@ pub struct Statement {
     /// claims: what lb could add that would decide it where its claims test
     /// nothing (the statement is then "not yet audited").
     pub could_audit: Option<String>,
+    /// Beside claims that test nothing: why no run lb could add would decide
+    /// it either (every point it could run lies at the metric's floor, say,
+    /// which the claims' own points show). The statement is then out of
+    /// reach, this its reason; not with `could_audit`.
+    pub unreachable: Option<String>,
     /// The paper's name for the result it belongs to, where `where` does not
     /// carry one ("Main result", "Fig. 1"): the first screen's row.
     pub result: Option<String>,
@@ -326,6 +331,13 @@ pub fn load(path: &Path) -> Result<Inventory, ManifestError> {
             }
             _ => {}
         }
+        if s.unreachable.is_some() && (s.claims.is_empty() || s.could_audit.is_some()) {
+            return Err(spans.error(
+                &at("unreachable"),
+                "`unreachable` says why no run lb could add would decide a statement whose \
+                 claims test nothing: give it beside `claims`, without `could_audit`",
+            ));
+        }
         if let Some(x) = &s.exact {
             if x.rules.is_empty() || x.rates.is_empty() {
                 return Err(spans.error(
@@ -566,6 +578,7 @@ fn names_in_texts(
                 ("setting", Some(&s.setting)),
                 ("out_of_reach", s.out_of_reach.as_ref()),
                 ("could_audit", s.could_audit.as_ref()),
+                ("unreachable", s.unreachable.as_ref()),
                 ("unread", s.unread.as_ref()),
             ];
             for (field, text) in texts {

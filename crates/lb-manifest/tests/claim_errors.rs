@@ -659,6 +659,22 @@ fn an_inventory_keeps_the_papers_statements_honest() {
     ))
     .unwrap_err();
     assert_eq!(e.field, "statement[0].unread", "{e}");
+    // Why no run would decide it is said beside claims that test nothing,
+    // not in place of them, and not beside what lb could add.
+    load(&inv(&format!(
+        "claims = [\"{name}/c\"]\nunreachable = \"every point at the floor\""
+    )))
+    .unwrap_or_else(|e| panic!("{e}"));
+    let e = load(&inv(
+        "out_of_reach = \"a proof device\"\nunreachable = \"every point at the floor\"",
+    ))
+    .unwrap_err();
+    assert_eq!(e.field, "statement[0].unreachable", "{e}");
+    let e = load(&inv(&format!(
+        "claims = [\"{name}/c\"]\nunreachable = \"at the floor\"\ncould_audit = \"a policy\""
+    )))
+    .unwrap_err();
+    assert_eq!(e.field, "statement[0].unreachable", "{e}");
     // An exact check names rules `lb preference` knows and systems it can
     // visit state by state.
     let exact = |rules: &str, rates: &str| {

@@ -340,3 +340,41 @@ fn a_why_check_naming_an_unknown_policy() {
     assert_eq!(e.field, "claim[0].why_check[0].better", "{e}");
     assert!(e.message.contains("did you mean \"L-JSQ-Push\""), "{e}");
 }
+
+/// Liu and Ying's least class member sets its own d, needs the buffer that
+/// defines the class, and is planned only where the hypothesis leaves room
+/// for a member (λ + k ln N/√N < 1): at α = 0.1 at N = 10⁴, not at α = 0.3.
+#[test]
+fn the_least_class_member_is_planned_only_inside_the_hypothesis() {
+    let text = |system: &str, pod: &str| {
+        format!(
+            "[experiment]\nname = \"least\"\ntitle = \"t\"\nsource = \"s\"\nmodel = \"many\"\n\n\
+             [system]\n{system}\n\n[sweep]\nservers = [10000]\nalpha = [0.1, 0.3]\n\n\
+             [[policy]]\nspec = \"JSQ\"\n\n[[policy]]\nspec = \"Pod\"\n{pod}\n\n\
+             [run]\nhorizon = 10.0\nwarmup = 1.0\nreplications = 2\nseed = 1\n"
+        )
+    };
+    let ok = load_str(
+        Path::new("exp/least.toml"),
+        &text("buffer = 4", "least_in_class = true"),
+        Profile::Full,
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    // JSQ at both α, the least member at α = 0.1 only.
+    assert_eq!(ok.plan.points.len(), 3);
+    let e = load_str(
+        Path::new("exp/least.toml"),
+        &text("buffer = 4", "least_in_class = true\nd = 3"),
+        Profile::Full,
+    )
+    .unwrap_err();
+    assert_eq!(e.field, "policy[1].least_in_class", "{e}");
+    let e = load_str(
+        Path::new("exp/least.toml"),
+        &text("", "least_in_class = true"),
+        Profile::Full,
+    )
+    .unwrap_err();
+    assert_eq!(e.field, "policy[1].least_in_class", "{e}");
+    assert!(e.message.contains("buffer"), "{e}");
+}

@@ -536,11 +536,17 @@ fn claims_that_test_nothing_leave_a_statement_not_yet_audited_where_lb_could() {
             .and_then(|i| i.statements.iter().find(|s| s.id == id))
             .unwrap_or_else(|| panic!("{authors}: {id}"))
     };
+    // Liu and Ying's main result: its claims test nothing (every member at
+    // the floor), and its entry says why no run lb could add would either.
     let main = statement("Liu and Ying", "theorem-main");
-    assert!(!main.claims.is_empty() && main.could_audit.is_some());
-    assert_eq!(standing(main, &exps), Standing::NotYet);
+    assert!(!main.claims.is_empty() && main.unreachable.is_some() && main.could_audit.is_none());
+    assert_eq!(standing(main, &exps), Standing::OutOfReach);
+    // Without that reason, no point deciding it reads as more points to run;
+    // with what lb could add, as not yet audited too.
     let mut without = main.clone();
-    without.could_audit = None;
+    without.unreachable = None;
+    assert_eq!(standing(&without, &exps), Standing::NotYet);
+    without.could_audit = Some("a policy that would decide it".into());
     assert_eq!(standing(&without, &exps), Standing::NotYet);
     let pooled = statement("Zhou, Shroff and Wierman", "lemma-1-resource-pooled");
     assert!(pooled.could_audit.is_none());

@@ -59,6 +59,10 @@ pub fn standing(s: &Statement, exps: &[&ExperimentClaims]) -> Standing {
         && (!tested(v, r) || (v == Status::DoesNotDiscriminate && s.could_audit.is_some()))
     {
         let by_construction = r.untested.is_some() && !r.pending && !r.no_point();
+        // The entry says why no run lb could add would decide it either.
+        if s.unreachable.is_some() {
+            return Standing::OutOfReach;
+        }
         return if s.could_audit.is_some() || !by_construction {
             Standing::NotYet
         } else {
@@ -183,6 +187,9 @@ pub fn unreachable_reason(
         return Some(o.clone());
     }
     let (v, link, why) = untested_claim(st, exps, audit)?;
+    if let Some(u) = &st.unreachable {
+        return Some(format!("{u} ({link} {}: {why})", v.words()));
+    }
     Some(format!(
         "its claims test nothing, and no claim lb could add would: {link} {}: {why}",
         v.words()
