@@ -544,6 +544,7 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> Re
     // and the rows another status heads that hold statements not yet audited.
     let mut plain: Vec<(Plain, String)> = Vec::new();
     let mut hidden: Vec<String> = Vec::new();
+    let mut within: Vec<(Col, String)> = Vec::new();
     for name in names {
         let sts: Vec<_> = homes
             .iter()
@@ -1026,6 +1027,31 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> Re
             None => Plain::OutOfReach,
         };
         plain.push((group, name.clone()));
+        // Its statements whose own status falls in another column of the
+        // glance table than the row's, counted by column.
+        let mut by_col: Vec<(Col, usize)> = Vec::new();
+        for st in &sts {
+            let col = match standing(st, exps) {
+                Standing::NotYet => Col::NotYet,
+                Standing::OutOfReach => Col::Out,
+                Standing::AsStated | Standing::StandIns => match status(st, exps) {
+                    Some((v, _, _)) => Col::of_status(v),
+                    None => Col::Out,
+                },
+            };
+            if col != Col::of(group) {
+                match by_col.iter_mut().find(|(c, _)| *c == col) {
+                    Some((_, k)) => *k += 1,
+                    None => by_col.push((col, 1)),
+                }
+            }
+        }
+        for (col, k) in by_col {
+            within.push((
+                col,
+                format!("{k} statement{} of {name}", if k == 1 { "" } else { "s" }),
+            ));
+        }
         // A row another status heads may hold statements lb could audit:
         // the line names them too.
         if not_yet > 0 && group != Plain::NotYet {
@@ -1040,19 +1066,55 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> Re
         short: plain_line(&plain, &hidden),
         table: s,
         plain,
-        hidden,
+        within,
+    }
+}
+
+/// A column of the glance table ([`at_a_glance`]): what holds, what fails,
+/// what was tested and left undecided or tested nothing, and what was left
+/// out, not yet audited or out of reach.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Col {
+    Holds,
+    Fails,
+    Open,
+    NotYet,
+    Out,
+}
+
+impl Col {
+    fn of_status(v: crate::inventory::Status) -> Col {
+        use crate::inventory::Status as S;
+        match v {
+            S::Reproduced
+            | S::AtConflictingReadings
+            | S::AtOneReading
+            | S::AtRateOurs
+            | S::ByStabilityTest => Col::Holds,
+            S::Partly | S::NotReproduced => Col::Fails,
+            S::Undecided | S::DoesNotDiscriminate | S::NoInformativePoint => Col::Open,
+        }
+    }
+
+    fn of(g: Plain) -> Col {
+        match g {
+            Plain::Status(i, _) => Col::of_status(PLAIN[i]),
+            Plain::NotYet => Col::NotYet,
+            Plain::OutOfReach => Col::Out,
+        }
     }
 }
 
 /// A held paper's results table ([`results_table`]): the line in short
-/// above it, the table, and what the line is made of (each result under
-/// its group, and the rows another status heads that hold statements not
-/// yet audited).
+/// above it, the table, and what the glance table reads of it (each result
+/// under its group, and the statements a row of another status holds).
 struct ResultsTable {
     short: String,
     table: String,
     plain: Vec<(Plain, String)>,
-    hidden: Vec<String>,
+    /// Statements whose own status falls in another glance column than
+    /// their row's: ("1 statement of Theorem 2", its column).
+    within: Vec<(Col, String)>,
 }
 
 /// A group of the line above a paper's table: a status of [`PLAIN`] (by its
@@ -1152,7 +1214,6 @@ fn plain_line(rows: &[(Plain, String)], hidden: &[String]) -> String {
 /// and left undecided or tested nothing, and what was left out (not yet
 /// audited, out of reach), before the counts that qualify them.
 pub(crate) fn at_a_glance(experiments: &[&ExperimentClaims], inventories: &[Inventory]) -> String {
-    use crate::inventory::Status as S;
     let reads = |paper: &str| {
         experiments
             .iter()
@@ -1212,42 +1273,29 @@ pub(crate) fn at_a_glance(experiments: &[&ExperimentClaims], inventories: &[Inve
                 md(&parts.join("; "))
             }
         };
-        let status_of = |g: Plain| match g {
-            Plain::Status(i, _) => Some(PLAIN[i]),
-            _ => None,
+        // A column's results, then the statements of rows another column
+        // heads that belong in it.
+        let column = |col: Col| -> String {
+            let named = names(&|g| Col::of(g) == col);
+            let extra: Vec<&str> = t
+                .within
+                .iter()
+                .filter(|(c, _)| *c == col)
+                .map(|(_, w)| w.as_str())
+                .collect();
+            match (named.as_str(), extra.is_empty()) {
+                (_, true) => named,
+                ("none", false) => md(&extra.join(", ")),
+                (_, false) => format!("{named}; and {}", md(&extra.join(", "))),
+            }
         };
-        let holds = names(&|g| {
-            status_of(g).is_some_and(|v| {
-                matches!(
-                    v,
-                    S::Reproduced
-                        | S::AtConflictingReadings
-                        | S::AtOneReading
-                        | S::AtRateOurs
-                        | S::ByStabilityTest
-                )
-            })
-        });
-        let fails =
-            names(&|g| status_of(g).is_some_and(|v| matches!(v, S::Partly | S::NotReproduced)));
-        let open = names(&|g| {
-            status_of(g).is_some_and(|v| {
-                matches!(
-                    v,
-                    S::Undecided | S::DoesNotDiscriminate | S::NoInformativePoint
-                )
-            })
-        });
-        let mut not_yet = names(&|g| g == Plain::NotYet);
-        if !t.hidden.is_empty() {
-            let within = md(&t.hidden.join(", "));
-            not_yet = if not_yet == "none" {
-                within
-            } else {
-                format!("{not_yet}; and {within}")
-            };
-        }
-        let out = names(&|g| g == Plain::OutOfReach);
+        let (holds, fails, open, not_yet, out) = (
+            column(Col::Holds),
+            column(Col::Fails),
+            column(Col::Open),
+            column(Col::NotYet),
+            column(Col::Out),
+        );
         let _ = writeln!(
             s,
             "| {} | {holds} | {fails} | {open} | {not_yet} | {out} |",
