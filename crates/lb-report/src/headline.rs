@@ -271,6 +271,23 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
     )
 }
 
+/// The papers lb holds, the main paper first: the one most experiments
+/// read.
+fn held_in_order<'a>(
+    experiments: &[&ExperimentClaims],
+    inventories: &'a [Inventory],
+) -> Vec<&'a Inventory> {
+    let reads = |paper: &str| {
+        experiments
+            .iter()
+            .filter(|e| e.claims.iter().any(|c| c.paper.as_deref() == Some(paper)))
+            .count()
+    };
+    let mut held: Vec<&Inventory> = inventories.iter().collect();
+    held.sort_by_key(|i| std::cmp::Reverse(reads(&i.paper.authors)));
+    held
+}
+
 /// Per paper: first each paper lb holds (an inventory), the main paper
 /// first (the one most experiments read), with its statements counted
 /// against its inventory and a table of its results by the paper's own
@@ -287,14 +304,7 @@ pub fn per_paper(
         .flat_map(|e| e.claims.iter().map(move |c| (e.experiment.as_str(), c)))
         .filter(|(_, c)| c.origin == Origin::Paper || c.origin == Origin::StandIn)
         .collect();
-    let reads = |paper: &str| {
-        experiments
-            .iter()
-            .filter(|e| e.claims.iter().any(|c| c.paper.as_deref() == Some(paper)))
-            .count()
-    };
-    let mut held: Vec<&Inventory> = inventories.iter().collect();
-    held.sort_by_key(|i| std::cmp::Reverse(reads(&i.paper.authors)));
+    let held = held_in_order(experiments, inventories);
     let mut s = String::new();
     for inv in &held {
         let paper = inv.paper.authors.as_str();
@@ -1214,14 +1224,7 @@ fn plain_line(rows: &[(Plain, String)], hidden: &[String]) -> String {
 /// and left undecided or tested nothing, and what was left out (not yet
 /// audited, out of reach), before the counts that qualify them.
 pub(crate) fn at_a_glance(experiments: &[&ExperimentClaims], inventories: &[Inventory]) -> String {
-    let reads = |paper: &str| {
-        experiments
-            .iter()
-            .filter(|e| e.claims.iter().any(|c| c.paper.as_deref() == Some(paper)))
-            .count()
-    };
-    let mut held: Vec<&Inventory> = inventories.iter().collect();
-    held.sort_by_key(|i| std::cmp::Reverse(reads(&i.paper.authors)));
+    let held = held_in_order(experiments, inventories);
     let mut s = String::from(
         "**At a glance**: each paper lb holds, its results by the paper's own names, as its \
          table below gives them (each row there says why; the statuses are defined after the \
