@@ -1234,25 +1234,25 @@ pub(crate) fn at_a_glance(experiments: &[&ExperimentClaims], inventories: &[Inve
     );
     for inv in held {
         let t = results_table(inv, experiments, "audit.md");
-        let names = |keep: &dyn Fn(Plain) -> bool| -> String {
-            // Results of one status together, the status said once.
+        // The results of one group, by name.
+        let members = |g: Plain| -> Vec<&str> {
+            t.plain
+                .iter()
+                .filter(|(x, _)| *x == g)
+                .map(|(_, n)| n.as_str())
+                .collect()
+        };
+        // A column's results, each status said once after its results.
+        let names = |col: Col| -> String {
             let mut parts: Vec<String> = Vec::new();
             for (i, status) in PLAIN.iter().enumerate() {
                 for ours in [false, true] {
                     let g = Plain::Status(i, ours);
-                    if !keep(g) {
-                        continue;
-                    }
-                    let members: Vec<&str> = t
-                        .plain
-                        .iter()
-                        .filter(|(x, _)| *x == g)
-                        .map(|(_, n)| n.as_str())
-                        .collect();
-                    if !members.is_empty() {
+                    let m = members(g);
+                    if Col::of(g) == col && !m.is_empty() {
                         parts.push(format!(
                             "{} ({}{})",
-                            members.join(", "),
+                            m.join(", "),
                             status.words(),
                             if ours { "; ours" } else { "" }
                         ));
@@ -1260,14 +1260,9 @@ pub(crate) fn at_a_glance(experiments: &[&ExperimentClaims], inventories: &[Inve
                 }
             }
             for g in [Plain::NotYet, Plain::OutOfReach] {
-                let members: Vec<&str> = t
-                    .plain
-                    .iter()
-                    .filter(|(x, _)| *x == g)
-                    .map(|(_, n)| n.as_str())
-                    .collect();
-                if keep(g) && !members.is_empty() {
-                    parts.push(members.join(", "));
+                let m = members(g);
+                if Col::of(g) == col && !m.is_empty() {
+                    parts.push(m.join(", "));
                 }
             }
             if parts.is_empty() {
@@ -1279,7 +1274,7 @@ pub(crate) fn at_a_glance(experiments: &[&ExperimentClaims], inventories: &[Inve
         // A column's results, then the statements of rows another column
         // heads that belong in it.
         let column = |col: Col| -> String {
-            let named = names(&|g| Col::of(g) == col);
+            let named = names(col);
             let extra: Vec<&str> = t
                 .within
                 .iter()
