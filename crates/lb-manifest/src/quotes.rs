@@ -439,7 +439,18 @@ pub fn restored_numbers(field: &str) -> Vec<String> {
                     .filter(|(_, c)| c.is_whitespace())
                     .nth(2)
                     .map_or(0, |(k, c)| k + c.len_utf8());
-                out.push(format!("{}[{inner}]", &p[start..i]));
+                // A restored fraction bar with the rest of its formula, to the
+                // next space ("O([1/(]δp[)])"), so the reader sees what it
+                // restores.
+                let tail = if fraction {
+                    let end = p[j + 1..]
+                        .find(char::is_whitespace)
+                        .map_or(p.len(), |k| j + 1 + k);
+                    p[j + 1..end].trim_end_matches(['.', ',', ';', ':'])
+                } else {
+                    ""
+                };
+                out.push(format!("{}[{inner}]{tail}", &p[start..i]));
             }
             from = j + 1;
         }
@@ -621,7 +632,7 @@ mod tests {
         // A restored fraction bar changes the formula's form; a bound's
         // restored 0 after ">" and a citation restore nothing.
         let imbalance = "§4: \"is O([1/(]δp[)]). Thus\"; \"δ > [0] being\"; \"in [1], and\"";
-        assert_eq!(restored_numbers(imbalance), vec!["is O([1/(]"]);
+        assert_eq!(restored_numbers(imbalance), vec!["is O([1/(]δp[)])"]);
         // An expectation's argument holds a fraction bar the text holds too.
         let excess = "introduction: \"we prove that E[max{Σ_{i=1}^b S_i − λ − k log N/√N, 0}] ≤ 29b/(√N log N)\"";
         assert!(restored_numbers(excess).is_empty());

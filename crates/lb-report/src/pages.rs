@@ -1083,8 +1083,9 @@ arrivals, with probability p̂, samples d servers and learns their queues; **Pul
 that served jobs tells one dispatcher its queue — always if it is now empty, else with \
 probability p̂; **p̂**: the update probability. **count_own**: whether a dispatcher adds the jobs it sends to its own estimates (as the \
 LSQ line of work does) or leaves estimates unchanged until updated (the literal Definition 1). \
-**LSQ** (local shortest queue; Vargaftik, Keslassy and Orda, and the simulator of Goren, \
-Vargaftik and Moses): L-JSQ with count_own = true; with \
+**LSQ** (Loosely-Shortest-Queue, as Zhou, Shroff and Wierman name the framework of \
+Vargaftik, Keslassy and Orda; also the simulator of Goren, Vargaftik and Moses): L-JSQ with \
+count_own = true; with \
 *destination sync*, a dispatcher also learns the queue of each server it just sent jobs to.\n\
 - **ε, epsilon_frac, ζ, zeta_ratio**: heavy traffic with λ_Σ = μ_Σ − ε, ε given as a fraction of \
 μ_Σ; ζ = (σ²_Σ + ν²_Σ)/2 is the lower limit of ε·E[ΣQ]; zeta_ratio = ε·E[ΣQ]/ζ tends to 1 under a \
