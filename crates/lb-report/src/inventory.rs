@@ -961,7 +961,7 @@ mod tests {
     #[test]
     fn a_restored_fraction_is_a_reading_of_lbs() {
         let imbalance = row("led-messages", "imbalance-falls-with-phat");
-        assert_eq!(imbalance.restored(), vec!["policies is O([1/(]"]);
+        assert_eq!(imbalance.restored(), vec!["policies is O([1/(]δp[)])"]);
         assert_eq!(Status::of(&imbalance), Status::AtOneReading);
         let (kept, _) = rows_kept();
         assert!(kept.restored().is_empty());
