@@ -111,6 +111,16 @@ pub enum GraphSpec {
     Ring,
     /// A √N × √N torus: four neighbours.
     Torus,
+    /// A bounded-degree periphery around a dense core: the first ⌊N/2⌋
+    /// servers on a ring, each also joined to one core server drawn
+    /// uniformly (degree 3 on average for the core's side: Θ(N) nodes of
+    /// bounded degree), the others an Erdős–Rényi core of mean degree
+    /// `core_mean_degree` among themselves.
+    RingPeriphery {
+        /// The core's mean degree among its own servers (a manifest may make
+        /// it a function of N).
+        core_mean_degree: f64,
+    },
 }
 
 /// How long a run lasts, in units of the mean service time.
@@ -280,6 +290,20 @@ impl GraphSpec {
                 }
             }
             GraphSpec::Ring if n < 3 => Err(format!("a ring needs N ≥ 3, got {n}")),
+            GraphSpec::RingPeriphery { core_mean_degree } => {
+                let core = n - n / 2;
+                if n / 2 < 3 || core < 2 {
+                    Err(format!("a ring periphery needs N ≥ 6, got {n}"))
+                } else if !(0.0..=(core as f64 - 1.0)).contains(&core_mean_degree) {
+                    Err(format!(
+                        "core_mean_degree must lie in [0, {}] (the core has {core} servers), \
+                         got {core_mean_degree}",
+                        core - 1
+                    ))
+                } else {
+                    Ok(())
+                }
+            }
             _ => Ok(()),
         }
     }

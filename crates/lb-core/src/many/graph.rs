@@ -34,6 +34,21 @@ impl Graph {
                 erdos_renyi(n, mean_degree / (n as f64 - 1.0).max(1.0), rng)
             }
             GraphSpec::RandomRegular { degree } => random_regular(n, degree, rng),
+            GraphSpec::RingPeriphery { core_mean_degree } => {
+                let ring = n / 2;
+                let core = n - ring;
+                let mut edges: Vec<(usize, usize)> =
+                    (0..ring).map(|i| (i, (i + 1) % ring)).collect();
+                edges.extend(
+                    erdos_renyi(core, core_mean_degree / (core as f64 - 1.0).max(1.0), rng)
+                        .into_iter()
+                        .map(|(a, b)| (ring + a, ring + b)),
+                );
+                for i in 0..ring {
+                    edges.push((i, ring + below(rng, core)));
+                }
+                edges
+            }
         };
         Graph::from_edges(n, &edges)
     }
@@ -191,6 +206,33 @@ mod tests {
     }
 
     /// A tiny p (where 1 − p rounds to 1) gives no edges, not all of them.
+    #[test]
+    fn a_ring_periphery_has_half_its_servers_at_degree_three() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(6);
+        let (n, d) = (2001usize, 20.0);
+        let g = Graph::build(
+            &GraphSpec::RingPeriphery {
+                core_mean_degree: d,
+            },
+            n,
+            &mut rng,
+        );
+        let ring = n / 2;
+        for v in 0..ring {
+            let nb = g.neighbours(v);
+            assert_eq!(nb.len(), 3, "ring server {v}: {nb:?}");
+            assert!(nb.contains(&(((v + 1) % ring) as u32)));
+            assert!(nb.iter().filter(|&&u| (u as usize) >= ring).count() == 1);
+        }
+        // The core: its own Erdős–Rényi degree plus the periphery's one
+        // edge per ring server, spread over it.
+        let core = n - ring;
+        let core_deg: usize = (ring..n).map(|v| g.neighbours(v).len()).sum();
+        let mean = core_deg as f64 / core as f64;
+        let expected = d + ring as f64 / core as f64;
+        assert!((mean - expected).abs() < 0.5, "{mean} against {expected}");
+    }
+
     #[test]
     fn erdos_renyi_with_a_tiny_p_is_empty() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);

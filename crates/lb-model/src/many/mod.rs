@@ -63,6 +63,9 @@ pub fn policy_name(p: &ManyPolicy) -> String {
             GraphSpec::RandomRegular { degree } => format!("Graph({degree}-regular)"),
             GraphSpec::Ring => "Graph(ring)".into(),
             GraphSpec::Torus => "Graph(torus)".into(),
+            GraphSpec::RingPeriphery { core_mean_degree } => {
+                format!("Graph(ring periphery, core d̄ = {core_mean_degree})")
+            }
         },
     }
 }

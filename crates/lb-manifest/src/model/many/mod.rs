@@ -115,7 +115,9 @@ pub enum GraphToml {
 #[serde(deny_unknown_fields)]
 /// A graph with parameters, `{ kind = "erdos_renyi", mean_degree = 20 }`.
 pub struct GraphTable {
-    /// "erdos_renyi", "random_regular", "clique", "ring" or "torus".
+    /// "erdos_renyi", "random_regular", "clique", "ring", "torus" or
+    /// "ring_periphery" (half the servers on a ring, each joined to one
+    /// server of an Erdős–Rényi core of mean degree C^β).
     pub kind: String,
     /// Erdős–Rényi: the mean degree.
     pub mean_degree: Option<f64>,
@@ -126,7 +128,14 @@ pub struct GraphTable {
     pub degree: Option<u64>,
 }
 
-const GRAPH_KINDS: [&str; 5] = ["clique", "erdos_renyi", "random_regular", "ring", "torus"];
+const GRAPH_KINDS: [&str; 6] = [
+    "clique",
+    "erdos_renyi",
+    "random_regular",
+    "ring",
+    "ring_periphery",
+    "torus",
+];
 
 /// `[[policy]]` of the many-server model.
 #[derive(Debug, Clone, Deserialize, Serialize, schemars::JsonSchema)]
@@ -672,6 +681,26 @@ fn graph_spec(
         )
     };
     Ok(match kind.as_str() {
+        "ring_periphery" => {
+            if degree.is_some() {
+                return Err(extra("degree"));
+            }
+            if mean_degree.is_some() {
+                return Err(extra("mean_degree"));
+            }
+            let Some(beta) = exponent.filter(|b| *b > 0.0 && *b <= 1.0) else {
+                return Err(l.error(
+                    &format!("{at}.degree_exponent"),
+                    "a ring_periphery graph's core has mean degree C^β among its C = N − ⌊N/2⌋ \
+                     servers, 0 < β ≤ 1: { kind = \"ring_periphery\", degree_exponent = 0.5 }",
+                ));
+            };
+            let core_mean_degree = servers.map_or(1.0, |n| {
+                let c = (n - n / 2) as f64;
+                c.powf(beta).min(c - 1.0)
+            });
+            GraphSpec::RingPeriphery { core_mean_degree }
+        }
         "erdos_renyi" => {
             if degree.is_some() {
                 return Err(extra("degree"));
