@@ -156,7 +156,12 @@ pub(super) fn audit_shifted(
                 .or_else(|| deciding.map(sharpness::to_decide))
         })
         .flatten();
-    let as_run = as_run(&checks, results);
+    // What the report prints of the audit itself; a mutant reads no words.
+    let as_run = if shift == 0.0 {
+        as_run(&checks, results)
+    } else {
+        Vec::new()
+    };
     ClaimResult {
         experiment: experiment.to_string(),
         id: c.id.clone(),
@@ -941,11 +946,16 @@ pub(crate) fn as_run(checks: &[PointCheck], results: &[PointResult]) -> Vec<Stri
     // label → leaf path → the values it takes, in the order first read.
     let mut order: Vec<String> = Vec::new();
     let mut leaves: BTreeMap<String, BTreeMap<String, Vec<serde_json::Value>>> = BTreeMap::new();
+    // One law may stand under several labels (one record per key): the
+    // first of them among the results names it.
+    let mut by_key: BTreeMap<String, &PointResult> = BTreeMap::new();
+    for r in results {
+        if let Some(k) = &r.key {
+            by_key.entry(k.hex()).or_insert(r);
+        }
+    }
     for k in checks.iter().flat_map(|c| &c.keys) {
-        let Some(r) = results
-            .iter()
-            .find(|r| r.key.as_ref().is_some_and(|x| x.hex() == *k))
-        else {
+        let Some(r) = by_key.get(k) else {
             continue;
         };
         let Some(point) = &r.point else { continue };

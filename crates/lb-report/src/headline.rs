@@ -551,9 +551,8 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> Re
     let mut s =
         String::from("| result | statements | status | why |\n| --- | ---: | --- | --- |\n");
     // Each row's result under its plain word, for the line above the table,
-    // and the rows another status heads that hold statements not yet audited.
+    // and each row's statements whose status lies in another glance column.
     let mut plain: Vec<(Plain, String)> = Vec::new();
-    let mut hidden: Vec<String> = Vec::new();
     let mut within: Vec<(Col, String)> = Vec::new();
     for name in names {
         let sts: Vec<_> = homes
@@ -1062,16 +1061,15 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> Re
                 format!("{k} statement{} of {name}", if k == 1 { "" } else { "s" }),
             ));
         }
-        // A row another status heads may hold statements lb could audit:
-        // the line names them too.
-        if not_yet > 0 && group != Plain::NotYet {
-            hidden.push(format!(
-                "{not_yet} statement{} of {name}",
-                if not_yet == 1 { "" } else { "s" }
-            ));
-        }
     }
     s.push('\n');
+    // A row another status heads may hold statements lb could audit: the
+    // line names them too.
+    let hidden: Vec<String> = within
+        .iter()
+        .filter(|(c, _)| *c == Col::NotYet)
+        .map(|(_, w)| w.clone())
+        .collect();
     ResultsTable {
         short: plain_line(&plain, &hidden),
         table: s,

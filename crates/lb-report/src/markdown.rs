@@ -528,22 +528,19 @@ fn level_note(c: &ClaimResult) -> String {
     let decided = decision_level(c.stated_level, c.decide_at);
     let mut why = Vec::new();
     if c.decide_at == DecideAt::Calibrated && decided != c.stated_level {
-        why.push(if c.controlled {
-            // The calibration is the certificate's for the intervals it
-            // measured; a control variate's it measured only on its own
-            // small systems (docs/AUDITING.md, "Chance of a wrong verdict").
-            format!(
-                "{} as lb's coverage certificate calibrates it; read on control-variate \
-                 intervals, whose coverage the certificate measured only on its own small \
-                 systems, so the level is nominal here",
-                percent(decided)
-            )
+        // The calibration is the certificate's for the intervals it
+        // measured; a control variate's it measured only on its own small
+        // systems (docs/AUDITING.md, "Chance of a wrong verdict").
+        let nominal = if c.controlled {
+            "; read on control-variate intervals, whose coverage the certificate measured only \
+             on its own small systems, so the level is nominal here"
         } else {
-            format!(
-                "{} as lb's coverage certificate calibrates it",
-                percent(decided)
-            )
-        });
+            ""
+        };
+        why.push(format!(
+            "{} as lb's coverage certificate calibrates it{nominal}",
+            percent(decided)
+        ));
     }
     if (c.level - decided).abs() > 1e-12 {
         why.push("then spent over the further looks its decide ledger lists".into());

@@ -30,9 +30,7 @@ impl Graph {
                     })
                     .collect()
             }
-            GraphSpec::ErdosRenyi { mean_degree } => {
-                erdos_renyi(n, mean_degree / (n as f64 - 1.0).max(1.0), rng)
-            }
+            GraphSpec::ErdosRenyi { mean_degree } => erdos_renyi_mean(n, mean_degree, rng),
             GraphSpec::RandomRegular { degree } => random_regular(n, degree, rng),
             GraphSpec::RingPeriphery { core_mean_degree } => {
                 let ring = n / 2;
@@ -40,7 +38,7 @@ impl Graph {
                 let mut edges: Vec<(usize, usize)> =
                     (0..ring).map(|i| (i, (i + 1) % ring)).collect();
                 edges.extend(
-                    erdos_renyi(core, core_mean_degree / (core as f64 - 1.0).max(1.0), rng)
+                    erdos_renyi_mean(core, core_mean_degree, rng)
                         .into_iter()
                         .map(|(a, b)| (ring + a, ring + b)),
                 );
@@ -92,6 +90,15 @@ impl Graph {
     pub fn mean_degree(&self) -> f64 {
         self.nbrs.len() as f64 / self.order() as f64
     }
+}
+
+/// G(N, p) with p = d̄/(N − 1): mean degree d̄.
+fn erdos_renyi_mean<R: Rng + ?Sized>(
+    n: usize,
+    mean_degree: f64,
+    rng: &mut R,
+) -> Vec<(usize, usize)> {
+    erdos_renyi(n, mean_degree / (n as f64 - 1.0).max(1.0), rng)
 }
 
 /// G(N, p) by geometric skips over the pairs (i < j) in order: O(N + edges).
@@ -205,7 +212,9 @@ mod tests {
         assert!((0..n).all(|v| g.neighbours(v).windows(2).all(|w| w[0] < w[1])));
     }
 
-    /// A tiny p (where 1 − p rounds to 1) gives no edges, not all of them.
+    /// Half the servers on a ring of degree 3 (two ring neighbours and one
+    /// core server); the core's degree its Erdős–Rényi mean plus its share
+    /// of the periphery's edges.
     #[test]
     fn a_ring_periphery_has_half_its_servers_at_degree_three() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(6);
@@ -233,6 +242,7 @@ mod tests {
         assert!((mean - expected).abs() < 0.5, "{mean} against {expected}");
     }
 
+    /// A tiny p (where 1 − p rounds to 1) gives no edges, not all of them.
     #[test]
     fn erdos_renyi_with_a_tiny_p_is_empty() {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);

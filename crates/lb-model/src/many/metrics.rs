@@ -231,13 +231,10 @@ pub fn hypothesis(name: &str, c: &ManyConfig) -> Result<Option<String>, String> 
             HYPOTHESES.join(", ")
         ));
     }
-    let b = match c.buffer {
-        Some(b) if b >= 2 => f64::from(b),
-        _ => return Err("Liu and Ying's hypothesis needs a buffer b ≥ 2".into()),
+    let Some((s, bound)) = class_level(c.servers, c.lambda, c.buffer) else {
+        return Err("Liu and Ying's hypothesis needs a buffer b ≥ 2".into());
     };
     let n = c.servers as f64;
-    let k = 1.0 + 1.0 / (2.0 * (b - 1.0));
-    let s = c.lambda + k * n.ln() / n.sqrt();
     let at = format!("λ + k ln N/√N = {s:.4}");
     if s >= 1.0 {
         return Ok(Some(format!(
@@ -246,7 +243,6 @@ pub fn hypothesis(name: &str, c: &ManyConfig) -> Result<Option<String>, String> 
              be busy); it is met only at larger N"
         )));
     }
-    let bound = 1.0 / n.sqrt();
     let miss = match c.policy {
         ManyPolicy::Jsq | ManyPolicy::Jiq | ManyPolicy::I1f => 0.0,
         ManyPolicy::Random => s,
@@ -273,16 +269,24 @@ pub fn hypothesis(name: &str, c: &ManyConfig) -> Result<Option<String>, String> 
 /// 1/√N ([`hypothesis`]'s condition). None where s ≥ 1 (no policy is in the
 /// class there) or b < 2.
 pub fn least_class_d(servers: usize, lambda: f64, buffer: Option<u32>) -> Option<usize> {
-    let b = f64::from(buffer.filter(|&b| b >= 2)?);
-    let n = servers as f64;
-    let k = 1.0 + 1.0 / (2.0 * (b - 1.0));
-    let s = lambda + k * n.ln() / n.sqrt();
+    let (s, bound) = class_level(servers, lambda, buffer)?;
     if s >= 1.0 {
         return None;
     }
-    let bound = 1.0 / n.sqrt();
+    let n = servers as f64;
     let busy = (s * n).floor();
     (1..=servers).find(|&d| all_busy(busy, n, d) <= bound)
+}
+
+/// Liu and Ying's class condition at N servers, load λ and buffer b: the
+/// level s = λ + k ln N/√N, k = 1 + 1/(2(b − 1)), at or below which a member
+/// misses every idle server with probability at most 1/√N, and that bound.
+/// None for b < 2 (k is undefined at b = 1).
+fn class_level(servers: usize, lambda: f64, buffer: Option<u32>) -> Option<(f64, f64)> {
+    let b = f64::from(buffer.filter(|&b| b >= 2)?);
+    let n = servers as f64;
+    let k = 1.0 + 1.0 / (2.0 * (b - 1.0));
+    Some((lambda + k * n.ln() / n.sqrt(), 1.0 / n.sqrt()))
 }
 
 /// The least a metric can be at a point, whatever the policy: a response

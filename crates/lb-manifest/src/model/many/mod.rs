@@ -654,6 +654,12 @@ fn references(l: &SpanIndex, m: &Manifest, claims: &[Claim]) -> R {
     Ok(())
 }
 
+/// A mean degree that grows with the `size` servers it spans, size^β, at
+/// most size − 1 (every other server).
+fn grown_mean_degree(size: usize, beta: f64) -> f64 {
+    (size as f64).powf(beta).min(size as f64 - 1.0)
+}
+
 /// The graph of a `graph` key, at N = `servers` (None when only validating:
 /// a degree growing with N is then checked but not resolved).
 fn graph_spec(
@@ -695,10 +701,7 @@ fn graph_spec(
                      servers, 0 < β ≤ 1: { kind = \"ring_periphery\", degree_exponent = 0.5 }",
                 ));
             };
-            let core_mean_degree = servers.map_or(1.0, |n| {
-                let c = (n - n / 2) as f64;
-                c.powf(beta).min(c - 1.0)
-            });
+            let core_mean_degree = servers.map_or(1.0, |n| grown_mean_degree(n - n / 2, beta));
             GraphSpec::RingPeriphery { core_mean_degree }
         }
         "erdos_renyi" => {
@@ -714,7 +717,7 @@ fn graph_spec(
                             format!("the mean degree is N^β with 0 < β ≤ 1, got β = {beta}"),
                         ));
                     }
-                    servers.map_or(1.0, |n| (n as f64).powf(beta).min(n as f64 - 1.0))
+                    servers.map_or(1.0, |n| grown_mean_degree(n, beta))
                 }
                 (Some(_), Some(_)) => {
                     return Err(l.error(
