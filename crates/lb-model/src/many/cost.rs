@@ -23,8 +23,11 @@ pub fn cost(c: &ManyConfig) -> Cost {
                 GraphSpec::RandomRegular { degree } => *degree as f64,
                 GraphSpec::Ring => 2.0,
                 GraphSpec::Torus => 4.0,
-                // Half the servers of degree 3, half of the core's degree.
-                GraphSpec::RingPeriphery { core_mean_degree } => 1.5 + core_mean_degree / 2.0 + 1.0,
+                // Half the servers of degree 3, half of the core's degree
+                // plus about one periphery edge each.
+                GraphSpec::RingPeriphery { core_mean_degree } => {
+                    (3.0 + core_mean_degree + 1.0) / 2.0
+                }
             };
             (25e-9 + 5e-9 * deg, deg)
         }
