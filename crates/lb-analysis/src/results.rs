@@ -27,8 +27,10 @@ pub struct PointResult {
     /// Damaged records among replications 0..needed: (replication, why).
     /// They are not read; `lb run` moves them aside and recomputes them.
     pub damaged: Vec<(u64, String)>,
-    /// The calibrated p̂, target and achieved messages per arrival, if any.
-    pub calibration: Option<(f64, f64, f64)>,
+    /// The message-budget calibration that set its p̂, if any: p̂, the
+    /// target and achieved messages per arrival, and whether the budget was
+    /// met.
+    pub calibration: Option<lb_model::slotted::calibrate::CalibrationResult>,
     /// Pilot replications of its precision rule still missing: until they
     /// exist the rule has not chosen the replications, so the point is not
     /// complete whatever is present.
@@ -353,7 +355,7 @@ pub fn collect(cache: &Cache, plan: &Plan) -> Vec<PointResult> {
                 seconds,
                 needed: st.needed,
                 damaged,
-                calibration: cal.map(|r| (r.p_hat, r.target, r.achieved)),
+                calibration: cal,
                 pilot_missing: st.pilot_missing,
                 pilot: st.key.as_ref().map_or((0, 0.0), |k| {
                     pp.replications

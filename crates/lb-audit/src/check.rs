@@ -365,8 +365,10 @@ pub enum Why {
     /// The metric equal, within its interval, to the sampling arithmetic at
     /// the point's mean state.
     Arithmetic,
-    /// An ordering at a message overhead its statement does not name: the
-    /// better policy sends more than the stated multiple of the worse's.
+    /// A point at a message overhead its statement does not name: in an
+    /// ordering, the better policy sends more than the stated multiple of
+    /// the worse's; in any claim, a policy calibrated to a budget its
+    /// calibration could not meet.
     Overhead,
     /// A point outside the theorem's hypothesis or the policy outside its
     /// class.

@@ -62,6 +62,9 @@ pub(super) fn audit_shifted(
         .hypothesis
         .as_deref()
         .map(|h| outside_hypothesis(h, &mut checks, results));
+    if c.origin != Origin::Check {
+        unmet_budget(&mut checks, results);
+    }
     // The nulls are the audit's, as the foil: the mutants move the claim's
     // own threshold.
     let nulls: Vec<ClaimResult> = c
@@ -337,6 +340,41 @@ fn own_points<'a>(k: &PointCheck, results: &'a [PointResult]) -> Vec<&'a PointRe
                     .all(|(a, b)| a.1 == b.1 || b.1 == "-")
         })
         .collect()
+}
+
+/// Marks the checks that read a policy calibrated to a message budget its
+/// calibration did not meet: even p̂ = 1 sends fewer messages per arrival
+/// than the budget, or even p̂ = 0 sends more. The policy run there is not
+/// the one the statement names (a policy at that overhead), so the point
+/// decides nothing, as a point outside a theorem's hypothesis
+/// (docs/AUDITING.md, "Uninformative points").
+fn unmet_budget(checks: &mut [PointCheck], results: &[PointResult]) {
+    use lb_model::slotted::calibrate::CalibrationStatus as S;
+    for k in checks.iter_mut().filter(|k| k.uninformative.is_none()) {
+        let why = read_by(k, results).into_iter().find_map(|r| {
+            let c = r.calibration.as_ref()?;
+            let (edge, side) = match c.status {
+                S::OutOfReach => ("1", "fewer"),
+                S::AboveAtZero => ("0", "more"),
+                S::Met | S::Closest => return None,
+            };
+            Some(format!(
+                "not at the overhead its statement names: {} at {} was calibrated to {} \
+                 messages per arrival, and even p̂ = {edge} sends {side} ({})",
+                r.label,
+                r.axes
+                    .iter()
+                    .map(|(n, v)| format!("{n} = {v}"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                super::words::num(c.target, 3),
+                super::words::num(c.achieved, 3)
+            ))
+        });
+        if let Some(w) = why {
+            k.uninformative = Some(Uninformative::new(Why::Overhead, w));
+        }
+    }
 }
 
 /// Marks the checks whose point lies outside the theorem's hypothesis `h`

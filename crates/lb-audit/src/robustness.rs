@@ -164,7 +164,20 @@ pub fn audit_maps(
                     Combination {
                         values: v.values.iter().map(|(_, x)| x.clone()).collect(),
                         base: v.base,
-                        verdicts: audited.iter().map(|a| a.verdict).collect(),
+                        // A combination none of whose points could decide
+                        // the claim (each outside what its statement names,
+                        // at a floor, or without effect) decides nothing
+                        // there, whatever its points read.
+                        verdicts: audited
+                            .iter()
+                            .map(|a| {
+                                if crate::summary::no_point(a.informative, false, a.verdict) {
+                                    Verdict::Inconclusive
+                                } else {
+                                    a.verdict
+                                }
+                            })
+                            .collect(),
                         except: audited
                             .iter()
                             .map(|a| match a.verdict {

@@ -367,7 +367,7 @@ impl Tally {
             use Verdict as V;
             match c.verdict {
                 V::Confirmed | V::Partly if c.untested.is_some() && c.no_point() => t.no_point += 1,
-                V::Inconclusive if c.no_point() => t.no_point += 1,
+                V::Inconclusive | V::Refuted if c.no_point() => t.no_point += 1,
                 V::Confirmed | V::Partly if c.untested.is_some() => t.untested += 1,
                 V::Confirmed if c.conflicting.is_some() => t.at_conflicting += 1,
                 V::Confirmed if c.at_one_reading() => t.at_one_reading += 1,

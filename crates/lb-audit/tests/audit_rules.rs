@@ -539,6 +539,51 @@ fn an_ordering_at_a_stated_overhead_reads_only_points_at_it() {
     assert_eq!(audit_claim("e", &c, &rs).informative, (1, 1));
 }
 
+/// A policy calibrated to a message budget its calibration could not meet
+/// (even p̂ = 1 sends fewer, or even p̂ = 0 more) is not the policy its
+/// statement names: the points that read it decide nothing, while a budget
+/// met, or one the search came closest to, leaves them informative. lb's own
+/// checks read every point.
+#[test]
+fn a_point_whose_budget_was_out_of_reach_decides_nothing() {
+    use lb_model::slotted::calibrate::{CalibrationResult, CalibrationStatus};
+    let calibrated = |status, p_hat, achieved| CalibrationResult {
+        p_hat,
+        target: 4.0,
+        achieved,
+        status,
+        probes: Vec::new(),
+    };
+    let mut rs = sweep("A", JSQ, &[("0.5", around(5.0))]);
+    rs.extend(sweep("B", WR, &[("0.5", around(9.0))]));
+    let mut c = ordering();
+    c.origin = lb_manifest::claim::Origin::Paper;
+    for (status, p_hat, achieved, informs) in [
+        (CalibrationStatus::Met, 0.4, 4.01, true),
+        (CalibrationStatus::Closest, 0.4, 3.9, true),
+        (CalibrationStatus::OutOfReach, 1.0, 1.0, false),
+        (CalibrationStatus::AboveAtZero, 0.0, 4.9, false),
+    ] {
+        rs[0].calibration = Some(calibrated(status, p_hat, achieved));
+        let out = audit_claim("e", &c, &rs);
+        assert_eq!(
+            out.informative,
+            (usize::from(informs), 1),
+            "{status:?}: {out:?}"
+        );
+        if !informs {
+            let why = out.checks[0].uninformative.as_deref().unwrap_or_default();
+            assert!(
+                why.contains("not at the overhead its statement names"),
+                "{why}"
+            );
+            assert!(why.contains("calibrated to 4"), "{why}");
+        }
+    }
+    c.origin = lb_manifest::claim::Origin::Check;
+    assert_eq!(audit_claim("e", &c, &rs).informative, (1, 1));
+}
+
 /// A null that takes away part of what a claim credits and changes the
 /// better policy — the degree of a delay, the same two policies at p̂ = 1 —
 /// is read by size: where it holds with an effect wholly below the claim's,

@@ -1418,6 +1418,7 @@ fn where_they_fail(
     let (n_elsewhere, elsewhere) = elsewhere_of(Origin::Paper);
     let (n_ours, ours_elsewhere) = elsewhere_of(Origin::StandIn);
     let failing: Vec<String> = of(Origin::StandIn, Verdict::Refuted)
+        .filter(|(c, _, _)| !c.no_point())
         .map(|(c, p, _)| format!("`{}` (for {p})", c.id))
         .collect();
     // Those that hold but at no point discriminate because a null (or the
