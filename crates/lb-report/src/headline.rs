@@ -38,6 +38,7 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
         .count();
     let mut n = [0usize; 5];
     let mut statuses = std::collections::BTreeMap::new();
+    let mut chosen = std::collections::BTreeMap::new();
     let mut by_stand_ins = std::collections::BTreeMap::new();
     let mut in_part = 0;
     let mut one_reading = 0;
@@ -79,8 +80,12 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
             n[i] += k[i];
         }
         use crate::inventory::Standing;
-        for (v, k) in crate::inventory::statuses(inv, experiments, Standing::AsStated) {
+        let (stated, by_choice) = crate::inventory::split_at_choice(inv, experiments);
+        for (v, k) in stated {
             *statuses.entry(v).or_insert(0usize) += k;
+        }
+        for (v, k) in by_choice {
+            *chosen.entry(v).or_insert(0usize) += k;
         }
         for (v, k) in crate::inventory::statuses(inv, experiments, Standing::StandIns) {
             *by_stand_ins.entry(v).or_insert(0usize) += k;
@@ -134,7 +139,6 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
             .unwrap_or(0);
         // Those a choice of lb's decides are audited at that choice, not as
         // stated: counted apart (n[1]).
-        let (statuses, chosen) = crate::inventory::split_at_choice(statuses);
         let at_choice = n[1];
         let qualified = [
             (one_reading > 0).then(|| {
@@ -791,10 +795,17 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> Re
         let words = crate::inventory::in_words;
         // The paper's own claims at a choice of ours are not "as stated"
         // (the headline counts them apart), so the breakdown says so too.
-        let (at_choice, stated): (Vec<_>, Vec<_>) = as_stated
+        let (at_choice, stated): (Vec<_>, Vec<_>) = sts
             .iter()
-            .copied()
-            .partition(|(v, _, _)| v.at_a_choice());
+            .filter(|st| standing(st, exps) == Standing::AsStated)
+            .filter_map(|st| {
+                status(st, exps).map(|x| (x, crate::inventory::at_a_choice_of_ours(st, exps)))
+            })
+            .partition(|(_, chosen)| *chosen);
+        let (at_choice, stated): (Vec<_>, Vec<_>) = (
+            at_choice.into_iter().map(|(x, _)| x).collect(),
+            stated.into_iter().map(|(x, _)| x).collect(),
+        );
         let (a, b) = (tally(&stated), tally(&stand_ins));
         let mut parts = Vec::new();
         let groups = [&stated, &at_choice, &stand_ins]
@@ -1447,15 +1458,30 @@ fn where_they_fail(
         .chain(&uncredited_ours)
         .cloned()
         .collect();
+    // The papers' claims that fail at some of their points at the reading
+    // they are counted at, with those points.
+    let in_part: Vec<String> = of(Origin::Paper, Verdict::Partly)
+        .filter(|(c, _, _)| c.untested.is_none() && !c.no_point())
+        .map(|(c, _, _)| format!("`{}` (at {})", c.id, c.except.join("; ")))
+        .collect();
     if elsewhere.is_empty()
         && ours_elsewhere.is_empty()
         && failing.is_empty()
         && uncredited.is_empty()
+        && in_part.is_empty()
     {
         return String::new();
     }
-    let mut s = if not_reproduced == 0 {
+    let mut s = if not_reproduced == 0 && in_part.is_empty() {
         String::from("\n- **Where the runs fail them**: none fails at the reading it is counted at")
+    } else if not_reproduced == 0 {
+        format!(
+            "\n- **Where the runs fail them**: none fails in full at the reading it is counted \
+             at; {} of the papers' claims fail{} there at some points: {}",
+            in_part.len(),
+            if in_part.len() == 1 { "s" } else { "" },
+            in_part.join("; ")
+        )
     } else {
         format!(
             "\n- **Where the runs fail them**: {not_reproduced} at the reading {} counted at \

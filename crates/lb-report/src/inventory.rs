@@ -717,8 +717,18 @@ pub fn counts(inv: &Inventory, exps: &[&ExperimentClaims]) -> [usize; 5] {
 /// Whether a statement its paper's claims decide has a status a choice of
 /// lb's decides ([`Status::at_a_choice`]): audited at that choice, not as
 /// stated.
+/// A statement that fails, or holds only in part, where one of its paper's
+/// claims holds at another value of a setting its map tries
+/// ([`lb_audit::ClaimRow::at_one_reading`]) is so at lb's reading: at a
+/// choice of ours too.
 pub fn at_a_choice_of_ours(s: &Statement, exps: &[&ExperimentClaims]) -> bool {
-    status(s, exps).is_some_and(|(v, _, _)| v.at_a_choice())
+    status(s, exps).is_some_and(|(v, _, _)| {
+        v.at_a_choice()
+            || (matches!(v, Status::Partly | Status::NotReproduced)
+                && rows(s, exps)
+                    .iter()
+                    .any(|(_, r)| r.origin == Origin::Paper && r.at_one_reading()))
+    })
 }
 
 /// What "at conflicting readings" means, after a tally that counts `k`
@@ -732,15 +742,33 @@ pub(crate) fn conflicting_words(k: usize) -> String {
     }
 }
 
-/// A tally of statuses split into those that need no choice of lb's and
-/// those a choice of lb's decides ([`Status::at_a_choice`]).
+/// The statuses of an inventory's statements audited as stated, split into
+/// those no choice of lb's decides and those one does
+/// ([`at_a_choice_of_ours`]).
 pub(crate) fn split_at_choice(
-    tally: std::collections::BTreeMap<Status, usize>,
+    inv: &Inventory,
+    exps: &[&ExperimentClaims],
 ) -> (
     std::collections::BTreeMap<Status, usize>,
     std::collections::BTreeMap<Status, usize>,
 ) {
-    tally.into_iter().partition(|(v, _)| !v.at_a_choice())
+    let (mut stated, mut chosen) = (
+        std::collections::BTreeMap::new(),
+        std::collections::BTreeMap::new(),
+    );
+    for st in inv.statements.iter().filter(|s| s.counted()) {
+        if standing(st, exps) == Standing::AsStated
+            && let Some((v, _, _)) = status(st, exps)
+        {
+            let into = if at_a_choice_of_ours(st, exps) {
+                &mut chosen
+            } else {
+                &mut stated
+            };
+            *into.entry(v).or_insert(0) += 1;
+        }
+    }
+    (stated, chosen)
 }
 
 /// Of a tally, how many are reproduced only at conflicting readings.
@@ -770,7 +798,7 @@ pub(crate) fn paper_line(inv: &Inventory, exps: &[&ExperimentClaims], page: &str
     let cited = inv.statements.iter().filter(|s| s.cited.is_some()).count();
     // Those a choice of lb's decides are audited at that choice, not as
     // stated: counted apart.
-    let (tally, chosen) = split_at_choice(statuses(inv, exps, Standing::AsStated));
+    let (tally, chosen) = split_at_choice(inv, exps);
     let by_stand_ins = statuses_words(&statuses(inv, exps, Standing::StandIns));
     let in_part = match in_part_count(inv, exps) {
         0 => String::new(),
