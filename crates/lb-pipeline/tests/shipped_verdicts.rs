@@ -606,7 +606,7 @@ fn a_claim_reads_the_longest_settled_runs_of_its_reading() {
 
 /// A claim names every setting of the policies it reads, from the records:
 /// Fig. 1's Push orderings the d = 10 that lets their p̂ reach the message
-/// budget and the calibrated p̂'s range, JSQ's shared ties, and both sides'
+/// budget and the calibrated p̂, JSQ's shared ties, and both sides'
 /// count_own; the load-dependent update its p̂ from 0.001 to 0.05.
 #[test]
 fn a_claim_names_every_setting_of_the_policies_it_reads() {
@@ -629,10 +629,7 @@ fn a_claim_names_every_setting_of_the_policies_it_reads() {
     ] {
         assert!(led.contains(s), "{s} not in {led}");
     }
-    assert!(
-        led.contains("update.p_hat = 0.") && led.contains("–1"),
-        "the calibrated p̂ as a range: {led}"
-    );
+    assert!(led.contains("update.p_hat = 0."), "the calibrated p̂: {led}");
     let jsq = line(push, "JSQ");
     assert!(
         jsq.contains("tie_break = shared") && jsq.contains("count_own = true"),

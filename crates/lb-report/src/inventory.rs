@@ -1220,7 +1220,27 @@ mod tests {
         assert!(!Status::Reproduced.at_a_choice() && !Status::Partly.at_a_choice());
         let mut stated = limit;
         stated.threshold_ours = None;
-        let e = exps(stated);
+        let e = exps(stated.clone());
         assert_eq!(counts(&inv, &[&e]), [1, 0, 0, 0, 0]);
+        // Failing in part where a map finds it holding at another value: the
+        // points where it fails are lb's reading's, a choice of ours.
+        let mut partly = stated;
+        partly.verdict = lb_audit::Verdict::Partly;
+        partly.except = vec!["load=0.99: −5.45 ± 1.2".into()];
+        assert_eq!(Status::of(&partly), Status::Partly);
+        assert_eq!(counts(&inv, &[&exps(partly.clone())]), [1, 0, 0, 0, 0]);
+        partly.robustness = vec![lb_audit::MapLine {
+            map: "budget".into(),
+            summary: "the claim holds if and only if budget = 4 messages per arrival".into(),
+            decides: true,
+            needs: Vec::new(),
+            in_part: None,
+            inconclusive: 0,
+            holds: 1,
+            refuted: 0,
+            combinations: 2,
+        }];
+        assert!(partly.at_one_reading());
+        assert_eq!(counts(&inv, &[&exps(partly)]), [0, 1, 0, 0, 0]);
     }
 }
