@@ -736,7 +736,7 @@ pub fn at_a_choice_of_ours(s: &Statement, exps: &[&ExperimentClaims]) -> bool {
 pub(crate) fn conflicting_words(k: usize) -> String {
     match k {
         0 => String::new(),
-        _ => " (at conflicting readings: no value of a setting the text leaves open \
+        _ => " (those at conflicting readings: no value of a setting the text leaves open \
               reproduces both them and another of the paper's claims in full)"
             .to_string(),
     }
