@@ -641,7 +641,9 @@ fn a_claim_names_every_setting_of_the_policies_it_reads() {
 }
 
 /// The first screen's glance table has a row for each held paper, and
-/// every result its paper's line in short names is in that row.
+/// every result its paper's line in short names is in that row; a result
+/// whose word turns on lb's reading of a setting is in the reading's column,
+/// not among those that fail.
 #[test]
 fn the_glance_table_names_every_result_of_each_held_paper() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
@@ -665,6 +667,27 @@ fn the_glance_table_names_every_result_of_each_held_paper() {
             .nth(1)
             .and_then(|t| t.lines().find(|l| l.starts_with("**In short**")))
             .unwrap_or_else(|| panic!("no line in short for {paper}"));
+        // A result whose word turns on lb's reading ("at one reading only",
+        // "at lb's reading only", "at conflicting readings") sits in the
+        // reading's column, never among those that fail.
+        let cells: Vec<&str> = row.split(" | ").collect();
+        let (reading, fails) = (cells[2], cells[3]);
+        let table = readme.split(&heading).nth(1).unwrap_or_default();
+        for line in table.lines().take_while(|l| !l.starts_with("#### ")) {
+            let c: Vec<&str> = line.split(" | ").collect();
+            if c.len() > 3
+                && c[0].starts_with("| ")
+                && (c[2].contains("at one reading only")
+                    || c[2].contains("at lb's reading only")
+                    || c[2].contains("at conflicting readings"))
+            {
+                let name = &c[0][2..];
+                assert!(
+                    reading.contains(name) && !fails.contains(&format!("{name} (")),
+                    "{name} of {paper}: {row}"
+                );
+            }
+        }
         let groups = short.split_once("): ").map_or(short, |x| x.1);
         for group in groups.trim_end_matches('.').split("; ") {
             let Some((_, names)) = group.split_once(": ") else {

@@ -557,6 +557,7 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> Re
     // Each row's result under its plain word, for the line above the table,
     // and each row's statements whose status lies in another glance column.
     let mut plain: Vec<(Plain, String)> = Vec::new();
+    let mut at_reading: Vec<String> = Vec::new();
     let mut within: Vec<(Col, String)> = Vec::new();
     for name in names {
         let sts: Vec<_> = homes
@@ -1046,6 +1047,15 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> Re
             None if not_yet > 0 => Plain::NotYet,
             None => Plain::OutOfReach,
         };
+        if let Some((v, _)) = worst
+            && matches!(
+                v,
+                crate::inventory::Status::Partly | crate::inventory::Status::NotReproduced
+            )
+            && papers.iter().any(|r| r.at_one_reading())
+        {
+            at_reading.push(name.clone());
+        }
         plain.push((group, name.clone()));
         // Its statements whose own status falls in another column of the
         // glance table than the row's, counted by column.
@@ -1055,11 +1065,22 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> Re
                 Standing::NotYet => Col::NotYet,
                 Standing::OutOfReach => Col::Out,
                 Standing::AsStated | Standing::StandIns => match status(st, exps) {
+                    Some((v, _, _))
+                        if Col::of_status(v) == Col::Fails
+                            && crate::inventory::at_a_choice_of_ours(st, exps) =>
+                    {
+                        Col::Reading
+                    }
                     Some((v, _, _)) => Col::of_status(v),
                     None => Col::Out,
                 },
             };
-            if col != Col::of(group) {
+            let row_col = if at_reading.contains(&name) {
+                Col::Reading
+            } else {
+                Col::of(group)
+            };
+            if col != row_col {
                 match by_col.iter_mut().find(|(c, _)| *c == col) {
                     Some((_, k)) => *k += 1,
                     None => by_col.push((col, 1)),
@@ -1086,6 +1107,7 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> Re
         table: s,
         plain,
         within,
+        at_reading,
     }
 }
 
@@ -1095,6 +1117,9 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> Re
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Col {
     Holds,
+    /// Holds at one value of a setting the text leaves open (or lost) and
+    /// fails, or holds in part, at another: lb's reading decides its word.
+    Reading,
     Fails,
     Open,
     NotYet,
@@ -1105,11 +1130,8 @@ impl Col {
     fn of_status(v: crate::inventory::Status) -> Col {
         use crate::inventory::Status as S;
         match v {
-            S::Reproduced
-            | S::AtConflictingReadings
-            | S::AtOneReading
-            | S::AtRateOurs
-            | S::ByStabilityTest => Col::Holds,
+            S::Reproduced | S::AtRateOurs | S::ByStabilityTest => Col::Holds,
+            S::AtConflictingReadings | S::AtOneReading => Col::Reading,
             S::Partly | S::NotReproduced => Col::Fails,
             S::Undecided | S::DoesNotDiscriminate | S::NoInformativePoint => Col::Open,
         }
@@ -1134,6 +1156,10 @@ struct ResultsTable {
     /// Statements whose own status falls in another glance column than
     /// their row's: ("1 statement of Theorem 2", its column).
     within: Vec<(Col, String)>,
+    /// Results that fail, or hold in part, only at lb's reading of a setting
+    /// a map finds them holding at another value of: their glance column is
+    /// [`Col::Reading`], not [`Col::Fails`].
+    at_reading: Vec<String>,
 }
 
 /// A group of the line above a paper's table: a status of [`PLAIN`] (by its
@@ -1238,16 +1264,29 @@ pub(crate) fn at_a_glance(experiments: &[&ExperimentClaims], inventories: &[Inve
         "**At a glance**: each paper lb holds, its results by the paper's own names, as its \
          table below gives them (each row there says why; the statuses are defined after the \
          counts). \"Ours\" marks a result audited only through our stand-ins for its \
-         statements.\n\n| paper | holds | fails | undecided, or tested nothing | not yet audited \
-         (lb could) | out of reach |\n| --- | --- | --- | --- | --- | --- |\n",
+         statements. *Turns on a reading of ours*: it holds at one value of a setting the \
+         text leaves open or lost and fails, or holds only in part, at another that lb's maps \
+         try (or, at conflicting readings, no one value gives all of the paper's results in \
+         full); which value the paper meant decides its word.\n\n| paper | holds | turns on a \
+         reading of ours | fails | undecided, or tested nothing | not yet audited (lb could) | \
+         out of reach |\n| --- | --- | --- | --- | --- | --- | --- |\n",
     );
     for inv in held {
         let t = results_table(inv, experiments, "audit.md");
         // The results of one group, by name.
-        let members = |g: Plain| -> Vec<&str> {
+        // The results of one group, by name, in column `col` (a result that
+        // fails only at lb's reading sits under the reading's column).
+        let members = |g: Plain, col: Col| -> Vec<&str> {
             t.plain
                 .iter()
-                .filter(|(x, _)| *x == g)
+                .filter(|(x, n)| {
+                    *x == g
+                        && if t.at_reading.contains(n) {
+                            col == Col::Reading
+                        } else {
+                            Col::of(g) == col
+                        }
+                })
                 .map(|(_, n)| n.as_str())
                 .collect()
         };
@@ -1257,8 +1296,8 @@ pub(crate) fn at_a_glance(experiments: &[&ExperimentClaims], inventories: &[Inve
             for (i, status) in PLAIN.iter().enumerate() {
                 for ours in [false, true] {
                     let g = Plain::Status(i, ours);
-                    let m = members(g);
-                    if Col::of(g) == col && !m.is_empty() {
+                    let m = members(g, col);
+                    if !m.is_empty() {
                         parts.push(format!(
                             "{} ({}{})",
                             m.join(", "),
@@ -1269,8 +1308,8 @@ pub(crate) fn at_a_glance(experiments: &[&ExperimentClaims], inventories: &[Inve
                 }
             }
             for g in [Plain::NotYet, Plain::OutOfReach] {
-                let m = members(g);
-                if Col::of(g) == col && !m.is_empty() {
+                let m = members(g, col);
+                if !m.is_empty() {
                     parts.push(m.join(", "));
                 }
             }
@@ -1296,8 +1335,9 @@ pub(crate) fn at_a_glance(experiments: &[&ExperimentClaims], inventories: &[Inve
                 (_, false) => format!("{named}; and {}", md(&extra.join(", "))),
             }
         };
-        let (holds, fails, open, not_yet, out) = (
+        let (holds, reading, fails, open, not_yet, out) = (
             column(Col::Holds),
+            column(Col::Reading),
             column(Col::Fails),
             column(Col::Open),
             column(Col::NotYet),
@@ -1305,7 +1345,7 @@ pub(crate) fn at_a_glance(experiments: &[&ExperimentClaims], inventories: &[Inve
         );
         let _ = writeln!(
             s,
-            "| {} | {holds} | {fails} | {open} | {not_yet} | {out} |",
+            "| {} | {holds} | {reading} | {fails} | {open} | {not_yet} | {out} |",
             md(&inv.paper.authors)
         );
     }
