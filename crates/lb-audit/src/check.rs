@@ -365,11 +365,12 @@ pub enum Why {
     /// The metric equal, within its interval, to the sampling arithmetic at
     /// the point's mean state.
     Arithmetic,
-    /// A point at a message overhead its statement does not name: in an
-    /// ordering, the better policy sends more than the stated multiple of
-    /// the worse's; in any claim, a policy calibrated to a budget its
-    /// calibration could not meet.
+    /// An ordering at a message overhead its statement does not name: the
+    /// better policy sends more than the stated multiple of the worse's.
     Overhead,
+    /// A policy calibrated to a message budget its calibration could not
+    /// meet: the configuration the statement names is not built there.
+    Unbuilt,
     /// A point outside the theorem's hypothesis or the policy outside its
     /// class.
     Outside,

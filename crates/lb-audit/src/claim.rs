@@ -349,32 +349,37 @@ fn own_points<'a>(k: &PointCheck, results: &'a [PointResult]) -> Vec<&'a PointRe
 /// decides nothing, as a point outside a theorem's hypothesis
 /// (docs/AUDITING.md, "Uninformative points").
 fn unmet_budget(checks: &mut [PointCheck], results: &[PointResult]) {
-    use lb_model::slotted::calibrate::CalibrationStatus as S;
     for k in checks.iter_mut().filter(|k| k.uninformative.is_none()) {
-        let why = read_by(k, results).into_iter().find_map(|r| {
-            let c = r.calibration.as_ref()?;
-            let (edge, side) = match c.status {
-                S::OutOfReach => ("1", "fewer"),
-                S::AboveAtZero => ("0", "more"),
-                S::Met | S::Closest => return None,
-            };
-            Some(format!(
-                "not at the overhead its statement names: {} at {} was calibrated to {} \
-                 messages per arrival, and even p̂ = {edge} sends {side} ({})",
-                r.label,
-                r.axes
-                    .iter()
-                    .map(|(n, v)| format!("{n} = {v}"))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                super::words::num(c.target, 3),
-                super::words::num(c.achieved, 3)
-            ))
-        });
-        if let Some(w) = why {
-            k.uninformative = Some(Uninformative::new(Why::Overhead, w));
+        if let Some(w) = budget_unmet(k, results) {
+            k.uninformative = Some(Uninformative::new(Why::Unbuilt, w));
         }
     }
+}
+
+/// Where point check `k` reads a policy calibrated to a message
+/// budget its calibration could not meet, why, in words ([`unmet_budget`]).
+pub(crate) fn budget_unmet(k: &PointCheck, results: &[PointResult]) -> Option<String> {
+    use lb_model::slotted::calibrate::CalibrationStatus as S;
+    read_by(k, results).into_iter().find_map(|r| {
+        let c = r.calibration.as_ref()?;
+        let (edge, side) = match c.status {
+            S::OutOfReach => ("1", "fewer"),
+            S::AboveAtZero => ("0", "more"),
+            S::Met | S::Closest => return None,
+        };
+        Some(format!(
+            "not at the overhead its statement names: {} at {} was calibrated to {} \
+                 messages per arrival, and even p̂ = {edge} sends {side} ({})",
+            r.label,
+            r.axes
+                .iter()
+                .map(|(n, v)| format!("{n} = {v}"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            super::words::num(c.target, 3),
+            super::words::num(c.achieved, 3)
+        ))
+    })
 }
 
 /// Marks the checks whose point lies outside the theorem's hypothesis `h`

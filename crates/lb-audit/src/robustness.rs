@@ -40,6 +40,10 @@ pub struct Combination {
     /// (the map's `excluded`): shown, and read by no decision.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub excluded: Option<String>,
+    /// Of the points its claims read, (how many are at the configuration
+    /// their statements name, how many in all): a point is not where a
+    /// policy's message budget was out of its calibration's reach.
+    pub built: (usize, usize),
 }
 
 fn no_exceptions(e: &[Vec<String>]) -> bool {
@@ -186,6 +190,13 @@ pub fn audit_maps(
                             })
                             .collect(),
                         missing: audited.iter().map(|a| a.missing.len()).sum(),
+                        built: audited
+                            .iter()
+                            .flat_map(|a| &a.checks)
+                            .fold((0, 0), |(b, n), k| {
+                                let unbuilt = crate::claim::budget_unmet(k, rs).is_some();
+                                (b + usize::from(!unbuilt), n + 1)
+                            }),
                         excluded: r.excluded_by(&v.values),
                     }
                 })
@@ -452,6 +463,50 @@ fn md(s: &str) -> String {
     s.replace('|', "\\|")
 }
 
+/// Where a map's combinations differ in how many of their points are at
+/// the configuration the claims' statements name (a policy's message budget
+/// met: docs/AUDITING.md, "Uninformative points"), each combination's count,
+/// and whether the manifest's reading is one at which the most are: the
+/// reading lb takes of such a setting is the one at which the statements'
+/// own configuration is built at the most points.
+pub fn built_line(m: &MapResult) -> Option<String> {
+    let counts: Vec<(usize, usize)> = m.combinations.iter().map(|c| c.built).collect();
+    if !m.settings.iter().any(|x| x.starts_with("budget")) || counts.iter().all(|(b, n)| b == n) {
+        return None;
+    }
+    let most = counts.iter().map(|c| c.0).max().unwrap_or(0);
+    let each: Vec<String> = m
+        .combinations
+        .iter()
+        .map(|c| {
+            let at: Vec<String> = m
+                .settings
+                .iter()
+                .zip(&c.values)
+                .map(|(k, v)| format!("{k} = {v}"))
+                .collect();
+            format!(
+                "{}{} {} of {}",
+                at.join(", "),
+                if c.base { " (the manifest's)" } else { "" },
+                c.built.0,
+                c.built.1
+            )
+        })
+        .collect();
+    let base_most = m.combinations.iter().any(|c| c.base && c.built.0 == most);
+    Some(format!(
+        "- Points at the configuration the statements name (every policy at the message budget \
+         it is calibrated to): {}. {}",
+        md(&each.join("; ")),
+        if base_most {
+            "The manifest reads a combination at which the most are."
+        } else {
+            "**The manifest does not read a combination at which the most are.**"
+        }
+    ))
+}
+
 /// The maps of an experiment as Markdown: per map its table (a row per
 /// combination, a column per claim) and each claim's summary. `figures`
 /// names each map's figure (relative to the page), if drawn.
@@ -524,6 +579,9 @@ pub fn markdown(maps: &[MapResult], figures: Option<&Path>) -> String {
                     );
                 }
             }
+        }
+        if let Some(line) = built_line(m) {
+            let _ = writeln!(s, "{line}");
         }
         for w in m.ruled_out() {
             let _ = writeln!(s, "- Ruled out by the text: {}", md(w));
