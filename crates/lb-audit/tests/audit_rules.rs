@@ -542,8 +542,9 @@ fn an_ordering_at_a_stated_overhead_reads_only_points_at_it() {
 /// A policy calibrated to a message budget its calibration could not meet
 /// (even p̂ = 1 sends fewer, or even p̂ = 0 more) is not the policy its
 /// statement names: the points that read it decide nothing, while a budget
-/// met, or one the search came closest to, leaves them informative. lb's own
-/// checks read every point.
+/// met, or one the search came closest to, leaves them informative, and so
+/// does an ordering whose statement bounds the messages measured instead.
+/// lb's own checks read every point.
 #[test]
 fn a_point_whose_budget_was_out_of_reach_decides_nothing() {
     use lb_model::slotted::calibrate::{CalibrationResult, CalibrationStatus};
@@ -579,6 +580,17 @@ fn a_point_whose_budget_was_out_of_reach_decides_nothing() {
             );
             assert!(why.contains("calibrated to 4"), "{why}");
         }
+    }
+    // An ordering that states its overhead as a bound on the messages
+    // measured ("the same (or even smaller)") is read on that bound: fewer
+    // messages than the budget are within it.
+    rs[0].calibration = Some(calibrated(CalibrationStatus::OutOfReach, 1.0, 1.0));
+    if let Check::Ordering(o) = &mut c.check {
+        o.overhead_ratio = Some(1.05);
+    }
+    assert_eq!(audit_claim("e", &c, &rs).informative, (1, 1));
+    if let Check::Ordering(o) = &mut c.check {
+        o.overhead_ratio = None;
     }
     c.origin = lb_manifest::claim::Origin::Check;
     assert_eq!(audit_claim("e", &c, &rs).informative, (1, 1));

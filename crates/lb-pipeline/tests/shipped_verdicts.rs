@@ -713,7 +713,10 @@ fn a_budget_is_read_at_the_unit_its_statements_configuration_is_built_at() {
         .lines()
         .filter(|l| l.starts_with("- Points at the configuration the statements name"))
         .collect();
-    assert!(!lines.is_empty(), "no map of a budget unit says where it is built");
+    assert!(
+        !lines.is_empty(),
+        "no map of a budget unit says where it is built"
+    );
     for l in lines {
         assert!(
             l.ends_with("The manifest reads a combination at which the most are."),

@@ -1587,15 +1587,23 @@ fn where_they_fail(
 /// where no map tries another.
 fn other_readings(claims: &[&lb_audit::ClaimRow]) -> String {
     let (mut n, mut holds, mut fails, mut partly, mut undecided) = (0, 0, 0, 0, 0);
-    for r in claims
-        .iter()
-        .filter(|r| r.verdict == lb_audit::Verdict::Confirmed)
-    {
+    // lb's own reading is one of each map's combinations, counted where the
+    // claim's own verdict puts it: the others are what the maps add.
+    for r in claims.iter().filter(|r| {
+        matches!(
+            r.verdict,
+            lb_audit::Verdict::Confirmed | lb_audit::Verdict::Partly
+        )
+    }) {
+        let base_holds = usize::from(r.verdict == lb_audit::Verdict::Confirmed);
         for l in r.robustness.iter().filter(|l| l.combinations > 1) {
+            let in_part = l
+                .combinations
+                .saturating_sub(l.holds + l.refuted + l.inconclusive);
             n += l.combinations - 1;
-            holds += l.holds.saturating_sub(1);
+            holds += l.holds.saturating_sub(base_holds);
             fails += l.refuted;
-            partly += l.partly_elsewhere();
+            partly += in_part.saturating_sub(1 - base_holds);
             undecided += l.inconclusive;
         }
     }
@@ -2242,6 +2250,46 @@ mod tests {
                 "not reproduced (as stated): none; not reproduced (through our stand-ins): §4"
             ),
             "{w}"
+        );
+    }
+
+    /// The other readings a row's maps try are counted for its claims that
+    /// hold in full or in part at lb's reading, lb's own combination taken
+    /// out of the bucket its own verdict is in.
+    #[test]
+    fn the_other_readings_leave_out_lb_reading_whatever_its_verdict() {
+        let row = |verdict: lb_audit::Verdict, holds: usize, refuted: usize| -> ClaimRow {
+            let mut r: ClaimRow = serde_json::from_value(serde_json::json!({
+                "id": "a", "verdict": "confirmed", "required": false, "origin": "paper",
+                "paper": "A", "level": 0.95, "statement": "s", "deciding": "d",
+                "confirmed": 1, "points": 1, "why_checks": [],
+            }))
+            .unwrap();
+            r.verdict = verdict;
+            r.robustness = vec![lb_audit::MapLine {
+                map: "m".into(),
+                summary: "…".into(),
+                decides: true,
+                needs: Vec::new(),
+                in_part: None,
+                inconclusive: 0,
+                holds,
+                refuted,
+                combinations: 3,
+            }];
+            r
+        };
+        // Holds at lb's reading, at one other, fails at the third.
+        let held = row(lb_audit::Verdict::Confirmed, 2, 1);
+        assert_eq!(
+            super::other_readings(&[&held]),
+            " — at the 2 other readings their maps try, they hold at 1 and fail at 1"
+        );
+        // Fails in part at lb's reading, holds at one other, fails at the third.
+        let partly = row(lb_audit::Verdict::Partly, 1, 1);
+        assert_eq!(
+            super::other_readings(&[&partly]),
+            " — at the 2 other readings their maps try, they hold at 1 and fail at 1"
         );
     }
 
