@@ -255,7 +255,8 @@ pub(crate) fn counts_line(experiments: &[&ExperimentClaims], inventories: &[Inve
     format!(
         "{statements}\n\n**Every claim, by origin** (a statement may rest on several claims, \
          and a claim decide several statements): {} claims of origin `paper` (a \
-         statement as the paper makes it, at its setting): {}. {} stand-ins of ours: {}. {} of lb's own checks ({required} required): \
+         statement as the paper makes it, at the setting its text states and, where the text \
+         leaves a setting open, at a reading of ours its claim names): {}. {} stand-ins of ours: {}. {} of lb's own checks ({required} required): \
          {}.{}",
         p.total(),
         p.words(Voice::Statements),
