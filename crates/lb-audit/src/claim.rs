@@ -166,7 +166,7 @@ pub(super) fn audit_shifted(
         .flatten();
     // What the report prints of the audit itself; a mutant reads no words.
     let as_run = if shift == 0.0 {
-        as_run(&checks, results)
+        as_run(&checks, results, &c.check.labels())
     } else {
         Vec::new()
     };
@@ -989,23 +989,38 @@ pub fn audit_experiment(
 /// between the points given as its least and greatest ("p_hat = 0.41–1"),
 /// the policy's name omitted where it is its label. What a reading's words
 /// leave unsaid, these say.
-pub(crate) fn as_run(checks: &[PointCheck], results: &[PointResult]) -> Vec<String> {
+pub(crate) fn as_run(
+    checks: &[PointCheck],
+    results: &[PointResult],
+    labels: &[&str],
+) -> Vec<String> {
     use std::collections::BTreeMap;
     // label → leaf path → the values it takes, in the order first read.
     let mut order: Vec<String> = Vec::new();
     let mut leaves: BTreeMap<String, BTreeMap<String, Vec<serde_json::Value>>> = BTreeMap::new();
     // One law may stand under several labels (one record per key): the
-    // first of them among the results names it.
-    let mut by_key: BTreeMap<String, &PointResult> = BTreeMap::new();
+    // labels the claim names name it, else the first among the results.
+    let mut by_key: BTreeMap<String, Vec<&PointResult>> = BTreeMap::new();
     for r in results {
         if let Some(k) = &r.key {
-            by_key.entry(k.hex()).or_insert(r);
+            let named = labels.contains(&r.label.as_str());
+            let e = by_key.entry(k.hex()).or_default();
+            if e.is_empty() {
+                e.push(r);
+            } else if named {
+                e.retain(|x| labels.contains(&x.label.as_str()));
+                if !e.iter().any(|x| x.label == r.label) {
+                    e.push(r);
+                }
+            }
         }
     }
-    for k in checks.iter().flat_map(|c| &c.keys) {
-        let Some(r) = by_key.get(k) else {
-            continue;
-        };
+    for r in checks
+        .iter()
+        .flat_map(|c| &c.keys)
+        .filter_map(|k| by_key.get(k))
+        .flatten()
+    {
         let Some(point) = &r.point else { continue };
         let Ok(serde_json::Value::Object(cfg)) = serde_json::to_value(&point.config) else {
             continue;

@@ -630,6 +630,18 @@ fn a_claim_names_every_setting_of_the_policies_it_reads() {
         assert!(led.contains(s), "{s} not in {led}");
     }
     assert!(led.contains("update.p_hat = 0."), "the calibrated p̂: {led}");
+    // One law under two labels (the fresh counterparts of L-JSQ-Pull and
+    // L-JSQ-Push are one configuration) is named by the label the claim reads.
+    let caption = claim_of(&audited, "led-fig1", "fig1-inaccurate-beats-accurate");
+    line(caption, "L-JSQ-Pull (fresh)");
+    assert!(
+        !caption
+            .as_run
+            .iter()
+            .any(|l| l.starts_with("L-JSQ-Push (fresh)")),
+        "{:?}",
+        caption.as_run
+    );
     let jsq = line(push, "JSQ");
     assert!(
         jsq.contains("tie_break = shared") && jsq.contains("count_own = true"),
