@@ -75,10 +75,13 @@ pub(crate) fn dispatch(cli: &Cli) -> Res {
         Command::Cache { action } => cache_action(&cache, action),
         Command::Stamp {
             manifests,
+            retime,
             records: r,
         } => with_progress(|p| {
             let key = r.key.as_deref();
-            store_text::stamp(&cache, r.sample, r.seed, key, r.threads, manifests, p)
+            store_text::stamp(
+                &cache, r.sample, r.seed, key, r.threads, manifests, *retime, p,
+            )
         }),
         Command::Verify { records: r } => with_progress(|p| {
             let key = r.key.as_deref();

@@ -461,6 +461,11 @@ pub enum Command {
         /// experiments/*.toml).
         #[arg(value_name = "MANIFEST")]
         manifests: Vec<PathBuf>,
+        /// Also recompute the replications of these manifests' keys that keep
+        /// no CPU time (computed before lb kept it) and keep the recompute's
+        /// CPU time beside their wall time: the cost table then reads it.
+        #[arg(long)]
+        retime: bool,
         /// Which records.
         #[command(flatten)]
         records: Records,

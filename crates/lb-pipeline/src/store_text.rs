@@ -188,7 +188,9 @@ pub fn verify(
 
 /// `lb stamp`: re-verify, at this clean commit, the records that
 /// lead to no commit of the history, and stamp those that recompute bit for
-/// bit.
+/// bit. With `retime`, also the replications of the manifests' keys that
+/// keep no CPU time, keeping the recompute's.
+#[allow(clippy::too_many_arguments)]
 pub fn stamp(
     cache: &Cache,
     sample: Option<usize>,
@@ -196,6 +198,7 @@ pub fn stamp(
     prefix: Option<&str>,
     threads: Option<usize>,
     manifests: &[PathBuf],
+    retime: bool,
     progress: &dyn Progress,
 ) -> Said {
     let mut text = Text::default();
@@ -224,6 +227,9 @@ pub fn stamp(
         }
     }
     let mut items = verify::items(cache, prefix);
+    if retime {
+        items.retain(|i| matches!(i, verify::Item::Replication(k, _) if planned.contains_key(k)));
+    }
     if let Some(k) = sample {
         items = verify::sample(items, k, seed);
     }
@@ -237,7 +243,7 @@ pub fn stamp(
         b
     };
     let done = crate::compute::pool(threads)?
-        .install(|| verify::stamp(cache, &items, &planned, &at, &in_history, progress));
+        .install(|| verify::stamp(cache, &items, &planned, &at, &in_history, retime, progress));
     let count = |f: &dyn Fn(&verify::Stamped) -> bool| done.iter().filter(|(_, s)| f(s)).count();
     for (item, s) in &done {
         match s {

@@ -74,6 +74,11 @@ pub struct Verification {
     pub host: String,
     /// UTC, RFC 3339, when it was recomputed.
     pub at: String,
+    /// CPU seconds the recompute's thread spent on it, where `lb stamp
+    /// --retime` kept them: a record computed before lb kept its own CPU
+    /// time is then costed at this one ([`Provenance::seconds`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_seconds: Option<f64>,
 }
 
 impl Verification {
@@ -102,6 +107,7 @@ impl Verification {
             rustc: env!("LB_RUSTC_VERSION").to_string(),
             host: hostname(),
             at: rfc3339(SystemTime::now()),
+            cpu_seconds: None,
         })
     }
 }
@@ -255,9 +261,12 @@ impl Context {
 
 impl Provenance {
     /// What the computation cost on one thread: its CPU time where the record
-    /// keeps it, else its wall time (older records, calibrations).
+    /// keeps it, else the CPU time of a re-timed recompute (`lb stamp
+    /// --retime`), else its wall time (older records, calibrations).
     pub fn seconds(&self) -> f64 {
-        self.cpu_seconds.unwrap_or(self.wall_seconds)
+        self.cpu_seconds
+            .or(self.verified.as_ref().and_then(|v| v.cpu_seconds))
+            .unwrap_or(self.wall_seconds)
     }
 }
 

@@ -243,19 +243,21 @@ pub enum Stamped {
 /// recompute bit for bit with `at` and the manifests that plan their key
 /// (`planned`: key → path → SHA-256). The record's numbers are not touched:
 /// only its provenance gains the verification, and the file is resealed.
+#[allow(clippy::too_many_arguments)]
 pub fn stamp(
     cache: &Cache,
     items: &[Item],
     planned: &std::collections::BTreeMap<Key, std::collections::BTreeMap<String, String>>,
     at: &crate::provenance::Verification,
     in_history: &(dyn Fn(&str) -> bool + Sync),
+    retime: bool,
     progress: &dyn Progress,
 ) -> Vec<(Item, Stamped)> {
     progress.start("verify and stamp", items.len() as u64);
     let out = items
         .par_iter()
         .map(|item| {
-            let s = stamp_one(cache, item, planned, at, in_history);
+            let s = stamp_one(cache, item, planned, at, in_history, retime);
             progress.inc(1);
             (item.clone(), s)
         })
@@ -264,12 +266,19 @@ pub fn stamp(
     out
 }
 
+/// Whether a replication's provenance keeps no CPU time, its own or a
+/// re-timed recompute's: its cost is then its wall time.
+fn untimed(p: &crate::provenance::Provenance) -> bool {
+    p.cpu_seconds.is_none() && p.verified.as_ref().and_then(|v| v.cpu_seconds).is_none()
+}
+
 fn stamp_one(
     cache: &Cache,
     item: &Item,
     planned: &std::collections::BTreeMap<Key, std::collections::BTreeMap<String, String>>,
     at: &crate::provenance::Verification,
     in_history: &(dyn Fn(&str) -> bool + Sync),
+    retime: bool,
 ) -> Stamped {
     let key = match item {
         Item::Replication(k, _)
@@ -292,13 +301,26 @@ fn stamp_one(
     // Read, decide, recompute, then reseal with the verification.
     let written = match item {
         Item::Replication(k, r) => match cache.read_replication(k, *r) {
-            Read::Valid(rec) if leads(&rec.provenance, &mut history) => return Stamped::Leads,
+            // A record with no CPU time of its own or of a re-timed
+            // recompute is re-timed under `--retime`, leading or not.
+            Read::Valid(rec)
+                if leads(&rec.provenance, &mut history)
+                    && !(retime && untimed(&rec.provenance)) =>
+            {
+                return Stamped::Leads;
+            }
             Read::Valid(_) if verification.is_none() => return Stamped::Unplanned,
             Read::Valid(mut rec) => {
-                if let Some(why) = differ(&rec.summary, &rec.point.run(*r)) {
+                let start = crate::provenance::thread_cpu();
+                let again = rec.point.run(*r);
+                let cpu = crate::provenance::thread_cpu_since(start);
+                if let Some(why) = differ(&rec.summary, &again) {
                     return Stamped::Problem(why);
                 }
-                rec.provenance.verified = verification;
+                rec.provenance.verified = verification.map(|v| crate::provenance::Verification {
+                    cpu_seconds: cpu.map(|d| d.as_secs_f64()),
+                    ..v
+                });
                 cache.write_replication(&rec)
             }
             Read::Damaged(why) => return Stamped::Problem(format!("damaged: {why}")),
@@ -352,5 +374,133 @@ fn stamp_one(
             e.path.display(),
             e.message
         )),
+    }
+}
+
+#[cfg(test)]
+mod retime_tests {
+    use super::*;
+    use crate::cache::ReplicationRecord;
+    use std::time::{Duration, SystemTime};
+
+    const TINY: &str = r#"[experiment]
+name = "tiny"
+title = "tiny"
+model = "slotted"
+
+[system]
+dispatchers = 2
+servers = { rates = [0.3, 0.5, 0.9] }
+service = "bernoulli"
+arrivals = "poisson"
+
+[sweep]
+load = [0.6]
+
+[[policy]]
+spec = "JSQ"
+
+[run]
+slots = 3000
+warmup = 300
+replications = 1
+seed = 7
+"#;
+
+    /// `lb stamp --retime` recomputes a replication that keeps no CPU time
+    /// of its own, keeps the recompute's beside its wall time (which the
+    /// cost reads from then on) and touches no number; without `--retime`
+    /// a record that leads to a commit is left as it is.
+    #[test]
+    fn a_retimed_record_keeps_the_recomputes_cpu_time_and_its_numbers() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::new(dir.path());
+        let plan = lb_test_support::plan("tiny.toml", TINY, lb_manifest::Profile::Full);
+        let point = match &plan.points[0].target {
+            lb_manifest::plan::Target::Fixed(p) => p.clone(),
+            lb_manifest::plan::Target::Calibrated { .. } => panic!("a fixed point"),
+        };
+        let key = point.key();
+        let mut provenance = crate::provenance::Context::capture(1, vec!["test".into()]).stamp(
+            SystemTime::now(),
+            Duration::from_secs(40),
+            None,
+        );
+        provenance.git_commit = Some("c0ffee".into());
+        provenance.git_dirty = Some(false);
+        provenance.manifest_sha256 = [("tiny.toml".to_string(), "ab".to_string())].into();
+        let rec = ReplicationRecord {
+            format: crate::cache::FORMAT,
+            kind: "replication".into(),
+            key: key.hex(),
+            replication: 0,
+            point: point.clone(),
+            summary: point.run(0),
+            provenance,
+        };
+        cache.write_replication(&rec).unwrap();
+        let planned = std::collections::BTreeMap::from([(
+            key,
+            std::collections::BTreeMap::from([("tiny.toml".to_string(), "ab".to_string())]),
+        )]);
+        let at = crate::provenance::Verification {
+            commit: "c0ffee".into(),
+            manifest_sha256: Default::default(),
+            lb_version: "0".into(),
+            rustc: "r".into(),
+            host: "h".into(),
+            at: "t".into(),
+            cpu_seconds: None,
+        };
+        let items = [Item::Replication(key, 0)];
+        let every = |_: &str| true;
+        let read = || match cache.read_replication(&key, 0) {
+            Read::Valid(r) => r,
+            _ => panic!("the record reads"),
+        };
+        // It leads to a commit: a plain stamp leaves it, wall-timed.
+        let done = stamp(
+            &cache,
+            &items,
+            &planned,
+            &at,
+            &every,
+            false,
+            &crate::run::Silent,
+        );
+        assert!(matches!(done[0].1, Stamped::Leads));
+        assert_eq!(read().provenance.seconds(), 40.0);
+        // Re-timed: the recompute's CPU time, the same numbers.
+        let done = stamp(
+            &cache,
+            &items,
+            &planned,
+            &at,
+            &every,
+            true,
+            &crate::run::Silent,
+        );
+        assert!(matches!(done[0].1, Stamped::Stamped), "{:?}", done[0].1);
+        let after = read();
+        assert_eq!(after.summary, rec.summary);
+        let cpu = after
+            .provenance
+            .verified
+            .as_ref()
+            .and_then(|v| v.cpu_seconds);
+        assert!(cpu.is_some_and(|c| c < 40.0), "{cpu:?}");
+        assert_eq!(after.provenance.seconds(), cpu.unwrap());
+        assert_eq!(after.provenance.wall_seconds, 40.0);
+        // Once re-timed, a second pass finds nothing to do.
+        let done = stamp(
+            &cache,
+            &items,
+            &planned,
+            &at,
+            &every,
+            true,
+            &crate::run::Silent,
+        );
+        assert!(matches!(done[0].1, Stamped::Leads));
     }
 }
