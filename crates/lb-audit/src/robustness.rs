@@ -185,7 +185,15 @@ pub fn audit_maps(
                         except: audited
                             .iter()
                             .map(|a| match a.verdict {
-                                Verdict::Partly => a.except.clone(),
+                                Verdict::Partly
+                                    if !crate::summary::no_point(
+                                        a.informative,
+                                        false,
+                                        a.verdict,
+                                    ) =>
+                                {
+                                    a.except.clone()
+                                }
                                 _ => Vec::new(),
                             })
                             .collect(),
@@ -463,18 +471,16 @@ fn md(s: &str) -> String {
     s.replace('|', "\\|")
 }
 
-/// Where a map's combinations differ in how many of their points are at
-/// the configuration the claims' statements name (a policy's message budget
-/// met: docs/AUDITING.md, "Uninformative points"), each combination's count,
-/// and whether the manifest's reading is one at which the most are: the
-/// reading lb takes of such a setting is the one at which the statements'
-/// own configuration is built at the most points.
+/// Where a map varies a budget's unit and its combinations differ in how
+/// many of their points are at the configuration the claims' statements
+/// name (every policy at the message budget it is calibrated to:
+/// docs/AUDITING.md, "Uninformative points"), each combination's count: at
+/// a unit where fewer are, more of the claims' points decide nothing.
 pub fn built_line(m: &MapResult) -> Option<String> {
     let counts: Vec<(usize, usize)> = m.combinations.iter().map(|c| c.built).collect();
     if !m.settings.iter().any(|x| x.starts_with("budget")) || counts.iter().all(|(b, n)| b == n) {
         return None;
     }
-    let most = counts.iter().map(|c| c.0).max().unwrap_or(0);
     let each: Vec<String> = m
         .combinations
         .iter()
@@ -494,16 +500,10 @@ pub fn built_line(m: &MapResult) -> Option<String> {
             )
         })
         .collect();
-    let base_most = m.combinations.iter().any(|c| c.base && c.built.0 == most);
     Some(format!(
         "- Points at the configuration the statements name (every policy at the message budget \
-         it is calibrated to): {}. {}",
-        md(&each.join("; ")),
-        if base_most {
-            "The manifest reads a combination at which the most are."
-        } else {
-            "**The manifest does not read a combination at which the most are.**"
-        }
+         it is calibrated to; the others decide nothing): {}.",
+        md(&each.join("; "))
     ))
 }
 
