@@ -485,12 +485,7 @@ pub fn built_line(m: &MapResult) -> Option<String> {
         .combinations
         .iter()
         .map(|c| {
-            let at: Vec<String> = m
-                .settings
-                .iter()
-                .zip(&c.values)
-                .map(|(k, v)| format!("{k} = {v}"))
-                .collect();
+            let at = setting_words(m, c);
             format!(
                 "{}{} {} of {}",
                 at.join(", "),
@@ -505,6 +500,15 @@ pub fn built_line(m: &MapResult) -> Option<String> {
          it is calibrated to; the others decide nothing): {}.",
         md(&each.join("; "))
     ))
+}
+
+/// A combination's settings in words: "budget = 4 messages per arrival".
+fn setting_words(m: &MapResult, c: &Combination) -> Vec<String> {
+    m.settings
+        .iter()
+        .zip(&c.values)
+        .map(|(k, v)| format!("{k} = {v}"))
+        .collect()
 }
 
 /// The maps of an experiment as Markdown: per map its table (a row per
@@ -562,12 +566,7 @@ pub fn markdown(maps: &[MapResult], figures: Option<&Path>) -> String {
             .iter()
             .filter(|c| !c.base && !no_exceptions(&c.except))
         {
-            let at: Vec<String> = m
-                .settings
-                .iter()
-                .zip(&c.values)
-                .map(|(k, v)| format!("{k} = {v}"))
-                .collect();
+            let at = setting_words(m, c);
             for (claim, except) in m.claims.iter().zip(&c.except) {
                 if !except.is_empty() {
                     let _ = writeln!(

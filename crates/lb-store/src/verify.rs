@@ -383,30 +383,6 @@ mod retime_tests {
     use crate::cache::ReplicationRecord;
     use std::time::{Duration, SystemTime};
 
-    const TINY: &str = r#"[experiment]
-name = "tiny"
-title = "tiny"
-model = "slotted"
-
-[system]
-dispatchers = 2
-servers = { rates = [0.3, 0.5, 0.9] }
-service = "bernoulli"
-arrivals = "poisson"
-
-[sweep]
-load = [0.6]
-
-[[policy]]
-spec = "JSQ"
-
-[run]
-slots = 3000
-warmup = 300
-replications = 1
-seed = 7
-"#;
-
     /// `lb stamp --retime` recomputes a replication that keeps no CPU time
     /// of its own, keeps the recompute's beside its wall time (which the
     /// cost reads from then on) and touches no number; without `--retime`
@@ -415,7 +391,11 @@ seed = 7
     fn a_retimed_record_keeps_the_recomputes_cpu_time_and_its_numbers() {
         let dir = tempfile::tempdir().unwrap();
         let cache = Cache::new(dir.path());
-        let plan = lb_test_support::plan("tiny.toml", TINY, lb_manifest::Profile::Full);
+        let plan = lb_test_support::plan(
+            "tiny.toml",
+            lb_test_support::fixtures::TINY,
+            lb_manifest::Profile::Full,
+        );
         let point = match &plan.points[0].target {
             lb_manifest::plan::Target::Fixed(p) => p.clone(),
             lb_manifest::plan::Target::Calibrated { .. } => panic!("a fixed point"),
@@ -458,28 +438,23 @@ seed = 7
             Read::Valid(r) => r,
             _ => panic!("the record reads"),
         };
+        let stamp_with = |retime| {
+            stamp(
+                &cache,
+                &items,
+                &planned,
+                &at,
+                &every,
+                retime,
+                &crate::run::Silent,
+            )
+        };
         // It leads to a commit: a plain stamp leaves it, wall-timed.
-        let done = stamp(
-            &cache,
-            &items,
-            &planned,
-            &at,
-            &every,
-            false,
-            &crate::run::Silent,
-        );
+        let done = stamp_with(false);
         assert!(matches!(done[0].1, Stamped::Leads));
         assert_eq!(read().provenance.seconds(), 40.0);
         // Re-timed: the recompute's CPU time, the same numbers.
-        let done = stamp(
-            &cache,
-            &items,
-            &planned,
-            &at,
-            &every,
-            true,
-            &crate::run::Silent,
-        );
+        let done = stamp_with(true);
         assert!(matches!(done[0].1, Stamped::Stamped), "{:?}", done[0].1);
         let after = read();
         assert_eq!(after.summary, rec.summary);
@@ -492,15 +467,7 @@ seed = 7
         assert_eq!(after.provenance.seconds(), cpu.unwrap());
         assert_eq!(after.provenance.wall_seconds, 40.0);
         // Once re-timed, a second pass finds nothing to do.
-        let done = stamp(
-            &cache,
-            &items,
-            &planned,
-            &at,
-            &every,
-            true,
-            &crate::run::Silent,
-        );
+        let done = stamp_with(true);
         assert!(matches!(done[0].1, Stamped::Leads));
     }
 }

@@ -25,6 +25,9 @@ pub mod fixtures {
     /// is inconclusive until more replications decide it; `wr-loose`
     /// (a factor 3) is confirmed from the start.
     pub const WR_DECIDE: &str = include_str!("../fixtures/wr-decide.toml");
+    /// A tiny experiment: 2 dispatchers, 3 servers, 2 loads × 3 policies
+    /// (JSQ, L-JBA-Pull, Power-of-2), 3 replications of 3000 slots.
+    pub const TINY: &str = include_str!("../fixtures/tiny.toml");
 }
 
 /// Every record of `cache`, loose or packed: its place relative to the

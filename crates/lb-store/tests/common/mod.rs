@@ -5,36 +5,7 @@ use lb_manifest::{Plan, Profile};
 
 /// A tiny experiment: 2 dispatchers, 3 servers, 2 loads × 3 policies, 3
 /// replications of 3000 slots.
-pub(crate) const TINY: &str = r#"[experiment]
-name = "tiny"
-title = "tiny"
-model = "slotted"
-
-[system]
-dispatchers = 2
-servers = { rates = [0.3, 0.5, 0.9] }
-service = "bernoulli"
-arrivals = "poisson"
-
-[sweep]
-load = [0.6, 0.9]
-
-[[policy]]
-spec = "JSQ"
-
-[[policy]]
-spec = "L-JBA-Pull"
-p_hat = 0.3
-
-[[policy]]
-spec = "Power-of-2"
-
-[run]
-slots = 3000
-warmup = 300
-replications = 3
-seed = 7
-"#;
+pub(crate) const TINY: &str = lb_test_support::fixtures::TINY;
 
 pub(crate) use lb_test_support::{records, run};
 
