@@ -541,9 +541,10 @@ fn an_ordering_at_a_stated_overhead_reads_only_points_at_it() {
 
 /// A policy calibrated to a message budget its calibration could not meet
 /// (even p̂ = 1 sends fewer, or even p̂ = 0 more) is not the policy its
-/// statement names: the points that read it decide nothing, while a budget
-/// met, or one the search came closest to, leaves them informative, and so
-/// does an ordering whose statement bounds the messages measured instead.
+/// statement names: where the claim's words name an overhead, the points that
+/// read it decide nothing, while a budget met, or one the search came
+/// closest to, leaves them informative, and so does an ordering whose
+/// statement bounds the messages measured instead.
 /// lb's own checks read every point.
 #[test]
 fn a_point_whose_budget_was_out_of_reach_decides_nothing() {
@@ -559,6 +560,7 @@ fn a_point_whose_budget_was_out_of_reach_decides_nothing() {
     rs.extend(sweep("B", WR, &[("0.5", around(9.0))]));
     let mut c = ordering();
     c.origin = lb_manifest::claim::Origin::Paper;
+    c.statement = "at the same message overhead as Power-of-2, A beats B".into();
     for (status, p_hat, achieved, informs) in [
         (CalibrationStatus::Met, 0.4, 4.01, true),
         (CalibrationStatus::Closest, 0.4, 3.9, true),
@@ -581,10 +583,15 @@ fn a_point_whose_budget_was_out_of_reach_decides_nothing() {
             assert!(why.contains("calibrated to 4"), "{why}");
         }
     }
+    // A claim whose words name no overhead (a stale policy against its
+    // fresh counterpart) reads the point as what it runs.
+    rs[0].calibration = Some(calibrated(CalibrationStatus::OutOfReach, 1.0, 1.0));
+    let mut plain = c.clone();
+    plain.statement = "A beats B".into();
+    assert_eq!(audit_claim("e", &plain, &rs).informative, (1, 1));
     // An ordering that states its overhead as a bound on the messages
     // measured ("the same (or even smaller)") is read on that bound: fewer
     // messages than the budget are within it.
-    rs[0].calibration = Some(calibrated(CalibrationStatus::OutOfReach, 1.0, 1.0));
     if let Check::Ordering(o) = &mut c.check {
         o.overhead_ratio = Some(1.05);
     }

@@ -566,7 +566,10 @@ fn a_row_names_the_maps_its_claims_are_undecided_at() {
         .expect("a Fig. 2 row");
     assert!(row.contains("map `count-own`"), "{row}");
     assert!(
-        row.contains("`fig2-claims` (holds at 1 of 4 combinations, undecided at 3)"),
+        row.contains(
+            "`fig2-claims` for `fig2-ljba-beats-ljsq-literal` (holds at 1 of 4 combinations, \
+             undecided at 3)"
+        ),
         "{row}"
     );
 }

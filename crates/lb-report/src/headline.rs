@@ -909,8 +909,8 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> Re
                 };
                 if !line.decides {
                     let said = format!(
-                        "`{}` (holds at {} of {} combinations, undecided at {})",
-                        line.map, line.holds, line.combinations, line.inconclusive
+                        "`{}` for `{}` (holds at {} of {} combinations, undecided at {})",
+                        line.map, r.id, line.holds, line.combinations, line.inconclusive
                     );
                     if !undecided.contains(&said) {
                         undecided.push(said);
