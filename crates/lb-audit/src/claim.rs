@@ -347,12 +347,6 @@ fn own_points<'a>(k: &PointCheck, results: &'a [PointResult]) -> Vec<&'a PointRe
         .collect()
 }
 
-/// Marks the checks that read a policy calibrated to a message budget its
-/// calibration did not meet: even p̂ = 1 sends fewer messages per arrival
-/// than the budget, or even p̂ = 0 sends more. The policy run there is not
-/// the one the statement names (a policy at that overhead), so the point
-/// decides nothing, as a point outside a theorem's hypothesis
-/// (docs/AUDITING.md, "Uninformative points").
 /// Whether a claim's words name a message overhead its policies are at: its
 /// statement, its reading or the sentence it stands for speaks of
 /// "overhead". A claim that names none (a stale policy against its fresh
@@ -372,38 +366,62 @@ fn names_overhead(c: &Claim) -> bool {
     .any(|t| t.contains("overhead"))
 }
 
+/// Marks the checks that read a policy calibrated to a message budget its
+/// calibration did not meet: even p̂ = 1 sends fewer messages per arrival
+/// than the budget, or even p̂ = 0 sends more. The policy run there is not
+/// the one the statement names (a policy at that overhead), so the point
+/// decides nothing, as a point outside a theorem's hypothesis
+/// (docs/AUDITING.md, "Uninformative points").
 fn unmet_budget(checks: &mut [PointCheck], results: &[PointResult]) {
     for k in checks.iter_mut().filter(|k| k.uninformative.is_none()) {
-        if let Some(w) = budget_unmet(k, results) {
+        let why = read_by(k, results).into_iter().find_map(|r| {
+            let (c, edge, side) = unmet(r)?;
+            Some(format!(
+                "not at the overhead its statement names: {} at {} was calibrated to {} \
+                 messages per arrival, and even p̂ = {edge} sends {side} ({})",
+                r.label,
+                at_point(r),
+                super::words::num(c.target, 3),
+                super::words::num(c.achieved, 3)
+            ))
+        });
+        if let Some(w) = why {
             k.uninformative = Some(Uninformative::new(Why::Unbuilt, w));
         }
     }
 }
 
-/// Where point check `k` reads a policy calibrated to a message
-/// budget its calibration could not meet, why, in words ([`unmet_budget`]).
-pub(crate) fn budget_unmet(k: &PointCheck, results: &[PointResult]) -> Option<String> {
+/// A point's calibration where it could not meet its budget, with the p̂ at
+/// the edge it stopped at and on which side of the budget it stayed.
+fn unmet(
+    r: &PointResult,
+) -> Option<(
+    &lb_model::slotted::calibrate::CalibrationResult,
+    &'static str,
+    &'static str,
+)> {
     use lb_model::slotted::calibrate::CalibrationStatus as S;
-    read_by(k, results).into_iter().find_map(|r| {
-        let c = r.calibration.as_ref()?;
-        let (edge, side) = match c.status {
-            S::OutOfReach => ("1", "fewer"),
-            S::AboveAtZero => ("0", "more"),
-            S::Met | S::Closest => return None,
-        };
-        Some(format!(
-            "not at the overhead its statement names: {} at {} was calibrated to {} \
-                 messages per arrival, and even p̂ = {edge} sends {side} ({})",
-            r.label,
-            r.axes
-                .iter()
-                .map(|(n, v)| format!("{n} = {v}"))
-                .collect::<Vec<_>>()
-                .join(", "),
-            super::words::num(c.target, 3),
-            super::words::num(c.achieved, 3)
-        ))
-    })
+    let c = r.calibration.as_ref()?;
+    match c.status {
+        S::OutOfReach => Some((c, "1", "fewer")),
+        S::AboveAtZero => Some((c, "0", "more")),
+        S::Met | S::Closest => None,
+    }
+}
+
+/// Whether point check `k` reads a policy calibrated to a message budget its
+/// calibration could not meet ([`unmet_budget`]).
+pub(crate) fn reads_unmet_budget(k: &PointCheck, results: &[PointResult]) -> bool {
+    read_by(k, results).into_iter().any(|r| unmet(r).is_some())
+}
+
+/// A point's axis values in words: "load = 0.3, servers = 100".
+fn at_point(r: &PointResult) -> String {
+    r.axes
+        .iter()
+        .map(|(n, v)| format!("{n} = {v}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Marks the checks whose point lies outside the theorem's hypothesis `h`
@@ -431,15 +449,7 @@ fn outside_hypothesis(
                 let p = r.point.as_ref()?;
                 match p.config.hypothesis(h) {
                     Ok(None) => None,
-                    Ok(Some(w)) => Some(format!(
-                        "{} at {}: {w}",
-                        r.label,
-                        r.axes
-                            .iter()
-                            .map(|(n, v)| format!("{n} = {v}"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    )),
+                    Ok(Some(w)) => Some(format!("{} at {}: {w}", r.label, at_point(r))),
                     Err(e) => Some(e),
                 }
             })

@@ -165,6 +165,10 @@ pub fn audit_maps(
                         .map(|c| lb_manifest::robustness::repinned(c, &v.pins))
                         .map(|c| audit_claim(experiment, &c, rs))
                         .collect();
+                    let decided: Vec<bool> = audited
+                        .iter()
+                        .map(|a| !crate::summary::no_point(a.informative, false, a.verdict))
+                        .collect();
                     Combination {
                         values: v.values.iter().map(|(_, x)| x.clone()).collect(),
                         base: v.base,
@@ -174,26 +178,14 @@ pub fn audit_maps(
                         // there, whatever its points read.
                         verdicts: audited
                             .iter()
-                            .map(|a| {
-                                if crate::summary::no_point(a.informative, false, a.verdict) {
-                                    Verdict::Inconclusive
-                                } else {
-                                    a.verdict
-                                }
-                            })
+                            .zip(&decided)
+                            .map(|(a, d)| if *d { a.verdict } else { Verdict::Inconclusive })
                             .collect(),
                         except: audited
                             .iter()
-                            .map(|a| match a.verdict {
-                                Verdict::Partly
-                                    if !crate::summary::no_point(
-                                        a.informative,
-                                        false,
-                                        a.verdict,
-                                    ) =>
-                                {
-                                    a.except.clone()
-                                }
+                            .zip(&decided)
+                            .map(|(a, d)| match a.verdict {
+                                Verdict::Partly if *d => a.except.clone(),
                                 _ => Vec::new(),
                             })
                             .collect(),
@@ -202,7 +194,7 @@ pub fn audit_maps(
                             .iter()
                             .flat_map(|a| &a.checks)
                             .fold((0, 0), |(b, n), k| {
-                                let unbuilt = crate::claim::budget_unmet(k, rs).is_some();
+                                let unbuilt = crate::claim::reads_unmet_budget(k, rs);
                                 (b + usize::from(!unbuilt), n + 1)
                             }),
                         excluded: r.excluded_by(&v.values),

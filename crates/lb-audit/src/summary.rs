@@ -238,6 +238,12 @@ impl MapLine {
         format!("{}: {}", self.map, self.summary)
     }
 
+    /// The combinations at which it holds except at some points.
+    pub fn partly(&self) -> usize {
+        self.combinations
+            .saturating_sub(self.holds + self.refuted + self.inconclusive)
+    }
+
     /// Of a claim that holds at lb's reading (one of the map's
     /// combinations), the other combinations at which it holds except at
     /// some points.

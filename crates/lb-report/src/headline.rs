@@ -797,17 +797,19 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> Re
         let words = crate::inventory::in_words;
         // The paper's own claims at a choice of ours are not "as stated"
         // (the headline counts them apart), so the breakdown says so too.
-        let (at_choice, stated): (Vec<_>, Vec<_>) = sts
+        let (mut at_choice, mut stated) = (Vec::new(), Vec::new());
+        for st in sts
             .iter()
             .filter(|st| standing(st, exps) == Standing::AsStated)
-            .filter_map(|st| {
-                status(st, exps).map(|x| (x, crate::inventory::at_a_choice_of_ours(st, exps)))
-            })
-            .partition(|(_, chosen)| *chosen);
-        let (at_choice, stated): (Vec<_>, Vec<_>) = (
-            at_choice.into_iter().map(|(x, _)| x).collect(),
-            stated.into_iter().map(|(x, _)| x).collect(),
-        );
+        {
+            if let Some(x) = status(st, exps) {
+                if crate::inventory::at_a_choice_of_ours(st, exps) {
+                    at_choice.push(x);
+                } else {
+                    stated.push(x);
+                }
+            }
+        }
         let (a, b) = (tally(&stated), tally(&stand_ins));
         let mut parts = Vec::new();
         let groups = [&stated, &at_choice, &stand_ins]
@@ -1060,6 +1062,11 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> Re
         plain.push((group, name.clone()));
         // Its statements whose own status falls in another column of the
         // glance table than the row's, counted by column.
+        let row_col = if at_reading.contains(&name) {
+            Col::Reading
+        } else {
+            Col::of(group)
+        };
         let mut by_col: Vec<(Col, usize)> = Vec::new();
         for st in &sts {
             let col = match standing(st, exps) {
@@ -1075,11 +1082,6 @@ fn results_table(inv: &Inventory, exps: &[&ExperimentClaims], audit: &str) -> Re
                     Some((v, _, _)) => Col::of_status(v),
                     None => Col::Out,
                 },
-            };
-            let row_col = if at_reading.contains(&name) {
-                Col::Reading
-            } else {
-                Col::of(group)
             };
             if col != row_col {
                 match by_col.iter_mut().find(|(c, _)| *c == col) {
@@ -1274,7 +1276,6 @@ pub(crate) fn at_a_glance(experiments: &[&ExperimentClaims], inventories: &[Inve
     );
     for inv in held {
         let t = results_table(inv, experiments, "audit.md");
-        // The results of one group, by name.
         // The results of one group, by name, in column `col` (a result that
         // fails only at lb's reading sits under the reading's column).
         let members = |g: Plain, col: Col| -> Vec<&str> {
@@ -1598,13 +1599,10 @@ fn other_readings(claims: &[&lb_audit::ClaimRow]) -> String {
     }) {
         let base_holds = usize::from(r.verdict == lb_audit::Verdict::Confirmed);
         for l in r.robustness.iter().filter(|l| l.combinations > 1) {
-            let in_part = l
-                .combinations
-                .saturating_sub(l.holds + l.refuted + l.inconclusive);
             n += l.combinations - 1;
             holds += l.holds.saturating_sub(base_holds);
             fails += l.refuted;
-            partly += in_part.saturating_sub(1 - base_holds);
+            partly += l.partly().saturating_sub(1 - base_holds);
             undecided += l.inconclusive;
         }
     }

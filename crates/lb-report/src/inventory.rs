@@ -716,8 +716,7 @@ pub fn counts(inv: &Inventory, exps: &[&ExperimentClaims]) -> [usize; 5] {
 
 /// Whether a statement its paper's claims decide has a status a choice of
 /// lb's decides ([`Status::at_a_choice`]): audited at that choice, not as
-/// stated.
-/// A statement that fails, or holds only in part, where one of its paper's
+/// stated. One that fails, or holds only in part, where one of its paper's
 /// claims holds at another value of a setting its map tries
 /// ([`lb_audit::ClaimRow::at_one_reading`]) is so at lb's reading: at a
 /// choice of ours too.

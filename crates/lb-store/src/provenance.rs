@@ -264,9 +264,13 @@ impl Provenance {
     /// keeps it, else the CPU time of a re-timed recompute (`lb stamp
     /// --retime`), else its wall time (older records, calibrations).
     pub fn seconds(&self) -> f64 {
+        self.cpu().unwrap_or(self.wall_seconds)
+    }
+
+    /// Its CPU time, its own or a re-timed recompute's, if it keeps one.
+    pub fn cpu(&self) -> Option<f64> {
         self.cpu_seconds
             .or(self.verified.as_ref().and_then(|v| v.cpu_seconds))
-            .unwrap_or(self.wall_seconds)
     }
 }
 

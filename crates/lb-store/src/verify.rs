@@ -266,12 +266,6 @@ pub fn stamp(
     out
 }
 
-/// Whether a replication's provenance keeps no CPU time, its own or a
-/// re-timed recompute's: its cost is then its wall time.
-fn untimed(p: &crate::provenance::Provenance) -> bool {
-    p.cpu_seconds.is_none() && p.verified.as_ref().and_then(|v| v.cpu_seconds).is_none()
-}
-
 fn stamp_one(
     cache: &Cache,
     item: &Item,
@@ -305,7 +299,7 @@ fn stamp_one(
             // recompute is re-timed under `--retime`, leading or not.
             Read::Valid(rec)
                 if leads(&rec.provenance, &mut history)
-                    && !(retime && untimed(&rec.provenance)) =>
+                    && !(retime && rec.provenance.cpu().is_none()) =>
             {
                 return Stamped::Leads;
             }
